@@ -1,0 +1,29 @@
+# Third-party dependencies, all from Debian 12 packages (see scripts/install-deps.sh).
+find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
+find_package(OpenSSL REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(SQLiteCpp REQUIRED)
+find_package(tomlplusplus REQUIRED)
+find_package(CLI11 REQUIRED)
+pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+pkg_check_modules(SECCOMP REQUIRED IMPORTED_TARGET libseccomp)
+if(CODEX_BUILD_TESTS)
+  find_package(Catch2 2 REQUIRED)
+  # One compiled Catch2 main shared by every test binary keeps the build fast.
+  add_library(codex_catch_main STATIC ${PROJECT_SOURCE_DIR}/tests/catch_main.cc)
+  target_link_libraries(codex_catch_main PUBLIC Catch2::Catch2)
+  include(Catch)
+endif()
+
+# codex_add_test(NAME SOURCES... LIBS ...): a Catch2 binary registered with ctest.
+function(codex_add_test name)
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE codex_catch_main codex_warnings ${T_LIBS})
+  target_compile_definitions(${name} PRIVATE
+    CODEX_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    CODEX_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 4)
+endfunction()

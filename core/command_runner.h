@@ -1,0 +1,57 @@
+// CommandRunner: the seam through which tools run processes.
+//
+// The real implementation (core/sandboxed_runner.h) spawns through sandbox/
+// with the session's sandbox policy; tests may pass fakes. Run() blocks until
+// the process ends, times out, or `cancel` is set (then the whole process
+// group is killed and kCancelled returned).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/cancel.h"
+#include "core/status.h"
+
+namespace codex::core {
+
+enum class SandboxMode { kReadOnly, kWorkspaceWrite, kDangerFullAccess };
+
+std::string_view SandboxModeName(SandboxMode mode);
+// "read-only" | "workspace-write" | "danger-full-access"; nullopt otherwise.
+std::optional<SandboxMode> ParseSandboxMode(std::string_view name);
+
+struct SandboxPolicy {
+  SandboxMode mode = SandboxMode::kReadOnly;
+  std::vector<std::string> writable_roots;  // extra roots (--add-dir); cwd is implied
+  bool network = false;                     // only meaningful with workspace-write
+};
+
+struct CommandSpec {
+  std::vector<std::string> argv;  // argv[0] is looked up in PATH
+  std::string cwd;                // "" = the current directory
+  std::map<std::string, std::string> env_overrides;
+  int64_t timeout_ms = 10'000;
+  SandboxPolicy sandbox;
+};
+
+struct CommandResult {
+  int exit_code = 0;         // 124 on timeout; 128+N when killed by signal N
+  int signal = 0;            // the terminating signal, 0 if it exited
+  bool timed_out = false;
+  std::string output;        // stdout and stderr interleaved, capped at 1 MiB
+  std::string stdout_text;   // capped at 1 MiB
+  std::string stderr_text;   // capped at 1 MiB
+  int64_t dropped_bytes = 0; // bytes beyond the caps
+  int64_t wall_ms = 0;
+};
+
+class CommandRunner {
+ public:
+  virtual ~CommandRunner() = default;
+  virtual Result<CommandResult> Run(const CommandSpec& spec, const CancelToken& cancel) = 0;
+};
+
+}  // namespace codex::core

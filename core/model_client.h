@@ -1,0 +1,71 @@
+// ModelClient: the seam between the turn loop and the Responses API.
+//
+// Implementations: ResponsesClient (HTTP(S) + SSE). Stream() sends one
+// request body (built by request_builder.h) and reports stream events to a
+// StreamObserver as they arrive, on the calling thread. Transport errors,
+// 5xx and 429 answered before any event are retried inside the client; a
+// stream that drops after events arrived is returned as kUnavailable with
+// reason "stream_closed" so the turn loop can retry from what was committed.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/cancel.h"
+#include "core/item.h"
+#include "core/status.h"
+#include "core/token_usage.h"
+
+namespace codex::core {
+
+// Callbacks made while a response streams. Returning a non-OK Status from
+// OnOutputItemDone aborts the stream with that status.
+class StreamObserver {
+ public:
+  virtual ~StreamObserver() = default;
+  // An assistant text delta of the item `item_id`.
+  virtual void OnTextDelta(std::string_view item_id, std::string_view delta) {
+    (void)item_id, (void)delta;
+  }
+  // A reasoning summary or reasoning text delta.
+  virtual void OnReasoningDelta(std::string_view item_id, std::string_view delta) {
+    (void)item_id, (void)delta;
+  }
+  // A new output item started (its JSON as received).
+  virtual void OnOutputItemAdded(std::string_view item_json) { (void)item_json; }
+  // A complete output item, decoded; commit it before returning.
+  virtual Status OnOutputItemDone(const Item& item) = 0;
+  // A non-fatal oddity in the stream (e.g. a data line that is not JSON).
+  virtual void OnWarning(std::string_view message) { (void)message; }
+  // The client is about to retry (message like "Reconnecting 1/5…").
+  virtual void OnRetry(std::string_view message) { (void)message; }
+};
+
+struct ModelResponse {
+  std::string response_id;
+  std::optional<TokenUsage> usage;  // nullopt when response.completed had none
+  std::vector<Item> items;          // every output item, in order
+};
+
+class ModelClient {
+ public:
+  virtual ~ModelClient() = default;
+
+  // POST {base_url}/responses with `request_body` (JSON). Errors:
+  //  kUnavailable (reason "stream_closed", "server_error", "transport") — retryable;
+  //  kResourceExhausted reason "context_length_exceeded" | "insufficient_quota" |
+  //    "rate_limit_exceeded" | "usage_not_included";
+  //  kFailedPrecondition reason "incomplete" (message names incomplete_details.reason);
+  //  kUnauthenticated (401/403); kInvalidArgument (other 4xx); kCancelled.
+  virtual Result<ModelResponse> Stream(std::string_view request_body, StreamObserver& observer,
+                                       const CancelToken& cancel) = 0;
+
+  // POST {base_url}/responses/compact with `request_body`; returns the JSON
+  // response body text (a CompactResource). Same error classes as Stream.
+  virtual Result<std::string> Compact(std::string_view request_body,
+                                      const CancelToken& cancel) = 0;
+};
+
+}  // namespace codex::core

@@ -1,0 +1,131 @@
+// SessionStore: the persistence seam of the engine (ARCHITECTURE.md, Data model).
+//
+// A session is a pointer (head) into a tree of immutable items; a fork is a
+// new pointer. Implementations: storage::SqliteSessionStore. Every method
+// commits before returning: once Append returns OK the items survive a crash.
+// Implementations are not required to be thread-safe; one thread owns a store
+// object, while several processes may share the underlying database.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/item.h"
+#include "core/status.h"
+#include "core/token_usage.h"
+
+namespace codex::core {
+
+struct SessionInfo {
+  std::string id;                       // UUIDv7 text
+  std::optional<int64_t> head_item_id;  // nullopt while the session has no item
+  std::string forked_from_session;      // "" unless a fork
+  std::optional<int64_t> forked_from_item;
+  std::string cwd;
+  std::string model;
+  std::string provider;
+  std::string title;  // first user message, one line
+  std::string name;   // set by `sessions rename`; "" when unnamed
+  std::string source = "exec";  // exec | interactive | import | fork
+  int64_t created_at_ms = 0;
+  int64_t updated_at_ms = 0;
+  bool archived = false;
+  int64_t tokens_used = 0;
+};
+
+struct StoredItem {
+  int64_t id = 0;
+  std::optional<int64_t> parent_id;
+  std::string session_id;  // the session that appended it
+  std::string turn_id;
+  int64_t created_at_ms = 0;
+  Item item;
+};
+
+struct NewSession {
+  std::string id;  // optional: a UUIDv7 is generated when empty (import passes one)
+  std::string cwd;
+  std::string model;
+  std::string provider;
+  std::string title;
+  std::string source = "exec";
+  int64_t created_at_ms = 0;  // 0 = now
+};
+
+struct ListQuery {
+  std::optional<std::string> cwd;  // nullopt = every directory
+  bool archived = false;           // list archived sessions instead of live ones
+  int limit = 20;
+  std::string cursor;  // opaque, from a previous ListPage; "" = first page
+};
+
+struct ListPage {
+  std::vector<SessionInfo> sessions;
+  std::string next_cursor;  // "" when there is no further page
+};
+
+enum class TurnStatus { kCompleted, kFailed, kInterrupted };
+
+struct TurnRecord {
+  std::string session_id;
+  std::string turn_id;
+  int64_t started_at_ms = 0;
+  int64_t ended_at_ms = 0;
+  TurnStatus status = TurnStatus::kCompleted;
+  TokenUsage usage;
+  std::string error;  // the failure message when status != kCompleted
+};
+
+class SessionStore {
+ public:
+  virtual ~SessionStore() = default;
+
+  virtual Result<SessionInfo> CreateSession(const NewSession& spec) = 0;
+
+  // By full id, unique id prefix (>= 8 chars) or name. kNotFound otherwise.
+  virtual Result<SessionInfo> FindSession(std::string_view id_or_name) = 0;
+
+  // The most recently updated non-archived session, in `cwd` when given.
+  virtual Result<SessionInfo> LatestSession(const std::optional<std::string>& cwd) = 0;
+
+  // The session's current view, oldest first: the chain from head back to (not
+  // including) the newest compaction checkpoint, or to the root.
+  virtual Result<std::vector<StoredItem>> LoadTranscript(const SessionInfo& session) = 0;
+
+  // The whole chain from the root to head, checkpoints and pre-compaction items included.
+  virtual Result<std::vector<StoredItem>> LoadHistory(const SessionInfo& session) = 0;
+
+  // Appends `items` in one transaction, each the child of the previous, the
+  // first a child of `expected_head`, then sets the session head to the last
+  // (compare-and-set). Returns the new item ids in order. If the head is no
+  // longer `expected_head`: kFailedPrecondition, reason "session_advanced",
+  // message "session <id> was advanced by another process; use 'codex fork <id>'".
+  virtual Result<std::vector<int64_t>> Append(std::string_view session_id,
+                                              std::optional<int64_t> expected_head,
+                                              std::string_view turn_id,
+                                              const std::vector<Item>& items) = 0;
+
+  // Moves the head to `new_head` (an item already on the session's chain or
+  // shared tree), compare-and-set against `expected_head`.
+  virtual Status MoveHead(std::string_view session_id, std::optional<int64_t> expected_head,
+                          std::optional<int64_t> new_head) = 0;
+
+  virtual Result<ListPage> ListSessions(const ListQuery& query) = 0;
+
+  // Usage and outcome of one turn; adds usage.total_tokens to tokens_used.
+  virtual Status RecordTurn(const TurnRecord& turn) = 0;
+
+  // A rollout event that is not an item (approvals, errors, compactions ...).
+  // `payload_json` is a JSON object.
+  virtual Status RecordEvent(std::string_view session_id, std::string_view turn_id,
+                             std::string_view type, std::string_view payload_json) = 0;
+
+  // A new session whose head is an existing item of `session_id`: its head, or
+  // the last item of turn `at_turn` (1-based) when given. No item is copied.
+  virtual Result<SessionInfo> Fork(std::string_view session_id, std::optional<int> at_turn) = 0;
+};
+
+}  // namespace codex::core
