@@ -1,0 +1,16 @@
+#include "cli/commands.h"
+
+namespace codex::cli {
+
+// Each family's registration function, defined in its own file.
+// (Add one line per family here and in RegisterAllCommands.)
+
+void RegisterAllCommands(CLI::App& app, GlobalOptions& global, int* exit_code) {
+  app.require_subcommand(0, 1);
+  app.add_option("-c,--config", global.dash_c,
+                 "Override a config.toml value: key=value (value parsed as TOML)")
+      ->take_all();
+  (void)exit_code;
+}
+
+}  // namespace codex::cli

@@ -1,0 +1,25 @@
+#include "cli/exit_codes.h"
+
+#include <cstdio>
+
+namespace codex::cli {
+
+int ExitCodeFor(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kOk: return kExitOk;
+    case StatusCode::kInvalidArgument: return kExitUsage;
+    case StatusCode::kNotFound: return kExitNotFound;
+    case StatusCode::kUnauthenticated: return kExitAuth;
+    case StatusCode::kCancelled: return kExitInterrupted;
+    case StatusCode::kFailedPrecondition:
+      return status.reason() == "session_advanced" ? kExitConflict : kExitError;
+    default: return kExitError;
+  }
+}
+
+int ReportError(const Status& status) {
+  std::fprintf(stderr, "error: %s\n", status.message().c_str());
+  return ExitCodeFor(status);
+}
+
+}  // namespace codex::cli

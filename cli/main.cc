@@ -1,0 +1,27 @@
+// codex: the command-line entry point. Parses the command line and hands off
+// to the registered subcommands (commands.h). Only cli/ writes to stdout.
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"codex: a coding agent with a stateless wire, SQLite sessions and compaction"};
+  app.set_help_all_flag("--help-all", "Show help for every subcommand");
+  codex::cli::GlobalOptions global;
+  int exit_code = codex::cli::kExitOk;
+  codex::cli::RegisterAllCommands(app, global, &exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "error: %s; run 'codex --help' for usage\n", e.what());
+    return codex::cli::kExitUsage;
+  }
+  return exit_code;
+}

@@ -1,0 +1,53 @@
+// Compactor: the seam through which the turn loop rewrites a transcript that
+// nears the context window (ARCHITECTURE.md, Compaction).
+//
+// Implementations live in compaction/ (remote /responses/compact and local
+// summary). A Compactor performs model requests but never writes to the
+// store: the turn loop appends the checkpoint and the new history it returns,
+// so the raw history stays in the tree. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/cancel.h"
+#include "core/item.h"
+#include "core/status.h"
+
+namespace codex::core {
+
+enum class CompactionTrigger { kAuto, kManual, kOverflow };
+
+struct CompactionInput {
+  std::vector<Item> transcript;       // the current view, oldest first
+  std::vector<Item> initial_context;  // developer/environment items re-injected after compaction
+  std::optional<Item> current_user_message;  // mid-turn: the message the turn answers
+  std::string session_id;                    // prompt_cache_key
+  std::string model;
+  std::string instructions;
+  CompactionTrigger trigger = CompactionTrigger::kAuto;
+};
+
+struct CompactionOutput {
+  std::vector<Item> new_history;  // replaces the transcript, in order
+  std::string mode;               // "remote" | "local"
+  std::string summary;            // local: the summary text; remote: ""
+  int dropped_items = 0;          // items dropped because the request itself overflowed
+  int64_t tokens_before = 0;      // estimate of the transcript it replaced
+  int64_t tokens_after = 0;       // estimate of new_history
+};
+
+class Compactor {
+ public:
+  virtual ~Compactor() = default;
+  // The context window and the auto-compaction threshold in tokens.
+  virtual int64_t context_window() const = 0;
+  virtual int64_t auto_compact_limit() const = 0;
+  // Performs the compaction requests and returns the rewritten history.
+  virtual Result<CompactionOutput> Compact(const CompactionInput& input,
+                                           const CancelToken& cancel) = 0;
+};
+
+}  // namespace codex::core

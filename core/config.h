@@ -1,0 +1,90 @@
+// Config: $CODEX_HOME/config.toml in the Codex format, plus `-c key=value`
+// overrides (value parsed as TOML, falling back to a bare string) and
+// command-line flags. Loading never throws; a malformed file gives
+// kInvalidArgument naming the file, line and what to fix. Thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/command_runner.h"
+#include "core/status.h"
+
+namespace codex::core {
+
+enum class WireApi { kResponses, kChat };
+
+enum class ApprovalPolicy { kUntrusted, kOnFailure, kOnRequest, kNever };
+std::string_view ApprovalPolicyName(ApprovalPolicy policy);
+std::optional<ApprovalPolicy> ParseApprovalPolicy(std::string_view name);
+
+// How apply_patch is offered to the model.
+enum class ApplyPatchToolType { kFreeform, kFunction };
+
+// One [model_providers.<id>] table (or a built-in one).
+struct ProviderInfo {
+  std::string id;
+  std::string name;
+  std::string base_url;  // e.g. https://api.openai.com/v1 (no trailing slash)
+  std::string env_key;   // env var holding the API key; "" = no key needed
+  WireApi wire_api = WireApi::kResponses;
+  std::map<std::string, std::string> query_params;      // appended to every URL
+  std::map<std::string, std::string> http_headers;      // sent as is
+  std::map<std::string, std::string> env_http_headers;  // header -> env var name
+  int request_max_retries = 4;
+  int stream_max_retries = 5;
+  int64_t stream_idle_timeout_ms = 300'000;
+  bool send_item_ids = false;     // resend server item ids
+  bool supports_compact = false;  // POST /responses/compact exists
+  ApplyPatchToolType apply_patch_tool_type = ApplyPatchToolType::kFreeform;
+};
+
+struct Config {
+  std::string codex_home;  // absolute
+  std::string cwd;         // absolute working directory of the session
+  std::string model = "gpt-5-codex";
+  std::string model_provider_id = "openai";
+  ProviderInfo provider;  // the selected provider, resolved
+  std::map<std::string, ProviderInfo> providers;
+  std::string model_reasoning_effort;   // "" = not sent
+  std::string model_reasoning_summary = "auto";
+  ApprovalPolicy approval_policy = ApprovalPolicy::kNever;
+  SandboxMode sandbox_mode = SandboxMode::kReadOnly;
+  std::vector<std::string> writable_roots;  // [sandbox_workspace_write] writable_roots + --add-dir
+  bool sandbox_network_access = false;
+  std::optional<int64_t> model_context_window;
+  std::optional<int64_t> model_auto_compact_token_limit;
+  std::optional<int> history_retention_days;  // [history] retention_days
+  std::string instructions;  // base instructions override ("" = built-in)
+  int64_t shell_timeout_ms = 10'000;
+};
+
+// Flags that override config.toml (applied after the file and -c overrides).
+struct ConfigOverrides {
+  std::vector<std::string> dash_c;  // "key=value" as typed
+  std::optional<std::string> model;
+  std::optional<std::string> provider;
+  std::optional<std::string> cwd;
+  std::optional<SandboxMode> sandbox_mode;
+  std::optional<ApprovalPolicy> approval_policy;
+  std::vector<std::string> add_dirs;
+  bool oss = false;  // --oss: the local open-source provider
+};
+
+// $CODEX_HOME, else ~/.codex (absolute, not created).
+std::string DefaultCodexHome();
+
+// Reads <codex_home>/config.toml (absent = defaults) and applies overrides.
+Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& overrides);
+
+// The built-in providers: "openai" (OPENAI_BASE_URL honoured) and "oss".
+std::map<std::string, ProviderInfo> BuiltInProviders();
+
+// The API key for `provider` from its env_key, or kUnauthenticated with a
+// message saying which variable to set. "" when the provider needs none.
+Result<std::string> ResolveApiKey(const ProviderInfo& provider);
+
+}  // namespace codex::core
