@@ -28,12 +28,10 @@ constexpr KindName kKindNames[] = {
 };
 
 // Fields that describe server state or client bookkeeping, never resent.
-constexpr std::string_view kStrippedFields[] = {
-    "id", "status", "internal_chat_message_metadata_passthrough"};
+constexpr std::string_view kStrippedFields[] = {"id", "status",
+                                                "internal_chat_message_metadata_passthrough"};
 
-std::string Dump(const Json& j) {
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
+std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 Item MessageItem(std::string_view role, std::string_view part_type, std::string_view text) {
   Json j = {{"type", "message"},
@@ -74,9 +72,12 @@ bool IsCallOutput(ItemKind kind) {
 
 ItemKind OutputKindFor(ItemKind call_kind) {
   switch (call_kind) {
-    case ItemKind::kCustomToolCall: return ItemKind::kCustomToolCallOutput;
-    case ItemKind::kLocalShellCall: return ItemKind::kLocalShellCallOutput;
-    default: return ItemKind::kFunctionCallOutput;
+    case ItemKind::kCustomToolCall:
+      return ItemKind::kCustomToolCallOutput;
+    case ItemKind::kLocalShellCall:
+      return ItemKind::kLocalShellCallOutput;
+    default:
+      return ItemKind::kFunctionCallOutput;
   }
 }
 

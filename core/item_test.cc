@@ -10,7 +10,8 @@ TEST_CASE("DecodeItem strips the server id and keeps field order") {
   REQUIRE(item.ok());
   CHECK(item->kind == ItemKind::kReasoning);
   CHECK(item->server_id == "rs_1");
-  CHECK(item->body == R"({"type":"reasoning","summary":[],"content":null,"encrypted_content":"ENC"})");
+  CHECK(item->body ==
+        R"({"type":"reasoning","summary":[],"content":null,"encrypted_content":"ENC"})");
 }
 
 TEST_CASE("DecodeItem classifies calls and requires call_id") {

@@ -1,9 +1,9 @@
 #include "core/uuid.h"
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <mutex>
-#include <cctype>
 #include <random>
 
 namespace codex::core {
@@ -32,9 +32,9 @@ std::string NewUuidV7(int64_t unix_ms) {
   b[8] = static_cast<unsigned char>((b[8] & 0x3F) | 0x80);  // RFC 4122 variant
   char out[37];
   std::snprintf(out, sizeof out,
-                "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-                b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-                b[14], b[15]);
+                "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+                b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+                b[15]);
   return out;
 }
 
