@@ -1,5 +1,7 @@
 #include "cli/commands.h"
 
+#include "cli/exec_cmd.h"
+
 namespace codex::cli {
 
 // Each family's registration function, defined in its own file.
@@ -10,7 +12,7 @@ void RegisterAllCommands(CLI::App& app, GlobalOptions& global, int* exit_code) {
   app.add_option("-c,--config", global.dash_c,
                  "Override a config.toml value: key=value (value parsed as TOML)")
       ->take_all();
-  (void)exit_code;
+  RegisterExecCommand(app, global, exit_code);
 }
 
 }  // namespace codex::cli

@@ -1,0 +1,106 @@
+#include "cli/engine.h"
+
+#include "core/responses_client.h"
+#include "core/sandboxed_runner.h"
+#include "storage/sqlite_session_store.h"
+
+namespace codex::cli {
+
+void AddRunFlags(CLI::App* cmd, RunFlags& flags) {
+  cmd->add_option("-m,--model", flags.model, "Model to use");
+  cmd->add_option("-C,--cd", flags.cd, "Working directory of the session");
+  cmd->add_option("-s,--sandbox", flags.sandbox,
+                  "Sandbox mode: read-only | workspace-write | danger-full-access");
+  cmd->add_option("-a,--ask-for-approval", flags.approval,
+                  "Approval policy: untrusted | on-failure | on-request | never");
+  cmd->add_option("--add-dir", flags.add_dirs, "Extra writable root (workspace-write)");
+  cmd->add_flag("--oss", flags.oss, "Use the local open-source provider (Ollama/LM Studio)");
+  cmd->add_flag("--full-auto", flags.full_auto,
+                "Low-friction automation: -a on-request -s workspace-write");
+  cmd->add_flag("--dangerously-bypass-approvals-and-sandbox", flags.bypass,
+                "Run every command without sandbox or approval (only in an isolated VM)");
+  cmd->add_flag("--json", flags.json, "Print JSONL events on stdout");
+  cmd->add_flag("--skip-git-repo-check", flags.skip_git_repo_check,
+                "Accepted for compatibility: codex never requires a git repository");
+}
+
+Result<core::ConfigOverrides> OverridesFrom(const GlobalOptions& global, const RunFlags& flags) {
+  core::ConfigOverrides o;
+  o.dash_c = global.dash_c;
+  if (!flags.model.empty()) o.model = flags.model;
+  if (!flags.cd.empty()) o.cwd = flags.cd;
+  o.oss = flags.oss;
+  o.add_dirs = flags.add_dirs;
+  if (flags.full_auto) {
+    o.sandbox_mode = core::SandboxMode::kWorkspaceWrite;
+    o.approval_policy = core::ApprovalPolicy::kOnRequest;
+  }
+  if (flags.bypass) {
+    o.sandbox_mode = core::SandboxMode::kDangerFullAccess;
+    o.approval_policy = core::ApprovalPolicy::kNever;
+  }
+  if (!flags.sandbox.empty()) {
+    auto m = core::ParseSandboxMode(flags.sandbox);
+    if (!m) {
+      return InvalidArgumentError("--sandbox '" + flags.sandbox +
+                                  "' is not one of read-only, workspace-write, danger-full-access");
+    }
+    o.sandbox_mode = *m;
+  }
+  if (!flags.approval.empty()) {
+    auto p = core::ParseApprovalPolicy(flags.approval);
+    if (!p) {
+      return InvalidArgumentError("--ask-for-approval '" + flags.approval +
+                                  "' is not one of untrusted, on-failure, on-request, never");
+    }
+    o.approval_policy = *p;
+  }
+  return o;
+}
+
+Result<std::unique_ptr<Engine>> Engine::Open(const GlobalOptions& global, const RunFlags& flags) {
+  ASSIGN_OR_RETURN(auto overrides, OverridesFrom(global, flags));
+  std::unique_ptr<Engine> engine(new Engine());
+  ASSIGN_OR_RETURN(engine->config_, core::LoadConfig(core::DefaultCodexHome(), overrides));
+  ASSIGN_OR_RETURN(auto store, storage::OpenSessionStore(engine->config_.codex_home));
+  engine->store_ = std::move(store);
+  return engine;
+}
+
+Status Engine::StartModel(core::TurnObserver& observer) {
+  observer_ = &observer;
+  ASSIGN_OR_RETURN(std::string key, core::ResolveApiKey(config_.provider));
+  ASSIGN_OR_RETURN(auto client, core::ResponsesClient::Create(config_.provider, key));
+  client_ = std::move(client);
+  runner_ = std::make_unique<core::SandboxedRunner>();
+  tools_ = std::make_unique<core::ToolRouter>(config_, *runner_, observer);
+  return OkStatus();
+}
+
+core::ConversationDeps Engine::Deps() {
+  core::ConversationDeps deps;
+  deps.store = store_.get();
+  deps.client = client_.get();
+  deps.tools = tools_.get();
+  deps.compactor = compactor_.get();
+  deps.clock = &clock_;
+  deps.observer = observer_;
+  return deps;
+}
+
+Result<core::SessionInfo> ResolveSession(core::SessionStore& store, const std::string& id,
+                                         bool last, const std::string& cwd) {
+  if (last) {
+    auto here = store.LatestSession(cwd);
+    if (here.ok() || here.status().code() != StatusCode::kNotFound) return here;
+    auto anywhere = store.LatestSession(std::nullopt);
+    if (anywhere.ok()) return anywhere;
+    return NotFoundError("there is no session to resume yet; start one with 'codex exec PROMPT'");
+  }
+  if (id.empty()) {
+    return InvalidArgumentError("give a session id or --last; 'codex sessions list' shows them");
+  }
+  return store.FindSession(id);
+}
+
+}  // namespace codex::cli

@@ -1,0 +1,72 @@
+// Engine: the real implementations wired together for one run of `codex`
+// (config, SQLite store, Responses client, sandboxed runner, compactor, tool
+// router). Only cli/ builds one; library code sees only the core interfaces.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "cli/commands.h"
+#include "core/clock.h"
+#include "core/command_runner.h"
+#include "core/compactor.h"
+#include "core/config.h"
+#include "core/conversation.h"
+#include "core/model_client.h"
+#include "core/session_store.h"
+#include "core/tool_router.h"
+#include "core/turn_observer.h"
+
+namespace codex::cli {
+
+// Flags shared by `codex exec`, `codex` (interactive) and `codex resume`.
+struct RunFlags {
+  std::string model;
+  std::string cd;
+  std::string sandbox;
+  std::string approval;
+  std::vector<std::string> add_dirs;
+  bool oss = false;
+  bool full_auto = false;
+  bool bypass = false;  // --dangerously-bypass-approvals-and-sandbox
+  bool json = false;
+  bool skip_git_repo_check = false;  // accepted for Codex compatibility; never required
+};
+
+// Adds the RunFlags options to `cmd`.
+void AddRunFlags(CLI::App* cmd, RunFlags& flags);
+
+// Builds ConfigOverrides from the flags; kInvalidArgument for a bad mode/policy.
+Result<core::ConfigOverrides> OverridesFrom(const GlobalOptions& global, const RunFlags& flags);
+
+class Engine {
+ public:
+  // Loads config and opens the store. Does not need an API key.
+  static Result<std::unique_ptr<Engine>> Open(const GlobalOptions& global, const RunFlags& flags);
+
+  // Creates the model client (needs the API key), the runner, the tool router
+  // and the compactor, reporting to `observer` (which must outlive the Engine).
+  Status StartModel(core::TurnObserver& observer);
+
+  core::ConversationDeps Deps();
+  const core::Config& config() const { return config_; }
+  core::SessionStore& store() { return *store_; }
+
+ private:
+  Engine() = default;
+  core::Config config_;
+  std::unique_ptr<core::SessionStore> store_;
+  std::unique_ptr<core::ModelClient> client_;
+  std::unique_ptr<core::CommandRunner> runner_;
+  std::unique_ptr<core::ToolRouter> tools_;
+  std::unique_ptr<core::Compactor> compactor_;
+  core::SystemClock clock_;
+  core::TurnObserver* observer_ = nullptr;
+};
+
+// Resolves "ID", a unique id prefix or a name to a session; --last picks the
+// newest in the config's cwd (or anywhere when none is there).
+Result<core::SessionInfo> ResolveSession(core::SessionStore& store, const std::string& id,
+                                         bool last, const std::string& cwd);
+
+}  // namespace codex::cli

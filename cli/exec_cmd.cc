@@ -1,0 +1,176 @@
+#include "cli/exec_cmd.h"
+
+#include <unistd.h>
+
+#include <iostream>
+#include <iterator>
+#include <memory>
+
+#include "cli/engine.h"
+#include "cli/exit_codes.h"
+#include "cli/interrupt.h"
+#include "cli/json_events.h"
+#include "cli/progress_printer.h"
+
+namespace codex::cli {
+
+namespace {
+
+struct ExecArgs {
+  RunFlags flags;
+  std::string prompt;
+  // resume / fork
+  std::vector<std::string> positionals;
+  bool last = false;
+  int at_turn = 0;
+};
+
+enum class ExecMode { kNew, kResume, kFork };
+
+// The prompt text: the argument, or stdin for "-" (or when absent and stdin
+// is not a terminal).
+Result<std::string> ReadPrompt(const std::string& arg) {
+  std::string prompt = arg;
+  if (arg == "-" || (arg.empty() && !isatty(STDIN_FILENO))) {
+    prompt.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  }
+  if (prompt.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return InvalidArgumentError("no prompt: pass it as an argument, or '-' to read it from stdin");
+  }
+  return prompt;
+}
+
+int RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
+  std::string id;
+  std::string prompt_arg = args.prompt;
+  if (mode == ExecMode::kResume) {
+    if (args.last) {
+      if (args.positionals.size() > 1) {
+        return ReportError(
+            InvalidArgumentError("exec resume --last takes one PROMPT; quote it if it has spaces"));
+      }
+      if (!args.positionals.empty()) prompt_arg = args.positionals[0];
+    } else {
+      if (args.positionals.empty()) {
+        return ReportError(InvalidArgumentError(
+            "exec resume needs a session id or --last; 'codex sessions list' shows them"));
+      }
+      id = args.positionals[0];
+      if (args.positionals.size() > 2) {
+        return ReportError(
+            InvalidArgumentError("exec resume takes ID and one PROMPT; quote the prompt"));
+      }
+      if (args.positionals.size() == 2) prompt_arg = args.positionals[1];
+    }
+  } else if (mode == ExecMode::kFork) {
+    if (args.positionals.empty()) {
+      return ReportError(InvalidArgumentError("exec fork needs the id of the session to branch"));
+    }
+    id = args.positionals[0];
+    if (args.positionals.size() > 2) {
+      return ReportError(InvalidArgumentError("exec fork takes ID and one PROMPT; quote it"));
+    }
+    if (args.positionals.size() == 2) prompt_arg = args.positionals[1];
+  }
+
+  auto prompt = ReadPrompt(prompt_arg);
+  if (!prompt.ok()) return ReportError(prompt.status());
+  auto engine = Engine::Open(global, args.flags);
+  if (!engine.ok()) return ReportError(engine.status());
+
+  std::unique_ptr<core::TurnObserver> observer;
+  JsonEventWriter* json = nullptr;
+  if (args.flags.json) {
+    auto writer = std::make_unique<JsonEventWriter>(stdout);
+    json = writer.get();
+    observer = std::move(writer);
+  } else {
+    observer = std::make_unique<ProgressPrinter>(stderr);
+  }
+  Status started = (*engine)->StartModel(*observer);
+  if (!started.ok()) return ReportError(started);
+
+  core::SessionStore& store = (*engine)->store();
+  const core::Config& config = (*engine)->config();
+  std::unique_ptr<core::Conversation> conversation;
+  if (mode == ExecMode::kNew) {
+    auto c = core::Conversation::Create(config, (*engine)->Deps(), "exec");
+    if (!c.ok()) return ReportError(c.status());
+    conversation = std::move(*c);
+  } else {
+    auto session = ResolveSession(store, id, args.last, config.cwd);
+    if (!session.ok()) return ReportError(session.status());
+    if (mode == ExecMode::kFork) {
+      std::optional<int> at;
+      if (args.at_turn > 0) at = args.at_turn;
+      auto forked = store.Fork(session->id, at);
+      if (!forked.ok()) return ReportError(forked.status());
+      session = std::move(forked);
+    }
+    auto c = core::Conversation::Resume(config, (*engine)->Deps(), *session);
+    if (!c.ok()) return ReportError(c.status());
+    conversation = std::move(*c);
+  }
+  if (json) {
+    json->ThreadStarted(conversation->session().id);
+  } else {
+    std::fprintf(stderr, "session %s · model %s · provider %s · sandbox %s\n",
+                 conversation->session().id.c_str(), config.model.c_str(),
+                 config.model_provider_id.c_str(),
+                 std::string(core::SandboxModeName(config.sandbox_mode)).c_str());
+  }
+
+  core::CancelToken cancel;
+  InstallInterruptHandler(&cancel);
+  auto result = conversation->RunTurn(*prompt, cancel);
+  RemoveInterruptHandler();
+  if (!result.ok()) {
+    if (result.status().code() == StatusCode::kCancelled) {
+      std::fprintf(stderr, "error: %s; resume with 'codex exec resume %s'\n",
+                   result.status().message().c_str(), conversation->session().id.c_str());
+      return ExitCodeFor(result.status());
+    }
+    return ReportError(result.status());
+  }
+  if (!args.flags.json) {
+    std::fwrite(result->final_message.data(), 1, result->final_message.size(), stdout);
+    if (result->final_message.empty() || result->final_message.back() != '\n') {
+      std::fputc('\n', stdout);
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterExecCommand(CLI::App& app, GlobalOptions& global, int* exit_code) {
+  auto args = std::make_shared<ExecArgs>();
+  CLI::App* exec = app.add_subcommand("exec", "Run one non-interactive turn");
+  exec->alias("e");
+  AddRunFlags(exec, args->flags);
+  exec->add_option("PROMPT", args->prompt, "The prompt, or '-' to read it from stdin");
+  exec->require_subcommand(0, 1);
+
+  CLI::App* resume =
+      exec->add_subcommand("resume", "Continue a session: ID or --last, then PROMPT");
+  resume->fallthrough();
+  resume->add_flag("--last", args->last, "Resume the most recent session");
+  resume->add_option("ARGS", args->positionals, "[ID] PROMPT");
+  AddRunFlags(resume, args->flags);
+
+  CLI::App* fork = exec->add_subcommand("fork", "Branch a session, then continue the branch");
+  fork->fallthrough();
+  fork->add_option("--at-turn", args->at_turn, "Keep only the first N turns")
+      ->check(CLI::PositiveNumber);
+  fork->add_option("ARGS", args->positionals, "ID PROMPT");
+  AddRunFlags(fork, args->flags);
+
+  exec->callback([&global, args, exit_code, resume, fork]() {
+    ExecMode mode = ExecMode::kNew;
+    if (resume->parsed()) mode = ExecMode::kResume;
+    if (fork->parsed()) mode = ExecMode::kFork;
+    *exit_code = RunExec(global, *args, mode);
+  });
+}
+
+}  // namespace codex::cli

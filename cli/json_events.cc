@@ -1,0 +1,143 @@
+#include "cli/json_events.h"
+
+#include <nlohmann/json.hpp>
+
+namespace codex::cli {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+// The reasoning summary text of a reasoning item ("" when it has none).
+std::string ReasoningText(const core::Item& item) {
+  Json j = Json::parse(item.body, nullptr, false);
+  std::string text;
+  if (!j.is_object()) return text;
+  for (const char* field : {"summary", "content"}) {
+    auto it = j.find(field);
+    if (it == j.end() || !it->is_array()) continue;
+    for (const auto& part : *it) {
+      if (part.is_object() && part.contains("text") && part["text"].is_string()) {
+        if (!text.empty()) text += "\n\n";
+        text += part["text"].get<std::string>();
+      }
+    }
+    if (!text.empty()) break;
+  }
+  return text;
+}
+
+Json ActivityItem(const std::string& id, const core::ToolActivity& a, bool done) {
+  if (a.tool == "apply_patch") {
+    Json changes = Json::array();
+    for (const auto& c : a.changes) changes.push_back({{"path", c.path}, {"kind", c.kind}});
+    return {{"id", id},
+            {"type", "file_change"},
+            {"changes", changes},
+            {"status", !done ? "in_progress" : (a.success ? "completed" : "failed")}};
+  }
+  if (a.tool == "update_plan") {
+    Json items = Json::array();
+    for (const auto& s : a.plan) {
+      items.push_back({{"text", s.step}, {"completed", s.status == "completed"}});
+    }
+    return {{"id", id}, {"type", "todo_list"}, {"items", items}};
+  }
+  Json item = {{"id", id},
+               {"type", "command_execution"},
+               {"command", a.command},
+               {"aggregated_output", done ? a.output : ""},
+               {"exit_code", done && a.exit_code ? Json(*a.exit_code) : Json()},
+               {"status", !done ? "in_progress" : (a.success ? "completed" : "failed")}};
+  return item;
+}
+
+}  // namespace
+
+void JsonEventWriter::Emit(const std::string& line) {
+  std::fwrite(line.data(), 1, line.size(), out_);
+  std::fputc('\n', out_);
+  std::fflush(out_);
+}
+
+std::string JsonEventWriter::NextId() { return "item_" + std::to_string(next_id_++); }
+
+std::string JsonEventWriter::IdFor(const std::string& call_id) {
+  for (const auto& [cid, id] : call_ids_) {
+    if (cid == call_id) return id;
+  }
+  std::string id = NextId();
+  call_ids_.emplace_back(call_id, id);
+  return id;
+}
+
+void JsonEventWriter::ThreadStarted(const std::string& session_id) {
+  Emit(Dump({{"type", "thread.started"}, {"thread_id", session_id}}));
+}
+
+void JsonEventWriter::Error(const std::string& message) {
+  Emit(Dump({{"type", "error"}, {"message", message}}));
+}
+
+void JsonEventWriter::OnTurnStarted(std::string_view) {
+  call_ids_.clear();
+  Emit(R"({"type":"turn.started"})");
+}
+
+void JsonEventWriter::OnItemCompleted(const core::Item& item) {
+  if (item.kind == core::ItemKind::kReasoning) {
+    std::string text = ReasoningText(item);
+    if (text.empty()) return;
+    Emit(Dump({{"type", "item.completed"},
+               {"item", {{"id", NextId()}, {"type", "reasoning"}, {"text", text}}}}));
+  } else if (item.kind == core::ItemKind::kMessage && item.role == "assistant") {
+    Emit(
+        Dump({{"type", "item.completed"},
+              {"item",
+               {{"id", NextId()}, {"type", "agent_message"}, {"text", core::MessageText(item)}}}}));
+  }
+}
+
+void JsonEventWriter::OnToolStarted(const core::ToolActivity& activity) {
+  if (activity.tool == "update_plan") return;  // reported once, on completion
+  Emit(Dump({{"type", "item.started"},
+             {"item", ActivityItem(IdFor(activity.call_id), activity, false)}}));
+}
+
+void JsonEventWriter::OnToolCompleted(const core::ToolActivity& activity) {
+  Emit(Dump({{"type", "item.completed"},
+             {"item", ActivityItem(IdFor(activity.call_id), activity, true)}}));
+}
+
+void JsonEventWriter::OnCompaction(const core::CompactionNotice& notice) {
+  Emit(Dump({{"type", "compaction"},
+             {"mode", notice.mode},
+             {"trigger", notice.trigger},
+             {"tokens_before", notice.tokens_before},
+             {"tokens_after", notice.tokens_after},
+             {"dropped_items", notice.dropped_items}}));
+}
+
+void JsonEventWriter::OnTurnCompleted(const core::TokenUsage& usage, int context_left_percent) {
+  Emit(Dump({{"type", "turn.completed"},
+             {"usage",
+              {{"input_tokens", usage.input_tokens},
+               {"cached_input_tokens", usage.cached_input_tokens},
+               {"output_tokens", usage.output_tokens},
+               {"reasoning_output_tokens", usage.reasoning_output_tokens}}},
+             {"context_left_percent", context_left_percent}}));
+}
+
+void JsonEventWriter::OnTurnFailed(const Status& status) {
+  Emit(Dump({{"type", "item.completed"},
+             {"item", {{"id", NextId()}, {"type", "error"}, {"message", status.message()}}}}));
+  Emit(Dump({{"type", "turn.failed"}, {"error", {{"message", status.message()}}}}));
+}
+
+void JsonEventWriter::OnNotice(std::string_view message) {
+  std::fprintf(stderr, "%.*s\n", static_cast<int>(message.size()), message.data());
+}
+
+}  // namespace codex::cli

@@ -1,0 +1,42 @@
+// JsonEventWriter: `codex exec --json` output, one JSON object per line on
+// stdout, matching the Codex CLI's exec event stream: thread.started,
+// turn.started, item.started / item.completed (agent_message, reasoning,
+// command_execution, file_change, todo_list, error), turn.completed with
+// usage, turn.failed with the error. Not thread-safe.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "core/turn_observer.h"
+
+namespace codex::cli {
+
+class JsonEventWriter final : public core::TurnObserver {
+ public:
+  explicit JsonEventWriter(std::FILE* out) : out_(out) {}
+
+  void ThreadStarted(const std::string& session_id);
+  // A failure outside a turn (e.g. an unreachable endpoint before it began).
+  void Error(const std::string& message);
+
+  void OnTurnStarted(std::string_view turn_id) override;
+  void OnItemCompleted(const core::Item& item) override;
+  void OnToolStarted(const core::ToolActivity& activity) override;
+  void OnToolCompleted(const core::ToolActivity& activity) override;
+  void OnCompaction(const core::CompactionNotice& notice) override;
+  void OnTurnCompleted(const core::TokenUsage& usage, int context_left_percent) override;
+  void OnTurnFailed(const Status& status) override;
+  void OnNotice(std::string_view message) override;
+
+ private:
+  void Emit(const std::string& line);
+  std::string NextId();
+  std::string IdFor(const std::string& call_id);
+
+  std::FILE* out_;
+  int next_id_ = 0;
+  std::vector<std::pair<std::string, std::string>> call_ids_;  // call_id -> item id
+};
+
+}  // namespace codex::cli

@@ -1,0 +1,74 @@
+#include "cli/progress_printer.h"
+
+#include <string>
+
+namespace codex::cli {
+
+std::string Excerpt(const std::string& text, int max_lines, const std::string& indent) {
+  std::string out;
+  int lines = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    if (lines < max_lines) out += indent + text.substr(pos, nl - pos) + "\n";
+    ++lines;
+    pos = nl + 1;
+  }
+  if (lines > max_lines) out += indent + "… +" + std::to_string(lines - max_lines) + " lines\n";
+  return out;
+}
+
+void ProgressPrinter::OnItemCompleted(const core::Item& item) {
+  if (item.kind == core::ItemKind::kMessage && item.role == "assistant") {
+    std::fprintf(err_, "codex\n%s", Excerpt(core::MessageText(item), 1000, "  ").c_str());
+  }
+}
+
+void ProgressPrinter::OnToolStarted(const core::ToolActivity& activity) {
+  if (activity.tool == "shell") std::fprintf(err_, "exec $ %s\n", activity.command.c_str());
+  if (activity.tool == "apply_patch") std::fprintf(err_, "apply_patch\n");
+}
+
+void ProgressPrinter::OnToolCompleted(const core::ToolActivity& activity) {
+  if (activity.tool == "update_plan") {
+    std::fprintf(err_, "plan%s%s\n", activity.explanation.empty() ? "" : ": ",
+                 activity.explanation.c_str());
+    for (const auto& s : activity.plan) {
+      const char* mark =
+          s.status == "completed" ? "[x]" : (s.status == "in_progress" ? "[>]" : "[ ]");
+      std::fprintf(err_, "  %s %s\n", mark, s.step.c_str());
+    }
+    return;
+  }
+  if (activity.tool == "apply_patch") {
+    for (const auto& c : activity.changes) {
+      std::fprintf(err_, "  %s %s\n", c.kind.c_str(), c.path.c_str());
+    }
+    if (!activity.success) std::fprintf(err_, "%s", Excerpt(activity.output, 5, "  ").c_str());
+    return;
+  }
+  std::fprintf(err_, "%s", Excerpt(activity.output, 5, "  ").c_str());
+  if (activity.exit_code) {
+    std::fprintf(err_, "  %s exit %d\n", activity.success ? "✓" : "✗", *activity.exit_code);
+  }
+}
+
+void ProgressPrinter::OnCompaction(const core::CompactionNotice& notice) {
+  std::fprintf(err_, "compacted the conversation (%s, %s): ~%lld → ~%lld tokens\n",
+               notice.mode.c_str(), notice.trigger.c_str(),
+               static_cast<long long>(notice.tokens_before),
+               static_cast<long long>(notice.tokens_after));
+}
+
+void ProgressPrinter::OnTurnFailed(const Status& status) {
+  if (status.code() == StatusCode::kCancelled) {
+    std::fprintf(err_, "turn interrupted\n");
+  }
+}
+
+void ProgressPrinter::OnNotice(std::string_view message) {
+  std::fprintf(err_, "%.*s\n", static_cast<int>(message.size()), message.data());
+}
+
+}  // namespace codex::cli

@@ -1,0 +1,31 @@
+// ProgressPrinter: the human-readable progress of `codex exec` on stderr
+// (stdout carries only the final message). Tool calls are shown compactly:
+// the command, a few lines of output, the exit code. Not thread-safe.
+#pragma once
+
+#include <cstdio>
+
+#include "core/turn_observer.h"
+
+namespace codex::cli {
+
+class ProgressPrinter final : public core::TurnObserver {
+ public:
+  explicit ProgressPrinter(std::FILE* err) : err_(err) {}
+
+  void OnItemCompleted(const core::Item& item) override;
+  void OnToolStarted(const core::ToolActivity& activity) override;
+  void OnToolCompleted(const core::ToolActivity& activity) override;
+  void OnCompaction(const core::CompactionNotice& notice) override;
+  void OnTurnFailed(const Status& status) override;
+  void OnNotice(std::string_view message) override;
+
+ private:
+  std::FILE* err_;
+};
+
+// The first `max_lines` lines of `text`, each prefixed with `indent`, and a
+// "… +N lines" marker when cut.
+std::string Excerpt(const std::string& text, int max_lines, const std::string& indent);
+
+}  // namespace codex::cli

@@ -1,0 +1,380 @@
+#include "core/conversation.h"
+
+#include <algorithm>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "core/instructions.h"
+#include "core/project_context.h"
+#include "core/request_builder.h"
+#include "core/uuid.h"
+
+namespace codex::core {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+// Streams model output into the store and the observer as it arrives.
+class CommitObserver final : public StreamObserver {
+ public:
+  using CommitFn = std::function<Status(const Item&)>;
+  CommitObserver(TurnObserver& observer, CommitFn commit)
+      : observer_(observer), commit_(std::move(commit)) {}
+
+  void OnTextDelta(std::string_view, std::string_view delta) override {
+    observer_.OnTextDelta(delta);
+  }
+  void OnReasoningDelta(std::string_view, std::string_view delta) override {
+    observer_.OnReasoningDelta(delta);
+  }
+  Status OnOutputItemDone(const Item& item) override {
+    RETURN_IF_ERROR(commit_(item));
+    observer_.OnItemCompleted(item);
+    return OkStatus();
+  }
+  void OnWarning(std::string_view message) override { observer_.OnNotice(message); }
+  void OnRetry(std::string_view message) override { observer_.OnNotice(message); }
+
+ private:
+  TurnObserver& observer_;
+  CommitFn commit_;
+};
+
+// Sleeps up to `ms`, waking early when cancelled.
+void SleepCancellable(int64_t ms, const CancelToken& cancel) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (!cancel.cancelled() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+std::string TriggerName(CompactionTrigger t) {
+  switch (t) {
+    case CompactionTrigger::kAuto:
+      return "auto";
+    case CompactionTrigger::kManual:
+      return "manual";
+    case CompactionTrigger::kOverflow:
+      return "overflow";
+  }
+  return "auto";
+}
+
+// Indexes (into `items`) of calls at or after `from` that have no output.
+std::vector<size_t> DanglingCalls(const std::vector<Item>& items, size_t from = 0) {
+  std::set<std::string> answered;
+  for (const Item& item : items) {
+    if (IsCallOutput(item.kind)) answered.insert(item.call_id);
+  }
+  std::vector<size_t> out;
+  for (size_t i = from; i < items.size(); ++i) {
+    if (IsCall(items[i].kind) && !answered.count(items[i].call_id)) out.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace
+
+Conversation::Conversation(const Config& config, ConversationDeps deps, SessionInfo session)
+    : config_(config), deps_(deps), session_(std::move(session)) {}
+
+Result<std::unique_ptr<Conversation>> Conversation::Create(const Config& config,
+                                                           ConversationDeps deps,
+                                                           std::string source) {
+  NewSession spec;
+  spec.cwd = config.cwd;
+  spec.model = config.model;
+  spec.provider = config.model_provider_id;
+  spec.source = std::move(source);
+  spec.created_at_ms = deps.clock->NowMs();
+  ASSIGN_OR_RETURN(SessionInfo info, deps.store->CreateSession(spec));
+  std::unique_ptr<Conversation> c(new Conversation(config, deps, std::move(info)));
+  RETURN_IF_ERROR(c->Commit("", InitialContext(config)));
+  return c;
+}
+
+Result<std::unique_ptr<Conversation>> Conversation::Resume(const Config& config,
+                                                           ConversationDeps deps,
+                                                           SessionInfo session) {
+  ASSIGN_OR_RETURN(auto stored, deps.store->LoadTranscript(session));
+  std::unique_ptr<Conversation> c(new Conversation(config, deps, std::move(session)));
+  c->transcript_.reserve(stored.size() + 16);
+  for (auto& s : stored) c->transcript_.push_back(std::move(s.item));
+  return c;
+}
+
+Status Conversation::Commit(const std::string& turn_id, std::vector<Item> items) {
+  if (items.empty()) return OkStatus();
+  ASSIGN_OR_RETURN(auto ids,
+                   deps_.store->Append(session_.id, session_.head_item_id, turn_id, items));
+  if (!ids.empty()) session_.head_item_id = ids.back();
+  for (auto& item : items) transcript_.push_back(std::move(item));
+  return OkStatus();
+}
+
+Status Conversation::CloseDanglingCalls(const std::string& turn_id, std::string_view output) {
+  std::vector<Item> outputs;
+  for (size_t i : DanglingCalls(transcript_)) {
+    outputs.push_back(CallOutputFor(transcript_[i].kind, transcript_[i].call_id, output));
+  }
+  return Commit(turn_id, std::move(outputs));
+}
+
+int64_t Conversation::EstimatedTokens() const {
+  int64_t tokens = last_total_tokens_;
+  size_t from = items_at_last_usage_;
+  if (last_total_tokens_ == 0) {
+    from = 0;
+    tokens = static_cast<int64_t>(
+        (BaseInstructions().size() + (deps_.tools ? deps_.tools->ToolsJson().size() : 0)) / 4);
+  }
+  for (size_t i = std::min(from, transcript_.size()); i < transcript_.size(); ++i) {
+    tokens += transcript_[i].TokensEstimate();
+  }
+  return tokens;
+}
+
+int Conversation::ContextLeftPercent() const {
+  if (deps_.compactor == nullptr || deps_.compactor->context_window() <= 0) return 100;
+  const int64_t window = deps_.compactor->context_window();
+  const int64_t used = std::min(EstimatedTokens(), window);
+  return static_cast<int>(100 - (used * 100) / window);
+}
+
+Result<ModelResponse> Conversation::Sample(const std::string& turn_id, const CancelToken& cancel) {
+  RequestOptions options;
+  options.model = config_.model;
+  options.instructions =
+      config_.instructions.empty() ? std::string(BaseInstructions()) : config_.instructions;
+  options.tools_json = deps_.tools ? deps_.tools->ToolsJson() : "[]";
+  options.parallel_tool_calls = false;
+  options.reasoning_effort = config_.model_reasoning_effort;
+  options.reasoning_summary = config_.model_reasoning_summary;
+  options.prompt_cache_key = session_.id;
+  options.send_item_ids = config_.provider.send_item_ids;
+  const std::string body = BuildResponsesRequest(options, transcript_);
+  CommitObserver observer(*deps_.observer,
+                          [&](const Item& item) { return Commit(turn_id, {item}); });
+  return deps_.client->Stream(body, observer, cancel);
+}
+
+Status Conversation::Compact(const std::string& turn_id, CompactionTrigger trigger,
+                             const std::optional<Item>& current_user_message,
+                             const CancelToken& cancel) {
+  if (deps_.compactor == nullptr) {
+    return FailedPreconditionError("compaction is not available for this session");
+  }
+  CompactionInput input;
+  input.transcript = transcript_;
+  input.initial_context = InitialContext(config_);
+  input.current_user_message = current_user_message;
+  input.session_id = session_.id;
+  input.model = config_.model;
+  input.instructions =
+      config_.instructions.empty() ? std::string(BaseInstructions()) : config_.instructions;
+  input.trigger = trigger;
+  ASSIGN_OR_RETURN(CompactionOutput out, deps_.compactor->Compact(input, cancel));
+
+  Json checkpoint = {{"type", "compaction_checkpoint"},
+                     {"mode", out.mode},
+                     {"trigger", TriggerName(trigger)},
+                     {"tokens_before", out.tokens_before},
+                     {"tokens_after", out.tokens_after},
+                     {"replacement_items", out.new_history.size()},
+                     {"dropped_items", out.dropped_items},
+                     {"summary", out.summary.empty() ? Json() : Json(out.summary)}};
+  Item marker;
+  marker.kind = ItemKind::kCompactionCheckpoint;
+  marker.body = checkpoint.dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::vector<Item> batch;
+  batch.reserve(out.new_history.size() + 1);
+  batch.push_back(marker);
+  for (const auto& item : out.new_history) batch.push_back(item);
+  ASSIGN_OR_RETURN(auto ids,
+                   deps_.store->Append(session_.id, session_.head_item_id, turn_id, batch));
+  if (!ids.empty()) session_.head_item_id = ids.back();
+  transcript_ = std::move(out.new_history);
+  last_total_tokens_ = 0;
+  items_at_last_usage_ = 0;
+
+  CompactionNotice notice{out.mode, out.tokens_before, out.tokens_after, out.dropped_items,
+                          TriggerName(trigger)};
+  Json event = {{"mode", notice.mode},
+                {"trigger", notice.trigger},
+                {"tokens_before", notice.tokens_before},
+                {"tokens_after", notice.tokens_after},
+                {"dropped_items", notice.dropped_items}};
+  RETURN_IF_ERROR(deps_.store->RecordEvent(session_.id, turn_id, "compaction", event.dump()));
+  deps_.observer->OnCompaction(notice);
+  if (out.dropped_items > 0) {
+    deps_.observer->OnNotice("compaction dropped the " + std::to_string(out.dropped_items) +
+                             " oldest items to fit the context window");
+  }
+  return OkStatus();
+}
+
+Status Conversation::CompactNow(const CancelToken& cancel) {
+  const std::string turn_id = NewUuidV7();
+  RETURN_IF_ERROR(CloseDanglingCalls(turn_id, "aborted"));
+  return Compact(turn_id, CompactionTrigger::kManual, std::nullopt, cancel);
+}
+
+Result<TurnResult> Conversation::RunTurn(const std::string& user_text, const CancelToken& cancel) {
+  const std::string turn_id = NewUuidV7();
+  TurnRecord record;
+  record.session_id = session_.id;
+  record.turn_id = turn_id;
+  record.started_at_ms = deps_.clock->NowMs();
+  TurnObserver& observer = *deps_.observer;
+  observer.OnTurnStarted(turn_id);
+
+  TurnResult result;
+  // Ends the turn with `status`, recording it; returns `status` as the error.
+  auto finish_failed = [&](Status status, TurnStatus how) -> Status {
+    if (how == TurnStatus::kInterrupted) {
+      (void)CloseDanglingCalls(turn_id, "aborted");
+    } else {
+      (void)CloseDanglingCalls(turn_id, "aborted: " + status.message());
+    }
+    record.status = how;
+    record.error = status.message();
+    record.usage = result.usage;
+    record.ended_at_ms = deps_.clock->NowMs();
+    (void)deps_.store->RecordTurn(record);
+    observer.OnTurnFailed(status);
+    return status;
+  };
+
+  // A previous run may have died between a call and its output.
+  RETURN_IF_ERROR(CloseDanglingCalls(turn_id, "aborted"));
+  RETURN_IF_ERROR(Commit(turn_id, ContextUpdates(config_, transcript_)));
+
+  const bool over_limit =
+      deps_.compactor != nullptr && EstimatedTokens() >= deps_.compactor->auto_compact_limit();
+  if (over_limit) {
+    Status s = Compact(turn_id, CompactionTrigger::kAuto, std::nullopt, cancel);
+    if (!s.ok()) {
+      return finish_failed(
+          s, s.code() == StatusCode::kCancelled ? TurnStatus::kInterrupted : TurnStatus::kFailed);
+    }
+    ++result.compactions;
+  }
+
+  Item user = UserMessage(user_text);
+  RETURN_IF_ERROR(Commit(turn_id, {user}));
+
+  int stream_retries = 0;
+  bool overflow_retried = false;
+  bool compacted_for_request = false;
+  for (;;) {
+    if (cancel.cancelled()) {
+      return finish_failed(CancelledError("interrupted"), TurnStatus::kInterrupted);
+    }
+    // Between tool-call iterations: compact when over the limit, at most
+    // once per model request.
+    if (deps_.compactor != nullptr && !compacted_for_request && result.requests > 0 &&
+        EstimatedTokens() >= deps_.compactor->auto_compact_limit()) {
+      Status s = Compact(turn_id, CompactionTrigger::kAuto, user, cancel);
+      if (!s.ok()) {
+        return finish_failed(
+            s, s.code() == StatusCode::kCancelled ? TurnStatus::kInterrupted : TurnStatus::kFailed);
+      }
+      ++result.compactions;
+    }
+    compacted_for_request = false;
+
+    const size_t before = transcript_.size();
+    auto response = Sample(turn_id, cancel);
+    ++result.requests;
+    bool had_calls = false;
+    for (size_t i = before; i < transcript_.size(); ++i) {
+      if (IsCall(transcript_[i].kind)) had_calls = true;
+      if (transcript_[i].kind == ItemKind::kMessage && transcript_[i].role == "assistant") {
+        result.final_message = MessageText(transcript_[i]);
+      }
+    }
+    if (!response.ok()) {
+      const Status& st = response.status();
+      if (st.code() == StatusCode::kCancelled || cancel.cancelled()) {
+        return finish_failed(CancelledError("interrupted"), TurnStatus::kInterrupted);
+      }
+      if (st.reason() == "context_length_exceeded" && deps_.compactor != nullptr &&
+          !overflow_retried) {
+        overflow_retried = true;
+        observer.OnNotice("context window exceeded; compacting and retrying");
+        Status s = CloseDanglingCalls(turn_id, "aborted");
+        if (s.ok()) s = Compact(turn_id, CompactionTrigger::kOverflow, user, cancel);
+        if (!s.ok()) {
+          return finish_failed(s, s.code() == StatusCode::kCancelled ? TurnStatus::kInterrupted
+                                                                     : TurnStatus::kFailed);
+        }
+        ++result.compactions;
+        compacted_for_request = true;
+        continue;
+      }
+      const bool retryable =
+          st.code() == StatusCode::kUnavailable || st.reason() == "rate_limit_exceeded";
+      if (retryable && stream_retries < config_.provider.stream_max_retries) {
+        ++stream_retries;
+        observer.OnNotice("Reconnecting " + std::to_string(stream_retries) + "/" +
+                          std::to_string(config_.provider.stream_max_retries) + "… (" +
+                          st.message() + ")");
+        int64_t delay = st.retry_after_ms();
+        if (delay <= 0) delay = 200LL << std::min(stream_retries - 1, 6);
+        SleepCancellable(delay, cancel);
+        // Calls committed before the drop are real model decisions: run them.
+        if (DanglingCalls(transcript_, before).empty()) continue;
+      } else {
+        return finish_failed(st, TurnStatus::kFailed);
+      }
+    } else {
+      stream_retries = 0;
+      if (response->usage) {
+        result.usage += *response->usage;
+        last_total_tokens_ = response->usage->total_tokens;
+        items_at_last_usage_ = transcript_.size();
+      }
+    }
+
+    // Run the calls of this response in order, committing each output.
+    bool stop = false;
+    for (size_t i : DanglingCalls(transcript_, before)) {
+      had_calls = true;
+      const Item call = transcript_[i];
+      if (stop) {
+        RETURN_IF_ERROR(
+            Commit(turn_id, {CallOutputFor(call.kind, call.call_id, "aborted by the user")}));
+        continue;
+      }
+      auto outcome = deps_.tools->Dispatch(call, cancel);
+      if (!outcome.ok()) {
+        if (outcome.status().code() == StatusCode::kCancelled || cancel.cancelled()) {
+          return finish_failed(CancelledError("interrupted"), TurnStatus::kInterrupted);
+        }
+        RETURN_IF_ERROR(
+            Commit(turn_id, {CallOutputFor(call.kind, call.call_id, outcome.status().message())}));
+        continue;
+      }
+      RETURN_IF_ERROR(Commit(turn_id, {outcome->output}));
+      stop = outcome->stop_turn;
+    }
+    if (stop) {
+      return finish_failed(CancelledError("the user denied a request and stopped the turn"),
+                           TurnStatus::kInterrupted);
+    }
+    if (!had_calls && response.ok()) break;
+  }
+
+  record.status = TurnStatus::kCompleted;
+  record.usage = result.usage;
+  record.ended_at_ms = deps_.clock->NowMs();
+  RETURN_IF_ERROR(deps_.store->RecordTurn(record));
+  session_.tokens_used += result.usage.total_tokens;
+  observer.OnTurnCompleted(result.usage, ContextLeftPercent());
+  return result;
+}
+
+}  // namespace codex::core

@@ -1,0 +1,91 @@
+// Conversation: one session's agent loop (ARCHITECTURE.md, "One turn, as
+// data flows").
+//
+// A turn: commit the user message, then repeatedly build the request from the
+// stored item bytes, stream the response committing each output item the
+// moment it is complete, run the tool calls it holds (committing each output),
+// until the model answers without calls. Compaction is checked before a turn
+// and between tool-call iterations (at most once per model request), and on a
+// context_length_exceeded failure (then the request is retried once). A
+// dropped stream is retried from what was committed, so nothing is lost or
+// duplicated. On open, and after an interrupt, every call without an output
+// gets an "aborted" output, so each request pairs every call with one output.
+//
+// Borrows every dependency for its lifetime; not thread-safe (one thread owns
+// a session). Cancel() may be called from a signal handler via the token.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/cancel.h"
+#include "core/clock.h"
+#include "core/compactor.h"
+#include "core/config.h"
+#include "core/model_client.h"
+#include "core/session_store.h"
+#include "core/token_usage.h"
+#include "core/tool_router.h"
+#include "core/turn_observer.h"
+
+namespace codex::core {
+
+struct ConversationDeps {
+  SessionStore* store = nullptr;
+  ModelClient* client = nullptr;
+  ToolRouter* tools = nullptr;
+  Compactor* compactor = nullptr;  // may be null: no compaction
+  Clock* clock = nullptr;
+  TurnObserver* observer = nullptr;
+};
+
+struct TurnResult {
+  std::string final_message;  // the last assistant message text
+  TokenUsage usage;           // summed over the turn's requests
+  int requests = 0;
+  int compactions = 0;
+};
+
+class Conversation {
+ public:
+  // Starts a new session in config.cwd with the initial context committed.
+  static Result<std::unique_ptr<Conversation>> Create(const Config& config, ConversationDeps deps,
+                                                      std::string source);
+  // Continues an existing session (resumed or forked): loads its transcript
+  // and repairs calls left without an output.
+  static Result<std::unique_ptr<Conversation>> Resume(const Config& config, ConversationDeps deps,
+                                                      SessionInfo session);
+
+  // Runs one turn for `user_text`. kCancelled when interrupted (the turn is
+  // recorded as interrupted and the session stays resumable).
+  Result<TurnResult> RunTurn(const std::string& user_text, const CancelToken& cancel);
+
+  // Compacts now (codex compact, /compact).
+  Status CompactNow(const CancelToken& cancel);
+
+  const SessionInfo& session() const { return session_; }
+  // Estimated tokens of the next request: last total + items added since.
+  int64_t EstimatedTokens() const;
+  // Percentage of the context window left (0..100); 100 without a compactor.
+  int ContextLeftPercent() const;
+
+ private:
+  Conversation(const Config& config, ConversationDeps deps, SessionInfo session);
+
+  Status Commit(const std::string& turn_id, std::vector<Item> items);
+  Status CloseDanglingCalls(const std::string& turn_id, std::string_view output);
+  Status Compact(const std::string& turn_id, CompactionTrigger trigger,
+                 const std::optional<Item>& current_user_message, const CancelToken& cancel);
+  Result<ModelResponse> Sample(const std::string& turn_id, const CancelToken& cancel);
+
+  const Config& config_;
+  ConversationDeps deps_;
+  SessionInfo session_;
+  std::vector<Item> transcript_;  // the current view, oldest first
+  int64_t last_total_tokens_ = 0;
+  size_t items_at_last_usage_ = 0;  // transcript_ size when last_total_tokens_ was set
+};
+
+}  // namespace codex::core

@@ -1,0 +1,173 @@
+#include "core/project_context.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace codex::core {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kEnvOpen = "<environment_context>";
+constexpr std::string_view kPermissionsOpen = "<permissions instructions>";
+constexpr std::string_view kDocsOpen = "# AGENTS.md instructions";
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+std::string ShellName() {
+  const char* shell = std::getenv("SHELL");
+  if (shell == nullptr || *shell == '\0') return "bash";
+  return fs::path(shell).filename().string();
+}
+
+}  // namespace
+
+std::string LoadProjectDocs(const Config& config) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  const fs::path home_doc = fs::path(config.codex_home) / "AGENTS.md";
+  if (fs::is_regular_file(home_doc, ec)) files.push_back(home_doc);
+
+  const fs::path cwd(config.cwd);
+  fs::path root = cwd;
+  for (fs::path p = cwd;; p = p.parent_path()) {
+    if (fs::exists(p / ".git", ec)) {
+      root = p;
+      break;
+    }
+    if (p == p.root_path() || p.empty()) break;
+  }
+  std::vector<fs::path> chain;
+  for (fs::path p = cwd;; p = p.parent_path()) {
+    chain.push_back(p);
+    if (p == root || p == p.root_path() || p.empty()) break;
+  }
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    const fs::path doc = *it / "AGENTS.md";
+    if (fs::is_regular_file(doc, ec)) files.push_back(doc);
+  }
+  std::string out;
+  for (const auto& f : files) {
+    std::string text = ReadFile(f);
+    if (text.empty()) continue;
+    if (!out.empty()) out += "\n\n";
+    out += "--- " + f.string() + "\n";
+    out += text;
+    if (out.size() >= kProjectDocMaxBytes) {
+      out.resize(kProjectDocMaxBytes);
+      out += "\n[AGENTS.md truncated at 32 KiB]";
+      break;
+    }
+  }
+  return out;
+}
+
+std::string EnvironmentContextText(const Config& config) {
+  std::string s(kEnvOpen);
+  s += "\n  <cwd>" + config.cwd + "</cwd>";
+  s += "\n  <shell>" + ShellName() + "</shell>";
+  s += "\n  <sandbox_mode>" + std::string(SandboxModeName(config.sandbox_mode)) + "</sandbox_mode>";
+  s += "\n  <approval_policy>" + std::string(ApprovalPolicyName(config.approval_policy)) +
+       "</approval_policy>";
+  if (config.sandbox_mode == SandboxMode::kWorkspaceWrite) {
+    s += "\n  <writable_roots>";
+    s += "<root>" + config.cwd + "</root>";
+    for (const auto& r : config.writable_roots) s += "<root>" + r + "</root>";
+    s += "</writable_roots>";
+  }
+  const bool network =
+      config.sandbox_mode == SandboxMode::kDangerFullAccess ||
+      (config.sandbox_mode == SandboxMode::kWorkspaceWrite && config.sandbox_network_access);
+  s += std::string("\n  <network_access>") + (network ? "enabled" : "restricted") +
+       "</network_access>";
+  s += "\n</environment_context>";
+  return s;
+}
+
+std::string PermissionsText(const Config& config) {
+  std::string s(kPermissionsOpen);
+  s += "\nsandbox_mode is `" + std::string(SandboxModeName(config.sandbox_mode)) + "`: ";
+  switch (config.sandbox_mode) {
+    case SandboxMode::kReadOnly:
+      s += "commands may read files but not write them; network access is restricted.";
+      break;
+    case SandboxMode::kWorkspaceWrite:
+      s += "commands may read any file and write inside the working directory, /tmp and the "
+           "writable roots; .git directories stay read-only; network access is " +
+           std::string(config.sandbox_network_access ? "enabled." : "restricted.");
+      break;
+    case SandboxMode::kDangerFullAccess:
+      s += "commands run without a sandbox.";
+      break;
+  }
+  s += "\napproval_policy is `" + std::string(ApprovalPolicyName(config.approval_policy)) + "`: ";
+  switch (config.approval_policy) {
+    case ApprovalPolicy::kNever:
+      s += "never ask the user to approve; work within the sandbox and report failures.";
+      break;
+    case ApprovalPolicy::kOnFailure:
+      s += "commands run in the sandbox; when one fails the user may approve a rerun "
+           "without it.";
+      break;
+    case ApprovalPolicy::kOnRequest:
+      s += "commands run in the sandbox; request escalated permissions only when needed.";
+      break;
+    case ApprovalPolicy::kUntrusted:
+      s += "commands that are not known to be safe need the user's approval.";
+      break;
+  }
+  s += "\n</permissions instructions>";
+  return s;
+}
+
+std::vector<Item> InitialContext(const Config& config) {
+  std::vector<Item> items;
+  items.push_back(DeveloperMessage(PermissionsText(config)));
+  std::string docs = LoadProjectDocs(config);
+  if (!docs.empty()) {
+    items.push_back(UserMessage(std::string(kDocsOpen) + " for " + config.cwd +
+                                "\n\n<INSTRUCTIONS>\n" + docs + "\n</INSTRUCTIONS>"));
+  }
+  items.push_back(UserMessage(EnvironmentContextText(config)));
+  return items;
+}
+
+std::vector<Item> ContextUpdates(const Config& config, std::span<const Item> transcript) {
+  std::string last_env, last_perm;
+  for (const Item& item : transcript) {
+    if (item.kind != ItemKind::kMessage) continue;
+    std::string text = MessageText(item);
+    if (StartsWith(text, kEnvOpen)) last_env = text;
+    if (StartsWith(text, kPermissionsOpen)) last_perm = text;
+  }
+  std::vector<Item> out;
+  const std::string perm = PermissionsText(config);
+  if (last_perm != perm) out.push_back(DeveloperMessage(perm));
+  const std::string env = EnvironmentContextText(config);
+  if (last_env != env) out.push_back(UserMessage(env));
+  return out;
+}
+
+bool IsContextItem(const Item& item) {
+  if (item.kind != ItemKind::kMessage) return false;
+  if (item.role == "developer" || item.role == "system") return true;
+  if (item.role != "user") return false;
+  std::string text = MessageText(item);
+  return StartsWith(text, kEnvOpen) || StartsWith(text, kDocsOpen) ||
+         StartsWith(text, "<user_instructions>");
+}
+
+}  // namespace codex::core

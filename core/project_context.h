@@ -1,0 +1,43 @@
+// The session's initial context: project docs (AGENTS.md) and the
+// <environment_context> item, injected once per session (ARCHITECTURE.md,
+// Tools and sandbox). Later changes of cwd, sandbox or approval are appended
+// as new items, never edited into old ones, so the prompt prefix stays
+// byte-stable. Pure functions except for reading AGENTS.md files.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/config.h"
+#include "core/item.h"
+
+namespace codex::core {
+
+inline constexpr size_t kProjectDocMaxBytes = 32 * 1024;
+
+// $CODEX_HOME/AGENTS.md, then every AGENTS.md from the git root (the nearest
+// ancestor of cwd holding .git; cwd itself when there is none) down to cwd,
+// joined and capped at kProjectDocMaxBytes. "" when there are none.
+std::string LoadProjectDocs(const Config& config);
+
+// The <environment_context> text for `config` (cwd, shell, sandbox, approval,
+// writable roots, network).
+std::string EnvironmentContextText(const Config& config);
+
+// The developer message describing sandbox and approval rules.
+std::string PermissionsText(const Config& config);
+
+// Items for a new session: the permissions developer message, the project
+// docs (when any) and the environment context.
+std::vector<Item> InitialContext(const Config& config);
+
+// Items to append before a turn of a resumed session so the model sees the
+// current settings: empty when the newest environment/permissions items in
+// `transcript` already match `config`.
+std::vector<Item> ContextUpdates(const Config& config, std::span<const Item> transcript);
+
+// True for items we inject as context (not real user input).
+bool IsContextItem(const Item& item);
+
+}  // namespace codex::core

@@ -1,0 +1,258 @@
+#include "core/tool_router.h"
+
+#include <nlohmann/json.hpp>
+
+namespace codex::core {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+constexpr size_t kModelOutputMaxBytes = 10 * 1024;
+
+std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+Json ShellToolJson() {
+  return Json{
+      {"type", "function"},
+      {"name", "shell"},
+      {"description",
+       "Runs a command on the user's machine and returns its output. `command` is an argv "
+       "array executed without a shell; use [\"bash\", \"-lc\", \"...\"] for shell syntax. "
+       "Runs inside the session's sandbox."},
+      {"strict", false},
+      {"parameters",
+       {{"type", "object"},
+        {"properties",
+         {{"command",
+           {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "argv to run"}}},
+          {"workdir", {{"type", "string"}, {"description", "working directory (default: cwd)"}}},
+          {"timeout_ms", {{"type", "number"}, {"description", "timeout in milliseconds"}}}}},
+        {"required", Json::array({"command"})},
+        {"additionalProperties", false}}}};
+}
+
+Json UpdatePlanToolJson() {
+  return Json{
+      {"type", "function"},
+      {"name", "update_plan"},
+      {"description",
+       "Records the task plan shown to the user: a list of steps, each pending, in_progress or "
+       "completed, with at most one in_progress."},
+      {"strict", false},
+      {"parameters",
+       {{"type", "object"},
+        {"properties",
+         {{"explanation", {{"type", "string"}}},
+          {"plan",
+           {{"type", "array"},
+            {"items",
+             {{"type", "object"},
+              {"properties",
+               {{"step", {{"type", "string"}}},
+                {"status",
+                 {{"type", "string"},
+                  {"enum", Json::array({"pending", "in_progress", "completed"})}}}}},
+              {"required", Json::array({"step", "status"})},
+              {"additionalProperties", false}}}}}}},
+        {"required", Json::array({"plan"})},
+        {"additionalProperties", false}}}};
+}
+
+std::string HeadTail(const std::string& text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  const size_t keep = max_bytes / 2;
+  const size_t omitted = text.size() - 2 * keep;
+  return text.substr(0, keep) + "\n[... " + std::to_string(omitted) + " bytes omitted ...]\n" +
+         text.substr(text.size() - keep);
+}
+
+bool NeedsQuoting(const std::string& s) {
+  if (s.empty()) return true;
+  for (char c : s) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) ||
+          std::string_view("-_./=:,+@%").find(c) != std::string_view::npos)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string JoinCommand(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) {
+    if (!out.empty()) out += ' ';
+    if (!NeedsQuoting(a)) {
+      out += a;
+      continue;
+    }
+    out += '\'';
+    for (char c : a) {
+      if (c == '\'') {
+        out += "'\\''";
+      } else {
+        out += c;
+      }
+    }
+    out += '\'';
+  }
+  return out;
+}
+
+std::string FormatShellOutput(const CommandResult& result) {
+  std::string text = result.output;
+  if (result.timed_out) text += "\n[command timed out]";
+  if (result.dropped_bytes > 0) {
+    text += "\n[" + std::to_string(result.dropped_bytes) + " bytes beyond the 1 MiB capture cap]";
+  }
+  Json j = {{"output", HeadTail(text, kModelOutputMaxBytes)},
+            {"metadata",
+             {{"exit_code", result.exit_code},
+              {"duration_seconds", static_cast<double>(result.wall_ms) / 1000.0}}}};
+  return Dump(j);
+}
+
+ToolRouter::ToolRouter(const Config& config, CommandRunner& runner, TurnObserver& observer)
+    : config_(config), runner_(runner), observer_(observer) {
+  Json tools = Json::array();
+  tools.push_back(ShellToolJson());
+  tools.push_back(UpdatePlanToolJson());
+  tools_json_ = Dump(tools);
+}
+
+Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& cancel) {
+  Json j = Json::parse(call.body, nullptr, false);
+  std::string name = j.is_object() ? j.value("name", "") : "";
+  auto fail = [&](const std::string& message) -> Result<ToolOutcome> {
+    ToolOutcome outcome;
+    outcome.output = CallOutputFor(call.kind, call.call_id, message);
+    return outcome;
+  };
+  if (call.kind == ItemKind::kLocalShellCall) {
+    const Json& action = j.value("action", Json::object());
+    std::vector<std::string> argv;
+    for (const auto& a : action.value("command", Json::array())) {
+      if (a.is_string()) argv.push_back(a.get<std::string>());
+    }
+    return RunShell(call, argv, action.value("working_directory", ""),
+                    action.value("timeout_ms", config_.shell_timeout_ms), false, cancel);
+  }
+  if (call.kind == ItemKind::kCustomToolCall) {
+    return fail("unknown custom tool '" + name + "'");
+  }
+  Json args = Json::parse(j.value("arguments", "{}"), nullptr, false);
+  if (!args.is_object()) {
+    return fail("failed to parse the arguments of '" + name + "' as a JSON object");
+  }
+  if (name == "shell" || name == "container.exec") {
+    auto cmd = args.find("command");
+    if (cmd == args.end() || !cmd->is_array() || cmd->empty()) {
+      return fail("shell: `command` must be a non-empty array of strings");
+    }
+    std::vector<std::string> argv;
+    for (const auto& a : *cmd) {
+      if (!a.is_string()) return fail("shell: `command` must be an array of strings");
+      argv.push_back(a.get<std::string>());
+    }
+    std::string workdir;
+    if (auto w = args.find("workdir"); w != args.end() && w->is_string()) workdir = *w;
+    int64_t timeout = config_.shell_timeout_ms;
+    if (auto t = args.find("timeout_ms"); t != args.end() && t->is_number()) {
+      timeout = t->get<int64_t>();
+    }
+    const bool escalate = args.value("with_escalated_permissions", false);
+    return RunShell(call, argv, workdir, timeout, escalate, cancel);
+  }
+  if (name == "update_plan") return RunUpdatePlan(call, j.value("arguments", "{}"));
+  return fail("unknown tool '" + name + "'");
+}
+
+Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::string> argv,
+                                         std::string workdir, int64_t timeout_ms, bool escalate,
+                                         const CancelToken& cancel) {
+  (void)escalate;
+  ToolActivity activity;
+  activity.call_id = call.call_id;
+  activity.tool = "shell";
+  activity.command = JoinCommand(argv);
+  observer_.OnToolStarted(activity);
+
+  CommandSpec spec;
+  spec.argv = std::move(argv);
+  spec.cwd = workdir.empty() ? config_.cwd : workdir;
+  spec.timeout_ms = timeout_ms > 0 ? timeout_ms : config_.shell_timeout_ms;
+  spec.sandbox.mode = config_.sandbox_mode;
+  spec.sandbox.writable_roots = config_.writable_roots;
+  spec.sandbox.network = config_.sandbox_network_access;
+
+  ToolOutcome outcome;
+  auto result = runner_.Run(spec, cancel);
+  if (!result.ok()) {
+    if (result.status().code() == StatusCode::kCancelled) return result.status();
+    activity.output = result.status().message();
+    activity.exit_code = -1;
+    activity.success = false;
+    observer_.OnToolCompleted(activity);
+    CommandResult failed;
+    failed.exit_code = -1;
+    failed.output = "failed to run command: " + result.status().message();
+    outcome.output = CallOutputFor(call.kind, call.call_id, FormatShellOutput(failed));
+    return outcome;
+  }
+  activity.output = result->output;
+  activity.exit_code = result->exit_code;
+  activity.success = result->exit_code == 0;
+  observer_.OnToolCompleted(activity);
+  outcome.output = CallOutputFor(call.kind, call.call_id, FormatShellOutput(*result));
+  return outcome;
+}
+
+Result<ToolOutcome> ToolRouter::RunUpdatePlan(const Item& call, const std::string& arguments) {
+  ToolOutcome outcome;
+  auto reply = [&](const std::string& text) {
+    outcome.output = CallOutputFor(call.kind, call.call_id, text);
+    return outcome;
+  };
+  Json args = Json::parse(arguments, nullptr, false);
+  if (!args.is_object() || !args.contains("plan") || !args["plan"].is_array()) {
+    return reply("update_plan: `plan` must be an array of {step, status}");
+  }
+  std::vector<PlanStep> plan;
+  int in_progress = 0;
+  for (const auto& s : args["plan"]) {
+    if (!s.is_object() || !s.value("step", Json()).is_string() ||
+        !s.value("status", Json()).is_string()) {
+      return reply("update_plan: every step needs a string `step` and `status`");
+    }
+    PlanStep step{s["step"].get<std::string>(), s["status"].get<std::string>()};
+    if (step.status != "pending" && step.status != "in_progress" && step.status != "completed") {
+      return reply("update_plan: status '" + step.status +
+                   "' is not one of pending, in_progress, completed");
+    }
+    if (step.status == "in_progress") ++in_progress;
+    plan.push_back(std::move(step));
+  }
+  if (in_progress > 1) return reply("update_plan: at most one step may be in_progress");
+  plan_ = plan;
+  ToolActivity activity;
+  activity.call_id = call.call_id;
+  activity.tool = "update_plan";
+  activity.plan = plan;
+  activity.explanation = args.value("explanation", "");
+  activity.success = true;
+  observer_.OnToolStarted(activity);
+  observer_.OnToolCompleted(activity);
+  return reply("Plan updated");
+}
+
+Result<ToolOutcome> ToolRouter::RunApplyPatch(const Item& call, const std::string& patch,
+                                              const std::string& workdir) {
+  (void)patch, (void)workdir;
+  ToolOutcome outcome;
+  outcome.output = CallOutputFor(call.kind, call.call_id, "apply_patch is not available");
+  return outcome;
+}
+
+}  // namespace codex::core

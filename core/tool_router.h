@@ -1,0 +1,67 @@
+// ToolRouter: the tools offered to the model and the dispatch of its calls.
+//
+// Tools: `shell` (argv array, workdir, timeout_ms) run through the
+// CommandRunner under the session's sandbox policy and approval policy;
+// `apply_patch` (freeform or JSON function per provider, and intercepted when
+// the model runs it through `shell`); `update_plan`. Every call yields exactly
+// one output item, also when the tool fails or is unknown, so the transcript
+// stays valid. Not thread-safe; borrows the runner, approver and observer for
+// its lifetime.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/cancel.h"
+#include "core/command_runner.h"
+#include "core/config.h"
+#include "core/item.h"
+#include "core/turn_observer.h"
+
+namespace codex::core {
+
+// What a call produced: the output item for the model, and whether the user
+// asked to stop the turn (deny-and-stop).
+struct ToolOutcome {
+  Item output;
+  bool stop_turn = false;
+};
+
+class ToolRouter {
+ public:
+  ToolRouter(const Config& config, CommandRunner& runner, TurnObserver& observer);
+
+  // The `tools` array of every request, fixed for the session.
+  const std::string& ToolsJson() const { return tools_json_; }
+
+  // Runs the call `call` (a function_call, custom_tool_call or
+  // local_shell_call item). kCancelled when `cancel` fired while it ran; the
+  // caller then records an "aborted" output.
+  Result<ToolOutcome> Dispatch(const Item& call, const CancelToken& cancel);
+
+  // The plan as last set by update_plan.
+  const std::vector<PlanStep>& plan() const { return plan_; }
+
+ private:
+  Result<ToolOutcome> RunShell(const Item& call, std::vector<std::string> argv, std::string workdir,
+                               int64_t timeout_ms, bool escalate, const CancelToken& cancel);
+  Result<ToolOutcome> RunApplyPatch(const Item& call, const std::string& patch,
+                                    const std::string& workdir);
+  Result<ToolOutcome> RunUpdatePlan(const Item& call, const std::string& arguments);
+
+  const Config& config_;
+  CommandRunner& runner_;
+  TurnObserver& observer_;
+  std::string tools_json_;
+  std::vector<PlanStep> plan_;
+};
+
+// Formats a finished command for the model: {"output":…,"metadata":{exit_code,duration_seconds}}
+// with the output cut to 10 KiB (head + tail, with a marker).
+std::string FormatShellOutput(const CommandResult& result);
+
+// Shell-quotes argv for display ("bash -lc 'echo hi'").
+std::string JoinCommand(const std::vector<std::string>& argv);
+
+}  // namespace codex::core

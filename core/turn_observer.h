@@ -1,0 +1,68 @@
+// TurnObserver: what the turn loop reports while it works, for renderers
+// (human stderr progress, `--json` events, the interactive screen). Callbacks
+// run on the thread that runs the turn, in order. Library code never prints;
+// only cli/ implements this and writes.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/item.h"
+#include "core/status.h"
+#include "core/token_usage.h"
+
+namespace codex::core {
+
+struct FileChange {
+  std::string path;
+  std::string kind;  // add | delete | update
+};
+
+struct PlanStep {
+  std::string step;
+  std::string status;  // pending | in_progress | completed
+};
+
+// One tool invocation as the user sees it.
+struct ToolActivity {
+  std::string call_id;
+  std::string tool;     // shell | apply_patch | update_plan | <unknown name>
+  std::string command;  // shell: the command line, quoted for display
+  std::string output;   // aggregated output (shell) or result text
+  std::optional<int> exit_code;
+  bool success = false;
+  std::vector<FileChange> changes;  // apply_patch
+  std::vector<PlanStep> plan;       // update_plan
+  std::string explanation;          // update_plan
+};
+
+struct CompactionNotice {
+  std::string mode;  // remote | local
+  int64_t tokens_before = 0;
+  int64_t tokens_after = 0;
+  int dropped_items = 0;
+  std::string trigger;  // auto | manual | overflow
+};
+
+class TurnObserver {
+ public:
+  virtual ~TurnObserver() = default;
+  virtual void OnTurnStarted(std::string_view turn_id) { (void)turn_id; }
+  virtual void OnTextDelta(std::string_view delta) { (void)delta; }
+  virtual void OnReasoningDelta(std::string_view delta) { (void)delta; }
+  // A model output item was committed (messages, reasoning, calls).
+  virtual void OnItemCompleted(const Item& item) { (void)item; }
+  virtual void OnToolStarted(const ToolActivity& activity) { (void)activity; }
+  virtual void OnToolCompleted(const ToolActivity& activity) { (void)activity; }
+  virtual void OnCompaction(const CompactionNotice& notice) { (void)notice; }
+  virtual void OnTurnCompleted(const TokenUsage& usage, int context_left_percent) {
+    (void)usage, (void)context_left_percent;
+  }
+  virtual void OnTurnFailed(const Status& status) { (void)status; }
+  // Progress for humans: "Reconnecting 1/5…", warnings.
+  virtual void OnNotice(std::string_view message) { (void)message; }
+};
+
+}  // namespace codex::core
