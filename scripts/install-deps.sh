@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages codex needs to build and test, when missing.
+# Usage: scripts/install-deps.sh [--fuzz]   (--fuzz adds clang + libFuzzer)
+set -euo pipefail
+
+packages=(cmake ninja-build g++ pkg-config git openssl ca-certificates
+  libsqlite3-dev libsqlitecpp-dev libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev
+  nlohmann-json3-dev catch2 libtomlplusplus-dev libcli11-dev libseccomp-dev)
+if [[ "${1:-}" == "--fuzz" ]]; then
+  packages+=(clang-14 libclang-rt-14-dev)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+echo "installing: ${missing[*]}" >&2
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then
+  if ! command -v sudo >/dev/null; then
+    echo "error: missing packages (${missing[*]}) and not root; install them or run as root" >&2
+    exit 1
+  fi
+  sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
