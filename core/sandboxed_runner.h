@@ -1,0 +1,33 @@
+// SandboxedRunner: the real CommandRunner, running commands through sandbox/.
+//
+// Translates a CommandSpec into sandbox::SpawnOptions:
+//   * environment: inherited minus secret-looking variables (names containing
+//     KEY, SECRET, TOKEN, PASSWORD, PASSWD, CREDENTIAL), then
+//     spec.env_overrides (see sandbox/environment.h);
+//   * sandbox: spec.sandbox.mode; for workspace-write the writable roots are
+//     the working directory, /tmp, $TMPDIR and spec.sandbox.writable_roots
+//     (top-level `.git` entries of each root stay read-only); the network is
+//     off except in danger-full-access or workspace-write with
+//     spec.sandbox.network (see sandbox/confinement.h);
+//   * cancellation: `cancel` is polled every 100 ms; when set, the process
+//     group is killed and kCancelled returned.
+// Errors: kInvalidArgument (empty argv, missing working directory),
+// kNotFound (program not found), kFailedPrecondition (not executable, or the
+// kernel lacks Landlock for a sandboxed mode: the message says to use
+// danger-full-access), kCancelled, kInternal. A command that runs and fails
+// is not an error: its exit code is in the CommandResult. `dropped_bytes`
+// counts the bytes left out of `output` (the interleaved text the model sees).
+// Thread-safe: one instance may serve concurrent Run calls.
+#pragma once
+
+#include "core/command_runner.h"
+
+namespace codex::core {
+
+class SandboxedRunner : public CommandRunner {
+ public:
+  SandboxedRunner() = default;
+  Result<CommandResult> Run(const CommandSpec& spec, const CancelToken& cancel) override;
+};
+
+}  // namespace codex::core

@@ -1,0 +1,563 @@
+#include "sandbox/process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+namespace codex::sandbox {
+namespace {
+
+constexpr const char* kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
+constexpr int64_t kPollSliceMs = 100;           // cancellation latency bound
+constexpr int64_t kPipeGraceAfterExitMs = 250;  // output from lingering children
+constexpr int64_t kFinalDrainMs = 100;          // after the group was killed
+#ifndef CLOSE_RANGE_CLOEXEC
+constexpr unsigned kCloseRangeCloexec = 1U << 2;
+#else
+constexpr unsigned kCloseRangeCloexec = CLOSE_RANGE_CLOEXEC;
+#endif
+
+// What the child writes to the error pipe when it cannot exec.
+struct ChildReport {
+  int stage = 0;
+  int err = 0;
+  char what[64] = {};
+};
+
+// Everything the child needs, prepared by the parent (the child allocates nothing).
+struct ChildPlan {
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  const char* const* candidates = nullptr;
+  size_t candidate_count = 0;
+  const char* cwd = nullptr;  // nullptr = stay
+  bool new_group = true;
+  bool redirect_stdio = true;
+  int stdio[3] = {-1, -1, -1};
+  int error_fd = -1;
+  const ChildSetup* setup = nullptr;
+};
+
+using Clock = std::chrono::steady_clock;
+
+int64_t MsSince(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+}
+
+// --- Child side: async-signal-safe only. ---
+
+void CopyWhat(ChildReport* report, const char* what) {
+  if (what == nullptr) return;
+  size_t i = 0;
+  for (; i + 1 < sizeof(report->what) && what[i] != '\0'; ++i) report->what[i] = what[i];
+  report->what[i] = '\0';
+}
+
+// Fills `report` and returns false, so failures read linearly below.
+bool Fail(ChildReport* report, ChildStage stage, int err, const char* what) {
+  report->stage = static_cast<int>(stage);
+  report->err = err;
+  CopyWhat(report, what);
+  return false;
+}
+
+[[noreturn]] void WriteReportAndExit(int error_fd, const ChildReport& report) {
+  const char* p = reinterpret_cast<const char*>(&report);
+  size_t left = sizeof(report);
+  while (left > 0) {
+    ssize_t n = ::write(error_fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  ::_exit(127);
+}
+
+// Marks every descriptor from 3 up close-on-exec (the error pipe and the
+// Landlock ruleset must survive until execve, so they are not closed here).
+void CloexecFrom3() {
+  if (::syscall(SYS_close_range, 3U, ~0U, kCloseRangeCloexec) == 0) return;
+  long max_fd = ::sysconf(_SC_OPEN_MAX);
+  if (max_fd < 0 || max_fd > 65536) max_fd = 65536;
+  for (int fd = 3; fd < max_fd; ++fd) {
+    int flags = ::fcntl(fd, F_GETFD);
+    if (flags >= 0) ::fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+  }
+}
+
+// Prepares the process and execs; returns only on failure, with `report` set.
+void ChildRun(const ChildPlan& plan, ChildReport* report) noexcept {
+  if (plan.new_group && ::setpgid(0, 0) != 0) {
+    Fail(report, ChildStage::kSetup, errno, "setpgid");
+    return;
+  }
+
+  // Ignored signals survive execve; the command must start with defaults.
+  struct sigaction dfl;
+  std::memset(&dfl, 0, sizeof(dfl));
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig == SIGKILL || sig == SIGSTOP) continue;
+    ::sigaction(sig, &dfl, nullptr);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+
+  if (plan.redirect_stdio) {
+    int src[3];
+    for (int i = 0; i < 3; ++i) {
+      src[i] = plan.stdio[i];
+      // Move sources out of 0..2 first so one dup2 cannot clobber another.
+      if (src[i] < 3) {
+        src[i] = ::fcntl(src[i], F_DUPFD_CLOEXEC, 3);
+        if (src[i] < 0) {
+          Fail(report, ChildStage::kSetup, errno, "fcntl(F_DUPFD)");
+          return;
+        }
+      }
+    }
+    for (int i = 0; i < 3; ++i) {
+      if (::dup2(src[i], i) < 0) {
+        Fail(report, ChildStage::kSetup, errno, "dup2");
+        return;
+      }
+    }
+  }
+  if (plan.cwd != nullptr && ::chdir(plan.cwd) != 0) {
+    Fail(report, ChildStage::kChdir, errno, "chdir");
+    return;
+  }
+  CloexecFrom3();
+
+  if (plan.setup != nullptr) {
+    const char* what = nullptr;
+    int err = plan.setup->ApplyInChild(&what);
+    if (err != 0) {
+      Fail(report, ChildStage::kConfine, err, what);
+      return;
+    }
+  }
+
+  // execvp semantics: ENOENT/ENOTDIR/EACCES move on to the next candidate;
+  // EACCES is reported if nothing better was found.
+  int saved = ENOENT;
+  for (size_t i = 0; i < plan.candidate_count; ++i) {
+    ::execve(plan.candidates[i], plan.argv, plan.envp);
+    int err = errno;
+    if (err == EACCES) {
+      saved = EACCES;
+    } else if (err != ENOENT && err != ENOTDIR) {
+      saved = err;
+      break;
+    }
+  }
+  Fail(report, ChildStage::kExec, saved, "execve");
+}
+
+[[noreturn]] void ChildMain(const ChildPlan& plan) noexcept {
+  ChildReport report;
+  ChildRun(plan, &report);
+  WriteReportAndExit(plan.error_fd, report);
+}
+
+// --- Parent side. ---
+
+// Owns the strings and pointer arrays a ChildPlan points into.
+struct ExecStrings {
+  std::vector<std::string> env;
+  std::vector<std::string> candidates;
+  std::vector<char*> argv_ptrs;
+  std::vector<char*> env_ptrs;
+  std::vector<const char*> candidate_ptrs;
+
+  ExecStrings(const SpawnOptions& options, std::vector<std::string>& argv_copy) {
+    env = BuildEnvironment(options.env, CurrentEnvironment());
+    candidates = ExecCandidates(argv_copy[0], LookupEnv(env, "PATH", kDefaultPath));
+    for (std::string& a : argv_copy) argv_ptrs.push_back(a.data());
+    argv_ptrs.push_back(nullptr);
+    for (std::string& e : env) env_ptrs.push_back(e.data());
+    env_ptrs.push_back(nullptr);
+    for (const std::string& c : candidates) candidate_ptrs.push_back(c.c_str());
+  }
+};
+
+Error ReportToError(const ChildReport& report, const SpawnOptions& options) {
+  const std::string& program = options.argv[0];
+  const std::string detail = report.what[0] != '\0' ? std::string(report.what) : std::string();
+  switch (static_cast<ChildStage>(report.stage)) {
+    case ChildStage::kChdir:
+      return Error(
+          ErrorKind::kInvalidArgument,
+          ErrnoMessage("cannot change to working directory '" + options.cwd + "'", report.err) +
+              "; pass an existing directory");
+    case ChildStage::kConfine:
+      return Error(report.err == ENOSYS || report.err == EOPNOTSUPP ? ErrorKind::kUnavailable
+                                                                    : ErrorKind::kInternal,
+                   ErrnoMessage("cannot apply the sandbox (" + detail + ")", report.err));
+    case ChildStage::kExec:
+      if (report.err == ENOENT || report.err == ENOTDIR) {
+        if (program.find('/') == std::string::npos) {
+          return Error(ErrorKind::kNotFound,
+                       "cannot run '" + program + "': command not found in PATH");
+        }
+        return Error(ErrorKind::kNotFound, "cannot run '" + program + "': no such file");
+      }
+      if (report.err == EACCES) {
+        return Error(ErrorKind::kPermissionDenied,
+                     "cannot run '" + program + "': permission denied (not executable?)");
+      }
+      return Error(ErrorKind::kInternal, ErrnoMessage("cannot run '" + program + "'", report.err));
+    case ChildStage::kSetup:
+    default:
+      return Error(ErrorKind::kInternal,
+                   ErrnoMessage("cannot start '" + program + "' (" + detail + ")", report.err));
+  }
+}
+
+Expected<UniqueFd> OpenDevNull() {
+  int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error(ErrorKind::kInternal, ErrnoMessage("open /dev/null", errno));
+  return UniqueFd(fd);
+}
+
+struct Pipe {
+  UniqueFd read;
+  UniqueFd write;
+};
+
+Expected<Pipe> MakePipe() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return Error(ErrorKind::kInternal, ErrnoMessage("pipe", errno));
+  return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
+// Reads the child's report; false when the pipe closed empty (exec succeeded).
+bool ReadReport(int fd, ChildReport* report) {
+  char* p = reinterpret_cast<char*>(report);
+  size_t got = 0;
+  while (got < sizeof(*report)) {
+    ssize_t n = ::read(fd, p + got, sizeof(*report) - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  return got == sizeof(*report);
+}
+
+// Forks and runs ChildMain; returns the pid once execve succeeded.
+Expected<pid_t> ForkExec(const SpawnOptions& options, ChildPlan plan) {
+  ASSIGN_OR_RETURN_SANDBOX(Pipe report_pipe, MakePipe());
+  plan.error_fd = report_pipe.write.get();
+  pid_t pid = ::fork();
+  if (pid < 0) return Error(ErrorKind::kInternal, ErrnoMessage("fork", errno));
+  if (pid == 0) ChildMain(plan);
+  report_pipe.write.Reset();
+  if (plan.new_group) {
+    // Also set from the parent so the group exists before we might signal it;
+    // EACCES (the child already exec'd) is harmless.
+    ::setpgid(pid, pid);
+  }
+  ChildReport report;
+  if (ReadReport(report_pipe.read.get(), &report)) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return ReportToError(report, options);
+  }
+  return pid;
+}
+
+// Appends to a capped buffer, counting what does not fit.
+void AppendCapped(std::string* buffer, int64_t* dropped, size_t cap, const char* data, size_t n) {
+  size_t room = buffer->size() < cap ? cap - buffer->size() : 0;
+  size_t keep = std::min(room, n);
+  buffer->append(data, keep);
+  *dropped += static_cast<int64_t>(n - keep);
+}
+
+// Reads what is available on `fd`; returns false at EOF or on error.
+bool Drain(int fd, std::string* text, int64_t* text_dropped, ProcessResult* result, size_t cap) {
+  std::array<char, 65536> buf;
+  for (;;) {
+    ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n > 0) {
+      auto len = static_cast<size_t>(n);
+      AppendCapped(text, text_dropped, cap, buf.data(), len);
+      AppendCapped(&result->output, &result->output_dropped, cap, buf.data(), len);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    return false;  // EOF or a real error: stop reading this pipe
+  }
+}
+
+void SetNonBlocking(int fd) {
+  int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+}  // namespace
+
+std::string ErrnoMessage(const std::string& what, int err) {
+  return what + ": " + std::strerror(err);
+}
+
+std::vector<std::string> ExecCandidates(const std::string& program, const std::string& path_var) {
+  if (program.find('/') != std::string::npos) return {program};
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    size_t colon = path_var.find(':', start);
+    std::string_view dir = std::string_view(path_var).substr(
+        start, colon == std::string::npos ? std::string::npos : colon - start);
+    std::string candidate(dir.empty() ? std::string_view(".") : dir);
+    candidate += '/';
+    candidate += program;
+    out.push_back(std::move(candidate));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return out;
+}
+
+// --- ChildProcess ---
+
+Expected<ChildProcess> ChildProcess::Spawn(const SpawnOptions& options) {
+  if (options.argv.empty() || options.argv[0].empty()) {
+    return Error(ErrorKind::kInvalidArgument, "no command given: argv is empty");
+  }
+  std::vector<std::string> argv_copy = options.argv;
+  ExecStrings strings(options, argv_copy);
+  ASSIGN_OR_RETURN_SANDBOX(UniqueFd dev_null, OpenDevNull());
+  ASSIGN_OR_RETURN_SANDBOX(Pipe out, MakePipe());
+  ASSIGN_OR_RETURN_SANDBOX(Pipe err, MakePipe());
+
+  ChildPlan plan;
+  plan.argv = strings.argv_ptrs.data();
+  plan.envp = strings.env_ptrs.data();
+  plan.candidates = strings.candidate_ptrs.data();
+  plan.candidate_count = strings.candidate_ptrs.size();
+  plan.cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
+  plan.stdio[0] = dev_null.get();
+  plan.stdio[1] = out.write.get();
+  plan.stdio[2] = err.write.get();
+  plan.setup = options.child_setup;
+  ASSIGN_OR_RETURN_SANDBOX(pid_t pid, ForkExec(options, plan));
+
+  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  SetNonBlocking(out.read.get());
+  SetNonBlocking(err.read.get());
+  return ChildProcess(pid, std::move(pidfd), std::move(out.read), std::move(err.read));
+}
+
+ChildProcess::ChildProcess(ChildProcess&& other) noexcept
+    : pid_(std::exchange(other.pid_, -1)),
+      pidfd_(std::move(other.pidfd_)),
+      stdout_(std::move(other.stdout_)),
+      stderr_(std::move(other.stderr_)) {}
+
+ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
+  if (this != &other) {
+    if (pid_ > 0) {
+      SignalGroup(SIGKILL);
+      Reap();
+    }
+    pid_ = std::exchange(other.pid_, -1);
+    pidfd_ = std::move(other.pidfd_);
+    stdout_ = std::move(other.stdout_);
+    stderr_ = std::move(other.stderr_);
+  }
+  return *this;
+}
+
+ChildProcess::~ChildProcess() {
+  if (pid_ > 0) {
+    SignalGroup(SIGKILL);
+    Reap();
+  }
+}
+
+void ChildProcess::SignalGroup(int sig) const {
+  if (pid_ > 0) ::kill(-pid_, sig);
+}
+
+bool ChildProcess::HasExited() const {
+  if (pid_ <= 0) return true;
+  siginfo_t info;
+  std::memset(&info, 0, sizeof(info));
+  if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+    return errno == ECHILD;
+  }
+  return info.si_pid == pid_;
+}
+
+int ChildProcess::Reap() {
+  int status = 0;
+  if (pid_ <= 0) return status;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  pidfd_.Reset();
+  return status;
+}
+
+// --- RunProcess ---
+
+Expected<ProcessResult> RunProcess(const SpawnOptions& options) {
+  const auto start = Clock::now();
+  if (options.should_cancel && options.should_cancel()) {
+    return Error(ErrorKind::kCancelled, "the command was cancelled before it started");
+  }
+  ASSIGN_OR_RETURN_SANDBOX(ChildProcess child, ChildProcess::Spawn(options));
+
+  ProcessResult result;
+  const size_t cap = options.output_cap_bytes;
+  bool out_open = true;
+  bool err_open = true;
+  bool exited = false;
+  bool term_sent = false;
+  bool kill_sent = false;
+  bool cancelled = false;
+  Clock::time_point exit_time{};
+  Clock::time_point kill_time{};
+  const bool has_deadline = options.timeout_ms > 0;
+  const auto deadline = start + std::chrono::milliseconds(options.timeout_ms);
+
+  for (;;) {
+    if (!exited && child.HasExited()) {
+      exited = true;
+      exit_time = Clock::now();
+    }
+    if (exited && !out_open && !err_open) break;
+    if (exited && MsSince(exit_time) >= kPipeGraceAfterExitMs) break;
+    if (options.should_cancel && options.should_cancel()) {
+      cancelled = true;
+      break;
+    }
+    const auto now = Clock::now();
+    if (has_deadline && !term_sent && now >= deadline) {
+      result.timed_out = true;
+      term_sent = true;
+      kill_time = now + std::chrono::milliseconds(std::max<int64_t>(options.kill_grace_ms, 0));
+      child.SignalGroup(SIGTERM);
+      // A stopped process cannot act on SIGTERM until it is continued.
+      child.SignalGroup(SIGCONT);
+    }
+    if (term_sent && !kill_sent && Clock::now() >= kill_time) {
+      kill_sent = true;
+      child.SignalGroup(SIGKILL);
+    }
+
+    int64_t wait_ms = kPollSliceMs;
+    auto until = [&](Clock::time_point t) {
+      auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t - Clock::now()).count();
+      wait_ms = std::clamp<int64_t>(ms + 1, 0, wait_ms);
+    };
+    if (has_deadline && !term_sent) until(deadline);
+    if (term_sent && !kill_sent) until(kill_time);
+    if (exited) until(exit_time + std::chrono::milliseconds(kPipeGraceAfterExitMs));
+
+    std::array<pollfd, 3> fds{};
+    nfds_t n = 0;
+    int out_index = -1;
+    int err_index = -1;
+    if (out_open) {
+      out_index = static_cast<int>(n);
+      fds[n++] = {child.stdout_fd(), POLLIN, 0};
+    }
+    if (err_open) {
+      err_index = static_cast<int>(n);
+      fds[n++] = {child.stderr_fd(), POLLIN, 0};
+    }
+    bool poll_exit = !exited && child.exit_fd() >= 0;
+    if (poll_exit) fds[n++] = {child.exit_fd(), POLLIN, 0};
+    if (!poll_exit && !exited) {
+      // Without a pidfd the exit is only noticed by polling waitid.
+      wait_ms = std::min<int64_t>(wait_ms, 10);
+    }
+    int ready = ::poll(fds.data(), n, static_cast<int>(wait_ms));
+    if (ready < 0 && errno != EINTR) {
+      return Error(ErrorKind::kInternal, ErrnoMessage("poll", errno));
+    }
+    if (ready <= 0) continue;
+    if (out_index >= 0 && fds[static_cast<size_t>(out_index)].revents != 0) {
+      out_open =
+          Drain(child.stdout_fd(), &result.stdout_text, &result.stdout_dropped, &result, cap);
+      if (!out_open) child.CloseStdout();
+    }
+    if (err_index >= 0 && fds[static_cast<size_t>(err_index)].revents != 0) {
+      err_open =
+          Drain(child.stderr_fd(), &result.stderr_text, &result.stderr_dropped, &result, cap);
+      if (!err_open) child.CloseStderr();
+    }
+  }
+
+  // Nothing of the command may outlive it. The leader is not reaped yet, so
+  // the group id cannot have been reused.
+  child.SignalGroup(SIGKILL);
+  if (cancelled) {
+    child.Reap();
+    return Error(ErrorKind::kCancelled, "the command was cancelled");
+  }
+  const auto drain_start = Clock::now();
+  while ((out_open || err_open) && MsSince(drain_start) < kFinalDrainMs) {
+    std::array<pollfd, 2> fds{};
+    nfds_t n = 0;
+    if (out_open) fds[n++] = {child.stdout_fd(), POLLIN, 0};
+    if (err_open) fds[n++] = {child.stderr_fd(), POLLIN, 0};
+    if (::poll(fds.data(), n, 10) <= 0) continue;
+    if (out_open) {
+      out_open =
+          Drain(child.stdout_fd(), &result.stdout_text, &result.stdout_dropped, &result, cap);
+    }
+    if (err_open) {
+      err_open =
+          Drain(child.stderr_fd(), &result.stderr_text, &result.stderr_dropped, &result, cap);
+    }
+  }
+  const int status = child.Reap();
+  if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.signal = WTERMSIG(status);
+    result.exit_code = 128 + result.signal;
+  }
+  if (result.timed_out) result.exit_code = kTimeoutExitCode;
+  result.wall_ms = MsSince(start);
+  return result;
+}
+
+Error ExecInPlace(const SpawnOptions& options) {
+  if (options.argv.empty() || options.argv[0].empty()) {
+    return Error(ErrorKind::kInvalidArgument, "no command given: argv is empty");
+  }
+  std::vector<std::string> argv_copy = options.argv;
+  ExecStrings strings(options, argv_copy);
+  ChildPlan plan;
+  plan.argv = strings.argv_ptrs.data();
+  plan.envp = strings.env_ptrs.data();
+  plan.candidates = strings.candidate_ptrs.data();
+  plan.candidate_count = strings.candidate_ptrs.size();
+  plan.cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
+  plan.new_group = false;
+  plan.redirect_stdio = false;
+  plan.setup = options.child_setup;
+  ChildReport report;
+  ChildRun(plan, &report);
+  return ReportToError(report, options);
+}
+
+}  // namespace codex::sandbox

@@ -1,0 +1,158 @@
+// Spawning a command without a shell, with a timeout, output caps, and
+// cancellation.
+//
+// RunProcess() is the whole contract in one call:
+//   * argv[0] is looked up in the child's PATH like execvp (no shell, no
+//     globbing); the lookup list is computed in the parent so the forked child
+//     only calls execve.
+//   * The child gets its own process group, stdin from /dev/null, stdout and
+//     stderr on pipes, every other descriptor closed, signal dispositions reset
+//     and the signal mask cleared; then `child_setup` (the sandbox) runs, then
+//     execve. A failure in the child is reported through a close-on-exec pipe
+//     and becomes an Error here (e.g. "cannot run 'foo': not found in PATH").
+//   * stdout and stderr are each kept up to `output_cap_bytes` (the head);
+//     `output` interleaves both in arrival order under the same cap. Bytes past
+//     a cap are counted, not kept, and the pipes keep being drained so the
+//     child never blocks on a full pipe.
+//   * On timeout the whole group gets SIGTERM, then SIGKILL after
+//     `kill_grace_ms`; the result has timed_out and exit code 124.
+//   * `should_cancel` is polled at least every 100 ms; when it returns true the
+//     group is killed with SIGKILL and RunProcess returns ErrorKind::kCancelled
+//     promptly.
+//   * When the direct child exits, output still arriving from processes that
+//     inherited the pipes is collected for up to 250 ms; then every process
+//     left in the group is killed (a command cannot leave daemons behind).
+//
+// Thread-safe: RunProcess may be called from several threads at once.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sandbox/environment.h"
+#include "sandbox/error.h"
+#include "sandbox/unique_fd.h"
+
+namespace codex::sandbox {
+
+inline constexpr size_t kDefaultOutputCapBytes = 1 << 20;  // 1 MiB
+inline constexpr int kTimeoutExitCode = 124;
+
+// The step in the child that failed, reported through the error pipe.
+enum class ChildStage : int {
+  kSetup = 0,  // process group, signals, stdio, descriptors
+  kChdir,      // changing into the working directory
+  kConfine,    // applying the sandbox (ChildSetup)
+  kExec,       // execve
+};
+
+// Work done in the forked child after stdio and cwd are in place and before
+// execve. Implementations must be async-signal-safe: no allocation, no locks,
+// no exceptions. Prepare everything in the parent.
+class ChildSetup {
+ public:
+  virtual ~ChildSetup() = default;
+  // Returns 0 on success or an errno value; `*what` may be set to a static
+  // string naming the step that failed (e.g. "landlock_restrict_self").
+  virtual int ApplyInChild(const char** what) const noexcept = 0;
+};
+
+struct SpawnOptions {
+  std::vector<std::string> argv;  // argv[0] is looked up in PATH
+  std::string cwd;                // "" = the current directory
+  EnvPolicy env;                  // see environment.h
+  int64_t timeout_ms = 10'000;    // <= 0: no timeout
+  int64_t kill_grace_ms = 2'000;  // SIGTERM -> SIGKILL delay after a timeout
+  size_t output_cap_bytes = kDefaultOutputCapBytes;
+  // Polled at least every 100 ms while the command runs; may be empty.
+  std::function<bool()> should_cancel;
+  // Applied in the child before execve; borrowed for the duration of the call.
+  const ChildSetup* child_setup = nullptr;
+};
+
+struct ProcessResult {
+  int exit_code = 0;  // 124 on timeout; 128+N when killed by signal N
+  int signal = 0;     // the terminating signal, 0 if it exited normally
+  bool timed_out = false;
+  std::string output;          // stdout and stderr interleaved, capped
+  std::string stdout_text;     // capped
+  std::string stderr_text;     // capped
+  int64_t stdout_dropped = 0;  // bytes beyond each cap
+  int64_t stderr_dropped = 0;
+  int64_t output_dropped = 0;
+  int64_t wall_ms = 0;
+};
+
+// A spawned child that owns its process group. Destroying a ChildProcess that
+// was not reaped kills the whole group with SIGKILL and reaps the leader.
+// Move-only; not thread-safe.
+class ChildProcess {
+ public:
+  // Forks and execs according to `options` (argv, cwd, env, child_setup);
+  // timeout, caps and cancellation are RunProcess's business. The returned
+  // process has already passed execve successfully.
+  static Expected<ChildProcess> Spawn(const SpawnOptions& options);
+
+  ChildProcess(ChildProcess&& other) noexcept;
+  ChildProcess& operator=(ChildProcess&& other) noexcept;
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+  ~ChildProcess();
+
+  pid_t pid() const { return pid_; }
+  int stdout_fd() const { return stdout_.get(); }
+  int stderr_fd() const { return stderr_.get(); }
+  // Readable once the leader has exited (not reaped); -1 where pidfd_open is
+  // unsupported.
+  int exit_fd() const { return pidfd_.get(); }
+
+  void CloseStdout() { stdout_.Reset(); }
+  void CloseStderr() { stderr_.Reset(); }
+
+  // Sends `sig` to every process in the group. Safe to call after the leader
+  // exited as long as it was not reaped (the zombie keeps the group id).
+  void SignalGroup(int sig) const;
+
+  // True once the leader has exited; does not reap it.
+  bool HasExited() const;
+
+  // Reaps the leader (blocking) and returns its wait status.
+  int Reap();
+
+ private:
+  ChildProcess(pid_t pid, UniqueFd pidfd, UniqueFd out, UniqueFd err)
+      : pid_(pid), pidfd_(std::move(pidfd)), stdout_(std::move(out)), stderr_(std::move(err)) {}
+
+  pid_t pid_ = -1;  // -1 once reaped or moved from
+  UniqueFd pidfd_;
+  UniqueFd stdout_;
+  UniqueFd stderr_;
+};
+
+// Runs the command to completion (see the file comment). Errors: kInvalidArgument
+// (empty argv), kNotFound / kPermissionDenied (exec), kUnavailable or
+// kInternal (child setup, e.g. the sandbox could not be applied),
+// kCancelled.
+Expected<ProcessResult> RunProcess(const SpawnOptions& options);
+
+// The candidate paths execve is tried on for `program`, in order: `program`
+// itself when it contains '/', else each PATH entry joined with it (an empty
+// entry means the working directory). Exposed for tests and the CLI.
+std::vector<std::string> ExecCandidates(const std::string& program, const std::string& path_var);
+
+}  // namespace codex::sandbox
+
+namespace codex::sandbox {
+
+// Replaces the current process with the command: applies `options.child_setup`
+// and execs with `options.env` in `options.cwd`, keeping this process's stdio,
+// process group and pid (for `codex sandbox`, where a human watches the
+// command). Timeout, caps and cancellation do not apply. Returns only on
+// failure.
+Error ExecInPlace(const SpawnOptions& options);
+
+}  // namespace codex::sandbox

@@ -1,0 +1,316 @@
+#include "sandbox/process.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+using namespace codex::sandbox;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh directory under /tmp, removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    std::string templ = (fs::temp_directory_path() / "codex-proc-test-XXXXXX").string();
+    REQUIRE(::mkdtemp(templ.data()) != nullptr);
+    path_ = templ;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+SpawnOptions Sh(const std::string& script) {
+  SpawnOptions options;
+  options.argv = {"/bin/sh", "-c", script};
+  return options;
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Waits (bounded) until `path` holds a line, then returns the pid in it.
+pid_t WaitForPidFile(const fs::path& path) {
+  for (int i = 0; i < 500; ++i) {
+    std::string text = ReadFile(path);
+    if (!text.empty() && text.back() == '\n') return static_cast<pid_t>(std::stol(text));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  FAIL("no pid written to " << path);
+  return -1;
+}
+
+// A process is gone when it no longer exists or is a zombie awaiting its reaper.
+bool IsGone(pid_t pid) {
+  for (int i = 0; i < 200; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    if (!stat) return true;
+    std::string line;
+    std::getline(stat, line);
+    size_t paren = line.rfind(')');
+    if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z') {
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("RunProcess captures stdout, stderr and the exit code") {
+  auto r = RunProcess(Sh("printf out; printf err >&2; exit 3"));
+  REQUIRE(r.ok());
+  CHECK(r->exit_code == 3);
+  CHECK(r->signal == 0);
+  CHECK_FALSE(r->timed_out);
+  CHECK(r->stdout_text == "out");
+  CHECK(r->stderr_text == "err");
+  CHECK(r->output.size() == 6);
+  CHECK(r->output.find("out") != std::string::npos);
+  CHECK(r->output.find("err") != std::string::npos);
+}
+
+TEST_CASE("RunProcess interleaves stdout and stderr in arrival order") {
+  auto r = RunProcess(Sh("echo a; sleep 0.2; echo b >&2; sleep 0.2; echo c"));
+  REQUIRE(r.ok());
+  CHECK(r->output == "a\nb\nc\n");
+  CHECK(r->stdout_text == "a\nc\n");
+  CHECK(r->stderr_text == "b\n");
+}
+
+TEST_CASE("RunProcess runs argv without a shell") {
+  SpawnOptions options;
+  options.argv = {"echo", "$HOME", "a b", "*"};
+  auto r = RunProcess(options);
+  REQUIRE(r.ok());
+  CHECK(r->stdout_text == "$HOME a b *\n");
+}
+
+TEST_CASE("RunProcess gives the child /dev/null as stdin") {
+  SpawnOptions options;
+  options.argv = {"cat"};
+  options.timeout_ms = 5000;
+  auto r = RunProcess(options);
+  REQUIRE(r.ok());
+  CHECK_FALSE(r->timed_out);
+  CHECK(r->exit_code == 0);
+  CHECK(r->output.empty());
+}
+
+TEST_CASE("RunProcess runs in the requested working directory") {
+  TempDir dir;
+  SpawnOptions options;
+  options.argv = {"pwd", "-P"};
+  options.cwd = dir.path().string();
+  auto r = RunProcess(options);
+  REQUIRE(r.ok());
+  CHECK(r->stdout_text == fs::canonical(dir.path()).string() + "\n");
+}
+
+TEST_CASE("RunProcess reports a missing working directory clearly") {
+  SpawnOptions options;
+  options.argv = {"true"};
+  options.cwd = "/nonexistent/codex-dir";
+  auto r = RunProcess(options);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().kind() == ErrorKind::kInvalidArgument);
+  CHECK(r.error().message().find("/nonexistent/codex-dir") != std::string::npos);
+}
+
+TEST_CASE("RunProcess reports a missing program clearly") {
+  SpawnOptions options;
+  options.argv = {"codex-no-such-program-xyz", "arg"};
+  auto r = RunProcess(options);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().kind() == ErrorKind::kNotFound);
+  CHECK(r.error().message() == "cannot run 'codex-no-such-program-xyz': command not found in PATH");
+
+  options.argv = {"/nonexistent/prog"};
+  auto r2 = RunProcess(options);
+  REQUIRE_FALSE(r2.ok());
+  CHECK(r2.error().kind() == ErrorKind::kNotFound);
+  CHECK(r2.error().message().find("'/nonexistent/prog'") != std::string::npos);
+}
+
+TEST_CASE("RunProcess reports a file that is not executable") {
+  TempDir dir;
+  fs::path file = dir.path() / "data.txt";
+  std::ofstream(file) << "hello\n";
+  SpawnOptions options;
+  options.argv = {file.string()};
+  auto r = RunProcess(options);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().kind() == ErrorKind::kPermissionDenied);
+}
+
+TEST_CASE("RunProcess rejects an empty argv") {
+  SpawnOptions options;
+  auto r = RunProcess(options);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().kind() == ErrorKind::kInvalidArgument);
+}
+
+TEST_CASE("RunProcess looks the program up in the overridden PATH") {
+  TempDir dir;
+  fs::path tool = dir.path() / "codex-test-tool";
+  std::ofstream(tool) << "#!/bin/sh\necho tool-ran \"$@\"\n";
+  fs::permissions(tool, fs::perms::owner_all);
+  SpawnOptions options;
+  options.argv = {"codex-test-tool", "x"};
+  options.env.overrides["PATH"] = dir.path().string() + ":/usr/bin:/bin";
+  auto r = RunProcess(options);
+  REQUIRE(r.ok());
+  CHECK(r->stdout_text == "tool-ran x\n");
+}
+
+TEST_CASE("RunProcess applies the environment policy") {
+  ::setenv("CODEX_TEST_API_KEY", "sk-secret", 1);
+  ::setenv("CODEX_TEST_PLAIN", "visible", 1);
+  auto options = Sh("echo ${CODEX_TEST_API_KEY-unset} $CODEX_TEST_PLAIN $EXTRA");
+  options.env.overrides["EXTRA"] = "added";
+  auto r = RunProcess(options);
+  REQUIRE(r.ok());
+  CHECK(r->stdout_text == "unset visible added\n");
+
+  options.env.secrets = SecretFilter::kKeep;
+  auto kept = RunProcess(options);
+  REQUIRE(kept.ok());
+  CHECK(kept->stdout_text == "sk-secret visible added\n");
+  ::unsetenv("CODEX_TEST_API_KEY");
+  ::unsetenv("CODEX_TEST_PLAIN");
+}
+
+TEST_CASE("RunProcess reports death by signal as 128+N") {
+  auto r = RunProcess(Sh("kill -KILL $$"));
+  REQUIRE(r.ok());
+  CHECK(r->signal == SIGKILL);
+  CHECK(r->exit_code == 128 + SIGKILL);
+  CHECK_FALSE(r->timed_out);
+}
+
+TEST_CASE("RunProcess starts the command with default signal dispositions") {
+  ::signal(SIGTERM, SIG_IGN);
+  auto r = RunProcess(Sh("kill -TERM $$; echo survived"));
+  ::signal(SIGTERM, SIG_DFL);
+  REQUIRE(r.ok());
+  CHECK(r->signal == SIGTERM);
+  CHECK(r->exit_code == 128 + SIGTERM);
+  CHECK(r->stdout_text.empty());
+}
+
+TEST_CASE("A timeout kills the whole process group and exits 124") {
+  TempDir dir;
+  fs::path pid_file = dir.path() / "pid";
+  auto options = Sh("sleep 60 & echo $! > '" + pid_file.string() + "'; echo started; wait");
+  options.timeout_ms = 300;
+  auto r = RunProcess(options);
+  REQUIRE(r.ok());
+  CHECK(r->timed_out);
+  CHECK(r->exit_code == kTimeoutExitCode);
+  CHECK(r->signal == SIGTERM);
+  CHECK(r->stdout_text == "started\n");
+  CHECK(IsGone(WaitForPidFile(pid_file)));
+}
+
+TEST_CASE("A timeout escalates to SIGKILL when SIGTERM is ignored") {
+  auto options = Sh("trap '' TERM; echo ready; while :; do sleep 0.05; done");
+  options.timeout_ms = 200;
+  options.kill_grace_ms = 300;
+  auto r = RunProcess(options);
+  REQUIRE(r.ok());
+  CHECK(r->timed_out);
+  CHECK(r->exit_code == kTimeoutExitCode);
+  CHECK(r->signal == SIGKILL);
+  CHECK(r->stdout_text == "ready\n");
+}
+
+TEST_CASE("Output beyond the cap is counted as dropped while draining continues") {
+  auto r = RunProcess(Sh("head -c 3000000 /dev/zero; echo done >&2"));
+  REQUIRE(r.ok());
+  CHECK(r->exit_code == 0);
+  CHECK(r->stdout_text.size() == kDefaultOutputCapBytes);
+  CHECK(r->stdout_dropped == 3000000 - static_cast<int64_t>(kDefaultOutputCapBytes));
+  CHECK(r->stderr_text == "done\n");
+  CHECK(r->output.size() == kDefaultOutputCapBytes);
+  CHECK(r->output_dropped == 3000000 + 5 - static_cast<int64_t>(kDefaultOutputCapBytes));
+
+  auto small = Sh("printf 0123456789");
+  small.output_cap_bytes = 4;
+  auto s = RunProcess(small);
+  REQUIRE(s.ok());
+  CHECK(s->stdout_text == "0123");
+  CHECK(s->stdout_dropped == 6);
+}
+
+TEST_CASE("Cancellation kills the group and returns promptly") {
+  TempDir dir;
+  fs::path pid_file = dir.path() / "pid";
+  std::atomic<bool> cancel{false};
+  auto options = Sh("sleep 60 & echo $! > '" + pid_file.string() + "'; wait");
+  options.timeout_ms = 60'000;
+  options.should_cancel = [&] { return cancel.load(); };
+  std::thread canceller([&] {
+    WaitForPidFile(pid_file);
+    cancel = true;
+  });
+  auto r = RunProcess(options);
+  canceller.join();
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().kind() == ErrorKind::kCancelled);
+  CHECK(IsGone(WaitForPidFile(pid_file)));
+}
+
+TEST_CASE("A background child holding the pipes does not keep the run alive") {
+  TempDir dir;
+  fs::path pid_file = dir.path() / "pid";
+  auto options = Sh("sleep 60 & echo $! > '" + pid_file.string() + "'; echo started");
+  options.timeout_ms = 60'000;
+  auto r = RunProcess(options);
+  REQUIRE(r.ok());
+  CHECK_FALSE(r->timed_out);
+  CHECK(r->exit_code == 0);
+  CHECK(r->stdout_text == "started\n");
+  CHECK(IsGone(WaitForPidFile(pid_file)));
+}
+
+TEST_CASE("Destroying a ChildProcess kills its group") {
+  TempDir dir;
+  fs::path pid_file = dir.path() / "pid";
+  pid_t grandchild = -1;
+  {
+    auto child = ChildProcess::Spawn(Sh("sleep 60 & echo $! > '" + pid_file.string() + "'; wait"));
+    REQUIRE(child.ok());
+    grandchild = WaitForPidFile(pid_file);
+    CHECK_FALSE(child->HasExited());
+  }
+  CHECK(IsGone(grandchild));
+}
+
+TEST_CASE("ExecCandidates follows execvp's PATH rules") {
+  CHECK(ExecCandidates("./x", "/a:/b") == std::vector<std::string>{"./x"});
+  CHECK(ExecCandidates("/bin/ls", "/a") == std::vector<std::string>{"/bin/ls"});
+  CHECK(ExecCandidates("ls", "/a:/b") == std::vector<std::string>{"/a/ls", "/b/ls"});
+  CHECK(ExecCandidates("ls", "/a::/b:") ==
+        std::vector<std::string>{"/a/ls", "./ls", "/b/ls", "./ls"});
+}
