@@ -1,0 +1,67 @@
+// The dependency rule of docs/architecture.md: core/ never includes from
+// storage/, compaction/ or cli/; storage/ and compaction/ do not know each
+// other and never include cli/; sandbox/ includes nothing of ours but itself.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Every `#include "dir/..."` of the sources under `folder`, as "file: line".
+std::vector<std::string> ForbiddenIncludes(const std::string& folder,
+                                           const std::vector<std::string>& forbidden) {
+  std::vector<std::string> hits;
+  const fs::path root = fs::path(CODEX_SOURCE_DIR) / folder;
+  const std::regex include_re(R"(^\s*#\s*include\s*"([a-z_]+)/)");
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    const auto ext = entry.path().extension();
+    if (ext != ".h" && ext != ".cc") continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      std::smatch m;
+      if (!std::regex_search(line, m, include_re)) continue;
+      for (const auto& f : forbidden) {
+        if (m[1] == f) hits.push_back(entry.path().string() + ": " + line);
+      }
+    }
+  }
+  return hits;
+}
+
+}  // namespace
+
+TEST_CASE("core depends on nothing above it") {
+  auto hits = ForbiddenIncludes("core", {"storage", "compaction", "cli", "tests"});
+  INFO(Catch::Detail::stringify(hits));
+  CHECK(hits.empty());
+}
+
+TEST_CASE("storage and compaction do not know each other or the cli") {
+  auto storage = ForbiddenIncludes("storage", {"compaction", "cli", "tests"});
+  INFO(Catch::Detail::stringify(storage));
+  CHECK(storage.empty());
+  auto compaction = ForbiddenIncludes("compaction", {"storage", "cli", "tests"});
+  INFO(Catch::Detail::stringify(compaction));
+  CHECK(compaction.empty());
+}
+
+TEST_CASE("sandbox includes only itself") {
+  auto hits = ForbiddenIncludes("sandbox", {"core", "storage", "compaction", "cli", "tests"});
+  INFO(Catch::Detail::stringify(hits));
+  CHECK(hits.empty());
+}
+
+TEST_CASE("the rule detects a violation") {
+  // Guard against a scanner that can never fail: a fixture line must match.
+  const std::regex include_re(R"(^\s*#\s*include\s*"([a-z_]+)/)");
+  std::smatch m;
+  const std::string line = "#include \"storage/sqlite_session_store.h\"";
+  REQUIRE(std::regex_search(line, m, include_re));
+  CHECK(m[1] == "storage");
+}
