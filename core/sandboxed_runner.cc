@@ -1,7 +1,13 @@
 #include "core/sandboxed_runner.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <memory>
 #include <utility>
 
+#include "sandbox/confinement.h"
 #include "sandbox/process.h"
 
 namespace codex::core {
@@ -24,6 +30,44 @@ Status ToStatus(const sandbox::Error& error) {
   return InternalError(error.message());
 }
 
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string CurrentDirectory() {
+  char buf[4096];
+  return ::getcwd(buf, sizeof(buf)) != nullptr ? std::string(buf) : std::string(".");
+}
+
+// The sandbox spec for `spec`: workspace-write may write the working
+// directory, /tmp, $TMPDIR (when they exist) and the policy's extra roots.
+sandbox::SandboxSpec ToSandboxSpec(const CommandSpec& spec) {
+  sandbox::SandboxSpec out;
+  switch (spec.sandbox.mode) {
+    case SandboxMode::kReadOnly:
+      out.mode = sandbox::Mode::kReadOnly;
+      break;
+    case SandboxMode::kWorkspaceWrite:
+      out.mode = sandbox::Mode::kWorkspaceWrite;
+      break;
+    case SandboxMode::kDangerFullAccess:
+      out.mode = sandbox::Mode::kFullAccess;
+      break;
+  }
+  out.network = spec.sandbox.network ? sandbox::Network::kAllowed : sandbox::Network::kDenied;
+  if (out.mode == sandbox::Mode::kWorkspaceWrite) {
+    out.writable_roots.push_back(spec.cwd.empty() ? CurrentDirectory() : spec.cwd);
+    if (IsDirectory("/tmp")) out.writable_roots.push_back("/tmp");
+    const char* tmpdir = std::getenv("TMPDIR");
+    if (tmpdir != nullptr && *tmpdir != '\0' && IsDirectory(tmpdir)) {
+      out.writable_roots.push_back(tmpdir);
+    }
+    for (const std::string& root : spec.sandbox.writable_roots) out.writable_roots.push_back(root);
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<CommandResult> SandboxedRunner::Run(const CommandSpec& spec, const CancelToken& cancel) {
@@ -35,7 +79,18 @@ Result<CommandResult> SandboxedRunner::Run(const CommandSpec& spec, const Cancel
   options.env.overrides = spec.env_overrides;
   options.timeout_ms = spec.timeout_ms;
   options.should_cancel = [&cancel] { return cancel.cancelled(); };
-  // FIXME(sandbox): spec.sandbox is not enforced yet; Landlock + seccomp land next.
+  if (!spec.cwd.empty() && !IsDirectory(spec.cwd)) {
+    return InvalidArgumentError("working directory '" + spec.cwd +
+                                "' does not exist; pass an existing directory");
+  }
+
+  auto confinement = sandbox::Confinement::Prepare(ToSandboxSpec(spec));
+  if (!confinement.ok()) return ToStatus(confinement.error());
+  if ((*confinement)->network() == sandbox::Network::kDenied) {
+    // Lets tools (and tests) know not to try; the same variable Codex sets.
+    options.env.overrides.emplace("CODEX_SANDBOX_NETWORK_DISABLED", "1");
+  }
+  options.child_setup = confinement->get();
 
   auto run = sandbox::RunProcess(options);
   if (!run.ok()) return ToStatus(run.error());

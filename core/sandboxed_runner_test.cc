@@ -1,10 +1,17 @@
 #include "core/sandboxed_runner.h"
 
+#include <stdlib.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <thread>
+
+#include "sandbox/landlock.h"
 
 using namespace codex;
 using namespace codex::core;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -91,4 +98,99 @@ TEST_CASE("SandboxedRunner honours the CancelToken") {
   auto again = runner.Run(Spec({"true"}), cancel);
   REQUIRE_FALSE(again.ok());
   CHECK(again.status().code() == StatusCode::kCancelled);
+}
+
+namespace {
+
+// A scratch directory under `parent`, removed at the end of the test.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const fs::path& parent) {
+    std::string templ = (parent / "codex-runner-test-XXXXXX").string();
+    REQUIRE(::mkdtemp(templ.data()) != nullptr);
+    path_ = fs::canonical(templ);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+}  // namespace
+
+TEST_CASE("SandboxedRunner enforces the sandbox modes") {
+  SandboxedRunner runner;
+  CancelToken cancel;
+  // Neither may be under /tmp, which workspace-write may write (and which
+  // would then also reach the workspace's .git).
+  ScratchDir outside(fs::current_path());
+  ScratchDir workspace(fs::current_path());
+  fs::create_directories(workspace.path() / ".git");
+  std::ofstream(workspace.path() / ".git" / "HEAD") << "ref: refs/heads/main\n";
+  fs::create_directories(workspace.path() / "src");
+
+  auto run = [&](SandboxMode mode, const std::string& script) {
+    CommandSpec spec;
+    spec.argv = {"sh", "-c", script};
+    spec.cwd = workspace.path().string();
+    spec.sandbox.mode = mode;
+    return runner.Run(spec, cancel);
+  };
+
+  if (codex::sandbox::landlock::AbiVersion() < 1) {
+    auto r = run(SandboxMode::kWorkspaceWrite, "true");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == StatusCode::kFailedPrecondition);
+    CHECK(r.status().message().find("danger-full-access") != std::string::npos);
+    WARN("Landlock is missing: only the refusal was tested");
+    return;
+  }
+
+  const std::string outside_file = (outside.path() / "f").string();
+  auto ro = run(SandboxMode::kReadOnly, "cat .git/HEAD; echo x > src/new");
+  REQUIRE(ro.ok());
+  CHECK(ro->exit_code != 0);
+  CHECK(ro->stdout_text == "ref: refs/heads/main\n");
+  CHECK_FALSE(fs::exists(workspace.path() / "src" / "new"));
+
+  auto ww =
+      run(SandboxMode::kWorkspaceWrite,
+          "echo x > src/new && echo t > /tmp/codex-runner-test-$$ && rm /tmp/codex-runner-test-$$"
+          " && echo $CODEX_SANDBOX_NETWORK_DISABLED");
+  REQUIRE(ww.ok());
+  CHECK(ww->exit_code == 0);
+  CHECK(ww->stdout_text == "1\n");
+  CHECK(fs::exists(workspace.path() / "src" / "new"));
+
+  auto git = run(SandboxMode::kWorkspaceWrite, "echo x >> .git/HEAD");
+  REQUIRE(git.ok());
+  CHECK(git->exit_code != 0);
+  auto out = run(SandboxMode::kWorkspaceWrite, "echo x > " + outside_file);
+  REQUIRE(out.ok());
+  CHECK(out->exit_code != 0);
+  CHECK_FALSE(fs::exists(outside_file));
+
+  // An extra writable root opens that directory.
+  CommandSpec spec;
+  spec.argv = {"sh", "-c", "echo x > " + outside_file};
+  spec.cwd = workspace.path().string();
+  spec.sandbox.mode = SandboxMode::kWorkspaceWrite;
+  spec.sandbox.writable_roots = {outside.path().string()};
+  auto extra = runner.Run(spec, cancel);
+  REQUIRE(extra.ok());
+  CHECK(extra->exit_code == 0);
+  CHECK(fs::exists(outside_file));
+
+  spec.sandbox.writable_roots = {(outside.path() / "missing").string()};
+  auto missing = runner.Run(spec, cancel);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().code() == StatusCode::kInvalidArgument);
+
+  auto full = run(SandboxMode::kDangerFullAccess, "echo y >> .git/HEAD");
+  REQUIRE(full.ok());
+  CHECK(full->exit_code == 0);
 }

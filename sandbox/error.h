@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cassert>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -57,10 +58,20 @@ class [[nodiscard]] Expected {
   std::variant<T, Error> v_;
 };
 
+// nullopt on success, else the Error: the sandbox library's Status.
+using MaybeError = std::optional<Error>;
+
 // "<what>: <strerror(err)>", for messages built after a failed system call.
 std::string ErrnoMessage(const std::string& what, int err);
 
 }  // namespace codex::sandbox
+
+// Returns the Error of a MaybeError expression, if any.
+#define RETURN_IF_SANDBOX_ERROR(expr)                           \
+  do {                                                          \
+    ::codex::sandbox::MaybeError codex_sandbox_error_ = (expr); \
+    if (codex_sandbox_error_) return *codex_sandbox_error_;     \
+  } while (0)
 
 #define CODEX_SANDBOX_CONCAT_INNER(a, b) a##b
 #define CODEX_SANDBOX_CONCAT(a, b) CODEX_SANDBOX_CONCAT_INNER(a, b)
