@@ -1,0 +1,55 @@
+// Schema migrations: the versioned files migrations/NNNN_name.sql, embedded
+// into the binary at build time (storage/embed_migrations.cmake) and applied
+// in order, each in its own IMMEDIATE transaction together with its row in
+// `schema_migrations(version, name, checksum, applied_at_ms)`.
+//
+// The checksum is the lowercase hex SHA-256 (OpenSSL) of the file's exact
+// text. Opening a database fails with
+//   - kDataLoss when an applied migration's recorded checksum differs from the
+//     embedded text (someone edited a released migration, or the file is
+//     corrupt);
+//   - kFailedPrecondition when the database records a version newer than this
+//     binary knows ("... was written by a newer codex (schema version N > M);
+//     upgrade codex").
+// Several processes may migrate the same file at once: each version is
+// re-checked inside its write transaction, so it is applied exactly once.
+// Functions here never throw.
+#pragma once
+
+#include <SQLiteCpp/Database.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace codex::storage {
+
+struct Migration {
+  int version = 0;        // 1, 2, ... without gaps
+  std::string_view name;  // "init" for 0001_init.sql
+  std::string_view sql;   // the file's text, byte for byte
+};
+
+// Lowercase hex SHA-256 of `sql`.
+std::string MigrationChecksum(std::string_view sql);
+
+// The schema version this binary writes (the highest embedded migration).
+int LatestSchemaVersion();
+
+// Brings `db` up to the last of `migrations` (ordered by version, starting at
+// 1). `path` only names the database in messages. Tests pass a prefix of
+// EmbeddedMigrations() to build databases at earlier versions.
+Status ApplyMigrations(SQLite::Database& db, const std::string& path,
+                       const std::vector<Migration>& migrations);
+
+// The highest version recorded in `db`, 0 for a database without migrations.
+Result<int> SchemaVersion(SQLite::Database& db);
+
+namespace internal {
+// Defined in the generated migrations_embedded.cc.
+const std::vector<Migration>& EmbeddedMigrations();
+}  // namespace internal
+
+}  // namespace codex::storage

@@ -1,0 +1,169 @@
+#include "storage/migrations.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <catch2/catch.hpp>
+
+#include "core/item.h"
+#include "storage/sqlite_session_store.h"
+#include "storage/test_util.h"
+
+using codex::StatusCode;
+using codex::storage::ApplyMigrations;
+using codex::storage::LatestSchemaVersion;
+using codex::storage::Migration;
+using codex::storage::SqliteSessionStore;
+using codex::storage::testing::TempDir;
+namespace internal = codex::storage::internal;
+
+namespace {
+
+int Version(const std::string& path) {
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  auto v = codex::storage::SchemaVersion(db);
+  REQUIRE(v.ok());
+  return *v;
+}
+
+// Writes a session with three items through plain SQL valid at `version`, the
+// way a codex of that version would have stored it.
+void SeedAtVersion(SQLite::Database& db, int version) {
+  REQUIRE(version >= 1);  // 0001 defines items and sessions; later versions keep them
+  db.exec(
+      "INSERT INTO sessions(id, cwd, model, provider, title, source, created_at_ms,"
+      " updated_at_ms) VALUES ('01900000-0000-7000-8000-0000000000aa', '/old', 'm', 'p',"
+      " 'old title', 'exec', 1, 1)");
+  const std::string user = codex::core::UserMessage("ancient zebra question").body;
+  const std::string out =
+      R"({"type":"function_call_output","call_id":"c1","output":"giraffe output"})";
+  SQLite::Statement ins(db,
+                        "INSERT INTO items(parent_id, session_id, kind, role, call_id, body,"
+                        " tokens_est, created_at_ms) VALUES (?, "
+                        "'01900000-0000-7000-8000-0000000000aa', ?, ?, ?, ?, 1, 1)");
+  ins.bind(1);
+  ins.bind(2, "message");
+  ins.bind(3, "user");
+  ins.bind(4, "");
+  ins.bind(5, user);
+  ins.exec();
+  const int64_t first = db.getLastInsertRowid();
+  ins.reset();
+  ins.bind(1, first);
+  ins.bind(2, "function_call_output");
+  ins.bind(3, "");
+  ins.bind(4, "c1");
+  ins.bind(5, out);
+  ins.exec();
+  db.exec("UPDATE sessions SET head_item_id = last_insert_rowid()");
+}
+
+}  // namespace
+
+TEST_CASE("Embedded migrations are numbered 1..N and checksummed") {
+  const auto& all = internal::EmbeddedMigrations();
+  REQUIRE(!all.empty());
+  for (size_t i = 0; i < all.size(); ++i) {
+    CHECK(all[i].version == static_cast<int>(i + 1));
+    CHECK(!all[i].sql.empty());
+  }
+  CHECK(LatestSchemaVersion() == all.back().version);
+  CHECK(codex::storage::MigrationChecksum("") ==
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+TEST_CASE("A fresh database gets every migration; reopening changes nothing") {
+  TempDir dir;
+  const std::string path = dir.File("s.db");
+  { REQUIRE(SqliteSessionStore::Open(path).ok()); }
+  CHECK(Version(path) == LatestSchemaVersion());
+  {
+    SQLite::Database db(path, SQLite::OPEN_READONLY);
+    SQLite::Statement q(db,
+                        "SELECT version, name, checksum, applied_at_ms FROM schema_migrations"
+                        " ORDER BY version");
+    size_t i = 0;
+    while (q.executeStep()) {
+      const Migration& m = internal::EmbeddedMigrations().at(i++);
+      CHECK(q.getColumn(0).getInt() == m.version);
+      CHECK(q.getColumn(1).getString() == std::string(m.name));
+      CHECK(q.getColumn(2).getString() == codex::storage::MigrationChecksum(m.sql));
+      CHECK(q.getColumn(3).getInt64() > 0);
+    }
+    CHECK(i == internal::EmbeddedMigrations().size());
+  }
+  { REQUIRE(SqliteSessionStore::Open(path).ok()); }
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  CHECK(db.execAndGet("SELECT count(*) FROM schema_migrations").getInt() == LatestSchemaVersion());
+}
+
+TEST_CASE("A database from a newer codex is refused clearly") {
+  TempDir dir;
+  const std::string path = dir.File("s.db");
+  { REQUIRE(SqliteSessionStore::Open(path).ok()); }
+  const int newer = LatestSchemaVersion() + 1;
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    db.exec("INSERT INTO schema_migrations VALUES (" + std::to_string(newer) +
+            ", 'future', 'x', 1)");
+  }
+  auto store = SqliteSessionStore::Open(path);
+  REQUIRE_FALSE(store.ok());
+  CHECK(store.status().code() == StatusCode::kFailedPrecondition);
+  CHECK(store.status().message() == "database " + path +
+                                        " was written by a newer codex (schema version " +
+                                        std::to_string(newer) + " > " +
+                                        std::to_string(LatestSchemaVersion()) + "); upgrade codex");
+}
+
+TEST_CASE("A changed checksum of an applied migration is data loss") {
+  TempDir dir;
+  const std::string path = dir.File("s.db");
+  { REQUIRE(SqliteSessionStore::Open(path).ok()); }
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    db.exec("UPDATE schema_migrations SET checksum = 'deadbeef' WHERE version = 1");
+  }
+  auto store = SqliteSessionStore::Open(path);
+  REQUIRE_FALSE(store.ok());
+  CHECK(store.status().code() == StatusCode::kDataLoss);
+  CHECK(store.status().message().find("migration 1") != std::string::npos);
+}
+
+TEST_CASE("A database at every earlier version upgrades with its data intact") {
+  const auto& all = internal::EmbeddedMigrations();
+  for (int version = 1; version < LatestSchemaVersion(); ++version) {
+    DYNAMIC_SECTION("from version " << version) {
+      TempDir dir;
+      const std::string path = dir.File("s.db");
+      {
+        SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+        std::vector<Migration> prefix(all.begin(), all.begin() + version);
+        REQUIRE(ApplyMigrations(db, path, prefix).ok());
+        CHECK(codex::storage::SchemaVersion(db).value() == version);
+        SeedAtVersion(db, version);
+      }
+      auto opened = SqliteSessionStore::Open(path);
+      INFO(opened.status().ToString());
+      REQUIRE(opened.ok());
+      auto& store = **opened;
+      CHECK(Version(path) == LatestSchemaVersion());
+      auto s = store.FindSession("01900000-0000-7000-8000-0000000000aa");
+      REQUIRE(s.ok());
+      CHECK(s->title == "old title");
+      auto transcript = store.LoadTranscript(*s);
+      REQUIRE(transcript.ok());
+      REQUIRE(transcript->size() == 2);
+      CHECK(transcript->at(0).item.body == codex::core::UserMessage("ancient zebra question").body);
+      // Data stored before search existed is searchable after the upgrade.
+      auto hits = store.Search("zebra");
+      REQUIRE(hits.ok());
+      REQUIRE(hits->size() == 1);
+      CHECK(hits->at(0).session.id == s->id);
+      CHECK(store.Search("giraffe")->size() == 1);
+      // And it keeps working for new writes.
+      auto ids = store.Append(s->id, s->head_item_id, "t", {codex::core::UserMessage("new okapi")});
+      REQUIRE(ids.ok());
+      CHECK(store.Search("okapi")->size() == 1);
+    }
+  }
+}

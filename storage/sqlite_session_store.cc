@@ -1,0 +1,1038 @@
+#include "storage/sqlite_session_store.h"
+
+#include <SQLiteCpp/Statement.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "core/uuid.h"
+#include "storage/migrations.h"
+#include "storage/sqlite_util.h"
+
+namespace codex::storage {
+
+using core::Item;
+using core::ItemKind;
+using core::SessionInfo;
+using core::StoredItem;
+using internal::Guarded;
+using internal::NowMs;
+using internal::WithWriteTransaction;
+
+namespace {
+
+constexpr int kBusyTimeoutMs = 10'000;
+constexpr size_t kTitleMaxBytes = 80;
+
+constexpr const char* kSessionCols =
+    "id, head_item_id, forked_from_session, forked_from_item, cwd, model, provider, title, "
+    "name, source, created_at_ms, updated_at_ms, archived, tokens_used";
+
+constexpr const char* kItemCols =
+    "id, parent_id, session_id, turn_id, created_at_ms, kind, role, call_id, server_id, body";
+
+std::optional<int64_t> OptionalInt(const SQLite::Column& c) {
+  if (c.isNull()) return std::nullopt;
+  return c.getInt64();
+}
+
+SessionInfo ReadSession(SQLite::Statement& q, int first = 0) {
+  SessionInfo s;
+  s.id = q.getColumn(first + 0).getString();
+  s.head_item_id = OptionalInt(q.getColumn(first + 1));
+  s.forked_from_session = q.getColumn(first + 2).getString();
+  s.forked_from_item = OptionalInt(q.getColumn(first + 3));
+  s.cwd = q.getColumn(first + 4).getString();
+  s.model = q.getColumn(first + 5).getString();
+  s.provider = q.getColumn(first + 6).getString();
+  s.title = q.getColumn(first + 7).getString();
+  s.name = q.getColumn(first + 8).getString();
+  s.source = q.getColumn(first + 9).getString();
+  s.created_at_ms = q.getColumn(first + 10).getInt64();
+  s.updated_at_ms = q.getColumn(first + 11).getInt64();
+  s.archived = q.getColumn(first + 12).getInt() != 0;
+  s.tokens_used = q.getColumn(first + 13).getInt64();
+  return s;
+}
+
+StoredItem ReadItem(SQLite::Statement& q) {
+  StoredItem s;
+  s.id = q.getColumn(0).getInt64();
+  s.parent_id = OptionalInt(q.getColumn(1));
+  s.session_id = q.getColumn(2).getString();
+  s.turn_id = q.getColumn(3).getString();
+  s.created_at_ms = q.getColumn(4).getInt64();
+  s.item.kind = core::ItemKindFromName(q.getColumn(5).getText());
+  s.item.role = q.getColumn(6).getString();
+  s.item.call_id = q.getColumn(7).getString();
+  s.item.server_id = q.getColumn(8).getString();
+  // getString() keeps embedded NULs: the body comes back byte for byte.
+  s.item.body = q.getColumn(9).getString();
+  return s;
+}
+
+void BindOptional(SQLite::Statement& q, int index, std::optional<int64_t> v) {
+  if (v) {
+    q.bind(index, *v);
+  } else {
+    q.bind(index);  // NULL
+  }
+}
+
+Status SessionAdvanced(std::string_view id) {
+  std::string sid(id);
+  Status s = FailedPreconditionError(
+      "session " + sid + " was advanced by another process; use 'codex fork " + sid + "'");
+  s.WithReason("session_advanced");
+  return s;
+}
+
+Status UnknownSession(std::string_view id) {
+  return NotFoundError("no session '" + std::string(id) +
+                       "'; list sessions with 'codex sessions list --all'");
+}
+
+std::string_view TurnStatusName(core::TurnStatus s) {
+  switch (s) {
+    case core::TurnStatus::kCompleted:
+      return "completed";
+    case core::TurnStatus::kFailed:
+      return "failed";
+    case core::TurnStatus::kInterrupted:
+      return "interrupted";
+  }
+  return "completed";
+}
+
+core::TurnStatus TurnStatusFromName(std::string_view s) {
+  if (s == "failed") return core::TurnStatus::kFailed;
+  if (s == "interrupted") return core::TurnStatus::kInterrupted;
+  return core::TurnStatus::kCompleted;
+}
+
+std::string ToLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+std::string_view TrimView(std::string_view s) {
+  const auto is_space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+  };
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+bool LooksLikeHexPrefix(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == '-')) return false;
+  }
+  return true;
+}
+
+// Creates the file with mode 0600 before SQLite sees it (SQLite would honour
+// the umask), and tightens an existing one.
+Status PrepareFile(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path p(path);
+  if (p.has_parent_path()) {
+    std::filesystem::create_directories(p.parent_path(), ec);
+    if (ec) {
+      return FailedPreconditionError("cannot create directory " + p.parent_path().string() +
+                                     " for the sessions database: " + ec.message());
+    }
+  }
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return FailedPreconditionError("cannot open sessions database " + path + ": " +
+                                   std::strerror(errno) + "; check the path and its permissions");
+  }
+  const int rc = ::fchmod(fd, 0600);
+  const int saved = errno;
+  ::close(fd);
+  if (rc != 0) {
+    return FailedPreconditionError("cannot set mode 0600 on " + path + ": " + std::strerror(saved));
+  }
+  return OkStatus();
+}
+
+// Turn boundaries along a chain: index of each real user message.
+std::vector<size_t> TurnStarts(const std::vector<StoredItem>& chain) {
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < chain.size(); ++i) {
+    if (IsRealUserMessage(chain[i].item)) starts.push_back(i);
+  }
+  return starts;
+}
+
+// FTS5 query from plain words: each word quoted, all required.
+std::string FtsQuery(std::string_view text) {
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n')) ++i;
+    size_t j = i;
+    while (j < text.size() && text[j] != ' ' && text[j] != '\t' && text[j] != '\n') ++j;
+    if (j > i) {
+      if (!out.empty()) out += ' ';
+      out += '"';
+      for (char c : text.substr(i, j - i)) {
+        if (c == '"') out += '"';
+        out += c;
+      }
+      out += '"';
+    }
+    i = j;
+  }
+  return out;
+}
+
+// Inserts `items` chained from `parent`; returns their ids.
+std::vector<int64_t> InsertChain(SQLite::Database& db, std::string_view session_id,
+                                 std::optional<int64_t> parent,
+                                 const std::vector<ImportedItem>& items) {
+  SQLite::Statement ins(db,
+                        "INSERT INTO items(parent_id, session_id, turn_id, kind, role, call_id, "
+                        "server_id, body, tokens_est, created_at_ms) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  std::vector<int64_t> ids;
+  ids.reserve(items.size());
+  const std::string sid(session_id);
+  for (const ImportedItem& it : items) {
+    ins.reset();
+    BindOptional(ins, 1, parent);
+    ins.bind(2, sid);
+    ins.bind(3, it.turn_id);
+    ins.bind(4, std::string(core::ItemKindName(it.item.kind)));
+    ins.bind(5, it.item.role);
+    ins.bind(6, it.item.call_id);
+    ins.bind(7, it.item.server_id);
+    ins.bindNoCopy(8, it.item.body);
+    ins.bind(9, it.item.TokensEstimate());
+    ins.bind(10, it.created_at_ms);
+    ins.exec();
+    parent = db.getLastInsertRowid();
+    ids.push_back(*parent);
+  }
+  return ids;
+}
+
+// The title for a session from the first real user message among `items`.
+std::string TitleFromItems(const std::vector<ImportedItem>& items) {
+  for (const ImportedItem& it : items) {
+    if (IsRealUserMessage(it.item)) {
+      std::string t = TitleFromText(core::MessageText(it.item));
+      if (!t.empty()) return t;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+bool IsRealUserMessage(const Item& item) {
+  if (item.kind != ItemKind::kMessage || item.role != "user") return false;
+  const std::string text = core::MessageText(item);
+  const std::string_view t = TrimView(text);
+  if (t.empty()) return false;
+  for (std::string_view prefix : {"<environment_context>", "<user_instructions>", "# AGENTS.md"}) {
+    if (t.substr(0, prefix.size()) == prefix) return false;
+  }
+  return true;
+}
+
+std::string TitleFromText(std::string_view text) {
+  std::string_view line;
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    line = TrimView(text.substr(0, nl));
+    if (!line.empty() || nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  if (line.size() <= kTitleMaxBytes) return std::string(line);
+  size_t cut = kTitleMaxBytes;
+  // Do not split a UTF-8 sequence: back up over continuation bytes.
+  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(TrimView(line.substr(0, cut))) + "…";
+}
+
+SqliteSessionStore::SqliteSessionStore(std::string path, std::unique_ptr<SQLite::Database> db)
+    : path_(std::move(path)), db_(std::move(db)) {}
+
+SqliteSessionStore::~SqliteSessionStore() = default;
+
+Result<std::unique_ptr<SqliteSessionStore>> SqliteSessionStore::Open(const std::string& path) {
+  if (path.empty()) return InvalidArgumentError("sessions database path is empty");
+  RETURN_IF_ERROR(PrepareFile(path));
+  std::unique_ptr<SQLite::Database> db;
+  // Setting WAL needs a moment of exclusive access; several processes opening
+  // a fresh file at once may see SQLITE_BUSY, so retry the whole setup.
+  for (int attempt = 1;; ++attempt) {
+    try {
+      db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE, kBusyTimeoutMs);
+      db->exec("PRAGMA journal_mode = WAL");
+      db->exec("PRAGMA synchronous = NORMAL");
+      db->exec("PRAGMA foreign_keys = ON");
+      break;
+    } catch (const std::exception& e) {
+      if (attempt < 8 && internal::IsBusy(e)) {
+        db.reset();
+        ::usleep(static_cast<useconds_t>(2000 * attempt));
+        continue;
+      }
+      return internal::StatusFromException(e, path, "opening");
+    }
+  }
+  RETURN_IF_ERROR(ApplyMigrations(*db, path, internal::EmbeddedMigrations()));
+  return std::unique_ptr<SqliteSessionStore>(new SqliteSessionStore(path, std::move(db)));
+}
+
+Result<std::unique_ptr<SqliteSessionStore>> OpenSessionStore(const std::string& codex_home) {
+  if (codex_home.empty()) return InvalidArgumentError("CODEX_HOME is empty; set it or unset it");
+  return SqliteSessionStore::Open((std::filesystem::path(codex_home) / "sessions.db").string());
+}
+
+Result<SessionInfo> SqliteSessionStore::GetById(std::string_view id) {
+  SQLite::Statement q(*db_, std::string("SELECT ") + kSessionCols + " FROM sessions WHERE id = ?");
+  q.bind(1, std::string(id));
+  if (!q.executeStep()) return UnknownSession(id);
+  return ReadSession(q);
+}
+
+Result<SessionInfo> SqliteSessionStore::CreateSession(const core::NewSession& spec) {
+  SessionInfo s;
+  s.id = spec.id.empty() ? core::NewUuidV7() : ToLower(spec.id);
+  if (!core::LooksLikeUuid(s.id)) {
+    return InvalidArgumentError("session id '" + spec.id + "' is not a UUID");
+  }
+  s.cwd = spec.cwd;
+  s.model = spec.model;
+  s.provider = spec.provider;
+  s.title = spec.title;
+  s.source = spec.source.empty() ? "exec" : spec.source;
+  s.created_at_ms = spec.created_at_ms != 0 ? spec.created_at_ms : NowMs();
+  s.updated_at_ms = s.created_at_ms;
+  return WithWriteTransaction(*db_, path_, "creating a session", [&]() -> Result<SessionInfo> {
+    SQLite::Statement exists(*db_, "SELECT 1 FROM sessions WHERE id = ?");
+    exists.bind(1, s.id);
+    if (exists.executeStep()) {
+      return InvalidArgumentError("session " + s.id + " already exists");
+    }
+    SQLite::Statement q(*db_,
+                        "INSERT INTO sessions(id, cwd, model, provider, title, source, "
+                        "created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    q.bind(1, s.id);
+    q.bind(2, s.cwd);
+    q.bind(3, s.model);
+    q.bind(4, s.provider);
+    q.bind(5, s.title);
+    q.bind(6, s.source);
+    q.bind(7, s.created_at_ms);
+    q.bind(8, s.updated_at_ms);
+    q.exec();
+    return s;
+  });
+}
+
+Result<SessionInfo> SqliteSessionStore::FindSession(std::string_view id_or_name) {
+  const std::string key(TrimView(id_or_name));
+  if (key.empty()) return InvalidArgumentError("empty session id; give an id, a prefix or a name");
+  return Guarded(path_, "finding a session", [&]() -> Result<SessionInfo> {
+    const std::string lower = ToLower(key);
+    {
+      SQLite::Statement q(*db_,
+                          std::string("SELECT ") + kSessionCols + " FROM sessions WHERE id = ?");
+      q.bind(1, lower);
+      if (q.executeStep()) return ReadSession(q);
+    }
+    {
+      SQLite::Statement q(*db_,
+                          std::string("SELECT ") + kSessionCols + " FROM sessions WHERE name = ?");
+      q.bind(1, key);
+      if (q.executeStep()) return ReadSession(q);
+    }
+    if (lower.size() >= 8) {
+      SQLite::Statement q(*db_, std::string("SELECT ") + kSessionCols +
+                                    " FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 6");
+      q.bind(1, lower);
+      q.bind(2, lower + "\x7f");
+      std::vector<SessionInfo> found;
+      while (q.executeStep()) found.push_back(ReadSession(q));
+      if (found.size() == 1) return found.front();
+      if (found.size() > 1) {
+        std::string list;
+        for (size_t i = 0; i < found.size() && i < 5; ++i) {
+          list += (i ? ", " : "") + found[i].id;
+        }
+        if (found.size() > 5) list += ", ...";
+        return InvalidArgumentError("session prefix '" + key + "' is ambiguous (matches " + list +
+                                    "); give more characters");
+      }
+    } else if (LooksLikeHexPrefix(lower)) {
+      // Short prefixes are refused rather than guessed.
+      return NotFoundError("no session named '" + key +
+                           "'; an id prefix needs at least 8 characters");
+    }
+    return UnknownSession(key);
+  });
+}
+
+Result<SessionInfo> SqliteSessionStore::LatestSession(const std::optional<std::string>& cwd) {
+  return Guarded(path_, "finding the latest session", [&]() -> Result<SessionInfo> {
+    std::string sql = std::string("SELECT ") + kSessionCols + " FROM sessions WHERE archived = 0";
+    if (cwd) sql += " AND cwd = ?";
+    sql += " ORDER BY updated_at_ms DESC, id DESC LIMIT 1";
+    SQLite::Statement q(*db_, sql);
+    if (cwd) q.bind(1, *cwd);
+    if (!q.executeStep()) {
+      return NotFoundError(cwd ? "no session in " + *cwd + "; start one with 'codex exec'"
+                               : std::string("no session yet; start one with 'codex exec'"));
+    }
+    return ReadSession(q);
+  });
+}
+
+Result<std::vector<StoredItem>> SqliteSessionStore::LoadChain(std::optional<int64_t> head,
+                                                              bool stop_at_checkpoint) {
+  std::vector<StoredItem> out;
+  if (!head) return out;
+  return Guarded(path_, "loading a transcript", [&]() -> Result<std::vector<StoredItem>> {
+    // Walk parent links from the head; with ?2 = 1 the walk does not go past
+    // a checkpoint and the checkpoint itself is left out.
+    SQLite::Statement q(*db_,
+                        "WITH RECURSIVE chain(id, parent_id, kind, depth) AS ("
+                        "  SELECT id, parent_id, kind, 0 FROM items WHERE id = ?1"
+                        "  UNION ALL"
+                        "  SELECT i.id, i.parent_id, i.kind, c.depth + 1"
+                        "  FROM chain AS c JOIN items AS i ON i.id = c.parent_id"
+                        "  WHERE ?2 = 0 OR c.kind <> 'compaction_checkpoint')"
+                        " SELECT i.id, i.parent_id, i.session_id, i.turn_id, i.created_at_ms,"
+                        "   i.kind, i.role, i.call_id, i.server_id, i.body"
+                        " FROM chain AS c JOIN items AS i ON i.id = c.id"
+                        " WHERE ?2 = 0 OR c.kind <> 'compaction_checkpoint'"
+                        " ORDER BY c.depth DESC");
+    q.bind(1, *head);
+    q.bind(2, stop_at_checkpoint ? 1 : 0);
+    while (q.executeStep()) out.push_back(ReadItem(q));
+    if (out.empty() && !stop_at_checkpoint) {
+      return DataLossError("sessions database " + path_ + ": head item " + std::to_string(*head) +
+                           " is missing");
+    }
+    return std::move(out);
+  });
+}
+
+Result<std::vector<StoredItem>> SqliteSessionStore::LoadTranscript(const SessionInfo& session) {
+  return LoadChain(session.head_item_id, /*stop_at_checkpoint=*/true);
+}
+
+Result<std::vector<StoredItem>> SqliteSessionStore::LoadHistory(const SessionInfo& session) {
+  return LoadChain(session.head_item_id, /*stop_at_checkpoint=*/false);
+}
+
+Result<std::vector<int64_t>> SqliteSessionStore::Append(std::string_view session_id,
+                                                        std::optional<int64_t> expected_head,
+                                                        std::string_view turn_id,
+                                                        const std::vector<Item>& items) {
+  const std::string sid(session_id);
+  const int64_t now = NowMs();
+  std::vector<ImportedItem> batch;
+  batch.reserve(items.size());
+  for (const Item& item : items) batch.push_back({std::string(turn_id), now, item});
+  return WithWriteTransaction(
+      *db_, path_, "appending to session " + sid, [&]() -> Result<std::vector<int64_t>> {
+        SQLite::Statement cur(*db_, "SELECT head_item_id, title FROM sessions WHERE id = ?");
+        cur.bind(1, sid);
+        if (!cur.executeStep()) return UnknownSession(sid);
+        if (OptionalInt(cur.getColumn(0)) != expected_head) return SessionAdvanced(sid);
+        const bool needs_title = cur.getColumn(1).getString().empty();
+        cur.reset();
+        if (batch.empty()) return std::vector<int64_t>{};
+
+        std::vector<int64_t> ids = InsertChain(*db_, sid, expected_head, batch);
+        std::string title = needs_title ? TitleFromItems(batch) : std::string();
+        SQLite::Statement cas(*db_,
+                              "UPDATE sessions SET head_item_id = ?1, updated_at_ms = ?2,"
+                              " title = CASE WHEN ?3 <> '' AND title = '' THEN ?3 ELSE title END"
+                              " WHERE id = ?4 AND head_item_id IS ?5");
+        cas.bind(1, ids.back());
+        cas.bind(2, now);
+        cas.bind(3, title);
+        cas.bind(4, sid);
+        BindOptional(cas, 5, expected_head);
+        if (cas.exec() == 0) return SessionAdvanced(sid);  // rolls back the inserts
+        return ids;
+      });
+}
+
+Status SqliteSessionStore::MoveHead(std::string_view session_id,
+                                    std::optional<int64_t> expected_head,
+                                    std::optional<int64_t> new_head) {
+  const std::string sid(session_id);
+  return WithWriteTransaction(*db_, path_, "moving the head of " + sid, [&]() -> Status {
+    SQLite::Statement cur(*db_, "SELECT head_item_id FROM sessions WHERE id = ?");
+    cur.bind(1, sid);
+    if (!cur.executeStep()) return UnknownSession(sid);
+    if (OptionalInt(cur.getColumn(0)) != expected_head) return SessionAdvanced(sid);
+    cur.reset();
+    if (new_head) {
+      SQLite::Statement item(*db_, "SELECT 1 FROM items WHERE id = ?");
+      item.bind(1, *new_head);
+      if (!item.executeStep()) {
+        return InvalidArgumentError("cannot move session " + sid + " to item " +
+                                    std::to_string(*new_head) + ": no such item");
+      }
+    }
+    SQLite::Statement cas(*db_,
+                          "UPDATE sessions SET head_item_id = ?, updated_at_ms = ?"
+                          " WHERE id = ? AND head_item_id IS ?");
+    BindOptional(cas, 1, new_head);
+    cas.bind(2, NowMs());
+    cas.bind(3, sid);
+    BindOptional(cas, 4, expected_head);
+    if (cas.exec() == 0) return SessionAdvanced(sid);
+    return OkStatus();
+  });
+}
+
+namespace {
+
+constexpr std::string_view kCursorPrefix = "c1.";
+
+std::string EncodeCursor(const SessionInfo& s) {
+  return std::string(kCursorPrefix) + std::to_string(s.updated_at_ms) + "." + s.id;
+}
+
+bool DecodeCursor(std::string_view cursor, int64_t* ms, std::string* id) {
+  if (cursor.substr(0, kCursorPrefix.size()) != kCursorPrefix) return false;
+  cursor.remove_prefix(kCursorPrefix.size());
+  const size_t dot = cursor.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot > 19) return false;
+  int64_t v = 0;
+  for (char c : cursor.substr(0, dot)) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  *ms = v;
+  *id = std::string(cursor.substr(dot + 1));
+  return core::LooksLikeUuid(*id);
+}
+
+}  // namespace
+
+Result<core::ListPage> SqliteSessionStore::ListSessions(const core::ListQuery& query) {
+  if (query.limit <= 0) {
+    return InvalidArgumentError("list limit must be at least 1, got " +
+                                std::to_string(query.limit));
+  }
+  int64_t after_ms = 0;
+  std::string after_id;
+  const bool has_cursor = !query.cursor.empty();
+  if (has_cursor && !DecodeCursor(query.cursor, &after_ms, &after_id)) {
+    return InvalidArgumentError("invalid cursor '" + query.cursor +
+                                "'; pass the value printed by 'codex sessions list'");
+  }
+  return Guarded(path_, "listing sessions", [&]() -> Result<core::ListPage> {
+    std::string sql = std::string("SELECT ") + kSessionCols + " FROM sessions WHERE archived = ?";
+    if (query.cwd) sql += " AND cwd = ?";
+    if (has_cursor) sql += " AND (updated_at_ms, id) < (?, ?)";
+    sql += " ORDER BY updated_at_ms DESC, id DESC LIMIT ?";
+    SQLite::Statement q(*db_, sql);
+    int i = 1;
+    q.bind(i++, query.archived ? 1 : 0);
+    if (query.cwd) q.bind(i++, *query.cwd);
+    if (has_cursor) {
+      q.bind(i++, after_ms);
+      q.bind(i++, after_id);
+    }
+    q.bind(i++, query.limit + 1);
+    core::ListPage page;
+    while (q.executeStep()) page.sessions.push_back(ReadSession(q));
+    if (page.sessions.size() > static_cast<size_t>(query.limit)) {
+      page.sessions.pop_back();
+      page.next_cursor = EncodeCursor(page.sessions.back());
+    }
+    return page;
+  });
+}
+
+Status SqliteSessionStore::RecordTurn(const core::TurnRecord& turn) {
+  return WithWriteTransaction(*db_, path_, "recording a turn", [&]() -> Status {
+    SQLite::Statement exists(*db_, "SELECT 1 FROM sessions WHERE id = ?");
+    exists.bind(1, turn.session_id);
+    if (!exists.executeStep()) return UnknownSession(turn.session_id);
+    int64_t previous_total = 0;
+    SQLite::Statement old(*db_,
+                          "SELECT total_tokens FROM turns WHERE session_id = ? AND turn_id = ?");
+    old.bind(1, turn.session_id);
+    old.bind(2, turn.turn_id);
+    if (old.executeStep()) previous_total = old.getColumn(0).getInt64();
+    SQLite::Statement q(
+        *db_,
+        "INSERT INTO turns(session_id, turn_id, status, error, input_tokens, cached_input_tokens,"
+        " output_tokens, reasoning_output_tokens, total_tokens, started_at_ms, ended_at_ms)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT(session_id, turn_id) DO UPDATE SET status = excluded.status,"
+        " error = excluded.error, input_tokens = excluded.input_tokens,"
+        " cached_input_tokens = excluded.cached_input_tokens,"
+        " output_tokens = excluded.output_tokens,"
+        " reasoning_output_tokens = excluded.reasoning_output_tokens,"
+        " total_tokens = excluded.total_tokens, started_at_ms = excluded.started_at_ms,"
+        " ended_at_ms = excluded.ended_at_ms");
+    q.bind(1, turn.session_id);
+    q.bind(2, turn.turn_id);
+    q.bind(3, std::string(TurnStatusName(turn.status)));
+    q.bind(4, turn.error);
+    q.bind(5, turn.usage.input_tokens);
+    q.bind(6, turn.usage.cached_input_tokens);
+    q.bind(7, turn.usage.output_tokens);
+    q.bind(8, turn.usage.reasoning_output_tokens);
+    q.bind(9, turn.usage.total_tokens);
+    q.bind(10, turn.started_at_ms);
+    q.bind(11, turn.ended_at_ms);
+    q.exec();
+    // Recording a turn again replaces its usage rather than counting it twice.
+    SQLite::Statement add(*db_, "UPDATE sessions SET tokens_used = tokens_used + ? WHERE id = ?");
+    add.bind(1, turn.usage.total_tokens - previous_total);
+    add.bind(2, turn.session_id);
+    add.exec();
+    return OkStatus();
+  });
+}
+
+Status SqliteSessionStore::RecordEvent(std::string_view session_id, std::string_view turn_id,
+                                       std::string_view type, std::string_view payload_json) {
+  const nlohmann::json payload = nlohmann::json::parse(payload_json, nullptr, false);
+  if (payload.is_discarded() || !payload.is_object()) {
+    return InvalidArgumentError("event '" + std::string(type) + "' payload is not a JSON object");
+  }
+  const std::string sid(session_id);
+  return WithWriteTransaction(*db_, path_, "recording an event", [&]() -> Status {
+    SQLite::Statement exists(*db_, "SELECT 1 FROM sessions WHERE id = ?");
+    exists.bind(1, sid);
+    if (!exists.executeStep()) return UnknownSession(sid);
+    SQLite::Statement q(*db_,
+                        "INSERT INTO events(session_id, turn_id, type, payload, created_at_ms)"
+                        " VALUES (?, ?, ?, ?, ?)");
+    q.bind(1, sid);
+    q.bind(2, std::string(turn_id));
+    q.bind(3, std::string(type));
+    q.bind(4, std::string(payload_json));
+    q.bind(5, NowMs());
+    q.exec();
+    return OkStatus();
+  });
+}
+
+Result<SessionInfo> SqliteSessionStore::Fork(std::string_view session_id,
+                                             std::optional<int> at_turn) {
+  const std::string sid(session_id);
+  return WithWriteTransaction(*db_, path_, "forking " + sid, [&]() -> Result<SessionInfo> {
+    ASSIGN_OR_RETURN(SessionInfo parent, GetById(sid));
+    std::optional<int64_t> head = parent.head_item_id;
+    if (at_turn) {
+      ASSIGN_OR_RETURN(std::vector<StoredItem> history, LoadHistory(parent));
+      const std::vector<size_t> starts = TurnStarts(history);
+      const int n = static_cast<int>(starts.size());
+      if (n == 0) {
+        return InvalidArgumentError("session " + sid +
+                                    " has no turns yet; fork it without --at-turn");
+      }
+      if (*at_turn < 1 || *at_turn > n) {
+        return InvalidArgumentError("--at-turn " + std::to_string(*at_turn) +
+                                    " is out of range: " + "session " + sid + " has " +
+                                    std::to_string(n) + " turn" + (n == 1 ? "" : "s") +
+                                    "; give a number from 1 to " + std::to_string(n));
+      }
+      const size_t k = static_cast<size_t>(*at_turn);
+      const size_t last = k < starts.size() ? starts[k] - 1 : history.size() - 1;
+      head = history[last].id;
+    }
+    SessionInfo fork;
+    fork.id = core::NewUuidV7();
+    fork.head_item_id = head;
+    fork.forked_from_session = parent.id;
+    fork.forked_from_item = head;
+    fork.cwd = parent.cwd;
+    fork.model = parent.model;
+    fork.provider = parent.provider;
+    fork.title = parent.title;
+    fork.source = "fork";
+    fork.created_at_ms = NowMs();
+    fork.updated_at_ms = fork.created_at_ms;
+    SQLite::Statement q(*db_,
+                        "INSERT INTO sessions(id, head_item_id, forked_from_session,"
+                        " forked_from_item, cwd, model, provider, title, source, created_at_ms,"
+                        " updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    q.bind(1, fork.id);
+    BindOptional(q, 2, fork.head_item_id);
+    q.bind(3, fork.forked_from_session);
+    BindOptional(q, 4, fork.forked_from_item);
+    q.bind(5, fork.cwd);
+    q.bind(6, fork.model);
+    q.bind(7, fork.provider);
+    q.bind(8, fork.title);
+    q.bind(9, fork.source);
+    q.bind(10, fork.created_at_ms);
+    q.bind(11, fork.updated_at_ms);
+    q.exec();
+    return fork;
+  });
+}
+
+Status SqliteSessionStore::Archive(std::string_view id) {
+  const std::string sid(id);
+  return WithWriteTransaction(*db_, path_, "archiving " + sid, [&]() -> Status {
+    SQLite::Statement q(*db_, "UPDATE sessions SET archived = 1 WHERE id = ?");
+    q.bind(1, sid);
+    if (q.exec() == 0) return UnknownSession(sid);
+    return OkStatus();
+  });
+}
+
+Status SqliteSessionStore::Unarchive(std::string_view id) {
+  const std::string sid(id);
+  return WithWriteTransaction(*db_, path_, "unarchiving " + sid, [&]() -> Status {
+    SQLite::Statement q(*db_, "UPDATE sessions SET archived = 0 WHERE id = ?");
+    q.bind(1, sid);
+    if (q.exec() == 0) return UnknownSession(sid);
+    return OkStatus();
+  });
+}
+
+Status SqliteSessionStore::Rename(std::string_view id, std::string_view name) {
+  const std::string sid(id);
+  const std::string new_name(TrimView(name));
+  if (new_name.find('\n') != std::string::npos) {
+    return InvalidArgumentError("a session name must be one line");
+  }
+  if (core::LooksLikeUuid(new_name)) {
+    return InvalidArgumentError("'" + new_name +
+                                "' looks like a session id; choose a name that is not a UUID");
+  }
+  return WithWriteTransaction(*db_, path_, "renaming " + sid, [&]() -> Status {
+    if (!new_name.empty()) {
+      SQLite::Statement taken(*db_, "SELECT id FROM sessions WHERE name = ? AND id <> ?");
+      taken.bind(1, new_name);
+      taken.bind(2, sid);
+      if (taken.executeStep()) {
+        return InvalidArgumentError("the name '" + new_name + "' is already used by session " +
+                                    taken.getColumn(0).getString() + "; choose another name");
+      }
+    }
+    SQLite::Statement q(*db_, "UPDATE sessions SET name = ? WHERE id = ?");
+    if (new_name.empty()) {
+      q.bind(1);
+    } else {
+      q.bind(1, new_name);
+    }
+    q.bind(2, sid);
+    if (q.exec() == 0) return UnknownSession(sid);
+    return OkStatus();
+  });
+}
+
+// Deletes the sessions in `ids` and the items only they needed. Runs inside
+// the caller's write transaction.
+//   candidates = the removed sessions' chains (from head and fork point to the
+//                root) plus every item they appended;
+//   kept       = candidates still needed: another session's head or fork
+//                point, the parent of a surviving item, and their ancestors.
+Result<RemoveStats> SqliteSessionStore::RemoveSessions(const std::vector<std::string>& ids) {
+  RemoveStats stats;
+  if (ids.empty()) return stats;
+  SQLite::Database& db = *db_;
+  db.exec(
+      "CREATE TEMP TABLE IF NOT EXISTS rm_sessions(id TEXT PRIMARY KEY);"
+      "CREATE TEMP TABLE IF NOT EXISTS rm_candidates(id INTEGER PRIMARY KEY);"
+      "CREATE TEMP TABLE IF NOT EXISTS rm_keep(id INTEGER PRIMARY KEY);"
+      "DELETE FROM rm_sessions; DELETE FROM rm_candidates; DELETE FROM rm_keep;");
+  {
+    SQLite::Statement ins(db, "INSERT OR IGNORE INTO rm_sessions(id) VALUES (?)");
+    for (const std::string& id : ids) {
+      ins.reset();
+      ins.bind(1, id);
+      ins.exec();
+    }
+  }
+  db.exec(
+      "INSERT OR IGNORE INTO rm_candidates(id)"
+      " WITH RECURSIVE up(id) AS ("
+      "   SELECT head_item_id FROM sessions"
+      "    WHERE id IN (SELECT id FROM rm_sessions) AND head_item_id IS NOT NULL"
+      "   UNION SELECT forked_from_item FROM sessions"
+      "    WHERE id IN (SELECT id FROM rm_sessions) AND forked_from_item IS NOT NULL"
+      "   UNION SELECT i.parent_id FROM up JOIN items AS i ON i.id = up.id"
+      "    WHERE i.parent_id IS NOT NULL)"
+      " SELECT id FROM up;"
+      "INSERT OR IGNORE INTO rm_candidates(id)"
+      " SELECT id FROM items WHERE session_id IN (SELECT id FROM rm_sessions);"
+      "INSERT OR IGNORE INTO rm_keep(id)"
+      " WITH RECURSIVE k(id) AS ("
+      "   SELECT s.head_item_id FROM rm_candidates AS c JOIN sessions AS s"
+      "    ON s.head_item_id = c.id WHERE s.id NOT IN (SELECT id FROM rm_sessions)"
+      "   UNION SELECT s.forked_from_item FROM rm_candidates AS c JOIN sessions AS s"
+      "    ON s.forked_from_item = c.id WHERE s.id NOT IN (SELECT id FROM rm_sessions)"
+      "   UNION SELECT i.parent_id FROM rm_candidates AS c JOIN items AS i"
+      "    ON i.parent_id = c.id WHERE i.id NOT IN (SELECT id FROM rm_candidates)"
+      "   UNION SELECT i.parent_id FROM k JOIN items AS i ON i.id = k.id"
+      "    WHERE i.parent_id IN (SELECT id FROM rm_candidates))"
+      " SELECT id FROM k;");
+  stats.sessions = db.exec("DELETE FROM sessions WHERE id IN (SELECT id FROM rm_sessions)");
+  stats.items = db.exec(
+      "DELETE FROM items WHERE id IN"
+      " (SELECT id FROM rm_candidates EXCEPT SELECT id FROM rm_keep)");
+  db.exec("DELETE FROM rm_sessions; DELETE FROM rm_candidates; DELETE FROM rm_keep;");
+  return stats;
+}
+
+Result<RemoveStats> SqliteSessionStore::Remove(std::string_view id) {
+  const std::string sid(id);
+  return WithWriteTransaction(*db_, path_, "removing " + sid, [&]() -> Result<RemoveStats> {
+    ASSIGN_OR_RETURN(SessionInfo s, GetById(sid));
+    return RemoveSessions({s.id});
+  });
+}
+
+Result<RemoveStats> SqliteSessionStore::Purge(int64_t updated_before_ms) {
+  return WithWriteTransaction(*db_, path_, "purging old sessions", [&]() -> Result<RemoveStats> {
+    SQLite::Statement q(*db_, "SELECT id FROM sessions WHERE updated_at_ms < ?");
+    q.bind(1, updated_before_ms);
+    std::vector<std::string> ids;
+    while (q.executeStep()) ids.push_back(q.getColumn(0).getString());
+    return RemoveSessions(ids);
+  });
+}
+
+Result<std::vector<SearchHit>> SqliteSessionStore::Search(std::string_view query, int limit) {
+  const std::string fts = FtsQuery(query);
+  if (fts.empty()) return InvalidArgumentError("search text is empty; give one or more words");
+  if (limit <= 0) return InvalidArgumentError("search limit must be at least 1");
+  return Guarded(path_, "searching", [&]() -> Result<std::vector<SearchHit>> {
+    // Matches come best first (bm25); keep each session's best one.
+    SQLite::Statement q(*db_, std::string("SELECT f.rowid,"
+                                          " snippet(items_fts, 0, '[', ']', '…', 12), ") +
+                                  "s.id, s.head_item_id, s.forked_from_session,"
+                                  " s.forked_from_item, s.cwd, s.model, s.provider, s.title,"
+                                  " s.name, s.source, s.created_at_ms, s.updated_at_ms,"
+                                  " s.archived, s.tokens_used"
+                                  " FROM items_fts AS f"
+                                  " JOIN items AS i ON i.id = f.rowid"
+                                  " JOIN sessions AS s ON s.id = i.session_id"
+                                  " WHERE items_fts MATCH ? ORDER BY f.rank");
+    q.bind(1, fts);
+    std::vector<SearchHit> hits;
+    std::map<std::string, bool> seen;
+    while (q.executeStep() && hits.size() < static_cast<size_t>(limit)) {
+      SessionInfo s = ReadSession(q, 2);
+      if (!seen.emplace(s.id, true).second) continue;
+      SearchHit hit;
+      hit.item_id = q.getColumn(0).getInt64();
+      hit.snippet = q.getColumn(1).getString();
+      hit.session = std::move(s);
+      hits.push_back(std::move(hit));
+    }
+    return hits;
+  });
+}
+
+Result<std::vector<TreeNode>> SqliteSessionStore::Tree(std::string_view id) {
+  const std::string sid(id);
+  return Guarded(path_, "reading the fork tree", [&]() -> Result<std::vector<TreeNode>> {
+    ASSIGN_OR_RETURN(SessionInfo root, GetById(sid));
+    // Climb to the oldest ancestor still present (a removed parent ends the climb).
+    for (int guard = 0; !root.forked_from_session.empty() && guard < 10'000; ++guard) {
+      Result<SessionInfo> parent = GetById(root.forked_from_session);
+      if (!parent.ok()) break;
+      root = std::move(parent).value();
+    }
+    SQLite::Statement q(*db_, std::string("WITH RECURSIVE d(id) AS (SELECT ?1 UNION"
+                                          " SELECT s.id FROM sessions AS s JOIN d"
+                                          " ON s.forked_from_session = d.id)"
+                                          " SELECT ") +
+                                  kSessionCols +
+                                  " FROM sessions WHERE id IN (SELECT id FROM d) AND id <> ?1"
+                                  " ORDER BY created_at_ms, id");
+    q.bind(1, root.id);
+    std::multimap<std::string, SessionInfo> children;
+    while (q.executeStep()) {
+      SessionInfo s = ReadSession(q);
+      std::string parent = s.forked_from_session;
+      children.emplace(std::move(parent), std::move(s));
+    }
+    std::vector<TreeNode> out;
+    // Depth-first, children oldest first (multimap keeps insertion order).
+    std::vector<TreeNode> stack{{root, 0}};
+    while (!stack.empty()) {
+      TreeNode node = std::move(stack.back());
+      stack.pop_back();
+      auto [lo, hi] = children.equal_range(node.session.id);
+      std::vector<TreeNode> kids;
+      for (auto it = lo; it != hi; ++it) kids.push_back({it->second, node.depth + 1});
+      out.push_back(std::move(node));
+      for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(std::move(*it));
+    }
+    return out;
+  });
+}
+
+Result<std::vector<core::TurnRecord>> SqliteSessionStore::LoadTurns(std::string_view id) {
+  const std::string sid(id);
+  return Guarded(path_, "loading turns", [&]() -> Result<std::vector<core::TurnRecord>> {
+    SQLite::Statement q(*db_,
+                        "SELECT turn_id, status, error, input_tokens, cached_input_tokens,"
+                        " output_tokens, reasoning_output_tokens, total_tokens, started_at_ms,"
+                        " ended_at_ms FROM turns WHERE session_id = ?"
+                        " ORDER BY started_at_ms, ended_at_ms, turn_id");
+    q.bind(1, sid);
+    std::vector<core::TurnRecord> out;
+    while (q.executeStep()) {
+      core::TurnRecord t;
+      t.session_id = sid;
+      t.turn_id = q.getColumn(0).getString();
+      t.status = TurnStatusFromName(q.getColumn(1).getText());
+      t.error = q.getColumn(2).getString();
+      t.usage.input_tokens = q.getColumn(3).getInt64();
+      t.usage.cached_input_tokens = q.getColumn(4).getInt64();
+      t.usage.output_tokens = q.getColumn(5).getInt64();
+      t.usage.reasoning_output_tokens = q.getColumn(6).getInt64();
+      t.usage.total_tokens = q.getColumn(7).getInt64();
+      t.started_at_ms = q.getColumn(8).getInt64();
+      t.ended_at_ms = q.getColumn(9).getInt64();
+      out.push_back(std::move(t));
+    }
+    return out;
+  });
+}
+
+Result<std::vector<EventRecord>> SqliteSessionStore::LoadEvents(std::string_view id) {
+  const std::string sid(id);
+  return Guarded(path_, "loading events", [&]() -> Result<std::vector<EventRecord>> {
+    SQLite::Statement q(*db_,
+                        "SELECT id, turn_id, type, payload, created_at_ms FROM events"
+                        " WHERE session_id = ? ORDER BY id");
+    q.bind(1, sid);
+    std::vector<EventRecord> out;
+    while (q.executeStep()) {
+      EventRecord e;
+      e.id = q.getColumn(0).getInt64();
+      e.session_id = sid;
+      e.turn_id = q.getColumn(1).getString();
+      e.type = q.getColumn(2).getString();
+      e.payload_json = q.getColumn(3).getString();
+      e.created_at_ms = q.getColumn(4).getInt64();
+      out.push_back(std::move(e));
+    }
+    return out;
+  });
+}
+
+Result<SessionDetails> SqliteSessionStore::Show(std::string_view id) {
+  const std::string sid(id);
+  return Guarded(path_, "reading session " + sid, [&]() -> Result<SessionDetails> {
+    SessionDetails d;
+    ASSIGN_OR_RETURN(d.session, GetById(sid));
+    ASSIGN_OR_RETURN(d.history, LoadHistory(d.session));
+    ASSIGN_OR_RETURN(d.turns, LoadTurns(sid));
+    ASSIGN_OR_RETURN(d.events, LoadEvents(sid));
+    SQLite::Statement q(*db_, std::string("SELECT ") + kSessionCols +
+                                  " FROM sessions WHERE forked_from_session = ?"
+                                  " ORDER BY created_at_ms, id");
+    q.bind(1, sid);
+    while (q.executeStep()) d.forks.push_back(ReadSession(q));
+    return d;
+  });
+}
+
+Result<bool> SqliteSessionStore::ImportSession(const ImportedSession& session) {
+  const std::string sid = ToLower(session.spec.id);
+  if (!core::LooksLikeUuid(sid)) {
+    return InvalidArgumentError("imported session id '" + session.spec.id + "' is not a UUID");
+  }
+  for (const EventRecord& e : session.events) {
+    const nlohmann::json payload = nlohmann::json::parse(e.payload_json, nullptr, false);
+    if (payload.is_discarded() || !payload.is_object()) {
+      return InvalidArgumentError("event '" + e.type + "' payload is not a JSON object");
+    }
+  }
+  return WithWriteTransaction(*db_, path_, "importing " + sid, [&]() -> Result<bool> {
+    SQLite::Statement exists(*db_, "SELECT 1 FROM sessions WHERE id = ?");
+    exists.bind(1, sid);
+    if (exists.executeStep()) return false;
+    const int64_t created = session.spec.created_at_ms != 0 ? session.spec.created_at_ms : NowMs();
+    const int64_t updated = std::max(created, session.updated_at_ms);
+    int64_t tokens = 0;
+    for (const core::TurnRecord& t : session.turns) tokens += t.usage.total_tokens;
+    std::string title =
+        session.spec.title.empty() ? TitleFromItems(session.items) : session.spec.title;
+    // The session row first (items reference nothing in it), head set after.
+    SQLite::Statement ins(*db_,
+                          "INSERT INTO sessions(id, cwd, model, provider, title, source,"
+                          " created_at_ms, updated_at_ms, tokens_used)"
+                          " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    ins.bind(1, sid);
+    ins.bind(2, session.spec.cwd);
+    ins.bind(3, session.spec.model);
+    ins.bind(4, session.spec.provider);
+    ins.bind(5, title);
+    ins.bind(6, session.spec.source.empty() ? std::string("import") : session.spec.source);
+    ins.bind(7, created);
+    ins.bind(8, updated);
+    ins.bind(9, tokens);
+    ins.exec();
+    std::vector<int64_t> ids = InsertChain(*db_, sid, std::nullopt, session.items);
+    if (!ids.empty()) {
+      SQLite::Statement head(*db_, "UPDATE sessions SET head_item_id = ? WHERE id = ?");
+      head.bind(1, ids.back());
+      head.bind(2, sid);
+      head.exec();
+    }
+    SQLite::Statement turn(*db_,
+                           "INSERT OR REPLACE INTO turns(session_id, turn_id, status, error,"
+                           " input_tokens, cached_input_tokens, output_tokens,"
+                           " reasoning_output_tokens, total_tokens, started_at_ms, ended_at_ms)"
+                           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    for (const core::TurnRecord& t : session.turns) {
+      turn.reset();
+      turn.bind(1, sid);
+      turn.bind(2, t.turn_id);
+      turn.bind(3, std::string(TurnStatusName(t.status)));
+      turn.bind(4, t.error);
+      turn.bind(5, t.usage.input_tokens);
+      turn.bind(6, t.usage.cached_input_tokens);
+      turn.bind(7, t.usage.output_tokens);
+      turn.bind(8, t.usage.reasoning_output_tokens);
+      turn.bind(9, t.usage.total_tokens);
+      turn.bind(10, t.started_at_ms);
+      turn.bind(11, t.ended_at_ms);
+      turn.exec();
+    }
+    SQLite::Statement ev(*db_,
+                         "INSERT INTO events(session_id, turn_id, type, payload, created_at_ms)"
+                         " VALUES (?, ?, ?, ?, ?)");
+    for (const EventRecord& e : session.events) {
+      ev.reset();
+      ev.bind(1, sid);
+      ev.bind(2, e.turn_id);
+      ev.bind(3, e.type);
+      ev.bind(4, e.payload_json);
+      ev.bind(5, e.created_at_ms != 0 ? e.created_at_ms : created);
+      ev.exec();
+    }
+    return true;
+  });
+}
+
+}  // namespace codex::storage

@@ -1,0 +1,173 @@
+// SqliteSessionStore: core::SessionStore on one SQLite file (ARCHITECTURE.md,
+// Data model), plus the maintenance queries behind `codex sessions ...`.
+//
+// Layout: `items` is a tree of immutable wire items (body = the JSON text as
+// sent, stored and returned byte for byte); a session is a row whose
+// head_item_id points into that tree; a fork is a new row pointing at an
+// existing item, so forking copies nothing. A compaction is an item of kind
+// compaction_checkpoint followed by its replacement history as ordinary
+// items; LoadTranscript stops at the newest checkpoint, LoadHistory does not.
+//
+// Durability and concurrency: WAL, synchronous=NORMAL (a process crash never
+// loses a committed append; a power cut may lose the last few commits but
+// never corrupts), busy_timeout 10 s, foreign keys on. Every write runs in
+// one BEGIN IMMEDIATE transaction, retried on SQLITE_BUSY, so many processes
+// can share one file. Appends compare-and-set the head: a process whose view
+// of a session is stale gets kFailedPrecondition / reason "session_advanced".
+//
+// Errors: never throws; SQLite failures become a Status whose message keeps
+// the SQLite extended result code. Thread-compatible: one thread uses an
+// object at a time (open one object per thread or process).
+#pragma once
+
+#include <SQLiteCpp/Database.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/session_store.h"
+
+namespace codex::storage {
+
+// One row of the `events` table.
+struct EventRecord {
+  int64_t id = 0;
+  std::string session_id;
+  std::string turn_id;
+  std::string type;
+  std::string payload_json;  // a JSON object
+  int64_t created_at_ms = 0;
+};
+
+// A full-text search match: the best-matching item of a session.
+struct SearchHit {
+  core::SessionInfo session;
+  int64_t item_id = 0;
+  std::string snippet;  // matched terms wrapped in [ ], cut with "…"
+};
+
+// One session of a fork tree, in depth-first order (parents before children).
+struct TreeNode {
+  core::SessionInfo session;
+  int depth = 0;  // 0 = the root of the tree
+};
+
+// Everything `codex sessions show` prints.
+struct SessionDetails {
+  core::SessionInfo session;
+  std::vector<core::StoredItem> history;  // root to head, checkpoints included
+  std::vector<core::TurnRecord> turns;    // oldest first
+  std::vector<EventRecord> events;        // oldest first
+  std::vector<core::SessionInfo> forks;   // sessions forked from this one
+};
+
+// What Remove / Purge deleted.
+struct RemoveStats {
+  int64_t sessions = 0;
+  int64_t items = 0;
+};
+
+// A whole session to import atomically (storage/rollout.h builds these).
+struct ImportedItem {
+  std::string turn_id;
+  int64_t created_at_ms = 0;
+  core::Item item;
+};
+struct ImportedSession {
+  core::NewSession spec;  // spec.id required
+  int64_t updated_at_ms = 0;
+  std::vector<ImportedItem> items;  // oldest first, chained in this order
+  std::vector<core::TurnRecord> turns;
+  std::vector<EventRecord> events;
+};
+
+// True for a user message typed by a person, false for injected context
+// (<environment_context>, <user_instructions>, # AGENTS.md ...). Turns start
+// at real user messages; titles come from the first one.
+bool IsRealUserMessage(const core::Item& item);
+
+// The one-line title for a user message text: first non-empty line, trimmed,
+// at most ~80 characters (cut on a UTF-8 boundary, "…" appended when cut).
+std::string TitleFromText(std::string_view text);
+
+class SqliteSessionStore final : public core::SessionStore {
+ public:
+  // Opens (creating when absent, with its parent directories) the database at
+  // `path`: the file gets mode 0600 whatever the umask, then WAL, busy
+  // timeout and foreign keys are set and the embedded migrations applied.
+  static Result<std::unique_ptr<SqliteSessionStore>> Open(const std::string& path);
+
+  ~SqliteSessionStore() override;
+  SqliteSessionStore(const SqliteSessionStore&) = delete;
+  SqliteSessionStore& operator=(const SqliteSessionStore&) = delete;
+
+  const std::string& path() const { return path_; }
+
+  // core::SessionStore (see core/session_store.h for the contracts).
+  Result<core::SessionInfo> CreateSession(const core::NewSession& spec) override;
+  Result<core::SessionInfo> FindSession(std::string_view id_or_name) override;
+  Result<core::SessionInfo> LatestSession(const std::optional<std::string>& cwd) override;
+  // Walks from `session.head_item_id` (the head as the caller saw it).
+  Result<std::vector<core::StoredItem>> LoadTranscript(const core::SessionInfo& session) override;
+  Result<std::vector<core::StoredItem>> LoadHistory(const core::SessionInfo& session) override;
+  Result<std::vector<int64_t>> Append(std::string_view session_id,
+                                      std::optional<int64_t> expected_head,
+                                      std::string_view turn_id,
+                                      const std::vector<core::Item>& items) override;
+  Status MoveHead(std::string_view session_id, std::optional<int64_t> expected_head,
+                  std::optional<int64_t> new_head) override;
+  Result<core::ListPage> ListSessions(const core::ListQuery& query) override;
+  Status RecordTurn(const core::TurnRecord& turn) override;
+  Status RecordEvent(std::string_view session_id, std::string_view turn_id, std::string_view type,
+                     std::string_view payload_json) override;
+  // Turns are counted along the whole history (root to head): turn N starts
+  // at the N-th real user message and ends before the next one.
+  Result<core::SessionInfo> Fork(std::string_view session_id, std::optional<int> at_turn) override;
+
+  // --- Maintenance (codex sessions ...). `id` is a full session id. ---
+
+  Status Archive(std::string_view id);
+  Status Unarchive(std::string_view id);
+  // Sets the name FindSession also accepts; "" clears it. kInvalidArgument
+  // when another session already has that name.
+  Status Rename(std::string_view id, std::string_view name);
+  // Deletes the session, its turns and events, and every item of its chain
+  // that no other session still needs (reachable from another session's head
+  // or fork point). Forks of it keep working; their forked_from_session stays
+  // as a historical record.
+  Result<RemoveStats> Remove(std::string_view id);
+  // Removes every session (archived or not) last updated before
+  // `updated_before_ms`, with the items nothing else needs.
+  Result<RemoveStats> Purge(int64_t updated_before_ms);
+  // Sessions whose message or tool-output text matches `query` (words,
+  // ANDed; FTS5 syntax is not exposed), best match first, one hit per session.
+  Result<std::vector<SearchHit>> Search(std::string_view query, int limit = 20);
+  // The fork tree containing `id`: its root ancestor and every descendant.
+  Result<std::vector<TreeNode>> Tree(std::string_view id);
+  Result<SessionDetails> Show(std::string_view id);
+  Result<std::vector<core::TurnRecord>> LoadTurns(std::string_view id);
+  Result<std::vector<EventRecord>> LoadEvents(std::string_view id);
+  // Imports a whole session in one transaction. Returns false (and changes
+  // nothing) when a session with spec.id already exists.
+  Result<bool> ImportSession(const ImportedSession& session);
+
+ private:
+  SqliteSessionStore(std::string path, std::unique_ptr<SQLite::Database> db);
+
+  Result<core::SessionInfo> GetById(std::string_view id);
+  Result<std::vector<core::StoredItem>> LoadChain(std::optional<int64_t> head,
+                                                  bool stop_at_checkpoint);
+  Result<RemoveStats> RemoveSessions(const std::vector<std::string>& ids);
+
+  std::string path_;
+  std::unique_ptr<SQLite::Database> db_;
+};
+
+// <codex_home>/sessions.db, opened with SqliteSessionStore::Open.
+Result<std::unique_ptr<SqliteSessionStore>> OpenSessionStore(const std::string& codex_home);
+
+}  // namespace codex::storage

@@ -1,0 +1,399 @@
+#include "storage/sqlite_session_store.h"
+
+#include <sys/stat.h>
+
+#include <catch2/catch.hpp>
+#include <set>
+
+#include "core/item.h"
+#include "core/uuid.h"
+#include "storage/test_util.h"
+
+using codex::StatusCode;
+using codex::core::Item;
+using codex::core::ItemKind;
+using codex::core::ListQuery;
+using codex::core::NewSession;
+using codex::core::SessionInfo;
+using codex::core::StoredItem;
+using codex::storage::SqliteSessionStore;
+using codex::storage::testing::TempDir;
+
+namespace {
+
+std::unique_ptr<SqliteSessionStore> OpenOrDie(const std::string& path) {
+  auto store = SqliteSessionStore::Open(path);
+  INFO(store.status().ToString());
+  REQUIRE(store.ok());
+  return std::move(store).value();
+}
+
+SessionInfo Create(SqliteSessionStore& store, const std::string& cwd = "/work",
+                   int64_t created_at_ms = 0) {
+  NewSession spec;
+  spec.cwd = cwd;
+  spec.model = "gpt-test";
+  spec.provider = "fake";
+  spec.created_at_ms = created_at_ms;
+  auto s = store.CreateSession(spec);
+  INFO(s.status().ToString());
+  REQUIRE(s.ok());
+  return *s;
+}
+
+std::vector<int64_t> AppendOrDie(SqliteSessionStore& store, const std::string& id,
+                                 std::optional<int64_t> head, const std::vector<Item>& items,
+                                 const std::string& turn = "t") {
+  auto ids = store.Append(id, head, turn, items);
+  INFO(ids.status().ToString());
+  REQUIRE(ids.ok());
+  return *ids;
+}
+
+SessionInfo Find(SqliteSessionStore& store, const std::string& id) {
+  auto s = store.FindSession(id);
+  INFO(s.status().ToString());
+  REQUIRE(s.ok());
+  return *s;
+}
+
+std::vector<std::string> Bodies(const std::vector<StoredItem>& items) {
+  std::vector<std::string> out;
+  for (const auto& i : items) out.push_back(i.item.body);
+  return out;
+}
+
+Item Checkpoint() {
+  Item item;
+  item.kind = ItemKind::kCompactionCheckpoint;
+  item.body = R"({"type":"compaction_checkpoint"})";
+  return item;
+}
+
+}  // namespace
+
+TEST_CASE("Open creates the file 0600 with parent directories, and reopens") {
+  TempDir dir;
+  const std::string path = dir.File("a/b/sessions.db");
+  const mode_t old_umask = ::umask(0);
+  { auto store = OpenOrDie(path); }
+  ::umask(old_umask);
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  // An existing file with loose permissions is tightened.
+  REQUIRE(::chmod(path.c_str(), 0644) == 0);
+  auto store = OpenOrDie(path);
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+}
+
+TEST_CASE("Open refuses a file that is not a database") {
+  TempDir dir;
+  const std::string path = dir.File("junk.db");
+  FILE* f = std::fopen(path.c_str(), "w");
+  REQUIRE(f);
+  std::fputs("this is not sqlite at all, just some text that is long enough to matter\n", f);
+  std::fclose(f);
+  auto store = SqliteSessionStore::Open(path);
+  REQUIRE_FALSE(store.ok());
+  CHECK(store.status().message().find(path) != std::string::npos);
+}
+
+TEST_CASE("CreateSession, Append and LoadTranscript keep bodies byte for byte") {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  SessionInfo s = Create(*store);
+  CHECK(codex::core::LooksLikeUuid(s.id));
+  CHECK_FALSE(s.head_item_id.has_value());
+  CHECK(s.source == "exec");
+
+  Item odd;
+  odd.kind = ItemKind::kReasoning;
+  // Unusual spacing, key order and escapes must survive untouched.
+  odd.body = "{ \"type\" : \"reasoning\",\"encrypted_content\":\"gAAA\\u00e9==\" ,\"summary\":[] }";
+  Item not_json;
+  not_json.kind = ItemKind::kOther;
+  not_json.body = std::string("raw\0bytes\xff", 10);
+  std::vector<Item> items = {codex::core::UserMessage("hello there"), odd, not_json,
+                             codex::core::AssistantMessage("hi")};
+  auto ids = AppendOrDie(*store, s.id, std::nullopt, items, "turn-1");
+  REQUIRE(ids.size() == 4);
+  CHECK(ids[0] < ids[1]);
+
+  SessionInfo again = Find(*store, s.id);
+  REQUIRE(again.head_item_id == ids.back());
+  CHECK(again.title == "hello there");
+  auto transcript = store->LoadTranscript(again);
+  REQUIRE(transcript.ok());
+  REQUIRE(transcript->size() == 4);
+  for (size_t i = 0; i < items.size(); ++i) {
+    CHECK((*transcript)[i].item.body == items[i].body);
+    CHECK((*transcript)[i].item.kind == items[i].kind);
+    CHECK((*transcript)[i].id == ids[i]);
+    CHECK((*transcript)[i].turn_id == "turn-1");
+    CHECK((*transcript)[i].session_id == s.id);
+  }
+  CHECK((*transcript)[0].item.role == "user");
+  CHECK_FALSE((*transcript)[0].parent_id.has_value());
+  CHECK((*transcript)[1].parent_id == ids[0]);
+}
+
+TEST_CASE("Append is compare-and-set on the head") {
+  TempDir dir;
+  const std::string path = dir.File("s.db");
+  auto a = OpenOrDie(path);
+  auto b = OpenOrDie(path);
+  SessionInfo s = Create(*a);
+  auto first = AppendOrDie(*a, s.id, std::nullopt, {codex::core::UserMessage("one")});
+
+  // Both processes resumed at `first`; a wins, b must be refused.
+  auto ok = a->Append(s.id, first.back(), "t2", {codex::core::AssistantMessage("from a")});
+  REQUIRE(ok.ok());
+  auto conflict = b->Append(s.id, first.back(), "t2", {codex::core::AssistantMessage("from b")});
+  REQUIRE_FALSE(conflict.ok());
+  CHECK(conflict.status().code() == StatusCode::kFailedPrecondition);
+  CHECK(conflict.status().reason() == "session_advanced");
+  CHECK(conflict.status().message() ==
+        "session " + s.id + " was advanced by another process; use 'codex fork " + s.id + "'");
+  // Nothing of b's was written.
+  auto history = b->LoadHistory(Find(*b, s.id));
+  REQUIRE(history.ok());
+  CHECK(Bodies(*history) == std::vector<std::string>{codex::core::UserMessage("one").body,
+                                                     codex::core::AssistantMessage("from a").body});
+  // A stale nullopt head also conflicts.
+  auto stale = b->Append(s.id, std::nullopt, "t", {codex::core::UserMessage("x")});
+  CHECK(stale.status().reason() == "session_advanced");
+  // Unknown session.
+  auto missing = b->Append(codex::core::NewUuidV7(), std::nullopt, "t", {});
+  CHECK(missing.status().code() == StatusCode::kNotFound);
+}
+
+TEST_CASE("Title comes from the first real user message") {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  SessionInfo s = Create(*store);
+  auto ids = AppendOrDie(*store, s.id, std::nullopt,
+                         {codex::core::DeveloperMessage("be nice"),
+                          codex::core::UserMessage("<environment_context>\n<cwd>/x</cwd>"),
+                          codex::core::UserMessage("# AGENTS.md instructions for /x\n..."),
+                          codex::core::UserMessage("<user_instructions>\nfoo")});
+  CHECK(Find(*store, s.id).title.empty());
+  const std::string long_line(200, 'x');
+  ids = AppendOrDie(*store, s.id, ids.back(),
+                    {codex::core::UserMessage("\n  Fix the build  \nsecond line"),
+                     codex::core::UserMessage("later")});
+  CHECK(Find(*store, s.id).title == "Fix the build");
+  ids = AppendOrDie(*store, s.id, ids.back(), {codex::core::UserMessage("not the title")});
+  CHECK(Find(*store, s.id).title == "Fix the build");
+
+  CHECK(codex::storage::TitleFromText(long_line).size() <= 80 + 3);
+  CHECK(codex::storage::TitleFromText(long_line).substr(0, 10) == "xxxxxxxxxx");
+  // Cutting never splits a UTF-8 sequence.
+  std::string accents;
+  for (int i = 0; i < 60; ++i) accents += "é";
+  const std::string t = codex::storage::TitleFromText(accents);
+  CHECK(t.size() <= 83);
+  CHECK(t.substr(t.size() - 3) == "…");
+  CHECK((t.size() - 3) % 2 == 0);
+}
+
+TEST_CASE("LoadTranscript stops at the newest checkpoint, LoadHistory does not") {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  SessionInfo s = Create(*store);
+  auto ids = AppendOrDie(*store, s.id, std::nullopt,
+                         {codex::core::UserMessage("q1"), codex::core::AssistantMessage("a1")});
+  ids =
+      AppendOrDie(*store, s.id, ids.back(), {Checkpoint(), codex::core::UserMessage("summary 1")});
+  ids = AppendOrDie(*store, s.id, ids.back(),
+                    {codex::core::UserMessage("q2"), Checkpoint(),
+                     codex::core::UserMessage("summary 2"), codex::core::UserMessage("q3")});
+  SessionInfo cur = Find(*store, s.id);
+  auto transcript = store->LoadTranscript(cur);
+  REQUIRE(transcript.ok());
+  CHECK(Bodies(*transcript) == std::vector<std::string>{codex::core::UserMessage("summary 2").body,
+                                                        codex::core::UserMessage("q3").body});
+  auto history = store->LoadHistory(cur);
+  REQUIRE(history.ok());
+  REQUIRE(history->size() == 8);
+  CHECK(history->front().item.body == codex::core::UserMessage("q1").body);
+  CHECK((*history)[2].item.kind == ItemKind::kCompactionCheckpoint);
+
+  // A head that is itself a checkpoint gives an empty transcript.
+  ids = AppendOrDie(*store, s.id, cur.head_item_id, {Checkpoint()});
+  auto empty = store->LoadTranscript(Find(*store, s.id));
+  REQUIRE(empty.ok());
+  CHECK(empty->empty());
+  // A session with no items.
+  SessionInfo fresh = Create(*store);
+  CHECK(store->LoadTranscript(fresh)->empty());
+  CHECK(store->LoadHistory(fresh)->empty());
+}
+
+TEST_CASE("FindSession by id, prefix and name") {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  SessionInfo a = Create(*store);
+  SessionInfo b = Create(*store);
+  CHECK(Find(*store, a.id).id == a.id);
+  CHECK(Find(*store, " " + a.id + " ").id == a.id);
+  std::string upper = a.id;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  CHECK(Find(*store, upper).id == a.id);
+
+  // Shortest distinguishing prefix of at least 8 characters.
+  size_t n = 8;
+  while (a.id.substr(0, n) == b.id.substr(0, n)) ++n;
+  CHECK(Find(*store, a.id.substr(0, n)).id == a.id);
+  if (n > 8) {
+    auto amb = store->FindSession(a.id.substr(0, n - 1));
+    REQUIRE_FALSE(amb.ok());
+    CHECK(amb.status().code() == StatusCode::kInvalidArgument);
+    CHECK(amb.status().message().find("ambiguous") != std::string::npos);
+  }
+  // Two ids sharing a long prefix are ambiguous.
+  NewSession spec;
+  spec.id = "01900000-0000-7000-8000-000000000001";
+  REQUIRE(store->CreateSession(spec).ok());
+  spec.id = "01900000-0000-7000-8000-000000000002";
+  REQUIRE(store->CreateSession(spec).ok());
+  auto amb = store->FindSession("01900000-0000");
+  REQUIRE_FALSE(amb.ok());
+  CHECK(amb.status().code() == StatusCode::kInvalidArgument);
+  CHECK(amb.status().message().find("ambiguous") != std::string::npos);
+  CHECK(store->FindSession("0190").status().code() == StatusCode::kNotFound);
+  CHECK(store->FindSession("nope").status().code() == StatusCode::kNotFound);
+  CHECK(store->FindSession("").status().code() == StatusCode::kInvalidArgument);
+  // Creating an existing id fails.
+  CHECK(store->CreateSession(spec).status().code() == StatusCode::kInvalidArgument);
+
+  REQUIRE(store->Rename(b.id, "my-branch").ok());
+  CHECK(Find(*store, "my-branch").id == b.id);
+  CHECK(Find(*store, b.id).name == "my-branch");
+  auto dup = store->Rename(a.id, "my-branch");
+  CHECK(dup.code() == StatusCode::kInvalidArgument);
+  REQUIRE(store->Rename(b.id, "").ok());
+  CHECK(store->FindSession("my-branch").status().code() == StatusCode::kNotFound);
+}
+
+TEST_CASE("LatestSession and ListSessions page newest first") {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  CHECK(store->LatestSession(std::nullopt).status().code() == StatusCode::kNotFound);
+  std::vector<std::string> ids;  // creation order = update order
+  for (int i = 0; i < 25; ++i) {
+    ids.push_back(Create(*store, i % 2 ? "/odd" : "/even", 1'700'000'000'000 + i).id);
+  }
+  CHECK(store->LatestSession(std::nullopt)->id == ids[24]);
+  CHECK(store->LatestSession(std::string("/odd"))->id == ids[23]);
+  CHECK(store->LatestSession(std::string("/none")).status().code() == StatusCode::kNotFound);
+
+  // Walk every page of 7 over all directories.
+  ListQuery q;
+  q.limit = 7;
+  std::vector<std::string> seen;
+  int pages = 0;
+  do {
+    auto page = store->ListSessions(q);
+    REQUIRE(page.ok());
+    for (const auto& s : page->sessions) seen.push_back(s.id);
+    q.cursor = page->next_cursor;
+    ++pages;
+  } while (!q.cursor.empty());
+  CHECK(pages == 4);
+  std::vector<std::string> expected(ids.rbegin(), ids.rend());
+  CHECK(seen == expected);
+
+  // Exactly one page's worth: no cursor.
+  q = ListQuery{};
+  q.cwd = "/odd";
+  q.limit = 12;
+  auto odd = store->ListSessions(q);
+  REQUIRE(odd.ok());
+  CHECK(odd->sessions.size() == 12);
+  CHECK(odd->next_cursor.empty());
+  for (const auto& s : odd->sessions) CHECK(s.cwd == "/odd");
+
+  // Archived sessions move to the archived listing.
+  REQUIRE(store->Archive(ids[24]).ok());
+  CHECK(store->LatestSession(std::nullopt)->id == ids[23]);
+  q = ListQuery{};
+  q.archived = true;
+  auto archived = store->ListSessions(q);
+  REQUIRE(archived.ok());
+  REQUIRE(archived->sessions.size() == 1);
+  CHECK(archived->sessions[0].archived);
+  REQUIRE(store->Unarchive(ids[24]).ok());
+  CHECK(store->LatestSession(std::nullopt)->id == ids[24]);
+
+  // Bad cursor and limit.
+  q = ListQuery{};
+  q.cursor = "garbage";
+  CHECK(store->ListSessions(q).status().code() == StatusCode::kInvalidArgument);
+  q.cursor.clear();
+  q.limit = 0;
+  CHECK(store->ListSessions(q).status().code() == StatusCode::kInvalidArgument);
+
+  // Appending moves a session to the front.
+  AppendOrDie(*store, ids[0], std::nullopt, {codex::core::UserMessage("bump")});
+  CHECK(store->LatestSession(std::nullopt)->id == ids[0]);
+}
+
+TEST_CASE("RecordTurn accumulates usage; RecordEvent validates payloads") {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  SessionInfo s = Create(*store);
+  codex::core::TurnRecord t;
+  t.session_id = s.id;
+  t.turn_id = "turn-1";
+  t.started_at_ms = 10;
+  t.ended_at_ms = 20;
+  t.usage = {100, 10, 20, 5, 120};
+  REQUIRE(store->RecordTurn(t).ok());
+  t.turn_id = "turn-2";
+  t.status = codex::core::TurnStatus::kFailed;
+  t.error = "boom";
+  t.usage = {50, 0, 10, 0, 60};
+  REQUIRE(store->RecordTurn(t).ok());
+  CHECK(Find(*store, s.id).tokens_used == 180);
+  // Recording the same turn again replaces, not adds.
+  t.usage.total_tokens = 70;
+  REQUIRE(store->RecordTurn(t).ok());
+  CHECK(Find(*store, s.id).tokens_used == 190);
+  auto turns = store->LoadTurns(s.id);
+  REQUIRE(turns.ok());
+  REQUIRE(turns->size() == 2);
+  CHECK((*turns)[0].usage == codex::core::TokenUsage{100, 10, 20, 5, 120});
+  CHECK((*turns)[1].status == codex::core::TurnStatus::kFailed);
+  CHECK((*turns)[1].error == "boom");
+
+  t.session_id = codex::core::NewUuidV7();
+  CHECK(store->RecordTurn(t).code() == StatusCode::kNotFound);
+
+  REQUIRE(store->RecordEvent(s.id, "turn-1", "approval", R"({"decision":"approved"})").ok());
+  CHECK(store->RecordEvent(s.id, "turn-1", "bad", "[1,2]").code() == StatusCode::kInvalidArgument);
+  CHECK(store->RecordEvent(s.id, "turn-1", "bad", "{not json").code() ==
+        StatusCode::kInvalidArgument);
+  auto events = store->LoadEvents(s.id);
+  REQUIRE(events.ok());
+  REQUIRE(events->size() == 1);
+  CHECK(events->front().type == "approval");
+  CHECK(events->front().payload_json == R"({"decision":"approved"})");
+}
+
+TEST_CASE("Store objects outlive nothing: a reopened store sees committed data") {
+  TempDir dir;
+  const std::string path = dir.File("s.db");
+  std::string id;
+  std::vector<int64_t> ids;
+  {
+    auto store = OpenOrDie(path);
+    id = Create(*store).id;
+    ids = AppendOrDie(*store, id, std::nullopt, {codex::core::UserMessage("persist me")});
+  }
+  auto store = OpenOrDie(path);
+  auto s = Find(*store, id);
+  CHECK(s.head_item_id == ids.back());
+  CHECK(store->LoadTranscript(s)->at(0).item.body == codex::core::UserMessage("persist me").body);
+}

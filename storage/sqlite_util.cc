@@ -1,0 +1,54 @@
+#include "storage/sqlite_util.h"
+
+namespace codex::storage::internal {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+namespace {
+
+int ExtendedCode(const std::exception& e) {
+  if (const auto* se = dynamic_cast<const SQLite::Exception*>(&e)) {
+    return se->getExtendedErrorCode();
+  }
+  return -1;
+}
+
+}  // namespace
+
+bool IsBusy(const std::exception& e) {
+  const int code = ExtendedCode(e);
+  if (code < 0) return false;
+  const int primary = code & 0xff;
+  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
+}
+
+Status StatusFromException(const std::exception& e, const std::string& path,
+                           std::string_view what) {
+  const int code = ExtendedCode(e);
+  std::string message =
+      "sessions database " + path + ": " + std::string(what) + " failed: " + e.what();
+  if (code < 0) return InternalError(std::move(message));
+  message += " (sqlite error " + std::to_string(code) + ")";
+  switch (code & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return UnavailableError(message + "; another codex process holds the database, retry");
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return DataLossError(message + "; the file is damaged or not a codex database");
+    case SQLITE_FULL:
+      return ResourceExhaustedError(message + "; the disk is full");
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM:
+    case SQLITE_READONLY:
+      return FailedPreconditionError(message + "; check the file's permissions");
+    default:
+      return InternalError(std::move(message));
+  }
+}
+
+}  // namespace codex::storage::internal
