@@ -1,0 +1,251 @@
+#include "compaction/rebuild_history.h"
+
+#include <algorithm>
+
+#include "compaction/token_accounting.h"
+
+namespace codex::compaction {
+
+namespace {
+
+// How Codex CLI starts its summaries; recognised so that sessions imported
+// from Codex rollouts compact correctly.
+constexpr std::string_view kCodexSummaryPrefix =
+    "Another language model started to solve this problem and produced a summary of its "
+    "thinking process.";
+
+// FIXME(compaction): core::IsContextItem (core/project_context.h) knows the
+// same markers; use it once project_context.cc is part of codex_core.
+constexpr std::string_view kContextPrefixes[] = {
+    "<environment_context>",
+    "<user_instructions>",
+    "<permissions instructions>",
+    "# AGENTS.md instructions",
+};
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+std::string_view TrimLeft(std::string_view s) {
+  while (!s.empty() &&
+         (s.front() == ' ' || s.front() == '\n' || s.front() == '\r' || s.front() == '\t')) {
+    s.remove_prefix(1);
+  }
+  return s;
+}
+
+bool IsUserMessage(const core::Item& item) {
+  return item.kind == core::ItemKind::kMessage && item.role == "user";
+}
+
+bool TextIsSummary(std::string_view text) {
+  return StartsWith(text, kSummaryPrefix) || StartsWith(text, kCodexSummaryPrefix);
+}
+
+bool TextIsContext(std::string_view text) {
+  text = TrimLeft(text);
+  return std::any_of(std::begin(kContextPrefixes), std::end(kContextPrefixes),
+                     [&](std::string_view p) { return StartsWith(text, p); });
+}
+
+bool SameBodyAsAny(const core::Item& item, std::span<const core::Item> items) {
+  return std::any_of(items.begin(), items.end(),
+                     [&](const core::Item& other) { return other.body == item.body; });
+}
+
+bool IsContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+// The largest UTF-8 boundary <= pos.
+size_t BoundaryAtOrBefore(std::string_view text, size_t pos) {
+  pos = std::min(pos, text.size());
+  while (pos > 0 && pos < text.size() && IsContinuationByte(text[pos])) --pos;
+  return pos;
+}
+
+// The smallest UTF-8 boundary >= pos.
+size_t BoundaryAtOrAfter(std::string_view text, size_t pos) {
+  while (pos < text.size() && IsContinuationByte(text[pos])) ++pos;
+  return pos;
+}
+
+std::string OmittedMarker(size_t omitted_bytes) {
+  return "\n[... " + std::to_string(omitted_bytes) + " bytes omitted by compaction ...]\n";
+}
+
+// A user message `prefix` + (`text` cut in the middle) whose estimate is at
+// most `max_tokens`; nullopt when even `prefix` alone does not fit. JSON
+// escaping makes the body longer than the text, so shrink until it fits.
+std::optional<core::Item> FitUserMessage(std::string_view prefix, std::string_view text,
+                                         int64_t max_tokens) {
+  if (max_tokens <= 0) return std::nullopt;
+  core::Item empty = core::UserMessage(prefix);
+  if (EstimateItemTokens(empty) > max_tokens) return std::nullopt;
+  const int64_t max_body_bytes = max_tokens * 4;
+  int64_t text_bytes = max_body_bytes - static_cast<int64_t>(empty.body.size());
+  for (int attempt = 0; attempt < 64 && text_bytes > 0; ++attempt) {
+    std::string candidate(prefix);
+    candidate += TruncateMiddle(text, static_cast<size_t>(text_bytes));
+    core::Item item = core::UserMessage(candidate);
+    const int64_t excess = static_cast<int64_t>(item.body.size()) - max_body_bytes;
+    if (excess <= 0) return item;
+    // Escapes made the body `excess` bytes too long; the text shrinks by at
+    // least as much, and by a growing share when escapes are dense.
+    text_bytes -= std::max<int64_t>(excess, text_bytes / 8);
+  }
+  return empty;
+}
+
+}  // namespace
+
+bool IsSummaryMessage(const core::Item& item) {
+  return IsUserMessage(item) && TextIsSummary(core::MessageText(item));
+}
+
+bool IsContextMessage(const core::Item& item) {
+  if (item.kind != core::ItemKind::kMessage) return false;
+  if (item.role == "developer" || item.role == "system") return true;
+  return item.role == "user" && TextIsContext(core::MessageText(item));
+}
+
+bool IsRealUserMessage(const core::Item& item) {
+  if (!IsUserMessage(item)) return false;
+  const std::string text = core::MessageText(item);
+  return !TextIsContext(text) && !TextIsSummary(text);
+}
+
+core::Item SummaryMessage(std::string_view summary) {
+  std::string text(kSummaryPrefix);
+  text += summary;
+  return core::UserMessage(text);
+}
+
+std::string TruncateMiddle(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  // The marker's length with the largest possible count bounds the real one.
+  const size_t marker_bound = OmittedMarker(text.size()).size();
+  if (marker_bound >= max_bytes) {
+    return std::string(text.substr(0, BoundaryAtOrBefore(text, max_bytes)));
+  }
+  const size_t keep = max_bytes - marker_bound;
+  const size_t head_end = BoundaryAtOrBefore(text, keep / 2);
+  const size_t tail_start = BoundaryAtOrAfter(text, text.size() - (keep - keep / 2));
+  std::string out(text.substr(0, head_end));
+  out += OmittedMarker(tail_start - head_end);
+  out += text.substr(tail_start);
+  return out;
+}
+
+std::optional<core::Item> TruncateUserMessage(const core::Item& message, int64_t max_tokens) {
+  if (max_tokens < kMinPartialMessageTokens) return std::nullopt;
+  return FitUserMessage("", core::MessageText(message), max_tokens);
+}
+
+std::vector<core::Item> RebuildHistory(std::span<const core::Item> transcript,
+                                       std::span<const core::Item> initial_context,
+                                       std::string_view summary, int64_t user_message_budget,
+                                       const std::optional<core::Item>& current_user_message) {
+  std::optional<size_t> current_index;
+  if (current_user_message) {
+    for (size_t i = transcript.size(); i-- > 0;) {
+      if (transcript[i].body == current_user_message->body) {
+        current_index = i;
+        break;
+      }
+    }
+  }
+
+  std::vector<core::Item> kept_newest_first;
+  int64_t remaining = std::max<int64_t>(0, user_message_budget);
+  for (size_t i = transcript.size(); i-- > 0;) {
+    const core::Item& item = transcript[i];
+    if (i == current_index || !IsRealUserMessage(item) || SameBodyAsAny(item, initial_context)) {
+      continue;
+    }
+    const int64_t cost = EstimateItemTokens(item);
+    if (cost <= remaining) {
+      kept_newest_first.push_back(item);
+      remaining -= cost;
+      continue;
+    }
+    if (auto cut = TruncateUserMessage(item, remaining)) kept_newest_first.push_back(*cut);
+    break;
+  }
+
+  std::vector<core::Item> out;
+  out.reserve(initial_context.size() + kept_newest_first.size() + 2);
+  out.insert(out.end(), initial_context.begin(), initial_context.end());
+  out.insert(out.end(), kept_newest_first.rbegin(), kept_newest_first.rend());
+  out.push_back(SummaryMessage(summary));
+  if (current_user_message) out.push_back(*current_user_message);
+  return out;
+}
+
+Result<std::vector<core::Item>> RebuildHistoryWithin(
+    std::span<const core::Item> transcript, std::span<const core::Item> initial_context,
+    std::string_view summary, int64_t user_message_budget,
+    const std::optional<core::Item>& current_user_message, int64_t max_tokens) {
+  int64_t fixed = EstimateTokens(initial_context);
+  if (current_user_message) fixed += EstimateItemTokens(*current_user_message);
+  const int64_t summary_tokens = EstimateItemTokens(SummaryMessage(summary));
+  if (fixed + summary_tokens <= max_tokens) {
+    const int64_t budget = std::min(user_message_budget, max_tokens - fixed - summary_tokens);
+    return RebuildHistory(transcript, initial_context, summary, budget, current_user_message);
+  }
+  // No room for user messages: cut the summary to what is left.
+  std::optional<core::Item> cut = FitUserMessage(kSummaryPrefix, summary, max_tokens - fixed);
+  if (!cut) {
+    return ResourceExhaustedError(
+        "the initial context and current message alone take " + std::to_string(fixed) +
+        " tokens, leaving no room for a summary under " + std::to_string(max_tokens) +
+        "; raise model_auto_compact_token_limit or shorten AGENTS.md");
+  }
+  std::string cut_summary = core::MessageText(*cut).substr(kSummaryPrefix.size());
+  return RebuildHistory(transcript, initial_context, cut_summary, 0, current_user_message);
+}
+
+int DropOldestItems(std::vector<core::Item>& items, std::span<const core::Item> keep,
+                    int64_t min_tokens) {
+  auto is_protected = [&](const core::Item& item) {
+    return IsSummaryMessage(item) || SameBodyAsAny(item, keep);
+  };
+  int removed = 0;
+  int64_t removed_tokens = 0;
+  while (removed == 0 || removed_tokens < min_tokens) {
+    const size_t n = items.size();
+    size_t i = 0;
+    while (i < n && is_protected(items[i])) ++i;
+    if (i == n) break;
+
+    std::vector<size_t> unit;
+    size_t j = i;
+    while (j < n && items[j].kind == core::ItemKind::kReasoning) unit.push_back(j++);
+    if (j < n && !is_protected(items[j])) {
+      unit.push_back(j);
+      if (core::IsCall(items[j].kind)) {
+        for (size_t k = j + 1; k < n; ++k) {
+          if (core::IsCallOutput(items[k].kind) && items[k].call_id == items[j].call_id) {
+            unit.push_back(k);
+          }
+        }
+      }
+    }
+    for (auto it = unit.rbegin(); it != unit.rend(); ++it) {
+      removed_tokens += EstimateItemTokens(items[*it]);
+      items.erase(items.begin() + static_cast<std::ptrdiff_t>(*it));
+      ++removed;
+    }
+  }
+  return removed;
+}
+
+std::vector<core::Item> WithoutCheckpoints(std::span<const core::Item> items) {
+  std::vector<core::Item> out;
+  out.reserve(items.size());
+  for (const auto& item : items) {
+    if (item.kind != core::ItemKind::kCompactionCheckpoint) out.push_back(item);
+  }
+  return out;
+}
+
+}  // namespace codex::compaction

@@ -1,0 +1,108 @@
+// The pure core of compaction (ARCHITECTURE.md, Compaction; STYLE.md "Pure
+// policy, thin driver"): classifying transcript items, rebuilding the history
+// around a summary, and dropping the oldest items of an input that overflows.
+// No I/O; every function is thread-safe.
+//
+// Rebuilt history, in order:
+//   1. the initial context items, as given;
+//   2. the most recent real user messages, within a token budget;
+//   3. the summary, as a user message starting with kSummaryPrefix;
+//   4. mid-turn: the user message the turn answers, last.
+// Everything else (assistant messages, reasoning, tool calls and outputs,
+// earlier summaries, remote compaction items) is what the summary replaces.
+//
+// Budget rule (decided here): user messages are taken newest first while
+// their estimates (EstimateItemTokens) fit in what is left of the budget. The
+// first one that does not fit is cut in the middle (head and tail kept around
+// a marker, images dropped) when at least kMinPartialMessageTokens remain,
+// and skipped otherwise; either way the walk stops there, so the kept
+// messages are always the most recent contiguous run. A budget of 0 keeps none.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/item.h"
+#include "core/status.h"
+
+namespace codex::compaction {
+
+// Default budget for recent real user messages kept verbatim.
+inline constexpr int64_t kDefaultUserMessageBudgetTokens = 20'000;
+
+// Below this many tokens of remaining budget a message is skipped, not cut.
+inline constexpr int64_t kMinPartialMessageTokens = 64;
+
+// The fixed start of every summary message we write. Recognising it is how a
+// later compaction knows a message is a summary (summarised again, never kept
+// as a real user message).
+inline constexpr std::string_view kSummaryPrefix =
+    "[Context checkpoint] The earlier part of this conversation was compacted to free room in "
+    "the context window. What follows is a handoff summary written by the assistant that did "
+    "that work; the tool calls it mentions really ran and their effects on files persist. "
+    "Continue from this summary and the messages after it, without redoing finished work.\n\n";
+
+// True for a message whose text starts with kSummaryPrefix, or with the
+// prefix Codex CLI puts on its own summaries (imported rollouts).
+bool IsSummaryMessage(const core::Item& item);
+
+// True for injected context rather than input typed by a person: developer and
+// system messages, and user messages starting with <environment_context>,
+// <user_instructions>, <permissions instructions> or "# AGENTS.md instructions".
+bool IsContextMessage(const core::Item& item);
+
+// A user message typed by a person: role user, not context, not a summary.
+bool IsRealUserMessage(const core::Item& item);
+
+// The summary as a user message: kSummaryPrefix + `summary`.
+core::Item SummaryMessage(std::string_view summary);
+
+// `text` cut to at most `max_bytes` bytes by removing its middle (on UTF-8
+// boundaries) and putting a marker saying how much was removed in its place.
+// `text` itself when it fits; a plain head cut when even the marker does not fit.
+std::string TruncateMiddle(std::string_view text, size_t max_bytes);
+
+// A user message holding `message`'s text cut in the middle so that its
+// estimate is at most `max_tokens`. nullopt when max_tokens is below
+// kMinPartialMessageTokens.
+std::optional<core::Item> TruncateUserMessage(const core::Item& message, int64_t max_tokens);
+
+// The history that replaces `transcript` after a compaction (see the top of
+// this file). `initial_context` items are output first and are never taken
+// as user messages (nor is any transcript item byte-identical to one of
+// them). `current_user_message`, when given, is output last and not charged
+// to the budget; its last byte-identical occurrence in the transcript is not
+// output a second time. A negative budget counts as 0.
+std::vector<core::Item> RebuildHistory(std::span<const core::Item> transcript,
+                                       std::span<const core::Item> initial_context,
+                                       std::string_view summary, int64_t user_message_budget,
+                                       const std::optional<core::Item>& current_user_message);
+
+// RebuildHistory under a ceiling: the result's EstimateTokens is at most
+// `max_tokens`. The user-message budget is shrunk first; if the history is
+// still too big with no user message kept, the summary is cut in the middle.
+// kResourceExhausted when the initial context and current message alone
+// (with an empty summary) exceed `max_tokens`.
+Result<std::vector<core::Item>> RebuildHistoryWithin(
+    std::span<const core::Item> transcript, std::span<const core::Item> initial_context,
+    std::string_view summary, int64_t user_message_budget,
+    const std::optional<core::Item>& current_user_message, int64_t max_tokens);
+
+// Removes from the front of `items` the oldest droppable units until at least
+// `min_tokens` (estimated) are gone, and at least one unit. A unit is one item,
+// with any reasoning items right before it, and for a tool call every output
+// answering it, so a call and its output are never split. Protected, never
+// dropped: items byte-identical to one of `keep` (the initial context) and
+// summary messages. Returns the number of items removed: 0 when nothing is
+// droppable.
+int DropOldestItems(std::vector<core::Item>& items, std::span<const core::Item> keep,
+                    int64_t min_tokens);
+
+// The history `items` minus checkpoints (never sent, never summarised).
+std::vector<core::Item> WithoutCheckpoints(std::span<const core::Item> items);
+
+}  // namespace codex::compaction
