@@ -1,0 +1,113 @@
+// LineEditor: the prompt's editing state machine (buffer, cursor, history,
+// kill ring), fed raw terminal bytes and answering with events. Pure: it
+// never reads or writes the terminal; LayoutEditor() computes what to draw.
+//
+// Keys: printable text inserts at the cursor; Enter submits, except after a
+// trailing backslash (which becomes a line break); Alt-Enter, Shift-Enter and
+// Ctrl-J insert a line break; bracketed paste inserts its text verbatim (CR
+// and CRLF become LF). Left/Right/Ctrl-B/Ctrl-F move by character, Alt-B/F
+// and Ctrl-Left/Right by word, Home/End/Ctrl-A/Ctrl-E to the ends of the
+// current line. Backspace, Delete, Ctrl-W (word), Ctrl-K and Ctrl-U (kill to
+// end / start of line), Ctrl-Y (yank). Up/Down move between the lines of a
+// multi-line buffer and, from the first/last line, through history (the
+// draft is kept); Ctrl-P/Ctrl-N always walk history. Tab completes a word
+// from SetCompletions() at the start of the buffer. Ctrl-C clears a non-empty
+// buffer, or reports kInterrupt when it is empty; Ctrl-D deletes at the
+// cursor, or reports kEof when the buffer is empty; Ctrl-L asks for a redraw.
+// The cursor is a byte offset into the UTF-8 buffer, always on a code point
+// boundary. Not thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/interactive/keys.h"
+
+namespace codex::cli {
+
+enum class EditorEventKind {
+  kNone,         // the bytes were consumed; redraw
+  kSubmit,       // EditorEvent::text is the submitted buffer (now cleared)
+  kEof,          // Ctrl-D on an empty buffer
+  kInterrupt,    // Ctrl-C on an empty buffer; `count` says how many in a row
+  kClearScreen,  // Ctrl-L
+};
+
+struct EditorEvent {
+  EditorEventKind kind = EditorEventKind::kNone;
+  std::string text;
+  int count = 0;
+};
+
+class LineEditor {
+ public:
+  explicit LineEditor(std::vector<std::string> history = {});
+
+  // Appends `bytes` to the input and handles keys until one produces an
+  // event other than kNone; the remaining bytes wait for the next call
+  // (Feed("") continues with them).
+  EditorEvent Feed(std::string_view bytes);
+  // Resolves a pending lone ESC (call after a short read timeout).
+  EditorEvent Flush();
+  bool has_pending_input() const { return decoder_.has_pending(); }
+
+  const std::string& buffer() const { return buffer_; }
+  size_t cursor() const { return cursor_; }
+  // Replaces the buffer, cursor at its end.
+  void SetBuffer(std::string text);
+
+  // Submitted entries, oldest first. Submit appends non-blank entries that
+  // differ from the newest one.
+  const std::vector<std::string>& history() const { return history_; }
+  void AddHistory(const std::string& entry);
+
+  // Words Tab completes when the buffer is one partial word (e.g. "/co").
+  void SetCompletions(std::vector<std::string> words) { completions_ = std::move(words); }
+
+  // Handles one decoded key.
+  EditorEvent HandleKey(const Key& key);
+
+ private:
+  void Insert(std::string_view text);
+  size_t LineStart(size_t pos) const;
+  size_t LineEnd(size_t pos) const;
+  size_t WordLeft(size_t pos) const;
+  size_t WordRight(size_t pos) const;
+  bool MoveVertical(int direction);
+  void HistoryMove(int direction);
+  void Complete();
+  EditorEvent Drain(bool flush);
+
+  KeyDecoder decoder_;
+  std::string buffer_;
+  size_t cursor_ = 0;
+  std::string kill_;
+  std::vector<std::string> history_;
+  size_t history_pos_ = 0;  // == history_.size() while editing the draft
+  std::string draft_;
+  std::vector<std::string> completions_;
+  int interrupts_ = 0;  // consecutive Ctrl-C on an empty buffer
+};
+
+// What to draw for a prompt: `text` starts at the prompt's first row (the
+// caller clears from there) and leaves the terminal cursor at (end_row,
+// end_col); the editing cursor is at (cursor_row, cursor_col). Rows are
+// relative to the first row; `rows` is how many the drawing occupies.
+struct EditorLayout {
+  std::string text;
+  int rows = 1;
+  int cursor_row = 0;
+  int cursor_col = 0;
+  int end_row = 0;
+  int end_col = 0;
+};
+
+// Lays out `buffer` after `prompt` (continuation lines get `continuation`),
+// wrapping at `columns`. Tabs show as four spaces and other control bytes
+// as ^X. When the text exactly fills its last row a "\r\n" is appended so
+// the terminal never sits in its pending-wrap state.
+EditorLayout LayoutEditor(std::string_view prompt, std::string_view continuation,
+                          std::string_view buffer, size_t cursor, int columns);
+
+}  // namespace codex::cli
