@@ -1,0 +1,33 @@
+// Settings shared by the compactors (local summary and remote
+// /responses/compact), resolved from the session's Config. Plain value type.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "compaction/rebuild_history.h"
+#include "compaction/token_accounting.h"
+#include "core/config.h"
+#include "core/status.h"
+
+namespace codex::compaction {
+
+struct CompactorOptions {
+  int64_t context_window = kFallbackContextWindow;
+  int64_t auto_compact_limit = kFallbackContextWindow * kAutoCompactPercent / 100;
+  // Recent real user messages kept verbatim (before the half-limit rule shrinks it).
+  int64_t user_message_budget = kDefaultUserMessageBudgetTokens;
+  bool send_item_ids = false;    // provider.send_item_ids
+  std::string reasoning_effort;  // "" = omitted (summary request)
+  std::string reasoning_summary = "auto";
+
+  // The most a compacted history may take: half the auto-compact limit, so a
+  // compaction always frees real room and the trigger cannot fire again at once.
+  int64_t max_history_tokens() const { return auto_compact_limit / 2; }
+};
+
+// Limits from ResolveContextLimits(config), reasoning and item-id settings
+// from the config and its provider. kInvalidArgument for bad limits.
+Result<CompactorOptions> CompactorOptionsFromConfig(const core::Config& config);
+
+}  // namespace codex::compaction

@@ -1,0 +1,110 @@
+#include "compaction/local_compactor.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "core/request_builder.h"
+
+namespace codex::compaction {
+
+namespace {
+
+// The summary response is not part of the session: nothing is committed.
+class DiscardingObserver final : public core::StreamObserver {
+ public:
+  Status OnOutputItemDone(const core::Item& item) override {
+    (void)item;
+    return OkStatus();
+  }
+};
+
+// The text of the last assistant message that has any.
+std::string SummaryText(const core::ModelResponse& response) {
+  for (auto it = response.items.rbegin(); it != response.items.rend(); ++it) {
+    if (it->kind != core::ItemKind::kMessage || it->role != "assistant") continue;
+    std::string text = core::MessageText(*it);
+    if (!text.empty()) return text;
+  }
+  return {};
+}
+
+}  // namespace
+
+namespace internal {
+
+bool IsContextOverflow(const Status& status) {
+  return status.code() == StatusCode::kResourceExhausted &&
+         status.reason() == "context_length_exceeded";
+}
+
+Status NothingLeftToDrop(const Status& last, std::string_view what) {
+  Status status = ResourceExhaustedError(
+      std::string(what) +
+      " exceeds the model's context window even after dropping every older item (" +
+      last.message() + "); start a new session or raise the provider's window");
+  status.WithReason("context_length_exceeded");
+  return status;
+}
+
+}  // namespace internal
+
+LocalCompactor::LocalCompactor(core::ModelClient& client, CompactorOptions options)
+    : client_(client), options_(std::move(options)) {}
+
+Result<core::CompactionOutput> LocalCompactor::Compact(const core::CompactionInput& input,
+                                                       const core::CancelToken& cancel) {
+  const std::vector<core::Item> transcript = WithoutCheckpoints(input.transcript);
+
+  core::RequestOptions request;
+  request.model = input.model;
+  request.instructions = input.instructions;
+  request.tools_json = "[]";
+  request.parallel_tool_calls = false;
+  request.reasoning_effort = options_.reasoning_effort;
+  request.reasoning_summary = options_.reasoning_summary;
+  request.prompt_cache_key = input.session_id;
+  request.send_item_ids = options_.send_item_ids;
+
+  std::vector<core::Item> summarised = transcript;
+  int dropped = 0;
+  std::string summary;
+  while (true) {
+    if (cancel.cancelled()) return CancelledError("compaction interrupted");
+    std::vector<core::Item> request_items = summarised;
+    request_items.push_back(core::UserMessage(kCompactionPrompt));
+    DiscardingObserver observer;
+    Result<core::ModelResponse> response =
+        client_.Stream(core::BuildResponsesRequest(request, request_items), observer, cancel);
+    if (response.ok()) {
+      summary = SummaryText(*response);
+      break;
+    }
+    if (!internal::IsContextOverflow(response.status())) return response.status();
+    const int n = DropOldestItems(summarised, input.initial_context,
+                                  std::max<int64_t>(1, EstimateTokens(summarised) / 10));
+    if (n == 0) return internal::NothingLeftToDrop(response.status(), "the compaction request");
+    dropped += n;
+  }
+  if (summary.empty()) {
+    return UnavailableError("the model answered the compaction request without a summary; run '" +
+                            std::string("codex compact ") + input.session_id + "' to retry");
+  }
+
+  ASSIGN_OR_RETURN(
+      std::vector<core::Item> history,
+      RebuildHistoryWithin(transcript, input.initial_context, summary, options_.user_message_budget,
+                           input.current_user_message, options_.max_history_tokens()));
+  core::CompactionOutput out;
+  out.mode = "local";
+  // The summary as it went into the history (cut when the half-limit rule needed it).
+  for (const auto& item : history) {
+    if (IsSummaryMessage(item)) out.summary = core::MessageText(item).substr(kSummaryPrefix.size());
+  }
+  out.dropped_items = dropped;
+  out.tokens_before = EstimateTokens(transcript);
+  out.tokens_after = EstimateTokens(history);
+  out.new_history = std::move(history);
+  return out;
+}
+
+}  // namespace codex::compaction

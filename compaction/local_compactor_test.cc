@@ -1,0 +1,297 @@
+#include "compaction/local_compactor.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "compaction/fake_model_client.h"
+#include "core/request_builder.h"
+
+using namespace codex;
+using namespace codex::compaction;
+using codex::compaction::testing::AssistantReply;
+using codex::compaction::testing::ContextOverflow;
+using codex::compaction::testing::FakeModelClient;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+core::Item Decode(const std::string& json) {
+  auto item = core::DecodeItem(json);
+  REQUIRE(item.ok());
+  return *item;
+}
+
+core::Item Call(const std::string& call_id) {
+  return Decode(R"({"type":"function_call","name":"shell","arguments":"{}","call_id":")" + call_id +
+                R"("})");
+}
+
+std::vector<core::Item> InitialContext() {
+  return {core::DeveloperMessage("<permissions instructions>never</permissions instructions>"),
+          core::UserMessage("<environment_context>\n  <cwd>/p</cwd>\n</environment_context>")};
+}
+
+core::CompactionInput MakeInput(std::vector<core::Item> transcript) {
+  core::CompactionInput input;
+  input.initial_context = InitialContext();
+  input.transcript = InitialContext();
+  input.transcript.insert(input.transcript.end(), transcript.begin(), transcript.end());
+  input.session_id = "0193aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee";
+  input.model = "gpt-test";
+  input.instructions = "You are a coding agent.";
+  return input;
+}
+
+CompactorOptions Options(int64_t limit = 100'000) {
+  CompactorOptions options;
+  options.context_window = limit * 10 / 9;
+  options.auto_compact_limit = limit;
+  return options;
+}
+
+// The input items of a recorded request, re-decoded.
+std::vector<core::Item> RequestInput(const std::string& body) {
+  Json j = Json::parse(body);
+  std::vector<core::Item> items;
+  for (const auto& e : j["input"]) items.push_back(Decode(e.dump()));
+  return items;
+}
+
+bool PairsIntact(const std::vector<core::Item>& items) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    int matches = 0;
+    for (size_t k = 0; k < items.size(); ++k) {
+      if (k == i || items[k].call_id != items[i].call_id) continue;
+      if (core::IsCall(items[i].kind) && core::IsCallOutput(items[k].kind) && k > i) ++matches;
+      if (core::IsCallOutput(items[i].kind) && core::IsCall(items[k].kind) && k < i) ++matches;
+    }
+    if ((core::IsCall(items[i].kind) || core::IsCallOutput(items[i].kind)) && matches != 1) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("Local summary request: history + our prompt last, no tools, stateless wire") {
+  FakeModelClient client;
+  client.on_stream = [](const std::string&) { return AssistantReply("We fixed the parser."); };
+  LocalCompactor compactor(client, Options());
+  core::Item u1 = core::UserMessage("first question");
+  auto reasoning =
+      Decode(R"({"type":"reasoning","summary":[],"content":null,"encrypted_content":"ENC-R-0"})");
+  auto input = MakeInput({u1, reasoning, core::AssistantMessage("Done 0.")});
+  core::CancelToken cancel;
+
+  auto out = compactor.Compact(input, cancel);
+  REQUIRE(out.ok());
+  REQUIRE(client.stream_bodies.size() == 1);
+  CHECK(client.compact_bodies.empty());
+  const std::string& body = client.stream_bodies[0];
+  Json j = Json::parse(body);
+  CHECK(j["model"] == "gpt-test");
+  CHECK(j["instructions"] == "You are a coding agent.");
+  CHECK(j["tools"] == Json::array());
+  CHECK(j["tool_choice"] == "auto");
+  CHECK(j["parallel_tool_calls"] == false);
+  CHECK(j["store"] == false);
+  CHECK(j["stream"] == true);
+  CHECK(j["include"] == Json::array({"reasoning.encrypted_content"}));
+  CHECK(j["prompt_cache_key"] == input.session_id);
+  CHECK_FALSE(j.contains("previous_response_id"));
+  // The transcript goes first, byte for byte (encrypted reasoning included) ...
+  std::vector<core::Item> sent_prefix(input.transcript.begin(), input.transcript.end());
+  const std::string prefix = core::BuildInputArray(sent_prefix, false);
+  CHECK(body.find(prefix.substr(0, prefix.size() - 1)) != std::string::npos);
+  // ... then our prompt as the last user message.
+  const Json& last = j["input"].back();
+  CHECK(last["role"] == "user");
+  CHECK(last["content"][0]["text"] == std::string(kCompactionPrompt));
+  CHECK(j["input"].size() == input.transcript.size() + 1);
+
+  CHECK(out->mode == "local");
+  CHECK(out->summary == "We fixed the parser.");
+  CHECK(out->dropped_items == 0);
+  REQUIRE(out->new_history.size() == 4);
+  CHECK(out->new_history[0].body == input.initial_context[0].body);
+  CHECK(out->new_history[1].body == input.initial_context[1].body);
+  CHECK(out->new_history[2].body == u1.body);
+  CHECK(out->new_history[3].body == SummaryMessage("We fixed the parser.").body);
+  CHECK(out->tokens_before == EstimateTokens(input.transcript));
+  CHECK(out->tokens_after == EstimateTokens(out->new_history));
+}
+
+TEST_CASE("Local compaction mid-turn keeps the current message last") {
+  FakeModelClient client;
+  client.on_stream = [](const std::string&) { return AssistantReply("S"); };
+  LocalCompactor compactor(client, Options());
+  core::Item current = core::UserMessage("do the thing");
+  auto input = MakeInput({core::UserMessage("before"), current, Call("c1"),
+                          core::FunctionCallOutput("c1", "partial")});
+  input.current_user_message = current;
+  core::CancelToken cancel;
+  auto out = compactor.Compact(input, cancel);
+  REQUIRE(out.ok());
+  REQUIRE(out->new_history.size() == 5);
+  CHECK(core::MessageText(out->new_history[2]) == "before");
+  CHECK(IsSummaryMessage(out->new_history[3]));
+  CHECK(out->new_history[4].body == current.body);
+}
+
+TEST_CASE("Local compaction: the summary request overflowing drops the oldest items") {
+  FakeModelClient client;
+  const size_t max_body = 12'000;
+  client.on_stream = [&](const std::string& body) -> Result<core::ModelResponse> {
+    if (body.size() > max_body) return ContextOverflow();
+    return AssistantReply("summary after drops");
+  };
+  LocalCompactor compactor(client, Options());
+  std::vector<core::Item> items;
+  for (int i = 0; i < 12; ++i) {
+    const std::string id = "c" + std::to_string(i);
+    items.push_back(core::UserMessage("step " + std::to_string(i)));
+    items.push_back(Call(id));
+    items.push_back(core::FunctionCallOutput(id, std::string(2'000, 'x')));
+  }
+  auto input = MakeInput(items);
+  core::CancelToken cancel;
+  auto out = compactor.Compact(input, cancel);
+  REQUIRE(out.ok());
+  CHECK(out->dropped_items > 0);
+  REQUIRE(client.stream_bodies.size() >= 2);
+  CHECK(client.stream_bodies.back().size() <= max_body);
+  for (const auto& body : client.stream_bodies) {
+    auto sent = RequestInput(body);
+    REQUIRE(sent.size() >= 3);
+    CHECK(sent[0].body == input.initial_context[0].body);  // never dropped
+    CHECK(sent[1].body == input.initial_context[1].body);
+    CHECK(PairsIntact(sent));
+  }
+  const auto last = RequestInput(client.stream_bodies.back());
+  CHECK(static_cast<int>(input.transcript.size() + 1 - last.size()) == out->dropped_items);
+  // The newest step survived the drops.
+  CHECK(core::MessageText(last[last.size() - 4]) == "step 11");
+  CHECK(out->summary == "summary after drops");
+}
+
+TEST_CASE("Local compaction: overflow with nothing left to drop is an error") {
+  FakeModelClient client;
+  client.on_stream = [](const std::string&) -> Result<core::ModelResponse> {
+    return ContextOverflow();
+  };
+  LocalCompactor compactor(client, Options());
+  auto input = MakeInput({core::UserMessage("q"), core::AssistantMessage("a")});
+  core::CancelToken cancel;
+  auto out = compactor.Compact(input, cancel);
+  REQUIRE_FALSE(out.ok());
+  CHECK(out.status().code() == StatusCode::kResourceExhausted);
+  CHECK(out.status().reason() == "context_length_exceeded");
+  CHECK(client.stream_bodies.size() == 3);  // full, then without q, then without a
+}
+
+TEST_CASE("Local compaction: other errors, empty summaries and cancellation") {
+  FakeModelClient client;
+  LocalCompactor compactor(client, Options());
+  auto input = MakeInput({core::UserMessage("q")});
+  core::CancelToken cancel;
+
+  client.on_stream = [](const std::string&) -> Result<core::ModelResponse> {
+    return UnavailableError("server_error");
+  };
+  auto failed = compactor.Compact(input, cancel);
+  REQUIRE_FALSE(failed.ok());
+  CHECK(failed.status().code() == StatusCode::kUnavailable);
+  CHECK(client.stream_bodies.size() == 1);
+
+  client.on_stream = [](const std::string&) { return AssistantReply(""); };
+  auto empty = compactor.Compact(input, cancel);
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.status().message().find("codex compact " + input.session_id) != std::string::npos);
+
+  cancel.Cancel();
+  const size_t before = client.stream_bodies.size();
+  auto cancelled = compactor.Compact(input, cancel);
+  REQUIRE_FALSE(cancelled.ok());
+  CHECK(cancelled.status().code() == StatusCode::kCancelled);
+  CHECK(client.stream_bodies.size() == before);
+}
+
+TEST_CASE("Local compaction leaves at most half the auto-compact limit") {
+  FakeModelClient client;
+  const std::string long_summary(40'000, 's');
+  client.on_stream = [&](const std::string&) { return AssistantReply(long_summary); };
+  const int64_t limit = 4'000;
+  LocalCompactor compactor(client, Options(limit));
+  std::vector<core::Item> items;
+  for (int i = 0; i < 20; ++i) {
+    items.push_back(core::UserMessage("request " + std::to_string(i) + std::string(600, 'r')));
+    items.push_back(core::AssistantMessage("ok"));
+  }
+  auto input = MakeInput(items);
+  core::CancelToken cancel;
+  auto out = compactor.Compact(input, cancel);
+  REQUIRE(out.ok());
+  CHECK(out->tokens_after <= limit / 2);
+  CHECK(EstimateTokens(out->new_history) <= limit / 2);
+  CHECK(out->summary.size() < long_summary.size());  // cut to fit
+  CHECK(IsSummaryMessage(out->new_history.back()));
+
+  // With a short summary the user messages share the room instead.
+  client.on_stream = [](const std::string&) { return AssistantReply("short"); };
+  auto roomy = compactor.Compact(input, cancel);
+  REQUIRE(roomy.ok());
+  CHECK(roomy->tokens_after <= limit / 2);
+  CHECK(roomy->summary == "short");
+  CHECK(roomy->new_history.size() > input.initial_context.size() + 2);
+  CHECK(
+      core::MessageText(roomy->new_history[roomy->new_history.size() - 2]).rfind("request 19", 0) ==
+      0);
+}
+
+TEST_CASE("A second local compaction summarises the previous summary") {
+  FakeModelClient client;
+  int calls = 0;
+  client.on_stream = [&](const std::string&) {
+    return AssistantReply(++calls == 1 ? "FIRST-SUMMARY" : "SECOND-SUMMARY");
+  };
+  LocalCompactor compactor(client, Options());
+  core::CancelToken cancel;
+  auto first = compactor.Compact(
+      MakeInput({core::UserMessage("one"), core::AssistantMessage("done one")}), cancel);
+  REQUIRE(first.ok());
+
+  core::CompactionInput second_input = MakeInput({});
+  second_input.transcript = first->new_history;
+  for (auto item : {core::UserMessage("two"), Call("c1"), core::FunctionCallOutput("c1", "r"),
+                    core::AssistantMessage("done two")}) {
+    second_input.transcript.push_back(item);
+  }
+  auto second = compactor.Compact(second_input, cancel);
+  REQUIRE(second.ok());
+  REQUIRE(client.stream_bodies.size() == 2);
+  CHECK(client.stream_bodies[1].find("FIRST-SUMMARY") != std::string::npos);
+  CHECK(client.stream_bodies[1].find("done two") != std::string::npos);
+  int summaries = 0;
+  for (const auto& item : second->new_history) summaries += IsSummaryMessage(item) ? 1 : 0;
+  CHECK(summaries == 1);
+  CHECK(second->summary == "SECOND-SUMMARY");
+  CHECK(core::MessageText(second->new_history[2]) == "one");
+  CHECK(core::MessageText(second->new_history[3]) == "two");
+}
+
+TEST_CASE("Checkpoint items in the transcript are neither sent nor counted") {
+  FakeModelClient client;
+  client.on_stream = [](const std::string&) { return AssistantReply("S"); };
+  LocalCompactor compactor(client, Options());
+  core::Item checkpoint;
+  checkpoint.kind = core::ItemKind::kCompactionCheckpoint;
+  checkpoint.body = R"({"type":"compaction_checkpoint"})";
+  auto input = MakeInput({checkpoint, core::UserMessage("q")});
+  core::CancelToken cancel;
+  auto out = compactor.Compact(input, cancel);
+  REQUIRE(out.ok());
+  CHECK(client.stream_bodies[0].find("compaction_checkpoint") == std::string::npos);
+}
