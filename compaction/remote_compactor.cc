@@ -1,0 +1,121 @@
+#include "compaction/remote_compactor.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "core/request_builder.h"
+
+namespace codex::compaction {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Status BadCompactBody(std::string_view why) {
+  return InvalidArgumentError(
+      "POST /responses/compact returned " + std::string(why) +
+      "; retry, or set supports_compact = false for this provider to compact locally");
+}
+
+bool SameBodyAsAny(const core::Item& item, std::span<const core::Item> items) {
+  return std::any_of(items.begin(), items.end(),
+                     [&](const core::Item& other) { return other.body == item.body; });
+}
+
+}  // namespace
+
+Result<std::vector<core::Item>> ParseCompactOutput(std::string_view body) {
+  Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return BadCompactBody("a body that is not a JSON object");
+  auto output = j.find("output");
+  if (output == j.end() || !output->is_array()) return BadCompactBody("no \"output\" array");
+  std::vector<core::Item> items;
+  items.reserve(output->size());
+  for (size_t i = 0; i < output->size(); ++i) {
+    Result<core::Item> item = core::DecodeItem((*output)[i].dump());
+    if (!item.ok()) {
+      return BadCompactBody("an invalid output[" + std::to_string(i) +
+                            "]: " + item.status().message());
+    }
+    items.push_back(std::move(item).value());
+  }
+  return items;
+}
+
+std::vector<core::Item> RemoteHistory(std::span<const core::Item> output,
+                                      std::span<const core::Item> initial_context,
+                                      const std::optional<core::Item>& current_user_message) {
+  std::vector<core::Item> history(initial_context.begin(), initial_context.end());
+  for (const auto& item : output) {
+    if (current_user_message && item.body == current_user_message->body) continue;
+    const bool keep = item.kind == core::ItemKind::kCompaction ||
+                      (item.kind == core::ItemKind::kMessage &&
+                       (item.role == "user" || item.role == "assistant") &&
+                       !IsContextMessage(item) && !SameBodyAsAny(item, initial_context));
+    if (keep) history.push_back(item);
+  }
+  if (current_user_message) history.push_back(*current_user_message);
+  return history;
+}
+
+RemoteCompactor::RemoteCompactor(core::ModelClient& client, CompactorOptions options)
+    : client_(client), options_(options), local_(client, std::move(options)) {}
+
+Result<core::CompactionOutput> RemoteCompactor::Compact(const core::CompactionInput& input,
+                                                        const core::CancelToken& cancel) {
+  const std::vector<core::Item> transcript = WithoutCheckpoints(input.transcript);
+  std::vector<core::Item> compacted = transcript;
+  int dropped = 0;
+  std::string body;
+  while (true) {
+    if (cancel.cancelled()) return CancelledError("compaction interrupted");
+    Result<std::string> response =
+        client_.Compact(core::BuildCompactRequest(input.model, input.instructions, compacted,
+                                                  options_.send_item_ids),
+                        cancel);
+    if (response.ok()) {
+      body = std::move(response).value();
+      break;
+    }
+    if (response.status().code() == StatusCode::kNotFound) return local_.Compact(input, cancel);
+    if (!internal::IsContextOverflow(response.status())) return response.status();
+    const int n = DropOldestItems(compacted, input.initial_context,
+                                  std::max<int64_t>(1, EstimateTokens(compacted) / 10));
+    if (n == 0) return internal::NothingLeftToDrop(response.status(), "the compaction request");
+    dropped += n;
+  }
+
+  ASSIGN_OR_RETURN(std::vector<core::Item> output, ParseCompactOutput(body));
+  std::vector<core::Item> history =
+      RemoteHistory(output, input.initial_context, input.current_user_message);
+
+  // Half-limit rule: shed the oldest kept messages, never the initial
+  // context, the compaction items or the current message.
+  const int64_t max_tokens = options_.max_history_tokens();
+  int64_t tokens = EstimateTokens(history);
+  const size_t first = input.initial_context.size();
+  const size_t end = history.size() - (input.current_user_message ? 1 : 0);
+  std::vector<bool> removed(history.size(), false);
+  for (size_t i = first; i < end && tokens > max_tokens; ++i) {
+    if (history[i].kind != core::ItemKind::kMessage) continue;
+    tokens -= EstimateItemTokens(history[i]);
+    removed[i] = true;
+  }
+  if (tokens > max_tokens) return local_.Compact(input, cancel);
+  std::vector<core::Item> kept;
+  kept.reserve(history.size());
+  for (size_t i = 0; i < history.size(); ++i) {
+    if (!removed[i]) kept.push_back(std::move(history[i]));
+  }
+
+  core::CompactionOutput out;
+  out.mode = "remote";
+  out.dropped_items = dropped;
+  out.tokens_before = EstimateTokens(transcript);
+  out.tokens_after = tokens;
+  out.new_history = std::move(kept);
+  return out;
+}
+
+}  // namespace codex::compaction
