@@ -1,0 +1,122 @@
+// ResponsesClient: the ModelClient for the OpenAI Responses API over HTTP(S).
+//
+// Stream() POSTs the request body to {base_url}/responses (plus the
+// provider's query_params) and parses the SSE reply as it arrives; Compact()
+// POSTs to {base_url}/responses/compact and returns the JSON body. Headers:
+// Authorization: Bearer <key> (when the key is non-empty), Content-Type:
+// application/json, Accept, originator, session_id (when set), the
+// provider's http_headers, and env_http_headers whose variable is set.
+//
+// Retries (inside the call, only while nothing has been delivered to the
+// observer for the attempt): transport errors, 5xx, 429 (Retry-After
+// honoured) and streams that end or go idle before any delivery, up to
+// provider.request_max_retries times, with backoff 200 ms * 2^(n-1) +-10%.
+// observer.OnRetry("Reconnecting n/m… (why)") precedes each retry. Errors:
+//   401/403                  -> kUnauthenticated ("the API key was rejected …; check <env_key>")
+//   other 4xx                -> kInvalidArgument with the server's message (a body whose
+//                               error code is context_length_exceeded, insufficient_quota,
+//                               … is classified like response.failed)
+//   5xx after retries        -> kUnavailable reason "server_error"
+//   429 after retries        -> kResourceExhausted reason "rate_limit_exceeded"
+//   unreachable after retries-> kUnavailable reason "transport" ("cannot reach <url>: …")
+//   TLS verification failure -> kUnavailable reason "tls" (not retried)
+//   drop/idle after delivery -> kUnavailable reason "stream_closed"
+//   CancelToken set          -> kCancelled (noticed within ~50 ms once connected)
+// and everything ResponseStream classifies (see response_stream.h).
+//
+// Threads: each attempt runs the blocking HTTP exchange on a worker thread
+// that hands received bytes over a queue; observer callbacks happen on the
+// calling thread. The worker is always joined before a call returns. One
+// call at a time per client (thread-compatible).
+//
+// TLS: certificates and host names are verified against, in order,
+// ClientOptions::ca_cert_file, $SSL_CERT_FILE, $SSL_CERT_DIR, or the system
+// store (/etc/ssl/certs/ca-certificates.crt). Proxies: https_proxy /
+// HTTPS_PROXY (for https URLs), http_proxy / HTTP_PROXY (for http URLs), then
+// all_proxy / ALL_PROXY; NO_PROXY / no_proxy ("*", hosts, domain suffixes)
+// bypasses them. Only http:// proxies are supported. The API key, header
+// values and proxy credentials never appear in messages.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/config.h"
+#include "core/model_client.h"
+#include "core/status.h"
+
+namespace codex::core {
+
+namespace internal {
+class ResponseSink;
+}  // namespace internal
+
+struct ClientOptions {
+  std::string originator = "codex_exec";  // the "originator" header
+  std::string session_id;                 // the "session_id" header; "" = not sent
+  std::string user_agent = "codex-cpp/0.1";
+  int64_t connect_timeout_ms = 10'000;
+  int64_t backoff_base_ms = 200;  // first retry delay; doubles per retry
+  std::string ca_cert_file;       // overrides $SSL_CERT_FILE and the system store
+};
+
+// Where requests go, after reading base_url and the proxy environment.
+struct Endpoint {
+  std::string scheme;  // "http" or "https"
+  std::string host;    // without brackets for IPv6
+  int port = 0;
+  std::string path_prefix;  // e.g. "/v1" (no trailing slash)
+  std::string proxy_host;   // "" = direct
+  int proxy_port = 0;
+};
+
+class ResponsesClient : public ModelClient {
+ public:
+  // Fails with kInvalidArgument when base_url is not http(s)://host[:port][/path],
+  // a proxy variable is malformed, or a named CA file/dir does not exist.
+  static Result<std::unique_ptr<ResponsesClient>> Create(const ProviderInfo& provider,
+                                                         std::string api_key,
+                                                         ClientOptions options = {});
+  ~ResponsesClient() override;
+
+  Result<ModelResponse> Stream(std::string_view request_body, StreamObserver& observer,
+                               const CancelToken& cancel) override;
+  Result<std::string> Compact(std::string_view request_body, const CancelToken& cancel) override;
+
+  const Endpoint& endpoint() const { return endpoint_; }
+
+ private:
+  struct Attempt;
+
+  ResponsesClient(ProviderInfo provider, std::string api_key, ClientOptions options,
+                  Endpoint endpoint, std::string ca_file, std::string ca_dir,
+                  std::map<std::string, std::string> headers, std::string proxy_user,
+                  std::string proxy_password);
+
+  // POSTs to {base_url}{suffix} with retries; `sink` consumes a 2xx body.
+  Status Run(std::string_view suffix, std::string_view accept, std::string_view body,
+             internal::ResponseSink& sink, StreamObserver* observer, const CancelToken& cancel);
+  Attempt RunOnce(std::string_view suffix, std::string_view accept, std::string_view body,
+                  internal::ResponseSink& sink, const CancelToken& cancel);
+  std::string DisplayUrl(std::string_view suffix) const;
+
+  ProviderInfo provider_;
+  std::string api_key_;
+  ClientOptions options_;
+  Endpoint endpoint_;
+  std::string ca_file_;
+  std::string ca_dir_;
+  std::map<std::string, std::string> headers_;  // provider + env headers, resolved at Create
+  std::string proxy_user_;
+  std::string proxy_password_;
+  std::string query_;  // "?k=v&..." or ""
+};
+
+// True when `host` is covered by a NO_PROXY value ("*", comma-separated
+// host names, domain suffixes with or without a leading dot, optional :port).
+bool HostMatchesNoProxy(std::string_view host, std::string_view no_proxy);
+
+}  // namespace codex::core
