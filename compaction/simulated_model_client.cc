@@ -1,0 +1,130 @@
+#include "compaction/simulated_model_client.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "compaction/local_compactor.h"
+#include "compaction/rebuild_history.h"
+#include "compaction/token_accounting.h"
+
+namespace codex::compaction::sim {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+int64_t Tokens(size_t bytes) { return static_cast<int64_t>((bytes + 3) / 4); }
+
+// The decoded `input` items of a request body (bodies we built ourselves).
+std::vector<core::Item> InputItems(const Json& body) {
+  std::vector<core::Item> items;
+  auto input = body.find("input");
+  if (input == body.end() || !input->is_array()) return items;
+  for (const auto& e : *input) {
+    auto item = core::DecodeItem(e.dump());
+    if (item.ok()) items.push_back(std::move(item).value());
+  }
+  return items;
+}
+
+std::string Filler(std::string_view head, size_t bytes) {
+  std::string text(head);
+  const std::string_view words = "lorem ipsum dolor sit amet consectetur ";
+  while (text.size() < bytes) text += words;
+  text.resize(std::max(bytes, head.size()));
+  return text;
+}
+
+}  // namespace
+
+SimulatedModelClient::SimulatedModelClient(int64_t context_window, size_t summary_bytes)
+    : context_window_(context_window), summary_bytes_(summary_bytes) {}
+
+Status SimulatedModelClient::Admit(std::string_view request_body) {
+  const int64_t tokens = Tokens(request_body.size());
+  ++stats_.requests;
+  stats_.bytes_sent += static_cast<int64_t>(request_body.size());
+  stats_.largest_request_tokens = std::max(stats_.largest_request_tokens, tokens);
+  if (tokens > context_window_) {
+    ++stats_.rejected_requests;
+    Status status = ResourceExhaustedError("Your input exceeds the context window of this model (" +
+                                           std::to_string(tokens) + " > " +
+                                           std::to_string(context_window_) + " tokens)");
+    status.WithReason("context_length_exceeded");
+    return status;
+  }
+  return OkStatus();
+}
+
+Result<core::ModelResponse> SimulatedModelClient::Stream(std::string_view request_body,
+                                                         core::StreamObserver& observer,
+                                                         const core::CancelToken& cancel) {
+  if (cancel.cancelled()) return CancelledError("cancelled");
+  RETURN_IF_ERROR(Admit(request_body));
+  Json body = Json::parse(request_body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) return InvalidArgumentError("request body is not JSON");
+  const std::vector<core::Item> input = InputItems(body);
+
+  core::ModelResponse response;
+  response.response_id = "resp_sim_" + std::to_string(stats_.requests);
+  if (!input.empty() && core::MessageText(input.back()) == kCompactionPrompt) {
+    ++stats_.summary_requests;
+    response.items.push_back(core::AssistantMessage(
+        Filler("Summary " + std::to_string(next_summary_++) + ": ", summary_bytes_)));
+  } else if (next_reply_ == NextReply::kToolCall) {
+    Json call = {{"type", "function_call"},
+                 {"name", "shell"},
+                 {"arguments", R"({"command":["cat","build.log"]})"},
+                 {"call_id", "call_" + std::to_string(next_call_++)}};
+    ASSIGN_OR_RETURN(core::Item item, core::DecodeItem(call.dump()));
+    response.items.push_back(std::move(item));
+  } else {
+    response.items.push_back(core::AssistantMessage("Done: the build passes now."));
+  }
+
+  core::TokenUsage usage;
+  usage.input_tokens = Tokens(request_body.size());
+  for (const auto& item : response.items) {
+    RETURN_IF_ERROR(observer.OnOutputItemDone(item));
+    usage.output_tokens += item.TokensEstimate();
+  }
+  usage.total_tokens = usage.input_tokens + usage.output_tokens;
+  response.usage = usage;
+  return response;
+}
+
+Result<std::string> SimulatedModelClient::Compact(std::string_view request_body,
+                                                  const core::CancelToken& cancel) {
+  if (cancel.cancelled()) return CancelledError("cancelled");
+  ++stats_.compact_requests;
+  RETURN_IF_ERROR(Admit(request_body));
+  Json body = Json::parse(request_body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) return InvalidArgumentError("request body is not JSON");
+  const std::vector<core::Item> input = InputItems(body);
+
+  std::vector<const core::Item*> kept;
+  int64_t budget = 2'000;
+  for (auto it = input.rbegin(); it != input.rend(); ++it) {
+    if (!IsRealUserMessage(*it)) continue;
+    budget -= EstimateItemTokens(*it);
+    if (budget < 0) break;
+    kept.push_back(&*it);
+  }
+  Json output = Json::array();
+  for (auto it = kept.rbegin(); it != kept.rend(); ++it) output.push_back(Json::parse((*it)->body));
+  output.push_back({{"type", "compaction"},
+                    {"id", "cmp_sim_" + std::to_string(next_summary_++)},
+                    {"encrypted_content", std::string(summary_bytes_, 'E')}});
+  Json resource = {{"id", "resp_sim_compact"},
+                   {"object", "response.compaction"},
+                   {"output", output},
+                   {"created_at", 0},
+                   {"usage",
+                    {{"input_tokens", Tokens(request_body.size())},
+                     {"output_tokens", Tokens(summary_bytes_)},
+                     {"total_tokens", Tokens(request_body.size() + summary_bytes_)}}}};
+  return resource.dump();
+}
+
+}  // namespace codex::compaction::sim

@@ -1,0 +1,63 @@
+// SimulatedModelClient: an in-process stand-in for a Responses server with a
+// small context window, for the compaction simulation test and
+// bench/compaction_bench. Not for production (target codex_compaction_sim).
+//
+// Every request is measured as (body bytes + 3) / 4 tokens; one above the
+// window fails like the real server (kResourceExhausted,
+// "context_length_exceeded"). Otherwise:
+//  - a summary request (last input item is kCompactionPrompt) answers an
+//    assistant message of `summary_bytes`;
+//  - any other /responses request answers what the driver chose with
+//    set_next_reply(): a shell function_call (call ids call_1, call_2, ...)
+//    or a final assistant message;
+//  - /responses/compact answers a CompactResource with the most recent real
+//    user messages of the input (up to 2,000 tokens) and a `compaction` item
+//    whose encrypted_content is `summary_bytes` long.
+// usage.total_tokens = request tokens + output tokens, as a server reports.
+// Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/model_client.h"
+
+namespace codex::compaction::sim {
+
+enum class NextReply { kToolCall, kFinalMessage };
+
+struct SimulationStats {
+  int64_t requests = 0;           // every POST, rejected ones included
+  int64_t summary_requests = 0;   // local compaction requests among them
+  int64_t compact_requests = 0;   // POST /responses/compact
+  int64_t rejected_requests = 0;  // answered context_length_exceeded
+  int64_t largest_request_tokens = 0;
+  int64_t bytes_sent = 0;
+};
+
+class SimulatedModelClient final : public core::ModelClient {
+ public:
+  explicit SimulatedModelClient(int64_t context_window, size_t summary_bytes = 2'000);
+
+  void set_next_reply(NextReply reply) { next_reply_ = reply; }
+  const SimulationStats& stats() const { return stats_; }
+
+  Result<core::ModelResponse> Stream(std::string_view request_body, core::StreamObserver& observer,
+                                     const core::CancelToken& cancel) override;
+  Result<std::string> Compact(std::string_view request_body,
+                              const core::CancelToken& cancel) override;
+
+ private:
+  // Counts the request; the overflow error when it exceeds the window.
+  Status Admit(std::string_view request_body);
+
+  int64_t context_window_;
+  size_t summary_bytes_;
+  NextReply next_reply_ = NextReply::kFinalMessage;
+  int64_t next_call_ = 1;
+  int64_t next_summary_ = 1;
+  SimulationStats stats_;
+};
+
+}  // namespace codex::compaction::sim
