@@ -1,6 +1,7 @@
 #include "cli/commands.h"
 
 #include "cli/exec_cmd.h"
+#include "cli/sessions_cmd.h"
 
 namespace codex::cli {
 
@@ -13,6 +14,7 @@ void RegisterAllCommands(CLI::App& app, GlobalOptions& global, int* exit_code) {
                  "Override a config.toml value: key=value (value parsed as TOML)")
       ->take_all();
   RegisterExecCommand(app, global, exit_code);
+  RegisterSessionsCommands(app, global, exit_code);
 }
 
 }  // namespace codex::cli
