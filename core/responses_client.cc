@@ -601,11 +601,13 @@ ResponsesClient::Attempt ResponsesClient::RunOnce(std::string_view suffix, std::
     }
     if (error == httplib::Error::SSLServerVerification) {
       const long verify = cli.get_openssl_verify_result();
-      std::string why = verify != 0 ? X509_verify_cert_error_string(verify)
-                                    : "the certificate does not match the host name";
-      a.status = UnavailableError("TLS certificate verification failed for " + url + ": " + why +
-                                  "; if you use a private CA, set SSL_CERT_FILE to its "
-                                  "certificate bundle")
+      const std::string hint =
+          verify != 0 ? std::string(X509_verify_cert_error_string(verify)) +
+                            "; if you use a private CA, set SSL_CERT_FILE to its certificate "
+                            "bundle"
+                      : "the certificate is not valid for host " + endpoint_.host +
+                            "; check base_url in config.toml";
+      a.status = UnavailableError("TLS certificate verification failed for " + url + ": " + hint)
                      .WithReason("tls");
       return a;
     }
