@@ -1,0 +1,329 @@
+// Fork, remove, purge, search, tree and show of SqliteSessionStore.
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <thread>
+
+#include "core/item.h"
+#include "storage/sqlite_session_store.h"
+#include "storage/test_util.h"
+
+using codex::StatusCode;
+using codex::core::Item;
+using codex::core::SessionInfo;
+using codex::core::StoredItem;
+using codex::storage::SqliteSessionStore;
+using codex::storage::testing::TempDir;
+namespace core = codex::core;
+
+namespace {
+
+std::unique_ptr<SqliteSessionStore> OpenOrDie(const std::string& path) {
+  auto store = SqliteSessionStore::Open(path);
+  INFO(store.status().ToString());
+  REQUIRE(store.ok());
+  return std::move(store).value();
+}
+
+SessionInfo Get(SqliteSessionStore& store, const std::string& id) {
+  auto s = store.FindSession(id);
+  INFO(s.status().ToString());
+  REQUIRE(s.ok());
+  return *s;
+}
+
+// A session of `turns` turns: context, then per turn a user message, a
+// function call, its output and an assistant answer.
+SessionInfo MakeSession(SqliteSessionStore& store, int turns, const std::string& tag = "") {
+  core::NewSession spec;
+  spec.cwd = "/w";
+  spec.model = "m";
+  auto s = store.CreateSession(spec);
+  REQUIRE(s.ok());
+  std::optional<int64_t> head;
+  auto ids = store.Append(s->id, head, "ctx",
+                          {core::DeveloperMessage("rules"),
+                           core::UserMessage("<environment_context>cwd</environment_context>")});
+  REQUIRE(ids.ok());
+  head = ids->back();
+  for (int t = 1; t <= turns; ++t) {
+    Item call;
+    call.kind = core::ItemKind::kFunctionCall;
+    call.call_id = "call" + std::to_string(t);
+    call.body = R"({"type":"function_call","name":"shell","arguments":"{}","call_id":"call)" +
+                std::to_string(t) + "\"}";
+    ids = store.Append(s->id, head, "turn" + std::to_string(t),
+                       {core::UserMessage("question " + std::to_string(t) + " " + tag), call,
+                        core::FunctionCallOutput(call.call_id, "output of " + std::to_string(t)),
+                        core::AssistantMessage("answer " + std::to_string(t) + " " + tag)});
+    REQUIRE(ids.ok());
+    head = ids->back();
+  }
+  return Get(store, s->id);
+}
+
+int64_t Count(const std::string& path, const std::string& sql) {
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  return db.execAndGet(sql).getInt64();
+}
+
+std::vector<std::string> Bodies(const std::vector<StoredItem>& items) {
+  std::vector<std::string> out;
+  for (const auto& i : items) out.push_back(i.item.body);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Fork shares items and branches independently") {
+  TempDir dir;
+  const std::string path = dir.File("s.db");
+  auto store = OpenOrDie(path);
+  SessionInfo parent = MakeSession(*store, 3);
+  const int64_t items_before = Count(path, "SELECT count(*) FROM items");
+
+  auto fork = store->Fork(parent.id, std::nullopt);
+  REQUIRE(fork.ok());
+  CHECK(fork->head_item_id == parent.head_item_id);
+  CHECK(fork->forked_from_session == parent.id);
+  CHECK(fork->forked_from_item == parent.head_item_id);
+  CHECK(fork->source == "fork");
+  CHECK(fork->cwd == parent.cwd);
+  CHECK(fork->title == parent.title);
+  CHECK(Count(path, "SELECT count(*) FROM items") == items_before);  // nothing copied
+
+  // Both branches advance without disturbing each other.
+  auto a = store->Append(parent.id, parent.head_item_id, "x", {core::UserMessage("parent only")});
+  REQUIRE(a.ok());
+  auto b = store->Append(fork->id, fork->head_item_id, "x", {core::UserMessage("fork only")});
+  REQUIRE(b.ok());
+  auto pt = store->LoadTranscript(Get(*store, parent.id));
+  auto ft = store->LoadTranscript(Get(*store, fork->id));
+  REQUIRE(pt.ok());
+  REQUIRE(ft.ok());
+  CHECK(pt->back().item.body == core::UserMessage("parent only").body);
+  CHECK(ft->back().item.body == core::UserMessage("fork only").body);
+  CHECK(pt->size() == ft->size());
+  for (size_t i = 0; i + 1 < pt->size(); ++i) CHECK((*pt)[i].id == (*ft)[i].id);
+}
+
+TEST_CASE("Fork at a turn ends at the last item of that turn") {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  SessionInfo parent = MakeSession(*store, 3);
+  auto history = store->LoadHistory(parent);
+  REQUIRE(history.ok());
+  REQUIRE(history->size() == 2 + 3 * 4);
+
+  auto f1 = store->Fork(parent.id, 1);
+  REQUIRE(f1.ok());
+  auto t1 = store->LoadTranscript(*f1);
+  REQUIRE(t1.ok());
+  REQUIRE(t1->size() == 2 + 4);  // context + turn 1
+  CHECK(t1->back().item.body == core::AssistantMessage("answer 1 ").body);
+
+  auto f3 = store->Fork(parent.id, 3);
+  REQUIRE(f3.ok());
+  CHECK(f3->head_item_id == parent.head_item_id);
+
+  for (int bad : {0, 4, -1}) {
+    auto r = store->Fork(parent.id, bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == StatusCode::kInvalidArgument);
+    CHECK(r.status().message().find("has 3 turns") != std::string::npos);
+  }
+  CHECK(store->Fork("01900000-0000-7000-8000-00000000dead", 1).status().code() ==
+        StatusCode::kNotFound);
+  // A fork of a fork.
+  auto f11 = store->Fork(f1->id, 1);
+  REQUIRE(f11.ok());
+  CHECK(f11->head_item_id == f1->head_item_id);
+}
+
+TEST_CASE("MoveHead is compare-and-set and can undo a compaction") {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  SessionInfo s = MakeSession(*store, 1);
+  const auto before = s.head_item_id;
+  Item checkpoint;
+  checkpoint.kind = core::ItemKind::kCompactionCheckpoint;
+  checkpoint.body = "{}";
+  auto ids = store->Append(s.id, before, "c", {checkpoint, core::UserMessage("summary")});
+  REQUIRE(ids.ok());
+  CHECK(store->LoadTranscript(Get(*store, s.id))->size() == 1);
+  CHECK(store->MoveHead(s.id, before, before).code() == StatusCode::kFailedPrecondition);
+  REQUIRE(store->MoveHead(s.id, ids->back(), before).ok());
+  CHECK(store->LoadTranscript(Get(*store, s.id))->size() == 6);
+  CHECK(store->MoveHead(s.id, before, 999'999).code() == StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("Remove keeps items other sessions still reach, deletes the rest") {
+  TempDir dir;
+  const std::string path = dir.File("s.db");
+  auto store = OpenOrDie(path);
+  SessionInfo parent = MakeSession(*store, 3);
+  auto fork = store->Fork(parent.id, 1);  // shares context + turn 1 (6 items)
+  REQUIRE(fork.ok());
+  auto fa = store->Append(fork->id, fork->head_item_id, "f", {core::UserMessage("fork turn")});
+  REQUIRE(fa.ok());
+  auto fork_transcript = store->LoadTranscript(Get(*store, fork->id));
+  REQUIRE(fork_transcript.ok());
+  SessionInfo other = MakeSession(*store, 1, "other");
+  const int64_t other_items = 2 + 4;
+
+  REQUIRE(store->RecordEvent(parent.id, "turn1", "x", "{}").ok());
+  core::TurnRecord turn;
+  turn.session_id = parent.id;
+  turn.turn_id = "turn1";
+  REQUIRE(store->RecordTurn(turn).ok());
+
+  auto stats = store->Remove(parent.id);
+  REQUIRE(stats.ok());
+  CHECK(stats->sessions == 1);
+  CHECK(stats->items == 2 * 4);  // turns 2 and 3
+  CHECK(store->FindSession(parent.id).status().code() == StatusCode::kNotFound);
+  // The fork is intact, byte for byte.
+  auto after = store->LoadTranscript(Get(*store, fork->id));
+  REQUIRE(after.ok());
+  CHECK(Bodies(*after) == Bodies(*fork_transcript));
+  CHECK(Count(path, "SELECT count(*) FROM items") == 7 + other_items);
+  CHECK(Count(path, "SELECT count(*) FROM events") == 0);
+  CHECK(Count(path, "SELECT count(*) FROM turns") == 0);
+  // No orphans: every parent exists, the FTS index matches the items.
+  CHECK(Count(path,
+              "SELECT count(*) FROM items WHERE parent_id IS NOT NULL AND parent_id NOT IN "
+              "(SELECT id FROM items)") == 0);
+  CHECK(Count(path, "SELECT count(*) FROM items_fts WHERE rowid NOT IN (SELECT id FROM items)") ==
+        0);
+  {
+    SQLite::Database db(path, SQLite::OPEN_READONLY);
+    SQLite::Statement fk(db, "PRAGMA foreign_key_check");
+    CHECK_FALSE(fk.executeStep());
+  }
+  // The fork's own parent link survives as history; tree shows the fork alone.
+  auto tree = store->Tree(fork->id);
+  REQUIRE(tree.ok());
+  REQUIRE(tree->size() == 1);
+
+  // Removing the fork now frees the shared items too; `other` is untouched.
+  stats = store->Remove(fork->id);
+  REQUIRE(stats.ok());
+  CHECK(stats->items == 7);
+  CHECK(Count(path, "SELECT count(*) FROM items") == other_items);
+  CHECK(store->LoadTranscript(Get(*store, other.id))->size() == static_cast<size_t>(other_items));
+  CHECK(store->Remove(fork->id).status().code() == StatusCode::kNotFound);
+}
+
+TEST_CASE("Remove keeps an item a surviving branch hangs from even off the head chain") {
+  TempDir dir;
+  const std::string path = dir.File("s.db");
+  auto store = OpenOrDie(path);
+  SessionInfo a = MakeSession(*store, 2);
+  // b forks a at turn 1, then b moves its own head back: b's fork point is the
+  // only thing that still needs a's turn-1 items.
+  auto b = store->Fork(a.id, 1);
+  REQUIRE(b.ok());
+  auto extra = store->Append(b->id, b->head_item_id, "b", {core::UserMessage("b1")});
+  REQUIRE(extra.ok());
+  REQUIRE(store->MoveHead(b->id, extra->back(), std::nullopt).ok());
+  REQUIRE(store->Remove(a.id).ok());
+  CHECK(Count(path,
+              "SELECT count(*) FROM items WHERE parent_id IS NOT NULL AND parent_id NOT IN "
+              "(SELECT id FROM items)") == 0);
+  // b's dangling item and the fork point's chain are kept.
+  CHECK(Count(path, "SELECT count(*) FROM items") == 2 + 4 + 1);
+}
+
+TEST_CASE("Purge deletes old sessions only") {
+  TempDir dir;
+  const std::string path = dir.File("s.db");
+  auto store = OpenOrDie(path);
+  core::NewSession old_spec;
+  old_spec.created_at_ms = 1000;
+  auto old_session = store->CreateSession(old_spec);
+  REQUIRE(old_session.ok());
+  SessionInfo recent = MakeSession(*store, 1);
+  auto stats = store->Purge(5000);
+  REQUIRE(stats.ok());
+  CHECK(stats->sessions == 1);
+  CHECK(store->FindSession(old_session->id).status().code() == StatusCode::kNotFound);
+  CHECK(store->FindSession(recent.id).ok());
+  // Sessions updated by an append are not old any more.
+  stats = store->Purge(recent.updated_at_ms);
+  REQUIRE(stats.ok());
+  CHECK(stats->sessions == 0);
+  stats = store->Purge(recent.updated_at_ms + 1);
+  REQUIRE(stats.ok());
+  CHECK(stats->sessions == 1);
+  CHECK(stats->items == 6);
+  CHECK(Count(path, "SELECT count(*) FROM items") == 0);
+  CHECK(Count(path, "SELECT count(*) FROM items_fts") == 0);
+}
+
+TEST_CASE("Search finds messages and tool output, best match per session") {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  SessionInfo a = MakeSession(*store, 2, "pelican");
+  SessionInfo b = MakeSession(*store, 1, "walrus");
+  auto hits = store->Search("pelican");
+  REQUIRE(hits.ok());
+  REQUIRE(hits->size() == 1);
+  CHECK(hits->at(0).session.id == a.id);
+  CHECK(hits->at(0).snippet.find("[pelican]") != std::string::npos);
+  hits = store->Search("output");
+  REQUIRE(hits.ok());
+  CHECK(hits->size() == 2);
+  hits = store->Search("question walrus");
+  REQUIRE(hits.ok());
+  REQUIRE(hits->size() == 1);
+  CHECK(hits->at(0).session.id == b.id);
+  // Environment context is not indexed; FTS syntax in the input is harmless.
+  CHECK(store->Search("environment_context")->empty());
+  CHECK(store->Search("\"unbalanced AND (")->empty());
+  CHECK(store->Search("   ").status().code() == StatusCode::kInvalidArgument);
+  CHECK(store->Search("pelican", 0).status().code() == StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("Tree and Show") {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  SessionInfo root = MakeSession(*store, 2);
+  // Children are ordered by creation time; keep the forks in distinct milliseconds.
+  auto f1 = store->Fork(root.id, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  auto f2 = store->Fork(root.id, std::nullopt);
+  REQUIRE(f1.ok());
+  REQUIRE(f2.ok());
+  auto f11 = store->Fork(f1->id, std::nullopt);
+  REQUIRE(f11.ok());
+  SessionInfo unrelated = MakeSession(*store, 1);
+
+  auto tree = store->Tree(f11->id);
+  REQUIRE(tree.ok());
+  REQUIRE(tree->size() == 4);
+  CHECK((*tree)[0].session.id == root.id);
+  CHECK((*tree)[0].depth == 0);
+  CHECK((*tree)[1].session.id == f1->id);
+  CHECK((*tree)[1].depth == 1);
+  CHECK((*tree)[2].session.id == f11->id);
+  CHECK((*tree)[2].depth == 2);
+  CHECK((*tree)[3].session.id == f2->id);
+  CHECK(store->Tree(unrelated.id)->size() == 1);
+
+  core::TurnRecord t;
+  t.session_id = root.id;
+  t.turn_id = "turn1";
+  t.usage.total_tokens = 42;
+  REQUIRE(store->RecordTurn(t).ok());
+  REQUIRE(store->RecordEvent(root.id, "turn1", "approval", R"({"ok":true})").ok());
+  auto d = store->Show(root.id);
+  REQUIRE(d.ok());
+  CHECK(d->session.id == root.id);
+  CHECK(d->session.tokens_used == 42);
+  CHECK(d->history.size() == 10);
+  REQUIRE(d->turns.size() == 1);
+  REQUIRE(d->events.size() == 1);
+  REQUIRE(d->forks.size() == 2);
+  CHECK(d->forks[0].id == f1->id);
+}
