@@ -758,6 +758,27 @@ TEST_CASE("the executable prints its port, serves, records and stops on SIGTERM"
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("every json block in the README is a valid script") {
+  std::ifstream in(std::string(CODEX_SOURCE_DIR) + "/tests/scripted_server/README.md");
+  REQUIRE(in);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  int blocks = 0;
+  for (size_t pos = text.find("```json\n"); pos != std::string::npos;
+       pos = text.find("```json\n", pos)) {
+    pos += 8;
+    size_t end = text.find("```", pos);
+    REQUIRE(end != std::string::npos);
+    std::string block = text.substr(pos, end - pos);
+    auto script = Script::Parse(block);
+    INFO(block);
+    INFO(script.status().message());
+    CHECK(script.ok());
+    ++blocks;
+    pos = end + 3;
+  }
+  CHECK(blocks >= 4);
+}
+
 TEST_CASE("the demo script parses and drives a shell call then two answers") {
   auto script =
       Script::LoadFile(std::string(CODEX_SOURCE_DIR) + "/tests/scripted_server/scripts/demo.json");

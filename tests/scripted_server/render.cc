@@ -110,13 +110,11 @@ Json ExpandItem(const Json& spec, IssuedState& issued) {
   Json item;
   if (spec.contains("type")) {
     std::string type = spec["type"].get<std::string>();
-    if (spec.contains("id")) {
-      item = spec;
-      if (item["id"].is_null()) item.erase("id");
-    } else {
-      item = Json::object();
-      item["id"] = issued.NewId(IdPrefixFor(type));
-      for (const auto& [k, v] : spec.items()) item[k] = v;
+    item = Json::object();
+    if (!spec.contains("id")) item["id"] = issued.NewId(IdPrefixFor(type));
+    for (const auto& [k, v] : spec.items()) {
+      bool is_comment = k == "comment" || k.starts_with("_");
+      if (!is_comment && !(k == "id" && v.is_null())) item[k] = v;
     }
   } else if (spec.contains("message")) {
     item = MessageItem(issued.NewId("msg"), spec.value("role", "assistant"),

@@ -22,8 +22,6 @@ namespace {
 // Enough workers that many concurrent (possibly stalled) streams never starve
 // a new request; httplib's default is 8.
 constexpr size_t kWorkerThreads = 32;
-// Idle keep-alive connections are closed after this, which also bounds Stop().
-constexpr time_t kKeepAliveSeconds = 1;
 
 std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
@@ -283,7 +281,10 @@ Result<std::unique_ptr<ScriptedServer>> ScriptedServer::Start(Script script,
   Impl* p = impl.get();
   httplib::Server& http = impl->http;
   http.new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
-  http.set_keep_alive_timeout(kKeepAliveSeconds);
+  // One request per connection ("Connection: close"): an idle pooled
+  // connection would delay Stop() by httplib's keep-alive timeout, and a
+  // client could race the server closing it.
+  http.set_keep_alive_max_count(1);
   http.set_tcp_nodelay(true);
   // Routes are tried in order; full-match regexes, so any base_url prefix works.
   http.Post(R"(.*/responses/compact)", [p](const httplib::Request& req, httplib::Response& res) {
