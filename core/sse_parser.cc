@@ -86,6 +86,10 @@ Status SseParser::FeedLines(std::string_view chunk) {
       return OkStatus();
     }
     const std::string_view line = chunk.substr(pos, eol - pos);
+    if (partial_line_.size() + line.size() > max_event_bytes_) {
+      return Fail(ResourceExhaustedError("SSE line longer than " +
+                                         std::to_string(max_event_bytes_) + " bytes"));
+    }
     if (partial_line_.empty()) {
       RETURN_IF_ERROR(ProcessLine(line));
     } else {

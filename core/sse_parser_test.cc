@@ -187,6 +187,17 @@ TEST_CASE("SseParser: events larger than the limit are refused") {
   SseParser long_line([](const SseEvent&) { return OkStatus(); }, 16);
   REQUIRE(long_line.Feed("data: 0123456").ok());
   REQUIRE(long_line.Feed("789abcdef").code() == StatusCode::kResourceExhausted);
+
+  // The same limit holds for a complete line and for any field, whole or split.
+  for (size_t piece : {1, 100}) {
+    SseParser limited([](const SseEvent&) { return OkStatus(); }, 16);
+    const std::string stream = "event: 0123456789abcdef\n";
+    Status last;
+    for (size_t i = 0; i < stream.size() && last.ok(); i += piece) {
+      last = limited.Feed(std::string_view(stream).substr(i, piece));
+    }
+    REQUIRE(last.code() == StatusCode::kResourceExhausted);
+  }
 }
 
 TEST_CASE("SseParser: large data survives arbitrary chunking") {
