@@ -1,5 +1,6 @@
 #include "cli/commands.h"
 
+#include "cli/apply_patch_cmd.h"
 #include "cli/exec_cmd.h"
 #include "cli/sessions_cmd.h"
 
@@ -14,6 +15,7 @@ void RegisterAllCommands(CLI::App& app, GlobalOptions& global, int* exit_code) {
                  "Override a config.toml value: key=value (value parsed as TOML)")
       ->take_all();
   RegisterExecCommand(app, global, exit_code);
+  RegisterApplyPatchCommand(app, global, exit_code);
   RegisterSessionsCommands(app, global, exit_code);
 }
 

@@ -1,0 +1,98 @@
+#include "cli/apply_patch_cmd.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/exit_codes.h"
+#include "core/apply_patch.h"
+
+namespace codex::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "Usage: codex apply-patch 'PATCH'\n"
+    "       echo 'PATCH' | codex apply-patch\n";
+
+// All of stdin, or the errno that stopped the read.
+int ReadStdin(std::string* out) {
+  char buf[65536];
+  for (;;) {
+    ssize_t got = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (got == 0) return 0;
+    out->append(buf, static_cast<size_t>(got));
+  }
+}
+
+int RunApplyPatch(std::vector<std::string> args) {
+  if (args.size() > 1) {
+    std::fprintf(stderr,
+                 "Error: codex apply-patch accepts exactly one argument (the whole patch); "
+                 "quote it, or pipe it on stdin.\n");
+    return kExitUsage;
+  }
+  std::string patch;
+  if (args.empty()) {
+    if (int err = ReadStdin(&patch)) {
+      std::fprintf(stderr, "Error: Failed to read PATCH from stdin: %s\n", std::strerror(err));
+      return kExitError;
+    }
+    if (patch.empty()) {
+      std::fputs(kUsage, stderr);
+      return kExitUsage;
+    }
+  } else {
+    patch = std::move(args.front());
+  }
+  auto outcome = core::ApplyPatch(patch, core::ApplyPatchOptions{});
+  if (!outcome.ok()) {
+    std::fprintf(stderr, "%s\n", outcome.status().message().c_str());
+    return kExitError;
+  }
+  std::string summary = outcome->Summary();
+  std::fwrite(summary.data(), 1, summary.size(), stdout);
+  std::fflush(stdout);
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterApplyPatchCommand(CLI::App& app, GlobalOptions& global, int* exit_code) {
+  (void)global;
+  CLI::App* sub = app.add_subcommand(
+      "apply-patch",
+      "Apply a '*** Begin Patch' patch to the current directory (PATCH, or stdin when absent)");
+  // The patch is taken verbatim: positionals (also after "--") and, through
+  // allow_extras, arguments that look like options (a patch starting with '-').
+  auto positionals = std::make_shared<std::vector<std::string>>();
+  sub->add_option("PATCH", *positionals, "The whole patch as one argument (default: stdin)")
+      ->expected(1, -1)
+      ->allow_extra_args();
+  sub->allow_extras();
+  sub->footer(
+      "Example:\n"
+      "  codex apply-patch \"$(cat change.patch)\"    or    codex apply-patch < change.patch");
+  sub->callback([sub, positionals, exit_code] {
+    std::vector<std::string> args = *positionals;
+    bool saw_mark = false;
+    for (std::string& extra : sub->remaining()) {
+      if (extra == "--" && !saw_mark) {
+        saw_mark = true;  // CLI11 keeps the "--" separator among the extras
+        continue;
+      }
+      args.push_back(std::move(extra));
+    }
+    *exit_code = RunApplyPatch(std::move(args));
+  });
+}
+
+}  // namespace codex::cli
