@@ -2,6 +2,7 @@
 
 #include "cli/apply_patch_cmd.h"
 #include "cli/exec_cmd.h"
+#include "cli/sandbox_cmd.h"
 #include "cli/sessions_cmd.h"
 
 namespace codex::cli {
@@ -15,6 +16,7 @@ void RegisterAllCommands(CLI::App& app, GlobalOptions& global, int* exit_code) {
                  "Override a config.toml value: key=value (value parsed as TOML)")
       ->take_all();
   RegisterExecCommand(app, global, exit_code);
+  RegisterSandboxCommand(app, global, exit_code);
   RegisterApplyPatchCommand(app, global, exit_code);
   RegisterSessionsCommands(app, global, exit_code);
 }

@@ -7,9 +7,6 @@
 #include <memory>
 #include <utility>
 
-#include "sandbox/confinement.h"
-#include "sandbox/process.h"
-
 namespace codex::core {
 namespace {
 
@@ -70,27 +67,34 @@ sandbox::SandboxSpec ToSandboxSpec(const CommandSpec& spec) {
 
 }  // namespace
 
-Result<CommandResult> SandboxedRunner::Run(const CommandSpec& spec, const CancelToken& cancel) {
-  sandbox::SpawnOptions options;
+Result<PreparedCommand> PrepareCommand(const CommandSpec& spec) {
+  PreparedCommand prepared;
+  sandbox::SpawnOptions& options = prepared.options;
   options.argv = spec.argv;
   options.cwd = spec.cwd;
   options.env.inherit = sandbox::EnvInherit::kAll;
   options.env.secrets = sandbox::SecretFilter::kDropSecretLike;
   options.env.overrides = spec.env_overrides;
   options.timeout_ms = spec.timeout_ms;
-  options.should_cancel = [&cancel] { return cancel.cancelled(); };
   if (!spec.cwd.empty() && !IsDirectory(spec.cwd)) {
     return InvalidArgumentError("working directory '" + spec.cwd +
                                 "' does not exist; pass an existing directory");
   }
-
   auto confinement = sandbox::Confinement::Prepare(ToSandboxSpec(spec));
   if (!confinement.ok()) return ToStatus(confinement.error());
-  if ((*confinement)->network() == sandbox::Network::kDenied) {
+  prepared.confinement = std::move(*confinement);
+  if (prepared.confinement->network() == sandbox::Network::kDenied) {
     // Lets tools (and tests) know not to try; the same variable Codex sets.
     options.env.overrides.emplace("CODEX_SANDBOX_NETWORK_DISABLED", "1");
   }
-  options.child_setup = confinement->get();
+  options.child_setup = prepared.confinement.get();
+  return prepared;
+}
+
+Result<CommandResult> SandboxedRunner::Run(const CommandSpec& spec, const CancelToken& cancel) {
+  ASSIGN_OR_RETURN(PreparedCommand prepared, PrepareCommand(spec));
+  sandbox::SpawnOptions& options = prepared.options;
+  options.should_cancel = [&cancel] { return cancel.cancelled(); };
 
   auto run = sandbox::RunProcess(options);
   if (!run.ok()) return ToStatus(run.error());

@@ -20,9 +20,25 @@
 // Thread-safe: one instance may serve concurrent Run calls.
 #pragma once
 
+#include <memory>
+
 #include "core/command_runner.h"
+#include "sandbox/confinement.h"
+#include "sandbox/process.h"
 
 namespace codex::core {
+
+// A CommandSpec translated for sandbox/: spawn options (argv, cwd,
+// environment, timeout; no cancellation hook) and the confinement that
+// `options.child_setup` points to (heap-allocated, so moving is safe).
+struct PreparedCommand {
+  sandbox::SpawnOptions options;
+  std::unique_ptr<sandbox::Confinement> confinement;
+};
+
+// The translation SandboxedRunner::Run uses, also for `codex sandbox`.
+// Errors as for Run (before anything is spawned).
+Result<PreparedCommand> PrepareCommand(const CommandSpec& spec);
 
 class SandboxedRunner : public CommandRunner {
  public:

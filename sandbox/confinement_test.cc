@@ -264,7 +264,9 @@ TEST_CASE("read-only allows reading and the null device, nothing else") {
   CHECK(r.stdout_text == "a\n");
   CHECK(Run(spec, t.ws(), "echo x > src/new.txt").exit_code != 0);
   CHECK(Run(spec, t.ws(), "echo x > top.txt").exit_code != 0);
-  CHECK(Run(spec, t.ws(), "echo x > /tmp/codex-ro-test-$$").exit_code != 0);
+  const std::string in_tmp = "/tmp/codex-ro-test-" + std::to_string(::getpid());
+  CHECK(Run(spec, t.ws(), "echo x > " + in_tmp).exit_code != 0);
+  CHECK_FALSE(fs::exists(in_tmp));
   CHECK(ReadFile(t.ws() / "top.txt") == "top\n");
   CHECK_FALSE(fs::exists(t.ws() / "src" / "new.txt"));
 }

@@ -1,0 +1,23 @@
+// `codex sandbox [-s MODE] [--add-dir DIR]... [--network] [-C DIR] -- CMD...`:
+// runs CMD under the same sandbox the agent's shell tool uses, for a human to
+// try it out. The command replaces the codex process (same pid, terminal and
+// stdio; nothing is captured), so the exit status is the command's own.
+// Before the command starts: 2 for a bad command line, 1 when the sandbox
+// cannot be set up (e.g. no Landlock), 127 when CMD is not found, 126 when it
+// is not executable.
+//
+// Default mode: workspace-write (the working directory, /tmp and $TMPDIR
+// writable, top-level .git read-only, network off), like Codex's
+// `codex sandbox linux --full-auto`, because that is the mode the agent
+// usually runs in. The environment is the agent's: inherited minus variables
+// that look like secrets (…KEY…, …TOKEN…, …SECRET…, …PASSWORD…), plus
+// CODEX_SANDBOX_NETWORK_DISABLED=1 when the network is off.
+#pragma once
+
+#include "cli/commands.h"
+
+namespace codex::cli {
+
+void RegisterSandboxCommand(CLI::App& app, GlobalOptions& global, int* exit_code);
+
+}  // namespace codex::cli
