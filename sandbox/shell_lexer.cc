@@ -1,0 +1,239 @@
+#include "sandbox/shell_lexer.h"
+
+namespace codex::sandbox {
+namespace {
+
+class Lexer {
+ public:
+  explicit Lexer(std::string_view s) : s_(s) {}
+
+  Expected<std::vector<ShellToken>> Run() {
+    while (i_ < s_.size()) {
+      const char c = s_[i_];
+      if (c == '\0') return Refuse("a NUL byte");
+      if (c == ' ' || c == '\t') {
+        EndWord();
+        ++i_;
+      } else if (c == '\n') {
+        EndWord();
+        // A newline ends a command; after an operator or at the start it is
+        // just a line break.
+        if (!tokens_.empty() && tokens_.back().kind == ShellToken::Kind::kWord) {
+          PushOperator(ShellOperator::kSequence);
+        }
+        ++i_;
+      } else if (c == '#' && !in_word_) {
+        while (i_ < s_.size() && s_[i_] != '\n') ++i_;
+      } else if (c == '\'') {
+        size_t end = s_.find('\'', i_ + 1);
+        if (end == std::string_view::npos) return Refuse("an unterminated single quote");
+        std::string_view body = s_.substr(i_ + 1, end - i_ - 1);
+        if (body.find('\0') != std::string_view::npos) return Refuse("a NUL byte");
+        word_.append(body);
+        in_word_ = true;
+        i_ = end + 1;
+      } else if (c == '"') {
+        if (auto err = DoubleQuoted()) return *err;
+      } else if (c == '\\') {
+        if (i_ + 1 >= s_.size()) return Refuse("a backslash at the end of the script");
+        const char next = s_[i_ + 1];
+        if (next == '\0') return Refuse("a NUL byte");
+        if (next != '\n') {  // backslash-newline joins lines
+          word_.push_back(next);
+          in_word_ = true;
+        }
+        i_ += 2;
+      } else if (c == '&') {
+        if (Peek(1) != '&') return Refuse("a background '&' or '&>' redirection");
+        EndWord();
+        PushOperator(ShellOperator::kAnd);
+        i_ += 2;
+      } else if (c == '|') {
+        EndWord();
+        if (Peek(1) == '|') {
+          PushOperator(ShellOperator::kOr);
+          i_ += 2;
+        } else if (Peek(1) == '&') {
+          return Refuse("'|&'");
+        } else {
+          PushOperator(ShellOperator::kPipe);
+          ++i_;
+        }
+      } else if (c == ';') {
+        if (Peek(1) == ';' || Peek(1) == '&') return Refuse("a case terminator ';;'");
+        EndWord();
+        PushOperator(ShellOperator::kSequence);
+        ++i_;
+      } else if (c == '<' || c == '>') {
+        return Refuse(std::string("a redirection '") + c + "'");
+      } else if (c == '(' || c == ')') {
+        return Refuse("a subshell or group '" + std::string(1, c) + "'");
+      } else if (c == '{' || c == '}') {
+        return Refuse("a brace group or expansion '" + std::string(1, c) + "'");
+      } else if (c == '$') {
+        return Refuse("a '$' expansion");
+      } else if (c == '`') {
+        return Refuse("a '`' command substitution");
+      } else if (c == '*' || c == '?' || c == '[') {
+        return Refuse("an unquoted glob character '" + std::string(1, c) + "'");
+      } else if (c == '~' && !in_word_) {
+        return Refuse("a '~' expansion");
+      } else if ((static_cast<unsigned char>(c) < 0x20) || c == 0x7f) {
+        return Refuse("a control character");
+      } else {
+        word_.push_back(c);
+        in_word_ = true;
+        ++i_;
+      }
+    }
+    EndWord();
+    return std::move(tokens_);
+  }
+
+ private:
+  char Peek(size_t ahead) const { return i_ + ahead < s_.size() ? s_[i_ + ahead] : '\0'; }
+
+  Error Refuse(const std::string& what) const {
+    return Error(ErrorKind::kInvalidArgument,
+                 "unsupported shell syntax: " + what + " at offset " + std::to_string(i_));
+  }
+
+  void EndWord() {
+    if (!in_word_) return;
+    ShellToken t;
+    t.kind = ShellToken::Kind::kWord;
+    t.word = std::move(word_);
+    tokens_.push_back(std::move(t));
+    word_.clear();
+    in_word_ = false;
+  }
+
+  void PushOperator(ShellOperator op) {
+    ShellToken t;
+    t.kind = ShellToken::Kind::kOperator;
+    t.op = op;
+    tokens_.push_back(std::move(t));
+  }
+
+  // At an opening '"': consumes through the closing one.
+  MaybeError DoubleQuoted() {
+    const size_t open = i_;
+    in_word_ = true;
+    ++i_;
+    while (i_ < s_.size()) {
+      const char c = s_[i_];
+      if (c == '"') {
+        ++i_;
+        return std::nullopt;
+      }
+      if (c == '\0') return Refuse("a NUL byte");
+      if (c == '$') return Refuse("a '$' expansion inside double quotes");
+      if (c == '`') return Refuse("a '`' command substitution inside double quotes");
+      if (c == '\\' && i_ + 1 < s_.size()) {
+        const char next = s_[i_ + 1];
+        if (next == '$' || next == '`' || next == '"' || next == '\\') {
+          word_.push_back(next);
+        } else if (next != '\n') {
+          if (next == '\0') return Refuse("a NUL byte");
+          word_.push_back('\\');
+          word_.push_back(next);
+        }
+        i_ += 2;
+        continue;
+      }
+      word_.push_back(c);
+      ++i_;
+    }
+    i_ = open;
+    return Refuse("an unterminated double quote");
+  }
+
+  std::string_view s_;
+  size_t i_ = 0;
+  std::string word_;
+  bool in_word_ = false;
+  std::vector<ShellToken> tokens_;
+};
+
+bool IsPlainChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '@' || c == '%' || c == '+' || c == ':' || c == ',' || c == '.' || c == '/' ||
+         c == '-';
+}
+
+}  // namespace
+
+std::string_view ShellOperatorText(ShellOperator op) {
+  switch (op) {
+    case ShellOperator::kAnd:
+      return "&&";
+    case ShellOperator::kOr:
+      return "||";
+    case ShellOperator::kSequence:
+      return ";";
+    case ShellOperator::kPipe:
+      return "|";
+  }
+  return ";";
+}
+
+Expected<std::vector<ShellToken>> LexShell(std::string_view script) { return Lexer(script).Run(); }
+
+Expected<ShellCommandList> ParseCommandList(std::string_view script) {
+  ASSIGN_OR_RETURN_SANDBOX(std::vector<ShellToken> tokens, LexShell(script));
+  ShellCommandList list;
+  list.commands.emplace_back();
+  for (ShellToken& t : tokens) {
+    if (t.kind == ShellToken::Kind::kWord) {
+      list.commands.back().push_back(std::move(t.word));
+      continue;
+    }
+    if (list.commands.back().empty()) {
+      return Error(ErrorKind::kInvalidArgument, "unsupported shell syntax: '" +
+                                                    std::string(ShellOperatorText(t.op)) +
+                                                    "' without a command before it");
+    }
+    list.operators.push_back(t.op);
+    list.commands.emplace_back();
+  }
+  if (list.commands.back().empty()) {
+    if (list.operators.empty()) {
+      return Error(ErrorKind::kInvalidArgument, "unsupported shell syntax: an empty script");
+    }
+    if (list.operators.back() != ShellOperator::kSequence) {
+      return Error(ErrorKind::kInvalidArgument,
+                   "unsupported shell syntax: the script ends with '" +
+                       std::string(ShellOperatorText(list.operators.back())) + "'");
+    }
+    list.operators.pop_back();
+    list.commands.pop_back();
+  }
+  return list;
+}
+
+std::string QuoteShellWord(std::string_view word) {
+  bool plain = !word.empty();
+  for (char c : word) plain = plain && IsPlainChar(c);
+  if (plain) return std::string(word);
+  std::string out = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out.push_back(c);
+    }
+  }
+  out.push_back('\'');
+  return out;
+}
+
+std::string JoinShellWords(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) {
+    if (!out.empty()) out.push_back(' ');
+    out += QuoteShellWord(w);
+  }
+  return out;
+}
+
+}  // namespace codex::sandbox

@@ -1,0 +1,60 @@
+// A POSIX-ish shell word lexer for the safe-command classifier.
+//
+// It understands exactly what a read-only command line needs and refuses the
+// rest, so a script it accepts means the same thing to it as to bash:
+//   * words separated by blanks, with '…' quotes, "…" quotes (backslash
+//     escapes only $ ` " \ and newline there), backslash escapes and
+//     line continuations outside quotes, and # comments at a word start;
+//   * the control operators && || ; | and newlines (a newline ends a command
+//     like ';', and is ignored after an operator or at the start).
+// Refused with kInvalidArgument naming the construct and its byte offset:
+// redirections (< > and everything built on them), background &, |&, ;;,
+// subshells and groups ( ) { }, any $ (variables, $(…), $((…)), ${…}, $'…'),
+// backticks (also inside "…"), unquoted glob characters * ? [ (a file name
+// could become an option), tilde expansion, control characters other than
+// tab and newline outside quotes, NUL bytes anywhere, and unterminated
+// quotes. Pure functions; thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sandbox/error.h"
+
+namespace codex::sandbox {
+
+enum class ShellOperator { kAnd, kOr, kSequence, kPipe };
+
+// "&&", "||", ";", "|".
+std::string_view ShellOperatorText(ShellOperator op);
+
+struct ShellToken {
+  enum class Kind { kWord, kOperator };
+  Kind kind = Kind::kWord;
+  std::string word;                             // kWord: the text after quote removal
+  ShellOperator op = ShellOperator::kSequence;  // kOperator
+
+  bool operator==(const ShellToken&) const = default;
+};
+
+Expected<std::vector<ShellToken>> LexShell(std::string_view script);
+
+// A script as simple commands joined by operators.
+struct ShellCommandList {
+  std::vector<std::vector<std::string>> commands;  // argv of each simple command
+  std::vector<ShellOperator> operators;            // operators[i] joins commands[i] and [i+1]
+};
+
+// LexShell, then split at operators. A trailing ';' or newline is fine; an
+// empty script, an operator without a command on each side, is refused.
+Expected<ShellCommandList> ParseCommandList(std::string_view script);
+
+// `word` quoted so that a POSIX shell reads it back as exactly that word:
+// unchanged when it only holds [A-Za-z0-9_@%+:,./-], else in single quotes.
+std::string QuoteShellWord(std::string_view word);
+
+// The words quoted and joined by spaces, e.g. for showing a command to a user.
+std::string JoinShellWords(const std::vector<std::string>& words);
+
+}  // namespace codex::sandbox

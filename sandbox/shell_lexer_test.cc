@@ -1,0 +1,140 @@
+#include "sandbox/shell_lexer.h"
+
+#include <catch2/catch.hpp>
+
+using namespace codex::sandbox;
+using Words = std::vector<std::string>;
+
+namespace {
+
+// The words of a script that must be a single simple command.
+Words WordsOf(const std::string& script) {
+  auto list = ParseCommandList(script);
+  if (!list.ok()) FAIL(list.error().message());
+  REQUIRE(list->commands.size() == 1);
+  return list->commands[0];
+}
+
+std::string RefusalOf(const std::string& script) {
+  auto list = ParseCommandList(script);
+  REQUIRE_FALSE(list.ok());
+  CHECK(list.error().kind() == ErrorKind::kInvalidArgument);
+  return list.error().message();
+}
+
+}  // namespace
+
+TEST_CASE("Blanks separate words") {
+  CHECK(WordsOf("ls") == Words{"ls"});
+  CHECK(WordsOf("  ls \t -la   src  ") == Words{"ls", "-la", "src"});
+}
+
+TEST_CASE("Single quotes keep everything literally") {
+  CHECK(WordsOf("echo 'a b' 'x\"y' '$HOME' '`id`' '*' '>'") ==
+        Words{"echo", "a b", "x\"y", "$HOME", "`id`", "*", ">"});
+  CHECK(WordsOf("echo ''") == Words{"echo", ""});
+  CHECK(WordsOf("echo 'multi\nline'") == Words{"echo", "multi\nline"});
+  CHECK(WordsOf("echo a'b'c") == Words{"echo", "abc"});
+}
+
+TEST_CASE("Double quotes allow only \\ escapes of $ ` \" \\ and newline") {
+  CHECK(WordsOf(R"(echo "a b" "it's" "q\"q" "back\\slash" "d\$x" "keep\n")") ==
+        Words{"echo", "a b", "it's", "q\"q", "back\\slash", "d$x", "keep\\n"});
+  CHECK(WordsOf("echo \"line\\\ncont\"") == Words{"echo", "linecont"});
+  CHECK(WordsOf("echo \"\"") == Words{"echo", ""});
+  CHECK(WordsOf("echo \"*?[ ~ > | ; &\"") == Words{"echo", "*?[ ~ > | ; &"});
+}
+
+TEST_CASE("Backslash escapes outside quotes") {
+  CHECK(WordsOf(R"(echo a\ b \$HOME \* \> \' \")") ==
+        Words{"echo", "a b", "$HOME", "*", ">", "'", "\""});
+  CHECK(WordsOf("echo a\\\nb") == Words{"echo", "ab"});
+  CHECK(WordsOf("ls \\\n -la") == Words{"ls", "-la"});
+}
+
+TEST_CASE("Comments start only at a word boundary") {
+  CHECK(WordsOf("echo a#b # a comment; rm -rf /") == Words{"echo", "a#b"});
+  CHECK(WordsOf("echo '#x'") == Words{"echo", "#x"});
+}
+
+TEST_CASE("Commands are split at && || ; | and newlines") {
+  auto list = ParseCommandList("git status && git diff | head -5 || echo no; ls\npwd");
+  REQUIRE(list.ok());
+  CHECK(list->commands ==
+        std::vector<Words>{
+            {"git", "status"}, {"git", "diff"}, {"head", "-5"}, {"echo", "no"}, {"ls"}, {"pwd"}});
+  CHECK(list->operators == std::vector<ShellOperator>{ShellOperator::kAnd, ShellOperator::kPipe,
+                                                      ShellOperator::kOr, ShellOperator::kSequence,
+                                                      ShellOperator::kSequence});
+  auto tight = ParseCommandList("a&&b||c|d;e");
+  REQUIRE(tight.ok());
+  CHECK(tight->commands.size() == 5);
+}
+
+TEST_CASE("Trailing separators and blank lines are fine, dangling operators are not") {
+  CHECK(ParseCommandList("ls;")->commands == std::vector<Words>{{"ls"}});
+  CHECK(ParseCommandList("\n\nls\n\n")->commands == std::vector<Words>{{"ls"}});
+  CHECK(ParseCommandList("ls &&\n  pwd")->commands == std::vector<Words>{{"ls"}, {"pwd"}});
+  RefusalOf("");
+  RefusalOf("   ");
+  RefusalOf("# only a comment");
+  CHECK(RefusalOf("ls &&") == "unsupported shell syntax: the script ends with '&&'");
+  CHECK(RefusalOf("| ls") == "unsupported shell syntax: '|' without a command before it");
+  RefusalOf("ls ; ; pwd");
+  RefusalOf("ls || && pwd");
+  RefusalOf(";");
+}
+
+TEST_CASE("The lexer refuses what it does not understand") {
+  CHECK(RefusalOf("echo hi > out") == "unsupported shell syntax: a redirection '>' at offset 8");
+  RefusalOf("cat < in");
+  RefusalOf("cat <<EOF\nx\nEOF");
+  RefusalOf("ls 2>/dev/null");
+  RefusalOf("ls &> log");
+  RefusalOf("ls >| f");
+  RefusalOf("sleep 1 &");
+  RefusalOf("ls |& cat");
+  RefusalOf("case x in x) ;; esac");
+  RefusalOf("(ls)");
+  RefusalOf("{ ls; }");
+  RefusalOf("echo $HOME");
+  RefusalOf("echo ${HOME}");
+  RefusalOf("echo $(id)");
+  RefusalOf("echo $((1+2))");
+  RefusalOf("echo $'a'");
+  RefusalOf("echo \"$HOME\"");
+  RefusalOf("echo \"$(id)\"");
+  RefusalOf("echo `id`");
+  RefusalOf("echo \"`id`\"");
+  RefusalOf("cat <(ls)");
+  RefusalOf("ls *.txt");
+  RefusalOf("ls file?");
+  RefusalOf("ls [ab]");
+  RefusalOf("echo {a,b}");
+  RefusalOf("cat ~/.bashrc");
+  RefusalOf("echo 'unterminated");
+  RefusalOf("echo \"unterminated");
+  RefusalOf("echo trailing\\");
+  RefusalOf(std::string("echo a\0b", 8));
+  RefusalOf(std::string("echo 'a\0b'", 10));
+  RefusalOf("echo a\rb");
+  RefusalOf("echo \x1b[31m");
+}
+
+TEST_CASE("Characters that are only special elsewhere stay literal") {
+  CHECK(WordsOf("echo a~b x=y ! % ^ , : @ + -") ==
+        Words{"echo", "a~b", "x=y", "!", "%", "^", ",", ":", "@", "+", "-"});
+  CHECK(WordsOf("git log --format=%H%n") == Words{"git", "log", "--format=%H%n"});
+}
+
+TEST_CASE("QuoteShellWord round-trips through the lexer") {
+  CHECK(QuoteShellWord("plain-word_1.txt") == "plain-word_1.txt");
+  CHECK(QuoteShellWord("") == "''");
+  CHECK(QuoteShellWord("a b") == "'a b'");
+  CHECK(QuoteShellWord("it's") == "'it'\\''s'");
+  CHECK(QuoteShellWord("X=1") == "'X=1'");
+  const Words words = {"echo", "",   "a b",  "it's", "$HOME", "`x`", "*",  "~",
+                       "\"",   "\\", "a\nb", "{}",   "x=y",   ";",   "&&", "#c"};
+  CHECK(JoinShellWords({"ls", "-la", "my dir"}) == "ls -la 'my dir'");
+  CHECK(WordsOf(JoinShellWords(words)) == words);
+}
