@@ -1,0 +1,125 @@
+// The approval policy: whether a command the model wants to run may run, in
+// or out of the sandbox, with or without asking the user. Pure decisions plus
+// the seam (Approver) through which the CLI asks.
+//
+// Semantics (as in Codex), for the sandboxed modes read-only and
+// workspace-write:
+//   untrusted   ask before anything that is not known-safe;
+//   on-failure  run everything in the sandbox; when a sandboxed run fails,
+//               ask whether to rerun it without the sandbox;
+//   on-request  run in the sandbox; ask only when the model requests
+//               escalated permissions (to run outside the sandbox);
+//   never       never ask: run in the sandbox, failures go back to the model,
+//               escalation requests are rejected.
+// Known-safe commands (sandbox/safe_command.h) never need asking, but still
+// run in the sandbox. A command the user approved "for the session" runs again
+// without asking, the way it was approved. With danger-full-access there is
+// no sandbox: only untrusted asks. Without Landlock the sandbox is
+// unavailable: policies that may ask offer to run unsandboxed, `never`
+// rejects. Pure functions; SessionApprovals is thread-compatible.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/cancel.h"
+#include "core/command_runner.h"
+#include "core/config.h"
+
+namespace codex::core {
+
+// How a command runs once it may run.
+enum class SandboxChoice { kSandboxed, kUnsandboxed };
+
+struct ApprovalInput {
+  ApprovalPolicy policy = ApprovalPolicy::kOnRequest;
+  SandboxMode sandbox = SandboxMode::kWorkspaceWrite;
+  std::vector<std::string> argv;
+  bool known_safe = false;            // sandbox::IsKnownSafeCommand(argv)
+  bool escalation_requested = false;  // the model asked to run outside the sandbox
+  // Deciding about a retry: the sandboxed run of this command just failed.
+  bool sandboxed_run_failed = false;
+  bool sandbox_available = true;  // false when the kernel lacks Landlock
+  // How the user approved this exact argv earlier in the session, if they did
+  // ("approve for the session"); see SessionApprovals.
+  std::optional<SandboxChoice> session_approval;
+};
+
+struct ApprovalPlan {
+  enum class Action {
+    kRun,     // run now as `sandbox` says, without asking
+    kAsk,     // ask the user; if approved, run as `sandbox` says
+    kReject,  // do not run; `reason` goes back to the model
+  };
+  Action action = Action::kReject;
+  SandboxChoice sandbox = SandboxChoice::kSandboxed;
+  // Why: shown to the user for kAsk, returned to the model for kReject.
+  std::string reason;
+};
+
+// The decision table described above.
+ApprovalPlan DecideApproval(const ApprovalInput& input);
+
+// What a user can answer.
+enum class ReviewDecision {
+  kApproveOnce,        // run this time
+  kApproveForSession,  // run, and run this exact command again without asking
+  kDeny,               // do not run; tell the model it was denied
+  kAbort,              // do not run, and stop the turn
+};
+
+// What the CLI shows when asking.
+struct ApprovalRequest {
+  std::string call_id;
+  std::vector<std::string> argv;
+  std::string cwd;
+  SandboxChoice sandbox = SandboxChoice::kSandboxed;  // how it would run
+  std::string reason;                                 // ApprovalPlan::reason
+};
+
+// The user side of approvals, implemented by the CLI: `codex exec` never
+// asks (it answers kDeny, so with a policy that asks, the model is told),
+// the interactive UI asks on the terminal. Called on the session's thread.
+class Approver {
+ public:
+  virtual ~Approver() = default;
+  // Blocks until the user answers; returns kAbort when `cancel` is set.
+  virtual ReviewDecision Review(const ApprovalRequest& request, const CancelToken& cancel) = 0;
+};
+
+// An Approver for non-interactive runs: denies every request.
+class DenyAllApprover : public Approver {
+ public:
+  ReviewDecision Review(const ApprovalRequest& request, const CancelToken& cancel) override;
+};
+
+// The commands approved "for the session": exact argv -> how it may run.
+// Approving unsandboxed also covers sandboxed runs of the same argv.
+class SessionApprovals {
+ public:
+  void Approve(const std::vector<std::string>& argv, SandboxChoice sandbox);
+  std::optional<SandboxChoice> Find(const std::vector<std::string>& argv) const;
+
+ private:
+  std::map<std::vector<std::string>, SandboxChoice> approved_;
+};
+
+// The step after the user answered a kAsk plan.
+struct ReviewOutcome {
+  enum class Action { kRun, kDenied, kAbortTurn };
+  Action action = Action::kDenied;
+  SandboxChoice sandbox = SandboxChoice::kSandboxed;
+};
+
+// Turns the answer into the next step, remembering kApproveForSession in
+// `approvals` (may be null when the session keeps none).
+ReviewOutcome ApplyReviewDecision(ReviewDecision decision, const ApprovalPlan& plan,
+                                  const std::vector<std::string>& argv,
+                                  SessionApprovals* approvals);
+
+// "approve once" | "approve for session" | "deny" | "abort".
+std::string_view ReviewDecisionName(ReviewDecision decision);
+
+}  // namespace codex::core
