@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -532,6 +534,23 @@ bool IsWithin(const std::string& path, const std::string& root) {
   return path == root || (path.starts_with(root) && path[root.size()] == '/');
 }
 
+// Closes a file descriptor at scope exit.
+class ScopedFd {
+ public:
+  explicit ScopedFd(int fd) : fd_(fd) {}
+  ScopedFd(const ScopedFd&) = delete;
+  ScopedFd& operator=(const ScopedFd&) = delete;
+  ~ScopedFd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+std::string BaseName(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
 struct Workspace {
   std::string cwd;                 // canonical
   std::vector<std::string> roots;  // canonical
@@ -616,6 +635,31 @@ struct Workspace {
                                 "); use a path inside the workspace");
   }
 
+  // Opens `real` (a path Resolve returned, so inside a root and free of
+  // symlinks) without following any symlink on the way: a symlink swapped in
+  // after Resolve fails the open (ELOOP/EXDEV) instead of redirecting it out of
+  // the root. Uses openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS); where that
+  // is unavailable (old kernel, seccomp) only the last component is guarded.
+  // Returns the fd, or -1 with errno set.
+  int OpenNoSymlinks(const std::string& real, int flags, mode_t mode) const {
+    const std::string* root = nullptr;
+    for (const std::string& r : roots) {
+      if (IsWithin(real, r) && (root == nullptr || r.size() > root->size())) root = &r;
+    }
+    if (root != nullptr) {
+      ScopedFd root_fd(::open(root->c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+      if (root_fd.get() < 0) return -1;
+      std::string rel = real == *root ? "." : real.substr(*root == "/" ? 1 : root->size() + 1);
+      struct open_how how = {};
+      how.flags = static_cast<unsigned long long>(flags | O_CLOEXEC);
+      how.mode = (flags & O_CREAT) != 0 ? mode : 0;
+      how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS;
+      long fd = ::syscall(SYS_openat2, root_fd.get(), rel.c_str(), &how, sizeof how);
+      if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) return static_cast<int>(fd);
+    }
+    return ::open(real.c_str(), flags | O_CLOEXEC | O_NOFOLLOW, mode);
+  }
+
   // 0 and the text, or an errno.
   int Read(const std::string& real, std::string* out) const {
     if (auto it = overlay.find(real); it != overlay.end()) {
@@ -623,7 +667,7 @@ struct Workspace {
       *out = *it->second;
       return 0;
     }
-    int fd = ::open(real.c_str(), O_RDONLY | O_CLOEXEC);
+    int fd = OpenNoSymlinks(real, O_RDONLY, 0);
     if (fd < 0) return errno;
     out->clear();
     char buf[65536];
@@ -642,17 +686,24 @@ struct Workspace {
     return 0;
   }
 
-  // Creates the missing directories above `real` (inside the roots by construction).
+  // Creates the missing directories above `real`, each one inside its
+  // (symlink-free) parent. 0 or an errno.
   int MakeParents(const std::string& real) const {
-    std::string dir = "/";
-    std::deque<std::string> parts = Components(ParentOf(real));
-    for (const std::string& c : parts) {
-      dir = JoinPath(dir, c);
-      if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) return errno;
-    }
+    const std::string parent = ParentOf(real);
     struct stat st;
-    if (::stat(ParentOf(real).c_str(), &st) != 0) return errno;
-    if (!S_ISDIR(st.st_mode)) return ENOTDIR;
+    if (::lstat(parent.c_str(), &st) == 0) return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+    if (errno != ENOENT) return errno;
+    // Only directories strictly inside a root are created, never a root or above.
+    if (std::none_of(roots.begin(), roots.end(),
+                     [&](const std::string& r) { return parent != r && IsWithin(parent, r); })) {
+      return ENOENT;
+    }
+    if (int err = MakeParents(parent)) return err;
+    ScopedFd dir(OpenNoSymlinks(ParentOf(parent), O_PATH | O_DIRECTORY, 0));
+    if (dir.get() < 0) return errno;
+    if (::mkdirat(dir.get(), BaseName(parent).c_str(), 0777) != 0 && errno != EEXIST) {
+      return errno;
+    }
     return 0;
   }
 
@@ -671,7 +722,7 @@ struct Workspace {
       return FailedPreconditionError("Failed to create parent directories for " + Shown(rel) +
                                      ": " + OsError(err));
     }
-    int fd = ::open(real.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
+    int fd = OpenNoSymlinks(real, O_WRONLY | O_CREAT | O_TRUNC, 0666);
     if (fd < 0) {
       return FailedPreconditionError("Failed to write file " + Shown(rel) + ": " + OsError(errno));
     }
@@ -706,7 +757,11 @@ struct Workspace {
       overlay[real] = std::nullopt;
       return 0;
     }
-    return ::unlink(real.c_str()) == 0 ? 0 : errno;
+    // The parent is opened symlink-free; the name itself may be a symlink,
+    // which unlinkat removes without touching its target.
+    ScopedFd dir(OpenNoSymlinks(ParentOf(real), O_PATH | O_DIRECTORY, 0));
+    if (dir.get() < 0) return errno;
+    return ::unlinkat(dir.get(), BaseName(real).c_str(), 0) == 0 ? 0 : errno;
   }
 };
 

@@ -498,6 +498,19 @@ TEST_CASE("ApplyPatch honours writable roots") {
   CHECK_FALSE(fs::exists(outer.path() / "ws/w.txt"));
 }
 
+TEST_CASE("ApplyPatch never creates a missing writable root or anything above it") {
+  TempDir outer;
+  fs::create_directory(outer.path() / "ws");
+  std::string ws = (outer.path() / "ws").string();
+  std::string missing = (outer.path() / "missing").string();
+  ApplyPatchOptions opts{ws, {ws, missing}};
+  auto r = ApplyPatch("*** Begin Patch\n*** Add File: ../missing/x.txt\n+x\n*** End Patch", opts);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().message() == "Failed to create parent directories for " + ws +
+                                    "/../missing/x.txt: No such file or directory (os error 2)");
+  CHECK_FALSE(fs::exists(outer.path() / "missing"));
+}
+
 TEST_CASE("ApplyPatch: a missing working directory is reported") {
   auto r = ApplyPatch("*** Begin Patch\n*** Add File: a\n+a\n*** End Patch",
                       {"/nonexistent/apply_patch_test_dir", {}});
