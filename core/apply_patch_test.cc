@@ -7,7 +7,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
 #include <sstream>
+
+#include "core/apply_patch_tool.h"
 
 using namespace codex::core;
 namespace fs = std::filesystem;
@@ -571,4 +577,266 @@ TEST_CASE("MatchShellApplyPatch ignores other commands and reports bad patches")
   CHECK(bad.status().message() ==
         "Invalid patch: The first line of the patch must be '*** Begin Patch'");
   CHECK_FALSE(MatchShellApplyPatch({"bash", "-lc", "apply_patch <<'EOF'\nnope\nEOF"}).ok());
+}
+
+// ---------------------------------------------------------------------------
+// Tool definitions
+
+namespace {
+
+// A matcher for the Lark subset the grammar uses (rules, alternatives,
+// "literals", /regex/ terminals matched greedily like a lexer, groups, ? * +,
+// `-> alias`, %import common.LF), so the test checks the grammar text itself.
+class MiniLark {
+ public:
+  explicit MiniLark(std::string_view grammar) {
+    std::istringstream in{std::string(grammar)};
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty()) continue;
+      if (line.starts_with("%import common.LF")) {
+        rules_["LF"] = Node{Node::kLit, "\n", {}, 0};
+        continue;
+      }
+      size_t colon = line.find(": ");
+      REQUIRE(colon != std::string::npos);
+      std::string body = line.substr(colon + 2);
+      size_t pos = 0;
+      rules_[line.substr(0, colon)] = ParseAlt(body, pos);
+      REQUIRE(pos == body.size());
+    }
+  }
+
+  bool Accepts(const std::string& text) {
+    text_ = text;
+    memo_.clear();
+    return Match(rules_.at("start"), 0).count(text.size()) > 0;
+  }
+
+ private:
+  struct Node {
+    enum Kind { kLit, kRegex, kRef, kAlt, kSeq } kind;
+    std::string text;
+    std::vector<Node> kids;
+    char rep;  // 0, '?', '*', '+'
+  };
+
+  static void SkipSpaces(const std::string& s, size_t& p) {
+    while (p < s.size() && s[p] == ' ') ++p;
+  }
+
+  Node ParseAlt(const std::string& s, size_t& p) {
+    Node alt{Node::kAlt, "", {}, 0};
+    alt.kids.push_back(ParseSeq(s, p));
+    while (p < s.size() && s[p] == '|') {
+      ++p;
+      alt.kids.push_back(ParseSeq(s, p));
+    }
+    return alt;
+  }
+
+  Node ParseSeq(const std::string& s, size_t& p) {
+    Node seq{Node::kSeq, "", {}, 0};
+    for (;;) {
+      SkipSpaces(s, p);
+      if (p >= s.size() || s[p] == '|' || s[p] == ')') break;
+      if (s.compare(p, 2, "->") == 0) {  // alias: ignore the rest of the alternative
+        while (p < s.size() && s[p] != '|' && s[p] != ')') ++p;
+        break;
+      }
+      Node item{Node::kLit, "", {}, 0};
+      if (s[p] == '"') {
+        size_t end = s.find('"', p + 1);
+        item = Node{Node::kLit, s.substr(p + 1, end - p - 1), {}, 0};
+        p = end + 1;
+      } else if (s[p] == '/') {
+        size_t end = s.find('/', p + 1);
+        item = Node{Node::kRegex, s.substr(p + 1, end - p - 1), {}, 0};
+        p = end + 1;
+      } else if (s[p] == '(') {
+        ++p;
+        item = ParseAlt(s, p);
+        REQUIRE(s[p] == ')');
+        ++p;
+      } else {
+        size_t end = p;
+        while (end < s.size() &&
+               (std::isalnum(static_cast<unsigned char>(s[end])) || s[end] == '_')) {
+          ++end;
+        }
+        REQUIRE(end > p);
+        item = Node{Node::kRef, s.substr(p, end - p), {}, 0};
+        p = end;
+      }
+      if (p < s.size() && (s[p] == '?' || s[p] == '*' || s[p] == '+')) item.rep = s[p++];
+      seq.kids.push_back(std::move(item));
+    }
+    return seq;
+  }
+
+  std::set<size_t> MatchOnce(const Node& n, size_t pos) {
+    switch (n.kind) {
+      case Node::kLit:
+        if (text_.compare(pos, n.text.size(), n.text) == 0) return {pos + n.text.size()};
+        return {};
+      case Node::kRegex: {
+        std::smatch m;
+        std::string rest = text_.substr(pos);
+        if (std::regex_search(rest, m, std::regex(n.text),
+                              std::regex_constants::match_continuous)) {
+          return {pos + static_cast<size_t>(m.length(0))};
+        }
+        return {};
+      }
+      case Node::kRef: {
+        auto key = std::make_pair(n.text, pos);
+        if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+        std::set<size_t> ends = Match(rules_.at(n.text), pos);
+        memo_[key] = ends;
+        return ends;
+      }
+      case Node::kAlt: {
+        std::set<size_t> ends;
+        for (const Node& k : n.kids) ends.merge(Match(k, pos));
+        return ends;
+      }
+      case Node::kSeq: {
+        std::set<size_t> cur{pos};
+        for (const Node& k : n.kids) {
+          std::set<size_t> next;
+          for (size_t p : cur) next.merge(Match(k, p));
+          cur = std::move(next);
+        }
+        return cur;
+      }
+    }
+    return {};
+  }
+
+  std::set<size_t> Match(const Node& n, size_t pos) {
+    if (n.rep == 0) return MatchOnce(n, pos);
+    std::set<size_t> result = MatchOnce(n, pos);  // one repetition
+    if (n.rep != '+') result.insert(pos);         // zero repetitions
+    if (n.rep == '?') return result;
+    std::set<size_t> frontier = result;  // more repetitions, until no new end appears
+    while (!frontier.empty()) {
+      std::set<size_t> next;
+      for (size_t p : frontier) {
+        for (size_t e : MatchOnce(n, p)) {
+          if (result.insert(e).second) next.insert(e);
+        }
+      }
+      frontier = std::move(next);
+    }
+    return result;
+  }
+
+  std::map<std::string, Node> rules_;
+  std::map<std::pair<std::string, size_t>, std::set<size_t>> memo_;
+  std::string text_;
+};
+
+}  // namespace
+
+TEST_CASE("The freeform tool definition carries the Lark grammar") {
+  nlohmann::ordered_json tool = ApplyPatchToolDefinition(ApplyPatchToolType::kFreeform);
+  CHECK(ApplyPatchToolJson(ApplyPatchToolType::kFreeform) == tool.dump());
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : tool.items()) keys.push_back(k);
+  CHECK(keys == std::vector<std::string>{"type", "name", "description", "format"});
+  CHECK(tool["type"] == "custom");
+  CHECK(tool["name"] == "apply_patch");
+  CHECK_FALSE(tool["description"].get<std::string>().empty());
+  CHECK(tool["format"].dump() ==
+        nlohmann::ordered_json({{"type", "grammar"},
+                                {"syntax", "lark"},
+                                {"definition", std::string(ApplyPatchLarkGrammar())}})
+            .dump());
+}
+
+TEST_CASE("The function tool definition takes the patch in `input`") {
+  std::string json = ApplyPatchToolJson(ApplyPatchToolType::kFunction);
+  nlohmann::ordered_json tool = nlohmann::ordered_json::parse(json);
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : tool.items()) keys.push_back(k);
+  CHECK(keys == std::vector<std::string>{"type", "name", "description", "parameters", "strict"});
+  CHECK(tool["type"] == "function");
+  CHECK(tool["name"] == "apply_patch");
+  CHECK(tool["strict"] == false);
+  CHECK(tool["description"].get<std::string>().find("*** Begin Patch") != std::string::npos);
+  const auto& params = tool["parameters"];
+  CHECK(params["type"] == "object");
+  CHECK(params["required"] == nlohmann::ordered_json::array({"input"}));
+  CHECK(params["additionalProperties"] == false);
+  CHECK(params["properties"]["input"]["type"] == "string");
+  CHECK(params["properties"].size() == 1);
+}
+
+TEST_CASE("The Lark grammar accepts exactly the canonical patches the parser accepts") {
+  MiniLark lark(ApplyPatchLarkGrammar());
+  const std::vector<std::string> valid = {
+      "*** Begin Patch\n*** Add File: a.txt\n+hello\n*** End Patch\n",
+      "*** Begin Patch\n*** Add File: a.txt\n+hello\n*** End Patch",
+      "*** Begin Patch\n*** Add File: empty.txt\n*** Delete File: b\n*** End Patch\n",
+      "*** Begin Patch\n*** Update File: f\n-a\n+b\n*** End Patch\n",
+      "*** Begin Patch\n*** Update File: f\n*** Move to: g\n@@\n a\n-b\n+c\n*** End Patch\n",
+      "*** Begin Patch\n*** Update File: f\n@@ class A\n@@  def m():\n-x\n+y\n@@\n-z\n*** End of "
+      "File\n*** Delete File: d\n*** End Patch\n",
+      "*** Begin Patch\n*** Update File: f\n-a\n@@ ctx\n+b\n*** End Patch\n",
+  };
+  for (const std::string& p : valid) {
+    INFO(p);
+    CHECK(ParsePatch(p).ok());
+    CHECK(lark.Accepts(p));
+  }
+  const std::vector<std::string> invalid = {
+      "*** Begin Patch\n*** End Patch\n",                                 // no file operation
+      "*** Begin Patch\n*** Frobnicate File: foo\n*** End Patch\n",       // unknown header
+      "*** Begin Patch\n*** Update File: f\n*** End Patch\n",             // update without changes
+      "*** Begin Patch\n*** Update File: f\n@@\nbogus\n*** End Patch\n",  // line without marker
+      "*** Begin Patch\n*** Update File: f\n@@\n*** End of File\n*** End Patch\n",
+      "*** Begin Patch\n*** Add File: a\n+x\n",                // no end marker
+      "*** Add File: a\n+x\n*** End Patch\n",                  // no begin marker
+      "*** Begin Patch\n*** Add File: \n+x\n*** End Patch\n",  // no path
+  };
+  for (const std::string& p : invalid) {
+    INFO(p);
+    CHECK_FALSE(lark.Accepts(p));
+    auto parsed = ParsePatch(p);
+    CHECK((!parsed.ok() || parsed->hunks.empty()));
+  }
+}
+
+TEST_CASE("The Lark grammar agrees with the parser on the shared scenarios") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(CODEX_SHARED_DIR) / "conformance" / "apply_patch" / "scenarios";
+  if (!fs::is_directory(dir)) {
+    WARN("shared conformance data absent: " << dir.string());
+    return;
+  }
+  MiniLark lark(ApplyPatchLarkGrammar());
+  int accepted = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (!entry.is_directory()) continue;
+    std::string patch = ReadFile(entry.path() / "patch.txt");
+    auto parsed = ParsePatch(patch);
+    // The grammar describes the canonical form: marker lines without padding.
+    bool canonical = true;
+    std::istringstream lines(patch);
+    for (std::string line; std::getline(lines, line);) {
+      size_t first = line.find_first_not_of(" \t");
+      if (first != std::string::npos && line.compare(first, 3, "***") == 0 &&
+          (first != 0 || line.back() == ' ')) {
+        canonical = false;
+      }
+    }
+    INFO(entry.path().filename().string());
+    if (!parsed.ok() || parsed->hunks.empty()) {
+      CHECK_FALSE(lark.Accepts(patch));
+    } else if (canonical) {
+      CHECK(lark.Accepts(patch));
+      ++accepted;
+    }
+  }
+  CHECK(accepted >= 10);
 }
