@@ -1,5 +1,6 @@
 #include "cli/engine.h"
 
+#include "compaction/compactor_factory.h"
 #include "core/responses_client.h"
 #include "core/sandboxed_runner.h"
 #include "storage/sqlite_session_store.h"
@@ -72,6 +73,7 @@ Status Engine::StartModel(core::TurnObserver& observer) {
   ASSIGN_OR_RETURN(std::string key, core::ResolveApiKey(config_.provider));
   ASSIGN_OR_RETURN(auto client, core::ResponsesClient::Create(config_.provider, key));
   client_ = std::move(client);
+  ASSIGN_OR_RETURN(compactor_, compaction::MakeCompactor(config_, *client_));
   runner_ = std::make_unique<core::SandboxedRunner>();
   tools_ = std::make_unique<core::ToolRouter>(config_, *runner_, observer);
   return OkStatus();

@@ -1,6 +1,9 @@
 #include "core/tool_router.h"
 
+#include <cstdlib>
 #include <nlohmann/json.hpp>
+
+#include "core/apply_patch.h"
 
 namespace codex::core {
 
@@ -140,6 +143,7 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
                     action.value("timeout_ms", config_.shell_timeout_ms), false, cancel);
   }
   if (call.kind == ItemKind::kCustomToolCall) {
+    if (name == "apply_patch") return RunApplyPatch(call, j.value("input", ""), "");
     return fail("unknown custom tool '" + name + "'");
   }
   Json args = Json::parse(j.value("arguments", "{}"), nullptr, false);
@@ -162,8 +166,24 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
     if (auto t = args.find("timeout_ms"); t != args.end() && t->is_number()) {
       timeout = t->get<int64_t>();
     }
+    // apply_patch sent through the shell is applied the same way as the tool.
+    auto intercepted = MatchShellApplyPatch(argv);
+    if (!intercepted.ok()) return fail(intercepted.status().message());
+    if (intercepted->has_value()) {
+      std::string dir = (*intercepted)->workdir;
+      if (!workdir.empty() && (dir.empty() || dir[0] != '/')) {
+        dir = dir.empty() ? workdir : workdir + "/" + dir;
+      }
+      return RunApplyPatch(call, (*intercepted)->patch, dir);
+    }
     const bool escalate = args.value("with_escalated_permissions", false);
     return RunShell(call, argv, workdir, timeout, escalate, cancel);
+  }
+  if (name == "apply_patch") {
+    if (!args.contains("input") || !args["input"].is_string()) {
+      return fail("apply_patch: `input` must be the patch text");
+    }
+    return RunApplyPatch(call, args["input"].get<std::string>(), "");
   }
   if (name == "update_plan") return RunUpdatePlan(call, j.value("arguments", "{}"));
   return fail("unknown tool '" + name + "'");
@@ -249,10 +269,54 @@ Result<ToolOutcome> ToolRouter::RunUpdatePlan(const Item& call, const std::strin
 
 Result<ToolOutcome> ToolRouter::RunApplyPatch(const Item& call, const std::string& patch,
                                               const std::string& workdir) {
-  (void)patch, (void)workdir;
   ToolOutcome outcome;
-  outcome.output = CallOutputFor(call.kind, call.call_id, "apply_patch is not available");
-  return outcome;
+  ToolActivity activity;
+  activity.call_id = call.call_id;
+  activity.tool = "apply_patch";
+  auto finish = [&](bool success, std::string text) {
+    activity.success = success;
+    activity.output = text;
+    observer_.OnToolCompleted(activity);
+    outcome.output = CallOutputFor(call.kind, call.call_id, text);
+    return outcome;
+  };
+  auto parsed = ParsePatch(patch);
+  if (!parsed.ok()) {
+    observer_.OnToolStarted(activity);
+    return finish(false, parsed.status().message());
+  }
+  ApplyPatchOptions options;
+  options.cwd =
+      workdir.empty() ? config_.cwd : (workdir[0] == '/' ? workdir : config_.cwd + "/" + workdir);
+  switch (config_.sandbox_mode) {
+    case SandboxMode::kReadOnly:
+      observer_.OnToolStarted(activity);
+      return finish(false,
+                    "apply_patch was refused: the sandbox is read-only, so no file may be "
+                    "written; ask the user to rerun with --sandbox workspace-write");
+    case SandboxMode::kWorkspaceWrite: {
+      options.writable_roots.push_back(config_.cwd);
+      options.writable_roots.push_back("/tmp");
+      if (const char* tmp = std::getenv("TMPDIR"); tmp != nullptr && *tmp != '\0') {
+        options.writable_roots.push_back(tmp);
+      }
+      for (const auto& r : config_.writable_roots) options.writable_roots.push_back(r);
+      break;
+    }
+    case SandboxMode::kDangerFullAccess:
+      options.writable_roots.push_back("/");
+      break;
+  }
+  if (auto preview = PreviewPatch(*parsed, options); preview.ok()) {
+    for (const auto& c : preview->changes) {
+      activity.changes.push_back(
+          {c.move_path.empty() ? c.path : c.move_path, std::string(FileChangeKindName(c.kind))});
+    }
+  }
+  observer_.OnToolStarted(activity);
+  auto applied = ApplyParsedPatch(*parsed, options);
+  if (!applied.ok()) return finish(false, applied.status().message());
+  return finish(true, applied->Summary());
 }
 
 }  // namespace codex::core

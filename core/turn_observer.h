@@ -15,7 +15,7 @@
 
 namespace codex::core {
 
-struct FileChange {
+struct ChangedFile {
   std::string path;
   std::string kind;  // add | delete | update
 };
@@ -33,9 +33,9 @@ struct ToolActivity {
   std::string output;   // aggregated output (shell) or result text
   std::optional<int> exit_code;
   bool success = false;
-  std::vector<FileChange> changes;  // apply_patch
-  std::vector<PlanStep> plan;       // update_plan
-  std::string explanation;          // update_plan
+  std::vector<ChangedFile> changes;  // apply_patch
+  std::vector<PlanStep> plan;        // update_plan
+  std::string explanation;           // update_plan
 };
 
 struct CompactionNotice {
