@@ -139,7 +139,7 @@ bool ParsePositive(const char* text, long long& out) {
 int main(int argc, char** argv) {
   long long turns = 300;
   long long window = 16'000;
-  for (int i = 1; i < argc; ++i) {
+  for (int i = 1; i < argc; i += 2) {
     const std::string_view arg = argv[i];
     long long* target = arg == "--turns" ? &turns : arg == "--window" ? &window : nullptr;
     if (target == nullptr || i + 1 >= argc || !ParsePositive(argv[i + 1], *target)) {
@@ -149,7 +149,6 @@ int main(int argc, char** argv) {
                    argv[i]);
       return 2;
     }
-    ++i;
   }
 
   std::printf(

@@ -32,11 +32,6 @@ std::string SummaryText(const core::ModelResponse& response) {
 
 namespace internal {
 
-bool IsContextOverflow(const Status& status) {
-  return status.code() == StatusCode::kResourceExhausted &&
-         status.reason() == "context_length_exceeded";
-}
-
 Status NothingLeftToDrop(const Status& last, std::string_view what) {
   Status status = ResourceExhaustedError(
       std::string(what) +
@@ -79,7 +74,7 @@ Result<core::CompactionOutput> LocalCompactor::Compact(const core::CompactionInp
       summary = SummaryText(*response);
       break;
     }
-    if (!internal::IsContextOverflow(response.status())) return response.status();
+    if (!IsContextWindowExceeded(response.status())) return response.status();
     const int n = DropOldestItems(summarised, input.initial_context,
                                   std::max<int64_t>(1, EstimateTokens(summarised) / 10));
     if (n == 0) return internal::NothingLeftToDrop(response.status(), "the compaction request");

@@ -59,9 +59,6 @@ class LocalCompactor final : public core::Compactor {
 
 namespace internal {
 
-// True for the server's "your input is larger than the context window" error.
-bool IsContextOverflow(const Status& status);
-
 // The error returned when an input still overflows with nothing left to drop.
 Status NothingLeftToDrop(const Status& last, std::string_view what);
 

@@ -198,7 +198,7 @@ Result<std::vector<core::Item>> RebuildHistoryWithin(
     return ResourceExhaustedError(
         "the initial context and current message alone take " + std::to_string(fixed) +
         " tokens, leaving no room for a summary under " + std::to_string(max_tokens) +
-        "; raise model_auto_compact_token_limit or shorten AGENTS.md");
+        "; shorten the message or AGENTS.md, or raise model_auto_compact_token_limit");
   }
   std::string cut_summary = core::MessageText(*cut).substr(kSummaryPrefix.size());
   return RebuildHistory(transcript, initial_context, cut_summary, 0, current_user_message);

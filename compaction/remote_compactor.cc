@@ -79,7 +79,7 @@ Result<core::CompactionOutput> RemoteCompactor::Compact(const core::CompactionIn
       break;
     }
     if (response.status().code() == StatusCode::kNotFound) return local_.Compact(input, cancel);
-    if (!internal::IsContextOverflow(response.status())) return response.status();
+    if (!IsContextWindowExceeded(response.status())) return response.status();
     const int n = DropOldestItems(compacted, input.initial_context,
                                   std::max<int64_t>(1, EstimateTokens(compacted) / 10));
     if (n == 0) return internal::NothingLeftToDrop(response.status(), "the compaction request");

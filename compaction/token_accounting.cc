@@ -113,6 +113,11 @@ int ContextLeftPercent(int64_t usage, int64_t context_window) {
 
 bool ShouldCompact(int64_t usage, int64_t limit) { return limit > 0 && usage >= limit; }
 
+bool IsContextWindowExceeded(const Status& status) {
+  return status.code() == StatusCode::kResourceExhausted &&
+         status.reason() == "context_length_exceeded";
+}
+
 void UsageTracker::OnResponseCompleted(const std::optional<core::TokenUsage>& usage) {
   if (!usage) return;
   base_ = usage->total_tokens;

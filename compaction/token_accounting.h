@@ -72,6 +72,10 @@ int ContextLeftPercent(int64_t usage, int64_t context_window);
 // The trigger: true when `usage` has reached `limit`. A limit <= 0 disables it.
 bool ShouldCompact(int64_t usage, int64_t limit);
 
+// True for the server's "the input is larger than the context window" error
+// (kResourceExhausted, reason "context_length_exceeded"): compact and retry.
+bool IsContextWindowExceeded(const Status& status);
+
 // Running usage of one session view. Feed it every item appended to the
 // transcript and every response.completed usage, in the order they happen:
 // items committed while a response streams are part of that response's

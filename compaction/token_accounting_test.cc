@@ -130,6 +130,14 @@ TEST_CASE("Context left and the trigger") {
   CHECK(ShouldCompact(10'800, 10'800));
   CHECK(ShouldCompact(20'000, 10'800));
   CHECK_FALSE(ShouldCompact(1'000'000, 0));
+
+  Status overflow = ResourceExhaustedError("too long");
+  overflow.WithReason("context_length_exceeded");
+  CHECK(IsContextWindowExceeded(overflow));
+  Status quota = ResourceExhaustedError("quota");
+  quota.WithReason("insufficient_quota");
+  CHECK_FALSE(IsContextWindowExceeded(quota));
+  CHECK_FALSE(IsContextWindowExceeded(UnavailableError("x").WithReason("context_length_exceeded")));
 }
 
 TEST_CASE("UsageTracker: last total_tokens plus items added since") {
