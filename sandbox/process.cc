@@ -21,11 +21,7 @@ constexpr const char* kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
 constexpr int64_t kPollSliceMs = 100;           // cancellation latency bound
 constexpr int64_t kPipeGraceAfterExitMs = 250;  // output from lingering children
 constexpr int64_t kFinalDrainMs = 100;          // after the group was killed
-#ifndef CLOSE_RANGE_CLOEXEC
-constexpr unsigned kCloseRangeCloexec = 1U << 2;
-#else
-constexpr unsigned kCloseRangeCloexec = CLOSE_RANGE_CLOEXEC;
-#endif
+constexpr unsigned kCloseRangeCloexec = 1U << 2;  // CLOSE_RANGE_CLOEXEC (Linux 5.11)
 
 // What the child writes to the error pipe when it cannot exec.
 struct ChildReport {
@@ -63,12 +59,10 @@ void CopyWhat(ChildReport* report, const char* what) {
   report->what[i] = '\0';
 }
 
-// Fills `report` and returns false, so failures read linearly below.
-bool Fail(ChildReport* report, ChildStage stage, int err, const char* what) {
+void Fail(ChildReport* report, ChildStage stage, int err, const char* what) {
   report->stage = static_cast<int>(stage);
   report->err = err;
   CopyWhat(report, what);
-  return false;
 }
 
 [[noreturn]] void WriteReportAndExit(int error_fd, const ChildReport& report) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <initializer_list>
-#include <regex>
 #include <string_view>
 
 #include "sandbox/shell_lexer.h"
@@ -57,10 +56,22 @@ bool HasShortFlag(const Args& argv, char letter) {
   return false;
 }
 
+bool AllDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// "Np" or "N,Mp" with decimal N and M.
+bool IsLinePrintScript(std::string_view script) {
+  if (script.size() < 2 || script.back() != 'p') return false;
+  script.remove_suffix(1);
+  size_t comma = script.find(',');
+  if (comma == std::string_view::npos) return AllDigits(script);
+  return AllDigits(script.substr(0, comma)) && AllDigits(script.substr(comma + 1));
+}
+
 bool IsSafeSed(const Args& argv) {
   // sed -n 'Np' / 'N,Mp', then file operands only.
-  static const std::regex kPrint(R"(^[0-9]+(,[0-9]+)?p$)");
-  if (argv.size() < 3 || argv[1] != "-n" || !std::regex_match(argv[2], kPrint)) return false;
+  if (argv.size() < 3 || argv[1] != "-n" || !IsLinePrintScript(argv[2])) return false;
   for (size_t i = 3; i < argv.size(); ++i) {
     if (StartsWith(argv[i], "-")) return false;
   }

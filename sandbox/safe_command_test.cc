@@ -96,6 +96,9 @@ TEST_CASE("sed is safe only for printing line ranges") {
   CHECK_FALSE(Safe({"sed", "-n", "1p;w out", "a.txt"}));
   CHECK_FALSE(Safe({"sed", "-n", "1e", "a.txt"}));
   CHECK_FALSE(Safe({"sed", "-n"}));
+  for (const char* bad : {"p", "1,p", ",5p", "1,2,3p", "1p ", "1P", "1,5", "a,5p", "1;5p"}) {
+    CHECK_FALSE(Safe({"sed", "-n", bad, "a.txt"}));
+  }
 }
 
 TEST_CASE("git is safe for inspecting subcommands only") {
