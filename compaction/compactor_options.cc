@@ -13,4 +13,17 @@ Result<CompactorOptions> CompactorOptionsFromConfig(const core::Config& config) 
   return options;
 }
 
+Result<int64_t> HistoryCeiling(const CompactorOptions& options, std::string_view instructions) {
+  const int64_t instruction_tokens = static_cast<int64_t>((instructions.size() + 3) / 4);
+  const int64_t ceiling = options.auto_compact_limit / 2 - instruction_tokens;
+  if (ceiling <= 0) {
+    return ResourceExhaustedError("the instructions alone take " +
+                                  std::to_string(instruction_tokens) +
+                                  " tokens, half or more of the auto-compact limit " +
+                                  std::to_string(options.auto_compact_limit) +
+                                  "; shorten them or raise model_auto_compact_token_limit");
+  }
+  return ceiling;
+}
+
 }  // namespace codex::compaction

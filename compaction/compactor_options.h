@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "compaction/rebuild_history.h"
 #include "compaction/token_accounting.h"
@@ -20,11 +21,13 @@ struct CompactorOptions {
   bool send_item_ids = false;    // provider.send_item_ids
   std::string reasoning_effort;  // "" = omitted (summary request)
   std::string reasoning_summary = "auto";
-
-  // The most a compacted history may take: half the auto-compact limit, so a
-  // compaction always frees real room and the trigger cannot fire again at once.
-  int64_t max_history_tokens() const { return auto_compact_limit / 2; }
 };
+
+// The most a compacted history may take: half the auto-compact limit minus
+// the `instructions` sent with every request, so that a compaction always
+// frees real room and the trigger cannot fire again at once.
+// kResourceExhausted when the instructions alone take half the limit.
+Result<int64_t> HistoryCeiling(const CompactorOptions& options, std::string_view instructions);
 
 // Limits from ResolveContextLimits(config), reasoning and item-id settings
 // from the config and its provider. kInvalidArgument for bad limits.

@@ -85,10 +85,11 @@ Result<core::CompactionOutput> LocalCompactor::Compact(const core::CompactionInp
                             std::string("codex compact ") + input.session_id + "' to retry");
   }
 
+  ASSIGN_OR_RETURN(const int64_t ceiling, HistoryCeiling(options_, input.instructions));
   ASSIGN_OR_RETURN(
       std::vector<core::Item> history,
       RebuildHistoryWithin(transcript, input.initial_context, summary, options_.user_message_budget,
-                           input.current_user_message, options_.max_history_tokens()));
+                           input.current_user_message, ceiling));
   core::CompactionOutput out;
   out.mode = "local";
   // The summary as it went into the history (cut when the half-limit rule needed it).

@@ -7,7 +7,8 @@
 // instructions, reasoning, store:false, prompt_cache_key). The last assistant
 // message of the response is the summary. The new history is
 // RebuildHistoryWithin(transcript, initial context, summary, budget, current
-// message, auto_compact_limit / 2): never more than half the limit.
+// message, HistoryCeiling(options, instructions)): together with the
+// instructions it takes at most half the auto-compact limit.
 //
 // Overflow: when the summary request itself fails with kResourceExhausted /
 // "context_length_exceeded", the oldest items of the summarised input are

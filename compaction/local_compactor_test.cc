@@ -251,6 +251,32 @@ TEST_CASE("Local compaction leaves at most half the auto-compact limit") {
       0);
 }
 
+TEST_CASE("The half-limit ceiling leaves room for the instructions") {
+  CompactorOptions options = Options(4'000);
+  auto plain = HistoryCeiling(options, "");
+  REQUIRE(plain.ok());
+  CHECK(*plain == 2'000);
+  auto with_instructions = HistoryCeiling(options, std::string(2'000, 'i'));
+  REQUIRE(with_instructions.ok());
+  CHECK(*with_instructions == 1'500);
+  auto too_long = HistoryCeiling(options, std::string(8'000, 'i'));
+  REQUIRE_FALSE(too_long.ok());
+  CHECK(too_long.status().code() == StatusCode::kResourceExhausted);
+  CHECK(too_long.status().message().find("model_auto_compact_token_limit") != std::string::npos);
+
+  FakeModelClient client;
+  client.on_stream = [](const std::string&) { return AssistantReply(std::string(20'000, 's')); };
+  LocalCompactor compactor(client, options);
+  auto input = MakeInput({core::UserMessage("q"), core::AssistantMessage("a")});
+  input.instructions = std::string(2'000, 'i');
+  core::CancelToken cancel;
+  auto out = compactor.Compact(input, cancel);
+  REQUIRE(out.ok());
+  CHECK(out->tokens_after <= 1'500);
+  input.instructions = std::string(8'000, 'i');
+  CHECK_FALSE(compactor.Compact(input, cancel).ok());
+}
+
 TEST_CASE("A second local compaction summarises the previous summary") {
   FakeModelClient client;
   int calls = 0;

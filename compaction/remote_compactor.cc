@@ -92,7 +92,7 @@ Result<core::CompactionOutput> RemoteCompactor::Compact(const core::CompactionIn
 
   // Half-limit rule: shed the oldest kept messages, never the initial
   // context, the compaction items or the current message.
-  const int64_t max_tokens = options_.max_history_tokens();
+  ASSIGN_OR_RETURN(const int64_t max_tokens, HistoryCeiling(options_, input.instructions));
   int64_t tokens = EstimateTokens(history);
   const size_t first = input.initial_context.size();
   const size_t end = history.size() - (input.current_user_message ? 1 : 0);

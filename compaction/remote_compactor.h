@@ -8,7 +8,8 @@
 // encrypted_content kept byte for byte), then mid-turn the current message.
 //
 // Half-limit rule, as for LocalCompactor: when that history is bigger than
-// auto_compact_limit / 2, the oldest kept user/assistant messages are removed;
+// HistoryCeiling(options, instructions), the oldest kept user/assistant
+// messages are removed;
 // if the server's items are still too big, the compaction is redone locally
 // (mode "local"). A provider answering 404 (kNotFound: no such endpoint) is
 // also compacted locally. A request that overflows the window drops the
