@@ -75,7 +75,7 @@ Status Engine::StartModel(core::TurnObserver& observer) {
   client_ = std::move(client);
   ASSIGN_OR_RETURN(compactor_, compaction::MakeCompactor(config_, *client_));
   runner_ = std::make_unique<core::SandboxedRunner>();
-  tools_ = std::make_unique<core::ToolRouter>(config_, *runner_, observer);
+  tools_ = std::make_unique<core::ToolRouter>(config_, *runner_, approver_, observer);
   return OkStatus();
 }
 

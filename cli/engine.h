@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "core/approval.h"
 #include "core/clock.h"
 #include "core/command_runner.h"
 #include "core/compactor.h"
@@ -48,6 +49,11 @@ class Engine {
   // and the compactor, reporting to `observer` (which must outlive the Engine).
   Status StartModel(core::TurnObserver& observer);
 
+  // The approver asked when the policy wants the user's word; null (the
+  // default, as in `codex exec`) denies and tells the model. Set before
+  // StartModel; borrowed for the Engine's lifetime.
+  void set_approver(core::Approver* approver) { approver_ = approver; }
+
   core::ConversationDeps Deps();
   const core::Config& config() const { return config_; }
   core::SessionStore& store() { return *store_; }
@@ -62,6 +68,7 @@ class Engine {
   std::unique_ptr<core::Compactor> compactor_;
   core::SystemClock clock_;
   core::TurnObserver* observer_ = nullptr;
+  core::Approver* approver_ = nullptr;
 };
 
 // Resolves "ID", a unique id prefix or a name to a session; --last picks the

@@ -4,6 +4,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/apply_patch.h"
+#include "core/apply_patch_tool.h"
+#include "sandbox/landlock.h"
+#include "sandbox/safe_command.h"
+#include "sandbox/truncate.h"
 
 namespace codex::core {
 
@@ -62,14 +66,6 @@ Json UpdatePlanToolJson() {
         {"additionalProperties", false}}}};
 }
 
-std::string HeadTail(const std::string& text, size_t max_bytes) {
-  if (text.size() <= max_bytes) return text;
-  const size_t keep = max_bytes / 2;
-  const size_t omitted = text.size() - 2 * keep;
-  return text.substr(0, keep) + "\n[... " + std::to_string(omitted) + " bytes omitted ...]\n" +
-         text.substr(text.size() - keep);
-}
-
 bool NeedsQuoting(const std::string& s) {
   if (s.empty()) return true;
   for (char c : s) {
@@ -107,20 +103,19 @@ std::string JoinCommand(const std::vector<std::string>& argv) {
 std::string FormatShellOutput(const CommandResult& result) {
   std::string text = result.output;
   if (result.timed_out) text += "\n[command timed out]";
-  if (result.dropped_bytes > 0) {
-    text += "\n[" + std::to_string(result.dropped_bytes) + " bytes beyond the 1 MiB capture cap]";
-  }
-  Json j = {{"output", HeadTail(text, kModelOutputMaxBytes)},
+  Json j = {{"output", sandbox::TruncateHeadTail(text, kModelOutputMaxBytes, result.dropped_bytes)},
             {"metadata",
              {{"exit_code", result.exit_code},
               {"duration_seconds", static_cast<double>(result.wall_ms) / 1000.0}}}};
   return Dump(j);
 }
 
-ToolRouter::ToolRouter(const Config& config, CommandRunner& runner, TurnObserver& observer)
-    : config_(config), runner_(runner), observer_(observer) {
+ToolRouter::ToolRouter(const Config& config, CommandRunner& runner, Approver* approver,
+                       TurnObserver& observer)
+    : config_(config), runner_(runner), approver_(approver), observer_(observer) {
   Json tools = Json::array();
   tools.push_back(ShellToolJson());
+  tools.push_back(ApplyPatchToolDefinition(config.provider.apply_patch_tool_type));
   tools.push_back(UpdatePlanToolJson());
   tools_json_ = Dump(tools);
 }
@@ -189,26 +184,99 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
   return fail("unknown tool '" + name + "'");
 }
 
+ReviewOutcome ToolRouter::Ask(const Item& call, const std::vector<std::string>& argv,
+                              const std::string& cwd, const ApprovalPlan& plan,
+                              const CancelToken& cancel) {
+  ApprovalRequest request;
+  request.call_id = call.call_id;
+  request.argv = argv;
+  request.cwd = cwd;
+  request.sandbox = plan.sandbox;
+  request.reason = plan.reason;
+  ReviewDecision decision =
+      approver_ != nullptr ? approver_->Review(request, cancel) : ReviewDecision::kDeny;
+  observer_.OnNotice("approval for `" + JoinCommand(argv) +
+                     "`: " + std::string(ReviewDecisionName(decision)));
+  return ApplyReviewDecision(decision, plan, argv, &approvals_);
+}
+
 Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::string> argv,
                                          std::string workdir, int64_t timeout_ms, bool escalate,
                                          const CancelToken& cancel) {
-  (void)escalate;
   ToolActivity activity;
   activity.call_id = call.call_id;
   activity.tool = "shell";
   activity.command = JoinCommand(argv);
-  observer_.OnToolStarted(activity);
+  const std::string cwd =
+      workdir.empty() ? config_.cwd : (workdir[0] == '/' ? workdir : config_.cwd + "/" + workdir);
+
+  ToolOutcome outcome;
+  auto refuse = [&](const std::string& message, bool stop) {
+    activity.output = message;
+    activity.success = false;
+    observer_.OnToolStarted(activity);
+    observer_.OnToolCompleted(activity);
+    CommandResult refused;
+    refused.exit_code = -1;
+    refused.output = message;
+    outcome.output = CallOutputFor(call.kind, call.call_id, FormatShellOutput(refused));
+    outcome.stop_turn = stop;
+    return outcome;
+  };
+
+  ApprovalInput input;
+  input.policy = config_.approval_policy;
+  input.sandbox = config_.sandbox_mode;
+  input.argv = argv;
+  input.known_safe = sandbox::IsKnownSafeCommand(argv);
+  input.escalation_requested = escalate;
+  input.sandbox_available =
+      config_.sandbox_mode == SandboxMode::kDangerFullAccess || sandbox::landlock::AbiVersion() > 0;
+  input.session_approval = approvals_.Find(argv);
+  ApprovalPlan plan = DecideApproval(input);
+  SandboxChoice choice = plan.sandbox;
+  if (plan.action == ApprovalPlan::Action::kReject) {
+    return refuse("command rejected: " + plan.reason, false);
+  }
+  if (plan.action == ApprovalPlan::Action::kAsk) {
+    ReviewOutcome review = Ask(call, argv, cwd, plan, cancel);
+    if (cancel.cancelled()) return CancelledError("interrupted");
+    if (review.action == ReviewOutcome::Action::kDenied) {
+      return refuse("the user denied running this command", false);
+    }
+    if (review.action == ReviewOutcome::Action::kAbortTurn) {
+      return refuse("the user denied running this command and stopped the turn", true);
+    }
+    choice = review.sandbox;
+  }
 
   CommandSpec spec;
-  spec.argv = std::move(argv);
-  spec.cwd = workdir.empty() ? config_.cwd : workdir;
+  spec.argv = argv;
+  spec.cwd = cwd;
   spec.timeout_ms = timeout_ms > 0 ? timeout_ms : config_.shell_timeout_ms;
   spec.sandbox.mode = config_.sandbox_mode;
   spec.sandbox.writable_roots = config_.writable_roots;
   spec.sandbox.network = config_.sandbox_network_access;
+  if (choice == SandboxChoice::kUnsandboxed) spec.sandbox.mode = SandboxMode::kDangerFullAccess;
 
-  ToolOutcome outcome;
+  observer_.OnToolStarted(activity);
   auto result = runner_.Run(spec, cancel);
+  // on-failure: a failed sandboxed run may be retried without the sandbox.
+  if (result.ok() && result->exit_code != 0 && choice == SandboxChoice::kSandboxed &&
+      spec.sandbox.mode != SandboxMode::kDangerFullAccess) {
+    input.sandboxed_run_failed = true;
+    ApprovalPlan retry = DecideApproval(input);
+    if (retry.action == ApprovalPlan::Action::kAsk &&
+        retry.sandbox == SandboxChoice::kUnsandboxed) {
+      ReviewOutcome review = Ask(call, argv, cwd, retry, cancel);
+      if (review.action == ReviewOutcome::Action::kRun) {
+        spec.sandbox.mode = SandboxMode::kDangerFullAccess;
+        result = runner_.Run(spec, cancel);
+      } else if (review.action == ReviewOutcome::Action::kAbortTurn) {
+        outcome.stop_turn = true;
+      }
+    }
+  }
   if (!result.ok()) {
     if (result.status().code() == StatusCode::kCancelled) return result.status();
     activity.output = result.status().message();
@@ -288,30 +356,62 @@ Result<ToolOutcome> ToolRouter::RunApplyPatch(const Item& call, const std::strin
   ApplyPatchOptions options;
   options.cwd =
       workdir.empty() ? config_.cwd : (workdir[0] == '/' ? workdir : config_.cwd + "/" + workdir);
+  auto workspace_roots = [&] {
+    options.writable_roots.push_back(config_.cwd);
+    options.writable_roots.push_back("/tmp");
+    if (const char* tmp = std::getenv("TMPDIR"); tmp != nullptr && *tmp != '\0') {
+      options.writable_roots.push_back(tmp);
+    }
+    for (const auto& r : config_.writable_roots) options.writable_roots.push_back(r);
+  };
+  // Patches need the user's word under `untrusted`, and whenever the sandbox
+  // is read-only and the policy may ask; `never` refuses a read-only write.
+  bool ask = config_.approval_policy == ApprovalPolicy::kUntrusted;
   switch (config_.sandbox_mode) {
     case SandboxMode::kReadOnly:
-      observer_.OnToolStarted(activity);
-      return finish(false,
-                    "apply_patch was refused: the sandbox is read-only, so no file may be "
-                    "written; ask the user to rerun with --sandbox workspace-write");
-    case SandboxMode::kWorkspaceWrite: {
-      options.writable_roots.push_back(config_.cwd);
-      options.writable_roots.push_back("/tmp");
-      if (const char* tmp = std::getenv("TMPDIR"); tmp != nullptr && *tmp != '\0') {
-        options.writable_roots.push_back(tmp);
+      if (config_.approval_policy == ApprovalPolicy::kNever) {
+        observer_.OnToolStarted(activity);
+        return finish(false,
+                      "apply_patch was refused: the sandbox is read-only, so no file may be "
+                      "written; ask the user to rerun with --sandbox workspace-write");
       }
-      for (const auto& r : config_.writable_roots) options.writable_roots.push_back(r);
+      ask = true;
+      workspace_roots();
       break;
-    }
+    case SandboxMode::kWorkspaceWrite:
+      workspace_roots();
+      break;
     case SandboxMode::kDangerFullAccess:
       options.writable_roots.push_back("/");
       break;
   }
-  if (auto preview = PreviewPatch(*parsed, options); preview.ok()) {
+  auto preview = PreviewPatch(*parsed, options);
+  if (!preview.ok()) {
+    observer_.OnToolStarted(activity);
+    return finish(false, preview.status().message());
+  }
+  if (ask) {
+    ApprovalPlan plan;
+    plan.action = ApprovalPlan::Action::kAsk;
+    plan.sandbox = SandboxChoice::kSandboxed;
+    std::vector<std::string> argv = {"apply_patch"};
+    std::string diff;
     for (const auto& c : preview->changes) {
-      activity.changes.push_back(
-          {c.move_path.empty() ? c.path : c.move_path, std::string(FileChangeKindName(c.kind))});
+      argv.push_back(c.move_path.empty() ? c.path : c.move_path);
+      diff += std::string(FileChangeKindName(c.kind)) + " " + c.path + "\n" + c.unified_diff;
     }
+    plan.reason = diff;
+    ReviewOutcome review = Ask(call, argv, options.cwd, plan, CancelToken());
+    if (review.action != ReviewOutcome::Action::kRun) {
+      observer_.OnToolStarted(activity);
+      ToolOutcome denied = finish(false, "the user denied applying this patch");
+      denied.stop_turn = review.action == ReviewOutcome::Action::kAbortTurn;
+      return denied;
+    }
+  }
+  for (const auto& c : preview->changes) {
+    activity.changes.push_back(
+        {c.move_path.empty() ? c.path : c.move_path, std::string(FileChangeKindName(c.kind))});
   }
   observer_.OnToolStarted(activity);
   auto applied = ApplyParsedPatch(*parsed, options);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/approval.h"
 #include "core/cancel.h"
 #include "core/command_runner.h"
 #include "core/config.h"
@@ -30,7 +31,10 @@ struct ToolOutcome {
 
 class ToolRouter {
  public:
-  ToolRouter(const Config& config, CommandRunner& runner, TurnObserver& observer);
+  // `approver` answers approval requests; null = deny every request (the
+  // model is told). All references are borrowed for the router's lifetime.
+  ToolRouter(const Config& config, CommandRunner& runner, Approver* approver,
+             TurnObserver& observer);
 
   // The `tools` array of every request, fixed for the session.
   const std::string& ToolsJson() const { return tools_json_; }
@@ -44,6 +48,9 @@ class ToolRouter {
   const std::vector<PlanStep>& plan() const { return plan_; }
 
  private:
+  // Asks the approver about `plan` (a kAsk plan); fills `outcome` when denied.
+  ReviewOutcome Ask(const Item& call, const std::vector<std::string>& argv, const std::string& cwd,
+                    const ApprovalPlan& plan, const CancelToken& cancel);
   Result<ToolOutcome> RunShell(const Item& call, std::vector<std::string> argv, std::string workdir,
                                int64_t timeout_ms, bool escalate, const CancelToken& cancel);
   Result<ToolOutcome> RunApplyPatch(const Item& call, const std::string& patch,
@@ -52,6 +59,8 @@ class ToolRouter {
 
   const Config& config_;
   CommandRunner& runner_;
+  Approver* approver_;
+  SessionApprovals approvals_;
   TurnObserver& observer_;
   std::string tools_json_;
   std::vector<PlanStep> plan_;
