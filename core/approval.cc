@@ -1,5 +1,9 @@
 #include "core/approval.h"
 
+#include <algorithm>
+#include <array>
+#include <cctype>
+
 namespace codex::core {
 namespace {
 
@@ -73,6 +77,20 @@ ApprovalPlan DecideApproval(const ApprovalInput& in) {
     return Ask(SandboxChoice::kSandboxed, "the command is not on the known-safe list");
   }
   return Run(SandboxChoice::kSandboxed);
+}
+
+bool LooksLikeSandboxDenial(const CommandResult& result) {
+  if (result.exit_code == 0 || result.timed_out) return false;
+  static constexpr std::array<std::string_view, 8> kMarkers = {
+      "permission denied",         "operation not permitted",
+      "read-only file system",     "network is unreachable",
+      "could not resolve host",    "temporary failure in name resolution",
+      "name or service not known", "failed to connect"};
+  std::string lower = result.output;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return std::any_of(kMarkers.begin(), kMarkers.end(), [&](std::string_view marker) {
+    return lower.find(marker) != std::string::npos;
+  });
 }
 
 ReviewDecision DenyAllApprover::Review(const ApprovalRequest& request, const CancelToken& cancel) {

@@ -62,6 +62,14 @@ struct ApprovalPlan {
 // The decision table described above.
 ApprovalPlan DecideApproval(const ApprovalInput& input);
 
+// Heuristic for ApprovalInput::sandboxed_run_failed: a sandboxed run that
+// exited non-zero (not by timeout) and whose output mentions a denied
+// operation ("Permission denied", "Operation not permitted", "Read-only file
+// system") or failed name resolution / connection (the network is off). A
+// plain failure such as `grep` finding nothing does not count, so the user is
+// not asked to lift the sandbox for it.
+bool LooksLikeSandboxDenial(const CommandResult& result);
+
 // What a user can answer.
 enum class ReviewDecision {
   kApproveOnce,        // run this time

@@ -180,3 +180,26 @@ TEST_CASE("DenyAllApprover denies") {
   CHECK(approver.Review(ApprovalRequest{}, cancel) == ReviewDecision::kDeny);
   CHECK(ReviewDecisionName(ReviewDecision::kApproveForSession) == "approve for session");
 }
+
+TEST_CASE("LooksLikeSandboxDenial needs a failure that mentions a denial") {
+  CommandResult r;
+  r.exit_code = 1;
+  r.output = "touch: cannot touch 'x': Permission denied\n";
+  CHECK(LooksLikeSandboxDenial(r));
+  r.output = "mkdir: cannot create directory: Read-only file system";
+  CHECK(LooksLikeSandboxDenial(r));
+  r.output = "curl: (6) Could not resolve host: example.com";
+  CHECK(LooksLikeSandboxDenial(r));
+  r.output = "socket: OPERATION NOT PERMITTED";
+  CHECK(LooksLikeSandboxDenial(r));
+  r.output = "";  // grep found nothing
+  CHECK_FALSE(LooksLikeSandboxDenial(r));
+  r.output = "error: expected ';' before '}' token";
+  CHECK_FALSE(LooksLikeSandboxDenial(r));
+  r.output = "Permission denied";
+  r.exit_code = 0;
+  CHECK_FALSE(LooksLikeSandboxDenial(r));
+  r.exit_code = 124;
+  r.timed_out = true;
+  CHECK_FALSE(LooksLikeSandboxDenial(r));
+}

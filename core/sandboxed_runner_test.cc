@@ -7,6 +7,7 @@
 #include <fstream>
 #include <thread>
 
+#include "core/approval.h"
 #include "sandbox/landlock.h"
 
 using namespace codex;
@@ -155,6 +156,7 @@ TEST_CASE("SandboxedRunner enforces the sandbox modes") {
   REQUIRE(ro.ok());
   CHECK(ro->exit_code != 0);
   CHECK(ro->stdout_text == "ref: refs/heads/main\n");
+  CHECK(LooksLikeSandboxDenial(*ro));
   CHECK_FALSE(fs::exists(workspace.path() / "src" / "new"));
 
   auto ww =
