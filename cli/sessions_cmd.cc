@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -15,6 +16,7 @@
 
 #include "cli/exit_codes.h"
 #include "core/config.h"
+#include "storage/rollout.h"
 #include "storage/sqlite_session_store.h"
 
 namespace codex::cli {
@@ -348,14 +350,18 @@ int RunShow(const std::string& id, bool json) {
   for (const auto& f : d->forks) {
     std::printf("fork     %s  %s\n", f.id.c_str(), Clip(Label(f), 60).c_str());
   }
-  int turn = 0;
-  for (const auto& it : d->history) {
-    if (storage::IsRealUserMessage(it.item)) {
-      std::printf("\n── turn %d ──\n", ++turn);
-    } else if (&it == &d->history.front()) {
-      std::printf("\n");
+  const std::vector<size_t> starts = storage::TurnStartIndexes(d->history);
+  size_t next_start = 0;
+  std::printf("\n");
+  for (size_t i = 0; i < d->history.size(); ++i) {
+    if (next_start < starts.size() && starts[next_start] == i) {
+      std::printf("%s── turn %zu ──\n", i == 0 ? "" : "\n", ++next_start);
     }
-    PrintItem(it);
+    PrintItem(d->history[i]);
+    if (auto n = storage::CheckpointReplacementItems(d->history[i].item); n && *n > 0) {
+      std::printf("    (the next %lld items are the compacted history)\n",
+                  static_cast<long long>(*n));
+    }
   }
   if (!d->turns.empty()) {
     std::printf("\nusage per turn:\n");
@@ -528,6 +534,68 @@ int RunFork(const std::string& id, int at_turn) {
   return kExitOk;
 }
 
+int RunExport(const std::string& id, const std::string& format, const std::string& output) {
+  storage::ExportFormat fmt;
+  if (format == "jsonl") {
+    fmt = storage::ExportFormat::kJsonl;
+  } else if (format == "markdown" || format == "md") {
+    fmt = storage::ExportFormat::kMarkdown;
+  } else {
+    return ReportError(
+        InvalidArgumentError("unknown export format '" + format + "'; use jsonl or markdown"));
+  }
+  auto store = OpenStore();
+  if (!store.ok()) return ReportError(store.status());
+  auto s = Resolve(**store, id);
+  if (!s.ok()) return ReportError(s.status());
+  auto text = storage::ExportSession(**store, s->id, fmt);
+  if (!text.ok()) return ReportError(text.status());
+  if (output.empty() || output == "-") {
+    std::cout << *text;
+    std::cout.flush();
+    return std::cout ? kExitOk : ReportError(InternalError("cannot write to stdout"));
+  }
+  std::ofstream out(output, std::ios::binary | std::ios::trunc);
+  out << *text;
+  out.close();
+  if (!out) {
+    return ReportError(FailedPreconditionError("cannot write " + output +
+                                               "; check the directory exists and is writable"));
+  }
+  std::fprintf(stderr, "exported session %s to %s\n", s->id.c_str(), output.c_str());
+  return kExitOk;
+}
+
+int RunImport(const std::vector<std::string>& paths) {
+  auto files = storage::CollectRolloutFiles(paths);
+  if (!files.ok()) return ReportError(files.status());
+  if (files->empty()) {
+    return ReportError(NotFoundError("no .jsonl rollout files found under the given paths"));
+  }
+  auto store = OpenStore();
+  if (!store.ok()) return ReportError(store.status());
+  int exit = kExitOk;
+  int imported = 0, skipped = 0;
+  for (const std::string& file : *files) {
+    auto outcome = storage::ImportRolloutFile(**store, file);
+    if (!outcome.ok()) {
+      exit = ReportError(outcome.status());
+      continue;
+    }
+    if (outcome->imported) {
+      ++imported;
+      std::printf("imported %s from %s\n", outcome->session_id.c_str(), file.c_str());
+    } else {
+      ++skipped;
+      std::printf("skipped %s from %s (already imported)\n", outcome->session_id.c_str(),
+                  file.c_str());
+    }
+  }
+  std::fprintf(stderr, "%d imported, %d already present, %d failed\n", imported, skipped,
+               static_cast<int>(files->size()) - imported - skipped);
+  return exit;
+}
+
 }  // namespace
 
 void RegisterSessionsCommands(CLI::App& app, GlobalOptions& global, int* exit_code) {
@@ -600,6 +668,27 @@ void RegisterSessionsCommands(CLI::App& app, GlobalOptions& global, int* exit_co
       "purge", "Delete sessions not updated for a while ([history] retention_days by default)");
   purge->add_option("--older-than", *purge_age, "Age such as 30d, 12h, 2w");
   purge->callback([&global, purge_age, exit_code] { *exit_code = RunPurge(global, *purge_age); });
+
+  struct ExportArgs {
+    std::string id;
+    std::string format = "jsonl";
+    std::string output;
+  };
+  auto export_args = std::make_shared<ExportArgs>();
+  CLI::App* exp =
+      sessions->add_subcommand("export", "Write a session as a Codex rollout or Markdown");
+  exp->add_option("ID", export_args->id, "Session id, unique prefix or name")->required();
+  exp->add_option("--format", export_args->format, "jsonl (Codex rollout, default) or markdown");
+  exp->add_option("-o,--output", export_args->output, "Write to FILE instead of stdout");
+  exp->callback([export_args, exit_code] {
+    *exit_code = RunExport(export_args->id, export_args->format, export_args->output);
+  });
+
+  auto import_paths = std::make_shared<std::vector<std::string>>();
+  CLI::App* imp = sessions->add_subcommand(
+      "import", "Import Codex rollout files (directories are searched for *.jsonl)");
+  imp->add_option("PATH", *import_paths, "Rollout files or directories")->required();
+  imp->callback([import_paths, exit_code] { *exit_code = RunImport(*import_paths); });
 
   auto fork_id = std::make_shared<std::string>();
   auto fork_turn = std::make_shared<int>(0);

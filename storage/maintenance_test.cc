@@ -327,3 +327,33 @@ TEST_CASE("Tree and Show") {
   REQUIRE(d->forks.size() == 2);
   CHECK(d->forks[0].id == f1->id);
 }
+
+TEST_CASE("Turns are not started by a compaction's replacement history") {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  SessionInfo s = MakeSession(*store, 2);
+  Item checkpoint;
+  checkpoint.kind = core::ItemKind::kCompactionCheckpoint;
+  checkpoint.body = R"({"type":"compaction_checkpoint","replacement_items":2})";
+  auto ids = store->Append(
+      s.id, s.head_item_id, "c",
+      {checkpoint, core::UserMessage("question 2 "), core::UserMessage("summary of it all")});
+  REQUIRE(ids.ok());
+  ids = store->Append(s.id, ids->back(), "t3",
+                      {core::UserMessage("third"), core::AssistantMessage("third answer")});
+  REQUIRE(ids.ok());
+  auto history = store->LoadHistory(Get(*store, s.id));
+  REQUIRE(history.ok());
+  CHECK(codex::storage::TurnStartIndexes(*history).size() == 3);
+  // Turn 2 ends with the compaction's replacement history.
+  auto f2 = store->Fork(s.id, 2);
+  REQUIRE(f2.ok());
+  auto t2 = store->LoadTranscript(*f2);
+  REQUIRE(t2.ok());
+  REQUIRE(t2->size() == 2);
+  CHECK(core::MessageText(t2->back().item) == "summary of it all");
+  auto f3 = store->Fork(s.id, 3);
+  REQUIRE(f3.ok());
+  CHECK(f3->head_item_id == ids->back());
+  CHECK(store->Fork(s.id, 4).status().code() == StatusCode::kInvalidArgument);
+}

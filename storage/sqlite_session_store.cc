@@ -168,15 +168,6 @@ Status PrepareFile(const std::string& path) {
   return OkStatus();
 }
 
-// Turn boundaries along a chain: index of each real user message.
-std::vector<size_t> TurnStarts(const std::vector<StoredItem>& chain) {
-  std::vector<size_t> starts;
-  for (size_t i = 0; i < chain.size(); ++i) {
-    if (IsRealUserMessage(chain[i].item)) starts.push_back(i);
-  }
-  return starts;
-}
-
 // FTS5 query from plain words: each word quoted, all required.
 std::string FtsQuery(std::string_view text) {
   std::string out;
@@ -251,6 +242,28 @@ bool IsRealUserMessage(const Item& item) {
     if (t.substr(0, prefix.size()) == prefix) return false;
   }
   return true;
+}
+
+std::optional<int64_t> CheckpointReplacementItems(const Item& item) {
+  if (item.kind != ItemKind::kCompactionCheckpoint) return std::nullopt;
+  const nlohmann::json body = nlohmann::json::parse(item.body, nullptr, false);
+  if (!body.is_object()) return std::nullopt;
+  auto it = body.find("replacement_items");
+  if (it == body.end() || !it->is_number_integer()) return std::nullopt;
+  return std::max<int64_t>(0, it->get<int64_t>());
+}
+
+std::vector<size_t> TurnStartIndexes(const std::vector<StoredItem>& chain) {
+  std::vector<size_t> starts;
+  size_t replacement_end = 0;
+  for (size_t i = 0; i < chain.size(); ++i) {
+    if (auto n = CheckpointReplacementItems(chain[i].item)) {
+      replacement_end = i + 1 + static_cast<size_t>(*n);
+      continue;
+    }
+    if (i >= replacement_end && IsRealUserMessage(chain[i].item)) starts.push_back(i);
+  }
+  return starts;
 }
 
 std::string TitleFromText(std::string_view text) {
@@ -644,7 +657,7 @@ Result<SessionInfo> SqliteSessionStore::Fork(std::string_view session_id,
     std::optional<int64_t> head = parent.head_item_id;
     if (at_turn) {
       ASSIGN_OR_RETURN(std::vector<StoredItem> history, LoadHistory(parent));
-      const std::vector<size_t> starts = TurnStarts(history);
+      const std::vector<size_t> starts = TurnStartIndexes(history);
       const int n = static_cast<int>(starts.size());
       if (n == 0) {
         return InvalidArgumentError("session " + sid +

@@ -90,6 +90,17 @@ struct ImportedSession {
 // at real user messages; titles come from the first one.
 bool IsRealUserMessage(const core::Item& item);
 
+// The "replacement_items" count of a compaction checkpoint body (see
+// compaction/checkpoint.h): how many items after the checkpoint form the
+// compacted history. nullopt when absent or not a checkpoint.
+std::optional<int64_t> CheckpointReplacementItems(const core::Item& item);
+
+// Indexes of the items of `chain` (oldest first) that start a turn: real user
+// messages, except those inside a checkpoint's replacement history (copies
+// of earlier messages and summaries are not new turns). Turn N (1-based)
+// runs from starts[N-1] to before starts[N].
+std::vector<size_t> TurnStartIndexes(const std::vector<core::StoredItem>& chain);
+
 // The one-line title for a user message text: first non-empty line, trimmed,
 // at most ~80 characters (cut on a UTF-8 boundary, "…" appended when cut).
 std::string TitleFromText(std::string_view text);
@@ -124,8 +135,8 @@ class SqliteSessionStore final : public core::SessionStore {
   Status RecordTurn(const core::TurnRecord& turn) override;
   Status RecordEvent(std::string_view session_id, std::string_view turn_id, std::string_view type,
                      std::string_view payload_json) override;
-  // Turns are counted along the whole history (root to head): turn N starts
-  // at the N-th real user message and ends before the next one.
+  // Turns are counted along the whole history (root to head) with
+  // TurnStartIndexes; turn N ends just before turn N+1 starts.
   Result<core::SessionInfo> Fork(std::string_view session_id, std::optional<int> at_turn) override;
 
   // --- Maintenance (codex sessions ...). `id` is a full session id. ---

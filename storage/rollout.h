@@ -1,0 +1,61 @@
+// Import and export of Codex rollout files (JSON Lines, one object per line
+// with "timestamp", "type" and "payload"; see
+// ../shared/reference/codex-0.169/README.md).
+//
+// Import maps line kinds to the store:
+//   session_meta   -> the session row (id, cwd, model_provider, timestamp)
+//   response_item  -> an item (core::DecodeItem strips id/status/internal
+//                     metadata; a payload that has none of those keeps its
+//                     exact text, so export -> import is byte-identical)
+//   compacted      -> a compaction_checkpoint item (body in the format of
+//                     compaction/checkpoint.h, replacement_items = N)
+//                     followed by the N replacement_history items (our own
+//                     exports add "checkpoint": the original body, kept)
+//   turn_context   -> the turn of the items that follow, and the model
+//   event_msg      -> an event of type payload.type; other kinds (world_state,
+//                     token_usage_record, ...) -> an event of the line's type
+//   turns          <- task_started / task_complete / turn_aborted events and
+//                     token_usage_record usage (or our own "codex_turn" lines)
+// Importing is atomic per file and idempotent by session id: a session that
+// already exists is left untouched.
+//
+// Export writes the session's whole history in the same format: a
+// session_meta line, a turn_context line where the turn changes, response_item lines whose payload
+// is the stored body verbatim, a compacted line per checkpoint (its replacement items inside),
+// events, and one "codex_turn" line per recorded turn, merged by time.
+// Markdown export is a readable transcript. Functions never throw.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "storage/sqlite_session_store.h"
+
+namespace codex::storage {
+
+// Parses a rollout file's text. `source_name` names it in errors
+// ("<name>:<line>: ..."). kInvalidArgument for malformed input.
+Result<ImportedSession> ParseRollout(std::string_view text, const std::string& source_name);
+
+// The files to import for the given paths: files as given, directories
+// searched recursively for *.jsonl (sorted). kNotFound for a missing path.
+Result<std::vector<std::string>> CollectRolloutFiles(const std::vector<std::string>& paths);
+
+struct ImportOutcome {
+  std::string path;
+  std::string session_id;
+  bool imported = false;  // false: the session was already in the store
+};
+
+// Reads, parses and imports one rollout file.
+Result<ImportOutcome> ImportRolloutFile(SqliteSessionStore& store, const std::string& path);
+
+enum class ExportFormat { kJsonl, kMarkdown };
+
+// The session (full id) as rollout JSON Lines or Markdown text.
+Result<std::string> ExportSession(SqliteSessionStore& store, std::string_view session_id,
+                                  ExportFormat format);
+
+}  // namespace codex::storage

@@ -1,0 +1,238 @@
+// Export/import round trips of storage/rollout.h on synthetic sessions.
+// (The shared Codex rollouts are covered by rollout_shared_test.cc.)
+#include "storage/rollout.h"
+
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "core/item.h"
+#include "storage/test_util.h"
+
+using codex::StatusCode;
+using codex::core::Item;
+using codex::core::ItemKind;
+using codex::storage::ExportFormat;
+using codex::storage::SqliteSessionStore;
+using codex::storage::testing::TempDir;
+namespace core = codex::core;
+namespace storage = codex::storage;
+
+namespace {
+
+std::unique_ptr<SqliteSessionStore> OpenOrDie(const std::string& path) {
+  auto store = SqliteSessionStore::Open(path);
+  INFO(store.status().ToString());
+  REQUIRE(store.ok());
+  return std::move(store).value();
+}
+
+Item Raw(ItemKind kind, std::string body, std::string call_id = "") {
+  Item item;
+  item.kind = kind;
+  item.call_id = std::move(call_id);
+  item.body = std::move(body);
+  return item;
+}
+
+// A session exercising every kind of line export writes.
+std::string MakeRichSession(SqliteSessionStore& store) {
+  core::NewSession spec;
+  spec.cwd = "/proj";
+  spec.model = "gpt-x";
+  spec.provider = "openai";
+  auto s = store.CreateSession(spec);
+  REQUIRE(s.ok());
+  std::optional<int64_t> head;
+  auto append = [&](const std::string& turn, std::vector<Item> items) {
+    auto ids = store.Append(s->id, head, turn, items);
+    INFO(ids.status().ToString());
+    REQUIRE(ids.ok());
+    head = ids->back();
+  };
+  append(
+      "t1",
+      {core::DeveloperMessage("rules"),
+       core::UserMessage("<environment_context>\n<cwd>/proj</cwd>"),
+       core::UserMessage("Refactor the parser, please\nthanks"),
+       // Unusual but valid spacing and unicode escapes must survive.
+       Raw(ItemKind::kReasoning,
+           "{\"type\": \"reasoning\", \"summary\": [], \"encrypted_content\": "
+           "\"gAAAA\\u00e9\\n==\"}"),
+       Raw(ItemKind::kFunctionCall,
+           R"({"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"c1"})",
+           "c1"),
+       core::FunctionCallOutput("c1", "a.cc\nb.cc ```fenced```"), core::AssistantMessage("Done.")});
+  Item checkpoint = Raw(
+      ItemKind::kCompactionCheckpoint,
+      R"({"type":"compaction_checkpoint","mode":"local","trigger":"auto","tokens_before":900,"tokens_after":100,"replacement_items":2,"dropped_items":5,"summary":"we refactored"})");
+  append("t2", {checkpoint, core::UserMessage("Refactor the parser, please"),
+                core::UserMessage("summary: refactored")});
+  append("t2", {core::UserMessage("now add tests"), core::AssistantMessage("added")});
+  core::TurnRecord t;
+  t.session_id = s->id;
+  t.turn_id = "t1";
+  t.started_at_ms = 1000;
+  t.ended_at_ms = 2000;
+  t.usage = {100, 20, 30, 10, 130};
+  REQUIRE(store.RecordTurn(t).ok());
+  t.turn_id = "t2";
+  t.status = core::TurnStatus::kFailed;
+  t.error = "stream dropped";
+  t.usage = {5, 0, 1, 0, 6};
+  REQUIRE(store.RecordTurn(t).ok());
+  REQUIRE(store.RecordEvent(s->id, "t1", "approval", R"({"command":"ls","decision":"yes"})").ok());
+  REQUIRE(store.RecordEvent(s->id, "t2", "error", R"({"type":"error","message":"boom"})").ok());
+  return s->id;
+}
+
+std::string WriteFile(const TempDir& dir, const std::string& name, const std::string& text) {
+  const std::string path = dir.File(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("Export then import keeps every item body byte for byte") {
+  TempDir dir;
+  auto src = OpenOrDie(dir.File("src.db"));
+  const std::string id = MakeRichSession(*src);
+  auto jsonl = storage::ExportSession(*src, id, ExportFormat::kJsonl);
+  INFO(jsonl.status().ToString());
+  REQUIRE(jsonl.ok());
+  const std::string path = WriteFile(dir, "out.jsonl", *jsonl);
+
+  auto dst = OpenOrDie(dir.File("dst.db"));
+  auto outcome = storage::ImportRolloutFile(*dst, path);
+  INFO(outcome.status().ToString());
+  REQUIRE(outcome.ok());
+  CHECK(outcome->imported);
+  CHECK(outcome->session_id == id);
+
+  auto a = src->FindSession(id);
+  auto b = dst->FindSession(id);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(b->cwd == "/proj");
+  CHECK(b->model == "gpt-x");
+  CHECK(b->provider == "openai");
+  CHECK(b->title == a->title);
+  CHECK(b->source == "import");
+  CHECK(b->tokens_used == a->tokens_used);
+  auto ha = src->LoadHistory(*a);
+  auto hb = dst->LoadHistory(*b);
+  REQUIRE(ha.ok());
+  REQUIRE(hb.ok());
+  REQUIRE(ha->size() == hb->size());
+  for (size_t i = 0; i < ha->size(); ++i) {
+    INFO("item " << i);
+    CHECK((*hb)[i].item.body == (*ha)[i].item.body);
+    CHECK((*hb)[i].item.kind == (*ha)[i].item.kind);
+    CHECK((*hb)[i].item.call_id == (*ha)[i].item.call_id);
+    CHECK((*hb)[i].turn_id == (*ha)[i].turn_id);
+  }
+  // The compacted view is the same.
+  auto ta = src->LoadTranscript(*a);
+  auto tb = dst->LoadTranscript(*b);
+  REQUIRE(tb.ok());
+  REQUIRE(ta->size() == tb->size());
+  CHECK(tb->size() == 4);
+  auto turns = dst->LoadTurns(id);
+  REQUIRE(turns.ok());
+  REQUIRE(turns->size() == 2);
+  CHECK((*turns)[0].usage == core::TokenUsage{100, 20, 30, 10, 130});
+  CHECK((*turns)[1].status == core::TurnStatus::kFailed);
+  CHECK((*turns)[1].error == "stream dropped");
+  auto events = dst->LoadEvents(id);
+  REQUIRE(events.ok());
+  REQUIRE(events->size() == 2);
+  CHECK((*events)[0].type == "approval");
+  CHECK((*events)[0].payload_json == R"({"command":"ls","decision":"yes"})");
+  CHECK((*events)[1].type == "error");
+
+  // Exporting the import gives the same file again.
+  auto again = storage::ExportSession(*dst, id, ExportFormat::kJsonl);
+  REQUIRE(again.ok());
+  auto strip_source = [](std::string s) {
+    const auto pos = s.find("\"source\":\"");
+    const auto end = s.find('"', pos + 10);
+    return s.erase(pos, end - pos);
+  };
+  CHECK(strip_source(*again) == strip_source(*jsonl));
+
+  // Importing the same file twice changes nothing.
+  auto second = storage::ImportRolloutFile(*dst, path);
+  REQUIRE(second.ok());
+  CHECK_FALSE(second->imported);
+  CHECK(dst->LoadHistory(*dst->FindSession(id))->size() == hb->size());
+  CHECK(dst->LoadEvents(id)->size() == 2);
+}
+
+TEST_CASE("Markdown export reads as a transcript") {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  const std::string id = MakeRichSession(*store);
+  auto md = storage::ExportSession(*store, id, ExportFormat::kMarkdown);
+  REQUIRE(md.ok());
+  CHECK(md->rfind("# Refactor the parser, please\n", 0) == 0);
+  CHECK(md->find("## Turn 1") != std::string::npos);
+  CHECK(md->find("## Turn 2") != std::string::npos);
+  CHECK(md->find("**Tool call** `shell` (`c1`)") != std::string::npos);
+  // Output containing ``` gets a longer fence.
+  CHECK(md->find("````\na.cc\nb.cc ```fenced```\n````") != std::string::npos);
+  CHECK(md->find("**Compaction.**") != std::string::npos);
+  CHECK(md->find("| 2 | failed |") != std::string::npos);
+}
+
+TEST_CASE("Import rejects malformed files with file and line") {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  const std::string meta =
+      R"({"timestamp":"2026-01-02T03:04:05.678Z","type":"session_meta","payload":{"id":"01900000-0000-7000-8000-0000000000ab","cwd":"/x","timestamp":"2026-01-02T03:04:05.000Z"}})";
+  auto bad_json = storage::ImportRolloutFile(*store, WriteFile(dir, "a.jsonl", meta + "\n{oops\n"));
+  REQUIRE_FALSE(bad_json.ok());
+  CHECK(bad_json.status().code() == StatusCode::kInvalidArgument);
+  CHECK(bad_json.status().message().find("a.jsonl:2:") != std::string::npos);
+
+  auto no_meta = storage::ImportRolloutFile(
+      *store,
+      WriteFile(dir, "b.jsonl", R"({"type":"response_item","payload":{"type":"message"}})"));
+  REQUIRE_FALSE(no_meta.ok());
+  CHECK(no_meta.status().message().find("no session_meta") != std::string::npos);
+
+  auto bad_item = storage::ImportRolloutFile(
+      *store,
+      WriteFile(dir, "c.jsonl", meta + "\n" + R"({"type":"response_item","payload":{"x":1}})"));
+  REQUIRE_FALSE(bad_item.ok());
+  CHECK(bad_item.status().message().find("c.jsonl:2:") != std::string::npos);
+  // Nothing was imported by the failures.
+  CHECK(store->FindSession("01900000-0000-7000-8000-0000000000ab").status().code() ==
+        StatusCode::kNotFound);
+
+  auto missing = storage::CollectRolloutFiles({dir.File("nope")});
+  CHECK(missing.status().code() == StatusCode::kNotFound);
+
+  // A minimal valid file: timestamps come from the meta line.
+  auto ok = storage::ImportRolloutFile(*store, WriteFile(dir, "d.jsonl", meta + "\n"));
+  REQUIRE(ok.ok());
+  auto s = store->FindSession("01900000-0000-7000-8000-0000000000ab");
+  REQUIRE(s.ok());
+  CHECK(s->created_at_ms == 1767323045000);
+  CHECK(s->cwd == "/x");
+  CHECK_FALSE(s->head_item_id.has_value());
+}
+
+TEST_CASE("CollectRolloutFiles walks directories recursively for .jsonl") {
+  TempDir dir;
+  std::filesystem::create_directories(dir.File("2026/01/02"));
+  WriteFile(dir, "2026/01/02/rollout-b.jsonl", "");
+  WriteFile(dir, "2026/01/02/notes.txt", "");
+  WriteFile(dir, "2026/rollout-a.jsonl", "");
+  const std::string explicit_file = WriteFile(dir, "x.txt", "");
+  auto files = storage::CollectRolloutFiles({dir.File("2026"), explicit_file});
+  REQUIRE(files.ok());
+  REQUIRE(files->size() == 3);
+  CHECK((*files)[0] == dir.File("2026/01/02/rollout-b.jsonl"));
+  CHECK((*files)[1] == dir.File("2026/rollout-a.jsonl"));
+  CHECK((*files)[2] == explicit_file);
+}
