@@ -18,9 +18,9 @@ namespace codex::sandbox {
 namespace {
 
 constexpr const char* kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
-constexpr int64_t kPollSliceMs = 100;           // cancellation latency bound
-constexpr int64_t kPipeGraceAfterExitMs = 250;  // output from lingering children
-constexpr int64_t kFinalDrainMs = 100;          // after the group was killed
+constexpr int64_t kPollSliceMs = 100;             // cancellation latency bound
+constexpr int64_t kPipeGraceAfterExitMs = 250;    // output from lingering children
+constexpr int64_t kFinalDrainMs = 100;            // after the group was killed
 constexpr unsigned kCloseRangeCloexec = 1U << 2;  // CLOSE_RANGE_CLOEXEC (Linux 5.11)
 
 // What the child writes to the error pipe when it cannot exec.
