@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compaction/token_accounting.h"
+#include "core/project_context.h"
 
 namespace codex::compaction {
 
@@ -14,8 +15,8 @@ constexpr std::string_view kCodexSummaryPrefix =
     "Another language model started to solve this problem and produced a summary of its "
     "thinking process.";
 
-// FIXME(compaction): core::IsContextItem (core/project_context.h) knows the
-// same markers; use it once project_context.cc is part of codex_core.
+// Beyond core::IsContextItem: these markers also after leading whitespace,
+// and <permissions instructions> sent as a user message (Codex rollouts).
 constexpr std::string_view kContextPrefixes[] = {
     "<environment_context>",
     "<user_instructions>",
@@ -103,13 +104,12 @@ bool IsSummaryMessage(const core::Item& item) {
 }
 
 bool IsContextMessage(const core::Item& item) {
-  if (item.kind != core::ItemKind::kMessage) return false;
-  if (item.role == "developer" || item.role == "system") return true;
-  return item.role == "user" && TextIsContext(core::MessageText(item));
+  return core::IsContextItem(item) ||
+         (IsUserMessage(item) && TextIsContext(core::MessageText(item)));
 }
 
 bool IsRealUserMessage(const core::Item& item) {
-  if (!IsUserMessage(item)) return false;
+  if (!IsUserMessage(item) || core::IsContextItem(item)) return false;
   const std::string text = core::MessageText(item);
   return !TextIsContext(text) && !TextIsSummary(text);
 }
