@@ -1,0 +1,135 @@
+// Several processes writing one database at once: no error, no lost item.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+
+#include "core/item.h"
+#include "storage/sqlite_session_store.h"
+#include "storage/test_util.h"
+
+using codex::storage::SqliteSessionStore;
+using codex::storage::testing::TempDir;
+namespace core = codex::core;
+
+namespace {
+
+constexpr int kProcesses = 8;
+constexpr int kTurns = 500;
+
+// The child's whole life: open its own store, write `kTurns` turns of three
+// items plus a turn record, and exit 0 on success. Never returns.
+[[noreturn]] void Child(const std::string& path, int index) {
+  auto fail = [&](const codex::Status& s, const char* what) {
+    std::fprintf(stderr, "child %d: %s: %s\n", index, what, s.ToString().c_str());
+    std::_Exit(1);
+  };
+  auto store = SqliteSessionStore::Open(path);
+  if (!store.ok()) fail(store.status(), "open");
+  core::NewSession spec;
+  spec.cwd = "/proc" + std::to_string(index);
+  auto session = (*store)->CreateSession(spec);
+  if (!session.ok()) fail(session.status(), "create");
+  std::optional<int64_t> head;
+  for (int t = 0; t < kTurns; ++t) {
+    const std::string turn = "turn" + std::to_string(t);
+    const std::string tag = std::to_string(index) + ":" + std::to_string(t);
+    auto ids = (*store)->Append(session->id, head, turn,
+                                {core::UserMessage("q " + tag), core::AssistantMessage("a " + tag),
+                                 core::AssistantMessage("b " + tag)});
+    if (!ids.ok()) fail(ids.status(), "append");
+    head = ids->back();
+    core::TurnRecord record;
+    record.session_id = session->id;
+    record.turn_id = turn;
+    record.usage.total_tokens = 1;
+    codex::Status st = (*store)->RecordTurn(record);
+    if (!st.ok()) fail(st, "record turn");
+  }
+  std::_Exit(0);
+}
+
+}  // namespace
+
+TEST_CASE("Eight processes append to one database at once without losing an item") {
+  TempDir dir;
+  const std::string path = dir.File("shared.db");
+  std::vector<pid_t> children;
+  for (int i = 0; i < kProcesses; ++i) {
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) Child(path, i);
+    children.push_back(pid);
+  }
+  int failures = 0;
+  for (pid_t pid : children) {
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failures;
+  }
+  CHECK(failures == 0);
+
+  auto store = SqliteSessionStore::Open(path);
+  REQUIRE(store.ok());
+  core::ListQuery q;
+  q.limit = 100;
+  auto page = (*store)->ListSessions(q);
+  REQUIRE(page.ok());
+  REQUIRE(page->sessions.size() == kProcesses);
+  for (const auto& s : page->sessions) {
+    INFO(s.cwd);
+    CHECK(s.tokens_used == kTurns);
+    CHECK(s.title.rfind("q ", 0) == 0);
+    auto transcript = (*store)->LoadTranscript(s);
+    REQUIRE(transcript.ok());
+    REQUIRE(transcript->size() == static_cast<size_t>(3 * kTurns));
+    // Every item is there, in order, and belongs to this session.
+    const std::string index = s.cwd.substr(5);
+    for (int t = 0; t < kTurns; ++t) {
+      const std::string tag = index + ":" + std::to_string(t);
+      CHECK(core::MessageText((*transcript)[3 * static_cast<size_t>(t)].item) == "q " + tag);
+      CHECK(core::MessageText((*transcript)[3 * static_cast<size_t>(t) + 2].item) == "b " + tag);
+    }
+    CHECK((*store)->LoadTurns(s.id)->size() == static_cast<size_t>(kTurns));
+  }
+}
+
+TEST_CASE("Two processes resuming one session: the second append is a conflict") {
+  TempDir dir;
+  const std::string path = dir.File("s.db");
+  std::string id;
+  std::optional<int64_t> head;
+  {
+    auto store = SqliteSessionStore::Open(path);
+    REQUIRE(store.ok());
+    auto s = (*store)->CreateSession({});
+    REQUIRE(s.ok());
+    id = s->id;
+    auto ids = (*store)->Append(id, std::nullopt, "t", {core::UserMessage("start")});
+    REQUIRE(ids.ok());
+    head = ids->back();
+  }
+  // Both "processes" resumed at `head`; a child commits first.
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    auto store = SqliteSessionStore::Open(path);
+    if (!store.ok()) std::_Exit(1);
+    auto ids = (*store)->Append(id, head, "t", {core::AssistantMessage("child")});
+    std::_Exit(ids.ok() ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  auto store = SqliteSessionStore::Open(path);
+  REQUIRE(store.ok());
+  auto mine = (*store)->Append(id, head, "t", {core::AssistantMessage("parent")});
+  REQUIRE_FALSE(mine.ok());
+  CHECK(mine.status().reason() == "session_advanced");
+  auto transcript = (*store)->LoadTranscript(*(*store)->FindSession(id));
+  REQUIRE(transcript.ok());
+  REQUIRE(transcript->size() == 2);
+  CHECK(core::MessageText(transcript->back().item) == "child");
+}
