@@ -296,7 +296,6 @@ struct Replacement {
   size_t start = 0;
   size_t old_len = 0;
   std::vector<PatchChunkLine> ops;  // patch order; context/remove consume old lines
-  size_t order = 0;
 };
 
 std::vector<std::string> OldOf(const std::vector<PatchChunkLine>& ops) {
@@ -366,7 +365,6 @@ Result<Edit> ComputeEdit(std::string_view original, const std::vector<UpdateChun
     }
     Replacement r;
     r.ops = chunk.lines;
-    r.order = replacements.size();
     std::vector<std::string> old_lines = OldOf(r.ops);
     if (old_lines.empty()) {
       // A pure addition goes at the end of the file (before a trailing blank line).
@@ -974,13 +972,7 @@ std::string_view Basename(std::string_view path) {
 // ---------------------------------------------------------------------------
 // Public API
 
-std::vector<std::string> UpdateChunk::OldLines() const {
-  std::vector<std::string> out;
-  for (const PatchChunkLine& l : lines) {
-    if (l.kind != PatchChunkLine::Kind::kAdd) out.push_back(l.text);
-  }
-  return out;
-}
+std::vector<std::string> UpdateChunk::OldLines() const { return OldOf(lines); }
 
 std::vector<std::string> UpdateChunk::NewLines() const {
   std::vector<std::string> out;
