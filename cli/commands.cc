@@ -1,6 +1,7 @@
 #include "cli/commands.h"
 
 #include "cli/apply_patch_cmd.h"
+#include "cli/compact_cmd.h"
 #include "cli/exec_cmd.h"
 #include "cli/sandbox_cmd.h"
 #include "cli/sessions_cmd.h"
@@ -19,6 +20,7 @@ void RegisterAllCommands(CLI::App& app, GlobalOptions& global, int* exit_code) {
   RegisterSandboxCommand(app, global, exit_code);
   RegisterApplyPatchCommand(app, global, exit_code);
   RegisterSessionsCommands(app, global, exit_code);
+  RegisterCompactCommand(app, global, exit_code);
 }
 
 }  // namespace codex::cli

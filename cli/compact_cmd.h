@@ -1,0 +1,12 @@
+// `codex compact (ID|--last)` compacts a session now; `codex compact undo ID`
+// moves the head back before the last compaction when nothing came after it
+// (the raw history was never deleted, so this restores it exactly).
+#pragma once
+
+#include "cli/commands.h"
+
+namespace codex::cli {
+
+void RegisterCompactCommand(CLI::App& app, GlobalOptions& global, int* exit_code);
+
+}  // namespace codex::cli
