@@ -3,6 +3,8 @@
 #include <SQLiteCpp/Statement.h>
 #include <openssl/evp.h>
 
+#include <set>
+
 #include "storage/sqlite_util.h"
 
 namespace codex::storage {
@@ -43,14 +45,15 @@ bool HasMigrationsTable(SQLite::Database& db) {
   return q.executeStep();
 }
 
-// Checks what `db` records against `migrations`; returns the applied versions' count.
+// Checks what `db` records against `migrations`; adds the applied versions to `applied`.
 Status Verify(SQLite::Database& db, const std::string& path,
-              const std::vector<Migration>& migrations) {
+              const std::vector<Migration>& migrations, std::set<int>* applied) {
   if (!HasMigrationsTable(db)) return OkStatus();
   const int known = LatestSchemaVersion();
   SQLite::Statement q(db, "SELECT version, name, checksum FROM schema_migrations ORDER BY version");
   while (q.executeStep()) {
     const int version = q.getColumn(0).getInt();
+    applied->insert(version);
     if (version > known) {
       return FailedPreconditionError(
           "database " + path + " was written by a newer codex (schema version " +
@@ -84,9 +87,15 @@ Result<int> SchemaVersion(SQLite::Database& db) {
 
 Status ApplyMigrations(SQLite::Database& db, const std::string& path,
                        const std::vector<Migration>& migrations) {
+  std::set<int> applied;
   RETURN_IF_ERROR(internal::Guarded(path, "checking the schema version",
-                                    [&] { return Verify(db, path, migrations); }));
+                                    [&] { return Verify(db, path, migrations, &applied); }));
+  bool changed = false;
   for (const Migration& m : migrations) {
+    // Only missing versions take the write lock: opening an up-to-date
+    // database is read-only.
+    if (applied.count(m.version)) continue;
+    changed = true;
     const std::string what =
         "applying migration " + std::to_string(m.version) + "_" + std::string(m.name);
     RETURN_IF_ERROR(internal::WithWriteTransaction(db, path, what, [&]() -> Status {
@@ -106,9 +115,11 @@ Status ApplyMigrations(SQLite::Database& db, const std::string& path,
       return OkStatus();
     }));
   }
+  if (!changed) return OkStatus();
   // Another process may have moved the schema on meanwhile; check once more.
+  applied.clear();
   return internal::Guarded(path, "checking the schema version",
-                           [&] { return Verify(db, path, migrations); });
+                           [&] { return Verify(db, path, migrations, &applied); });
 }
 
 }  // namespace codex::storage

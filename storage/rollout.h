@@ -8,7 +8,7 @@
 //                     metadata; a payload that has none of those keeps its
 //                     exact text, so export -> import is byte-identical)
 //   compacted      -> a compaction_checkpoint item (body in the format of
-//                     compaction/checkpoint.h, replacement_items = N)
+//                     core/compaction_checkpoint.h, replacement_items = N)
 //                     followed by the N replacement_history items (our own
 //                     exports add "checkpoint": the original body, kept)
 //   turn_context   -> the turn of the items that follow, and the model

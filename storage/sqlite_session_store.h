@@ -91,7 +91,7 @@ struct ImportedSession {
 bool IsRealUserMessage(const core::Item& item);
 
 // The "replacement_items" count of a compaction checkpoint body (see
-// compaction/checkpoint.h): how many items after the checkpoint form the
+// core/compaction_checkpoint.h): how many items after the checkpoint form the
 // compacted history. nullopt when absent or not a checkpoint.
 std::optional<int64_t> CheckpointReplacementItems(const core::Item& item);
 

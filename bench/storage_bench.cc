@@ -1,0 +1,246 @@
+// storage_bench: figures for the SQLite session store (ARCHITECTURE.md).
+//   - `sessions list` first page at 1k / 10k / 100k sessions (target <= 10 ms, flat)
+//   - resuming a 10,000-item session up to the loaded transcript (target <= 30 ms)
+//   - forking it (target <= 5 ms and <= 16 KB of database growth)
+//   - append latency and bytes per stored item
+// Usage: storage_bench [DIR]   (a scratch directory; default: a new one in /tmp)
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/item.h"
+#include "core/uuid.h"
+#include "storage/sqlite_session_store.h"
+
+namespace {
+
+using codex::storage::SqliteSessionStore;
+namespace core = codex::core;
+using Clock = std::chrono::steady_clock;
+
+double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+double CpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+// Median CPU time of `runs` calls of `fn`, in ms. CPU time, not wall time:
+// on a shared, loaded machine wall time mostly measures the scheduler.
+// `wall` (optional) receives the median wall time.
+double Median(int runs, const std::function<void()>& fn, double* wall = nullptr) {
+  std::vector<double> t, w;
+  for (int i = 0; i < runs; ++i) {
+    const auto start = Clock::now();
+    const double cpu = CpuMs();
+    fn();
+    t.push_back(CpuMs() - cpu);
+    w.push_back(Ms(Clock::now() - start));
+  }
+  std::sort(t.begin(), t.end());
+  std::sort(w.begin(), w.end());
+  if (wall) *wall = w[w.size() / 2];
+  return t[t.size() / 2];
+}
+
+[[noreturn]] void Die(const codex::Status& s, const char* what) {
+  std::fprintf(stderr, "storage_bench: %s: %s\n", what, s.ToString().c_str());
+  std::exit(1);
+}
+
+std::unique_ptr<SqliteSessionStore> OpenOrDie(const std::string& path) {
+  auto store = SqliteSessionStore::Open(path);
+  if (!store.ok()) Die(store.status(), "open");
+  return std::move(store).value();
+}
+
+// Database bytes after folding the WAL into the main file.
+int64_t DbBytes(const std::string& path) {
+  SQLite::Database db(path, SQLite::OPEN_READWRITE);
+  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  return db.execAndGet("PRAGMA page_count").getInt64() *
+         db.execAndGet("PRAGMA page_size").getInt64();
+}
+
+// Adds sessions [from, to) straight through SQL in one transaction (setup only).
+void AddSessions(const std::string& path, int from, int to) {
+  SQLite::Database db(path, SQLite::OPEN_READWRITE);
+  SQLite::Transaction txn(db);
+  SQLite::Statement ins(db,
+                        "INSERT INTO sessions(id, cwd, model, provider, title, source,"
+                        " created_at_ms, updated_at_ms) VALUES (?, ?, 'gpt-5', 'openai', ?,"
+                        " 'exec', ?, ?)");
+  const int64_t base = 1'700'000'000'000;
+  for (int i = from; i < to; ++i) {
+    const int64_t ms = base + int64_t{i} * 1000;
+    ins.reset();
+    ins.bind(1, core::NewUuidV7(ms));
+    ins.bind(2, "/home/user/project" + std::to_string(i % 100));
+    ins.bind(3, "Fix the flaky test number " + std::to_string(i));
+    ins.bind(4, ms);
+    ins.bind(5, ms);
+    ins.exec();
+  }
+  txn.commit();
+}
+
+std::vector<core::Item> Turn(int t) {
+  core::Item call;
+  call.kind = core::ItemKind::kFunctionCall;
+  call.call_id = "call_" + std::to_string(t);
+  call.body =
+      R"({"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"rg -n TODO src | head -50\"],\"timeout_ms\":10000}","call_id":")" +
+      call.call_id + "\"}";
+  std::string output;
+  for (int i = 0; i < 8; ++i) output += "src/file" + std::to_string(i) + ".cc:42: TODO tidy\n";
+  return {core::UserMessage("Please look at the TODOs in src and fix turn " + std::to_string(t)),
+          call, core::FunctionCallOutput(call.call_id, output),
+          core::AssistantMessage("I fixed the TODOs in src/file1.cc and src/file2.cc for turn " +
+                                 std::to_string(t) + ". The tests pass.")};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir;
+  if (argc > 1) {
+    dir = argv[1];
+    std::filesystem::create_directories(dir);
+  } else {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "storage-bench-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) {
+      std::perror("mkdtemp");
+      return 1;
+    }
+    dir = tmpl;
+  }
+  std::printf("storage_bench (scratch: %s)\n\n", dir.c_str());
+
+  // --- sessions list ---
+  {
+    const std::string path = dir + "/list.db";
+    std::filesystem::remove(path);
+    { OpenOrDie(path); }
+    std::printf("Times are median CPU ms of the calling process (wall ms where shown).\n\n");
+    std::printf("sessions list, first page of 20 (median of 51 runs):\n");
+    int have = 0;
+    for (int target : {1'000, 10'000, 100'000}) {
+      AddSessions(path, have, target);
+      have = target;
+      core::ListQuery all;
+      core::ListQuery cwd;
+      cwd.cwd = "/home/user/project7";
+      core::ListQuery page2;
+      auto store = OpenOrDie(path);
+      page2.cursor = (*store->ListSessions(all)).next_cursor;
+      const double t_open_list = Median(51, [&] {
+        auto s = OpenOrDie(path);
+        if (!s->ListSessions(all).ok()) Die(codex::InternalError("list"), "list");
+      });
+      const double t_all = Median(51, [&] { (void)store->ListSessions(all); });
+      const double t_cwd = Median(51, [&] { (void)store->ListSessions(cwd); });
+      const double t_next = Median(51, [&] { (void)store->ListSessions(page2); });
+      std::printf(
+          "  %7d sessions: open+list %.2f ms | list all %.3f ms | list --cwd %.3f ms | "
+          "page 2 %.3f ms   (target <= 10 ms, flat)\n",
+          target, t_open_list, t_all, t_cwd, t_next);
+    }
+    std::printf("\n");
+  }
+
+  // --- a 10,000-item session: append, resume, fork ---
+  {
+    const std::string path = dir + "/resume.db";
+    std::filesystem::remove(path);
+    std::string id;
+    int64_t body_bytes = 0;
+    const int64_t empty_bytes = [&] {
+      OpenOrDie(path);
+      return DbBytes(path);
+    }();
+    {
+      auto store = OpenOrDie(path);
+      auto s = store->CreateSession({});
+      if (!s.ok()) Die(s.status(), "create");
+      id = s->id;
+      std::optional<int64_t> head;
+      std::vector<double> per_append;
+      for (int t = 0; t < 2'500; ++t) {
+        auto items = Turn(t);
+        for (const auto& i : items) body_bytes += static_cast<int64_t>(i.body.size());
+        // One append per committed item, as the turn loop does.
+        for (auto& item : items) {
+          const auto start = Clock::now();
+          auto ids = store->Append(id, head, "turn" + std::to_string(t), {item});
+          per_append.push_back(Ms(Clock::now() - start));
+          if (!ids.ok()) Die(ids.status(), "append");
+          head = ids->back();
+        }
+      }
+      std::sort(per_append.begin(), per_append.end());
+      std::printf("append one item (10,000 appends): median %.3f ms, p99 %.3f ms\n",
+                  per_append[per_append.size() / 2], per_append[per_append.size() * 99 / 100]);
+    }
+    const int64_t full_bytes = DbBytes(path);
+    std::printf(
+        "bytes per stored item: %.0f (average JSON body %.0f bytes; includes indexes and "
+        "the full-text index)\n",
+        static_cast<double>(full_bytes - empty_bytes) / 10'000.0,
+        static_cast<double>(body_bytes) / 10'000.0);
+
+    size_t loaded = 0;
+    double wall = 0;
+    const double t_resume = Median(
+        21,
+        [&] {
+          auto store = OpenOrDie(path);
+          auto s = store->FindSession(id);
+          if (!s.ok()) Die(s.status(), "find");
+          auto transcript = store->LoadTranscript(*s);
+          if (!transcript.ok()) Die(transcript.status(), "load");
+          loaded = transcript->size();
+        },
+        &wall);
+    std::printf(
+        "resume a 10,000-item session (open + find + load transcript of %zu items): "
+        "%.2f ms (wall %.2f)   (target <= 30 ms)\n",
+        loaded, t_resume, wall);
+
+    auto store = OpenOrDie(path);
+    const int64_t before = DbBytes(path);
+    const double t_fork = Median(
+        201,
+        [&] {
+          auto f = store->Fork(id, std::nullopt);
+          if (!f.ok()) Die(f.status(), "fork");
+        },
+        &wall);
+    const int64_t after = DbBytes(path);
+    std::printf(
+        "fork at the head: %.3f ms (wall %.3f); database growth %.0f bytes per fork "
+        "(201 forks: %lld bytes)   (target <= 5 ms, <= 16 KB)\n",
+        t_fork, wall, static_cast<double>(after - before) / 201.0,
+        static_cast<long long>(after - before));
+    const double t_at = Median(
+        5,
+        [&] {
+          auto f = store->Fork(id, 1'250);
+          if (!f.ok()) Die(f.status(), "fork --at-turn");
+        },
+        &wall);
+    std::printf("fork --at-turn 1250 (walks the 10,000-item history): %.2f ms (wall %.2f)\n", t_at,
+                wall);
+  }
+  if (argc <= 1) std::filesystem::remove_all(dir);
+  return 0;
+}
