@@ -1,12 +1,12 @@
 #include "cli/compact_cmd.h"
 
 #include <memory>
-#include <nlohmann/json.hpp>
 
 #include "cli/engine.h"
 #include "cli/exit_codes.h"
 #include "cli/interrupt.h"
 #include "cli/progress_printer.h"
+#include "core/compaction_checkpoint.h"
 
 namespace codex::cli {
 
@@ -59,11 +59,10 @@ int RunUndo(const GlobalOptions& global, CompactArgs& args) {
     return ReportError(
         FailedPreconditionError("session " + session->id + " has no compaction to undo"));
   }
-  auto body = nlohmann::json::parse(items[k].item.body, nullptr, false);
-  const int64_t replacement =
-      body.is_object() ? body.value("replacement_items", static_cast<int64_t>(-1)) : -1;
+  auto checkpoint = core::ParseCheckpointItem(items[k].item);
+  if (!checkpoint.ok()) return ReportError(checkpoint.status());
   const auto after = static_cast<int64_t>(items.size() - 1 - k);
-  if (replacement < 0 || after != replacement) {
+  if (after != checkpoint->replacement_items) {
     return ReportError(
         FailedPreconditionError("the conversation went on after the last compaction of session " +
                                 session->id + ", so it cannot be undone; use 'codex fork " +

@@ -1,8 +1,8 @@
-#include "compaction/checkpoint.h"
+#include "core/compaction_checkpoint.h"
 
 #include <nlohmann/json.hpp>
 
-namespace codex::compaction {
+namespace codex::core {
 
 namespace {
 
@@ -15,22 +15,21 @@ Status Corrupt(std::string_view why) {
 
 }  // namespace
 
-std::string_view CompactionTriggerName(core::CompactionTrigger trigger) {
+std::string_view CompactionTriggerName(CompactionTrigger trigger) {
   switch (trigger) {
-    case core::CompactionTrigger::kAuto:
+    case CompactionTrigger::kAuto:
       return "auto";
-    case core::CompactionTrigger::kManual:
+    case CompactionTrigger::kManual:
       return "manual";
-    case core::CompactionTrigger::kOverflow:
+    case CompactionTrigger::kOverflow:
       return "overflow";
   }
   return "auto";
 }
 
-core::Item MakeCheckpointItem(const core::CompactionOutput& output,
-                              core::CompactionTrigger trigger) {
+Item MakeCheckpointItem(const CompactionOutput& output, CompactionTrigger trigger) {
   Json j = {
-      {"type", core::ItemKindName(core::ItemKind::kCompactionCheckpoint)},
+      {"type", ItemKindName(ItemKind::kCompactionCheckpoint)},
       {"mode", output.mode},
       {"trigger", CompactionTriggerName(trigger)},
       {"tokens_before", output.tokens_before},
@@ -39,15 +38,15 @@ core::Item MakeCheckpointItem(const core::CompactionOutput& output,
       {"dropped_items", output.dropped_items},
       {"summary", output.summary.empty() ? Json(nullptr) : Json(output.summary)},
   };
-  core::Item item;
-  item.kind = core::ItemKind::kCompactionCheckpoint;
+  Item item;
+  item.kind = ItemKind::kCompactionCheckpoint;
   item.body = j.dump(-1, ' ', false, Json::error_handler_t::replace);
   return item;
 }
 
-Result<CheckpointInfo> ParseCheckpointItem(const core::Item& item) {
-  if (item.kind != core::ItemKind::kCompactionCheckpoint) {
-    return InvalidArgumentError("item of kind " + std::string(core::ItemKindName(item.kind)) +
+Result<CheckpointInfo> ParseCheckpointItem(const Item& item) {
+  if (item.kind != ItemKind::kCompactionCheckpoint) {
+    return InvalidArgumentError("item of kind " + std::string(ItemKindName(item.kind)) +
                                 " is not a compaction checkpoint");
   }
   Json j = Json::parse(item.body, nullptr, /*allow_exceptions=*/false);
@@ -82,4 +81,4 @@ Result<CheckpointInfo> ParseCheckpointItem(const core::Item& item) {
   return info;
 }
 
-}  // namespace codex::compaction
+}  // namespace codex::core

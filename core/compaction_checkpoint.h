@@ -22,13 +22,12 @@
 #include "core/item.h"
 #include "core/status.h"
 
-namespace codex::compaction {
+namespace codex::core {
 
 // "auto", "manual", "overflow".
-std::string_view CompactionTriggerName(core::CompactionTrigger trigger);
+std::string_view CompactionTriggerName(CompactionTrigger trigger);
 
-core::Item MakeCheckpointItem(const core::CompactionOutput& output,
-                              core::CompactionTrigger trigger);
+Item MakeCheckpointItem(const CompactionOutput& output, CompactionTrigger trigger);
 
 // What a checkpoint body says (for `codex sessions show`, export, events).
 struct CheckpointInfo {
@@ -43,6 +42,6 @@ struct CheckpointInfo {
 
 // kInvalidArgument when `item` is not a checkpoint; kDataLoss when its body
 // is not the JSON object described above.
-Result<CheckpointInfo> ParseCheckpointItem(const core::Item& item);
+Result<CheckpointInfo> ParseCheckpointItem(const Item& item);
 
-}  // namespace codex::compaction
+}  // namespace codex::core

@@ -1,29 +1,28 @@
-#include "compaction/checkpoint.h"
+#include "core/compaction_checkpoint.h"
 
 #include <catch2/catch.hpp>
 
 using namespace codex;
-using namespace codex::compaction;
+using namespace codex::core;
 
 namespace {
 
-core::CompactionOutput LocalOutput() {
-  core::CompactionOutput out;
+CompactionOutput LocalOutput() {
+  CompactionOutput out;
   out.mode = "local";
   out.summary = "we fixed \"the\" parser";
   out.dropped_items = 4;
   out.tokens_before = 10'900;
   out.tokens_after = 1'200;
-  out.new_history = {core::DeveloperMessage("rules"), core::UserMessage("q"),
-                     core::UserMessage("summary")};
+  out.new_history = {DeveloperMessage("rules"), UserMessage("q"), UserMessage("summary")};
   return out;
 }
 
 }  // namespace
 
 TEST_CASE("Checkpoint item body describes the compaction") {
-  core::Item item = MakeCheckpointItem(LocalOutput(), core::CompactionTrigger::kAuto);
-  CHECK(item.kind == core::ItemKind::kCompactionCheckpoint);
+  Item item = MakeCheckpointItem(LocalOutput(), CompactionTrigger::kAuto);
+  CHECK(item.kind == ItemKind::kCompactionCheckpoint);
   CHECK(item.call_id.empty());
   CHECK(item.body ==
         R"({"type":"compaction_checkpoint","mode":"local","trigger":"auto","tokens_before":10900,)"
@@ -42,25 +41,25 @@ TEST_CASE("Checkpoint item body describes the compaction") {
 }
 
 TEST_CASE("Remote checkpoints have a null summary; triggers are named") {
-  core::CompactionOutput out = LocalOutput();
+  CompactionOutput out = LocalOutput();
   out.mode = "remote";
   out.summary.clear();
-  core::Item item = MakeCheckpointItem(out, core::CompactionTrigger::kOverflow);
+  Item item = MakeCheckpointItem(out, CompactionTrigger::kOverflow);
   CHECK(item.body.find(R"("summary":null)") != std::string::npos);
   auto info = ParseCheckpointItem(item);
   REQUIRE(info.ok());
   CHECK(info->trigger == "overflow");
   CHECK_FALSE(info->summary.has_value());
-  CHECK(CompactionTriggerName(core::CompactionTrigger::kManual) == "manual");
+  CHECK(CompactionTriggerName(CompactionTrigger::kManual) == "manual");
 }
 
 TEST_CASE("ParseCheckpointItem rejects other kinds and corrupt bodies") {
-  auto wrong = ParseCheckpointItem(core::UserMessage("x"));
+  auto wrong = ParseCheckpointItem(UserMessage("x"));
   REQUIRE_FALSE(wrong.ok());
   CHECK(wrong.status().code() == StatusCode::kInvalidArgument);
 
-  core::Item item;
-  item.kind = core::ItemKind::kCompactionCheckpoint;
+  Item item;
+  item.kind = ItemKind::kCompactionCheckpoint;
   for (
       const char* body :
       {"nope", "[]", R"({"mode":"local"})",

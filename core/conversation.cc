@@ -6,6 +6,7 @@
 #include <set>
 #include <thread>
 
+#include "core/compaction_checkpoint.h"
 #include "core/instructions.h"
 #include "core/project_context.h"
 #include "core/request_builder.h"
@@ -49,18 +50,6 @@ void SleepCancellable(int64_t ms, const CancelToken& cancel) {
   while (!cancel.cancelled() && std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-}
-
-std::string TriggerName(CompactionTrigger t) {
-  switch (t) {
-    case CompactionTrigger::kAuto:
-      return "auto";
-    case CompactionTrigger::kManual:
-      return "manual";
-    case CompactionTrigger::kOverflow:
-      return "overflow";
-  }
-  return "auto";
 }
 
 // Indexes (into `items`) of calls at or after `from` that have no output.
@@ -178,17 +167,7 @@ Status Conversation::Compact(const std::string& turn_id, CompactionTrigger trigg
   input.trigger = trigger;
   ASSIGN_OR_RETURN(CompactionOutput out, deps_.compactor->Compact(input, cancel));
 
-  Json checkpoint = {{"type", "compaction_checkpoint"},
-                     {"mode", out.mode},
-                     {"trigger", TriggerName(trigger)},
-                     {"tokens_before", out.tokens_before},
-                     {"tokens_after", out.tokens_after},
-                     {"replacement_items", out.new_history.size()},
-                     {"dropped_items", out.dropped_items},
-                     {"summary", out.summary.empty() ? Json() : Json(out.summary)}};
-  Item marker;
-  marker.kind = ItemKind::kCompactionCheckpoint;
-  marker.body = checkpoint.dump(-1, ' ', false, Json::error_handler_t::replace);
+  const Item marker = MakeCheckpointItem(out, trigger);
   std::vector<Item> batch;
   batch.reserve(out.new_history.size() + 1);
   batch.push_back(marker);
@@ -201,7 +180,7 @@ Status Conversation::Compact(const std::string& turn_id, CompactionTrigger trigg
   items_at_last_usage_ = 0;
 
   CompactionNotice notice{out.mode, out.tokens_before, out.tokens_after, out.dropped_items,
-                          TriggerName(trigger)};
+                          std::string(CompactionTriggerName(trigger))};
   Json event = {{"mode", notice.mode},
                 {"trigger", notice.trigger},
                 {"tokens_before", notice.tokens_before},
