@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/project_context.h"
 #include "core/uuid.h"
 #include "storage/migrations.h"
 #include "storage/sqlite_util.h"
@@ -234,11 +235,15 @@ std::string TitleFromItems(const std::vector<ImportedItem>& items) {
 }  // namespace
 
 bool IsRealUserMessage(const Item& item) {
-  if (item.kind != ItemKind::kMessage || item.role != "user") return false;
+  if (item.kind != ItemKind::kMessage || item.role != "user" || core::IsContextItem(item)) {
+    return false;
+  }
   const std::string text = core::MessageText(item);
   const std::string_view t = TrimView(text);
   if (t.empty()) return false;
-  for (std::string_view prefix : {"<environment_context>", "<user_instructions>", "# AGENTS.md"}) {
+  // Also after leading whitespace, and Codex's <permissions instructions>.
+  for (std::string_view prefix : {"<environment_context>", "<user_instructions>", "# AGENTS.md",
+                                  "<permissions instructions>"}) {
     if (t.substr(0, prefix.size()) == prefix) return false;
   }
   return true;

@@ -86,7 +86,8 @@ struct ImportedSession {
 };
 
 // True for a user message typed by a person, false for injected context
-// (<environment_context>, <user_instructions>, # AGENTS.md ...). Turns start
+// (core::IsContextItem, and <environment_context>, <user_instructions>,
+// # AGENTS.md, <permissions instructions> even after leading whitespace). Turns start
 // at real user messages; titles come from the first one.
 bool IsRealUserMessage(const core::Item& item);
 
