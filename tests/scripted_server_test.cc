@@ -505,6 +505,32 @@ TEST_CASE("a pause mid-stream trips a client's read timeout after the earlier ev
   server->Stop();
 }
 
+TEST_CASE("a client hanging up mid-stream leaves the server serving") {
+  auto server = StartOrDie(R"([
+    {"message": "a long answer that the client will not wait for", "event_delay_ms": 50},
+    "the next answer"
+  ])");
+  {
+    httplib::Client client("127.0.0.1", server->port());
+    httplib::Request req;
+    req.method = "POST";
+    req.path = "/v1/responses";
+    req.body = Request("a").dump();
+    req.headers.emplace("Content-Type", "application/json");
+    std::string received;
+    req.content_receiver = [&](const char* data, size_t len, uint64_t, uint64_t) {
+      received.append(data, len);
+      return false;  // hang up after the first chunk
+    };
+    httplib::Response res;
+    httplib::Error error = httplib::Error::Success;
+    CHECK_FALSE(client.send(req, res, error));
+    CHECK(received.rfind("event: response.created", 0) == 0);
+  }
+  auto events = Stream(server->port(), Request("b"));
+  CHECK(DoneItems(events)[0]["content"][0]["text"] == "the next answer");
+}
+
 TEST_CASE("raw entries are sent verbatim") {
   auto server = StartOrDie(R"([{"raw": [
     "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"r{{request}}\"}}\n\n",
