@@ -1,0 +1,279 @@
+// Runs the real codex binary's `sessions ...` and `fork` commands against a
+// database seeded through storage::SqliteSessionStore in a temporary
+// CODEX_HOME, checking the output contract of cli/sessions_cmd.h.
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/item.h"
+#include "storage/sqlite_session_store.h"
+#include "storage/test_util.h"
+
+using codex::storage::SqliteSessionStore;
+using codex::storage::testing::TempDir;
+namespace core = codex::core;
+
+namespace {
+
+struct Run {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// codex ARGS... with CODEX_HOME=home, run in `cwd`; stdout/stderr via files.
+Run Codex(const TempDir& home, const std::string& cwd, std::vector<std::string> args) {
+  const std::string out_path = home.File("stdout"), err_path = home.File("stderr");
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(120);
+    if (::chdir(cwd.c_str()) != 0) ::_exit(121);
+    ::setenv("CODEX_HOME", home.path().c_str(), 1);
+    ::setenv("TZ", "UTC", 1);
+    std::vector<char*> argv;
+    std::string bin = CODEX_BINARY;
+    argv.push_back(bin.data());
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(bin.c_str(), argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  Run r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = Slurp(out_path);
+  r.err = Slurp(err_path);
+  return r;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// Seeds `n` sessions in `cwd` (1 s apart), each with two turns and usage.
+std::vector<std::string> Seed(const TempDir& home, const std::string& cwd, int n,
+                              const std::string& word) {
+  auto store = SqliteSessionStore::Open(home.File("sessions.db"));
+  REQUIRE(store.ok());
+  std::vector<std::string> ids;
+  for (int i = 0; i < n; ++i) {
+    core::NewSession spec;
+    spec.cwd = cwd;
+    spec.model = "gpt-test";
+    spec.provider = "fake";
+    spec.created_at_ms = 1'700'000'000'000 + i * 1000;
+    auto s = (*store)->CreateSession(spec);
+    REQUIRE(s.ok());
+    core::Item call;
+    call.kind = core::ItemKind::kFunctionCall;
+    call.call_id = "c1";
+    call.body =
+        R"({"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"c1"})";
+    auto ids1 = (*store)->Append(
+        s->id, std::nullopt, "t1",
+        {core::UserMessage("task " + std::to_string(i) + " " + word), call,
+         core::FunctionCallOutput("c1", "listing-output"), core::AssistantMessage("first answer")});
+    REQUIRE(ids1.ok());
+    auto ids2 = (*store)->Append(s->id, ids1->back(), "t2",
+                                 {core::UserMessage("second"), core::AssistantMessage("ok")});
+    REQUIRE(ids2.ok());
+    core::TurnRecord t;
+    t.session_id = s->id;
+    t.turn_id = "t1";
+    t.usage = {100, 10, 20, 5, 120};
+    REQUIRE((*store)->RecordTurn(t).ok());
+    ids.push_back(s->id);
+  }
+  return ids;
+}
+
+}  // namespace
+
+TEST_CASE("sessions list pages newest first in the current directory") {
+  TempDir home;
+  TempDir work;
+  auto ids = Seed(home, work.path(), 5, "alpha");
+  Seed(home, "/elsewhere", 1, "beta");
+
+  Run r = Codex(home, work.path(), {"sessions", "list", "--limit", "2"});
+  REQUIRE(r.exit_code == 0);
+  auto lines = Lines(r.out);
+  REQUIRE(lines.size() == 4);  // header, 2 rows, next page
+  CHECK(lines[0].rfind("ID", 0) == 0);
+  CHECK(lines[1].rfind(ids[4], 0) == 0);
+  CHECK(lines[1].find("task 4 alpha") != std::string::npos);
+  CHECK(lines[2].rfind(ids[3], 0) == 0);
+  const std::string prefix = "next page: codex sessions list --limit 2 --cursor ";
+  REQUIRE(lines[3].rfind(prefix, 0) == 0);
+  const std::string cursor = lines[3].substr(prefix.size());
+
+  r = Codex(home, work.path(), {"sessions", "list", "--limit", "2", "--cursor", cursor});
+  REQUIRE(r.exit_code == 0);
+  lines = Lines(r.out);
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[1].rfind(ids[2], 0) == 0);
+
+  // JSON Lines, with a final next_cursor object.
+  r = Codex(home, work.path(), {"sessions", "list", "--json", "--limit", "4"});
+  REQUIRE(r.exit_code == 0);
+  lines = Lines(r.out);
+  REQUIRE(lines.size() == 5);
+  auto first = nlohmann::json::parse(lines[0]);
+  CHECK(first["id"] == ids[4]);
+  CHECK(first["cwd"] == work.path());
+  CHECK(first["tokens_used"] == 120);
+  CHECK(nlohmann::json::parse(lines[4]).contains("next_cursor"));
+
+  r = Codex(home, work.path(), {"sessions", "list", "--all", "--json", "--limit", "100"});
+  CHECK(Lines(r.out).size() == 6);
+  r = Codex(home, "/", {"sessions", "list", "--cwd", "/elsewhere", "--json"});
+  CHECK(Lines(r.out).size() == 1);
+
+  r = Codex(home, work.path(), {"sessions", "list", "--cursor", "junk"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("error: invalid cursor", 0) == 0);
+  r = Codex(home, work.path(), {"sessions", "list", "--all", "--cwd", "/x"});
+  CHECK(r.exit_code == 2);
+}
+
+TEST_CASE("sessions show, fork, tree, rename, search, archive and rm") {
+  TempDir home;
+  TempDir work;
+  const std::string id = Seed(home, work.path(), 1, "zebra").front();
+
+  Run r = Codex(home, work.path(), {"sessions", "show", id.substr(0, 13)});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("── turn 1 ──") != std::string::npos);
+  CHECK(r.out.find("── turn 2 ──") != std::string::npos);
+  CHECK(r.out.find("tool call shell") != std::string::npos);
+  CHECK(r.out.find("listing-output") != std::string::npos);
+  CHECK(r.out.find("total 120") != std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "show", id, "--json"});
+  REQUIRE(r.exit_code == 0);
+  auto shown = nlohmann::json::parse(r.out);
+  CHECK(shown["items"].size() == 6);
+  CHECK(shown["turns"].size() == 1);
+
+  r = Codex(home, work.path(), {"fork", id, "--at-turn", "1"});
+  REQUIRE(r.exit_code == 0);
+  const std::string fork = Lines(r.out).at(0);
+  CHECK(fork.size() == 36);
+  r = Codex(home, work.path(), {"fork", id, "--at-turn", "3"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("has 2 turns") != std::string::npos);
+
+  r = Codex(home, work.path(), {"sessions", "tree", fork});
+  REQUIRE(r.exit_code == 0);
+  {
+    auto lines = Lines(r.out);
+    REQUIRE(lines.size() == 2);
+    CHECK(lines[0].find(id) != std::string::npos);
+    CHECK(lines[1].find("└─ * " + fork) != std::string::npos);
+  }
+
+  r = Codex(home, work.path(), {"sessions", "rename", fork, "branch-1"});
+  REQUIRE(r.exit_code == 0);
+  r = Codex(home, work.path(), {"sessions", "show", "branch-1", "--json"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(nlohmann::json::parse(r.out)["session"]["id"] == fork);
+
+  r = Codex(home, work.path(), {"sessions", "search", "zebra", "--json"});
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(Lines(r.out).size() == 1);
+  CHECK(nlohmann::json::parse(Lines(r.out)[0])["snippet"].get<std::string>().find("[zebra]") !=
+        std::string::npos);
+
+  r = Codex(home, work.path(), {"sessions", "archive", id});
+  REQUIRE(r.exit_code == 0);
+  r = Codex(home, work.path(), {"sessions", "list", "--json"});
+  CHECK(Lines(r.out).size() == 1);  // only the fork
+  r = Codex(home, work.path(), {"sessions", "list", "--archived", "--json"});
+  CHECK(Lines(r.out).size() == 1);
+  r = Codex(home, work.path(), {"sessions", "unarchive", id});
+  REQUIRE(r.exit_code == 0);
+
+  r = Codex(home, work.path(), {"sessions", "rm", id});
+  REQUIRE(r.exit_code == 0);
+  r = Codex(home, work.path(), {"sessions", "show", id});
+  CHECK(r.exit_code == 4);
+  CHECK(r.err.rfind("error: ", 0) == 0);
+  // The fork still shows its shared turn.
+  r = Codex(home, work.path(), {"sessions", "show", fork});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("listing-output") != std::string::npos);
+}
+
+TEST_CASE("sessions export and import round-trip through files") {
+  TempDir home;
+  TempDir work;
+  const std::string id = Seed(home, work.path(), 1, "okapi").front();
+  const std::string file = work.File("s.jsonl");
+  Run r = Codex(home, work.path(), {"sessions", "export", id, "-o", file});
+  REQUIRE(r.exit_code == 0);
+  r = Codex(home, work.path(), {"sessions", "export", id, "--format", "markdown"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("## Turn 1") != std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "export", id, "--format", "pdf"});
+  CHECK(r.exit_code == 2);
+
+  TempDir other_home;
+  r = Codex(other_home, work.path(), {"sessions", "import", work.path()});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("imported " + id) != std::string::npos);
+  r = Codex(other_home, work.path(), {"sessions", "import", file});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("skipped " + id) != std::string::npos);
+  r = Codex(other_home, work.path(), {"sessions", "export", id});
+  REQUIRE(r.exit_code == 0);
+  auto a = Lines(Slurp(file)), b = Lines(r.out);
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 1; i < a.size(); ++i) CHECK(a[i] == b[i]);  // all but session_meta
+
+  r = Codex(other_home, work.path(), {"sessions", "import", work.File("missing")});
+  CHECK(r.exit_code == 4);
+}
+
+TEST_CASE("sessions purge takes an age or [history] retention_days") {
+  TempDir home;
+  TempDir work;
+  Seed(home, work.path(), 2, "old");
+  const std::string fresh = Seed(home, work.path(), 1, "new").front();
+  {
+    // The first two were last touched in 2023.
+    SQLite::Database db(home.File("sessions.db"), SQLite::OPEN_READWRITE);
+    db.exec("UPDATE sessions SET updated_at_ms = created_at_ms WHERE id <> '" + fresh + "'");
+  }
+  Run r = Codex(home, work.path(), {"sessions", "purge"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("retention_days") != std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "purge", "--older-than", "soon"});
+  CHECK(r.exit_code == 2);
+  { std::ofstream(home.File("config.toml")) << "[history]\nretention_days = 30\n"; }
+  r = Codex(home, work.path(), {"sessions", "purge"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.rfind("purged 2 sessions", 0) == 0);
+  r = Codex(home, work.path(), {"sessions", "list", "--all", "--json"});
+  REQUIRE(Lines(r.out).size() == 1);
+  CHECK(nlohmann::json::parse(r.out)["id"] == fresh);
+}
