@@ -3,6 +3,7 @@
 #include "cli/apply_patch_cmd.h"
 #include "cli/compact_cmd.h"
 #include "cli/exec_cmd.h"
+#include "cli/interactive/interactive_cmd.h"
 #include "cli/sandbox_cmd.h"
 #include "cli/sessions_cmd.h"
 
@@ -17,6 +18,7 @@ void RegisterAllCommands(CLI::App& app, GlobalOptions& global, int* exit_code) {
                  "Override a config.toml value: key=value (value parsed as TOML)")
       ->take_all();
   RegisterExecCommand(app, global, exit_code);
+  RegisterInteractiveCommands(app, global, exit_code);  // codex [PROMPT], codex resume
   RegisterSandboxCommand(app, global, exit_code);
   RegisterApplyPatchCommand(app, global, exit_code);
   RegisterSessionsCommands(app, global, exit_code);

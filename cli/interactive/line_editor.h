@@ -62,6 +62,10 @@ class LineEditor {
   const std::vector<std::string>& history() const { return history_; }
   void AddHistory(const std::string& entry);
 
+  // Counts an interrupt that happened elsewhere (a turn was cancelled): a
+  // Ctrl-C on the empty buffer right after it reports count 2.
+  void NoteInterrupt() { interrupts_ = 1; }
+
   // Words Tab completes when the buffer is one partial word (e.g. "/co").
   void SetCompletions(std::vector<std::string> words) { completions_ = std::move(words); }
 

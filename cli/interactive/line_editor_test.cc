@@ -149,6 +149,15 @@ TEST_CASE("Ctrl-C clears, then interrupts; Ctrl-D deletes, then ends") {
   CHECK(e.Feed("\x04").kind == EditorEventKind::kEof);
 }
 
+TEST_CASE("after an interrupt elsewhere, the next Ctrl-C counts as a repeat") {
+  LineEditor e;
+  e.NoteInterrupt();
+  CHECK(e.Feed("\x03").count == 2);
+  e.NoteInterrupt();
+  e.Feed("x\x7f");  // any key in between starts over
+  CHECK(e.Feed("\x03").count == 1);
+}
+
 TEST_CASE("a lone ESC is resolved by Flush") {
   LineEditor e;
   e.Feed("a\x1b");

@@ -87,6 +87,13 @@ TEST_CASE("colour detection honours NO_COLOR, TERM and tty") {
   CHECK(DetectColor({{"TERM", "xterm"}}, false) == Color::kDisabled);
 }
 
+TEST_CASE("thousands are grouped") {
+  CHECK(GroupThousands(0) == "0");
+  CHECK(GroupThousands(999) == "999");
+  CHECK(GroupThousands(1000) == "1,000");
+  CHECK(GroupThousands(-1234567) == "-1,234,567");
+}
+
 TEST_CASE("display width and ANSI stripping") {
   CHECK(DisplayWidth("abc") == 3);
   CHECK(DisplayWidth("\x1b[1mabc\x1b[22m") == 3);

@@ -137,6 +137,16 @@ int DisplayWidth(std::string_view s) {
   return width;
 }
 
+std::string GroupThousands(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string out = n < 0 ? "-" : "";
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 std::string WrapLine(std::string_view text, int width, std::string_view first_indent,
                      std::string_view rest_indent) {
   std::string out(first_indent);

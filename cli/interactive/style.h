@@ -63,6 +63,9 @@ int CodePointWidth(char32_t c);
 // Columns `s` occupies on a terminal, ignoring ANSI escape sequences.
 int DisplayWidth(std::string_view s);
 
+// 1234567 -> "1,234,567".
+std::string GroupThousands(int64_t n);
+
 // Word-wraps one line of (possibly styled) text to `width` columns. The first
 // output line starts with `first_indent`, later ones with `rest_indent`
 // (both counted in the width). Words longer than a line are split. Every

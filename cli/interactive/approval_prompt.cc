@@ -1,0 +1,230 @@
+#include "cli/interactive/approval_prompt.h"
+
+#include <cctype>
+#include <string>
+
+#include "cli/interactive/keys.h"
+#include "cli/interactive/terminal.h"
+#include "cli/interactive/turn_view.h"
+#include "core/tool_router.h"
+
+namespace codex::cli {
+
+namespace {
+
+using core::ReviewDecision;
+
+struct Option {
+  ReviewDecision answer;
+  const char* key;
+  const char* command_text;
+  const char* patch_text;
+};
+
+constexpr Option kOptions[] = {
+    {ReviewDecision::kApproveOnce, "y", "Yes, run it", "Yes, apply it"},
+    {ReviewDecision::kApproveForSession, "a", "Yes, and don't ask again for this command",
+     "Yes, and don't ask again for these files"},
+    {ReviewDecision::kDeny, "n", "No, and tell codex what to do differently",
+     "No, and tell codex what to do differently"},
+    {ReviewDecision::kAbort, "esc", "No, and stop for now", "No, and stop for now"},
+};
+constexpr int kOptionCount = 4;
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string Indent(std::string_view text, std::string_view prefix) {
+  std::string out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    if (nl == text.size() && pos == nl && pos > 0) break;
+    out += prefix;
+    out += text.substr(pos, nl - pos);
+    out += '\n';
+    pos = nl + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+ApprovalQuestion QuestionFor(const core::ApprovalRequest& request) {
+  ApprovalQuestion q;
+  if (!request.argv.empty() && request.argv[0] == "apply_patch") {
+    q.kind = ApprovalKind::kPatch;
+    q.files.assign(request.argv.begin() + 1, request.argv.end());
+    q.diff = request.reason;
+    return q;
+  }
+  q.kind = ApprovalKind::kCommand;
+  q.command = core::JoinCommand(request.argv);
+  q.cwd = request.cwd;
+  q.reason = request.reason;
+  q.unsandboxed = request.sandbox == core::SandboxChoice::kUnsandboxed;
+  return q;
+}
+
+std::string DescribeDecision(const ApprovalQuestion& question, ReviewDecision decision) {
+  std::string what = question.kind == ApprovalKind::kCommand ? "command" : "changes";
+  switch (decision) {
+    case ReviewDecision::kApproveOnce:
+      return what + " approved";
+    case ReviewDecision::kApproveForSession:
+      return what + " approved for the session";
+    case ReviewDecision::kDeny:
+      return what + " denied; codex is told";
+    case ReviewDecision::kAbort:
+      return what + " denied; turn stopped";
+  }
+  return what + " denied";
+}
+
+ReviewDecision ApprovalPrompt::Review(const core::ApprovalRequest& request,
+                                      const core::CancelToken& cancel) {
+  if (cancel.cancelled()) return ReviewDecision::kAbort;
+  ApprovalQuestion question = QuestionFor(request);
+  const bool patch = question.kind == ApprovalKind::kPatch;
+  if (patch && approved_patches_.count(question.files) != 0) return ReviewDecision::kApproveOnce;
+  ReviewDecision answer = AskUser(question);
+  if (cancel.cancelled()) return ReviewDecision::kAbort;
+  if (patch && answer == ReviewDecision::kApproveForSession) {
+    approved_patches_.insert(question.files);
+  }
+  return answer;
+}
+
+std::string DescribeApproval(const ApprovalQuestion& q, const Style& style, int max_diff_lines) {
+  std::string out;
+  if (q.kind == ApprovalKind::kCommand) {
+    out += style.Bold(style.Yellow("Allow this command?")) + "\n";
+    out += style.Cyan(Indent(q.command, "  $ "));
+    if (!q.cwd.empty()) out += style.Dim("  in " + q.cwd) + "\n";
+    if (q.unsandboxed) out += "  " + style.Red("outside the sandbox") + "\n";
+    if (!q.reason.empty()) out += "  " + style.Italic("reason: " + q.reason) + "\n";
+  } else {
+    out += style.Bold(style.Yellow("Allow these changes?")) + "\n";
+    for (const auto& f : q.files) out += "  " + f + "\n";
+    int shown = 0;
+    int total = 0;
+    size_t pos = 0;
+    while (pos < q.diff.size()) {
+      size_t nl = q.diff.find('\n', pos);
+      if (nl == std::string::npos) nl = q.diff.size();
+      std::string line = q.diff.substr(pos, nl - pos);
+      pos = nl + 1;
+      ++total;
+      if (shown >= max_diff_lines) continue;
+      ++shown;
+      if (line.rfind("+++", 0) == 0 || line.rfind("---", 0) == 0 || line.rfind("***", 0) == 0) {
+        out += "  " + style.Bold(line) + "\n";
+      } else if (!line.empty() && line[0] == '+') {
+        out += "  " + style.Green(line) + "\n";
+      } else if (!line.empty() && line[0] == '-') {
+        out += "  " + style.Red(line) + "\n";
+      } else if (line.rfind("@@", 0) == 0) {
+        out += "  " + style.Cyan(line) + "\n";
+      } else {
+        out += "  " + line + "\n";
+      }
+    }
+    if (total > shown) out += style.Dim("  … +" + std::to_string(total - shown) + " lines") + "\n";
+  }
+  return out;
+}
+
+ReviewDecision TtyApprovalPrompt::AskUser(const ApprovalQuestion& question) {
+  view_.PauseSpinner();
+  terminal_.SetCtrlC(CtrlC::kAsKey);
+  terminal_.Write("\n" + DescribeApproval(question, style_, 40));
+  int selected = 0;
+  auto menu = [&] {
+    std::string out;
+    for (int i = 0; i < kOptionCount; ++i) {
+      const Option& o = kOptions[i];
+      std::string text = std::to_string(i + 1) + ". " +
+                         (question.kind == ApprovalKind::kCommand ? o.command_text : o.patch_text) +
+                         " (" + o.key + ")";
+      out += i == selected ? style_.Cyan("› " + text) : "  " + text;
+      out += "\x1b[K\r\n";
+    }
+    return out;
+  };
+  terminal_.Write(menu());
+  std::optional<ReviewDecision> answer;
+  KeyDecoder decoder;
+  while (!answer) {
+    std::string bytes;
+    ReadStatus status = terminal_.Read(&bytes, decoder.has_pending() ? 50 : -1);
+    if (status == ReadStatus::kEof) {
+      answer = ReviewDecision::kAbort;
+      break;
+    }
+    decoder.Feed(bytes);
+    while (!answer) {
+      std::optional<Key> key = status == ReadStatus::kTimeout ? decoder.Flush() : decoder.Next();
+      if (!key) break;
+      if (key->code == KeyCode::kUp) selected = (selected + kOptionCount - 1) % kOptionCount;
+      if (key->code == KeyCode::kDown || key->code == KeyCode::kTab) {
+        selected = (selected + 1) % kOptionCount;
+      }
+      if (key->code == KeyCode::kEnter) answer = kOptions[selected].answer;
+      if (key->code == KeyCode::kEsc || (key->code == KeyCode::kCtrl && key->ctrl == 'c')) {
+        answer = ReviewDecision::kAbort;
+      }
+      if (key->code == KeyCode::kText) {
+        std::string k = Lower(key->text);
+        if (k == "y") answer = ReviewDecision::kApproveOnce;
+        if (k == "a") answer = ReviewDecision::kApproveForSession;
+        if (k == "n") answer = ReviewDecision::kDeny;
+        if (k == "s") answer = ReviewDecision::kAbort;
+        if (k.size() == 1 && k[0] >= '1' && k[0] <= '4') answer = kOptions[k[0] - '1'].answer;
+      }
+    }
+    // Redraw the menu in place.
+    terminal_.Write("\x1b[" + std::to_string(kOptionCount) + "A\r" + menu());
+  }
+  terminal_.Write("\x1b[" + std::to_string(kOptionCount) + "A\r\x1b[J");
+  bool yes =
+      *answer == ReviewDecision::kApproveOnce || *answer == ReviewDecision::kApproveForSession;
+  terminal_.Write((yes ? style_.Green("✔ ") : style_.Red("✗ ")) +
+                  DescribeDecision(question, *answer) + "\r\n");
+  terminal_.SetCtrlC(CtrlC::kAsSignal);
+  view_.ResumeSpinner();
+  return *answer;
+}
+
+ReviewDecision LineApprovalPrompt::AskUser(const ApprovalQuestion& question) {
+  Style plain(Color::kDisabled);
+  std::fputs(DescribeApproval(question, plain, 40).c_str(), err_);
+  auto answered = [&](ReviewDecision d) {
+    std::fprintf(err_, "%s\n", DescribeDecision(question, d).c_str());
+    return d;
+  };
+  while (true) {
+    std::fputs(
+        "approve? [y]es once, [a]lways this session, [n]o (tell the model), [s]top the turn: ",
+        err_);
+    std::fflush(err_);
+    std::string line;
+    int c;
+    while ((c = std::fgetc(in_)) != EOF && c != '\n') line += static_cast<char>(c);
+    if (c == EOF && line.empty()) {
+      std::fputs("\n", err_);
+      return ReviewDecision::kAbort;
+    }
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+    std::string a = Lower(line);
+    if (a == "y" || a == "yes") return answered(ReviewDecision::kApproveOnce);
+    if (a == "a" || a == "always") return answered(ReviewDecision::kApproveForSession);
+    if (a == "n" || a == "no") return answered(ReviewDecision::kDeny);
+    if (a == "s" || a == "stop") return answered(ReviewDecision::kAbort);
+    std::fprintf(err_, "error: '%s' is not an answer; type y, a, n or s\n", line.c_str());
+  }
+}
+
+}  // namespace codex::cli

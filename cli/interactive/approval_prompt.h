@@ -1,0 +1,94 @@
+// The CLI side of approvals (core::Approver): the question put to the user
+// before a command runs or a patch is applied, and the two ways of asking
+// it: on the terminal (a menu with the command or the diff shown; y / a / n /
+// Esc, or arrows + Enter) and on plain stdin/stdout (the question on stderr,
+// the answer read as a line).
+//
+// The tool router remembers commands approved for the session; patches
+// (which it asks about every time) are remembered here, by their set of
+// files, so "don't ask again for these files" holds. Not thread-safe: the
+// turn loop asks on its own thread.
+#pragma once
+
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli/interactive/style.h"
+#include "core/approval.h"
+
+namespace codex::cli {
+
+class Terminal;
+class TurnView;
+
+enum class ApprovalKind { kCommand, kPatch };
+
+struct ApprovalQuestion {
+  ApprovalKind kind = ApprovalKind::kCommand;
+  std::string command;             // kCommand: the command line as shown
+  std::string cwd;                 // kCommand: where it runs
+  std::string reason;              // kCommand: why approval is needed ("" = not given)
+  bool unsandboxed = false;        // kCommand: it would run outside the sandbox
+  std::string diff;                // kPatch: the patch text or unified diff
+  std::vector<std::string> files;  // kPatch: the files it touches
+};
+
+// The question for a request of the tool router: a patch when argv is
+// {"apply_patch", files...} (the reason then holds the diff), else a command.
+ApprovalQuestion QuestionFor(const core::ApprovalRequest& request);
+
+// A one-line account of the answer ("command approved for the session").
+std::string DescribeDecision(const ApprovalQuestion& question, core::ReviewDecision decision);
+
+class ApprovalPrompt : public core::Approver {
+ public:
+  // Answers kAbort without asking once `cancel` is set; patches approved
+  // for the session are approved again without asking.
+  core::ReviewDecision Review(const core::ApprovalRequest& request,
+                              const core::CancelToken& cancel) override;
+  // Forgets the session approvals (a new or resumed session).
+  void ResetSession() { approved_patches_.clear(); }
+
+ protected:
+  virtual core::ReviewDecision AskUser(const ApprovalQuestion& question) = 0;
+
+ private:
+  std::set<std::vector<std::string>> approved_patches_;
+};
+
+// The terminal menu. `view` pauses its spinner while the menu is up.
+class TtyApprovalPrompt final : public ApprovalPrompt {
+ public:
+  TtyApprovalPrompt(Terminal& terminal, TurnView& view, const Style& style)
+      : terminal_(terminal), view_(view), style_(style) {}
+
+ protected:
+  core::ReviewDecision AskUser(const ApprovalQuestion& question) override;
+
+ private:
+  Terminal& terminal_;
+  TurnView& view_;
+  Style style_;
+};
+
+// The line prompt: the question on `err`, the answer a line of `in`
+// (y, a, n, s or the words yes, always, no, stop; EOF = stop).
+class LineApprovalPrompt final : public ApprovalPrompt {
+ public:
+  LineApprovalPrompt(std::FILE* in, std::FILE* err) : in_(in), err_(err) {}
+
+ protected:
+  core::ReviewDecision AskUser(const ApprovalQuestion& question) override;
+
+ private:
+  std::FILE* in_;
+  std::FILE* err_;
+};
+
+// The question as text lines (header, command or diff excerpt), styled.
+std::string DescribeApproval(const ApprovalQuestion& question, const Style& style,
+                             int max_diff_lines);
+
+}  // namespace codex::cli

@@ -1,0 +1,35 @@
+// The interactive session behind `codex [PROMPT]` and `codex resume`.
+//
+// On a terminal (stdin and stdout are TTYs and TERM is not "dumb"): a line
+// editor with persisted history, streamed Markdown answers, a spinner, tool
+// activity, approval menus, slash commands and the session picker. Otherwise
+// plain line-by-line behaviour with no escape codes: each stdin line is a
+// prompt (or a slash command), the answer goes to stdout, progress to
+// stderr; EOF ends the session. Returns the process exit code.
+#pragma once
+
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/engine.h"
+
+namespace codex::cli {
+
+enum class SessionStart {
+  kNew,         // codex [PROMPT]
+  kResumeId,    // codex resume ID
+  kResumeLast,  // codex resume --last
+  kPick,        // codex resume: choose in the picker
+};
+
+struct InteractiveOptions {
+  RunFlags flags;
+  SessionStart start = SessionStart::kNew;
+  std::string session_id;  // kResumeId
+  bool all = false;        // kPick: sessions of every directory
+  std::string prompt;      // the first prompt ("" = none)
+};
+
+int RunInteractive(const GlobalOptions& global, InteractiveOptions options);
+
+}  // namespace codex::cli

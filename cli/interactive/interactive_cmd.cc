@@ -1,0 +1,81 @@
+#include "cli/interactive/interactive_cmd.h"
+
+#include <memory>
+
+#include "cli/engine.h"
+#include "cli/exit_codes.h"
+#include "cli/interactive/interactive_app.h"
+
+namespace codex::cli {
+
+namespace {
+
+struct InteractiveArgs {
+  InteractiveOptions top;     // codex [PROMPT]
+  InteractiveOptions resume;  // codex resume ...
+  std::vector<std::string> resume_args;
+  bool last = false;
+};
+
+}  // namespace
+
+void RegisterInteractiveCommands(CLI::App& app, GlobalOptions& global, int* exit_code) {
+  auto args = std::make_shared<InteractiveArgs>();
+  app.add_option("PROMPT", args->top.prompt,
+                 "Start an interactive session with this first prompt (quote it)");
+  AddRunFlags(&app, args->top.flags);
+
+  CLI::App* resume = app.add_subcommand(
+      "resume", "Continue a session interactively: ID, --last, or pick one from a list");
+  resume->add_flag("--last", args->last, "Resume the most recent session in this directory");
+  resume->add_flag("--all", args->resume.all, "Pick from the sessions of every directory");
+  resume->add_option("ARGS", args->resume_args, "[ID] [PROMPT]");
+  AddRunFlags(resume, args->resume.flags);
+  resume->callback([&global, args, exit_code]() {
+    InteractiveOptions options = args->resume;
+    const auto& rest = args->resume_args;
+    if (args->last) {
+      if (rest.size() > 1) {
+        *exit_code =
+            ReportError(InvalidArgumentError("resume --last takes at most one PROMPT; quote it"));
+        return;
+      }
+      options.start = SessionStart::kResumeLast;
+      if (!rest.empty()) options.prompt = rest[0];
+    } else if (rest.empty()) {
+      options.start = SessionStart::kPick;
+    } else {
+      if (rest.size() > 2) {
+        *exit_code = ReportError(
+            InvalidArgumentError("resume takes ID and at most one PROMPT; quote the prompt"));
+        return;
+      }
+      options.start = SessionStart::kResumeId;
+      options.session_id = rest[0];
+      if (rest.size() == 2) options.prompt = rest[1];
+    }
+    if (options.all && options.start != SessionStart::kPick) {
+      *exit_code = ReportError(
+          InvalidArgumentError("--all only applies to the picker; drop the ID or --last"));
+      return;
+    }
+    if (options.flags.json) {
+      *exit_code = ReportError(InvalidArgumentError(
+          "--json is for 'codex exec'; the interactive session has no JSON mode"));
+      return;
+    }
+    *exit_code = RunInteractive(global, std::move(options));
+  });
+
+  app.callback([&app, &global, args, exit_code]() {
+    if (!app.get_subcommands().empty()) return;  // a subcommand ran
+    if (args->top.flags.json) {
+      *exit_code = ReportError(InvalidArgumentError(
+          "--json is for 'codex exec'; the interactive session has no JSON mode"));
+      return;
+    }
+    *exit_code = RunInteractive(global, args->top);
+  });
+}
+
+}  // namespace codex::cli

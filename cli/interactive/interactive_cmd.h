@@ -1,0 +1,12 @@
+// Registration of the interactive entry points: `codex [PROMPT]` (the
+// top-level behaviour when no subcommand is given) and
+// `codex resume [ID|--last] [--all] [PROMPT]`.
+#pragma once
+
+#include "cli/commands.h"
+
+namespace codex::cli {
+
+void RegisterInteractiveCommands(CLI::App& app, GlobalOptions& global, int* exit_code);
+
+}  // namespace codex::cli

@@ -1,0 +1,193 @@
+#include "cli/interactive/session_picker.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace codex::cli {
+
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// `s` on one line, cut to `width` columns (with "…" when cut), then padded.
+std::string Fit(std::string_view s, int width) {
+  std::string flat(s);
+  for (char& c : flat) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  int total = DisplayWidth(flat);
+  if (total > width) {
+    std::string cut;
+    int w = 0;
+    size_t i = 0;
+    while (i < flat.size()) {
+      size_t start = i;
+      int cw = CodePointWidth(DecodeUtf8(flat, &i));
+      if (w + cw > width - 1) break;
+      cut.append(flat, start, i - start);
+      w += cw;
+    }
+    flat = cut + "…";
+    total = w + 1;
+  }
+  if (total < width) flat.append(static_cast<size_t>(width - total), ' ');
+  return flat;
+}
+
+}  // namespace
+
+std::string Ago(int64_t then_ms, int64_t now_ms) {
+  int64_t s = std::max<int64_t>(0, (now_ms - then_ms) / 1000);
+  if (s < 5) return "just now";
+  if (s < 60) return std::to_string(s) + "s ago";
+  if (s < 3600) return std::to_string(s / 60) + "m ago";
+  if (s < 86400) return std::to_string(s / 3600) + "h ago";
+  return std::to_string(s / 86400) + "d ago";
+}
+
+SessionPicker::SessionPicker(std::vector<core::SessionInfo> sessions, int64_t now_ms, bool show_cwd)
+    : sessions_(std::move(sessions)), now_ms_(now_ms), show_cwd_(show_cwd) {
+  Refilter();
+}
+
+void SessionPicker::Refilter() {
+  visible_.clear();
+  std::string needle = Lower(filter_);
+  for (size_t i = 0; i < sessions_.size(); ++i) {
+    const auto& s = sessions_[i];
+    if (needle.empty() || Lower(s.title).find(needle) != std::string::npos ||
+        Lower(s.name).find(needle) != std::string::npos ||
+        Lower(s.id).find(needle) != std::string::npos ||
+        Lower(s.cwd).find(needle) != std::string::npos) {
+      visible_.push_back(i);
+    }
+  }
+  selected_ = 0;
+}
+
+void SessionPicker::Move(long delta) {
+  if (visible_.empty()) return;
+  long next = static_cast<long>(selected_) + delta;
+  next = std::clamp(next, 0L, static_cast<long>(visible_.size()) - 1);
+  selected_ = static_cast<size_t>(next);
+}
+
+PickerResult SessionPicker::HandleKey(const Key& key) {
+  switch (key.code) {
+    case KeyCode::kUp:
+      Move(-1);
+      return PickerResult::kPending;
+    case KeyCode::kDown:
+      Move(1);
+      return PickerResult::kPending;
+    case KeyCode::kPageUp:
+      Move(-10);
+      return PickerResult::kPending;
+    case KeyCode::kPageDown:
+      Move(10);
+      return PickerResult::kPending;
+    case KeyCode::kHome:
+      selected_ = 0;
+      return PickerResult::kPending;
+    case KeyCode::kEnd:
+      if (!visible_.empty()) selected_ = visible_.size() - 1;
+      return PickerResult::kPending;
+    case KeyCode::kEnter:
+      return visible_.empty() ? PickerResult::kPending : PickerResult::kChosen;
+    case KeyCode::kEsc:
+      if (filtering_) {
+        filtering_ = false;
+        filter_.clear();
+        Refilter();
+        return PickerResult::kPending;
+      }
+      return PickerResult::kCancelled;
+    case KeyCode::kBackspace:
+      if (filtering_) {
+        if (filter_.empty()) {
+          filtering_ = false;
+        } else {
+          filter_.erase(PrevCodePoint(filter_, filter_.size()));
+          Refilter();
+        }
+      }
+      return PickerResult::kPending;
+    case KeyCode::kPaste:
+    case KeyCode::kText:
+      if (filtering_) {
+        for (char c : key.text) {
+          if (c != '\n' && c != '\r') filter_ += c;
+        }
+        Refilter();
+        return PickerResult::kPending;
+      }
+      if (key.text == "/") {
+        filtering_ = true;
+      } else if (key.text == "k") {
+        Move(-1);
+      } else if (key.text == "j") {
+        Move(1);
+      } else if (key.text == "q") {
+        return PickerResult::kCancelled;
+      }
+      return PickerResult::kPending;
+    case KeyCode::kCtrl:
+      if (key.ctrl == 'c') return PickerResult::kCancelled;
+      if (key.ctrl == 'p') Move(-1);
+      if (key.ctrl == 'n') Move(1);
+      if (key.ctrl == 'u' && filtering_) {
+        filter_.clear();
+        Refilter();
+      }
+      return PickerResult::kPending;
+    default:
+      return PickerResult::kPending;
+  }
+}
+
+std::string SessionPicker::Render(const Style& style, int columns, int max_rows) const {
+  if (columns < 20) columns = 20;
+  std::vector<std::string> lines;
+  std::string heading = style.Bold("Resume a session");
+  std::string hints = style.Dim("  ↑/↓ move · Enter open · / filter · Esc cancel");
+  lines.push_back(DisplayWidth(heading) + DisplayWidth(hints) < columns ? heading + hints
+                                                                        : heading);
+  if (filtering_ || !filter_.empty()) {
+    lines.push_back(style.Cyan("/ ") + filter_ + (filtering_ ? "▏" : ""));
+  }
+  int list_rows = std::max(1, max_rows - static_cast<int>(lines.size()) - 1);
+  if (visible_.empty()) {
+    lines.push_back(
+        style.Dim(sessions_.empty() ? "  no sessions yet" : "  no session matches the filter"));
+  } else {
+    size_t rows = std::min(visible_.size(), static_cast<size_t>(list_rows));
+    size_t first = selected_ >= rows ? selected_ - rows + 1 : 0;
+    const int when_w = 9;
+    const int id_w = 8;
+    int cwd_w = show_cwd_ ? std::min(30, columns / 4) : 0;
+    int title_w = std::max(10, columns - 2 - when_w - 1 - id_w - 2 - (cwd_w ? cwd_w + 1 : 0));
+    for (size_t r = first; r < first + rows; ++r) {
+      const core::SessionInfo& s = sessions_[visible_[r]];
+      std::string title = s.name.empty() ? s.title : s.name + ": " + s.title;
+      if (title.empty()) title = "(no message yet)";
+      std::string row = Fit(Ago(s.updated_at_ms, now_ms_), when_w) + " " + Fit(title, title_w) +
+                        " " + (show_cwd_ ? Fit(s.cwd, cwd_w) + " " : "") +
+                        s.id.substr(0, static_cast<size_t>(id_w));
+      lines.push_back(r == selected_ ? style.Cyan("› ") + style.Bold(row) : "  " + row);
+    }
+  }
+  lines.push_back(style.Dim(std::to_string(visible_.size()) + " of " +
+                            std::to_string(sessions_.size()) + " sessions"));
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i > 0) out += "\r\n";
+    out += lines[i];
+  }
+  return out;
+}
+
+}  // namespace codex::cli

@@ -1,0 +1,57 @@
+// SessionPicker: the list `codex resume` shows to choose a session: arrows
+// (or Ctrl-P/Ctrl-N, k/j) move, PageUp/PageDown jump, Enter opens, "/"
+// starts a filter (typed text narrows the list by title, name, id or
+// directory, case-insensitively; Esc or Backspace on an empty filter leaves
+// it), Esc, q or Ctrl-C cancel. Pure state plus Render(); the caller owns the
+// terminal. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/interactive/keys.h"
+#include "cli/interactive/style.h"
+#include "core/session_store.h"
+
+namespace codex::cli {
+
+enum class PickerResult { kPending, kChosen, kCancelled };
+
+class SessionPicker {
+ public:
+  // `sessions` newest first; `now_ms` is used for the "5m ago" column;
+  // `show_cwd` adds the directory column (for --all).
+  SessionPicker(std::vector<core::SessionInfo> sessions, int64_t now_ms, bool show_cwd);
+
+  PickerResult HandleKey(const Key& key);
+
+  // The chosen session (valid after kChosen).
+  const core::SessionInfo& chosen() const { return sessions_[visible_[selected_]]; }
+  // Indices into the sessions of the rows the filter keeps.
+  const std::vector<size_t>& visible() const { return visible_; }
+  size_t selected() const { return selected_; }
+  const std::string& filter() const { return filter_; }
+  bool filtering() const { return filtering_; }
+
+  // The picker drawn in at most `max_rows` rows of `columns` columns; lines
+  // are separated by "\r\n" and the text does not end with one.
+  std::string Render(const Style& style, int columns, int max_rows) const;
+
+ private:
+  void Refilter();
+  void Move(long delta);
+
+  std::vector<core::SessionInfo> sessions_;
+  int64_t now_ms_;
+  bool show_cwd_;
+  std::vector<size_t> visible_;
+  size_t selected_ = 0;
+  std::string filter_;
+  bool filtering_ = false;
+};
+
+// "just now", "42s ago", "5m ago", "3h ago", "2d ago".
+std::string Ago(int64_t then_ms, int64_t now_ms);
+
+}  // namespace codex::cli

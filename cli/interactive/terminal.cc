@@ -1,0 +1,172 @@
+#include "cli/interactive/terminal.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+
+namespace codex::cli {
+
+namespace {
+
+constexpr char kPasteOn[] = "\x1b[?2004h";
+constexpr char kPasteOff[] = "\x1b[?2004l";
+
+// State the signal handlers need: the terminal to restore before exiting.
+int g_in_fd = -1;
+int g_out_fd = -1;
+struct termios g_saved {};
+volatile sig_atomic_t g_have_saved = 0;
+volatile sig_atomic_t g_resized = 0;
+std::atomic<core::CancelToken*> g_token{nullptr};
+volatile sig_atomic_t g_interrupts = 0;
+
+void RestoreForExit() {
+  if (!g_have_saved) return;
+  (void)!::write(g_out_fd, kPasteOff, sizeof kPasteOff - 1);
+  ::tcsetattr(g_in_fd, TCSAFLUSH, &g_saved);
+}
+
+void OnWinch(int) { g_resized = 1; }
+
+void OnInterrupt(int sig) {
+  g_interrupts = g_interrupts + 1;
+  if (g_interrupts > 1 || sig == SIGTERM || sig == SIGHUP) {
+    RestoreForExit();
+    constexpr char kMsg[] = "\r\n\x1b[Kinterrupted\r\n";
+    (void)!::write(g_out_fd >= 0 ? g_out_fd : STDERR_FILENO, kMsg, sizeof kMsg - 1);
+    _exit(130);
+  }
+  if (core::CancelToken* token = g_token.load()) token->Cancel();
+}
+
+// Restores the terminal on SIGTERM/SIGHUP outside turns too.
+void OnTerminate(int) {
+  RestoreForExit();
+  _exit(130);
+}
+
+void Handle(int sig, void (*handler)(int)) {
+  struct sigaction sa {};
+  sa.sa_handler = handler;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: poll() wakes up with EINTR
+  sigaction(sig, &sa, nullptr);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Terminal>> Terminal::Open(int in_fd, int out_fd) {
+  if (!isatty(in_fd)) return FailedPreconditionError("standard input is not a terminal");
+  std::unique_ptr<Terminal> t(new Terminal(in_fd, out_fd));
+  if (tcgetattr(in_fd, &t->saved_) != 0) {
+    return FailedPreconditionError("cannot read the terminal settings");
+  }
+  g_in_fd = in_fd;
+  g_out_fd = out_fd;
+  g_saved = t->saved_;
+  g_have_saved = 1;
+  Handle(SIGWINCH, OnWinch);
+  Handle(SIGTERM, OnTerminate);
+  Handle(SIGHUP, OnTerminate);
+  t->Apply(CtrlC::kAsKey);
+  t->Write(kPasteOn);
+  return t;
+}
+
+Terminal::~Terminal() {
+  Write(kPasteOff);
+  tcsetattr(in_fd_, TCSAFLUSH, &saved_);
+  g_have_saved = 0;
+  signal(SIGWINCH, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGHUP, SIG_DFL);
+  signal(SIGINT, SIG_DFL);
+}
+
+void Terminal::Apply(CtrlC mode) {
+  struct termios raw = saved_;
+  raw.c_iflag &= ~static_cast<tcflag_t>(BRKINT | ICRNL | INPCK | ISTRIP | IXON);
+  raw.c_cflag |= CS8;
+  raw.c_lflag &= ~static_cast<tcflag_t>(ECHO | ICANON | IEXTEN | ISIG);
+  if (mode == CtrlC::kAsSignal) raw.c_lflag |= ISIG;
+  raw.c_cc[VMIN] = 1;
+  raw.c_cc[VTIME] = 0;
+  // TCSADRAIN keeps type-ahead: keys typed while a turn ran reach the prompt.
+  tcsetattr(in_fd_, TCSADRAIN, &raw);
+}
+
+void Terminal::SetCtrlC(CtrlC mode) { Apply(mode); }
+
+void Terminal::WriteLocked(std::string_view s) {
+  while (!s.empty()) {
+    ssize_t n = ::write(out_fd_, s.data(), s.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;  // the terminal is gone; nothing useful to do
+    }
+    s.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
+void Terminal::Write(std::string_view s) {
+  std::lock_guard<std::mutex> lock(write_mutex_);
+  WriteLocked(s);
+}
+
+ReadStatus Terminal::Read(std::string* out, int timeout_ms) {
+  while (true) {
+    if (g_resized) {
+      g_resized = 0;
+      return ReadStatus::kResized;
+    }
+    struct pollfd p {};
+    p.fd = in_fd_;
+    p.events = POLLIN;
+    int r = ::poll(&p, 1, timeout_ms);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return ReadStatus::kEof;
+    }
+    if (r == 0) return ReadStatus::kTimeout;
+    char buf[4096];
+    ssize_t n = ::read(in_fd_, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return ReadStatus::kEof;
+    }
+    if (n == 0) return ReadStatus::kEof;
+    out->append(buf, static_cast<size_t>(n));
+    return ReadStatus::kData;
+  }
+}
+
+int Terminal::Columns() const {
+  struct winsize ws {};
+  if (ioctl(out_fd_, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  if (ioctl(in_fd_, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 80;
+}
+
+int Terminal::Rows() const {
+  struct winsize ws {};
+  if (ioctl(out_fd_, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0) return ws.ws_row;
+  if (ioctl(in_fd_, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0) return ws.ws_row;
+  return 24;
+}
+
+TurnInterrupt::TurnInterrupt(core::CancelToken* token) {
+  g_token.store(token);
+  g_interrupts = 0;
+  Handle(SIGINT, OnInterrupt);
+}
+
+TurnInterrupt::~TurnInterrupt() {
+  signal(SIGINT, SIG_IGN);
+  g_token.store(nullptr);
+}
+
+}  // namespace codex::cli

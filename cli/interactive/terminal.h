@@ -1,0 +1,80 @@
+// Terminal: the controlling terminal of an interactive session, in raw
+// mode for as long as the object lives.
+//
+// Open() saves the termios state and switches to raw input (no echo, no
+// line buffering, no CR->NL translation, no flow control; output post-
+// processing stays on so "\n" still starts a new line), and turns bracketed
+// paste on; the destructor restores everything. Ctrl-C is a key while the
+// prompt is read (CtrlC::kAsKey) and a SIGINT while a turn runs
+// (CtrlC::kAsSignal, see TurnInterrupt). Writes are serialised by a mutex, so
+// the spinner thread and the turn thread can both draw. Everything else is
+// for the thread that owns the session.
+#pragma once
+
+#include <termios.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "core/cancel.h"
+#include "core/status.h"
+
+namespace codex::cli {
+
+enum class CtrlC { kAsKey, kAsSignal };
+
+enum class ReadStatus {
+  kData,     // bytes were appended
+  kTimeout,  // nothing arrived in time
+  kResized,  // the window size changed (SIGWINCH); redraw
+  kEof,      // the terminal hung up
+};
+
+class Terminal {
+ public:
+  // kFailedPrecondition when `in_fd` is not a terminal.
+  static Result<std::unique_ptr<Terminal>> Open(int in_fd, int out_fd);
+  ~Terminal();
+  Terminal(const Terminal&) = delete;
+  Terminal& operator=(const Terminal&) = delete;
+
+  void SetCtrlC(CtrlC mode);
+
+  // Writes all of `s` (thread-safe).
+  void Write(std::string_view s);
+  // Holds the write lock while the caller composes a multi-part drawing.
+  std::unique_lock<std::mutex> Lock() { return std::unique_lock<std::mutex>(write_mutex_); }
+  // Writes without taking the lock (the caller holds Lock()).
+  void WriteLocked(std::string_view s);
+
+  // Appends what is available on the input to `*out`, waiting up to
+  // `timeout_ms` (-1 = until something happens).
+  ReadStatus Read(std::string* out, int timeout_ms);
+
+  int Columns() const;
+  int Rows() const;
+
+ private:
+  Terminal(int in_fd, int out_fd) : in_fd_(in_fd), out_fd_(out_fd) {}
+  void Apply(CtrlC mode);
+
+  int in_fd_;
+  int out_fd_;
+  struct termios saved_ {};
+  std::mutex write_mutex_;
+};
+
+// While alive, SIGINT cancels `token` (the turn stops and is recorded as
+// interrupted); a second SIGINT restores the terminal and exits with 130.
+// Only one may exist at a time; `token` must outlive it.
+class TurnInterrupt {
+ public:
+  explicit TurnInterrupt(core::CancelToken* token);
+  ~TurnInterrupt();
+  TurnInterrupt(const TurnInterrupt&) = delete;
+  TurnInterrupt& operator=(const TurnInterrupt&) = delete;
+};
+
+}  // namespace codex::cli
