@@ -2,6 +2,7 @@
 
 #include "cli/apply_patch_cmd.h"
 #include "cli/compact_cmd.h"
+#include "cli/completion_cmd.h"
 #include "cli/exec_cmd.h"
 #include "cli/interactive/interactive_cmd.h"
 #include "cli/sandbox_cmd.h"
@@ -19,6 +20,7 @@ void RegisterAllCommands(CLI::App& app, GlobalOptions& global, int* exit_code) {
       ->take_all();
   RegisterExecCommand(app, global, exit_code);
   RegisterInteractiveCommands(app, global, exit_code);  // codex [PROMPT], codex resume
+  RegisterCompletionCommand(app, global, exit_code);
   RegisterSandboxCommand(app, global, exit_code);
   RegisterApplyPatchCommand(app, global, exit_code);
   RegisterSessionsCommands(app, global, exit_code);
