@@ -212,7 +212,9 @@ std::string TurnIdOf(const Json& payload, const std::string& current) {
 
 }  // namespace
 
-Result<ImportedSession> ParseRollout(std::string_view text, const std::string& source_name) {
+namespace {
+
+Result<ImportedSession> ParseRolloutOrThrow(std::string_view text, const std::string& source_name) {
   ImportedSession out;
   out.spec.source = "import";
   bool have_meta = false;
@@ -393,6 +395,17 @@ Result<ImportedSession> ParseRollout(std::string_view text, const std::string& s
   }
   out.updated_at_ms = last_ts;
   return out;
+}
+
+}  // namespace
+
+Result<ImportedSession> ParseRollout(std::string_view text, const std::string& source_name) {
+  // nlohmann throws on fields of an unexpected type; that is malformed input.
+  try {
+    return ParseRolloutOrThrow(text, source_name);
+  } catch (const std::exception& e) {
+    return InvalidArgumentError(source_name + ": malformed rollout: " + e.what());
+  }
 }
 
 Result<std::vector<std::string>> CollectRolloutFiles(const std::vector<std::string>& paths) {

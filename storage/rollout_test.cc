@@ -209,6 +209,16 @@ TEST_CASE("Import rejects malformed files with file and line") {
   CHECK(store->FindSession("01900000-0000-7000-8000-0000000000ab").status().code() ==
         StatusCode::kNotFound);
 
+  // A field of the wrong type is an error, not an exception.
+  auto bad_type = storage::ImportRolloutFile(
+      *store,
+      WriteFile(
+          dir, "e.jsonl",
+          meta + "\n" + R"({"type":"codex_turn","payload":{"turn_id":"t","started_at_ms":"x"}})"));
+  REQUIRE_FALSE(bad_type.ok());
+  CHECK(bad_type.status().code() == StatusCode::kInvalidArgument);
+  CHECK(bad_type.status().message().find("e.jsonl") != std::string::npos);
+
   auto missing = storage::CollectRolloutFiles({dir.File("nope")});
   CHECK(missing.status().code() == StatusCode::kNotFound);
 
