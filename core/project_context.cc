@@ -67,7 +67,11 @@ std::string LoadProjectDocs(const Config& config) {
     out += "--- " + f.string() + "\n";
     out += text;
     if (out.size() >= kProjectDocMaxBytes) {
-      out.resize(kProjectDocMaxBytes);
+      // Cut on a character boundary: a split UTF-8 sequence would make the
+      // request body invalid JSON text for the server.
+      size_t cut = kProjectDocMaxBytes;
+      while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+      out.resize(cut);
       out += "\n[AGENTS.md truncated at 32 KiB]";
       break;
     }
