@@ -328,6 +328,9 @@ Result<TurnResult> Conversation::RunTurn(const std::string& user_text, const Can
             Commit(turn_id, {CallOutputFor(call.kind, call.call_id, "aborted by the user")}));
         continue;
       }
+      if (cancel.cancelled()) {
+        return finish_failed(CancelledError("interrupted"), TurnStatus::kInterrupted);
+      }
       auto outcome = deps_.tools->Dispatch(call, cancel);
       if (!outcome.ok()) {
         if (outcome.status().code() == StatusCode::kCancelled || cancel.cancelled()) {
