@@ -167,7 +167,8 @@ std::string SessionPicker::Render(const Style& style, int columns, int max_rows)
     size_t rows = std::min(visible_.size(), static_cast<size_t>(list_rows));
     size_t first = selected_ >= rows ? selected_ - rows + 1 : 0;
     const int when_w = 9;
-    const int id_w = 8;
+    // The whole id: UUIDv7 prefixes are timestamps, alike for sessions of the same hour.
+    const int id_w = 36;
     int cwd_w = show_cwd_ ? std::min(30, columns / 4) : 0;
     int title_w = std::max(10, columns - 2 - when_w - 1 - id_w - 2 - (cwd_w ? cwd_w + 1 : 0));
     for (size_t r = first; r < first + rows; ++r) {
@@ -175,8 +176,7 @@ std::string SessionPicker::Render(const Style& style, int columns, int max_rows)
       std::string title = s.name.empty() ? s.title : s.name + ": " + s.title;
       if (title.empty()) title = "(no message yet)";
       std::string row = Fit(Ago(s.updated_at_ms, now_ms_), when_w) + " " + Fit(title, title_w) +
-                        " " + (show_cwd_ ? Fit(s.cwd, cwd_w) + " " : "") +
-                        s.id.substr(0, static_cast<size_t>(id_w));
+                        " " + (show_cwd_ ? Fit(s.cwd, cwd_w) + " " : "") + Fit(s.id, id_w);
       lines.push_back(r == selected_ ? style.Cyan("› ") + style.Bold(row) : "  " + row);
     }
   }

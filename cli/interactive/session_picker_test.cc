@@ -91,7 +91,7 @@ TEST_CASE("Backspace edits the filter, then leaves it") {
 TEST_CASE("render shows age, title, id prefix and the selection marker") {
   SessionPicker p = ThreeSessions();
   p.HandleKey(Code(KeyCode::kDown));
-  std::string out = p.Render(Style(Color::kDisabled), 60, 10);
+  std::string out = p.Render(Style(Color::kDisabled), 80, 10);
   CHECK(out.find('\x1b') == std::string::npos);
   CHECK(out.find("  1m ago    Fix the parser") != std::string::npos);
   CHECK(out.find("› 1h ago    Write docs") != std::string::npos);
@@ -100,13 +100,13 @@ TEST_CASE("render shows age, title, id prefix and the selection marker") {
   for (size_t pos = 0; pos < out.size();) {
     size_t nl = out.find("\r\n", pos);
     if (nl == std::string::npos) nl = out.size();
-    CHECK(DisplayWidth(out.substr(pos, nl - pos)) <= 60);
+    CHECK(DisplayWidth(out.substr(pos, nl - pos)) < 80);
     pos = nl + 2;
   }
   // Only as many rows as fit, keeping the selection visible.
   SessionPicker q = ThreeSessions();
   q.HandleKey(Code(KeyCode::kEnd));
-  std::string small = q.Render(Style(Color::kDisabled), 60, 3);
+  std::string small = q.Render(Style(Color::kDisabled), 80, 3);
   CHECK(small.find("Parser benchmarks") != std::string::npos);
   CHECK(small.find("Fix the parser") == std::string::npos);
 }

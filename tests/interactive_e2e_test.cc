@@ -1,0 +1,529 @@
+// End-to-end tests of the interactive session: the real codex binary on a
+// pseudo-terminal (pty_support.h) against the scripted Responses server,
+// asserting on the screen a user would see; plus the plain (non-TTY) mode
+// and `codex completion`.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "tests/e2e_support.h"
+#include "tests/pty_support.h"
+
+namespace codex::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr auto kWait = 20s;
+
+std::unique_ptr<CodexTestEnv> MakeEnv(std::string_view script, std::string extra_config = "") {
+  CodexTestEnvOptions options;
+  options.extra_config = std::move(extra_config);
+  auto env = CodexTestEnv::Create(script, options);
+  REQUIRE(env.ok());
+  return std::move(*env);
+}
+
+std::unique_ptr<PtyProcess> SpawnTui(CodexTestEnv& env, std::vector<std::string> args,
+                                     std::map<std::string, std::string> extra_env = {}) {
+  ProcessOptions options = env.CodexCommand(std::move(args));
+  for (auto& [k, v] : extra_env) options.env[k] = v;
+  auto p = PtyProcess::Spawn(options);
+  REQUIRE(p.ok());
+  return std::move(*p);
+}
+
+void Expect(const Status& s) {
+  INFO(s.message());
+  REQUIRE(s.ok());
+}
+
+// The text of every user message in a recorded request's input.
+std::vector<std::string> UserTexts(const RecordedRequest& request) {
+  std::vector<std::string> out;
+  for (const Json& item : ItemsOfType(request, "message")) {
+    if (item.value("role", "") != "user") continue;
+    for (const Json& part : item["content"]) out.push_back(part.value("text", ""));
+  }
+  return out;
+}
+
+bool Contains(const std::vector<std::string>& v, std::string_view s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// The first session id printed after `prefix` in `text`, "" when none.
+std::string FirstId(const std::string& text, const std::string& prefix) {
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex(prefix + "([0-9a-f-]{36})"))) return "";
+  return m[1];
+}
+
+// The session id printed in the last "resume this session with: codex resume <id>".
+std::string ResumeHint(const std::string& text) {
+  std::smatch m;
+  std::regex re("codex resume ([0-9a-f-]{36})");
+  std::string last;
+  auto begin = text.cbegin();
+  while (std::regex_search(begin, text.cend(), m, re)) {
+    last = m[1];
+    begin = m.suffix().first;
+  }
+  return last;
+}
+
+TEST_CASE("a two-turn conversation: streamed Markdown, a tool call, history, Ctrl-D") {
+  auto env = MakeEnv(R"({"responses": [
+    {"message": "# Plan\n\nThis is **bold** and `code`.\n\n- first item\n- second item\n"},
+    {"output": [{"shell": ["bash", "-c", "echo tool-output-line"]}]},
+    "All done after the tool."
+  ]})");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("show me a plan\r"));
+  Expect(p->WaitForText("second item", kWait));
+  Expect(p->WaitForText("context left", kWait));
+  std::string text = p->screen().Text();
+  CHECK(text.find("› show me a plan") != std::string::npos);
+  CHECK(text.find("\nPlan\n") != std::string::npos);  // heading styled, not "# Plan"
+  CHECK(text.find("This is bold and code.") != std::string::npos);
+  CHECK(text.find("• first item") != std::string::npos);
+  CHECK(p->raw().find("\x1b[1m") != std::string::npos);  // colour is on
+
+  Expect(p->Write("now run it\r"));
+  Expect(p->WaitForText("All done after the tool.", kWait));
+  text = p->screen().Text();
+  CHECK(text.find("• Running bash -c 'echo tool-output-line'") != std::string::npos);
+  CHECK(text.find("└ tool-output-line") != std::string::npos);
+  CHECK(text.find("✓ exit 0") != std::string::npos);
+
+  // Up recalls the previous prompt.
+  Expect(p->Write("\x1b[A"));
+  Expect(p->WaitFor(
+      [](const Screen& s) {
+        return s.Visible().find("› now run it") != std::string::npos && s.cursor_col() == 12;
+      },
+      kWait));
+  Expect(p->Write("\x15\x04"));  // Ctrl-U, Ctrl-D
+  auto code = p->WaitExit(kWait);
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
+
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  CHECK(Contains(UserTexts(requests[2]), "show me a plan"));
+  CHECK(Contains(UserTexts(requests[2]), "now run it"));
+
+  std::ifstream history(env->codex_home() / "history.jsonl");
+  std::string line;
+  std::vector<std::string> entries;
+  while (std::getline(history, line)) entries.push_back(nlohmann::json::parse(line)["text"]);
+  CHECK(entries == std::vector<std::string>{"show me a plan", "now run it"});
+}
+
+// Counts occurrences of `needle` in `hay`.
+size_t Count(const std::string& hay, std::string_view needle) {
+  size_t n = 0;
+  for (size_t pos = hay.find(needle); pos != std::string::npos; pos = hay.find(needle, pos + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+// The output text a call got, from the last recorded request.
+std::string CallOutput(const RecordedRequest& request, std::string_view call_id) {
+  for (const Json& item : ItemsOfType(request, "function_call_output")) {
+    if (item.value("call_id", "") == call_id) {
+      return item["output"].is_string() ? item["output"].get<std::string>() : item["output"].dump();
+    }
+  }
+  return "";
+}
+
+TEST_CASE("approvals: once, deny and tell the model, for the session, deny and stop") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["bash", "-c", "touch one.txt && echo made-one"], "call_id": "c1"}]},
+    {"output": [{"shell": ["bash", "-c", "touch two.txt"], "call_id": "c2"}]},
+    "Understood, I will not create two.txt.",
+    {"output": [{"shell": ["bash", "-c", "touch three.txt"], "call_id": "c3"}]},
+    {"output": [{"shell": ["bash", "-c", "touch three.txt"], "call_id": "c4"}]},
+    "Created three.txt twice.",
+    {"output": [{"shell": ["bash", "-c", "rm -f one.txt"], "call_id": "c5"}]},
+    "this answer is never requested"
+  ]})",
+                     "approval_policy = \"untrusted\"\nsandbox_mode = \"danger-full-access\"\n");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("make two files\r"));
+  Expect(p->WaitForText("Allow this command?", kWait));
+  Expect(p->WaitForText("$ bash -c 'touch one.txt && echo made-one'", kWait));
+  Expect(p->WaitForText("Yes, and don't ask again for this command (a)", kWait));
+  Expect(p->Write("y"));
+  Expect(p->WaitForText("✔ command approved", kWait));
+  Expect(p->WaitForText("made-one", kWait));
+  size_t mark = p->screen().Text().size();
+  Expect(p->WaitForText("$ bash -c 'touch two.txt'", kWait));
+  Expect(p->Write("n"));
+  Expect(p->WaitForText("✗ command denied; codex is told", kWait));
+  Expect(p->WaitForText("Understood, I will not create two.txt.", kWait, mark));
+  CHECK(std::filesystem::exists(env->workdir() / "one.txt"));
+  CHECK(!std::filesystem::exists(env->workdir() / "two.txt"));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  CHECK(CallOutput(requests[2], "c2").find("denied") != std::string::npos);
+
+  // Approved for the session: the same command runs again without asking.
+  Expect(p->WaitForText("context left", kWait, mark));
+  size_t asked = Count(p->screen().Text(), "Allow this command?");
+  Expect(p->Write("three please\r"));
+  Expect(p->WaitForText("$ bash -c 'touch three.txt'", kWait));
+  // Move to the second option with the arrow key and choose it with Enter.
+  Expect(p->Write("\x1b[B"));
+  Expect(p->WaitFor(
+      [](const Screen& s) {
+        return s.Visible().find("› 2. Yes, and don't ask again") != std::string::npos;
+      },
+      kWait));
+  Expect(p->Write("\r"));
+  Expect(p->WaitForText("Created three.txt twice.", kWait));
+  CHECK(Count(p->screen().Text(), "Allow this command?") == asked + 1);
+  CHECK(Count(p->screen().Text(), "• Running bash -c 'touch three.txt'") == 2);
+
+  // Esc denies and stops the turn: no further request is made.
+  Expect(
+      p->WaitForText("context left", kWait, p->screen().Text().find("Created three.txt twice.")));
+  Expect(p->Write("clean up\r"));
+  Expect(p->WaitForText("$ bash -c 'rm -f one.txt'", kWait));
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("✗ command denied; turn stopped", kWait));
+  Expect(p->WaitFor(
+      [](const Screen& s) {
+        std::string v = s.Visible();
+        return v.rfind("›") != std::string::npos && v.rfind("›") > v.rfind("turn stopped");
+      },
+      kWait));
+  CHECK(std::filesystem::exists(env->workdir() / "one.txt"));
+  CHECK(env->server().requests_to("/responses").size() == 7);
+  Expect(p->Write("\x04"));
+  auto code = p->WaitExit(kWait);
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
+}
+
+TEST_CASE("Ctrl-C interrupts a turn; the session resumes with what was said") {
+  auto env = MakeEnv(R"({"responses": [
+    {"message": "this answer never arrives", "delay_ms": 30000},
+    "Picking up where we left off."
+  ]})");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("a long task\r"));
+  Expect(p->WaitForText("Ctrl-C to interrupt", kWait));
+  Expect(p->Write("\x03"));
+  Expect(p->WaitForText("■ Interrupted.", kWait));
+  // The prompt is back; Ctrl-D leaves.
+  Expect(p->WaitFor(
+      [](const Screen& s) {
+        std::string v = s.Visible();
+        return v.rfind("›") != std::string::npos && v.rfind("›") > v.rfind("Interrupted");
+      },
+      kWait));
+  Expect(p->Write("\x04"));
+  auto code = p->WaitExit(kWait);
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
+  std::string id = ResumeHint(p->screen().Text());
+  REQUIRE(!id.empty());
+
+  auto r = SpawnTui(*env, {"resume", id});
+  Expect(r->WaitForText("resumed session " + id, kWait));
+  Expect(r->WaitForText("› a long task", kWait));  // the transcript is replayed
+  Expect(r->Write("go on\r"));
+  Expect(r->WaitForText("Picking up where we left off.", kWait));
+  Expect(r->Write("/quit\r"));
+  code = r->WaitExit(kWait);
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(Contains(UserTexts(requests[1]), "a long task"));
+  CHECK(Contains(UserTexts(requests[1]), "go on"));
+}
+
+TEST_CASE("Ctrl-C right after an interrupted turn exits, restoring the terminal") {
+  auto env = MakeEnv(R"({"responses": [{"message": "never", "delay_ms": 30000}]})");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("wait forever\r"));
+  Expect(p->WaitForText("Ctrl-C to interrupt", kWait));
+  Expect(p->Write("\x03"));
+  Expect(p->WaitForText("■ Interrupted.", kWait));
+  Expect(p->WaitFor(
+      [](const Screen& s) {
+        std::string v = s.Visible();
+        return v.rfind("›") != std::string::npos && v.rfind("›") > v.rfind("Interrupted");
+      },
+      kWait));
+  Expect(p->Write("\x03"));
+  auto code = p->WaitExit(kWait);
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
+  CHECK(p->raw().rfind("\x1b[?2004l") > p->raw().rfind("\x1b[?2004h"));  // paste mode off again
+}
+
+TEST_CASE("at the prompt, Ctrl-C clears the line, twice on an empty line quits") {
+  auto env = MakeEnv(R"([])");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("some draft"));
+  Expect(p->WaitForText("› some draft", kWait));
+  Expect(p->Write("\x03"));
+  Expect(p->WaitFor(
+      [](const Screen& s) { return s.Visible().find("some draft") == std::string::npos; }, kWait));
+  Expect(p->Write("\x03"));
+  Expect(p->WaitForText("Press Ctrl-C again to quit", kWait));
+  Expect(p->Write("\x03"));
+  auto code = p->WaitExit(kWait);
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
+  CHECK(env->server().requests_to("/responses").empty());
+}
+
+TEST_CASE("/compact, /status and /fork continue in a branch") {
+  auto env =
+      MakeEnv(R"({"responses": ["answer one", "answer two", "answer three", "answer four"]})");
+  auto p = SpawnTui(*env, {"-c", "model_providers.scripted.supports_compact=true"});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("first question\r"));
+  Expect(p->WaitForText("answer one", kWait));
+  Expect(p->Write("second question\r"));
+  Expect(p->WaitForText("answer two", kWait));
+  std::string original = FirstId(p->screen().Text(), "session ");
+  REQUIRE(!original.empty());
+
+  Expect(p->Write("/compact\r"));
+  Expect(p->WaitForText("compacted; context", kWait));
+  CHECK(env->server().compactions_served() == 1);
+  CHECK(p->screen().Text().find("Compacted the conversation") != std::string::npos);
+
+  Expect(p->Write("/status\r"));
+  Expect(p->WaitForText("context     ", kWait));
+  std::string text = p->screen().Text();
+  CHECK(text.find("model       gpt-test") != std::string::npos);
+  CHECK(text.find("provider    scripted") != std::string::npos);
+  CHECK(text.find("session     " + original) != std::string::npos);
+
+  Expect(p->Write("/fork 1\r"));
+  Expect(p->WaitForText("after turn 1 into", kWait));
+  std::string branch = FirstId(p->screen().Text(), "after turn 1 into ");
+  REQUIRE(!branch.empty());
+  CHECK(branch != original);
+  Expect(p->Write("third question\r"));
+  Expect(p->WaitForText("answer three", kWait));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  auto users = UserTexts(requests[2]);
+  CHECK(Contains(users, "first question"));
+  CHECK(!Contains(users, "second question"));
+  CHECK(Contains(users, "third question"));
+
+  Expect(p->Write("/sessions\r"));
+  Expect(p->WaitForText("/resume ID switches to one", kWait));
+  text = p->screen().Text();
+  CHECK(text.find("* " + branch) != std::string::npos);
+  CHECK(text.find("  " + original) != std::string::npos);
+  Expect(p->Write("/nope\r"));
+  Expect(p->WaitForText("error: unknown command '/nope'", kWait));
+  Expect(p->Write("/quit\r"));
+  auto code = p->WaitExit(kWait);
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
+  CHECK(ResumeHint(p->screen().Text()) == branch);
+}
+
+// Runs `codex exec PROMPT` (in `dir` when given) and returns the session id.
+std::string ExecSession(CodexTestEnv& env, const std::string& prompt,
+                        const std::filesystem::path& dir = {}) {
+  ProcessOptions options = env.CodexCommand({"exec", prompt});
+  if (!dir.empty()) options.cwd = dir;
+  auto run = RunProcess(options);
+  REQUIRE(run.ok());
+  INFO(run->err);
+  REQUIRE(run->exit_code == 0);
+  std::string id = FirstId(run->err, "session ");
+  REQUIRE(!id.empty());
+  return id;
+}
+
+TEST_CASE("codex resume opens a picker: arrows, / to filter, Enter; --all for every directory") {
+  auto env = MakeEnv(R"({"responses": [], "default": "ok {{n}}"})");
+  std::string alpha = ExecSession(*env, "alpha project setup");
+  std::string beta = ExecSession(*env, "beta bug hunt");
+  std::filesystem::create_directories(env->workdir() / "elsewhere");
+  std::string gamma = ExecSession(*env, "gamma in another directory", env->workdir() / "elsewhere");
+
+  auto p = SpawnTui(*env, {"resume"});
+  Expect(p->WaitForText("Resume a session", kWait));
+  Expect(p->WaitForText("2 of 2 sessions", kWait));
+  std::string visible = p->screen().Visible();
+  CHECK(visible.find("alpha project setup") != std::string::npos);
+  CHECK(visible.find("› ") != std::string::npos);
+  CHECK(visible.find("gamma") == std::string::npos);
+  // Newest first: beta is selected; Down moves to alpha.
+  CHECK(visible.find("› just now  beta bug hunt") != std::string::npos);
+  Expect(p->Write("\x1b[B"));
+  Expect(p->WaitFor(
+      [](const Screen& s) { return s.Visible().find("› just now  alpha") != std::string::npos; },
+      kWait));
+  Expect(p->Write("/bug"));
+  Expect(p->WaitForText("1 of 2 sessions", kWait));
+  CHECK(p->screen().Visible().find("alpha project setup") == std::string::npos);
+  Expect(p->Write("\r"));
+  Expect(p->WaitForText("resumed session " + beta, kWait));
+  Expect(p->WaitForText("› beta bug hunt", kWait));
+  CHECK(p->screen().Text().find("Resume a session") == std::string::npos);  // the picker is erased
+  Expect(p->Write("\x04"));
+  auto code = p->WaitExit(kWait);
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
+
+  auto all = SpawnTui(*env, {"resume", "--all"});
+  Expect(all->WaitForText("3 of 3 sessions", kWait));
+  CHECK(all->screen().Visible().find("gamma in another") != std::string::npos);  // cut to fit
+  CHECK(all->screen().Visible().find(alpha) != std::string::npos);
+  CHECK(all->screen().Visible().find(gamma) != std::string::npos);
+  Expect(all->Write("\x1b"));  // Esc cancels
+  code = all->WaitExit(kWait);
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
+  CHECK(all->screen().Text().find("no session chosen") != std::string::npos);
+}
+
+TEST_CASE("multi-line input: Alt-Enter, a trailing backslash and bracketed paste") {
+  auto env = MakeEnv(R"({"responses": ["one", "two"]})");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("line one\x1b\rline two\\\rline three\r"));
+  Expect(p->WaitForText("line three\ncodex\none\n", kWait));
+  Expect(p->WaitForText("context left", kWait));
+  Expect(p->Write("\x1b[200~pasted\r\nblock\x1b[201~\r"));
+  Expect(p->WaitForText("block\ncodex\ntwo\n", kWait));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  auto users = UserTexts(requests[1]);
+  CHECK(Contains(users, "line one\nline two\nline three"));
+  CHECK(Contains(users, "pasted\nblock"));
+}
+
+// True when `raw` holds an SGR (colour/attribute) escape sequence.
+bool HasSgr(const std::string& raw) {
+  return std::regex_search(raw, std::regex("\x1b\\[[0-9;]*m"));
+}
+
+TEST_CASE("NO_COLOR keeps the terminal UI without colours; TERM=dumb gets plain lines") {
+  auto env = MakeEnv(R"({"responses": ["# Title\n\n**plain** text", "dumb answer"]})");
+  auto p = SpawnTui(*env, {}, {{"NO_COLOR", "1"}});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("hi\r"));
+  Expect(p->WaitForText("plain text", kWait));
+  CHECK(p->screen().Text().find("# Title") != std::string::npos);
+  Expect(p->Write("\x04"));
+  REQUIRE(p->WaitExit(kWait).ok());
+  CHECK(!HasSgr(p->raw()));
+
+  auto d = SpawnTui(*env, {}, {{"TERM", "dumb"}});
+  Expect(d->WaitForText("›", kWait));
+  Expect(d->Write("hello\n"));
+  Expect(d->WaitForText("dumb answer", kWait));
+  Expect(d->Write("\x04"));
+  auto code = d->WaitExit(kWait);
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
+  CHECK(d->raw().find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("without a terminal: one turn per stdin line, slash commands, no escape codes") {
+  auto env = MakeEnv(R"({"responses": ["first **answer**", "second answer"]})");
+  auto run = env->RunCodex({}, "hello there\n/status\n/bogus\nmore\\\nlines\n");
+  REQUIRE(run.ok());
+  INFO(run->err);
+  CHECK(run->exit_code == 0);
+  CHECK(run->out.find("first **answer**\n") != std::string::npos);
+  CHECK(run->out.find("second answer\n") != std::string::npos);
+  CHECK(run->out.find("model       gpt-test") != std::string::npos);
+  CHECK(run->err.find("error: unknown command '/bogus'") != std::string::npos);
+  CHECK(run->out.find('\x1b') == std::string::npos);
+  CHECK(run->err.find('\x1b') == std::string::npos);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(Contains(UserTexts(requests[1]), "more\nlines"));
+
+  // The picker needs a terminal.
+  auto resume = env->RunCodex({"resume"}, "");
+  REQUIRE(resume.ok());
+  CHECK(resume->exit_code == 2);
+  CHECK(resume->err.find("needs a session id or --last") != std::string::npos);
+}
+
+TEST_CASE("approvals without a terminal are read from stdin") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["bash", "-c", "touch piped.txt"], "call_id": "c1"}]},
+    "done"
+  ]})",
+                     "approval_policy = \"untrusted\"\nsandbox_mode = \"danger-full-access\"\n");
+  auto run = env->RunCodex({}, "make it\ny\n");
+  REQUIRE(run.ok());
+  INFO(run->err);
+  CHECK(run->exit_code == 0);
+  CHECK(run->err.find("Allow this command?") != std::string::npos);
+  CHECK(run->err.find("command approved") != std::string::npos);
+  CHECK(std::filesystem::exists(env->workdir() / "piped.txt"));
+  CHECK(run->out == "done\n");
+}
+
+TEST_CASE("codex completion prints scripts that complete subcommands, flags and values") {
+  auto env = MakeEnv(R"([])");
+  auto bash = env->RunCodex({"completion", "bash"});
+  REQUIRE(bash.ok());
+  REQUIRE(bash->exit_code == 0);
+  auto script = env->root() / "codex.bash";
+  std::ofstream(script) << bash->out;
+  auto complete = [&](const std::string& words) {
+    ProcessOptions o;
+    o.argv = {"bash", "-c",
+              "source '" + script.string() + "'; COMP_WORDS=(" + words +
+                  "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _codex; echo \"${COMPREPLY[*]}\""};
+    auto r = RunProcess(o);
+    REQUIRE(r.ok());
+    INFO(r->err);
+    REQUIRE(r->exit_code == 0);
+    return r->out;
+  };
+  CHECK(complete("codex ex") == "exec\n");
+  CHECK(complete("codex res") == "resume\n");
+  CHECK(complete("codex exec --sa") == "--sandbox\n");
+  CHECK(complete("codex exec --sandbox wo") == "workspace-write\n");
+  CHECK(complete("codex resume --la") == "--last\n");
+  CHECK(complete("codex completion z") == "zsh\n");
+  CHECK(complete("codex -a on-r") == "on-request\n");
+
+  for (std::string shell : {"zsh", "fish"}) {
+    auto r = env->RunCodex({"completion", shell});
+    REQUIRE(r.ok());
+    CHECK(r->exit_code == 0);
+    CHECK(r->out.find("exec") != std::string::npos);
+    CHECK(r->out.find("resume") != std::string::npos);
+    CHECK(r->out.find("workspace-write") != std::string::npos);
+  }
+  auto bad = env->RunCodex({"completion", "tcsh"});
+  REQUIRE(bad.ok());
+  CHECK(bad->exit_code == 2);
+  CHECK(bad->err.find("unknown shell 'tcsh'") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace codex::testing
