@@ -266,18 +266,6 @@ void PrintItem(const core::StoredItem& stored) {
   }
 }
 
-std::string_view TurnStatusText(core::TurnStatus s) {
-  switch (s) {
-    case core::TurnStatus::kCompleted:
-      return "completed";
-    case core::TurnStatus::kFailed:
-      return "failed";
-    case core::TurnStatus::kInterrupted:
-      return "interrupted";
-  }
-  return "completed";
-}
-
 int RunShow(const std::string& id, bool json) {
   auto store = OpenStore();
   if (!store.ok()) return ReportError(store.status());
@@ -305,7 +293,7 @@ int RunShow(const std::string& id, bool json) {
     Json turns = Json::array();
     for (const auto& t : d->turns) {
       turns.push_back({{"turn_id", t.turn_id},
-                       {"status", TurnStatusText(t.status)},
+                       {"status", storage::TurnStatusName(t.status)},
                        {"error", t.error},
                        {"started_at_ms", t.started_at_ms},
                        {"ended_at_ms", t.ended_at_ms},
@@ -369,7 +357,7 @@ int RunShow(const std::string& id, bool json) {
     for (const auto& t : d->turns) {
       std::printf(
           "  %2d. %-11s input %lld (cached %lld), output %lld (reasoning %lld), total %lld%s\n",
-          ++n, std::string(TurnStatusText(t.status)).c_str(),
+          ++n, std::string(storage::TurnStatusName(t.status)).c_str(),
           static_cast<long long>(t.usage.input_tokens),
           static_cast<long long>(t.usage.cached_input_tokens),
           static_cast<long long>(t.usage.output_tokens),

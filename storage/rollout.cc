@@ -474,18 +474,6 @@ int64_t ReplacementCount(const core::StoredItem& checkpoint, const std::vector<c
   return n;
 }
 
-std::string_view TurnStatusName(core::TurnStatus s) {
-  switch (s) {
-    case core::TurnStatus::kCompleted:
-      return "completed";
-    case core::TurnStatus::kFailed:
-      return "failed";
-    case core::TurnStatus::kInterrupted:
-      return "interrupted";
-  }
-  return "completed";
-}
-
 Json UsageJson(const core::TokenUsage& u) {
   return {{"input_tokens", u.input_tokens},
           {"cached_input_tokens", u.cached_input_tokens},

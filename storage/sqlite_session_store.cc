@@ -100,18 +100,6 @@ Status UnknownSession(std::string_view id) {
                        "'; list sessions with 'codex sessions list --all'");
 }
 
-std::string_view TurnStatusName(core::TurnStatus s) {
-  switch (s) {
-    case core::TurnStatus::kCompleted:
-      return "completed";
-    case core::TurnStatus::kFailed:
-      return "failed";
-    case core::TurnStatus::kInterrupted:
-      return "interrupted";
-  }
-  return "completed";
-}
-
 core::TurnStatus TurnStatusFromName(std::string_view s) {
   if (s == "failed") return core::TurnStatus::kFailed;
   if (s == "interrupted") return core::TurnStatus::kInterrupted;
@@ -247,6 +235,18 @@ bool IsRealUserMessage(const Item& item) {
     if (t.substr(0, prefix.size()) == prefix) return false;
   }
   return true;
+}
+
+std::string_view TurnStatusName(core::TurnStatus status) {
+  switch (status) {
+    case core::TurnStatus::kCompleted:
+      return "completed";
+    case core::TurnStatus::kFailed:
+      return "failed";
+    case core::TurnStatus::kInterrupted:
+      return "interrupted";
+  }
+  return "completed";
 }
 
 std::optional<int64_t> CheckpointReplacementItems(const Item& item) {

@@ -102,6 +102,9 @@ std::optional<int64_t> CheckpointReplacementItems(const core::Item& item);
 // runs from starts[N-1] to before starts[N].
 std::vector<size_t> TurnStartIndexes(const std::vector<core::StoredItem>& chain);
 
+// "completed" | "failed" | "interrupted": how turns are stored and printed.
+std::string_view TurnStatusName(core::TurnStatus status);
+
 // The one-line title for a user message text: first non-empty line, trimmed,
 // at most ~80 characters (cut on a UTF-8 boundary, "…" appended when cut).
 std::string TitleFromText(std::string_view text);
