@@ -116,9 +116,12 @@ int64_t Conversation::EstimatedTokens() const {
   int64_t tokens = last_total_tokens_;
   size_t from = items_at_last_usage_;
   if (last_total_tokens_ == 0) {
+    // The instructions actually sent (config override or built-in) and the tools.
+    const size_t instructions =
+        config_.instructions.empty() ? BaseInstructions().size() : config_.instructions.size();
     from = 0;
     tokens = static_cast<int64_t>(
-        (BaseInstructions().size() + (deps_.tools ? deps_.tools->ToolsJson().size() : 0)) / 4);
+        (instructions + (deps_.tools ? deps_.tools->ToolsJson().size() : 0)) / 4);
   }
   for (size_t i = std::min(from, transcript_.size()); i < transcript_.size(); ++i) {
     tokens += transcript_[i].TokensEstimate();
@@ -306,6 +309,14 @@ Result<TurnResult> Conversation::RunTurn(const std::string& user_text, const Can
         SleepCancellable(delay, cancel);
         // Calls committed before the drop are real model decisions: run them.
         if (DanglingCalls(transcript_, before).empty()) continue;
+      } else if (overflow_retried && st.reason() == "context_length_exceeded") {
+        // Compacting did not make room: say so and what to do, not just the server's words.
+        Status still = ResourceExhaustedError(
+            "the conversation still exceeds the model's context window after compacting (" +
+            st.message() + "); start a new session, or branch from an earlier turn with 'codex " +
+            "fork " + session_.id + " --at-turn N'");
+        still.WithReason("context_length_exceeded");
+        return finish_failed(still, TurnStatus::kFailed);
       } else {
         return finish_failed(st, TurnStatus::kFailed);
       }
