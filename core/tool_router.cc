@@ -1,6 +1,7 @@
 #include "core/tool_router.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "core/apply_patch.h"
@@ -75,6 +76,28 @@ bool NeedsQuoting(const std::string& s) {
     }
   }
   return false;
+}
+
+// The first path `changes` would write inside the top-level `.git` of one of
+// `options.writable_roots` ("" when none), after resolving symlinks.
+std::string PathInsideGitDir(const std::vector<FileChange>& changes,
+                             const ApplyPatchOptions& options) {
+  namespace fs = std::filesystem;
+  for (const auto& c : changes) {
+    for (const std::string* path : {&c.path, &c.move_path}) {
+      if (path->empty()) continue;
+      std::error_code ec;
+      const fs::path target = fs::weakly_canonical(fs::path(options.cwd) / *path, ec);
+      if (ec) continue;
+      for (const auto& root : options.writable_roots) {
+        const fs::path git = fs::weakly_canonical(fs::path(root) / ".git", ec);
+        if (ec) continue;
+        const fs::path rel = target.lexically_relative(git);
+        if (!rel.empty() && *rel.begin() != "..") return *path;
+      }
+    }
+  }
+  return "";
 }
 
 }  // namespace
@@ -261,9 +284,11 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
 
   observer_.OnToolStarted(activity);
   auto result = runner_.Run(spec, cancel);
-  // on-failure: a failed sandboxed run may be retried without the sandbox.
-  if (result.ok() && result->exit_code != 0 && choice == SandboxChoice::kSandboxed &&
-      spec.sandbox.mode != SandboxMode::kDangerFullAccess) {
+  // on-failure: a sandboxed run that failed because of the sandbox may be
+  // retried without it. Other failures (grep finding nothing, a failing
+  // test) are the model's to handle: no point asking the user to lift it.
+  if (result.ok() && choice == SandboxChoice::kSandboxed &&
+      spec.sandbox.mode != SandboxMode::kDangerFullAccess && LooksLikeSandboxDenial(*result)) {
     input.sandboxed_run_failed = true;
     ApprovalPlan retry = DecideApproval(input);
     if (retry.action == ApprovalPlan::Action::kAsk &&
@@ -389,6 +414,19 @@ Result<ToolOutcome> ToolRouter::RunApplyPatch(const Item& call, const std::strin
   if (!preview.ok()) {
     observer_.OnToolStarted(activity);
     return finish(false, preview.status().message());
+  }
+  // A root's top-level .git stays read-only, as in the sandbox: a patch
+  // there (a hook, a config) would run code outside it later.
+  if (config_.sandbox_mode != SandboxMode::kDangerFullAccess) {
+    if (std::string git = PathInsideGitDir(preview->changes, options); !git.empty()) {
+      if (config_.approval_policy == ApprovalPolicy::kNever) {
+        observer_.OnToolStarted(activity);
+        return finish(false, "apply_patch was refused: '" + git +
+                                 "' is inside a .git directory, which stays read-only in the "
+                                 "sandbox; change files of the working tree instead");
+      }
+      ask = true;
+    }
   }
   if (ask) {
     ApprovalPlan plan;
