@@ -18,6 +18,15 @@ Status BadCompactBody(std::string_view why) {
       "; retry, or set supports_compact = false for this provider to compact locally");
 }
 
+// The provider has no /responses/compact. ModelClient reports a 404 as
+// kInvalidArgument ("other 4xx") with "HTTP 404" in the message (see
+// ResponsesClient); kNotFound is accepted too.
+bool IsEndpointMissing(const Status& status) {
+  return status.code() == StatusCode::kNotFound ||
+         (status.code() == StatusCode::kInvalidArgument &&
+          status.message().find("HTTP 404") != std::string::npos);
+}
+
 bool SameBodyAsAny(const core::Item& item, std::span<const core::Item> items) {
   return std::any_of(items.begin(), items.end(),
                      [&](const core::Item& other) { return other.body == item.body; });
@@ -78,7 +87,7 @@ Result<core::CompactionOutput> RemoteCompactor::Compact(const core::CompactionIn
       body = std::move(response).value();
       break;
     }
-    if (response.status().code() == StatusCode::kNotFound) return local_.Compact(input, cancel);
+    if (IsEndpointMissing(response.status())) return local_.Compact(input, cancel);
     if (!IsContextWindowExceeded(response.status())) return response.status();
     const int n = DropOldestItems(compacted, input.initial_context,
                                   std::max<int64_t>(1, EstimateTokens(compacted) / 10));

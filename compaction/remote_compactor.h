@@ -11,8 +11,9 @@
 // HistoryCeiling(options, instructions), the oldest kept user/assistant
 // messages are removed;
 // if the server's items are still too big, the compaction is redone locally
-// (mode "local"). A provider answering 404 (kNotFound: no such endpoint) is
-// also compacted locally. A request that overflows the window drops the
+// (mode "local"). A provider answering 404 (no such endpoint: kNotFound, or
+// kInvalidArgument with "HTTP 404" as ResponsesClient reports it) is also
+// compacted locally. A request that overflows the window drops the
 // oldest input items and retries, exactly like LocalCompactor. Other client
 // errors are returned unchanged; a body that is not a CompactResource gives
 // kInvalidArgument. Never writes to a store. Not thread-safe; the client is

@@ -225,6 +225,21 @@ TEST_CASE("Remote compaction: 404 falls back to local, other failures are errors
   REQUIRE(fallback.ok());
   CHECK(fallback->mode == "local");
 
+  // How ResponsesClient reports it: "other 4xx" is kInvalidArgument.
+  client.on_compact = [](const std::string&) -> Result<std::string> {
+    return InvalidArgumentError("the server rejected the request (HTTP 404): Not found");
+  };
+  auto http_404 = compactor.Compact(input, cancel);
+  REQUIRE(http_404.ok());
+  CHECK(http_404->mode == "local");
+
+  client.on_compact = [](const std::string&) -> Result<std::string> {
+    return InvalidArgumentError("the server rejected the request (HTTP 400): bad model");
+  };
+  auto http_400 = compactor.Compact(input, cancel);
+  REQUIRE_FALSE(http_400.ok());
+  CHECK(http_400.status().code() == StatusCode::kInvalidArgument);
+
   client.on_compact = [](const std::string&) -> Result<std::string> {
     return UnavailableError("server_error");
   };
