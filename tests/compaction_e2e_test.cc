@@ -1,0 +1,995 @@
+// End-to-end tests of compaction: the real `codex` binary against an
+// in-process ScriptedServer (issue 5). Local (summary) and remote
+// (/responses/compact) compaction before a turn, mid-turn between tool calls,
+// on context_length_exceeded (including a compaction request that overflows
+// itself), `codex compact` and `codex compact undo`, fork and resume after a
+// compaction, a 150-call loop under a 12k window, and the `--json` events.
+//
+// Sizes are derived from a probe run (the bytes every request carries whatever
+// the conversation: instructions, tools, initial context), so the tests keep
+// working when those change. The server rejects any request breaking the
+// stateless wire rules, and every request is checked again here.
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compaction/local_compactor.h"
+#include "compaction/rebuild_history.h"
+#include "tests/e2e_checks.h"
+#include "tests/e2e_support.h"
+
+namespace codex::testing {
+namespace {
+
+using e2e::CheckWireRules;
+using e2e::InputExtends;
+using e2e::JsonLines;
+using e2e::PairingProblem;
+using e2e::SessionIdFromBanner;
+
+// --- reading recorded requests ----------------------------------------------
+
+// The text of a message item (all its content parts).
+std::string Text(const Json& item) {
+  std::string text;
+  if (!item.is_object() || !item.contains("content") || !item["content"].is_array()) return text;
+  for (const auto& part : item["content"]) {
+    if (part.is_object() && part.contains("text") && part["text"].is_string()) {
+      text += part["text"].get<std::string>();
+    }
+  }
+  return text;
+}
+
+bool IsMessage(const Json& item, std::string_view role) {
+  return item.value("type", "message") == "message" && item.value("role", "") == role;
+}
+
+bool IsUserText(const Json& item, std::string_view text) {
+  return IsMessage(item, "user") && Text(item) == text;
+}
+
+// A summary message written by the local compactor.
+bool IsSummaryItem(const Json& item) {
+  return IsMessage(item, "user") && Text(item).rfind(compaction::kSummaryPrefix, 0) == 0;
+}
+
+// A local compaction's summary request: our prompt is the last input item.
+bool IsSummaryRequest(const RecordedRequest& r) {
+  const Json input = r.InputItems();
+  return !input.empty() && IsUserText(input.back(), compaction::kCompactionPrompt);
+}
+
+Json Slice(const Json& array, size_t from, size_t to) {
+  Json out = Json::array();
+  for (size_t i = from; i < to && i < array.size(); ++i) out.push_back(array[i]);
+  return out;
+}
+
+int64_t Tokens(size_t bytes) { return static_cast<int64_t>(bytes / 4); }
+
+// The summary request's input without the prompt: the transcript it summarised.
+Json SummarisedTranscript(const RecordedRequest& r) {
+  const Json input = r.InputItems();
+  return Slice(input, 0, input.size() - 1);
+}
+
+size_t CountType(const Json& input, std::string_view type) {
+  size_t n = 0;
+  for (const auto& item : input) n += item.value("type", "message") == type ? 1 : 0;
+  return n;
+}
+
+// --- running codex ----------------------------------------------------------
+
+std::unique_ptr<CodexTestEnv> MakeEnv(const std::string& script, const std::string& extra = "") {
+  CodexTestEnvOptions options;
+  options.extra_config = extra;
+  auto env = CodexTestEnv::Create(script, options);
+  INFO("script: " << script.substr(0, 2000));
+  REQUIRE(env.ok());
+  return std::move(*env);
+}
+
+ProcessResult Run(CodexTestEnv& env, std::vector<std::string> args) {
+  auto run = env.RunCodex(std::move(args));
+  REQUIRE(run.ok());
+  INFO("stderr: " << run->err);
+  REQUIRE_FALSE(run->timed_out);
+  return *run;
+}
+
+// Runs codex and requires exit 0.
+ProcessResult RunOk(CodexTestEnv& env, std::vector<std::string> args) {
+  ProcessResult run = Run(env, std::move(args));
+  INFO("stdout: " << run.out);
+  INFO("stderr: " << run.err);
+  REQUIRE(run.exit_code == 0);
+  return run;
+}
+
+// Runs codex from `env`'s CODEX_HOME against another server.
+ProcessResult RunAgainst(CodexTestEnv& env, ScriptedServer& server, std::vector<std::string> args) {
+  std::vector<std::string> all = {
+      "-c", "model_providers.scripted.base_url=\"" + server.base_url() + "\""};
+  for (auto& a : args) all.push_back(std::move(a));
+  auto run = RunProcess(env.CodexCommand(std::move(all)));
+  REQUIRE(run.ok());
+  INFO("stderr: " << run->err);
+  REQUIRE_FALSE(run->timed_out);
+  return *run;
+}
+
+const std::vector<std::string> kRemote = {"-c", "model_providers.scripted.supports_compact=true"};
+
+std::vector<std::string> With(std::vector<std::string> prefix, std::vector<std::string> args) {
+  for (auto& a : args) prefix.push_back(std::move(a));
+  return prefix;
+}
+
+// `codex sessions show ID --json`.
+Json ShowJson(CodexTestEnv& env, const std::string& id) {
+  ProcessResult run = RunOk(env, {"sessions", "show", id, "--json"});
+  Json j = Json::parse(run.out, nullptr, false);
+  REQUIRE(j.is_object());
+  return j;
+}
+
+// The checkpoint items of a `sessions show --json` history, oldest first.
+std::vector<Json> Checkpoints(const Json& show) {
+  std::vector<Json> out;
+  for (const auto& item : show["items"]) {
+    if (item.value("kind", "") == "compaction_checkpoint") out.push_back(item["body"]);
+  }
+  return out;
+}
+
+void CheckAllWireRules(CodexTestEnv& env, const std::string& session_id) {
+  for (const auto& r : env.server().requests_to("/responses")) CheckWireRules(r, session_id);
+}
+
+// --- script pieces ----------------------------------------------------------
+
+// A shell call printing `n` x's (sh, not a bash login shell: 150 of them
+// should not spend their time reading profiles).
+std::string BigOutputCall(size_t n) {
+  return R"({"output": [{"shell": ["sh", "-c", "head -c )" + std::to_string(n) +
+         R"( /dev/zero | tr '\\0' x"]}]})";
+}
+constexpr char kSmallCall[] = R"({"output": [{"shell": ["echo", "small"]}]})";
+
+std::string Quoted(const std::string& s) { return Json(s).dump(); }
+
+// --- the fixed part of every request ----------------------------------------
+
+// What every request of a session carries besides the conversation, measured
+// once with a probe run.
+struct Footprint {
+  Json context;              // the initial context items
+  int64_t fixed_tokens = 0;  // body bytes / 4 of a request with the initial context only
+  int64_t instruction_tokens = 0;
+  int64_t context_tokens = 0;  // the initial context items' estimate
+  size_t tools_bytes = 0;      // the `tools` array
+};
+
+const Footprint& Measure() {
+  static const Footprint footprint = [] {
+    Footprint f;
+    auto env = MakeEnv(R"(["probe answer"])");
+    RunOk(*env, {"exec", "p"});
+    auto requests = env->server().requests_to("/responses");
+    REQUIRE(requests.size() == 1);
+    const RecordedRequest& r = requests[0];
+    const Json input = r.InputItems();
+    REQUIRE(input.size() >= 2);
+    REQUIRE(IsUserText(input.back(), "p"));
+    f.context = Slice(input, 0, input.size() - 1);
+    f.fixed_tokens = Tokens(r.body_bytes - input.back().dump().size());
+    f.instruction_tokens = Tokens(r.body.value("instructions", "").size() + 3);
+    for (const auto& item : f.context) f.context_tokens += Tokens(item.dump().size() + 3);
+    f.tools_bytes = r.body["tools"].dump().size();
+    return f;
+  }();
+  return footprint;
+}
+
+// An auto-compact limit whose half still holds the instructions, the initial
+// context and `room` tokens (a summary and a few short messages), and at least
+// `over_fixed` above the fixed part (so nothing triggers on a fresh session).
+int64_t LimitFor(const Footprint& f, int64_t over_fixed, int64_t room = 400) {
+  return std::max(f.fixed_tokens + over_fixed,
+                  2 * (f.instruction_tokens + f.context_tokens + room));
+}
+
+std::string LimitConfig(int64_t limit) {
+  return "model_auto_compact_token_limit = " + std::to_string(limit) + "\n";
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// 1. Local compaction before a turn.
+
+TEST_CASE("local compaction before a turn: summary request, then the rebuilt history") {
+  const Footprint& f = Measure();
+  const int64_t limit = LimitFor(f, 700);
+  // Run 1 stays under the limit (a small tool output); its long answer puts
+  // the session over it, so resuming compacts before the next turn.
+  const std::string answer(static_cast<size_t>((limit - f.fixed_tokens + 800) * 4), 'a');
+  const std::string script =
+      std::string(R"({"responses": [)") + kSmallCall + "," + Quoted(answer) + R"(,
+    "SUMMARY-1: the user asked a first question; echo ran.",
+    "second answer"]})";
+  auto env = MakeEnv(script, LimitConfig(limit));
+
+  auto run1 = RunOk(*env, {"exec", "first question"});
+  const std::string id = SessionIdFromBanner(run1.err);
+  REQUIRE(id.size() == 36);
+  CHECK(env->server().requests_to("/responses").size() == 2);
+
+  auto run2 = RunOk(*env, {"exec", "resume", id, "second question"});
+  CHECK(run2.out == "second answer\n");
+  CHECK_THAT(run2.err, Catch::Contains("compacted the conversation"));
+
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 4);
+  CheckAllWireRules(*env, id);
+  for (const auto& r : requests) CHECK(r.status == 200);
+  CHECK(env->server().requests_to("/responses/compact").empty());
+
+  // The summary request: no tools, our prompt last, the whole transcript before it.
+  const RecordedRequest& summary = requests[2];
+  REQUIRE(IsSummaryRequest(summary));
+  CHECK(summary.body.value("store", true) == false);
+  CHECK(summary.body["tools"] == Json::array());
+  CHECK(summary.body.value("parallel_tool_calls", true) == false);
+  const Json transcript = SummarisedTranscript(summary);
+  CHECK(InputExtends(requests[1], summary));
+  REQUIRE(transcript.size() == requests[1].InputItems().size() + 1);
+  CHECK(IsMessage(transcript.back(), "assistant"));
+  CHECK(Text(transcript.back()) == answer);
+
+  // The turn: initial context + real user messages + summary + the new message.
+  REQUIRE(requests[0].InputItems().size() == f.context.size() + 1);
+  const Json expected = Slice(requests[0].InputItems(), 0, f.context.size());
+  const Json input = requests[3].InputItems();
+  INFO("turn input: " << input.dump().substr(0, 3000));
+  REQUIRE(input.size() == expected.size() + 3);
+  CHECK(Slice(input, 0, expected.size()) == expected);
+  CHECK(IsUserText(input[expected.size()], "first question"));
+  CHECK(IsUserText(input[expected.size() + 1],
+                   std::string(compaction::kSummaryPrefix) +
+                       "SUMMARY-1: the user asked a first question; echo ran."));
+  CHECK(IsUserText(input[expected.size() + 2], "second question"));
+  CHECK(CountType(input, "function_call") == 0);
+
+  // The store keeps both: the raw items and the compaction.
+  auto show = RunOk(*env, {"sessions", "show", id});
+  CHECK_THAT(show.out, Catch::Contains("first question"));
+  CHECK_THAT(show.out, Catch::Contains("tool call shell"));
+  CHECK_THAT(show.out, Catch::Contains("=== compaction"));
+  CHECK_THAT(show.out, Catch::Contains("SUMMARY-1"));
+  CHECK_THAT(show.out, Catch::Contains("second question"));
+  CHECK(show.out.find("tool call shell") < show.out.find("=== compaction"));
+  const Json details = ShowJson(*env, id);
+  auto checkpoints = Checkpoints(details);
+  REQUIRE(checkpoints.size() == 1);
+  CHECK(checkpoints[0].value("mode", "") == "local");
+  CHECK(checkpoints[0].value("trigger", "") == "auto");
+  CHECK(checkpoints[0].value("replacement_items", -1) == static_cast<int>(expected.size() + 2));
+  CHECK(checkpoints[0].value("summary", "") ==
+        "SUMMARY-1: the user asked a first question; echo ran.");
+  bool event = false;
+  for (const auto& e : details["events"]) event = event || e.value("type", "") == "compaction";
+  CHECK(event);
+}
+
+TEST_CASE("local compaction before a turn: custom instructions count toward usage") {
+  // A resumed session has no response usage yet, so its usage is an estimate;
+  // the instructions sent with every request are part of it, whichever they are.
+  const Footprint& f = Measure();
+  const std::string instructions(8000, 'i');
+  const int64_t extra = Tokens(instructions.size()) - f.instruction_tokens;
+  REQUIRE(extra > 1000);
+  const int64_t fixed = f.fixed_tokens + extra;
+  const int64_t limit =
+      std::max(fixed + 700, 2 * (Tokens(instructions.size()) + f.context_tokens + 400));
+  // Over the limit by 800 tokens counting these instructions; under it
+  // counting the built-in ones.
+  const std::string answer(static_cast<size_t>((limit - fixed + 800) * 4), 'a');
+  const std::string script = std::string(R"({"responses": [)") + kSmallCall + "," + Quoted(answer) +
+                             R"(, "SUMMARY-I", "second answer"]})";
+  auto env = MakeEnv(script, LimitConfig(limit) + "instructions = '" + instructions + "'\n");
+  auto run1 = RunOk(*env, {"exec", "first question"});
+  const std::string id = SessionIdFromBanner(run1.err);
+  auto run2 = RunOk(*env, {"exec", "resume", id, "second question"});
+  CHECK(run2.out == "second answer\n");
+
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 4);
+  CHECK(requests[0].body.value("instructions", "") == instructions);
+  CHECK(IsSummaryRequest(requests[2]));
+  CHECK(requests[2].body.value("instructions", "") == instructions);
+  const Json input = requests[3].InputItems();
+  REQUIRE(input.size() >= 2);
+  CHECK(IsSummaryItem(input[input.size() - 2]));
+  CHECK(IsUserText(input.back(), "second question"));
+}
+
+// ---------------------------------------------------------------------------
+// 2. Remote compaction.
+
+TEST_CASE("remote compaction: /responses/compact, its items resent byte-identical") {
+  const Footprint& f = Measure();
+  const int64_t limit = LimitFor(f, 700);
+  const std::string answer(static_cast<size_t>((limit - f.fixed_tokens + 800) * 4), 'a');
+  const std::string script = std::string(R"({"responses": [)") + kSmallCall + "," + Quoted(answer) +
+                             R"(, "second answer", "third answer"],
+    "compact": [{"output": [{"user": "Summary: remote digest"}, {"compaction": "digest 1"}]}]})";
+  auto env = MakeEnv(script, LimitConfig(limit));
+
+  auto run1 = RunOk(*env, With(kRemote, {"exec", "first question"}));
+  const std::string id = SessionIdFromBanner(run1.err);
+  auto run2 = RunOk(*env, With(kRemote, {"exec", "resume", id, "second question"}));
+  CHECK(run2.out == "second answer\n");
+  CHECK_THAT(run2.err, Catch::Contains("remote"));
+  auto run3 = RunOk(*env, With(kRemote, {"exec", "resume", id, "third question"}));
+  CHECK(run3.out == "third answer\n");
+
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 4);
+  CheckAllWireRules(*env, id);
+  for (const auto& r : requests) CHECK_FALSE(IsSummaryRequest(r));
+
+  auto compacts = env->server().requests_to("/responses/compact");
+  REQUIRE(compacts.size() == 1);
+  const RecordedRequest& c = compacts[0];
+  CHECK(c.status == 200);
+  REQUIRE(c.body.is_object());
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : c.body.items()) keys.push_back(k);
+  CHECK(keys == std::vector<std::string>{"model", "input", "instructions"});
+  CHECK(c.body.value("model", "") == "gpt-test");
+  CHECK(c.body["instructions"] == requests[0].body["instructions"]);
+  // The whole transcript: run 1's last request input + its answer.
+  const Json compact_input = c.InputItems();
+  const Json last_run1 = requests[1].InputItems();
+  REQUIRE(compact_input.size() == last_run1.size() + 1);
+  CHECK(Slice(compact_input, 0, last_run1.size()) == last_run1);
+  CHECK(Text(compact_input.back()) == answer);
+
+  // Run 2: initial context + the returned items + the new message.
+  const Json input2 = requests[2].InputItems();
+  const size_t n = f.context.size();
+  INFO("run 2 input: " << input2.dump().substr(0, 3000));
+  REQUIRE(input2.size() == n + 3);
+  CHECK(Slice(input2, 0, n) == Slice(requests[0].InputItems(), 0, n));
+  CHECK(IsUserText(input2[n], "Summary: remote digest"));
+  const Json& compaction_item = input2[n + 1];
+  CHECK(compaction_item.value("type", "") == "compaction");
+  CHECK_FALSE(compaction_item.contains("id"));
+  const std::string encrypted = compaction_item.value("encrypted_content", "");
+  CHECK(encrypted.rfind("gAAAAA", 0) == 0);
+  CHECK(IsUserText(input2[n + 2], "second question"));
+
+  // Run 3 only appends, and resends the compaction item byte for byte.
+  CHECK(InputExtends(requests[2], requests[3]));
+  const Json input3 = requests[3].InputItems();
+  REQUIRE(input3.size() > n + 1);
+  CHECK(input3[n + 1].dump() == compaction_item.dump());
+  CHECK(input3[n + 1].value("encrypted_content", "") == encrypted);
+
+  auto show = RunOk(*env, {"sessions", "show", id});
+  CHECK_THAT(show.out, Catch::Contains("first question"));
+  CHECK_THAT(show.out, Catch::Contains("=== compaction"));
+  CHECK_THAT(show.out, Catch::Contains("(compaction: encrypted summary from the server)"));
+  auto checkpoints = Checkpoints(ShowJson(*env, id));
+  REQUIRE(checkpoints.size() == 1);
+  CHECK(checkpoints[0].value("mode", "") == "remote");
+  CHECK(checkpoints[0]["summary"].is_null());
+}
+
+TEST_CASE("remote compaction: a provider without /responses/compact (404) is compacted locally") {
+  const std::string script = std::string(R"({"responses": [)") + kSmallCall + R"(,
+    "first answer", "SUMMARY-404", "second answer"],
+    "compact": [{"http_error": 404}]})";
+  auto env = MakeEnv(script);
+  auto run1 = RunOk(*env, With(kRemote, {"exec", "first question"}));
+  const std::string id = SessionIdFromBanner(run1.err);
+  auto compact = RunOk(*env, With(kRemote, {"compact", id}));
+  CHECK_THAT(compact.out, Catch::Contains("compacted session " + id));
+
+  auto compacts = env->server().requests_to("/responses/compact");
+  REQUIRE(compacts.size() == 1);
+  CHECK(compacts[0].status == 404);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  CHECK(IsSummaryRequest(requests[2]));
+  auto checkpoints = Checkpoints(ShowJson(*env, id));
+  REQUIRE(checkpoints.size() == 1);
+  CHECK(checkpoints[0].value("mode", "") == "local");
+  CHECK(checkpoints[0].value("trigger", "") == "manual");
+
+  auto run2 = RunOk(*env, With(kRemote, {"exec", "resume", id, "second question"}));
+  CHECK(run2.out == "second answer\n");
+  requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 4);
+  const Json input = requests[3].InputItems();
+  REQUIRE(input.size() >= 2);
+  CHECK(
+      IsUserText(input[input.size() - 2], std::string(compaction::kSummaryPrefix) + "SUMMARY-404"));
+  CheckAllWireRules(*env, id);
+}
+
+// ---------------------------------------------------------------------------
+// 3. Mid-turn compaction between tool calls.
+
+TEST_CASE("mid-turn: tool outputs push usage over the limit, the turn compacts and completes") {
+  const Footprint& f = Measure();
+  const int64_t limit = LimitFor(f, 1700);
+  // Each output is about 65% of the room above the fixed part: the first
+  // leaves usage under the limit, the second passes it.
+  const size_t out_bytes = static_cast<size_t>((limit - f.fixed_tokens) * 4 * 65 / 100);
+  const std::string script = std::string(R"({"responses": [)") + BigOutputCall(out_bytes) + "," +
+                             BigOutputCall(out_bytes) + R"(,
+    "SUMMARY-MID: two commands printed x's.",
+    "done after compaction"]})";
+  auto env = MakeEnv(script, LimitConfig(limit));
+
+  auto run = RunOk(*env, {"exec", "do work"});
+  const std::string id = SessionIdFromBanner(run.err);
+  CHECK(run.out == "done after compaction\n");
+  CHECK_THAT(run.err, Catch::Contains("compacted the conversation"));
+
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 4);
+  CheckAllWireRules(*env, id);
+  CHECK_FALSE(IsSummaryRequest(requests[1]));
+  REQUIRE(IsSummaryRequest(requests[2]));
+  // It summarised everything, the second output included.
+  const Json transcript = SummarisedTranscript(requests[2]);
+  CHECK(InputExtends(requests[1], requests[2]));
+  CHECK(CountType(transcript, "function_call_output") == 2);
+  CHECK(PairingProblem(transcript) == "");
+
+  // The turn continued from: initial context + summary + the current message (last).
+  const Json input = requests[3].InputItems();
+  const size_t n = f.context.size();
+  INFO("input after compaction: " << input.dump().substr(0, 3000));
+  REQUIRE(input.size() == n + 2);
+  CHECK(Slice(input, 0, n) == Slice(requests[0].InputItems(), 0, n));
+  CHECK(IsSummaryItem(input[n]));
+  CHECK_THAT(Text(input[n]), Catch::Contains("SUMMARY-MID"));
+  CHECK(IsUserText(input[n + 1], "do work"));
+
+  const Json details = ShowJson(*env, id);
+  auto checkpoints = Checkpoints(details);
+  REQUIRE(checkpoints.size() == 1);
+  CHECK(checkpoints[0].value("trigger", "") == "auto");
+  REQUIRE(details["turns"].size() == 1);
+  CHECK(details["turns"][0].value("status", "") == "completed");
+}
+
+// ---------------------------------------------------------------------------
+// 4. context_length_exceeded: compact and retry once.
+
+namespace {
+
+// Run 1 of the overflow tests: three shell calls of `out_bytes` each, on the
+// env's own server (no window). Returns the session id.
+std::string ThreeCallSession(CodexTestEnv& env) {
+  auto run = RunOk(env, {"exec", "first question"});
+  CHECK(run.out == "first answer\n");
+  auto requests = env.server().requests_to("/responses");
+  REQUIRE(requests.size() == 4);
+  return SessionIdFromBanner(run.err);
+}
+
+std::string ThreeCallScript(size_t out_bytes) {
+  const std::string call = BigOutputCall(out_bytes);
+  return R"({"responses": [)" + call + "," + call + "," + call + R"(, "first answer"]})";
+}
+
+// Bytes of the stored items a resume appends to run 1's last request: the
+// assistant answer and the new user message (approximately, as stored).
+size_t ResumeGrowth(const std::string& prompt) { return 180 + prompt.size(); }
+
+}  // namespace
+
+TEST_CASE("overflow: context_length_exceeded compacts and retries once, the turn succeeds") {
+  const Footprint& f = Measure();
+  auto env = MakeEnv(ThreeCallScript(2000));
+  const std::string id = ThreeCallSession(*env);
+  const size_t run1_last = env->server().requests_to("/responses").back().body_bytes;
+
+  // The turn request carries the tools, the summary request does not: a
+  // window between the two sizes rejects the first and accepts the second.
+  const std::string prompt = "second question";
+  const size_t turn_bytes = run1_last + ResumeGrowth(prompt);
+  const size_t prompt_item = compaction::kCompactionPrompt.size() + 80;
+  REQUIRE(f.tools_bytes > prompt_item + 800);
+  const size_t gap = f.tools_bytes - prompt_item;
+  const int64_t window = Tokens(turn_bytes - gap / 2);
+  auto server = ScriptedServer::Start(R"({"max_input_tokens": )" + std::to_string(window) +
+                                      R"(, "responses": ["SUMMARY-OVERFLOW", "second answer"]})");
+  REQUIRE(server.ok());
+
+  auto run2 = RunAgainst(*env, **server, {"exec", "resume", id, prompt});
+  INFO("stderr: " << run2.err);
+  CHECK(run2.exit_code == 0);
+  CHECK(run2.out == "second answer\n");
+  CHECK_THAT(run2.err, Catch::Contains("context window exceeded"));
+
+  auto requests = (*server)->requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  CHECK(requests[0].outcome == "failed:context_length_exceeded");
+  CHECK_FALSE(IsSummaryRequest(requests[0]));
+  REQUIRE(IsSummaryRequest(requests[1]));
+  CHECK(requests[1].outcome == "completed");
+  CHECK(requests[2].outcome == "completed");
+  for (const auto& r : requests) CheckWireRules(r, id);
+
+  // The retry: initial context + real user messages + summary + the message, last.
+  const Json input = requests[2].InputItems();
+  const size_t n = f.context.size();
+  INFO("retry input: " << input.dump().substr(0, 3000));
+  REQUIRE(input.size() == n + 3);
+  CHECK(Slice(input, 0, n) == Slice(env->server().requests_to("/responses")[0].InputItems(), 0, n));
+  CHECK(IsUserText(input[n], "first question"));
+  CHECK(IsUserText(input[n + 1], std::string(compaction::kSummaryPrefix) + "SUMMARY-OVERFLOW"));
+  CHECK(IsUserText(input[n + 2], prompt));
+
+  auto checkpoints = Checkpoints(ShowJson(*env, id));
+  REQUIRE(checkpoints.size() == 1);
+  CHECK(checkpoints[0].value("trigger", "") == "overflow");
+  CHECK(checkpoints[0].value("dropped_items", -1) == 0);
+}
+
+TEST_CASE("overflow: a compaction request that overflows drops the oldest items and says so") {
+  const Footprint& f = Measure();
+  const size_t out_bytes = std::max<size_t>(6000, f.tools_bytes + 3000);
+  auto env = MakeEnv(ThreeCallScript(out_bytes));
+  const std::string id = ThreeCallSession(*env);
+  auto run1 = env->server().requests_to("/responses");
+  const std::string first_call = run1[1].InputItems().back().value("call_id", "");
+  const size_t run1_last = run1.back().body_bytes;
+
+  // Too small for the full summary request (about the turn request minus the
+  // tools), big enough once one call and its output are gone.
+  const std::string prompt = "second question";
+  const size_t turn_bytes = run1_last + ResumeGrowth(prompt);
+  const size_t summary_bytes = turn_bytes - f.tools_bytes + compaction::kCompactionPrompt.size();
+  const int64_t window = Tokens(summary_bytes - out_bytes / 2);
+  auto server = ScriptedServer::Start(R"({"max_input_tokens": )" + std::to_string(window) +
+                                      R"(, "responses": ["SUMMARY-DROPPED", "second answer"]})");
+  REQUIRE(server.ok());
+
+  auto run2 = RunAgainst(*env, **server, {"exec", "resume", id, prompt});
+  INFO("stderr: " << run2.err);
+  CHECK(run2.exit_code == 0);
+  CHECK(run2.out == "second answer\n");
+
+  auto requests = (*server)->requests_to("/responses");
+  REQUIRE(requests.size() >= 4);
+  CHECK(requests[0].outcome == "failed:context_length_exceeded");
+  CHECK_FALSE(IsSummaryRequest(requests[0]));
+  size_t summaries = 0;
+  for (size_t i = 1; i + 1 < requests.size(); ++i) {
+    CHECK(IsSummaryRequest(requests[i]));
+    ++summaries;
+  }
+  CHECK(summaries >= 2);
+  CHECK(requests[1].outcome == "failed:context_length_exceeded");
+  const RecordedRequest& accepted = requests[requests.size() - 2];
+  CHECK(accepted.outcome == "completed");
+  CHECK(requests.back().outcome == "completed");
+  for (const auto& r : requests) CheckWireRules(r, id);
+
+  // The first call went with its output; the others stayed.
+  const Json summarised = SummarisedTranscript(accepted);
+  for (const auto& item : summarised) CHECK(item.value("call_id", "") != first_call);
+  CHECK(CountType(summarised, "function_call") == CountType(summarised, "function_call_output"));
+  CHECK(CountType(summarised, "function_call") >= 1);
+  CHECK(IsUserText(summarised.back(), prompt));
+
+  auto checkpoints = Checkpoints(ShowJson(*env, id));
+  REQUIRE(checkpoints.size() == 1);
+  const int dropped = checkpoints[0].value("dropped_items", 0);
+  CHECK(dropped >= 2);
+  CHECK_THAT(run2.err, Catch::Contains("compaction dropped the " + std::to_string(dropped) +
+                                       " oldest items"));
+
+  // The retry still starts from the whole conversation's summary, the message last.
+  const Json input = requests.back().InputItems();
+  REQUIRE(input.size() >= f.context.size() + 2);
+  CHECK(IsSummaryItem(input[input.size() - 2]));
+  CHECK(IsUserText(input.back(), prompt));
+}
+
+TEST_CASE("overflow: a remote compaction request that overflows drops the oldest items") {
+  const Footprint& f = Measure();
+  const size_t out_bytes = 6000;
+  auto env = MakeEnv(ThreeCallScript(out_bytes));
+  const std::string id = ThreeCallSession(*env);
+  auto run1 = env->server().requests_to("/responses");
+  const std::string first_call = run1[1].InputItems().back().value("call_id", "");
+
+  // /responses/compact carries the input and instructions only: about the
+  // turn request minus the tools and the other request fields.
+  const std::string prompt = "second question";
+  const size_t turn_bytes = run1.back().body_bytes + ResumeGrowth(prompt);
+  const size_t compact_bytes = turn_bytes - f.tools_bytes - 250;
+  const int64_t window = Tokens(compact_bytes - out_bytes / 2);
+  auto server = ScriptedServer::Start(R"({"max_input_tokens": )" + std::to_string(window) +
+                                      R"(, "responses": ["second answer"]})");
+  REQUIRE(server.ok());
+
+  auto run2 = RunAgainst(*env, **server, With(kRemote, {"exec", "resume", id, prompt}));
+  INFO("stderr: " << run2.err);
+  CHECK(run2.exit_code == 0);
+  CHECK(run2.out == "second answer\n");
+
+  auto requests = (*server)->requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(requests[0].outcome == "failed:context_length_exceeded");
+  CHECK(requests[1].outcome == "completed");
+  for (const auto& r : requests) CheckWireRules(r, id);
+  auto compacts = (*server)->requests_to("/responses/compact");
+  REQUIRE(compacts.size() >= 2);
+  CHECK(compacts.front().status == 400);
+  CHECK(compacts.back().status == 200);
+  const Json compacted = compacts.back().InputItems();
+  for (const auto& item : compacted) CHECK(item.value("call_id", "") != first_call);
+  CHECK(PairingProblem(compacted) == "");
+
+  auto checkpoints = Checkpoints(ShowJson(*env, id));
+  REQUIRE(checkpoints.size() == 1);
+  CHECK(checkpoints[0].value("mode", "") == "remote");
+  CHECK(checkpoints[0].value("trigger", "") == "overflow");
+  const int dropped = checkpoints[0].value("dropped_items", 0);
+  CHECK(dropped >= 2);
+  CHECK_THAT(run2.err, Catch::Contains("compaction dropped the " + std::to_string(dropped) +
+                                       " oldest items"));
+  const Json input = requests[1].InputItems();
+  REQUIRE(input.size() >= 2);
+  CHECK(input[input.size() - 2].value("type", "") == "compaction");
+  CHECK(IsUserText(input.back(), prompt));
+}
+
+TEST_CASE("overflow: retried once only; a retry that still overflows fails the turn clearly") {
+  const Footprint& f = Measure();
+  auto env = MakeEnv(std::string(R"({"responses": [)") + kSmallCall + R"(, "first answer"]})");
+  auto run1 = RunOk(*env, {"exec", "first question"});
+  const std::string id = SessionIdFromBanner(run1.err);
+
+  // The window rejects the turn request but not the summary request; the
+  // summary the model writes is so long that the retry overflows as well.
+  const std::string prompt = "second question";
+  const size_t turn_bytes =
+      env->server().requests_to("/responses").back().body_bytes + ResumeGrowth(prompt);
+  const size_t gap = f.tools_bytes - (compaction::kCompactionPrompt.size() + 80);
+  REQUIRE(gap > 800);
+  const int64_t window = Tokens(turn_bytes - gap / 2);
+  const std::string summary = "LONG SUMMARY " + std::string(turn_bytes, 's');
+  auto server = ScriptedServer::Start(R"({"max_input_tokens": )" + std::to_string(window) +
+                                      R"(, "responses": [)" + Quoted(summary) +
+                                      R"(, "never sent", "never sent either"]})");
+  REQUIRE(server.ok());
+
+  auto run2 = RunAgainst(*env, **server, {"exec", "resume", id, prompt});
+  INFO("stderr: " << run2.err);
+  CHECK(run2.exit_code != 0);
+  CHECK(run2.out.empty());
+  auto errors = e2e::ErrorLines(run2.err);
+  REQUIRE(errors.size() == 1);
+  CHECK_THAT(errors[0],
+             Catch::Contains("still exceeds the model's context window after compacting"));
+  CHECK_THAT(errors[0], Catch::Contains("codex fork " + id));
+
+  auto requests = (*server)->requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  CHECK(requests[0].outcome == "failed:context_length_exceeded");
+  CHECK(IsSummaryRequest(requests[1]));
+  CHECK(requests[1].outcome == "completed");
+  CHECK(requests[2].outcome == "failed:context_length_exceeded");
+  CHECK(IsSummaryItem(requests[2].InputItems()[f.context.size() + 1]));
+
+  // The compaction stays; the turn is recorded as failed; the session resumes.
+  const Json details = ShowJson(*env, id);
+  CHECK(Checkpoints(details).size() == 1);
+  REQUIRE(details["turns"].size() == 2);
+  CHECK(details["turns"][1].value("status", "") == "failed");
+}
+
+// ---------------------------------------------------------------------------
+// 5. codex compact / codex compact undo.
+
+TEST_CASE("compact undo restores the previous transcript exactly, and refuses after more turns") {
+  const std::string script = std::string(R"({"responses": [)") + kSmallCall + R"(,
+    "first answer", "SUMMARY-U1", "second answer", "SUMMARY-U2", "third answer"]})";
+  auto env = MakeEnv(script);
+  auto run1 = RunOk(*env, {"exec", "first question"});
+  const std::string id = SessionIdFromBanner(run1.err);
+
+  auto compact = RunOk(*env, {"compact", id});
+  CHECK_THAT(compact.out, Catch::Contains("compacted session " + id));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  REQUIRE(IsSummaryRequest(requests[2]));
+  const Json before = SummarisedTranscript(requests[2]);
+  auto checkpoints = Checkpoints(ShowJson(*env, id));
+  REQUIRE(checkpoints.size() == 1);
+  CHECK(checkpoints[0].value("trigger", "") == "manual");
+
+  auto undo = RunOk(*env, {"compact", "undo", id});
+  CHECK_THAT(undo.out, Catch::Contains("undid the last compaction"));
+  // Nothing left to undo now.
+  auto again = Run(*env, {"compact", "undo", id});
+  CHECK(again.exit_code != 0);
+  CHECK_THAT(again.err, Catch::Contains("no compaction to undo"));
+
+  auto run2 = RunOk(*env, {"exec", "resume", id, "second question"});
+  CHECK(run2.out == "second answer\n");
+  requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 4);
+  const Json input = requests[3].InputItems();
+  INFO("input after undo: " << input.dump().substr(0, 3000));
+  REQUIRE(input.size() == before.size() + 1);
+  CHECK(Slice(input, 0, before.size()) == before);
+  CHECK(IsUserText(input.back(), "second question"));
+  for (const auto& item : input) CHECK_FALSE(IsSummaryItem(item));
+  CheckAllWireRules(*env, id);
+
+  // Compact again, then a turn: the compaction is no longer the last thing.
+  RunOk(*env, {"compact", id});
+  RunOk(*env, {"exec", "resume", id, "third question"});
+  auto refused = Run(*env, {"compact", "undo", id});
+  CHECK(refused.exit_code != 0);
+  CHECK_THAT(refused.err, Catch::Contains("cannot be undone"));
+  CHECK(refused.out.empty());
+  // Nothing moved: the session still ends with the third answer after the compaction.
+  const Json details = ShowJson(*env, id);
+  REQUIRE_FALSE(details["items"].empty());
+  CHECK(Text(details["items"].back()["body"]) == "third answer");
+  // The undone compaction is off the chain; the second one is on it.
+  CHECK(Checkpoints(details).size() == 1);
+}
+
+TEST_CASE("compact: remote manual compaction and its undo; bad arguments are refused clearly") {
+  const std::string script = std::string(R"({"responses": [)") + kSmallCall + R"(,
+    "first answer", "second answer"]})";
+  auto env = MakeEnv(script);
+  auto run1 = RunOk(*env, {"exec", "first question"});
+  const std::string id = SessionIdFromBanner(run1.err);
+  const Json before = env->server().requests_to("/responses").back().InputItems();
+
+  RunOk(*env, With(kRemote, {"compact", id}));
+  REQUIRE(env->server().requests_to("/responses/compact").size() == 1);
+  auto checkpoints = Checkpoints(ShowJson(*env, id));
+  REQUIRE(checkpoints.size() == 1);
+  CHECK(checkpoints[0].value("mode", "") == "remote");
+  RunOk(*env, {"compact", "undo", id});
+
+  auto run2 = RunOk(*env, With(kRemote, {"exec", "resume", id, "second question"}));
+  CHECK(run2.out == "second answer\n");
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  // Run 1's last input, its answer, the new message: no compaction item.
+  const Json input = requests[2].InputItems();
+  REQUIRE(input.size() == before.size() + 2);
+  CHECK(Slice(input, 0, before.size()) == before);
+  CHECK(CountType(input, "compaction") == 0);
+  CHECK(IsUserText(input.back(), "second question"));
+
+  auto unknown = Run(*env, {"compact", "0000-no-such-session"});
+  CHECK(unknown.exit_code != 0);
+  CHECK(e2e::ErrorLines(unknown.err).size() == 1);
+  CHECK_THAT(unknown.err, Catch::Contains("0000-no-such-session"));
+  auto missing = Run(*env, {"compact"});
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.err, Catch::Contains("session id or --last"));
+  auto undo_unknown = Run(*env, {"compact", "undo", "0000-no-such-session"});
+  CHECK(undo_unknown.exit_code != 0);
+  CHECK(e2e::ErrorLines(undo_unknown.err).size() == 1);
+  // Nothing was sent for the refused commands.
+  CHECK(env->server().requests().size() == 4);
+}
+
+// ---------------------------------------------------------------------------
+// 6. Fork and resume after a compaction.
+
+TEST_CASE("fork and resume after a compaction start from the compacted view") {
+  const Footprint& f = Measure();
+  const std::string script = std::string(R"({"responses": [)") + kSmallCall + R"(,
+    "first answer", "SUMMARY-F", "fork answer", "fork two answer", "main answer"]})";
+  auto env = MakeEnv(script);
+  auto run1 = RunOk(*env, {"exec", "first question"});
+  const std::string id = SessionIdFromBanner(run1.err);
+  auto compact = RunOk(*env, {"compact", "--last"});
+  CHECK_THAT(compact.out, Catch::Contains("compacted session " + id));
+
+  const size_t n = f.context.size();
+  const Json context = Slice(env->server().requests_to("/responses")[0].InputItems(), 0, n);
+  auto compacted_then = [&](const RecordedRequest& r, const std::string& prompt) {
+    const Json input = r.InputItems();
+    INFO("input: " << input.dump().substr(0, 3000));
+    REQUIRE(input.size() == n + 3);
+    CHECK(Slice(input, 0, n) == context);
+    CHECK(IsUserText(input[n], "first question"));
+    CHECK(IsUserText(input[n + 1], std::string(compaction::kSummaryPrefix) + "SUMMARY-F"));
+    CHECK(IsUserText(input[n + 2], prompt));
+  };
+
+  auto fork1 = RunOk(*env, {"exec", "fork", id, "branch one"});
+  CHECK(fork1.out == "fork answer\n");
+  const std::string fork1_id = SessionIdFromBanner(fork1.err);
+  CHECK(fork1_id != id);
+
+  auto fork2 = RunOk(*env, {"fork", id});
+  std::string fork2_id = fork2.out;
+  while (!fork2_id.empty() && fork2_id.back() == '\n') fork2_id.pop_back();
+  REQUIRE(fork2_id.size() == 36);
+  auto run_fork2 = RunOk(*env, {"exec", "resume", fork2_id, "branch two"});
+  CHECK(run_fork2.out == "fork two answer\n");
+
+  auto resumed = RunOk(*env, {"exec", "resume", id, "on main"});
+  CHECK(resumed.out == "main answer\n");
+
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 6);
+  compacted_then(requests[3], "branch one");
+  compacted_then(requests[4], "branch two");
+  compacted_then(requests[5], "on main");
+  CheckWireRules(requests[3], fork1_id);
+  CheckWireRules(requests[4], fork2_id);
+  CheckWireRules(requests[5], id);
+}
+
+// ---------------------------------------------------------------------------
+// 7. A long tool loop under a small window: real room, no loop.
+
+namespace {
+
+size_t Count(const Json& input, bool (*pred)(const Json&)) {
+  size_t n = 0;
+  for (const auto& item : input) n += pred(item) ? 1 : 0;
+  return n;
+}
+
+// 150 shell calls printing 3,000 bytes each under a 12,000-token window
+// (server and config). Local mode: every answer carries a call and a short
+// message, so a summary request (which gets the next entry) finds its summary
+// in the message and a turn request runs the call.
+void LongLoop(bool remote) {
+  constexpr int64_t kWindow = 12'000;
+  constexpr int64_t kLimit = kWindow * 90 / 100;
+  constexpr int kEntries = 150;
+  const std::string call = BigOutputCall(3000);
+  const std::string entry =
+      remote ? call : call.substr(0, call.size() - 1) + R"(, "message": "progress note {{n}}"})";
+  const std::string script = R"({"max_input_tokens": 12000, "responses": [
+    {"repeat": )" + std::to_string(kEntries) +
+                             R"(, "entries": [)" + entry + R"(]}],
+    "default": "all calls done"})";
+  auto env = MakeEnv(script, "model_context_window = 12000\n");
+  std::vector<std::string> args = {"exec", "run the loop"};
+  if (remote) args = With(kRemote, args);
+  auto run = env->RunCodex(args, std::nullopt, std::chrono::seconds(120));
+  REQUIRE(run.ok());
+  INFO("stderr: " << run->err.substr(run->err.size() > 3000 ? run->err.size() - 3000 : 0));
+  REQUIRE_FALSE(run->timed_out);
+  CHECK(run->exit_code == 0);
+  CHECK(run->out == "all calls done\n");
+
+  const std::string id = SessionIdFromBanner(run->err);
+  size_t compactions = 0;
+  bool compacted = false;  // a compaction happened before this request
+  bool ever_compacted = false;
+  for (const auto& r : env->server().requests()) {
+    INFO("request " << r.path << " " << r.body_bytes << " bytes, " << r.outcome);
+    CHECK(r.status == 200);
+    CHECK(Tokens(r.body_bytes) <= kWindow);
+    const bool compact_endpoint =
+        r.path.size() >= 8 && r.path.compare(r.path.size() - 8, 8, "/compact") == 0;
+    if (compact_endpoint || IsSummaryRequest(r)) {
+      CHECK(compact_endpoint == remote);
+      ++compactions;
+      compacted = ever_compacted = true;
+      continue;
+    }
+    CHECK(r.outcome == "completed");
+    CheckWireRules(r, id);
+    const Json input = r.InputItems();
+    // The task stays in view exactly once; one summary at most.
+    CHECK(Count(input, [](const Json& i) { return IsUserText(i, "run the loop"); }) == 1);
+    if (!remote && ever_compacted) CHECK(Count(input, IsSummaryItem) == 1);
+    if (compacted) {
+      // Right after a compaction: at most half the trigger, the task last.
+      CHECK(Tokens(input.dump().size()) <= kLimit / 2);
+      CHECK(IsUserText(input.back(), "run the loop"));
+      CHECK(CountType(input, "function_call") == 0);
+      compacted = false;
+    }
+  }
+  // Every entry was used once: by a turn request (a call ran) or a summary.
+  const auto served = env->server().responses_served();
+  CHECK(served == static_cast<uint64_t>(kEntries) + 1);
+  CHECK(compactions >= 1);
+  CHECK(compactions <= 15);
+}
+
+}  // namespace
+
+TEST_CASE("150 calls under a 12,000-token window, remote: none over it, at most 15 compactions") {
+  LongLoop(/*remote=*/true);
+}
+
+TEST_CASE("150 calls under a 12,000-token window, local: none over it, at most 15 compactions") {
+  LongLoop(/*remote=*/false);
+}
+
+// ---------------------------------------------------------------------------
+// 8. --json events.
+
+TEST_CASE("--json: a compaction event and context_left_percent on turn.completed") {
+  const Footprint& f = Measure();
+  const int64_t limit = LimitFor(f, 1700);
+  const int64_t window = limit * 2;
+  const size_t out_bytes = static_cast<size_t>((limit - f.fixed_tokens) * 4 * 65 / 100);
+  const std::string script = std::string(R"({"responses": [)") + BigOutputCall(out_bytes) + "," +
+                             BigOutputCall(out_bytes) + R"(, "json done"]})";
+  auto env = MakeEnv(
+      script, LimitConfig(limit) + "model_context_window = " + std::to_string(window) + "\n");
+  auto run = RunOk(*env, With(kRemote, {"exec", "--json", "do work"}));
+  auto events = JsonLines(run.out);
+  REQUIRE_FALSE(events.empty());
+  CHECK(events.front().value("type", "") == "thread.started");
+
+  int compaction_at = -1, completed_at = -1;
+  Json compaction_event, completed;
+  for (size_t i = 0; i < events.size(); ++i) {
+    REQUIRE(events[i].is_object());
+    const std::string type = events[i].value("type", "");
+    if (type == "compaction") {
+      CHECK(compaction_at == -1);
+      compaction_at = static_cast<int>(i);
+      compaction_event = events[i];
+    } else if (type == "turn.completed") {
+      completed_at = static_cast<int>(i);
+      completed = events[i];
+    }
+  }
+  INFO("stdout: " << run.out);
+  REQUIRE(compaction_at > 0);
+  REQUIRE(completed_at > compaction_at);
+  CHECK(compaction_event.value("mode", "") == "remote");
+  CHECK(compaction_event.value("trigger", "") == "auto");
+  CHECK(compaction_event.value("tokens_before", 0) > compaction_event.value("tokens_after", 0));
+  CHECK(compaction_event.value("tokens_after", 0) > 0);
+  CHECK(compaction_event.value("dropped_items", -1) == 0);
+
+  // context_left_percent: what the last request left of the window (its
+  // input tokens as the server counted them, plus a few output tokens).
+  REQUIRE(completed.contains("context_left_percent"));
+  REQUIRE(completed["context_left_percent"].is_number_integer());
+  const int percent = completed["context_left_percent"].get<int>();
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  REQUIRE(env->server().requests_to("/responses/compact").size() == 1);
+  // Mid-turn remote compaction: initial context, the compaction item, the task last.
+  const size_t n = f.context.size();
+  const Json input = requests[2].InputItems();
+  REQUIRE(input.size() == n + 2);
+  CHECK(Slice(input, 0, n) == Slice(requests[0].InputItems(), 0, n));
+  CHECK(input[n].value("type", "") == "compaction");
+  CHECK(IsUserText(input[n + 1], "do work"));
+  const int64_t used = Tokens(requests.back().body_bytes);
+  const int64_t expected = 100 - used * 100 / window;
+  CHECK(percent <= expected);
+  CHECK(percent >= expected - 2);
+  CHECK(percent > 0);
+  CHECK(percent < 100);
+}
+
+}  // namespace codex::testing
