@@ -1,0 +1,303 @@
+// End-to-end tests of the session store through the `codex` binary, the
+// parts that need real processes: two processes continuing one session
+// (compare-and-set on the head), SIGKILL at random moments of multi-call
+// turns (the database stays intact, committed items stay, resume pairs every
+// call), and the privacy of the database file.
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/e2e_checks.h"
+#include "tests/e2e_support.h"
+
+namespace codex::testing {
+namespace {
+
+using e2e::ChainSql;
+using e2e::CheckWireRules;
+using e2e::Db;
+using e2e::ErrorLines;
+using e2e::JsonLines;
+using e2e::PairingProblem;
+using e2e::SessionIdFromBanner;
+
+std::unique_ptr<CodexTestEnv> MakeEnv(std::string_view script, CodexTestEnvOptions options = {}) {
+  auto env = CodexTestEnv::Create(script, std::move(options));
+  REQUIRE(env.ok());
+  return std::move(*env);
+}
+
+ProcessResult Run(CodexTestEnv& env, std::vector<std::string> args) {
+  auto run = env.RunCodex(std::move(args));
+  REQUIRE(run.ok());
+  REQUIRE_FALSE(run->timed_out);
+  return *run;
+}
+
+bool WaitForRequests(CodexTestEnv& env, size_t n) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < until) {
+    if (env.server().requests_to("/responses").size() >= n) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+std::string ConflictLine(const std::string& id) {
+  return "error: session " + id + " was advanced by another process; use 'codex fork " + id + "'";
+}
+
+// The session's chain, oldest first: (item id, turn id, body).
+std::vector<std::vector<std::string>> Chain(Db& db, const std::string& session_id) {
+  auto rows = db.Query("SELECT c.id, i.turn_id, i.body FROM (" + ChainSql(session_id) +
+                       ") c JOIN items i ON i.id = c.id ORDER BY c.id");
+  INFO(db.error());
+  REQUIRE(db.error().empty());
+  return rows;
+}
+
+// The store holds one linear history for `session_id`: every item it
+// appended is on the head's chain, and each turn's items are contiguous
+// there (no turn resumes after another turn's items).
+void CheckLinearHistory(Db& db, const std::string& session_id) {
+  auto chain = Chain(db, session_id);
+  const std::string count =
+      db.Scalar("SELECT count(*) FROM items WHERE session_id = '" + session_id + "'");
+  CHECK(std::to_string(chain.size()) == count);
+  std::set<std::string> finished_turns;
+  std::string current;
+  for (const auto& row : chain) {
+    if (row[1] == current) continue;
+    INFO("turn " << row[1] << " resumes after another turn's items");
+    CHECK(finished_turns.count(row[1]) == 0);
+    if (!current.empty()) finished_turns.insert(current);
+    current = row[1];
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Compare-and-set: two processes continuing one session.
+
+TEST_CASE("store: a process whose session was advanced meanwhile fails with exit 3") {
+  // P1's turn runs a tool that waits for a file the test creates only after
+  // P2 has finished a whole turn on the same session.
+  auto env = MakeEnv(R"([
+    "first answer",
+    {"output": [{"shell": ["sh", "-c", "while [ ! -e release ]; do sleep 0.02; done; echo released"],
+                 "timeout_ms": 120000}]},
+    "fast answer",
+    "never used"])");
+  auto first = Run(*env, {"exec", "first"});
+  REQUIRE(first.exit_code == 0);
+  const std::string id = SessionIdFromBanner(first.err);
+  REQUIRE(id.size() == 36);
+
+  auto p1 = ChildProcess::Spawn(env->CodexCommand({"exec", "--json", "resume", id, "slow turn"}));
+  REQUIRE(p1.ok());
+  for (bool started = false; !started;) {
+    auto line = (*p1)->ReadStdoutLine(std::chrono::seconds(60));
+    REQUIRE(line.ok());
+    Json e = Json::parse(*line, nullptr, false);
+    started = e.is_object() && e.value("type", "") == "item.started";
+  }
+
+  auto p2 = Run(*env, {"exec", "resume", id, "fast turn"});
+  INFO("p2 stderr: " << p2.err);
+  CHECK(p2.exit_code == 0);
+  CHECK(p2.out == "fast answer\n");
+
+  std::ofstream(env->workdir() / "release").put('\n');
+  auto p1_done = (*p1)->Wait(std::chrono::seconds(60));
+  REQUIRE(p1_done.ok());
+  INFO("p1 stderr: " << p1_done->err);
+  CHECK(p1_done->exit_code == 3);
+  auto errors = ErrorLines(p1_done->err);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0] == ConflictLine(id));
+
+  Db db(env->codex_home() / "sessions.db");
+  REQUIRE(db.ok());
+  CheckLinearHistory(db, id);
+  // P1's tool result never reached the store; P2 answered P1's open call.
+  CHECK(db.Scalar("SELECT count(*) FROM items WHERE kind = 'function_call_output' AND body LIKE "
+                  "'%released%'") == "0");
+  CHECK(db.Scalar("SELECT count(*) FROM items WHERE kind = 'function_call_output' AND body LIKE "
+                  "'%aborted%'") == "1");
+  CHECK(db.Scalar("SELECT count(*) FROM items WHERE kind = 'function_call_output'") == "1");
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  CheckWireRules(requests[2], id);
+}
+
+TEST_CASE("store: two processes racing on one session: one wins, the other gets exit 3") {
+  auto env = MakeEnv(R"([
+    "first answer",
+    {"message": "slow answer", "delay_ms": 3000},
+    "fast answer"])");
+  auto first = Run(*env, {"exec", "first"});
+  REQUIRE(first.exit_code == 0);
+  const std::string id = SessionIdFromBanner(first.err);
+
+  auto p1 = ChildProcess::Spawn(env->CodexCommand({"exec", "resume", id, "slow turn"}));
+  REQUIRE(p1.ok());
+  REQUIRE(WaitForRequests(*env, 2));
+  auto p2 = Run(*env, {"exec", "resume", id, "fast turn"});
+  auto p1_done = (*p1)->Wait(std::chrono::seconds(60));
+  REQUIRE(p1_done.ok());
+  INFO("p1 stderr: " << p1_done->err << "\np2 stderr: " << p2.err);
+
+  // Normally P2 finishes within P1's delay and P1 loses; on a very slow
+  // machine P1's answer may land first and P2 loses. Never both, never neither.
+  const bool p1_lost = p1_done->exit_code == 3;
+  const ProcessResult& loser = p1_lost ? *p1_done : p2;
+  const ProcessResult& winner = p1_lost ? p2 : *p1_done;
+  CHECK(loser.exit_code == 3);
+  CHECK(winner.exit_code == 0);
+  auto errors = ErrorLines(loser.err);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0] == ConflictLine(id));
+  CHECK(winner.out == (p1_lost ? "fast answer\n" : "slow answer\n"));
+
+  Db db(env->codex_home() / "sessions.db");
+  REQUIRE(db.ok());
+  CheckLinearHistory(db, id);
+  CHECK(db.Scalar("SELECT count(*) FROM items WHERE body LIKE '%slow answer%'") ==
+        (p1_lost ? "0" : "1"));
+}
+
+// ---------------------------------------------------------------------------
+// Crash safety: SIGKILL at 100 random moments.
+
+TEST_CASE("store: SIGKILL at 100 random moments never corrupts or loses committed items") {
+  // Every entry is valid at any point of a turn, so a run that was killed
+  // part-way leaves the script in a state the next run can continue from.
+  auto env = MakeEnv(R"({"responses": [{"repeat": 100000, "entries": [
+    {"output": [{"reasoning": "r {{n}}"}, {"shell": ["echo", "a {{n}}"]},
+                {"shell": ["sh", "-c", "sleep 0.01; echo b {{n}}"]}], "event_delay_ms": 1},
+    {"output": [{"shell": ["echo", "c {{n}}"]}], "event_delay_ms": 1},
+    {"message": "done {{n}}", "event_delay_ms": 1}]}]})");
+  const auto db_path = env->codex_home() / "sessions.db";
+
+  // An uncrashed turn first: it creates the session and sizes the delays.
+  const auto t0 = std::chrono::steady_clock::now();
+  auto first = Run(*env, {"exec", "start"});
+  const auto turn_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
+  REQUIRE(first.exit_code == 0);
+  const std::string id = SessionIdFromBanner(first.err);
+  REQUIRE(id.size() == 36);
+
+  std::mt19937 rng(20240611);
+  std::uniform_int_distribution<long> delay_ms(0, std::max<long>(20, turn_ms));
+  int kills = 0;
+  for (int i = 0; i < 100; ++i) {
+    INFO("iteration " << i);
+    auto child =
+        ChildProcess::Spawn(env->CodexCommand({"exec", "resume", id, "turn " + std::to_string(i)}));
+    REQUIRE(child.ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
+    std::set<std::vector<std::string>> before;
+    {
+      Db db(db_path);
+      for (auto& row : db.Query("SELECT id, kind, call_id, length(body) FROM items")) {
+        before.insert(row);
+      }
+    }
+    REQUIRE((*child)->Signal(SIGKILL).ok());
+    auto killed = (*child)->Wait(std::chrono::seconds(60));
+    REQUIRE(killed.ok());
+    if (killed->term_signal == SIGKILL) ++kills;
+
+    {
+      Db db(db_path, Db::Access::kReadWrite);
+      REQUIRE(db.ok());
+      CHECK(db.Scalar("PRAGMA integrity_check") == "ok");
+      std::set<std::vector<std::string>> after;
+      for (auto& row : db.Query("SELECT id, kind, call_id, length(body) FROM items")) {
+        after.insert(row);
+      }
+      CHECK(std::includes(after.begin(), after.end(), before.begin(), before.end()));
+      CheckLinearHistory(db, id);
+    }
+
+    // The next run continues: its first request pairs every call.
+    const size_t seen = env->server().requests_to("/responses").size();
+    auto resumed = Run(*env, {"exec", "resume", "--last", "after kill " + std::to_string(i)});
+    INFO("stderr: " << resumed.err);
+    REQUIRE(resumed.exit_code == 0);
+    auto requests = env->server().requests_to("/responses");
+    REQUIRE(requests.size() > seen);
+    CHECK(requests[seen].status == 200);
+    CHECK(PairingProblem(requests[seen].InputItems()) == "");
+  }
+  // Most kills land mid-run (a run that finished first is still checked).
+  CHECK(kills >= 50);
+  for (const auto& r : env->server().requests_to("/responses")) {
+    INFO(r.error);
+    CHECK(r.status == 200);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Privacy.
+
+TEST_CASE("store: the database is private and never holds the API key") {
+  CodexTestEnvOptions options;
+  options.api_key = "sk-e2e-Secret-7f3a9c1d5b";
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["echo", "hi"]}]}, "stored",
+    {"output": [{"shell": ["sh", "-c", "sleep 5"], "timeout_ms": 120000}]}]})",
+                     options);
+  auto run = Run(*env, {"exec", "store this"});
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.out.find(options.api_key) == std::string::npos);
+  CHECK(run.err.find(options.api_key) == std::string::npos);
+
+  // A run killed mid-turn leaves its -wal file behind: check that too.
+  auto child = ChildProcess::Spawn(env->CodexCommand({"exec", "--json", "resume", "--last", "x"}));
+  REQUIRE(child.ok());
+  for (bool started = false; !started;) {
+    auto line = (*child)->ReadStdoutLine(std::chrono::seconds(60));
+    REQUIRE(line.ok());
+    started = line->find("item.started") != std::string::npos;
+  }
+  REQUIRE((*child)->Signal(SIGKILL).ok());
+  REQUIRE((*child)->Wait(std::chrono::seconds(60)).ok());
+
+  const auto db_path = env->codex_home() / "sessions.db";
+  struct stat st {};
+  REQUIRE(::stat(db_path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  int scanned = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(env->codex_home())) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("sessions.db", 0) != 0) continue;
+    INFO(name);
+    REQUIRE(::stat(entry.path().c_str(), &st) == 0);
+    CHECK((st.st_mode & 0077) == 0);
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(bytes.find(options.api_key) == std::string::npos);
+    CHECK(bytes.find("Authorization") == std::string::npos);
+    CHECK(bytes.find("authorization") == std::string::npos);
+    CHECK(bytes.find("Bearer") == std::string::npos);
+    ++scanned;
+  }
+  CHECK(std::filesystem::exists(env->codex_home() / "sessions.db-wal"));
+  CHECK(scanned >= 2);
+}
+
+}  // namespace codex::testing
