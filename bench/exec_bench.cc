@@ -1,0 +1,215 @@
+// exec_bench: wall time and peak RSS of the `codex` binary against the
+// scripted Responses server on loopback (an in-process ScriptedServer).
+//
+//   1. One `codex exec PROMPT` turn with one shell tool call (two requests),
+//      a new session each run. Project targets: under 20 ms and 15 MiB.
+//   2. `codex exec resume ID PROMPT` (one request, one answer) on a session
+//      of about 1,000 items, built first by a turn that makes many tool calls.
+//
+// Each figure is the median (and max) over N runs; peak RSS is the child's
+// ru_maxrss from wait4. The server runs in this process, so its CPU time is
+// not charged to codex but shares the machine.
+//
+// Usage: exec_bench [--runs N (default 21)] [--items M (default 1000)] [--codex PATH]
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tests/e2e_support.h"
+
+extern char** environ;
+
+namespace {
+
+using codex::testing::CodexTestEnv;
+using Clock = std::chrono::steady_clock;
+
+struct Sample {
+  double ms = 0;
+  double rss_mib = 0;
+  int exit_code = -1;
+};
+
+// Runs `argv` with `env` (full environment, KEY=VALUE) in `cwd`, stdio on
+// /dev/null, and measures it with wait4.
+Sample RunMeasured(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                   const std::string& cwd) {
+  std::vector<char*> cargv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  std::vector<char*> cenv;
+  for (const auto& e : env) cenv.push_back(const_cast<char*>(e.c_str()));
+  cenv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+
+  Sample s;
+  const auto start = Clock::now();
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, cargv[0], &actions, nullptr, cargv.data(), cenv.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    std::fprintf(stderr, "error: cannot run %s: %s\n", cargv[0], std::strerror(rc));
+    std::exit(1);
+  }
+  int status = 0;
+  struct rusage usage {};
+  while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  s.ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  s.rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB
+  s.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return s;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+double Max(const std::vector<double>& v) {
+  return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+}
+
+void Report(const char* what, const std::vector<Sample>& samples, const char* target) {
+  std::vector<double> ms, rss;
+  for (const auto& s : samples) {
+    ms.push_back(s.ms);
+    rss.push_back(s.rss_mib);
+  }
+  std::printf("%-44s wall median %7.1f ms (max %7.1f)   peak RSS median %5.1f MiB (max %5.1f)%s\n",
+              what, Median(ms), Max(ms), Median(rss), Max(rss), target);
+}
+
+// The inherited environment minus anything that could redirect codex, plus `env`.
+std::vector<std::string> ChildEnv(const CodexTestEnv& env) {
+  std::vector<std::string> out;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string kv = *e;
+    const std::string key = kv.substr(0, kv.find('='));
+    if (key == "OPENAI_API_KEY" || key == "OPENAI_BASE_URL" || key == "CODEX_API_KEY" ||
+        env.Env().count(key)) {
+      continue;
+    }
+    out.push_back(kv);
+  }
+  for (const auto& [k, v] : env.Env()) out.push_back(k + "=" + v);
+  return out;
+}
+
+int Usage(const char* message) {
+  std::fprintf(stderr, "error: %s; usage: exec_bench [--runs N] [--items M] [--codex PATH]\n",
+               message);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = 21;
+  int items = 1000;
+  std::string codex = codex::testing::CodexBinaryPath();
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (i + 1 >= argc) return Usage(("missing value after " + arg).c_str());
+    const std::string value = argv[++i];
+    if (arg == "--runs") {
+      runs = std::atoi(value.c_str());
+      if (runs < 1) return Usage("--runs needs a positive number");
+    } else if (arg == "--items") {
+      items = std::atoi(value.c_str());
+      if (items < 10) return Usage("--items needs a number >= 10");
+    } else if (arg == "--codex") {
+      codex = value;
+    } else {
+      return Usage(("unknown option " + arg).c_str());
+    }
+  }
+  if (codex.empty() || ::access(codex.c_str(), X_OK) != 0) {
+    return Usage(("the codex binary '" + codex + "' is not executable; pass --codex PATH").c_str());
+  }
+  std::printf("exec_bench: %s, %d runs per figure\n", codex.c_str(), runs);
+
+  // 1. One turn with a tool call, a new session each run.
+  {
+    const std::string script =
+        R"({"responses": [{"repeat": )" + std::to_string(runs + 1) +
+        R"(, "entries": [{"output": [{"shell": ["echo", "hi"]}]}, "done"]}]})";
+    codex::testing::CodexTestEnvOptions options;
+    options.codex_binary = codex;
+    auto env = CodexTestEnv::Create(script, options);
+    if (!env.ok()) {
+      std::fprintf(stderr, "error: %s\n", env.status().message().c_str());
+      return 1;
+    }
+    const auto child_env = ChildEnv(**env);
+    std::vector<Sample> samples;
+    for (int i = 0; i <= runs; ++i) {
+      Sample s = RunMeasured({codex, "exec", "run echo"}, child_env, (*env)->workdir());
+      if (s.exit_code != 0) {
+        std::fprintf(stderr, "error: codex exec failed (exit %d)\n", s.exit_code);
+        return 1;
+      }
+      if (i > 0) samples.push_back(s);  // the first run creates the database
+    }
+    Report("exec turn with one tool call (2 requests)", samples, "   target < 20 ms, < 15 MiB");
+  }
+
+  // 2. Resume a session of ~`items` items: one turn of calls, 25 per response.
+  {
+    const int calls = items / 2;
+    const int responses = (calls + 24) / 25;
+    std::string batch;
+    for (int c = 0; c < 25; ++c) {
+      if (c) batch += ",";
+      batch += R"({"shell": ["echo", "call {{n}}.)" + std::to_string(c) + R"("]})";
+    }
+    const std::string script = R"({"responses": [{"repeat": )" + std::to_string(responses) +
+                               R"(, "entries": [{"output": [)" + batch +
+                               R"(]}]}, "built"], "default": "resumed {{n}}"})";
+    codex::testing::CodexTestEnvOptions options;
+    options.codex_binary = codex;
+    auto env = CodexTestEnv::Create(script, options);
+    if (!env.ok()) {
+      std::fprintf(stderr, "error: %s\n", env.status().message().c_str());
+      return 1;
+    }
+    const auto child_env = ChildEnv(**env);
+    Sample build = RunMeasured({codex, "exec", "make many calls"}, child_env, (*env)->workdir());
+    if (build.exit_code != 0) {
+      std::fprintf(stderr, "error: building the long session failed (exit %d)\n", build.exit_code);
+      return 1;
+    }
+    std::printf("built a session of %d tool calls (%d items) in %.0f ms\n", responses * 25,
+                responses * 50, build.ms);
+    std::vector<Sample> samples;
+    for (int i = 0; i < runs; ++i) {
+      Sample s = RunMeasured({codex, "exec", "resume", "--last", "one more"}, child_env,
+                             (*env)->workdir());
+      if (s.exit_code != 0) {
+        std::fprintf(stderr, "error: codex exec resume failed (exit %d)\n", s.exit_code);
+        return 1;
+      }
+      samples.push_back(s);
+    }
+    char what[64];
+    std::snprintf(what, sizeof what, "exec resume of a %d-item session", responses * 50);
+    Report(what, samples, "");
+  }
+  return 0;
+}
