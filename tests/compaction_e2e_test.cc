@@ -10,8 +10,11 @@
 // working when those change. The server rejects any request breaking the
 // stateless wire rules, and every request is checked again here.
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "compaction/local_compactor.h"
@@ -469,6 +472,60 @@ TEST_CASE("mid-turn: tool outputs push usage over the limit, the turn compacts a
   CHECK(checkpoints[0].value("trigger", "") == "auto");
   REQUIRE(details["turns"].size() == 1);
   CHECK(details["turns"][0].value("status", "") == "completed");
+}
+
+TEST_CASE("mid-turn: Ctrl-C during the compaction leaves the session as it was, resumable") {
+  const Footprint& f = Measure();
+  const int64_t limit = LimitFor(f, 1700);
+  const size_t out_bytes = static_cast<size_t>((limit - f.fixed_tokens) * 4 * 65 / 100);
+  const std::string script = std::string(R"({"responses": [)") + BigOutputCall(out_bytes) + "," +
+                             BigOutputCall(out_bytes) + R"(,
+    {"message": "SUMMARY-NEVER", "delay_ms": 120000},
+    "SUMMARY-AFTER-RESUME", "resumed fine"]})";
+  auto env = MakeEnv(script, LimitConfig(limit));
+  auto child = ChildProcess::Spawn(env->CodexCommand({"exec", "do work"}));
+  REQUIRE(child.ok());
+  // Wait for the (stalled) summary request, then interrupt.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (env->server().requests_to("/responses").size() < 3 &&
+         std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  REQUIRE(IsSummaryRequest(requests[2]));
+  REQUIRE((*child)->Signal(SIGINT).ok());
+  auto done = (*child)->Wait(std::chrono::seconds(60));
+  REQUIRE(done.ok());
+  INFO("stderr: " << done->err);
+  CHECK_FALSE(done->timed_out);
+  CHECK(done->exit_code == 130);
+  CHECK(done->out.empty());
+  const std::string id = SessionIdFromBanner(done->err);
+  REQUIRE(id.size() == 36);
+
+  Json details = ShowJson(*env, id);
+  CHECK(Checkpoints(details).empty());
+  REQUIRE(details["turns"].size() == 1);
+  CHECK(details["turns"][0].value("status", "") == "interrupted");
+
+  // Resuming compacts before the turn (still over the limit) and goes on.
+  auto resumed = RunOk(*env, {"exec", "resume", id, "go on"});
+  CHECK(resumed.out == "resumed fine\n");
+  requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 5);
+  REQUIRE(IsSummaryRequest(requests[3]));
+  // The interrupted transcript, both outputs included, was summarised.
+  CHECK(CountType(SummarisedTranscript(requests[3]), "function_call_output") == 2);
+  const Json input = requests[4].InputItems();
+  REQUIRE(input.size() >= 3);
+  CHECK(IsUserText(input[input.size() - 3], "do work"));
+  CHECK(IsUserText(input[input.size() - 2],
+                   std::string(compaction::kSummaryPrefix) + "SUMMARY-AFTER-RESUME"));
+  CHECK(IsUserText(input.back(), "go on"));
+  CheckAllWireRules(*env, id);
+  details = ShowJson(*env, id);
+  CHECK(Checkpoints(details).size() == 1);
 }
 
 // ---------------------------------------------------------------------------
