@@ -525,5 +525,107 @@ TEST_CASE("codex completion prints scripts that complete subcommands, flags and 
   CHECK(bad->err.find("unknown shell 'tcsh'") != std::string::npos);
 }
 
+TEST_CASE("a patch approval shows the diff; approved for the session it is not asked again") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"custom_tool_call": "apply_patch", "call_id": "p1",
+      "input": "*** Begin Patch\n*** Add File: notes.txt\n+first line\n+second line\n*** End Patch\n"}]},
+    {"output": [{"custom_tool_call": "apply_patch", "call_id": "p2",
+      "input": "*** Begin Patch\n*** Update File: notes.txt\n@@\n-first line\n+changed line\n*** End Patch\n"}]},
+    "Patched twice."
+  ]})",
+                     "approval_policy = \"untrusted\"\nsandbox_mode = \"workspace-write\"\n");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("write notes\r"));
+  Expect(p->WaitForText("Allow these changes?", kWait));
+  Expect(p->WaitForText("+first line", kWait));
+  Expect(p->WaitForText("Yes, and don't ask again for these files (a)", kWait));
+  CHECK(!std::filesystem::exists(env->workdir() / "notes.txt"));
+  Expect(p->Write("a"));
+  Expect(p->WaitForText("✔ changes approved for the session", kWait));
+  Expect(p->WaitForText("Patched twice.", kWait));
+  std::string text = p->screen().Text();
+  CHECK(Count(text, "Allow these changes?") == 1);
+  CHECK(text.find("A notes.txt") != std::string::npos);
+  CHECK(text.find("M notes.txt") != std::string::npos);
+  std::ifstream in(env->workdir() / "notes.txt");
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(content == "changed line\nsecond line\n");
+}
+
+TEST_CASE("/help, /model, /approvals, /new, /resume ID and /diff") {
+  auto env = MakeEnv(R"({"responses": [], "default": "reply {{n}}"})");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  std::string first = FirstId(p->screen().Text(), "session ");
+  REQUIRE(!first.empty());
+
+  Expect(p->Write("/help\r"));
+  Expect(p->WaitForText("Ctrl-D quit", kWait));
+  std::string text = p->screen().Text();
+  for (const char* name : {"/status", "/compact", "/fork [TURN]", "/sessions", "/resume [ID]",
+                           "/model [NAME]", "/approvals [POLICY]", "/diff", "/new", "/quit"}) {
+    CHECK(text.find(name) != std::string::npos);
+  }
+
+  Expect(p->Write("/model gpt-other\r"));
+  Expect(p->WaitForText("model set to gpt-other", kWait));
+  Expect(p->Write("/approvals sometimes\r"));
+  Expect(p->WaitForText("error: 'sometimes' is not one of untrusted, on-failure, on-request, never",
+                        kWait));
+  Expect(p->Write("/approvals on-request\r"));
+  Expect(p->WaitForText("approval policy set to on-request", kWait));
+  Expect(p->Write("/status\r"));
+  Expect(p->WaitForText("context     ", kWait));
+  text = p->screen().Text();
+  CHECK(text.find("model       gpt-other") != std::string::npos);
+  CHECK(text.find("approval    on-request") != std::string::npos);
+  CHECK(text.find("session     " + first) != std::string::npos);
+  Expect(p->Write("hello\r"));
+  Expect(p->WaitForText("reply 1", kWait));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  CHECK(requests[0].body["model"] == "gpt-other");
+
+  // /diff outside a repository, then in one (tracked change and untracked file).
+  Expect(p->Write("/diff\r"));
+  Expect(p->WaitForText("is not inside a git repository", kWait));
+  ProcessOptions git;
+  git.cwd = env->workdir();
+  git.argv = {"sh", "-c",
+              "git init -q . && git config user.email t@e && git config user.name t && "
+              "echo old > tracked.txt && git add tracked.txt && git commit -qm init && "
+              "echo new > tracked.txt && echo fresh > untracked.txt"};
+  auto g = RunProcess(git);
+  REQUIRE(g.ok());
+  INFO(g->err);
+  REQUIRE(g->exit_code == 0);
+  Expect(p->Write("/diff\r"));
+  Expect(p->WaitForText("+fresh", kWait));
+  text = p->screen().Text();
+  CHECK(text.find("-old") != std::string::npos);
+  CHECK(text.find("+new") != std::string::npos);
+  CHECK(text.find("untracked.txt") != std::string::npos);
+
+  Expect(p->Write("/new\r"));
+  Expect(p->WaitFor(
+      [&](const Screen& s) {
+        std::string id = ResumeHint(
+            "codex resume " + FirstId(s.Text().substr(s.Text().rfind(">_ codex")), "session "));
+        return !id.empty() && id != first;
+      },
+      kWait));
+  Expect(p->Write("/resume " + first + "\r"));
+  Expect(p->WaitForText("resumed session " + first, kWait));
+  Expect(p->WaitForText("› hello", kWait));
+  Expect(p->Write("/resume nosuchsession\r"));
+  Expect(p->WaitForText("error: no session 'nosuchsession'", kWait));
+  Expect(p->Write("/quit\r"));
+  auto code = p->WaitExit(kWait);
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
+  CHECK(ResumeHint(p->screen().Text()) == first);
+}
+
 }  // namespace
 }  // namespace codex::testing

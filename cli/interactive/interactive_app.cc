@@ -162,12 +162,13 @@ void InteractiveSession::Banner(bool resumed) {
     std::fprintf(stderr, "%s\n", details.c_str());
     return;
   }
-  Say(style_.Bold(">_ codex") + "  " + style_.Dim(details) + "\n" +
-      style_.Dim("   " + config.cwd + " · approval " +
-                 std::string(core::ApprovalPolicyName(config.approval_policy)) + " · sandbox " +
-                 std::string(core::SandboxModeName(config.sandbox_mode)) +
-                 " · /help for commands, Ctrl-D to exit") +
-      "\n\n");
+  const int width = terminal_->Columns() - 1;
+  std::string settings = config.cwd + " · approval " +
+                         std::string(core::ApprovalPolicyName(config.approval_policy)) +
+                         " · sandbox " + std::string(core::SandboxModeName(config.sandbox_mode)) +
+                         " · /help for commands, Ctrl-D to exit";
+  Say(WrapLine(style_.Bold(">_ codex") + "  " + style_.Dim(details), width, "", "   ") +
+      WrapLine(style_.Dim(settings), width, "   ", "   ") + "\n");
 }
 
 // Shows the tail of a resumed transcript: what was asked and answered.
