@@ -1,15 +1,29 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds with warnings as errors, and runs every
-# test with ctest. Set SANITIZE=1 to build and test with ASan + UBSan instead
-# (in build-asan/).
+# Installs what is missing, builds with warnings as errors, runs every test
+# with ctest, then a short libFuzzer run of each fuzz target (clang, in
+# build-fuzz/; FUZZ=0 skips it, CODEX_FUZZ_SECONDS sets its length).
+# SANITIZE=1 builds and tests with ASan + UBSan instead (in build-asan/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+jobs="${JOBS:-$(nproc)}"
 if [[ "${SANITIZE:-0}" == "1" ]]; then
+  scripts/install-deps.sh
   export BUILD_DIR=build-asan
-  scripts/build.sh -DCODEX_WERROR=ON -DCODEX_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
-else
-  export BUILD_DIR="${BUILD_DIR:-build}"
-  scripts/build.sh -DCODEX_WERROR=ON
+  BUILD_TYPE=Debug scripts/build.sh -DCODEX_WERROR=ON -DCODEX_SANITIZE=ON
+  ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$jobs" --timeout 900
+  exit 0
 fi
-ctest --test-dir "$BUILD_DIR" --output-on-failure -j "${JOBS:-$(nproc)}" --timeout 600
+
+if [[ "${FUZZ:-1}" == "1" ]]; then scripts/install-deps.sh --fuzz; else scripts/install-deps.sh; fi
+export BUILD_DIR="${BUILD_DIR:-build}"
+scripts/build.sh -DCODEX_WERROR=ON
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$jobs" --timeout 600
+
+if [[ "${FUZZ:-1}" == "1" ]]; then
+  echo "== fuzz smoke runs (${CODEX_FUZZ_SECONDS:-10} s per target)"
+  CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DCODEX_FUZZ=ON -DCODEX_BUILD_TESTS=OFF \
+    -DCODEX_FUZZ_SECONDS="${CODEX_FUZZ_SECONDS:-10}" >/dev/null
+  targets=$(sed -n 's/^ *codex_add_fuzzer(\([a-z_]*\).*/\1/p' fuzz/CMakeLists.txt | tr '\n' ' ')
+  ninja -C build-fuzz -j "$jobs" $targets
+  ctest --test-dir build-fuzz -R '^fuzz_' --output-on-failure
+fi
