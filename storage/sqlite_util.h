@@ -11,12 +11,10 @@
 
 #include <chrono>
 #include <exception>
-#include <functional>
 #include <random>
 #include <string>
 #include <string_view>
 #include <thread>
-#include <type_traits>
 
 #include "core/status.h"
 
@@ -46,13 +44,7 @@ auto WithWriteTransaction(SQLite::Database& db, const std::string& path, std::st
     try {
       SQLite::Transaction txn(db, SQLite::TransactionBehavior::IMMEDIATE);
       R result = body();
-      bool ok;
-      if constexpr (std::is_same_v<R, Status>) {
-        ok = result.ok();
-      } else {
-        ok = result.ok();
-      }
-      if (ok) txn.commit();
+      if (result.ok()) txn.commit();
       return result;  // ~Transaction rolls back when not committed
     } catch (const std::exception& e) {
       if (attempt < kAttempts && IsBusy(e)) {
