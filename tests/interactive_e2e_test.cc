@@ -627,5 +627,29 @@ TEST_CASE("/help, /model, /approvals, /new, /resume ID and /diff") {
   CHECK(ResumeHint(p->screen().Text()) == first);
 }
 
+TEST_CASE("codex PROMPT starts with that prompt; codex resume --last PROMPT continues") {
+  auto env = MakeEnv(R"({"responses": ["first reply", "follow-up reply"]})");
+  auto p = SpawnTui(*env, {"start with this"});
+  Expect(p->WaitForText("› start with this", kWait));
+  Expect(p->WaitForText("first reply", kWait));
+  Expect(p->WaitForText("context left", kWait));
+  Expect(p->Write("\x04"));
+  REQUIRE(p->WaitExit(kWait).ok());
+  std::string id = ResumeHint(p->screen().Text());
+
+  auto r = SpawnTui(*env, {"resume", "--last", "and then this"});
+  Expect(r->WaitForText("resumed session " + id, kWait));
+  Expect(r->WaitForText("follow-up reply", kWait));
+  Expect(r->Write("\x04"));
+  REQUIRE(r->WaitExit(kWait).ok());
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  std::vector<std::string> typed;  // without the injected <environment_context> and the like
+  for (const auto& t : UserTexts(requests[1])) {
+    if (t.rfind("<", 0) != 0 && t.rfind("#", 0) != 0) typed.push_back(t);
+  }
+  CHECK(typed == std::vector<std::string>{"start with this", "and then this"});
+}
+
 }  // namespace
 }  // namespace codex::testing

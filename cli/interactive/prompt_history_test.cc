@@ -1,0 +1,67 @@
+#include "cli/interactive/prompt_history.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+namespace codex::cli {
+namespace {
+
+std::string TempPath() {
+  char dir[] = "/tmp/prompt-history-XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  return std::string(dir) + "/history.jsonl";
+}
+
+TEST_CASE("append then load round-trips texts, newest last") {
+  std::string path = TempPath();
+  PromptHistory h(path);
+  CHECK(h.Load().empty());  // absent file
+  REQUIRE(h.Append("s1", "first", 100).ok());
+  REQUIRE(h.Append("s1", "multi\nline \"quoted\"", 101).ok());
+  REQUIRE(h.Append("s2", "   ", 102).ok());  // blank: ignored
+  CHECK(h.Load() == std::vector<std::string>{"first", "multi\nline \"quoted\""});
+  struct stat st {};
+  REQUIRE(stat(path.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == R"({"session_id":"s1","text":"first","ts":100})");
+  std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+}
+
+TEST_CASE("load skips bad lines and repeats, and keeps the newest entries") {
+  std::string path = TempPath();
+  {
+    std::ofstream out(path);
+    out << "not json\n"
+        << R"({"text": 5})"
+        << "\n"
+        << R"({"session_id":"a","ts":1,"text":"one"})"
+        << "\n"
+        << R"({"session_id":"a","ts":2,"text":"one"})"
+        << "\n"
+        << R"({"session_id":"a","ts":3,"text":"two"})"
+        << "\n"
+        << R"({"session_id":"a","ts":4,"text":"three"})"
+        << "\n";
+  }
+  PromptHistory h(path);
+  CHECK(h.Load() == std::vector<std::string>{"one", "two", "three"});
+  CHECK(h.Load(2) == std::vector<std::string>{"two", "three"});
+  std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+}
+
+TEST_CASE("an unwritable history names the file") {
+  PromptHistory h("/nonexistent-dir/history.jsonl");
+  Status s = h.Append("s", "text", 1);
+  CHECK(!s.ok());
+  CHECK(s.message().find("/nonexistent-dir/history.jsonl") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace codex::cli
