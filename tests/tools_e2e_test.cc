@@ -1,0 +1,648 @@
+// End-to-end tests of the tools through the real `codex` binary against the
+// scripted Responses server: the shell tool (argv, workdir, timeout, output
+// truncation, --json command_execution), the sandbox as `codex exec` applies
+// it (read-only default, --full-auto, .git, network), approvals without an
+// approver, apply_patch in its three shapes, update_plan, and the project
+// context (AGENTS.md, <environment_context>, updates appended on resume).
+//
+// Paths that must lie outside every writable root of workspace-write (which
+// includes /tmp and $TMPDIR) are made beside this test binary, in the build
+// tree. Sandbox cases need Landlock: without it they WARN and return.
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "sandbox/landlock.h"
+#include "tests/e2e_checks.h"
+#include "tests/e2e_support.h"
+
+namespace codex::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using e2e::CheckWireRules;
+using e2e::InputExtends;
+using e2e::JsonLines;
+using e2e::OutputFor;
+using e2e::SessionIdFromBanner;
+
+std::unique_ptr<CodexTestEnv> MakeEnv(std::string_view script, std::string extra_config = "") {
+  CodexTestEnvOptions options;
+  options.extra_config = std::move(extra_config);
+  auto env = CodexTestEnv::Create(script, options);
+  REQUIRE(env.ok());
+  return std::move(*env);
+}
+
+// Runs codex in `cwd` (the env's workdir when empty) to completion.
+ProcessResult Run(CodexTestEnv& env, std::vector<std::string> args, const fs::path& cwd = {}) {
+  ProcessOptions p = env.CodexCommand(std::move(args));
+  if (!cwd.empty()) p.cwd = cwd;
+  auto run = RunProcess(p);
+  REQUIRE(run.ok());
+  INFO("stdout: " << run->out << "\nstderr: " << run->err);
+  REQUIRE_FALSE(run->timed_out);
+  return *run;
+}
+
+// The output the model got for `call_id`, as seen in the last request.
+std::string ModelOutput(CodexTestEnv& env, const std::string& call_id) {
+  auto requests = env.server().requests_to("/responses");
+  REQUIRE_FALSE(requests.empty());
+  return OutputFor(requests.back().InputItems(), call_id);
+}
+
+// A shell tool output, parsed: {"output": text, "metadata": {"exit_code": n, …}}.
+struct ShellOutput {
+  std::string output;
+  int exit_code = -999;
+};
+ShellOutput ShellResult(CodexTestEnv& env, const std::string& call_id) {
+  const std::string text = ModelOutput(env, call_id);
+  INFO("output for " << call_id << ": " << text);
+  Json j = Json::parse(text, nullptr, false);
+  REQUIRE(j.is_object());
+  ShellOutput out;
+  out.output = j.value("output", "");
+  out.exit_code = j["metadata"].value("exit_code", -999);
+  return out;
+}
+
+// A message item's text (all content parts).
+std::string ItemText(const Json& item) {
+  std::string text;
+  if (!item.contains("content") || !item["content"].is_array()) return text;
+  for (const auto& part : item["content"]) text += part.value("text", "");
+  return text;
+}
+
+// The completed --json items of `type`.
+std::vector<Json> CompletedItems(const std::string& out, const std::string& type) {
+  std::vector<Json> items;
+  for (const auto& e : JsonLines(out)) {
+    if (e.is_object() && e.value("type", "") == "item.completed" &&
+        e["item"].value("type", "") == type) {
+      items.push_back(e["item"]);
+    }
+  }
+  return items;
+}
+
+std::string Quoted(const fs::path& p) { return Json(p.string()).dump(); }
+std::string Quoted(const std::string& s) { return Json(s).dump(); }
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// A scratch directory outside /tmp and $TMPDIR (beside the test binary),
+// removed on destruction.
+class BuildTreeDir {
+ public:
+  BuildTreeDir() {
+    std::string tmpl = (fs::read_symlink("/proc/self/exe").parent_path() / "tools-e2e-XXXXXX");
+    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    path_ = fs::canonical(tmpl);
+  }
+  ~BuildTreeDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  BuildTreeDir(const BuildTreeDir&) = delete;
+  BuildTreeDir& operator=(const BuildTreeDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+  // True when the directory is really outside /tmp and $TMPDIR.
+  bool OutsideTemp() const {
+    const char* tmpdir = std::getenv("TMPDIR");
+    for (std::string base : {std::string("/tmp"), std::string(tmpdir ? tmpdir : "")}) {
+      if (base.empty()) continue;
+      std::error_code ec;
+      fs::path b = fs::weakly_canonical(base, ec);
+      auto rel = path_.lexically_relative(b);
+      if (!rel.empty() && *rel.begin() != "..") return false;
+    }
+    return true;
+  }
+
+ private:
+  fs::path path_;
+};
+
+bool HaveLandlock() {
+  if (sandbox::landlock::AbiVersion() > 0) return true;
+  WARN("Landlock is missing on this kernel: sandbox enforcement not tested here");
+  return false;
+}
+
+// A TCP listener on 127.0.0.1 (connections complete through the backlog).
+class Listener {
+ public:
+  Listener() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd_ >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(fd_, 8) == 0);
+    socklen_t len = sizeof addr;
+    REQUIRE(::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+    port_ = ntohs(addr.sin_port);
+  }
+  ~Listener() { ::close(fd_); }
+  Listener(const Listener&) = delete;
+  Listener& operator=(const Listener&) = delete;
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+constexpr char kAddHello[] = "*** Begin Patch\n*** Add File: hello.txt\n+hi\n*** End Patch\n";
+constexpr char kUpdateHello[] =
+    "*** Begin Patch\n*** Update File: hello.txt\n@@\n-hi\n+hello\n*** End Patch\n";
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// 1. The shell tool.
+
+TEST_CASE("shell: argv runs without a shell; workdir is relative to cwd or absolute") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["echo", "$HOME", "a;b", "*", "`id`"], "call_id": "argv"}]},
+    {"output": [{"shell": ["pwd"], "workdir": "sub/dir", "call_id": "rel"}]},
+    {"output": [{"shell": ["pwd"], "workdir": "/", "call_id": "abs"}]},
+    {"output": [{"shell": ["pwd"], "workdir": "missing", "call_id": "missing"}]},
+    "done"]})");
+  fs::create_directories(env->workdir() / "sub" / "dir");
+  auto run = Run(*env, {"exec", "run things"});
+  CHECK(run.exit_code == 0);
+  CHECK(run.out == "done\n");
+  auto argv = ShellResult(*env, "argv");
+  CHECK(argv.output == "$HOME a;b * `id`\n");
+  CHECK(argv.exit_code == 0);
+  CHECK(ShellResult(*env, "rel").output ==
+        fs::canonical(env->workdir() / "sub" / "dir").string() + "\n");
+  CHECK(ShellResult(*env, "abs").output == "/\n");
+  auto missing = ShellResult(*env, "missing");
+  CHECK(missing.exit_code != 0);
+  CHECK_THAT(missing.output, Catch::Contains("missing"));
+  for (const auto& r : env->server().requests_to("/responses")) {
+    CheckWireRules(r, SessionIdFromBanner(run.err));
+  }
+}
+
+TEST_CASE("shell: timeout_ms kills a long command; the model sees exit 124") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["sleep", "5"], "timeout_ms": 300, "call_id": "slow"}]},
+    "gave up"]})");
+  auto run = Run(*env, {"exec", "sleep"});
+  CHECK(run.exit_code == 0);
+  auto slow = ShellResult(*env, "slow");
+  CHECK(slow.exit_code == 124);
+  CHECK_THAT(slow.output, Catch::Contains("timed out"));
+}
+
+TEST_CASE("shell --json: long output reaches the model cut head+tail; command_execution items") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["seq", "1", "6000"], "call_id": "long"}]},
+    {"output": [{"shell": ["sh", "-c", "echo oops; exit 3"], "call_id": "fails"}]},
+    "done"]})");
+  auto run = Run(*env, {"exec", "--json", "print a lot"});
+  REQUIRE(run.exit_code == 0);
+
+  std::string full;
+  for (int i = 1; i <= 6000; ++i) full += std::to_string(i) + "\n";
+  auto seq = ShellResult(*env, "long");
+  CHECK(seq.exit_code == 0);
+  CHECK(seq.output.size() < 11 * 1024);
+  CHECK(seq.output.rfind("1\n2\n3\n", 0) == 0);
+  CHECK(seq.output.size() > 12);
+  CHECK(seq.output.compare(seq.output.size() - 10, 10, "5999\n6000\n") == 0);
+  CHECK_THAT(seq.output, Catch::Contains("bytes (") && Catch::Contains("omitted"));
+  CHECK(seq.output.find("\n3000\n") == std::string::npos);
+
+  auto fails = ShellResult(*env, "fails");
+  CHECK(fails.exit_code == 3);
+  CHECK(fails.output == "oops\n");
+
+  auto items = CompletedItems(run.out, "command_execution");
+  REQUIRE(items.size() == 2);
+  CHECK(items[0].value("command", "") == "seq 1 6000");
+  CHECK(items[0].value("aggregated_output", "") == full);
+  CHECK(items[0]["exit_code"] == 0);
+  CHECK(items[0].value("status", "") == "completed");
+  CHECK(items[1].value("command", "") == "sh -c 'echo oops; exit 3'");
+  CHECK(items[1].value("aggregated_output", "") == "oops\n");
+  CHECK(items[1]["exit_code"] == 3);
+  CHECK(items[1].value("status", "") == "failed");
+  // Each command_execution was announced first with the same id.
+  int started = 0;
+  for (const auto& e : JsonLines(run.out)) {
+    if (e.value("type", "") == "item.started" &&
+        e["item"].value("type", "") == "command_execution") {
+      CHECK(e["item"].value("status", "") == "in_progress");
+      CHECK((e["item"].value("id", "") == items[0].value("id", "") ||
+             e["item"].value("id", "") == items[1].value("id", "")));
+      ++started;
+    }
+  }
+  CHECK(started == 2);
+}
+
+// ---------------------------------------------------------------------------
+// 2. The sandbox as `codex exec` applies it.
+
+TEST_CASE("sandbox: exec defaults to read-only; the model sees the failed write") {
+  if (!HaveLandlock()) return;
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["touch", "made-by-model"], "call_id": "touch"}]},
+    "could not write"]})");
+  auto run = Run(*env, {"exec", "touch a file"});
+  CHECK(run.exit_code == 0);
+  CHECK_THAT(run.err, Catch::Contains("sandbox read-only"));
+  CHECK_FALSE(fs::exists(env->workdir() / "made-by-model"));
+  auto touch = ShellResult(*env, "touch");
+  CHECK(touch.exit_code != 0);
+  CHECK_THAT(touch.output, Catch::Contains("made-by-model"));
+}
+
+TEST_CASE("sandbox: --full-auto writes the workspace and /tmp, not outside them, not .git") {
+  if (!HaveLandlock()) return;
+  BuildTreeDir dir;
+  if (!dir.OutsideTemp()) {
+    WARN("the build tree " << dir.path() << " is under /tmp or $TMPDIR; skipped");
+    return;
+  }
+  const fs::path ws = dir.path() / "ws";
+  const fs::path outside = dir.path() / "outside";
+  fs::create_directories(ws / ".git");
+  fs::create_directories(ws / "src");
+  fs::create_directories(outside);
+  std::ofstream(ws / "README") << "old\n";
+  std::string tmpl = "/tmp/codex-tools-e2e-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+  const fs::path in_tmp = fs::path(tmpl) / "f";
+  // (At the top of a root holding .git, new entries cannot be created: see
+  // sandbox/confinement.h. Existing files and subdirectories are writable.)
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["sh", "-c", "echo new > src/inside && echo more >> README"],
+                 "call_id": "inside"}]},
+    {"output": [{"shell": ["touch", )" +
+                     Quoted(outside / "f") + R"(], "call_id": "outside"}]},
+    {"output": [{"shell": ["touch", ".git/hook"], "call_id": "git"}]},
+    {"output": [{"shell": ["touch", )" +
+                     Quoted(in_tmp) + R"(], "call_id": "tmp"}]},
+    "done",
+    {"output": [{"shell": ["touch", )" +
+                     Quoted(outside / "added") + R"(], "call_id": "added"}]},
+    "done again"]})");
+  auto run = Run(*env, {"exec", "--full-auto", "write things"}, ws);
+  CHECK(run.exit_code == 0);
+  CHECK(ShellResult(*env, "inside").exit_code == 0);
+  CHECK(ReadFile(ws / "src" / "inside") == "new\n");
+  CHECK(ReadFile(ws / "README") == "old\nmore\n");
+  auto out = ShellResult(*env, "outside");
+  CHECK(out.exit_code != 0);
+  CHECK_THAT(out.output, Catch::Contains("Permission denied"));
+  CHECK_FALSE(fs::exists(outside / "f"));
+  CHECK(ShellResult(*env, "git").exit_code != 0);
+  CHECK_FALSE(fs::exists(ws / ".git" / "hook"));
+  CHECK(ShellResult(*env, "tmp").exit_code == 0);
+  CHECK(fs::exists(in_tmp));
+  std::error_code ec;
+  fs::remove_all(tmpl, ec);
+
+  // --add-dir makes another root writable.
+  auto added = Run(*env, {"exec", "--add-dir", outside.string(), "--full-auto", "write there"}, ws);
+  CHECK(added.exit_code == 0);
+  CHECK(ShellResult(*env, "added").exit_code == 0);
+  CHECK(fs::exists(outside / "added"));
+}
+
+TEST_CASE("sandbox: the model's workdir does not widen the writable roots") {
+  if (!HaveLandlock()) return;
+  BuildTreeDir dir;
+  if (!dir.OutsideTemp()) {
+    WARN("the build tree " << dir.path() << " is under /tmp or $TMPDIR; skipped");
+    return;
+  }
+  const fs::path ws = dir.path() / "ws";
+  const fs::path outside = dir.path() / "outside";
+  fs::create_directories(ws);
+  fs::create_directories(outside);
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["touch", "via-workdir"], "workdir": )" +
+                     Quoted(outside) + R"(, "call_id": "workdir"}]},
+    "done"]})");
+  auto run = Run(*env, {"exec", "--full-auto", "write elsewhere"}, ws);
+  CHECK(run.exit_code == 0);
+  CHECK(ShellResult(*env, "workdir").exit_code != 0);
+  CHECK_FALSE(fs::exists(outside / "via-workdir"));
+}
+
+TEST_CASE("sandbox: no network in workspace-write, network with danger-full-access") {
+  if (!HaveLandlock()) return;
+  Listener listener;
+  const std::string connect =
+      "exec 3<>/dev/tcp/127.0.0.1/" + std::to_string(listener.port()) + " && echo connected";
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["bash", "-c", )" +
+                     Quoted(connect) + R"(], "call_id": "confined"}]},
+    "no network",
+    {"output": [{"shell": ["bash", "-c", )" +
+                     Quoted(connect) + R"(], "call_id": "free"}]},
+    "network"]})");
+  auto confined = Run(*env, {"exec", "-s", "workspace-write", "connect"});
+  CHECK(confined.exit_code == 0);
+  auto c = ShellResult(*env, "confined");
+  CHECK(c.exit_code != 0);
+  CHECK(c.output.find("connected") == std::string::npos);
+
+  auto free = Run(*env, {"exec", "-s", "danger-full-access", "connect"});
+  CHECK(free.exit_code == 0);
+  auto f = ShellResult(*env, "free");
+  CHECK(f.exit_code == 0);
+  CHECK(f.output == "connected\n");
+}
+
+// ---------------------------------------------------------------------------
+// 3. Approvals in exec: there is no one to ask.
+
+TEST_CASE("approvals: -a untrusted denies what needs asking, runs known-safe commands") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["touch", "not-approved"], "call_id": "touch"}]},
+    {"output": [{"shell": ["ls"], "call_id": "ls"}]},
+    "done"]})");
+  std::ofstream(env->workdir() / "listed-file") << "x";
+  auto run = Run(*env, {"exec", "-a", "untrusted", "-s", "workspace-write", "try"});
+  CHECK(run.exit_code == 0);
+  // The write would succeed in workspace-write: it was not run at all.
+  CHECK_FALSE(fs::exists(env->workdir() / "not-approved"));
+  auto touch = ShellResult(*env, "touch");
+  CHECK(touch.exit_code != 0);
+  CHECK_THAT(touch.output, Catch::Contains("denied"));
+  CHECK_THAT(run.err, Catch::Contains("approval for `touch not-approved`: deny"));
+  auto ls = ShellResult(*env, "ls");
+  CHECK(ls.exit_code == 0);
+  CHECK_THAT(ls.output, Catch::Contains("listed-file"));
+}
+
+TEST_CASE("approvals: -a never runs in the sandbox without asking") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["touch", "written"], "call_id": "write"}]},
+    "done",
+    {"output": [{"shell": ["touch", "refused"], "call_id": "ro"}]},
+    "done"]})");
+  auto run = Run(*env, {"exec", "-a", "never", "-s", "workspace-write", "write"});
+  CHECK(run.exit_code == 0);
+  CHECK(ShellResult(*env, "write").exit_code == 0);
+  CHECK(fs::exists(env->workdir() / "written"));
+  CHECK(run.err.find("approval for") == std::string::npos);
+  if (!HaveLandlock()) return;
+  auto ro = Run(*env, {"exec", "-a", "never", "-s", "read-only", "write"});
+  CHECK(ro.exit_code == 0);
+  CHECK(ShellResult(*env, "ro").exit_code != 0);
+  CHECK_FALSE(fs::exists(env->workdir() / "refused"));
+  CHECK(ro.err.find("approval for") == std::string::npos);
+}
+
+TEST_CASE("approvals: on-failure offers a rerun only for failures that look like the sandbox") {
+  if (!HaveLandlock()) return;
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["grep", "absent-pattern", "data.txt"], "call_id": "grep"}]},
+    {"output": [{"shell": ["touch", "blocked"], "call_id": "touch"}]},
+    "done"]})");
+  std::ofstream(env->workdir() / "data.txt") << "nothing to see\n";
+  auto run = Run(*env, {"exec", "-a", "on-failure", "try"});
+  CHECK(run.exit_code == 0);
+  CHECK(ShellResult(*env, "grep").exit_code == 1);
+  CHECK(run.err.find("approval for `grep") == std::string::npos);
+  CHECK(ShellResult(*env, "touch").exit_code != 0);
+  CHECK_THAT(run.err, Catch::Contains("approval for `touch blocked`: deny"));
+  CHECK_FALSE(fs::exists(env->workdir() / "blocked"));
+}
+
+// ---------------------------------------------------------------------------
+// 4. apply_patch.
+
+TEST_CASE("apply_patch as a freeform custom tool in workspace-write, with file_change events") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"custom_tool_call": "apply_patch", "input": )" +
+                     Quoted(std::string(kAddHello)) + R"(, "call_id": "add"}]},
+    {"output": [{"custom_tool_call": "apply_patch", "input": )" +
+                     Quoted(std::string(kUpdateHello)) + R"(, "call_id": "update"}]},
+    "patched"]})");
+  auto run = Run(*env, {"exec", "--json", "--full-auto", "patch"});
+  REQUIRE(run.exit_code == 0);
+  CHECK(ReadFile(env->workdir() / "hello.txt") == "hello\n");
+  CHECK(ModelOutput(*env, "add") == "Success. Updated the following files:\nA hello.txt\n");
+  CHECK(ModelOutput(*env, "update") == "Success. Updated the following files:\nM hello.txt\n");
+
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  CHECK(ItemsOfType(requests[2], "custom_tool_call_output").size() == 2);
+  bool offered = false;
+  for (const auto& tool : requests[0].body["tools"]) {
+    if (tool.value("name", "") == "apply_patch") offered = tool.value("type", "") == "custom";
+  }
+  CHECK(offered);
+
+  auto changes = CompletedItems(run.out, "file_change");
+  REQUIRE(changes.size() == 2);
+  CHECK(changes[0]["changes"] == Json::parse(R"([{"path":"hello.txt","kind":"add"}])"));
+  CHECK(changes[0].value("status", "") == "completed");
+  CHECK(changes[1]["changes"] == Json::parse(R"([{"path":"hello.txt","kind":"update"}])"));
+  CHECK(changes[1].value("status", "") == "completed");
+}
+
+TEST_CASE("apply_patch through the shell tool is intercepted and applied the same way") {
+  const std::string heredoc = "apply_patch <<'EOF'\n" + std::string(kAddHello) + "EOF\n";
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["apply_patch", )" +
+                     Quoted(std::string(kAddHello)) + R"(], "call_id": "argv"}]},
+    {"output": [{"shell": ["bash", "-lc", )" +
+                     Quoted(heredoc) + R"(], "workdir": "sub", "call_id": "heredoc"}]},
+    "patched"]})");
+  fs::create_directories(env->workdir() / "sub");
+  auto run = Run(*env, {"exec", "--json", "-s", "workspace-write", "patch"});
+  REQUIRE(run.exit_code == 0);
+  CHECK(ReadFile(env->workdir() / "hello.txt") == "hi\n");
+  CHECK(ReadFile(env->workdir() / "sub" / "hello.txt") == "hi\n");
+  CHECK_THAT(ModelOutput(*env, "argv"), Catch::Contains("A hello.txt"));
+  CHECK_THAT(ModelOutput(*env, "heredoc"), Catch::Contains("A hello.txt"));
+  CHECK(CompletedItems(run.out, "file_change").size() == 2);
+  CHECK(CompletedItems(run.out, "command_execution").empty());
+}
+
+TEST_CASE("apply_patch refuses paths escaping the workspace, .git, and read-only sessions") {
+  BuildTreeDir dir;
+  if (!dir.OutsideTemp()) {
+    WARN("the build tree " << dir.path() << " is under /tmp or $TMPDIR; skipped");
+    return;
+  }
+  const fs::path ws = dir.path() / "ws";
+  fs::create_directories(ws / ".git");
+  const std::string escape = "*** Begin Patch\n*** Add File: ../escaped.txt\n+x\n*** End Patch\n";
+  const std::string git =
+      "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+x\n*** End Patch\n";
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"custom_tool_call": "apply_patch", "input": )" +
+                     Quoted(escape) + R"(, "call_id": "escape"}]},
+    {"output": [{"shell": ["apply_patch", )" +
+                     Quoted(escape) + R"(], "call_id": "escape-shell"}]},
+    {"output": [{"custom_tool_call": "apply_patch", "input": )" +
+                     Quoted(git) + R"(, "call_id": "git"}]},
+    "refused",
+    {"output": [{"custom_tool_call": "apply_patch", "input": )" +
+                     Quoted(std::string(kAddHello)) + R"(, "call_id": "ro"}]},
+    "refused again"]})");
+  auto run = Run(*env, {"exec", "--json", "-s", "workspace-write", "escape"}, ws);
+  REQUIRE(run.exit_code == 0);
+  CHECK_FALSE(fs::exists(dir.path() / "escaped.txt"));
+  CHECK_THAT(ModelOutput(*env, "escape"), Catch::Contains("outside the writable roots"));
+  CHECK_THAT(ModelOutput(*env, "escape-shell"), Catch::Contains("outside the writable roots"));
+  CHECK_FALSE(fs::exists(ws / ".git" / "hooks" / "pre-commit"));
+  CHECK_THAT(ModelOutput(*env, "git"), Catch::Contains(".git"));
+  for (const auto& change : CompletedItems(run.out, "file_change")) {
+    CHECK(change.value("status", "") == "failed");
+  }
+
+  // exec's defaults: read-only, approval never.
+  auto ro = Run(*env, {"exec", "--json", "patch"}, ws);
+  REQUIRE(ro.exit_code == 0);
+  CHECK_FALSE(fs::exists(ws / "hello.txt"));
+  CHECK_THAT(ModelOutput(*env, "ro"), Catch::Contains("read-only"));
+}
+
+TEST_CASE("apply_patch as a JSON function when the provider asks for it") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"function_call": "apply_patch", "arguments": {"input": )" +
+                     Quoted(std::string(kAddHello)) + R"(}, "call_id": "fn"}]},
+    {"output": [{"function_call": "apply_patch", "arguments": {"patch": "x"}, "call_id": "bad"}]},
+    "patched"]})");
+  auto run = Run(*env, {"-c", "model_providers.scripted.apply_patch_tool_type=\"function\"", "exec",
+                        "--full-auto", "patch"});
+  REQUIRE(run.exit_code == 0);
+  CHECK(ReadFile(env->workdir() / "hello.txt") == "hi\n");
+  CHECK_THAT(ModelOutput(*env, "fn"), Catch::Contains("A hello.txt"));
+  CHECK_THAT(ModelOutput(*env, "bad"), Catch::Contains("input"));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(!requests.empty());
+  Json tool;
+  for (const auto& t : requests[0].body["tools"]) {
+    if (t.value("name", "") == "apply_patch") tool = t;
+  }
+  CHECK(tool.value("type", "") == "function");
+  CHECK(tool["parameters"]["required"] == Json::parse(R"(["input"])"));
+}
+
+// ---------------------------------------------------------------------------
+// 5. update_plan.
+
+TEST_CASE(
+    "update_plan: a todo_list event, invalid plans told to the model, stored in the session") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"function_call": "update_plan", "call_id": "plan", "arguments":
+      {"explanation": "three steps", "plan": [{"step": "read", "status": "completed"},
+                                              {"step": "write", "status": "in_progress"},
+                                              {"step": "test", "status": "pending"}]}}]},
+    {"output": [{"function_call": "update_plan", "call_id": "twice", "arguments":
+      {"plan": [{"step": "a", "status": "in_progress"}, {"step": "b", "status": "in_progress"}]}}]},
+    "planned",
+    "resumed"]})");
+  auto run = Run(*env, {"exec", "--json", "make a plan"});
+  REQUIRE(run.exit_code == 0);
+  auto lists = CompletedItems(run.out, "todo_list");
+  REQUIRE(lists.size() == 1);
+  CHECK(lists[0]["items"] == Json::parse(R"([{"text":"read","completed":true},
+                                            {"text":"write","completed":false},
+                                            {"text":"test","completed":false}])"));
+  CHECK(ModelOutput(*env, "plan") == "Plan updated");
+  CHECK_THAT(ModelOutput(*env, "twice"), Catch::Contains("at most one step may be in_progress"));
+
+  // The calls and their outputs are items of the session: a resumed turn sends them.
+  auto resumed = Run(*env, {"exec", "resume", "--last", "go on"});
+  REQUIRE(resumed.exit_code == 0);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 4);
+  CHECK(InputExtends(requests[2], requests[3]));
+  std::vector<std::string> names;
+  for (const auto& call : ItemsOfType(requests[3], "function_call")) {
+    names.push_back(call.value("name", ""));
+  }
+  CHECK(names == std::vector<std::string>{"update_plan", "update_plan"});
+  CHECK_THAT(OutputFor(requests[3].InputItems(), "plan"), Catch::Equals("Plan updated"));
+}
+
+// ---------------------------------------------------------------------------
+// 6. Project docs and the environment context.
+
+TEST_CASE("context: AGENTS.md and one environment_context; resume appends changed settings") {
+  auto env = MakeEnv(R"(["first", "second", "third"])");
+  fs::create_directories(env->workdir() / ".git");
+  std::ofstream(env->workdir() / "AGENTS.md") << "PROJECT-RULE: use tabs.\n";
+  std::ofstream(env->codex_home() / "AGENTS.md") << "HOME-RULE: be brief.\n";
+
+  auto first = Run(*env, {"exec", "hello"});
+  REQUIRE(first.exit_code == 0);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  auto env_items = [](const RecordedRequest& r) {
+    std::vector<std::string> texts;
+    for (const auto& item : ItemsOfType(r, "message")) {
+      const std::string text = ItemText(item);
+      if (text.rfind("<environment_context>", 0) == 0) texts.push_back(text);
+    }
+    return texts;
+  };
+  const std::string input = requests[0].InputItems().dump();
+  CHECK_THAT(input, Catch::Contains("PROJECT-RULE: use tabs."));
+  CHECK_THAT(input, Catch::Contains("HOME-RULE: be brief."));
+  CHECK(input.find("HOME-RULE") < input.find("PROJECT-RULE"));
+  auto envs = env_items(requests[0]);
+  REQUIRE(envs.size() == 1);
+  CHECK_THAT(envs[0], Catch::Contains("<sandbox_mode>read-only</sandbox_mode>"));
+  CHECK_THAT(envs[0], Catch::Contains("<cwd>" + fs::canonical(env->workdir()).string()));
+
+  auto second = Run(*env, {"exec", "resume", "--last", "-s", "workspace-write", "next"});
+  REQUIRE(second.exit_code == 0);
+  requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(InputExtends(requests[0], requests[1]));
+  const Json items = requests[1].InputItems();
+  REQUIRE(items.size() >= 4);
+  const size_t n = items.size();
+  // ... first's items, "first", then permissions + environment, then the prompt.
+  CHECK(ItemText(items[n - 4]) == "first");
+  CHECK(items[n - 3].value("role", "") == "developer");
+  CHECK_THAT(ItemText(items[n - 3]), Catch::Contains("workspace-write"));
+  CHECK_THAT(ItemText(items[n - 2]),
+             Catch::StartsWith("<environment_context>") &&
+                 Catch::Contains("<sandbox_mode>workspace-write</sandbox_mode>"));
+  CHECK(ItemText(items[n - 1]) == "next");
+  envs = env_items(requests[1]);
+  REQUIRE(envs.size() == 2);
+  CHECK_THAT(envs[0], Catch::Contains("<sandbox_mode>read-only</sandbox_mode>"));
+
+  // Same settings again: nothing new is appended.
+  auto third = Run(*env, {"exec", "resume", "--last", "-s", "workspace-write", "again"});
+  REQUIRE(third.exit_code == 0);
+  requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  CHECK(InputExtends(requests[1], requests[2]));
+  CHECK(env_items(requests[2]).size() == 2);
+  CHECK(requests[2].InputItems().size() == n + 2);  // "second" and "again"
+}
+
+}  // namespace codex::testing
