@@ -24,6 +24,8 @@ void RegisterInteractiveCommands(CLI::App& app, GlobalOptions& global, int* exit
   app.add_option("PROMPT", args->top.prompt,
                  "Start an interactive session with this first prompt (quote it)");
   AddRunFlags(&app, args->top.flags);
+  // --json belongs to `codex exec`; the interactive session has no JSON mode.
+  app.remove_option(app.get_option("--json"));
 
   CLI::App* resume = app.add_subcommand(
       "resume", "Continue a session interactively: ID, --last, or pick one from a list");
@@ -31,6 +33,7 @@ void RegisterInteractiveCommands(CLI::App& app, GlobalOptions& global, int* exit
   resume->add_flag("--all", args->resume.all, "Pick from the sessions of every directory");
   resume->add_option("ARGS", args->resume_args, "[ID] [PROMPT]");
   AddRunFlags(resume, args->resume.flags);
+  resume->remove_option(resume->get_option("--json"));
   resume->callback([&global, args, exit_code]() {
     InteractiveOptions options = args->resume;
     const auto& rest = args->resume_args;
@@ -59,21 +62,11 @@ void RegisterInteractiveCommands(CLI::App& app, GlobalOptions& global, int* exit
           InvalidArgumentError("--all only applies to the picker; drop the ID or --last"));
       return;
     }
-    if (options.flags.json) {
-      *exit_code = ReportError(InvalidArgumentError(
-          "--json is for 'codex exec'; the interactive session has no JSON mode"));
-      return;
-    }
     *exit_code = RunInteractive(global, std::move(options));
   });
 
   app.callback([&app, &global, args, exit_code]() {
     if (!app.get_subcommands().empty()) return;  // a subcommand ran
-    if (args->top.flags.json) {
-      *exit_code = ReportError(InvalidArgumentError(
-          "--json is for 'codex exec'; the interactive session has no JSON mode"));
-      return;
-    }
     *exit_code = RunInteractive(global, args->top);
   });
 }
