@@ -230,9 +230,15 @@ Result<TurnResult> Conversation::RunTurn(const std::string& user_text, const Can
     return status;
   };
 
-  // A previous run may have died between a call and its output.
-  RETURN_IF_ERROR(CloseDanglingCalls(turn_id, "aborted"));
-  RETURN_IF_ERROR(Commit(turn_id, ContextUpdates(config_, transcript_)));
+  // A previous run may have died between a call and its output. From here on
+  // every failure goes through finish_failed, so the turn is recorded and
+  // observers (--json: turn.failed) hear how it ended.
+  if (Status s = CloseDanglingCalls(turn_id, "aborted"); !s.ok()) {
+    return finish_failed(s, TurnStatus::kFailed);
+  }
+  if (Status s = Commit(turn_id, ContextUpdates(config_, transcript_)); !s.ok()) {
+    return finish_failed(s, TurnStatus::kFailed);
+  }
 
   const bool over_limit =
       deps_.compactor != nullptr && EstimatedTokens() >= deps_.compactor->auto_compact_limit();
@@ -246,7 +252,7 @@ Result<TurnResult> Conversation::RunTurn(const std::string& user_text, const Can
   }
 
   Item user = UserMessage(user_text);
-  RETURN_IF_ERROR(Commit(turn_id, {user}));
+  if (Status s = Commit(turn_id, {user}); !s.ok()) return finish_failed(s, TurnStatus::kFailed);
 
   int stream_retries = 0;
   bool overflow_retried = false;
@@ -335,8 +341,8 @@ Result<TurnResult> Conversation::RunTurn(const std::string& user_text, const Can
       had_calls = true;
       const Item call = transcript_[i];
       if (stop) {
-        RETURN_IF_ERROR(
-            Commit(turn_id, {CallOutputFor(call.kind, call.call_id, "aborted by the user")}));
+        Status s = Commit(turn_id, {CallOutputFor(call.kind, call.call_id, "aborted by the user")});
+        if (!s.ok()) return finish_failed(s, TurnStatus::kFailed);
         continue;
       }
       if (cancel.cancelled()) {
@@ -347,11 +353,14 @@ Result<TurnResult> Conversation::RunTurn(const std::string& user_text, const Can
         if (outcome.status().code() == StatusCode::kCancelled || cancel.cancelled()) {
           return finish_failed(CancelledError("interrupted"), TurnStatus::kInterrupted);
         }
-        RETURN_IF_ERROR(
-            Commit(turn_id, {CallOutputFor(call.kind, call.call_id, outcome.status().message())}));
+        Status s =
+            Commit(turn_id, {CallOutputFor(call.kind, call.call_id, outcome.status().message())});
+        if (!s.ok()) return finish_failed(s, TurnStatus::kFailed);
         continue;
       }
-      RETURN_IF_ERROR(Commit(turn_id, {outcome->output}));
+      if (Status s = Commit(turn_id, {outcome->output}); !s.ok()) {
+        return finish_failed(s, TurnStatus::kFailed);
+      }
       stop = outcome->stop_turn;
     }
     if (stop) {
