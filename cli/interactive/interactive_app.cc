@@ -93,7 +93,7 @@ class InteractiveSession {
   std::optional<std::string> ReadInputPlain();
   void DrawPrompt(std::string_view buffer, size_t cursor);
 
-  // Runs one user turn; false when the session cannot go on.
+  // Runs one user turn; failures are shown and the session goes on.
   void RunUserTurn(const std::string& text);
   // Runs a slash command; false to quit.
   bool RunSlash(const SlashCommand& cmd);

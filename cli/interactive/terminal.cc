@@ -38,15 +38,15 @@ void OnInterrupt(int sig) {
     RestoreForExit();
     constexpr char kMsg[] = "\r\n\x1b[Kinterrupted\r\n";
     (void)!::write(g_out_fd >= 0 ? g_out_fd : STDERR_FILENO, kMsg, sizeof kMsg - 1);
-    _exit(130);
+    _exit(128 + sig);
   }
   if (core::CancelToken* token = g_token.load()) token->Cancel();
 }
 
 // Restores the terminal on SIGTERM/SIGHUP outside turns too.
-void OnTerminate(int) {
+void OnTerminate(int sig) {
   RestoreForExit();
-  _exit(130);
+  _exit(128 + sig);
 }
 
 void Handle(int sig, void (*handler)(int)) {

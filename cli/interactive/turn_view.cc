@@ -149,8 +149,6 @@ void TurnView::FinishMessage(const core::Item* item) {
   markdown_.reset();
 }
 
-void TurnView::OnTurnStarted(std::string_view) {}
-
 void TurnView::OnTextDelta(std::string_view delta) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!markdown_) StartMessage();

@@ -42,7 +42,6 @@ class TurnView final : public core::TurnObserver {
 
   const Style& style() const { return style_; }
 
-  void OnTurnStarted(std::string_view turn_id) override;
   void OnTextDelta(std::string_view delta) override;
   void OnReasoningDelta(std::string_view delta) override;
   void OnItemCompleted(const core::Item& item) override;
