@@ -14,7 +14,8 @@ void AddRunFlags(CLI::App* cmd, RunFlags& flags) {
                   "Sandbox mode: read-only | workspace-write | danger-full-access");
   cmd->add_option("-a,--ask-for-approval", flags.approval,
                   "Approval policy: untrusted | on-failure | on-request | never");
-  cmd->add_option("--add-dir", flags.add_dirs, "Extra writable root (workspace-write)");
+  cmd->add_option("--add-dir", flags.add_dirs, "Extra writable root (workspace-write)")
+      ->allow_extra_args(false);
   cmd->add_flag("--oss", flags.oss, "Use the local open-source provider (Ollama/LM Studio)");
   cmd->add_flag("--full-auto", flags.full_auto,
                 "Low-friction automation: -a on-request -s workspace-write");

@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "cli/exit_codes.h"
+#include "compaction/token_accounting.h"
 #include "core/config.h"
+#include "core/instructions.h"
 #include "storage/rollout.h"
 #include "storage/sqlite_session_store.h"
 
@@ -266,6 +268,41 @@ void PrintItem(const core::StoredItem& stored) {
   }
 }
 
+// How full the model's view of `session` is: the items after the newest
+// checkpoint (plus the instructions) against the context window of its model.
+struct ContextFill {
+  int64_t tokens = 0;
+  int64_t window = 0;
+  int left_percent = 100;
+};
+
+ContextFill EstimateContextFill(const core::SessionInfo& session,
+                                const std::vector<core::StoredItem>& history) {
+  size_t from = 0;
+  for (size_t i = history.size(); i-- > 0;) {
+    if (history[i].item.kind == core::ItemKind::kCompactionCheckpoint) {
+      from = i + 1;
+      break;
+    }
+  }
+  std::vector<core::Item> view;
+  for (size_t i = from; i < history.size(); ++i) view.push_back(history[i].item);
+  ContextFill fill;
+  auto config = core::LoadConfig(core::DefaultCodexHome(), {});
+  std::optional<int64_t> window, limit;
+  std::string instructions(core::BaseInstructions());
+  if (config.ok()) {
+    window = config->model_context_window;
+    limit = config->model_auto_compact_token_limit;
+    if (!config->instructions.empty()) instructions = config->instructions;
+  }
+  fill.tokens = compaction::EstimateTokens(view) + static_cast<int64_t>(instructions.size() / 4);
+  auto limits = compaction::ResolveContextLimits(session.model, window, limit);
+  fill.window = limits.ok() ? limits->context_window : compaction::kFallbackContextWindow;
+  fill.left_percent = compaction::ContextLeftPercent(fill.tokens, fill.window);
+  return fill;
+}
+
 int RunShow(const std::string& id, bool json) {
   auto store = OpenStore();
   if (!store.ok()) return ReportError(store.status());
@@ -318,6 +355,10 @@ int RunShow(const std::string& id, bool json) {
     Json forks = Json::array();
     for (const auto& f : d->forks) forks.push_back(SessionJson(f));
     out["forks"] = std::move(forks);
+    const ContextFill fill = EstimateContextFill(d->session, d->history);
+    out["context"] = {{"estimated_tokens", fill.tokens},
+                      {"context_window", fill.window},
+                      {"context_left_percent", fill.left_percent}};
     std::cout << Dump(out) << "\n";
     return kExitOk;
   }
@@ -335,6 +376,10 @@ int RunShow(const std::string& id, bool json) {
                 static_cast<long long>(ss.forked_from_item.value_or(0)));
   }
   std::printf("\ntokens   %lld\n", static_cast<long long>(ss.tokens_used));
+  const ContextFill fill = EstimateContextFill(ss, d->history);
+  std::printf("context  ~%lld tokens in the model's view, %d%% of the %lld-token window left\n",
+              static_cast<long long>(fill.tokens), fill.left_percent,
+              static_cast<long long>(fill.window));
   for (const auto& f : d->forks) {
     std::printf("fork     %s  %s\n", f.id.c_str(), Clip(Label(f), 60).c_str());
   }

@@ -25,7 +25,10 @@ std::optional<SandboxMode> ParseSandboxMode(std::string_view name);
 
 struct SandboxPolicy {
   SandboxMode mode = SandboxMode::kReadOnly;
-  std::vector<std::string> writable_roots;  // extra roots (--add-dir); cwd is implied
+  // The session's workspace (workspace-write makes it writable); "" = the
+  // command's cwd. A command's own working directory never widens the roots.
+  std::string workspace_root;
+  std::vector<std::string> writable_roots;  // extra roots (--add-dir)
   bool network = false;                     // only meaningful with workspace-write
 };
 
@@ -38,13 +41,13 @@ struct CommandSpec {
 };
 
 struct CommandResult {
-  int exit_code = 0;         // 124 on timeout; 128+N when killed by signal N
-  int signal = 0;            // the terminating signal, 0 if it exited
+  int exit_code = 0;  // 124 on timeout; 128+N when killed by signal N
+  int signal = 0;     // the terminating signal, 0 if it exited
   bool timed_out = false;
-  std::string output;        // stdout and stderr interleaved, capped at 1 MiB
-  std::string stdout_text;   // capped at 1 MiB
-  std::string stderr_text;   // capped at 1 MiB
-  int64_t dropped_bytes = 0; // bytes beyond the caps
+  std::string output;         // stdout and stderr interleaved, capped at 1 MiB
+  std::string stdout_text;    // capped at 1 MiB
+  std::string stderr_text;    // capped at 1 MiB
+  int64_t dropped_bytes = 0;  // bytes beyond the caps
   int64_t wall_ms = 0;
 };
 

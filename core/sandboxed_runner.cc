@@ -54,7 +54,11 @@ sandbox::SandboxSpec ToSandboxSpec(const CommandSpec& spec) {
   }
   out.network = spec.sandbox.network ? sandbox::Network::kAllowed : sandbox::Network::kDenied;
   if (out.mode == sandbox::Mode::kWorkspaceWrite) {
-    out.writable_roots.push_back(spec.cwd.empty() ? CurrentDirectory() : spec.cwd);
+    if (!spec.sandbox.workspace_root.empty()) {
+      out.writable_roots.push_back(spec.sandbox.workspace_root);
+    } else {
+      out.writable_roots.push_back(spec.cwd.empty() ? CurrentDirectory() : spec.cwd);
+    }
     if (IsDirectory("/tmp")) out.writable_roots.push_back("/tmp");
     const char* tmpdir = std::getenv("TMPDIR");
     if (tmpdir != nullptr && *tmpdir != '\0' && IsDirectory(tmpdir)) {

@@ -216,10 +216,16 @@ ReviewOutcome ToolRouter::Ask(const Item& call, const std::vector<std::string>& 
   request.cwd = cwd;
   request.sandbox = plan.sandbox;
   request.reason = plan.reason;
-  ReviewDecision decision =
-      approver_ != nullptr ? approver_->Review(request, cancel) : ReviewDecision::kDeny;
-  observer_.OnNotice("approval for `" + JoinCommand(argv) +
-                     "`: " + std::string(ReviewDecisionName(decision)));
+  if (approver_ == nullptr) {
+    // Non-interactive: nobody can answer, so the request is declined.
+    observer_.OnNotice("`" + JoinCommand(argv) + "` needs approval under the " +
+                       std::string(ApprovalPolicyName(config_.approval_policy)) +
+                       " policy; declined because this run cannot ask");
+    ReviewOutcome declined;
+    declined.action = ReviewOutcome::Action::kDenied;
+    return declined;
+  }
+  const ReviewDecision decision = approver_->Review(request, cancel);
   return ApplyReviewDecision(decision, plan, argv, &approvals_);
 }
 
@@ -265,7 +271,12 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
     ReviewOutcome review = Ask(call, argv, cwd, plan, cancel);
     if (cancel.cancelled()) return CancelledError("interrupted");
     if (review.action == ReviewOutcome::Action::kDenied) {
-      return refuse("the user denied running this command", false);
+      return refuse(approver_ != nullptr
+                        ? "the user denied running this command"
+                        : "this command needs the user's approval, which a non-interactive run "
+                          "cannot ask for; do without it or ask the user to rerun with another "
+                          "approval policy",
+                    false);
     }
     if (review.action == ReviewOutcome::Action::kAbortTurn) {
       return refuse("the user denied running this command and stopped the turn", true);
@@ -278,6 +289,7 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
   spec.cwd = cwd;
   spec.timeout_ms = timeout_ms > 0 ? timeout_ms : config_.shell_timeout_ms;
   spec.sandbox.mode = config_.sandbox_mode;
+  spec.sandbox.workspace_root = config_.cwd;
   spec.sandbox.writable_roots = config_.writable_roots;
   spec.sandbox.network = config_.sandbox_network_access;
   if (choice == SandboxChoice::kUnsandboxed) spec.sandbox.mode = SandboxMode::kDangerFullAccess;

@@ -391,8 +391,9 @@ TEST_CASE("approvals: -a untrusted denies what needs asking, runs known-safe com
   CHECK_FALSE(fs::exists(env->workdir() / "not-approved"));
   auto touch = ShellResult(*env, "touch");
   CHECK(touch.exit_code != 0);
-  CHECK_THAT(touch.output, Catch::Contains("denied"));
-  CHECK_THAT(run.err, Catch::Contains("approval for `touch not-approved`: deny"));
+  CHECK_THAT(touch.output, Catch::Contains("needs the user's approval"));
+  CHECK_THAT(run.err, Catch::Contains("`touch not-approved` needs approval under the untrusted "
+                                      "policy; declined because this run cannot ask"));
   auto ls = ShellResult(*env, "ls");
   CHECK(ls.exit_code == 0);
   CHECK_THAT(ls.output, Catch::Contains("listed-file"));
@@ -408,13 +409,13 @@ TEST_CASE("approvals: -a never runs in the sandbox without asking") {
   CHECK(run.exit_code == 0);
   CHECK(ShellResult(*env, "write").exit_code == 0);
   CHECK(fs::exists(env->workdir() / "written"));
-  CHECK(run.err.find("approval for") == std::string::npos);
+  CHECK(run.err.find("needs approval") == std::string::npos);
   if (!HaveLandlock()) return;
   auto ro = Run(*env, {"exec", "-a", "never", "-s", "read-only", "write"});
   CHECK(ro.exit_code == 0);
   CHECK(ShellResult(*env, "ro").exit_code != 0);
   CHECK_FALSE(fs::exists(env->workdir() / "refused"));
-  CHECK(ro.err.find("approval for") == std::string::npos);
+  CHECK(ro.err.find("needs approval") == std::string::npos);
 }
 
 TEST_CASE("approvals: on-failure offers a rerun only for failures that look like the sandbox") {
@@ -427,9 +428,10 @@ TEST_CASE("approvals: on-failure offers a rerun only for failures that look like
   auto run = Run(*env, {"exec", "-a", "on-failure", "try"});
   CHECK(run.exit_code == 0);
   CHECK(ShellResult(*env, "grep").exit_code == 1);
-  CHECK(run.err.find("approval for `grep") == std::string::npos);
+  CHECK(run.err.find("`grep absent-pattern data.txt` needs approval") == std::string::npos);
   CHECK(ShellResult(*env, "touch").exit_code != 0);
-  CHECK_THAT(run.err, Catch::Contains("approval for `touch blocked`: deny"));
+  CHECK_THAT(run.err, Catch::Contains("`touch blocked` needs approval under the on-failure "
+                                      "policy; declined because this run cannot ask"));
   CHECK_FALSE(fs::exists(env->workdir() / "blocked"));
 }
 
