@@ -247,6 +247,12 @@ TEST_CASE("client: Ctrl-C while a tool runs aborts the calls, kills the tool, re
     started = e.is_object() && e.value("type", "") == "item.started" &&
               e["item"].value("command", "").find("sleep") != std::string::npos;
   }
+  bool running = false;
+  for (int i = 0; i < 500 && !running; ++i) {
+    running = ProcessRunning(sleeper);
+    if (!running) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE(running);
   // Only codex gets the signal: it must stop its own child.
   REQUIRE(::kill((*child)->pid(), SIGINT) == 0);
   auto done = (*child)->Wait(std::chrono::seconds(60));
