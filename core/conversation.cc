@@ -303,8 +303,11 @@ Result<TurnResult> Conversation::RunTurn(const std::string& user_text, const Can
         compacted_for_request = true;
         continue;
       }
+      // Only what the client did not already retry: a stream that dropped
+      // after delivering events, or a response.failed the server sent.
       const bool retryable =
-          st.code() == StatusCode::kUnavailable || st.reason() == "rate_limit_exceeded";
+          st.reason() != "retries_exhausted" && st.reason() != "tls" &&
+          (st.code() == StatusCode::kUnavailable || st.reason() == "rate_limit_exceeded");
       if (retryable && stream_retries < config_.provider.stream_max_retries) {
         ++stream_retries;
         observer.OnNotice("Reconnecting " + std::to_string(stream_retries) + "/" +

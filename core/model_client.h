@@ -55,6 +55,9 @@ class ModelClient {
 
   // POST {base_url}/responses with `request_body` (JSON). Errors:
   //  kUnavailable (reason "stream_closed", "server_error", "transport") — retryable;
+  //    reason "retries_exhausted" once the client's own request_max_retries are
+  //    spent (any code; callers must not retry again), "tls" for a failed
+  //    certificate or host check (never retried);
   //  kResourceExhausted reason "context_length_exceeded" | "insufficient_quota" |
   //    "rate_limit_exceeded" | "usage_not_included";
   //  kFailedPrecondition reason "incomplete" (message names incomplete_details.reason);
@@ -64,8 +67,7 @@ class ModelClient {
 
   // POST {base_url}/responses/compact with `request_body`; returns the JSON
   // response body text (a CompactResource). Same error classes as Stream.
-  virtual Result<std::string> Compact(std::string_view request_body,
-                                      const CancelToken& cancel) = 0;
+  virtual Result<std::string> Compact(std::string_view request_body, const CancelToken& cancel) = 0;
 };
 
 }  // namespace codex::core

@@ -677,7 +677,11 @@ Status ResponsesClient::Run(std::string_view suffix, std::string_view accept, st
     if (cancel.cancelled()) return CancelledError("request cancelled");
     sink.Reset();
     Attempt a = RunOnce(suffix, accept, body, sink, cancel);
-    if (!a.retry || attempt >= max_retries) return a.status;
+    if (!a.retry) return a.status;
+    if (attempt >= max_retries) {
+      // Already retried here: callers must not retry again on top.
+      return a.status.WithReason("retries_exhausted");
+    }
     const int n = attempt + 1;
     const long long delay =
         a.retry_after_ms > 0 ? a.retry_after_ms : BackoffMs(options_.backoff_base_ms, n);

@@ -242,7 +242,7 @@ TEST_CASE("ResponsesClient: persistent 5xx ends as kUnavailable server_error") {
   CancelToken cancel;
   auto r = client->Stream("{}", rec, cancel);
   REQUIRE(r.status().code() == StatusCode::kUnavailable);
-  REQUIRE(r.status().reason() == "server_error");
+  REQUIRE(r.status().reason() == "retries_exhausted");
   REQUIRE(r.status().message().find("HTTP 503") != std::string::npos);
   REQUIRE(r.status().message().find("upstream overloaded") != std::string::npos);
   REQUIRE(server.count() == 3);
@@ -282,7 +282,7 @@ TEST_CASE("ResponsesClient: 429 honours Retry-After") {
     CancelToken cancel;
     auto r = client->Stream("{}", rec, cancel);
     REQUIRE(r.status().code() == StatusCode::kResourceExhausted);
-    REQUIRE(r.status().reason() == "rate_limit_exceeded");
+    REQUIRE(r.status().reason() == "retries_exhausted");
     REQUIRE(r.status().retry_after_ms() == 3000);
     REQUIRE(r.status().message().find("slow down") != std::string::npos);
     REQUIRE(server.count() == 3);
@@ -377,7 +377,7 @@ TEST_CASE("ResponsesClient: an unreachable endpoint is kUnavailable after retrie
   CancelToken cancel;
   auto r = client->Stream("{}", rec, cancel);
   REQUIRE(r.status().code() == StatusCode::kUnavailable);
-  REQUIRE(r.status().reason() == "transport");
+  REQUIRE(r.status().reason() == "retries_exhausted");
   REQUIRE(r.status().message().rfind(
               "cannot reach http://127.0.0.1:" + std::to_string(port) + "/v1/responses: ", 0) == 0);
   REQUIRE(r.status().message().find("check base_url in config.toml") != std::string::npos);
@@ -642,7 +642,7 @@ TEST_CASE("ResponsesClient: http_proxy is used, NO_PROXY bypasses it") {
     Recorder rec;
     CancelToken cancel;
     auto r = client->Stream("{}", rec, cancel);
-    REQUIRE(r.status().reason() == "transport");  // direct to the closed port
+    REQUIRE(r.status().reason() == "retries_exhausted");  // direct to the closed port
     REQUIRE(proxy.count() == 1);
   }
   {
