@@ -6,14 +6,21 @@ namespace codex::cli {
 
 int ExitCodeFor(const Status& status) {
   switch (status.code()) {
-    case StatusCode::kOk: return kExitOk;
-    case StatusCode::kInvalidArgument: return kExitUsage;
-    case StatusCode::kNotFound: return kExitNotFound;
-    case StatusCode::kUnauthenticated: return kExitAuth;
-    case StatusCode::kCancelled: return kExitInterrupted;
+    case StatusCode::kOk:
+      return kExitOk;
+    case StatusCode::kInvalidArgument:
+      // A request the server refused is not a mistake on our command line.
+      return status.reason() == "rejected_by_server" ? kExitError : kExitUsage;
+    case StatusCode::kNotFound:
+      return kExitNotFound;
+    case StatusCode::kUnauthenticated:
+      return kExitAuth;
+    case StatusCode::kCancelled:
+      return kExitInterrupted;
     case StatusCode::kFailedPrecondition:
       return status.reason() == "session_advanced" ? kExitConflict : kExitError;
-    default: return kExitError;
+    default:
+      return kExitError;
   }
 }
 

@@ -61,7 +61,8 @@ class ModelClient {
   //  kResourceExhausted reason "context_length_exceeded" | "insufficient_quota" |
   //    "rate_limit_exceeded" | "usage_not_included";
   //  kFailedPrecondition reason "incomplete" (message names incomplete_details.reason);
-  //  kUnauthenticated (401/403); kInvalidArgument (other 4xx); kCancelled.
+  //  kUnauthenticated (401/403); kInvalidArgument reason "rejected_by_server" (other 4xx);
+  //  kCancelled.
   virtual Result<ModelResponse> Stream(std::string_view request_body, StreamObserver& observer,
                                        const CancelToken& cancel) = 0;
 

@@ -662,7 +662,8 @@ ResponsesClient::Attempt ResponsesClient::RunOnce(std::string_view suffix, std::
     return a;
   }
   if (status >= 400) {
-    a.status = InvalidArgumentError("the server rejected the request (" + http + ")" + detail);
+    a.status = InvalidArgumentError("the server rejected the request (" + http + ")" + detail)
+                   .WithReason("rejected_by_server");
     return a;
   }
   a.status = UnavailableError("unexpected " + http + " from " + url).WithReason("server_error");
