@@ -1,6 +1,7 @@
 #include "core/sandboxed_runner.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -103,6 +104,30 @@ TEST_CASE("SandboxedRunner honours the CancelToken") {
 
 namespace {
 
+// True when `dir` lies under /tmp or $TMPDIR, which workspace-write may write.
+bool UnderTemp(const fs::path& dir) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  for (std::string base : {std::string("/tmp"), std::string(tmpdir ? tmpdir : "")}) {
+    if (base.empty()) continue;
+    std::error_code ec;
+    auto rel = fs::weakly_canonical(dir, ec).lexically_relative(fs::weakly_canonical(base, ec));
+    if (!rel.empty() && *rel.begin() != "..") return true;
+  }
+  return false;
+}
+
+// A writable place outside /tmp and $TMPDIR: beside the test binary, else
+// /var/tmp, else $HOME (CI may build under /tmp).
+fs::path NonTempBase() {
+  std::vector<fs::path> candidates = {fs::read_symlink("/proc/self/exe").parent_path(), "/var/tmp"};
+  if (const char* home = std::getenv("HOME")) candidates.emplace_back(home);
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    if (fs::is_directory(c, ec) && !UnderTemp(c) && ::access(c.c_str(), W_OK) == 0) return c;
+  }
+  return candidates.front();
+}
+
 // A scratch directory under `parent`, removed at the end of the test.
 class ScratchDir {
  public:
@@ -128,8 +153,8 @@ TEST_CASE("SandboxedRunner enforces the sandbox modes") {
   CancelToken cancel;
   // Neither may be under /tmp, which workspace-write may write (and which
   // would then also reach the workspace's .git).
-  ScratchDir outside(fs::current_path());
-  ScratchDir workspace(fs::current_path());
+  ScratchDir outside(NonTempBase());
+  ScratchDir workspace(NonTempBase());
   fs::create_directories(workspace.path() / ".git");
   std::ofstream(workspace.path() / ".git" / "HEAD") << "ref: refs/heads/main\n";
   fs::create_directories(workspace.path() / "src");

@@ -103,12 +103,36 @@ std::string ReadFile(const fs::path& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-// A scratch directory outside /tmp and $TMPDIR (beside the test binary),
-// removed on destruction.
+// True when `dir` lies under /tmp or $TMPDIR, which workspace-write may write.
+bool UnderTemp(const fs::path& dir) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  for (std::string base : {std::string("/tmp"), std::string(tmpdir ? tmpdir : "")}) {
+    if (base.empty()) continue;
+    std::error_code ec;
+    auto rel = fs::weakly_canonical(dir, ec).lexically_relative(fs::weakly_canonical(base, ec));
+    if (!rel.empty() && *rel.begin() != "..") return true;
+  }
+  return false;
+}
+
+// A writable place outside /tmp and $TMPDIR: beside the test binary, else
+// /var/tmp, else $HOME (CI may build under /tmp).
+fs::path NonTempBase() {
+  std::vector<fs::path> candidates = {fs::read_symlink("/proc/self/exe").parent_path(), "/var/tmp"};
+  if (const char* home = std::getenv("HOME")) candidates.emplace_back(home);
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    if (fs::is_directory(c, ec) && !UnderTemp(c) && ::access(c.c_str(), W_OK) == 0) return c;
+  }
+  return candidates.front();
+}
+
+// A scratch directory outside /tmp and $TMPDIR (NonTempBase), removed on
+// destruction.
 class BuildTreeDir {
  public:
   BuildTreeDir() {
-    std::string tmpl = (fs::read_symlink("/proc/self/exe").parent_path() / "tools-e2e-XXXXXX");
+    std::string tmpl = (NonTempBase() / "tools-e2e-XXXXXX");
     REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
     path_ = fs::canonical(tmpl);
   }
@@ -121,17 +145,7 @@ class BuildTreeDir {
   const fs::path& path() const { return path_; }
 
   // True when the directory is really outside /tmp and $TMPDIR.
-  bool OutsideTemp() const {
-    const char* tmpdir = std::getenv("TMPDIR");
-    for (std::string base : {std::string("/tmp"), std::string(tmpdir ? tmpdir : "")}) {
-      if (base.empty()) continue;
-      std::error_code ec;
-      fs::path b = fs::weakly_canonical(base, ec);
-      auto rel = path_.lexically_relative(b);
-      if (!rel.empty() && *rel.begin() != "..") return false;
-    }
-    return true;
-  }
+  bool OutsideTemp() const { return !UnderTemp(path_); }
 
  private:
   fs::path path_;
