@@ -9,7 +9,7 @@ jobs="${JOBS:-$(nproc)}"
 if [[ "${SANITIZE:-0}" == "1" ]]; then
   scripts/install-deps.sh
   export BUILD_DIR=build-asan
-  BUILD_TYPE=Debug scripts/build.sh -DCODEX_WERROR=ON -DCODEX_SANITIZE=ON
+  BUILD_TYPE=Debug scripts/build.sh -DCODEX_WERROR=ON -DCODEX_SANITIZE=ON -DCODEX_BUILD_BENCH=OFF
   ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$jobs" --timeout 900
   exit 0
 fi
@@ -22,6 +22,7 @@ ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$jobs" --timeout 600
 if [[ "${FUZZ:-1}" == "1" ]]; then
   echo "== fuzz smoke runs (${CODEX_FUZZ_SECONDS:-10} s per target)"
   CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DCODEX_FUZZ=ON -DCODEX_BUILD_TESTS=OFF \
+    -DCODEX_BUILD_BENCH=OFF \
     -DCODEX_FUZZ_SECONDS="${CODEX_FUZZ_SECONDS:-10}" >/dev/null
   targets=$(sed -n 's/^ *codex_add_fuzzer(\([a-z_]*\).*/\1/p' fuzz/CMakeLists.txt | tr '\n' ' ')
   ninja -C build-fuzz -j "$jobs" $targets
