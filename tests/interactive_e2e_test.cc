@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <thread>
 
 #include "tests/e2e_support.h"
 #include "tests/pty_support.h"
@@ -223,6 +224,12 @@ TEST_CASE("Ctrl-C interrupts a turn; the session resumes with what was said") {
   Expect(p->WaitForText("›", kWait));
   Expect(p->Write("a long task\r"));
   Expect(p->WaitForText("Ctrl-C to interrupt", kWait));
+  // Interrupt only once the server holds the request: an earlier Ctrl-C
+  // would leave the delayed answer to the resumed session's request.
+  for (int i = 0; i < 400 && env->server().requests_to("/responses").empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  REQUIRE(env->server().requests_to("/responses").size() == 1);
   Expect(p->Write("\x03"));
   Expect(p->WaitForText("■ Interrupted.", kWait));
   // The prompt is back; Ctrl-D leaves.
