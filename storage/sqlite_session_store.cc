@@ -220,6 +220,23 @@ std::string TitleFromItems(const std::vector<ImportedItem>& items) {
   return {};
 }
 
+// Binds the 11 columns of a `turns` row (session_id, turn_id, status, error,
+// the five token counts, started_at_ms, ended_at_ms) in that order.
+void BindTurnRow(SQLite::Statement& q, const std::string& session_id,
+                 const core::TurnRecord& turn) {
+  q.bind(1, session_id);
+  q.bind(2, turn.turn_id);
+  q.bind(3, std::string(TurnStatusName(turn.status)));
+  q.bind(4, turn.error);
+  q.bind(5, turn.usage.input_tokens);
+  q.bind(6, turn.usage.cached_input_tokens);
+  q.bind(7, turn.usage.output_tokens);
+  q.bind(8, turn.usage.reasoning_output_tokens);
+  q.bind(9, turn.usage.total_tokens);
+  q.bind(10, turn.started_at_ms);
+  q.bind(11, turn.ended_at_ms);
+}
+
 }  // namespace
 
 bool IsRealUserMessage(const Item& item) {
@@ -623,17 +640,7 @@ Status SqliteSessionStore::RecordTurn(const core::TurnRecord& turn) {
         " reasoning_output_tokens = excluded.reasoning_output_tokens,"
         " total_tokens = excluded.total_tokens, started_at_ms = excluded.started_at_ms,"
         " ended_at_ms = excluded.ended_at_ms");
-    q.bind(1, turn.session_id);
-    q.bind(2, turn.turn_id);
-    q.bind(3, std::string(TurnStatusName(turn.status)));
-    q.bind(4, turn.error);
-    q.bind(5, turn.usage.input_tokens);
-    q.bind(6, turn.usage.cached_input_tokens);
-    q.bind(7, turn.usage.output_tokens);
-    q.bind(8, turn.usage.reasoning_output_tokens);
-    q.bind(9, turn.usage.total_tokens);
-    q.bind(10, turn.started_at_ms);
-    q.bind(11, turn.ended_at_ms);
+    BindTurnRow(q, turn.session_id, turn);
     q.exec();
     // Recording a turn again replaces its usage rather than counting it twice.
     SQLite::Statement add(*db_, "UPDATE sessions SET tokens_used = tokens_used + ? WHERE id = ?");
@@ -1038,17 +1045,7 @@ Result<bool> SqliteSessionStore::ImportSession(const ImportedSession& session) {
                            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (const core::TurnRecord& t : session.turns) {
       turn.reset();
-      turn.bind(1, sid);
-      turn.bind(2, t.turn_id);
-      turn.bind(3, std::string(TurnStatusName(t.status)));
-      turn.bind(4, t.error);
-      turn.bind(5, t.usage.input_tokens);
-      turn.bind(6, t.usage.cached_input_tokens);
-      turn.bind(7, t.usage.output_tokens);
-      turn.bind(8, t.usage.reasoning_output_tokens);
-      turn.bind(9, t.usage.total_tokens);
-      turn.bind(10, t.started_at_ms);
-      turn.bind(11, t.ended_at_ms);
+      BindTurnRow(turn, sid, t);
       turn.exec();
     }
     SQLite::Statement ev(*db_,
