@@ -9,8 +9,8 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 scripts/install-deps.sh
-echo "== building (first time takes a few minutes)"
-BUILD_DIR="${BUILD_DIR:-build}" scripts/build.sh
+echo "== building codex and the scripted server (first time takes a minute or two)"
+BUILD_DIR="${BUILD_DIR:-build}" TARGETS="codex scripted-responses-server" scripts/build.sh
 build="$root/${BUILD_DIR:-build}"
 codex="$build/cli/codex"
 server="$build/tests/scripted-responses-server"
