@@ -334,7 +334,13 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
     outcome.output = CallOutputFor(call.kind, call.call_id, FormatShellOutput(failed));
     return outcome;
   }
-  activity.output = result->output;
+  // What the user sees (--json aggregated_output, excerpts): the captured
+  // head and tail, with the marker where bytes were left out between them.
+  const sandbox::OutputGap gap{result->gap_offset, result->dropped_bytes, result->dropped_lines};
+  activity.output =
+      result->dropped_bytes > 0
+          ? sandbox::TruncateHeadTail(result->output, gap, 2 * result->output.size() + 2)
+          : result->output;
   activity.exit_code = result->exit_code;
   activity.success = result->exit_code == 0;
   observer_.OnToolCompleted(activity);

@@ -183,6 +183,26 @@ TEST_CASE("output: the model sees the last line of a long output and the omitted
   CHECK(big.output.size() < 12'000);
 }
 
+TEST_CASE("output: --json aggregated_output shows where bytes were left out, and the end") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["bash", "-lc", "seq 1 500000; echo ERROR-LINE"], "call_id": "seq",
+                 "timeout_ms": 120000}]},
+    "done"]})");
+  auto run = Run(*env, {"exec", "--json", "-s", "danger-full-access", "go"});
+  CHECK(run.exit_code == 0);
+  std::string aggregated;
+  for (const Json& e : e2e::JsonLines(run.out)) {
+    if (e.is_object() && e.value("type", "") == "item.completed" &&
+        e["item"].value("type", "") == "command_execution") {
+      aggregated = e["item"].value("aggregated_output", "");
+    }
+  }
+  CHECK(aggregated.starts_with("1\n2\n"));
+  CHECK(aggregated.ends_with("500000\nERROR-LINE\n"));
+  CHECK_THAT(aggregated, Catch::Contains(" omitted ...]"));
+  CHECK(aggregated.size() <= (1u << 20) + 100);
+}
+
 // ---------------------------------------------------------------------------
 // [shell_environment_policy].
 
