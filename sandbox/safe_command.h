@@ -39,12 +39,13 @@
 //
 // Where this differs from Codex's is_known_safe_command (codex-rs
 // command_safety/is_safe_command.rs): Codex also accepts base64 (without
-// -o/--output), expr and numfmt, and `cd` with any arguments; it matches
-// forbidden options only in their exact or `--opt=` spelling (no
-// abbreviations, no bundles). We also accept comm join diff cmp column fold
-// egrep fgrep du df stat basename dirname realpath readlink the sha*sum
-// family, printf, date, file, tree and sort in the forms above, where Codex
-// asks. Like current Codex, git always needs approval.
+// -o/--output), expr and numfmt, `cd` with any arguments and `uniq IN OUT`
+// (which writes OUT); it matches forbidden options only in their exact or
+// `--opt=` spelling (no abbreviations, no bundles) and does not look at
+// PATH. We also accept comm join diff cmp column fold egrep fgrep du df
+// basename dirname realpath readlink the sha*sum family, printf, date,
+// file, tree and sort in the forms above, where Codex asks. Like current
+// Codex, git always needs approval.
 //
 // Pure functions; thread-safe.
 #pragma once
