@@ -2,9 +2,12 @@
 
 #include <string>
 
+#include "cli/terminal_text.h"
+
 namespace codex::cli {
 
-std::string Excerpt(const std::string& text, int max_lines, const std::string& indent) {
+std::string Excerpt(const std::string& raw, int max_lines, const std::string& indent) {
+  const std::string text = NeutralizeControls(raw);
   std::string out;
   int lines = 0;
   size_t pos = 0;
@@ -26,24 +29,26 @@ void ProgressPrinter::OnItemCompleted(const core::Item& item) {
 }
 
 void ProgressPrinter::OnToolStarted(const core::ToolActivity& activity) {
-  if (activity.tool == "shell") std::fprintf(err_, "exec $ %s\n", activity.command.c_str());
+  if (activity.tool == "shell") {
+    std::fprintf(err_, "exec $ %s\n", NeutralizeControls(activity.command).c_str());
+  }
   if (activity.tool == "apply_patch") std::fprintf(err_, "apply_patch\n");
 }
 
 void ProgressPrinter::OnToolCompleted(const core::ToolActivity& activity) {
   if (activity.tool == "update_plan") {
     std::fprintf(err_, "plan%s%s\n", activity.explanation.empty() ? "" : ": ",
-                 activity.explanation.c_str());
+                 NeutralizeControls(activity.explanation).c_str());
     for (const auto& s : activity.plan) {
       const char* mark =
           s.status == "completed" ? "[x]" : (s.status == "in_progress" ? "[>]" : "[ ]");
-      std::fprintf(err_, "  %s %s\n", mark, s.step.c_str());
+      std::fprintf(err_, "  %s %s\n", mark, NeutralizeControls(s.step).c_str());
     }
     return;
   }
   if (activity.tool == "apply_patch") {
     for (const auto& c : activity.changes) {
-      std::fprintf(err_, "  %s %s\n", c.kind.c_str(), c.path.c_str());
+      std::fprintf(err_, "  %s %s\n", c.kind.c_str(), NeutralizeControls(c.path).c_str());
     }
     if (!activity.success) std::fprintf(err_, "%s", Excerpt(activity.output, 5, "  ").c_str());
     return;
@@ -68,7 +73,7 @@ void ProgressPrinter::OnTurnFailed(const Status& status) {
 }
 
 void ProgressPrinter::OnNotice(std::string_view message) {
-  std::fprintf(err_, "%.*s\n", static_cast<int>(message.size()), message.data());
+  std::fprintf(err_, "%s\n", NeutralizeControls(message).c_str());
 }
 
 }  // namespace codex::cli

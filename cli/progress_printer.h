@@ -25,7 +25,8 @@ class ProgressPrinter final : public core::TurnObserver {
 };
 
 // The first `max_lines` lines of `text`, each prefixed with `indent`, and a
-// "… +N lines" marker when cut.
+// "… +N lines" marker when cut, with control sequences neutralised
+// (terminal_text.h): safe to write to the terminal.
 std::string Excerpt(const std::string& text, int max_lines, const std::string& indent);
 
 }  // namespace codex::cli

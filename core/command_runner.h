@@ -14,6 +14,7 @@
 
 #include "core/cancel.h"
 #include "core/status.h"
+#include "sandbox/environment.h"
 
 namespace codex::core {
 
@@ -35,6 +36,9 @@ struct SandboxPolicy {
 struct CommandSpec {
   std::vector<std::string> argv;  // argv[0] is looked up in PATH
   std::string cwd;                // "" = the current directory
+  // The environment: [shell_environment_policy] (the default filters secrets),
+  // then env_overrides on top (see sandbox/environment.h).
+  sandbox::EnvPolicy env_policy;
   std::map<std::string, std::string> env_overrides;
   int64_t timeout_ms = 10'000;
   SandboxPolicy sandbox;
@@ -44,10 +48,15 @@ struct CommandResult {
   int exit_code = 0;  // 124 on timeout; 128+N when killed by signal N
   int signal = 0;     // the terminating signal, 0 if it exited
   bool timed_out = false;
-  std::string output;         // stdout and stderr interleaved, capped at 1 MiB
-  std::string stdout_text;    // capped at 1 MiB
-  std::string stderr_text;    // capped at 1 MiB
-  int64_t dropped_bytes = 0;  // bytes beyond the caps
+  // Each text is the output's head then its tail (1 MiB at most in all);
+  // `dropped_bytes` (holding `dropped_lines` newlines) were between them in
+  // `output`, at `gap_offset`.
+  std::string output;  // stdout and stderr interleaved
+  std::string stdout_text;
+  std::string stderr_text;
+  int64_t dropped_bytes = 0;
+  int64_t dropped_lines = 0;
+  size_t gap_offset = 0;
   int64_t wall_ms = 0;
 };
 

@@ -139,6 +139,47 @@ Status ReadStringMap(const toml::table& t, std::string_view where, std::string_v
   return OkStatus();
 }
 
+// [shell_environment_policy] (see sandbox/environment.h for the semantics).
+Status ReadShellEnvironmentPolicy(const toml::node& node, sandbox::EnvPolicy& policy) {
+  constexpr std::string_view kWhere = "shell_environment_policy.";
+  const toml::table* t = node.as_table();
+  if (t == nullptr) return TypeError("", "shell_environment_policy", "a table");
+  for (auto&& [k, v] : *t) {
+    const std::string_view key = k.str();
+    if (key == "inherit") {
+      auto name = v.is_string() ? v.value<std::string>() : std::nullopt;
+      auto inherit = name ? sandbox::ParseEnvInherit(*name) : std::nullopt;
+      if (!inherit) return TypeError(kWhere, key, "one of \"all\", \"core\", \"none\"");
+      policy.inherit = *inherit;
+    } else if (key == "ignore_default_excludes") {
+      const toml::value<bool>* b = v.as_boolean();  // value<bool>() would accept 1
+      if (b == nullptr) return TypeError(kWhere, key, "true or false");
+      policy.secrets =
+          b->get() ? sandbox::SecretFilter::kKeep : sandbox::SecretFilter::kDropSecretLike;
+    } else if (key == "exclude" || key == "include_only") {
+      auto& out = key == "exclude" ? policy.exclude : policy.include_only;
+      const toml::array* arr = v.as_array();
+      if (arr == nullptr) return TypeError(kWhere, key, "an array of glob patterns");
+      out.clear();
+      for (auto&& p : *arr) {
+        auto s = p.is_string() ? p.value<std::string>() : std::nullopt;
+        if (!s) return TypeError(kWhere, key, "an array of glob patterns (strings)");
+        out.push_back(*s);
+      }
+    } else if (key == "set") {
+      policy.set.clear();
+      RETURN_IF_ERROR(ReadStringMap(*t, kWhere, key, policy.set));
+    } else if (key == "experimental_use_profile" || key == "use_profile") {
+      if (!v.is_boolean()) return TypeError(kWhere, key, "true or false");  // accepted, unused
+    } else {
+      return InvalidArgumentError(
+          "config: unknown key 'shell_environment_policy." + std::string(key) +
+          "'; the keys are inherit, ignore_default_excludes, exclude, include_only, set");
+    }
+  }
+  return OkStatus();
+}
+
 Status ReadProvider(const std::string& id, const toml::table& t, ProviderInfo& p) {
   const std::string where = "model_providers." + id + ".";
   p.id = id;
@@ -325,6 +366,9 @@ Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& 
         }
       }
     }
+  }
+  if (auto* sep = root.get("shell_environment_policy")) {
+    RETURN_IF_ERROR(ReadShellEnvironmentPolicy(*sep, config.shell_environment_policy));
   }
   int64_t n = 0;
   if (root.get("model_context_window")) {

@@ -12,6 +12,7 @@
 
 #include "core/command_runner.h"
 #include "core/status.h"
+#include "sandbox/environment.h"
 
 namespace codex::core {
 
@@ -49,7 +50,7 @@ struct Config {
   std::string model_provider_id = "openai";
   ProviderInfo provider;  // the selected provider, resolved
   std::map<std::string, ProviderInfo> providers;
-  std::string model_reasoning_effort;   // "" = not sent
+  std::string model_reasoning_effort;  // "" = not sent
   std::string model_reasoning_summary = "auto";
   ApprovalPolicy approval_policy = ApprovalPolicy::kNever;
   SandboxMode sandbox_mode = SandboxMode::kReadOnly;
@@ -58,8 +59,10 @@ struct Config {
   std::optional<int64_t> model_context_window;
   std::optional<int64_t> model_auto_compact_token_limit;
   std::optional<int> history_retention_days;  // [history] retention_days
-  std::string instructions;  // base instructions override ("" = built-in)
+  std::string instructions;                   // base instructions override ("" = built-in)
   int64_t shell_timeout_ms = 10'000;
+  // [shell_environment_policy]: the environment of the commands the model runs.
+  sandbox::EnvPolicy shell_environment_policy;
 };
 
 // Flags that override config.toml (applied after the file and -c overrides).

@@ -90,3 +90,63 @@ TEST_CASE("A missing API key names the variable") {
   REQUIRE_FALSE(key.ok());
   CHECK(key.status().message().find("CODEX_TEST_SURELY_UNSET_KEY") != std::string::npos);
 }
+
+TEST_CASE("[shell_environment_policy] is parsed, defaults to Codex's, and rejects bad values") {
+  TempHome home;
+  {
+    auto config = LoadConfig(home.path.string(), {});
+    REQUIRE(config.ok());
+    const auto& p = config->shell_environment_policy;
+    CHECK(p.inherit == codex::sandbox::EnvInherit::kAll);
+    CHECK(p.secrets == codex::sandbox::SecretFilter::kDropSecretLike);
+    CHECK(p.exclude.empty());
+    CHECK(p.include_only.empty());
+    CHECK(p.set.empty());
+  }
+  home.Write(R"([shell_environment_policy]
+inherit = "core"
+ignore_default_excludes = true
+exclude = ["AWS_*", "*_PASSWORD"]
+include_only = ["PATH", "HOME", "MY_*"]
+set = { MY_FLAG = "1", PATH = "/usr/bin" }
+)");
+  {
+    auto config = LoadConfig(home.path.string(), {});
+    REQUIRE(config.ok());
+    const auto& p = config->shell_environment_policy;
+    CHECK(p.inherit == codex::sandbox::EnvInherit::kCore);
+    CHECK(p.secrets == codex::sandbox::SecretFilter::kKeep);
+    CHECK(p.exclude == std::vector<std::string>{"AWS_*", "*_PASSWORD"});
+    CHECK(p.include_only == std::vector<std::string>{"PATH", "HOME", "MY_*"});
+    CHECK(p.set == std::map<std::string, std::string>{{"MY_FLAG", "1"}, {"PATH", "/usr/bin"}});
+  }
+  {
+    ConfigOverrides o;
+    o.dash_c = {"shell_environment_policy.inherit=none"};
+    auto config = LoadConfig(home.path.string(), o);
+    REQUIRE(config.ok());
+    CHECK(config->shell_environment_policy.inherit == codex::sandbox::EnvInherit::kNone);
+  }
+  for (const auto& [bad, message] : std::vector<std::pair<std::string, std::string>>{
+           {"inherit = \"some\"",
+            "config: 'shell_environment_policy.inherit' must be one of \"all\", \"core\", "
+            "\"none\""},
+           {"ignore_default_excludes = 1",
+            "config: 'shell_environment_policy.ignore_default_excludes' must be true or false"},
+           {"exclude = \"X\"", "config: 'shell_environment_policy.exclude' must be an array"},
+           {"include_only = [true]",
+            "config: 'shell_environment_policy.include_only' must be an array"},
+           {"set = 3", "config: 'shell_environment_policy.set' must be a table of strings"},
+           {"set = { A = 2 }", "config: 'shell_environment_policy.set.A' must be a string"},
+           {"excludes = []", "config: unknown key 'shell_environment_policy.excludes'"},
+       }) {
+    INFO(bad);
+    home.Write("[shell_environment_policy]\n" + bad + "\n");
+    auto config = LoadConfig(home.path.string(), {});
+    REQUIRE_FALSE(config.ok());
+    CHECK(config.status().code() == codex::StatusCode::kInvalidArgument);
+    CHECK_THAT(config.status().message(), Catch::StartsWith(message));
+  }
+  home.Write("shell_environment_policy = 3\n");
+  CHECK_FALSE(LoadConfig(home.path.string(), {}).ok());
+}

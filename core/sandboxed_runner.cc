@@ -76,9 +76,8 @@ Result<PreparedCommand> PrepareCommand(const CommandSpec& spec) {
   sandbox::SpawnOptions& options = prepared.options;
   options.argv = spec.argv;
   options.cwd = spec.cwd;
-  options.env.inherit = sandbox::EnvInherit::kAll;
-  options.env.secrets = sandbox::SecretFilter::kDropSecretLike;
-  options.env.overrides = spec.env_overrides;
+  options.env = spec.env_policy;
+  for (const auto& [name, value] : spec.env_overrides) options.env.overrides[name] = value;
   options.timeout_ms = spec.timeout_ms;
   if (!spec.cwd.empty() && !IsDirectory(spec.cwd)) {
     return InvalidArgumentError("working directory '" + spec.cwd +
@@ -111,6 +110,8 @@ Result<CommandResult> SandboxedRunner::Run(const CommandSpec& spec, const Cancel
   out.stdout_text = std::move(r.stdout_text);
   out.stderr_text = std::move(r.stderr_text);
   out.dropped_bytes = r.output_dropped;
+  out.dropped_lines = r.output_dropped_lines;
+  out.gap_offset = r.output_gap_offset;
   out.wall_ms = r.wall_ms;
   return out;
 }

@@ -1,9 +1,10 @@
 // SandboxedRunner: the real CommandRunner, running commands through sandbox/.
 //
 // Translates a CommandSpec into sandbox::SpawnOptions:
-//   * environment: inherited minus secret-looking variables (names containing
-//     KEY, SECRET, TOKEN, PASSWORD, PASSWD, CREDENTIAL), then
-//     spec.env_overrides (see sandbox/environment.h);
+//   * environment: spec.env_policy ([shell_environment_policy]; by default
+//     the inherited environment minus names matching *KEY*, *SECRET*,
+//     *TOKEN*, *PASSWORD*, *PASSWD*, *CREDENTIAL*), then spec.env_overrides
+//     (see sandbox/environment.h);
 //   * sandbox: spec.sandbox.mode; for workspace-write the writable roots are
 //     the working directory, /tmp, $TMPDIR and spec.sandbox.writable_roots
 //     (top-level `.git` entries of each root stay read-only); the network is

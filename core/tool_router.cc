@@ -6,6 +6,7 @@
 
 #include "core/apply_patch.h"
 #include "core/apply_patch_tool.h"
+#include "sandbox/environment.h"
 #include "sandbox/landlock.h"
 #include "sandbox/safe_command.h"
 #include "sandbox/truncate.h"
@@ -126,7 +127,8 @@ std::string JoinCommand(const std::vector<std::string>& argv) {
 std::string FormatShellOutput(const CommandResult& result) {
   std::string text = result.output;
   if (result.timed_out) text += "\n[command timed out]";
-  Json j = {{"output", sandbox::TruncateHeadTail(text, kModelOutputMaxBytes, result.dropped_bytes)},
+  const sandbox::OutputGap gap{result.gap_offset, result.dropped_bytes, result.dropped_lines};
+  Json j = {{"output", sandbox::TruncateHeadTail(text, gap, kModelOutputMaxBytes)},
             {"metadata",
              {{"exit_code", result.exit_code},
               {"duration_seconds", static_cast<double>(result.wall_ms) / 1000.0}}}};
@@ -257,7 +259,12 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
   input.policy = config_.approval_policy;
   input.sandbox = config_.sandbox_mode;
   input.argv = argv;
-  input.known_safe = sandbox::IsKnownSafeCommand(argv);
+  // Known-safe also needs the PATH the command will see to hold only
+  // absolute directories (else a planted ./cat could run instead).
+  input.known_safe = sandbox::IsKnownSafeCommand(
+      argv, sandbox::LookupEnv(sandbox::BuildEnvironment(config_.shell_environment_policy,
+                                                         sandbox::CurrentEnvironment()),
+                               "PATH", "/usr/bin:/bin"));
   input.escalation_requested = escalate;
   input.sandbox_available =
       config_.sandbox_mode == SandboxMode::kDangerFullAccess || sandbox::landlock::AbiVersion() > 0;
@@ -288,6 +295,7 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
   spec.argv = argv;
   spec.cwd = cwd;
   spec.timeout_ms = timeout_ms > 0 ? timeout_ms : config_.shell_timeout_ms;
+  spec.env_policy = config_.shell_environment_policy;
   spec.sandbox.mode = config_.sandbox_mode;
   spec.sandbox.workspace_root = config_.cwd;
   spec.sandbox.writable_roots = config_.writable_roots;
@@ -326,7 +334,13 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
     outcome.output = CallOutputFor(call.kind, call.call_id, FormatShellOutput(failed));
     return outcome;
   }
-  activity.output = result->output;
+  // What the user sees (--json aggregated_output, excerpts): the captured
+  // head and tail, with the marker where bytes were left out between them.
+  const sandbox::OutputGap gap{result->gap_offset, result->dropped_bytes, result->dropped_lines};
+  activity.output =
+      result->dropped_bytes > 0
+          ? sandbox::TruncateHeadTail(result->output, gap, 2 * result->output.size() + 2)
+          : result->output;
   activity.exit_code = result->exit_code;
   activity.success = result->exit_code == 0;
   observer_.OnToolCompleted(activity);

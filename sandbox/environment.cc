@@ -7,28 +7,125 @@
 extern char** environ;
 
 namespace codex::sandbox {
+namespace {
+
+char Lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+
+// Matches a `[...]` set at pattern[*p] (just after '[') against `c`; advances
+// *p past the closing ']'. Returns nullopt when the set is not closed (then
+// '[' is an ordinary character).
+std::optional<bool> MatchSet(std::string_view pattern, size_t* p, char c) {
+  size_t i = *p;
+  bool negate = false;
+  if (i < pattern.size() && (pattern[i] == '!' || pattern[i] == '^')) {
+    negate = true;
+    ++i;
+  }
+  bool matched = false;
+  bool first = true;
+  while (i < pattern.size() && (pattern[i] != ']' || first)) {
+    first = false;
+    char lo = Lower(pattern[i]);
+    char hi = lo;
+    if (i + 2 < pattern.size() && pattern[i + 1] == '-' && pattern[i + 2] != ']') {
+      hi = Lower(pattern[i + 2]);
+      i += 2;
+    }
+    if (lo <= Lower(c) && Lower(c) <= hi) matched = true;
+    ++i;
+  }
+  if (i >= pattern.size()) return std::nullopt;
+  *p = i + 1;
+  return matched != negate;
+}
+
+}  // namespace
+
+std::optional<EnvInherit> ParseEnvInherit(std::string_view name) {
+  if (name == "all") return EnvInherit::kAll;
+  if (name == "core") return EnvInherit::kCore;
+  if (name == "none") return EnvInherit::kNone;
+  return std::nullopt;
+}
+
+bool EnvPatternMatches(std::string_view pattern, std::string_view name) {
+  // Iterative glob match with one backtrack point for the last '*'.
+  size_t p = 0;
+  size_t n = 0;
+  size_t star_p = std::string_view::npos;
+  size_t star_n = 0;
+  while (n < name.size()) {
+    if (p < pattern.size() && pattern[p] == '*') {
+      star_p = ++p;
+      star_n = n;
+      continue;
+    }
+    if (p < pattern.size()) {
+      size_t next = p + 1;
+      bool ok = false;
+      if (pattern[p] == '?') {
+        ok = true;
+      } else if (pattern[p] == '[') {
+        size_t q = p + 1;
+        if (auto m = MatchSet(pattern, &q, name[n])) {
+          ok = *m;
+          next = q;
+        } else {
+          ok = name[n] == '[';
+        }
+      } else {
+        ok = Lower(pattern[p]) == Lower(name[n]);
+      }
+      if (ok) {
+        p = next;
+        ++n;
+        continue;
+      }
+    }
+    if (star_p == std::string_view::npos) return false;
+    p = star_p;
+    n = ++star_n;
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
 
 bool IsSecretLikeName(std::string_view name) {
-  static constexpr std::array<std::string_view, 6> kMarkers = {"KEY",      "SECRET", "TOKEN",
-                                                               "PASSWORD", "PASSWD", "CREDENTIAL"};
-  std::string upper(name);
-  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return std::any_of(kMarkers.begin(), kMarkers.end(), [&](std::string_view marker) {
-    return upper.find(marker) != std::string::npos;
-  });
+  static constexpr std::array<std::string_view, 6> kDefaultExcludes = {
+      "*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*"};
+  return std::any_of(kDefaultExcludes.begin(), kDefaultExcludes.end(),
+                     [&](std::string_view pattern) { return EnvPatternMatches(pattern, name); });
 }
 
 std::vector<std::string> BuildEnvironment(const EnvPolicy& policy,
                                           const std::vector<std::string>& base) {
+  static constexpr std::array<std::string_view, 9> kCoreVars = {
+      "HOME", "LOGNAME", "PATH", "SHELL", "USER", "USERNAME", "TMPDIR", "TEMP", "TMP"};
+  auto matches_any = [](const std::vector<std::string>& patterns, std::string_view name) {
+    return std::any_of(patterns.begin(), patterns.end(),
+                       [&](const std::string& p) { return EnvPatternMatches(p, name); });
+  };
   std::map<std::string, std::string> vars;
-  if (policy.inherit == EnvInherit::kAll) {
+  if (policy.inherit != EnvInherit::kNone) {
     for (const std::string& entry : base) {
       size_t eq = entry.find('=');
       if (eq == std::string::npos || eq == 0) continue;
       std::string name = entry.substr(0, eq);
-      if (policy.secrets == SecretFilter::kDropSecretLike && IsSecretLikeName(name)) continue;
+      if (policy.inherit == EnvInherit::kCore &&
+          std::find(kCoreVars.begin(), kCoreVars.end(), name) == kCoreVars.end()) {
+        continue;
+      }
       vars.emplace(std::move(name), entry.substr(eq + 1));
     }
+  }
+  std::erase_if(vars, [&](const auto& kv) {
+    return (policy.secrets == SecretFilter::kDropSecretLike && IsSecretLikeName(kv.first)) ||
+           matches_any(policy.exclude, kv.first);
+  });
+  for (const auto& [name, value] : policy.set) vars[name] = value;
+  if (!policy.include_only.empty()) {
+    std::erase_if(vars,
+                  [&](const auto& kv) { return !matches_any(policy.include_only, kv.first); });
   }
   for (const auto& [name, value] : policy.overrides) vars[name] = value;
   std::vector<std::string> out;

@@ -1,34 +1,54 @@
-// The environment a spawned command sees.
+// The environment a spawned command sees: Codex's [shell_environment_policy].
 //
-// Policy (documented for users in docs and `codex sandbox --help`):
-//   1. Start from the parent's environment (EnvInherit::kAll) or from nothing
-//      (EnvInherit::kNone).
-//   2. With SecretFilter::kDropSecretLike, drop every variable whose name
-//      contains KEY, SECRET, TOKEN, PASSWORD, PASSWD or CREDENTIAL (ignoring
-//      case), e.g. OPENAI_API_KEY, GITHUB_TOKEN, so a command the model runs
-//      cannot read the credentials the agent itself was started with.
-//   3. Apply the overrides last: they always win, even for secret-like names.
+// BuildEnvironment applies, in this order (the order Codex documents):
+//   1. inherit: start from the parent's whole environment (kAll), from its
+//      core variables HOME LOGNAME PATH SHELL USER USERNAME TMPDIR TEMP TMP
+//      (kCore), or from nothing (kNone);
+//   2. default excludes (unless `secrets` is kKeep, i.e.
+//      ignore_default_excludes = true): drop every variable whose name
+//      matches *KEY*, *SECRET*, *TOKEN* (Codex's defaults) or *PASSWORD*,
+//      *PASSWD*, *CREDENTIAL* (ours in addition), ignoring case, e.g.
+//      OPENAI_API_KEY, GITHUB_TOKEN;
+//   3. exclude: drop names matching any of these patterns;
+//   4. set: insert these variables (replacing inherited ones);
+//   5. include_only: when non-empty, keep only names matching one of these
+//      patterns (this also applies to `set`, as in Codex);
+//   6. overrides: the runner's own variables (e.g.
+//      CODEX_SANDBOX_NETWORK_DISABLED), always present.
+// Patterns are globs matched against the whole name ignoring case: `*` any
+// run of characters, `?` one character, `[abc]` / `[a-z]` / `[!a-z]` a set.
 // Pure functions; thread-safe as long as nobody modifies `environ` meanwhile.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace codex::sandbox {
 
-enum class EnvInherit { kAll, kNone };
+enum class EnvInherit { kAll, kCore, kNone };
 enum class SecretFilter { kKeep, kDropSecretLike };
+
+// "all" | "core" | "none"; nullopt otherwise.
+std::optional<EnvInherit> ParseEnvInherit(std::string_view name);
 
 struct EnvPolicy {
   EnvInherit inherit = EnvInherit::kAll;
-  SecretFilter secrets = SecretFilter::kDropSecretLike;
-  std::map<std::string, std::string> overrides;
+  SecretFilter secrets = SecretFilter::kDropSecretLike;  // kKeep = ignore_default_excludes
+  std::vector<std::string> exclude;                      // glob patterns
+  std::map<std::string, std::string> set;                // [shell_environment_policy.set]
+  std::vector<std::string> include_only;                 // glob patterns; empty = all
+  std::map<std::string, std::string> overrides;          // applied last, always kept
 };
 
-// True when `name` looks like it holds a credential (see the policy above).
+// True when `name` matches one of the default excludes (step 2).
 bool IsSecretLikeName(std::string_view name);
+
+// True when the glob `pattern` matches the whole of `name`, ignoring ASCII
+// case (see the file comment).
+bool EnvPatternMatches(std::string_view pattern, std::string_view name);
 
 // "NAME=value" entries, sorted by name, built from `base` ("NAME=value"
 // strings, typically `environ`) according to `policy`. Entries without '='

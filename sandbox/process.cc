@@ -13,6 +13,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <string_view>
+
+#include "sandbox/output_buffer.h"
 
 namespace codex::sandbox {
 namespace {
@@ -273,23 +276,37 @@ Expected<pid_t> ForkExec(const SpawnOptions& options, ChildPlan plan) {
   return pid;
 }
 
-// Appends to a capped buffer, counting what does not fit.
-void AppendCapped(std::string* buffer, int64_t* dropped, size_t cap, const char* data, size_t n) {
-  size_t room = buffer->size() < cap ? cap - buffer->size() : 0;
-  size_t keep = std::min(room, n);
-  buffer->append(data, keep);
-  *dropped += static_cast<int64_t>(n - keep);
-}
+// The three bounded captures of one run (see output_buffer.h): each keeps
+// the first half of the cap and a ring of the last half.
+struct Captures {
+  explicit Captures(size_t cap)
+      : out(cap / 2, cap - cap / 2), err(cap / 2, cap - cap / 2), both(cap / 2, cap - cap / 2) {}
+  HeadTailBuffer out;
+  HeadTailBuffer err;
+  HeadTailBuffer both;  // interleaved in arrival order
 
-// Reads what is available on `fd`; returns false at EOF or on error.
-bool Drain(int fd, std::string* text, int64_t* text_dropped, ProcessResult* result, size_t cap) {
+  void MoveInto(ProcessResult* result) const {
+    result->stdout_text = out.head() + out.tail();
+    result->stdout_dropped = out.omitted_bytes();
+    result->stderr_text = err.head() + err.tail();
+    result->stderr_dropped = err.omitted_bytes();
+    result->output = both.head() + both.tail();
+    result->output_dropped = both.omitted_bytes();
+    result->output_dropped_lines = both.omitted_lines();
+    result->output_gap_offset = both.head().size();
+  }
+};
+
+// Reads what is available on `fd` into `stream` and `captures->both`;
+// returns false at EOF or on error.
+bool Drain(int fd, HeadTailBuffer* stream, Captures* captures) {
   std::array<char, 65536> buf;
   for (;;) {
     ssize_t n = ::read(fd, buf.data(), buf.size());
     if (n > 0) {
-      auto len = static_cast<size_t>(n);
-      AppendCapped(text, text_dropped, cap, buf.data(), len);
-      AppendCapped(&result->output, &result->output_dropped, cap, buf.data(), len);
+      const std::string_view chunk(buf.data(), static_cast<size_t>(n));
+      stream->Append(chunk);
+      captures->both.Append(chunk);
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -418,7 +435,7 @@ Expected<ProcessResult> RunProcess(const SpawnOptions& options) {
   ASSIGN_OR_RETURN_SANDBOX(ChildProcess child, ChildProcess::Spawn(options));
 
   ProcessResult result;
-  const size_t cap = options.output_cap_bytes;
+  Captures captures(options.output_cap_bytes);
   bool out_open = true;
   bool err_open = true;
   bool exited = false;
@@ -488,13 +505,11 @@ Expected<ProcessResult> RunProcess(const SpawnOptions& options) {
     }
     if (ready <= 0) continue;
     if (out_index >= 0 && fds[static_cast<size_t>(out_index)].revents != 0) {
-      out_open =
-          Drain(child.stdout_fd(), &result.stdout_text, &result.stdout_dropped, &result, cap);
+      out_open = Drain(child.stdout_fd(), &captures.out, &captures);
       if (!out_open) child.CloseStdout();
     }
     if (err_index >= 0 && fds[static_cast<size_t>(err_index)].revents != 0) {
-      err_open =
-          Drain(child.stderr_fd(), &result.stderr_text, &result.stderr_dropped, &result, cap);
+      err_open = Drain(child.stderr_fd(), &captures.err, &captures);
       if (!err_open) child.CloseStderr();
     }
   }
@@ -514,12 +529,10 @@ Expected<ProcessResult> RunProcess(const SpawnOptions& options) {
     if (err_open) fds[n++] = {child.stderr_fd(), POLLIN, 0};
     if (::poll(fds.data(), n, 10) <= 0) continue;
     if (out_open) {
-      out_open =
-          Drain(child.stdout_fd(), &result.stdout_text, &result.stdout_dropped, &result, cap);
+      out_open = Drain(child.stdout_fd(), &captures.out, &captures);
     }
     if (err_open) {
-      err_open =
-          Drain(child.stderr_fd(), &result.stderr_text, &result.stderr_dropped, &result, cap);
+      err_open = Drain(child.stderr_fd(), &captures.err, &captures);
     }
   }
   const int status = child.Reap();
@@ -530,6 +543,7 @@ Expected<ProcessResult> RunProcess(const SpawnOptions& options) {
     result.exit_code = 128 + result.signal;
   }
   if (result.timed_out) result.exit_code = kTimeoutExitCode;
+  captures.MoveInto(&result);
   result.wall_ms = MsSince(start);
   return result;
 }

@@ -10,10 +10,12 @@
 //     and the signal mask cleared; then `child_setup` (the sandbox) runs, then
 //     execve. A failure in the child is reported through a close-on-exec pipe
 //     and becomes an Error here (e.g. "cannot run 'foo': not found in PATH").
-//   * stdout and stderr are each kept up to `output_cap_bytes` (the head);
-//     `output` interleaves both in arrival order under the same cap. Bytes past
-//     a cap are counted, not kept, and the pipes keep being drained so the
-//     child never blocks on a full pipe.
+//   * stdout and stderr are each kept up to `output_cap_bytes`: the first
+//     half of the cap (the head) and the last half (the tail, in a ring
+//     buffer), however long the output; `output` interleaves both in arrival
+//     order the same way. The bytes between head and tail are counted, not
+//     kept, and the pipes keep being drained so the child never blocks on a
+//     full pipe. Memory stays bounded by the caps.
 //   * On timeout the whole group gets SIGTERM, then SIGKILL after
 //     `kill_grace_ms`; the result has timed_out and exit code 124.
 //   * `should_cancel` is polled at least every 100 ms; when it returns true the
@@ -78,12 +80,16 @@ struct ProcessResult {
   int exit_code = 0;  // 124 on timeout; 128+N when killed by signal N
   int signal = 0;     // the terminating signal, 0 if it exited normally
   bool timed_out = false;
-  std::string output;          // stdout and stderr interleaved, capped
-  std::string stdout_text;     // capped
-  std::string stderr_text;     // capped
-  int64_t stdout_dropped = 0;  // bytes beyond each cap
+  // Each text is its head followed by its tail; *_dropped counts the bytes
+  // left out between them (0 when the text is the whole output).
+  std::string output;  // stdout and stderr interleaved
+  std::string stdout_text;
+  std::string stderr_text;
+  int64_t stdout_dropped = 0;
   int64_t stderr_dropped = 0;
   int64_t output_dropped = 0;
+  int64_t output_dropped_lines = 0;  // newlines among output's dropped bytes
+  size_t output_gap_offset = 0;      // where in `output` the dropped bytes were
   int64_t wall_ms = 0;
 };
 

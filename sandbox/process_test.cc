@@ -254,13 +254,25 @@ TEST_CASE("Output beyond the cap is counted as dropped while draining continues"
   CHECK(r->stderr_text == "done\n");
   CHECK(r->output.size() == kDefaultOutputCapBytes);
   CHECK(r->output_dropped == 3000000 + 5 - static_cast<int64_t>(kDefaultOutputCapBytes));
+  // The kept text ends with what was written last, not inside the first MiB.
+  CHECK(r->output.ends_with("done\n"));
+  CHECK(r->output_gap_offset == kDefaultOutputCapBytes / 2);
 
   auto small = Sh("printf 0123456789");
   small.output_cap_bytes = 4;
   auto s = RunProcess(small);
   REQUIRE(s.ok());
-  CHECK(s->stdout_text == "0123");
+  CHECK(s->stdout_text == "0189");  // head "01", tail "89"
   CHECK(s->stdout_dropped == 6);
+  CHECK(s->output_gap_offset == 2);
+
+  // Far more output than the cap, in lines: the last line is kept and the
+  // lines left out are counted.
+  auto lines = RunProcess(Sh("seq 1 500000; echo ERROR-LINE"));
+  REQUIRE(lines.ok());
+  CHECK(lines->output.ends_with("499999\n500000\nERROR-LINE\n"));
+  CHECK(lines->output.starts_with("1\n2\n"));
+  CHECK(lines->output_dropped_lines > 0);
 }
 
 TEST_CASE("Cancellation kills the group and returns promptly") {

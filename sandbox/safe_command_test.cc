@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "sandbox/shell_lexer.h"
+
 using namespace codex::sandbox;
 using Argv = std::vector<std::string>;
 
@@ -101,34 +103,9 @@ TEST_CASE("sed is safe only for printing line ranges") {
   }
 }
 
-TEST_CASE("git is safe for inspecting subcommands only") {
-  CHECK(Safe({"git", "status"}));
-  CHECK(Safe({"git", "log", "--oneline", "-5"}));
-  CHECK(Safe({"git", "diff", "HEAD~1"}));
-  CHECK(Safe({"git", "show", "HEAD"}));
-  CHECK(Safe({"git", "branch"}));
-  CHECK(Safe({"git", "branch", "-a", "-vv"}));
-  CHECK(Safe({"git", "branch", "--list", "feat*"}));
-  CHECK(Safe({"git", "branch", "--contains", "HEAD"}));
-  CHECK(Safe({"git", "branch", "--show-current"}));
-  CHECK_FALSE(Safe({"git", "branch", "new-branch"}));
-  CHECK_FALSE(Safe({"git", "branch", "-d", "old"}));
-  CHECK_FALSE(Safe({"git", "branch", "-D", "old"}));
-  CHECK_FALSE(Safe({"git", "branch", "-m", "a", "b"}));
-  CHECK_FALSE(Safe({"git"}));
-  CHECK_FALSE(Safe({"git", "commit", "-m", "x"}));
-  CHECK_FALSE(Safe({"git", "push"}));
-  CHECK_FALSE(Safe({"git", "checkout", "."}));
-  CHECK_FALSE(Safe({"git", "-c", "core.pager=evil", "log"}));
-  CHECK_FALSE(Safe({"git", "--git-dir=/x", "status"}));
-  CHECK_FALSE(Safe({"git", "diff", "--output=/tmp/x"}));
-  CHECK_FALSE(Safe({"git", "log", "-p", "--ext-diff"}));
-  CHECK_FALSE(Safe({"git", "show", "--textconv", "HEAD"}));
-}
-
 TEST_CASE("Shell scripts are safe when every command is") {
   CHECK(SafeScript("ls"));
-  CHECK(SafeScript("git status && git diff | head -50"));
+  CHECK(SafeScript("ls && cat a | head -50"));
   CHECK(SafeScript("cd src; ls -la || echo 'no src'"));
   CHECK(SafeScript("grep -rn 'TODO' . | wc -l"));
   CHECK(SafeScript("sed -n '1,40p' main.cc"));
@@ -138,7 +115,7 @@ TEST_CASE("Shell scripts are safe when every command is") {
   CHECK(IsKnownSafeCommand({"zsh", "-lc", "ls"}));
 
   CHECK_FALSE(SafeScript("ls && rm -rf x"));
-  CHECK_FALSE(SafeScript("git status; git commit -am x"));
+  CHECK_FALSE(SafeScript("ls; git commit -am x"));
   CHECK_FALSE(SafeScript("cat a | tee b"));
   CHECK_FALSE(SafeScript("echo hi > out"));
   CHECK_FALSE(SafeScript("ls $(rm -rf x)"));
@@ -162,4 +139,156 @@ TEST_CASE("Only the plain shell wrapper forms are unwrapped") {
   CHECK_FALSE(IsKnownSafeCommand({"bash", "script.sh"}));
   CHECK_FALSE(IsKnownSafeCommand({"python", "-c", "ls"}));
   CHECK_FALSE(IsKnownSafeCommand({"/tmp/bash", "-c", "ls"}));
+}
+
+// Every bypass found in review (issue 10) and more: each row is a command and
+// whether it may run without asking. A row marked false runs a program of
+// the model's choosing, writes a file, changes the machine, or redirects a
+// later command; a row marked true must keep working.
+struct ClassifierRow {
+  Argv argv;
+  bool safe;
+};
+
+TEST_CASE("Classifier table: option spellings that run programs or write files") {
+  const std::vector<ClassifierRow> rows = {
+      // The review's bypasses: GNU long-option abbreviations.
+      {{"sort", "--compress-prog=./x", "a"}, false},
+      {{"sort", "--out=f", "a"}, false},
+      {{"date", "--se=2030-01-01"}, false},
+      {{"bash", "-lc", "printf -v PATH bin; cat f"}, false},
+      // sort: every spelling of -o / --output / --compress-program / -T.
+      {{"sort", "--o", "f", "a"}, false},
+      {{"sort", "--ou=f", "a"}, false},
+      {{"sort", "--output", "f", "a"}, false},
+      {{"sort", "--compress-program", "./x", "a"}, false},
+      {{"sort", "--comp=./x", "a"}, false},
+      {{"sort", "--temporary-dir=/x", "a"}, false},
+      {{"sort", "-T", "/x", "a"}, false},
+      {{"sort", "-ofile", "a"}, false},
+      {{"sort", "-ruo", "f", "a"}, false},
+      {{"sort", "a", "-o", "f"}, false},  // GNU permutes: options after operands count
+      {{"/usr/bin/sort", "--out=f", "a"}, false},
+      {{"sort", "-r", "-k", "2", "a"}, true},
+      {{"sort", "--reverse", "--numeric-sort", "a"}, true},
+      {{"sort", "--", "-o"}, true},  // after "--" it is a file name
+      // date: only the printing forms.
+      {{"date", "-s", "2030-01-01"}, false},
+      {{"date", "-us", "2030-01-01"}, false},
+      {{"date", "--set", "2030-01-01"}, false},
+      {{"date", "--set=2030-01-01"}, false},
+      {{"date", "--s=2030-01-01"}, false},
+      {{"date", "010100002030"}, false},  // MMDDhhmmYYYY operand sets the clock
+      {{"date", "-u", "010100002030"}, false},
+      {{"date", "--frobnicate"}, false},  // unknown options are not assumed harmless
+      {{"date", "-x"}, false},
+      {{"date", "+%s"}, true},
+      {{"date", "-u", "+%Y-%m-%d"}, true},
+      {{"date", "-d", "yesterday", "+%F"}, true},
+      {{"date", "--date=@0", "--utc"}, true},
+      {{"date", "--da", "tomorrow"}, true},  // abbreviation of --date
+      {{"date", "-Iseconds"}, true},
+      {{"date", "--iso-8601=ns"}, true},
+      {{"date", "-R"}, true},
+      {{"date", "-d", "-s"}, true},  // "-s" is -d's value here, not an option
+      // printf: the builtin's -v assigns a variable.
+      {{"printf", "-v", "PATH", "bin"}, false},
+      {{"printf", "-vPATH", "bin"}, false},
+      {{"printf", "--", "x"}, false},
+      {{"printf"}, false},
+      {{"printf", "%s\\n", "hello"}, true},
+      // find: primaries that execute, delete or write.
+      {{"find", ".", "-execdir", "sh", "-c", "x", ";"}, false},
+      {{"find", ".", "-okdir", "rm", "{}", ";"}, false},
+      {{"find", ".", "-name", "x", "-delete"}, false},
+      {{"find", ".", "-fprintf", "out", "%p"}, false},
+      {{"find", ".", "-fls", "out"}, false},
+      {{"find", ".", "-type", "f", "-name", "*.h"}, true},
+      // rg: preprocessors and decompressors run programs.
+      {{"rg", "--pre", "./x", "foo"}, false},
+      {{"rg", "--pr=./x", "foo"}, false},
+      {{"rg", "--pre-glob=*", "--pre=./x", "foo"}, false},
+      {{"rg", "--search-z", "foo"}, false},
+      {{"rg", "-uz", "foo"}, false},
+      {{"rg", "--hostname-bin", "./x", "foo"}, false},
+      {{"rg", "--hostname=./x", "foo"}, false},
+      {{"rg", "-n", "--hidden", "foo", "src"}, true},
+      // file / tree / uniq write files.
+      {{"file", "--comp", "-m", "magic"}, false},
+      {{"file", "-bC"}, false},
+      {{"file", "-b", "a.bin"}, true},
+      {{"tree", "-ao", "out"}, false},
+      {{"tree", "--output=out"}, false},
+      {{"tree", "-a", "-L", "2"}, true},
+      {{"uniq", "-c", "in", "out"}, false},
+      {{"uniq", "-c", "in"}, true},
+      // git: a repository's own config runs programs (core.fsmonitor,
+      // diff.external, textconv) from plain status/diff, so it always asks.
+      {{"git", "status"}, false},
+      {{"git", "diff"}, false},
+      {{"git", "log", "--oneline"}, false},
+      {{"git", "-c", "core.pager=./x", "log"}, false},
+      {{"git", "diff", "--output=f"}, false},
+      {{"git", "diff", "--ext-diff"}, false},
+      {{"git", "--exec-path=.", "status"}, false},
+      {{"git", "-C", "/", "status"}, false},
+      // Programs that run other programs, or assign environment.
+      {{"xargs", "-0", "cat"}, false},
+      {{"env", "PATH=.", "cat", "f"}, false},
+      {{"env"}, false},
+      {{"nice", "cat", "f"}, false},
+      {{"timeout", "5", "cat", "f"}, false},
+      {{"command", "cat", "f"}, false},
+      {{"exec", "cat", "f"}, false},
+      {{"sudo", "cat", "f"}, false},
+      {{"cd", "-P", "x"}, false},
+      {{"cd", "a", "b"}, false},
+      {{"cd", "src"}, true},
+      // Scripts: nothing may assign a variable or hide a program.
+      {{"bash", "-lc", "printf -v PATH %s bin && cat f"}, false},
+      {{"bash", "-lc", "PATH=bin cat f"}, false},
+      {{"bash", "-lc", "export PATH=bin; cat f"}, false},
+      {{"bash", "-lc", "declare PATH=bin; cat f"}, false},
+      {{"bash", "-lc", "read PATH < x; cat f"}, false},
+      {{"bash", "-lc", "hash -p ./x cat; cat f"}, false},
+      {{"bash", "-lc", "alias cat=./x; cat f"}, false},
+      {{"bash", "-lc", "cat() { ./x; }; cat f"}, false},
+      {{"bash", "-lc", "source ./x; ls"}, false},
+      {{"bash", "-lc", ". ./x; ls"}, false},
+      {{"bash", "-lc", "ls; sort --out=f a"}, false},
+      {{"bash", "-lc", "cat a | date --set=2030-01-01"}, false},
+      {{"sh", "-c", "find . -exec ./x {} +"}, false},
+      {{"bash", "-lc", "./bin/cat f"}, false},
+      {{"bash", "-lc", "bin/cat f"}, false},
+      {{"bash", "-lc", "sort {-o,f} a"}, false},     // brace expansion makes an option
+      {{"bash", "-lc", "sort --out\\=f a"}, false},  // quote removal first
+      {{"bash", "-lc", "sort '--ou'tput=f a"}, false},
+      {{"zsh", "-lc", "sort =sort"}, true},            // zsh's =cmd is only a path
+      {{"bash", "-lc", "cd bin && cat f"}, true},  // safe only with a trusted PATH (below)
+      {{"bash", "-lc", "date +%s && printf '%s\\n' ok"}, true},
+  };
+  for (const ClassifierRow& row : rows) {
+    INFO("argv: " << JoinShellWords(row.argv));
+    CHECK(IsKnownSafeCommand(row.argv) == row.safe);
+  }
+  CHECK(rows.size() >= 4 + 30);
+}
+
+TEST_CASE("A relative or empty PATH entry makes no command known-safe") {
+  const Argv cat = {"cat", "f"};
+  const Argv script = {"bash", "-lc", "cd bin && cat f"};
+  for (const char* path : {"/usr/local/bin:/usr/bin:/bin", "/usr/bin"}) {
+    INFO(path);
+    CHECK(IsTrustedSearchPath(path));
+    CHECK(IsKnownSafeCommand(cat, path));
+    CHECK(IsKnownSafeCommand(script, path));
+  }
+  for (const char* path : {"", ".", "bin", "/usr/bin:", ":/usr/bin", "/usr/bin::/bin",
+                           "/usr/bin:./bin", "/usr/bin:bin"}) {
+    INFO("PATH=" << path);
+    CHECK_FALSE(IsTrustedSearchPath(path));
+    CHECK_FALSE(IsKnownSafeCommand(cat, path));
+    CHECK_FALSE(IsKnownSafeCommand(script, path));
+  }
+  CHECK_FALSE(IsKnownSafeCommand({"rm", "x"}, "/usr/bin"));
 }

@@ -31,24 +31,14 @@ size_t TailStart(std::string_view text, size_t budget, size_t min_start) {
   return start;
 }
 
-}  // namespace
-
-std::string TruncateHeadTail(std::string_view text, size_t max_bytes, int64_t extra_omitted) {
-  if (text.size() <= max_bytes && extra_omitted <= 0) return std::string(text);
-  size_t head_len = HeadLength(text, max_bytes / 2);
-  size_t tail_start = TailStart(text, max_bytes - max_bytes / 2, head_len);
-  std::string_view head = text.substr(0, head_len);
-  std::string_view middle = text.substr(head_len, tail_start - head_len);
-  std::string_view tail = text.substr(tail_start);
-
-  int64_t omitted_bytes = static_cast<int64_t>(middle.size()) + std::max<int64_t>(extra_omitted, 0);
-  auto omitted_lines = std::count(middle.begin(), middle.end(), '\n');
+// head, a marker line counting what was left out, tail.
+std::string Assemble(std::string_view head, int64_t omitted_bytes, int64_t omitted_lines,
+                     std::string_view tail) {
   std::string marker = "[... " + std::to_string(omitted_bytes) + " bytes";
   if (omitted_lines > 0) {
     marker += " (" + std::to_string(omitted_lines) + (omitted_lines == 1 ? " line)" : " lines)");
   }
   marker += " omitted ...]\n";
-
   std::string out;
   out.reserve(head.size() + marker.size() + tail.size() + 1);
   out.append(head);
@@ -56,6 +46,33 @@ std::string TruncateHeadTail(std::string_view text, size_t max_bytes, int64_t ex
   out.append(marker);
   out.append(tail);
   return out;
+}
+
+}  // namespace
+
+std::string TruncateHeadTail(std::string_view text, size_t max_bytes, int64_t extra_omitted) {
+  if (text.size() <= max_bytes && extra_omitted <= 0) return std::string(text);
+  size_t head_len = HeadLength(text, max_bytes / 2);
+  size_t tail_start = TailStart(text, max_bytes - max_bytes / 2, head_len);
+  std::string_view middle = text.substr(head_len, tail_start - head_len);
+  return Assemble(text.substr(0, head_len),
+                  static_cast<int64_t>(middle.size()) + std::max<int64_t>(extra_omitted, 0),
+                  std::count(middle.begin(), middle.end(), '\n'), text.substr(tail_start));
+}
+
+std::string TruncateHeadTail(std::string_view text, const OutputGap& gap, size_t max_bytes) {
+  if (gap.bytes <= 0 || gap.offset > text.size()) return TruncateHeadTail(text, max_bytes);
+  const std::string_view head = text.substr(0, gap.offset);
+  const std::string_view tail = text.substr(gap.offset);
+  const size_t head_len = HeadLength(head, max_bytes / 2);
+  const size_t tail_start = TailStart(tail, max_bytes - max_bytes / 2, 0);
+  const std::string_view cut_head = head.substr(head_len);
+  const std::string_view cut_tail = tail.substr(0, tail_start);
+  const int64_t bytes = static_cast<int64_t>(cut_head.size() + cut_tail.size()) + gap.bytes;
+  const int64_t lines = std::count(cut_head.begin(), cut_head.end(), '\n') +
+                        std::count(cut_tail.begin(), cut_tail.end(), '\n') +
+                        std::max<int64_t>(gap.lines, 0);
+  return Assemble(head.substr(0, head_len), bytes, lines, tail.substr(tail_start));
 }
 
 }  // namespace codex::sandbox

@@ -1,6 +1,7 @@
 #include "cli/interactive/turn_view.h"
 
 #include "cli/progress_printer.h"
+#include "cli/terminal_text.h"
 
 namespace codex::cli {
 
@@ -139,7 +140,7 @@ void TurnView::FinishMessage(const core::Item* item) {
     std::string text = core::MessageText(*item);
     if (text.empty()) return;
     StartMessage();
-    std::string out = markdown_->Feed(text) + markdown_->Finish();
+    std::string out = markdown_->Feed(NeutralizeControls(text)) + markdown_->Finish();
     if (!out.empty()) WriteAbove(out);
     markdown_.reset();
     return;
@@ -152,7 +153,7 @@ void TurnView::FinishMessage(const core::Item* item) {
 void TurnView::OnTextDelta(std::string_view delta) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!markdown_) StartMessage();
-  std::string out = markdown_->Feed(delta);
+  std::string out = markdown_->Feed(NeutralizeControls(delta));
   if (!out.empty()) WriteAbove(out);
 }
 
@@ -177,7 +178,8 @@ void TurnView::OnToolStarted(const core::ToolActivity& activity) {
   if (activity.tool == "update_plan") return;
   Separate();
   if (activity.tool == "shell") {
-    WriteAbove(style_.Bold("• Running ") + style_.Cyan(FirstLine(activity.command)) + "\n");
+    WriteAbove(style_.Bold("• Running ") +
+               style_.Cyan(FirstLine(NeutralizeControls(activity.command))) + "\n");
   } else if (activity.tool == "apply_patch") {
     WriteAbove(style_.Bold("• Applying patch") + "\n");
   } else {
@@ -191,14 +193,16 @@ void TurnView::OnToolCompleted(const core::ToolActivity& activity) {
   if (activity.tool == "update_plan") {
     Separate();
     out += style_.Bold("• Updated plan") + "\n";
-    if (!activity.explanation.empty()) out += "  " + style_.Italic(activity.explanation) + "\n";
+    if (!activity.explanation.empty()) {
+      out += "  " + style_.Italic(NeutralizeControls(activity.explanation)) + "\n";
+    }
     for (const auto& step : activity.plan) {
       if (step.status == "completed") {
-        out += "  " + style_.Green("☑ ") + style_.Dim(step.step) + "\n";
+        out += "  " + style_.Green("☑ ") + style_.Dim(NeutralizeControls(step.step)) + "\n";
       } else if (step.status == "in_progress") {
-        out += "  " + style_.Cyan("◐ ") + style_.Bold(step.step) + "\n";
+        out += "  " + style_.Cyan("◐ ") + style_.Bold(NeutralizeControls(step.step)) + "\n";
       } else {
-        out += "  ☐ " + step.step + "\n";
+        out += "  ☐ " + NeutralizeControls(step.step) + "\n";
       }
     }
     WriteAbove(out);
@@ -209,7 +213,7 @@ void TurnView::OnToolCompleted(const core::ToolActivity& activity) {
       std::string mark = change.kind == "add"      ? style_.Green("A")
                          : change.kind == "delete" ? style_.Red("D")
                                                    : style_.Yellow("M");
-      out += "  " + mark + " " + change.path + "\n";
+      out += "  " + mark + " " + NeutralizeControls(change.path) + "\n";
     }
     if (!activity.success) {
       out += style_.Red(Excerpt(activity.output, 5, "  "));
@@ -264,7 +268,7 @@ void TurnView::OnTurnFailed(const Status& status) {
 
 void TurnView::OnNotice(std::string_view message) {
   std::lock_guard<std::mutex> lock(mutex_);
-  WriteAbove(style_.Yellow("⚠ " + std::string(message)) + "\n");
+  WriteAbove(style_.Yellow("⚠ " + NeutralizeControls(message)) + "\n");
 }
 
 }  // namespace codex::cli

@@ -1,0 +1,87 @@
+#include "cli/terminal_text.h"
+
+#include <cstdint>
+#include <cstdio>
+
+namespace codex::cli {
+namespace {
+
+// Length of the valid UTF-8 sequence starting at text[i] and its code point,
+// or 0 when the bytes there are not one (overlong, surrogate, truncated...).
+size_t DecodeUtf8(std::string_view text, size_t i, uint32_t* cp) {
+  const auto b0 = static_cast<unsigned char>(text[i]);
+  size_t len = 0;
+  uint32_t min = 0;
+  if (b0 < 0x80) {
+    *cp = b0;
+    return 1;
+  } else if ((b0 & 0xE0) == 0xC0) {
+    len = 2;
+    *cp = b0 & 0x1F;
+    min = 0x80;
+  } else if ((b0 & 0xF0) == 0xE0) {
+    len = 3;
+    *cp = b0 & 0x0F;
+    min = 0x800;
+  } else if ((b0 & 0xF8) == 0xF0) {
+    len = 4;
+    *cp = b0 & 0x07;
+    min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (i + len > text.size()) return 0;
+  for (size_t k = 1; k < len; ++k) {
+    const auto b = static_cast<unsigned char>(text[i + k]);
+    if ((b & 0xC0) != 0x80) return 0;
+    *cp = (*cp << 6) | (b & 0x3F);
+  }
+  if (*cp < min || *cp > 0x10FFFF || (*cp >= 0xD800 && *cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+void AppendCodePoint(std::string* out, uint32_t cp) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "<U+%04X>", static_cast<unsigned>(cp));
+  out->append(buf);
+}
+
+}  // namespace
+
+std::string NeutralizeControls(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if (c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7F)) {
+        out.push_back(static_cast<char>(c));
+      } else {
+        out.push_back('^');
+        out.push_back(c == 0x7F ? '?' : static_cast<char>(c + 0x40));
+      }
+      ++i;
+      continue;
+    }
+    uint32_t cp = 0;
+    const size_t len = DecodeUtf8(text, i, &cp);
+    if (len == 0) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02X", c);
+      out.append(buf);
+      ++i;
+      continue;
+    }
+    if ((cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
+        (cp >= 0x2066 && cp <= 0x2069)) {
+      AppendCodePoint(&out, cp);
+    } else {
+      out.append(text.substr(i, len));
+    }
+    i += len;
+  }
+  return out;
+}
+
+}  // namespace codex::cli

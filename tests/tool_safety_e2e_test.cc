@@ -1,0 +1,320 @@
+// End-to-end tests of what the model's shell tool may run without asking,
+// what it sees of long outputs, what environment it gets and what reaches the
+// user's terminal, through the real `codex` binary and the scripted server:
+//   * classifier bypasses (issue 10): under `-a untrusted -s
+//     danger-full-access` none of them runs; exec declines and tells the model;
+//   * the head + true tail of a long output (seq 1 500000; ~100 MB) with the
+//     omitted byte count;
+//   * [shell_environment_policy]: codex's own secrets stay out, `set`,
+//     `include_only`, `inherit = "core"`, and a bad value is a config error;
+//   * control sequences in tool output are neutralised on the terminal.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/e2e_checks.h"
+#include "tests/e2e_support.h"
+
+namespace codex::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using e2e::OutputFor;
+
+std::unique_ptr<CodexTestEnv> MakeEnv(std::string_view script, std::string extra_config = "") {
+  CodexTestEnvOptions options;
+  options.extra_config = std::move(extra_config);
+  auto env = CodexTestEnv::Create(script, options);
+  REQUIRE(env.ok());
+  return std::move(*env);
+}
+
+ProcessResult Run(CodexTestEnv& env, std::vector<std::string> args,
+                  std::map<std::string, std::string> extra_env = {}) {
+  ProcessOptions p = env.CodexCommand(std::move(args));
+  for (auto& [k, v] : extra_env) p.env[k] = v;
+  p.timeout = std::chrono::milliseconds(300'000);
+  auto run = RunProcess(p);
+  REQUIRE(run.ok());
+  INFO("stdout: " << run->out.substr(0, 4000) << "\nstderr: " << run->err.substr(0, 4000));
+  REQUIRE_FALSE(run->timed_out);
+  return *run;
+}
+
+struct ShellOutput {
+  std::string output;
+  int exit_code = -999;
+};
+
+ShellOutput ShellResult(CodexTestEnv& env, const std::string& call_id) {
+  auto requests = env.server().requests_to("/responses");
+  REQUIRE_FALSE(requests.empty());
+  const std::string text = OutputFor(requests.back().InputItems(), call_id);
+  INFO("output for " << call_id << ": " << text.substr(0, 4000));
+  Json j = Json::parse(text, nullptr, false);
+  REQUIRE(j.is_object());
+  ShellOutput out;
+  out.output = j.value("output", "");
+  out.exit_code = j["metadata"].value("exit_code", -999);
+  return out;
+}
+
+// The number in the "[... N bytes" marker, or -1.
+int64_t OmittedBytes(const std::string& output) {
+  const size_t at = output.find("[... ");
+  if (at == std::string::npos) return -1;
+  return std::stoll(output.substr(at + 5));
+}
+
+// ---------------------------------------------------------------------------
+// Classifier bypasses.
+
+TEST_CASE("untrusted + danger-full-access: no classifier bypass runs without approval") {
+  // Each command would leave `marker-<id>` in the workdir (or change the
+  // machine) if it ran; a planted ./bin/cat and ./x stand ready.
+  struct Bypass {
+    std::string id;
+    std::vector<std::string> argv;
+  };
+  const std::vector<Bypass> bypasses = {
+      {"sort-compress", {"sort", "-S", "1K", "--compress-prog=./x", "big.txt"}},
+      {"sort-out", {"sort", "--out=marker-sort-out", "big.txt"}},
+      {"sort-bundle", {"sort", "-uomarker-sort-bundle", "big.txt"}},
+      {"date-set", {"date", "--se=not-a-date"}},
+      {"date-operand", {"date", "not-a-date-either"}},
+      {"printf-path", {"bash", "-lc", "printf -v PATH %s bin; cat big.txt"}},
+      {"find-exec", {"find", ".", "-maxdepth", "0", "-exec", "./x", "find-exec", ";"}},
+      {"find-fprint", {"find", ".", "-maxdepth", "0", "-fprint", "marker-find-fprint"}},
+      {"rg-pre", {"rg", "--pr=./x", "anything", "big.txt"}},
+      {"xargs", {"bash", "-lc", "echo xargs | xargs ./x"}},
+      {"env", {"env", "./x", "env"}},
+      {"git", {"git", "-c", "alias.t=!./x git", "t"}},
+      {"tree-out", {"tree", "-o", "marker-tree-out"}},
+      {"uniq-out", {"uniq", "big.txt", "marker-uniq-out"}},
+  };
+  std::string script = R"({"responses": [)";
+  for (const Bypass& b : bypasses) {
+    Json argv = b.argv;
+    script += R"({"output": [{"shell": )" + argv.dump() + R"(, "call_id": ")" + b.id + R"("}]},)";
+  }
+  script += R"({"output": [{"shell": ["cat", "big.txt"], "call_id": "control"}]}, "done"]})";
+  auto env = MakeEnv(script);
+  const fs::path dir = env->workdir();
+  std::ofstream(dir / "big.txt") << "b\na\nc\n";
+  // ./x and ./bin/cat record that they ran.
+  for (const fs::path& prog : {dir / "x", dir / "bin" / "cat"}) {
+    fs::create_directories(prog.parent_path());
+    std::ofstream(prog) << "#!/bin/sh\ntouch \"" << dir.string() << "/marker-${1:-cat}\"\n";
+    fs::permissions(prog, fs::perms::owner_all);
+  }
+
+  auto run = Run(*env, {"exec", "-a", "untrusted", "-s", "danger-full-access", "try"});
+  CHECK(run.exit_code == 0);
+  for (const Bypass& b : bypasses) {
+    INFO("bypass " << b.id);
+    const ShellOutput out = ShellResult(*env, b.id);
+    CHECK(out.exit_code != 0);
+    CHECK_THAT(out.output, Catch::Contains("needs the user's approval"));
+  }
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    INFO("left behind: " << entry.path());
+    CHECK(entry.path().filename().string().rfind("marker", 0) != 0);
+  }
+  // A known-safe command still runs without asking.
+  const ShellOutput control = ShellResult(*env, "control");
+  CHECK(control.exit_code == 0);
+  CHECK(control.output == "b\na\nc\n");
+}
+
+TEST_CASE("untrusted: a relative PATH entry makes even cat ask") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["cat", "f.txt"], "call_id": "cat"}]}, "done"]})");
+  const fs::path dir = env->workdir();
+  std::ofstream(dir / "f.txt") << "content\n";
+  fs::create_directories(dir / "bin");
+  std::ofstream(dir / "bin" / "cat") << "#!/bin/sh\ntouch \"" << dir.string() << "/planted-ran\"\n";
+  fs::permissions(dir / "bin" / "cat", fs::perms::owner_all);
+  const std::string path = std::string("bin:") + (std::getenv("PATH") ? std::getenv("PATH") : "");
+  auto run =
+      Run(*env, {"exec", "-a", "untrusted", "-s", "danger-full-access", "cat"}, {{"PATH", path}});
+  CHECK(run.exit_code == 0);
+  CHECK_THAT(ShellResult(*env, "cat").output, Catch::Contains("needs the user's approval"));
+  CHECK_FALSE(fs::exists(dir / "planted-ran"));
+}
+
+// ---------------------------------------------------------------------------
+// Long output: the true tail.
+
+TEST_CASE("output: the model sees the last line of a long output and the omitted count") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["bash", "-lc", "seq 1 500000; echo ERROR-LINE"], "call_id": "seq",
+                 "timeout_ms": 120000}]},
+    {"output": [{"shell": ["bash", "-lc",
+                           "head -c 100000000 /dev/zero | tr '\\0' x; echo; echo LAST-LINE"],
+                 "call_id": "big", "timeout_ms": 240000}]},
+    "done"]})");
+  auto run = Run(*env, {"exec", "-s", "danger-full-access", "go"});
+  CHECK(run.exit_code == 0);
+
+  const ShellOutput seq = ShellResult(*env, "seq");
+  CHECK(seq.exit_code == 0);
+  CHECK(seq.output.starts_with("1\n2\n3\n"));
+  CHECK(seq.output.ends_with("499999\n500000\nERROR-LINE\n"));
+  CHECK_THAT(seq.output, Catch::Contains(" lines) omitted ...]"));
+  // seq 1 500000 prints 3388895 bytes; with ERROR-LINE, 3388906. What is
+  // shown plus what is counted is all of it.
+  const size_t marker = seq.output.find("[... ");
+  const size_t marker_end = seq.output.find("...]\n", marker) + 5;
+  CHECK(static_cast<int64_t>(marker + (seq.output.size() - marker_end)) +
+            OmittedBytes(seq.output) ==
+        3388906);
+
+  const ShellOutput big = ShellResult(*env, "big");
+  CHECK(big.exit_code == 0);
+  CHECK(big.output.ends_with("\nLAST-LINE\n"));
+  const int64_t omitted = OmittedBytes(big.output);
+  CHECK(omitted > 100'000'000 - 20'000);
+  CHECK(omitted <= 100'000'011);
+  CHECK(big.output.size() < 12'000);
+}
+
+TEST_CASE("output: --json aggregated_output shows where bytes were left out, and the end") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["bash", "-lc", "seq 1 500000; echo ERROR-LINE"], "call_id": "seq",
+                 "timeout_ms": 120000}]},
+    "done"]})");
+  auto run = Run(*env, {"exec", "--json", "-s", "danger-full-access", "go"});
+  CHECK(run.exit_code == 0);
+  std::string aggregated;
+  for (const Json& e : e2e::JsonLines(run.out)) {
+    if (e.is_object() && e.value("type", "") == "item.completed" &&
+        e["item"].value("type", "") == "command_execution") {
+      aggregated = e["item"].value("aggregated_output", "");
+    }
+  }
+  CHECK(aggregated.starts_with("1\n2\n"));
+  CHECK(aggregated.ends_with("500000\nERROR-LINE\n"));
+  CHECK_THAT(aggregated, Catch::Contains(" omitted ...]"));
+  CHECK(aggregated.size() <= (1u << 20) + 100);
+}
+
+// ---------------------------------------------------------------------------
+// [shell_environment_policy].
+
+TEST_CASE("shell_environment_policy: secrets stay out, set and include_only apply") {
+  const std::string script = R"({"responses": [
+    {"output": [{"shell": ["env"], "call_id": "env"}]}, "done"]})";
+  const std::map<std::string, std::string> secrets = {{"FOO_TOKEN", "tok-123"},
+                                                      {"MY_API_KEY", "key-456"},
+                                                      {"Db_Secret", "sec-789"},
+                                                      {"PLAIN_VAR", "plain"}};
+  {
+    auto env = MakeEnv(script);
+    auto run = Run(*env, {"exec", "-s", "danger-full-access", "env"}, secrets);
+    CHECK(run.exit_code == 0);
+    const std::string out = ShellResult(*env, "env").output;
+    CHECK(out.find("tok-123") == std::string::npos);
+    CHECK(out.find("key-456") == std::string::npos);
+    CHECK(out.find("sec-789") == std::string::npos);
+    CHECK_THAT(out, Catch::Contains("PLAIN_VAR=plain"));
+  }
+  {
+    auto env = MakeEnv(script, R"(
+[shell_environment_policy]
+exclude = ["plain_*"]
+set = { FROM_SET = "set-value", ANOTHER_TOKEN = "explicit" }
+)");
+    auto run = Run(*env, {"exec", "-s", "danger-full-access", "env"}, secrets);
+    CHECK(run.exit_code == 0);
+    const std::string out = ShellResult(*env, "env").output;
+    CHECK(out.find("PLAIN_VAR") == std::string::npos);
+    CHECK(out.find("tok-123") == std::string::npos);
+    CHECK_THAT(out, Catch::Contains("FROM_SET=set-value"));
+    CHECK_THAT(out, Catch::Contains("ANOTHER_TOKEN=explicit"));  // set wins over the excludes
+    CHECK_THAT(out, Catch::Contains("PATH="));
+  }
+  {
+    auto env = MakeEnv(script, R"(
+[shell_environment_policy]
+include_only = ["PATH", "from_*"]
+set = { FROM_SET = "kept", OTHER_SET = "dropped-by-include-only" }
+)");
+    auto run = Run(*env, {"exec", "-s", "danger-full-access", "env"}, secrets);
+    CHECK(run.exit_code == 0);
+    const std::string out = ShellResult(*env, "env").output;
+    std::vector<std::string> names;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);)
+      names.push_back(line.substr(0, line.find('=')));
+    INFO(out);
+    for (const std::string& name : names) {
+      CHECK((name == "PATH" || name == "FROM_SET" || name == "CODEX_SANDBOX_NETWORK_DISABLED" ||
+             name == "PWD" || name == "SHLVL" || name == "_"));  // the last three: a shell's own
+    }
+    CHECK_THAT(out, Catch::Contains("FROM_SET=kept"));
+    CHECK(out.find("dropped-by-include-only") == std::string::npos);
+  }
+  {
+    auto env = MakeEnv(script, "[shell_environment_policy]\ninherit = \"core\"\n");
+    auto run = Run(*env, {"exec", "-s", "danger-full-access", "env"}, secrets);
+    CHECK(run.exit_code == 0);
+    const std::string out = ShellResult(*env, "env").output;
+    CHECK(out.find("PLAIN_VAR") == std::string::npos);
+    CHECK_THAT(out, Catch::Contains("PATH="));
+    CHECK_THAT(out, Catch::Contains("HOME="));
+  }
+}
+
+TEST_CASE("shell_environment_policy: a bad value is a config error naming the key") {
+  const std::string script = R"(["never reached"])";
+  struct Bad {
+    std::string config;
+    std::string expect;
+  };
+  for (const Bad& bad : std::vector<Bad>{
+           {"inherit = \"everything\"", "'shell_environment_policy.inherit' must be one of"},
+           {"inherit = 1", "'shell_environment_policy.inherit' must be one of"},
+           {"ignore_default_excludes = \"yes\"",
+            "'shell_environment_policy.ignore_default_excludes' must be true or false"},
+           {"exclude = \"*KEY*\"", "'shell_environment_policy.exclude' must be an array"},
+           {"include_only = [1]", "'shell_environment_policy.include_only' must be an array"},
+           {"set = [\"A=1\"]", "'shell_environment_policy.set' must be a table"},
+           {"set = { A = 1 }", "'shell_environment_policy.set.A' must be a string"},
+           {"inclde_only = [\"PATH\"]", "unknown key 'shell_environment_policy.inclde_only'"},
+       }) {
+    INFO(bad.config);
+    auto env = MakeEnv(script, "[shell_environment_policy]\n" + bad.config + "\n");
+    auto run = Run(*env, {"exec", "hi"});
+    CHECK(run.exit_code != 0);
+    CHECK_THAT(run.err, Catch::StartsWith("error: ") && Catch::Contains(bad.expect));
+    CHECK(env->server().requests_to("/responses").empty());
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The terminal.
+
+TEST_CASE("terminal: control sequences in tool output and commands are neutralised") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["printf", "\u001b]0;pwned\u0007\u001b[2J\u001b[Hvisible\r\u009b31m"],
+                 "call_id": "esc"}]},
+    "final \u001b[31mred\u001b[0m answer"]})");
+  auto run = Run(*env, {"exec", "-s", "danger-full-access", "go"});
+  CHECK(run.exit_code == 0);
+  // The model gets the bytes as they were.
+  CHECK_THAT(ShellResult(*env, "esc").output, Catch::Contains("\x1b]0;pwned"));
+  // The terminal (stderr progress) gets none of them.
+  CHECK(run.err.find('\x1b') == std::string::npos);
+  CHECK(run.err.find('\x07') == std::string::npos);
+  CHECK(run.err.find('\r') == std::string::npos);
+  CHECK(run.err.find("\xc2\x9b") == std::string::npos);
+  CHECK_THAT(run.err, Catch::Contains("^[]0;pwned^G^[[2J^[[Hvisible^M<U+009B>31m"));
+}
+
+}  // namespace
+}  // namespace codex::testing
