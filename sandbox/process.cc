@@ -41,6 +41,7 @@ struct ChildPlan {
   bool redirect_stdio = true;
   int stdio[3] = {-1, -1, -1};
   int error_fd = -1;
+  bool pass_error_fd = false;  // the exec'd launcher reports for the command
   const ChildSetup* setup = nullptr;
 };
 
@@ -92,8 +93,10 @@ void CloexecFrom3() {
 
 // Prepares the process and execs; returns only on failure, with `report` set.
 void ChildRun(const ChildPlan& plan, ChildReport* report) noexcept {
-  if (plan.new_group && ::setpgid(0, 0) != 0) {
-    Fail(report, ChildStage::kSetup, errno, "setpgid");
+  // A new session is also a new process group, and leaves the controlling
+  // terminal behind: the command cannot open /dev/tty to reach the user.
+  if (plan.new_group && ::setsid() < 0) {
+    Fail(report, ChildStage::kSetup, errno, "setsid");
     return;
   }
 
@@ -134,6 +137,10 @@ void ChildRun(const ChildPlan& plan, ChildReport* report) noexcept {
     return;
   }
   CloexecFrom3();
+  if (plan.pass_error_fd && ::fcntl(plan.error_fd, F_SETFD, 0) != 0) {
+    Fail(report, ChildStage::kSetup, errno, "fcntl(F_SETFD)");
+    return;
+  }
 
   if (plan.setup != nullptr) {
     const char* what = nullptr;
@@ -176,9 +183,15 @@ struct ExecStrings {
   std::vector<char*> env_ptrs;
   std::vector<const char*> candidate_ptrs;
 
-  ExecStrings(const SpawnOptions& options, std::vector<std::string>& argv_copy) {
+  // `argv_copy` is options.argv, or the launcher's argv when the child setup
+  // has one (then it is exec'd by its absolute path).
+  ExecStrings(const SpawnOptions& options, std::vector<std::string>& argv_copy, bool launcher) {
     env = BuildEnvironment(options.env, CurrentEnvironment());
-    candidates = ExecCandidates(argv_copy[0], LookupEnv(env, "PATH", kDefaultPath));
+    if (launcher) {
+      candidates = {argv_copy[0]};
+    } else {
+      candidates = ExecCandidates(argv_copy[0], LookupEnv(env, "PATH", kDefaultPath));
+    }
     for (std::string& a : argv_copy) argv_ptrs.push_back(a.data());
     argv_ptrs.push_back(nullptr);
     for (std::string& e : env) env_ptrs.push_back(e.data());
@@ -250,19 +263,16 @@ bool ReadReport(int fd, ChildReport* report) {
   return got == sizeof(*report);
 }
 
-// Forks and runs ChildMain; returns the pid once execve succeeded.
-Expected<pid_t> ForkExec(const SpawnOptions& options, ChildPlan plan) {
-  ASSIGN_OR_RETURN_SANDBOX(Pipe report_pipe, MakePipe());
+// Forks and runs ChildMain; returns the pid once execve succeeded (of the
+// command, or of the launcher and then the command: the pipe closes only when
+// every holder exec'd or exited). By then the child's session exists, so its
+// group can be signalled.
+Expected<pid_t> ForkExec(const SpawnOptions& options, ChildPlan plan, Pipe report_pipe) {
   plan.error_fd = report_pipe.write.get();
   pid_t pid = ::fork();
   if (pid < 0) return Error(ErrorKind::kInternal, ErrnoMessage("fork", errno));
   if (pid == 0) ChildMain(plan);
   report_pipe.write.Reset();
-  if (plan.new_group) {
-    // Also set from the parent so the group exists before we might signal it;
-    // EACCES (the child already exec'd) is harmless.
-    ::setpgid(pid, pid);
-  }
   ChildReport report;
   if (ReadReport(report_pipe.read.get(), &report)) {
     int status = 0;
@@ -333,8 +343,18 @@ Expected<ChildProcess> ChildProcess::Spawn(const SpawnOptions& options) {
   if (options.argv.empty() || options.argv[0].empty()) {
     return Error(ErrorKind::kInvalidArgument, "no command given: argv is empty");
   }
+  ASSIGN_OR_RETURN_SANDBOX(Pipe report_pipe, MakePipe());
   std::vector<std::string> argv_copy = options.argv;
-  ExecStrings strings(options, argv_copy);
+  bool launcher = false;
+  if (options.child_setup != nullptr) {
+    std::vector<std::string> launch =
+        options.child_setup->LaunchArgv(options.argv, report_pipe.write.get());
+    if (!launch.empty()) {
+      argv_copy = std::move(launch);
+      launcher = true;
+    }
+  }
+  ExecStrings strings(options, argv_copy, launcher);
   ASSIGN_OR_RETURN_SANDBOX(UniqueFd dev_null, OpenDevNull());
   ASSIGN_OR_RETURN_SANDBOX(Pipe out, MakePipe());
   ASSIGN_OR_RETURN_SANDBOX(Pipe err, MakePipe());
@@ -349,7 +369,8 @@ Expected<ChildProcess> ChildProcess::Spawn(const SpawnOptions& options) {
   plan.stdio[1] = out.write.get();
   plan.stdio[2] = err.write.get();
   plan.setup = options.child_setup;
-  ASSIGN_OR_RETURN_SANDBOX(pid_t pid, ForkExec(options, plan));
+  plan.pass_error_fd = launcher;
+  ASSIGN_OR_RETURN_SANDBOX(pid_t pid, ForkExec(options, plan, std::move(report_pipe)));
 
   UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   SetNonBlocking(out.read.get());
@@ -539,7 +560,15 @@ Error ExecInPlace(const SpawnOptions& options) {
     return Error(ErrorKind::kInvalidArgument, "no command given: argv is empty");
   }
   std::vector<std::string> argv_copy = options.argv;
-  ExecStrings strings(options, argv_copy);
+  bool launcher = false;
+  if (options.child_setup != nullptr) {
+    std::vector<std::string> launch = options.child_setup->LaunchArgv(options.argv, -1);
+    if (!launch.empty()) {
+      argv_copy = std::move(launch);
+      launcher = true;
+    }
+  }
+  ExecStrings strings(options, argv_copy, launcher);
   ChildPlan plan;
   plan.argv = strings.argv_ptrs.data();
   plan.envp = strings.env_ptrs.data();
@@ -553,5 +582,39 @@ Error ExecInPlace(const SpawnOptions& options) {
   ChildRun(plan, &report);
   return ReportToError(report, options);
 }
+
+int ExitCodeForStartError(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kNotFound:
+      return 127;
+    case ErrorKind::kPermissionDenied:
+      return 126;
+    case ErrorKind::kInvalidArgument:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+namespace internal {
+
+void ExecInPlaceOrReport(const SpawnOptions& options, int report_fd) {
+  std::vector<std::string> argv_copy = options.argv;
+  if (argv_copy.empty()) argv_copy.push_back("");
+  ExecStrings strings(options, argv_copy, false);
+  ChildPlan plan;
+  plan.argv = strings.argv_ptrs.data();
+  plan.envp = strings.env_ptrs.data();
+  plan.candidates = strings.candidate_ptrs.data();
+  plan.candidate_count = strings.candidate_ptrs.size();
+  plan.new_group = false;
+  plan.redirect_stdio = false;
+  plan.error_fd = report_fd;
+  ChildReport report;
+  ChildRun(plan, &report);
+  WriteReportAndExit(report_fd, report);
+}
+
+}  // namespace internal
 
 }  // namespace codex::sandbox
