@@ -225,10 +225,9 @@ Expected<std::unique_ptr<Confinement>> Confinement::Prepare(const SandboxSpec& s
 
   if (c->use_ns_) {
     ASSIGN_OR_RETURN_SANDBOX(c->seccomp_fd_, ProgramFd(c->seccomp_));
-    c->exe_fd_ = UniqueFd(::open("/proc/self/exe", O_PATH | O_CLOEXEC));
-    if (!c->exe_fd_) {
-      return Error(ErrorKind::kInternal, ErrnoMessage("open /proc/self/exe", errno));
-    }
+    const std::string helper = HelperExecutablePath();
+    c->exe_fd_ = UniqueFd(::open(helper.c_str(), O_PATH | O_CLOEXEC));
+    if (!c->exe_fd_) return Error(ErrorKind::kInternal, ErrnoMessage("open " + helper, errno));
     std::vector<std::string>& a = c->bwrap_args_;
     a = {bwrap.path, "--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-ipc"};
     if (c->network_ == Network::kDenied) a.push_back("--unshare-net");

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -548,6 +549,16 @@ TEST_CASE("With namespaces nothing the command started survives it") {
   CHECK(timed->exit_code == 124);
   CHECK_THAT(timed->stdout_text, Catch::Contains("got-term"));
   CHECK(timed->wall_ms < 4'000);  // the trap ended it, not the SIGKILL after the grace
+  CHECK(survivors().empty());
+  // And when the caller cancels (Ctrl-C in codex).
+  const auto start = std::chrono::steady_clock::now();
+  options.timeout_ms = 60'000;
+  options.should_cancel = [&] {
+    return std::chrono::steady_clock::now() - start > std::chrono::milliseconds(500);
+  };
+  auto cancelled = RunProcess(options);
+  REQUIRE_FALSE(cancelled.ok());
+  CHECK(cancelled.error().kind() == ErrorKind::kCancelled);
   CHECK(survivors().empty());
 }
 

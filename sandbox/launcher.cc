@@ -89,8 +89,13 @@ void Forward(int sig) {
   errno = saved;
 }
 
+int g_report_fd = -1;
+
+// Before the command runs: through the report pipe when there is one (the
+// caller then gets "cannot apply the sandbox (...)"), else on stderr.
 [[noreturn]] void HelperFail(const char* what, int err) {
-  std::fprintf(stderr, "error: the sandbox helper failed: %s: %s\n", what, std::strerror(err));
+  if (g_report_fd >= 0) internal::ReportConfineFailure(g_report_fd, err, what);
+  std::fprintf(stderr, "error: cannot apply the sandbox (%s): %s\n", what, std::strerror(err));
   std::_Exit(1);
 }
 
@@ -103,8 +108,10 @@ bool ParseFd(const char* text, int* out) {
   return true;
 }
 
+}  // namespace
+
 // argv: exe kHelperArg mode ruleset seccomp length report -- command...
-[[noreturn]] void RunHelper(int argc, char** argv) {
+void RunHelper(int argc, char** argv) {
   int ruleset_fd = -1;
   int seccomp_fd = -1;
   int length = 0;
@@ -116,6 +123,7 @@ bool ParseFd(const char* text, int* out) {
     std::_Exit(2);
   }
   g_interactive = std::strcmp(argv[2], "interactive") == 0;
+  g_report_fd = report_fd;
 
   // The command must not read or trace this process (it holds the report pipe).
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -164,6 +172,7 @@ bool ParseFd(const char* text, int* out) {
     std::_Exit(ExitCodeForStartError(error.kind()));
   }
   if (report_fd >= 0) ::close(report_fd);
+  g_report_fd = -1;
   for (;;) {
     int status = 0;
     pid_t pid = ::wait(&status);
@@ -176,6 +185,8 @@ bool ParseFd(const char* text, int* out) {
   }
 }
 
+namespace {
+
 // glibc passes (argc, argv, envp) to ELF constructors; priority 101 runs this
 // before the executable's own static initialisers.
 __attribute__((constructor(101))) void EnterHelperIfAsked(int argc, char** argv, char**) {
@@ -185,6 +196,20 @@ __attribute__((constructor(101))) void EnterHelperIfAsked(int argc, char** argv,
 }
 
 }  // namespace
+
+std::string HelperExecutablePath() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n > 0) {
+    std::string self(buf, static_cast<size_t>(n));
+    size_t slash = self.find_last_of('/');
+    if (slash != std::string::npos) {
+      std::string beside = self.substr(0, slash + 1) + kHelperExecutable;
+      if (beside != self && IsExecutable(beside)) return beside;
+    }
+  }
+  return "/proc/self/exe";
+}
 
 BwrapAvailability ProbeBwrap() {
   std::lock_guard<std::mutex> lock(g_probe_mutex);

@@ -1,15 +1,16 @@
 // The namespace layer of the sandbox: bubblewrap and the helper it runs.
 //
 // A confined command is launched as
-//   bwrap <namespaces and mounts> -- /proc/self/fd/<this executable>
+//   bwrap <namespaces and mounts> -- /proc/self/fd/<helper executable>
 //         __codex-sandbox-exec <mode> <ruleset fd> <seccomp fd> <length> <report fd> -- argv...
 // bubblewrap (Debian `bubblewrap`, as Codex and Flatpak use) creates fresh
 // user, mount, PID, IPC and (network off) network namespaces, mounts a
 // read-only view of / with the writable roots bound writable and their `.git`
 // bound read-only again, a minimal /dev and a /proc of the new PID namespace.
-// Inside, the same executable that launched it runs again as the helper
-// (RunHelper below, entered before main() through an ELF constructor, so
-// every binary linking the sandbox library can act as its own helper). The
+// Inside, the helper runs: codex-sandbox-helper from beside the executable,
+// or else the same executable again (RunHelper below, entered before main()
+// through an ELF constructor, so every binary linking the sandbox library can
+// act as its own helper). The
 // helper is PID 1 of the namespace: it applies no_new_privs, Landlock, drops
 // every capability, installs seccomp, then forks the command (in a new
 // session unless `codex sandbox` runs it on a terminal) and waits for it.
@@ -28,6 +29,20 @@
 namespace codex::sandbox {
 
 inline constexpr const char* kHelperArg = "__codex-sandbox-exec";
+
+// The small executable that runs the helper when it sits beside the running
+// program (cli/ installs it beside `codex`): it starts in a fraction of the
+// time the whole codex binary needs to load. Otherwise the running program
+// itself is the helper.
+inline constexpr const char* kHelperExecutable = "codex-sandbox-helper";
+
+// The helper's main: `argv[1]` must be kHelperArg (see HelperArgv). Applies
+// the layers, runs the command, never returns.
+[[noreturn]] void RunHelper(int argc, char** argv);
+
+// The executable to run as the helper: kHelperExecutable beside this
+// program when present, else this program.
+std::string HelperExecutablePath();
 
 struct BwrapAvailability {
   bool usable = false;

@@ -12,7 +12,9 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 namespace codex::sandbox {
 namespace {
@@ -21,6 +23,7 @@ constexpr const char* kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
 constexpr int64_t kPollSliceMs = 100;             // cancellation latency bound
 constexpr int64_t kPipeGraceAfterExitMs = 250;    // output from lingering children
 constexpr int64_t kFinalDrainMs = 100;            // after the group was killed
+constexpr int64_t kAwaitDescendantsMs = 2'000;    // for a killed launcher's children
 constexpr unsigned kCloseRangeCloexec = 1U << 2;  // CLOSE_RANGE_CLOEXEC (Linux 5.11)
 
 // What the child writes to the error pipe when it cannot exec.
@@ -308,6 +311,44 @@ bool Drain(int fd, std::string* text, int64_t* text_dropped, ProcessResult* resu
   }
 }
 
+// Adds pidfds for the direct children of `leader` (from /proc; nothing when
+// the kernel lacks CONFIG_PROC_CHILDREN). Taken before the group is killed:
+// a launcher's child (the sandbox's PID 1) outlives the leader by the time
+// the kernel needs to kill what is left in its namespace.
+void AddDirectChildren(pid_t leader, std::vector<UniqueFd>* out) {
+  const std::string path =
+      "/proc/" + std::to_string(leader) + "/task/" + std::to_string(leader) + "/children";
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return;
+  std::array<char, 512> buf;
+  ssize_t n = ::read(fd.get(), buf.data(), buf.size() - 1);
+  if (n <= 0) return;
+  std::string_view text(buf.data(), static_cast<size_t>(n));
+  while (!text.empty()) {
+    size_t space = text.find(' ');
+    std::string word(text.substr(0, space));
+    text = space == std::string_view::npos ? std::string_view() : text.substr(space + 1);
+    char* end = nullptr;
+    long pid = std::strtol(word.c_str(), &end, 10);
+    if (pid <= 0 || end == word.c_str()) continue;
+    UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, static_cast<pid_t>(pid), 0)));
+    if (pidfd) out->push_back(std::move(pidfd));
+  }
+}
+
+// Waits (bounded) until every process behind `pidfds` has exited, so that
+// RunProcess returns only when nothing of the command is left.
+void AwaitExits(const std::vector<UniqueFd>& pidfds) {
+  const auto start = Clock::now();
+  for (const UniqueFd& fd : pidfds) {
+    pollfd p{fd.get(), POLLIN, 0};
+    int64_t left = kAwaitDescendantsMs - MsSince(start);
+    if (left <= 0) break;
+    while (::poll(&p, 1, static_cast<int>(left)) < 0 && errno == EINTR) {
+    }
+  }
+}
+
 void SetNonBlocking(int fd) {
   int flags = ::fcntl(fd, F_GETFL);
   if (flags >= 0) ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
@@ -437,6 +478,7 @@ Expected<ProcessResult> RunProcess(const SpawnOptions& options) {
     return Error(ErrorKind::kCancelled, "the command was cancelled before it started");
   }
   ASSIGN_OR_RETURN_SANDBOX(ChildProcess child, ChildProcess::Spawn(options));
+  std::vector<UniqueFd> descendants;  // pidfds of the leader's children, see AwaitExits
 
   ProcessResult result;
   const size_t cap = options.output_cap_bytes;
@@ -473,6 +515,7 @@ Expected<ProcessResult> RunProcess(const SpawnOptions& options) {
     }
     if (term_sent && !kill_sent && Clock::now() >= kill_time) {
       kill_sent = true;
+      if (options.child_setup != nullptr) AddDirectChildren(child.pid(), &descendants);
       child.SignalGroup(SIGKILL);
     }
 
@@ -522,9 +565,11 @@ Expected<ProcessResult> RunProcess(const SpawnOptions& options) {
 
   // Nothing of the command may outlive it. The leader is not reaped yet, so
   // the group id cannot have been reused.
+  if (options.child_setup != nullptr) AddDirectChildren(child.pid(), &descendants);
   child.SignalGroup(SIGKILL);
   if (cancelled) {
     child.Reap();
+    AwaitExits(descendants);
     return Error(ErrorKind::kCancelled, "the command was cancelled");
   }
   const auto drain_start = Clock::now();
@@ -544,6 +589,7 @@ Expected<ProcessResult> RunProcess(const SpawnOptions& options) {
     }
   }
   const int status = child.Reap();
+  AwaitExits(descendants);
   if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {
@@ -612,6 +658,12 @@ void ExecInPlaceOrReport(const SpawnOptions& options, int report_fd) {
   plan.error_fd = report_fd;
   ChildReport report;
   ChildRun(plan, &report);
+  WriteReportAndExit(report_fd, report);
+}
+
+void ReportConfineFailure(int report_fd, int err, const char* what) {
+  ChildReport report;
+  Fail(&report, ChildStage::kConfine, err, what);
   WriteReportAndExit(report_fd, report);
 }
 

@@ -20,6 +20,9 @@
 //   * `should_cancel` is polled at least every 100 ms; when it returns true the
 //     group is killed with SIGKILL and RunProcess returns ErrorKind::kCancelled
 //     promptly.
+//   * With a child_setup (the sandbox), RunProcess returns only once the
+//     leader's direct children are gone too (up to 2 s after a kill): the
+//     sandbox's PID 1 ends its namespace after the leader was killed.
 //   * When the direct child exits, output still arriving from processes that
 //     inherited the pipes is collected for up to 250 ms; then every process
 //     left in the group is killed (a command cannot leave daemons behind).
@@ -181,6 +184,10 @@ namespace internal {
 // to `report_fd` as the report ChildProcess::Spawn reads, and the process
 // exits 127.
 [[noreturn]] void ExecInPlaceOrReport(const SpawnOptions& options, int report_fd);
+
+// For the same helper: reports that the sandbox could not be applied (`what`
+// failed with `err`) as ChildStage::kConfine on `report_fd`, and exits 127.
+[[noreturn]] void ReportConfineFailure(int report_fd, int err, const char* what);
 
 }  // namespace internal
 }  // namespace codex::sandbox
