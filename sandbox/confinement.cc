@@ -231,14 +231,17 @@ Expected<std::unique_ptr<Confinement>> Confinement::Prepare(const SandboxSpec& s
     std::vector<std::string>& a = c->bwrap_args_;
     a = {bwrap.path, "--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-ipc"};
     if (c->network_ == Network::kDenied) a.push_back("--unshare-net");
-    a.insert(a.end(), {"--as-pid-1", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"});
+    a.insert(a.end(), {"--as-pid-1", "--ro-bind", "/", "/"});
+    for (const std::string& root : c->roots_) a.insert(a.end(), {"--bind", root, root});
+    // After the roots, so that a root of "/" cannot bring the host's /dev and
+    // /proc back over the sandbox's own.
+    a.insert(a.end(), {"--dev", "/dev", "--proc", "/proc"});
     if (spec.mode == Mode::kWorkspaceWrite) {
       struct stat st;
       if (::stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode)) {
         a.insert(a.end(), {"--bind", "/dev/shm", "/dev/shm"});
       }
     }
-    for (const std::string& root : c->roots_) a.insert(a.end(), {"--bind", root, root});
     for (const std::string& path : c->protected_) a.insert(a.end(), {"--ro-bind", path, path});
     a.push_back("--");
   }

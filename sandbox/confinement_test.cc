@@ -510,6 +510,17 @@ TEST_CASE("With namespaces no host process is visible: no environ, no signals") 
     auto ls = Run(spec, t.ws(), "ls /proc | grep -c '^[0-9]'");
     CHECK(std::atoi(ls.stdout_text.c_str()) <= 4);  // the helper, sh, ls, grep
   }
+  // Even with "/" itself as a writable root (codex started in /).
+  SandboxSpec everything;
+  everything.mode = Mode::kWorkspaceWrite;
+  everything.writable_roots = {"/"};
+  CHECK(Probe(everything, {"read", "/proc/" + me + "/environ"}).exit_code != 0);
+  // The sandbox's own /dev, not the host's: what is written there stays there.
+  CHECK(Answer(Probe(everything, {"write", "/dev/codex-host-dev-" + me})) == "ok");
+  CHECK_FALSE(fs::exists("/dev/codex-host-dev-" + me));
+  if (fs::exists("/dev/kmsg")) {
+    CHECK(Answer(Probe(everything, {"read", "/dev/kmsg"})) == "denied ENOENT");
+  }
   ::unsetenv("CODEX_CONFINE_TEST_SECRET");
 }
 
