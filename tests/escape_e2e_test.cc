@@ -417,3 +417,57 @@ TEST_CASE("codex exec: the model's shell cannot escape, read keys, or leave daem
 }
 
 }  // namespace codex::testing
+
+namespace codex::testing {
+
+// PR_SET_DUMPABLE 0 is what keeps a process of the same uid (outside any
+// sandbox, or inside one without namespaces) from reading codex's environ.
+// Root is kept out by its capabilities anyway, so both run as nobody.
+TEST_CASE("codex is not dumpable: the same uid cannot read its environ") {
+  if (::getuid() != 0 || Users().size() < 2) {
+    WARN("needs root (to run codex and the reader as nobody): skipped");
+    return;
+  }
+  CodexTestEnvOptions options;
+  options.api_key = kSecret;
+  auto env = CodexTestEnv::Create(
+      R"({"responses": [{"message": "late", "header_delay_ms": 4000}]})", options);
+  REQUIRE(env.ok());
+  CodexTestEnv& e = **env;
+  std::error_code ec;
+  for (const auto& entry : fs::recursive_directory_iterator(e.root(), ec)) {
+    ::lchown(entry.path().c_str(), 65534, 65534);
+  }
+  ::lchown(e.root().c_str(), 65534, 65534);
+  ProcessOptions p = e.CodexCommand({"exec", "wait for the server"});
+  p.argv.insert(p.argv.begin(), {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
+  auto codex = ChildProcess::Spawn(p);
+  REQUIRE(codex.ok());
+  // Wait until codex is inside the request (it is then past its startup).
+  for (int i = 0; i < 200 && e.server().requests_to("/responses").empty(); ++i) {
+    ::usleep(20'000);
+  }
+  REQUIRE_FALSE(e.server().requests_to("/responses").empty());
+  auto read_as_nobody = [](pid_t pid) {
+    ProcessOptions r;
+    r.argv = {"setpriv",        "--reuid=65534", "--regid=65534",
+              "--clear-groups", "cat",           "/proc/" + std::to_string(pid) + "/environ"};
+    auto out = RunProcess(r);
+    REQUIRE(out.ok());
+    return *out;
+  };
+  auto codex_environ = read_as_nobody((*codex)->pid());
+  CHECK(codex_environ.exit_code != 0);
+  CHECK(codex_environ.out.find(kSecret) == std::string::npos);
+  // The control: a dumpable process of nobody's is readable.
+  ProcessOptions sleeper_options;
+  sleeper_options.argv = {"setpriv",        "--reuid=65534", "--regid=65534",
+                          "--clear-groups", "sleep",         "30"};
+  sleeper_options.env["CODEX_DUMPABLE_CONTROL"] = "visible";
+  auto sleeper = ChildProcess::Spawn(sleeper_options);
+  REQUIRE(sleeper.ok());
+  ::usleep(200'000);
+  CHECK_THAT(read_as_nobody((*sleeper)->pid()).out, Catch::Contains("CODEX_DUMPABLE_CONTROL"));
+}
+
+}  // namespace codex::testing
