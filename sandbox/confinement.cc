@@ -58,10 +58,22 @@ std::string Join(const std::string& dir, const std::string& name) {
   return dir == "/" ? "/" + name : dir + "/" + name;
 }
 
-// Grants write access beneath `root`, except on `root`/.git when `git_path`
-// names it: then each entry of the root but `.git` is granted separately.
-MaybeError GrantRoot(ll::Ruleset& ruleset, const std::string& root, const std::string& git_path) {
-  if (git_path.empty()) return ruleset.AddPathRule(root, kWriteRights);
+// Entries at the top of a writable root that stay read-only: git's
+// repository (hooks, config) and Codex's project settings.
+constexpr const char* kProtectedNames[] = {".git", ".codex"};
+
+bool IsProtectedName(const std::string& name) {
+  for (const char* p : kProtectedNames) {
+    if (name == p) return true;
+  }
+  return false;
+}
+
+// Grants write access beneath `root`; with `split`, each entry of the root
+// but the protected names is granted separately instead (Landlock alone
+// cannot subtract a subtree).
+MaybeError GrantRoot(ll::Ruleset& ruleset, const std::string& root, bool split) {
+  if (!split) return ruleset.AddPathRule(root, kWriteRights);
 
   UniqueFd dir_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir_fd) return Error(ErrorKind::kInternal, ErrnoMessage("open '" + root + "'", errno));
@@ -71,7 +83,7 @@ MaybeError GrantRoot(ll::Ruleset& ruleset, const std::string& root, const std::s
   std::vector<std::string> names;
   while (dirent* e = ::readdir(d)) {
     std::string name = e->d_name;
-    if (name != "." && name != ".." && name != ".git") names.push_back(std::move(name));
+    if (name != "." && name != ".." && !IsProtectedName(name)) names.push_back(std::move(name));
   }
   ::closedir(d);
 
@@ -179,10 +191,11 @@ Expected<std::unique_ptr<Confinement>> Confinement::Prepare(const SandboxSpec& s
     // Parents before children, so that a nested root's bind is not hidden.
     std::sort(c->roots_.begin(), c->roots_.end());
     for (const std::string& root : c->roots_) {
-      // Without a mount namespace only a root's own top-level .git can be
+      // Without a mount namespace only a root's own top-level entries can be
       // left out of the grants.
       std::vector<std::string> paths =
           c->use_ns_ ? GitPaths(root) : std::vector<std::string>{Join(root, ".git")};
+      paths.push_back(Join(root, ".codex"));
       for (std::string& path : paths) {
         struct stat st;
         if (::lstat(path.c_str(), &st) != 0) continue;
@@ -206,12 +219,14 @@ Expected<std::unique_ptr<Confinement>> Confinement::Prepare(const SandboxSpec& s
       if (err && err->kind() != ErrorKind::kNotFound) return *err;
     }
     for (const std::string& root : c->roots_) {
-      // With the mount namespace, read-only binds keep .git read-only, so
-      // the whole root is granted (its top level included).
-      std::string git = Join(root, ".git");
-      struct stat st;
-      if (c->use_ns_ || ::lstat(git.c_str(), &st) != 0) git.clear();
-      RETURN_IF_SANDBOX_ERROR(GrantRoot(ruleset, root, git));
+      // With the mount namespace, read-only binds keep .git and .codex
+      // read-only, so the whole root is granted (its top level included).
+      bool split = false;
+      for (const char* name : kProtectedNames) {
+        struct stat st;
+        if (::lstat(Join(root, name).c_str(), &st) == 0) split = true;
+      }
+      RETURN_IF_SANDBOX_ERROR(GrantRoot(ruleset, root, split && !c->use_ns_));
     }
     if (spec.mode == Mode::kWorkspaceWrite) {
       if (auto shm = Canonical("/dev/shm"); shm.ok()) {

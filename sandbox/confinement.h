@@ -11,7 +11,8 @@
 //     (mknod would let root write raw disks). Under every writable root,
 //     `.git` stays read-only: the directory, or a worktree's `.git` file and
 //     the directories it points to (its gitdir and the common dir), wherever
-//     the root lies (a repository under /tmp, or under an --add-dir parent).
+//     the root lies (a repository under /tmp, or under an --add-dir parent);
+//     so does a `.codex` directory at the top of a root (project settings).
 //     Network denied unless SandboxSpec::network is kAllowed, which opens
 //     inet and inet6 only.
 //   * kFullAccess: no confinement at all.
@@ -33,9 +34,9 @@
 //      namespace, ptrace... families denied.
 // When bubblewrap is missing or user namespaces are not allowed, layers 2-4
 // are applied in the forked child directly; Landlock cannot subtract a
-// subtree, so a root holding a `.git` is then granted entry by entry (new
-// entries at its top cannot be created or renamed, and only the top-level
-// .git of each root is protected). Without Landlock the namespaces hold the
+// subtree, so a root holding a `.git` or `.codex` is then granted entry by
+// entry (new entries at its top cannot be created or renamed, and a
+// worktree's gitdir is not protected). Without Landlock the namespaces hold the
 // filesystem. With neither, Prepare() refuses kReadOnly and kWorkspaceWrite
 // with kUnavailable rather than running unconfined. A prepared Confinement is
 // immutable and may be used by any number of children. Thread-safe after
@@ -96,7 +97,7 @@ class Confinement : public ChildSetup {
   // True when the command runs in fresh namespaces (bubblewrap).
   bool uses_namespaces() const { return use_ns_; }
   // Canonical writable roots (kWorkspaceWrite), and the paths under them kept
-  // read-only (.git and what a .git file points to).
+  // read-only (.git, what a .git file points to, .codex).
   const std::vector<std::string>& writable_roots() const { return roots_; }
   const std::vector<std::string>& protected_paths() const { return protected_; }
   // Every layer, active or not, with the reason.

@@ -262,6 +262,29 @@ TEST_CASE("workspace-write keeps the top-level .git read-only") {
   }
 }
 
+TEST_CASE("A .codex directory at the top of a writable root stays read-only") {
+  const Layers layers = GENERATE(from_range(AvailableLayers()));
+  INFO(Name(layers));
+  LayerChoice choice(layers);
+  Tree t;
+  fs::create_directories(t.plain() / ".codex");
+  fs::create_directories(t.plain() / "existing");
+  WriteFile(t.plain() / ".codex" / "config.toml", "sandbox_mode = \"read-only\"\n");
+  const auto spec = t.WorkspaceWrite();
+  auto confinement = Confinement::Prepare(spec);
+  REQUIRE(confinement.ok());
+  const auto& prot = (*confinement)->protected_paths();
+  CHECK(std::find(prot.begin(), prot.end(), (t.plain() / ".codex").string()) != prot.end());
+  CHECK(Run(spec, t.plain(), "echo 'sandbox_mode = \"danger-full-access\"' > .codex/config.toml")
+            .exit_code != 0);
+  CHECK(Run(spec, t.plain(), "touch .codex/new").exit_code != 0);
+  CHECK(ReadFile(t.plain() / ".codex" / "config.toml") == "sandbox_mode = \"read-only\"\n");
+  CHECK(Run(spec, t.plain(), "echo ok > existing/f").exit_code == 0);
+  // Without namespaces, the documented price of a protected entry: no new
+  // entries at the top of that root.
+  CHECK((Run(spec, t.plain(), "mkdir sub").exit_code == 0) == (layers == Layers::kNamespaces));
+}
+
 TEST_CASE("With namespaces the top of a git workspace is writable like any directory") {
   if (!HaveBwrap()) return;
   Tree t;
