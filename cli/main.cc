@@ -1,11 +1,18 @@
 // codex: the command-line entry point. Parses the command line and hands off
 // to the registered subcommands (commands.h). Only cli/ writes to stdout.
+#include <sys/prctl.h>
+
 #include <cstdio>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 
 int main(int argc, char** argv) {
+  // Not dumpable: other processes of the same user (a command run outside a
+  // PID namespace, or anything else) cannot read this process's environ,
+  // cmdline, maps or memory through /proc, nor ptrace it. The sandbox's
+  // private /proc is the first layer; this is the second.
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   CLI::App app{"codex: a coding agent with a stateless wire, SQLite sessions and compaction"};
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
   codex::cli::GlobalOptions global;

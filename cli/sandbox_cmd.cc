@@ -11,16 +11,34 @@
 namespace codex::cli {
 namespace {
 
-constexpr int kExitCannotExecute = 126;
-constexpr int kExitCommandNotFound = 127;
-
 struct SandboxArgs {
   std::string mode = "workspace-write";
   std::vector<std::string> add_dirs;
   bool network = false;
   std::string cwd;
+  bool explain = false;
   std::vector<std::string> command;
 };
+
+// `--explain`: which layers hold the command in this mode here, and why.
+int Explain(const core::CommandSpec& spec, const sandbox::Confinement& c) {
+  const char* mode = spec.sandbox.mode == core::SandboxMode::kReadOnly ? "read-only"
+                     : spec.sandbox.mode == core::SandboxMode::kWorkspaceWrite
+                         ? "workspace-write"
+                         : "danger-full-access";
+  std::printf("mode: %s, network %s\n", mode,
+              c.network() == sandbox::Network::kDenied ? "off" : "on");
+  for (const sandbox::LayerReport& layer : c.layers()) {
+    std::printf("%-13s %-4s %s\n", layer.name.c_str(), layer.active ? "on" : "off",
+                layer.detail.c_str());
+  }
+  for (const std::string& root : c.writable_roots())
+    std::printf("writable:     %s\n", root.c_str());
+  for (const std::string& path : c.protected_paths()) {
+    std::printf("read-only:    %s\n", path.c_str());
+  }
+  return kExitOk;
+}
 
 int RunSandbox(const SandboxArgs& args) {
   auto mode = core::ParseSandboxMode(args.mode);
@@ -29,7 +47,7 @@ int RunSandbox(const SandboxArgs& args) {
         InvalidArgumentError("unknown sandbox mode '" + args.mode +
                              "'; use read-only, workspace-write or danger-full-access"));
   }
-  if (args.command.empty()) {
+  if (args.command.empty() && !args.explain) {
     return ReportError(
         InvalidArgumentError("no command given; usage: codex sandbox [-s MODE] -- CMD [ARGS...]"));
   }
@@ -44,28 +62,20 @@ int RunSandbox(const SandboxArgs& args) {
   }
 
   core::CommandSpec spec;
-  spec.argv = args.command;
+  spec.argv = args.command.empty() ? std::vector<std::string>{"true"} : args.command;
   spec.cwd = args.cwd;
   spec.sandbox.mode = *mode;
   spec.sandbox.writable_roots = args.add_dirs;
   spec.sandbox.network = args.network;
   auto prepared = core::PrepareCommand(spec);
   if (!prepared.ok()) return ReportError(prepared.status());
+  if (args.explain) return Explain(spec, *prepared->confinement);
 
   std::fflush(nullptr);
   sandbox::Error error = sandbox::ExecInPlace(prepared->options);
   // Only reached when the command could not be started.
   std::fprintf(stderr, "error: %s\n", error.message().c_str());
-  switch (error.kind()) {
-    case sandbox::ErrorKind::kNotFound:
-      return kExitCommandNotFound;
-    case sandbox::ErrorKind::kPermissionDenied:
-      return kExitCannotExecute;
-    case sandbox::ErrorKind::kInvalidArgument:
-      return kExitUsage;
-    default:
-      return kExitError;
-  }
+  return sandbox::ExitCodeForStartError(error.kind());
 }
 
 }  // namespace
@@ -75,7 +85,8 @@ void RegisterSandboxCommand(CLI::App& app, GlobalOptions& global, int* exit_code
   auto args = std::make_shared<SandboxArgs>();
   CLI::App* cmd = app.add_subcommand(
       "sandbox",
-      "Run a command under the agent's sandbox (Landlock + seccomp), with the terminal attached");
+      "Run a command under the agent's sandbox (namespaces + Landlock + seccomp), with the "
+      "terminal attached");
   cmd->add_option("-s,--sandbox", args->mode,
                   "read-only | workspace-write | danger-full-access (default: workspace-write)");
   cmd->add_option("--add-dir", args->add_dirs,
@@ -83,12 +94,15 @@ void RegisterSandboxCommand(CLI::App& app, GlobalOptions& global, int* exit_code
       ->allow_extra_args(false);
   cmd->add_flag("--network", args->network, "Allow network access (workspace-write only)");
   cmd->add_option("-C,--cd", args->cwd, "Run the command in DIR (default: the current directory)");
+  cmd->add_flag("--explain", args->explain,
+                "Print which sandbox layers are active for this mode and why; run nothing");
   // After "--" every argument lands here, options included.
   cmd->add_option("command", args->command, "The command and its arguments (after --)");
   cmd->footer(
       "Usage: codex sandbox [-s MODE] [--add-dir DIR]... [--network] [-C DIR] -- CMD [ARGS...]\n"
+      "       codex sandbox [-s MODE] [--add-dir DIR]... [--network] --explain\n"
       "Writable in workspace-write: the working directory, /tmp, $TMPDIR and --add-dir roots;\n"
-      "a .git at the top of a root stays read-only. Secret-looking environment variables\n"
+      "the .git of each root stays read-only. Secret-looking environment variables\n"
       "(names with KEY, TOKEN, SECRET, PASSWORD, ...) are not passed on.\n"
       "Example: codex sandbox -s read-only -- sh -c 'touch x'   # fails: read-only");
   cmd->callback([args, exit_code] { *exit_code = RunSandbox(*args); });

@@ -7,15 +7,15 @@
 //     (see sandbox/environment.h);
 //   * sandbox: spec.sandbox.mode; for workspace-write the writable roots are
 //     the working directory, /tmp, $TMPDIR and spec.sandbox.writable_roots
-//     (top-level `.git` entries of each root stay read-only); the network is
+//     (the `.git` of each root stays read-only); the network is
 //     off except in danger-full-access or workspace-write with
 //     spec.sandbox.network (see sandbox/confinement.h);
 //   * cancellation: `cancel` is polled every 100 ms; when set, the process
 //     group is killed and kCancelled returned.
 // Errors: kInvalidArgument (empty argv, missing working directory),
-// kNotFound (program not found), kFailedPrecondition (not executable, or the
-// kernel lacks Landlock for a sandboxed mode: the message says to use
-// danger-full-access), kCancelled, kInternal. A command that runs and fails
+// kNotFound (program not found), kFailedPrecondition (not executable, or
+// neither Landlock nor user namespaces are available for a sandboxed mode:
+// the message says to use danger-full-access), kCancelled, kInternal. A command that runs and fails
 // is not an error: its exit code is in the CommandResult. `dropped_bytes`
 // counts the bytes left out of `output` (the interleaved text the model sees).
 // Thread-safe: one instance may serve concurrent Run calls.

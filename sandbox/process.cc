@@ -12,6 +12,7 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <string_view>
 
@@ -24,6 +25,7 @@ constexpr const char* kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
 constexpr int64_t kPollSliceMs = 100;             // cancellation latency bound
 constexpr int64_t kPipeGraceAfterExitMs = 250;    // output from lingering children
 constexpr int64_t kFinalDrainMs = 100;            // after the group was killed
+constexpr int64_t kAwaitDescendantsMs = 2'000;    // for a killed launcher's children
 constexpr unsigned kCloseRangeCloexec = 1U << 2;  // CLOSE_RANGE_CLOEXEC (Linux 5.11)
 
 // What the child writes to the error pipe when it cannot exec.
@@ -44,6 +46,7 @@ struct ChildPlan {
   bool redirect_stdio = true;
   int stdio[3] = {-1, -1, -1};
   int error_fd = -1;
+  bool pass_error_fd = false;  // the exec'd launcher reports for the command
   const ChildSetup* setup = nullptr;
 };
 
@@ -95,8 +98,10 @@ void CloexecFrom3() {
 
 // Prepares the process and execs; returns only on failure, with `report` set.
 void ChildRun(const ChildPlan& plan, ChildReport* report) noexcept {
-  if (plan.new_group && ::setpgid(0, 0) != 0) {
-    Fail(report, ChildStage::kSetup, errno, "setpgid");
+  // A new session is also a new process group, and leaves the controlling
+  // terminal behind: the command cannot open /dev/tty to reach the user.
+  if (plan.new_group && ::setsid() < 0) {
+    Fail(report, ChildStage::kSetup, errno, "setsid");
     return;
   }
 
@@ -137,6 +142,10 @@ void ChildRun(const ChildPlan& plan, ChildReport* report) noexcept {
     return;
   }
   CloexecFrom3();
+  if (plan.pass_error_fd && ::fcntl(plan.error_fd, F_SETFD, 0) != 0) {
+    Fail(report, ChildStage::kSetup, errno, "fcntl(F_SETFD)");
+    return;
+  }
 
   if (plan.setup != nullptr) {
     const char* what = nullptr;
@@ -179,9 +188,15 @@ struct ExecStrings {
   std::vector<char*> env_ptrs;
   std::vector<const char*> candidate_ptrs;
 
-  ExecStrings(const SpawnOptions& options, std::vector<std::string>& argv_copy) {
+  // `argv_copy` is options.argv, or the launcher's argv when the child setup
+  // has one (then it is exec'd by its absolute path).
+  ExecStrings(const SpawnOptions& options, std::vector<std::string>& argv_copy, bool launcher) {
     env = BuildEnvironment(options.env, CurrentEnvironment());
-    candidates = ExecCandidates(argv_copy[0], LookupEnv(env, "PATH", kDefaultPath));
+    if (launcher) {
+      candidates = {argv_copy[0]};
+    } else {
+      candidates = ExecCandidates(argv_copy[0], LookupEnv(env, "PATH", kDefaultPath));
+    }
     for (std::string& a : argv_copy) argv_ptrs.push_back(a.data());
     argv_ptrs.push_back(nullptr);
     for (std::string& e : env) env_ptrs.push_back(e.data());
@@ -253,19 +268,16 @@ bool ReadReport(int fd, ChildReport* report) {
   return got == sizeof(*report);
 }
 
-// Forks and runs ChildMain; returns the pid once execve succeeded.
-Expected<pid_t> ForkExec(const SpawnOptions& options, ChildPlan plan) {
-  ASSIGN_OR_RETURN_SANDBOX(Pipe report_pipe, MakePipe());
+// Forks and runs ChildMain; returns the pid once execve succeeded (of the
+// command, or of the launcher and then the command: the pipe closes only when
+// every holder exec'd or exited). By then the child's session exists, so its
+// group can be signalled.
+Expected<pid_t> ForkExec(const SpawnOptions& options, ChildPlan plan, Pipe report_pipe) {
   plan.error_fd = report_pipe.write.get();
   pid_t pid = ::fork();
   if (pid < 0) return Error(ErrorKind::kInternal, ErrnoMessage("fork", errno));
   if (pid == 0) ChildMain(plan);
   report_pipe.write.Reset();
-  if (plan.new_group) {
-    // Also set from the parent so the group exists before we might signal it;
-    // EACCES (the child already exec'd) is harmless.
-    ::setpgid(pid, pid);
-  }
   ChildReport report;
   if (ReadReport(report_pipe.read.get(), &report)) {
     int status = 0;
@@ -315,6 +327,44 @@ bool Drain(int fd, HeadTailBuffer* stream, Captures* captures) {
   }
 }
 
+// Adds pidfds for the direct children of `leader` (from /proc; nothing when
+// the kernel lacks CONFIG_PROC_CHILDREN). Taken before the group is killed:
+// a launcher's child (the sandbox's PID 1) outlives the leader by the time
+// the kernel needs to kill what is left in its namespace.
+void AddDirectChildren(pid_t leader, std::vector<UniqueFd>* out) {
+  const std::string path =
+      "/proc/" + std::to_string(leader) + "/task/" + std::to_string(leader) + "/children";
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return;
+  std::array<char, 512> buf;
+  ssize_t n = ::read(fd.get(), buf.data(), buf.size() - 1);
+  if (n <= 0) return;
+  std::string_view text(buf.data(), static_cast<size_t>(n));
+  while (!text.empty()) {
+    size_t space = text.find(' ');
+    std::string word(text.substr(0, space));
+    text = space == std::string_view::npos ? std::string_view() : text.substr(space + 1);
+    char* end = nullptr;
+    long pid = std::strtol(word.c_str(), &end, 10);
+    if (pid <= 0 || end == word.c_str()) continue;
+    UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, static_cast<pid_t>(pid), 0)));
+    if (pidfd) out->push_back(std::move(pidfd));
+  }
+}
+
+// Waits (bounded) until every process behind `pidfds` has exited, so that
+// RunProcess returns only when nothing of the command is left.
+void AwaitExits(const std::vector<UniqueFd>& pidfds) {
+  const auto start = Clock::now();
+  for (const UniqueFd& fd : pidfds) {
+    pollfd p{fd.get(), POLLIN, 0};
+    int64_t left = kAwaitDescendantsMs - MsSince(start);
+    if (left <= 0) break;
+    while (::poll(&p, 1, static_cast<int>(left)) < 0 && errno == EINTR) {
+    }
+  }
+}
+
 void SetNonBlocking(int fd) {
   int flags = ::fcntl(fd, F_GETFL);
   if (flags >= 0) ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
@@ -350,8 +400,18 @@ Expected<ChildProcess> ChildProcess::Spawn(const SpawnOptions& options) {
   if (options.argv.empty() || options.argv[0].empty()) {
     return Error(ErrorKind::kInvalidArgument, "no command given: argv is empty");
   }
+  ASSIGN_OR_RETURN_SANDBOX(Pipe report_pipe, MakePipe());
   std::vector<std::string> argv_copy = options.argv;
-  ExecStrings strings(options, argv_copy);
+  bool launcher = false;
+  if (options.child_setup != nullptr) {
+    std::vector<std::string> launch =
+        options.child_setup->LaunchArgv(options.argv, report_pipe.write.get());
+    if (!launch.empty()) {
+      argv_copy = std::move(launch);
+      launcher = true;
+    }
+  }
+  ExecStrings strings(options, argv_copy, launcher);
   ASSIGN_OR_RETURN_SANDBOX(UniqueFd dev_null, OpenDevNull());
   ASSIGN_OR_RETURN_SANDBOX(Pipe out, MakePipe());
   ASSIGN_OR_RETURN_SANDBOX(Pipe err, MakePipe());
@@ -366,7 +426,8 @@ Expected<ChildProcess> ChildProcess::Spawn(const SpawnOptions& options) {
   plan.stdio[1] = out.write.get();
   plan.stdio[2] = err.write.get();
   plan.setup = options.child_setup;
-  ASSIGN_OR_RETURN_SANDBOX(pid_t pid, ForkExec(options, plan));
+  plan.pass_error_fd = launcher;
+  ASSIGN_OR_RETURN_SANDBOX(pid_t pid, ForkExec(options, plan, std::move(report_pipe)));
 
   UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   SetNonBlocking(out.read.get());
@@ -433,6 +494,7 @@ Expected<ProcessResult> RunProcess(const SpawnOptions& options) {
     return Error(ErrorKind::kCancelled, "the command was cancelled before it started");
   }
   ASSIGN_OR_RETURN_SANDBOX(ChildProcess child, ChildProcess::Spawn(options));
+  std::vector<UniqueFd> descendants;  // pidfds of the leader's children, see AwaitExits
 
   ProcessResult result;
   Captures captures(options.output_cap_bytes);
@@ -469,6 +531,7 @@ Expected<ProcessResult> RunProcess(const SpawnOptions& options) {
     }
     if (term_sent && !kill_sent && Clock::now() >= kill_time) {
       kill_sent = true;
+      if (options.child_setup != nullptr) AddDirectChildren(child.pid(), &descendants);
       child.SignalGroup(SIGKILL);
     }
 
@@ -516,9 +579,11 @@ Expected<ProcessResult> RunProcess(const SpawnOptions& options) {
 
   // Nothing of the command may outlive it. The leader is not reaped yet, so
   // the group id cannot have been reused.
+  if (options.child_setup != nullptr) AddDirectChildren(child.pid(), &descendants);
   child.SignalGroup(SIGKILL);
   if (cancelled) {
     child.Reap();
+    AwaitExits(descendants);
     return Error(ErrorKind::kCancelled, "the command was cancelled");
   }
   const auto drain_start = Clock::now();
@@ -536,6 +601,7 @@ Expected<ProcessResult> RunProcess(const SpawnOptions& options) {
     }
   }
   const int status = child.Reap();
+  AwaitExits(descendants);
   if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {
@@ -553,7 +619,15 @@ Error ExecInPlace(const SpawnOptions& options) {
     return Error(ErrorKind::kInvalidArgument, "no command given: argv is empty");
   }
   std::vector<std::string> argv_copy = options.argv;
-  ExecStrings strings(options, argv_copy);
+  bool launcher = false;
+  if (options.child_setup != nullptr) {
+    std::vector<std::string> launch = options.child_setup->LaunchArgv(options.argv, -1);
+    if (!launch.empty()) {
+      argv_copy = std::move(launch);
+      launcher = true;
+    }
+  }
+  ExecStrings strings(options, argv_copy, launcher);
   ChildPlan plan;
   plan.argv = strings.argv_ptrs.data();
   plan.envp = strings.env_ptrs.data();
@@ -567,5 +641,45 @@ Error ExecInPlace(const SpawnOptions& options) {
   ChildRun(plan, &report);
   return ReportToError(report, options);
 }
+
+int ExitCodeForStartError(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kNotFound:
+      return 127;
+    case ErrorKind::kPermissionDenied:
+      return 126;
+    case ErrorKind::kInvalidArgument:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+namespace internal {
+
+void ExecInPlaceOrReport(const SpawnOptions& options, int report_fd) {
+  std::vector<std::string> argv_copy = options.argv;
+  if (argv_copy.empty()) argv_copy.push_back("");
+  ExecStrings strings(options, argv_copy, false);
+  ChildPlan plan;
+  plan.argv = strings.argv_ptrs.data();
+  plan.envp = strings.env_ptrs.data();
+  plan.candidates = strings.candidate_ptrs.data();
+  plan.candidate_count = strings.candidate_ptrs.size();
+  plan.new_group = false;
+  plan.redirect_stdio = false;
+  plan.error_fd = report_fd;
+  ChildReport report;
+  ChildRun(plan, &report);
+  WriteReportAndExit(report_fd, report);
+}
+
+void ReportConfineFailure(int report_fd, int err, const char* what) {
+  ChildReport report;
+  Fail(&report, ChildStage::kConfine, err, what);
+  WriteReportAndExit(report_fd, report);
+}
+
+}  // namespace internal
 
 }  // namespace codex::sandbox

@@ -5,7 +5,8 @@
 //   * argv[0] is looked up in the child's PATH like execvp (no shell, no
 //     globbing); the lookup list is computed in the parent so the forked child
 //     only calls execve.
-//   * The child gets its own process group, stdin from /dev/null, stdout and
+//   * The child gets its own session and process group (so no controlling
+//     terminal), stdin from /dev/null, stdout and
 //     stderr on pipes, every other descriptor closed, signal dispositions reset
 //     and the signal mask cleared; then `child_setup` (the sandbox) runs, then
 //     execve. A failure in the child is reported through a close-on-exec pipe
@@ -21,6 +22,9 @@
 //   * `should_cancel` is polled at least every 100 ms; when it returns true the
 //     group is killed with SIGKILL and RunProcess returns ErrorKind::kCancelled
 //     promptly.
+//   * With a child_setup (the sandbox), RunProcess returns only once the
+//     leader's direct children are gone too (up to 2 s after a kill): the
+//     sandbox's PID 1 ends its namespace after the leader was killed.
 //   * When the direct child exits, output still arriving from processes that
 //     inherited the pipes is collected for up to 250 ms; then every process
 //     left in the group is killed (a command cannot leave daemons behind).
@@ -61,6 +65,20 @@ class ChildSetup {
   // Returns 0 on success or an errno value; `*what` may be set to a static
   // string naming the step that failed (e.g. "landlock_restrict_self").
   virtual int ApplyInChild(const char** what) const noexcept = 0;
+
+  // Parent side, before fork: the program to exec instead of `argv` when the
+  // setup launches the command through another program (the sandbox runs it
+  // under bubblewrap and a helper); empty (the default) execs `argv` itself.
+  // The first element must be an absolute path. `report_fd` is the child's
+  // report pipe (-1 for ExecInPlace): the launched program inherits it (it is
+  // not close-on-exec then) and must write a failure to exec `argv` there, in
+  // the format internal::ExecInPlaceOrReport writes, or just close it.
+  virtual std::vector<std::string> LaunchArgv(const std::vector<std::string>& argv,
+                                              int report_fd) const {
+    (void)argv;
+    (void)report_fd;
+    return {};
+  }
 };
 
 struct SpawnOptions {
@@ -161,4 +179,21 @@ namespace codex::sandbox {
 // failure.
 Error ExecInPlace(const SpawnOptions& options);
 
+// The exit status `codex sandbox` and the sandbox helper use when a command
+// could not be started: 127 not found, 126 not executable, 2 bad argument, else 1.
+int ExitCodeForStartError(ErrorKind kind);
+
+namespace internal {
+
+// For the sandbox helper that runs inside the namespaces (sandbox/launcher.h):
+// like ExecInPlace (options.child_setup is ignored), but a failure is written
+// to `report_fd` as the report ChildProcess::Spawn reads, and the process
+// exits 127.
+[[noreturn]] void ExecInPlaceOrReport(const SpawnOptions& options, int report_fd);
+
+// For the same helper: reports that the sandbox could not be applied (`what`
+// failed with `err`) as ChildStage::kConfine on `report_fd`, and exits 127.
+[[noreturn]] void ReportConfineFailure(int report_fd, int err, const char* what);
+
+}  // namespace internal
 }  // namespace codex::sandbox

@@ -1,0 +1,473 @@
+// The sandbox's red-team suite (issue 10): every attack of the review, and
+// more, run against the real `codex` binary, both through `codex sandbox` and
+// through the model's shell tool in `codex exec` with the scripted server.
+// Attacks are made by tests/escape_probe.cc (one system call each) or by a
+// shell. Runs as the invoking user (root in CI) and, when root, again as
+// nobody through setpriv. Without Landlock or working namespaces the cases
+// print why and return; docs/threat-model.md maps each layer to the case
+// that shows it.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "sandbox/landlock.h"
+#include "sandbox/launcher.h"
+#include "tests/e2e_checks.h"
+#include "tests/e2e_support.h"
+
+namespace codex::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using e2e::OutputFor;
+
+constexpr char kSecret[] = "sk-escape-suite-SECRET-4242";
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::string Quoted(const std::string& s) { return Json(s).dump(); }
+
+bool SandboxAvailable() {
+  if (sandbox::landlock::AbiVersion() < 1 && !sandbox::ProbeBwrap().usable) {
+    WARN("neither Landlock nor user namespaces here: escape suite skipped");
+    return false;
+  }
+  return true;
+}
+
+// A scratch directory under /tmp (a writable root of workspace-write, like
+// many real workspaces), world-accessible so that nobody can use it too.
+class Scratch {
+ public:
+  Scratch() {
+    std::string tmpl = "/tmp/codex-escape-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    path_ = fs::canonical(tmpl);
+    fs::permissions(path_, fs::perms::all);
+  }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// A host UNIX listener (pathname or abstract) that records whether anyone
+// connected.
+class UnixListener {
+ public:
+  UnixListener(const std::string& name, bool abstract) {
+    fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    REQUIRE(fd_ >= 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    size_t off = abstract ? 1 : 0;
+    REQUIRE(name.size() + off < sizeof(addr.sun_path));
+    std::memcpy(addr.sun_path + off, name.data(), name.size());
+    auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + off + name.size() +
+                                      (abstract ? 0 : 1));
+    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), len) == 0);
+    if (!abstract) ::chmod(name.c_str(), 0777);
+    REQUIRE(::listen(fd_, 8) == 0);
+  }
+  ~UnixListener() { ::close(fd_); }
+  bool Connected() const {
+    int c = ::accept(fd_, nullptr, nullptr);
+    if (c < 0) return false;
+    ::close(c);
+    return true;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// A TCP listener on 127.0.0.1.
+class TcpListener {
+ public:
+  TcpListener() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(fd_ >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(fd_, 8) == 0);
+    socklen_t len = sizeof addr;
+    REQUIRE(::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+    port_ = ntohs(addr.sin_port);
+  }
+  ~TcpListener() { ::close(fd_); }
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+// Who runs codex: the invoking user, or nobody (when the invoker is root).
+enum class As { kInvoker, kNobody };
+
+std::vector<As> Users() {
+  if (::getuid() != 0) return {As::kInvoker};
+  ProcessOptions check;
+  check.argv = {"setpriv",
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                CODEX_BINARY,
+                "sandbox",
+                "-s",
+                "danger-full-access",
+                "--",
+                ESCAPE_PROBE,
+                "kill",
+                "0"};
+  auto r = RunProcess(check);
+  if (!r.ok() || r->exit_code != 0) {
+    WARN(
+        "cannot run codex as nobody (setpriv missing or the binary not reachable): "
+        "unprivileged cases skipped");
+    return {As::kInvoker};
+  }
+  return {As::kInvoker, As::kNobody};
+}
+
+// `codex sandbox ARGS...` as `as`, with a secret in codex's environment.
+ProcessResult Sandbox(As as, std::vector<std::string> args, const fs::path& cwd) {
+  ProcessOptions p;
+  if (as == As::kNobody) {
+    p.argv = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+  }
+  p.argv.push_back(CODEX_BINARY);
+  p.argv.push_back("sandbox");
+  p.argv.insert(p.argv.end(), args.begin(), args.end());
+  p.env["OPENAI_API_KEY"] = kSecret;
+  p.cwd = cwd;
+  auto r = RunProcess(p);
+  REQUIRE(r.ok());
+  INFO("stdout: " << r->out << "\nstderr: " << r->err);
+  REQUIRE_FALSE(r->timed_out);
+  return *r;
+}
+
+std::vector<std::string> ProbeArgs(const std::string& mode, std::vector<std::string> op) {
+  std::vector<std::string> args = {"-s", mode, "--", ESCAPE_PROBE};
+  args.insert(args.end(), op.begin(), op.end());
+  return args;
+}
+
+std::string Trim(std::string s) {
+  while (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
+std::string Survivors(const std::string& marker) {
+  ProcessOptions p;
+  p.argv = {"pgrep", "-f", marker};
+  auto r = RunProcess(p);
+  REQUIRE(r.ok());
+  return r->out;
+}
+
+void KillSurvivors(const std::string& marker) {
+  ProcessOptions p;
+  p.argv = {"pkill", "-KILL", "-f", marker};
+  (void)RunProcess(p);
+}
+
+}  // namespace
+
+TEST_CASE("codex sandbox: no socket of the host is reachable with the network off") {
+  if (!SandboxAvailable()) return;
+  const As as = GENERATE(from_range(Users()));
+  INFO((as == As::kNobody ? "as nobody" : "as the invoking user"));
+  Scratch s;
+  const std::string path = (s.path() / "agent.sock").string();
+  const std::string abstract = "codex-escape-" + std::to_string(::getpid());
+  UnixListener pathname_listener(path, false);
+  UnixListener abstract_listener(abstract, true);
+  TcpListener tcp;
+  for (const std::string mode : {"read-only", "workspace-write"}) {
+    INFO(mode);
+    CHECK(Trim(Sandbox(as, ProbeArgs(mode, {"connect-unix", path}), s.path()).out) ==
+          "denied EPERM");
+    CHECK(Trim(Sandbox(as, ProbeArgs(mode, {"connect-abstract", abstract}), s.path()).out) ==
+          "denied EPERM");
+    CHECK(Trim(Sandbox(as, ProbeArgs(mode, {"connect-tcp", std::to_string(tcp.port())}), s.path())
+                   .out) == "denied EPERM");
+    for (const char* family : {"netlink", "packet", "inet6"}) {
+      CHECK(Trim(Sandbox(as, ProbeArgs(mode, {"socket", family, "raw"}), s.path()).out) ==
+            "denied EPERM");
+    }
+    CHECK(Trim(Sandbox(as, ProbeArgs(mode, {"socketpair", "stream"}), s.path()).out) == "ok");
+    // A real client, as in the review: tmux/ssh-agent style.
+    auto shell = Sandbox(
+        as,
+        {"-s", mode, "--", "sh", "-c", "exec 3<>/dev/tcp/127.0.0.1/" + std::to_string(tcp.port())},
+        s.path());
+    CHECK(shell.exit_code != 0);
+  }
+  CHECK_FALSE(pathname_listener.Connected());
+  CHECK_FALSE(abstract_listener.Connected());
+  // network on: inet only, host UNIX sockets still out of reach.
+  CHECK(Trim(Sandbox(as,
+                     {"-s", "workspace-write", "--network", "--", ESCAPE_PROBE, "connect-tcp",
+                      std::to_string(tcp.port())},
+                     s.path())
+                 .out) == "ok");
+  CHECK(
+      Trim(Sandbox(as,
+                   {"-s", "workspace-write", "--network", "--", ESCAPE_PROBE, "connect-unix", path},
+                   s.path())
+               .out) == "denied EPERM");
+  CHECK_FALSE(pathname_listener.Connected());
+}
+
+TEST_CASE("codex sandbox: no privileges, no host processes, no secrets") {
+  if (!SandboxAvailable()) return;
+  const As as = GENERATE(from_range(Users()));
+  INFO((as == As::kNobody ? "as nobody" : "as the invoking user"));
+  Scratch s;
+  for (const std::string mode : {"read-only", "workspace-write"}) {
+    INFO(mode);
+    auto caps = Sandbox(as, ProbeArgs(mode, {"caps"}), s.path());
+    CHECK(caps.exit_code == 0);
+    CHECK_THAT(caps.out, Catch::Contains("CapEff:\t0000000000000000"));
+    for (const char* op : {"settimeofday", "clock_settime", "adjtimex", "reboot", "sethostname",
+                           "mount", "unshare", "keyctl", "bpf", "perf", "finit_module"}) {
+      INFO(op);
+      CHECK(Trim(Sandbox(as, ProbeArgs(mode, {op}), s.path()).out) == "denied EPERM");
+    }
+    // The review's known-safe `date --se=...`: the clock stays.
+    auto date = Sandbox(as, {"-s", mode, "--", "sh", "-c", "date --se=@$(date +%s)"}, s.path());
+    CHECK(date.exit_code != 0);
+    // Our own environment, and codex's, through /proc: another host process.
+    auto env_read = Sandbox(as,
+                            {"-s", mode, "--", "sh", "-c",
+                             "cat /proc/" + std::to_string(::getppid()) + "/environ /proc/" +
+                                 std::to_string(::getpid()) +
+                                 "/environ; for f in /proc/[0-9]*/environ; do cat $f; done"},
+                            s.path());
+    CHECK(env_read.out.find(kSecret) == std::string::npos);
+    CHECK(env_read.err.find(kSecret) == std::string::npos);
+  }
+}
+
+TEST_CASE("codex sandbox: .git in a repository under /tmp; the repository top is writable") {
+  if (!SandboxAvailable()) return;
+  if (!sandbox::ProbeBwrap().usable) {
+    WARN("no namespaces here: " << sandbox::ProbeBwrap().reason << "; .git under /tmp skipped");
+    return;
+  }
+  Scratch s;
+  const fs::path repo = s.path() / "repo";
+  fs::create_directories(repo);
+  ProcessOptions init;
+  init.argv = {"git", "init", "-q", repo.string()};
+  auto r = RunProcess(init);
+  REQUIRE(r.ok());
+  REQUIRE(r->exit_code == 0);
+  std::ofstream(repo / "a.txt") << "a\n";
+  std::ofstream(repo / "b.txt") << "b\n";
+  const std::string config = ReadFile(repo / ".git" / "config");
+  auto attack = Sandbox(As::kInvoker,
+                        {"-s", "workspace-write", "--", "sh", "-c",
+                         "echo '[core] fsmonitor = touch /tmp/pwned' >> .git/config; "
+                         "echo x > .git/hooks/post-checkout; mv .git .git2; rm -rf .git; "
+                         "git config core.fsmonitor 'touch /tmp/pwned'"},
+                        repo);
+  CHECK(ReadFile(repo / ".git" / "config") == config);
+  CHECK_FALSE(fs::exists(repo / ".git" / "hooks" / "post-checkout"));
+  CHECK_FALSE(fs::exists(repo / ".git2"));
+  // A developer's workspace-write: new top-level entries, removals, renames.
+  auto dev = Sandbox(As::kInvoker,
+                     {"-s", "workspace-write", "--", "sh", "-c",
+                      "mkdir build && echo x > build/CMakeCache.txt && touch new.txt && rm a.txt "
+                      "&& mv b.txt c.txt"},
+                     repo);
+  CHECK(dev.exit_code == 0);
+  CHECK(fs::exists(repo / "build" / "CMakeCache.txt"));
+  CHECK(fs::exists(repo / "new.txt"));
+  CHECK_FALSE(fs::exists(repo / "a.txt"));
+  CHECK(fs::exists(repo / "c.txt"));
+  // The workspace under an --add-dir parent: its .git stays read-only there too.
+  auto parent = Sandbox(As::kInvoker,
+                        {"-s", "workspace-write", "--add-dir", s.path().string(), "--", "sh", "-c",
+                         "echo ok > ../beside && echo evil >> ../repo/.git/config"},
+                        repo);
+  CHECK(parent.exit_code != 0);
+  CHECK(fs::exists(s.path() / "beside"));
+  CHECK(ReadFile(repo / ".git" / "config") == config);
+}
+
+TEST_CASE("codex sandbox --explain names the layers") {
+  if (!SandboxAvailable()) return;
+  Scratch s;
+  auto r = Sandbox(As::kInvoker, {"-s", "workspace-write", "--explain"}, s.path());
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("mode: workspace-write, network off\n"));
+  for (const char* layer : {"namespaces", "landlock", "capabilities", "seccomp"}) {
+    CHECK_THAT(r.out, Catch::Contains(std::string("\n") + layer));
+  }
+  if (sandbox::ProbeBwrap().usable) CHECK_THAT(r.out, Catch::Contains("namespaces    on"));
+}
+
+TEST_CASE("codex exec: the model's shell cannot escape, read keys, or leave daemons") {
+  if (!SandboxAvailable()) return;
+  Scratch s;
+  const std::string path = (s.path() / "tmux.sock").string();
+  const std::string abstract = "codex-escape-exec-" + std::to_string(::getpid());
+  UnixListener pathname_listener(path, false);
+  UnixListener abstract_listener(abstract, true);
+  const std::string marker = "codex-escape-daemon-" + std::to_string(::getpid());
+  const std::string me = std::to_string(::getpid());
+  const std::string environ_scan =
+      "cat /proc/" + me + "/environ; for f in /proc/[0-9]*/environ; do cat $f; done; echo scanned";
+  const std::string daemons = "setsid sh -c 'exec -a " + marker +
+                              " sleep 300' </dev/null >/dev/null 2>&1 & (sh -c 'exec -a " + marker +
+                              " sleep 300' </dev/null >/dev/null 2>&1 &); echo started";
+  const std::string stubborn =
+      "setsid sh -c 'exec -a " + marker + " sleep 300' </dev/null >/dev/null 2>&1 & sleep 300";
+  CodexTestEnvOptions options;
+  options.api_key = kSecret;
+  ::setenv("CODEX_ESCAPE_TEST_SECRET", kSecret, 1);  // this process: another host process
+  auto env = CodexTestEnv::Create(R"({"responses": [
+    {"output": [{"shell": [)" + Quoted(ESCAPE_PROBE) +
+                                      R"(, "connect-unix", )" + Quoted(path) +
+                                      R"(], "call_id": "unix"}]},
+    {"output": [{"shell": [)" + Quoted(ESCAPE_PROBE) +
+                                      R"(, "connect-abstract", )" + Quoted(abstract) +
+                                      R"(], "call_id": "abstract"}]},
+    {"output": [{"shell": ["sh", "-c", )" +
+                                      Quoted(environ_scan) +
+                                      R"(], "call_id": "environ"}]},
+    {"output": [{"shell": [)" + Quoted(ESCAPE_PROBE) +
+                                      R"(, "caps"], "call_id": "caps"}]},
+    {"output": [{"shell": [)" + Quoted(ESCAPE_PROBE) +
+                                      R"(, "settimeofday"], "call_id": "clock"}]},
+    {"output": [{"shell": ["sh", "-c", "echo x >> .git/config"], "call_id": "git"}]},
+    {"output": [{"shell": ["sh", "-c", "mkdir build && touch top.txt && echo made"],
+                 "call_id": "top"}]},
+    {"output": [{"shell": ["sh", "-c", )" +
+                                      Quoted(daemons) + R"(], "call_id": "daemons"}]},
+    {"output": [{"shell": ["sh", "-c", )" +
+                                      Quoted(stubborn) +
+                                      R"(], "timeout_ms": 500, "call_id": "timeout"}]},
+    "done"]})",
+                                  options);
+  REQUIRE(env.ok());
+  CodexTestEnv& e = **env;
+  const fs::path ws = e.workdir();
+  ProcessOptions init;
+  init.argv = {"git", "init", "-q", ws.string()};
+  auto gi = RunProcess(init);
+  REQUIRE(gi.ok());
+  const std::string config = ReadFile(ws / ".git" / "config");
+
+  ProcessOptions p = e.CodexCommand({"exec", "--full-auto", "attack"});
+  p.env["OPENAI_API_KEY"] = kSecret;
+  auto run = RunProcess(p);
+  REQUIRE(run.ok());
+  INFO("stderr: " << run->err);
+  CHECK(run->exit_code == 0);
+  const std::string remaining = Survivors(marker);
+  KillSurvivors(marker);
+  CHECK(remaining.empty());
+
+  auto requests = e.server().requests_to("/responses");
+  REQUIRE_FALSE(requests.empty());
+  auto output = [&](const std::string& id) {
+    std::string text = OutputFor(requests.back().InputItems(), id);
+    Json j = Json::parse(text, nullptr, false);
+    return j.is_object() ? j.value("output", std::string()) : text;
+  };
+  CHECK_THAT(output("unix"), Catch::Contains("denied EPERM"));
+  CHECK_THAT(output("abstract"), Catch::Contains("denied EPERM"));
+  CHECK_FALSE(pathname_listener.Connected());
+  CHECK_FALSE(abstract_listener.Connected());
+  CHECK_THAT(output("environ"), Catch::Contains("scanned"));
+  CHECK(output("environ").find(kSecret) == std::string::npos);
+  CHECK_THAT(output("caps"), Catch::Contains("CapEff:\t0000000000000000"));
+  CHECK_THAT(output("clock"), Catch::Contains("denied EPERM"));
+  CHECK(ReadFile(ws / ".git" / "config") == config);
+  if (sandbox::ProbeBwrap().usable) {
+    CHECK_THAT(output("top"), Catch::Contains("made"));
+    CHECK(fs::is_directory(ws / "build"));
+  }
+  CHECK_THAT(output("daemons"), Catch::Contains("started"));
+  CHECK_THAT(output("timeout"), Catch::Contains("timed out"));
+}
+
+}  // namespace codex::testing
+
+namespace codex::testing {
+
+// PR_SET_DUMPABLE 0 is what keeps a process of the same uid (outside any
+// sandbox, or inside one without namespaces) from reading codex's environ.
+// Root is kept out by its capabilities anyway, so both run as nobody.
+TEST_CASE("codex is not dumpable: the same uid cannot read its environ") {
+  if (::getuid() != 0 || Users().size() < 2) {
+    WARN("needs root (to run codex and the reader as nobody): skipped");
+    return;
+  }
+  CodexTestEnvOptions options;
+  options.api_key = kSecret;
+  auto env = CodexTestEnv::Create(
+      R"({"responses": [{"message": "late", "header_delay_ms": 4000}]})", options);
+  REQUIRE(env.ok());
+  CodexTestEnv& e = **env;
+  std::error_code ec;
+  for (const auto& entry : fs::recursive_directory_iterator(e.root(), ec)) {
+    ::lchown(entry.path().c_str(), 65534, 65534);
+  }
+  ::lchown(e.root().c_str(), 65534, 65534);
+  ProcessOptions p = e.CodexCommand({"exec", "wait for the server"});
+  p.argv.insert(p.argv.begin(), {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
+  auto codex = ChildProcess::Spawn(p);
+  REQUIRE(codex.ok());
+  // Wait until codex is inside the request (it is then past its startup).
+  for (int i = 0; i < 200 && e.server().requests_to("/responses").empty(); ++i) {
+    ::usleep(20'000);
+  }
+  REQUIRE_FALSE(e.server().requests_to("/responses").empty());
+  auto read_as_nobody = [](pid_t pid) {
+    ProcessOptions r;
+    r.argv = {"setpriv",        "--reuid=65534", "--regid=65534",
+              "--clear-groups", "cat",           "/proc/" + std::to_string(pid) + "/environ"};
+    auto out = RunProcess(r);
+    REQUIRE(out.ok());
+    return *out;
+  };
+  auto codex_environ = read_as_nobody((*codex)->pid());
+  CHECK(codex_environ.exit_code != 0);
+  CHECK(codex_environ.out.find(kSecret) == std::string::npos);
+  // The control: a dumpable process of nobody's is readable.
+  ProcessOptions sleeper_options;
+  sleeper_options.argv = {"setpriv",        "--reuid=65534", "--regid=65534",
+                          "--clear-groups", "sleep",         "30"};
+  sleeper_options.env["CODEX_DUMPABLE_CONTROL"] = "visible";
+  auto sleeper = ChildProcess::Spawn(sleeper_options);
+  REQUIRE(sleeper.ok());
+  ::usleep(200'000);
+  CHECK_THAT(read_as_nobody((*sleeper)->pid()).out, Catch::Contains("CODEX_DUMPABLE_CONTROL"));
+}
+
+}  // namespace codex::testing
