@@ -28,6 +28,9 @@ void ProgressPrinter::OnItemCompleted(const core::Item& item) {
 void ProgressPrinter::OnToolStarted(const core::ToolActivity& activity) {
   if (activity.tool == "shell") std::fprintf(err_, "exec $ %s\n", activity.command.c_str());
   if (activity.tool == "apply_patch") std::fprintf(err_, "apply_patch\n");
+  if (activity.tool == "mcp") {
+    std::fprintf(err_, "mcp %s(%s)\n", activity.command.c_str(), activity.mcp_arguments.c_str());
+  }
 }
 
 void ProgressPrinter::OnToolCompleted(const core::ToolActivity& activity) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/command_runner.h"
+#include "core/mcp_config.h"
 #include "core/status.h"
 
 namespace codex::core {
@@ -60,6 +61,8 @@ struct Config {
   std::optional<int> history_retention_days;  // [history] retention_days
   std::string instructions;  // base instructions override ("" = built-in)
   int64_t shell_timeout_ms = 10'000;
+  // [mcp_servers.<name>], by name.
+  std::map<std::string, McpServerConfig> mcp_servers;
 };
 
 // Flags that override config.toml (applied after the file and -c overrides).
