@@ -4,16 +4,11 @@
 // mapping (text, structured, image, resource, isError), truncation, faults of
 // the in-repo mcp-test-server (crash mid-call, slow start, garbage frames,
 // huge output, tool timeout, Ctrl-C cancellation), stderr to the log,
-// environment filtering, approvals, `codex mcp list`, and the third-party
-// npm servers @modelcontextprotocol/server-everything and server-filesystem
-// (skipped with a printed reason when Node or the packages are absent).
-#include <arpa/inet.h>
-#include <netinet/in.h>
+// environment filtering, approvals, `codex mcp list`. The third-party npm
+// servers are in mcp_npm_e2e_test.cc.
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
@@ -22,8 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "tests/e2e_checks.h"
-#include "tests/e2e_support.h"
+#include "tests/mcp/mcp_e2e_helpers.h"
 
 namespace codex::testing {
 namespace {
@@ -31,76 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 using e2e::InputExtends;
 using e2e::JsonLines;
-using e2e::OutputFor;
-
-std::string Quoted(const std::string& s) { return Json(s).dump(); }
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-// A [mcp_servers.NAME] table running mcp-test-server with `args`.
-std::string TestServer(const std::string& name, const std::vector<std::string>& args,
-                       const std::string& extra = "") {
-  std::string a = "[";
-  for (size_t i = 0; i < args.size(); ++i) a += (i ? ", " : "") + Quoted(args[i]);
-  a += "]";
-  return "[mcp_servers." + name + "]\ncommand = " + Quoted(MCP_TEST_SERVER) + "\nargs = " + a +
-         "\n" + extra + "\n";
-}
-
-std::unique_ptr<CodexTestEnv> MakeEnv(std::string_view script, const std::string& config) {
-  CodexTestEnvOptions options;
-  options.extra_config = config;
-  auto env = CodexTestEnv::Create(script, options);
-  REQUIRE(env.ok());
-  return std::move(*env);
-}
-
-ProcessResult Run(CodexTestEnv& env, std::vector<std::string> args,
-                  std::map<std::string, std::string> extra_env = {}) {
-  ProcessOptions p = env.CodexCommand(std::move(args));
-  for (auto& [k, v] : extra_env) p.env[k] = v;
-  auto run = RunProcess(p);
-  REQUIRE(run.ok());
-  INFO("stdout: " << run->out << "\nstderr: " << run->err);
-  REQUIRE_FALSE(run->timed_out);
-  return *run;
-}
-
-std::string ModelOutput(CodexTestEnv& env, const std::string& call_id) {
-  auto requests = env.server().requests_to("/responses");
-  REQUIRE_FALSE(requests.empty());
-  return OutputFor(requests.back().InputItems(), call_id);
-}
-
-std::vector<std::string> ToolNames(const RecordedRequest& r) {
-  std::vector<std::string> names;
-  for (const auto& t : r.body.value("tools", Json::array())) names.push_back(t.value("name", ""));
-  return names;
-}
-
-std::vector<Json> CompletedItems(const std::string& out, const std::string& type) {
-  std::vector<Json> items;
-  for (const auto& e : JsonLines(out)) {
-    if (e.is_object() && e.value("type", "") == "item.completed" &&
-        e["item"].value("type", "") == type) {
-      items.push_back(e["item"]);
-    }
-  }
-  return items;
-}
-
-int CountLines(const std::string& text, const std::string& needle) {
-  int n = 0;
-  size_t pos = 0;
-  while ((pos = text.find(needle, pos)) != std::string::npos) {
-    ++n;
-    pos += needle.size();
-  }
-  return n;
-}
+using namespace mcp_e2e;
 
 TEST_CASE("MCP config: bad [mcp_servers] entries are one-line errors naming the server and key") {
   struct Case {
@@ -412,6 +337,23 @@ TEST_CASE(
   REQUIRE(run2.exit_code == 0);
   CHECK(ModelOutput(*env2, "add") == R"({"sum":2.0})");
   CHECK(ModelOutput(*env2, "grow").find("needs the user's approval") != std::string::npos);
+
+  // Interactive (answers read from stdin): "always this session" covers that
+  // server/tool; another tool is asked again and may be declined.
+  auto env3 = MakeEnv(R"([
+    {"output": [{"function_call": "mcp__t__add", "arguments": {"a": 1, "b": 2}, "call_id": "c1"}]},
+    {"output": [{"function_call": "mcp__t__add", "arguments": {"a": 3, "b": 4}, "call_id": "c2"}]},
+    {"output": [{"function_call": "mcp__t__fail", "arguments": {}, "call_id": "c3"}]},
+    "done"])",
+                      "approval_policy = \"untrusted\"\n" + TestServer("t", {}));
+  auto run3 = env3->RunCodex({}, "go\na\nn\n");
+  REQUIRE(run3.ok());
+  INFO(run3->err);
+  CHECK(run3->exit_code == 0);
+  CHECK(CountLines(run3->err, "Allow this command?") == 2);
+  CHECK(ModelOutput(*env3, "c1") == R"({"sum":3.0})");
+  CHECK(ModelOutput(*env3, "c2") == R"({"sum":7.0})");
+  CHECK(ModelOutput(*env3, "c3").find("the user declined this MCP tool call") != std::string::npos);
 }
 
 TEST_CASE("MCP list_changed mid-turn appends nothing to the tools of that turn") {
@@ -433,7 +375,9 @@ TEST_CASE("MCP list_changed mid-turn appends nothing to the tools of that turn")
 TEST_CASE("codex mcp list shows each server's state and tools, as text and --json") {
   const std::string config = TestServer("good", {}, "enabled_tools = [\"echo\", \"add\"]") +
                              TestServer("off", {}, "enabled = false") +
-                             "[mcp_servers.bad]\ncommand = \"/nonexistent/server\"\n";
+                             "[mcp_servers.bad]\ncommand = \"/nonexistent/server\"\n"
+                             "[mcp_servers.tok]\nurl = \"http://127.0.0.1:9/mcp\"\n"
+                             "bearer_token_env_var = \"CODEX_TEST_UNSET_TOKEN\"\n";
   auto env = MakeEnv(R"([])", config);
   auto text = Run(*env, {"mcp", "list"});
   REQUIRE(text.exit_code == 0);
@@ -445,7 +389,7 @@ TEST_CASE("codex mcp list shows each server's state and tools, as text and --jso
   auto json = Run(*env, {"mcp", "list", "--json"});
   REQUIRE(json.exit_code == 0);
   Json list = Json::parse(json.out);
-  REQUIRE(list.size() == 3);
+  REQUIRE(list.size() == 4);
   CHECK(list[0]["name"] == "bad");
   CHECK(list[0]["state"] == "failed");
   CHECK(list[1]["name"] == "good");
@@ -453,158 +397,11 @@ TEST_CASE("codex mcp list shows each server's state and tools, as text and --jso
   CHECK(list[1]["tools"] == Json::array({"add", "echo"}));
   CHECK(list[1]["protocol_version"] == "2025-06-18");
   CHECK(list[2]["state"] == "disabled");
+  CHECK(list[3]["transport"] == "http");
+  CHECK(list[3]["state"] == "failed");
+  CHECK(list[3]["error"].get<std::string>().find("set CODEX_TEST_UNSET_TOKEN") !=
+        std::string::npos);
   CHECK(env->server().requests_to("/responses").empty());
-}
-
-// ---- third-party servers from npm ----
-
-std::string NpmServer(const std::string& package) {
-  const fs::path index = fs::path(MCP_NPM_SERVERS_DIR) / "node_modules" / "@modelcontextprotocol" /
-                         package / "dist" / "index.js";
-  return fs::exists(index) ? index.string() : "";
-}
-
-bool HaveNode() { return std::system("node --version >/dev/null 2>&1") == 0; }
-
-TEST_CASE("npm @modelcontextprotocol/server-everything and server-filesystem through codex") {
-  const std::string everything = NpmServer("server-everything");
-  const std::string filesystem = NpmServer("server-filesystem");
-  if (!HaveNode() || everything.empty() || filesystem.empty()) {
-    WARN(
-        "skipped: node or the npm MCP servers are absent; run scripts/install-mcp-test-servers.sh");
-    return;
-  }
-  auto env = MakeEnv(
-      R"([
-    {"output": [{"function_call": "mcp__everything__echo", "arguments": {"message": "hello npm"}, "call_id": "echo"}]},
-    {"output": [{"function_call": "mcp__everything__get-sum", "arguments": {"a": 40, "b": 2}, "call_id": "sum"}]},
-    {"output": [{"function_call": "mcp__everything__get-tiny-image", "arguments": {}, "call_id": "img"}]},
-    {"output": [{"function_call": "mcp__files__read_text_file", "arguments": {"path": "notes.txt"}, "call_id": "read"}]},
-    {"output": [{"function_call": "mcp__files__read_text_file", "arguments": {"path": "/etc/hostname"}, "call_id": "outside"}]},
-    "done"])",
-      "[mcp_servers.everything]\ncommand = \"node\"\nargs = [" + Quoted(everything) +
-          ", \"stdio\"]\nstartup_timeout_sec = 60\n[mcp_servers.files]\ncommand = \"node\"\n"
-          "args = [" +
-          Quoted(filesystem) + ", \".\"]\nstartup_timeout_sec = 60\n");
-  { std::ofstream(env->workdir() / "notes.txt") << "notes for the filesystem server\n"; }
-  auto run = Run(*env, {"exec", "--json", "go"});
-  INFO(run.err);
-  REQUIRE(run.exit_code == 0);
-  auto requests = env->server().requests_to("/responses");
-  REQUIRE(requests.size() == 6);
-  const auto names = ToolNames(requests[0]);
-  CHECK(std::find(names.begin(), names.end(), "mcp__everything__echo") != names.end());
-  CHECK(std::find(names.begin(), names.end(), "mcp__files__read_text_file") != names.end());
-  // Sorted by server, then tool, after the built-in tools.
-  std::vector<std::string> mcp(names.begin() + 3, names.end());
-  CHECK(std::is_sorted(mcp.begin(), mcp.end()));
-  CHECK(mcp.front().rfind("mcp__everything__", 0) == 0);
-  CHECK(mcp.back().rfind("mcp__files__", 0) == 0);
-  for (size_t i = 1; i < requests.size(); ++i) {
-    CHECK(requests[i].body["tools"].dump() == requests[0].body["tools"].dump());
-  }
-  CHECK(ModelOutput(*env, "echo").find("hello npm") != std::string::npos);
-  CHECK(ModelOutput(*env, "sum").find("42") != std::string::npos);
-  Json img = Json::parse(ModelOutput(*env, "img"));
-  bool image = false;
-  for (const auto& part : img) {
-    image = image || (part.value("type", "") == "input_image" &&
-                      part.value("image_url", "").rfind("data:image/png;base64,", 0) == 0);
-  }
-  CHECK(image);
-  CHECK(ModelOutput(*env, "read").find("notes for the filesystem server") != std::string::npos);
-  const std::string outside = ModelOutput(*env, "outside");
-  CHECK(outside.find("notes for") == std::string::npos);
-  CHECK(outside.find("denied") != std::string::npos);
-  auto items = CompletedItems(run.out, "mcp_tool_call");
-  REQUIRE(items.size() == 5);
-  CHECK(items[0]["server"] == "everything");
-  CHECK(items[0]["status"] == "completed");
-  CHECK(items[4]["server"] == "files");
-  CHECK(items[4]["status"] == "failed");
-
-  auto list = Run(*env, {"mcp", "list", "--json"});
-  REQUIRE(list.exit_code == 0);
-  Json servers = Json::parse(list.out);
-  REQUIRE(servers.size() == 2);
-  for (const auto& s : servers) CHECK(s["state"] == "ready");
-}
-
-// A free TCP port on 127.0.0.1 (bound, read, released).
-int FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  socklen_t len = sizeof addr;
-  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
-bool Accepts(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  ::close(fd);
-  return ok;
-}
-
-TEST_CASE("streamable HTTP: server-everything over HTTP (POST, SSE answers, Mcp-Session-Id)") {
-  const std::string everything = NpmServer("server-everything");
-  if (!HaveNode() || everything.empty()) {
-    WARN(
-        "skipped: node or @modelcontextprotocol/server-everything is absent; run "
-        "scripts/install-mcp-test-servers.sh");
-    return;
-  }
-  const int port = FreePort();
-  ProcessOptions server;
-  server.argv = {"node", everything, "streamableHttp"};
-  server.env["PORT"] = std::to_string(port);
-  auto child = ChildProcess::Spawn(server);
-  REQUIRE(child.ok());
-  bool up = false;
-  for (int i = 0; i < 600 && !up; ++i) {
-    up = Accepts(port);
-    if (!up) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  REQUIRE(up);
-  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/mcp";
-  auto env = MakeEnv(R"([
-    {"output": [{"function_call": "mcp__web__echo", "arguments": {"message": "over http"}, "call_id": "echo"}]},
-    {"output": [{"function_call": "mcp__web__get-sum", "arguments": {"a": 1, "b": 2}, "call_id": "sum"}]},
-    "done"])",
-                     "[mcp_servers.web]\nurl = " + Quoted(url) +
-                         "\nhttp_headers = { X-Test = \"yes\" }\nstartup_timeout_sec = 30\n");
-  auto run = Run(*env, {"exec", "go"});
-  INFO(run.err);
-  REQUIRE(run.exit_code == 0);
-  auto requests = env->server().requests_to("/responses");
-  REQUIRE(requests.size() == 3);
-  const auto names = ToolNames(requests[0]);
-  CHECK(std::find(names.begin(), names.end(), "mcp__web__echo") != names.end());
-  CHECK(ModelOutput(*env, "echo").find("over http") != std::string::npos);
-  CHECK(ModelOutput(*env, "sum").find("3") != std::string::npos);
-  auto list = Run(*env, {"mcp", "list", "--json"});
-  REQUIRE(list.exit_code == 0);
-  Json servers = Json::parse(list.out);
-  REQUIRE(servers.size() == 1);
-  CHECK(servers[0]["transport"] == "http");
-  CHECK(servers[0]["url"] == url);
-  CHECK(servers[0]["state"] == "ready");
-
-  // A url nobody serves fails in one line; the session goes on.
-  auto env2 = MakeEnv(R"(["fine"])", "[mcp_servers.gone]\nurl = \"http://127.0.0.1:" +
-                                         std::to_string(FreePort()) + "/mcp\"\n");
-  auto run2 = Run(*env2, {"exec", "go"});
-  REQUIRE(run2.exit_code == 0);
-  CHECK(CountLines(run2.err, "MCP server 'gone' failed to start:") == 1);
 }
 
 }  // namespace
