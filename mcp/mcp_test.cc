@@ -181,7 +181,43 @@ TEST_CASE("McpManager: cancel and crash during calls") {
   auto after = manager.CallTool("t", "echo", R"({"text":"x"})", fresh);
   REQUIRE_FALSE(after.ok());
   auto unknown = manager.CallTool("nope", "echo", "{}", fresh);
+  CHECK(unknown.status().message().find("unknown MCP server 'nope'") != std::string::npos);
   CHECK(unknown.status().code() == StatusCode::kNotFound);
+}
+
+TEST_CASE(
+    "McpManager answers the server's requests: ping with {}, the rest with method not found") {
+  Fixture f({});
+  McpManager manager(f.config, sandbox::EnvPolicy{});
+  REQUIRE(manager.StartAll().ok());
+  core::CancelToken cancel;
+  auto asked = manager.CallTool("t", "ask", "{}", cancel);
+  REQUIRE(asked.ok());
+  CHECK(asked->find("srv-1=result:{}") != std::string::npos);
+  CHECK(asked->find("srv-2=error:method not found: sampling/createMessage") != std::string::npos);
+}
+
+TEST_CASE(
+    "McpManager: a server that exits at once, or speaks another protocol, fails in one line") {
+  Fixture f({"--exit-at-start", "7"});
+  core::McpServerConfig other = f.config.mcp_servers["t"];
+  other.name = "u";
+  other.args = {"--protocol", "2023-01-01"};
+  f.config.mcp_servers["u"] = other;
+  McpManager manager(f.config, sandbox::EnvPolicy{});
+  auto lines = manager.StartAll();
+  REQUIRE(lines.ok());
+  REQUIRE(lines->size() == 2);
+  CHECK((*lines)[0].find("MCP server 't' failed to start:") == 0);
+  CHECK((*lines)[0].find("exited with code 7") != std::string::npos);
+  CHECK((*lines)[1].find("protocol version '2023-01-01'") != std::string::npos);
+  CHECK(manager.ToolsForTurn().empty());
+  // required = true turns a failure into an error for the whole run.
+  f.config.mcp_servers["t"].required = true;
+  McpManager strict(f.config, sandbox::EnvPolicy{});
+  auto failed = strict.StartAll();
+  REQUIRE_FALSE(failed.ok());
+  CHECK(failed.status().message().find("required") != std::string::npos);
 }
 
 }  // namespace

@@ -15,7 +15,9 @@
 // (isError), crash (exits without answering), slow {ms} (answers after ms,
 // or never once cancelled: logs "cancelled <id>"), huge {bytes} (a text of
 // that size starting "HEAD" and ending "TAIL"), grow (adds the tool "grown"
-// and sends notifications/tools/list_changed; destructiveHint).
+// and sends notifications/tools/list_changed; destructiveHint), ask (sends
+// the client a `ping` and a `sampling/createMessage` request and answers with
+// what came back).
 #include <poll.h>
 #include <unistd.h>
 
@@ -92,6 +94,9 @@ Json ToolList() {
   tools.push_back({{"name", "huge"},
                    {"description", "Returns a text of `bytes` bytes"},
                    {"inputSchema", Schema({{"bytes", {{"type", "number"}}}})}});
+  tools.push_back({{"name", "ask"},
+                   {"description", "Asks the client two questions"},
+                   {"inputSchema", Schema(Json::object())}});
   tools.push_back({{"name", "grow"},
                    {"description", "Adds a tool"},
                    {"inputSchema", Schema(Json::object())},
@@ -149,6 +154,8 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::milliseconds(startup_delay_ms));
 
   std::vector<Pending> pending;
+  Json ask_call;  // the id of a pending `ask` call
+  std::string ask_answers;
   std::string buffer;
   while (true) {
     int wait_ms = -1;
@@ -189,6 +196,21 @@ int main(int argc, char** argv) {
       const std::string method = m.value("method", "");
       Log("recv " + (method.empty() ? std::string("response") : method) +
           (m.contains("params") ? " " + m["params"].dump() : ""));
+      if (method.empty() && m.contains("id") && !ask_call.is_null()) {
+        // An answer to one of our requests.
+        ask_answers += m["id"].get<std::string>() + "=" +
+                       (m.contains("result") ? "result:" + m["result"].dump()
+                                             : "error:" + m["error"].value("message", ""));
+        if (m["id"] == "srv-2") {
+          Send({{"jsonrpc", "2.0"},
+                {"id", ask_call},
+                {"result", {{"content", {Text(ask_answers)}}}}});
+          ask_call = Json();
+        } else {
+          ask_answers += "; ";
+        }
+        continue;
+      }
       if (!m.contains("id")) {
         if (method == "notifications/cancelled") {
           const Json id = m["params"].value("requestId", Json());
@@ -255,6 +277,15 @@ int main(int argc, char** argv) {
           size_t bytes = static_cast<size_t>(args.value("bytes", 1000.0));
           std::string text = "HEAD" + std::string(bytes > 8 ? bytes - 8 : 0, 'x') + "TAIL";
           reply["result"] = {{"content", {Text(text)}}};
+        } else if (name == "ask") {
+          ask_call = id;
+          ask_answers.clear();
+          Send({{"jsonrpc", "2.0"}, {"id", "srv-1"}, {"method", "ping"}});
+          Send({{"jsonrpc", "2.0"},
+                {"id", "srv-2"},
+                {"method", "sampling/createMessage"},
+                {"params", {{"messages", Json::array()}, {"maxTokens", 10}}}});
+          continue;
         } else if (name == "grow") {
           g_grown = true;
           Send({{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}});
