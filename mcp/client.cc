@@ -145,7 +145,12 @@ Result<Json> McpClient::Request(const std::string& method, Json params, int64_t 
       (void)Notify("notifications/cancelled", {{"requestId", id}, {"reason", "interrupted"}});
       return CancelledError("interrupted");
     }
-    if (closed_) return UnavailableError("MCP server '" + name_ + "' " + close_reason_);
+    // A server that died closes its input first; wait a moment for the
+    // reader to report how it ended, which says more than "broken pipe".
+    if (sent.code() == StatusCode::kUnavailable) {
+      cv_.wait_for(lock, std::chrono::seconds(2), [&] { return closed_; });
+    }
+    if (closed_) return UnavailableError("MCP server '" + name_ + "': " + close_reason_);
     return sent;
   }
   while (true) {

@@ -220,5 +220,27 @@ TEST_CASE(
   CHECK(failed.status().message().find("required") != std::string::npos);
 }
 
+TEST_CASE("McpManager starts the servers in parallel") {
+  // Four servers that each take 3 s to start: one after the other that is
+  // 12 s; together it is about 3 s. The bound leaves room for a loaded machine.
+  Fixture f({"--startup-delay-ms", "3000"});
+  for (const char* name : {"b", "c", "d"}) {
+    core::McpServerConfig s = f.config.mcp_servers["t"];
+    s.name = name;
+    f.config.mcp_servers[name] = s;
+  }
+  McpManager manager(f.config, sandbox::EnvPolicy{});
+  const auto start = std::chrono::steady_clock::now();
+  auto lines = manager.StartAll();
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  REQUIRE(lines.ok());
+  CHECK(lines->empty());
+  CHECK(ms >= 3000);
+  CHECK(ms < 10'000);
+  CHECK(manager.ToolsForTurn().size() == 40);
+}
+
 }  // namespace
 }  // namespace codex::mcp
