@@ -5,6 +5,7 @@
 #include "cli/completion_cmd.h"
 #include "cli/exec_cmd.h"
 #include "cli/interactive/interactive_cmd.h"
+#include "cli/mcp_cmd.h"
 #include "cli/sandbox_cmd.h"
 #include "cli/sessions_cmd.h"
 
@@ -25,6 +26,7 @@ void RegisterAllCommands(CLI::App& app, GlobalOptions& global, int* exit_code) {
   RegisterApplyPatchCommand(app, global, exit_code);
   RegisterSessionsCommands(app, global, exit_code);
   RegisterCompactCommand(app, global, exit_code);
+  RegisterMcpCommands(app, global, exit_code);
 }
 
 }  // namespace codex::cli

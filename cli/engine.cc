@@ -26,6 +26,11 @@ void AddRunFlags(CLI::App* cmd, RunFlags& flags) {
                 "Accepted for compatibility: codex never requires a git repository");
 }
 
+// MCP stdio servers get the environment the model's commands get.
+sandbox::EnvPolicy McpEnvironmentPolicy(const core::Config& config) {
+  return config.shell_environment_policy;
+}
+
 Result<core::ConfigOverrides> OverridesFrom(const GlobalOptions& global, const RunFlags& flags) {
   core::ConfigOverrides o;
   o.dash_c = global.dash_c;
@@ -77,6 +82,12 @@ Status Engine::StartModel(core::TurnObserver& observer) {
   ASSIGN_OR_RETURN(compactor_, compaction::MakeCompactor(config_, *client_));
   runner_ = std::make_unique<core::SandboxedRunner>();
   tools_ = std::make_unique<core::ToolRouter>(config_, *runner_, approver_, observer);
+  if (!config_.mcp_servers.empty()) {
+    mcp_ = std::make_unique<mcp::McpManager>(config_, McpEnvironmentPolicy(config_));
+    ASSIGN_OR_RETURN(auto failures, mcp_->StartAll());
+    for (const auto& line : failures) observer.OnNotice(line);
+    tools_->set_mcp_tools(mcp_.get());
+  }
   return OkStatus();
 }
 

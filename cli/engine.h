@@ -17,6 +17,8 @@
 #include "core/session_store.h"
 #include "core/tool_router.h"
 #include "core/turn_observer.h"
+#include "mcp/manager.h"
+#include "sandbox/environment.h"
 
 namespace codex::cli {
 
@@ -40,6 +42,9 @@ void AddRunFlags(CLI::App* cmd, RunFlags& flags);
 // Builds ConfigOverrides from the flags; kInvalidArgument for a bad mode/policy.
 Result<core::ConfigOverrides> OverridesFrom(const GlobalOptions& global, const RunFlags& flags);
 
+// The environment filter of MCP stdio servers: the one of shell commands.
+sandbox::EnvPolicy McpEnvironmentPolicy(const core::Config& config);
+
 class Engine {
  public:
   // Loads config and opens the store. Does not need an API key.
@@ -47,6 +52,8 @@ class Engine {
 
   // Creates the model client (needs the API key), the runner, the tool router
   // and the compactor, reporting to `observer` (which must outlive the Engine).
+  // Starts the [mcp_servers] in parallel; each one that fails is reported
+  // through observer.OnNotice in one line (a `required` one fails the call).
   Status StartModel(core::TurnObserver& observer);
 
   // The approver asked when the policy wants the user's word; null (the
@@ -64,6 +71,7 @@ class Engine {
   std::unique_ptr<core::SessionStore> store_;
   std::unique_ptr<core::ModelClient> client_;
   std::unique_ptr<core::CommandRunner> runner_;
+  std::unique_ptr<mcp::McpManager> mcp_;  // outlives tools_, which borrows it
   std::unique_ptr<core::ToolRouter> tools_;
   std::unique_ptr<core::Compactor> compactor_;
   core::SystemClock clock_;

@@ -38,6 +38,30 @@ Json ActivityItem(const std::string& id, const core::ToolActivity& a, bool done)
             {"changes", changes},
             {"status", !done ? "in_progress" : (a.success ? "completed" : "failed")}};
   }
+  if (a.tool == "mcp") {
+    // As Codex 0.169's exec events: result {content, structured_content} or
+    // error {message}; status failed also for an isError result.
+    Json arguments = Json::parse(a.mcp_arguments, nullptr, false);
+    if (arguments.is_discarded()) arguments = a.mcp_arguments;
+    Json result;
+    Json error;
+    if (done && !a.mcp_result.empty()) {
+      Json r = Json::parse(a.mcp_result, nullptr, false);
+      if (r.is_object()) {
+        result = {{"content", r.value("content", Json::array())},
+                  {"structured_content", r.value("structuredContent", Json())}};
+      }
+    }
+    if (done && !a.error.empty()) error = {{"message", a.error}};
+    return {{"id", id},
+            {"type", "mcp_tool_call"},
+            {"server", a.mcp_server},
+            {"tool", a.mcp_tool},
+            {"arguments", arguments},
+            {"result", result},
+            {"error", error},
+            {"status", !done ? "in_progress" : (a.success ? "completed" : "failed")}};
+  }
   if (a.tool == "update_plan") {
     Json items = Json::array();
     for (const auto& s : a.plan) {

@@ -33,6 +33,9 @@ void ProgressPrinter::OnToolStarted(const core::ToolActivity& activity) {
     std::fprintf(err_, "exec $ %s\n", NeutralizeControls(activity.command).c_str());
   }
   if (activity.tool == "apply_patch") std::fprintf(err_, "apply_patch\n");
+  if (activity.tool == "mcp") {
+    std::fprintf(err_, "mcp %s(%s)\n", activity.command.c_str(), activity.mcp_arguments.c_str());
+  }
 }
 
 void ProgressPrinter::OnToolCompleted(const core::ToolActivity& activity) {

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/mcp_config_parse.h"
+
 namespace codex::core {
 
 namespace fs = std::filesystem;
@@ -392,6 +394,8 @@ Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& 
       }
     }
   }
+
+  RETURN_IF_ERROR(ParseMcpServers(root, config.mcp_servers));
 
   config.providers = BuiltInProviders();
   if (auto* provs = root.get("model_providers")) {

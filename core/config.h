@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/command_runner.h"
+#include "core/mcp_config.h"
 #include "core/status.h"
 #include "sandbox/environment.h"
 
@@ -63,6 +64,8 @@ struct Config {
   int64_t shell_timeout_ms = 10'000;
   // [shell_environment_policy]: the environment of the commands the model runs.
   sandbox::EnvPolicy shell_environment_policy;
+  // [mcp_servers.<name>], by name.
+  std::map<std::string, McpServerConfig> mcp_servers;
 };
 
 // Flags that override config.toml (applied after the file and -c overrides).

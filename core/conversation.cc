@@ -212,6 +212,7 @@ Result<TurnResult> Conversation::RunTurn(const std::string& user_text, const Can
   record.started_at_ms = deps_.clock->NowMs();
   TurnObserver& observer = *deps_.observer;
   observer.OnTurnStarted(turn_id);
+  if (deps_.tools != nullptr) deps_.tools->BeginTurn();  // MCP list changes apply here
 
   TurnResult result;
   // Ends the turn with `status`, recording it; returns `status` as the error.

@@ -143,6 +143,17 @@ ToolRouter::ToolRouter(const Config& config, CommandRunner& runner, Approver* ap
   tools.push_back(ApplyPatchToolDefinition(config.provider.apply_patch_tool_type));
   tools.push_back(UpdatePlanToolJson());
   tools_json_ = Dump(tools);
+  builtin_tools_json_ = tools_json_;
+}
+
+void ToolRouter::BeginTurn() {
+  if (mcp_ == nullptr) return;
+  mcp_tools_ = mcp_->ToolsForTurn();
+  std::string json = builtin_tools_json_;
+  json.pop_back();  // ']'
+  for (const auto& t : mcp_tools_) json += "," + t.definition_json;
+  json += ']';
+  tools_json_ = std::move(json);
 }
 
 Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& cancel) {
@@ -165,6 +176,11 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
   if (call.kind == ItemKind::kCustomToolCall) {
     if (name == "apply_patch") return RunApplyPatch(call, j.value("input", ""), "");
     return fail("unknown custom tool '" + name + "'");
+  }
+  if (call.kind == ItemKind::kFunctionCall) {
+    for (const auto& t : mcp_tools_) {
+      if (t.qualified_name == name) return RunMcp(call, t, j.value("arguments", "{}"), cancel);
+    }
   }
   Json args = Json::parse(j.value("arguments", "{}"), nullptr, false);
   if (!args.is_object()) {
@@ -384,6 +400,74 @@ Result<ToolOutcome> ToolRouter::RunUpdatePlan(const Item& call, const std::strin
   observer_.OnToolStarted(activity);
   observer_.OnToolCompleted(activity);
   return reply("Plan updated");
+}
+
+Result<ToolOutcome> ToolRouter::RunMcp(const Item& call, const McpToolInfo& tool,
+                                       const std::string& arguments, const CancelToken& cancel) {
+  ToolActivity activity;
+  activity.call_id = call.call_id;
+  activity.tool = "mcp";
+  activity.mcp_server = tool.server;
+  activity.mcp_tool = tool.tool;
+  activity.command = tool.server + "." + tool.tool;
+  ToolOutcome outcome;
+  auto finish = [&](const McpOutput& out) {
+    activity.success = out.success;
+    observer_.OnToolCompleted(activity);
+    Item item;
+    item.kind = ItemKind::kFunctionCallOutput;
+    item.call_id = call.call_id;
+    item.body = R"({"type":"function_call_output","call_id":)" + Dump(Json(call.call_id)) +
+                R"(,"output":)" + out.output_json + "}";
+    outcome.output = std::move(item);
+    return outcome;
+  };
+  auto fail = [&](const std::string& message) {
+    activity.error = message;
+    activity.output = message;
+    return finish(FormatMcpError(message));
+  };
+  // An empty argument string means no arguments, as in Codex.
+  const bool blank = arguments.find_first_not_of(" \t\r\n") == std::string::npos;
+  Json args = blank ? Json::object() : Json::parse(arguments, nullptr, false);
+  activity.mcp_arguments = args.is_discarded() ? arguments : Dump(args);
+  if (!args.is_object()) {
+    observer_.OnToolStarted(activity);
+    return fail("the arguments of " + tool.qualified_name + " must be a JSON object");
+  }
+  const std::vector<std::string> key = {"mcp", tool.server, tool.tool};
+  if (McpCallNeedsApproval(config_.approval_policy, config_.sandbox_mode, tool) &&
+      !approvals_.Find(key)) {
+    ApprovalPlan plan;
+    plan.action = ApprovalPlan::Action::kAsk;
+    plan.sandbox = SandboxChoice::kUnsandboxed;
+    plan.reason = "MCP tool '" + tool.tool + "' of server '" + tool.server +
+                  "' (MCP servers run outside the sandbox) with arguments " +
+                  activity.mcp_arguments;
+    ReviewOutcome review = Ask(call, key, config_.cwd, plan, cancel);
+    if (cancel.cancelled()) return CancelledError("interrupted");
+    if (review.action != ReviewOutcome::Action::kRun) {
+      observer_.OnToolStarted(activity);
+      ToolOutcome denied =
+          fail(approver_ != nullptr
+                   ? "the user declined this MCP tool call"
+                   : "this MCP tool call needs the user's approval, which a non-interactive "
+                     "run cannot ask for; do without it or ask the user to rerun with "
+                     "another approval policy");
+      denied.stop_turn = review.action == ReviewOutcome::Action::kAbortTurn;
+      return denied;
+    }
+  }
+  observer_.OnToolStarted(activity);
+  auto result = mcp_->CallTool(tool.server, tool.tool, Dump(args), cancel);
+  if (!result.ok()) {
+    if (result.status().code() == StatusCode::kCancelled) return result.status();
+    return fail(result.status().message());
+  }
+  activity.mcp_result = *result;
+  McpOutput out = FormatMcpResult(*result, kModelOutputMaxBytes);
+  activity.output = out.output_json;
+  return finish(out);
 }
 
 Result<ToolOutcome> ToolRouter::RunApplyPatch(const Item& call, const std::string& patch,

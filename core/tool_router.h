@@ -18,6 +18,7 @@
 #include "core/command_runner.h"
 #include "core/config.h"
 #include "core/item.h"
+#include "core/mcp_tools.h"
 #include "core/turn_observer.h"
 
 namespace codex::core {
@@ -36,8 +37,15 @@ class ToolRouter {
   ToolRouter(const Config& config, CommandRunner& runner, Approver* approver,
              TurnObserver& observer);
 
-  // The `tools` array of every request, fixed for the session.
+  // The `tools` array of every request: the built-in tools, then the MCP
+  // tools in McpTools order. Changes only in BeginTurn.
   const std::string& ToolsJson() const { return tools_json_; }
+
+  // Offers the tools of `mcp` (borrowed; null = none) from the next BeginTurn.
+  void set_mcp_tools(McpTools* mcp) { mcp_ = mcp; }
+  // Called when a turn starts: takes the MCP tool list for this turn, so a
+  // list change reported mid-turn shows in the next turn's requests only.
+  void BeginTurn();
 
   // Runs the call `call` (a function_call, custom_tool_call or
   // local_shell_call item). kCancelled when `cancel` fired while it ran; the
@@ -56,6 +64,8 @@ class ToolRouter {
   Result<ToolOutcome> RunApplyPatch(const Item& call, const std::string& patch,
                                     const std::string& workdir);
   Result<ToolOutcome> RunUpdatePlan(const Item& call, const std::string& arguments);
+  Result<ToolOutcome> RunMcp(const Item& call, const McpToolInfo& tool,
+                             const std::string& arguments, const CancelToken& cancel);
 
   const Config& config_;
   CommandRunner& runner_;
@@ -63,6 +73,9 @@ class ToolRouter {
   SessionApprovals approvals_;
   TurnObserver& observer_;
   std::string tools_json_;
+  std::string builtin_tools_json_;  // the built-in tools' array
+  McpTools* mcp_ = nullptr;
+  std::vector<McpToolInfo> mcp_tools_;  // this turn's, in offered order
   std::vector<PlanStep> plan_;
 };
 

@@ -28,7 +28,7 @@ struct PlanStep {
 // One tool invocation as the user sees it.
 struct ToolActivity {
   std::string call_id;
-  std::string tool;     // shell | apply_patch | update_plan | <unknown name>
+  std::string tool;     // shell | apply_patch | update_plan | mcp | <unknown name>
   std::string command;  // shell: the command line, quoted for display
   std::string output;   // aggregated output (shell) or result text
   std::optional<int> exit_code;
@@ -36,6 +36,13 @@ struct ToolActivity {
   std::vector<ChangedFile> changes;  // apply_patch
   std::vector<PlanStep> plan;        // update_plan
   std::string explanation;           // update_plan
+  // mcp (tool == "mcp"): the server and its tool, the arguments (JSON text),
+  // the CallToolResult (JSON text, "" when there is none) and the error.
+  std::string mcp_server;
+  std::string mcp_tool;
+  std::string mcp_arguments;
+  std::string mcp_result;
+  std::string error;
 };
 
 struct CompactionNotice {

@@ -10,6 +10,7 @@ if [[ "${SANITIZE:-0}" == "1" ]]; then
   scripts/install-deps.sh
   export BUILD_DIR=build-asan
   BUILD_TYPE=Debug scripts/build.sh -DCODEX_WERROR=ON -DCODEX_SANITIZE=ON -DCODEX_BUILD_BENCH=OFF
+  scripts/install-mcp-test-servers.sh "$BUILD_DIR"
   ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$jobs" --timeout 900
   exit 0
 fi
@@ -17,6 +18,7 @@ fi
 if [[ "${FUZZ:-1}" == "1" ]]; then scripts/install-deps.sh --fuzz; else scripts/install-deps.sh; fi
 export BUILD_DIR="${BUILD_DIR:-build}"
 scripts/build.sh -DCODEX_WERROR=ON
+scripts/install-mcp-test-servers.sh "$BUILD_DIR"  # npm MCP servers for mcp_e2e_test
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$jobs" --timeout 600
 
 if [[ "${FUZZ:-1}" == "1" ]]; then

@@ -1,6 +1,7 @@
 // The dependency rule of docs/architecture.md: core/ never includes from
-// storage/, compaction/ or cli/; storage/ and compaction/ do not know each
-// other and never include cli/; sandbox/ includes nothing of ours but itself.
+// storage/, compaction/, mcp/ or cli/; storage/, compaction/ and mcp/ do not
+// know each other and never include cli/; sandbox/ includes nothing of ours
+// but itself.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -37,18 +38,24 @@ std::vector<std::string> ForbiddenIncludes(const std::string& folder,
 }  // namespace
 
 TEST_CASE("core depends on nothing above it") {
-  auto hits = ForbiddenIncludes("core", {"storage", "compaction", "cli", "tests"});
+  auto hits = ForbiddenIncludes("core", {"storage", "compaction", "mcp", "cli", "tests"});
   INFO(Catch::Detail::stringify(hits));
   CHECK(hits.empty());
 }
 
 TEST_CASE("storage and compaction do not know each other or the cli") {
-  auto storage = ForbiddenIncludes("storage", {"compaction", "cli", "tests"});
+  auto storage = ForbiddenIncludes("storage", {"compaction", "mcp", "cli", "tests"});
   INFO(Catch::Detail::stringify(storage));
   CHECK(storage.empty());
-  auto compaction = ForbiddenIncludes("compaction", {"storage", "cli", "tests"});
+  auto compaction = ForbiddenIncludes("compaction", {"storage", "mcp", "cli", "tests"});
   INFO(Catch::Detail::stringify(compaction));
   CHECK(compaction.empty());
+}
+
+TEST_CASE("mcp reaches only core and sandbox") {
+  auto hits = ForbiddenIncludes("mcp", {"storage", "compaction", "cli", "tests"});
+  INFO(Catch::Detail::stringify(hits));
+  CHECK(hits.empty());
 }
 
 TEST_CASE("sandbox includes only itself") {

@@ -1,0 +1,12 @@
+// `codex mcp list [--json]`: starts the configured MCP servers as a session
+// would and shows each one's transport, state (ready | failed | disabled),
+// the error of a failed one and the tools a ready one offers.
+#pragma once
+
+#include "cli/commands.h"
+
+namespace codex::cli {
+
+void RegisterMcpCommands(CLI::App& app, GlobalOptions& global, int* exit_code);
+
+}  // namespace codex::cli

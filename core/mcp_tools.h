@@ -1,0 +1,80 @@
+// McpTools: the seam through which the tool router offers the tools of the
+// user's MCP servers (`[mcp_servers]`) and calls them. The real one is
+// mcp::McpManager (mcp/); core never sees a transport.
+//
+// Naming, as Codex 0.169 does it: "mcp__<server>__<tool>", every character
+// outside [A-Za-z0-9_-] replaced by '_'; a name over 64 bytes keeps its first
+// 24 bytes followed by the 40 hex digits of the SHA-1 of the raw (unsanitised)
+// name; a tool whose qualified name repeats an earlier one is skipped. Tools
+// are ordered by server name, then tool name, so the `tools` array of every
+// request is the same bytes for the same servers.
+//
+// Results map to the function-call output as Codex does: `structuredContent`
+// (when present) as its JSON text; otherwise, when some content block is an
+// image, an array of `input_text` / `input_image` items; otherwise the
+// `content` array as JSON text. Texts are cut head + tail like shell output.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/cancel.h"
+#include "core/config.h"
+#include "core/status.h"
+
+namespace codex::core {
+
+struct McpToolInfo {
+  std::string qualified_name;   // what the model calls
+  std::string server;           // config name
+  std::string tool;             // the server's name for it
+  std::string definition_json;  // the entry of the request's `tools` array
+  // The tool's annotations (MCP ToolAnnotations), when the server gave them.
+  std::optional<bool> read_only_hint;
+  std::optional<bool> destructive_hint;
+  std::optional<bool> open_world_hint;
+};
+
+class McpTools {
+ public:
+  virtual ~McpTools() = default;
+  // The tools for the turn that starts now, ordered as described above. A
+  // `notifications/tools/list_changed` received earlier is applied here (the
+  // server is asked again), never in the middle of a turn.
+  virtual std::vector<McpToolInfo> ToolsForTurn() = 0;
+  // Calls `tool` of `server` with `arguments_json` (a JSON object) and
+  // returns the MCP CallToolResult object as JSON text. Errors: kCancelled
+  // when `cancel` fired (the server was sent notifications/cancelled),
+  // kDeadlineExceeded after tool_timeout_sec, kUnavailable when the server is
+  // not running or exited during the call.
+  virtual Result<std::string> CallTool(const std::string& server, const std::string& tool,
+                                       const std::string& arguments_json,
+                                       const CancelToken& cancel) = 0;
+};
+
+// Builds the qualified names of `tools` (in the given order) per the rule
+// above; tools with a repeated name get "" (the caller skips them).
+std::vector<std::string> QualifyMcpToolNames(
+    const std::vector<std::pair<std::string, std::string>>& server_and_tool);
+
+// The function-call output for a CallToolResult (JSON text of the result
+// object): `output` is the JSON value to put in the output item (a string or
+// an array), `success` is false when the result has isError: true. Texts are
+// cut to `max_bytes` head + tail.
+struct McpOutput {
+  std::string output_json;  // a JSON string or array, ready to embed
+  bool success = true;
+};
+McpOutput FormatMcpResult(const std::string& result_json, size_t max_bytes);
+// The output for a call that produced no result (timeout, crash, bad
+// arguments): a text content block "tool call error: <message>", success false.
+McpOutput FormatMcpError(const std::string& message);
+
+// Whether an MCP call needs the user's word under `policy` (as Codex): never
+// asks under `never` or with danger-full-access (except untrusted); untrusted
+// asks unless the tool says readOnlyHint; on-request and on-failure ask when
+// the tool says destructiveHint, or readOnlyHint false with openWorldHint.
+bool McpCallNeedsApproval(ApprovalPolicy policy, SandboxMode sandbox, const McpToolInfo& tool);
+
+}  // namespace codex::core

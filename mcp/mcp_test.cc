@@ -1,0 +1,246 @@
+// Unit tests of the MCP pieces below the CLI: Codex's tool-name
+// qualification, the result mapping, the approval rule, and McpManager with
+// the tool router against the real mcp-test-server process (pagination,
+// list_changed applied at the next turn only, cancellation, a crash).
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "core/mcp_tools.h"
+#include "core/tool_router.h"
+#include "mcp/manager.h"
+
+namespace codex::mcp {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST_CASE(
+    "Qualified names: mcp__server__tool, sanitised, hashed past 64 bytes, duplicates skipped") {
+  auto names = core::QualifyMcpToolNames({
+      {"fs", "read_file"},
+      {"srv", "tool.with.dots_and_a_really_long_name_that_goes_on_and_on"},
+      {"a", "b.c"},
+      {"a", "b_c"},         // sanitises to the same name as b.c: skipped
+      {"fs", "read_file"},  // exact repeat: skipped
+      {"x", ""},
+  });
+  REQUIRE(names.size() == 6);
+  CHECK(names[0] == "mcp__fs__read_file");
+  CHECK(names[1] == "mcp__srv__tool_with_dots2c99afa9697e5ccc54d48fba48447bd5fe229364");
+  CHECK(names[1].size() == 64);
+  CHECK(names[2] == "mcp__a__b_c");
+  CHECK(names[3].empty());
+  CHECK(names[4].empty());
+  CHECK(names[5] == "mcp__x__");
+}
+
+TEST_CASE("Result mapping as Codex: structured first, images as content items, else content JSON") {
+  using J = nlohmann::ordered_json;
+  auto out = core::FormatMcpResult(
+      R"({"content":[{"type":"text","text":"t"}],"structuredContent":{"k":1}})", 10240);
+  CHECK(out.output_json == J(R"({"k":1})").dump());
+  CHECK(out.success);
+  out =
+      core::FormatMcpResult(R"({"content":[{"type":"text","text":"bad"}],"isError":true})", 10240);
+  CHECK(out.output_json == J(R"([{"type":"text","text":"bad"}])").dump());
+  CHECK_FALSE(out.success);
+  out = core::FormatMcpResult(
+      R"({"content":[{"type":"image","data":"data:image/gif;base64,R0","mimeType":"image/gif"},{"type":"audio","data":"x"}]})",
+      10240);
+  CHECK(
+      out.output_json ==
+      R"([{"type":"input_image","image_url":"data:image/gif;base64,R0"},{"type":"input_text","text":"{\"type\":\"audio\",\"data\":\"x\"}"}])");
+  out = core::FormatMcpResult(
+      R"({"content":[{"type":"text","text":")" + std::string(50000, 'y') + R"("}]})", 1000);
+  CHECK(out.output_json.size() < 1300);
+  CHECK(out.output_json.find("omitted") != std::string::npos);
+  out = core::FormatMcpResult("[]", 10240);
+  CHECK_FALSE(out.success);
+  out = core::FormatMcpError("boom");
+  CHECK(out.output_json == J(R"([{"type":"text","text":"tool call error: boom"}])").dump());
+}
+
+TEST_CASE("Approval rule for MCP calls") {
+  using core::ApprovalPolicy;
+  using core::SandboxMode;
+  core::McpToolInfo plain;
+  core::McpToolInfo ro;
+  ro.read_only_hint = true;
+  core::McpToolInfo destructive;
+  destructive.destructive_hint = true;
+  core::McpToolInfo open_world;
+  open_world.read_only_hint = false;
+  open_world.open_world_hint = true;
+  const auto ws = SandboxMode::kWorkspaceWrite;
+  CHECK_FALSE(core::McpCallNeedsApproval(ApprovalPolicy::kNever, ws, destructive));
+  CHECK(core::McpCallNeedsApproval(ApprovalPolicy::kUntrusted, ws, plain));
+  CHECK_FALSE(core::McpCallNeedsApproval(ApprovalPolicy::kUntrusted, ws, ro));
+  CHECK(core::McpCallNeedsApproval(ApprovalPolicy::kOnRequest, ws, destructive));
+  CHECK(core::McpCallNeedsApproval(ApprovalPolicy::kOnFailure, ws, open_world));
+  CHECK_FALSE(core::McpCallNeedsApproval(ApprovalPolicy::kOnRequest, ws, plain));
+  CHECK_FALSE(core::McpCallNeedsApproval(ApprovalPolicy::kOnRequest, SandboxMode::kDangerFullAccess,
+                                         destructive));
+  CHECK(core::McpCallNeedsApproval(ApprovalPolicy::kUntrusted, SandboxMode::kDangerFullAccess,
+                                   plain));
+}
+
+struct Fixture {
+  Fixture(std::vector<std::string> args, int64_t tool_timeout_ms = 60'000) {
+    std::string tmpl = (fs::temp_directory_path() / "mcp-test-XXXXXX").string();
+    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+    home = tmpl;
+    config.codex_home = home;
+    config.cwd = home;
+    core::McpServerConfig s;
+    s.name = "t";
+    s.command = MCP_TEST_SERVER;
+    s.args = std::move(args);
+    s.tool_timeout_ms = tool_timeout_ms;
+    config.mcp_servers["t"] = s;
+  }
+  ~Fixture() {
+    std::error_code ec;
+    fs::remove_all(home, ec);
+  }
+  std::string home;
+  core::Config config;
+};
+
+class NullObserver : public core::TurnObserver {};
+
+class NullRunner : public core::CommandRunner {
+ public:
+  Result<core::CommandResult> Run(const core::CommandSpec&, const core::CancelToken&) override {
+    return InternalError("no commands here");
+  }
+};
+
+TEST_CASE("McpManager: paginated list, list_changed applied at the next turn, through the router") {
+  Fixture f({"--page-size", "2"});
+  McpManager manager(f.config, sandbox::EnvPolicy{});
+  auto failures = manager.StartAll();
+  REQUIRE(failures.ok());
+  CHECK(failures->empty());
+  NullRunner runner;
+  NullObserver observer;
+  core::ToolRouter router(f.config, runner, nullptr, observer);
+  const std::string builtin = router.ToolsJson();
+  router.set_mcp_tools(&manager);
+  CHECK(router.ToolsJson() == builtin);  // nothing changes before a turn starts
+  router.BeginTurn();
+  const std::string turn1 = router.ToolsJson();
+  CHECK(turn1.size() > builtin.size());
+  CHECK(turn1.find("mcp__t__slow") != std::string::npos);
+  CHECK(turn1.find("mcp__t__grown") == std::string::npos);
+
+  core::Item call;
+  call.kind = core::ItemKind::kFunctionCall;
+  call.call_id = "c1";
+  call.body = R"({"type":"function_call","name":"mcp__t__grow","arguments":"{}","call_id":"c1"})";
+  core::CancelToken cancel;
+  auto out = router.Dispatch(call, cancel);
+  REQUIRE(out.ok());
+  CHECK(out->output.body.find("grown") != std::string::npos);
+  // Give the notification time to arrive; the tools stay as they were for this turn.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(router.ToolsJson() == turn1);
+  router.BeginTurn();
+  CHECK(router.ToolsJson().find("mcp__t__grown") != std::string::npos);
+  // And the next turn without a change is the same bytes again.
+  const std::string turn2 = router.ToolsJson();
+  router.BeginTurn();
+  CHECK(router.ToolsJson() == turn2);
+}
+
+TEST_CASE("McpManager: cancel and crash during calls") {
+  Fixture f({});
+  McpManager manager(f.config, sandbox::EnvPolicy{});
+  REQUIRE(manager.StartAll().ok());
+  core::CancelToken cancel;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel.Cancel();
+  });
+  auto slow = manager.CallTool("t", "slow", R"({"ms":30000})", cancel);
+  canceller.join();
+  REQUIRE_FALSE(slow.ok());
+  CHECK(slow.status().code() == StatusCode::kCancelled);
+  core::CancelToken fresh;
+  auto echo = manager.CallTool("t", "echo", R"({"text":"still here"})", fresh);
+  REQUIRE(echo.ok());
+  CHECK(echo->find("still here") != std::string::npos);
+  auto crash = manager.CallTool("t", "crash", "{}", fresh);
+  REQUIRE_FALSE(crash.ok());
+  CHECK(crash.status().code() == StatusCode::kUnavailable);
+  CHECK(crash.status().message().find("exited with code 3") != std::string::npos);
+  auto after = manager.CallTool("t", "echo", R"({"text":"x"})", fresh);
+  REQUIRE_FALSE(after.ok());
+  auto unknown = manager.CallTool("nope", "echo", "{}", fresh);
+  CHECK(unknown.status().message().find("unknown MCP server 'nope'") != std::string::npos);
+  CHECK(unknown.status().code() == StatusCode::kNotFound);
+}
+
+TEST_CASE(
+    "McpManager answers the server's requests: ping with {}, the rest with method not found") {
+  Fixture f({});
+  McpManager manager(f.config, sandbox::EnvPolicy{});
+  REQUIRE(manager.StartAll().ok());
+  core::CancelToken cancel;
+  auto asked = manager.CallTool("t", "ask", "{}", cancel);
+  REQUIRE(asked.ok());
+  CHECK(asked->find("srv-1=result:{}") != std::string::npos);
+  CHECK(asked->find("srv-2=error:method not found: sampling/createMessage") != std::string::npos);
+}
+
+TEST_CASE(
+    "McpManager: a server that exits at once, or speaks another protocol, fails in one line") {
+  Fixture f({"--exit-at-start", "7"});
+  core::McpServerConfig other = f.config.mcp_servers["t"];
+  other.name = "u";
+  other.args = {"--protocol", "2023-01-01"};
+  f.config.mcp_servers["u"] = other;
+  McpManager manager(f.config, sandbox::EnvPolicy{});
+  auto lines = manager.StartAll();
+  REQUIRE(lines.ok());
+  REQUIRE(lines->size() == 2);
+  CHECK((*lines)[0].find("MCP server 't' failed to start:") == 0);
+  CHECK((*lines)[0].find("exited with code 7") != std::string::npos);
+  CHECK((*lines)[1].find("protocol version '2023-01-01'") != std::string::npos);
+  CHECK(manager.ToolsForTurn().empty());
+  // required = true turns a failure into an error for the whole run.
+  f.config.mcp_servers["t"].required = true;
+  McpManager strict(f.config, sandbox::EnvPolicy{});
+  auto failed = strict.StartAll();
+  REQUIRE_FALSE(failed.ok());
+  CHECK(failed.status().message().find("required") != std::string::npos);
+}
+
+TEST_CASE("McpManager starts the servers in parallel") {
+  // Four servers that each take 3 s to start: one after the other that is
+  // 12 s; together it is about 3 s. The bound leaves room for a loaded machine.
+  Fixture f({"--startup-delay-ms", "3000"});
+  for (const char* name : {"b", "c", "d"}) {
+    core::McpServerConfig s = f.config.mcp_servers["t"];
+    s.name = name;
+    f.config.mcp_servers[name] = s;
+  }
+  McpManager manager(f.config, sandbox::EnvPolicy{});
+  const auto start = std::chrono::steady_clock::now();
+  auto lines = manager.StartAll();
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  REQUIRE(lines.ok());
+  CHECK(lines->empty());
+  CHECK(ms >= 3000);
+  CHECK(ms < 10'000);
+  CHECK(manager.ToolsForTurn().size() == 40);
+}
+
+}  // namespace
+}  // namespace codex::mcp

@@ -1,0 +1,306 @@
+// mcp-test-server: a small MCP server over stdio for the fault tests of the
+// MCP client (tests/mcp_e2e_test.cc, mcp/client_test.cc). Newline-delimited
+// JSON-RPC on stdin/stdout, single-threaded.
+//
+// Flags: --log FILE (appends one line per message received and per event),
+// --startup-delay-ms N (sleeps before reading anything), --garbage (writes
+// non-JSON-RPC lines before every answer), --page-size N (tools/list pages),
+// --protocol V (answers initialize with V instead of the client's version),
+// --env-file FILE (writes its environment there at start), --stderr TEXT
+// (written to stderr at start; --env-file also lists its open descriptors),
+// --exit-at-start CODE.
+//
+// Tools: echo {text} (readOnlyHint), add {a, b} (structuredContent {sum}),
+// image (a text and a PNG block), resource (an embedded text resource), fail
+// (isError), crash (exits without answering), slow {ms} (answers after ms,
+// or never once cancelled: logs "cancelled <id>"), huge {bytes} (a text of
+// that size starting "HEAD" and ending "TAIL"), grow (adds the tool "grown"
+// and sends notifications/tools/list_changed; destructiveHint), ask (sends
+// the client a `ping` and a `sampling/createMessage` request and answers with
+// what came back).
+#include <poll.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string g_log;
+bool g_garbage = false;
+size_t g_page_size = 0;
+std::string g_protocol;
+bool g_grown = false;
+
+void Log(const std::string& line) {
+  if (g_log.empty()) return;
+  std::ofstream(g_log, std::ios::app) << line << "\n";
+}
+
+void Send(const Json& j) {
+  if (g_garbage) {
+    std::fputs("this line is not JSON\n", stdout);
+    std::fputs("{\"jsonrpc\":\"1.0\",\"id\":999999,\"result\":{}}\n", stdout);
+    std::fputs("[1,2\n", stdout);
+  }
+  std::string s = j.dump();
+  std::fwrite(s.data(), 1, s.size(), stdout);
+  std::fputc('\n', stdout);
+  std::fflush(stdout);
+}
+
+Json Schema(Json properties, Json required = Json::array()) {
+  return {{"type", "object"}, {"properties", properties}, {"required", required}};
+}
+
+Json ToolList() {
+  Json tools = Json::array();
+  tools.push_back({{"name", "echo"},
+                   {"description", "Echoes the text back"},
+                   {"inputSchema", Schema({{"text", {{"type", "string"}}}}, {"text"})},
+                   {"annotations", {{"readOnlyHint", true}}}});
+  tools.push_back(
+      {{"name", "add"},
+       {"description", "Adds two numbers"},
+       {"inputSchema", Schema({{"a", {{"type", "number"}}}, {"b", {{"type", "number"}}}})}});
+  tools.push_back({{"name", "image"},
+                   {"description", "Returns a tiny PNG"},
+                   {"inputSchema", Schema(Json::object())}});
+  tools.push_back({{"name", "resource"},
+                   {"description", "Returns an embedded resource"},
+                   {"inputSchema", Schema(Json::object())}});
+  tools.push_back({{"name", "fail"},
+                   {"description", "Fails with isError"},
+                   {"inputSchema", Schema(Json::object())}});
+  tools.push_back({{"name", "crash"},
+                   {"description", "Exits mid-call"},
+                   {"inputSchema", Schema(Json::object())}});
+  tools.push_back({{"name", "slow"},
+                   {"description", "Answers after ms milliseconds"},
+                   {"inputSchema", Schema({{"ms", {{"type", "number"}}}})}});
+  tools.push_back({{"name", "huge"},
+                   {"description", "Returns a text of `bytes` bytes"},
+                   {"inputSchema", Schema({{"bytes", {{"type", "number"}}}})}});
+  tools.push_back({{"name", "ask"},
+                   {"description", "Asks the client two questions"},
+                   {"inputSchema", Schema(Json::object())}});
+  tools.push_back({{"name", "grow"},
+                   {"description", "Adds a tool"},
+                   {"inputSchema", Schema(Json::object())},
+                   {"annotations", {{"destructiveHint", true}}}});
+  if (g_grown) {
+    tools.push_back({{"name", "grown"},
+                     {"description", "Added by grow"},
+                     {"inputSchema", Schema(Json::object())}});
+  }
+  return tools;
+}
+
+Json Text(const std::string& t) { return {{"type", "text"}, {"text", t}}; }
+
+struct Pending {
+  Json id;
+  std::chrono::steady_clock::time_point due;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int startup_delay_ms = 0;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--log") {
+      g_log = next();
+    } else if (a == "--startup-delay-ms") {
+      startup_delay_ms = std::atoi(next().c_str());
+    } else if (a == "--garbage") {
+      g_garbage = true;
+    } else if (a == "--page-size") {
+      g_page_size = static_cast<size_t>(std::atoi(next().c_str()));
+    } else if (a == "--protocol") {
+      g_protocol = next();
+    } else if (a == "--env-file") {
+      std::ofstream out(next());
+      for (char** e = environ; *e != nullptr; ++e) out << *e << "\n";
+      // And the descriptors it inherited, as "fd N -> target" lines.
+      std::error_code ec;
+      for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+        out << "fd " << fd.path().filename().string() << " -> "
+            << std::filesystem::read_symlink(fd.path(), ec).string() << "\n";
+      }
+    } else if (a == "--stderr") {
+      std::string text = next();
+      std::fprintf(stderr, "%s\n", text.c_str());
+    } else if (a == "--exit-at-start") {
+      return std::atoi(next().c_str());
+    }
+  }
+  Log("started pid " + std::to_string(getpid()));
+  if (startup_delay_ms > 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(startup_delay_ms));
+
+  std::vector<Pending> pending;
+  Json ask_call;  // the id of a pending `ask` call
+  std::string ask_answers;
+  std::string buffer;
+  while (true) {
+    int wait_ms = -1;
+    const auto now = std::chrono::steady_clock::now();
+    for (const auto& p : pending) {
+      int ms = static_cast<int>(
+          std::chrono::duration_cast<std::chrono::milliseconds>(p.due - now).count());
+      ms = std::max(ms, 0);
+      wait_ms = wait_ms < 0 ? ms : std::min(wait_ms, ms);
+    }
+    pollfd pfd{0, POLLIN, 0};
+    int r = poll(&pfd, 1, wait_ms);
+    const auto after = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < pending.size();) {
+      if (pending[i].due <= after) {
+        Send({{"jsonrpc", "2.0"},
+              {"id", pending[i].id},
+              {"result", {{"content", {Text("slow done")}}}}});
+        pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+      } else {
+        ++i;
+      }
+    }
+    if (r <= 0) continue;
+    char chunk[65536];
+    ssize_t n = read(0, chunk, sizeof chunk);
+    if (n <= 0) {
+      Log("stdin closed");
+      return 0;
+    }
+    buffer.append(chunk, static_cast<size_t>(n));
+    size_t nl;
+    while ((nl = buffer.find('\n')) != std::string::npos) {
+      std::string line = buffer.substr(0, nl);
+      buffer.erase(0, nl + 1);
+      Json m = Json::parse(line, nullptr, false);
+      if (!m.is_object()) continue;
+      const std::string method = m.value("method", "");
+      Log("recv " + (method.empty() ? std::string("response") : method) +
+          (m.contains("params") ? " " + m["params"].dump() : ""));
+      if (method.empty() && m.contains("id") && !ask_call.is_null()) {
+        // An answer to one of our requests.
+        ask_answers += m["id"].get<std::string>() + "=" +
+                       (m.contains("result") ? "result:" + m["result"].dump()
+                                             : "error:" + m["error"].value("message", ""));
+        if (m["id"] == "srv-2") {
+          Send({{"jsonrpc", "2.0"},
+                {"id", ask_call},
+                {"result", {{"content", {Text(ask_answers)}}}}});
+          ask_call = Json();
+        } else {
+          ask_answers += "; ";
+        }
+        continue;
+      }
+      if (!m.contains("id")) {
+        if (method == "notifications/cancelled") {
+          const Json id = m["params"].value("requestId", Json());
+          for (size_t i = 0; i < pending.size(); ++i) {
+            if (pending[i].id == id) {
+              Log("cancelled " + id.dump());
+              pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+              break;
+            }
+          }
+        }
+        continue;
+      }
+      const Json id = m["id"];
+      Json reply = {{"jsonrpc", "2.0"}, {"id", id}};
+      const Json params = m.value("params", Json::object());
+      if (method == "initialize") {
+        reply["result"] = {{"protocolVersion",
+                            g_protocol.empty() ? params.value("protocolVersion", "") : g_protocol},
+                           {"capabilities", {{"tools", {{"listChanged", true}}}}},
+                           {"serverInfo", {{"name", "mcp-test-server"}, {"version", "1.0"}}}};
+      } else if (method == "tools/list") {
+        Json all = ToolList();
+        size_t start = 0;
+        if (params.contains("cursor"))
+          start = static_cast<size_t>(std::atoi(params["cursor"].get<std::string>().c_str()));
+        size_t end = g_page_size == 0 ? all.size() : std::min(all.size(), start + g_page_size);
+        Json page = Json::array();
+        for (size_t i = start; i < end; ++i) page.push_back(all[i]);
+        reply["result"] = {{"tools", page}};
+        if (end < all.size()) reply["result"]["nextCursor"] = std::to_string(end);
+      } else if (method == "tools/call") {
+        const std::string name = params.value("name", "");
+        const Json args = params.value("arguments", Json::object());
+        if (name == "echo") {
+          reply["result"] = {{"content", {Text("echo: " + args.value("text", ""))}}};
+        } else if (name == "add") {
+          double sum = args.value("a", 0.0) + args.value("b", 0.0);
+          reply["result"] = {{"content", {Text(std::to_string(sum))}},
+                             {"structuredContent", {{"sum", sum}}}};
+        } else if (name == "image") {
+          reply["result"] = {
+              {"content",
+               {Text("a tiny image"),
+                {{"type", "image"}, {"data", "iVBORw0KGgo="}, {"mimeType", "image/png"}}}}};
+        } else if (name == "resource") {
+          reply["result"] = {{"content",
+                              {{{"type", "resource"},
+                                {"resource",
+                                 {{"uri", "file:///notes.txt"},
+                                  {"mimeType", "text/plain"},
+                                  {"text", "resource text"}}}}}}};
+        } else if (name == "fail") {
+          reply["result"] = {{"content", {Text("the tool failed on purpose")}}, {"isError", true}};
+        } else if (name == "crash") {
+          Log("crashing");
+          _exit(3);
+        } else if (name == "slow") {
+          pending.push_back(
+              {id, std::chrono::steady_clock::now() +
+                       std::chrono::milliseconds(static_cast<int64_t>(args.value("ms", 1000.0)))});
+          continue;
+        } else if (name == "huge") {
+          size_t bytes = static_cast<size_t>(args.value("bytes", 1000.0));
+          std::string text = "HEAD" + std::string(bytes > 8 ? bytes - 8 : 0, 'x') + "TAIL";
+          reply["result"] = {{"content", {Text(text)}}};
+        } else if (name == "ask") {
+          ask_call = id;
+          ask_answers.clear();
+          Send({{"jsonrpc", "2.0"}, {"id", "srv-1"}, {"method", "ping"}});
+          Send({{"jsonrpc", "2.0"},
+                {"id", "srv-2"},
+                {"method", "sampling/createMessage"},
+                {"params", {{"messages", Json::array()}, {"maxTokens", 10}}}});
+          continue;
+        } else if (name == "grow") {
+          g_grown = true;
+          Send({{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}});
+          reply["result"] = {{"content", {Text("grown")}}};
+        } else if (name == "grown") {
+          reply["result"] = {{"content", {Text("I am new")}}};
+        } else {
+          reply["error"] = {{"code", -32602}, {"message", "unknown tool " + name}};
+        }
+      } else if (method == "ping") {
+        reply["result"] = Json::object();
+      } else {
+        reply["error"] = {{"code", -32601}, {"message", "method not found"}};
+      }
+      Send(reply);
+    }
+  }
+}

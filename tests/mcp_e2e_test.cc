@@ -1,0 +1,408 @@
+// End-to-end tests of the MCP client through the real `codex` binary (issue
+// 16): [mcp_servers] config errors, tools offered after the built-in ones in
+// a byte-stable order (20 requests, two servers, and across resume), result
+// mapping (text, structured, image, resource, isError), truncation, faults of
+// the in-repo mcp-test-server (crash mid-call, slow start, garbage frames,
+// huge output, tool timeout, Ctrl-C cancellation), stderr to the log,
+// environment filtering, approvals, `codex mcp list`. The third-party npm
+// servers are in mcp_npm_e2e_test.cc.
+#include <signal.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/mcp/mcp_e2e_helpers.h"
+
+namespace codex::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using e2e::InputExtends;
+using e2e::JsonLines;
+using namespace mcp_e2e;
+
+TEST_CASE("MCP config: bad [mcp_servers] entries are one-line errors naming the server and key") {
+  struct Case {
+    std::string toml;
+    std::string expect;
+  };
+  const std::vector<Case> cases = {
+      {"[mcp_servers.fs]\ncommand = 5\n", "mcp_servers.fs.command must be a string"},
+      {"[mcp_servers.fs]\ncomand = \"x\"\n", "mcp_servers.fs has an unknown key 'comand'"},
+      {"[mcp_servers.fs]\ncommand = \"x\"\nurl = \"http://127.0.0.1:1/mcp\"\n",
+       "mcp_servers.fs sets both command and url"},
+      {"[mcp_servers.fs]\nargs = [\"a\"]\n", "mcp_servers.fs needs command"},
+      {"[mcp_servers.fs]\ncommand = \"x\"\nargs = [1]\n",
+       "mcp_servers.fs.args must be an array of strings"},
+      {"[mcp_servers.fs]\ncommand = \"x\"\nstartup_timeout_sec = -1\n",
+       "mcp_servers.fs.startup_timeout_sec must be a positive number"},
+      {"[mcp_servers.fs]\ncommand = \"x\"\nenv = { A = 1 }\n",
+       "mcp_servers.fs.env.A must be a string"},
+      {"[mcp_servers.\"a b\"]\ncommand = \"x\"\n", "a server name may hold only"},
+      {"[mcp_servers.h]\nurl = \"ftp://x\"\n", "mcp_servers.h.url must be an http"},
+      {"[mcp_servers.h]\nurl = \"http://127.0.0.1:1/mcp\"\ncwd = \"/\"\n",
+       "mcp_servers.h.cwd applies to stdio servers only"},
+      {"mcp_servers = 3\n", "mcp_servers must be a table"},
+  };
+  for (const auto& c : cases) {
+    auto env = MakeEnv(R"(["never reached"])", c.toml);
+    auto run = Run(*env, {"exec", "hi"});
+    INFO(c.toml << "\nstderr: " << run.err);
+    CHECK(run.exit_code == 2);
+    CHECK(run.err.find(c.expect) != std::string::npos);
+    CHECK(CountLines(run.err, "\n") == 1);
+    CHECK(run.err.rfind("error: ", 0) == 0);
+    CHECK(env->server().requests_to("/responses").empty());
+  }
+}
+
+TEST_CASE("MCP tools follow the built-in ones, sorted by server then tool, named as Codex does") {
+  const std::string config =
+      TestServer("zeta", {}) + TestServer("alpha", {"--page-size", "2"}) +
+      TestServer("off", {}, "enabled = false") +
+      TestServer("some", {},
+                 "enabled_tools = [\"echo\", \"add\", \"fail\"]\ndisabled_tools = [\"fail\"]");
+  auto env = MakeEnv(R"(["done"])", config);
+  auto run = Run(*env, {"exec", "hi"});
+  REQUIRE(run.exit_code == 0);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  const auto names = ToolNames(requests[0]);
+  const std::vector<std::string> server_tools = {"add",  "ask",   "crash",    "echo", "fail",
+                                                 "grow", "huge", "image", "resource", "slow"};
+  std::vector<std::string> expected = {"shell", "apply_patch", "update_plan"};
+  for (const auto& t : server_tools) expected.push_back("mcp__alpha__" + t);
+  expected.push_back("mcp__some__add");
+  expected.push_back("mcp__some__echo");
+  for (const auto& t : server_tools) expected.push_back("mcp__zeta__" + t);
+  CHECK(names == expected);
+  // The definition: a function whose parameters are the server's inputSchema.
+  for (const auto& t : requests[0].body["tools"]) {
+    if (t.value("name", "") != "mcp__alpha__echo") continue;
+    CHECK(t["type"] == "function");
+    CHECK(t["description"] == "Echoes the text back");
+    CHECK(t["parameters"]["properties"].contains("text"));
+    CHECK(t["strict"] == false);
+  }
+}
+
+TEST_CASE(
+    "MCP prefix stability: 20 requests with two servers carry byte-identical tools, also after "
+    "resume") {
+  const std::string config = TestServer("beta", {}) + TestServer("alpha", {"--page-size", "3"});
+  std::string script = "[";
+  for (int i = 0; i < 19; ++i) {
+    script += R"({"output": [{"function_call": ")" +
+              std::string(i % 2 ? "mcp__alpha__echo" : "mcp__beta__add") + R"(", "arguments": )" +
+              (i % 2 ? R"({"text": "n)" + std::to_string(i) + R"("})" : R"({"a": 1, "b": 2})") +
+              R"(, "call_id": "c)" + std::to_string(i) + R"("}]},)";
+  }
+  script += R"("finished", "resumed"])";
+  auto env = MakeEnv(script, config);
+  auto run = Run(*env, {"exec", "go"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  auto resumed = Run(*env, {"exec", "resume", "--last", "again"});
+  REQUIRE(resumed.exit_code == 0);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 21);
+  const std::string tools = requests[0].body["tools"].dump();
+  CHECK(tools.find("mcp__alpha__echo") != std::string::npos);
+  CHECK(tools.find("mcp__beta__add") != std::string::npos);
+  for (size_t i = 1; i < requests.size(); ++i) {
+    INFO("request " << i);
+    CHECK(requests[i].body["tools"].dump() == tools);
+    CHECK(InputExtends(requests[i - 1], requests[i]));
+  }
+  CHECK(ModelOutput(*env, "c1") == R"([{"type":"text","text":"echo: n1"}])");
+  CHECK(ModelOutput(*env, "c0") == R"({"sum":3.0})");
+}
+
+TEST_CASE(
+    "MCP results: text, structured, image, resource and isError reach the model as Codex maps "
+    "them") {
+  const std::string config = TestServer("t", {});
+  auto env = MakeEnv(R"([
+    {"output": [{"function_call": "mcp__t__echo", "arguments": {"text": "hi"}, "call_id": "echo"}]},
+    {"output": [{"function_call": "mcp__t__add", "arguments": {"a": 2, "b": 3}, "call_id": "add"}]},
+    {"output": [{"function_call": "mcp__t__image", "arguments": "", "call_id": "img"}]},
+    {"output": [{"function_call": "mcp__t__resource", "arguments": {}, "call_id": "res"}]},
+    {"output": [{"function_call": "mcp__t__fail", "arguments": {}, "call_id": "fail"}]},
+    {"output": [{"function_call": "mcp__t__echo", "arguments": "[1]", "call_id": "badargs"}]},
+    {"output": [{"function_call": "mcp__t__huge", "arguments": {"bytes": 2000000}, "call_id": "huge"}]},
+    "all done"])",
+                     config);
+  auto run = Run(*env, {"exec", "--json", "go"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(ModelOutput(*env, "echo") == R"([{"type":"text","text":"echo: hi"}])");
+  CHECK(ModelOutput(*env, "add") == R"({"sum":5.0})");
+  Json img = Json::parse(ModelOutput(*env, "img"));
+  REQUIRE(img.is_array());
+  REQUIRE(img.size() == 2);
+  CHECK(img[0] == Json({{"type", "input_text"}, {"text", "a tiny image"}}));
+  CHECK(img[1] ==
+        Json({{"type", "input_image"}, {"image_url", "data:image/png;base64,iVBORw0KGgo="}}));
+  const std::string res = ModelOutput(*env, "res");
+  CHECK(Json::parse(res)[0]["resource"]["text"] == "resource text");
+  CHECK(ModelOutput(*env, "fail") == R"([{"type":"text","text":"the tool failed on purpose"}])");
+  CHECK(ModelOutput(*env, "badargs").find("must be a JSON object") != std::string::npos);
+  // Truncated head + tail like shell output: both ends kept, a marker between.
+  const std::string huge_raw = ModelOutput(*env, "huge");
+  CHECK(huge_raw.size() < 12 * 1024);
+  CHECK(huge_raw.find("HEAD") != std::string::npos);
+  CHECK(huge_raw.find("TAIL") != std::string::npos);
+  CHECK(huge_raw.find("omitted") != std::string::npos);
+
+  // --json: mcp_tool_call items as Codex 0.169 prints them.
+  auto items = CompletedItems(run.out, "mcp_tool_call");
+  REQUIRE(items.size() == 7);
+  CHECK(items[0]["server"] == "t");
+  CHECK(items[0]["tool"] == "echo");
+  CHECK(items[0]["arguments"] == Json({{"text", "hi"}}));
+  CHECK(items[0]["status"] == "completed");
+  CHECK(items[0]["result"]["content"][0]["text"] == "echo: hi");
+  CHECK(items[0]["error"].is_null());
+  CHECK(items[1]["result"]["structured_content"] == Json({{"sum", 5.0}}));
+  CHECK(items[4]["status"] == "failed");
+  CHECK(items[5]["status"] == "failed");
+  CHECK(items[5]["error"]["message"].get<std::string>().find("JSON object") != std::string::npos);
+  int started = 0;
+  for (const auto& e : JsonLines(run.out)) {
+    if (e.value("type", "") == "item.started" && e["item"].value("type", "") == "mcp_tool_call") {
+      CHECK(e["item"]["status"] == "in_progress");
+      ++started;
+    }
+  }
+  CHECK(started == 7);
+}
+
+TEST_CASE(
+    "MCP faults: a crash mid-call, a slow start, a missing program and garbage frames do not stop "
+    "the session") {
+  const std::string config =
+      TestServer("crashy", {}) +
+      TestServer("sleepy", {"--startup-delay-ms", "20000"}, "startup_timeout_sec = 0.5") +
+      "[mcp_servers.missing]\ncommand = \"/nonexistent/mcp-server\"\n" +
+      TestServer("noisy", {"--garbage"}) + TestServer("oldproto", {"--protocol", "1999-01-01"});
+  auto env = MakeEnv(R"([
+    {"output": [{"function_call": "mcp__crashy__crash", "arguments": {}, "call_id": "crash"}]},
+    {"output": [{"function_call": "mcp__crashy__echo", "arguments": {"text": "again"}, "call_id": "after"}]},
+    {"output": [{"function_call": "mcp__noisy__echo", "arguments": {"text": "through noise"}, "call_id": "noise"}]},
+    "survived"])",
+                     config);
+  const auto start = std::chrono::steady_clock::now();
+  auto run = Run(*env, {"exec", "go"});
+  const auto seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start)
+          .count();
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.out == "survived\n");
+  CHECK(seconds < 15);  // the sleepy server was given up after 0.5 s, not 20
+  // One line per failed server.
+  CHECK(CountLines(run.err, "MCP server 'sleepy' failed to start: did not start within 0.5") == 1);
+  CHECK(CountLines(run.err, "MCP server 'missing' failed to start: cannot run") == 1);
+  CHECK(CountLines(run.err, "MCP server 'oldproto' failed to start:") == 1);
+  CHECK(run.err.find("protocol version '1999-01-01'") != std::string::npos);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 4);
+  for (const auto& name : ToolNames(requests[0])) {
+    CHECK(name.rfind("mcp__sleepy", 0) != 0);
+    CHECK(name.rfind("mcp__oldproto", 0) != 0);
+  }
+  const std::string crash = ModelOutput(*env, "crash");
+  CHECK(crash.find("tool call error") != std::string::npos);
+  CHECK(crash.find("exited with code 3") != std::string::npos);
+  CHECK(ModelOutput(*env, "after").find("not running") != std::string::npos);
+  CHECK(ModelOutput(*env, "noise") == R"([{"type":"text","text":"echo: through noise"}])");
+  // The garbage was noted in the server's log, not on the terminal.
+  CHECK(ReadFile(env->codex_home() / "log" / "mcp-noisy.log").find("not JSON-RPC") !=
+        std::string::npos);
+  CHECK(run.err.find("not JSON") == std::string::npos);
+}
+
+TEST_CASE("MCP tool_timeout_sec: a call that takes too long is cancelled and the model told") {
+  const fs::path log =
+      fs::temp_directory_path() / ("mcp-timeout-" + std::to_string(getpid()) + ".log");
+  fs::remove(log);
+  const std::string config = TestServer("t", {"--log", log.string()}, "tool_timeout_sec = 0.5");
+  auto env = MakeEnv(R"([
+    {"output": [{"function_call": "mcp__t__slow", "arguments": {"ms": 30000}, "call_id": "slow"}]},
+    "ok"])",
+                     config);
+  auto run = Run(*env, {"exec", "go"});
+  REQUIRE(run.exit_code == 0);
+  CHECK(ModelOutput(*env, "slow").find("did not answer tools/call within 0.5") !=
+        std::string::npos);
+  const std::string server_log = ReadFile(log);
+  CHECK(server_log.find("recv notifications/cancelled") != std::string::npos);
+  CHECK(server_log.find("cancelled 3") != std::string::npos);  // the tools/call request's id
+  fs::remove(log);
+}
+
+TEST_CASE("MCP Ctrl-C during a call sends notifications/cancelled and ends the turn interrupted") {
+  const fs::path log =
+      fs::temp_directory_path() / ("mcp-cancel-" + std::to_string(getpid()) + ".log");
+  fs::remove(log);
+  const std::string config = TestServer("t", {"--log", log.string()});
+  auto env = MakeEnv(R"([
+    {"output": [{"function_call": "mcp__t__slow", "arguments": {"ms": 60000}, "call_id": "slow"}]},
+    "never"])",
+                     config);
+  auto child = ChildProcess::Spawn(env->CodexCommand({"exec", "go"}));
+  REQUIRE(child.ok());
+  bool calling = false;
+  for (int i = 0; i < 600 && !calling; ++i) {
+    calling = ReadFile(log).find("recv tools/call") != std::string::npos;
+    if (!calling) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  REQUIRE(calling);
+  REQUIRE((*child)->Signal(SIGINT).ok());
+  auto done = (*child)->Wait(std::chrono::seconds(30));
+  REQUIRE(done.ok());
+  CHECK(done->exit_code == 130);
+  const std::string server_log = ReadFile(log);
+  CHECK(server_log.find("cancelled 3") != std::string::npos);  // initialize 1, tools/list 2
+  // The server was not in codex's process group: it got the cancellation, not the SIGINT,
+  // and was shut down by closing its stdin.
+  CHECK(server_log.find("stdin closed") != std::string::npos);
+  fs::remove(log);
+}
+
+TEST_CASE("MCP server stderr goes to the log under CODEX_HOME, and the environment is filtered") {
+  const fs::path env_file = fs::temp_directory_path() / ("mcp-env-" + std::to_string(getpid()));
+  fs::remove(env_file);
+  const std::string config = TestServer(
+      "t", {"--stderr", "a line the server wrote to stderr", "--env-file", env_file.string()},
+      "env = { GIVEN = \"by-config\" }\nenv_vars = [\"PASSED_TOKEN\"]");
+  auto env = MakeEnv(R"(["ok"])", config);
+  auto run =
+      Run(*env, {"exec", "go"},
+          {{"MY_SECRET_TOKEN", "s3cr3t"}, {"PASSED_TOKEN", "explicit"}, {"PLAIN_VAR", "plain"}});
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.err.find("a line the server wrote to stderr") == std::string::npos);
+  CHECK(
+      ReadFile(env->codex_home() / "log" / "mcp-t.log").find("a line the server wrote to stderr") !=
+      std::string::npos);
+  const std::string server_env = ReadFile(env_file);
+  CHECK(server_env.find("GIVEN=by-config\n") != std::string::npos);
+  CHECK(server_env.find("PASSED_TOKEN=explicit\n") != std::string::npos);
+  CHECK(server_env.find("PLAIN_VAR=plain\n") != std::string::npos);
+  CHECK(server_env.find("MY_SECRET_TOKEN") == std::string::npos);
+  CHECK(server_env.find("SCRIPTED_API_KEY") == std::string::npos);
+  // No descriptor of codex (the session database, the log) leaked into the server.
+  CHECK(server_env.find("fd 0 -> pipe:") != std::string::npos);
+  CHECK(server_env.find("sessions.db") == std::string::npos);
+  CHECK(server_env.find("fd 2 -> " + (env->codex_home() / "log" / "mcp-t.log").string()) !=
+        std::string::npos);
+  fs::remove(env_file);
+}
+
+TEST_CASE(
+    "MCP approvals: untrusted asks except for read-only tools; exec cannot ask, so the model is "
+    "told") {
+  const fs::path log =
+      fs::temp_directory_path() / ("mcp-approve-" + std::to_string(getpid()) + ".log");
+  fs::remove(log);
+  const std::string config =
+      "approval_policy = \"untrusted\"\n" + TestServer("t", {"--log", log.string()});
+  auto env = MakeEnv(R"([
+    {"output": [{"function_call": "mcp__t__echo", "arguments": {"text": "ro"}, "call_id": "ro"}]},
+    {"output": [{"function_call": "mcp__t__add", "arguments": {"a": 1, "b": 1}, "call_id": "rw"}]},
+    "ok"])",
+                     config);
+  auto run = Run(*env, {"exec", "go"});
+  REQUIRE(run.exit_code == 0);
+  CHECK(ModelOutput(*env, "ro") == R"([{"type":"text","text":"echo: ro"}])");
+  CHECK(ModelOutput(*env, "rw").find("needs the user's approval") != std::string::npos);
+  const std::string server_log = ReadFile(log);
+  CHECK(server_log.find("\"name\":\"echo\"") != std::string::npos);
+  CHECK(server_log.find("\"name\":\"add\"") == std::string::npos);  // never reached the server
+  fs::remove(log);
+
+  // on-request: only a destructive tool needs asking.
+  auto env2 = MakeEnv(R"([
+    {"output": [{"function_call": "mcp__t__add", "arguments": {"a": 1, "b": 1}, "call_id": "add"}]},
+    {"output": [{"function_call": "mcp__t__grow", "arguments": {}, "call_id": "grow"}]},
+    "ok"])",
+                      "approval_policy = \"on-request\"\n" + TestServer("t", {}));
+  auto run2 = Run(*env2, {"exec", "go"});
+  REQUIRE(run2.exit_code == 0);
+  CHECK(ModelOutput(*env2, "add") == R"({"sum":2.0})");
+  CHECK(ModelOutput(*env2, "grow").find("needs the user's approval") != std::string::npos);
+
+  // Interactive (answers read from stdin): "always this session" covers that
+  // server/tool; another tool is asked again and may be declined.
+  auto env3 = MakeEnv(R"([
+    {"output": [{"function_call": "mcp__t__add", "arguments": {"a": 1, "b": 2}, "call_id": "c1"}]},
+    {"output": [{"function_call": "mcp__t__add", "arguments": {"a": 3, "b": 4}, "call_id": "c2"}]},
+    {"output": [{"function_call": "mcp__t__fail", "arguments": {}, "call_id": "c3"}]},
+    "done"])",
+                      "approval_policy = \"untrusted\"\n" + TestServer("t", {}));
+  auto run3 = env3->RunCodex({}, "go\na\nn\n");
+  REQUIRE(run3.ok());
+  INFO(run3->err);
+  CHECK(run3->exit_code == 0);
+  CHECK(CountLines(run3->err, "Allow this command?") == 2);
+  CHECK(ModelOutput(*env3, "c1") == R"({"sum":3.0})");
+  CHECK(ModelOutput(*env3, "c2") == R"({"sum":7.0})");
+  CHECK(ModelOutput(*env3, "c3").find("the user declined this MCP tool call") != std::string::npos);
+}
+
+TEST_CASE("MCP list_changed mid-turn appends nothing to the tools of that turn") {
+  auto env = MakeEnv(R"([
+    {"output": [{"function_call": "mcp__t__grow", "arguments": {}, "call_id": "grow"}]},
+    {"output": [{"function_call": "mcp__t__grown", "arguments": {}, "call_id": "grown"}]},
+    "ok"])",
+                     TestServer("t", {}));
+  auto run = Run(*env, {"exec", "go"});
+  REQUIRE(run.exit_code == 0);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  CHECK(requests[1].body["tools"].dump() == requests[0].body["tools"].dump());
+  CHECK(requests[2].body["tools"].dump() == requests[0].body["tools"].dump());
+  // The tool the server added is not offered in this turn, so calling it is unknown.
+  CHECK(ModelOutput(*env, "grown").find("unknown tool") != std::string::npos);
+}
+
+TEST_CASE("codex mcp list shows each server's state and tools, as text and --json") {
+  const std::string config = TestServer("good", {}, "enabled_tools = [\"echo\", \"add\"]") +
+                             TestServer("off", {}, "enabled = false") +
+                             "[mcp_servers.bad]\ncommand = \"/nonexistent/server\"\n"
+                             "[mcp_servers.tok]\nurl = \"http://127.0.0.1:9/mcp\"\n"
+                             "bearer_token_env_var = \"CODEX_TEST_UNSET_TOKEN\"\n";
+  auto env = MakeEnv(R"([])", config);
+  auto text = Run(*env, {"mcp", "list"});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("good  ready  stdio") != std::string::npos);
+  CHECK(text.out.find("tools (2): add, echo") != std::string::npos);
+  CHECK(text.out.find("off  disabled") != std::string::npos);
+  CHECK(text.out.find("bad  failed") != std::string::npos);
+  CHECK(text.out.find("error: cannot run '/nonexistent/server'") != std::string::npos);
+  auto json = Run(*env, {"mcp", "list", "--json"});
+  REQUIRE(json.exit_code == 0);
+  Json list = Json::parse(json.out);
+  REQUIRE(list.size() == 4);
+  CHECK(list[0]["name"] == "bad");
+  CHECK(list[0]["state"] == "failed");
+  CHECK(list[1]["name"] == "good");
+  CHECK(list[1]["state"] == "ready");
+  CHECK(list[1]["tools"] == Json::array({"add", "echo"}));
+  CHECK(list[1]["protocol_version"] == "2025-06-18");
+  CHECK(list[2]["state"] == "disabled");
+  CHECK(list[3]["transport"] == "http");
+  CHECK(list[3]["state"] == "failed");
+  CHECK(list[3]["error"].get<std::string>().find("set CODEX_TEST_UNSET_TOKEN") !=
+        std::string::npos);
+  CHECK(env->server().requests_to("/responses").empty());
+}
+
+}  // namespace
+}  // namespace codex::testing
