@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -49,7 +50,7 @@ struct Config {
   std::string model_provider_id = "openai";
   ProviderInfo provider;  // the selected provider, resolved
   std::map<std::string, ProviderInfo> providers;
-  std::string model_reasoning_effort;   // "" = not sent
+  std::string model_reasoning_effort;  // "" = not sent
   std::string model_reasoning_summary = "auto";
   ApprovalPolicy approval_policy = ApprovalPolicy::kNever;
   SandboxMode sandbox_mode = SandboxMode::kReadOnly;
@@ -58,8 +59,20 @@ struct Config {
   std::optional<int64_t> model_context_window;
   std::optional<int64_t> model_auto_compact_token_limit;
   std::optional<int> history_retention_days;  // [history] retention_days
-  std::string instructions;  // base instructions override ("" = built-in)
+  std::string instructions;                   // base instructions override ("" = built-in)
   int64_t shell_timeout_ms = 10'000;
+  // Codex parity (issue 13).
+  std::string model_verbosity;      // low | medium | high; "" = not sent (text.verbosity)
+  bool parallel_tool_calls = true;  // sent as Codex 0.169 does
+  std::optional<int64_t> project_doc_max_bytes;  // AGENTS.md budget; nullopt = built-in
+  bool hide_agent_reasoning = false;             // renderers omit reasoning text
+  bool history_persistence = true;               // [history] persistence = "save-all" | "none"
+  std::vector<std::string> notify;               // program + args, run with the turn-complete JSON
+  std::string output_schema_json;                // --output-schema: the JSON Schema text; "" = none
+  std::string profile;                           // the [profiles.NAME] applied ("" = none)
+  // One line per config key that is not supported (each key once), for the
+  // CLI to print as "warning: ...". Empty under strict loading (those are errors).
+  std::vector<std::string> warnings;
 };
 
 // Flags that override config.toml (applied after the file and -c overrides).
@@ -71,8 +84,15 @@ struct ConfigOverrides {
   std::optional<SandboxMode> sandbox_mode;
   std::optional<ApprovalPolicy> approval_policy;
   std::vector<std::string> add_dirs;
-  bool oss = false;  // --oss: the local open-source provider
+  bool oss = false;                    // --oss: the local open-source provider
+  std::optional<std::string> profile;  // -p/--profile NAME
+  bool strict = false;                 // --strict-config: unsupported keys are errors
 };
+
+// Validates `value` of enum key `key` against `allowed`: kInvalidArgument
+// naming the allowed values when it is not one of them.
+Status CheckEnum(std::string_view key, std::string_view value,
+                 std::initializer_list<std::string_view> allowed);
 
 // $CODEX_HOME, else ~/.codex (absolute, not created).
 std::string DefaultCodexHome();
