@@ -362,7 +362,7 @@ TEST_CASE("model_verbosity and parallel_tool_calls reach the request; defaults a
 }
 
 TEST_CASE("notify runs the program with the turn-complete JSON as its last argument") {
-  auto env = MakeEnv(R"(["all done"])");
+  auto env = MakeEnv(R"(["all done", "second"])");
   const fs::path out = env->root() / "notified.json";
   const fs::path script = env->root() / "notify.sh";
   std::ofstream(script) << "#!/bin/sh\nprintf '%s' \"$2\" > '" << out.string() << ".tmp'\nmv '"
@@ -385,6 +385,13 @@ TEST_CASE("notify runs the program with the turn-complete JSON as its last argum
   CHECK(j["last-assistant-message"] == "all done");
   // The program's stdout never reaches the --json stream.
   for (const auto& e : JsonLines(run.out)) CHECK(e.is_object());
+
+  // A program that cannot start does not change the turn's outcome.
+  REQUIRE(
+      env->WriteConfig("notify = [\"" + (env->root() / "no-such-program").string() + "\"]\n").ok());
+  auto missing = Run(*env, {"exec", "again"});
+  CHECK(missing.exit_code == 0);
+  CHECK(missing.out == "second\n");
 
   REQUIRE(env->WriteConfig("notify = \"not-an-array\"\n").ok());
   auto bad = Run(*env, {"exec", "x"});
@@ -499,6 +506,14 @@ TEST_CASE("requests carry the session id headers and a fresh x-client-request-id
   CHECK(ids.size() == 3);
   CHECK(requests[2].headers.at("x-client-request-id") ==
         requests[3].headers.at("x-client-request-id"));
+
+  // `codex compact` sends them on /responses/compact too.
+  REQUIRE(Run(*env, {"-c", "model_providers.scripted.supports_compact=true", "compact", thread})
+              .exit_code == 0);
+  auto compacts = env->server().requests_to("/responses/compact");
+  REQUIRE(compacts.size() == 1);
+  CHECK(compacts[0].headers.at("session-id") == thread);
+  CHECK(ids.count(compacts[0].headers.at("x-client-request-id")) == 0);
 }
 
 TEST_CASE("the requests of a turn reuse one connection when the server keeps it alive") {
