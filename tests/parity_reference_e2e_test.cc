@@ -256,6 +256,25 @@ TEST_CASE("an exported rollout imports back into a fresh store with the same tra
   CHECK(Export(*other, id) == exported);
 }
 
+TEST_CASE("Codex's own rollouts, imported, export again in the shape Codex wrote them") {
+  RequireReferenceOrSkip();
+  auto env = MakeEnv(R"(["unused"])");
+  for (const auto& e : fs::directory_iterator(ReferenceDir() / "rollouts")) {
+    if (e.path().extension() != ".jsonl") continue;
+    INFO(e.path().filename().string());
+    const std::string id = JsonLines(ReadFile(e.path())).front()["payload"]["id"];
+    Run(*env, {"sessions", "import", e.path().string()});
+    const auto lines = CheckRollout(Export(*env, id), id);
+    // As many response items as Codex wrote (the importer keeps every one).
+    size_t theirs = 0, ours = 0;
+    for (const auto& l : JsonLines(ReadFile(e.path()))) {
+      theirs += l.value("type", "") == "response_item" ? 1 : 0;
+    }
+    ours = CountType(lines, "response_item");
+    CHECK(ours == theirs);
+  }
+}
+
 // The example events of the reference README: `{"type":...}` spans.
 std::vector<Json> ReferenceEvents() {
   const std::string readme = ReadFile(ReferenceDir() / "README.md");
