@@ -34,6 +34,11 @@ size_t GlobalOptionLength(const std::vector<std::string>& argv, size_t i) {
   return 0;
 }
 
+// Subcommands whose arguments are another program's command line (as in
+// Codex, where `codex sandbox` takes a trailing command): nothing after them
+// is moved, so `codex sandbox bash -c 'echo hi'` keeps its -c.
+constexpr std::array<std::string_view, 1> kCommandRunners = {"sandbox"};
+
 // Codex 0.169 subcommands this codex does not have. (`mcp` is implemented.)
 constexpr std::array<std::string_view, 5> kMissing = {"apply", "login", "logout", "cloud",
                                                       "features"};
@@ -45,11 +50,15 @@ std::vector<std::string> HoistGlobalOptions(const std::vector<std::string>& argv
   std::vector<std::string> globals;
   std::vector<std::string> rest;
   size_t i = 1;
+  bool seen_word = false;
   while (i < argv.size()) {
     if (argv[i] == "--") break;
     const size_t n = GlobalOptionLength(argv, i);
     if (n == 0) {
+      const bool runner = !seen_word && Contains(kCommandRunners, argv[i]);
+      if (!argv[i].starts_with("-")) seen_word = true;
       rest.push_back(argv[i++]);
+      if (runner) break;
       continue;
     }
     for (size_t k = 0; k < n; ++k) globals.push_back(argv[i + k]);

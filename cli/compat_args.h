@@ -13,7 +13,8 @@
 namespace codex::cli {
 
 // argv with every global option (and its value) moved right after argv[0],
-// in the order given. Nothing after a "--" is moved.
+// in the order given. Nothing after a "--" is moved, nor anything after
+// `sandbox` (its arguments are a command line of their own).
 std::vector<std::string> HoistGlobalOptions(const std::vector<std::string>& argv);
 
 // For argv as HoistGlobalOptions returns it: the Codex subcommand word

@@ -30,6 +30,12 @@ TEST_CASE("nothing after -- is moved, and -C is not -c") {
   CHECK(HoistGlobalOptions({"codex", "exec", "-C", "/tmp", "hi"}) ==
         Args{"codex", "exec", "-C", "/tmp", "hi"});
   CHECK(HoistGlobalOptions({"codex"}) == Args{"codex"});
+  // codex sandbox takes a command line: its -c belongs to the command.
+  CHECK(HoistGlobalOptions({"codex", "-c", "a=1", "sandbox", "bash", "-c", "echo hi"}) ==
+        Args{"codex", "-c", "a=1", "sandbox", "bash", "-c", "echo hi"});
+  // ... but "sandbox" as a prompt word of exec is just a word.
+  CHECK(HoistGlobalOptions({"codex", "exec", "sandbox", "-c", "a=1"}) ==
+        Args{"codex", "-c", "a=1", "exec", "sandbox"});
 }
 
 TEST_CASE("Codex subcommands this codex lacks are named; others are not") {
