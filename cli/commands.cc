@@ -8,6 +8,7 @@
 #include "cli/mcp_cmd.h"
 #include "cli/sandbox_cmd.h"
 #include "cli/sessions_cmd.h"
+#include "core/version.h"
 
 namespace codex::cli {
 
@@ -18,7 +19,13 @@ void RegisterAllCommands(CLI::App& app, GlobalOptions& global, int* exit_code) {
   app.require_subcommand(0, 1);
   app.add_option("-c,--config", global.dash_c,
                  "Override a config.toml value: key=value (value parsed as TOML)")
-      ->take_all();
+      ->take_all()
+      ->allow_extra_args(false);  // one key=value each, so `codex -c k=v PROMPT` keeps its prompt
+  app.add_option("-p,--profile", global.profile,
+                 "Apply [profiles.NAME] of config.toml (or $CODEX_HOME/NAME.config.toml)");
+  app.add_flag("--strict-config", global.strict_config,
+               "Make unsupported config.toml keys an error instead of a warning");
+  app.set_version_flag("-V,--version", std::string("codex ") + core::kCodexVersion);
   RegisterExecCommand(app, global, exit_code);
   RegisterInteractiveCommands(app, global, exit_code);  // codex [PROMPT], codex resume
   RegisterCompletionCommand(app, global, exit_code);

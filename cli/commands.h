@@ -9,8 +9,12 @@
 namespace codex::cli {
 
 // Options shared by every subcommand (parsed on the top-level app).
+// main() moves them in front of the subcommand (compat_args.h), so Codex's
+// `codex exec -c k=v` and `codex -c k=v exec` both work.
 struct GlobalOptions {
   std::vector<std::string> dash_c;  // -c key=value
+  std::string profile;              // -p/--profile NAME
+  bool strict_config = false;       // --strict-config
 };
 
 void RegisterAllCommands(CLI::App& app, GlobalOptions& global, int* exit_code);

@@ -27,6 +27,7 @@ int RunCompact(const GlobalOptions& global, CompactArgs& args) {
   ProgressPrinter printer(stderr);
   Status started = (*engine)->StartModel(printer);
   if (!started.ok()) return ReportError(started);
+  (*engine)->BindSession(session->id);
   auto conversation = core::Conversation::Resume((*engine)->config(), (*engine)->Deps(), *session);
   if (!conversation.ok()) return ReportError(conversation.status());
   core::CancelToken cancel;

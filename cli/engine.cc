@@ -1,5 +1,13 @@
 #include "cli/engine.h"
 
+#include <stdlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
 #include "compaction/compactor_factory.h"
 #include "core/responses_client.h"
 #include "core/sandboxed_runner.h"
@@ -34,6 +42,8 @@ sandbox::EnvPolicy McpEnvironmentPolicy(const core::Config& config) {
 Result<core::ConfigOverrides> OverridesFrom(const GlobalOptions& global, const RunFlags& flags) {
   core::ConfigOverrides o;
   o.dash_c = global.dash_c;
+  if (!global.profile.empty()) o.profile = global.profile;
+  o.strict = global.strict_config;
   if (!flags.model.empty()) o.model = flags.model;
   if (!flags.cd.empty()) o.cwd = flags.cd;
   o.oss = flags.oss;
@@ -65,19 +75,72 @@ Result<core::ConfigOverrides> OverridesFrom(const GlobalOptions& global, const R
   return o;
 }
 
+namespace {
+
+// The --output-schema file: a JSON object, returned compact.
+Result<std::string> ReadOutputSchema(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InvalidArgumentError("--output-schema " + path + ": cannot read the file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  const auto schema = nlohmann::ordered_json::parse(text.str(), nullptr, false);
+  if (schema.is_discarded() || !schema.is_object()) {
+    return InvalidArgumentError("--output-schema " + path +
+                                ": not a JSON object; give a JSON Schema file");
+  }
+  return schema.dump();
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Engine>> Engine::Open(const GlobalOptions& global, const RunFlags& flags) {
   ASSIGN_OR_RETURN(auto overrides, OverridesFrom(global, flags));
   std::unique_ptr<Engine> engine(new Engine());
   ASSIGN_OR_RETURN(engine->config_, core::LoadConfig(core::DefaultCodexHome(), overrides));
-  ASSIGN_OR_RETURN(auto store, storage::OpenSessionStore(engine->config_.codex_home));
+  // Once per process: the interactive session reopens the engine (/model, ...).
+  static bool warned = false;
+  if (!warned) {
+    for (const std::string& w : engine->config_.warnings) {
+      std::fprintf(stderr, "warning: %s\n", w.c_str());
+    }
+    warned = true;
+  }
+  if (!flags.output_schema_file.empty()) {
+    ASSIGN_OR_RETURN(engine->config_.output_schema_json,
+                     ReadOutputSchema(flags.output_schema_file));
+  }
+  std::string store_home = engine->config_.codex_home;
+  if (flags.ephemeral) {
+    std::error_code ec;
+    std::string tmpl =
+        (std::filesystem::temp_directory_path(ec) / "codex-ephemeral-XXXXXX").string();
+    if (ec || ::mkdtemp(tmpl.data()) == nullptr) {
+      return InternalError("--ephemeral: cannot create a temporary directory; check $TMPDIR");
+    }
+    engine->ephemeral_dir_ = tmpl;
+    store_home = tmpl;
+  }
+  ASSIGN_OR_RETURN(auto store, storage::OpenSessionStore(store_home));
   engine->store_ = std::move(store);
   return engine;
+}
+
+Engine::~Engine() {
+  // The store closes before its temporary directory goes.
+  tools_.reset();
+  compactor_.reset();
+  store_.reset();
+  if (!ephemeral_dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(ephemeral_dir_, ec);
+  }
 }
 
 Status Engine::StartModel(core::TurnObserver& observer) {
   observer_ = &observer;
   ASSIGN_OR_RETURN(std::string key, core::ResolveApiKey(config_.provider));
   ASSIGN_OR_RETURN(auto client, core::ResponsesClient::Create(config_.provider, key));
+  responses_ = client.get();
   client_ = std::move(client);
   ASSIGN_OR_RETURN(compactor_, compaction::MakeCompactor(config_, *client_));
   runner_ = std::make_unique<core::SandboxedRunner>();
@@ -89,6 +152,10 @@ Status Engine::StartModel(core::TurnObserver& observer) {
     tools_->set_mcp_tools(mcp_.get());
   }
   return OkStatus();
+}
+
+void Engine::BindSession(const std::string& session_id) {
+  if (responses_ != nullptr) responses_->set_session_id(session_id);
 }
 
 core::ConversationDeps Engine::Deps() {

@@ -14,6 +14,7 @@
 #include "core/config.h"
 #include "core/conversation.h"
 #include "core/model_client.h"
+#include "core/responses_client.h"
 #include "core/session_store.h"
 #include "core/tool_router.h"
 #include "core/turn_observer.h"
@@ -34,6 +35,9 @@ struct RunFlags {
   bool bypass = false;  // --dangerously-bypass-approvals-and-sandbox
   bool json = false;
   bool skip_git_repo_check = false;  // accepted for Codex compatibility; never required
+  // `codex exec` only (AddExecFlags in exec_cmd.cc):
+  bool ephemeral = false;          // --ephemeral: the session lives in a temporary store
+  std::string output_schema_file;  // --output-schema FILE
 };
 
 // Adds the RunFlags options to `cmd`.
@@ -47,7 +51,11 @@ sandbox::EnvPolicy McpEnvironmentPolicy(const core::Config& config);
 
 class Engine {
  public:
-  // Loads config and opens the store. Does not need an API key.
+  ~Engine();
+
+  // Loads config (printing its warnings on stderr, once) and opens the
+  // store: $CODEX_HOME/sessions.db, or with flags.ephemeral a store in a
+  // private temporary directory removed with the Engine. Does not need an API key.
   static Result<std::unique_ptr<Engine>> Open(const GlobalOptions& global, const RunFlags& flags);
 
   // Creates the model client (needs the API key), the runner, the tool router
@@ -61,6 +69,9 @@ class Engine {
   // StartModel; borrowed for the Engine's lifetime.
   void set_approver(core::Approver* approver) { approver_ = approver; }
 
+  // Names the session the model requests belong to (session_id headers).
+  void BindSession(const std::string& session_id);
+
   core::ConversationDeps Deps();
   const core::Config& config() const { return config_; }
   core::SessionStore& store() { return *store_; }
@@ -68,8 +79,10 @@ class Engine {
  private:
   Engine() = default;
   core::Config config_;
+  std::string ephemeral_dir_;  // removed by the destructor ("" = none)
   std::unique_ptr<core::SessionStore> store_;
   std::unique_ptr<core::ModelClient> client_;
+  core::ResponsesClient* responses_ = nullptr;  // client_, when it is the HTTP client
   std::unique_ptr<core::CommandRunner> runner_;
   std::unique_ptr<mcp::McpManager> mcp_;  // outlives tools_, which borrows it
   std::unique_ptr<core::ToolRouter> tools_;

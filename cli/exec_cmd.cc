@@ -2,14 +2,18 @@
 
 #include <unistd.h>
 
+#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <memory>
 
 #include "cli/engine.h"
 #include "cli/exit_codes.h"
+#include "cli/image_input.h"
+#include "cli/interactive/style.h"
 #include "cli/interrupt.h"
 #include "cli/json_events.h"
+#include "cli/notify.h"
 #include "cli/progress_printer.h"
 
 namespace codex::cli {
@@ -19,6 +23,9 @@ namespace {
 struct ExecArgs {
   RunFlags flags;
   std::string prompt;
+  std::vector<std::string> images;  // -i/--image FILE (repeatable, comma-separated)
+  std::string output_last_message;  // -o FILE
+  std::string color = "auto";       // --color always|never|auto
   // resume / fork
   std::vector<std::string> positionals;
   bool last = false;
@@ -28,16 +35,33 @@ struct ExecArgs {
 enum class ExecMode { kNew, kResume, kFork };
 
 // The prompt text: the argument, or stdin for "-" (or when absent and stdin
-// is not a terminal).
+// is not a terminal). With a prompt argument, piped stdin is appended as a
+// <stdin> block, as Codex does.
 Result<std::string> ReadPrompt(const std::string& arg) {
   std::string prompt = arg;
-  if (arg == "-" || (arg.empty() && !isatty(STDIN_FILENO))) {
+  const bool piped = !isatty(STDIN_FILENO);
+  if (arg == "-" || (arg.empty() && piped)) {
     prompt.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  } else if (piped) {
+    std::string input{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+    while (!input.empty() && (input.back() == '\n' || input.back() == '\r')) input.pop_back();
+    if (!input.empty()) prompt += "\n\n<stdin>\n" + input + "\n</stdin>";
   }
   if (prompt.find_first_not_of(" \t\r\n") == std::string::npos) {
     return InvalidArgumentError("no prompt: pass it as an argument, or '-' to read it from stdin");
   }
   return prompt;
+}
+
+// Writes the final message for -o/--output-last-message.
+Status WriteLastMessage(const std::string& path, const std::string& message) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << message;
+  out.close();
+  if (!out) {
+    return InternalError("-o " + path + ": cannot write the last message; check the directory");
+  }
+  return OkStatus();
 }
 
 int RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
@@ -73,6 +97,25 @@ int RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
     if (args.positionals.size() == 2) prompt_arg = args.positionals[1];
   }
 
+  if (args.flags.ephemeral && mode != ExecMode::kNew) {
+    return ReportError(InvalidArgumentError(
+        "--ephemeral starts a session that is not saved; it cannot resume or fork one"));
+  }
+  Color color = Color::kDisabled;
+  if (args.color == "always") {
+    color = Color::kEnabled;
+  } else if (args.color == "auto") {
+    color = DetectColor(STDERR_FILENO);
+  } else if (args.color != "never") {
+    return ReportError(
+        InvalidArgumentError("--color '" + args.color + "' is not one of always, never, auto"));
+  }
+  std::vector<std::string> image_urls;
+  for (const std::string& path : args.images) {
+    auto url = ImageDataUrl(path);
+    if (!url.ok()) return ReportError(url.status());
+    image_urls.push_back(std::move(url).value());
+  }
   auto prompt = ReadPrompt(prompt_arg);
   if (!prompt.ok()) return ReportError(prompt.status());
   auto engine = Engine::Open(global, args.flags);
@@ -81,11 +124,12 @@ int RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
   std::unique_ptr<core::TurnObserver> observer;
   JsonEventWriter* json = nullptr;
   if (args.flags.json) {
-    auto writer = std::make_unique<JsonEventWriter>(stdout);
+    auto writer = std::make_unique<JsonEventWriter>(stdout, (*engine)->config().cwd,
+                                                    (*engine)->config().hide_agent_reasoning);
     json = writer.get();
     observer = std::move(writer);
   } else {
-    observer = std::make_unique<ProgressPrinter>(stderr);
+    observer = std::make_unique<ProgressPrinter>(stderr, color);
   }
   Status started = (*engine)->StartModel(*observer);
   if (!started.ok()) return ReportError(started);
@@ -111,6 +155,7 @@ int RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
     if (!c.ok()) return ReportError(c.status());
     conversation = std::move(*c);
   }
+  (*engine)->BindSession(conversation->session().id);
   if (json) {
     json->ThreadStarted(conversation->session().id);
   } else {
@@ -122,7 +167,7 @@ int RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
 
   core::CancelToken cancel;
   InstallInterruptHandler(&cancel);
-  auto result = conversation->RunTurn(*prompt, cancel);
+  auto result = conversation->RunTurn(*prompt, cancel, image_urls);
   RemoveInterruptHandler();
   if (!result.ok()) {
     if (result.status().code() == StatusCode::kCancelled) {
@@ -132,6 +177,15 @@ int RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
     }
     return ReportError(result.status());
   }
+  if (!args.output_last_message.empty()) {
+    Status written = WriteLastMessage(args.output_last_message, result->final_message);
+    if (!written.ok()) return ReportError(written);
+  }
+  RunNotify(config.notify, NotificationJson({conversation->session().id,
+                                             result->turn_id,
+                                             config.cwd,
+                                             {*prompt},
+                                             result->final_message}));
   if (!args.flags.json) {
     std::fwrite(result->final_message.data(), 1, result->final_message.size(), stdout);
     if (result->final_message.empty() || result->final_message.back() != '\n') {
@@ -141,6 +195,19 @@ int RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
   return kExitOk;
 }
 
+// The flags of `codex exec` (and its resume/fork) beyond the shared RunFlags.
+void AddExecFlags(CLI::App* cmd, ExecArgs& args) {
+  cmd->add_option("-i,--image", args.images, "Attach an image to the prompt (repeatable)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  cmd->add_option("-o,--output-last-message", args.output_last_message,
+                  "Write the agent's last message to FILE");
+  cmd->add_option("--output-schema", args.flags.output_schema_file,
+                  "JSON Schema FILE the final message must follow (sent as text.format)");
+  cmd->add_option("--color", args.color, "Colour on stderr: always | never | auto (default)");
+  cmd->add_flag("--ephemeral", args.flags.ephemeral, "Do not save the session");
+}
+
 }  // namespace
 
 void RegisterExecCommand(CLI::App& app, GlobalOptions& global, int* exit_code) {
@@ -148,7 +215,10 @@ void RegisterExecCommand(CLI::App& app, GlobalOptions& global, int* exit_code) {
   CLI::App* exec = app.add_subcommand("exec", "Run one non-interactive turn");
   exec->alias("e");
   AddRunFlags(exec, args->flags);
-  exec->add_option("PROMPT", args->prompt, "The prompt, or '-' to read it from stdin");
+  AddExecFlags(exec, *args);
+  exec->add_option("PROMPT", args->prompt,
+                   "The prompt, or '-' to read it from stdin (piped stdin with a prompt is "
+                   "appended as a <stdin> block)");
   exec->require_subcommand(0, 1);
 
   CLI::App* resume =
@@ -157,6 +227,7 @@ void RegisterExecCommand(CLI::App& app, GlobalOptions& global, int* exit_code) {
   resume->add_flag("--last", args->last, "Resume the most recent session");
   resume->add_option("ARGS", args->positionals, "[ID] PROMPT");
   AddRunFlags(resume, args->flags);
+  AddExecFlags(resume, *args);
 
   CLI::App* fork = exec->add_subcommand("fork", "Branch a session, then continue the branch");
   fork->fallthrough();
@@ -164,6 +235,7 @@ void RegisterExecCommand(CLI::App& app, GlobalOptions& global, int* exit_code) {
       ->check(CLI::PositiveNumber);
   fork->add_option("ARGS", args->positionals, "ID PROMPT");
   AddRunFlags(fork, args->flags);
+  AddExecFlags(fork, *args);
 
   exec->callback([&global, args, exit_code, resume, fork]() {
     ExecMode mode = ExecMode::kNew;

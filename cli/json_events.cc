@@ -1,5 +1,6 @@
 #include "cli/json_events.h"
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 namespace codex::cli {
@@ -29,10 +30,20 @@ std::string ReasoningText(const core::Item& item) {
   return text;
 }
 
-Json ActivityItem(const std::string& id, const core::ToolActivity& a, bool done) {
+// `path` made absolute against `cwd`, as Codex reports file changes.
+std::string AbsolutePath(const std::string& cwd, const std::string& path) {
+  std::filesystem::path p(path);
+  if (p.is_absolute() || cwd.empty()) return p.lexically_normal().string();
+  return (std::filesystem::path(cwd) / p).lexically_normal().string();
+}
+
+Json ActivityItem(const std::string& id, const core::ToolActivity& a, bool done,
+                  const std::string& cwd) {
   if (a.tool == "apply_patch") {
     Json changes = Json::array();
-    for (const auto& c : a.changes) changes.push_back({{"path", c.path}, {"kind", c.kind}});
+    for (const auto& c : a.changes) {
+      changes.push_back({{"path", AbsolutePath(cwd, c.path)}, {"kind", c.kind}});
+    }
     return {{"id", id},
             {"type", "file_change"},
             {"changes", changes},
@@ -112,6 +123,7 @@ void JsonEventWriter::OnTurnStarted(std::string_view) {
 
 void JsonEventWriter::OnItemCompleted(const core::Item& item) {
   if (item.kind == core::ItemKind::kReasoning) {
+    if (hide_reasoning_) return;
     std::string text = ReasoningText(item);
     if (text.empty()) return;
     Emit(Dump({{"type", "item.completed"},
@@ -127,12 +139,12 @@ void JsonEventWriter::OnItemCompleted(const core::Item& item) {
 void JsonEventWriter::OnToolStarted(const core::ToolActivity& activity) {
   if (activity.tool == "update_plan") return;  // reported once, on completion
   Emit(Dump({{"type", "item.started"},
-             {"item", ActivityItem(IdFor(activity.call_id), activity, false)}}));
+             {"item", ActivityItem(IdFor(activity.call_id), activity, false, cwd_)}}));
 }
 
 void JsonEventWriter::OnToolCompleted(const core::ToolActivity& activity) {
   Emit(Dump({{"type", "item.completed"},
-             {"item", ActivityItem(IdFor(activity.call_id), activity, true)}}));
+             {"item", ActivityItem(IdFor(activity.call_id), activity, true, cwd_)}}));
 }
 
 void JsonEventWriter::OnCompaction(const core::CompactionNotice& notice) {
@@ -150,14 +162,19 @@ void JsonEventWriter::OnTurnCompleted(const core::TokenUsage& usage, int context
               {{"input_tokens", usage.input_tokens},
                {"cached_input_tokens", usage.cached_input_tokens},
                {"output_tokens", usage.output_tokens},
-               {"reasoning_output_tokens", usage.reasoning_output_tokens}}},
+               {"reasoning_output_tokens", usage.reasoning_output_tokens},
+               {"cache_write_input_tokens", usage.cache_write_input_tokens}}},
              {"context_left_percent", context_left_percent}}));
 }
 
 void JsonEventWriter::OnTurnFailed(const Status& status) {
-  Emit(Dump({{"type", "item.completed"},
-             {"item", {{"id", NextId()}, {"type", "error"}, {"message", status.message()}}}}));
+  Error(status.message());
   Emit(Dump({{"type", "turn.failed"}, {"error", {{"message", status.message()}}}}));
+}
+
+void JsonEventWriter::OnRetry(std::string_view message) {
+  Error(std::string(message));
+  OnNotice(message);
 }
 
 void JsonEventWriter::OnNotice(std::string_view message) {

@@ -2,7 +2,9 @@
 // stdout, matching the Codex CLI's exec event stream: thread.started,
 // turn.started, item.started / item.completed (agent_message, reasoning,
 // command_execution, file_change, todo_list, error), turn.completed with
-// usage, turn.failed with the error. Not thread-safe.
+// usage, turn.failed with the error, and a top-level {"type":"error"} for
+// each reconnect and for the error that fails a turn (as Codex 0.169 does).
+// file_change paths are absolute. Not thread-safe.
 #pragma once
 
 #include <cstdio>
@@ -14,7 +16,10 @@ namespace codex::cli {
 
 class JsonEventWriter final : public core::TurnObserver {
  public:
-  explicit JsonEventWriter(std::FILE* out) : out_(out) {}
+  // `cwd` resolves relative file_change paths; `hide_reasoning`
+  // (hide_agent_reasoning) leaves reasoning items out.
+  explicit JsonEventWriter(std::FILE* out, std::string cwd = "", bool hide_reasoning = false)
+      : out_(out), cwd_(std::move(cwd)), hide_reasoning_(hide_reasoning) {}
 
   void ThreadStarted(const std::string& session_id);
   // A failure outside a turn (e.g. an unreachable endpoint before it began).
@@ -28,6 +33,7 @@ class JsonEventWriter final : public core::TurnObserver {
   void OnTurnCompleted(const core::TokenUsage& usage, int context_left_percent) override;
   void OnTurnFailed(const Status& status) override;
   void OnNotice(std::string_view message) override;
+  void OnRetry(std::string_view message) override;
 
  private:
   void Emit(const std::string& line);
@@ -35,6 +41,8 @@ class JsonEventWriter final : public core::TurnObserver {
   std::string IdFor(const std::string& call_id);
 
   std::FILE* out_;
+  std::string cwd_;
+  bool hide_reasoning_ = false;
   int next_id_ = 0;
   std::vector<std::pair<std::string, std::string>> call_ids_;  // call_id -> item id
 };

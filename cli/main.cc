@@ -3,8 +3,11 @@
 #include <sys/prctl.h>
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
+#include "cli/compat_args.h"
 #include "cli/exit_codes.h"
 
 int main(int argc, char** argv) {
@@ -18,8 +21,19 @@ int main(int argc, char** argv) {
   codex::cli::GlobalOptions global;
   int exit_code = codex::cli::kExitOk;
   codex::cli::RegisterAllCommands(app, global, &exit_code);
+  std::vector<std::string> args =
+      codex::cli::HoistGlobalOptions(std::vector<std::string>(argv, argv + argc));
+  if (auto missing = codex::cli::MissingCodexSubcommand(args)) {
+    std::fprintf(stderr,
+                 "error: 'codex %s' is a Codex CLI subcommand that this codex does not have; "
+                 "run 'codex --help' for the commands it has\n",
+                 missing->c_str());
+    return codex::cli::kExitUsage;
+  }
+  std::vector<char*> hoisted;
+  for (auto& a : args) hoisted.push_back(a.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(hoisted.size()), hoisted.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

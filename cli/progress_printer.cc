@@ -24,17 +24,23 @@ std::string Excerpt(const std::string& raw, int max_lines, const std::string& in
 
 void ProgressPrinter::OnItemCompleted(const core::Item& item) {
   if (item.kind == core::ItemKind::kMessage && item.role == "assistant") {
-    std::fprintf(err_, "codex\n%s", Excerpt(core::MessageText(item), 1000, "  ").c_str());
+    std::fprintf(err_, "%s\n%s", style_.Magenta(style_.Bold("codex")).c_str(),
+                 Excerpt(core::MessageText(item), 1000, "  ").c_str());
   }
 }
 
 void ProgressPrinter::OnToolStarted(const core::ToolActivity& activity) {
   if (activity.tool == "shell") {
-    std::fprintf(err_, "exec $ %s\n", NeutralizeControls(activity.command).c_str());
+    std::fprintf(err_, "%s $ %s\n", style_.Magenta(style_.Bold("exec")).c_str(),
+                 NeutralizeControls(activity.command).c_str());
   }
-  if (activity.tool == "apply_patch") std::fprintf(err_, "apply_patch\n");
+  if (activity.tool == "apply_patch") {
+    std::fprintf(err_, "%s\n", style_.Magenta(style_.Bold("apply_patch")).c_str());
+  }
   if (activity.tool == "mcp") {
-    std::fprintf(err_, "mcp %s(%s)\n", activity.command.c_str(), activity.mcp_arguments.c_str());
+    std::fprintf(err_, "%s %s(%s)\n", style_.Magenta(style_.Bold("mcp")).c_str(),
+                 NeutralizeControls(activity.command).c_str(),
+                 NeutralizeControls(activity.mcp_arguments).c_str());
   }
 }
 
@@ -58,7 +64,9 @@ void ProgressPrinter::OnToolCompleted(const core::ToolActivity& activity) {
   }
   std::fprintf(err_, "%s", Excerpt(activity.output, 5, "  ").c_str());
   if (activity.exit_code) {
-    std::fprintf(err_, "  %s exit %d\n", activity.success ? "✓" : "✗", *activity.exit_code);
+    std::fprintf(err_, "  %s exit %d\n",
+                 (activity.success ? style_.Green("✓") : style_.Red("✗")).c_str(),
+                 *activity.exit_code);
   }
 }
 

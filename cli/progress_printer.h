@@ -5,13 +5,16 @@
 
 #include <cstdio>
 
+#include "cli/interactive/style.h"
 #include "core/turn_observer.h"
 
 namespace codex::cli {
 
 class ProgressPrinter final : public core::TurnObserver {
  public:
-  explicit ProgressPrinter(std::FILE* err) : err_(err) {}
+  // `color` (exec --color): headers and exit marks in ANSI colour.
+  explicit ProgressPrinter(std::FILE* err, Color color = Color::kDisabled)
+      : err_(err), style_(color) {}
 
   void OnItemCompleted(const core::Item& item) override;
   void OnToolStarted(const core::ToolActivity& activity) override;
@@ -22,6 +25,7 @@ class ProgressPrinter final : public core::TurnObserver {
 
  private:
   std::FILE* err_;
+  Style style_;
 };
 
 // The first `max_lines` lines of `text`, each prefixed with `indent`, and a

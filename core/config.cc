@@ -228,7 +228,105 @@ Status ReadProvider(const std::string& id, const toml::table& t, ProviderInfo& p
   return OkStatus();
 }
 
+// Copies every key of `src` into `dst`, merging tables that exist in both.
+void MergeTables(toml::table& dst, const toml::table& src) {
+  for (auto&& [k, v] : src) {
+    toml::node* existing = dst.get(k.str());
+    if (existing != nullptr && existing->is_table() && v.is_table()) {
+      MergeTables(*existing->as_table(), *v.as_table());
+    } else {
+      const std::string key(k.str());
+      v.visit([&](auto&& n) { dst.insert_or_assign(key, n); });
+    }
+  }
+}
+
+// The config keys this codex reads. "k" covers k and everything under it;
+// "k.sub" covers only that sub-key of table k. Any other key (including the
+// Codex keys we do not implement) is warned about once and ignored, or
+// rejected under --strict-config. Adding a key is one line here.
+constexpr std::string_view kKnownKeys[] = {
+    "model",
+    "model_provider",
+    "model_providers",
+    "model_reasoning_effort",
+    "model_reasoning_summary",
+    "model_verbosity",
+    "model_context_window",
+    "model_auto_compact_token_limit",
+    "instructions",
+    "approval_policy",
+    "sandbox_mode",
+    "sandbox_workspace_write",
+    "shell_timeout_ms",
+    "history.persistence",
+    "history.retention_days",
+    "profile",
+    "profiles",
+    "notify",
+    "project_doc_max_bytes",
+    "hide_agent_reasoning",
+    "parallel_tool_calls",
+    "shell_environment_policy",  // sandbox-cls (issue 10)
+    "mcp_servers",               // mcp (issue 16)
+    "compaction",                // compaction (issue 12)
+    "retention_days",            // store (issue 11)
+};
+
+bool IsKnownKey(std::string_view path) {
+  for (std::string_view k : kKnownKeys) {
+    if (k == path) return true;
+  }
+  return false;
+}
+
+bool HasKnownSubKeys(std::string_view table) {
+  for (std::string_view k : kKnownKeys) {
+    if (k.size() > table.size() && k.substr(0, table.size()) == table && k[table.size()] == '.') {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The unsupported keys under `table` ("history.max_bytes", ...), sorted by key.
+void CollectUnsupported(const toml::table& table, const std::string& prefix,
+                        std::vector<std::string>& out) {
+  for (auto&& [k, v] : table) {
+    const std::string path = prefix + std::string(k.str());
+    if (IsKnownKey(path)) continue;
+    if (v.is_table() && HasKnownSubKeys(path)) {
+      CollectUnsupported(*v.as_table(), path + ".", out);
+      continue;
+    }
+    out.push_back(path);
+  }
+}
+
+Status ReadEnum(const toml::table& t, std::string_view where, std::string_view key,
+                std::initializer_list<std::string_view> allowed, std::string& out) {
+  std::string value = out;
+  RETURN_IF_ERROR(ReadString(t, where, key, value));
+  if (t.get(key) != nullptr) {
+    RETURN_IF_ERROR(CheckEnum(std::string(where) + std::string(key), value, allowed));
+  }
+  out = value;
+  return OkStatus();
+}
+
 }  // namespace
+
+Status CheckEnum(std::string_view key, std::string_view value,
+                 std::initializer_list<std::string_view> allowed) {
+  std::string names;
+  for (std::string_view a : allowed) {
+    if (a == value) return OkStatus();
+    if (!names.empty()) names += ", ";
+    names += a;
+  }
+  return InvalidArgumentError("config: " + std::string(key) + " '" + std::string(value) +
+                              "' is not one of " + names + "; fix it in config.toml or -c");
+}
 
 std::string_view ApprovalPolicyName(ApprovalPolicy policy) {
   switch (policy) {
@@ -329,10 +427,80 @@ Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& 
   }
   for (const auto& kv : overrides.dash_c) RETURN_IF_ERROR(ApplyOverride(root, kv));
 
+  // A profile: -p NAME, else `profile = "NAME"`. Its [profiles.NAME] table
+  // (and $CODEX_HOME/NAME.config.toml, which Codex 0.169 layers the same way)
+  // goes over the file; -c overrides are applied again on top.
+  std::string profile = overrides.profile.value_or("");
+  if (profile.empty()) RETURN_IF_ERROR(ReadString(root, "", "profile", profile));
+  if (!profile.empty()) {
+    bool found = false;
+    if (auto* profiles = root.get("profiles")) {
+      if (!profiles->is_table()) return TypeError("", "profiles", "a table of tables");
+      if (auto* p = profiles->as_table()->get(profile)) {
+        if (!p->is_table()) return TypeError("profiles.", profile, "a table");
+        const toml::table chosen = *p->as_table();
+        MergeTables(root, chosen);
+        found = true;
+      }
+    }
+    const fs::path layer = fs::path(codex_home) / (profile + ".config.toml");
+    if (profile.find('/') == std::string::npos && fs::is_regular_file(layer, ec)) {
+      try {
+        MergeTables(root, toml::parse_file(layer.string()));
+      } catch (const toml::parse_error& e) {
+        return InvalidArgumentError(layer.string() + ":" + std::to_string(e.source().begin.line) +
+                                    ": " + std::string(e.description()) + "; fix the file");
+      }
+      found = true;
+    }
+    if (!found) {
+      return InvalidArgumentError("config: profile '" + profile +
+                                  "' is not defined; add [profiles." + profile + "] to " +
+                                  path.string());
+    }
+    for (const auto& kv : overrides.dash_c) RETURN_IF_ERROR(ApplyOverride(root, kv));
+    config.profile = profile;
+  }
+
+  std::vector<std::string> unsupported;
+  CollectUnsupported(root, "", unsupported);
+  for (const std::string& key : unsupported) {
+    if (overrides.strict) {
+      return InvalidArgumentError("config key '" + key +
+                                  "' is not supported (--strict-config); remove it");
+    }
+    config.warnings.push_back("config key '" + key + "' is not supported; it is ignored");
+  }
+
   RETURN_IF_ERROR(ReadString(root, "", "model", config.model));
   RETURN_IF_ERROR(ReadString(root, "", "model_provider", config.model_provider_id));
-  RETURN_IF_ERROR(ReadString(root, "", "model_reasoning_effort", config.model_reasoning_effort));
-  RETURN_IF_ERROR(ReadString(root, "", "model_reasoning_summary", config.model_reasoning_summary));
+  RETURN_IF_ERROR(ReadEnum(root, "", "model_reasoning_effort",
+                           {"none", "minimal", "low", "medium", "high", "xhigh"},
+                           config.model_reasoning_effort));
+  RETURN_IF_ERROR(ReadEnum(root, "", "model_reasoning_summary",
+                           {"auto", "concise", "detailed", "none"},
+                           config.model_reasoning_summary));
+  RETURN_IF_ERROR(
+      ReadEnum(root, "", "model_verbosity", {"low", "medium", "high"}, config.model_verbosity));
+  RETURN_IF_ERROR(ReadBool(root, "", "parallel_tool_calls", config.parallel_tool_calls));
+  RETURN_IF_ERROR(ReadBool(root, "", "hide_agent_reasoning", config.hide_agent_reasoning));
+  if (root.get("project_doc_max_bytes")) {
+    int64_t max_bytes = 0;
+    RETURN_IF_ERROR(ReadInt(root, "", "project_doc_max_bytes", max_bytes));
+    if (max_bytes < 0) {
+      return InvalidArgumentError("config: project_doc_max_bytes must be 0 or more");
+    }
+    config.project_doc_max_bytes = max_bytes;
+  }
+  if (auto* notify = root.get("notify")) {
+    auto* arr = notify->as_array();
+    if (arr == nullptr) return TypeError("", "notify", "an array of strings (program, args...)");
+    for (auto&& a : *arr) {
+      auto v = a.value<std::string>();
+      if (!v) return TypeError("", "notify", "an array of strings (program, args...)");
+      config.notify.push_back(*v);
+    }
+  }
   RETURN_IF_ERROR(ReadString(root, "", "instructions", config.instructions));
   std::string policy;
   RETURN_IF_ERROR(ReadString(root, "", "approval_policy", policy));
@@ -392,6 +560,9 @@ Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& 
         RETURN_IF_ERROR(ReadInt(*t, "history.", "retention_days", n));
         config.history_retention_days = static_cast<int>(n);
       }
+      std::string persistence = "save-all";
+      RETURN_IF_ERROR(ReadEnum(*t, "history.", "persistence", {"save-all", "none"}, persistence));
+      config.history_persistence = persistence != "none";
     }
   }
 

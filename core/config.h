@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -66,6 +67,18 @@ struct Config {
   sandbox::EnvPolicy shell_environment_policy;
   // [mcp_servers.<name>], by name.
   std::map<std::string, McpServerConfig> mcp_servers;
+  // Codex parity (issue 13).
+  std::string model_verbosity;      // low | medium | high; "" = not sent (text.verbosity)
+  bool parallel_tool_calls = true;  // sent as Codex 0.169 does
+  std::optional<int64_t> project_doc_max_bytes;  // AGENTS.md budget; nullopt = built-in
+  bool hide_agent_reasoning = false;             // renderers omit reasoning text
+  bool history_persistence = true;               // [history] persistence = "save-all" | "none"
+  std::vector<std::string> notify;               // program + args, run with the turn-complete JSON
+  std::string output_schema_json;                // --output-schema: the JSON Schema text; "" = none
+  std::string profile;                           // the [profiles.NAME] applied ("" = none)
+  // One line per config key that is not supported (each key once), for the
+  // CLI to print as "warning: ...". Empty under strict loading (those are errors).
+  std::vector<std::string> warnings;
 };
 
 // Flags that override config.toml (applied after the file and -c overrides).
@@ -77,8 +90,15 @@ struct ConfigOverrides {
   std::optional<SandboxMode> sandbox_mode;
   std::optional<ApprovalPolicy> approval_policy;
   std::vector<std::string> add_dirs;
-  bool oss = false;  // --oss: the local open-source provider
+  bool oss = false;                    // --oss: the local open-source provider
+  std::optional<std::string> profile;  // -p/--profile NAME
+  bool strict = false;                 // --strict-config: unsupported keys are errors
 };
+
+// Validates `value` of enum key `key` against `allowed`: kInvalidArgument
+// naming the allowed values when it is not one of them.
+Status CheckEnum(std::string_view key, std::string_view value,
+                 std::initializer_list<std::string_view> allowed);
 
 // $CODEX_HOME, else ~/.codex (absolute, not created).
 std::string DefaultCodexHome();

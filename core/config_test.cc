@@ -150,3 +150,85 @@ set = { MY_FLAG = "1", PATH = "/usr/bin" }
   home.Write("shell_environment_policy = 3\n");
   CHECK_FALSE(LoadConfig(home.path.string(), {}).ok());
 }
+
+TEST_CASE("Unsupported keys are collected once each, known ones and their tables are not") {
+  TempHome home;
+  home.Write(R"(model = "m"
+file_opener = "vscode"
+mcp_servers = { x = { command = "y" } }
+[history]
+persistence = "none"
+max_bytes = 10
+[tools]
+web_search = true
+[shell_environment_policy]
+inherit = "core"
+)");
+  ConfigOverrides o;
+  o.dash_c = {"disable_response_storage=true"};
+  auto config = LoadConfig(home.path.string(), o);
+  REQUIRE(config.ok());
+  CHECK(config->warnings ==
+        std::vector<std::string>{
+            "config key 'disable_response_storage' is not supported; it is ignored",
+            "config key 'file_opener' is not supported; it is ignored",
+            "config key 'history.max_bytes' is not supported; it is ignored",
+            "config key 'tools' is not supported; it is ignored"});
+  CHECK_FALSE(config->history_persistence);
+  o.strict = true;
+  auto strict = LoadConfig(home.path.string(), o);
+  REQUIRE_FALSE(strict.ok());
+  CHECK(strict.status().code() == codex::StatusCode::kInvalidArgument);
+  CHECK(strict.status().message().find("disable_response_storage") != std::string::npos);
+}
+
+TEST_CASE("Enum keys name the allowed values") {
+  TempHome home;
+  for (const auto& [kv, words] : std::vector<std::pair<std::string, std::string>>{
+           {"model_reasoning_summary=\"loud\"", "auto, concise, detailed, none"},
+           {"model_verbosity=\"chatty\"", "low, medium, high"},
+           {"model_reasoning_effort=\"max\"", "none, minimal, low, medium, high, xhigh"}}) {
+    ConfigOverrides o;
+    o.dash_c = {kv};
+    auto config = LoadConfig(home.path.string(), o);
+    INFO(kv);
+    REQUIRE_FALSE(config.ok());
+    CHECK(config.status().message().find(words) != std::string::npos);
+  }
+  ConfigOverrides ok;
+  ok.dash_c = {"model_verbosity=\"high\"", "model_reasoning_summary=\"none\""};
+  auto config = LoadConfig(home.path.string(), ok);
+  REQUIRE(config.ok());
+  CHECK(config->model_verbosity == "high");
+  CHECK(config->model_reasoning_summary == "none");
+}
+
+TEST_CASE("Profiles merge tables over the file, -c over the profile") {
+  TempHome home;
+  home.Write(R"(model = "base"
+profile = "chosen"
+[sandbox_workspace_write]
+network_access = true
+[profiles.chosen]
+model = "from-profile"
+[profiles.chosen.sandbox_workspace_write]
+writable_roots = ["/x"]
+[profiles.other]
+model = "other"
+)");
+  auto config = LoadConfig(home.path.string(), {});
+  REQUIRE(config.ok());
+  CHECK(config->model == "from-profile");
+  CHECK(config->profile == "chosen");
+  CHECK(config->sandbox_network_access);  // merged, not replaced
+  CHECK(config->writable_roots == std::vector<std::string>{"/x"});
+  ConfigOverrides o;
+  o.profile = "other";
+  o.dash_c = {"model=\"dash\""};
+  config = LoadConfig(home.path.string(), o);
+  REQUIRE(config.ok());
+  CHECK(config->model == "dash");
+  CHECK(config->profile == "other");
+  o.profile = "missing";
+  CHECK_FALSE(LoadConfig(home.path.string(), o).ok());
+}

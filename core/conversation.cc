@@ -37,7 +37,7 @@ class CommitObserver final : public StreamObserver {
     return OkStatus();
   }
   void OnWarning(std::string_view message) override { observer_.OnNotice(message); }
-  void OnRetry(std::string_view message) override { observer_.OnNotice(message); }
+  void OnRetry(std::string_view message) override { observer_.OnRetry(message); }
 
  private:
   TurnObserver& observer_;
@@ -142,7 +142,9 @@ Result<ModelResponse> Conversation::Sample(const std::string& turn_id, const Can
   options.instructions =
       config_.instructions.empty() ? std::string(BaseInstructions()) : config_.instructions;
   options.tools_json = deps_.tools ? deps_.tools->ToolsJson() : "[]";
-  options.parallel_tool_calls = false;
+  options.parallel_tool_calls = config_.parallel_tool_calls;
+  options.verbosity = config_.model_verbosity;
+  options.output_schema_json = config_.output_schema_json;
   options.reasoning_effort = config_.model_reasoning_effort;
   options.reasoning_summary = config_.model_reasoning_summary;
   options.prompt_cache_key = session_.id;
@@ -204,7 +206,8 @@ Status Conversation::CompactNow(const CancelToken& cancel) {
   return Compact(turn_id, CompactionTrigger::kManual, std::nullopt, cancel);
 }
 
-Result<TurnResult> Conversation::RunTurn(const std::string& user_text, const CancelToken& cancel) {
+Result<TurnResult> Conversation::RunTurn(const std::string& user_text, const CancelToken& cancel,
+                                         std::span<const std::string> image_urls) {
   const std::string turn_id = NewUuidV7();
   TurnRecord record;
   record.session_id = session_.id;
@@ -215,6 +218,7 @@ Result<TurnResult> Conversation::RunTurn(const std::string& user_text, const Can
   if (deps_.tools != nullptr) deps_.tools->BeginTurn();  // MCP list changes apply here
 
   TurnResult result;
+  result.turn_id = turn_id;
   // Ends the turn with `status`, recording it; returns `status` as the error.
   auto finish_failed = [&](Status status, TurnStatus how) -> Status {
     if (how == TurnStatus::kInterrupted) {
@@ -252,7 +256,7 @@ Result<TurnResult> Conversation::RunTurn(const std::string& user_text, const Can
     ++result.compactions;
   }
 
-  Item user = UserMessage(user_text);
+  Item user = UserMessage(user_text, image_urls);
   if (Status s = Commit(turn_id, {user}); !s.ok()) return finish_failed(s, TurnStatus::kFailed);
 
   int stream_retries = 0;
@@ -311,9 +315,9 @@ Result<TurnResult> Conversation::RunTurn(const std::string& user_text, const Can
           (st.code() == StatusCode::kUnavailable || st.reason() == "rate_limit_exceeded");
       if (retryable && stream_retries < config_.provider.stream_max_retries) {
         ++stream_retries;
-        observer.OnNotice("Reconnecting " + std::to_string(stream_retries) + "/" +
-                          std::to_string(config_.provider.stream_max_retries) + "… (" +
-                          st.message() + ")");
+        observer.OnRetry("Reconnecting " + std::to_string(stream_retries) + "/" +
+                         std::to_string(config_.provider.stream_max_retries) + "… (" +
+                         st.message() + ")");
         int64_t delay = st.retry_after_ms();
         if (delay <= 0) delay = 200LL << std::min(stream_retries - 1, 6);
         SleepCancellable(delay, cancel);

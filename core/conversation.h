@@ -17,6 +17,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,7 @@ struct ConversationDeps {
 };
 
 struct TurnResult {
+  std::string turn_id;
   std::string final_message;  // the last assistant message text
   TokenUsage usage;           // summed over the turn's requests
   int requests = 0;
@@ -58,9 +60,11 @@ class Conversation {
   static Result<std::unique_ptr<Conversation>> Resume(const Config& config, ConversationDeps deps,
                                                       SessionInfo session);
 
-  // Runs one turn for `user_text`. kCancelled when interrupted (the turn is
-  // recorded as interrupted and the session stays resumable).
-  Result<TurnResult> RunTurn(const std::string& user_text, const CancelToken& cancel);
+  // Runs one turn for `user_text` (with `image_urls` attached as input_image
+  // parts). kCancelled when interrupted (the turn is recorded as interrupted
+  // and the session stays resumable).
+  Result<TurnResult> RunTurn(const std::string& user_text, const CancelToken& cancel,
+                             std::span<const std::string> image_urls = {});
 
   // Compacts now (codex compact, /compact).
   Status CompactNow(const CancelToken& cancel);

@@ -120,6 +120,21 @@ Result<Item> DecodeItem(std::string_view json) {
 }
 
 Item UserMessage(std::string_view text) { return MessageItem("user", "input_text", text); }
+
+Item UserMessage(std::string_view text, std::span<const std::string> image_urls) {
+  if (image_urls.empty()) return UserMessage(text);
+  Json content = Json::array();
+  for (const std::string& url : image_urls) {
+    content.push_back({{"type", "input_image"}, {"image_url", url}});
+  }
+  content.push_back({{"type", "input_text"}, {"text", text}});
+  Json j = {{"type", "message"}, {"role", "user"}, {"content", std::move(content)}};
+  Item item;
+  item.kind = ItemKind::kMessage;
+  item.role = "user";
+  item.body = Dump(j);
+  return item;
+}
 Item DeveloperMessage(std::string_view text) {
   return MessageItem("developer", "input_text", text);
 }

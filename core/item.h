@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,6 +60,9 @@ Result<Item> DecodeItem(std::string_view json);
 
 // Builders for items we author. Bodies are compact JSON.
 Item UserMessage(std::string_view text);
+// A user message whose content is one input_image part per URL (data: URLs
+// included), then the text, as Codex sends attached images.
+Item UserMessage(std::string_view text, std::span<const std::string> image_urls);
 Item DeveloperMessage(std::string_view text);
 Item AssistantMessage(std::string_view text);
 Item FunctionCallOutput(std::string_view call_id, std::string_view output);

@@ -59,20 +59,28 @@ std::string LoadProjectDocs(const Config& config) {
     const fs::path doc = *it / "AGENTS.md";
     if (fs::is_regular_file(doc, ec)) files.push_back(doc);
   }
+  // project_doc_max_bytes = 0 turns the docs off, as in Codex.
+  const size_t max_bytes = config.project_doc_max_bytes
+                               ? static_cast<size_t>(*config.project_doc_max_bytes)
+                               : kProjectDocMaxBytes;
   std::string out;
+  if (max_bytes == 0) return out;
   for (const auto& f : files) {
     std::string text = ReadFile(f);
     if (text.empty()) continue;
     if (!out.empty()) out += "\n\n";
     out += "--- " + f.string() + "\n";
     out += text;
-    if (out.size() >= kProjectDocMaxBytes) {
+    if (out.size() >= max_bytes) {
       // Cut on a character boundary: a split UTF-8 sequence would make the
       // request body invalid JSON text for the server.
-      size_t cut = kProjectDocMaxBytes;
+      size_t cut = max_bytes;
       while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
       out.resize(cut);
-      out += "\n[AGENTS.md truncated at 32 KiB]";
+      out += "\n[AGENTS.md truncated at " +
+             (max_bytes % 1024 == 0 ? std::to_string(max_bytes / 1024) + " KiB"
+                                    : std::to_string(max_bytes) + " bytes") +
+             "]";
       break;
     }
   }

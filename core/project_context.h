@@ -18,7 +18,8 @@ inline constexpr size_t kProjectDocMaxBytes = 32 * 1024;
 
 // $CODEX_HOME/AGENTS.md, then every AGENTS.md from the git root (the nearest
 // ancestor of cwd holding .git; cwd itself when there is none) down to cwd,
-// joined and capped at kProjectDocMaxBytes. "" when there are none.
+// joined and capped at config.project_doc_max_bytes (default
+// kProjectDocMaxBytes; 0 = no docs). "" when there are none.
 std::string LoadProjectDocs(const Config& config);
 
 // The <environment_context> text for `config` (cwd, shell, sandbox, approval,

@@ -59,6 +59,17 @@ std::string BuildResponsesRequest(const RequestOptions& options, std::span<const
     }
     out += '}';
   }
+  if (!options.verbosity.empty() || !options.output_schema_json.empty()) {
+    out += ",\"text\":{";
+    if (!options.verbosity.empty()) out += "\"verbosity\":" + JsonQuote(options.verbosity);
+    if (!options.output_schema_json.empty()) {
+      if (!options.verbosity.empty()) out += ',';
+      out += "\"format\":{\"type\":\"json_schema\",\"name\":\"codex_output_schema\",\"schema\":";
+      out += options.output_schema_json;
+      out += ",\"strict\":true}";
+    }
+    out += '}';
+  }
   out += ",\"store\":false,\"stream\":true,\"include\":[\"reasoning.encrypted_content\"]";
   if (!options.prompt_cache_key.empty()) {
     out += ",\"prompt_cache_key\":";

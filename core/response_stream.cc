@@ -48,6 +48,7 @@ std::optional<TokenUsage> ParseUsage(const Json& response) {
   u.output_tokens = Int(usage, "output_tokens");
   u.reasoning_output_tokens = Int(Obj(*usage, "output_tokens_details"), "reasoning_tokens");
   u.total_tokens = Int(usage, "total_tokens");
+  u.cache_write_input_tokens = Int(Obj(*usage, "input_tokens_details"), "cache_write_tokens");
   return u;
 }
 

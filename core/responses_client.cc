@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "core/response_stream.h"
+#include "core/uuid.h"
 
 namespace codex::core {
 
@@ -442,15 +443,21 @@ ResponsesClient::Attempt ResponsesClient::RunOnce(std::string_view suffix, std::
                                                   internal::ResponseSink& sink,
                                                   const CancelToken& cancel) {
   const std::string url = DisplayUrl(suffix);  // no query: it may hold secrets
-  httplib::Client cli(endpoint_.scheme + "://" + HostForUrl(endpoint_.host) + ":" +
-                      std::to_string(endpoint_.port));
+  // One client (and its kept-alive connection) for the requests of a session;
+  // a fresh one after any attempt that did not end cleanly.
+  if (http_ == nullptr) {
+    http_ =
+        std::make_unique<httplib::Client>(endpoint_.scheme + "://" + HostForUrl(endpoint_.host) +
+                                          ":" + std::to_string(endpoint_.port));
+  }
+  httplib::Client& cli = *http_;
   const int64_t idle_ms = std::max<int64_t>(provider_.stream_idle_timeout_ms, 1);
   // httplib's own read timeout only backs up our idle timer, so it is longer.
   const auto transport_timeout = milliseconds(idle_ms + 5'000);
   cli.set_connection_timeout(milliseconds(std::max<int64_t>(options_.connect_timeout_ms, 1)));
   cli.set_read_timeout(transport_timeout);
   cli.set_write_timeout(transport_timeout);
-  cli.set_keep_alive(false);
+  cli.set_keep_alive(true);
   cli.set_url_encode(false);
   cli.set_follow_location(false);
   if (!endpoint_.proxy_host.empty()) {
@@ -472,7 +479,14 @@ ResponsesClient::Attempt ResponsesClient::RunOnce(std::string_view suffix, std::
   if (accept == "text/event-stream") req.set_header("Accept-Encoding", "identity");
   req.set_header("User-Agent", options_.user_agent);
   if (!options_.originator.empty()) req.set_header("originator", options_.originator);
-  if (!options_.session_id.empty()) req.set_header("session_id", options_.session_id);
+  if (!options_.session_id.empty()) {
+    // session_id as earlier Codex versions send it; session-id and thread-id
+    // as 0.169 does (../shared/reference/codex-0.169/requests).
+    req.set_header("session_id", options_.session_id);
+    req.set_header("session-id", options_.session_id);
+    req.set_header("thread-id", options_.session_id);
+  }
+  req.set_header("x-client-request-id", request_id_);
   if (!api_key_.empty()) req.set_header("Authorization", "Bearer " + api_key_);
 
   // State shared with the worker; guarded by `mu` except `stop`.
@@ -570,6 +584,12 @@ ResponsesClient::Attempt ResponsesClient::RunOnce(std::string_view suffix, std::
     cv.wait_for(lock, kPollInterval, [&] { return done; });
   }
   worker.join();
+  const long verify_result = cli.get_openssl_verify_result();
+  // Keep the connection only after an exchange that ended cleanly.
+  if (cancelled || idle || !sink_error.ok() || error != httplib::Error::Success ||
+      status / 100 != 2) {
+    http_.reset();
+  }
 
   Attempt a;
   if (cancelled) {
@@ -600,7 +620,7 @@ ResponsesClient::Attempt ResponsesClient::RunOnce(std::string_view suffix, std::
       return a;
     }
     if (error == httplib::Error::SSLServerVerification) {
-      const long verify = cli.get_openssl_verify_result();
+      const long verify = verify_result;
       const std::string hint =
           verify != 0 ? std::string(X509_verify_cert_error_string(verify)) +
                             "; if you use a private CA, set SSL_CERT_FILE to its certificate "
@@ -674,6 +694,7 @@ Status ResponsesClient::Run(std::string_view suffix, std::string_view accept, st
                             internal::ResponseSink& sink, StreamObserver* observer,
                             const CancelToken& cancel) {
   const int max_retries = std::max(0, provider_.request_max_retries);
+  request_id_ = NewUuidV7();  // x-client-request-id: one per request, kept across its retries
   for (int attempt = 0;; ++attempt) {
     if (cancel.cancelled()) return CancelledError("request cancelled");
     sink.Reset();

@@ -4,8 +4,11 @@
 // provider's query_params) and parses the SSE reply as it arrives; Compact()
 // POSTs to {base_url}/responses/compact and returns the JSON body. Headers:
 // Authorization: Bearer <key> (when the key is non-empty), Content-Type:
-// application/json, Accept, originator, session_id (when set), the
-// provider's http_headers, and env_http_headers whose variable is set.
+// application/json, Accept, originator, session_id / session-id / thread-id
+// (when set), x-client-request-id (a new UUID per call, the same across its
+// retries), the provider's http_headers, and env_http_headers whose variable
+// is set. The connection is kept alive and reused by the next call when the
+// server allows it and the previous exchange ended cleanly.
 //
 // Retries (inside the call, only while nothing has been delivered to the
 // observer for the attempt): transport errors, 5xx, 429 (Retry-After
@@ -48,6 +51,10 @@
 #include "core/model_client.h"
 #include "core/status.h"
 
+namespace httplib {
+class Client;
+}  // namespace httplib
+
 namespace codex::core {
 
 namespace internal {
@@ -87,6 +94,8 @@ class ResponsesClient : public ModelClient {
   Result<std::string> Compact(std::string_view request_body, const CancelToken& cancel) override;
 
   const Endpoint& endpoint() const { return endpoint_; }
+  // The session the following requests belong to (session_id headers).
+  void set_session_id(std::string session_id) { options_.session_id = std::move(session_id); }
 
  private:
   struct Attempt;
@@ -112,7 +121,9 @@ class ResponsesClient : public ModelClient {
   std::map<std::string, std::string> headers_;  // provider + env headers, resolved at Create
   std::string proxy_user_;
   std::string proxy_password_;
-  std::string query_;  // "?k=v&..." or ""
+  std::string query_;                      // "?k=v&..." or ""
+  std::string request_id_;                 // x-client-request-id of the current call
+  std::unique_ptr<httplib::Client> http_;  // kept-alive connection; null = connect anew
 };
 
 // True when `host` is covered by a NO_PROXY value ("*", comma-separated

@@ -12,6 +12,7 @@ struct TokenUsage {
   int64_t output_tokens = 0;
   int64_t reasoning_output_tokens = 0;
   int64_t total_tokens = 0;
+  int64_t cache_write_input_tokens = 0;  // input_tokens_details.cache_write_tokens
 
   TokenUsage& operator+=(const TokenUsage& o) {
     input_tokens += o.input_tokens;
@@ -19,6 +20,7 @@ struct TokenUsage {
     output_tokens += o.output_tokens;
     reasoning_output_tokens += o.reasoning_output_tokens;
     total_tokens += o.total_tokens;
+    cache_write_input_tokens += o.cache_write_input_tokens;
     return *this;
   }
   bool operator==(const TokenUsage&) const = default;

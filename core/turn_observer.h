@@ -68,8 +68,10 @@ class TurnObserver {
     (void)usage, (void)context_left_percent;
   }
   virtual void OnTurnFailed(const Status& status) { (void)status; }
-  // Progress for humans: "Reconnecting 1/5…", warnings.
+  // Progress for humans: warnings, compaction notes.
   virtual void OnNotice(std::string_view message) { (void)message; }
+  // A request is being retried ("Reconnecting 1/5… (why)"); by default a notice.
+  virtual void OnRetry(std::string_view message) { OnNotice(message); }
 };
 
 }  // namespace codex::core

@@ -10,8 +10,10 @@
 #include <optional>
 #include <sstream>
 
+#include "core/instructions.h"
 #include "core/item.h"
 #include "core/uuid.h"
+#include "core/version.h"
 
 namespace codex::storage {
 
@@ -453,13 +455,29 @@ Result<ImportOutcome> ImportRolloutFile(SqliteSessionStore& store, const std::st
 
 namespace {
 
-std::string Line(int64_t ts, std::string_view type, std::string_view payload) {
-  std::string s = "{\"timestamp\":\"" + FormatTimestamp(ts) + "\",\"type\":\"";
-  s += type;
-  s += "\",\"payload\":";
-  s += payload;
-  s += "}\n";
-  return s;
+// Writes rollout lines as Codex 0.169 does: {"timestamp","ordinal","type","payload"},
+// the ordinal counting lines from 0.
+class LineWriter {
+ public:
+  void Add(int64_t ts, std::string_view type, std::string_view payload) {
+    out_ += "{\"timestamp\":\"" + FormatTimestamp(ts) + "\",\"ordinal\":";
+    out_ += std::to_string(ordinal_++);
+    out_ += ",\"type\":\"";
+    out_ += type;
+    out_ += "\",\"payload\":";
+    out_ += payload;
+    out_ += "}\n";
+  }
+  std::string Take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+  int64_t ordinal_ = 0;
+};
+
+// Codex's SessionSource values: ours map to "exec" or "cli" (interactive).
+std::string CodexSource(const std::string& source) {
+  return source == "interactive" ? "cli" : "exec";
 }
 
 int64_t ReplacementCount(const core::StoredItem& checkpoint, const std::vector<core::StoredItem>& h,
@@ -475,26 +493,42 @@ int64_t ReplacementCount(const core::StoredItem& checkpoint, const std::vector<c
 }
 
 Json UsageJson(const core::TokenUsage& u) {
-  return {{"input_tokens", u.input_tokens},
-          {"cached_input_tokens", u.cached_input_tokens},
-          {"output_tokens", u.output_tokens},
-          {"reasoning_output_tokens", u.reasoning_output_tokens},
-          {"total_tokens", u.total_tokens}};
+  return {
+      {"input_tokens", u.input_tokens},   {"cached_input_tokens", u.cached_input_tokens},
+      {"output_tokens", u.output_tokens}, {"reasoning_output_tokens", u.reasoning_output_tokens},
+      {"total_tokens", u.total_tokens},   {"cache_write_input_tokens", u.cache_write_input_tokens}};
 }
 
 Result<std::string> ExportJsonl(const SessionDetails& d) {
   const core::SessionInfo& s = d.session;
-  Json meta = {{"id", s.id},         {"timestamp", FormatTimestamp(s.created_at_ms)},
-               {"cwd", s.cwd},       {"originator", "codex-cpp"},
-               {"source", s.source}, {"model_provider", s.provider},
-               {"model", s.model},   {"title", s.title}};
+  // The session_meta fields Codex 0.169 reads (its own files carry them all):
+  // without cli_version or base_instructions it refuses to resume the file.
+  // The store does not keep a per-session instructions override: the
+  // built-in text is written (Codex sends it again on resume).
+  const std::string instructions(core::BaseInstructions());
+  Json meta = {{"session_id", s.id},
+               {"id", s.id},
+               {"timestamp", FormatTimestamp(s.created_at_ms)},
+               {"cwd", s.cwd},
+               {"originator", s.source == "interactive" ? "codex_cli_rs" : "codex_exec"},
+               {"cli_version", core::kCodexVersion},
+               {"source", CodexSource(s.source)},
+               {"thread_source", "user"},
+               {"model_provider", s.provider},
+               {"instructions", instructions},
+               {"base_instructions", {{"text", instructions}}},
+               {"git", Json::object()},
+               {"model", s.model},
+               {"title", s.title}};
   if (!s.forked_from_session.empty()) meta["forked_from_id"] = s.forked_from_session;
-  std::string out = Line(s.created_at_ms, "session_meta", Dump(meta));
+  LineWriter out;
+  out.Add(s.created_at_ms, "session_meta", Dump(meta));
 
   // Events and turn records, merged into the item stream by time.
   struct Extra {
     int64_t ts;
-    std::string line;
+    std::string type;
+    std::string payload;
   };
   std::vector<Extra> extras;
   static const std::vector<std::string> kReserved = {"session_meta", "response_item", "compacted",
@@ -502,9 +536,9 @@ Result<std::string> ExportJsonl(const SessionDetails& d) {
   for (const EventRecord& e : d.events) {
     const Json p = Json::parse(e.payload_json, nullptr, false);
     if (p.is_object() && p.value("type", std::string()) == e.type) {
-      extras.push_back({e.created_at_ms, Line(e.created_at_ms, "event_msg", e.payload_json)});
+      extras.push_back({e.created_at_ms, "event_msg", e.payload_json});
     } else if (std::find(kReserved.begin(), kReserved.end(), e.type) == kReserved.end()) {
-      extras.push_back({e.created_at_ms, Line(e.created_at_ms, e.type, e.payload_json)});
+      extras.push_back({e.created_at_ms, e.type, e.payload_json});
     }
   }
   for (const core::TurnRecord& t : d.turns) {
@@ -515,14 +549,15 @@ Result<std::string> ExportJsonl(const SessionDetails& d) {
               {"ended_at_ms", t.ended_at_ms},
               {"usage", UsageJson(t.usage)}};
     const int64_t ts = t.ended_at_ms != 0 ? t.ended_at_ms : t.started_at_ms;
-    extras.push_back({ts, Line(ts, "codex_turn", Dump(p))});
+    extras.push_back({ts, "codex_turn", Dump(p)});
   }
   std::stable_sort(extras.begin(), extras.end(),
                    [](const Extra& a, const Extra& b) { return a.ts < b.ts; });
   size_t next_extra = 0;
   auto flush_until = [&](int64_t ts) {
     while (next_extra < extras.size() && extras[next_extra].ts <= ts) {
-      out += extras[next_extra++].line;
+      const Extra& e = extras[next_extra++];
+      out.Add(e.ts, e.type, e.payload);
     }
   };
 
@@ -533,8 +568,15 @@ Result<std::string> ExportJsonl(const SessionDetails& d) {
     flush_until(it.created_at_ms - 1);
     if (it.turn_id != turn && !it.turn_id.empty()) {
       turn = it.turn_id;
-      const Json context = {{"turn_id", turn}, {"cwd", s.cwd}, {"model", s.model}};
-      out += Line(it.created_at_ms, "turn_context", Dump(context));
+      // The fields Codex's TurnContextItem requires; the policies are not
+      // stored per turn, so the most restrictive ones are written.
+      const Json context = {{"turn_id", turn},
+                            {"cwd", s.cwd},
+                            {"approval_policy", "never"},
+                            {"sandbox_policy", {{"type", "read-only"}}},
+                            {"model", s.model},
+                            {"summary", "auto"}};
+      out.Add(it.created_at_ms, "turn_context", Dump(context));
     }
     if (it.item.kind == ItemKind::kCompactionCheckpoint) {
       const int64_t n = ReplacementCount(it, h, i);
@@ -552,7 +594,7 @@ Result<std::string> ExportJsonl(const SessionDetails& d) {
         payload += h[j].item.body;
       }
       payload += "]}";
-      out += Line(it.created_at_ms, "compacted", payload);
+      out.Add(it.created_at_ms, "compacted", payload);
       i = j - 1;
       continue;
     }
@@ -561,10 +603,10 @@ Result<std::string> ExportJsonl(const SessionDetails& d) {
       return DataLossError("item " + std::to_string(it.id) + " of session " + s.id +
                            " is not a JSON object and cannot be exported as a rollout line");
     }
-    out += Line(it.created_at_ms, "response_item", it.item.body);
+    out.Add(it.created_at_ms, "response_item", it.item.body);
   }
   flush_until(INT64_MAX);
-  return out;
+  return out.Take();
 }
 
 std::string Fence(std::string_view text) {

@@ -20,6 +20,7 @@
 #include "cli/interactive/terminal.h"
 #include "cli/interactive/turn_view.h"
 #include "cli/interrupt.h"
+#include "cli/notify.h"
 #include "cli/progress_printer.h"
 #include "storage/sqlite_session_store.h"
 
@@ -288,10 +289,12 @@ std::optional<std::string> InteractiveSession::ReadInputPlain() {
 }
 
 void InteractiveSession::RunUserTurn(const std::string& text) {
-  if (history_) {
+  // [history] persistence = "none": prompts are not written to history.jsonl.
+  if (history_ && engine_->config().history_persistence) {
     Status s = history_->Append(conversation_->session().id, text, NowMs() / 1000);
     (void)s;  // history is a convenience; a read-only CODEX_HOME must not stop the session
   }
+  engine_->BindSession(conversation_->session().id);
   core::CancelToken cancel;
   Result<core::TurnResult> result = InternalError("turn did not run");
   if (tty_) {
@@ -317,6 +320,12 @@ void InteractiveSession::RunUserTurn(const std::string& text) {
     return;
   }
   usage_ += result->usage;
+  const core::Config& config = engine_->config();
+  RunNotify(config.notify, NotificationJson({conversation_->session().id,
+                                             result->turn_id,
+                                             config.cwd,
+                                             {text},
+                                             result->final_message}));
   if (tty_) {
     Say("\n");
     return;
@@ -663,6 +672,7 @@ int InteractiveSession::Run() {
     return ReportError(started);
   }
   const core::Config& config = engine_->config();
+  if (view_) view_->set_hide_reasoning(config.hide_agent_reasoning);
   history_ = std::make_unique<PromptHistory>(config.codex_home + "/history.jsonl");
   if (tty_) {
     editor_ = LineEditor(history_->Load());

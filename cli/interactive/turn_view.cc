@@ -158,6 +158,7 @@ void TurnView::OnTextDelta(std::string_view delta) {
 }
 
 void TurnView::OnReasoningDelta(std::string_view delta) {
+  if (hide_reasoning_) return;
   std::lock_guard<std::mutex> lock(mutex_);
   reasoning_.append(delta);
   if (reasoning_.size() > 4096) reasoning_.erase(0, reasoning_.size() - 2048);

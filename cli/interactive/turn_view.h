@@ -41,6 +41,8 @@ class TurnView final : public core::TurnObserver {
   void Print(std::string_view text);
 
   const Style& style() const { return style_; }
+  // hide_agent_reasoning: reasoning text never becomes the spinner label.
+  void set_hide_reasoning(bool hide) { hide_reasoning_ = hide; }
 
   void OnTextDelta(std::string_view delta) override;
   void OnReasoningDelta(std::string_view delta) override;
@@ -72,6 +74,7 @@ class TurnView final : public core::TurnObserver {
   int frame_ = 0;
   std::string label_ = "Working";
   std::string reasoning_;
+  bool hide_reasoning_ = false;
   std::chrono::steady_clock::time_point started_;
   std::optional<MarkdownRenderer> markdown_;  // while a message streams
   bool printed_ = false;                      // something was printed in this turn

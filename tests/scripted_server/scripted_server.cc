@@ -100,6 +100,7 @@ struct ScriptedServer::Impl {
     RecordedRequest rec;
     rec.method = req.method;
     rec.path = req.path;
+    rec.remote_port = req.remote_port;
     for (const auto& [name, value] : req.headers) {
       // httplib adds the peer address as pseudo-headers; they were not sent.
       if (name == "REMOTE_ADDR" || name == "REMOTE_PORT" || name == "LOCAL_ADDR" ||
@@ -284,7 +285,10 @@ Result<std::unique_ptr<ScriptedServer>> ScriptedServer::Start(Script script,
   // One request per connection ("Connection: close"): an idle pooled
   // connection would delay Stop() by httplib's keep-alive timeout, and a
   // client could race the server closing it.
-  http.set_keep_alive_max_count(1);
+  // ServerOptions::keep_alive_max_count > 1 allows reuse (for keep-alive
+  // tests), with a short idle timeout so Stop() stays quick.
+  http.set_keep_alive_max_count(std::max<size_t>(1, options.keep_alive_max_count));
+  if (options.keep_alive_max_count > 1) http.set_keep_alive_timeout(1);
   http.set_tcp_nodelay(true);
   // Routes are tried in order; full-match regexes, so any base_url prefix works.
   http.Post(R"(.*/responses/compact)", [p](const httplib::Request& req, httplib::Response& res) {

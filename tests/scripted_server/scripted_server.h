@@ -27,6 +27,8 @@ struct ServerOptions {
   int port = 0;               // 0 = pick a free port
   std::string record_path;    // append each request as one JSON line; "" = keep in memory only
   bool log_requests = false;  // one line per request on stderr
+  // Requests one connection may carry; 1 = "Connection: close" after each.
+  size_t keep_alive_max_count = 1;
 };
 
 // One request as the server saw it.
@@ -39,6 +41,7 @@ struct RecordedRequest {
   int status = 0;         // HTTP status answered
   std::string outcome;    // "completed", "failed:<code>", "error:<code>", "compact", ...
   std::string error;      // why the request was rejected, "" otherwise
+  int remote_port = 0;    // the client's port: equal ports = one reused connection
 
   // The record as written to the --record file:
   // {"method","path","headers","body","status","outcome"[,"error"]}.

@@ -1,0 +1,59 @@
+#include "cli/notify.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <nlohmann/json.hpp>
+
+namespace codex::cli {
+
+std::string NotificationJson(const TurnCompleteNotification& n) {
+  nlohmann::ordered_json j = {{"type", "agent-turn-complete"},
+                              {"thread-id", n.thread_id},
+                              {"turn-id", n.turn_id},
+                              {"cwd", n.cwd},
+                              {"input-messages", n.input_messages},
+                              {"last-assistant-message", n.last_assistant_message}};
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+void RunNotify(const std::vector<std::string>& program_and_args, const std::string& json) {
+  if (program_and_args.empty()) return;
+  // Everything the children need is built before fork: no allocation after it.
+  std::vector<std::string> args = program_and_args;
+  args.push_back(json);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string failed = "warning: the notify program '" + program_and_args[0] +
+                             "' could not be started; check `notify` in config.toml\n";
+  const pid_t child = fork();
+  if (child < 0) {
+    ssize_t w = write(STDERR_FILENO, failed.data(), failed.size());
+    (void)w;
+    return;
+  }
+  if (child == 0) {
+    // The intermediate child: start the program in a grandchild and exit, so
+    // the program is reparented and never left as our zombie.
+    setsid();
+    const pid_t grandchild = fork();
+    if (grandchild != 0) _exit(0);
+    const int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null_fd >= 0) {
+      dup2(null_fd, STDIN_FILENO);
+      dup2(null_fd, STDOUT_FILENO);
+    }
+    execvp(argv[0], argv.data());
+    ssize_t w = write(STDERR_FILENO, failed.data(), failed.size());
+    (void)w;
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+}  // namespace codex::cli
