@@ -1,5 +1,6 @@
 #include "cli/engine.h"
 
+#include "cli/store_open.h"
 #include "compaction/compactor_factory.h"
 #include "core/responses_client.h"
 #include "core/sandboxed_runner.h"
@@ -64,7 +65,8 @@ Result<std::unique_ptr<Engine>> Engine::Open(const GlobalOptions& global, const 
   ASSIGN_OR_RETURN(auto overrides, OverridesFrom(global, flags));
   std::unique_ptr<Engine> engine(new Engine());
   ASSIGN_OR_RETURN(engine->config_, core::LoadConfig(core::DefaultCodexHome(), overrides));
-  ASSIGN_OR_RETURN(auto store, storage::OpenSessionStore(engine->config_.codex_home));
+  ASSIGN_OR_RETURN(auto store, OpenCliStore(engine->config_.codex_home));
+  ApplyRetention(*store, engine->config_.codex_home, engine->config_.history_retention_days);
   engine->store_ = std::move(store);
   return engine;
 }
