@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -459,4 +460,36 @@ TEST_CASE("CODEX_HOME is created 0700; a corrupt database says how to recover") 
   CHECK(Lines(r.err).size() == 1);
   CHECK(r.err.find("move it aside") != std::string::npos);
   CHECK(r.err.find(".recover") != std::string::npos);
+}
+
+TEST_CASE("a locked database: reads go on, a write waits ~10 s once, says so, then one error") {
+  TempDir home;
+  TempDir work;
+  const std::string id = Seed(home, work.path(), 1, "lock").front();
+  SQLite::Database locker(home.File("sessions.db"), SQLite::OPEN_READWRITE);
+  locker.exec("BEGIN IMMEDIATE");
+  Run r = Codex(home, work.path(), {"sessions", "list", "--json"});
+  CHECK(r.exit_code == 0);
+  CHECK(Lines(r.out).size() == 1);
+  CHECK(r.err.find("waiting") == std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "search", "lock"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+
+  const auto start = std::chrono::steady_clock::now();
+  r = Codex(home, work.path(), {"sessions", "rename", id, "locked-name"});
+  const auto secs =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start)
+          .count();
+  CHECK(r.exit_code == 1);
+  auto err = Lines(r.err);
+  REQUIRE(err.size() == 2);
+  CHECK(err[0] == "waiting for another codex process to release the database…");
+  CHECK(err[1].rfind("error: ", 0) == 0);
+  CHECK(err[1].find("another codex process kept the database locked") != std::string::npos);
+  CHECK(secs >= 9);
+  CHECK(secs < 40);  // one bounded wait, not 8 multiplied ones
+  locker.exec("ROLLBACK");
+  r = Codex(home, work.path(), {"sessions", "rename", id, "locked-name"});
+  CHECK(r.exit_code == 0);
 }

@@ -1110,11 +1110,18 @@ Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& que
     // holds it: one whose head is the item or a descendant of it.
     std::optional<SQLite::Statement> q;
     try {
+      // A fork keeps its parent's cwd, so with a directory only items whose
+      // creator is in it (or is gone, leaving forks) can be held there.
       q.emplace(*db_,
-                "SELECT f.rowid, snippet(items_fts, 0, '[', ']', '…', 16), i.kind, i.role"
-                " FROM items_fts AS f JOIN items AS i ON i.id = f.rowid"
-                " WHERE items_fts MATCH ? ORDER BY f.rank");
+                std::string("SELECT f.rowid, snippet(items_fts, 0, '[', ']', '…', 16), i.kind,"
+                            " i.role FROM items_fts AS f JOIN items AS i ON i.id = f.rowid"
+                            " WHERE items_fts MATCH ?1") +
+                    (query.cwd ? " AND (i.session_id IN (SELECT id FROM sessions WHERE cwd = ?2)"
+                                 " OR i.session_id NOT IN (SELECT id FROM sessions))"
+                               : "") +
+                    " ORDER BY f.rank");
       q->bind(1, fts);
+      if (query.cwd) q->bind(2, *query.cwd);
       q->executeStep();
     } catch (const std::exception& e) {
       return InvalidArgumentError("cannot search for '" + query.text + "': " + e.what() +
