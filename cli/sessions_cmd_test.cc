@@ -493,3 +493,13 @@ TEST_CASE("a locked database: reads go on, a write waits ~10 s once, says so, th
   r = Codex(home, work.path(), {"sessions", "rename", id, "locked-name"});
   CHECK(r.exit_code == 0);
 }
+
+TEST_CASE("read-only commands on a fresh CODEX_HOME list nothing, without an error") {
+  TempDir home;
+  TempDir work;
+  Run r = Codex(home, work.path(), {"sessions", "list", "--json"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.empty());
+  r = Codex(home, work.path(), {"sessions", "search", "--all", "anything"});
+  CHECK(r.exit_code == 0);
+}

@@ -12,7 +12,11 @@ namespace codex::cli {
 Result<std::unique_ptr<storage::SqliteSessionStore>> OpenCliStore(const std::string& codex_home,
                                                                   bool read_only) {
   storage::StoreOptions options;
-  options.read_only = read_only;
+  // A fresh CODEX_HOME has no database yet: create it (an empty one lists
+  // nothing) rather than fail a read.
+  std::error_code ec;
+  options.read_only =
+      read_only && std::filesystem::exists(std::filesystem::path(codex_home) / "sessions.db", ec);
   options.on_wait = [] {
     std::fputs("waiting for another codex process to release the database…\n", stderr);
     std::fflush(stderr);
