@@ -12,6 +12,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "core/item.h"
 #include "storage/sqlite_session_store.h"
@@ -105,6 +106,8 @@ std::vector<std::string> Seed(const TempDir& home, const std::string& cwd, int n
     t.usage = {100, 10, 20, 5, 120};
     REQUIRE((*store)->RecordTurn(t).ok());
     ids.push_back(s->id);
+    // Distinct update times: list order (updated_at_ms, then id) is the seeding order.
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
   }
   return ids;
 }
