@@ -489,3 +489,28 @@ TEST_CASE("Turns are not started by a compaction's replacement history") {
   CHECK(f3->head_item_id == ids->back());
   CHECK(store->Fork(s.id, 4).status().code() == StatusCode::kInvalidArgument);
 }
+
+TEST_CASE("Search names the turn an item belongs to, copies in a compacted history not counted") {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  Item checkpoint;
+  checkpoint.kind = core::ItemKind::kCompactionCheckpoint;
+  checkpoint.body = R"({"type":"compaction_checkpoint","replacement_items":2})";
+  core::NewSession spec;
+  spec.cwd = "/w";
+  spec.items = {core::UserMessage("first ask"),
+                core::AssistantMessage("first reply"),
+                checkpoint,
+                core::UserMessage("first ask"),
+                core::AssistantMessage("summary"),
+                core::UserMessage("second ask"),
+                core::AssistantMessage("ocelot reply")};
+  REQUIRE(store->CreateSession(spec).ok());
+  auto hits = Search(*store, "ocelot");
+  REQUIRE(hits.ok());
+  REQUIRE(hits->size() == 1);
+  CHECK(hits->at(0).sessions.at(0).turn == 2);
+  hits = Search(*store, "\"first reply\"");
+  REQUIRE(hits->size() == 1);
+  CHECK(hits->at(0).sessions.at(0).turn == 1);
+}

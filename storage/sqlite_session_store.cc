@@ -1079,27 +1079,47 @@ Result<std::vector<SessionInfo>> SqliteSessionStore::Purge(const PurgeQuery& que
 }
 
 // The 1-based turn of the chain from the root to `item_id` that the item
-// belongs to (TurnStartIndexes over that chain); 0 before the first turn.
-Result<int> SqliteSessionStore::TurnOfItem(int64_t item_id) {
-  // Only bodies that decide turn starts are read: user messages and checkpoints.
+// belongs to (the TurnStartIndexes rule over that chain); 0 before the first
+// turn. `real_user` caches IsRealUserMessage per item id across calls.
+Result<int> SqliteSessionStore::TurnOfItem(int64_t item_id, std::map<int64_t, bool>* real_user) {
+  // Only bodies that decide turn starts are read: user messages not yet
+  // classified, and checkpoints.
   SQLite::Statement q(*db_,
                       "WITH RECURSIVE up(id, depth) AS (SELECT ?1, 0 UNION ALL"
                       " SELECT i.parent_id, up.depth + 1 FROM up JOIN items AS i ON i.id = up.id"
                       " WHERE i.parent_id IS NOT NULL)"
-                      " SELECT i.kind, i.role, CASE WHEN (i.kind = 'message' AND i.role = 'user')"
-                      " OR i.kind = 'compaction_checkpoint' THEN i.body ELSE '' END"
-                      " FROM up JOIN items AS i ON i.id = up.id ORDER BY up.depth DESC");
+                      " SELECT i.id, i.kind, i.role, CASE WHEN (i.kind = 'message' AND"
+                      " i.role = 'user') OR i.kind = 'compaction_checkpoint' THEN i.body ELSE ''"
+                      " END FROM up JOIN items AS i ON i.id = up.id ORDER BY up.depth DESC");
   q.bind(1, item_id);
-  std::vector<StoredItem> chain;
+  int turns = 0;
+  size_t replacement_left = 0;  // items still inside a checkpoint's replacement history
   while (q.executeStep()) {
-    StoredItem it;
-    it.item.kind = core::ItemKindFromName(q.getColumn(0).getText());
-    it.item.role = q.getColumn(1).getString();
-    it.item.body = q.getColumn(2).getString();
-    chain.push_back(std::move(it));
+    const int64_t id = q.getColumn(0).getInt64();
+    const core::ItemKind kind = core::ItemKindFromName(q.getColumn(1).getText());
+    if (kind == ItemKind::kCompactionCheckpoint) {
+      Item checkpoint;
+      checkpoint.kind = kind;
+      checkpoint.body = q.getColumn(3).getString();
+      replacement_left = static_cast<size_t>(CheckpointReplacementItems(checkpoint).value_or(0));
+      continue;
+    }
+    if (replacement_left > 0) {
+      --replacement_left;
+      continue;
+    }
+    if (kind != ItemKind::kMessage || q.getColumn(2).getString() != "user") continue;
+    auto cached = real_user->find(id);
+    if (cached == real_user->end()) {
+      Item message;
+      message.kind = kind;
+      message.role = "user";
+      message.body = q.getColumn(3).getString();
+      cached = real_user->emplace(id, IsRealUserMessage(message)).first;
+    }
+    if (cached->second) ++turns;
   }
-  const std::vector<size_t> starts = TurnStartIndexes(chain);
-  return static_cast<int>(starts.size());  // the item is last: every start is at or before it
+  return turns;  // the item is last: every start is at or before it
 }
 
 Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& query) {
@@ -1136,6 +1156,7 @@ Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& que
     if (query.cwd) holders_sql += " AND cwd = ?2";
     holders_sql += " ORDER BY updated_at_ms DESC, id DESC";
     SQLite::Statement holders(*db_, holders_sql);
+    std::map<int64_t, bool> real_user;
     std::vector<SearchHit> hits;
     for (bool row = q->hasRow(); row && hits.size() < static_cast<size_t>(query.limit);
          row = q->executeStep()) {
@@ -1152,7 +1173,7 @@ Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& que
       if (query.cwd) holders.bind(2, *query.cwd);
       while (holders.executeStep()) hit.sessions.push_back({ReadSession(holders), 0});
       if (hit.sessions.empty()) continue;
-      ASSIGN_OR_RETURN(const int turn, TurnOfItem(hit.item_id));
+      ASSIGN_OR_RETURN(const int turn, TurnOfItem(hit.item_id, &real_user));
       for (auto& w : hit.sessions) w.turn = turn;
       hits.push_back(std::move(hit));
     }

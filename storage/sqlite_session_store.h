@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -229,7 +230,7 @@ class SqliteSessionStore final : public core::SessionStore {
                                                   bool stop_at_checkpoint);
   Result<RemoveStats> RemoveSessions(const std::vector<std::string>& ids);
 
-  Result<int> TurnOfItem(int64_t item_id);
+  Result<int> TurnOfItem(int64_t item_id, std::map<int64_t, bool>* real_user);
 
   std::string path_;
   StoreOptions options_;
