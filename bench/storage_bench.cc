@@ -3,10 +3,16 @@
 //   - resuming a 10,000-item session up to the loaded transcript (target <= 30 ms)
 //   - forking it (target <= 5 ms and <= 16 KB of database growth)
 //   - append latency and bytes per stored item
+//   - peak memory of a process resuming the 10,000-item session (target <= 30 MB)
+//   - `sessions search` over 300,000 items (target <= 50 ms)
 // Usage: storage_bench [DIR]   (a scratch directory; default: a new one in /tmp)
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <spawn.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -109,9 +115,73 @@ std::vector<core::Item> Turn(int t) {
                                  std::to_string(t) + ". The tests pass.")};
 }
 
+// The child side of the peak-memory figure: resume session `id` of `path`
+// (open, find, load the transcript) and exit.
+int ResumeOnce(const std::string& path, const std::string& id) {
+  auto store = OpenOrDie(path);
+  auto s = store->FindSession(id);
+  if (!s.ok()) Die(s.status(), "find");
+  auto transcript = store->LoadTranscript(*s);
+  if (!transcript.ok()) Die(transcript.status(), "load");
+  return transcript->size() > 0 ? 0 : 1;
+}
+
+// Peak RSS (KB) of a fresh process of this program running ResumeOnce.
+long PeakRssOfResume(const char* self, const std::string& path, const std::string& id) {
+  std::vector<std::string> args = {self, "--resume-once", path, id};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawn(&pid, self, nullptr, nullptr, argv.data(), environ) != 0) return -1;
+  int status = 0;
+  rusage usage{};
+  if (::wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return -1;
+  }
+  return usage.ru_maxrss;
+}
+
+// 300,000 items: 3,000 sessions of 25 turns (4 items each), one in ten
+// forked after turn 10 and continued by 5 turns of its own.
+void BuildSearchCorpus(const std::string& path) {
+  auto store = OpenOrDie(path);
+  const char* words[] = {"parser", "linker", "socket", "cache",  "widget",
+                         "thread", "buffer", "kernel", "schema", "router"};
+  int64_t items = 0;
+  for (int s = 0; s < 3'000; ++s) {
+    core::NewSession spec;
+    spec.cwd = "/home/user/project" + std::to_string(s % 100);
+    for (int t = 0; t < 25; ++t) {
+      auto turn = Turn(s * 25 + t);
+      turn[0] = core::UserMessage(std::string("Look at the ") + words[(s + t) % 10] + " in module" +
+                                  std::to_string(s) + " turn " + std::to_string(t));
+      for (auto& i : turn) spec.items.push_back(std::move(i));
+    }
+    auto created = store->CreateSession(spec);
+    if (!created.ok()) Die(created.status(), "create");
+    items += 100;
+    if (s % 10 == 0) {
+      auto f = store->Fork(created->id, 10);
+      if (!f.ok()) Die(f.status(), "fork");
+      std::optional<int64_t> head = f->head_item_id;
+      std::vector<core::Item> own;
+      for (int t = 0; t < 5; ++t) {
+        for (auto& i : Turn(900'000 + s * 5 + t)) own.push_back(std::move(i));
+      }
+      auto ids = store->Append(f->id, head, "fork", own);
+      if (!ids.ok()) Die(ids.status(), "append");
+      items += 20;
+    }
+  }
+  std::printf("search corpus: %lld items in 3,000 sessions and 300 forks\n",
+              static_cast<long long>(items));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "--resume-once") return ResumeOnce(argv[2], argv[3]);
   std::string dir;
   if (argc > 1) {
     dir = argv[1];
@@ -216,6 +286,23 @@ int main(int argc, char** argv) {
         "%.2f ms (wall %.2f)   (target <= 30 ms)\n",
         loaded, t_resume, wall);
 
+    const long peak_kb = PeakRssOfResume(argv[0], path, id);
+    std::printf(
+        "peak memory of a process resuming it (open + find + load): %.1f MB   (target <= 30 MB)\n",
+        static_cast<double>(peak_kb) / 1024.0);
+
+    {
+      auto store = OpenOrDie(path);
+      codex::storage::SearchQuery q;
+      q.text = "TODOs";  // in every turn: the top 20 each walk to the head
+      q.limit = 20;
+      const double t_deep = Median(
+          11, [&] { (void)store->Search(q); }, &wall);
+      std::printf(
+          "search a word in every turn of the 10,000-item session (20 hits): %.2f ms (wall %.2f)\n",
+          t_deep, wall);
+    }
+
     auto store = OpenOrDie(path);
     const int64_t before = DbBytes(path);
     const double t_fork = Median(
@@ -240,6 +327,47 @@ int main(int argc, char** argv) {
         &wall);
     std::printf("fork --at-turn 1250 (walks the 10,000-item history): %.2f ms (wall %.2f)\n", t_at,
                 wall);
+  }
+
+  // --- search over 300,000 items ---
+  {
+    const std::string path = dir + "/search.db";
+    std::filesystem::remove(path);
+    BuildSearchCorpus(path);
+    auto store = OpenOrDie(path);
+    struct Case {
+      const char* label;
+      const char* text;
+      bool all;
+    };
+    const Case cases[] = {
+        {"rare word (one session)", "module1234", true},
+        {"common word (30,000 matches), top 20", "parser", true},
+        {"prefix query", "sock*", true},
+        {"phrase", "\"the linker in\"", true},
+        {"tool output word", "tidy", true},
+        {"common word, one directory (--cwd)", "widget", false},
+        {"no match", "zyzzyva", true},
+    };
+    std::printf("sessions search over the corpus (median of 21 runs):\n");
+    for (const Case& c : cases) {
+      codex::storage::SearchQuery q;
+      q.text = c.text;
+      q.limit = 20;
+      if (!c.all) q.cwd = "/home/user/project7";
+      size_t hits = 0;
+      double wall = 0;
+      const double t = Median(
+          21,
+          [&] {
+            auto r = store->Search(q);
+            if (!r.ok()) Die(r.status(), "search");
+            hits = r->size();
+          },
+          &wall);
+      std::printf("  %-40s %2zu hits: %.2f ms (wall %.2f)   (target <= 50 ms)\n", c.label, hits, t,
+                  wall);
+    }
   }
   if (argc <= 1) std::filesystem::remove_all(dir);
   return 0;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/store_open.h"
 #include "compaction/compactor_factory.h"
 #include "core/responses_client.h"
 #include "core/sandboxed_runner.h"
@@ -120,7 +121,10 @@ Result<std::unique_ptr<Engine>> Engine::Open(const GlobalOptions& global, const 
     engine->ephemeral_dir_ = tmpl;
     store_home = tmpl;
   }
-  ASSIGN_OR_RETURN(auto store, storage::OpenSessionStore(store_home));
+  ASSIGN_OR_RETURN(auto store, OpenCliStore(store_home));
+  if (!flags.ephemeral) {
+    ApplyRetention(*store, engine->config_.codex_home, engine->config_.history_retention_days);
+  }
   engine->store_ = std::move(store);
   return engine;
 }

@@ -20,6 +20,8 @@ namespace codex::cli {
 
 namespace {
 
+constexpr int kNoTurn = -2147483647 - 1;  // --at-turn not given
+
 struct ExecArgs {
   RunFlags flags;
   std::string prompt;
@@ -29,7 +31,7 @@ struct ExecArgs {
   // resume / fork
   std::vector<std::string> positionals;
   bool last = false;
-  int at_turn = 0;
+  int at_turn = kNoTurn;
 };
 
 enum class ExecMode { kNew, kResume, kFork };
@@ -146,7 +148,7 @@ int RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
     if (!session.ok()) return ReportError(session.status());
     if (mode == ExecMode::kFork) {
       std::optional<int> at;
-      if (args.at_turn > 0) at = args.at_turn;
+      if (args.at_turn != kNoTurn) at = args.at_turn;
       auto forked = store.Fork(session->id, at);
       if (!forked.ok()) return ReportError(forked.status());
       session = std::move(forked);
@@ -156,6 +158,9 @@ int RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
     conversation = std::move(*c);
   }
   (*engine)->BindSession(conversation->session().id);
+  // Refused here, before anything is printed or sent, while another process
+  // runs a turn on this session.
+  if (Status leased = conversation->AcquireTurnLease(); !leased.ok()) return ReportError(leased);
   if (json) {
     json->ThreadStarted(conversation->session().id);
   } else {
@@ -231,8 +236,7 @@ void RegisterExecCommand(CLI::App& app, GlobalOptions& global, int* exit_code) {
 
   CLI::App* fork = exec->add_subcommand("fork", "Branch a session, then continue the branch");
   fork->fallthrough();
-  fork->add_option("--at-turn", args->at_turn, "Keep only the first N turns")
-      ->check(CLI::PositiveNumber);
+  fork->add_option("--at-turn", args->at_turn, "Keep only the first N turns (1 to the count)");
   fork->add_option("ARGS", args->positionals, "ID PROMPT");
   AddRunFlags(fork, args->flags);
   AddExecFlags(fork, *args);

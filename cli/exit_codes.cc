@@ -18,7 +18,9 @@ int ExitCodeFor(const Status& status) {
     case StatusCode::kCancelled:
       return kExitInterrupted;
     case StatusCode::kFailedPrecondition:
-      return status.reason() == "session_advanced" ? kExitConflict : kExitError;
+      return status.reason() == "session_advanced" || status.reason() == "session_busy"
+                 ? kExitConflict
+                 : kExitError;
     default:
       return kExitError;
   }

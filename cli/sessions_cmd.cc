@@ -15,10 +15,12 @@
 #include <vector>
 
 #include "cli/exit_codes.h"
+#include "cli/store_open.h"
 #include "compaction/token_accounting.h"
 #include "core/config.h"
 #include "core/instructions.h"
 #include "storage/rollout.h"
+#include "storage/search_text.h"
 #include "storage/sqlite_session_store.h"
 
 namespace codex::cli {
@@ -28,8 +30,30 @@ namespace {
 using Json = nlohmann::ordered_json;
 using storage::SqliteSessionStore;
 
-Result<std::unique_ptr<SqliteSessionStore>> OpenStore() {
-  return storage::OpenSessionStore(core::DefaultCodexHome());
+// Read-only commands (list, show, tree, search, export) open read-only: they
+// never wait for a writer and work from a read-only CODEX_HOME.
+Result<std::unique_ptr<SqliteSessionStore>> OpenStore(bool read_only = false) {
+  return OpenCliStore(core::DefaultCodexHome(), read_only);
+}
+
+constexpr int kNoTurn = -2147483647 - 1;  // --at-turn not given
+
+// The directory a command is scoped to: --cwd DIR (absolute, normalised), or
+// the current directory; nullopt with --all.
+Result<std::optional<std::string>> ScopeDir(bool all, const std::string& cwd) {
+  if (all) return std::optional<std::string>();
+  std::error_code ec;
+  if (!cwd.empty()) {
+    auto abs = std::filesystem::absolute(cwd, ec);
+    std::string dir = ec ? cwd : abs.lexically_normal().string();
+    if (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    return std::optional<std::string>(dir);
+  }
+  auto cur = std::filesystem::current_path(ec);
+  if (ec) {
+    return FailedPreconditionError("cannot read the current directory; pass --cwd DIR or --all");
+  }
+  return std::optional<std::string>(cur.string());
 }
 
 std::string LocalTime(int64_t ms) {
@@ -101,26 +125,13 @@ struct ListArgs {
 
 int RunList(const ListArgs& args) {
   core::ListQuery q;
-  if (!args.all) {
-    if (!args.cwd.empty()) {
-      std::error_code ec;
-      auto abs = std::filesystem::absolute(args.cwd, ec);
-      q.cwd = ec ? args.cwd : abs.lexically_normal().string();
-      if (q.cwd->size() > 1 && q.cwd->back() == '/') q.cwd->pop_back();
-    } else {
-      std::error_code ec;
-      auto cur = std::filesystem::current_path(ec);
-      if (ec) {
-        return ReportError(
-            FailedPreconditionError("cannot read the current directory; pass --cwd DIR or --all"));
-      }
-      q.cwd = cur.string();
-    }
-  }
+  auto scope = ScopeDir(args.all, args.cwd);
+  if (!scope.ok()) return ReportError(scope.status());
+  q.cwd = *scope;
   q.limit = args.limit;
   q.cursor = args.cursor;
   q.archived = args.archived;
-  auto store = OpenStore();
+  auto store = OpenStore(/*read_only=*/true);
   if (!store.ok()) return ReportError(store.status());
   auto page = (*store)->ListSessions(q);
   if (!page.ok()) return ReportError(page.status());
@@ -154,7 +165,7 @@ int RunList(const ListArgs& args) {
     if (args.archived) more += " --archived";
     if (args.limit != 20) more += " --limit " + std::to_string(args.limit);
     more += " --cursor " + page->next_cursor;
-    std::printf("%s\n", more.c_str());
+    std::fprintf(stderr, "%s\n", more.c_str());
   }
   return kExitOk;
 }
@@ -171,7 +182,8 @@ std::string Indent(std::string_view text, std::string_view prefix, size_t max_li
     if (lines == max_lines) {
       size_t rest = 1;
       for (size_t i = nl; i < text.size(); ++i) rest += text[i] == '\n';
-      out += std::string(prefix) + "… (" + std::to_string(rest) + " more lines)\n";
+      out +=
+          std::string(prefix) + "… (" + std::to_string(rest) + " more lines; --full shows all)\n";
       break;
     }
     out += std::string(prefix) + std::string(text.substr(start, nl - start)) + "\n";
@@ -182,26 +194,9 @@ std::string Indent(std::string_view text, std::string_view prefix, size_t max_li
   return out;
 }
 
-std::string OutputText(const Json& body) {
-  auto it = body.find("output");
-  if (it == body.end()) return {};
-  if (it->is_string()) return it->get<std::string>();
-  if (it->is_array()) {
-    std::string text;
-    for (const auto& part : *it) {
-      if (part.is_object() && part.contains("text") && part["text"].is_string()) {
-        text += part["text"].get<std::string>();
-      }
-    }
-    return text;
-  }
-  if (it->is_object() && it->contains("content") && (*it)["content"].is_string()) {
-    return (*it)["content"].get<std::string>();
-  }
-  return Dump(*it);
-}
-
-void PrintItem(const core::StoredItem& stored) {
+// Tool outputs and long messages are cut to a few lines unless `full`.
+void PrintItem(const core::StoredItem& stored, bool full) {
+  const size_t kAll = static_cast<size_t>(-1);
   const core::Item& item = stored.item;
   const Json body = Json::parse(item.body, nullptr, false);
   const bool obj = body.is_object();
@@ -217,7 +212,7 @@ void PrintItem(const core::StoredItem& stored) {
       } else if (item.role == "developer" || item.role == "system") {
         std::printf("  [%s] %s\n", item.role.c_str(), Clip(text, 70).c_str());
       } else {
-        std::printf("%s:\n%s", item.role.c_str(), Indent(text, "  ", 40).c_str());
+        std::printf("%s:\n%s", item.role.c_str(), Indent(text, "  ", full ? kAll : 40).c_str());
       }
       break;
     }
@@ -233,13 +228,18 @@ void PrintItem(const core::StoredItem& stored) {
       std::printf("  (reasoning%s)\n", summary.empty() ? "" : (": " + Clip(summary, 70)).c_str());
       break;
     }
-    case core::ItemKind::kFunctionCall:
-      std::printf("tool call %s %s [%s]\n", str("name").c_str(),
-                  Clip(str("arguments"), 200).c_str(), item.call_id.c_str());
+    case core::ItemKind::kFunctionCall: {
+      // Decoded: the command line or the argument values, not escaped JSON.
+      std::string args = storage::SearchText(item);
+      const std::string name = str("name");
+      if (args.rfind(name + "\n", 0) == 0) args.erase(0, name.size() + 1);
+      std::printf("tool call %s [%s]\n%s", name.c_str(), item.call_id.c_str(),
+                  Indent(args, "  $ ", full ? kAll : 12).c_str());
       break;
+    }
     case core::ItemKind::kCustomToolCall:
       std::printf("tool call %s [%s]\n%s", str("name").c_str(), item.call_id.c_str(),
-                  Indent(str("input"), "  | ", 20).c_str());
+                  Indent(str("input"), "  | ", full ? kAll : 20).c_str());
       break;
     case core::ItemKind::kLocalShellCall: {
       std::string cmd;
@@ -252,8 +252,9 @@ void PrintItem(const core::StoredItem& stored) {
     case core::ItemKind::kFunctionCallOutput:
     case core::ItemKind::kCustomToolCallOutput:
     case core::ItemKind::kLocalShellCallOutput:
-      std::printf("  output [%s]:\n%s", item.call_id.c_str(),
-                  Indent(obj ? OutputText(body) : item.body, "    ", 12).c_str());
+      std::printf(
+          "  output [%s]:\n%s", item.call_id.c_str(),
+          Indent(obj ? storage::SearchText(item) : item.body, "    ", full ? kAll : 12).c_str());
       break;
     case core::ItemKind::kCompaction:
       std::printf("  (compaction: encrypted summary from the server)\n");
@@ -303,8 +304,8 @@ ContextFill EstimateContextFill(const core::SessionInfo& session,
   return fill;
 }
 
-int RunShow(const std::string& id, bool json) {
-  auto store = OpenStore();
+int RunShow(const std::string& id, bool json, bool full) {
+  auto store = OpenStore(/*read_only=*/true);
   if (!store.ok()) return ReportError(store.status());
   auto s = Resolve(**store, id);
   if (!s.ok()) return ReportError(s.status());
@@ -390,7 +391,7 @@ int RunShow(const std::string& id, bool json) {
     if (next_start < starts.size() && starts[next_start] == i) {
       std::printf("%s── turn %zu ──\n", i == 0 ? "" : "\n", ++next_start);
     }
-    PrintItem(d->history[i]);
+    PrintItem(d->history[i], full);
     if (auto n = storage::CheckpointReplacementItems(d->history[i].item); n && *n > 0) {
       std::printf("    (the next %lld items are the compacted history)\n",
                   static_cast<long long>(*n));
@@ -425,44 +426,110 @@ int RunShow(const std::string& id, bool json) {
 
 // --- tree, search, rm, archive, rename, purge, fork --------------------------
 
-int RunTree(const std::string& id) {
-  auto store = OpenStore();
+// The turn of `parent`'s history that `fork` branched after (1-based; 0 =
+// before the first turn), counted with TurnStartIndexes.
+int ForkTurn(SqliteSessionStore& store, const core::SessionInfo& fork) {
+  if (!fork.forked_from_item) return 0;
+  core::SessionInfo at = fork;
+  at.head_item_id = fork.forked_from_item;
+  auto chain = store.LoadHistory(at);
+  if (!chain.ok()) return 0;
+  return static_cast<int>(storage::TurnStartIndexes(*chain).size());
+}
+
+int RunTree(const std::string& id, bool json) {
+  auto store = OpenStore(/*read_only=*/true);
   if (!store.ok()) return ReportError(store.status());
   auto s = Resolve(**store, id);
   if (!s.ok()) return ReportError(s.status());
   auto tree = (*store)->Tree(s->id);
   if (!tree.ok()) return ReportError(tree.status());
-  for (const auto& node : *tree) {
+  const auto& nodes = *tree;
+  // last[d]: whether the newest node at depth d is the last of its siblings,
+  // which decides "└─" against "├─" and whether "│" continues below it.
+  std::vector<bool> last;
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    const auto& node = nodes[n];
+    const int fork_turn = node.depth > 0 ? ForkTurn(**store, node.session) : 0;
+    if (json) {
+      Json j = SessionJson(node.session);
+      j["depth"] = node.depth;
+      j["fork_turn"] = node.depth > 0 ? Json(fork_turn) : Json(nullptr);
+      j["current"] = node.session.id == s->id;
+      std::cout << Dump(j) << "\n";
+      continue;
+    }
+    bool is_last = true;
+    for (size_t m = n + 1; m < nodes.size() && nodes[m].depth >= node.depth; ++m) {
+      if (nodes[m].depth == node.depth) {
+        is_last = false;
+        break;
+      }
+    }
+    last.resize(static_cast<size_t>(node.depth) + 1);
+    last[static_cast<size_t>(node.depth)] = is_last;
     std::string indent;
-    for (int i = 1; i < node.depth; ++i) indent += "   ";
-    if (node.depth > 0) indent += "└─ ";
-    std::printf("%s%s %s  %s  %s\n", indent.c_str(), node.session.id == s->id ? "*" : " ",
+    for (int d = 1; d < node.depth; ++d) indent += last[static_cast<size_t>(d)] ? "   " : "│  ";
+    if (node.depth > 0) indent += is_last ? "└─ " : "├─ ";
+    std::string where;
+    if (node.depth > 0) {
+      where = fork_turn == 0 ? "  (forked before turn 1)"
+                             : "  (forked after turn " + std::to_string(fork_turn) + ")";
+    }
+    std::printf("%s%s %s  %s  %s%s\n", indent.c_str(), node.session.id == s->id ? "*" : " ",
                 node.session.id.c_str(), LocalTime(node.session.updated_at_ms).c_str(),
-                Clip(Label(node.session), 60).c_str());
+                Clip(Label(node.session), 60).c_str(), where.c_str());
   }
   return kExitOk;
 }
 
-int RunSearch(const std::vector<std::string>& words, int limit, bool json) {
-  std::string text;
-  for (const auto& w : words) text += (text.empty() ? "" : " ") + w;
-  auto store = OpenStore();
+struct SearchArgs {
+  std::vector<std::string> words;
+  int limit = 20;
+  bool json = false;
+  bool all = false;
+  std::string cwd;
+};
+
+int RunSearch(const SearchArgs& args) {
+  storage::SearchQuery q;
+  for (const auto& w : args.words) q.text += (q.text.empty() ? "" : " ") + w;
+  q.limit = args.limit;
+  auto scope = ScopeDir(args.all, args.cwd);
+  if (!scope.ok()) return ReportError(scope.status());
+  q.cwd = *scope;
+  auto store = OpenStore(/*read_only=*/true);
   if (!store.ok()) return ReportError(store.status());
-  auto hits = (*store)->Search(text, limit);
+  auto hits = (*store)->Search(q);
   if (!hits.ok()) return ReportError(hits.status());
   for (const auto& h : *hits) {
-    if (json) {
-      Json j = SessionJson(h.session);
-      j["item_id"] = h.item_id;
-      j["snippet"] = h.snippet;
-      std::cout << Dump(j) << "\n";
-    } else {
-      std::printf("%s  %s  %s\n    %s\n", h.session.id.c_str(),
-                  LocalTime(h.session.updated_at_ms).c_str(), Clip(Label(h.session), 60).c_str(),
-                  Clip(h.snippet, 160).c_str());
+    if (args.json) {
+      Json sessions = Json::array();
+      for (const auto& w : h.sessions) {
+        Json j = SessionJson(w.session);
+        j["turn"] = w.turn;
+        sessions.push_back(std::move(j));
+      }
+      std::cout << Dump(Json{{"item_id", h.item_id},
+                             {"kind", h.kind},
+                             {"role", h.role},
+                             {"snippet", h.snippet},
+                             {"sessions", std::move(sessions)}})
+                << "\n";
+      continue;
     }
+    std::string what = h.kind == "message" ? h.role : h.kind;
+    for (const auto& w : h.sessions) {
+      std::printf("%s  turn %d  %s\n", w.session.id.c_str(), w.turn,
+                  Clip(Label(w.session), 60).c_str());
+    }
+    std::printf("    %s: %s\n", what.c_str(), Clip(h.snippet, 160).c_str());
   }
-  if (hits->empty() && !json) std::fprintf(stderr, "no session matches '%s'\n", text.c_str());
+  if (hits->empty() && !args.json) {
+    std::fprintf(
+        stderr, "nothing matches '%s'%s\n", q.text.c_str(),
+        q.cwd ? (" in sessions of " + *q.cwd + "; --all searches every directory").c_str() : "");
+  }
   return kExitOk;
 }
 
@@ -521,10 +588,18 @@ Result<int64_t> ParseAge(const std::string& text) {
   return n * scale;
 }
 
-int RunPurge(const GlobalOptions& global, const std::string& older_than) {
+struct PurgeArgs {
+  std::string older_than;
+  bool dry_run = false;
+  bool yes = false;
+  bool all = false;
+  std::string cwd;
+};
+
+int RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
   int64_t age_ms = 0;
-  if (!older_than.empty()) {
-    auto age = ParseAge(older_than);
+  if (!args.older_than.empty()) {
+    auto age = ParseAge(args.older_than);
     if (!age.ok()) return ReportError(age.status());
     age_ms = *age;
   } else {
@@ -541,16 +616,64 @@ int RunPurge(const GlobalOptions& global, const std::string& older_than) {
     }
     age_ms = int64_t{*config->history_retention_days} * 86'400'000;
   }
-  auto store = OpenStore();
-  if (!store.ok()) return ReportError(store.status());
+  storage::PurgeQuery q;
+  auto scope = ScopeDir(args.all, args.cwd);
+  if (!scope.ok()) return ReportError(scope.status());
+  q.cwd = *scope;
   const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
-  auto stats = (*store)->Purge(now - age_ms);
-  if (!stats.ok()) return ReportError(stats.status());
-  std::printf("purged %lld sessions (%lld items) last updated before %s\n",
-              static_cast<long long>(stats->sessions), static_cast<long long>(stats->items),
-              LocalTime(now - age_ms).c_str());
+  q.updated_before_ms = now - age_ms;
+  const std::string where = q.cwd ? " in " + *q.cwd : std::string(" in every directory");
+  auto store = OpenStore();
+  if (!store.ok()) return ReportError(store.status());
+  q.dry_run = true;
+  auto candidates = (*store)->Purge(q, nullptr);
+  if (!candidates.ok()) return ReportError(candidates.status());
+  if (candidates->empty()) {
+    std::printf("no session%s was last updated before %s; nothing to purge\n", where.c_str(),
+                LocalTime(q.updated_before_ms).c_str());
+    return kExitOk;
+  }
+  auto list = [&](FILE* out) {
+    for (const auto& si : *candidates) {
+      std::fprintf(out, "  %s  %s  %s\n", si.id.c_str(), LocalTime(si.updated_at_ms).c_str(),
+                   Clip(Label(si), 60).c_str());
+    }
+  };
+  const std::string count =
+      std::to_string(candidates->size()) + " session" + (candidates->size() == 1 ? "" : "s");
+  if (args.dry_run) {
+    std::printf("would remove %s%s last updated before %s:\n", count.c_str(), where.c_str(),
+                LocalTime(q.updated_before_ms).c_str());
+    list(stdout);
+    return kExitOk;
+  }
+  if (!args.yes) {
+    if (!isatty(STDIN_FILENO)) {
+      return ReportError(InvalidArgumentError(
+          "purge would remove " + count + where +
+          "; pass --yes to confirm (stdin is not a terminal), or --dry-run to list them"));
+    }
+    std::fprintf(stderr, "remove %s%s last updated before %s?\n", count.c_str(), where.c_str(),
+                 LocalTime(q.updated_before_ms).c_str());
+    list(stderr);
+    std::fprintf(stderr, "remove them? [y/N] ");
+    std::fflush(stderr);
+    std::string answer;
+    std::getline(std::cin, answer);
+    if (answer != "y" && answer != "Y" && answer != "yes") {
+      std::fprintf(stderr, "nothing removed\n");
+      return kExitOk;
+    }
+  }
+  q.dry_run = false;
+  storage::RemoveStats stats;
+  auto removed = (*store)->Purge(q, &stats);
+  if (!removed.ok()) return ReportError(removed.status());
+  std::printf("purged %lld sessions (%lld items)%s last updated before %s\n",
+              static_cast<long long>(stats.sessions), static_cast<long long>(stats.items),
+              where.c_str(), LocalTime(q.updated_before_ms).c_str());
   return kExitOk;
 }
 
@@ -560,7 +683,7 @@ int RunFork(const std::string& id, int at_turn) {
   auto s = Resolve(**store, id);
   if (!s.ok()) return ReportError(s.status());
   std::optional<int> turn;
-  if (at_turn != 0) turn = at_turn;
+  if (at_turn != kNoTurn) turn = at_turn;
   auto fork = (*store)->Fork(s->id, turn);
   if (!fork.ok()) return ReportError(fork.status());
   std::printf("%s\n", fork->id.c_str());
@@ -577,7 +700,7 @@ int RunExport(const std::string& id, const std::string& format, const std::strin
     return ReportError(
         InvalidArgumentError("unknown export format '" + format + "'; use jsonl or markdown"));
   }
-  auto store = OpenStore();
+  auto store = OpenStore(/*read_only=*/true);
   if (!store.ok()) return ReportError(store.status());
   auto s = Resolve(**store, id);
   if (!s.ok()) return ReportError(s.status());
@@ -644,33 +767,43 @@ void RegisterSessionsCommands(CLI::App& app, GlobalOptions& global, int* exit_co
       ->check(CLI::Range(1, 10'000));
   list->add_option("--cursor", list_args->cursor, "Continue from a previous page");
   list->add_flag("--archived", list_args->archived, "List archived sessions instead");
-  list->add_flag("--json", list_args->json, "JSON Lines output");
+  list->add_flag("--json", list_args->json,
+                 "JSON Lines: one session per line, then {\"next_cursor\"} when there is more");
   list->callback([list_args, exit_code] { *exit_code = RunList(*list_args); });
 
   auto show_id = std::make_shared<std::string>();
   auto show_json = std::make_shared<bool>(false);
+  auto show_full = std::make_shared<bool>(false);
   CLI::App* show = sessions->add_subcommand("show", "Print a session's transcript and usage");
   show->add_option("ID", *show_id, "Session id, unique prefix or name")->required();
-  show->add_flag("--json", *show_json, "One JSON object");
-  show->callback([show_id, show_json, exit_code] { *exit_code = RunShow(*show_id, *show_json); });
+  show->add_flag("--json", *show_json, "One JSON document (see docs/json-output.md)");
+  show->add_flag("--full", *show_full, "Print tool outputs and messages whole, not cut");
+  show->callback([show_id, show_json, show_full, exit_code] {
+    *exit_code = RunShow(*show_id, *show_json, *show_full);
+  });
 
   auto tree_id = std::make_shared<std::string>();
+  auto tree_json = std::make_shared<bool>(false);
   CLI::App* tree = sessions->add_subcommand("tree", "Show the fork tree a session belongs to");
   tree->add_option("ID", *tree_id, "Session id, unique prefix or name")->required();
-  tree->callback([tree_id, exit_code] { *exit_code = RunTree(*tree_id); });
+  tree->add_flag("--json", *tree_json, "JSON Lines: one session per line, parents first");
+  tree->callback([tree_id, tree_json, exit_code] { *exit_code = RunTree(*tree_id, *tree_json); });
 
-  auto search_words = std::make_shared<std::vector<std::string>>();
-  auto search_json = std::make_shared<bool>(false);
-  auto search_limit = std::make_shared<int>(20);
-  CLI::App* search =
-      sessions->add_subcommand("search", "Full-text search of messages and tool output");
-  search->add_option("TEXT", *search_words, "Words that must all appear")->required();
-  search->add_option("--limit", *search_limit, "Sessions to show (default 20)")
+  auto search_args = std::make_shared<SearchArgs>();
+  CLI::App* search = sessions->add_subcommand(
+      "search",
+      "Full-text search of what a session showed: messages, reasoning summaries, tool commands "
+      "and tool output. Words must all appear; \"a phrase\" matches words in a row; word* "
+      "matches words starting with it");
+  search->add_option("TEXT", search_args->words, "Words, \"phrases\" and prefix*")->required();
+  auto* search_all =
+      search->add_flag("--all", search_args->all, "Every directory, not just the current one");
+  search->add_option("--cwd", search_args->cwd, "Sessions started in DIR (default: current)")
+      ->excludes(search_all);
+  search->add_option("--limit", search_args->limit, "Matching items to show (default 20)")
       ->check(CLI::Range(1, 10'000));
-  search->add_flag("--json", *search_json, "JSON Lines output");
-  search->callback([search_words, search_limit, search_json, exit_code] {
-    *exit_code = RunSearch(*search_words, *search_limit, *search_json);
-  });
+  search->add_flag("--json", search_args->json, "JSON Lines: one matching item per line");
+  search->callback([search_args, exit_code] { *exit_code = RunSearch(*search_args); });
 
   auto rm_id = std::make_shared<std::string>();
   CLI::App* rm = sessions->add_subcommand("rm", "Delete a session (items shared with forks stay)");
@@ -696,11 +829,19 @@ void RegisterSessionsCommands(CLI::App& app, GlobalOptions& global, int* exit_co
     *exit_code = RunRename(rename_args->first, rename_args->second);
   });
 
-  auto purge_age = std::make_shared<std::string>();
+  auto purge_args = std::make_shared<PurgeArgs>();
   CLI::App* purge = sessions->add_subcommand(
-      "purge", "Delete sessions not updated for a while ([history] retention_days by default)");
-  purge->add_option("--older-than", *purge_age, "Age such as 30d, 12h, 2w");
-  purge->callback([&global, purge_age, exit_code] { *exit_code = RunPurge(global, *purge_age); });
+      "purge",
+      "Delete sessions of this directory not updated for a while (--older-than, or [history] "
+      "retention_days); asks first on a terminal. With retention_days set, codex also applies it "
+      "by itself at start (at most once an hour, every directory)");
+  purge->add_option("--older-than", purge_args->older_than, "Age such as 30d, 12h, 2w");
+  purge->add_flag("--dry-run", purge_args->dry_run, "List what would be removed; remove nothing");
+  purge->add_flag("-y,--yes", purge_args->yes, "Do not ask (needed when stdin is not a terminal)");
+  auto* purge_all = purge->add_flag("--all", purge_args->all, "Every directory");
+  purge->add_option("--cwd", purge_args->cwd, "Sessions started in DIR (default: current)")
+      ->excludes(purge_all);
+  purge->callback([&global, purge_args, exit_code] { *exit_code = RunPurge(global, *purge_args); });
 
   struct ExportArgs {
     std::string id;
@@ -724,11 +865,11 @@ void RegisterSessionsCommands(CLI::App& app, GlobalOptions& global, int* exit_co
   imp->callback([import_paths, exit_code] { *exit_code = RunImport(*import_paths); });
 
   auto fork_id = std::make_shared<std::string>();
-  auto fork_turn = std::make_shared<int>(0);
+  auto fork_turn = std::make_shared<int>(kNoTurn);
   CLI::App* fork = app.add_subcommand("fork", "Branch a session; prints the new session id");
   fork->add_option("ID", *fork_id, "Session id, unique prefix or name")->required();
-  fork->add_option("--at-turn", *fork_turn, "Branch after turn N (1-based) instead of the head")
-      ->check(CLI::PositiveNumber);
+  fork->add_option("--at-turn", *fork_turn,
+                   "Branch after turn N (1 to the session's turn count) instead of the head");
   fork->callback([fork_id, fork_turn, exit_code] { *exit_code = RunFork(*fork_id, *fork_turn); });
 }
 

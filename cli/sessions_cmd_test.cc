@@ -3,13 +3,16 @@
 // CODEX_HOME, checking the output contract of cli/sessions_cmd.h.
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "core/item.h"
 #include "storage/sqlite_session_store.h"
@@ -103,6 +106,8 @@ std::vector<std::string> Seed(const TempDir& home, const std::string& cwd, int n
     t.usage = {100, 10, 20, 5, 120};
     REQUIRE((*store)->RecordTurn(t).ok());
     ids.push_back(s->id);
+    // Distinct update times: list order (updated_at_ms, then id) is the seeding order.
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
   }
   return ids;
 }
@@ -118,19 +123,21 @@ TEST_CASE("sessions list pages newest first in the current directory") {
   Run r = Codex(home, work.path(), {"sessions", "list", "--limit", "2"});
   REQUIRE(r.exit_code == 0);
   auto lines = Lines(r.out);
-  REQUIRE(lines.size() == 4);  // header, 2 rows, next page
+  REQUIRE(lines.size() == 3);  // header, 2 rows; the next-page hint goes to stderr
   CHECK(lines[0].rfind("ID", 0) == 0);
   CHECK(lines[1].rfind(ids[4], 0) == 0);
   CHECK(lines[1].find("task 4 alpha") != std::string::npos);
   CHECK(lines[2].rfind(ids[3], 0) == 0);
   const std::string prefix = "next page: codex sessions list --limit 2 --cursor ";
-  REQUIRE(lines[3].rfind(prefix, 0) == 0);
-  const std::string cursor = lines[3].substr(prefix.size());
+  auto hint = Lines(r.err);
+  REQUIRE(hint.size() == 1);
+  REQUIRE(hint[0].rfind(prefix, 0) == 0);
+  const std::string cursor = hint[0].substr(prefix.size());
 
   r = Codex(home, work.path(), {"sessions", "list", "--limit", "2", "--cursor", cursor});
   REQUIRE(r.exit_code == 0);
   lines = Lines(r.out);
-  REQUIRE(lines.size() == 4);
+  REQUIRE(lines.size() == 3);
   CHECK(lines[1].rfind(ids[2], 0) == 0);
 
   // JSON Lines, with a final next_cursor object.
@@ -269,11 +276,233 @@ TEST_CASE("sessions purge takes an age or [history] retention_days") {
   r = Codex(home, work.path(), {"sessions", "purge", "--older-than", "soon"});
   CHECK(r.exit_code == 2);
   { std::ofstream(home.File("config.toml")) << "[history]\nretention_days = 30\n"; }
+  // Not on a terminal: refused without --yes, nothing removed.
   r = Codex(home, work.path(), {"sessions", "purge"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("error: purge would remove 2 sessions in " + work.path() + "; pass --yes") == 0);
+  // --dry-run lists them and removes nothing.
+  r = Codex(home, work.path(), {"sessions", "purge", "--dry-run"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.rfind("would remove 2 sessions in " + work.path(), 0) == 0);
+  CHECK(Lines(r.out).size() == 3);
+  // Another directory holds none of them.
+  r = Codex(home, work.path(), {"sessions", "purge", "--yes", "--cwd", "/elsewhere"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("nothing to purge") != std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "purge", "--yes"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.rfind("purged 2 sessions", 0) == 0);
   r = Codex(home, work.path(), {"sessions", "list", "--all", "--json"});
   REQUIRE(Lines(r.out).size() == 1);
   CHECK(nlohmann::json::parse(r.out)["id"] == fresh);
+}
+
+TEST_CASE("sessions tree draws siblings with ├─/└─ and names each fork's turn") {
+  TempDir home;
+  TempDir work;
+  const std::string id = Seed(home, work.path(), 1, "tree").front();
+  Run r = Codex(home, work.path(), {"fork", id, "--at-turn", "1"});
+  REQUIRE(r.exit_code == 0);
+  const std::string f1 = Lines(r.out).at(0);
+  r = Codex(home, work.path(), {"fork", id});
+  REQUIRE(r.exit_code == 0);
+  const std::string f2 = Lines(r.out).at(0);
+  r = Codex(home, work.path(), {"fork", f1});
+  REQUIRE(r.exit_code == 0);
+  const std::string f11 = Lines(r.out).at(0);
+  r = Codex(home, work.path(), {"sessions", "tree", id});
+  REQUIRE(r.exit_code == 0);
+  auto lines = Lines(r.out);
+  INFO(r.out);
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0].rfind("* " + id, 0) == 0);
+  CHECK(lines[1].rfind("├─   " + f1, 0) == 0);
+  CHECK(lines[1].find("(forked after turn 1)") != std::string::npos);
+  CHECK(lines[2].rfind("│  └─   " + f11, 0) == 0);
+  CHECK(lines[3].rfind("└─   " + f2, 0) == 0);
+  CHECK(lines[3].find("(forked after turn 2)") != std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "tree", id, "--json"});
+  REQUIRE(r.exit_code == 0);
+  lines = Lines(r.out);
+  REQUIRE(lines.size() == 4);
+  CHECK(nlohmann::json::parse(lines[1])["fork_turn"] == 1);
+  CHECK(nlohmann::json::parse(lines[0])["fork_turn"].is_null());
+
+  // --at-turn out of range names the range; 0 is not a huge number.
+  for (const char* bad : {"0", "3", "-1"}) {
+    INFO(bad);
+    r = Codex(home, work.path(), {"fork", id, "--at-turn", bad});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("give a number from 1 to 2") != std::string::npos);
+    CHECK(Lines(r.err).size() == 1);
+  }
+}
+
+TEST_CASE("sessions show prints tool output as text, cut unless --full") {
+  TempDir home;
+  TempDir work;
+  std::string id;
+  {
+    auto store = SqliteSessionStore::Open(home.File("sessions.db"));
+    REQUIRE(store.ok());
+    std::string out;
+    for (int i = 1; i <= 30; ++i) out += "line " + std::to_string(i) + "\n";
+    nlohmann::json wrapped = {{"output", out}, {"metadata", {{"exit_code", 0}}}};
+    core::Item call;
+    call.kind = core::ItemKind::kFunctionCall;
+    call.call_id = "c1";
+    call.body =
+        R"({"type":"function_call","name":"shell","arguments":"{\"command\":[\"seq\",\"30\"]}","call_id":"c1"})";
+    core::NewSession spec;
+    spec.cwd = work.path();
+    spec.items = {core::UserMessage("count"), call, core::FunctionCallOutput("c1", wrapped.dump()),
+                  core::AssistantMessage("done")};
+    auto s = (*store)->CreateSession(spec);
+    REQUIRE(s.ok());
+    id = s->id;
+  }
+  Run r = Codex(home, work.path(), {"sessions", "show", id});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("    line 1\n    line 2\n") != std::string::npos);
+  CHECK(r.out.find("\\n") == std::string::npos);
+  CHECK(r.out.find("metadata") == std::string::npos);
+  CHECK(r.out.find("  $ seq 30") != std::string::npos);
+  CHECK(r.out.find("line 30") == std::string::npos);
+  CHECK(r.out.find("more lines; --full shows all") != std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "show", id, "--full"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("    line 30\n") != std::string::npos);
+}
+
+TEST_CASE("sessions search: scope, JSON, phrases, prefixes and clear errors") {
+  TempDir home;
+  TempDir work;
+  const std::string here = Seed(home, work.path(), 1, "marmot").front();
+  const std::string there = Seed(home, "/elsewhere", 1, "marmot").front();
+  Run r = Codex(home, work.path(), {"sessions", "search", "marmot"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find(here + "  turn 1") != std::string::npos);
+  CHECK(r.out.find(there) == std::string::npos);
+  CHECK(r.out.find("[marmot]") != std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "search", "--all", "marm*", "--json"});
+  REQUIRE(r.exit_code == 0);
+  auto lines = Lines(r.out);
+  REQUIRE(lines.size() == 2);
+  for (const auto& line : lines) {
+    auto j = nlohmann::json::parse(line);
+    CHECK(j["sessions"].size() == 1);
+    CHECK(j["sessions"][0]["turn"] == 1);
+    CHECK(j["kind"] == "message");
+  }
+  r = Codex(home, work.path(), {"sessions", "search", "--cwd", "/elsewhere", "listing-output"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find(there) != std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "search", "--all", "\"task 0 marmot\""});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find(here) != std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "search", "\"unclosed"});
+  CHECK(r.exit_code == 2);
+  CHECK(Lines(r.err).size() == 1);
+  CHECK(r.err.rfind("error: search text has an unbalanced", 0) == 0);
+  r = Codex(home, work.path(), {"sessions", "search", "nothing-like-this"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("nothing matches") != std::string::npos);
+}
+
+TEST_CASE("ids and names: unique prefixes, ambiguity lists candidates, hex names refused") {
+  TempDir home;
+  TempDir work;
+  {
+    auto store = SqliteSessionStore::Open(home.File("sessions.db"));
+    REQUIRE(store.ok());
+    for (const char* id :
+         {"01900000-0000-7000-8000-000000000001", "01900000-0000-7000-8000-000000000002",
+          "0aaaaaaa-0000-7000-8000-000000000003"}) {
+      core::NewSession spec;
+      spec.id = id;
+      spec.cwd = work.path();
+      spec.items = {core::UserMessage(std::string("hello ") + id)};
+      REQUIRE((*store)->CreateSession(spec).ok());
+    }
+  }
+  Run r = Codex(home, work.path(), {"sessions", "show", "0a", "--json"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(nlohmann::json::parse(r.out)["session"]["id"] == "0aaaaaaa-0000-7000-8000-000000000003");
+  r = Codex(home, work.path(), {"sessions", "show", "0190"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("error: session prefix '0190' is ambiguous", 0) == 0);
+  CHECK(r.err.find("01900000-0000-7000-8000-000000000001") != std::string::npos);
+  CHECK(r.err.find("01900000-0000-7000-8000-000000000002") != std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "rename", "0a", "cafe"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("could be read as a session id prefix") != std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "rename", "0a", "cafe-2"});
+  CHECK(r.exit_code == 2);
+  r = Codex(home, work.path(), {"sessions", "rename", "0a", "my-cafe"});
+  CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("CODEX_HOME is created 0700; a corrupt database says how to recover") {
+  TempDir root;
+  TempDir work;
+  const std::string home = root.File("new-home");
+  {
+    auto store = codex::storage::OpenSessionStore(home);
+    REQUIRE(store.ok());
+  }
+  struct stat st {};
+  REQUIRE(::stat(home.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0700);
+
+  TempDir broken;
+  { std::ofstream(broken.File("sessions.db")) << std::string(8192, 'x'); }
+  Run r = Codex(broken, work.path(), {"sessions", "list"});
+  CHECK(r.exit_code != 0);
+  CHECK(Lines(r.err).size() == 1);
+  CHECK(r.err.find("move it aside") != std::string::npos);
+  CHECK(r.err.find(".recover") != std::string::npos);
+}
+
+TEST_CASE("a locked database: reads go on, a write waits ~10 s once, says so, then one error") {
+  TempDir home;
+  TempDir work;
+  const std::string id = Seed(home, work.path(), 1, "lock").front();
+  SQLite::Database locker(home.File("sessions.db"), SQLite::OPEN_READWRITE);
+  locker.exec("BEGIN IMMEDIATE");
+  Run r = Codex(home, work.path(), {"sessions", "list", "--json"});
+  CHECK(r.exit_code == 0);
+  CHECK(Lines(r.out).size() == 1);
+  CHECK(r.err.find("waiting") == std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "search", "lock"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+
+  const auto start = std::chrono::steady_clock::now();
+  r = Codex(home, work.path(), {"sessions", "rename", id, "locked-name"});
+  const auto secs =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start)
+          .count();
+  CHECK(r.exit_code == 1);
+  auto err = Lines(r.err);
+  REQUIRE(err.size() == 2);
+  CHECK(err[0] == "waiting for another codex process to release the database…");
+  CHECK(err[1].rfind("error: ", 0) == 0);
+  CHECK(err[1].find("another codex process kept the database locked") != std::string::npos);
+  CHECK(secs >= 9);
+  CHECK(secs < 40);  // one bounded wait, not 8 multiplied ones
+  locker.exec("ROLLBACK");
+  r = Codex(home, work.path(), {"sessions", "rename", id, "locked-name"});
+  CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("read-only commands on a fresh CODEX_HOME list nothing, without an error") {
+  TempDir home;
+  TempDir work;
+  Run r = Codex(home, work.path(), {"sessions", "list", "--json"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.empty());
+  r = Codex(home, work.path(), {"sessions", "search", "--all", "anything"});
+  CHECK(r.exit_code == 0);
 }

@@ -72,16 +72,26 @@ Conversation::Conversation(const Config& config, ConversationDeps deps, SessionI
 
 Result<std::unique_ptr<Conversation>> Conversation::Create(const Config& config,
                                                            ConversationDeps deps,
-                                                           std::string source) {
+                                                           std::string source, std::string id) {
   NewSession spec;
   spec.cwd = config.cwd;
   spec.model = config.model;
   spec.provider = config.model_provider_id;
   spec.source = std::move(source);
   spec.created_at_ms = deps.clock->NowMs();
-  ASSIGN_OR_RETURN(SessionInfo info, deps.store->CreateSession(spec));
+  // The row is created with the first user message (Commit): starting and
+  // quitting stores nothing.
+  spec.id = id.empty() ? NewUuidV7(spec.created_at_ms) : std::move(id);
+  SessionInfo info;
+  info.id = spec.id;
+  info.cwd = spec.cwd;
+  info.model = spec.model;
+  info.provider = spec.provider;
+  info.source = spec.source;
+  info.created_at_ms = info.updated_at_ms = spec.created_at_ms;
   std::unique_ptr<Conversation> c(new Conversation(config, deps, std::move(info)));
-  RETURN_IF_ERROR(c->Commit("", InitialContext(config)));
+  c->transcript_ = InitialContext(config);
+  c->pending_ = std::move(spec);
   return c;
 }
 
@@ -97,6 +107,17 @@ Result<std::unique_ptr<Conversation>> Conversation::Resume(const Config& config,
 
 Status Conversation::Commit(const std::string& turn_id, std::vector<Item> items) {
   if (items.empty()) return OkStatus();
+  if (pending_) {
+    // The initial context is held until now, and stored with the row.
+    NewSession spec = *pending_;
+    spec.items = transcript_;
+    spec.items.insert(spec.items.end(), items.begin(), items.end());
+    spec.turn_id = turn_id;
+    ASSIGN_OR_RETURN(session_, deps_.store->CreateSession(spec));
+    pending_.reset();
+    for (auto& item : items) transcript_.push_back(std::move(item));
+    return OkStatus();
+  }
   ASSIGN_OR_RETURN(auto ids,
                    deps_.store->Append(session_.id, session_.head_item_id, turn_id, items));
   if (!ids.empty()) session_.head_item_id = ids.back();
@@ -200,14 +221,58 @@ Status Conversation::Compact(const std::string& turn_id, CompactionTrigger trigg
   return OkStatus();
 }
 
+Status Conversation::AcquireTurnLease() {
+  if (lease_) return OkStatus();
+  ASSIGN_OR_RETURN(lease_, deps_.store->AcquireTurnLease(session_.id));
+  if (pending_) return OkStatus();
+  Result<SessionInfo> now = deps_.store->FindSession(session_.id);
+  if (!now.ok()) {
+    lease_.reset();
+    return now.status();
+  }
+  if (now->head_item_id != session_.head_item_id) {
+    // Another process ran turns since this one loaded the session: continue
+    // from what it stored (whole turns only: it held the lease meanwhile).
+    auto stored = deps_.store->LoadTranscript(*now);
+    if (!stored.ok()) {
+      lease_.reset();
+      return stored.status();
+    }
+    transcript_.clear();
+    for (auto& it : *stored) transcript_.push_back(std::move(it.item));
+    last_total_tokens_ = 0;
+    items_at_last_usage_ = 0;
+    deps_.observer->OnNotice("session " + session_.id +
+                             " was continued by another codex process; reloaded its latest turns");
+  }
+  session_ = std::move(now).value();
+  return OkStatus();
+}
+
 Status Conversation::CompactNow(const CancelToken& cancel) {
+  RETURN_IF_ERROR(AcquireTurnLease());
+  Status s = CompactHoldingLease(cancel);
+  lease_.reset();
+  return s;
+}
+
+Result<TurnResult> Conversation::RunTurn(const std::string& user_text, const CancelToken& cancel,
+                                         std::span<const std::string> image_urls) {
+  RETURN_IF_ERROR(AcquireTurnLease());
+  Result<TurnResult> result = RunTurnHoldingLease(user_text, cancel, image_urls);
+  lease_.reset();
+  return result;
+}
+
+Status Conversation::CompactHoldingLease(const CancelToken& cancel) {
   const std::string turn_id = NewUuidV7();
   RETURN_IF_ERROR(CloseDanglingCalls(turn_id, "aborted"));
   return Compact(turn_id, CompactionTrigger::kManual, std::nullopt, cancel);
 }
 
-Result<TurnResult> Conversation::RunTurn(const std::string& user_text, const CancelToken& cancel,
-                                         std::span<const std::string> image_urls) {
+Result<TurnResult> Conversation::RunTurnHoldingLease(const std::string& user_text,
+                                                     const CancelToken& cancel,
+                                                     std::span<const std::string> image_urls) {
   const std::string turn_id = NewUuidV7();
   TurnRecord record;
   record.session_id = session_.id;

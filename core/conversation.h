@@ -52,24 +52,36 @@ struct TurnResult {
 
 class Conversation {
  public:
-  // Starts a new session in config.cwd with the initial context committed.
+  // Starts a new session in config.cwd with the initial context prepared.
+  // Nothing is stored until the first user message. `id` = "" makes a new one.
   static Result<std::unique_ptr<Conversation>> Create(const Config& config, ConversationDeps deps,
-                                                      std::string source);
+                                                      std::string source, std::string id = "");
   // Continues an existing session (resumed or forked): loads its transcript
   // and repairs calls left without an output.
   static Result<std::unique_ptr<Conversation>> Resume(const Config& config, ConversationDeps deps,
                                                       SessionInfo session);
 
   // Runs one turn for `user_text` (with `image_urls` attached as input_image
-  // parts). kCancelled when interrupted (the turn is recorded as interrupted
-  // and the session stays resumable).
+  // parts), holding the session's turn lease from before its first commit to
+  // its end (AcquireTurnLease when not yet held). kCancelled when interrupted
+  // (the turn is recorded as interrupted and the session stays resumable).
   Result<TurnResult> RunTurn(const std::string& user_text, const CancelToken& cancel,
                              std::span<const std::string> image_urls = {});
 
-  // Compacts now (codex compact, /compact).
+  // Takes the session's turn lease now (so a caller can be refused before it
+  // prints or sends anything); the next RunTurn/CompactNow uses and releases
+  // it. kFailedPrecondition / "session_busy" while another process runs a
+  // turn. When another process advanced the session since it was loaded, the
+  // transcript is reloaded and the observer told.
+  Status AcquireTurnLease();
+
+  // Compacts now (codex compact, /compact), holding the lease.
   Status CompactNow(const CancelToken& cancel);
 
   const SessionInfo& session() const { return session_; }
+  // False for a new session until its first user message is committed (the
+  // session row is created with it).
+  bool persisted() const { return !pending_; }
   // Estimated tokens of the next request: last total + items added since.
   int64_t EstimatedTokens() const;
   // Percentage of the context window left (0..100); 100 without a compactor.
@@ -78,6 +90,9 @@ class Conversation {
  private:
   Conversation(const Config& config, ConversationDeps deps, SessionInfo session);
 
+  Result<TurnResult> RunTurnHoldingLease(const std::string& user_text, const CancelToken& cancel,
+                                         std::span<const std::string> image_urls);
+  Status CompactHoldingLease(const CancelToken& cancel);
   Status Commit(const std::string& turn_id, std::vector<Item> items);
   Status CloseDanglingCalls(const std::string& turn_id, std::string_view output);
   Status Compact(const std::string& turn_id, CompactionTrigger trigger,
@@ -87,7 +102,9 @@ class Conversation {
   const Config& config_;
   ConversationDeps deps_;
   SessionInfo session_;
-  std::vector<Item> transcript_;  // the current view, oldest first
+  std::vector<Item> transcript_;       // the current view, oldest first
+  std::optional<NewSession> pending_;  // a new session not yet stored
+  std::unique_ptr<TurnLease> lease_;   // held during a turn
   int64_t last_total_tokens_ = 0;
   size_t items_at_last_usage_ = 0;  // transcript_ size when last_total_tokens_ was set
 };

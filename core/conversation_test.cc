@@ -20,11 +20,30 @@ class MemoryStore final : public SessionStore {
  public:
   Result<SessionInfo> CreateSession(const NewSession& spec) override {
     SessionInfo s;
-    s.id = "session-" + std::to_string(sessions_.size() + 1);
+    s.id = spec.id.empty() ? "session-" + std::to_string(sessions_.size() + 1) : spec.id;
     s.cwd = spec.cwd;
     sessions_[s.id] = s;
+    if (!spec.items.empty()) {
+      ASSIGN_OR_RETURN(auto ids, Append(s.id, std::nullopt, spec.turn_id, spec.items));
+      s.head_item_id = ids.back();
+    }
     return s;
   }
+  class Lease final : public TurnLease {
+   public:
+    explicit Lease(int* held) : held_(held) { ++*held_; }
+    ~Lease() override { --*held_; }
+    const LeaseHolder& holder() const override { return holder_; }
+
+   private:
+    int* held_;
+    LeaseHolder holder_;
+  };
+  Result<std::unique_ptr<TurnLease>> AcquireTurnLease(std::string_view) override {
+    if (leases_held > 0) return SessionBusyError("s", LeaseHolder{});
+    return std::unique_ptr<TurnLease>(new Lease(&leases_held));
+  }
+  int leases_held = 0;
   Result<SessionInfo> FindSession(std::string_view id) override {
     auto it = sessions_.find(std::string(id));
     if (it == sessions_.end()) return NotFoundError("no session");
@@ -291,6 +310,9 @@ TEST_CASE("Resuming a session with a call left open closes it before the next re
   Harness h;
   auto conv = Conversation::Create(h.config, h.Deps(), "exec");
   REQUIRE(conv.ok());
+  h.client.steps = {Respond({AssistantMessage("first")})};
+  CancelToken cancel;
+  REQUIRE((*conv)->RunTurn("start", cancel).ok());
   SessionInfo session = (*conv)->session();
   // A crash between the call and its output.
   auto ids = h.store.Append(session.id, session.head_item_id, "t", {ShellCall("c9", "z")});
@@ -299,21 +321,96 @@ TEST_CASE("Resuming a session with a call left open closes it before the next re
   auto resumed = Conversation::Resume(h.config, h.Deps(), session);
   REQUIRE(resumed.ok());
   h.client.steps = {Respond({AssistantMessage("fine")})};
-  CancelToken cancel;
   REQUIRE((*resumed)->RunTurn("again", cancel).ok());
   CHECK(Harness::Paired(h.store.Chain((*resumed)->session().head_item_id)));
-  CHECK(h.client.bodies[0].find(R"("call_id":"c9","output":"aborted")") != std::string::npos);
+  CHECK(h.client.bodies[1].find(R"("call_id":"c9","output":"aborted")") != std::string::npos);
 }
 
-TEST_CASE("A session advanced elsewhere is a conflict, never an interleaving") {
+TEST_CASE("A new session is stored with its first user message, not before") {
+  Harness h;
+  auto conv = Conversation::Create(h.config, h.Deps(), "interactive");
+  REQUIRE(conv.ok());
+  CHECK_FALSE((*conv)->persisted());
+  CHECK(h.store.sessions_.empty());
+  CHECK(h.store.items_.empty());
+  h.client.steps = {Respond({AssistantMessage("hi")})};
+  CancelToken cancel;
+  REQUIRE((*conv)->RunTurn("hello", cancel).ok());
+  CHECK((*conv)->persisted());
+  REQUIRE(h.store.sessions_.size() == 1);
+  CHECK(h.store.sessions_.begin()->first == (*conv)->session().id);
+  auto chain = h.store.Chain((*conv)->session().head_item_id);
+  bool has_user = false;
+  for (const auto& it : chain) has_user |= MessageText(it.item) == "hello";
+  CHECK(has_user);
+}
+
+TEST_CASE("A turn holds the lease from before its first commit to its end") {
   Harness h;
   auto conv = Conversation::Create(h.config, h.Deps(), "exec");
   REQUIRE(conv.ok());
-  SessionInfo session = (*conv)->session();
-  REQUIRE(h.store.Append(session.id, session.head_item_id, "t", {UserMessage("other")}).ok());
+  int held_during_request = -1;
+  h.client.steps = {[&](StreamObserver& o) -> Result<ModelResponse> {
+    held_during_request = h.store.leases_held;
+    REQUIRE(o.OnOutputItemDone(AssistantMessage("ok")).ok());
+    return ModelResponse{};
+  }};
   CancelToken cancel;
+  REQUIRE((*conv)->RunTurn("go", cancel).ok());
+  CHECK(held_during_request == 1);
+  CHECK(h.store.leases_held == 0);
+
+  // Busy: refused before anything is committed or sent.
+  const size_t items_before = h.store.items_.size();
+  auto other = Conversation::Resume(h.config, h.Deps(), (*conv)->session());
+  REQUIRE(other.ok());
+  REQUIRE((*other)->AcquireTurnLease().ok());
+  auto turn = (*conv)->RunTurn("again", cancel);
+  REQUIRE_FALSE(turn.ok());
+  CHECK(turn.status().reason() == "session_busy");
+  CHECK(h.store.items_.size() == items_before);
+  CHECK(h.client.bodies.size() == 1);
+}
+
+TEST_CASE("A session advanced by whole turns elsewhere is reloaded before the next turn") {
+  Harness h;
+  auto conv = Conversation::Create(h.config, h.Deps(), "interactive");
+  REQUIRE(conv.ok());
+  h.client.steps = {Respond({AssistantMessage("one")}), Respond({AssistantMessage("three")})};
+  CancelToken cancel;
+  REQUIRE((*conv)->RunTurn("first", cancel).ok());
+  SessionInfo session = (*conv)->session();
+  // Another process runs a whole turn (it held the lease meanwhile).
+  REQUIRE(h.store
+              .Append(session.id, session.head_item_id, "t2",
+                      {UserMessage("other process"), AssistantMessage("two")})
+              .ok());
+  REQUIRE((*conv)->RunTurn("mine", cancel).ok());
+  REQUIRE(h.client.bodies.size() == 2);
+  const std::string& body = h.client.bodies[1];
+  CHECK(body.find("other process") != std::string::npos);
+  CHECK(body.find("other process") < body.find("mine"));
+}
+
+TEST_CASE(
+    "An append racing the lease is still a conflict (compare-and-set), never an interleaving") {
+  Harness h;
+  auto conv = Conversation::Create(h.config, h.Deps(), "exec");
+  REQUIRE(conv.ok());
+  CancelToken cancel;
+  h.client.steps = {
+      Respond({AssistantMessage("one")}), [&](StreamObserver& o) -> Result<ModelResponse> {
+        // A writer that ignored the lease moves the head mid-turn.
+        SessionInfo s = *h.store.FindSession((*conv)->session().id);
+        REQUIRE(h.store.Append(s.id, s.head_item_id, "x", {UserMessage("rogue")}).ok());
+        RETURN_IF_ERROR(o.OnOutputItemDone(AssistantMessage("late")));
+        return ModelResponse{};
+      }};
+  REQUIRE((*conv)->RunTurn("first", cancel).ok());
   auto turn = (*conv)->RunTurn("mine", cancel);
   REQUIRE_FALSE(turn.ok());
   CHECK(turn.status().reason() == "session_advanced");
-  CHECK(h.client.bodies.empty());
+  for (const auto& it : h.store.Chain(h.store.FindSession((*conv)->session().id)->head_item_id)) {
+    CHECK(MessageText(it.item) != "late");
+  }
 }

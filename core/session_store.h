@@ -8,12 +8,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/item.h"
+#include "core/session_lease.h"
 #include "core/status.h"
 #include "core/token_usage.h"
 
@@ -27,8 +29,8 @@ struct SessionInfo {
   std::string cwd;
   std::string model;
   std::string provider;
-  std::string title;  // first user message, one line
-  std::string name;   // set by `sessions rename`; "" when unnamed
+  std::string title;            // first user message, one line
+  std::string name;             // set by `sessions rename`; "" when unnamed
   std::string source = "exec";  // exec | interactive | import | fork
   int64_t created_at_ms = 0;
   int64_t updated_at_ms = 0;
@@ -53,6 +55,11 @@ struct NewSession {
   std::string title;
   std::string source = "exec";
   int64_t created_at_ms = 0;  // 0 = now
+  // Committed with the row, in the same transaction, chained in order (the
+  // head is the last). A session is created with its first user message, so
+  // no session without one is ever stored (import and fork aside).
+  std::vector<Item> items;
+  std::string turn_id;  // of `items`
 };
 
 struct ListQuery {
@@ -84,6 +91,16 @@ class SessionStore {
   virtual ~SessionStore() = default;
 
   virtual Result<SessionInfo> CreateSession(const NewSession& spec) = 0;
+
+  // Takes the turn lease of `session_id` (core/session_lease.h) for this
+  // process; the session row need not exist yet (a new session's first turn).
+  // kFailedPrecondition / reason "session_busy" (SessionBusyError) while
+  // another live holder has it; a gone holder's lease is taken over. The
+  // implementation keeps the heartbeat fresh while the returned object lives
+  // (from its own thread and connection) and releases the lease when it is
+  // destroyed. Appends stay compare-and-set: the lease keeps writers apart,
+  // the head check is the last defence.
+  virtual Result<std::unique_ptr<TurnLease>> AcquireTurnLease(std::string_view session_id) = 0;
 
   // By full id, unique id prefix (>= 8 chars) or name. kNotFound otherwise.
   virtual Result<SessionInfo> FindSession(std::string_view id_or_name) = 0;

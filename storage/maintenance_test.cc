@@ -1,6 +1,7 @@
 // Fork, remove, purge, search, tree and show of SqliteSessionStore.
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <thread>
@@ -61,6 +62,33 @@ SessionInfo MakeSession(SqliteSessionStore& store, int turns, const std::string&
     head = ids->back();
   }
   return Get(store, s->id);
+}
+
+codex::Result<std::vector<codex::storage::SearchHit>> Search(SqliteSessionStore& store,
+                                                             const std::string& text,
+                                                             int limit = 20) {
+  codex::storage::SearchQuery q;
+  q.text = text;
+  q.limit = limit;
+  return store.Search(q);
+}
+
+std::vector<std::string> HitSessions(const codex::storage::SearchHit& hit) {
+  std::vector<std::string> out;
+  for (const auto& w : hit.sessions) out.push_back(w.session.id);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+codex::Result<std::vector<SessionInfo>> Purge(SqliteSessionStore& store, int64_t before,
+                                              codex::storage::RemoveStats* stats,
+                                              std::optional<std::string> cwd = std::nullopt,
+                                              bool dry_run = false) {
+  codex::storage::PurgeQuery q;
+  q.updated_before_ms = before;
+  q.cwd = std::move(cwd);
+  q.dry_run = dry_run;
+  return store.Purge(q, stats);
 }
 
 int64_t Count(const std::string& path, const std::string& sql) {
@@ -235,54 +263,158 @@ TEST_CASE("Remove keeps an item a surviving branch hangs from even off the head 
   CHECK(Count(path, "SELECT count(*) FROM items") == 2 + 4 + 1);
 }
 
-TEST_CASE("Purge deletes old sessions only") {
+TEST_CASE("Purge deletes old sessions only, in one directory or all, or lists them") {
   TempDir dir;
   const std::string path = dir.File("s.db");
   auto store = OpenOrDie(path);
   core::NewSession old_spec;
   old_spec.created_at_ms = 1000;
+  old_spec.cwd = "/elsewhere";
+  old_spec.items = {core::UserMessage("old question")};
   auto old_session = store->CreateSession(old_spec);
   REQUIRE(old_session.ok());
   SessionInfo recent = MakeSession(*store, 1);
-  auto stats = store->Purge(5000);
-  REQUIRE(stats.ok());
-  CHECK(stats->sessions == 1);
+  codex::storage::RemoveStats stats;
+  // Scoped to /w: the old session lives in /elsewhere.
+  auto gone = Purge(*store, 5000, &stats, std::string("/w"));
+  REQUIRE(gone.ok());
+  CHECK(gone->empty());
+  // A dry run lists and changes nothing.
+  gone = Purge(*store, 5000, &stats, std::nullopt, /*dry_run=*/true);
+  REQUIRE(gone.ok());
+  REQUIRE(gone->size() == 1);
+  CHECK(gone->at(0).id == old_session->id);
+  CHECK(store->FindSession(old_session->id).ok());
+  gone = Purge(*store, 5000, &stats);
+  REQUIRE(gone.ok());
+  CHECK(stats.sessions == 1);
   CHECK(store->FindSession(old_session->id).status().code() == StatusCode::kNotFound);
   CHECK(store->FindSession(recent.id).ok());
   // Sessions updated by an append are not old any more.
-  stats = store->Purge(recent.updated_at_ms);
-  REQUIRE(stats.ok());
-  CHECK(stats->sessions == 0);
-  stats = store->Purge(recent.updated_at_ms + 1);
-  REQUIRE(stats.ok());
-  CHECK(stats->sessions == 1);
-  CHECK(stats->items == 6);
+  stats = {};
+  REQUIRE(Purge(*store, recent.updated_at_ms, &stats).ok());
+  CHECK(stats.sessions == 0);
+  REQUIRE(Purge(*store, recent.updated_at_ms + 1, &stats, std::string("/w")).ok());
+  CHECK(stats.sessions == 1);
+  CHECK(stats.items == 6);
   CHECK(Count(path, "SELECT count(*) FROM items") == 0);
   CHECK(Count(path, "SELECT count(*) FROM items_fts") == 0);
 }
 
-TEST_CASE("Search finds messages and tool output, best match per session") {
+TEST_CASE("Search finds messages and tool output, with the sessions that hold them") {
   TempDir dir;
   auto store = OpenOrDie(dir.File("s.db"));
   SessionInfo a = MakeSession(*store, 2, "pelican");
   SessionInfo b = MakeSession(*store, 1, "walrus");
-  auto hits = store->Search("pelican");
+  auto hits = Search(*store, "pelican");
+  REQUIRE(hits.ok());
+  REQUIRE(hits->size() == 4);  // two questions, two answers
+  for (const auto& h : *hits) {
+    CHECK(HitSessions(h) == std::vector<std::string>{a.id});
+    CHECK(h.snippet.find("[pelican]") != std::string::npos);
+    CHECK(h.sessions[0].turn >= 1);
+  }
+  hits = Search(*store, "output");
+  REQUIRE(hits.ok());
+  CHECK(hits->size() == 3);
+  hits = Search(*store, "question walrus");
   REQUIRE(hits.ok());
   REQUIRE(hits->size() == 1);
-  CHECK(hits->at(0).session.id == a.id);
-  CHECK(hits->at(0).snippet.find("[pelican]") != std::string::npos);
-  hits = store->Search("output");
-  REQUIRE(hits.ok());
-  CHECK(hits->size() == 2);
-  hits = store->Search("question walrus");
+  CHECK(HitSessions(hits->at(0)) == std::vector<std::string>{b.id});
+  CHECK(hits->at(0).sessions[0].turn == 1);
+  // A phrase needs its words in a row; a prefix matches longer words.
+  CHECK(Search(*store, "\"question 2\"")->size() == 1);
+  CHECK(Search(*store, "\"2 question\"")->empty());
+  CHECK(Search(*store, "pelic*")->size() == 4);
+  CHECK(Search(*store, "pelic")->empty());
+  // Environment context is not indexed; FTS operators are plain words.
+  CHECK(Search(*store, "environment_context")->empty());
+  CHECK(Search(*store, "question AND NOT (")->empty());
+  // Malformed queries get a clear error, not an SQLite message.
+  for (const char* bad : {"\"unbalanced", "*", "pel*can", "   "}) {
+    INFO(bad);
+    auto r = Search(*store, bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == StatusCode::kInvalidArgument);
+    CHECK(r.status().message().find("sqlite") == std::string::npos);
+  }
+  CHECK(Search(*store, "pelican", 0).status().code() == StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("Search indexes decoded text: tool output lines, commands, reasoning summaries") {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  Item call;
+  call.kind = core::ItemKind::kFunctionCall;
+  call.call_id = "c1";
+  call.body =
+      R"({"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"grep -rn flamingo src\"]}","call_id":"c1"})";
+  // The shell tool's output: a JSON text inside the JSON body.
+  Item output = core::FunctionCallOutput(
+      "c1",
+      R"({"output":"first line\nhippo at the start of line two\n","metadata":{"exit_code":0}})");
+  Item reasoning;
+  reasoning.kind = core::ItemKind::kReasoning;
+  reasoning.body =
+      R"({"type":"reasoning","summary":[{"type":"summary_text","text":"Considering the capybara"}],"encrypted_content":"gAAAAxyzzy"})";
+  core::NewSession spec;
+  spec.cwd = "/w";
+  spec.items = {core::UserMessage("look around"), call, output, reasoning,
+                core::AssistantMessage("done")};
+  auto s = store->CreateSession(spec);
+  REQUIRE(s.ok());
+  auto hits = Search(*store, "hippo");
   REQUIRE(hits.ok());
   REQUIRE(hits->size() == 1);
-  CHECK(hits->at(0).session.id == b.id);
-  // Environment context is not indexed; FTS syntax in the input is harmless.
-  CHECK(store->Search("environment_context")->empty());
-  CHECK(store->Search("\"unbalanced AND (")->empty());
-  CHECK(store->Search("   ").status().code() == StatusCode::kInvalidArgument);
-  CHECK(store->Search("pelican", 0).status().code() == StatusCode::kInvalidArgument);
+  CHECK(hits->at(0).kind == "function_call_output");
+  CHECK(hits->at(0).snippet.find("[hippo]") != std::string::npos);
+  CHECK(hits->at(0).snippet.find("\\n") == std::string::npos);
+  CHECK(hits->at(0).snippet.find("metadata") == std::string::npos);
+  CHECK(Search(*store, "nhippo")->empty());
+  CHECK(Search(*store, "exit_code")->empty());  // metadata is not what the user saw
+  CHECK(Search(*store, "flamingo")->size() == 1);
+  CHECK(Search(*store, "\"grep -rn flamingo\"")->size() == 1);
+  CHECK(Search(*store, "capybara")->size() == 1);
+  CHECK(Search(*store, "xyzzy")->empty());  // encrypted content is not text
+}
+
+TEST_CASE("Search lists every live session holding an item, forks after the parent is gone") {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  SessionInfo parent = MakeSession(*store, 2, "heron");
+  auto fork = store->Fork(parent.id, 1);
+  REQUIRE(fork.ok());
+  auto full_fork = store->Fork(parent.id, std::nullopt);
+  REQUIRE(full_fork.ok());
+  auto hits = Search(*store, "\"question 1\"");
+  REQUIRE(hits.ok());
+  REQUIRE(hits->size() == 1);
+  std::vector<std::string> all = {parent.id, fork->id, full_fork->id};
+  std::sort(all.begin(), all.end());
+  CHECK(HitSessions(hits->at(0)) == all);
+  // Turn 2 is not in the fork taken at turn 1.
+  hits = Search(*store, "\"question 2\"");
+  REQUIRE(hits->size() == 1);
+  std::vector<std::string> two = {parent.id, full_fork->id};
+  std::sort(two.begin(), two.end());
+  CHECK(HitSessions(hits->at(0)) == two);
+  CHECK(hits->at(0).sessions[0].turn == 2);
+  // Scoped to another directory: nothing.
+  codex::storage::SearchQuery q;
+  q.text = "heron";
+  q.cwd = "/other";
+  CHECK(store->Search(q)->empty());
+  // The parent goes; its text stays findable through the forks only.
+  REQUIRE(store->Remove(parent.id).ok());
+  hits = Search(*store, "\"question 1\"");
+  REQUIRE(hits.ok());
+  REQUIRE(hits->size() == 1);
+  std::vector<std::string> forks = {fork->id, full_fork->id};
+  std::sort(forks.begin(), forks.end());
+  CHECK(HitSessions(hits->at(0)) == forks);
+  REQUIRE(store->Remove(full_fork->id).ok());
+  CHECK(Search(*store, "\"question 2\"")->empty());
+  CHECK(Search(*store, "\"question 1\"")->size() == 1);
 }
 
 TEST_CASE("Tree and Show") {
@@ -356,4 +488,29 @@ TEST_CASE("Turns are not started by a compaction's replacement history") {
   REQUIRE(f3.ok());
   CHECK(f3->head_item_id == ids->back());
   CHECK(store->Fork(s.id, 4).status().code() == StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("Search names the turn an item belongs to, copies in a compacted history not counted") {
+  TempDir dir;
+  auto store = OpenOrDie(dir.File("s.db"));
+  Item checkpoint;
+  checkpoint.kind = core::ItemKind::kCompactionCheckpoint;
+  checkpoint.body = R"({"type":"compaction_checkpoint","replacement_items":2})";
+  core::NewSession spec;
+  spec.cwd = "/w";
+  spec.items = {core::UserMessage("first ask"),
+                core::AssistantMessage("first reply"),
+                checkpoint,
+                core::UserMessage("first ask"),
+                core::AssistantMessage("summary"),
+                core::UserMessage("second ask"),
+                core::AssistantMessage("ocelot reply")};
+  REQUIRE(store->CreateSession(spec).ok());
+  auto hits = Search(*store, "ocelot");
+  REQUIRE(hits.ok());
+  REQUIRE(hits->size() == 1);
+  CHECK(hits->at(0).sessions.at(0).turn == 2);
+  hits = Search(*store, "\"first reply\"");
+  REQUIRE(hits->size() == 1);
+  CHECK(hits->at(0).sessions.at(0).turn == 1);
 }

@@ -155,15 +155,21 @@ TEST_CASE("A database at every earlier version upgrades with its data intact") {
       REQUIRE(transcript->size() == 2);
       CHECK(transcript->at(0).item.body == codex::core::UserMessage("ancient zebra question").body);
       // Data stored before search existed is searchable after the upgrade.
-      auto hits = store.Search("zebra");
+      auto search = [&](const char* text) {
+        codex::storage::SearchQuery q;
+        q.text = text;
+        return store.Search(q);
+      };
+      auto hits = search("zebra");
       REQUIRE(hits.ok());
       REQUIRE(hits->size() == 1);
-      CHECK(hits->at(0).session.id == s->id);
-      CHECK(store.Search("giraffe")->size() == 1);
+      REQUIRE(hits->at(0).sessions.size() == 1);
+      CHECK(hits->at(0).sessions[0].session.id == s->id);
+      CHECK(search("giraffe")->size() == 1);
       // And it keeps working for new writes.
       auto ids = store.Append(s->id, s->head_item_id, "t", {codex::core::UserMessage("new okapi")});
       REQUIRE(ids.ok());
-      CHECK(store.Search("okapi")->size() == 1);
+      CHECK(search("okapi")->size() == 1);
     }
   }
 }

@@ -7,14 +7,19 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
 
 #include "core/project_context.h"
 #include "core/uuid.h"
 #include "storage/migrations.h"
+#include "storage/search_text.h"
 #include "storage/sqlite_util.h"
 
 namespace codex::storage {
@@ -29,7 +34,6 @@ using internal::WithWriteTransaction;
 
 namespace {
 
-constexpr int kBusyTimeoutMs = 10'000;
 constexpr size_t kTitleMaxBytes = 80;
 
 constexpr const char* kSessionCols =
@@ -136,8 +140,13 @@ bool LooksLikeHexPrefix(std::string_view s) {
 Status PrepareFile(const std::string& path) {
   std::error_code ec;
   const std::filesystem::path p(path);
-  if (p.has_parent_path()) {
+  if (p.has_parent_path() && !std::filesystem::exists(p.parent_path(), ec)) {
+    // CODEX_HOME holds private transcripts: a directory we create is 0700.
     std::filesystem::create_directories(p.parent_path(), ec);
+    if (!ec) {
+      std::filesystem::permissions(p.parent_path(), std::filesystem::perms::owner_all,
+                                   std::filesystem::perm_options::replace, ec);
+    }
     if (ec) {
       return FailedPreconditionError("cannot create directory " + p.parent_path().string() +
                                      " for the sessions database: " + ec.message());
@@ -157,28 +166,6 @@ Status PrepareFile(const std::string& path) {
   return OkStatus();
 }
 
-// FTS5 query from plain words: each word quoted, all required.
-std::string FtsQuery(std::string_view text) {
-  std::string out;
-  size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n')) ++i;
-    size_t j = i;
-    while (j < text.size() && text[j] != ' ' && text[j] != '\t' && text[j] != '\n') ++j;
-    if (j > i) {
-      if (!out.empty()) out += ' ';
-      out += '"';
-      for (char c : text.substr(i, j - i)) {
-        if (c == '"') out += '"';
-        out += c;
-      }
-      out += '"';
-    }
-    i = j;
-  }
-  return out;
-}
-
 // Inserts `items` chained from `parent`; returns their ids.
 std::vector<int64_t> InsertChain(SQLite::Database& db, std::string_view session_id,
                                  std::optional<int64_t> parent,
@@ -187,6 +174,7 @@ std::vector<int64_t> InsertChain(SQLite::Database& db, std::string_view session_
                         "INSERT INTO items(parent_id, session_id, turn_id, kind, role, call_id, "
                         "server_id, body, tokens_est, created_at_ms) "
                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  SQLite::Statement fts(db, "INSERT INTO items_fts(rowid, text) VALUES (?, ?)");
   std::vector<int64_t> ids;
   ids.reserve(items.size());
   const std::string sid(session_id);
@@ -205,6 +193,13 @@ std::vector<int64_t> InsertChain(SQLite::Database& db, std::string_view session_
     ins.exec();
     parent = db.getLastInsertRowid();
     ids.push_back(*parent);
+    const std::string text = SearchText(it.item);
+    if (!text.empty()) {
+      fts.reset();
+      fts.bind(1, *parent);
+      fts.bind(2, text);
+      fts.exec();
+    }
   }
   return ids;
 }
@@ -303,44 +298,84 @@ std::string TitleFromText(std::string_view text) {
   return std::string(TrimView(line.substr(0, cut))) + "…";
 }
 
-SqliteSessionStore::SqliteSessionStore(std::string path, std::unique_ptr<SQLite::Database> db)
-    : path_(std::move(path)), db_(std::move(db)) {}
+SqliteSessionStore::SqliteSessionStore(std::string path, std::unique_ptr<SQLite::Database> db,
+                                       StoreOptions options,
+                                       std::unique_ptr<internal::BusyWait> wait)
+    : path_(std::move(path)),
+      options_(std::move(options)),
+      wait_(std::move(wait)),
+      db_(std::move(db)) {}
 
 SqliteSessionStore::~SqliteSessionStore() = default;
 
-Result<std::unique_ptr<SqliteSessionStore>> SqliteSessionStore::Open(const std::string& path) {
-  if (path.empty()) return InvalidArgumentError("sessions database path is empty");
-  RETURN_IF_ERROR(PrepareFile(path));
-  std::unique_ptr<SQLite::Database> db;
-  // Setting WAL needs a moment of exclusive access; several processes opening
-  // a fresh file at once may see SQLITE_BUSY, so retry the whole setup.
-  for (int attempt = 1;; ++attempt) {
-    try {
-      // NOMUTEX: an object is used by one thread at a time (see the header).
-      db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_NOMUTEX,
-                                              kBusyTimeoutMs);
-      db->exec("PRAGMA journal_mode = WAL");
-      db->exec("PRAGMA synchronous = NORMAL");
-      db->exec("PRAGMA foreign_keys = ON");
-      // Reads through a memory map skip a syscall per page (resume speed).
-      db->exec("PRAGMA mmap_size = 268435456");
-      break;
-    } catch (const std::exception& e) {
-      if (attempt < 8 && internal::IsBusy(e)) {
-        db.reset();
-        ::usleep(static_cast<useconds_t>(2000 * attempt));
-        continue;
-      }
-      return internal::StatusFromException(e, path, "opening");
-    }
-  }
-  RETURN_IF_ERROR(ApplyMigrations(*db, path, internal::EmbeddedMigrations()));
-  return std::unique_ptr<SqliteSessionStore>(new SqliteSessionStore(path, std::move(db)));
+namespace {
+
+// True when `path` exists but this process cannot write it or its directory
+// (a read-only CODEX_HOME): such a database is opened read-only.
+bool CannotWrite(const std::string& path) {
+  if (::access(path.c_str(), F_OK) != 0) return false;
+  const std::filesystem::path p(path);
+  const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  return ::access(path.c_str(), W_OK) != 0 || ::access(dir.c_str(), W_OK) != 0;
 }
 
-Result<std::unique_ptr<SqliteSessionStore>> OpenSessionStore(const std::string& codex_home) {
+}  // namespace
+
+Result<std::unique_ptr<SqliteSessionStore>> SqliteSessionStore::Open(const std::string& path,
+                                                                     StoreOptions options) {
+  if (path.empty()) return InvalidArgumentError("sessions database path is empty");
+  if (!options.read_only && CannotWrite(path)) options.read_only = true;
+  if (options.read_only) {
+    if (::access(path.c_str(), R_OK) != 0) {
+      return NotFoundError("no sessions database at " + path + " yet (" + std::strerror(errno) +
+                           "); run a session first");
+    }
+  } else {
+    RETURN_IF_ERROR(PrepareFile(path));
+  }
+  auto wait = std::make_unique<internal::BusyWait>();
+  wait->timeout_ms = options.busy_timeout_ms;
+  wait->notice_ms = options.wait_notice_ms;
+  wait->on_wait = options.on_wait;
+  std::unique_ptr<SQLite::Database> db;
+  try {
+    // NOMUTEX: an object is used by one thread at a time (see the header).
+    const int flags =
+        (options.read_only ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE) | SQLite::OPEN_NOMUTEX;
+    db = std::make_unique<SQLite::Database>(path, flags);
+    internal::InstallBusyWait(*db, wait.get());
+    RegisterSearchTextFunction(db->getHandle());
+    if (!options.read_only) {
+      // Setting WAL takes a moment of exclusive access: the busy wait covers it.
+      db->exec("PRAGMA journal_mode = WAL");
+      db->exec("PRAGMA synchronous = NORMAL");
+    }
+    db->exec("PRAGMA foreign_keys = ON");
+    // Reads through a memory map skip a syscall per page (resume speed).
+    db->exec("PRAGMA mmap_size = 268435456");
+  } catch (const std::exception& e) {
+    return internal::StatusFromException(e, path, "opening");
+  }
+  if (options.read_only) {
+    ASSIGN_OR_RETURN(int version, SchemaVersion(*db));
+    if (version != LatestSchemaVersion()) {
+      return FailedPreconditionError(
+          "sessions database " + path + " has schema version " + std::to_string(version) +
+          " and this codex needs " + std::to_string(LatestSchemaVersion()) +
+          ", but it is read-only; run codex once with write access to " + path + " to upgrade it");
+    }
+  } else {
+    RETURN_IF_ERROR(ApplyMigrations(*db, path, internal::EmbeddedMigrations()));
+  }
+  return std::unique_ptr<SqliteSessionStore>(
+      new SqliteSessionStore(path, std::move(db), std::move(options), std::move(wait)));
+}
+
+Result<std::unique_ptr<SqliteSessionStore>> OpenSessionStore(const std::string& codex_home,
+                                                             StoreOptions options) {
   if (codex_home.empty()) return InvalidArgumentError("CODEX_HOME is empty; set it or unset it");
-  return SqliteSessionStore::Open((std::filesystem::path(codex_home) / "sessions.db").string());
+  return SqliteSessionStore::Open((std::filesystem::path(codex_home) / "sessions.db").string(),
+                                  std::move(options));
 }
 
 Result<SessionInfo> SqliteSessionStore::GetById(std::string_view id) {
@@ -381,8 +416,176 @@ Result<SessionInfo> SqliteSessionStore::CreateSession(const core::NewSession& sp
     q.bind(7, s.created_at_ms);
     q.bind(8, s.updated_at_ms);
     q.exec();
+    if (!spec.items.empty()) {
+      std::vector<ImportedItem> batch;
+      batch.reserve(spec.items.size());
+      for (const Item& item : spec.items) batch.push_back({spec.turn_id, s.created_at_ms, item});
+      const std::vector<int64_t> ids = InsertChain(*db_, s.id, std::nullopt, batch);
+      s.head_item_id = ids.back();
+      if (s.title.empty()) s.title = TitleFromItems(batch);
+      SQLite::Statement head(*db_, "UPDATE sessions SET head_item_id = ?, title = ? WHERE id = ?");
+      head.bind(1, ids.back());
+      head.bind(2, s.title);
+      head.bind(3, s.id);
+      head.exec();
+    }
     return s;
   });
+}
+
+namespace {
+
+core::LeaseHolder ReadLease(SQLite::Statement& q) {
+  core::LeaseHolder h;
+  h.pid = q.getColumn(0).getInt64();
+  h.host = q.getColumn(1).getString();
+  h.process_start = q.getColumn(2).getString();
+  h.started_at_ms = q.getColumn(3).getInt64();
+  h.heartbeat_at_ms = q.getColumn(4).getInt64();
+  return h;
+}
+
+// A held lease: a thread with its own connection refreshes the heartbeat
+// every `heartbeat_ms`; the destructor stops it and deletes the row.
+class SqliteTurnLease final : public core::TurnLease {
+ public:
+  SqliteTurnLease(std::string path, std::string session_id, std::string token,
+                  core::LeaseHolder holder, int64_t heartbeat_ms)
+      : path_(std::move(path)),
+        session_id_(std::move(session_id)),
+        token_(std::move(token)),
+        holder_(std::move(holder)),
+        heartbeat_ms_(heartbeat_ms) {
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~SqliteTurnLease() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  const core::LeaseHolder& holder() const override { return holder_; }
+
+ private:
+  void Run() {
+    internal::BusyWait wait;
+    wait.timeout_ms = 5'000;
+    std::unique_ptr<SQLite::Database> db;
+    try {
+      db = std::make_unique<SQLite::Database>(path_, SQLite::OPEN_READWRITE | SQLite::OPEN_NOMUTEX);
+      internal::InstallBusyWait(*db, &wait);
+    } catch (const std::exception&) {
+      db.reset();
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stop_) {
+      cv_.wait_for(lock, std::chrono::milliseconds(heartbeat_ms_), [this] { return stop_; });
+      if (stop_ || !db) break;
+      lock.unlock();
+      try {
+        SQLite::Statement q(*db,
+                            "UPDATE session_leases SET heartbeat_at_ms = ?"
+                            " WHERE session_id = ? AND token = ?");
+        q.bind(1, NowMs());
+        q.bind(2, session_id_);
+        q.bind(3, token_);
+        q.exec();
+      } catch (const std::exception&) {
+        // A missed heartbeat is retried at the next tick.
+      }
+      lock.lock();
+    }
+    lock.unlock();
+    try {
+      if (!db) {
+        db = std::make_unique<SQLite::Database>(path_,
+                                                SQLite::OPEN_READWRITE | SQLite::OPEN_NOMUTEX);
+        internal::InstallBusyWait(*db, &wait);
+      }
+      SQLite::Statement q(*db, "DELETE FROM session_leases WHERE session_id = ? AND token = ?");
+      q.bind(1, session_id_);
+      q.bind(2, token_);
+      q.exec();
+    } catch (const std::exception&) {
+      // Left behind, the row names this process: the next turn (here, or
+      // anywhere once this process is gone) takes it over.
+    }
+  }
+
+  std::string path_;
+  std::string session_id_;
+  std::string token_;
+  core::LeaseHolder holder_;
+  int64_t heartbeat_ms_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace
+
+Result<std::optional<core::LeaseHolder>> SqliteSessionStore::CurrentLease(
+    std::string_view session_id) {
+  const std::string sid(session_id);
+  return Guarded(path_, "reading the lease of " + sid,
+                 [&]() -> Result<std::optional<core::LeaseHolder>> {
+                   SQLite::Statement q(*db_,
+                                       "SELECT pid, host, process_start, started_at_ms,"
+                                       " heartbeat_at_ms FROM session_leases WHERE session_id = ?");
+                   q.bind(1, sid);
+                   if (!q.executeStep()) return std::optional<core::LeaseHolder>();
+                   return std::optional<core::LeaseHolder>(ReadLease(q));
+                 });
+}
+
+Result<std::unique_ptr<core::TurnLease>> SqliteSessionStore::AcquireTurnLease(
+    std::string_view session_id) {
+  const std::string sid(session_id);
+  if (options_.read_only) {
+    return FailedPreconditionError("sessions database " + path_ +
+                                   " is read-only; a turn cannot be recorded");
+  }
+  core::LeaseHolder me = core::CurrentProcessHolder();
+  const std::string token = core::NewUuidV7();
+  Status taken = WithWriteTransaction(*db_, path_, "taking the lease of " + sid, [&]() -> Status {
+    const int64_t now = NowMs();
+    SQLite::Statement cur(*db_,
+                          "SELECT pid, host, process_start, started_at_ms, heartbeat_at_ms"
+                          " FROM session_leases WHERE session_id = ?");
+    cur.bind(1, sid);
+    if (cur.executeStep()) {
+      const core::LeaseHolder other = ReadLease(cur);
+      // One process runs one turn per session at a time: a row naming this
+      // very process is a leftover of an earlier turn of ours.
+      const bool ours =
+          other.pid == me.pid && other.host == me.host && other.process_start == me.process_start;
+      if (!ours && !core::LeaseHolderIsGone(other, me.host, now)) {
+        return core::SessionBusyError(sid, other);
+      }
+    }
+    cur.reset();
+    me.started_at_ms = now;
+    me.heartbeat_at_ms = now;
+    SQLite::Statement q(*db_,
+                        "INSERT OR REPLACE INTO session_leases(session_id, token, pid, host,"
+                        " process_start, started_at_ms, heartbeat_at_ms)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?)");
+    q.bind(1, sid);
+    q.bind(2, token);
+    q.bind(3, me.pid);
+    q.bind(4, me.host);
+    q.bind(5, me.process_start);
+    q.bind(6, me.started_at_ms);
+    q.bind(7, me.heartbeat_at_ms);
+    q.exec();
+    return OkStatus();
+  });
+  RETURN_IF_ERROR(taken);
+  return std::unique_ptr<core::TurnLease>(
+      new SqliteTurnLease(path_, sid, token, me, options_.lease_heartbeat_ms));
 }
 
 Result<SessionInfo> SqliteSessionStore::FindSession(std::string_view id_or_name) {
@@ -402,9 +605,9 @@ Result<SessionInfo> SqliteSessionStore::FindSession(std::string_view id_or_name)
       q.bind(1, key);
       if (q.executeStep()) return ReadSession(q);
     }
-    if (lower.size() >= 8) {
+    if (LooksLikeHexPrefix(lower)) {
       SQLite::Statement q(*db_, std::string("SELECT ") + kSessionCols +
-                                    " FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 6");
+                                    " FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 11");
       q.bind(1, lower);
       q.bind(2, lower + "\x7f");
       std::vector<SessionInfo> found;
@@ -412,17 +615,16 @@ Result<SessionInfo> SqliteSessionStore::FindSession(std::string_view id_or_name)
       if (found.size() == 1) return found.front();
       if (found.size() > 1) {
         std::string list;
-        for (size_t i = 0; i < found.size() && i < 5; ++i) {
-          list += (i ? ", " : "") + found[i].id;
+        for (size_t i = 0; i < found.size() && i < 10; ++i) {
+          const SessionInfo& c = found[i];
+          list += "\n  " + c.id + "  " + (c.name.empty() ? c.title : c.name + ": " + c.title);
         }
-        if (found.size() > 5) list += ", ...";
-        return InvalidArgumentError("session prefix '" + key + "' is ambiguous (matches " + list +
-                                    "); give more characters");
+        if (found.size() > 10) list += "\n  ...";
+        Status ambiguous = InvalidArgumentError(
+            "session prefix '" + key + "' is ambiguous; give more characters of one of:" + list);
+        ambiguous.WithReason("ambiguous_prefix");
+        return ambiguous;
       }
-    } else if (LooksLikeHexPrefix(lower)) {
-      // Short prefixes are refused rather than guessed.
-      return NotFoundError("no session named '" + key +
-                           "'; an id prefix needs at least 8 characters");
     }
     return UnknownSession(key);
   });
@@ -757,9 +959,10 @@ Status SqliteSessionStore::Rename(std::string_view id, std::string_view name) {
   if (new_name.find('\n') != std::string::npos) {
     return InvalidArgumentError("a session name must be one line");
   }
-  if (core::LooksLikeUuid(new_name)) {
+  if (LooksLikeHexPrefix(ToLower(new_name))) {
     return InvalidArgumentError("'" + new_name +
-                                "' looks like a session id; choose a name that is not a UUID");
+                                "' could be read as a session id prefix (only hex digits and "
+                                "'-'); choose a name with another letter in it");
   }
   return WithWriteTransaction(*db_, path_, "renaming " + sid, [&]() -> Status {
     if (!new_name.empty()) {
@@ -829,6 +1032,7 @@ Result<RemoveStats> SqliteSessionStore::RemoveSessions(const std::vector<std::st
       "   UNION SELECT i.parent_id FROM k JOIN items AS i ON i.id = k.id"
       "    WHERE i.parent_id IN (SELECT id FROM rm_candidates))"
       " SELECT id FROM k;");
+  db.exec("DELETE FROM session_leases WHERE session_id IN (SELECT id FROM rm_sessions)");
   stats.sessions = db.exec("DELETE FROM sessions WHERE id IN (SELECT id FROM rm_sessions)");
   stats.items = db.exec(
       "DELETE FROM items WHERE id IN"
@@ -845,42 +1049,132 @@ Result<RemoveStats> SqliteSessionStore::Remove(std::string_view id) {
   });
 }
 
-Result<RemoveStats> SqliteSessionStore::Purge(int64_t updated_before_ms) {
-  return WithWriteTransaction(*db_, path_, "purging old sessions", [&]() -> Result<RemoveStats> {
-    SQLite::Statement q(*db_, "SELECT id FROM sessions WHERE updated_at_ms < ?");
-    q.bind(1, updated_before_ms);
-    std::vector<std::string> ids;
-    while (q.executeStep()) ids.push_back(q.getColumn(0).getString());
-    return RemoveSessions(ids);
-  });
+Result<std::vector<SessionInfo>> SqliteSessionStore::Purge(const PurgeQuery& query,
+                                                           RemoveStats* stats) {
+  auto select = [&]() -> std::vector<SessionInfo> {
+    std::string sql =
+        std::string("SELECT ") + kSessionCols + " FROM sessions WHERE updated_at_ms < ?";
+    if (query.cwd) sql += " AND cwd = ?";
+    sql += " ORDER BY updated_at_ms, id";
+    SQLite::Statement q(*db_, sql);
+    q.bind(1, query.updated_before_ms);
+    if (query.cwd) q.bind(2, *query.cwd);
+    std::vector<SessionInfo> out;
+    while (q.executeStep()) out.push_back(ReadSession(q));
+    return out;
+  };
+  if (query.dry_run) {
+    return Guarded(path_, "listing old sessions",
+                   [&]() -> Result<std::vector<SessionInfo>> { return select(); });
+  }
+  return WithWriteTransaction(*db_, path_, "purging old sessions",
+                              [&]() -> Result<std::vector<SessionInfo>> {
+                                std::vector<SessionInfo> sessions = select();
+                                std::vector<std::string> ids;
+                                for (const SessionInfo& si : sessions) ids.push_back(si.id);
+                                ASSIGN_OR_RETURN(RemoveStats removed, RemoveSessions(ids));
+                                if (stats) *stats = removed;
+                                return sessions;
+                              });
 }
 
-Result<std::vector<SearchHit>> SqliteSessionStore::Search(std::string_view query, int limit) {
-  const std::string fts = FtsQuery(query);
-  if (fts.empty()) return InvalidArgumentError("search text is empty; give one or more words");
-  if (limit <= 0) return InvalidArgumentError("search limit must be at least 1");
+// The 1-based turn of the chain from the root to `item_id` that the item
+// belongs to (the TurnStartIndexes rule over that chain); 0 before the first
+// turn. `real_user` caches IsRealUserMessage per item id across calls.
+Result<int> SqliteSessionStore::TurnOfItem(int64_t item_id, std::map<int64_t, bool>* real_user) {
+  // Only bodies that decide turn starts are read: user messages not yet
+  // classified, and checkpoints.
+  SQLite::Statement q(*db_,
+                      "WITH RECURSIVE up(id, depth) AS (SELECT ?1, 0 UNION ALL"
+                      " SELECT i.parent_id, up.depth + 1 FROM up JOIN items AS i ON i.id = up.id"
+                      " WHERE i.parent_id IS NOT NULL)"
+                      " SELECT i.id, i.kind, i.role, CASE WHEN (i.kind = 'message' AND"
+                      " i.role = 'user') OR i.kind = 'compaction_checkpoint' THEN i.body ELSE ''"
+                      " END FROM up JOIN items AS i ON i.id = up.id ORDER BY up.depth DESC");
+  q.bind(1, item_id);
+  int turns = 0;
+  size_t replacement_left = 0;  // items still inside a checkpoint's replacement history
+  while (q.executeStep()) {
+    const int64_t id = q.getColumn(0).getInt64();
+    const core::ItemKind kind = core::ItemKindFromName(q.getColumn(1).getText());
+    if (kind == ItemKind::kCompactionCheckpoint) {
+      Item checkpoint;
+      checkpoint.kind = kind;
+      checkpoint.body = q.getColumn(3).getString();
+      replacement_left = static_cast<size_t>(CheckpointReplacementItems(checkpoint).value_or(0));
+      continue;
+    }
+    if (replacement_left > 0) {
+      --replacement_left;
+      continue;
+    }
+    if (kind != ItemKind::kMessage || q.getColumn(2).getString() != "user") continue;
+    auto cached = real_user->find(id);
+    if (cached == real_user->end()) {
+      Item message;
+      message.kind = kind;
+      message.role = "user";
+      message.body = q.getColumn(3).getString();
+      cached = real_user->emplace(id, IsRealUserMessage(message)).first;
+    }
+    if (cached->second) ++turns;
+  }
+  return turns;  // the item is last: every start is at or before it
+}
+
+Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& query) {
+  ASSIGN_OR_RETURN(const std::string fts, FtsQueryFromUser(query.text));
+  if (query.limit <= 0) return InvalidArgumentError("search limit must be at least 1");
   return Guarded(path_, "searching", [&]() -> Result<std::vector<SearchHit>> {
-    // Matches come best first (bm25); keep each session's best one.
-    SQLite::Statement q(*db_, std::string("SELECT f.rowid,"
-                                          " snippet(items_fts, 0, '[', ']', '…', 12), ") +
-                                  "s.id, s.head_item_id, s.forked_from_session,"
-                                  " s.forked_from_item, s.cwd, s.model, s.provider, s.title,"
-                                  " s.name, s.source, s.created_at_ms, s.updated_at_ms,"
-                                  " s.archived, s.tokens_used"
-                                  " FROM items_fts AS f"
-                                  " JOIN items AS i ON i.id = f.rowid"
-                                  " JOIN sessions AS s ON s.id = i.session_id"
-                                  " WHERE items_fts MATCH ? ORDER BY f.rank");
-    q.bind(1, fts);
+    // Best matches first (bm25). A matching item counts when a live session
+    // holds it: one whose head is the item or a descendant of it.
+    std::optional<SQLite::Statement> q;
+    try {
+      // A fork keeps its parent's cwd, so with a directory only items whose
+      // creator is in it (or is gone, leaving forks) can be held there.
+      q.emplace(*db_,
+                std::string("SELECT f.rowid, snippet(items_fts, 0, '[', ']', '…', 16), i.kind,"
+                            " i.role FROM items_fts AS f JOIN items AS i ON i.id = f.rowid"
+                            " WHERE items_fts MATCH ?1") +
+                    (query.cwd ? " AND (i.session_id IN (SELECT id FROM sessions WHERE cwd = ?2)"
+                                 " OR i.session_id NOT IN (SELECT id FROM sessions))"
+                               : "") +
+                    " ORDER BY f.rank");
+      q->bind(1, fts);
+      if (query.cwd) q->bind(2, *query.cwd);
+      q->executeStep();
+    } catch (const std::exception& e) {
+      return InvalidArgumentError("cannot search for '" + query.text + "': " + e.what() +
+                                  "; use words, \"a phrase\" or a prefix such as build*");
+    }
+    std::string holders_sql = std::string(
+                                  "WITH RECURSIVE d(id) AS (SELECT ?1 UNION ALL"
+                                  " SELECT i.id FROM items AS i JOIN d ON i.parent_id = d.id)"
+                                  " SELECT ") +
+                              kSessionCols +
+                              " FROM sessions WHERE head_item_id IN (SELECT id FROM d)";
+    if (query.cwd) holders_sql += " AND cwd = ?2";
+    holders_sql += " ORDER BY updated_at_ms DESC, id DESC";
+    SQLite::Statement holders(*db_, holders_sql);
+    std::map<int64_t, bool> real_user;
     std::vector<SearchHit> hits;
-    std::map<std::string, bool> seen;
-    while (q.executeStep() && hits.size() < static_cast<size_t>(limit)) {
-      SessionInfo s = ReadSession(q, 2);
-      if (!seen.emplace(s.id, true).second) continue;
+    for (bool row = q->hasRow(); row && hits.size() < static_cast<size_t>(query.limit);
+         row = q->executeStep()) {
       SearchHit hit;
-      hit.item_id = q.getColumn(0).getInt64();
-      hit.snippet = q.getColumn(1).getString();
-      hit.session = std::move(s);
+      hit.item_id = q->getColumn(0).getInt64();
+      hit.snippet = q->getColumn(1).getString();
+      for (char& c : hit.snippet) {
+        if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+      }
+      hit.kind = q->getColumn(2).getString();
+      hit.role = q->getColumn(3).getString();
+      holders.reset();
+      holders.bind(1, hit.item_id);
+      if (query.cwd) holders.bind(2, *query.cwd);
+      while (holders.executeStep()) hit.sessions.push_back({ReadSession(holders), 0});
+      if (hit.sessions.empty()) continue;
+      ASSIGN_OR_RETURN(const int turn, TurnOfItem(hit.item_id, &real_user));
+      for (auto& w : hit.sessions) w.turn = turn;
       hits.push_back(std::move(hit));
     }
     return hits;

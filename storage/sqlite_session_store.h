@@ -10,10 +10,14 @@
 //
 // Durability and concurrency: WAL, synchronous=NORMAL (a process crash never
 // loses a committed append; a power cut may lose the last few commits but
-// never corrupts), busy_timeout 10 s, foreign keys on. Every write runs in
-// one BEGIN IMMEDIATE transaction, retried on SQLITE_BUSY, so many processes
-// can share one file. Appends compare-and-set the head: a process whose view
-// of a session is stale gets kFailedPrecondition / reason "session_advanced".
+// never corrupts), foreign keys on. Every write runs in one BEGIN IMMEDIATE
+// transaction; a lock held by another process is waited for at most
+// StoreOptions::busy_timeout_ms in total (on_wait is called after ~1 s), then
+// the write fails with kUnavailable: no retry loop multiplies the wait. Reads
+// never wait for writers (WAL). A turn holds the session's lease
+// (AcquireTurnLease, the session_leases table); appends also compare-and-set
+// the head: a process whose view of a session is stale gets
+// kFailedPrecondition / reason "session_advanced".
 //
 // Errors: never throws; SQLite failures become a Status whose message keeps
 // the SQLite extended result code. Thread-compatible: one thread uses an
@@ -23,6 +27,8 @@
 #include <SQLiteCpp/Database.h>
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +38,10 @@
 #include "core/session_store.h"
 
 namespace codex::storage {
+
+namespace internal {
+struct BusyWait;
+}
 
 // One row of the `events` table.
 struct EventRecord {
@@ -43,11 +53,44 @@ struct EventRecord {
   int64_t created_at_ms = 0;
 };
 
-// A full-text search match: the best-matching item of a session.
+// How Open behaves under contention and on a read-only CODEX_HOME.
+struct StoreOptions {
+  int busy_timeout_ms = 10'000;   // the most a write waits for a lock, in total
+  int wait_notice_ms = 1'000;     // on_wait is called once a wait lasts this long
+  std::function<void()> on_wait;  // e.g. print "waiting for another codex process…"
+  // Open without writing: no file or directory is created, no migration is
+  // applied (an outdated schema is an error). Also chosen automatically when
+  // the database cannot be opened for writing (a read-only CODEX_HOME).
+  bool read_only = false;
+  int64_t lease_heartbeat_ms = core::kLeaseHeartbeatMs;
+};
+
+// A full-text search match: one item and every live session whose history
+// holds it (its creator, forks that inherited it).
 struct SearchHit {
-  core::SessionInfo session;
   int64_t item_id = 0;
-  std::string snippet;  // matched terms wrapped in [ ], cut with "…"
+  std::string kind;     // the item's kind: message, reasoning, function_call_output, ...
+  std::string role;     // for messages
+  std::string snippet;  // one line; matched terms wrapped in [ ], cut with "…"
+  struct Where {
+    core::SessionInfo session;
+    int turn = 0;  // 1-based turn of the session the item belongs to; 0 = before the first
+  };
+  std::vector<Where> sessions;  // newest first
+};
+
+struct SearchQuery {
+  std::string text;                // words (ANDed), "a phrase", prefix*
+  std::optional<std::string> cwd;  // only sessions of this directory; nullopt = all
+  int limit = 20;                  // matching items
+};
+
+// What Purge removes: sessions (archived or not) last updated before
+// `updated_before_ms`, only in `cwd` when set.
+struct PurgeQuery {
+  int64_t updated_before_ms = 0;
+  std::optional<std::string> cwd;
+  bool dry_run = false;  // list what would go, change nothing
 };
 
 // One session of a fork tree, in depth-first order (parents before children).
@@ -114,7 +157,9 @@ class SqliteSessionStore final : public core::SessionStore {
   // Opens (creating when absent, with its parent directories) the database at
   // `path`: the file gets mode 0600 whatever the umask, then WAL, busy
   // timeout and foreign keys are set and the embedded migrations applied.
-  static Result<std::unique_ptr<SqliteSessionStore>> Open(const std::string& path);
+  static Result<std::unique_ptr<SqliteSessionStore>> Open(const std::string& path,
+                                                          StoreOptions options = {});
+  bool read_only() const { return options_.read_only; }
 
   ~SqliteSessionStore() override;
   SqliteSessionStore(const SqliteSessionStore&) = delete;
@@ -124,6 +169,11 @@ class SqliteSessionStore final : public core::SessionStore {
 
   // core::SessionStore (see core/session_store.h for the contracts).
   Result<core::SessionInfo> CreateSession(const core::NewSession& spec) override;
+  Result<std::unique_ptr<core::TurnLease>> AcquireTurnLease(std::string_view session_id) override;
+  // The lease currently recorded for `session_id` (live or not); nullopt when none.
+  Result<std::optional<core::LeaseHolder>> CurrentLease(std::string_view session_id);
+  // By full id, name, or any unique id prefix; an ambiguous prefix is
+  // kInvalidArgument listing the candidates.
   Result<core::SessionInfo> FindSession(std::string_view id_or_name) override;
   Result<core::SessionInfo> LatestSession(const std::optional<std::string>& cwd) override;
   // Walks from `session.head_item_id` (the head as the caller saw it).
@@ -148,19 +198,20 @@ class SqliteSessionStore final : public core::SessionStore {
   Status Archive(std::string_view id);
   Status Unarchive(std::string_view id);
   // Sets the name FindSession also accepts; "" clears it. kInvalidArgument
-  // when another session already has that name.
+  // when another session already has that name, or when the name could be
+  // read as an id prefix (only hex digits and '-').
   Status Rename(std::string_view id, std::string_view name);
   // Deletes the session, its turns and events, and every item of its chain
   // that no other session still needs (reachable from another session's head
   // or fork point). Forks of it keep working; their forked_from_session stays
   // as a historical record.
   Result<RemoveStats> Remove(std::string_view id);
-  // Removes every session (archived or not) last updated before
-  // `updated_before_ms`, with the items nothing else needs.
-  Result<RemoveStats> Purge(int64_t updated_before_ms);
-  // Sessions whose message or tool-output text matches `query` (words,
-  // ANDed; FTS5 syntax is not exposed), best match first, one hit per session.
-  Result<std::vector<SearchHit>> Search(std::string_view query, int limit = 20);
+  // Removes the sessions `query` selects, with the items nothing else needs,
+  // and returns them (oldest first). With dry_run nothing changes.
+  Result<std::vector<core::SessionInfo>> Purge(const PurgeQuery& query, RemoveStats* stats);
+  // Items whose plain text (storage/search_text.h) matches `query`, best
+  // match first, each with the live sessions that hold it.
+  Result<std::vector<SearchHit>> Search(const SearchQuery& query);
   // The fork tree containing `id`: its root ancestor and every descendant.
   Result<std::vector<TreeNode>> Tree(std::string_view id);
   Result<SessionDetails> Show(std::string_view id);
@@ -171,18 +222,25 @@ class SqliteSessionStore final : public core::SessionStore {
   Result<bool> ImportSession(const ImportedSession& session);
 
  private:
-  SqliteSessionStore(std::string path, std::unique_ptr<SQLite::Database> db);
+  SqliteSessionStore(std::string path, std::unique_ptr<SQLite::Database> db, StoreOptions options,
+                     std::unique_ptr<internal::BusyWait> wait);
 
   Result<core::SessionInfo> GetById(std::string_view id);
   Result<std::vector<core::StoredItem>> LoadChain(std::optional<int64_t> head,
                                                   bool stop_at_checkpoint);
   Result<RemoveStats> RemoveSessions(const std::vector<std::string>& ids);
 
+  Result<int> TurnOfItem(int64_t item_id, std::map<int64_t, bool>* real_user);
+
   std::string path_;
+  StoreOptions options_;
+  std::unique_ptr<internal::BusyWait> wait_;  // installed on db_; outlives it
   std::unique_ptr<SQLite::Database> db_;
 };
 
-// <codex_home>/sessions.db, opened with SqliteSessionStore::Open.
-Result<std::unique_ptr<SqliteSessionStore>> OpenSessionStore(const std::string& codex_home);
+// <codex_home>/sessions.db, opened with SqliteSessionStore::Open. A missing
+// CODEX_HOME is created with mode 0700 (unless read_only).
+Result<std::unique_ptr<SqliteSessionStore>> OpenSessionStore(const std::string& codex_home,
+                                                             StoreOptions options = {});
 
 }  // namespace codex::storage

@@ -262,7 +262,18 @@ TEST_CASE("FindSession by id, prefix and name") {
   REQUIRE_FALSE(amb.ok());
   CHECK(amb.status().code() == StatusCode::kInvalidArgument);
   CHECK(amb.status().message().find("ambiguous") != std::string::npos);
-  CHECK(store->FindSession("0190").status().code() == StatusCode::kNotFound);
+  // Any unique prefix resolves, however short; an ambiguous one lists the candidates.
+  amb = store->FindSession("0190");
+  REQUIRE_FALSE(amb.ok());
+  CHECK(amb.status().code() == StatusCode::kInvalidArgument);
+  CHECK(amb.status().message().find("01900000-0000-7000-8000-000000000001") != std::string::npos);
+  CHECK(amb.status().message().find("01900000-0000-7000-8000-000000000002") != std::string::npos);
+  NewSession lone;
+  lone.id = "0aaaaaaa-0000-7000-8000-000000000003";
+  REQUIRE(store->CreateSession(lone).ok());
+  CHECK(Find(*store, "0a").id == lone.id);
+  CHECK(Find(*store, "0AAA").id == lone.id);
+  CHECK(store->FindSession("0191").status().code() == StatusCode::kNotFound);
   CHECK(store->FindSession("nope").status().code() == StatusCode::kNotFound);
   CHECK(store->FindSession("").status().code() == StatusCode::kInvalidArgument);
   // Creating an existing id fails.

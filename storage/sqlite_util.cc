@@ -19,6 +19,32 @@ int ExtendedCode(const std::exception& e) {
 
 }  // namespace
 
+namespace {
+
+int BusyHandler(void* arg, int count) {
+  auto* wait = static_cast<BusyWait*>(arg);
+  const auto now = std::chrono::steady_clock::now();
+  if (count == 0) {
+    wait->start = now;
+    wait->noticed = false;
+  }
+  const auto elapsed =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now - wait->start).count();
+  if (elapsed >= wait->timeout_ms) return 0;
+  if (!wait->noticed && elapsed >= wait->notice_ms) {
+    wait->noticed = true;
+    if (wait->on_wait) wait->on_wait();
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(count < 10 ? 2 + count * 2 : 25));
+  return 1;
+}
+
+}  // namespace
+
+void InstallBusyWait(SQLite::Database& db, BusyWait* wait) {
+  sqlite3_busy_handler(db.getHandle(), BusyHandler, wait);
+}
+
 bool IsBusy(const std::exception& e) {
   const int code = ExtendedCode(e);
   if (code < 0) return false;
@@ -36,10 +62,15 @@ Status StatusFromException(const std::exception& e, const std::string& path,
   switch (code & 0xff) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-      return UnavailableError(message + "; another codex process holds the database, retry");
+      return UnavailableError("sessions database " + path + ": " + std::string(what) +
+                              " gave up: another codex process kept the database locked (" +
+                              e.what() + "); try again when it has finished");
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
-      return DataLossError(message + "; the file is damaged or not a codex database");
+      return DataLossError(message + "; the file is damaged or not a codex database: move it " +
+                           "aside (mv " + path + " " + path + ".broken) to start afresh, or " +
+                           "recover what it holds with 'sqlite3 " + path + ".broken .recover | " +
+                           "sqlite3 " + path + "'");
     case SQLITE_FULL:
       return ResourceExhaustedError(message + "; the disk is full");
     case SQLITE_CANTOPEN:

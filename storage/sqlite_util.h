@@ -1,7 +1,6 @@
 // Internal helpers of codex_storage: converting SQLiteCpp exceptions into
-// Status at the module edge, and running write transactions with BEGIN
-// IMMEDIATE plus a bounded retry on SQLITE_BUSY / SQLITE_LOCKED (on top of the
-// connection's busy_timeout). Not part of the public interface.
+// Status at the module edge, the bounded busy wait, and running write
+// transactions with BEGIN IMMEDIATE. Not part of the public interface.
 #pragma once
 
 #include <SQLiteCpp/Database.h>
@@ -11,7 +10,7 @@
 
 #include <chrono>
 #include <exception>
-#include <random>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -30,31 +29,34 @@ Status StatusFromException(const std::exception& e, const std::string& path, std
 // True for an SQLite exception that a retry of the whole transaction may cure.
 bool IsBusy(const std::exception& e);
 
+// The one bound on waiting for a lock: SQLite calls the handler while the
+// database is locked; it sleeps in short steps, calls `on_wait` once when a
+// wait passes `notice_ms`, and gives up (SQLITE_BUSY) after `timeout_ms`. No
+// caller retries on top of it, so a locked database costs at most
+// `timeout_ms` per operation. Must outlive the connection it is installed on.
+struct BusyWait {
+  int timeout_ms = 10'000;
+  int notice_ms = 1'000;
+  std::function<void()> on_wait;
+  std::chrono::steady_clock::time_point start{};
+  bool noticed = false;
+};
+void InstallBusyWait(SQLite::Database& db, BusyWait* wait);
+
 // Runs `body` (returning Status or Result<T>) inside BEGIN IMMEDIATE ... COMMIT.
-// A non-OK result rolls back. SQLITE_BUSY/LOCKED anywhere retries the whole
-// transaction a few times with jittered backoff; other exceptions become a
-// Status. Never throws.
+// A non-OK result rolls back. The lock wait is the connection's BusyWait; an
+// exception (SQLITE_BUSY after it, or any other) becomes a Status. Never throws.
 template <typename F>
 auto WithWriteTransaction(SQLite::Database& db, const std::string& path, std::string_view what,
                           F&& body) -> decltype(body()) {
   using R = decltype(body());
-  constexpr int kAttempts = 8;
-  thread_local std::minstd_rand rng{std::random_device{}()};
-  for (int attempt = 1;; ++attempt) {
-    try {
-      SQLite::Transaction txn(db, SQLite::TransactionBehavior::IMMEDIATE);
-      R result = body();
-      if (result.ok()) txn.commit();
-      return result;  // ~Transaction rolls back when not committed
-    } catch (const std::exception& e) {
-      if (attempt < kAttempts && IsBusy(e)) {
-        const int max_ms = 5 << attempt;
-        std::this_thread::sleep_for(
-            std::chrono::milliseconds(1 + static_cast<int>(rng() % static_cast<unsigned>(max_ms))));
-        continue;
-      }
-      return R(StatusFromException(e, path, what));
-    }
+  try {
+    SQLite::Transaction txn(db, SQLite::TransactionBehavior::IMMEDIATE);
+    R result = body();
+    if (result.ok()) txn.commit();
+    return result;  // ~Transaction rolls back when not committed
+  } catch (const std::exception& e) {
+    return R(StatusFromException(e, path, what));
   }
 }
 

@@ -660,3 +660,31 @@ TEST_CASE("codex PROMPT starts with that prompt; codex resume --last PROMPT cont
 
 }  // namespace
 }  // namespace codex::testing
+
+namespace codex::testing {
+
+TEST_CASE("between turns, a session another process advanced is reloaded, and said so") {
+  auto env = MakeEnv(R"({"responses": [], "default": "reply {{n}}"})");
+  auto first = env->RunCodex({"exec", "first"});
+  REQUIRE(first.ok());
+  REQUIRE(first->exit_code == 0);
+  const std::string id = FirstId(first->err, "session ");
+  REQUIRE(!id.empty());
+  auto p = SpawnTui(*env, {"resume", id});
+  Expect(p->WaitForText("›", kWait));
+  auto other = env->RunCodex({"exec", "resume", id, "from elsewhere"});
+  REQUIRE(other.ok());
+  REQUIRE(other->exit_code == 0);
+  Expect(p->Write("mine\r"));
+  Expect(p->WaitForText("was continued by another codex process", kWait));
+  Expect(p->WaitForText("reply 3", kWait));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  auto texts = UserTexts(requests[2]);
+  auto at = [&](std::string_view s) { return std::find(texts.begin(), texts.end(), s); };
+  REQUIRE(at("from elsewhere") != texts.end());
+  REQUIRE(at("mine") != texts.end());
+  CHECK(at("from elsewhere") < at("mine"));
+}
+
+}  // namespace codex::testing

@@ -350,10 +350,16 @@ Status InteractiveSession::SwitchTo(core::SessionInfo session, bool announce) {
 Status InteractiveSession::Reopen(const RunFlags& flags) {
   std::unique_ptr<Engine> engine;
   RETURN_IF_ERROR(StartEngine(flags, &engine));
-  ASSIGN_OR_RETURN(auto session, engine->store().FindSession(conversation_->session().id));
-  ASSIGN_OR_RETURN(auto conversation,
-                   core::Conversation::Resume(engine->config(), engine->Deps(), session));
-  conversation_ = std::move(conversation);
+  if (conversation_->persisted()) {
+    ASSIGN_OR_RETURN(auto session, engine->store().FindSession(conversation_->session().id));
+    ASSIGN_OR_RETURN(conversation_,
+                     core::Conversation::Resume(engine->config(), engine->Deps(), session));
+  } else {
+    // Nothing asked yet, so nothing stored: start afresh with the new settings.
+    ASSIGN_OR_RETURN(conversation_,
+                     core::Conversation::Create(engine->config(), engine->Deps(), "interactive",
+                                                conversation_->session().id));
+  }
   engine_ = std::move(engine);
   flags_ = flags;
   return OkStatus();
@@ -741,6 +747,8 @@ int InteractiveSession::Run() {
     }
     RunUserTurn(*input);
   }
+  // A session that never got a message was never stored: nothing to resume.
+  if (!conversation_->persisted()) return kExitOk;
   std::string bye = "resume this session with: codex resume " + conversation_->session().id;
   if (tty_) {
     Say(style_.Dim(bye) + "\n");

@@ -1,0 +1,57 @@
+#include "cli/store_open.h"
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace codex::cli {
+
+Result<std::unique_ptr<storage::SqliteSessionStore>> OpenCliStore(const std::string& codex_home,
+                                                                  bool read_only) {
+  storage::StoreOptions options;
+  // A fresh CODEX_HOME has no database yet: create it (an empty one lists
+  // nothing) rather than fail a read.
+  std::error_code ec;
+  options.read_only =
+      read_only && std::filesystem::exists(std::filesystem::path(codex_home) / "sessions.db", ec);
+  options.on_wait = [] {
+    std::fputs("waiting for another codex process to release the database…\n", stderr);
+    std::fflush(stderr);
+  };
+  return storage::OpenSessionStore(codex_home, std::move(options));
+}
+
+void ApplyRetention(storage::SqliteSessionStore& store, const std::string& codex_home,
+                    std::optional<int> retention_days) {
+  if (!retention_days || *retention_days < 0 || store.read_only()) return;
+  const auto now = std::chrono::system_clock::now();
+  const std::string marker = (std::filesystem::path(codex_home) / ".retention-checked").string();
+  struct stat st {};
+  if (::stat(marker.c_str(), &st) == 0 &&
+      std::chrono::system_clock::from_time_t(st.st_mtime) > now - std::chrono::hours(1) &&
+      std::chrono::system_clock::from_time_t(st.st_mtime) <= now) {
+    return;
+  }
+  std::ofstream(marker, std::ios::trunc).put('\n');  // touches the marker
+  const int64_t now_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  storage::PurgeQuery query;
+  query.updated_before_ms = now_ms - int64_t{*retention_days} * 86'400'000;
+  storage::RemoveStats stats;
+  auto removed = store.Purge(query, &stats);
+  if (!removed.ok()) {
+    std::fprintf(stderr, "warning: applying retention_days = %d failed: %s\n", *retention_days,
+                 removed.status().message().c_str());
+    return;
+  }
+  if (!removed->empty()) {
+    std::fprintf(stderr,
+                 "removed %zu sessions not updated for %d days ([history] retention_days)\n",
+                 removed->size(), *retention_days);
+  }
+}
+
+}  // namespace codex::cli

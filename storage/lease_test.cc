@@ -1,0 +1,277 @@
+// The turn lease, bounded lock waits and read-only opening of
+// SqliteSessionStore, with real processes sharing one database file.
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "core/item.h"
+#include "core/session_lease.h"
+#include "storage/sqlite_session_store.h"
+#include "storage/test_util.h"
+
+using codex::StatusCode;
+using codex::storage::SqliteSessionStore;
+using codex::storage::StoreOptions;
+using codex::storage::testing::TempDir;
+namespace core = codex::core;
+
+namespace {
+
+std::unique_ptr<SqliteSessionStore> OpenOrDie(const std::string& path, StoreOptions options = {}) {
+  auto store = SqliteSessionStore::Open(path, std::move(options));
+  INFO(store.status().ToString());
+  REQUIRE(store.ok());
+  return std::move(store).value();
+}
+
+// Runs `child` in a forked process; returns its exit code.
+template <typename F>
+int InChild(F child) {
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) std::_Exit(child());
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  return WEXITSTATUS(status);
+}
+
+void InsertLease(const std::string& path, const std::string& session, int64_t pid,
+                 const std::string& host, int64_t heartbeat_ms,
+                 const std::string& process_start = "") {
+  SQLite::Database db(path, SQLite::OPEN_READWRITE);
+  SQLite::Statement q(db,
+                      "INSERT OR REPLACE INTO session_leases(session_id, token, pid, host,"
+                      " process_start, started_at_ms, heartbeat_at_ms) VALUES (?, 't', ?, ?, ?,"
+                      " ?, ?)");
+  q.bind(1, session);
+  q.bind(2, pid);
+  q.bind(3, host);
+  q.bind(4, process_start);
+  q.bind(5, heartbeat_ms);
+  q.bind(6, heartbeat_ms);
+  q.exec();
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+constexpr const char* kSession = "01900000-0000-7000-8000-000000000001";
+
+}  // namespace
+
+TEST_CASE("Lease: a second process is refused while the turn runs, and gets it after") {
+  TempDir dir;
+  const std::string path = dir.File("s.db");
+  auto store = OpenOrDie(path);
+  auto lease = store->AcquireTurnLease(kSession);
+  REQUIRE(lease.ok());
+  const core::LeaseHolder me = (*lease)->holder();
+  CHECK(me.pid == ::getpid());
+  auto recorded = store->CurrentLease(kSession);
+  REQUIRE(recorded.ok());
+  REQUIRE(recorded->has_value());
+  CHECK((*recorded)->pid == me.pid);
+  CHECK((*recorded)->host == me.host);
+
+  // Another process: refused with the one-line message, reason session_busy.
+  const std::string busy_file = dir.File("busy.txt");
+  CHECK(InChild([&] {
+          auto other = SqliteSessionStore::Open(path);
+          if (!other.ok()) return 10;
+          auto l = (*other)->AcquireTurnLease(kSession);
+          if (l.ok()) return 11;
+          FILE* f = std::fopen(busy_file.c_str(), "w");
+          std::fputs(l.status().message().c_str(), f);
+          std::fclose(f);
+          return l.status().reason() == "session_busy" ? 0 : 12;
+        }) == 0);
+  std::string message(std::filesystem::file_size(busy_file), '\0');
+  FILE* f = std::fopen(busy_file.c_str(), "r");
+  REQUIRE(std::fread(message.data(), 1, message.size(), f) == message.size());
+  std::fclose(f);
+  const std::string expected_start = std::string("session ") + kSession +
+                                     " is busy: a turn is running in codex pid " +
+                                     std::to_string(::getpid()) + " on " + me.host + " since ";
+  CHECK(message.rfind(expected_start, 0) == 0);
+  CHECK(message.substr(expected_start.size() + 5) ==
+        std::string("; wait, or run 'codex fork ") + kSession + "'");
+  // Another session is not affected.
+  CHECK(InChild([&] {
+          auto other = SqliteSessionStore::Open(path);
+          return other.ok() && (*other)->AcquireTurnLease("other-session").ok() ? 0 : 1;
+        }) == 0);
+
+  lease->reset();  // released
+  recorded = store->CurrentLease(kSession);
+  REQUIRE(recorded.ok());
+  CHECK_FALSE(recorded->has_value());
+  CHECK(InChild([&] {
+          auto other = SqliteSessionStore::Open(path);
+          return other.ok() && (*other)->AcquireTurnLease(kSession).ok() ? 0 : 1;
+        }) == 0);
+}
+
+TEST_CASE("Lease: a dead holder's lease is taken over") {
+  TempDir dir;
+  const std::string path = dir.File("s.db");
+  auto store = OpenOrDie(path);
+  const std::string host = core::CurrentProcessHolder().host;
+
+  SECTION("same host, the pid is gone") {
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) std::_Exit(0);
+    REQUIRE(::waitpid(pid, nullptr, 0) == pid);  // reaped: the pid no longer runs
+    InsertLease(path, kSession, pid, host, NowMs());
+    CHECK(store->AcquireTurnLease(kSession).ok());
+  }
+  SECTION("same host, the pid now runs another process") {
+    const pid_t parent = ::getppid();
+    InsertLease(path, kSession, parent, host, NowMs(), "1");  // not its start time
+    // Checked from a child, so the recorded pid is not the checker's own.
+    CHECK(InChild([&] {
+            auto other = SqliteSessionStore::Open(path);
+            return other.ok() && (*other)->AcquireTurnLease(kSession).ok() ? 0 : 1;
+          }) == 0);
+  }
+  SECTION("same host, the holder runs: busy however old its heartbeat") {
+    const core::LeaseHolder parent_holder = [] {
+      core::LeaseHolder h = core::CurrentProcessHolder();
+      return h;
+    }();
+    InsertLease(path, kSession, parent_holder.pid, host, NowMs() - 3'600'000,
+                parent_holder.process_start);
+    CHECK(InChild([&] {
+            auto other = SqliteSessionStore::Open(path);
+            if (!other.ok()) return 1;
+            auto l = (*other)->AcquireTurnLease(kSession);
+            return !l.ok() && l.status().reason() == "session_busy" ? 0 : 2;
+          }) == 0);
+  }
+  SECTION("another host: live while the heartbeat is fresh, taken over when stale") {
+    InsertLease(path, kSession, 4242, "some-other-host", NowMs() - 5'000);
+    auto l = store->AcquireTurnLease(kSession);
+    REQUIRE_FALSE(l.ok());
+    CHECK(l.status().reason() == "session_busy");
+    CHECK(l.status().message().find("codex pid 4242 on some-other-host since") !=
+          std::string::npos);
+    InsertLease(path, kSession, 4242, "some-other-host", NowMs() - core::kLeaseStaleMs - 1'000);
+    CHECK(store->AcquireTurnLease(kSession).ok());
+  }
+}
+
+TEST_CASE("Lease: the heartbeat advances while the lease is held") {
+  TempDir dir;
+  const std::string path = dir.File("s.db");
+  StoreOptions options;
+  options.lease_heartbeat_ms = 50;
+  auto store = OpenOrDie(path, options);
+  auto lease = store->AcquireTurnLease(kSession);
+  REQUIRE(lease.ok());
+  const int64_t started = (*lease)->holder().heartbeat_at_ms;
+  int64_t beat = started;
+  for (int i = 0; i < 200 && beat <= started; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    auto now = store->CurrentLease(kSession);
+    REQUIRE(now.ok());
+    REQUIRE(now->has_value());
+    beat = (*now)->heartbeat_at_ms;
+  }
+  CHECK(beat > started);
+}
+
+TEST_CASE("A write meeting a lock waits once, says so once, then fails clearly; reads go on") {
+  TempDir dir;
+  const std::string path = dir.File("s.db");
+  std::atomic<int> notices{0};
+  StoreOptions options;
+  options.busy_timeout_ms = 1'500;
+  options.wait_notice_ms = 200;
+  options.on_wait = [&] { ++notices; };
+  auto store = OpenOrDie(path, options);
+  core::NewSession spec;
+  spec.items = {core::UserMessage("hello")};
+  auto s = store->CreateSession(spec);
+  REQUIRE(s.ok());
+
+  SQLite::Database locker(path, SQLite::OPEN_READWRITE);
+  locker.exec("BEGIN IMMEDIATE");
+  // Reads do not wait for the writer.
+  const auto t0 = std::chrono::steady_clock::now();
+  core::ListQuery q;
+  auto page = store->ListSessions(q);
+  REQUIRE(page.ok());
+  CHECK(page->sessions.size() == 1);
+  auto found = store->FindSession(s->id);
+  CHECK(found.ok());
+  const auto read_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
+  CHECK(read_ms < 1'000);
+  CHECK(notices == 0);
+
+  const auto t1 = std::chrono::steady_clock::now();
+  codex::Status renamed = store->Rename(s->id, "my-name");
+  const auto write_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t1)
+          .count();
+  REQUIRE_FALSE(renamed.ok());
+  CHECK(renamed.code() == StatusCode::kUnavailable);
+  CHECK(renamed.message().find("another codex process kept the database locked") !=
+        std::string::npos);
+  CHECK(notices == 1);
+  CHECK(write_ms >= 1'400);
+  CHECK(write_ms < 6'000);  // one wait, not a retry loop multiplying it
+  locker.exec("ROLLBACK");
+  CHECK(store->Rename(s->id, "my-name").ok());
+}
+
+TEST_CASE("Read-only opening: no file is created or changed, reads work, writes are refused") {
+  TempDir dir;
+  const std::string path = dir.File("s.db");
+  StoreOptions ro;
+  ro.read_only = true;
+  auto missing = SqliteSessionStore::Open(path, ro);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().code() == StatusCode::kNotFound);
+  CHECK_FALSE(std::filesystem::exists(path));
+  std::string id;
+  {
+    auto store = OpenOrDie(path);
+    core::NewSession spec;
+    spec.items = {core::UserMessage("hello walrus")};
+    id = store->CreateSession(spec)->id;
+  }
+  auto store = OpenOrDie(path, ro);
+  CHECK(store->read_only());
+  CHECK(store->FindSession(id).ok());
+  codex::storage::SearchQuery q;
+  q.text = "walrus";
+  CHECK(store->Search(q)->size() == 1);
+  CHECK_FALSE(store->Rename(id, "x-name").ok());
+  CHECK_FALSE(store->AcquireTurnLease(id).ok());
+
+  if (::geteuid() == 0) {
+    WARN("running as root: a chmod'ed CODEX_HOME stays writable; skipping that part");
+    return;
+  }
+  REQUIRE(::chmod(dir.path().c_str(), 0500) == 0);
+  REQUIRE(::chmod(path.c_str(), 0400) == 0);
+  auto auto_ro = SqliteSessionStore::Open(path);
+  ::chmod(dir.path().c_str(), 0700);
+  ::chmod(path.c_str(), 0600);
+  INFO(auto_ro.status().ToString());
+  REQUIRE(auto_ro.ok());
+  CHECK((*auto_ro)->read_only());
+}

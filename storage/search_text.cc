@@ -1,0 +1,240 @@
+#include "storage/search_text.h"
+
+#include <nlohmann/json.hpp>
+
+#include "storage/sqlite_session_store.h"
+
+namespace codex::storage {
+
+using Json = nlohmann::json;
+
+namespace {
+
+void AppendLine(std::string& out, std::string_view text) {
+  if (text.empty()) return;
+  if (!out.empty()) out += '\n';
+  out += text;
+}
+
+// Every string leaf of `j`, in document order, one per line (keys skipped).
+void AppendStrings(std::string& out, const Json& j) {
+  if (j.is_string()) {
+    AppendLine(out, j.get_ref<const std::string&>());
+  } else if (j.is_array() || j.is_object()) {
+    for (const auto& v : j) AppendStrings(out, v);
+  } else if (j.is_number() || j.is_boolean()) {
+    AppendLine(out, j.dump());
+  }
+}
+
+// A command array as one shell-like line: ["bash","-lc","ls -la"] -> "bash -lc ls -la".
+std::string JoinCommand(const Json& argv) {
+  std::string line;
+  for (const auto& a : argv) {
+    if (!a.is_string()) continue;
+    if (!line.empty()) line += ' ';
+    line += a.get_ref<const std::string&>();
+  }
+  return line;
+}
+
+// Text parts of a content/output array ({"text": ...} objects), or the string itself.
+void AppendContent(std::string& out, const Json& content) {
+  if (content.is_string()) {
+    AppendLine(out, content.get_ref<const std::string&>());
+    return;
+  }
+  if (!content.is_array()) return;
+  for (const auto& part : content) {
+    if (part.is_object()) {
+      auto t = part.find("text");
+      if (t != part.end() && t->is_string()) AppendLine(out, t->get_ref<const std::string&>());
+    } else if (part.is_string()) {
+      AppendLine(out, part.get_ref<const std::string&>());
+    }
+  }
+}
+
+// A tool's arguments (a JSON text): the command line when there is one,
+// then every other string value.
+void AppendArguments(std::string& out, const std::string& arguments) {
+  const Json args = Json::parse(arguments, nullptr, false);
+  if (args.is_discarded()) {
+    AppendLine(out, arguments);
+    return;
+  }
+  if (!args.is_object()) {
+    AppendStrings(out, args);
+    return;
+  }
+  for (const auto& [key, value] : args.items()) {
+    if ((key == "command" || key == "cmd") && value.is_array()) {
+      AppendLine(out, JoinCommand(value));
+    } else {
+      AppendStrings(out, value);
+    }
+  }
+}
+
+// A tool output: a string (possibly the JSON {"output": ..., "metadata": ...}
+// the shell tool returns) or an array of content parts.
+void AppendOutput(std::string& out, const Json& output) {
+  if (output.is_string()) {
+    const std::string& s = output.get_ref<const std::string&>();
+    if (!s.empty() && s.front() == '{') {
+      const Json inner = Json::parse(s, nullptr, false);
+      if (inner.is_object()) {
+        auto o = inner.find("output");
+        if (o != inner.end() && o->is_string()) {
+          AppendLine(out, o->get_ref<const std::string&>());
+          return;
+        }
+      }
+    }
+    AppendLine(out, s);
+    return;
+  }
+  AppendContent(out, output);
+}
+
+}  // namespace
+
+std::string SearchText(const core::Item& item) {
+  using core::ItemKind;
+  switch (item.kind) {
+    case ItemKind::kMessage:
+      if (item.role == "user" && !IsRealUserMessage(item)) return {};
+      if (item.role != "user" && item.role != "assistant") return {};
+      break;
+    case ItemKind::kReasoning:
+    case ItemKind::kFunctionCall:
+    case ItemKind::kFunctionCallOutput:
+    case ItemKind::kCustomToolCall:
+    case ItemKind::kCustomToolCallOutput:
+    case ItemKind::kLocalShellCall:
+    case ItemKind::kLocalShellCallOutput:
+      break;
+    default:
+      return {};
+  }
+  const Json body = Json::parse(item.body, nullptr, false);
+  if (!body.is_object()) return {};
+  std::string out;
+  auto field = [&](const char* name) -> const Json* {
+    auto it = body.find(name);
+    return it == body.end() ? nullptr : &*it;
+  };
+  switch (item.kind) {
+    case ItemKind::kMessage:
+      if (const Json* c = field("content")) AppendContent(out, *c);
+      break;
+    case ItemKind::kReasoning:
+      if (const Json* s = field("summary")) AppendContent(out, *s);
+      break;
+    case ItemKind::kFunctionCall:
+      if (const Json* n = field("name"); n && n->is_string()) {
+        AppendLine(out, n->get_ref<const std::string&>());
+      }
+      if (const Json* a = field("arguments"); a && a->is_string()) {
+        AppendArguments(out, a->get_ref<const std::string&>());
+      }
+      break;
+    case ItemKind::kCustomToolCall:
+      if (const Json* n = field("name"); n && n->is_string()) {
+        AppendLine(out, n->get_ref<const std::string&>());
+      }
+      if (const Json* in = field("input"); in && in->is_string()) {
+        AppendLine(out, in->get_ref<const std::string&>());
+      }
+      break;
+    case ItemKind::kLocalShellCall:
+      if (const Json* a = field("action"); a && a->is_object()) {
+        auto c = a->find("command");
+        if (c != a->end() && c->is_array()) AppendLine(out, JoinCommand(*c));
+      }
+      break;
+    default:  // the outputs
+      if (const Json* o = field("output")) AppendOutput(out, *o);
+      break;
+  }
+  return out;
+}
+
+void RegisterSearchTextFunction(sqlite3* db) {
+  auto fn = [](sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+    if (argc != 3) return;
+    auto text = [&](int i) -> std::string {
+      const unsigned char* p = sqlite3_value_text(argv[i]);
+      return p ? std::string(reinterpret_cast<const char*>(p),
+                             static_cast<size_t>(sqlite3_value_bytes(argv[i])))
+               : std::string();
+    };
+    core::Item item;
+    item.kind = core::ItemKindFromName(text(0));
+    item.role = text(1);
+    item.body = text(2);
+    const std::string t = SearchText(item);
+    if (t.empty()) {
+      sqlite3_result_null(ctx);
+    } else {
+      sqlite3_result_text(ctx, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
+    }
+  };
+  sqlite3_create_function(db, "codex_search_text", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr,
+                          fn, nullptr, nullptr);
+}
+
+Result<std::string> FtsQueryFromUser(std::string_view query) {
+  std::string out;
+  auto add_term = [&](std::string_view word, bool prefix) {
+    if (!out.empty()) out += ' ';
+    out += '"';
+    for (char c : word) {
+      if (c == '"') out += '"';
+      out += c;
+    }
+    out += '"';
+    if (prefix) out += '*';
+  };
+  size_t i = 0;
+  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (i < query.size()) {
+    while (i < query.size() && space(query[i])) ++i;
+    if (i >= query.size()) break;
+    if (query[i] == '"') {
+      const size_t end = query.find('"', i + 1);
+      if (end == std::string_view::npos) {
+        return InvalidArgumentError("search text has an unbalanced \" : close the phrase with \"");
+      }
+      std::string_view phrase = query.substr(i + 1, end - i - 1);
+      if (phrase.find_first_not_of(" \t\r\n") != std::string_view::npos) add_term(phrase, false);
+      i = end + 1;
+      continue;
+    }
+    size_t j = i;
+    while (j < query.size() && !space(query[j]) && query[j] != '"') ++j;
+    std::string_view word = query.substr(i, j - i);
+    i = j;
+    bool prefix = false;
+    if (word.back() == '*') {
+      word.remove_suffix(1);
+      prefix = true;
+      if (word.empty()) {
+        return InvalidArgumentError(
+            "search text has a bare '*'; a prefix query needs a word before it, e.g. 'build*'");
+      }
+      if (word.find('*') != std::string_view::npos) {
+        return InvalidArgumentError("'*' may only end a word (a prefix query such as 'build*')");
+      }
+    } else if (word.find('*') != std::string_view::npos) {
+      return InvalidArgumentError("'*' may only end a word (a prefix query such as 'build*')");
+    }
+    add_term(word, prefix);
+  }
+  if (out.empty()) {
+    return InvalidArgumentError("search text is empty; give one or more words or a \"phrase\"");
+  }
+  return out;
+}
+
+}  // namespace codex::storage
