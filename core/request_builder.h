@@ -17,18 +17,20 @@ namespace codex::core {
 
 struct RequestOptions {
   std::string model;
-  std::string instructions;     // "" = omitted
+  std::string instructions;       // "" = omitted
   std::string tools_json = "[]";  // a JSON array, fixed for the session
   bool parallel_tool_calls = false;
-  std::string reasoning_effort;           // "" = omitted
+  std::string reasoning_effort;            // "" = omitted
   std::string reasoning_summary = "auto";  // "" = omitted
-  std::string prompt_cache_key;           // the session id
-  bool send_item_ids = false;             // splice server ids back (per provider)
+  std::string prompt_cache_key;            // the session id
+  bool send_item_ids = false;              // splice server ids back (per provider)
 };
 
-// {"model":…,"instructions":…,"input":[…],"tools":…,"tool_choice":"auto",
+// {"model":…,"instructions":…,"tools":…,"tool_choice":"auto",
 //  "parallel_tool_calls":…,"reasoning":{…},"store":false,"stream":true,
-//  "include":["reasoning.encrypted_content"],"prompt_cache_key":…}
+//  "include":["reasoning.encrypted_content"],"prompt_cache_key":…,"input":[…]}
+// `input` comes last, so a request whose transcript grew (or a compaction
+// request, which appends its ask) starts with the previous body minus "]}".
 // Items of kind kCompactionCheckpoint are never sent.
 std::string BuildResponsesRequest(const RequestOptions& options, std::span<const Item> input);
 
