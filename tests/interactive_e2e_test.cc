@@ -335,8 +335,11 @@ TEST_CASE("/compact, /status and /fork continue in a branch") {
   Expect(p->Write("third question\r"));
   Expect(p->WaitForText("answer three", kWait));
   auto requests = env->server().requests_to("/responses");
-  REQUIRE(requests.size() == 3);
-  auto users = UserTexts(requests[2]);
+  // Two turns, the inline compaction (the trigger last), the branch's turn.
+  REQUIRE(requests.size() == 4);
+  REQUIRE_FALSE(requests[2].InputItems().empty());
+  CHECK(requests[2].InputItems().back().value("type", "") == "compaction_trigger");
+  auto users = UserTexts(requests[3]);
   CHECK(Contains(users, "first question"));
   CHECK(!Contains(users, "second question"));
   CHECK(Contains(users, "third question"));
