@@ -32,9 +32,18 @@ int RunCompact(const GlobalOptions& global, CompactArgs& args) {
   if (!conversation.ok()) return ReportError(conversation.status());
   core::CancelToken cancel;
   InstallInterruptHandler(&cancel);
-  Status s = (*conversation)->CompactNow(cancel);
+  Result<bool> compacted = (*conversation)->CompactNow(cancel);
   RemoveInterruptHandler();
-  if (!s.ok()) return ReportError(s);
+  if (!compacted.ok()) return ReportError(compacted.status());
+  if (!*compacted) {
+    std::printf(
+        "session %s not compacted: ~%lld tokens, under half the auto-compact limit or "
+        "already as small as a compaction would make it; %d%% of the context window "
+        "left\n",
+        session->id.c_str(), static_cast<long long>((*conversation)->EstimatedTokens()),
+        (*conversation)->ContextLeftPercent());
+    return kExitOk;
+  }
   std::printf("compacted session %s; %d%% of the context window left\n", session->id.c_str(),
               (*conversation)->ContextLeftPercent());
   return kExitOk;

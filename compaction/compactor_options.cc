@@ -17,7 +17,7 @@ Result<int64_t> HistoryCeiling(const CompactorOptions& options, std::string_view
   const int64_t instruction_tokens = static_cast<int64_t>((instructions.size() + 3) / 4);
   const int64_t ceiling = options.auto_compact_limit / 2 - instruction_tokens;
   if (ceiling <= 0) {
-    return ResourceExhaustedError("the instructions alone take " +
+    return ResourceExhaustedError("the instructions and tools alone take " +
                                   std::to_string(instruction_tokens) +
                                   " tokens, half or more of the auto-compact limit " +
                                   std::to_string(options.auto_compact_limit) +

@@ -24,7 +24,8 @@ struct CompactorOptions {
 };
 
 // The most a compacted history may take: half the auto-compact limit minus
-// the `instructions` sent with every request, so that a compaction always
+// the fixed text sent with every request (`instructions`: the instructions
+// and the tools JSON), so that a compaction always
 // frees real room and the trigger cannot fire again at once.
 // kResourceExhausted when the instructions alone take half the limit.
 Result<int64_t> HistoryCeiling(const CompactorOptions& options, std::string_view instructions);

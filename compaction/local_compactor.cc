@@ -50,15 +50,9 @@ Result<core::CompactionOutput> LocalCompactor::Compact(const core::CompactionInp
                                                        const core::CancelToken& cancel) {
   const std::vector<core::Item> transcript = WithoutCheckpoints(input.transcript);
 
-  core::RequestOptions request;
-  request.model = input.model;
-  request.instructions = input.instructions;
-  request.tools_json = "[]";
-  request.parallel_tool_calls = false;
-  request.reasoning_effort = options_.reasoning_effort;
-  request.reasoning_summary = options_.reasoning_summary;
-  request.prompt_cache_key = input.session_id;
-  request.send_item_ids = options_.send_item_ids;
+  // The session's own request, tools included: only the ask is new, so the
+  // provider serves everything before it from its prompt cache.
+  const core::RequestOptions& request = input.request;
 
   std::vector<core::Item> summarised = transcript;
   int dropped = 0;
@@ -82,10 +76,12 @@ Result<core::CompactionOutput> LocalCompactor::Compact(const core::CompactionInp
   }
   if (summary.empty()) {
     return UnavailableError("the model answered the compaction request without a summary; run '" +
-                            std::string("codex compact ") + input.session_id + "' to retry");
+                            std::string("codex compact ") + input.request.prompt_cache_key +
+                            "' to retry");
   }
 
-  ASSIGN_OR_RETURN(const int64_t ceiling, HistoryCeiling(options_, input.instructions));
+  ASSIGN_OR_RETURN(const int64_t ceiling,
+                   HistoryCeiling(options_, input.request.instructions + input.request.tools_json));
   ASSIGN_OR_RETURN(
       std::vector<core::Item> history,
       RebuildHistoryWithin(transcript, input.initial_context, summary, options_.user_message_budget,

@@ -1,14 +1,15 @@
 // LocalCompactor: compaction for providers without /responses/compact
 // (ARCHITECTURE.md, Compaction, "Local fallback").
 //
-// Compact() sends one summary request: the transcript as it stands plus
-// kCompactionPrompt as the last user message, with no tools and
-// parallel_tool_calls false, otherwise the session's usual request (model,
-// instructions, reasoning, store:false, prompt_cache_key). The last assistant
-// message of the response is the summary. The new history is
+// Compact() sends one summary request: the session's request exactly as the
+// turn loop sends it (CompactionInput::request: model, instructions, the same
+// tools in the same order, reasoning, store:false, prompt_cache_key) with
+// kCompactionPrompt appended as the last user message, so everything before
+// the ask is a prompt-cache hit. The last assistant message of the response
+// is the summary (tool calls in it are ignored). The new history is
 // RebuildHistoryWithin(transcript, initial context, summary, budget, current
-// message, HistoryCeiling(options, instructions)): together with the
-// instructions it takes at most half the auto-compact limit.
+// message, HistoryCeiling(options, instructions + tools)): together with the
+// instructions and tools it takes at most half the auto-compact limit.
 //
 // Overflow: when the summary request itself fails with kResourceExhausted /
 // "context_length_exceeded", the oldest items of the summarised input are

@@ -38,9 +38,9 @@ core::CompactionInput MakeInput(std::vector<core::Item> transcript) {
   input.initial_context = InitialContext();
   input.transcript = InitialContext();
   input.transcript.insert(input.transcript.end(), transcript.begin(), transcript.end());
-  input.session_id = "0193aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee";
-  input.model = "gpt-test";
-  input.instructions = "You are a coding agent.";
+  input.request.prompt_cache_key = "0193aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee";
+  input.request.model = "gpt-test";
+  input.request.instructions = "You are a coding agent.";
   return input;
 }
 
@@ -76,7 +76,7 @@ bool PairsIntact(const std::vector<core::Item>& items) {
 
 }  // namespace
 
-TEST_CASE("Local summary request: history + our prompt last, no tools, stateless wire") {
+TEST_CASE("Local summary request: the session's exact request + our prompt last, stateless") {
   FakeModelClient client;
   client.on_stream = [](const std::string&) { return AssistantReply("We fixed the parser."); };
   LocalCompactor compactor(client, Options());
@@ -84,6 +84,8 @@ TEST_CASE("Local summary request: history + our prompt last, no tools, stateless
   auto reasoning =
       Decode(R"({"type":"reasoning","summary":[],"content":null,"encrypted_content":"ENC-R-0"})");
   auto input = MakeInput({u1, reasoning, core::AssistantMessage("Done 0.")});
+  input.request.tools_json = R"([{"type":"function","name":"shell"},{"type":"custom","name":"b"}])";
+  input.request.reasoning_effort = "high";
   core::CancelToken cancel;
 
   auto out = compactor.Compact(input, cancel);
@@ -94,13 +96,21 @@ TEST_CASE("Local summary request: history + our prompt last, no tools, stateless
   Json j = Json::parse(body);
   CHECK(j["model"] == "gpt-test");
   CHECK(j["instructions"] == "You are a coding agent.");
-  CHECK(j["tools"] == Json::array());
+  // The same tools in the same order as every request of the session.
+  CHECK(j["tools"] == Json::parse(input.request.tools_json));
+  CHECK(j["reasoning"]["effort"] == "high");
   CHECK(j["tool_choice"] == "auto");
+  // Byte for byte, the request the turn loop would send is a prefix up to the
+  // end of its input (the last field): the provider serves all of it from its
+  // prompt cache.
+  const std::string regular = core::BuildResponsesRequest(input.request, input.transcript);
+  const size_t input_end = regular.size() - 2;  // all but the closing "]}"
+  CHECK(body.compare(0, input_end, regular, 0, input_end) == 0);
   CHECK(j["parallel_tool_calls"] == false);
   CHECK(j["store"] == false);
   CHECK(j["stream"] == true);
   CHECK(j["include"] == Json::array({"reasoning.encrypted_content"}));
-  CHECK(j["prompt_cache_key"] == input.session_id);
+  CHECK(j["prompt_cache_key"] == input.request.prompt_cache_key);
   CHECK_FALSE(j.contains("previous_response_id"));
   // The transcript goes first, byte for byte (encrypted reasoning included) ...
   std::vector<core::Item> sent_prefix(input.transcript.begin(), input.transcript.end());
@@ -209,7 +219,8 @@ TEST_CASE("Local compaction: other errors, empty summaries and cancellation") {
   client.on_stream = [](const std::string&) { return AssistantReply(""); };
   auto empty = compactor.Compact(input, cancel);
   REQUIRE_FALSE(empty.ok());
-  CHECK(empty.status().message().find("codex compact " + input.session_id) != std::string::npos);
+  CHECK(empty.status().message().find("codex compact " + input.request.prompt_cache_key) !=
+        std::string::npos);
 
   cancel.Cancel();
   const size_t before = client.stream_bodies.size();
@@ -268,12 +279,12 @@ TEST_CASE("The half-limit ceiling leaves room for the instructions") {
   client.on_stream = [](const std::string&) { return AssistantReply(std::string(20'000, 's')); };
   LocalCompactor compactor(client, options);
   auto input = MakeInput({core::UserMessage("q"), core::AssistantMessage("a")});
-  input.instructions = std::string(2'000, 'i');
+  input.request.instructions = std::string(2'000, 'i');
   core::CancelToken cancel;
   auto out = compactor.Compact(input, cancel);
   REQUIRE(out.ok());
   CHECK(out->tokens_after <= 1'500);
-  input.instructions = std::string(8'000, 'i');
+  input.request.instructions = std::string(8'000, 'i');
   CHECK_FALSE(compactor.Compact(input, cancel).ok());
 }
 

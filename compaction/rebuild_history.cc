@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compaction/token_accounting.h"
+#include "compaction/working_state.h"
 #include "core/project_context.h"
 
 namespace codex::compaction {
@@ -18,10 +19,8 @@ constexpr std::string_view kCodexSummaryPrefix =
 // Beyond core::IsContextItem: these markers also after leading whitespace,
 // and <permissions instructions> sent as a user message (Codex rollouts).
 constexpr std::string_view kContextPrefixes[] = {
-    "<environment_context>",
-    "<user_instructions>",
-    "<permissions instructions>",
-    "# AGENTS.md instructions",
+    "<environment_context>",    "<user_instructions>", "<permissions instructions>",
+    "# AGENTS.md instructions", "<working_state>",
 };
 
 bool StartsWith(std::string_view s, std::string_view prefix) {
@@ -141,10 +140,10 @@ std::optional<core::Item> TruncateUserMessage(const core::Item& message, int64_t
   return FitUserMessage("", core::MessageText(message), max_tokens);
 }
 
-std::vector<core::Item> RebuildHistory(std::span<const core::Item> transcript,
-                                       std::span<const core::Item> initial_context,
-                                       std::string_view summary, int64_t user_message_budget,
-                                       const std::optional<core::Item>& current_user_message) {
+std::vector<core::Item> RebuildHistoryAround(
+    std::span<const core::Item> transcript, std::span<const core::Item> initial_context,
+    std::span<const core::Item> replacement, int64_t user_message_budget,
+    const std::optional<core::Item>& current_user_message) {
   std::optional<size_t> current_index;
   if (current_user_message) {
     for (size_t i = transcript.size(); i-- > 0;) {
@@ -173,12 +172,42 @@ std::vector<core::Item> RebuildHistory(std::span<const core::Item> transcript,
   }
 
   std::vector<core::Item> out;
-  out.reserve(initial_context.size() + kept_newest_first.size() + 2);
+  out.reserve(initial_context.size() + kept_newest_first.size() + replacement.size() + 2);
   out.insert(out.end(), initial_context.begin(), initial_context.end());
   out.insert(out.end(), kept_newest_first.rbegin(), kept_newest_first.rend());
-  out.push_back(SummaryMessage(summary));
+  if (auto state = WorkingStateMessage(ExtractWorkingState(transcript))) out.push_back(*state);
+  out.insert(out.end(), replacement.begin(), replacement.end());
   if (current_user_message) out.push_back(*current_user_message);
   return out;
+}
+
+std::vector<core::Item> RebuildHistory(std::span<const core::Item> transcript,
+                                       std::span<const core::Item> initial_context,
+                                       std::string_view summary, int64_t user_message_budget,
+                                       const std::optional<core::Item>& current_user_message) {
+  const core::Item summary_item = SummaryMessage(summary);
+  return RebuildHistoryAround(transcript, initial_context, {&summary_item, 1}, user_message_budget,
+                              current_user_message);
+}
+
+Result<std::vector<core::Item>> RebuildHistoryAroundWithin(
+    std::span<const core::Item> transcript, std::span<const core::Item> initial_context,
+    std::span<const core::Item> replacement, int64_t user_message_budget,
+    const std::optional<core::Item>& current_user_message, int64_t max_tokens) {
+  int64_t fixed = EstimateTokens(initial_context) + EstimateTokens(replacement);
+  if (current_user_message) fixed += EstimateItemTokens(*current_user_message);
+  if (auto state = WorkingStateMessage(ExtractWorkingState(transcript))) {
+    fixed += EstimateItemTokens(*state);
+  }
+  if (fixed > max_tokens) {
+    return ResourceExhaustedError(
+        "the initial context, the compaction output and the current message take " +
+        std::to_string(fixed) + " tokens, more than the " + std::to_string(max_tokens) +
+        " a compacted history may take; raise model_auto_compact_token_limit");
+  }
+  return RebuildHistoryAround(transcript, initial_context, replacement,
+                              std::min(user_message_budget, max_tokens - fixed),
+                              current_user_message);
 }
 
 Result<std::vector<core::Item>> RebuildHistoryWithin(
@@ -187,6 +216,9 @@ Result<std::vector<core::Item>> RebuildHistoryWithin(
     const std::optional<core::Item>& current_user_message, int64_t max_tokens) {
   int64_t fixed = EstimateTokens(initial_context);
   if (current_user_message) fixed += EstimateItemTokens(*current_user_message);
+  if (auto state = WorkingStateMessage(ExtractWorkingState(transcript))) {
+    fixed += EstimateItemTokens(*state);
+  }
   const int64_t summary_tokens = EstimateItemTokens(SummaryMessage(summary));
   if (fixed + summary_tokens <= max_tokens) {
     const int64_t budget = std::min(user_message_budget, max_tokens - fixed - summary_tokens);

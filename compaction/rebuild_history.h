@@ -6,8 +6,11 @@
 // Rebuilt history, in order:
 //   1. the initial context items, as given;
 //   2. the most recent real user messages, within a token budget;
-//   3. the summary, as a user message starting with kSummaryPrefix;
-//   4. mid-turn: the user message the turn answers, last.
+//   3. the working state (files touched, current plan; working_state.h),
+//      when there is any;
+//   4. the summary, as a user message starting with kSummaryPrefix (or, for
+//      a server-side compaction, the server's `compaction` item);
+//   5. mid-turn: the user message the turn answers, last.
 // Everything else (assistant messages, reasoning, tool calls and outputs,
 // earlier summaries, remote compaction items) is what the summary replaces.
 //
@@ -81,6 +84,22 @@ std::vector<core::Item> RebuildHistory(std::span<const core::Item> transcript,
                                        std::span<const core::Item> initial_context,
                                        std::string_view summary, int64_t user_message_budget,
                                        const std::optional<core::Item>& current_user_message);
+
+// The same with `replacement` (e.g. a server `compaction` item, kept byte for
+// byte) where the summary message would go.
+std::vector<core::Item> RebuildHistoryAround(std::span<const core::Item> transcript,
+                                             std::span<const core::Item> initial_context,
+                                             std::span<const core::Item> replacement,
+                                             int64_t user_message_budget,
+                                             const std::optional<core::Item>& current_user_message);
+
+// RebuildHistoryAround under a ceiling: the user-message budget shrinks to
+// what `max_tokens` leaves; kResourceExhausted when the fixed parts alone
+// exceed it.
+Result<std::vector<core::Item>> RebuildHistoryAroundWithin(
+    std::span<const core::Item> transcript, std::span<const core::Item> initial_context,
+    std::span<const core::Item> replacement, int64_t user_message_budget,
+    const std::optional<core::Item>& current_user_message, int64_t max_tokens);
 
 // RebuildHistory under a ceiling: the result's EstimateTokens is at most
 // `max_tokens`. The user-message budget is shrunk first; if the history is

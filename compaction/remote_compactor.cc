@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "compaction/working_state.h"
 #include "core/request_builder.h"
 
 namespace codex::compaction {
@@ -26,6 +27,15 @@ bool IsEndpointMissing(const Status& status) {
          (status.code() == StatusCode::kInvalidArgument &&
           status.message().find("HTTP 404") != std::string::npos);
 }
+
+// The compaction response is not part of the session: nothing is committed.
+class DiscardingObserver final : public core::StreamObserver {
+ public:
+  Status OnOutputItemDone(const core::Item& item) override {
+    (void)item;
+    return OkStatus();
+  }
+};
 
 bool SameBodyAsAny(const core::Item& item, std::span<const core::Item> items) {
   return std::any_of(items.begin(), items.end(),
@@ -68,11 +78,88 @@ std::vector<core::Item> RemoteHistory(std::span<const core::Item> output,
   return history;
 }
 
-RemoteCompactor::RemoteCompactor(core::ModelClient& client, CompactorOptions options)
-    : client_(client), options_(options), local_(client, std::move(options)) {}
+RemoteCompactor::RemoteCompactor(core::ModelClient& client, CompactorOptions options,
+                                 bool try_inline)
+    : client_(client),
+      options_(options),
+      local_(client, std::move(options)),
+      try_inline_(try_inline) {}
+
+core::Item CompactionTriggerItem() {
+  core::Item item;
+  item.kind = core::ItemKind::kOther;
+  item.body = R"({"type":"compaction_trigger"})";
+  return item;
+}
 
 Result<core::CompactionOutput> RemoteCompactor::Compact(const core::CompactionInput& input,
                                                         const core::CancelToken& cancel) {
+  if (try_inline_ && !inline_refused_) {
+    Result<core::CompactionOutput> out = CompactInline(input, cancel);
+    if (out.ok() || !inline_refused_) return out;
+  }
+  return CompactEndpoint(input, cancel);
+}
+
+Result<core::CompactionOutput> RemoteCompactor::CompactInline(const core::CompactionInput& input,
+                                                              const core::CancelToken& cancel) {
+  const std::vector<core::Item> transcript = WithoutCheckpoints(input.transcript);
+  std::vector<core::Item> compacted = transcript;
+  int dropped = 0;
+  core::Item compaction;
+  while (true) {
+    if (cancel.cancelled()) return CancelledError("compaction interrupted");
+    std::vector<core::Item> request_items = compacted;
+    request_items.push_back(CompactionTriggerItem());
+    DiscardingObserver observer;
+    Result<core::ModelResponse> response =
+        client_.Stream(core::BuildResponsesRequest(input.request, request_items), observer, cancel);
+    if (response.ok()) {
+      auto it = std::find_if(
+          response->items.begin(), response->items.end(),
+          [](const core::Item& item) { return item.kind == core::ItemKind::kCompaction; });
+      if (it == response->items.end()) {
+        // The server ignored the trigger: it does not compact inline.
+        inline_refused_ = true;
+        return UnavailableError(
+            "the provider answered the compaction_trigger without a "
+            "compaction item");
+      }
+      compaction = *it;
+      break;
+    }
+    if (IsContextWindowExceeded(response.status())) {
+      const int n = DropOldestItems(compacted, input.initial_context,
+                                    std::max<int64_t>(1, EstimateTokens(compacted) / 10));
+      if (n == 0) return internal::NothingLeftToDrop(response.status(), "the compaction request");
+      dropped += n;
+      continue;
+    }
+    // A 4xx (unknown item type, 404): this provider refuses the inline form.
+    const StatusCode code = response.status().code();
+    if (code == StatusCode::kInvalidArgument || code == StatusCode::kNotFound) {
+      inline_refused_ = true;
+    }
+    return response.status();
+  }
+
+  ASSIGN_OR_RETURN(const int64_t ceiling,
+                   HistoryCeiling(options_, input.request.instructions + input.request.tools_json));
+  Result<std::vector<core::Item>> history =
+      RebuildHistoryAroundWithin(transcript, input.initial_context, {&compaction, 1},
+                                 options_.user_message_budget, input.current_user_message, ceiling);
+  if (!history.ok()) return local_.Compact(input, cancel);
+  core::CompactionOutput out;
+  out.mode = "inline";
+  out.dropped_items = dropped;
+  out.tokens_before = EstimateTokens(transcript);
+  out.tokens_after = EstimateTokens(*history);
+  out.new_history = std::move(history).value();
+  return out;
+}
+
+Result<core::CompactionOutput> RemoteCompactor::CompactEndpoint(const core::CompactionInput& input,
+                                                                const core::CancelToken& cancel) {
   const std::vector<core::Item> transcript = WithoutCheckpoints(input.transcript);
   std::vector<core::Item> compacted = transcript;
   int dropped = 0;
@@ -80,8 +167,8 @@ Result<core::CompactionOutput> RemoteCompactor::Compact(const core::CompactionIn
   while (true) {
     if (cancel.cancelled()) return CancelledError("compaction interrupted");
     Result<std::string> response =
-        client_.Compact(core::BuildCompactRequest(input.model, input.instructions, compacted,
-                                                  options_.send_item_ids),
+        client_.Compact(core::BuildCompactRequest(input.request.model, input.request.instructions,
+                                                  compacted, options_.send_item_ids),
                         cancel);
     if (response.ok()) {
       body = std::move(response).value();
@@ -98,16 +185,22 @@ Result<core::CompactionOutput> RemoteCompactor::Compact(const core::CompactionIn
   ASSIGN_OR_RETURN(std::vector<core::Item> output, ParseCompactOutput(body));
   std::vector<core::Item> history =
       RemoteHistory(output, input.initial_context, input.current_user_message);
+  // The files touched and the plan, read from the transcript, after the initial context.
+  if (auto state = WorkingStateMessage(ExtractWorkingState(transcript))) {
+    history.insert(history.begin() + static_cast<std::ptrdiff_t>(input.initial_context.size()),
+                   *state);
+  }
 
   // Half-limit rule: shed the oldest kept messages, never the initial
-  // context, the compaction items or the current message.
-  ASSIGN_OR_RETURN(const int64_t max_tokens, HistoryCeiling(options_, input.instructions));
+  // context, the working state, the compaction items or the current message.
+  ASSIGN_OR_RETURN(const int64_t max_tokens,
+                   HistoryCeiling(options_, input.request.instructions + input.request.tools_json));
   int64_t tokens = EstimateTokens(history);
   const size_t first = input.initial_context.size();
   const size_t end = history.size() - (input.current_user_message ? 1 : 0);
   std::vector<bool> removed(history.size(), false);
   for (size_t i = first; i < end && tokens > max_tokens; ++i) {
-    if (history[i].kind != core::ItemKind::kMessage) continue;
+    if (history[i].kind != core::ItemKind::kMessage || IsWorkingStateMessage(history[i])) continue;
     tokens -= EstimateItemTokens(history[i]);
     removed[i] = true;
   }

@@ -1,7 +1,15 @@
-// RemoteCompactor: compaction through the provider's POST /responses/compact
-// (ARCHITECTURE.md, Compaction, "Remote").
+// RemoteCompactor: server-side compaction (ARCHITECTURE.md, Compaction).
 //
-// Compact() sends core::BuildCompactRequest({model, input: transcript,
+// Inline form (OpenAI; `try_inline`): POST /responses with the session's
+// request unchanged (instructions, tools, input: the same bytes the turn loop
+// sends) plus {"type":"compaction_trigger"} as the last input item, so the
+// whole prefix is a prompt-cache hit. The answer must hold a `compaction`
+// item; the new history is RebuildHistoryAround(transcript, initial context,
+// that item kept byte for byte, current message) under HistoryCeiling. When
+// the server refuses the form (HTTP 4xx, or an answer without a compaction
+// item) the compactor remembers it and uses the endpoint form from then on.
+//
+// Endpoint form (legacy): Compact() sends core::BuildCompactRequest({model, input: transcript,
 // instructions}) through ModelClient::Compact and reads the CompactResource's
 // `output` array. The new history is RemoteHistory(): the session's initial
 // context re-injected, then the server's messages and `compaction` item (its
@@ -34,7 +42,8 @@ namespace codex::compaction {
 
 class RemoteCompactor final : public core::Compactor {
  public:
-  RemoteCompactor(core::ModelClient& client, CompactorOptions options);
+  // `try_inline`: use the inline form first (see the top of this file).
+  RemoteCompactor(core::ModelClient& client, CompactorOptions options, bool try_inline = false);
 
   int64_t context_window() const override { return options_.context_window; }
   int64_t auto_compact_limit() const override { return options_.auto_compact_limit; }
@@ -43,10 +52,20 @@ class RemoteCompactor final : public core::Compactor {
                                          const core::CancelToken& cancel) override;
 
  private:
+  Result<core::CompactionOutput> CompactInline(const core::CompactionInput& input,
+                                               const core::CancelToken& cancel);
+  Result<core::CompactionOutput> CompactEndpoint(const core::CompactionInput& input,
+                                                 const core::CancelToken& cancel);
+
   core::ModelClient& client_;
   CompactorOptions options_;
   LocalCompactor local_;  // the fallback
+  bool try_inline_ = false;
+  bool inline_refused_ = false;  // the provider refused the inline form once: not asked again
 };
+
+// {"type":"compaction_trigger"}: the last input item of an inline compaction request.
+core::Item CompactionTriggerItem();
 
 // The decoded items of a CompactResource body's `output` array, in order
 // (server ids stripped into Item::server_id, as core::DecodeItem does).

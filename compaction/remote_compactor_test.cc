@@ -34,9 +34,9 @@ core::CompactionInput MakeInput(const std::vector<core::Item>& transcript) {
   input.initial_context = InitialContext();
   input.transcript = InitialContext();
   input.transcript.insert(input.transcript.end(), transcript.begin(), transcript.end());
-  input.session_id = "0193aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee";
-  input.model = "gpt-test";
-  input.instructions = "You are a coding agent.";
+  input.request.prompt_cache_key = "0193aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee";
+  input.request.model = "gpt-test";
+  input.request.instructions = "You are a coding agent.";
   return input;
 }
 

@@ -45,6 +45,10 @@ Status SimulatedModelClient::Admit(std::string_view request_body) {
   const int64_t tokens = Tokens(request_body.size());
   ++stats_.requests;
   stats_.bytes_sent += static_cast<int64_t>(request_body.size());
+  const auto mismatch = std::mismatch(request_body.begin(), request_body.end(),
+                                      previous_request_.begin(), previous_request_.end());
+  stats_.uncached_bytes += static_cast<int64_t>(request_body.end() - mismatch.first);
+  previous_request_.assign(request_body);
   stats_.largest_request_tokens = std::max(stats_.largest_request_tokens, tokens);
   if (tokens > context_window_) {
     ++stats_.rejected_requests;
@@ -68,7 +72,20 @@ Result<core::ModelResponse> SimulatedModelClient::Stream(std::string_view reques
 
   core::ModelResponse response;
   response.response_id = "resp_sim_" + std::to_string(stats_.requests);
-  if (!input.empty() && core::MessageText(input.back()) == kCompactionPrompt) {
+  const bool trigger = !input.empty() && input.back().kind == core::ItemKind::kOther &&
+                       input.back().body == R"({"type":"compaction_trigger"})";
+  if (trigger && !inline_supported_) {
+    return InvalidArgumentError(
+        "HTTP 400: Invalid value: 'compaction_trigger'. Supported values are: 'message', ...");
+  }
+  if (trigger) {
+    ++stats_.inline_requests;
+    Json compaction = {{"type", "compaction"},
+                       {"id", "cmp_sim_" + std::to_string(next_summary_++)},
+                       {"encrypted_content", std::string(summary_bytes_, 'E')}};
+    ASSIGN_OR_RETURN(core::Item item, core::DecodeItem(compaction.dump()));
+    response.items.push_back(std::move(item));
+  } else if (!input.empty() && core::MessageText(input.back()) == kCompactionPrompt) {
     ++stats_.summary_requests;
     response.items.push_back(core::AssistantMessage(
         Filler("Summary " + std::to_string(next_summary_++) + ": ", summary_bytes_)));

@@ -7,6 +7,10 @@
 // "context_length_exceeded"). Otherwise:
 //  - a summary request (last input item is kCompactionPrompt) answers an
 //    assistant message of `summary_bytes`;
+//  - an inline compaction (last input item {"type":"compaction_trigger"})
+//    answers one `compaction` item whose encrypted_content is
+//    `summary_bytes` long (or, with set_inline_supported(false), fails like a
+//    server that does not know the item type: kInvalidArgument, HTTP 400);
 //  - any other /responses request answers what the driver chose with
 //    set_next_reply(): a shell function_call (call ids call_1, call_2, ...)
 //    or a final assistant message;
@@ -14,6 +18,7 @@
 //    user messages of the input (up to 2,000 tokens) and a `compaction` item
 //    whose encrypted_content is `summary_bytes` long.
 // usage.total_tokens = request tokens + output tokens, as a server reports.
+// Every request is also compared with the one before it (stats().uncached_bytes).
 // Not thread-safe.
 #pragma once
 
@@ -30,10 +35,19 @@ enum class NextReply { kToolCall, kFinalMessage };
 struct SimulationStats {
   int64_t requests = 0;           // every POST, rejected ones included
   int64_t summary_requests = 0;   // local compaction requests among them
+  int64_t inline_requests = 0;    // /responses ending in a compaction_trigger
   int64_t compact_requests = 0;   // POST /responses/compact
   int64_t rejected_requests = 0;  // answered context_length_exceeded
   int64_t largest_request_tokens = 0;
   int64_t bytes_sent = 0;
+  // Bytes of each request beyond its longest common prefix with the previous
+  // request: what a provider's prompt cache cannot serve.
+  int64_t uncached_bytes = 0;
+  double cache_hit_ratio() const {
+    return bytes_sent == 0
+               ? 0.0
+               : 1.0 - static_cast<double>(uncached_bytes) / static_cast<double>(bytes_sent);
+  }
 };
 
 class SimulatedModelClient final : public core::ModelClient {
@@ -41,6 +55,7 @@ class SimulatedModelClient final : public core::ModelClient {
   explicit SimulatedModelClient(int64_t context_window, size_t summary_bytes = 2'000);
 
   void set_next_reply(NextReply reply) { next_reply_ = reply; }
+  void set_inline_supported(bool supported) { inline_supported_ = supported; }
   const SimulationStats& stats() const { return stats_; }
 
   Result<core::ModelResponse> Stream(std::string_view request_body, core::StreamObserver& observer,
@@ -55,6 +70,8 @@ class SimulatedModelClient final : public core::ModelClient {
   int64_t context_window_;
   size_t summary_bytes_;
   NextReply next_reply_ = NextReply::kFinalMessage;
+  bool inline_supported_ = true;
+  std::string previous_request_;
   int64_t next_call_ = 1;
   int64_t next_summary_ = 1;
   SimulationStats stats_;

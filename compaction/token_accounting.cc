@@ -1,7 +1,6 @@
 #include "compaction/token_accounting.h"
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <string>
 
 namespace codex::compaction {
@@ -23,27 +22,6 @@ constexpr FamilyWindow kFamilies[] = {
     {"o1", 200'000},          {"o1-mini", 128'000},     {"o3", 200'000},
     {"o4-mini", 200'000},     {"gpt-oss", 96'000},
 };
-
-// Bytes of image_url payloads and the number of input_image parts in `j`.
-void CountImages(const nlohmann::json& j, int64_t& url_bytes, int64_t& images) {
-  if (j.is_array()) {
-    for (const auto& e : j) CountImages(e, url_bytes, images);
-    return;
-  }
-  if (!j.is_object()) return;
-  auto type = j.find("type");
-  if (type != j.end() && type->is_string() &&
-      type->get_ref<const std::string&>() == "input_image") {
-    ++images;
-    auto url = j.find("image_url");
-    if (url != j.end() && url->is_string()) {
-      // As written in the body: the quotes plus the (escape-free base64) text.
-      url_bytes += static_cast<int64_t>(url->get_ref<const std::string&>().size()) + 2;
-    }
-    return;
-  }
-  for (const auto& [key, value] : j.items()) CountImages(value, url_bytes, images);
-}
 
 Status PositiveOrError(std::optional<int64_t> value, std::string_view key) {
   if (value && *value <= 0) {
@@ -86,47 +64,10 @@ Result<ContextLimits> ResolveContextLimits(const core::Config& config) {
                               config.model_auto_compact_token_limit);
 }
 
-int64_t EstimateItemTokens(const core::Item& item) {
-  if (item.kind == core::ItemKind::kCompactionCheckpoint) return 0;
-  int64_t bytes = static_cast<int64_t>(item.body.size());
-  int64_t images = 0;
-  if (item.body.find("\"input_image\"") != std::string::npos) {
-    nlohmann::json j = nlohmann::json::parse(item.body, nullptr, /*allow_exceptions=*/false);
-    int64_t url_bytes = 0;
-    if (!j.is_discarded()) CountImages(j, url_bytes, images);
-    bytes = std::max<int64_t>(0, bytes - url_bytes);
-  }
-  return (bytes + 3) / 4 + images * kImageTokenEstimate;
-}
-
-int64_t EstimateTokens(std::span<const core::Item> items) {
-  int64_t total = 0;
-  for (const auto& item : items) total += EstimateItemTokens(item);
-  return total;
-}
-
 int ContextLeftPercent(int64_t usage, int64_t context_window) {
   if (context_window <= 0) return 0;
   const int64_t left = std::clamp<int64_t>(context_window - usage, 0, context_window);
   return static_cast<int>(left * 100 / context_window);
-}
-
-bool ShouldCompact(int64_t usage, int64_t limit) { return limit > 0 && usage >= limit; }
-
-bool IsContextWindowExceeded(const Status& status) {
-  return status.code() == StatusCode::kResourceExhausted &&
-         status.reason() == "context_length_exceeded";
-}
-
-void UsageTracker::OnResponseCompleted(const std::optional<core::TokenUsage>& usage) {
-  if (!usage) return;
-  base_ = usage->total_tokens;
-  pending_ = 0;
-}
-
-void UsageTracker::Reset(std::span<const core::Item> history) {
-  base_ = EstimateTokens(history);
-  pending_ = 0;
 }
 
 }  // namespace codex::compaction

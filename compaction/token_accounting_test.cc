@@ -118,18 +118,13 @@ TEST_CASE("Item estimates: bytes / 4, images at a fixed cost, encrypted content 
   CHECK(EstimateTokens(items) == EstimateItemTokens(text) + EstimateItemTokens(*reasoning));
 }
 
-TEST_CASE("Context left and the trigger") {
+TEST_CASE("Context left and the overflow error") {
   CHECK(ContextLeftPercent(0, 1000) == 100);
   CHECK(ContextLeftPercent(500, 1000) == 50);
   CHECK(ContextLeftPercent(999, 1000) == 0);
   CHECK(ContextLeftPercent(5000, 1000) == 0);
   CHECK(ContextLeftPercent(-5, 1000) == 100);
   CHECK(ContextLeftPercent(10, 0) == 0);
-
-  CHECK_FALSE(ShouldCompact(10'799, 10'800));
-  CHECK(ShouldCompact(10'800, 10'800));
-  CHECK(ShouldCompact(20'000, 10'800));
-  CHECK_FALSE(ShouldCompact(1'000'000, 0));
 
   Status overflow = ResourceExhaustedError("too long");
   overflow.WithReason("context_length_exceeded");
@@ -138,29 +133,4 @@ TEST_CASE("Context left and the trigger") {
   quota.WithReason("insufficient_quota");
   CHECK_FALSE(IsContextWindowExceeded(quota));
   CHECK_FALSE(IsContextWindowExceeded(UnavailableError("x").WithReason("context_length_exceeded")));
-}
-
-TEST_CASE("UsageTracker: last total_tokens plus items added since") {
-  std::vector<core::Item> history = {core::DeveloperMessage("rules"), core::UserMessage("hi")};
-  UsageTracker tracker(history);
-  CHECK(tracker.usage() == EstimateTokens(history));
-
-  core::Item output = core::FunctionCallOutput("c1", std::string(4000, 'x'));
-  tracker.OnItemAdded(output);
-  CHECK(tracker.usage() == EstimateTokens(history) + EstimateItemTokens(output));
-
-  core::TokenUsage usage;
-  usage.input_tokens = 3'000;
-  usage.output_tokens = 200;
-  usage.total_tokens = 3'200;
-  tracker.OnResponseCompleted(usage);
-  CHECK(tracker.usage() == 3'200);
-
-  tracker.OnItemAdded(output);
-  CHECK(tracker.usage() == 3'200 + EstimateItemTokens(output));
-  tracker.OnResponseCompleted(std::nullopt);  // no usage reported: keep the estimate
-  CHECK(tracker.usage() == 3'200 + EstimateItemTokens(output));
-
-  tracker.Reset(history);
-  CHECK(tracker.usage() == EstimateTokens(history));
 }

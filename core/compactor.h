@@ -1,10 +1,11 @@
 // Compactor: the seam through which the turn loop rewrites a transcript that
 // nears the context window (ARCHITECTURE.md, Compaction).
 //
-// Implementations live in compaction/ (remote /responses/compact and local
-// summary). A Compactor performs model requests but never writes to the
-// store: the turn loop appends the checkpoint and the new history it returns,
-// so the raw history stays in the tree. Not thread-safe.
+// Implementations live in compaction/ (inline compaction_trigger, remote
+// /responses/compact and local summary). When to compact is decided by
+// core::ContextBudget (core/context_budget.h). A Compactor performs model requests but never writes
+// to the store: the turn loop appends the checkpoint and the new history it returns, so the raw
+// history stays in the tree. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 
 #include "core/cancel.h"
 #include "core/item.h"
+#include "core/request_builder.h"
 #include "core/status.h"
 
 namespace codex::core {
@@ -24,16 +26,18 @@ struct CompactionInput {
   std::vector<Item> transcript;       // the current view, oldest first
   std::vector<Item> initial_context;  // developer/environment items re-injected after compaction
   std::optional<Item> current_user_message;  // mid-turn: the message the turn answers
-  std::string session_id;                    // prompt_cache_key
-  std::string model;
-  std::string instructions;
+  // The session's request exactly as the turn loop sends it (model,
+  // instructions, tools in order, reasoning, prompt_cache_key = session id):
+  // a compaction request keeps all of it and only appends its ask to the
+  // input, so the provider serves the whole prefix from its prompt cache.
+  RequestOptions request;
   CompactionTrigger trigger = CompactionTrigger::kAuto;
 };
 
 struct CompactionOutput {
   std::vector<Item> new_history;  // replaces the transcript, in order
-  std::string mode;               // "remote" | "local"
-  std::string summary;            // local: the summary text; remote: ""
+  std::string mode;               // "inline" | "remote" | "local"
+  std::string summary;            // local: the summary text; otherwise ""
   int dropped_items = 0;          // items dropped because the request itself overflowed
   int64_t tokens_before = 0;      // estimate of the transcript it replaced
   int64_t tokens_after = 0;       // estimate of new_history

@@ -553,6 +553,12 @@ Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& 
     }
     config.model_auto_compact_token_limit = n;
   }
+  RETURN_IF_ERROR(ReadString(root, "", "compaction", config.compaction));
+  if (config.compaction != "auto" && config.compaction != "inline" &&
+      config.compaction != "endpoint" && config.compaction != "local") {
+    return InvalidArgumentError("config: compaction '" + config.compaction +
+                                "' is not one of auto, inline, endpoint, local");
+  }
   RETURN_IF_ERROR(ReadInt(root, "", "shell_timeout_ms", config.shell_timeout_ms));
   if (auto* hist = root.get("history")) {
     if (auto* t = hist->as_table()) {

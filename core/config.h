@@ -60,6 +60,7 @@ struct Config {
   bool sandbox_network_access = false;
   std::optional<int64_t> model_context_window;
   std::optional<int64_t> model_auto_compact_token_limit;
+  std::string compaction = "auto";  // auto | inline | endpoint | local (README, "Compaction")
   std::optional<int> history_retention_days;  // [history] retention_days
   std::string instructions;                   // base instructions override ("" = built-in)
   int64_t shell_timeout_ms = 10'000;

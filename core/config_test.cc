@@ -82,6 +82,30 @@ TEST_CASE("Unknown provider and wrong types are rejected clearly") {
   CHECK(config.status().message().find("'model' must be a string") != std::string::npos);
 }
 
+TEST_CASE("compaction: auto by default, the four modes accepted, anything else refused") {
+  TempHome home;
+  auto config = LoadConfig(home.path.string(), {});
+  REQUIRE(config.ok());
+  CHECK(config->compaction == "auto");
+  for (const char* mode : {"auto", "inline", "endpoint", "local"}) {
+    ConfigOverrides o;
+    o.dash_c = {std::string("compaction=\"") + mode + "\""};
+    config = LoadConfig(home.path.string(), o);
+    REQUIRE(config.ok());
+    CHECK(config->compaction == mode);
+  }
+  home.Write("compaction = \"remote\"\n");
+  config = LoadConfig(home.path.string(), {});
+  REQUIRE_FALSE(config.ok());
+  CHECK(config.status().code() == codex::StatusCode::kInvalidArgument);
+  CHECK(config.status().message().find("compaction 'remote'") != std::string::npos);
+  CHECK(config.status().message().find("auto, inline, endpoint, local") != std::string::npos);
+  home.Write("compaction = true\n");
+  config = LoadConfig(home.path.string(), {});
+  REQUIRE_FALSE(config.ok());
+  CHECK(config.status().message().find("'compaction' must be a string") != std::string::npos);
+}
+
 TEST_CASE("A missing API key names the variable") {
   ProviderInfo p;
   p.id = "x";

@@ -68,7 +68,13 @@ std::vector<size_t> DanglingCalls(const std::vector<Item>& items, size_t from = 
 }  // namespace
 
 Conversation::Conversation(const Config& config, ConversationDeps deps, SessionInfo session)
-    : config_(config), deps_(deps), session_(std::move(session)) {}
+    : config_(config), deps_(deps), session_(std::move(session)) {
+  if (deps_.compactor != nullptr) {
+    budget_ =
+        ContextBudget(deps_.compactor->auto_compact_limit(), deps_.compactor->context_window());
+  }
+  budget_.Seed(transcript_, std::nullopt, FixedTokens());
+}
 
 Result<std::unique_ptr<Conversation>> Conversation::Create(const Config& config,
                                                            ConversationDeps deps,
@@ -101,7 +107,13 @@ Result<std::unique_ptr<Conversation>> Conversation::Resume(const Config& config,
   ASSIGN_OR_RETURN(auto stored, deps.store->LoadTranscript(session));
   std::unique_ptr<Conversation> c(new Conversation(config, deps, std::move(session)));
   c->transcript_.reserve(stored.size() + 16);
+  // The newest total the server reported for this view, with the item it followed.
+  std::optional<UsageMark> mark;
+  for (size_t i = 0; i < stored.size(); ++i) {
+    if (stored[i].reported_total_tokens) mark = UsageMark{i, *stored[i].reported_total_tokens};
+  }
   for (auto& s : stored) c->transcript_.push_back(std::move(s.item));
+  c->budget_.Seed(c->transcript_, mark, c->FixedTokens());
   return c;
 }
 
@@ -121,7 +133,10 @@ Status Conversation::Commit(const std::string& turn_id, std::vector<Item> items)
   ASSIGN_OR_RETURN(auto ids,
                    deps_.store->Append(session_.id, session_.head_item_id, turn_id, items));
   if (!ids.empty()) session_.head_item_id = ids.back();
-  for (auto& item : items) transcript_.push_back(std::move(item));
+  for (auto& item : items) {
+    budget_.OnItemAdded(item);
+    transcript_.push_back(std::move(item));
+  }
   return OkStatus();
 }
 
@@ -133,31 +148,14 @@ Status Conversation::CloseDanglingCalls(const std::string& turn_id, std::string_
   return Commit(turn_id, std::move(outputs));
 }
 
-int64_t Conversation::EstimatedTokens() const {
-  int64_t tokens = last_total_tokens_;
-  size_t from = items_at_last_usage_;
-  if (last_total_tokens_ == 0) {
-    // The instructions actually sent (config override or built-in) and the tools.
-    const size_t instructions =
-        config_.instructions.empty() ? BaseInstructions().size() : config_.instructions.size();
-    from = 0;
-    tokens = static_cast<int64_t>(
-        (instructions + (deps_.tools ? deps_.tools->ToolsJson().size() : 0)) / 4);
-  }
-  for (size_t i = std::min(from, transcript_.size()); i < transcript_.size(); ++i) {
-    tokens += transcript_[i].TokensEstimate();
-  }
-  return tokens;
+int64_t Conversation::FixedTokens() const {
+  const size_t instructions =
+      config_.instructions.empty() ? BaseInstructions().size() : config_.instructions.size();
+  const size_t tools = deps_.tools ? deps_.tools->ToolsJson().size() : 0;
+  return static_cast<int64_t>((instructions + tools + 3) / 4);
 }
 
-int Conversation::ContextLeftPercent() const {
-  if (deps_.compactor == nullptr || deps_.compactor->context_window() <= 0) return 100;
-  const int64_t window = deps_.compactor->context_window();
-  const int64_t used = std::min(EstimatedTokens(), window);
-  return static_cast<int>(100 - (used * 100) / window);
-}
-
-Result<ModelResponse> Conversation::Sample(const std::string& turn_id, const CancelToken& cancel) {
+RequestOptions Conversation::Request() const {
   RequestOptions options;
   options.model = config_.model;
   options.instructions =
@@ -170,15 +168,26 @@ Result<ModelResponse> Conversation::Sample(const std::string& turn_id, const Can
   options.reasoning_summary = config_.model_reasoning_summary;
   options.prompt_cache_key = session_.id;
   options.send_item_ids = config_.provider.send_item_ids;
-  const std::string body = BuildResponsesRequest(options, transcript_);
+  return options;
+}
+
+int Conversation::ContextLeftPercent() const {
+  if (deps_.compactor == nullptr || deps_.compactor->context_window() <= 0) return 100;
+  const int64_t window = deps_.compactor->context_window();
+  const int64_t used = std::min(EstimatedTokens(), window);
+  return static_cast<int>(100 - (used * 100) / window);
+}
+
+Result<ModelResponse> Conversation::Sample(const std::string& turn_id, const CancelToken& cancel) {
+  const std::string body = BuildResponsesRequest(Request(), transcript_);
   CommitObserver observer(*deps_.observer,
                           [&](const Item& item) { return Commit(turn_id, {item}); });
   return deps_.client->Stream(body, observer, cancel);
 }
 
-Status Conversation::Compact(const std::string& turn_id, CompactionTrigger trigger,
-                             const std::optional<Item>& current_user_message,
-                             const CancelToken& cancel) {
+Result<bool> Conversation::Compact(const std::string& turn_id, CompactionTrigger trigger,
+                                   const std::optional<Item>& current_user_message,
+                                   const CancelToken& cancel) {
   if (deps_.compactor == nullptr) {
     return FailedPreconditionError("compaction is not available for this session");
   }
@@ -186,12 +195,17 @@ Status Conversation::Compact(const std::string& turn_id, CompactionTrigger trigg
   input.transcript = transcript_;
   input.initial_context = InitialContext(config_);
   input.current_user_message = current_user_message;
-  input.session_id = session_.id;
-  input.model = config_.model;
-  input.instructions =
-      config_.instructions.empty() ? std::string(BaseInstructions()) : config_.instructions;
+  input.request = Request();
   input.trigger = trigger;
   ASSIGN_OR_RETURN(CompactionOutput out, deps_.compactor->Compact(input, cancel));
+  if (!budget_.Shrinks(out.new_history, FixedTokens())) {
+    // Compaction never grows a history: keep the one we have.
+    deps_.observer->OnNotice("compaction would not shrink the history (~" +
+                             std::to_string(budget_.usage()) + " -> ~" +
+                             std::to_string(FixedTokens() + EstimateTokens(out.new_history)) +
+                             " tokens); nothing changed");
+    return false;
+  }
 
   const Item marker = MakeCheckpointItem(out, trigger);
   std::vector<Item> batch;
@@ -202,8 +216,8 @@ Status Conversation::Compact(const std::string& turn_id, CompactionTrigger trigg
                    deps_.store->Append(session_.id, session_.head_item_id, turn_id, batch));
   if (!ids.empty()) session_.head_item_id = ids.back();
   transcript_ = std::move(out.new_history);
-  last_total_tokens_ = 0;
-  items_at_last_usage_ = 0;
+  budget_.Seed(transcript_, std::nullopt, FixedTokens());
+  budget_.OnCompacted();
 
   CompactionNotice notice{out.mode, out.tokens_before, out.tokens_after, out.dropped_items,
                           std::string(CompactionTriggerName(trigger))};
@@ -218,7 +232,7 @@ Status Conversation::Compact(const std::string& turn_id, CompactionTrigger trigg
     deps_.observer->OnNotice("compaction dropped the " + std::to_string(out.dropped_items) +
                              " oldest items to fit the context window");
   }
-  return OkStatus();
+  return true;
 }
 
 Status Conversation::AcquireTurnLease() {
@@ -238,10 +252,17 @@ Status Conversation::AcquireTurnLease() {
       lease_.reset();
       return stored.status();
     }
+    // The newest total the server reported for the reloaded view seeds the
+    // estimate, as in Resume.
+    std::optional<UsageMark> mark;
+    for (size_t i = 0; i < stored->size(); ++i) {
+      if ((*stored)[i].reported_total_tokens) {
+        mark = UsageMark{i, *(*stored)[i].reported_total_tokens};
+      }
+    }
     transcript_.clear();
     for (auto& it : *stored) transcript_.push_back(std::move(it.item));
-    last_total_tokens_ = 0;
-    items_at_last_usage_ = 0;
+    budget_.Seed(transcript_, mark, FixedTokens());
     deps_.observer->OnNotice("session " + session_.id +
                              " was continued by another codex process; reloaded its latest turns");
   }
@@ -249,11 +270,11 @@ Status Conversation::AcquireTurnLease() {
   return OkStatus();
 }
 
-Status Conversation::CompactNow(const CancelToken& cancel) {
+Result<bool> Conversation::CompactNow(const CancelToken& cancel) {
   RETURN_IF_ERROR(AcquireTurnLease());
-  Status s = CompactHoldingLease(cancel);
+  Result<bool> compacted = CompactHoldingLease(cancel);
   lease_.reset();
-  return s;
+  return compacted;
 }
 
 Result<TurnResult> Conversation::RunTurn(const std::string& user_text, const CancelToken& cancel,
@@ -264,7 +285,14 @@ Result<TurnResult> Conversation::RunTurn(const std::string& user_text, const Can
   return result;
 }
 
-Status Conversation::CompactHoldingLease(const CancelToken& cancel) {
+Result<bool> Conversation::CompactHoldingLease(const CancelToken& cancel) {
+  if (deps_.compactor != nullptr && !budget_.ManualCompactionWorthwhile()) {
+    deps_.observer->OnNotice("session " + session_.id + " uses ~" +
+                             std::to_string(budget_.usage()) +
+                             " tokens, under half the auto-compact limit (" +
+                             std::to_string(budget_.limit()) + "); nothing to compact");
+    return false;
+  }
   const std::string turn_id = NewUuidV7();
   RETURN_IF_ERROR(CloseDanglingCalls(turn_id, "aborted"));
   return Compact(turn_id, CompactionTrigger::kManual, std::nullopt, cancel);
@@ -310,15 +338,15 @@ Result<TurnResult> Conversation::RunTurnHoldingLease(const std::string& user_tex
     return finish_failed(s, TurnStatus::kFailed);
   }
 
-  const bool over_limit =
-      deps_.compactor != nullptr && EstimatedTokens() >= deps_.compactor->auto_compact_limit();
-  if (over_limit) {
-    Status s = Compact(turn_id, CompactionTrigger::kAuto, std::nullopt, cancel);
-    if (!s.ok()) {
+  budget_.OnTurnStarted();
+  if (deps_.compactor != nullptr && budget_.ShouldCompactBeforeTurn()) {
+    auto compacted = Compact(turn_id, CompactionTrigger::kAuto, std::nullopt, cancel);
+    if (!compacted.ok()) {
+      const Status& s = compacted.status();
       return finish_failed(
           s, s.code() == StatusCode::kCancelled ? TurnStatus::kInterrupted : TurnStatus::kFailed);
     }
-    ++result.compactions;
+    if (*compacted) ++result.compactions;
   }
 
   Item user = UserMessage(user_text, image_urls);
@@ -326,26 +354,25 @@ Result<TurnResult> Conversation::RunTurnHoldingLease(const std::string& user_tex
 
   int stream_retries = 0;
   bool overflow_retried = false;
-  bool compacted_for_request = false;
   for (;;) {
     if (cancel.cancelled()) {
       return finish_failed(CancelledError("interrupted"), TurnStatus::kInterrupted);
     }
     // Between tool-call iterations: compact when over the limit, at most
     // once per model request.
-    if (deps_.compactor != nullptr && !compacted_for_request && result.requests > 0 &&
-        EstimatedTokens() >= deps_.compactor->auto_compact_limit()) {
-      Status s = Compact(turn_id, CompactionTrigger::kAuto, user, cancel);
-      if (!s.ok()) {
+    if (deps_.compactor != nullptr && budget_.ShouldCompactBeforeRequest()) {
+      auto compacted = Compact(turn_id, CompactionTrigger::kAuto, user, cancel);
+      if (!compacted.ok()) {
+        const Status& s = compacted.status();
         return finish_failed(
             s, s.code() == StatusCode::kCancelled ? TurnStatus::kInterrupted : TurnStatus::kFailed);
       }
-      ++result.compactions;
+      if (*compacted) ++result.compactions;
     }
-    compacted_for_request = false;
 
     const size_t before = transcript_.size();
     auto response = Sample(turn_id, cancel);
+    budget_.OnRequestSent();
     ++result.requests;
     bool had_calls = false;
     for (size_t i = before; i < transcript_.size(); ++i) {
@@ -359,18 +386,19 @@ Result<TurnResult> Conversation::RunTurnHoldingLease(const std::string& user_tex
       if (st.code() == StatusCode::kCancelled || cancel.cancelled()) {
         return finish_failed(CancelledError("interrupted"), TurnStatus::kInterrupted);
       }
-      if (st.reason() == "context_length_exceeded" && deps_.compactor != nullptr &&
-          !overflow_retried) {
+      if (deps_.compactor != nullptr && budget_.ShouldCompactAfterFailure(st)) {
         overflow_retried = true;
+        budget_.OnOverflowCompacted();
         observer.OnNotice("context window exceeded; compacting and retrying");
         Status s = CloseDanglingCalls(turn_id, "aborted");
-        if (s.ok()) s = Compact(turn_id, CompactionTrigger::kOverflow, user, cancel);
+        Result<bool> compacted = false;
+        if (s.ok()) compacted = Compact(turn_id, CompactionTrigger::kOverflow, user, cancel);
+        if (s.ok() && !compacted.ok()) s = compacted.status();
         if (!s.ok()) {
           return finish_failed(s, s.code() == StatusCode::kCancelled ? TurnStatus::kInterrupted
                                                                      : TurnStatus::kFailed);
         }
-        ++result.compactions;
-        compacted_for_request = true;
+        if (*compacted) ++result.compactions;
         continue;
       }
       // Only what the client did not already retry: a stream that dropped
@@ -403,8 +431,15 @@ Result<TurnResult> Conversation::RunTurnHoldingLease(const std::string& user_tex
       stream_retries = 0;
       if (response->usage) {
         result.usage += *response->usage;
-        last_total_tokens_ = response->usage->total_tokens;
-        items_at_last_usage_ = transcript_.size();
+        budget_.OnResponseCompleted(response->usage);
+        // Stored with the item it followed: a new process resumes from it.
+        if (session_.head_item_id && response->usage->total_tokens > 0) {
+          if (Status s =
+                  deps_.store->RecordUsage(*session_.head_item_id, response->usage->total_tokens);
+              !s.ok()) {
+            return finish_failed(s, TurnStatus::kFailed);
+          }
+        }
       }
     }
 

@@ -4,9 +4,11 @@
 // A turn: commit the user message, then repeatedly build the request from the
 // stored item bytes, stream the response committing each output item the
 // moment it is complete, run the tool calls it holds (committing each output),
-// until the model answers without calls. Compaction is checked before a turn
-// and between tool-call iterations (at most once per model request), and on a
-// context_length_exceeded failure (then the request is retried once). A
+// until the model answers without calls. Whether to compact is asked of
+// ContextBudget before a turn, between tool-call iterations (at most once per
+// model request) and on a context_length_exceeded failure (then the request
+// is retried once). Every response's total_tokens is stored with the item it
+// followed, so a resumed session's estimate starts from it. A
 // dropped stream is retried from what was committed, so nothing is lost or
 // duplicated. On open, and after an interrupt, every call without an output
 // gets an "aborted" output, so each request pairs every call with one output.
@@ -25,7 +27,9 @@
 #include "core/clock.h"
 #include "core/compactor.h"
 #include "core/config.h"
+#include "core/context_budget.h"
 #include "core/model_client.h"
+#include "core/request_builder.h"
 #include "core/session_store.h"
 #include "core/token_usage.h"
 #include "core/tool_router.h"
@@ -75,15 +79,17 @@ class Conversation {
   // transcript is reloaded and the observer told.
   Status AcquireTurnLease();
 
-  // Compacts now (codex compact, /compact), holding the lease.
-  Status CompactNow(const CancelToken& cancel);
+  // Compacts now (codex compact, /compact), holding the lease. False, with
+  // nothing changed, when the session is under half the auto-compact limit or
+  // a compaction would not shrink it; the reason is then told to the observer.
+  Result<bool> CompactNow(const CancelToken& cancel);
 
   const SessionInfo& session() const { return session_; }
   // False for a new session until its first user message is committed (the
   // session row is created with it).
   bool persisted() const { return !pending_; }
-  // Estimated tokens of the next request: last total + items added since.
-  int64_t EstimatedTokens() const;
+  // Estimated tokens of the next request (ContextBudget::usage).
+  int64_t EstimatedTokens() const { return budget_.usage(); }
   // Percentage of the context window left (0..100); 100 without a compactor.
   int ContextLeftPercent() const;
 
@@ -92,12 +98,17 @@ class Conversation {
 
   Result<TurnResult> RunTurnHoldingLease(const std::string& user_text, const CancelToken& cancel,
                                          std::span<const std::string> image_urls);
-  Status CompactHoldingLease(const CancelToken& cancel);
+  Result<bool> CompactHoldingLease(const CancelToken& cancel);
   Status Commit(const std::string& turn_id, std::vector<Item> items);
   Status CloseDanglingCalls(const std::string& turn_id, std::string_view output);
-  Status Compact(const std::string& turn_id, CompactionTrigger trigger,
-                 const std::optional<Item>& current_user_message, const CancelToken& cancel);
+  // False when the compaction would not shrink the history (nothing written).
+  Result<bool> Compact(const std::string& turn_id, CompactionTrigger trigger,
+                       const std::optional<Item>& current_user_message, const CancelToken& cancel);
   Result<ModelResponse> Sample(const std::string& turn_id, const CancelToken& cancel);
+  // The session's request settings, the same for turns and compactions.
+  RequestOptions Request() const;
+  // Tokens of what every request sends besides the items (instructions + tools).
+  int64_t FixedTokens() const;
 
   const Config& config_;
   ConversationDeps deps_;
@@ -105,8 +116,7 @@ class Conversation {
   std::vector<Item> transcript_;       // the current view, oldest first
   std::optional<NewSession> pending_;  // a new session not yet stored
   std::unique_ptr<TurnLease> lease_;   // held during a turn
-  int64_t last_total_tokens_ = 0;
-  size_t items_at_last_usage_ = 0;  // transcript_ size when last_total_tokens_ was set
+  ContextBudget budget_;               // when to compact (the one trigger)
 };
 
 }  // namespace codex::core

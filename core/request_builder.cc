@@ -40,8 +40,6 @@ std::string BuildResponsesRequest(const RequestOptions& options, std::span<const
     out += ",\"instructions\":";
     out += JsonQuote(options.instructions);
   }
-  out += ",\"input\":";
-  out += input_json;
   out += ",\"tools\":";
   out += options.tools_json.empty() ? "[]" : options.tools_json;
   out += ",\"tool_choice\":\"auto\",\"parallel_tool_calls\":";
@@ -75,6 +73,11 @@ std::string BuildResponsesRequest(const RequestOptions& options, std::span<const
     out += ",\"prompt_cache_key\":";
     out += JsonQuote(options.prompt_cache_key);
   }
+  // The input last: the request is then a byte prefix of the next one up to
+  // its closing "]}", as the provider's prompt cache sees it (instructions and
+  // tools are rendered before the conversation).
+  out += ",\"input\":";
+  out += input_json;
   out += '}';
   return out;
 }

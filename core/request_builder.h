@@ -28,10 +28,12 @@ struct RequestOptions {
   std::string output_schema_json;          // text.format json_schema (a JSON object); "" = none
 };
 
-// {"model":…,"instructions":…,"input":[…],"tools":…,"tool_choice":"auto",
+// {"model":…,"instructions":…,"tools":…,"tool_choice":"auto",
 //  "parallel_tool_calls":…,"reasoning":{…},"text":{"verbosity":…,"format":{…}}?,
 //  "store":false,"stream":true,
-//  "include":["reasoning.encrypted_content"],"prompt_cache_key":…}
+//  "include":["reasoning.encrypted_content"],"prompt_cache_key":…,"input":[…]}
+// `input` comes last, so a request whose transcript grew (or a compaction
+// request, which appends its ask) starts with the previous body minus "]}".
 // Items of kind kCompactionCheckpoint are never sent.
 std::string BuildResponsesRequest(const RequestOptions& options, std::span<const Item> input);
 

@@ -35,6 +35,23 @@ TEST_CASE("Input is the concatenation of stored bodies and grows as a byte prefi
   CHECK(second.compare(0, first.size() - 1, first, 0, first.size() - 1) == 0);
 }
 
+TEST_CASE("A grown transcript's request starts with the previous request minus its \"]}\"") {
+  RequestOptions opts;
+  opts.model = "gpt-test";
+  opts.instructions = "be brief";
+  opts.tools_json = R"([{"type":"function","name":"shell"}])";
+  opts.reasoning_effort = "high";
+  opts.prompt_cache_key = "sess-1";
+  std::vector<Item> items = {UserMessage("a")};
+  const std::string first = BuildResponsesRequest(opts, items);
+  items.push_back(AssistantMessage("b"));
+  const std::string second = BuildResponsesRequest(opts, items);
+  REQUIRE(first.size() > 2);
+  CHECK(first.substr(first.size() - 2) == "]}");
+  CHECK(second.compare(0, first.size() - 2, first, 0, first.size() - 2) == 0);
+  CHECK(second.substr(first.size() - 2) == "," + items[1].body + "]}");
+}
+
 TEST_CASE("Checkpoints are never sent and ids are spliced only when asked") {
   Item checkpoint;
   checkpoint.kind = ItemKind::kCompactionCheckpoint;

@@ -45,6 +45,9 @@ struct StoredItem {
   std::string turn_id;
   int64_t created_at_ms = 0;
   Item item;
+  // The total_tokens the server reported for the response this item ended
+  // (RecordUsage); nullopt for items no usage was recorded after.
+  std::optional<int64_t> reported_total_tokens;
 };
 
 struct NewSession {
@@ -132,6 +135,11 @@ class SessionStore {
 
   virtual Result<ListPage> ListSessions(const ListQuery& query) = 0;
 
+  // The total_tokens a response.completed reported, stored with `item_id`,
+  // the last item committed before it (the item it followed). Resuming reads
+  // it back (StoredItem::reported_total_tokens) so the context estimate of a
+  // new process starts from what the server counted.
+  virtual Status RecordUsage(int64_t item_id, int64_t total_tokens) = 0;
   // Usage and outcome of one turn; adds usage.total_tokens to tokens_used.
   virtual Status RecordTurn(const TurnRecord& turn) = 0;
 

@@ -351,7 +351,16 @@ Result<ImportedSession> ParseRolloutOrThrow(std::string_view text, const std::st
           acc.record.status =
               acc.completed ? core::TurnStatus::kCompleted : core::TurnStatus::kInterrupted;
         }
-      } else if (event_type == "token_count" && !current_turn.empty()) {
+      }
+      if (event_type == "token_count" && !out.items.empty() && payload.contains("info") &&
+          payload["info"].is_object()) {
+        // The server's count for the last request, with the item it followed:
+        // a resumed import estimates its context from it.
+        const core::TokenUsage last =
+            UsageFrom(payload["info"].value("last_token_usage", Json::object()));
+        if (last.total_tokens > 0) out.reported_totals[out.items.size() - 1] = last.total_tokens;
+      }
+      if (event_type == "token_count" && !current_turn.empty()) {
         TurnAcc& acc = turn(current_turn);
         if (!acc.has_usage_record && !acc.explicit_record && payload.contains("info") &&
             payload["info"].is_object()) {

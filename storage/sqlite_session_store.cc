@@ -662,13 +662,18 @@ Result<std::vector<StoredItem>> SqliteSessionStore::LoadChain(std::optional<int6
                         "  FROM chain AS c JOIN items AS i ON i.id = c.parent_id"
                         "  WHERE ?2 = 0 OR c.kind <> 'compaction_checkpoint')"
                         " SELECT i.id, i.parent_id, i.session_id, i.turn_id, i.created_at_ms,"
-                        "   i.kind, i.role, i.call_id, i.server_id, i.body, c.depth"
+                        "   i.kind, i.role, i.call_id, i.server_id, i.body, c.depth, u.total_tokens"
                         " FROM chain AS c JOIN items AS i ON i.id = c.id"
+                        " LEFT JOIN item_usage AS u ON u.item_id = c.id"
                         " WHERE ?2 = 0 OR c.kind <> 'compaction_checkpoint'");
     q.bind(1, *head);
     q.bind(2, stop_at_checkpoint ? 1 : 0);
     std::vector<std::pair<int64_t, StoredItem>> rows;
-    while (q.executeStep()) rows.emplace_back(q.getColumn(10).getInt64(), ReadItem(q));
+    while (q.executeStep()) {
+      StoredItem item = ReadItem(q);
+      if (!q.getColumn(11).isNull()) item.reported_total_tokens = q.getColumn(11).getInt64();
+      rows.emplace_back(q.getColumn(10).getInt64(), std::move(item));
+    }
     out.resize(rows.size());
     for (auto& [depth, item] : rows) {
       if (depth < 0 || static_cast<size_t>(depth) >= rows.size()) {
@@ -816,6 +821,18 @@ Result<core::ListPage> SqliteSessionStore::ListSessions(const core::ListQuery& q
       page.next_cursor = EncodeCursor(page.sessions.back());
     }
     return page;
+  });
+}
+
+Status SqliteSessionStore::RecordUsage(int64_t item_id, int64_t total_tokens) {
+  return WithWriteTransaction(*db_, path_, "recording usage", [&]() -> Status {
+    SQLite::Statement q(*db_,
+                        "INSERT INTO item_usage(item_id, total_tokens) VALUES (?, ?)"
+                        " ON CONFLICT(item_id) DO UPDATE SET total_tokens = excluded.total_tokens");
+    q.bind(1, item_id);
+    q.bind(2, total_tokens);
+    q.exec();
+    return OkStatus();
   });
 }
 
@@ -1326,6 +1343,14 @@ Result<bool> SqliteSessionStore::ImportSession(const ImportedSession& session) {
     ins.bind(9, tokens);
     ins.exec();
     std::vector<int64_t> ids = InsertChain(*db_, sid, std::nullopt, session.items);
+    SQLite::Statement usage(*db_, "INSERT INTO item_usage(item_id, total_tokens) VALUES (?, ?)");
+    for (const auto& [index, total] : session.reported_totals) {
+      if (index >= ids.size()) continue;
+      usage.reset();
+      usage.bind(1, ids[index]);
+      usage.bind(2, total);
+      usage.exec();
+    }
     if (!ids.empty()) {
       SQLite::Statement head(*db_, "UPDATE sessions SET head_item_id = ? WHERE id = ?");
       head.bind(1, ids.back());

@@ -124,6 +124,9 @@ struct ImportedSession {
   core::NewSession spec;  // spec.id required
   int64_t updated_at_ms = 0;
   std::vector<ImportedItem> items;  // oldest first, chained in this order
+  // items[index] -> the total_tokens a token_count event reported after it
+  // (stored as by RecordUsage).
+  std::map<size_t, int64_t> reported_totals;
   std::vector<core::TurnRecord> turns;
   std::vector<EventRecord> events;
 };
@@ -186,6 +189,7 @@ class SqliteSessionStore final : public core::SessionStore {
   Status MoveHead(std::string_view session_id, std::optional<int64_t> expected_head,
                   std::optional<int64_t> new_head) override;
   Result<core::ListPage> ListSessions(const core::ListQuery& query) override;
+  Status RecordUsage(int64_t item_id, int64_t total_tokens) override;
   Status RecordTurn(const core::TurnRecord& turn) override;
   Status RecordEvent(std::string_view session_id, std::string_view turn_id, std::string_view type,
                      std::string_view payload_json) override;

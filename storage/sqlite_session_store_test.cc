@@ -408,3 +408,44 @@ TEST_CASE("Store objects outlive nothing: a reopened store sees committed data")
   CHECK(s.head_item_id == ids.back());
   CHECK(store->LoadTranscript(s)->at(0).item.body == codex::core::UserMessage("persist me").body);
 }
+
+TEST_CASE("RecordUsage: the reported total comes back with the item it followed, also in forks") {
+  TempDir dir;
+  const std::string path = dir.File("s.db");
+  std::string id;
+  int64_t answer_id = 0;
+  {
+    auto store = OpenOrDie(path);
+    SessionInfo s = Create(*store);
+    id = s.id;
+    auto ids = AppendOrDie(*store, s.id, std::nullopt,
+                           {codex::core::UserMessage("q1"), codex::core::AssistantMessage("a1")});
+    answer_id = ids.back();
+    REQUIRE(store->RecordUsage(answer_id, 30'100).ok());
+    REQUIRE(store->RecordUsage(answer_id, 30'200).ok());  // recorded again: replaced
+    AppendOrDie(*store, s.id, ids.back(), {codex::core::UserMessage("q2")});
+    // An item that does not exist is refused, nothing stored.
+    CHECK_FALSE(store->RecordUsage(answer_id + 1000, 5).ok());
+  }
+  // Another process (a new store object on the same file) reads it back.
+  auto store = OpenOrDie(path);
+  auto transcript = store->LoadTranscript(Find(*store, id));
+  REQUIRE(transcript.ok());
+  REQUIRE(transcript->size() == 3);
+  CHECK_FALSE((*transcript)[0].reported_total_tokens.has_value());
+  CHECK((*transcript)[1].reported_total_tokens == 30'200);
+  CHECK_FALSE((*transcript)[2].reported_total_tokens.has_value());
+  auto fork = store->Fork(id, std::nullopt);
+  REQUIRE(fork.ok());
+  auto forked = store->LoadTranscript(*fork);
+  REQUIRE(forked.ok());
+  REQUIRE(forked->size() == 3);
+  CHECK((*forked)[1].reported_total_tokens == 30'200);
+  // After a checkpoint the old count is off the view.
+  SessionInfo cur = Find(*store, id);
+  AppendOrDie(*store, id, cur.head_item_id, {Checkpoint(), codex::core::UserMessage("summary")});
+  auto compacted = store->LoadTranscript(Find(*store, id));
+  REQUIRE(compacted.ok());
+  REQUIRE(compacted->size() == 1);
+  CHECK_FALSE(compacted->front().reported_total_tokens.has_value());
+}

@@ -9,10 +9,13 @@
 // the conversation: instructions, tools, initial context), so the tests keep
 // working when those change. The server rejects any request breaking the
 // stateless wire rules, and every request is checked again here.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -124,7 +127,12 @@ ProcessResult RunAgainst(CodexTestEnv& env, ScriptedServer& server, std::vector<
   return *run;
 }
 
-const std::vector<std::string> kRemote = {"-c", "model_providers.scripted.supports_compact=true"};
+// The legacy endpoint form (POST /responses/compact), named explicitly: a
+// provider that supports compaction is compacted inline by default.
+const std::vector<std::string> kRemote = {"-c", "model_providers.scripted.supports_compact=true",
+                                          "-c", "compaction=\"endpoint\""};
+// `compaction = "auto"` for a provider that supports compaction: inline.
+const std::vector<std::string> kInline = {"-c", "model_providers.scripted.supports_compact=true"};
 
 std::vector<std::string> With(std::vector<std::string> prefix, std::vector<std::string> args) {
   for (auto& a : args) prefix.push_back(std::move(a));
@@ -197,16 +205,32 @@ const Footprint& Measure() {
   return footprint;
 }
 
-// An auto-compact limit whose half still holds the instructions, the initial
-// context and `room` tokens (a summary and a few short messages), and at least
+// An auto-compact limit whose half still holds the instructions, the tools,
+// the initial context and `room` tokens (a summary and a few short messages), and at least
 // `over_fixed` above the fixed part (so nothing triggers on a fresh session).
 int64_t LimitFor(const Footprint& f, int64_t over_fixed, int64_t room = 400) {
   return std::max(f.fixed_tokens + over_fixed,
-                  2 * (f.instruction_tokens + f.context_tokens + room));
+                  2 * (f.instruction_tokens + Tokens(f.tools_bytes + 3) + f.context_tokens + room));
 }
 
 std::string LimitConfig(int64_t limit) {
   return "model_auto_compact_token_limit = " + std::to_string(limit) + "\n";
+}
+
+// For `codex compact` on a short session: a limit and a first answer that
+// put the session between half the limit (under it, compact refuses) and the
+// limit (over it, the next turn would compact by itself).
+struct ManualCompactSetup {
+  int64_t limit = 0;
+  std::string answer;
+  std::string config;
+};
+ManualCompactSetup ForManualCompact(const Footprint& f) {
+  ManualCompactSetup m;
+  m.limit = 2 * (f.fixed_tokens + 600);
+  m.answer = std::string(4'000, 'a');  // ~1,000 tokens above the fixed part
+  m.config = LimitConfig(m.limit);
+  return m;
 }
 
 }  // namespace
@@ -241,11 +265,13 @@ TEST_CASE("local compaction before a turn: summary request, then the rebuilt his
   for (const auto& r : requests) CHECK(r.status == 200);
   CHECK(env->server().requests_to("/responses/compact").empty());
 
-  // The summary request: no tools, our prompt last, the whole transcript before it.
+  // The summary request: the session's own request (same instructions, same
+  // tools in the same order), our prompt last, the whole transcript before it.
   const RecordedRequest& summary = requests[2];
   REQUIRE(IsSummaryRequest(summary));
   CHECK(summary.body.value("store", true) == false);
-  CHECK(summary.body["tools"] == Json::array());
+  CHECK(summary.body["tools"] == requests[1].body["tools"]);
+  CHECK(summary.body["instructions"] == requests[1].body["instructions"]);
   CHECK(summary.body.value("parallel_tool_calls", true) == false);
   const Json transcript = SummarisedTranscript(summary);
   CHECK(InputExtends(requests[1], summary));
@@ -296,8 +322,9 @@ TEST_CASE("local compaction before a turn: custom instructions count toward usag
   const int64_t extra = Tokens(instructions.size()) - f.instruction_tokens;
   REQUIRE(extra > 1000);
   const int64_t fixed = f.fixed_tokens + extra;
-  const int64_t limit =
-      std::max(fixed + 700, 2 * (Tokens(instructions.size()) + f.context_tokens + 400));
+  const int64_t limit = std::max(
+      fixed + 700,
+      2 * (Tokens(instructions.size()) + Tokens(f.tools_bytes + 3) + f.context_tokens + 400));
   // Over the limit by 800 tokens counting these instructions; under it
   // counting the built-in ones.
   const std::string answer(static_cast<size_t>((limit - fixed + 800) * 4), 'a');
@@ -394,10 +421,11 @@ TEST_CASE("remote compaction: /responses/compact, its items resent byte-identica
 }
 
 TEST_CASE("remote compaction: a provider without /responses/compact (404) is compacted locally") {
-  const std::string script = std::string(R"({"responses": [)") + kSmallCall + R"(,
-    "first answer", "SUMMARY-404", "second answer"],
+  const ManualCompactSetup m = ForManualCompact(Measure());
+  const std::string script = std::string(R"({"responses": [)") + kSmallCall + "," +
+                             Quoted(m.answer) + R"(, "SUMMARY-404", "second answer"],
     "compact": [{"http_error": 404}]})";
-  auto env = MakeEnv(script);
+  auto env = MakeEnv(script, m.config);
   auto run1 = RunOk(*env, With(kRemote, {"exec", "first question"}));
   const std::string id = SessionIdFromBanner(run1.err);
   auto compact = RunOk(*env, With(kRemote, {"compact", id}));
@@ -560,8 +588,9 @@ TEST_CASE("overflow: context_length_exceeded compacts and retries once, the turn
   const std::string id = ThreeCallSession(*env);
   const size_t run1_last = env->server().requests_to("/responses").back().body_bytes;
 
-  // The turn request carries the tools, the summary request does not: a
-  // window between the two sizes rejects the first and accepts the second.
+  // The summary request is the turn request plus the ask, so a window just
+  // under the turn request rejects both; the compactor then drops the oldest
+  // items from its request until it fits.
   const std::string prompt = "second question";
   const size_t turn_bytes = run1_last + ResumeGrowth(prompt);
   const size_t prompt_item = compaction::kCompactionPrompt.size() + 80;
@@ -579,16 +608,20 @@ TEST_CASE("overflow: context_length_exceeded compacts and retries once, the turn
   CHECK_THAT(run2.err, Catch::Contains("context window exceeded"));
 
   auto requests = (*server)->requests_to("/responses");
-  REQUIRE(requests.size() == 3);
+  REQUIRE(requests.size() == 4);
   CHECK(requests[0].outcome == "failed:context_length_exceeded");
   CHECK_FALSE(IsSummaryRequest(requests[0]));
   REQUIRE(IsSummaryRequest(requests[1]));
-  CHECK(requests[1].outcome == "completed");
+  CHECK(requests[1].outcome == "failed:context_length_exceeded");
+  CHECK(InputExtends(requests[0], requests[1]));  // the same prefix, the ask appended
+  REQUIRE(IsSummaryRequest(requests[2]));
   CHECK(requests[2].outcome == "completed");
+  CHECK(requests[3].outcome == "completed");
   for (const auto& r : requests) CheckWireRules(r, id);
+  CHECK_THAT(run2.err, Catch::Contains("oldest items to fit the context window"));
 
   // The retry: initial context + real user messages + summary + the message, last.
-  const Json input = requests[2].InputItems();
+  const Json input = requests[3].InputItems();
   const size_t n = f.context.size();
   INFO("retry input: " << input.dump().substr(0, 3000));
   REQUIRE(input.size() == n + 3);
@@ -600,7 +633,7 @@ TEST_CASE("overflow: context_length_exceeded compacts and retries once, the turn
   auto checkpoints = Checkpoints(ShowJson(*env, id));
   REQUIRE(checkpoints.size() == 1);
   CHECK(checkpoints[0].value("trigger", "") == "overflow");
-  CHECK(checkpoints[0].value("dropped_items", -1) == 0);
+  CHECK(checkpoints[0].value("dropped_items", -1) > 0);
 }
 
 TEST_CASE("overflow: a compaction request that overflows drops the oldest items and says so") {
@@ -716,19 +749,19 @@ TEST_CASE("overflow: a remote compaction request that overflows drops the oldest
 
 TEST_CASE("overflow: retried once only; a retry that still overflows fails the turn clearly") {
   const Footprint& f = Measure();
-  auto env = MakeEnv(std::string(R"({"responses": [)") + kSmallCall + R"(, "first answer"]})");
-  auto run1 = RunOk(*env, {"exec", "first question"});
-  const std::string id = SessionIdFromBanner(run1.err);
+  const size_t out_bytes = 6000;
+  auto env = MakeEnv(ThreeCallScript(out_bytes));
+  const std::string id = ThreeCallSession(*env);
 
-  // The window rejects the turn request but not the summary request; the
-  // summary the model writes is so long that the retry overflows as well.
+  // The window rejects the turn request (and the summary request, until the
+  // compactor drops its oldest items); the summary the model writes is
+  // shorter than the history it replaces but so long that the retry
+  // overflows as well.
   const std::string prompt = "second question";
   const size_t turn_bytes =
       env->server().requests_to("/responses").back().body_bytes + ResumeGrowth(prompt);
-  const size_t gap = f.tools_bytes - (compaction::kCompactionPrompt.size() + 80);
-  REQUIRE(gap > 800);
-  const int64_t window = Tokens(turn_bytes - gap / 2);
-  const std::string summary = "LONG SUMMARY " + std::string(turn_bytes, 's');
+  const int64_t window = Tokens(turn_bytes - 1500);
+  const std::string summary = "LONG SUMMARY " + std::string(3 * out_bytes - 300, 's');
   auto server = ScriptedServer::Start(R"({"max_input_tokens": )" + std::to_string(window) +
                                       R"(, "responses": [)" + Quoted(summary) +
                                       R"(, "never sent", "never sent either"]})");
@@ -745,12 +778,14 @@ TEST_CASE("overflow: retried once only; a retry that still overflows fails the t
   CHECK_THAT(errors[0], Catch::Contains("codex fork " + id));
 
   auto requests = (*server)->requests_to("/responses");
-  REQUIRE(requests.size() == 3);
+  REQUIRE(requests.size() == 4);
   CHECK(requests[0].outcome == "failed:context_length_exceeded");
   CHECK(IsSummaryRequest(requests[1]));
-  CHECK(requests[1].outcome == "completed");
-  CHECK(requests[2].outcome == "failed:context_length_exceeded");
-  CHECK(IsSummaryItem(requests[2].InputItems()[f.context.size() + 1]));
+  CHECK(requests[1].outcome == "failed:context_length_exceeded");
+  CHECK(IsSummaryRequest(requests[2]));
+  CHECK(requests[2].outcome == "completed");
+  CHECK(requests[3].outcome == "failed:context_length_exceeded");
+  CHECK(IsSummaryItem(requests[3].InputItems()[f.context.size() + 1]));
 
   // The compaction stays; the turn is recorded as failed; the session resumes.
   const Json details = ShowJson(*env, id);
@@ -763,9 +798,11 @@ TEST_CASE("overflow: retried once only; a retry that still overflows fails the t
 // 5. codex compact / codex compact undo.
 
 TEST_CASE("compact undo restores the previous transcript exactly, and refuses after more turns") {
-  const std::string script = std::string(R"({"responses": [)") + kSmallCall + R"(,
-    "first answer", "SUMMARY-U1", "second answer", "SUMMARY-U2", "third answer"]})";
-  auto env = MakeEnv(script);
+  const ManualCompactSetup m = ForManualCompact(Measure());
+  const std::string script =
+      std::string(R"({"responses": [)") + kSmallCall + "," + Quoted(m.answer) + R"(,
+    "SUMMARY-U1", "second answer", "SUMMARY-U2", "third answer"]})";
+  auto env = MakeEnv(script, m.config);
   auto run1 = RunOk(*env, {"exec", "first question"});
   const std::string id = SessionIdFromBanner(run1.err);
 
@@ -814,9 +851,10 @@ TEST_CASE("compact undo restores the previous transcript exactly, and refuses af
 }
 
 TEST_CASE("compact: remote manual compaction and its undo; bad arguments are refused clearly") {
-  const std::string script = std::string(R"({"responses": [)") + kSmallCall + R"(,
-    "first answer", "second answer"]})";
-  auto env = MakeEnv(script);
+  const ManualCompactSetup m = ForManualCompact(Measure());
+  const std::string script = std::string(R"({"responses": [)") + kSmallCall + "," +
+                             Quoted(m.answer) + R"(, "second answer"]})";
+  auto env = MakeEnv(script, m.config);
   auto run1 = RunOk(*env, {"exec", "first question"});
   const std::string id = SessionIdFromBanner(run1.err);
   const Json before = env->server().requests_to("/responses").back().InputItems();
@@ -858,9 +896,11 @@ TEST_CASE("compact: remote manual compaction and its undo; bad arguments are ref
 
 TEST_CASE("fork and resume after a compaction start from the compacted view") {
   const Footprint& f = Measure();
-  const std::string script = std::string(R"({"responses": [)") + kSmallCall + R"(,
-    "first answer", "SUMMARY-F", "fork answer", "fork two answer", "main answer"]})";
-  auto env = MakeEnv(script);
+  const ManualCompactSetup m = ForManualCompact(f);
+  const std::string script =
+      std::string(R"({"responses": [)") + kSmallCall + "," + Quoted(m.answer) + R"(,
+    "SUMMARY-F", "fork answer", "fork two answer", "main answer"]})";
+  auto env = MakeEnv(script, m.config);
   auto run1 = RunOk(*env, {"exec", "first question"});
   const std::string id = SessionIdFromBanner(run1.err);
   auto compact = RunOk(*env, {"compact", "--last"});
@@ -918,7 +958,15 @@ size_t Count(const Json& input, bool (*pred)(const Json&)) {
 // (server and config). Local mode: every answer carries a call and a short
 // message, so a summary request (which gets the next entry) finds its summary
 // in the message and a turn request runs the call.
-void LongLoop(bool remote) {
+enum class LoopMode { kLocal, kEndpoint, kInlineTrigger };
+
+bool IsInlineCompaction(const RecordedRequest& r) {
+  const Json input = r.InputItems();
+  return !input.empty() && input.back().value("type", "") == "compaction_trigger";
+}
+
+void LongLoop(LoopMode mode) {
+  const bool remote = mode != LoopMode::kLocal;
   constexpr int64_t kWindow = 12'000;
   constexpr int64_t kLimit = kWindow * 90 / 100;
   constexpr int kEntries = 150;
@@ -931,7 +979,8 @@ void LongLoop(bool remote) {
     "default": "all calls done"})";
   auto env = MakeEnv(script, "model_context_window = 12000\n");
   std::vector<std::string> args = {"exec", "run the loop"};
-  if (remote) args = With(kRemote, args);
+  if (mode == LoopMode::kEndpoint) args = With(kRemote, args);
+  if (mode == LoopMode::kInlineTrigger) args = With(kInline, args);
   auto run = env->RunCodex(args, std::nullopt, std::chrono::seconds(120));
   REQUIRE(run.ok());
   INFO("stderr: " << run->err.substr(run->err.size() > 3000 ? run->err.size() - 3000 : 0));
@@ -949,8 +998,9 @@ void LongLoop(bool remote) {
     CHECK(Tokens(r.body_bytes) <= kWindow);
     const bool compact_endpoint =
         r.path.size() >= 8 && r.path.compare(r.path.size() - 8, 8, "/compact") == 0;
-    if (compact_endpoint || IsSummaryRequest(r)) {
-      CHECK(compact_endpoint == remote);
+    if (compact_endpoint || IsSummaryRequest(r) || IsInlineCompaction(r)) {
+      CHECK(compact_endpoint == (mode == LoopMode::kEndpoint));
+      CHECK(IsInlineCompaction(r) == (mode == LoopMode::kInlineTrigger));
       ++compactions;
       compacted = ever_compacted = true;
       continue;
@@ -978,12 +1028,16 @@ void LongLoop(bool remote) {
 
 }  // namespace
 
-TEST_CASE("150 calls under a 12,000-token window, remote: none over it, at most 15 compactions") {
-  LongLoop(/*remote=*/true);
+TEST_CASE("150 calls under a 12,000-token window, endpoint: none over it, at most 15 compactions") {
+  LongLoop(LoopMode::kEndpoint);
+}
+
+TEST_CASE("150 calls under a 12,000-token window, inline: none over it, at most 15 compactions") {
+  LongLoop(LoopMode::kInlineTrigger);
 }
 
 TEST_CASE("150 calls under a 12,000-token window, local: none over it, at most 15 compactions") {
-  LongLoop(/*remote=*/false);
+  LongLoop(LoopMode::kLocal);
 }
 
 // ---------------------------------------------------------------------------
@@ -1047,6 +1101,223 @@ TEST_CASE("--json: a compaction event and context_left_percent on turn.completed
   CHECK(percent >= expected - 2);
   CHECK(percent > 0);
   CHECK(percent < 100);
+}
+
+// ---------------------------------------------------------------------------
+// 9. Resume-aware: the estimate of a new process starts from the server's count.
+
+namespace {
+
+// A reported total far above `limit` for a transcript whose bytes are far below it.
+int64_t ReportedOver(int64_t limit) { return std::max<int64_t>(30'100, limit * 6); }
+
+}  // namespace
+
+TEST_CASE("resume: a turn the server counted over the limit is compacted before the next request") {
+  const Footprint& f = Measure();
+  const int64_t limit = std::max<int64_t>(5'000, LimitFor(f, 700));
+  const int64_t reported = ReportedOver(limit);
+  const std::string script = R"({"responses": [
+    {"message": "first answer", "usage": {"input_tokens": )" +
+                             std::to_string(reported - 100) + R"(, "output_tokens": 100}},
+    "SUMMARY-RESUME", "second answer", "third answer"]})";
+  auto env = MakeEnv(script, LimitConfig(limit));
+
+  auto run1 = RunOk(*env, {"exec", "first question"});
+  const std::string id = SessionIdFromBanner(run1.err);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  // By its bytes the session is far under the limit: only the stored count can trigger.
+  REQUIRE(Tokens(requests[0].body_bytes) + 100 < limit);
+
+  // A new process: `exec resume --last` compacts before its request.
+  auto run2 = RunOk(*env, {"exec", "resume", "--last", "second question"});
+  CHECK(run2.out == "second answer\n");
+  CHECK_THAT(run2.err, Catch::Contains("compacted the conversation"));
+  requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  REQUIRE(IsSummaryRequest(requests[1]));
+  CHECK(InputExtends(requests[0], requests[1]));
+  const Json input = requests[2].InputItems();
+  REQUIRE(input.size() >= 2);
+  CHECK(IsSummaryItem(input[input.size() - 2]));
+  CHECK(IsUserText(input.back(), "second question"));
+  CheckAllWireRules(*env, id);
+
+  // The count stored before the compaction is not on the new view: the next
+  // resume starts from the last (small) count and does not compact again.
+  auto run3 = RunOk(*env, {"exec", "resume", "--last", "third question"});
+  CHECK(run3.out == "third answer\n");
+  requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 4);
+  CHECK_FALSE(IsSummaryRequest(requests[3]));
+  CHECK(InputExtends(requests[2], requests[3]));
+  CHECK(Checkpoints(ShowJson(*env, id)).size() == 1);
+}
+
+TEST_CASE("resume: inline compaction from a new process, then the history only grows") {
+  const Footprint& f = Measure();
+  const int64_t limit = std::max<int64_t>(5'000, LimitFor(f, 700));
+  const std::string script = R"({"responses": [
+    {"message": "first answer", "usage": {"input_tokens": )" +
+                             std::to_string(ReportedOver(limit)) + R"(, "output_tokens": 10}},
+    "second answer", "third answer"]})";
+  auto env = MakeEnv(script, LimitConfig(limit));
+  auto run1 = RunOk(*env, With(kInline, {"exec", "first question"}));
+  const std::string id = SessionIdFromBanner(run1.err);
+  auto run2 = RunOk(*env, With(kInline, {"exec", "resume", "--last", "second question"}));
+  CHECK(run2.out == "second answer\n");
+  auto run3 = RunOk(*env, With(kInline, {"exec", "resume", "--last", "third question"}));
+  CHECK(run3.out == "third answer\n");
+
+  CHECK(env->server().requests_to("/responses/compact").empty());
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 4);
+  CheckAllWireRules(*env, id);
+  // The compaction request is the session's request with the trigger appended:
+  // every other field equal, the input extended by exactly the trigger.
+  const RecordedRequest& compaction = requests[1];
+  const Json trigger_input = compaction.InputItems();
+  REQUIRE_FALSE(trigger_input.empty());
+  CHECK(trigger_input.back() == Json{{"type", "compaction_trigger"}});
+  for (const auto& [key, value] : requests[0].body.items()) {
+    if (key != "input") CHECK(compaction.body[key] == value);
+  }
+  CHECK(InputExtends(requests[0], compaction));
+  CHECK(trigger_input.size() == requests[0].InputItems().size() + 2);  // + answer + trigger
+
+  // After it: initial context, the real user message, the compaction item
+  // (without its id), the new message; then the next request extends it.
+  const size_t n = f.context.size();
+  const Json input2 = requests[2].InputItems();
+  INFO("after compaction: " << input2.dump().substr(0, 3000));
+  REQUIRE(input2.size() == n + 3);
+  CHECK(Slice(input2, 0, n) == Slice(requests[0].InputItems(), 0, n));
+  CHECK(IsUserText(input2[n], "first question"));
+  CHECK(input2[n + 1].value("type", "") == "compaction");
+  CHECK_FALSE(input2[n + 1].contains("id"));
+  CHECK(IsUserText(input2[n + 2], "second question"));
+  CHECK(InputExtends(requests[2], requests[3]));
+  CHECK(requests[3].InputItems()[n + 1].dump() == input2[n + 1].dump());
+
+  auto checkpoints = Checkpoints(ShowJson(*env, id));
+  REQUIRE(checkpoints.size() == 1);
+  CHECK(checkpoints[0].value("mode", "") == "inline");
+}
+
+TEST_CASE("inline compaction refused by the server: the legacy endpoint compacts instead") {
+  const Footprint& f = Measure();
+  const int64_t limit = std::max<int64_t>(5'000, LimitFor(f, 700));
+  const std::string script = R"({"inline_compaction": false, "responses": [
+    {"message": "first answer", "usage": {"input_tokens": )" +
+                             std::to_string(ReportedOver(limit)) + R"(, "output_tokens": 10}},
+    "second answer"]})";
+  auto env = MakeEnv(script, LimitConfig(limit));
+  auto run1 = RunOk(*env, With(kInline, {"exec", "first question"}));
+  const std::string id = SessionIdFromBanner(run1.err);
+  auto run2 = RunOk(*env, With(kInline, {"exec", "resume", id, "second question"}));
+  CHECK(run2.out == "second answer\n");
+
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  CHECK(requests[1].status == 400);  // the trigger, refused
+  CHECK(requests[1].InputItems().back() == Json{{"type", "compaction_trigger"}});
+  CHECK(requests[2].status == 200);
+  auto compacts = env->server().requests_to("/responses/compact");
+  REQUIRE(compacts.size() == 1);
+  CHECK(compacts[0].status == 200);
+  const Json input = requests[2].InputItems();
+  REQUIRE(input.size() >= 2);
+  CHECK(input[input.size() - 2].value("type", "") == "compaction");
+  auto checkpoints = Checkpoints(ShowJson(*env, id));
+  REQUIRE(checkpoints.size() == 1);
+  CHECK(checkpoints[0].value("mode", "") == "remote");
+}
+
+TEST_CASE("resume: an imported Codex rollout's token_count seeds the estimate") {
+  const Footprint& f = Measure();
+  const int64_t limit = std::max<int64_t>(5'000, LimitFor(f, 700));
+  const int64_t reported = ReportedOver(limit);
+  auto env = MakeEnv(R"(["SUMMARY-IMPORT", "answer after import"])", LimitConfig(limit));
+  const std::string id = "01a1fca2-b9b2-7d01-a05c-8304d3c1a78c";
+  const std::string usage = R"({"input_tokens":)" + std::to_string(reported - 100) +
+                            R"(,"cached_input_tokens":0,"output_tokens":100,)"
+                            R"("reasoning_output_tokens":0,"total_tokens":)" +
+                            std::to_string(reported) + "}";
+  const std::string rollout =
+      R"({"timestamp":"2026-11-21T05:44:43.610Z","type":"session_meta","payload":{"id":")" + id +
+      R"(","timestamp":"2026-11-21T05:44:43.571Z","cwd":"/home/user/project","originator":"codex_exec","cli_version":"0.169.0","source":"exec","model_provider":"scripted"}})"
+      "\n"
+      R"({"timestamp":"2026-11-21T05:44:44.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"imported question"}]}})"
+      "\n"
+      R"({"timestamp":"2026-11-21T05:44:45.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"imported answer"}]}})"
+      "\n"
+      R"({"timestamp":"2026-11-21T05:44:45.416Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":)" +
+      usage + R"(,"last_token_usage":)" + usage + R"(,"model_context_window":38000}}})" + "\n";
+  const std::filesystem::path file = env->codex_home().parent_path() / "rollout-import.jsonl";
+  {
+    std::ofstream out(file);
+    out << rollout;
+  }
+  RunOk(*env, {"sessions", "import", file.string()});
+  auto run = RunOk(*env, {"exec", "resume", id, "next question"});
+  CHECK(run.out == "answer after import\n");
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  REQUIRE(IsSummaryRequest(requests[0]));
+  CHECK(Tokens(requests[0].body_bytes) < limit);  // its bytes alone would not have triggered
+  const Json input = requests[1].InputItems();
+  REQUIRE(input.size() >= 3);
+  CHECK(IsUserText(input.back(), "next question"));
+  CHECK(IsSummaryItem(input[input.size() - 2]));
+  bool kept = false;
+  for (const auto& item : input) kept = kept || IsUserText(item, "imported question");
+  CHECK(kept);
+}
+
+// ---------------------------------------------------------------------------
+// 10. Nothing grows, nothing needless.
+
+TEST_CASE("compact: a session under half the limit says so and changes nothing") {
+  auto env = MakeEnv(R"(["first answer"])");
+  auto run1 = RunOk(*env, {"exec", "first question"});
+  const std::string id = SessionIdFromBanner(run1.err);
+  const Json before = ShowJson(*env, id);
+  auto compact = RunOk(*env, {"compact", id});
+  CHECK_THAT(compact.out, Catch::Contains("not compacted"));
+  CHECK_THAT(compact.err, Catch::Contains("under half the auto-compact limit"));
+  CHECK(env->server().requests_to("/responses").size() == 1);
+  CHECK(env->server().requests_to("/responses/compact").empty());
+  const Json after = ShowJson(*env, id);
+  CHECK(after["items"] == before["items"]);
+  CHECK(Checkpoints(after).empty());
+}
+
+TEST_CASE("overflow on a tiny session: a compaction that would grow it is not committed") {
+  // The server refuses the first request as too long although the session is
+  // tiny: the summary history would be bigger than what it replaces.
+  auto env = MakeEnv(R"({"responses": [{"failed": "context_length_exceeded"},
+    "SUMMARY-TINY: the user said hi and nothing else happened yet, in many words.",
+    "answer after retry"]})");
+  auto run = RunOk(*env, {"exec", "hi"});
+  CHECK(run.out == "answer after retry\n");
+  CHECK_THAT(run.err, Catch::Contains("would not shrink"));
+  const std::string id = SessionIdFromBanner(run.err);
+  CHECK(Checkpoints(ShowJson(*env, id)).empty());
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  CHECK(requests[2].InputItems() == requests[0].InputItems());  // retried as it was
+}
+
+TEST_CASE("config: an unknown compaction mode is refused with one clear line") {
+  auto env = MakeEnv(R"(["never used"])");
+  auto run = Run(*env, {"-c", "compaction=\"sometimes\"", "exec", "hi"});
+  CHECK(run.exit_code != 0);
+  CHECK_THAT(run.err, Catch::StartsWith("error: "));
+  CHECK_THAT(run.err, Catch::Contains("compaction 'sometimes'"));
+  CHECK_THAT(run.err, Catch::Contains("auto, inline, endpoint, local"));
+  CHECK(std::count(run.err.begin(), run.err.end(), '\n') == 1);
+  CHECK(env->server().requests().empty());
 }
 
 }  // namespace codex::testing

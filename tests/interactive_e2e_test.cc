@@ -301,8 +301,11 @@ TEST_CASE("at the prompt, Ctrl-C clears the line, twice on an empty line quits")
 }
 
 TEST_CASE("/compact, /status and /fork continue in a branch") {
-  auto env =
-      MakeEnv(R"({"responses": ["answer one", "answer two", "answer three", "answer four"]})");
+  // The server counts the second turn at 100k tokens: over half the limit, so
+  // /compact has something to do (under half it says so and does nothing).
+  auto env = MakeEnv(R"({"responses": ["answer one",
+    {"message": "answer two", "usage": {"input_tokens": 100000, "output_tokens": 10}},
+    "answer three", "answer four"]})");
   auto p = SpawnTui(*env, {"-c", "model_providers.scripted.supports_compact=true"});
   Expect(p->WaitForText("›", kWait));
   Expect(p->Write("first question\r"));
@@ -332,8 +335,11 @@ TEST_CASE("/compact, /status and /fork continue in a branch") {
   Expect(p->Write("third question\r"));
   Expect(p->WaitForText("answer three", kWait));
   auto requests = env->server().requests_to("/responses");
-  REQUIRE(requests.size() == 3);
-  auto users = UserTexts(requests[2]);
+  // Two turns, the inline compaction (the trigger last), the branch's turn.
+  REQUIRE(requests.size() == 4);
+  REQUIRE_FALSE(requests[2].InputItems().empty());
+  CHECK(requests[2].InputItems().back().value("type", "") == "compaction_trigger");
+  auto users = UserTexts(requests[3]);
   CHECK(Contains(users, "first question"));
   CHECK(!Contains(users, "second question"));
   CHECK(Contains(users, "third question"));

@@ -519,7 +519,7 @@ void InteractiveSession::ShowDiff() {
 
 void InteractiveSession::Compact() {
   core::CancelToken cancel;
-  Status s;
+  Result<bool> s = false;
   if (tty_) {
     terminal_->SetCtrlC(CtrlC::kAsSignal);
     {
@@ -535,10 +535,11 @@ void InteractiveSession::Compact() {
     RemoveInterruptHandler();
   }
   if (!s.ok()) {
-    Warn(s.code() == StatusCode::kCancelled ? "compaction interrupted; nothing changed"
-                                            : s.message());
+    Warn(s.status().code() == StatusCode::kCancelled ? "compaction interrupted; nothing changed"
+                                                     : s.status().message());
     return;
   }
+  if (!*s) return;  // the observer already said why nothing was compacted
   Say("compacted; context " + std::to_string(conversation_->ContextLeftPercent()) + "% left\n");
 }
 

@@ -100,6 +100,12 @@ Status CheckInput(const Json& input, const IssuedState& issued, const InvariantO
                         "so strip \"id\" from items before resending them");
     }
 
+    if (type == "compaction_trigger" && i + 1 != input.size()) {
+      return Reject("invalid_input_item", Where(i, type) +
+                                              ": the 'compaction_trigger' item must be the final "
+                                              "input item");
+    }
+
     if (type == "reasoning" || type == "compaction") {
       const Json* content =
           item.contains("encrypted_content") ? &item["encrypted_content"] : nullptr;

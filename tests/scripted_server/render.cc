@@ -648,6 +648,34 @@ Reply RenderContextLengthExceeded(const RequestInfo& request, int64_t tokens, in
   return reply;
 }
 
+Reply RenderInlineCompaction(const Json* entry, const RequestInfo& request, IssuedState& issued) {
+  if (entry != nullptr && entry->contains("http_error")) {
+    Reply reply = HttpErrorReply((*entry)["http_error"]);
+    reply.header_delay_ms = entry->value("header_delay_ms", int64_t{0});
+    return reply;
+  }
+  Json response = {{"output", Json::array()}};
+  if (entry != nullptr && entry->contains("output")) {
+    response["output"] = (*entry)["output"];
+  } else {
+    const Json& body = *request.body;
+    std::string input_dump = Dump(body.contains("input") ? body["input"] : Json::array());
+    char digest[17];
+    std::snprintf(digest, sizeof(digest), "%016llx",
+                  static_cast<unsigned long long>(Fnv1a64(input_dump)));
+    Json summary = {{"input_items", body.contains("input") ? body["input"].size() : 0},
+                    {"input_digest", digest},
+                    {"inline", true}};
+    response["output"].push_back({{"compaction", Dump(summary)}});
+  }
+  if (entry != nullptr && entry->contains("usage")) response["usage"] = (*entry)["usage"];
+  if (entry != nullptr && entry->contains("id")) response["id"] = (*entry)["id"];
+  Reply reply = RenderResponse(response, request, issued);
+  reply.header_delay_ms = entry != nullptr ? entry->value("header_delay_ms", int64_t{0}) : 0;
+  reply.outcome = entry == nullptr ? "inline_compact:default" : "inline_compact";
+  return reply;
+}
+
 Reply RenderCompact(const Json* entry, const RequestInfo& request, IssuedState& issued) {
   if (entry != nullptr && entry->contains("http_error")) {
     Reply reply = HttpErrorReply((*entry)["http_error"]);

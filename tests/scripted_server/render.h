@@ -74,6 +74,12 @@ Reply RenderContextLengthExceeded(const RequestInfo& request, int64_t tokens, in
 // default (the input's user messages plus a compaction item).
 Reply RenderCompact(const Json* entry, const RequestInfo& request, IssuedState& issued);
 
+// Answers a /responses request whose last input item is a compaction_trigger
+// (inline compaction): an SSE stream whose output is the entry's `output`
+// (a compact entry; `http_error` is honoured) or, for `entry` nullptr, one
+// `compaction` item whose content encodes a digest of the input.
+Reply RenderInlineCompaction(const Json* entry, const RequestInfo& request, IssuedState& issued);
+
 // {"error":{"message","type","param","code"}} with the given HTTP status.
 Reply ErrorReply(int status, std::string_view type, std::string_view code,
                  std::string_view message);

@@ -368,15 +368,21 @@ class ScriptParser {
     if (root.is_array()) {
       responses = root;
     } else if (root.is_object()) {
-      RETURN_IF_ERROR(
-          CheckKeys(root, "(top level)",
-                    {"responses", "default", "compact", "allow_item_ids", "max_input_tokens"}));
+      RETURN_IF_ERROR(CheckKeys(root, "(top level)",
+                                {"responses", "default", "compact", "allow_item_ids",
+                                 "max_input_tokens", "inline_compaction"}));
       responses = root.contains("responses") ? root["responses"] : Json::array();
       if (root.contains("allow_item_ids")) {
         if (!root["allow_item_ids"].is_boolean()) {
           return Invalid("allow_item_ids", "must be true or false");
         }
         script.allow_item_ids_ = root["allow_item_ids"].get<bool>();
+      }
+      if (root.contains("inline_compaction")) {
+        if (!root["inline_compaction"].is_boolean()) {
+          return Invalid("inline_compaction", "must be true or false");
+        }
+        script.inline_compaction_ = root["inline_compaction"].get<bool>();
       }
       if (root.contains("max_input_tokens") && !root["max_input_tokens"].is_null()) {
         if (!root["max_input_tokens"].is_number_integer() ||

@@ -46,6 +46,9 @@ class Script {
   static Result<Script> LoadFile(const std::string& path);
 
   bool allow_item_ids() const { return allow_item_ids_; }
+  // Whether /responses accepts a {"type":"compaction_trigger"} input item
+  // (default true); false answers it HTTP 400 like a server without it.
+  bool inline_compaction() const { return inline_compaction_; }
   // Simulated context window in tokens (request bytes / 4); nullopt = none.
   std::optional<int64_t> max_input_tokens() const { return max_input_tokens_; }
 
@@ -72,6 +75,7 @@ class Script {
   static std::optional<EntryRef> Find(const Node& node, uint64_t k, int64_t n);
 
   bool allow_item_ids_ = false;
+  bool inline_compaction_ = true;
   std::optional<int64_t> max_input_tokens_;
   Node responses_;
   Node compact_;

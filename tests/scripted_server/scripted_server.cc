@@ -145,6 +145,26 @@ struct ScriptedServer::Impl {
     if (script.max_input_tokens() && tokens > *script.max_input_tokens()) {
       return RenderContextLengthExceeded(info, tokens, *script.max_input_tokens(), issued);
     }
+    const Json& input = body.contains("input") ? body["input"] : Json();
+    if (input.is_array() && !input.empty() && input.back().is_object() &&
+        input.back().value("type", "") == "compaction_trigger") {
+      if (!script.inline_compaction()) {
+        *rejection = InvalidArgumentError(
+            "Invalid value: 'compaction_trigger'. Supported values are: 'message', "
+            "'reasoning', 'function_call', 'function_call_output', 'compaction', ...");
+        rejection->WithReason("invalid_value");
+        return Rejection(*rejection);
+      }
+      // Inline compaction: answered from the `compact` list (or the built-in
+      // default), not from `responses`.
+      std::optional<Script::EntryRef> compact_ref = script.Compact(next_compact_entry);
+      ++compactions_served;
+      if (!compact_ref) return RenderInlineCompaction(nullptr, info, issued);
+      ++next_compact_entry;
+      Json entry = Substitute(*compact_ref->entry,
+                              {compact_ref->n, static_cast<int64_t>(compactions_served)});
+      return RenderInlineCompaction(&entry, info, issued);
+    }
     std::optional<Script::EntryRef> ref = script.Response(next_response_entry);
     if (ref) {
       ++next_response_entry;

@@ -1,0 +1,135 @@
+#include "core/context_budget.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+using namespace codex;
+using namespace codex::core;
+
+namespace {
+
+TokenUsage Total(int64_t total) {
+  TokenUsage usage;
+  usage.input_tokens = total - 100;
+  usage.output_tokens = 100;
+  usage.total_tokens = total;
+  return usage;
+}
+
+Status Overflow() {
+  Status s = ResourceExhaustedError("too long");
+  s.WithReason("context_length_exceeded");
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("ContextBudget: reported total plus what came after it") {
+  const std::vector<Item> history = {DeveloperMessage("rules"), UserMessage("hi")};
+  ContextBudget budget(10'800, 12'000);
+  budget.Seed(history, std::nullopt, 500);
+  CHECK(budget.usage() == 500 + EstimateTokens(history));
+
+  const Item output = FunctionCallOutput("c1", std::string(4000, 'x'));
+  budget.OnItemAdded(output);
+  CHECK(budget.usage() == 500 + EstimateTokens(history) + EstimateItemTokens(output));
+
+  budget.OnResponseCompleted(Total(3'200));
+  CHECK(budget.usage() == 3'200);
+  budget.OnItemAdded(output);
+  CHECK(budget.usage() == 3'200 + EstimateItemTokens(output));
+  budget.OnResponseCompleted(std::nullopt);  // no usage reported: keep the estimate
+  CHECK(budget.usage() == 3'200 + EstimateItemTokens(output));
+  budget.OnResponseCompleted(TokenUsage{});  // a zero total is no report either
+  CHECK(budget.usage() == 3'200 + EstimateItemTokens(output));
+}
+
+TEST_CASE("ContextBudget: seeded on resume from the stored mark, not from item bytes") {
+  std::vector<Item> transcript = {DeveloperMessage("rules"), UserMessage("hi"),
+                                  AssistantMessage("hello"), UserMessage("more")};
+  ContextBudget budget(5'000, 38'000);
+  // The server counted 30,100 tokens for the response ending at item 2.
+  budget.Seed(transcript, UsageMark{2, 30'100}, 10);
+  CHECK(budget.usage() == 30'100 + EstimateItemTokens(transcript[3]));
+  CHECK(budget.ShouldCompactBeforeTurn());
+  // A mark past the end (a stale index) is ignored: estimate everything.
+  budget.Seed(transcript, UsageMark{9, 30'100}, 10);
+  CHECK(budget.usage() == 10 + EstimateTokens(transcript));
+  CHECK_FALSE(budget.ShouldCompactBeforeTurn());
+}
+
+TEST_CASE("ContextBudget: before a turn, before follow-ups once per request, on overflow once") {
+  const std::vector<Item> none;
+  ContextBudget budget(1'000, 1'200);
+  budget.Seed(none, std::nullopt, 999);
+  budget.OnTurnStarted();
+  CHECK_FALSE(budget.ShouldCompactBeforeTurn());
+  budget.Seed(none, std::nullopt, 1'000);
+  CHECK(budget.ShouldCompactBeforeTurn());
+  // The first request of a turn follows the before-turn check: not asked again.
+  CHECK_FALSE(budget.ShouldCompactBeforeRequest());
+  budget.OnRequestSent();
+  CHECK(budget.ShouldCompactBeforeRequest());
+  budget.OnCompacted();  // compacted, but still over: at most once per request
+  CHECK_FALSE(budget.ShouldCompactBeforeRequest());
+  budget.OnRequestSent();
+  CHECK(budget.ShouldCompactBeforeRequest());
+
+  CHECK(budget.ShouldCompactAfterFailure(Overflow()));
+  CHECK_FALSE(budget.ShouldCompactAfterFailure(UnavailableError("dropped")));
+  Status quota = ResourceExhaustedError("quota");
+  quota.WithReason("insufficient_quota");
+  CHECK_FALSE(budget.ShouldCompactAfterFailure(quota));
+  budget.OnOverflowCompacted();
+  CHECK_FALSE(budget.ShouldCompactAfterFailure(Overflow()));  // retried once only
+  budget.OnTurnStarted();
+  CHECK(budget.ShouldCompactAfterFailure(Overflow()));  // a new turn may retry again
+}
+
+TEST_CASE("ContextBudget: a compaction must make the next request smaller than the usage") {
+  const std::vector<Item> small = {UserMessage("summary")};
+  ContextBudget budget(5'000, 38'000);
+  // The server counted 30,100 for a history whose items are tiny: any
+  // compacted history of a few items is a real shrink.
+  std::vector<Item> transcript = {UserMessage("q"), AssistantMessage("a")};
+  budget.Seed(transcript, UsageMark{1, 30'100}, 2'000);
+  CHECK(budget.Shrinks(small, 2'000));
+  // Estimated only: a history bigger than the one it replaces is no shrink.
+  budget.Seed(transcript, std::nullopt, 2'000);
+  const std::vector<Item> bigger = {UserMessage(std::string(400, 's'))};
+  CHECK_FALSE(budget.Shrinks(bigger, 2'000));
+  CHECK_FALSE(budget.Shrinks(transcript, 2'000));  // the same size is no shrink either
+}
+
+TEST_CASE("ContextBudget: a manual compaction only from half the limit; limit 0 disables") {
+  const std::vector<Item> none;
+  ContextBudget budget(1'000, 1'200);
+  budget.Seed(none, std::nullopt, 499);
+  CHECK_FALSE(budget.ManualCompactionWorthwhile());
+  budget.Seed(none, std::nullopt, 500);
+  CHECK(budget.ManualCompactionWorthwhile());
+
+  ContextBudget off(0, 0);
+  off.Seed(none, std::nullopt, 1'000'000);
+  off.OnTurnStarted();
+  off.OnRequestSent();
+  CHECK_FALSE(off.ShouldCompactBeforeTurn());
+  CHECK_FALSE(off.ShouldCompactBeforeRequest());
+}
+
+TEST_CASE("Item estimates: bytes / 4, images at a fixed cost, checkpoints free") {
+  Item text = UserMessage(std::string(400, 'a'));
+  CHECK(EstimateItemTokens(text) == static_cast<int64_t>((text.body.size() + 3) / 4));
+  Item image;
+  image.kind = ItemKind::kMessage;
+  image.role = "user";
+  image.body = R"({"type":"message","role":"user","content":[{"type":"input_image","image_url":")" +
+               std::string(400'000, 'A') + R"("}]})";
+  CHECK(EstimateItemTokens(image) > kImageTokenEstimate);
+  CHECK(EstimateItemTokens(image) < kImageTokenEstimate + 50);
+  Item checkpoint;
+  checkpoint.kind = ItemKind::kCompactionCheckpoint;
+  checkpoint.body = std::string(1000, 'c');
+  CHECK(EstimateItemTokens(checkpoint) == 0);
+}
