@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/item.h"
+#include "storage/search_text.h"
 #include "storage/sqlite_session_store.h"
 #include "storage/test_util.h"
 
@@ -55,6 +56,12 @@ void SeedAtVersion(SQLite::Database& db, int version) {
   ins.bind(5, out);
   ins.exec();
   db.exec("UPDATE sessions SET head_item_id = last_insert_rowid()");
+  if (version >= 3) {
+    // From 0003 on the store indexes each item's text as it inserts it.
+    db.exec(
+        "INSERT INTO items_fts(rowid, text) SELECT id, codex_search_text(kind, role, body)"
+        " FROM items WHERE codex_search_text(kind, role, body) IS NOT NULL");
+  }
 }
 
 }  // namespace
@@ -137,6 +144,8 @@ TEST_CASE("A database at every earlier version upgrades with its data intact") {
       const std::string path = dir.File("s.db");
       {
         SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+        // As every store connection does: migration 0003 and its triggers call it.
+        codex::storage::RegisterSearchTextFunction(db.getHandle());
         std::vector<Migration> prefix(all.begin(), all.begin() + version);
         REQUIRE(ApplyMigrations(db, path, prefix).ok());
         CHECK(codex::storage::SchemaVersion(db).value() == version);

@@ -272,7 +272,7 @@ TEST_CASE("local compaction before a turn: summary request, then the rebuilt his
   CHECK(summary.body.value("store", true) == false);
   CHECK(summary.body["tools"] == requests[1].body["tools"]);
   CHECK(summary.body["instructions"] == requests[1].body["instructions"]);
-  CHECK(summary.body.value("parallel_tool_calls", true) == false);
+  CHECK(summary.body["parallel_tool_calls"] == requests[1].body["parallel_tool_calls"]);
   const Json transcript = SummarisedTranscript(summary);
   CHECK(InputExtends(requests[1], summary));
   REQUIRE(transcript.size() == requests[1].InputItems().size() + 1);

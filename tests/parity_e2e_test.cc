@@ -491,9 +491,10 @@ TEST_CASE("requests carry the session id headers and a fresh x-client-request-id
   auto run = Run(*env, {"exec", "--json", "-s", "danger-full-access", "go"});
   REQUIRE(run.exit_code == 0);
   const std::string thread = JsonLines(run.out).front()["thread_id"];
-  run = Run(*env, {"exec", "resume", "--last", "more"});
+  // A long prompt: the session is then over half the limit `codex compact` gets below.
+  run = Run(*env, {"exec", "resume", "--last", "more " + std::string(2000, 'x')});
   REQUIRE(run.exit_code == 0);
-  auto requests = env->server().requests_to("/responses");
+  const auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 4);
   std::set<std::string> ids;
   for (const auto& r : requests) {
@@ -507,9 +508,13 @@ TEST_CASE("requests carry the session id headers and a fresh x-client-request-id
   CHECK(requests[2].headers.at("x-client-request-id") ==
         requests[3].headers.at("x-client-request-id"));
 
-  // `codex compact` sends them on /responses/compact too.
-  REQUIRE(Run(*env, {"-c", "model_providers.scripted.supports_compact=true", "compact", thread})
-              .exit_code == 0);
+  // `codex compact` sends them on /responses/compact too (the endpoint form,
+  // with a limit the session is over half of, so the compaction is worth it).
+  auto compacted = Run(*env, {"-c", "model_providers.scripted.supports_compact=true", "-c",
+                              "compaction=\"endpoint\"", "-c",
+                              "model_auto_compact_token_limit=2600", "compact", thread});
+  INFO(compacted.err);
+  REQUIRE(compacted.exit_code == 0);
   auto compacts = env->server().requests_to("/responses/compact");
   REQUIRE(compacts.size() == 1);
   CHECK(compacts[0].headers.at("session-id") == thread);

@@ -217,7 +217,9 @@ TEST_CASE("exports of plain, tool-call, compacted and forked sessions have Codex
   auto lines = CheckRollout(Export(*env, plain), plain);
   CHECK(CountType(lines, "response_item") >= 3);
 
-  const std::string tools = NewSession(*env, {"-s", "danger-full-access", "patch it"});
+  // A long prompt, so the session is over half the limit `codex compact` gets below.
+  const std::string tools =
+      NewSession(*env, {"-s", "danger-full-access", "patch it " + std::string(2000, 'x')});
   lines = CheckRollout(Export(*env, tools), tools);
   std::set<std::string> kinds;
   for (const auto& l : lines) {
@@ -229,7 +231,10 @@ TEST_CASE("exports of plain, tool-call, compacted and forked sessions have Codex
   CHECK(kinds.count("custom_tool_call_output") == 1);
   CHECK(kinds.count("reasoning") == 1);
 
-  Run(*env, {"-c", "model_providers.scripted.supports_compact=true", "compact", tools});
+  auto compacted = Run(*env, {"-c", "model_providers.scripted.supports_compact=true", "-c",
+                              "model_auto_compact_token_limit=3000", "compact", tools});
+  INFO(compacted.err);
+  REQUIRE(compacted.exit_code == 0);
   Run(*env, {"exec", "resume", tools, "go on"});
   lines = CheckRollout(Export(*env, tools), tools);
   CHECK(CountType(lines, "compacted") == 1);
