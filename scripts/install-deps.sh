@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config git openssl ca-certificates
   libsqlite3-dev libsqlitecpp-dev libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev
-  nlohmann-json3-dev catch2 libtomlplusplus-dev libcli11-dev libseccomp-dev)
+  nlohmann-json3-dev catch2 libtomlplusplus-dev libcli11-dev libseccomp-dev
+  libmd4c-dev)
 if [[ "${1:-}" == "--fuzz" ]]; then
   packages+=(clang-14 libclang-rt-14-dev)
 fi
