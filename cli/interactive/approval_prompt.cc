@@ -3,6 +3,7 @@
 #include <cctype>
 #include <string>
 
+#include "cli/interactive/command_text.h"
 #include "cli/interactive/keys.h"
 #include "cli/interactive/terminal.h"
 #include "cli/interactive/turn_view.h"
@@ -21,13 +22,17 @@ struct Option {
   const char* patch_text;
 };
 
+// As in Codex: "No" stops the turn and hands the composer back, so the user
+// can say what to do instead; "skip" is the quieter no that lets the model
+// go on without it.
 constexpr Option kOptions[] = {
     {ReviewDecision::kApproveOnce, "y", "Yes, run it", "Yes, apply it"},
     {ReviewDecision::kApproveForSession, "a", "Yes, and don't ask again for this command",
      "Yes, and don't ask again for these files"},
-    {ReviewDecision::kDeny, "n", "No, and tell codex what to do differently",
+    {ReviewDecision::kDeny, "d", "No, skip it and let codex continue without it",
+     "No, skip them and let codex continue without them"},
+    {ReviewDecision::kAbort, "n, esc", "No, and tell codex what to do differently",
      "No, and tell codex what to do differently"},
-    {ReviewDecision::kAbort, "esc", "No, and stop for now", "No, and stop for now"},
 };
 constexpr int kOptionCount = 4;
 
@@ -62,7 +67,7 @@ ApprovalQuestion QuestionFor(const core::ApprovalRequest& request) {
     return q;
   }
   q.kind = ApprovalKind::kCommand;
-  q.command = core::JoinCommand(request.argv);
+  q.command = ShownCommand(request.argv);
   q.cwd = request.cwd;
   q.reason = request.reason;
   q.unsandboxed = request.sandbox == core::SandboxChoice::kUnsandboxed;
@@ -77,9 +82,9 @@ std::string DescribeDecision(const ApprovalQuestion& question, ReviewDecision de
     case ReviewDecision::kApproveForSession:
       return what + " approved for the session";
     case ReviewDecision::kDeny:
-      return what + " denied; codex is told";
+      return what + " denied; codex continues without it";
     case ReviewDecision::kAbort:
-      return what + " denied; turn stopped";
+      return what + " denied; turn stopped: tell codex what to do differently";
   }
   return what + " denied";
 }
@@ -138,8 +143,14 @@ std::string DescribeApproval(const ApprovalQuestion& q, const Style& style, int 
 }
 
 ReviewDecision TtyApprovalPrompt::AskUser(const ApprovalQuestion& question) {
+  if (!run_on_ui_) return AskHere(question);
+  ReviewDecision answer = ReviewDecision::kAbort;
+  run_on_ui_([&] { answer = AskHere(question); });
+  return answer;
+}
+
+ReviewDecision TtyApprovalPrompt::AskHere(const ApprovalQuestion& question) {
   view_.PauseSpinner();
-  terminal_.SetCtrlC(CtrlC::kAsKey);
   terminal_.Write("\n" + DescribeApproval(question, style_, 40));
   int selected = 0;
   auto menu = [&] {
@@ -180,8 +191,8 @@ ReviewDecision TtyApprovalPrompt::AskUser(const ApprovalQuestion& question) {
         std::string k = Lower(key->text);
         if (k == "y") answer = ReviewDecision::kApproveOnce;
         if (k == "a") answer = ReviewDecision::kApproveForSession;
-        if (k == "n") answer = ReviewDecision::kDeny;
-        if (k == "s") answer = ReviewDecision::kAbort;
+        if (k == "d") answer = ReviewDecision::kDeny;
+        if (k == "n" || k == "s") answer = ReviewDecision::kAbort;
         if (k.size() == 1 && k[0] >= '1' && k[0] <= '4') answer = kOptions[k[0] - '1'].answer;
       }
     }
@@ -193,7 +204,7 @@ ReviewDecision TtyApprovalPrompt::AskUser(const ApprovalQuestion& question) {
       *answer == ReviewDecision::kApproveOnce || *answer == ReviewDecision::kApproveForSession;
   terminal_.Write((yes ? style_.Green("✔ ") : style_.Red("✗ ")) +
                   DescribeDecision(question, *answer) + "\r\n");
-  terminal_.SetCtrlC(CtrlC::kAsSignal);
+  if (!yes) view_.NoteDenied();
   view_.ResumeSpinner();
   return *answer;
 }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -27,7 +28,7 @@ enum class ApprovalKind { kCommand, kPatch };
 
 struct ApprovalQuestion {
   ApprovalKind kind = ApprovalKind::kCommand;
-  std::string command;             // kCommand: the command line as shown
+  std::string command;             // kCommand: the command as the user would type it
   std::string cwd;                 // kCommand: where it runs
   std::string reason;              // kCommand: why approval is needed ("" = not given)
   bool unsandboxed = false;        // kCommand: it would run outside the sandbox
@@ -58,19 +59,27 @@ class ApprovalPrompt : public core::Approver {
   std::set<std::vector<std::string>> approved_patches_;
 };
 
-// The terminal menu. `view` pauses its spinner while the menu is up.
+// The terminal menu. `view` hides its live region while the menu is up.
+// The turn runs on its own thread while another one reads the keys, so the
+// menu is handed to that thread through `run_on_ui` (which runs a closure
+// there and returns when it has run); without one it runs on the caller's.
 class TtyApprovalPrompt final : public ApprovalPrompt {
  public:
-  TtyApprovalPrompt(Terminal& terminal, TurnView& view, const Style& style)
-      : terminal_(terminal), view_(view), style_(style) {}
+  using RunOnUi = std::function<void(const std::function<void()>&)>;
+  TtyApprovalPrompt(Terminal& terminal, TurnView& view, const Style& style,
+                    RunOnUi run_on_ui = nullptr)
+      : terminal_(terminal), view_(view), style_(style), run_on_ui_(std::move(run_on_ui)) {}
 
  protected:
   core::ReviewDecision AskUser(const ApprovalQuestion& question) override;
 
  private:
+  core::ReviewDecision AskHere(const ApprovalQuestion& question);
+
   Terminal& terminal_;
   TurnView& view_;
   Style style_;
+  RunOnUi run_on_ui_;
 };
 
 // The line prompt: the question on `err`, the answer a line of `in`
