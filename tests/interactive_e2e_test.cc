@@ -2,6 +2,8 @@
 // pseudo-terminal (pty_support.h) against the scripted Responses server,
 // asserting on the screen a user would see; plus the plain (non-TTY) mode
 // and `codex completion`.
+#include <linux/landlock.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -997,6 +999,34 @@ TEST_CASE("Esc-Esc walks back through the user's messages; sending an edit forks
   Expect(r->WaitForText("› second question", kWait));  // the old branch is intact
   Expect(r->Write("\x04"));
   REQUIRE(r->WaitExit(kWait).ok());
+}
+
+TEST_CASE("a command the sandbox refuses: the retry question shows the refusal; 'a' holds") {
+  if (::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION) < 1) {
+    WARN("Landlock is missing on this kernel: the sandboxed run cannot be tested here");
+    return;
+  }
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["bash", "-lc", "touch made.txt"], "call_id": "c1"}]},
+    {"output": [{"shell": ["bash", "-lc", "touch made.txt"], "call_id": "c2"}]},
+    "Made it twice."
+  ]})",
+                     "approval_policy = \"untrusted\"\nsandbox_mode = \"read-only\"\n");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("make it\r"));
+  Expect(p->WaitForText("$ touch made.txt", kWait));
+  Expect(p->Write("y"));
+  // Sandboxed, touch fails; the question now says why, in the sandbox's words.
+  Expect(p->WaitForText("run it again without the sandbox?", kWait));
+  Expect(p->WaitForText("│ touch: cannot touch 'made.txt'", kWait));
+  CHECK(p->screen().Text().find("outside the sandbox") != std::string::npos);
+  CHECK(!std::filesystem::exists(env->workdir() / "made.txt"));
+  Expect(p->Write("a"));
+  Expect(p->WaitForText("Made it twice.", kWait));
+  CHECK(std::filesystem::exists(env->workdir() / "made.txt"));
+  // The second identical command ran outside the sandbox without a question.
+  CHECK(Count(p->screen().Text(), "Allow this command?") == 2);
 }
 
 }  // namespace

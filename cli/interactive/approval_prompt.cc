@@ -56,6 +56,17 @@ std::string Indent(std::string_view text, std::string_view prefix) {
   return out;
 }
 
+// `s` with control characters (escape sequences included) shown as '?',
+// line breaks and tabs kept.
+std::string Printable(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    out += (u < 0x20 && c != '\n' && c != '\t') || u == 0x7f ? '?' : c;
+  }
+  return out;
+}
+
 }  // namespace
 
 ApprovalQuestion QuestionFor(const core::ApprovalRequest& request) {
@@ -110,7 +121,15 @@ std::string DescribeApproval(const ApprovalQuestion& q, const Style& style, int 
     out += style.Cyan(Indent(q.command, "  $ "));
     if (!q.cwd.empty()) out += style.Dim("  in " + q.cwd) + "\n";
     if (q.unsandboxed) out += "  " + style.Red("outside the sandbox") + "\n";
-    if (!q.reason.empty()) out += "  " + style.Italic("reason: " + q.reason) + "\n";
+    if (!q.reason.empty()) {
+      // The reason may end with the output of a sandboxed run: shown as text,
+      // never as terminal control sequences.
+      std::string reason = Printable(q.reason);
+      while (!reason.empty() && reason.back() == '\n') reason.pop_back();
+      size_t nl = reason.find('\n');
+      out += "  " + style.Italic("reason: " + reason.substr(0, nl)) + "\n";
+      if (nl != std::string::npos) out += style.Dim(Indent(reason.substr(nl + 1), "  │ "));
+    }
   } else {
     out += style.Bold(style.Yellow("Allow these changes?")) + "\n";
     for (const auto& f : q.files) out += "  " + f + "\n";

@@ -188,8 +188,9 @@ class InteractiveSession {
   LineEditor editor_;
   std::deque<std::string> queued_;  // sent one by one when the turn ends
   KeyDecoder keys_;
-  std::string composer_hint_;  // a dim line above the prompt ("" = none)
-  bool esc_armed_ = false;     // one Esc on an empty composer: another starts backtracking
+  std::string composer_hint_;    // a dim line above the prompt ("" = none)
+  bool esc_armed_ = false;       // one Esc on an empty composer: another starts backtracking
+  bool quit_requested_ = false;  // Ctrl-D (or Ctrl-C twice) during a turn
 
   struct EditTarget {
     std::string text;
@@ -544,6 +545,14 @@ void InteractiveSession::EchoPrompt(const std::string& text) {
 }
 
 std::optional<std::string> InteractiveSession::ReadInput() {
+  if (quit_requested_) {
+    composer_hint_.clear();
+    if (tty_) {  // the composer stays in the transcript as it was
+      view_->SetFooter(ComposerLayout(editor_.buffer(), editor_.buffer().size(), false));
+      view_->CommitFooter();
+    }
+    return std::nullopt;
+  }
   if (tty_ && !queued_.empty()) {
     std::string next = queued_.front();
     queued_.pop_front();
@@ -710,12 +719,19 @@ void InteractiveSession::RunLive(const std::function<void()>& work, core::Cancel
             cancelled_here = true;
             cancel.Cancel();
           }
+          // Ctrl-C again right after: quit, as at the prompt.
+          if (ev.kind == EditorEventKind::kInterrupt && ev.count >= 2) quit_requested_ = true;
           break;
         case EditorEventKind::kClearScreen:
           terminal_->Write("\x1b[H\x1b[2J");
           view_->Redraw(true);
           break;
         case EditorEventKind::kEof:
+          // Ctrl-D on an empty composer: leave once the turn has ended (it is
+          // not cut short: Esc or Ctrl-C do that).
+          quit_requested_ = true;
+          composer_hint_ = "leaving when this turn ends (Esc interrupts it)";
+          break;
         case EditorEventKind::kNone:
           break;
       }
@@ -726,8 +742,7 @@ void InteractiveSession::RunLive(const std::function<void()>& work, core::Cancel
   }
   while (!done) {  // after EOF: let the cancelled turn finish, answering what it asks
     RunUiCalls();
-    std::string ignored;
-    terminal_->Read(&ignored, 100);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // Read() would return at once
   }
   worker.join();
   RunUiCalls();
