@@ -1029,5 +1029,45 @@ TEST_CASE("a command the sandbox refuses: the retry question shows the refusal; 
   CHECK(Count(p->screen().Text(), "Allow this command?") == 2);
 }
 
+TEST_CASE("!cmd runs a local command under the session's sandbox; the model sees it next") {
+  if (::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION) < 1) {
+    WARN("Landlock is missing on this kernel: a sandboxed command cannot run here");
+    return;
+  }
+  auto env = MakeEnv(R"({"responses": ["first reply", "second reply"]})");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("hello\r"));
+  Expect(p->WaitForText("first reply", kWait));
+  WaitIdle(*p);
+  Expect(p->Write("!echo local-out; touch nope.txt\r"));
+  Expect(p->WaitForText("• Running echo local-out; touch nope.txt", kWait));
+  Expect(p->WaitForText("└ local-out", kWait));
+  Expect(p->WaitForText("✗ exit 1", kWait));  // touch is refused: read-only sandbox
+  CHECK(!std::filesystem::exists(env->workdir() / "nope.txt"));
+  CHECK(env->server().requests_to("/responses").size() == 1);  // nothing sent for it
+  WaitIdle(*p);
+  Expect(p->Write("what did I run?\r"));
+  Expect(p->WaitForText("second reply", kWait));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  std::string record;
+  for (const auto& t : UserTexts(requests[1])) {
+    if (t.rfind("<user_shell_command>", 0) == 0) record = t;
+  }
+  CHECK(record.find("<command>\necho local-out; touch nope.txt\n</command>") != std::string::npos);
+  CHECK(record.find("Exit code: 1") != std::string::npos);
+  CHECK(record.find("local-out") != std::string::npos);
+  auto users = UserTexts(requests[1]);
+  CHECK(std::find(users.begin(), users.end(), record) <
+        std::find(users.begin(), users.end(), "what did I run?"));
+  // Not a message of the user's to edit: Esc-Esc offers the typed ones only.
+  WaitIdle(*p);
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("Esc again", kWait));
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("editing message 2 of 2", kWait));
+}
+
 }  // namespace
 }  // namespace codex::testing

@@ -30,6 +30,10 @@
 #include "cli/interactive/turn_view.h"
 #include "cli/interrupt.h"
 #include "cli/progress_printer.h"
+#include "core/sandboxed_runner.h"
+#include "core/tool_router.h"
+#include "core/uuid.h"
+#include "sandbox/truncate.h"
 #include "storage/sqlite_session_store.h"
 
 namespace codex::cli {
@@ -73,6 +77,13 @@ bool UseTerminal() {
   if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) return false;
   const char* term = std::getenv("TERM");
   return term != nullptr && *term != '\0' && std::string_view(term) != "dumb";
+}
+
+// The record a "!cmd" leaves in the transcript starts with this (as in Codex).
+constexpr std::string_view kShellRecord = "<user_shell_command>";
+
+bool IsShellRecord(std::string_view text) {
+  return text.substr(0, kShellRecord.size()) == kShellRecord;
 }
 
 // Whether `text` (one submitted input) is blank.
@@ -158,6 +169,10 @@ class InteractiveSession {
   void Unqueue();
   // Runs a slash command; false to quit.
   bool RunSlash(const SlashCommand& cmd);
+  // "!cmd": runs `command` with bash under the session's sandbox, shows it
+  // like a tool call, and records it and its output in the transcript (a
+  // <user_shell_command> user message) for the model's next request.
+  void RunLocalShell(const std::string& command);
 
   Status StartEngine(const RunFlags& flags, std::unique_ptr<Engine>* out);
   Status SwitchTo(core::SessionInfo session, bool announce);
@@ -277,7 +292,8 @@ void InteractiveSession::ReplayTranscript() {
   for (const auto& stored : *items) {
     const core::Item& item = stored.item;
     if (item.kind != core::ItemKind::kMessage) continue;
-    if (item.role == "assistant" || (item.role == "user" && storage::IsRealUserMessage(item))) {
+    if (item.role == "assistant" || (item.role == "user" && storage::IsRealUserMessage(item) &&
+                                     !IsShellRecord(core::MessageText(item)))) {
       messages.push_back(&item);
     }
   }
@@ -629,7 +645,7 @@ void InteractiveSession::StartBacktrack() {
   Backtrack b;
   for (const auto& stored : *items) {
     if (stored.item.kind == core::ItemKind::kMessage && stored.item.role == "user" &&
-        storage::IsRealUserMessage(stored.item)) {
+        storage::IsRealUserMessage(stored.item) && !IsShellRecord(core::MessageText(stored.item))) {
       b.messages.push_back({core::MessageText(stored.item), stored.parent_id});
     }
   }
@@ -814,6 +830,76 @@ void InteractiveSession::RunUserTurn(const std::string& text) {
   }
   usage_ += result->usage;
   if (tty_) view_->Print("\n");  // the answer itself went out as it streamed
+}
+
+void InteractiveSession::RunLocalShell(const std::string& command) {
+  const core::Config& config = engine_->config();
+  core::CommandSpec spec;
+  spec.argv = {"bash", "-c", command};  // not a login shell: no profile noise in the output
+  spec.cwd = config.cwd;
+  spec.timeout_ms = 10 * 60 * 1000;  // the user's own command: Esc or Ctrl-C stop it sooner
+  spec.sandbox.mode = config.sandbox_mode;
+  spec.sandbox.workspace_root = config.cwd;
+  spec.sandbox.writable_roots = config.writable_roots;
+  spec.sandbox.network = config.sandbox_network_access;
+  core::ToolActivity activity;
+  activity.tool = "shell";
+  activity.command = core::JoinCommand(spec.argv);
+  core::SandboxedRunner runner;
+  core::CancelToken cancel;
+  Result<core::CommandResult> result = InternalError("the command did not run");
+  if (tty_) {
+    TurnInterrupt interrupt(&cancel);
+    view_->BeginTurn("Running");
+    view_->OnToolStarted(activity);
+    RunLive([&] { result = runner.Run(spec, cancel); }, cancel);
+  } else {
+    InstallInterruptHandler(&cancel);
+    plain_->OnToolStarted(activity);
+    result = runner.Run(spec, cancel);
+    RemoveInterruptHandler();
+  }
+  core::TurnObserver& observer =
+      tty_ ? static_cast<core::TurnObserver&>(*view_) : static_cast<core::TurnObserver&>(*plain_);
+  if (result.ok()) {
+    activity.output = result->output;
+    activity.exit_code = result->exit_code;
+    activity.success = result->exit_code == 0;
+  } else {
+    activity.output = result.status().message();
+    activity.success = false;
+  }
+  observer.OnToolCompleted(activity);
+  if (tty_) view_->EndTurn();
+  if (!result.ok()) {
+    Warn(result.status().message());
+    return;
+  }
+  // The model sees what the user ran and what it printed, cut like tool output.
+  std::string record =
+      std::string(kShellRecord) + "\n<command>\n" + command +
+      "\n</command>\n<result>\nExit code: " + std::to_string(result->exit_code) + "\nOutput:\n" +
+      sandbox::TruncateHeadTail(result->output, sandbox::kModelOutputBytes, result->dropped_bytes) +
+      "\n</result>\n</user_shell_command>";
+  auto session = engine_->store().FindSession(conversation_->session().id);
+  Status saved = session.status();
+  if (session.ok()) {
+    auto appended = engine_->store().Append(session->id, session->head_item_id, core::NewUuidV7(),
+                                            {core::UserMessage(record)});
+    saved = appended.status();
+    if (appended.ok()) {
+      // The conversation reloads the session it now trails (approvals kept).
+      auto fresh = engine_->store().FindSession(session->id);
+      saved = fresh.status();
+      if (fresh.ok()) {
+        auto resumed = core::Conversation::Resume(engine_->config(), engine_->Deps(), *fresh);
+        saved = resumed.status();
+        if (resumed.ok()) conversation_ = std::move(*resumed);
+      }
+    }
+  }
+  if (!saved.ok()) Warn("the command's output was not added to the session: " + saved.message());
+  if (tty_) view_->Print("\n");
 }
 
 Status InteractiveSession::SwitchTo(core::SessionInfo session, bool announce) {
@@ -1256,6 +1342,15 @@ int InteractiveSession::Run() {
         Warn(forked.message());
         continue;
       }
+    }
+    if ((*input)[0] == '!') {
+      std::string command = input->substr(1);
+      if (Blank(command)) {
+        Warn("'!' needs a command to run, e.g. !ls -la");
+        continue;
+      }
+      RunLocalShell(command);
+      continue;
     }
     if (auto slash = ParseSlashCommand(*input)) {
       if (!slash->ok()) {
