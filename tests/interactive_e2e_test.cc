@@ -1069,5 +1069,33 @@ TEST_CASE("!cmd runs a local command under the session's sandbox; the model sees
   Expect(p->WaitForText("editing message 2 of 2", kWait));
 }
 
+TEST_CASE("approve by prefix: later commands starting with it run; chained ones still ask") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["bash", "-lc", "mkdir -p d1"], "call_id": "c1"}]},
+    {"output": [{"shell": ["bash", "-lc", "mkdir -p d2"], "call_id": "c2"}]},
+    {"output": [{"shell": ["bash", "-lc", "mkdir -p d3 && touch chained.txt"], "call_id": "c3"}]},
+    {"output": [{"shell": ["mkdir", "-p", "d4"], "call_id": "c4"}]},
+    "Done."
+  ]})",
+                     "approval_policy = \"untrusted\"\nsandbox_mode = \"danger-full-access\"\n");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("make dirs\r"));
+  Expect(p->WaitForText("$ mkdir -p d1", kWait));
+  Expect(p->WaitForText("3. Yes, and don't ask again for commands that start with `mkdir -p` (p)",
+                        kWait));
+  Expect(p->Write("p"));
+  Expect(p->WaitForText("every command starting with `mkdir -p` for the session", kWait));
+  // d2 runs without a question; the chained command is asked about.
+  Expect(p->WaitForText("$ mkdir -p d3 && touch chained.txt", kWait));
+  CHECK(std::filesystem::exists(env->workdir() / "d2"));
+  CHECK(p->screen().Text().find("commands that start with `mkdir -p d3") == std::string::npos);
+  Expect(p->Write("d"));
+  Expect(p->WaitForText("Done.", kWait));
+  CHECK(!std::filesystem::exists(env->workdir() / "chained.txt"));
+  CHECK(std::filesystem::exists(env->workdir() / "d4"));  // the same words without a shell
+  CHECK(Count(p->screen().Text(), "Allow this command?") == 2);
+}
+
 }  // namespace
 }  // namespace codex::testing

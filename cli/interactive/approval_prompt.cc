@@ -1,5 +1,6 @@
 #include "cli/interactive/approval_prompt.h"
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 
@@ -67,7 +68,30 @@ std::string Printable(std::string_view s) {
   return out;
 }
 
+// The words of `command` when it is one simple command (no operator,
+// redirection, substitution, quote or line break that could chain another
+// command behind an approved prefix), else nothing.
+std::vector<std::string> SimpleWords(std::string_view command) {
+  if (command.find_first_of(";&|<>`$()\n\\'\"*?{}[]~#") != std::string_view::npos) return {};
+  std::vector<std::string> words;
+  size_t pos = 0;
+  while (pos < command.size()) {
+    size_t start = command.find_first_not_of(" \t", pos);
+    if (start == std::string_view::npos) break;
+    size_t end = command.find_first_of(" \t", start);
+    if (end == std::string_view::npos) end = command.size();
+    words.emplace_back(command.substr(start, end - start));
+    pos = end;
+  }
+  return words;
+}
+
 }  // namespace
+
+bool MatchesPrefix(const std::vector<std::string>& words, const std::vector<std::string>& prefix) {
+  return !prefix.empty() && words.size() >= prefix.size() &&
+         std::equal(prefix.begin(), prefix.end(), words.begin());
+}
 
 ApprovalQuestion QuestionFor(const core::ApprovalRequest& request) {
   ApprovalQuestion q;
@@ -82,6 +106,8 @@ ApprovalQuestion QuestionFor(const core::ApprovalRequest& request) {
   q.cwd = request.cwd;
   q.reason = request.reason;
   q.unsandboxed = request.sandbox == core::SandboxChoice::kUnsandboxed;
+  std::vector<std::string> words = SimpleWords(q.command);
+  if (words.size() >= 3) q.prefix.assign(words.begin(), words.begin() + 2);
   return q;
 }
 
@@ -106,6 +132,14 @@ ReviewDecision ApprovalPrompt::Review(const core::ApprovalRequest& request,
   ApprovalQuestion question = QuestionFor(request);
   const bool patch = question.kind == ApprovalKind::kPatch;
   if (patch && approved_patches_.count(question.files) != 0) return ReviewDecision::kApproveOnce;
+  if (!patch) {
+    std::vector<std::string> words = SimpleWords(question.command);
+    for (const auto& [prefix, outside] : approved_prefixes_) {
+      if ((outside || !question.unsandboxed) && MatchesPrefix(words, prefix)) {
+        return ReviewDecision::kApproveOnce;
+      }
+    }
+  }
   ReviewDecision answer = AskUser(question);
   if (cancel.cancelled()) return ReviewDecision::kAbort;
   if (patch && answer == ReviewDecision::kApproveForSession) {
@@ -171,14 +205,33 @@ ReviewDecision TtyApprovalPrompt::AskUser(const ApprovalQuestion& question) {
 ReviewDecision TtyApprovalPrompt::AskHere(const ApprovalQuestion& question) {
   view_.PauseSpinner();
   terminal_.Write("\n" + DescribeApproval(question, style_, 40));
+  // The options: the table's, plus "commands that start with ..." when offered.
+  struct Choice {
+    ReviewDecision answer;
+    std::string key;
+    std::string text;
+    bool prefix = false;
+  };
+  std::vector<Choice> choices;
+  const bool command = question.kind == ApprovalKind::kCommand;
+  for (int i = 0; i < kOptionCount; ++i) {
+    const Option& o = kOptions[i];
+    choices.push_back({o.answer, o.key, command ? o.command_text : o.patch_text});
+    if (i == 1 && command && !question.prefix.empty()) {
+      std::string words;
+      for (const auto& w : question.prefix) words += (words.empty() ? "" : " ") + w;
+      choices.push_back({ReviewDecision::kApproveOnce, "p",
+                         "Yes, and don't ask again for commands that start with `" + words + "`",
+                         true});
+    }
+  }
+  const int count = static_cast<int>(choices.size());
   int selected = 0;
   auto menu = [&] {
     std::string out;
-    for (int i = 0; i < kOptionCount; ++i) {
-      const Option& o = kOptions[i];
-      std::string text = std::to_string(i + 1) + ". " +
-                         (question.kind == ApprovalKind::kCommand ? o.command_text : o.patch_text) +
-                         " (" + o.key + ")";
+    for (int i = 0; i < count; ++i) {
+      std::string text = std::to_string(i + 1) + ". " + choices[static_cast<size_t>(i)].text +
+                         " (" + choices[static_cast<size_t>(i)].key + ")";
       out += i == selected ? style_.Cyan("› " + text) : "  " + text;
       out += "\x1b[K\r\n";
     }
@@ -186,6 +239,11 @@ ReviewDecision TtyApprovalPrompt::AskHere(const ApprovalQuestion& question) {
   };
   terminal_.Write(menu());
   std::optional<ReviewDecision> answer;
+  bool by_prefix = false;
+  auto choose = [&](int i) {
+    answer = choices[static_cast<size_t>(i)].answer;
+    by_prefix = choices[static_cast<size_t>(i)].prefix;
+  };
   KeyDecoder decoder;
   while (!answer) {
     std::string bytes;
@@ -198,11 +256,11 @@ ReviewDecision TtyApprovalPrompt::AskHere(const ApprovalQuestion& question) {
     while (!answer) {
       std::optional<Key> key = status == ReadStatus::kTimeout ? decoder.Flush() : decoder.Next();
       if (!key) break;
-      if (key->code == KeyCode::kUp) selected = (selected + kOptionCount - 1) % kOptionCount;
+      if (key->code == KeyCode::kUp) selected = (selected + count - 1) % count;
       if (key->code == KeyCode::kDown || key->code == KeyCode::kTab) {
-        selected = (selected + 1) % kOptionCount;
+        selected = (selected + 1) % count;
       }
-      if (key->code == KeyCode::kEnter) answer = kOptions[selected].answer;
+      if (key->code == KeyCode::kEnter) choose(selected);
       if (key->code == KeyCode::kEsc || (key->code == KeyCode::kCtrl && key->ctrl == 'c')) {
         answer = ReviewDecision::kAbort;
       }
@@ -212,17 +270,26 @@ ReviewDecision TtyApprovalPrompt::AskHere(const ApprovalQuestion& question) {
         if (k == "a") answer = ReviewDecision::kApproveForSession;
         if (k == "d") answer = ReviewDecision::kDeny;
         if (k == "n" || k == "s") answer = ReviewDecision::kAbort;
-        if (k.size() == 1 && k[0] >= '1' && k[0] <= '4') answer = kOptions[k[0] - '1'].answer;
+        for (int i = 0; i < count; ++i) {
+          if (choices[static_cast<size_t>(i)].prefix && k == "p") choose(i);
+        }
+        if (k.size() == 1 && k[0] >= '1' && k[0] < '1' + count) choose(k[0] - '1');
       }
     }
     // Redraw the menu in place.
-    terminal_.Write("\x1b[" + std::to_string(kOptionCount) + "A\r" + menu());
+    terminal_.Write("\x1b[" + std::to_string(count) + "A\r" + menu());
   }
-  terminal_.Write("\x1b[" + std::to_string(kOptionCount) + "A\r\x1b[J");
+  terminal_.Write("\x1b[" + std::to_string(count) + "A\r\x1b[J");
   bool yes =
       *answer == ReviewDecision::kApproveOnce || *answer == ReviewDecision::kApproveForSession;
-  terminal_.Write((yes ? style_.Green("✔ ") : style_.Red("✗ ")) +
-                  DescribeDecision(question, *answer) + "\r\n");
+  std::string said = DescribeDecision(question, *answer);
+  if (by_prefix) {
+    ApprovePrefix(question.prefix, question.unsandboxed);
+    std::string words;
+    for (const auto& w : question.prefix) words += (words.empty() ? "" : " ") + w;
+    said = "command approved, and every command starting with `" + words + "` for the session";
+  }
+  terminal_.Write((yes ? style_.Green("✔ ") : style_.Red("✗ ")) + said + "\r\n");
   if (!yes) view_.NoteDenied();
   view_.ResumeSpinner();
   return *answer;
