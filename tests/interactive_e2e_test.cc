@@ -332,6 +332,8 @@ TEST_CASE("/compact, /status and /fork continue in a branch") {
   CHECK(text.find("model       gpt-test") != std::string::npos);
   CHECK(text.find("provider    scripted") != std::string::npos);
   CHECK(text.find("session     " + original) != std::string::npos);
+  CHECK(text.find("over this session's requests") != std::string::npos);
+  CHECK(text.find("% of the window left · the next request sends ~") != std::string::npos);
 
   Expect(p->Write("/fork 1\r"));
   Expect(p->WaitForText("after turn 1 into", kWait));

@@ -1036,10 +1036,13 @@ void InteractiveSession::ShowStatus() {
   out += row("directory", config.cwd);
   out += row("approval", std::string(core::ApprovalPolicyName(config.approval_policy)));
   out += row("sandbox", std::string(core::SandboxModeName(config.sandbox_mode)));
-  out += row("tokens", GroupThousands(session.tokens_used) + " used in this session (" +
-                           GroupThousands(usage_.total_tokens) + " in this run); next request ~" +
-                           GroupThousands(conversation_->EstimatedTokens()));
-  out += row("context", std::to_string(conversation_->ContextLeftPercent()) + "% left");
+  // Tokens summed over requests and the context window are
+  // different things: one row each, each saying what it counts.
+  out += row("tokens", GroupThousands(session.tokens_used) + " over this session's requests · " +
+                           GroupThousands(usage_.total_tokens) + " in this run");
+  out += row("context", std::to_string(conversation_->ContextLeftPercent()) +
+                            "% of the window left · the next request sends ~" +
+                            GroupThousands(conversation_->EstimatedTokens()) + " tokens");
   Say(out);
 }
 
