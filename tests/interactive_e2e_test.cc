@@ -1099,5 +1099,26 @@ TEST_CASE("approve by prefix: later commands starting with it run; chained ones 
   CHECK(Count(p->screen().Text(), "Allow this command?") == 2);
 }
 
+TEST_CASE("Esc while a command runs stops it; the command is shown as interrupted") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["bash", "-c", "echo started; sleep 60"], "call_id": "c1"}]},
+    "after the interrupt"
+  ]})",
+                     "sandbox_mode = \"danger-full-access\"\n");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("run it\r"));
+  Expect(p->WaitForText("• Running echo started; sleep 60", kWait));
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("✗ interrupted (stopped)", kWait));
+  Expect(p->WaitForText("■ Interrupted.", kWait));
+  WaitIdle(*p);
+  Expect(p->Write("go on\r"));
+  Expect(p->WaitForText("after the interrupt", kWait));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(CallOutput(requests[1], "c1").find("aborted") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace codex::testing

@@ -44,6 +44,7 @@ void TurnView::BeginTurn(std::string label) {
   running_ = true;
   paused_ = false;
   denied_ = false;
+  tool_running_ = false;
   label_ = std::move(label);
   reasoning_.clear();
   printed_ = false;
@@ -309,6 +310,7 @@ void TurnView::OnToolStarted(const core::ToolActivity& activity) {
   if (markdown_) FinishMessage(nullptr);
   FinishReasoning();
   if (activity.tool == "update_plan") return;
+  tool_running_ = true;
   Separate();
   if (activity.tool == "shell") {
     std::string command = FirstLine(ShownCommandLine(activity.command));
@@ -323,6 +325,7 @@ void TurnView::OnToolStarted(const core::ToolActivity& activity) {
 void TurnView::OnToolCompleted(const core::ToolActivity& activity) {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out;
+  tool_running_ = false;
   const bool denied = denied_ && !activity.success && !activity.exit_code;
   denied_ = false;
   if (denied) {
@@ -400,6 +403,9 @@ void TurnView::OnTurnFailed(const Status& status) {
   if (markdown_) FinishMessage(nullptr);
   FinishReasoning();
   if (status.code() == StatusCode::kCancelled) {
+    if (tool_running_)
+      WriteAbove("  " + style_.Red("✗ interrupted") + style_.Dim(" (stopped)") + "\n");
+    tool_running_ = false;
     WriteAbove(style_.Red("■ Interrupted.") + style_.Dim(" Type a new message to continue.") +
                "\n");
   }

@@ -114,6 +114,7 @@ class TurnView final : public core::TurnObserver {
   bool show_reasoning_ = true;
   bool printed_ = false;  // something was printed in this turn
   bool denied_ = false;
+  bool tool_running_ = false;  // a tool was started and has not completed
 
   // The live region as drawn: whether the spinner line is in it, the
   // footer, and how many rows below the region's top the cursor sits.
