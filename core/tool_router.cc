@@ -329,6 +329,9 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
     ApprovalPlan retry = DecideApproval(input);
     if (retry.action == ApprovalPlan::Action::kAsk &&
         retry.sandbox == SandboxChoice::kUnsandboxed) {
+      // The user decides on what the sandbox refused: its last words.
+      const std::string& out = result->output;
+      retry.reason += "\n" + out.substr(out.size() > 400 ? out.size() - 400 : 0);
       ReviewOutcome review = Ask(call, argv, cwd, retry, cancel);
       if (review.action == ReviewOutcome::Action::kRun) {
         spec.sandbox.mode = SandboxMode::kDangerFullAccess;

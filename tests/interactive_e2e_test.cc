@@ -2,6 +2,8 @@
 // pseudo-terminal (pty_support.h) against the scripted Responses server,
 // asserting on the screen a user would see; plus the plain (non-TTY) mode
 // and `codex completion`.
+#include <linux/landlock.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -98,7 +100,8 @@ TEST_CASE("a two-turn conversation: streamed Markdown, a tool call, history, Ctr
   Expect(p->Write("now run it\r"));
   Expect(p->WaitForText("All done after the tool.", kWait));
   text = p->screen().Text();
-  CHECK(text.find("• Running bash -c 'echo tool-output-line'") != std::string::npos);
+  CHECK(text.find("• Running echo tool-output-line") != std::string::npos);  // as typed
+  CHECK(text.find("bash -c") == std::string::npos);
   CHECK(text.find("└ tool-output-line") != std::string::npos);
   CHECK(text.find("✓ exit 0") != std::string::npos);
 
@@ -145,7 +148,7 @@ std::string CallOutput(const RecordedRequest& request, std::string_view call_id)
   return "";
 }
 
-TEST_CASE("approvals: once, deny and tell the model, for the session, deny and stop") {
+TEST_CASE("approvals: once, skip and let the model go on, for the session, no and stop") {
   auto env = MakeEnv(R"({"responses": [
     {"output": [{"shell": ["bash", "-c", "touch one.txt && echo made-one"], "call_id": "c1"}]},
     {"output": [{"shell": ["bash", "-c", "touch two.txt"], "call_id": "c2"}]},
@@ -161,15 +164,18 @@ TEST_CASE("approvals: once, deny and tell the model, for the session, deny and s
   Expect(p->WaitForText("›", kWait));
   Expect(p->Write("make two files\r"));
   Expect(p->WaitForText("Allow this command?", kWait));
-  Expect(p->WaitForText("$ bash -c 'touch one.txt && echo made-one'", kWait));
+  Expect(p->WaitForText("$ touch one.txt && echo made-one", kWait));
   Expect(p->WaitForText("Yes, and don't ask again for this command (a)", kWait));
   Expect(p->Write("y"));
   Expect(p->WaitForText("✔ command approved", kWait));
   Expect(p->WaitForText("made-one", kWait));
   size_t mark = p->screen().Text().size();
-  Expect(p->WaitForText("$ bash -c 'touch two.txt'", kWait));
-  Expect(p->Write("n"));
-  Expect(p->WaitForText("✗ command denied; codex is told", kWait));
+  Expect(p->WaitForText("$ touch two.txt", kWait));
+  Expect(p->Write("d"));
+  Expect(p->WaitForText("✗ command denied; codex continues without it", kWait));
+  // Shown as denied, not as a command that failed.
+  Expect(p->WaitForText("• Denied touch two.txt", kWait, mark));
+  Expect(p->WaitForText("✗ denied by you (not run)", kWait, mark));
   Expect(p->WaitForText("Understood, I will not create two.txt.", kWait, mark));
   CHECK(std::filesystem::exists(env->workdir() / "one.txt"));
   CHECK(!std::filesystem::exists(env->workdir() / "two.txt"));
@@ -181,7 +187,7 @@ TEST_CASE("approvals: once, deny and tell the model, for the session, deny and s
   Expect(p->WaitForText("context left", kWait, mark));
   size_t asked = Count(p->screen().Text(), "Allow this command?");
   Expect(p->Write("three please\r"));
-  Expect(p->WaitForText("$ bash -c 'touch three.txt'", kWait));
+  Expect(p->WaitForText("$ touch three.txt", kWait));
   // Move to the second option with the arrow key and choose it with Enter.
   Expect(p->Write("\x1b[B"));
   Expect(p->WaitFor(
@@ -192,15 +198,18 @@ TEST_CASE("approvals: once, deny and tell the model, for the session, deny and s
   Expect(p->Write("\r"));
   Expect(p->WaitForText("Created three.txt twice.", kWait));
   CHECK(Count(p->screen().Text(), "Allow this command?") == asked + 1);
-  CHECK(Count(p->screen().Text(), "• Running bash -c 'touch three.txt'") == 2);
+  CHECK(Count(p->screen().Text(), "• Running touch three.txt") == 2);
+  CHECK(p->screen().Text().find("✗ failed") == std::string::npos);
 
   // Esc denies and stops the turn: no further request is made.
   Expect(
       p->WaitForText("context left", kWait, p->screen().Text().find("Created three.txt twice.")));
   Expect(p->Write("clean up\r"));
-  Expect(p->WaitForText("$ bash -c 'rm -f one.txt'", kWait));
+  Expect(p->WaitForText("$ rm -f one.txt", kWait));
   Expect(p->Write("\x1b"));
-  Expect(p->WaitForText("✗ command denied; turn stopped", kWait));
+  Expect(
+      p->WaitForText("✗ command denied; turn stopped: tell codex what to do differently", kWait));
+  Expect(p->WaitForText("• Denied rm -f one.txt", kWait));
   Expect(p->WaitFor(
       [](const Screen& s) {
         std::string v = s.Visible();
@@ -223,7 +232,7 @@ TEST_CASE("Ctrl-C interrupts a turn; the session resumes with what was said") {
   auto p = SpawnTui(*env, {});
   Expect(p->WaitForText("›", kWait));
   Expect(p->Write("a long task\r"));
-  Expect(p->WaitForText("Ctrl-C to interrupt", kWait));
+  Expect(p->WaitForText("Esc to interrupt", kWait));
   // Interrupt only once the server holds the request: an earlier Ctrl-C
   // would leave the delayed answer to the resumed session's request.
   for (int i = 0; i < 400 && env->server().requests_to("/responses").empty(); ++i) {
@@ -266,7 +275,7 @@ TEST_CASE("Ctrl-C right after an interrupted turn exits, restoring the terminal"
   auto p = SpawnTui(*env, {});
   Expect(p->WaitForText("›", kWait));
   Expect(p->Write("wait forever\r"));
-  Expect(p->WaitForText("Ctrl-C to interrupt", kWait));
+  Expect(p->WaitForText("Esc to interrupt", kWait));
   Expect(p->Write("\x03"));
   Expect(p->WaitForText("■ Interrupted.", kWait));
   Expect(p->WaitFor(
@@ -326,6 +335,8 @@ TEST_CASE("/compact, /status and /fork continue in a branch") {
   CHECK(text.find("model       gpt-test") != std::string::npos);
   CHECK(text.find("provider    scripted") != std::string::npos);
   CHECK(text.find("session     " + original) != std::string::npos);
+  CHECK(text.find("over this session's requests") != std::string::npos);
+  CHECK(text.find("% of the window left · the next request sends ~") != std::string::npos);
 
   Expect(p->Write("/fork 1\r"));
   Expect(p->WaitForText("after turn 1 into", kWait));
@@ -452,6 +463,8 @@ TEST_CASE("NO_COLOR keeps the terminal UI without colours; TERM=dumb gets plain 
   Expect(d->WaitForText("›", kWait));
   Expect(d->Write("hello\n"));
   Expect(d->WaitForText("dumb answer", kWait));
+  Expect(d->WaitForText("›", kWait, d->screen().Text().find("dumb answer")));
+  CHECK(Count(d->screen().Text(), "dumb answer") == 1);  // printed once, not also as progress
   Expect(d->Write("\x04"));
   auto code = d->WaitExit(kWait);
   REQUIRE(code.ok());
@@ -662,6 +675,455 @@ TEST_CASE("codex PROMPT starts with that prompt; codex resume --last PROMPT cont
     if (t.rfind("<", 0) != 0 && t.rfind("#", 0) != 0) typed.push_back(t);
   }
   CHECK(typed == std::vector<std::string>{"start with this", "and then this"});
+}
+
+// Waits until no turn runs: the spinner is gone and the prompt is drawn.
+void WaitIdle(PtyProcess& p) {
+  Expect(p.WaitFor(
+      [](const Screen& s) {
+        std::string v = s.Visible();
+        return v.find("Esc to interrupt") == std::string::npos && v.rfind("›") != std::string::npos;
+      },
+      kWait));
+}
+
+// 40 numbered words: a paragraph several screen lines long, on one source line.
+std::string LongParagraph() {
+  std::string out;
+  for (int i = 1; i <= 40; ++i)
+    out += (i > 1 ? " " : "") + std::string("word") + (i < 10 ? "0" : "") + std::to_string(i);
+  return out;
+}
+
+TEST_CASE("TERM=dumb prints each assistant message once, the one before a tool call too") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"message": "Let me look first."}, {"shell": ["bash", "-c", "echo looked"]}]},
+    "Final answer here."
+  ]})");
+  auto d = SpawnTui(*env, {}, {{"TERM", "dumb"}});
+  Expect(d->WaitForText("›", kWait));
+  Expect(d->Write("go\n"));
+  Expect(d->WaitForText("Final answer here.", kWait));
+  Expect(d->WaitForText("›", kWait, d->screen().Text().find("Final answer here.")));
+  std::string text = d->screen().Text();
+  CHECK(Count(text, "Let me look first.") == 1);
+  CHECK(Count(text, "Final answer here.") == 1);
+  CHECK(text.find("looked") != std::string::npos);
+  Expect(d->Write("\x04"));
+  REQUIRE(d->WaitExit(kWait).ok());
+  CHECK(d->raw().find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("a long paragraph streams by screen line; reasoning streams dim; type-ahead, Esc") {
+  // The stream stalls after the reasoning and half of the message: what is
+  // on the screen then is what streamed, not what a finished message shows.
+  nlohmann::json script = {
+      {"responses",
+       {{{"output",
+          {{{"reasoning", "**Checking files**\n\nI am looking at the layout of the tree."}}}},
+         {"message", LongParagraph()},
+         {"pause_after", 15},
+         {"pause_ms", 60000}},
+        "Answer to the retyped message."}}};
+  auto env = MakeEnv(script.dump());
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("explain\r"));
+  Expect(p->WaitForText("word01 word02", kWait));
+  std::string text = p->screen().Text();
+  CHECK(text.find("I am looking at the layout of the tree.") != std::string::npos);
+  CHECK(text.find("I am looking") < text.find("word01"));
+  CHECK(p->raw().find("\x1b[2m\x1b[3mI am looking") != std::string::npos);  // dim italic
+  CHECK(text.find("word40") == std::string::npos);  // the stream has stalled half-way
+  CHECK(text.find("context left") == std::string::npos);
+
+  // The composer is live: typed text shows under the spinner; Enter queues it.
+  Expect(p->Write("a follow-up"));
+  Expect(p->WaitForText("› a follow-up", kWait));
+  CHECK(p->screen().Visible().find("Esc to interrupt") != std::string::npos);
+  Expect(p->Write("\r"));
+  Expect(p->WaitForText("↳ queued: a follow-up", kWait));
+  // Esc interrupts like Ctrl-C; the queued message is not sent but comes back.
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("■ Interrupted.", kWait));
+  Expect(p->WaitFor(
+      [](const Screen& s) {
+        std::string v = s.Visible();
+        return v.rfind("› a follow-up") != std::string::npos &&
+               v.rfind("› a follow-up") > v.rfind("Interrupted") &&
+               v.find("queued") == std::string::npos;
+      },
+      kWait));
+  CHECK(env->server().requests_to("/responses").size() == 1);
+  Expect(p->Write("\r"));
+  Expect(p->WaitForText("Answer to the retyped message.", kWait));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(Contains(UserTexts(requests[1]), "a follow-up"));
+}
+
+TEST_CASE("Enter during a turn queues the message; it is sent when the turn ends") {
+  nlohmann::json script = {{"responses",
+                            {{{"message", LongParagraph()}, {"pause_after", 6}, {"pause_ms", 6000}},
+                             "Second answer.",
+                             "Third answer."}}};
+  auto env = MakeEnv(script.dump());
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("first\r"));
+  Expect(p->WaitForText("word01", kWait));
+  Expect(p->Write("second\r"));
+  Expect(p->WaitForText("↳ queued: second", kWait));
+  Expect(p->Write("/status\r"));  // a slash command queues too, and runs in order
+  Expect(p->WaitForText("↳ queued: /status", kWait));
+  Expect(p->WaitForText("Second answer.", kWait));
+  Expect(p->WaitForText("model       gpt-test", kWait));
+  std::string text = p->screen().Text();
+  // The whole first answer, then the queued message as a prompt, then its answer.
+  size_t first_end = text.find("word40");
+  REQUIRE(first_end != std::string::npos);
+  CHECK(text.find("› second", first_end) < text.find("Second answer."));
+  CHECK(text.find("› /status") > text.find("Second answer."));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(Contains(UserTexts(requests[1]), "first"));
+  CHECK(Contains(UserTexts(requests[1]), "second"));
+  Expect(p->Write("\x04"));
+  REQUIRE(p->WaitExit(kWait).ok());
+}
+
+TEST_CASE("Markdown tables, nested lists and code blocks render as such") {
+  auto env = MakeEnv(R"({"responses": [
+    "| name | size |\n|---|---:|\n| alpha | 1 |\n| beta gamma | 12345 |\n\n1. one\n   - inner\n     - deeper\n2. two\n\n```sh\nmake test\n```\n"
+  ]})");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("show\r"));
+  Expect(p->WaitForText("make test", kWait));
+  std::string text = p->screen().Text();
+  CHECK(text.find("name       │  size") != std::string::npos);
+  CHECK(text.find("───────────┼──────") != std::string::npos);
+  CHECK(text.find("alpha      │     1") != std::string::npos);
+  CHECK(text.find("beta gamma │ 12345") != std::string::npos);
+  CHECK(text.find("|---") == std::string::npos);
+  CHECK(text.find("1. one\n   • inner\n     ◦ deeper\n2. two") != std::string::npos);
+  CHECK(text.find("    make test") != std::string::npos);
+  CHECK(text.find("```") == std::string::npos);
+}
+
+TEST_CASE("grapheme clusters edit as one character; wide characters keep the cursor right") {
+  auto env = MakeEnv(R"({"responses": ["ok one", "ok two"]})");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  // 👍🏽 then Backspace: the thumb and its skin tone go together.
+  Expect(p->Write("a\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD"));
+  Expect(
+      p->Write("\x7f"
+               "b\r"));
+  Expect(p->WaitForText("ok one", kWait));
+  // A ZWJ family, then Left over it and over 日, and an insert between 日 and 本.
+  Expect(p->Write("日本\xF0\x9F\x91\xA8\xE2\x80\x8D\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x91\xA7"));
+  Expect(p->Write("\x1b[D\x1b[Dx\r"));
+  Expect(p->WaitForText("ok two", kWait));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(Contains(UserTexts(requests[0]), "ab"));
+  CHECK(Contains(UserTexts(requests[1]),
+                 "日x本\xF0\x9F\x91\xA8\xE2\x80\x8D\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x91\xA7"));
+}
+
+TEST_CASE("a resize redraws the composer once, wrapped to the new width") {
+  auto env = MakeEnv(R"({"responses": ["fine"]})");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  std::string draft = "a draft that is long enough to need two rows once the window is narrow";
+  Expect(p->Write(draft));
+  Expect(p->WaitForText("› " + draft, kWait));
+  Expect(p->Resize(30, 40));
+  Expect(p->Write(" END"));
+  Expect(p->WaitFor([](const Screen& s) { return s.Visible().find("END") != std::string::npos; },
+                    kWait));
+  std::string visible = p->screen().Visible();
+  CHECK(Count(visible, "› ") == 1);  // the prompt is drawn once
+  CHECK(Count(visible, "a draft that") == 1);
+  CHECK(visible.find("codex") != std::string::npos);  // the banner above is intact
+  Expect(p->Write("\r"));
+  Expect(p->WaitForText("fine", kWait));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  CHECK(Contains(UserTexts(requests[0]), draft + " END"));
+}
+
+TEST_CASE("'/' opens a filtered command popup; Enter runs the chosen command") {
+  auto env = MakeEnv(R"([])");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("/"));
+  Expect(p->WaitForText("/compact", kWait));
+  std::string visible = p->screen().Visible();
+  CHECK(visible.find("/status") != std::string::npos);
+  CHECK(visible.find("summarise the conversation to free context") != std::string::npos);
+  Expect(p->Write("st"));
+  Expect(p->WaitFor(
+      [](const Screen& s) { return s.Visible().find("/compact") == std::string::npos; }, kWait));
+  CHECK(p->screen().Visible().find("› /status") != std::string::npos);  // the popup's choice
+  Expect(p->Write("\r"));
+  Expect(p->WaitForText("model       gpt-test", kWait));
+  // Esc closes the popup and leaves the text; Tab completes a command that takes an argument.
+  Expect(p->Write("/mo"));
+  Expect(p->WaitForText("show or change the model", kWait));
+  Expect(p->Write("\t"));
+  Expect(p->Write("gpt-picked\r"));
+  Expect(p->WaitForText("model set to gpt-picked", kWait));
+  Expect(p->Write("\x04"));
+  REQUIRE(p->WaitExit(kWait).ok());
+}
+
+TEST_CASE("'@' searches the workspace's files (respecting .gitignore) and inserts the path") {
+  auto env = MakeEnv(R"({"responses": ["seen"]})");
+  ProcessOptions git;
+  git.cwd = env->workdir();
+  git.argv = {"sh", "-c",
+              "git init -q . && mkdir -p src/deep secret && echo x > src/deep/alpha_module.cc && "
+              "echo x > beta.txt && echo x > secret/alpha_key.txt && echo secret/ > .gitignore"};
+  auto g = RunProcess(git);
+  REQUIRE(g.ok());
+  REQUIRE(g->exit_code == 0);
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("look at @alpmod"));
+  Expect(p->WaitForText("src/deep/alpha_module.cc", kWait));
+  CHECK(p->screen().Visible().find("alpha_key") == std::string::npos);  // ignored by git
+  Expect(p->Write("\t"));
+  Expect(p->WaitForText("› look at src/deep/alpha_module.cc", kWait));
+  Expect(p->Write("please\r"));
+  Expect(p->WaitForText("seen", kWait));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  CHECK(Contains(UserTexts(requests[0]), "look at src/deep/alpha_module.cc please"));
+}
+
+TEST_CASE("Ctrl-R searches prompt history; /approvals opens a picker") {
+  auto env = MakeEnv(R"({"responses": [], "default": "reply {{n}}"})",
+                     "approval_policy = \"untrusted\"\n");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("the first unique prompt\r"));
+  Expect(p->WaitForText("reply 1", kWait));
+  Expect(p->Write("another one\r"));
+  Expect(p->WaitForText("reply 2", kWait));
+  Expect(p->Write("\x12"));  // Ctrl-R
+  Expect(p->WaitForText("history search", kWait));
+  Expect(p->Write("uniq"));
+  Expect(p->WaitFor(
+      [](const Screen& s) {
+        std::string v = s.Visible();
+        size_t popup = v.find("history search");
+        return popup != std::string::npos && v.find("› uniq") != std::string::npos &&
+               v.find("› the first unique prompt", popup) != std::string::npos &&
+               v.find("another one", popup) == std::string::npos;
+      },
+      kWait));
+  Expect(p->Write("\r"));  // takes the entry into the composer
+  Expect(p->WaitFor(
+      [](const Screen& s) { return s.Visible().find("history search") == std::string::npos; },
+      kWait));
+  Expect(p->Write("\r"));
+  Expect(p->WaitForText("reply 3", kWait));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  std::vector<std::string> typed;
+  for (const auto& t : UserTexts(requests[2])) {
+    if (t.rfind("<", 0) != 0 && t.rfind("#", 0) != 0) typed.push_back(t);
+  }
+  CHECK(typed == std::vector<std::string>{"the first unique prompt", "another one",
+                                          "the first unique prompt"});
+
+  Expect(p->Write("/approvals\r"));
+  Expect(p->WaitForText("› /approvals untrusted", kWait));  // the current one is selected
+  CHECK(p->screen().Visible().find("/approvals on-failure") != std::string::npos);
+  Expect(p->Write("\x1b[B"));
+  Expect(p->WaitForText("› /approvals on-request", kWait));
+  Expect(p->Write("\r"));
+  Expect(p->WaitForText("approval policy set to on-request", kWait));
+  Expect(p->Write("/status\r"));
+  Expect(p->WaitForText("approval    on-request", kWait));
+}
+
+TEST_CASE("Esc-Esc walks back through the user's messages; sending an edit forks there") {
+  auto env = MakeEnv(
+      R"({"responses": ["answer one", "answer two", "answer to the edit", "answer after"]})");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  std::string original = FirstId(p->screen().Text(), "session ");
+  Expect(p->Write("first question\r"));
+  Expect(p->WaitForText("answer one", kWait));
+  Expect(p->Write("second question\r"));
+  Expect(p->WaitForText("answer two", kWait));
+  WaitIdle(*p);
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("Esc again to edit a previous message", kWait));
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("editing message 2 of 2", kWait));
+  Expect(p->WaitFor(
+      [](const Screen& s) {
+        std::string v = s.Visible();
+        return v.rfind("› second question") > v.rfind("editing message 2 of 2");
+      },
+      kWait));
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("editing message 1 of 2", kWait));
+  Expect(p->Write(", edited\r"));
+  Expect(p->WaitForText("answer to the edit", kWait));
+  std::string text = p->screen().Text();
+  INFO(text);
+  std::string branch = FirstId(text, "before that message into ");
+  REQUIRE(!branch.empty());
+  CHECK(branch != original);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  auto users = UserTexts(requests[2]);
+  CHECK(Contains(users, "first question, edited"));
+  CHECK(!Contains(users, "first question"));
+  CHECK(!Contains(users, "second question"));
+  // The next turn continues the branch; the old one still holds both turns.
+  Expect(p->Write("more\r"));
+  Expect(p->WaitForText("answer after", kWait));
+  requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 4);
+  CHECK(Contains(UserTexts(requests[3]), "first question, edited"));
+  CHECK(Contains(UserTexts(requests[3]), "more"));
+  Expect(p->Write("\x04"));
+  REQUIRE(p->WaitExit(kWait).ok());
+  CHECK(ResumeHint(p->screen().Text()) == branch);
+
+  auto tree = env->RunCodex({"sessions", "tree", original});
+  REQUIRE(tree.ok());
+  INFO(tree->err);
+  CHECK(tree->exit_code == 0);
+  CHECK(tree->out.find(original) != std::string::npos);
+  CHECK(tree->out.find(branch) != std::string::npos);
+  auto r = SpawnTui(*env, {"resume", original});
+  Expect(r->WaitForText("› second question", kWait));  // the old branch is intact
+  Expect(r->Write("\x04"));
+  REQUIRE(r->WaitExit(kWait).ok());
+}
+
+TEST_CASE("a command the sandbox refuses: the retry question shows the refusal; 'a' holds") {
+  if (::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION) < 1) {
+    WARN("Landlock is missing on this kernel: the sandboxed run cannot be tested here");
+    return;
+  }
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["bash", "-lc", "touch made.txt"], "call_id": "c1"}]},
+    {"output": [{"shell": ["bash", "-lc", "touch made.txt"], "call_id": "c2"}]},
+    "Made it twice."
+  ]})",
+                     "approval_policy = \"untrusted\"\nsandbox_mode = \"read-only\"\n");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("make it\r"));
+  Expect(p->WaitForText("$ touch made.txt", kWait));
+  Expect(p->Write("y"));
+  // Sandboxed, touch fails; the question now says why, in the sandbox's words.
+  Expect(p->WaitForText("run it again without the sandbox?", kWait));
+  Expect(p->WaitForText("│ touch: cannot touch 'made.txt'", kWait));
+  CHECK(p->screen().Text().find("outside the sandbox") != std::string::npos);
+  CHECK(!std::filesystem::exists(env->workdir() / "made.txt"));
+  Expect(p->Write("a"));
+  Expect(p->WaitForText("Made it twice.", kWait));
+  CHECK(std::filesystem::exists(env->workdir() / "made.txt"));
+  // The second identical command ran outside the sandbox without a question.
+  CHECK(Count(p->screen().Text(), "Allow this command?") == 2);
+}
+
+TEST_CASE("!cmd runs a local command under the session's sandbox; the model sees it next") {
+  if (::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION) < 1) {
+    WARN("Landlock is missing on this kernel: a sandboxed command cannot run here");
+    return;
+  }
+  auto env = MakeEnv(R"({"responses": ["first reply", "second reply"]})");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("hello\r"));
+  Expect(p->WaitForText("first reply", kWait));
+  WaitIdle(*p);
+  Expect(p->Write("!echo local-out; touch nope.txt\r"));
+  Expect(p->WaitForText("• Running echo local-out; touch nope.txt", kWait));
+  Expect(p->WaitForText("└ local-out", kWait));
+  Expect(p->WaitForText("✗ exit 1", kWait));  // touch is refused: read-only sandbox
+  CHECK(!std::filesystem::exists(env->workdir() / "nope.txt"));
+  CHECK(env->server().requests_to("/responses").size() == 1);  // nothing sent for it
+  WaitIdle(*p);
+  Expect(p->Write("what did I run?\r"));
+  Expect(p->WaitForText("second reply", kWait));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  std::string record;
+  for (const auto& t : UserTexts(requests[1])) {
+    if (t.rfind("<user_shell_command>", 0) == 0) record = t;
+  }
+  CHECK(record.find("<command>\necho local-out; touch nope.txt\n</command>") != std::string::npos);
+  CHECK(record.find("Exit code: 1") != std::string::npos);
+  CHECK(record.find("local-out") != std::string::npos);
+  auto users = UserTexts(requests[1]);
+  CHECK(std::find(users.begin(), users.end(), record) <
+        std::find(users.begin(), users.end(), "what did I run?"));
+  // Not a message of the user's to edit: Esc-Esc offers the typed ones only.
+  WaitIdle(*p);
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("Esc again", kWait));
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("editing message 2 of 2", kWait));
+}
+
+TEST_CASE("approve by prefix: later commands starting with it run; chained ones still ask") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["bash", "-lc", "mkdir -p d1"], "call_id": "c1"}]},
+    {"output": [{"shell": ["bash", "-lc", "mkdir -p d2"], "call_id": "c2"}]},
+    {"output": [{"shell": ["bash", "-lc", "mkdir -p d3 && touch chained.txt"], "call_id": "c3"}]},
+    {"output": [{"shell": ["mkdir", "-p", "d4"], "call_id": "c4"}]},
+    "Done."
+  ]})",
+                     "approval_policy = \"untrusted\"\nsandbox_mode = \"danger-full-access\"\n");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("make dirs\r"));
+  Expect(p->WaitForText("$ mkdir -p d1", kWait));
+  Expect(p->WaitForText("3. Yes, and don't ask again for commands that start with `mkdir -p` (p)",
+                        kWait));
+  Expect(p->Write("p"));
+  Expect(p->WaitForText("every command starting with `mkdir -p` for the session", kWait));
+  // d2 runs without a question; the chained command is asked about.
+  Expect(p->WaitForText("$ mkdir -p d3 && touch chained.txt", kWait));
+  CHECK(std::filesystem::exists(env->workdir() / "d2"));
+  CHECK(p->screen().Text().find("commands that start with `mkdir -p d3") == std::string::npos);
+  Expect(p->Write("d"));
+  Expect(p->WaitForText("Done.", kWait));
+  CHECK(!std::filesystem::exists(env->workdir() / "chained.txt"));
+  CHECK(std::filesystem::exists(env->workdir() / "d4"));  // the same words without a shell
+  CHECK(Count(p->screen().Text(), "Allow this command?") == 2);
+}
+
+TEST_CASE("Esc while a command runs stops it; the command is shown as interrupted") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["bash", "-c", "echo started; sleep 60"], "call_id": "c1"}]},
+    "after the interrupt"
+  ]})",
+                     "sandbox_mode = \"danger-full-access\"\n");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("run it\r"));
+  Expect(p->WaitForText("• Running echo started; sleep 60", kWait));
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("✗ interrupted (stopped)", kWait));
+  Expect(p->WaitForText("■ Interrupted.", kWait));
+  WaitIdle(*p);
+  Expect(p->Write("go on\r"));
+  Expect(p->WaitForText("after the interrupt", kWait));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(CallOutput(requests[1], "c1").find("aborted") != std::string::npos);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -36,7 +37,10 @@ int CellWidth(std::string_view cp) {
   if (b < 0x80) return 1;
   char32_t c = b & (0xffu >> (cp.size() + 1));
   for (size_t k = 1; k < cp.size(); ++k) c = (c << 6) | (static_cast<unsigned char>(cp[k]) & 0x3fu);
-  if ((c >= 0x300 && c <= 0x36f) || (c >= 0x200b && c <= 0x200f)) return 0;
+  if ((c >= 0x300 && c <= 0x36f) || (c >= 0x200b && c <= 0x200f) || (c >= 0xfe00 && c <= 0xfe0f) ||
+      (c >= 0x1f3fb && c <= 0x1f3ff)) {
+    return 0;
+  }
   if ((c >= 0x1100 && c <= 0x115f) || (c >= 0x2e80 && c <= 0xa4cf) ||
       (c >= 0xac00 && c <= 0xd7a3) || (c >= 0xf900 && c <= 0xfaff) ||
       (c >= 0xff00 && c <= 0xff60) || (c >= 0x1f300 && c <= 0x1f64f) ||
@@ -52,6 +56,26 @@ Screen::Screen(int rows, int cols)
     : rows_(rows),
       cols_(cols),
       grid_(static_cast<size_t>(rows), std::vector<std::string>(static_cast<size_t>(cols))) {}
+
+void Screen::Resize(int rows, int cols) {
+  for (auto& line : grid_) line.resize(static_cast<size_t>(cols));
+  while (static_cast<int>(grid_.size()) > rows) {
+    // Like xterm: the lines above the cursor leave through the top first.
+    if (row_ > 0) {
+      scrollback_.push_back(RowText(grid_[0]));
+      grid_.erase(grid_.begin());
+      --row_;
+    } else {
+      grid_.pop_back();
+    }
+  }
+  while (static_cast<int>(grid_.size()) < rows) grid_.emplace_back(static_cast<size_t>(cols));
+  rows_ = rows;
+  cols_ = cols;
+  row_ = std::min(row_, rows_ - 1);
+  col_ = std::min(col_, cols_ - 1);
+  wrap_pending_ = false;
+}
 
 void Screen::LineFeed() {
   if (row_ == rows_ - 1) {
@@ -342,6 +366,18 @@ Status PtyProcess::Write(std::string_view bytes) {
     }
     bytes.remove_prefix(static_cast<size_t>(n));
   }
+  return OkStatus();
+}
+
+Status PtyProcess::Resize(int rows, int cols) {
+  struct winsize ws {};
+  ws.ws_row = static_cast<unsigned short>(rows);
+  ws.ws_col = static_cast<unsigned short>(cols);
+  // The kernel sends SIGWINCH to the terminal's foreground process group.
+  if (::ioctl(master_, TIOCSWINSZ, &ws) != 0) {
+    return UnavailableError(std::string("resizing the pty failed: ") + std::strerror(errno));
+  }
+  screen_.Resize(rows, cols);
   return OkStatus();
 }
 

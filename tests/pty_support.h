@@ -33,6 +33,10 @@ class Screen {
   Screen(int rows, int cols);
 
   void Feed(std::string_view bytes);
+  // Changes the size the way a terminal that does not re-wrap does (xterm):
+  // rows are cut or padded at the right, lines leave at the top when the
+  // screen gets shorter, the cursor is kept inside.
+  void Resize(int rows, int cols);
 
   // Scrollback plus the visible rows, each without trailing blanks, joined
   // with "\n"; trailing empty rows are dropped.
@@ -77,6 +81,8 @@ class PtyProcess {
 
   // Types `bytes` (keys as a terminal sends them: "\r" for Enter, "\x03" for Ctrl-C).
   Status Write(std::string_view bytes);
+  // Resizes the terminal (the child gets SIGWINCH) and the screen model.
+  Status Resize(int rows, int cols);
 
   // Reads output until `done(screen)` holds; kDeadlineExceeded after
   // `timeout` (the message holds the screen), kUnavailable if the child

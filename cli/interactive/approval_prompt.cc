@@ -1,8 +1,10 @@
 #include "cli/interactive/approval_prompt.h"
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 
+#include "cli/interactive/command_text.h"
 #include "cli/interactive/keys.h"
 #include "cli/interactive/terminal.h"
 #include "cli/interactive/turn_view.h"
@@ -21,13 +23,17 @@ struct Option {
   const char* patch_text;
 };
 
+// As in Codex: "No" stops the turn and hands the composer back, so the user
+// can say what to do instead; "skip" is the quieter no that lets the model
+// go on without it.
 constexpr Option kOptions[] = {
     {ReviewDecision::kApproveOnce, "y", "Yes, run it", "Yes, apply it"},
     {ReviewDecision::kApproveForSession, "a", "Yes, and don't ask again for this command",
      "Yes, and don't ask again for these files"},
-    {ReviewDecision::kDeny, "n", "No, and tell codex what to do differently",
+    {ReviewDecision::kDeny, "d", "No, skip it and let codex continue without it",
+     "No, skip them and let codex continue without them"},
+    {ReviewDecision::kAbort, "n, esc", "No, and tell codex what to do differently",
      "No, and tell codex what to do differently"},
-    {ReviewDecision::kAbort, "esc", "No, and stop for now", "No, and stop for now"},
 };
 constexpr int kOptionCount = 4;
 
@@ -51,7 +57,41 @@ std::string Indent(std::string_view text, std::string_view prefix) {
   return out;
 }
 
+// `s` with control characters (escape sequences included) shown as '?',
+// line breaks and tabs kept.
+std::string Printable(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    out += (u < 0x20 && c != '\n' && c != '\t') || u == 0x7f ? '?' : c;
+  }
+  return out;
+}
+
+// The words of `command` when it is one simple command (no operator,
+// redirection, substitution, quote or line break that could chain another
+// command behind an approved prefix), else nothing.
+std::vector<std::string> SimpleWords(std::string_view command) {
+  if (command.find_first_of(";&|<>`$()\n\\'\"*?{}[]~#") != std::string_view::npos) return {};
+  std::vector<std::string> words;
+  size_t pos = 0;
+  while (pos < command.size()) {
+    size_t start = command.find_first_not_of(" \t", pos);
+    if (start == std::string_view::npos) break;
+    size_t end = command.find_first_of(" \t", start);
+    if (end == std::string_view::npos) end = command.size();
+    words.emplace_back(command.substr(start, end - start));
+    pos = end;
+  }
+  return words;
+}
+
 }  // namespace
+
+bool MatchesPrefix(const std::vector<std::string>& words, const std::vector<std::string>& prefix) {
+  return !prefix.empty() && words.size() >= prefix.size() &&
+         std::equal(prefix.begin(), prefix.end(), words.begin());
+}
 
 ApprovalQuestion QuestionFor(const core::ApprovalRequest& request) {
   ApprovalQuestion q;
@@ -62,10 +102,12 @@ ApprovalQuestion QuestionFor(const core::ApprovalRequest& request) {
     return q;
   }
   q.kind = ApprovalKind::kCommand;
-  q.command = core::JoinCommand(request.argv);
+  q.command = ShownCommand(request.argv);
   q.cwd = request.cwd;
   q.reason = request.reason;
   q.unsandboxed = request.sandbox == core::SandboxChoice::kUnsandboxed;
+  std::vector<std::string> words = SimpleWords(q.command);
+  if (words.size() >= 3) q.prefix.assign(words.begin(), words.begin() + 2);
   return q;
 }
 
@@ -77,9 +119,9 @@ std::string DescribeDecision(const ApprovalQuestion& question, ReviewDecision de
     case ReviewDecision::kApproveForSession:
       return what + " approved for the session";
     case ReviewDecision::kDeny:
-      return what + " denied; codex is told";
+      return what + " denied; codex continues without it";
     case ReviewDecision::kAbort:
-      return what + " denied; turn stopped";
+      return what + " denied; turn stopped: tell codex what to do differently";
   }
   return what + " denied";
 }
@@ -90,6 +132,14 @@ ReviewDecision ApprovalPrompt::Review(const core::ApprovalRequest& request,
   ApprovalQuestion question = QuestionFor(request);
   const bool patch = question.kind == ApprovalKind::kPatch;
   if (patch && approved_patches_.count(question.files) != 0) return ReviewDecision::kApproveOnce;
+  if (!patch) {
+    std::vector<std::string> words = SimpleWords(question.command);
+    for (const auto& [prefix, outside] : approved_prefixes_) {
+      if ((outside || !question.unsandboxed) && MatchesPrefix(words, prefix)) {
+        return ReviewDecision::kApproveOnce;
+      }
+    }
+  }
   ReviewDecision answer = AskUser(question);
   if (cancel.cancelled()) return ReviewDecision::kAbort;
   if (patch && answer == ReviewDecision::kApproveForSession) {
@@ -105,7 +155,15 @@ std::string DescribeApproval(const ApprovalQuestion& q, const Style& style, int 
     out += style.Cyan(Indent(q.command, "  $ "));
     if (!q.cwd.empty()) out += style.Dim("  in " + q.cwd) + "\n";
     if (q.unsandboxed) out += "  " + style.Red("outside the sandbox") + "\n";
-    if (!q.reason.empty()) out += "  " + style.Italic("reason: " + q.reason) + "\n";
+    if (!q.reason.empty()) {
+      // The reason may end with the output of a sandboxed run: shown as text,
+      // never as terminal control sequences.
+      std::string reason = Printable(q.reason);
+      while (!reason.empty() && reason.back() == '\n') reason.pop_back();
+      size_t nl = reason.find('\n');
+      out += "  " + style.Italic("reason: " + reason.substr(0, nl)) + "\n";
+      if (nl != std::string::npos) out += style.Dim(Indent(reason.substr(nl + 1), "  │ "));
+    }
   } else {
     out += style.Bold(style.Yellow("Allow these changes?")) + "\n";
     for (const auto& f : q.files) out += "  " + f + "\n";
@@ -138,17 +196,42 @@ std::string DescribeApproval(const ApprovalQuestion& q, const Style& style, int 
 }
 
 ReviewDecision TtyApprovalPrompt::AskUser(const ApprovalQuestion& question) {
+  if (!run_on_ui_) return AskHere(question);
+  ReviewDecision answer = ReviewDecision::kAbort;
+  run_on_ui_([&] { answer = AskHere(question); });
+  return answer;
+}
+
+ReviewDecision TtyApprovalPrompt::AskHere(const ApprovalQuestion& question) {
   view_.PauseSpinner();
-  terminal_.SetCtrlC(CtrlC::kAsKey);
   terminal_.Write("\n" + DescribeApproval(question, style_, 40));
+  // The options: the table's, plus "commands that start with ..." when offered.
+  struct Choice {
+    ReviewDecision answer;
+    std::string key;
+    std::string text;
+    bool prefix = false;
+  };
+  std::vector<Choice> choices;
+  const bool command = question.kind == ApprovalKind::kCommand;
+  for (int i = 0; i < kOptionCount; ++i) {
+    const Option& o = kOptions[i];
+    choices.push_back({o.answer, o.key, command ? o.command_text : o.patch_text});
+    if (i == 1 && command && !question.prefix.empty()) {
+      std::string words;
+      for (const auto& w : question.prefix) words += (words.empty() ? "" : " ") + w;
+      choices.push_back({ReviewDecision::kApproveOnce, "p",
+                         "Yes, and don't ask again for commands that start with `" + words + "`",
+                         true});
+    }
+  }
+  const int count = static_cast<int>(choices.size());
   int selected = 0;
   auto menu = [&] {
     std::string out;
-    for (int i = 0; i < kOptionCount; ++i) {
-      const Option& o = kOptions[i];
-      std::string text = std::to_string(i + 1) + ". " +
-                         (question.kind == ApprovalKind::kCommand ? o.command_text : o.patch_text) +
-                         " (" + o.key + ")";
+    for (int i = 0; i < count; ++i) {
+      std::string text = std::to_string(i + 1) + ". " + choices[static_cast<size_t>(i)].text +
+                         " (" + choices[static_cast<size_t>(i)].key + ")";
       out += i == selected ? style_.Cyan("› " + text) : "  " + text;
       out += "\x1b[K\r\n";
     }
@@ -156,6 +239,11 @@ ReviewDecision TtyApprovalPrompt::AskUser(const ApprovalQuestion& question) {
   };
   terminal_.Write(menu());
   std::optional<ReviewDecision> answer;
+  bool by_prefix = false;
+  auto choose = [&](int i) {
+    answer = choices[static_cast<size_t>(i)].answer;
+    by_prefix = choices[static_cast<size_t>(i)].prefix;
+  };
   KeyDecoder decoder;
   while (!answer) {
     std::string bytes;
@@ -168,11 +256,11 @@ ReviewDecision TtyApprovalPrompt::AskUser(const ApprovalQuestion& question) {
     while (!answer) {
       std::optional<Key> key = status == ReadStatus::kTimeout ? decoder.Flush() : decoder.Next();
       if (!key) break;
-      if (key->code == KeyCode::kUp) selected = (selected + kOptionCount - 1) % kOptionCount;
+      if (key->code == KeyCode::kUp) selected = (selected + count - 1) % count;
       if (key->code == KeyCode::kDown || key->code == KeyCode::kTab) {
-        selected = (selected + 1) % kOptionCount;
+        selected = (selected + 1) % count;
       }
-      if (key->code == KeyCode::kEnter) answer = kOptions[selected].answer;
+      if (key->code == KeyCode::kEnter) choose(selected);
       if (key->code == KeyCode::kEsc || (key->code == KeyCode::kCtrl && key->ctrl == 'c')) {
         answer = ReviewDecision::kAbort;
       }
@@ -180,20 +268,29 @@ ReviewDecision TtyApprovalPrompt::AskUser(const ApprovalQuestion& question) {
         std::string k = Lower(key->text);
         if (k == "y") answer = ReviewDecision::kApproveOnce;
         if (k == "a") answer = ReviewDecision::kApproveForSession;
-        if (k == "n") answer = ReviewDecision::kDeny;
-        if (k == "s") answer = ReviewDecision::kAbort;
-        if (k.size() == 1 && k[0] >= '1' && k[0] <= '4') answer = kOptions[k[0] - '1'].answer;
+        if (k == "d") answer = ReviewDecision::kDeny;
+        if (k == "n" || k == "s") answer = ReviewDecision::kAbort;
+        for (int i = 0; i < count; ++i) {
+          if (choices[static_cast<size_t>(i)].prefix && k == "p") choose(i);
+        }
+        if (k.size() == 1 && k[0] >= '1' && k[0] < '1' + count) choose(k[0] - '1');
       }
     }
     // Redraw the menu in place.
-    terminal_.Write("\x1b[" + std::to_string(kOptionCount) + "A\r" + menu());
+    terminal_.Write("\x1b[" + std::to_string(count) + "A\r" + menu());
   }
-  terminal_.Write("\x1b[" + std::to_string(kOptionCount) + "A\r\x1b[J");
+  terminal_.Write("\x1b[" + std::to_string(count) + "A\r\x1b[J");
   bool yes =
       *answer == ReviewDecision::kApproveOnce || *answer == ReviewDecision::kApproveForSession;
-  terminal_.Write((yes ? style_.Green("✔ ") : style_.Red("✗ ")) +
-                  DescribeDecision(question, *answer) + "\r\n");
-  terminal_.SetCtrlC(CtrlC::kAsSignal);
+  std::string said = DescribeDecision(question, *answer);
+  if (by_prefix) {
+    ApprovePrefix(question.prefix, question.unsandboxed);
+    std::string words;
+    for (const auto& w : question.prefix) words += (words.empty() ? "" : " ") + w;
+    said = "command approved, and every command starting with `" + words + "` for the session";
+  }
+  terminal_.Write((yes ? style_.Green("✔ ") : style_.Red("✗ ")) + said + "\r\n");
+  if (!yes) view_.NoteDenied();
   view_.ResumeSpinner();
   return *answer;
 }

@@ -3,14 +3,23 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cctype>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 #include "cli/exit_codes.h"
 #include "cli/interactive/approval_prompt.h"
+#include "cli/interactive/file_search.h"
 #include "cli/interactive/line_editor.h"
 #include "cli/interactive/markdown.h"
 #include "cli/interactive/prompt_history.h"
@@ -22,6 +31,10 @@
 #include "cli/interrupt.h"
 #include "cli/notify.h"
 #include "cli/progress_printer.h"
+#include "core/sandboxed_runner.h"
+#include "core/tool_router.h"
+#include "core/uuid.h"
+#include "sandbox/truncate.h"
 #include "storage/sqlite_session_store.h"
 
 namespace codex::cli {
@@ -67,10 +80,42 @@ bool UseTerminal() {
   return term != nullptr && *term != '\0' && std::string_view(term) != "dumb";
 }
 
+// The record a "!cmd" leaves in the transcript starts with this (as in Codex).
+constexpr std::string_view kShellRecord = "<user_shell_command>";
+
+bool IsShellRecord(std::string_view text) {
+  return text.substr(0, kShellRecord.size()) == kShellRecord;
+}
+
 // Whether `text` (one submitted input) is blank.
 bool Blank(std::string_view text) {
   return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
 }
+
+// Without a terminal: every assistant message goes to stdout once, as it
+// completes (so a message before a tool call is not lost either), and the
+// rest of the progress to stderr.
+class PlainObserver final : public core::TurnObserver {
+ public:
+  explicit PlainObserver(std::FILE* err) : progress_(err) {}
+
+  void OnItemCompleted(const core::Item& item) override {
+    if (item.kind != core::ItemKind::kMessage || item.role != "assistant") return;
+    std::string text = core::MessageText(item);
+    if (text.empty()) return;
+    if (text.back() != '\n') text += '\n';
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+  }
+  void OnToolStarted(const core::ToolActivity& a) override { progress_.OnToolStarted(a); }
+  void OnToolCompleted(const core::ToolActivity& a) override { progress_.OnToolCompleted(a); }
+  void OnCompaction(const core::CompactionNotice& n) override { progress_.OnCompaction(n); }
+  void OnTurnFailed(const Status& s) override { progress_.OnTurnFailed(s); }
+  void OnNotice(std::string_view m) override { progress_.OnNotice(m); }
+
+ private:
+  ProgressPrinter progress_;
+};
 
 class InteractiveSession {
  public:
@@ -92,18 +137,52 @@ class InteractiveSession {
   std::optional<std::string> ReadInput();
   std::optional<std::string> ReadInputTty();
   std::optional<std::string> ReadInputPlain();
-  void DrawPrompt(std::string_view buffer, size_t cursor);
+  // The composer (queued messages, then the prompt with `buffer`) as drawn.
+  EditorLayout ComposerLayout(std::string_view buffer, size_t cursor, bool with_popup) const;
+  void ShowComposer();
+  // Leaves `text` in the transcript as the submitted prompt.
+  void EchoPrompt(const std::string& text);
+  // Decodes `bytes` (after what is pending) and hands each key to the popup
+  // or the editor until one gives an event; `flush` resolves a lone Esc.
+  EditorEvent FeedKeys(std::string_view bytes, bool flush);
+  // The popup for the composer's current text: "/" commands, "@" files.
+  void UpdatePopup();
+  // Handles `key` when the popup wants it (true), setting *event.
+  bool PopupKey(const Key& key, EditorEvent* event);
+  std::string PopupText(int columns) const;
+  // Esc-Esc on an empty composer: the user's messages of this session,
+  // newest first, put in the composer one by one; sending an edited one
+  // branches the session just before it (ForkForEdit).
+  void StartBacktrack();
+  void StepBacktrack();
+  Status ForkForEdit(std::optional<int64_t> target);
 
   // Runs one user turn; failures are shown and the session goes on.
   void RunUserTurn(const std::string& text);
+  // On a terminal: runs `work` on a thread of its own while this one keeps
+  // the composer live (typing, queueing with Enter, Esc or Ctrl-C to cancel)
+  // and runs what the work hands over (approval menus).
+  void RunLive(const std::function<void()>& work, core::CancelToken& cancel);
+  // Runs `fn` on the thread reading the keys and returns when it has run.
+  void RunOnUi(const std::function<void()>& fn);
+  void RunUiCalls();
+  // Moves the queued messages back into the composer.
+  void Unqueue();
   // Runs a slash command; false to quit.
   bool RunSlash(const SlashCommand& cmd);
+  // "!cmd": runs `command` with bash under the session's sandbox, shows it
+  // like a tool call, and records it and its output in the transcript (a
+  // <user_shell_command> user message) for the model's next request.
+  void RunLocalShell(const std::string& command);
 
   Status StartEngine(const RunFlags& flags, std::unique_ptr<Engine>* out);
   Status SwitchTo(core::SessionInfo session, bool announce);
   Result<std::optional<core::SessionInfo>> Pick(bool all);
   Status Reopen(const RunFlags& flags);
 
+  // Opens a picker under the composer: choosing runs "/<command> <value>".
+  void OpenChoice(const std::string& command, const std::string& current,
+                  const std::vector<std::pair<std::string, std::string>>& choices);
   void ShowHelp();
   void ShowStatus();
   void ShowSessions();
@@ -117,19 +196,52 @@ class InteractiveSession {
   Style style_;
   std::unique_ptr<Terminal> terminal_;
   std::unique_ptr<TurnView> view_;
-  std::unique_ptr<ProgressPrinter> printer_;
   std::unique_ptr<ApprovalPrompt> approvals_;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<core::Conversation> conversation_;
   std::unique_ptr<PromptHistory> history_;
+  std::unique_ptr<PlainObserver> plain_;
   LineEditor editor_;
-  int prompt_cursor_row_ = 0;  // where the editing cursor sits in the drawn prompt
-  core::TokenUsage usage_;     // this run's usage, all sessions
+  std::deque<std::string> queued_;  // sent one by one when the turn ends
+  KeyDecoder keys_;
+  std::string composer_hint_;    // a dim line above the prompt ("" = none)
+  bool esc_armed_ = false;       // one Esc on an empty composer: another starts backtracking
+  bool quit_requested_ = false;  // Ctrl-D (or Ctrl-C twice) during a turn
+
+  struct EditTarget {
+    std::string text;
+    std::optional<int64_t> parent;  // the item before the message (nullopt: the session's start)
+  };
+  struct Backtrack {
+    std::vector<EditTarget> messages;  // oldest first
+    size_t index = 0;                  // the one in the composer
+  };
+  std::optional<Backtrack> backtrack_;
+  std::optional<EditTarget> pending_edit_;  // set when an edited message was sent
+
+  // The popup under the composer.
+  // kHistory (Ctrl-R) and kChoice (the /model and /approvals pickers) stay
+  // open until an item is taken or Esc closes them.
+  enum class PopupKind { kNone, kSlash, kFile, kHistory, kChoice };
+  PopupKind popup_ = PopupKind::kNone;
+  std::vector<std::string> popup_items_;  // "/name" or a path
+  std::vector<std::string> popup_help_;   // kSlash: the one-line descriptions
+  size_t popup_selected_ = 0;
+  size_t popup_word_start_ = 0;                    // kFile: where the "@word" starts
+  std::string popup_dismissed_for_;                // the buffer Esc closed the popup on
+  std::optional<std::vector<std::string>> files_;  // the workspace, listed on first "@"
+  core::TokenUsage usage_;                         // this run's usage, all sessions
+
+  // Closures handed to the thread reading the keys (RunOnUi).
+  std::mutex ui_mutex_;
+  std::condition_variable ui_done_;
+  std::deque<const std::function<void()>*> ui_calls_;
+  size_t ui_calls_run_ = 0;
 };
 
 void InteractiveSession::Say(std::string_view text) {
   if (tty_) {
-    terminal_->Write(text);
+    view_->Print(text);  // above the composer when it is drawn
   } else {
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
@@ -138,7 +250,7 @@ void InteractiveSession::Say(std::string_view text) {
 
 void InteractiveSession::Warn(std::string_view message) {
   if (tty_) {
-    terminal_->Write(style_.Red("error: " + std::string(message)) + "\n");
+    view_->Print(style_.Red("error: " + std::string(message)) + "\n");
   } else {
     std::fprintf(stderr, "error: %.*s\n", static_cast<int>(message.size()), message.data());
   }
@@ -148,7 +260,7 @@ Status InteractiveSession::StartEngine(const RunFlags& flags, std::unique_ptr<En
   ASSIGN_OR_RETURN(auto engine, Engine::Open(global_, flags));
   engine->set_approver(approvals_.get());
   core::TurnObserver& observer =
-      tty_ ? static_cast<core::TurnObserver&>(*view_) : static_cast<core::TurnObserver&>(*printer_);
+      tty_ ? static_cast<core::TurnObserver&>(*view_) : static_cast<core::TurnObserver&>(*plain_);
   RETURN_IF_ERROR(engine->StartModel(observer));
   *out = std::move(engine);
   return OkStatus();
@@ -181,7 +293,8 @@ void InteractiveSession::ReplayTranscript() {
   for (const auto& stored : *items) {
     const core::Item& item = stored.item;
     if (item.kind != core::ItemKind::kMessage) continue;
-    if (item.role == "assistant" || (item.role == "user" && storage::IsRealUserMessage(item))) {
+    if (item.role == "assistant" || (item.role == "user" && storage::IsRealUserMessage(item) &&
+                                     !IsShellRecord(core::MessageText(item)))) {
       messages.push_back(&item);
     }
   }
@@ -199,66 +312,466 @@ void InteractiveSession::ReplayTranscript() {
   }
 }
 
-void InteractiveSession::DrawPrompt(std::string_view buffer, size_t cursor) {
-  EditorLayout layout =
-      LayoutEditor(style_.Bold(style_.Cyan("› ")), "  ", buffer, cursor, terminal_->Columns());
+EditorLayout InteractiveSession::ComposerLayout(std::string_view buffer, size_t cursor,
+                                                bool with_popup) const {
+  const int columns = terminal_->Columns();
+  std::string queued;
+  int rows = 0;
+  for (const auto& q : queued_) {
+    std::string line = q.substr(0, q.find('\n'));
+    std::string shown = "↳ queued: ";
+    int room = columns - 1 - DisplayWidth(shown);
+    size_t i = 0;
+    int w = 0;
+    while (i < line.size()) {
+      size_t next = NextGrapheme(line, i);
+      int cw = DisplayWidth(std::string_view(line).substr(i, next - i));
+      if (w + cw > room - 1) break;
+      w += cw;
+      i = next;
+    }
+    shown += line.substr(0, i) + (i < line.size() || line.size() < q.size() ? "…" : "");
+    queued += style_.Dim(shown) + "\r\n";
+    ++rows;
+  }
+  if (with_popup && !composer_hint_.empty()) {
+    std::string hint = composer_hint_;
+    size_t i = 0;
+    int w = 0;
+    while (i < hint.size()) {  // one row: cut to the width
+      size_t next = NextGrapheme(hint, i);
+      w += DisplayWidth(std::string_view(hint).substr(i, next - i));
+      if (w > columns - 2) break;
+      i = next;
+    }
+    queued += style_.Dim(hint.substr(0, i)) + "\r\n";
+    ++rows;
+  }
+  EditorLayout layout = LayoutEditor(style_.Bold(style_.Cyan("› ")), "  ", buffer, cursor, columns);
+  layout.text = queued + layout.text;
+  layout.rows += rows;
+  layout.cursor_row += rows;
+  layout.end_row += rows;
+  if (with_popup && popup_ != PopupKind::kNone) {
+    // The popup goes under the prompt; the cursor stays in the prompt.
+    std::string popup = PopupText(columns);
+    int popup_rows =
+        static_cast<int>(popup_items_.size()) + (popup_ == PopupKind::kHistory ? 1 : 0);
+    layout.text += popup;
+    layout.rows += popup_rows;
+    layout.end_row += popup_rows;
+    layout.end_col = 0;
+  }
+  return layout;
+}
+
+EditorEvent InteractiveSession::FeedKeys(std::string_view bytes, bool flush) {
+  keys_.Feed(bytes);
+  while (true) {
+    std::optional<Key> key = flush ? keys_.Flush() : keys_.Next();
+    if (!key) return {};
+    EditorEvent ev;
+    if (!PopupKey(*key, &ev)) ev = editor_.HandleKey(*key);
+    UpdatePopup();
+    if (key->code != KeyCode::kEsc && esc_armed_) {  // another key: no Esc-Esc
+      esc_armed_ = false;
+      composer_hint_.clear();
+    }
+    if (backtrack_ && editor_.buffer().empty() && ev.kind == EditorEventKind::kNone) {
+      // Ctrl-C or deleting it all: the edit is cancelled
+      backtrack_.reset();
+      composer_hint_.clear();
+    }
+    if (ev.kind != EditorEventKind::kNone) return ev;
+  }
+}
+
+void InteractiveSession::UpdatePopup() {
+  const std::string& buffer = editor_.buffer();
+  const size_t cursor = editor_.cursor();
+  if (popup_ == PopupKind::kChoice) return;
+  if (popup_ == PopupKind::kHistory) {
+    // The composer's text is the query: entries holding it, newest first.
+    std::string query = buffer;
+    for (char& c : query) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::vector<std::string> items;
+    const auto& history = editor_.history();
+    for (auto it = history.rbegin(); it != history.rend() && items.size() < 8; ++it) {
+      std::string lower = *it;
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (lower.find(query) != std::string::npos &&
+          std::find(items.begin(), items.end(), *it) == items.end()) {
+        items.push_back(*it);
+      }
+    }
+    if (items != popup_items_) popup_selected_ = 0;
+    popup_items_ = std::move(items);
+    popup_help_.clear();
+    return;
+  }
+  popup_ = PopupKind::kNone;
+  if (!popup_dismissed_for_.empty() && buffer == popup_dismissed_for_) return;
+  popup_dismissed_for_.clear();
+  std::vector<std::string> items;
+  std::vector<std::string> help;
+  PopupKind kind = PopupKind::kNone;
+  if (!buffer.empty() && buffer[0] == '/' && cursor == buffer.size() &&
+      buffer.find_first_of(" \t\n") == std::string::npos) {
+    for (const SlashSpec* c : MatchSlashCommands(std::string_view(buffer).substr(1))) {
+      items.emplace_back(c->name);
+      help.emplace_back(c->help);
+    }
+    kind = PopupKind::kSlash;
+  } else {
+    size_t start = cursor;
+    while (start > 0 && buffer[start - 1] != ' ' && buffer[start - 1] != '\n') --start;
+    if (start < buffer.size() && buffer[start] == '@') {
+      if (!files_) files_ = ListWorkspaceFiles(engine_->config().cwd);
+      items = FuzzyFind(*files_, std::string_view(buffer).substr(start + 1, cursor - start - 1), 8);
+      popup_word_start_ = start;
+      kind = PopupKind::kFile;
+    }
+  }
+  if (items.empty()) return;
+  if (items != popup_items_) popup_selected_ = 0;
+  popup_items_ = std::move(items);
+  popup_help_ = std::move(help);
+  popup_ = kind;
+}
+
+bool InteractiveSession::PopupKey(const Key& key, EditorEvent* event) {
+  if (key.code == KeyCode::kCtrl && key.ctrl == 'r') {
+    if (popup_ == PopupKind::kHistory) {
+      if (!popup_items_.empty()) popup_selected_ = (popup_selected_ + 1) % popup_items_.size();
+    } else {
+      popup_ = PopupKind::kHistory;
+      popup_items_.clear();
+    }
+    return true;
+  }
+  if (popup_ == PopupKind::kNone) return false;
+  const size_t n = popup_items_.size();
+  if (n == 0) {
+    if (key.code == KeyCode::kEsc) popup_ = PopupKind::kNone;
+    return key.code == KeyCode::kEsc;
+  }
+  switch (key.code) {
+    case KeyCode::kUp:
+      popup_selected_ = (popup_selected_ + n - 1) % n;
+      return true;
+    case KeyCode::kDown:
+      popup_selected_ = (popup_selected_ + 1) % n;
+      return true;
+    case KeyCode::kEsc:
+      if (popup_ == PopupKind::kHistory || popup_ == PopupKind::kChoice) {
+        popup_ = PopupKind::kNone;
+      } else {
+        popup_dismissed_for_ = editor_.buffer();
+      }
+      return true;
+    case KeyCode::kTab:
+    case KeyCode::kEnter: {
+      const std::string item = popup_items_[popup_selected_];
+      if (popup_ == PopupKind::kHistory) {  // the entry is put in the composer to edit or send
+        popup_ = PopupKind::kNone;
+        editor_.SetBuffer(item);
+        return true;
+      }
+      if (popup_ == PopupKind::kChoice) {  // the picker's choice runs at once
+        popup_ = PopupKind::kNone;
+        editor_.SetBuffer(item);
+        *event = editor_.HandleKey(Key{KeyCode::kEnter, "", 0});
+        return true;
+      }
+      if (popup_ == PopupKind::kSlash) {
+        const SlashSpec* spec = nullptr;
+        for (const auto& c : SlashCommands()) {
+          if (c.name == item) spec = &c;
+        }
+        // Enter runs a command that needs no argument; otherwise (and on
+        // Tab) the name is completed for the argument to be typed.
+        if (key.code == KeyCode::kEnter && spec != nullptr &&
+            (spec->args.empty() || spec->args[0] == '[')) {
+          editor_.SetBuffer(item);
+          *event = editor_.HandleKey(key);
+        } else {
+          editor_.SetBuffer(item + " ");
+        }
+        return true;
+      }
+      // A file: the "@word" becomes the path.
+      std::string buffer = editor_.buffer();
+      size_t end = editor_.cursor();
+      std::string path = item.find(' ') == std::string::npos ? item : "\"" + item + "\"";
+      buffer.replace(popup_word_start_, end - popup_word_start_, path + " ");
+      std::string after = buffer.substr(popup_word_start_ + path.size() + 1);
+      editor_.SetBuffer(buffer);
+      editor_.SetCursor(buffer.size() - after.size());
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+std::string InteractiveSession::PopupText(int columns) const {
+  if (popup_ == PopupKind::kNone) return "";
   std::string out;
-  if (prompt_cursor_row_ > 0) out += "\x1b[" + std::to_string(prompt_cursor_row_) + "A";
-  out += "\r\x1b[J" + layout.text;
-  int up = layout.end_row - layout.cursor_row;
-  if (up > 0) out += "\x1b[" + std::to_string(up) + "A";
-  out += "\r";
-  if (layout.cursor_col > 0) out += "\x1b[" + std::to_string(layout.cursor_col) + "C";
-  prompt_cursor_row_ = layout.cursor_row;
-  terminal_->Write(out);
+  if (popup_ == PopupKind::kHistory) {
+    out += "\r\n" + style_.Dim(popup_items_.empty() ? "history search: no match (Esc closes)"
+                                                    : "history search: ↑↓ or Ctrl-R to choose, "
+                                                      "Enter to edit, Esc to close");
+  }
+  size_t name_width = 0;
+  for (const auto& item : popup_items_) name_width = std::max(name_width, item.size());
+  for (size_t i = 0; i < popup_items_.size(); ++i) {
+    std::string line = (i == popup_selected_ ? "› " : "  ") + popup_items_[i];
+    if (i < popup_help_.size()) {
+      line += std::string(name_width + 2 - popup_items_[i].size(), ' ') + popup_help_[i];
+    }
+    for (char& c : line) {
+      if (c == '\n') c = ' ';  // a multi-line history entry on one row
+    }
+    // One row each: cut to the width.
+    std::string cut;
+    int w = 0;
+    size_t pos = 0;
+    while (pos < line.size()) {
+      size_t next = NextGrapheme(line, pos);
+      int cw = DisplayWidth(std::string_view(line).substr(pos, next - pos));
+      if (w + cw > columns - 2) break;
+      cut += line.substr(pos, next - pos);
+      w += cw;
+      pos = next;
+    }
+    out += "\r\n" + (i == popup_selected_ ? style_.Cyan(cut) : style_.Dim(cut));
+  }
+  return out;
+}
+
+void InteractiveSession::ShowComposer() {
+  view_->SetFooter(ComposerLayout(editor_.buffer(), editor_.cursor(), true));
+}
+
+void InteractiveSession::EchoPrompt(const std::string& text) {
+  std::deque<std::string> queued;
+  queued.swap(queued_);
+  view_->SetFooter(ComposerLayout(text, text.size(), false));
+  view_->CommitFooter();
+  queued.swap(queued_);
 }
 
 std::optional<std::string> InteractiveSession::ReadInput() {
+  if (quit_requested_) {
+    composer_hint_.clear();
+    if (tty_) {  // the composer stays in the transcript as it was
+      view_->SetFooter(ComposerLayout(editor_.buffer(), editor_.buffer().size(), false));
+      view_->CommitFooter();
+    }
+    return std::nullopt;
+  }
+  if (tty_ && !queued_.empty()) {
+    std::string next = queued_.front();
+    queued_.pop_front();
+    EchoPrompt(next);
+    return next;
+  }
   return tty_ ? ReadInputTty() : ReadInputPlain();
 }
 
 std::optional<std::string> InteractiveSession::ReadInputTty() {
-  prompt_cursor_row_ = 0;
   while (true) {
-    EditorEvent ev = editor_.Feed("");
-    DrawPrompt(editor_.buffer(), editor_.cursor());
+    EditorEvent ev = FeedKeys("", false);
+    ShowComposer();
     while (ev.kind == EditorEventKind::kNone) {
       std::string bytes;
-      ReadStatus status = terminal_->Read(&bytes, editor_.has_pending_input() ? 50 : -1);
+      ReadStatus status = terminal_->Read(&bytes, keys_.has_pending() ? 50 : -1);
       if (status == ReadStatus::kEof) {
         ev.kind = EditorEventKind::kEof;
         break;
       }
-      if (status == ReadStatus::kTimeout) ev = editor_.Flush();
-      if (status == ReadStatus::kData) ev = editor_.Feed(bytes);
-      if (ev.kind == EditorEventKind::kNone) DrawPrompt(editor_.buffer(), editor_.cursor());
+      if (status == ReadStatus::kTimeout) ev = FeedKeys("", true);
+      if (status == ReadStatus::kData) ev = FeedKeys(bytes, false);
+      if (ev.kind == EditorEventKind::kNone) ShowComposer();
     }
     switch (ev.kind) {
       case EditorEventKind::kSubmit:
-        DrawPrompt(ev.text, ev.text.size());
-        terminal_->Write("\r\n");
+        if (backtrack_) {
+          pending_edit_ = backtrack_->messages[backtrack_->index];
+          backtrack_.reset();
+          composer_hint_.clear();
+        }
+        EchoPrompt(ev.text);
         return ev.text;
       case EditorEventKind::kEof:
-        DrawPrompt(editor_.buffer(), editor_.buffer().size());
-        terminal_->Write("\r\n");
+        view_->SetFooter(ComposerLayout(editor_.buffer(), editor_.buffer().size(), false));
+        view_->CommitFooter();
         return std::nullopt;
       case EditorEventKind::kInterrupt:
-        DrawPrompt("", 0);
         if (ev.count >= 2) {
-          terminal_->Write("\r\n");
+          EchoPrompt("");
           return std::nullopt;
         }
-        terminal_->Write("\r\n" + style_.Dim("Press Ctrl-C again to quit (or Ctrl-D)") + "\r\n");
-        prompt_cursor_row_ = 0;
+        EchoPrompt("");
+        terminal_->Write(style_.Dim("Press Ctrl-C again to quit (or Ctrl-D)") + "\r\n");
         break;
       case EditorEventKind::kClearScreen:
         terminal_->Write("\x1b[H\x1b[2J");
-        prompt_cursor_row_ = 0;
+        view_->Redraw(true);
+        break;
+      case EditorEventKind::kEscape:
+        if (backtrack_) {
+          StepBacktrack();
+        } else if (editor_.buffer().empty() && esc_armed_) {
+          esc_armed_ = false;
+          StartBacktrack();
+        } else if (editor_.buffer().empty()) {
+          esc_armed_ = true;
+          composer_hint_ = "Esc again to edit a previous message";
+        }
         break;
       case EditorEventKind::kNone:
         break;
     }
   }
+}
+
+void InteractiveSession::StartBacktrack() {
+  composer_hint_.clear();
+  auto items = engine_->store().LoadTranscript(conversation_->session());
+  if (!items.ok()) {
+    Warn(items.status().message());
+    return;
+  }
+  Backtrack b;
+  for (const auto& stored : *items) {
+    if (stored.item.kind == core::ItemKind::kMessage && stored.item.role == "user" &&
+        storage::IsRealUserMessage(stored.item) && !IsShellRecord(core::MessageText(stored.item))) {
+      b.messages.push_back({core::MessageText(stored.item), stored.parent_id});
+    }
+  }
+  if (b.messages.empty()) {
+    composer_hint_ = "no message to edit yet";
+    return;
+  }
+  b.index = b.messages.size();
+  backtrack_ = std::move(b);
+  StepBacktrack();
+}
+
+void InteractiveSession::StepBacktrack() {
+  if (backtrack_->index > 0) --backtrack_->index;
+  editor_.SetBuffer(backtrack_->messages[backtrack_->index].text);
+  composer_hint_ = "editing message " + std::to_string(backtrack_->index + 1) + " of " +
+                   std::to_string(backtrack_->messages.size()) +
+                   ": Enter sends it on a new branch (this one is kept) · Esc: an earlier one · "
+                   "Ctrl-C: cancel";
+}
+
+Status InteractiveSession::ForkForEdit(std::optional<int64_t> target) {
+  // A fork is a new pointer into the item tree: the branch shares every item
+  // before the edited message, so the prefix stays cached.
+  const std::string from = conversation_->session().id;
+  ASSIGN_OR_RETURN(core::SessionInfo fork, engine_->store().Fork(from, std::nullopt));
+  RETURN_IF_ERROR(engine_->store().MoveHead(fork.id, fork.head_item_id, target));
+  ASSIGN_OR_RETURN(core::SessionInfo moved, engine_->store().FindSession(fork.id));
+  RETURN_IF_ERROR(SwitchTo(moved, false));
+  Say(style_.Dim("branched before that message into " + fork.id + "; the old branch " + from +
+                 " is kept (/sessions, codex sessions tree)") +
+      "\n");
+  return OkStatus();
+}
+
+void InteractiveSession::RunOnUi(const std::function<void()>& fn) {
+  std::unique_lock<std::mutex> lock(ui_mutex_);
+  ui_calls_.push_back(&fn);
+  size_t ticket = ui_calls_run_ + ui_calls_.size();
+  terminal_->Wake();
+  ui_done_.wait(lock, [&] { return ui_calls_run_ >= ticket; });
+}
+
+void InteractiveSession::RunUiCalls() {
+  std::unique_lock<std::mutex> lock(ui_mutex_);
+  while (!ui_calls_.empty()) {
+    const std::function<void()>* fn = ui_calls_.front();
+    lock.unlock();
+    (*fn)();
+    ShowComposer();
+    lock.lock();
+    ui_calls_.pop_front();
+    ++ui_calls_run_;
+    ui_done_.notify_all();
+  }
+}
+
+void InteractiveSession::RunLive(const std::function<void()>& work, core::CancelToken& cancel) {
+  std::atomic<bool> done{false};
+  std::thread worker([&] {
+    work();
+    done = true;
+    terminal_->Wake();
+  });
+  ShowComposer();
+  bool cancelled_here = false;
+  while (!done) {
+    RunUiCalls();
+    std::string bytes;
+    ReadStatus status = terminal_->Read(&bytes, keys_.has_pending() ? 50 : -1);
+    if (status == ReadStatus::kEof) {
+      cancel.Cancel();  // the terminal is gone: stop the turn, then leave
+      break;
+    }
+    if (status == ReadStatus::kWoken) continue;
+    EditorEvent ev;
+    if (status == ReadStatus::kTimeout) ev = FeedKeys("", true);
+    if (status == ReadStatus::kData) ev = FeedKeys(bytes, false);
+    while (true) {
+      switch (ev.kind) {
+        case EditorEventKind::kSubmit:
+          if (!Blank(ev.text)) queued_.push_back(ev.text);
+          break;
+        case EditorEventKind::kEscape:
+        case EditorEventKind::kInterrupt:
+          if (!cancelled_here) {
+            cancelled_here = true;
+            cancel.Cancel();
+          }
+          // Ctrl-C again right after: quit, as at the prompt.
+          if (ev.kind == EditorEventKind::kInterrupt && ev.count >= 2) quit_requested_ = true;
+          break;
+        case EditorEventKind::kClearScreen:
+          terminal_->Write("\x1b[H\x1b[2J");
+          view_->Redraw(true);
+          break;
+        case EditorEventKind::kEof:
+          // Ctrl-D on an empty composer: leave once the turn has ended (it is
+          // not cut short: Esc or Ctrl-C do that).
+          quit_requested_ = true;
+          composer_hint_ = "leaving when this turn ends (Esc interrupts it)";
+          break;
+        case EditorEventKind::kNone:
+          break;
+      }
+      if (ev.kind == EditorEventKind::kNone) break;
+      ev = FeedKeys("", false);
+    }
+    ShowComposer();
+  }
+  while (!done) {  // after EOF: let the cancelled turn finish, answering what it asks
+    RunUiCalls();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // Read() would return at once
+  }
+  worker.join();
+  RunUiCalls();
+}
+
+void InteractiveSession::Unqueue() {
+  if (queued_.empty()) return;
+  std::string back;
+  for (const auto& q : queued_) back += (back.empty() ? "" : "\n") + q;
+  if (!editor_.buffer().empty()) back += "\n" + editor_.buffer();
+  queued_.clear();
+  editor_.SetBuffer(back);
 }
 
 std::optional<std::string> InteractiveSession::ReadInputPlain() {
@@ -298,14 +811,10 @@ void InteractiveSession::RunUserTurn(const std::string& text) {
   core::CancelToken cancel;
   Result<core::TurnResult> result = InternalError("turn did not run");
   if (tty_) {
-    terminal_->SetCtrlC(CtrlC::kAsSignal);
-    {
-      TurnInterrupt interrupt(&cancel);
-      view_->BeginTurn();
-      result = conversation_->RunTurn(text, cancel);
-      view_->EndTurn();
-      terminal_->SetCtrlC(CtrlC::kAsKey);
-    }
+    TurnInterrupt interrupt(&cancel);  // a SIGINT from elsewhere stops the turn too
+    view_->BeginTurn();
+    RunLive([&] { result = conversation_->RunTurn(text, cancel); }, cancel);
+    view_->EndTurn();
   } else {
     InstallInterruptHandler(&cancel);
     result = conversation_->RunTurn(text, cancel);
@@ -314,6 +823,9 @@ void InteractiveSession::RunUserTurn(const std::string& text) {
   if (!result.ok()) {
     if (result.status().code() == StatusCode::kCancelled) {
       if (tty_) editor_.NoteInterrupt();  // another Ctrl-C now quits
+      // What was queued behind an interrupted turn is not sent: it goes back
+      // into the composer to be sent or edited.
+      if (tty_) Unqueue();
       return;
     }
     Warn(result.status().message());
@@ -326,13 +838,78 @@ void InteractiveSession::RunUserTurn(const std::string& text) {
                                              config.cwd,
                                              {text},
                                              result->final_message}));
+  if (tty_) view_->Print("\n");  // the answer itself went out as it streamed
+}
+
+void InteractiveSession::RunLocalShell(const std::string& command) {
+  const core::Config& config = engine_->config();
+  core::CommandSpec spec;
+  spec.argv = {"bash", "-c", command};  // not a login shell: no profile noise in the output
+  spec.cwd = config.cwd;
+  spec.timeout_ms = 10 * 60 * 1000;  // the user's own command: Esc or Ctrl-C stop it sooner
+  spec.sandbox.mode = config.sandbox_mode;
+  spec.sandbox.workspace_root = config.cwd;
+  spec.sandbox.writable_roots = config.writable_roots;
+  spec.sandbox.network = config.sandbox_network_access;
+  spec.env_policy = config.shell_environment_policy;
+  core::ToolActivity activity;
+  activity.tool = "shell";
+  activity.command = core::JoinCommand(spec.argv);
+  core::SandboxedRunner runner;
+  core::CancelToken cancel;
+  Result<core::CommandResult> result = InternalError("the command did not run");
   if (tty_) {
-    Say("\n");
+    TurnInterrupt interrupt(&cancel);
+    view_->BeginTurn("Running");
+    view_->OnToolStarted(activity);
+    RunLive([&] { result = runner.Run(spec, cancel); }, cancel);
+  } else {
+    InstallInterruptHandler(&cancel);
+    plain_->OnToolStarted(activity);
+    result = runner.Run(spec, cancel);
+    RemoveInterruptHandler();
+  }
+  core::TurnObserver& observer =
+      tty_ ? static_cast<core::TurnObserver&>(*view_) : static_cast<core::TurnObserver&>(*plain_);
+  if (result.ok()) {
+    activity.output = result->output;
+    activity.exit_code = result->exit_code;
+    activity.success = result->exit_code == 0;
+  } else {
+    activity.output = result.status().message();
+    activity.success = false;
+  }
+  observer.OnToolCompleted(activity);
+  if (tty_) view_->EndTurn();
+  if (!result.ok()) {
+    Warn(result.status().message());
     return;
   }
-  std::string answer = result->final_message;
-  if (answer.empty() || answer.back() != '\n') answer += '\n';
-  Say(answer);
+  // The model sees what the user ran and what it printed, cut like tool output.
+  std::string record =
+      std::string(kShellRecord) + "\n<command>\n" + command +
+      "\n</command>\n<result>\nExit code: " + std::to_string(result->exit_code) + "\nOutput:\n" +
+      sandbox::TruncateHeadTail(result->output, sandbox::kModelOutputBytes, result->dropped_bytes) +
+      "\n</result>\n</user_shell_command>";
+  auto session = engine_->store().FindSession(conversation_->session().id);
+  Status saved = session.status();
+  if (session.ok()) {
+    auto appended = engine_->store().Append(session->id, session->head_item_id, core::NewUuidV7(),
+                                            {core::UserMessage(record)});
+    saved = appended.status();
+    if (appended.ok()) {
+      // The conversation reloads the session it now trails (approvals kept).
+      auto fresh = engine_->store().FindSession(session->id);
+      saved = fresh.status();
+      if (fresh.ok()) {
+        auto resumed = core::Conversation::Resume(engine_->config(), engine_->Deps(), *fresh);
+        saved = resumed.status();
+        if (resumed.ok()) conversation_ = std::move(*resumed);
+      }
+    }
+  }
+  if (!saved.ok()) Warn("the command's output was not added to the session: " + saved.message());
+  if (tty_) view_->Print("\n");
 }
 
 Status InteractiveSession::SwitchTo(core::SessionInfo session, bool announce) {
@@ -419,6 +996,30 @@ Result<std::optional<core::SessionInfo>> InteractiveSession::Pick(bool all) {
   return std::optional<core::SessionInfo>(picker.chosen());
 }
 
+// The models offered by /model: the current one, then the usual ones.
+std::vector<std::pair<std::string, std::string>> ModelChoices(const std::string& current) {
+  std::vector<std::pair<std::string, std::string>> out = {{current, "the current model"}};
+  for (const char* m : {"gpt-5-codex", "gpt-5", "gpt-5-mini", "o4-mini"}) {
+    if (m != current) out.emplace_back(m, "");
+  }
+  return out;
+}
+
+void InteractiveSession::OpenChoice(
+    const std::string& command, const std::string& current,
+    const std::vector<std::pair<std::string, std::string>>& choices) {
+  popup_items_.clear();
+  popup_help_.clear();
+  popup_selected_ = 0;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    popup_items_.push_back("/" + command + " " + choices[i].first);
+    popup_help_.push_back(choices[i].second);
+    if (choices[i].first == current) popup_selected_ = i;
+  }
+  popup_ = PopupKind::kChoice;
+  Say(style_.Dim("choose with ↑↓ and Enter (Esc closes); current: " + current) + "\n");
+}
+
 void InteractiveSession::ShowHelp() {
   std::string out = style_.Bold("Commands") + "\n";
   for (const auto& c : SlashCommands()) {
@@ -451,10 +1052,13 @@ void InteractiveSession::ShowStatus() {
   out += row("directory", config.cwd);
   out += row("approval", std::string(core::ApprovalPolicyName(config.approval_policy)));
   out += row("sandbox", std::string(core::SandboxModeName(config.sandbox_mode)));
-  out += row("tokens", GroupThousands(session.tokens_used) + " used in this session (" +
-                           GroupThousands(usage_.total_tokens) + " in this run); next request ~" +
-                           GroupThousands(conversation_->EstimatedTokens()));
-  out += row("context", std::to_string(conversation_->ContextLeftPercent()) + "% left");
+  // Tokens summed over requests and the context window are
+  // different things: one row each, each saying what it counts.
+  out += row("tokens", GroupThousands(session.tokens_used) + " over this session's requests · " +
+                           GroupThousands(usage_.total_tokens) + " in this run");
+  out += row("context", std::to_string(conversation_->ContextLeftPercent()) +
+                            "% of the window left · the next request sends ~" +
+                            GroupThousands(conversation_->EstimatedTokens()) + " tokens");
   Say(out);
 }
 
@@ -600,6 +1204,10 @@ bool InteractiveSession::RunSlash(const SlashCommand& cmd) {
       return true;
     }
     case SlashKind::kModel: {
+      if (cmd.arg.empty() && tty_) {
+        OpenChoice("model", engine_->config().model, ModelChoices(engine_->config().model));
+        return true;
+      }
       if (cmd.arg.empty()) {
         Say("model: " + engine_->config().model + "\n");
         return true;
@@ -615,6 +1223,15 @@ bool InteractiveSession::RunSlash(const SlashCommand& cmd) {
       return true;
     }
     case SlashKind::kApprovals: {
+      if (cmd.arg.empty() && tty_) {
+        OpenChoice("approvals",
+                   std::string(core::ApprovalPolicyName(engine_->config().approval_policy)),
+                   {{"untrusted", "ask before any command that is not known to be safe"},
+                    {"on-request", "the model asks when it needs to leave the sandbox"},
+                    {"on-failure", "run in the sandbox; ask to run outside it when that fails"},
+                    {"never", "never ask; failures go back to the model"}});
+        return true;
+      }
       if (cmd.arg.empty()) {
         Say("approval policy: " +
             std::string(core::ApprovalPolicyName(engine_->config().approval_policy)) + "\n");
@@ -668,9 +1285,10 @@ int InteractiveSession::Run() {
     if (!terminal.ok()) return ReportError(terminal.status());
     terminal_ = std::move(*terminal);
     view_ = std::make_unique<TurnView>(*terminal_, style_);
-    approvals_ = std::make_unique<TtyApprovalPrompt>(*terminal_, *view_, style_);
+    approvals_ = std::make_unique<TtyApprovalPrompt>(
+        *terminal_, *view_, style_, [this](const std::function<void()>& fn) { RunOnUi(fn); });
   } else {
-    printer_ = std::make_unique<ProgressPrinter>(stderr);
+    plain_ = std::make_unique<PlainObserver>(stderr);
     approvals_ = std::make_unique<LineApprovalPrompt>(stdin, stderr);
   }
   Status started = StartEngine(flags_, &engine_);
@@ -728,8 +1346,7 @@ int InteractiveSession::Run() {
 
   if (!Blank(options_.prompt)) {
     if (tty_) {
-      DrawPrompt(options_.prompt, options_.prompt.size());
-      terminal_->Write("\r\n");
+      EchoPrompt(options_.prompt);
       editor_.AddHistory(options_.prompt);
     }
     RunUserTurn(options_.prompt);
@@ -738,6 +1355,24 @@ int InteractiveSession::Run() {
     std::optional<std::string> input = ReadInput();
     if (!input) break;
     if (Blank(*input)) continue;
+    if (pending_edit_) {
+      std::optional<int64_t> parent = pending_edit_->parent;
+      pending_edit_.reset();
+      Status forked = ForkForEdit(parent);
+      if (!forked.ok()) {
+        Warn(forked.message());
+        continue;
+      }
+    }
+    if ((*input)[0] == '!') {
+      std::string command = input->substr(1);
+      if (Blank(command)) {
+        Warn("'!' needs a command to run, e.g. !ls -la");
+        continue;
+      }
+      RunLocalShell(command);
+      continue;
+    }
     if (auto slash = ParseSlashCommand(*input)) {
       if (!slash->ok()) {
         Warn(slash->status().message());

@@ -1,11 +1,15 @@
 // The interactive session behind `codex [PROMPT]` and `codex resume`.
 //
-// On a terminal (stdin and stdout are TTYs and TERM is not "dumb"): a line
-// editor with persisted history, streamed Markdown answers, a spinner, tool
-// activity, approval menus, slash commands and the session picker. Otherwise
-// plain line-by-line behaviour with no escape codes: each stdin line is a
-// prompt (or a slash command), the answer goes to stdout, progress to
-// stderr; EOF ends the session. Returns the process exit code.
+// On a terminal (stdin and stdout are TTYs and TERM is not "dumb"): a
+// composer with persisted history that stays live while a turn runs on its
+// own thread (type-ahead, queued messages, Esc to interrupt), popups for
+// slash commands, files and history, streamed Markdown answers, a spinner,
+// tool activity, approval menus, Esc-Esc to edit a previous message as a
+// fork, !cmd, and the session picker (keys and commands: docs/interactive.md).
+// Otherwise plain line-by-line behaviour with no escape codes: each stdin
+// line is a prompt (or a slash command), each assistant message goes to
+// stdout once, progress to stderr; EOF ends the session. Returns the
+// process exit code.
 #pragma once
 
 #include <string>

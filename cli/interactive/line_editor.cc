@@ -15,11 +15,12 @@ bool IsBlank(std::string_view s) {
   return s.find_first_not_of(" \t\r\n") == std::string_view::npos;
 }
 
-// Width of the code point at s[*pos] as drawn by the editor (advancing *pos),
-// appending its drawing to `out`.
+// Width of the grapheme cluster at s[*pos] as drawn by the editor
+// (advancing *pos past it), appending its drawing to `out`.
 int DrawCodePoint(std::string_view s, size_t* pos, std::string* out) {
   size_t start = *pos;
   char32_t c = DecodeUtf8(s, pos);
+  if (c >= 0x20 && c != 0x7f) *pos = std::max(*pos, NextGrapheme(s, start));
   if (c == '\t') {
     if (out) *out += "    ";
     return 4;
@@ -208,19 +209,20 @@ EditorEvent LineEditor::HandleKey(const Key& key) {
       break;
     case KeyCode::kBackspace:
       if (cursor_ > 0) {
-        size_t prev = PrevCodePoint(buffer_, cursor_);
+        size_t prev = PrevGrapheme(buffer_, cursor_);
         buffer_.erase(prev, cursor_ - prev);
         cursor_ = prev;
       }
       break;
     case KeyCode::kDelete:
-      if (cursor_ < buffer_.size()) buffer_.erase(cursor_, Utf8Length(buffer_, cursor_));
+      if (cursor_ < buffer_.size())
+        buffer_.erase(cursor_, NextGrapheme(buffer_, cursor_) - cursor_);
       break;
     case KeyCode::kLeft:
-      cursor_ = PrevCodePoint(buffer_, cursor_);
+      cursor_ = PrevGrapheme(buffer_, cursor_);
       break;
     case KeyCode::kRight:
-      if (cursor_ < buffer_.size()) cursor_ += Utf8Length(buffer_, cursor_);
+      cursor_ = NextGrapheme(buffer_, cursor_);
       break;
     case KeyCode::kWordLeft:
       cursor_ = WordLeft(cursor_);
@@ -256,10 +258,10 @@ EditorEvent LineEditor::HandleKey(const Key& key) {
           cursor_ = LineEnd(cursor_);
           break;
         case 'b':
-          cursor_ = PrevCodePoint(buffer_, cursor_);
+          cursor_ = PrevGrapheme(buffer_, cursor_);
           break;
         case 'f':
-          if (cursor_ < buffer_.size()) cursor_ += Utf8Length(buffer_, cursor_);
+          cursor_ = NextGrapheme(buffer_, cursor_);
           break;
         case 'p':
           HistoryMove(-1);
@@ -299,7 +301,7 @@ EditorEvent LineEditor::HandleKey(const Key& key) {
           if (buffer_.empty()) {
             event.kind = EditorEventKind::kEof;
           } else if (cursor_ < buffer_.size()) {
-            buffer_.erase(cursor_, Utf8Length(buffer_, cursor_));
+            buffer_.erase(cursor_, NextGrapheme(buffer_, cursor_) - cursor_);
           }
           break;
         case 'l':
@@ -309,9 +311,11 @@ EditorEvent LineEditor::HandleKey(const Key& key) {
           break;
       }
       break;
+    case KeyCode::kEsc:
+      event.kind = EditorEventKind::kEscape;
+      break;
     case KeyCode::kPageUp:
     case KeyCode::kPageDown:
-    case KeyCode::kEsc:
     case KeyCode::kUnknown:
       break;
   }

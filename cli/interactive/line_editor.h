@@ -13,9 +13,12 @@
 // draft is kept); Ctrl-P/Ctrl-N always walk history. Tab completes a word
 // from SetCompletions() at the start of the buffer. Ctrl-C clears a non-empty
 // buffer, or reports kInterrupt when it is empty; Ctrl-D deletes at the
-// cursor, or reports kEof when the buffer is empty; Ctrl-L asks for a redraw.
-// The cursor is a byte offset into the UTF-8 buffer, always on a code point
-// boundary. Not thread-safe.
+// cursor, or reports kEof when the buffer is empty; Ctrl-L asks for a redraw;
+// a lone Esc is reported (the session interrupts a turn with it).
+// The cursor is a byte offset into the UTF-8 buffer, always at a grapheme
+// cluster boundary: Backspace, Delete and the arrows take an emoji with its
+// skin tone, a ZWJ sequence, a flag or a letter with its accents as one
+// character. Not thread-safe.
 #pragma once
 
 #include <string>
@@ -32,6 +35,7 @@ enum class EditorEventKind {
   kEof,          // Ctrl-D on an empty buffer
   kInterrupt,    // Ctrl-C on an empty buffer; `count` says how many in a row
   kClearScreen,  // Ctrl-L
+  kEscape,       // a lone Esc
 };
 
 struct EditorEvent {
@@ -56,6 +60,9 @@ class LineEditor {
   size_t cursor() const { return cursor_; }
   // Replaces the buffer, cursor at its end.
   void SetBuffer(std::string text);
+  // Moves the cursor to byte `pos` (at most the end; the caller keeps it on
+  // a cluster boundary).
+  void SetCursor(size_t pos) { cursor_ = pos < buffer_.size() ? pos : buffer_.size(); }
 
   // Submitted entries, oldest first. Submit appends non-blank entries that
   // differ from the newest one.

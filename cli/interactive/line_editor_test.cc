@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "cli/interactive/style.h"
+
 namespace codex::cli {
 namespace {
 
@@ -162,7 +164,7 @@ TEST_CASE("a lone ESC is resolved by Flush") {
   LineEditor e;
   e.Feed("a\x1b");
   CHECK(e.has_pending_input());
-  CHECK(e.Flush().kind == EditorEventKind::kNone);
+  CHECK(e.Flush().kind == EditorEventKind::kEscape);  // reported: the session interrupts with it
   CHECK(!e.has_pending_input());
   e.Feed("b");
   CHECK(e.buffer() == "ab");
@@ -202,6 +204,38 @@ TEST_CASE("layout wraps and places the cursor") {
   l = LayoutEditor("> ", "  ", "a\tb\x01", 4, 80);
   CHECK(l.text == "> a    b^A");
   CHECK(l.cursor_col == 10);
+}
+
+}  // namespace
+}  // namespace codex::cli
+
+namespace codex::cli {
+namespace {
+
+TEST_CASE("grapheme clusters edit as one character") {
+  const std::string thumbs = "\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD";  // 👍🏽
+  const std::string family =
+      "\xF0\x9F\x91\xA8\xE2\x80\x8D\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x91\xA7";  // 👨‍👩‍👧
+  const std::string flag = "\xF0\x9F\x87\xAB\xF0\x9F\x87\xB7";                     // 🇫🇷
+  const std::string accent = "e\xCC\x81";  // é (decomposed)
+  LineEditor e;
+  e.Feed("a" + thumbs);
+  e.Feed("\x7f");  // Backspace removes the thumb and its skin tone together
+  CHECK(e.buffer() == "a");
+  e.Feed(family + flag + accent + "z");
+  e.Feed("\x1b[D\x1b[D");  // Left twice: over "z" and over "é"
+  CHECK(e.cursor() == 1 + family.size() + flag.size());
+  e.Feed("\x1b[D\x7f");  // Left over the flag, Backspace removes the whole family
+  CHECK(e.buffer() == "a" + flag + accent + "z");
+  e.Feed("\x1b[3~");  // Delete removes both regional indicators
+  CHECK(e.buffer() == "a" + accent + "z");
+  CHECK(DisplayWidth(thumbs) == 2);
+  CHECK(DisplayWidth(family) == 2);
+  CHECK(DisplayWidth(flag) == 2);
+  CHECK(DisplayWidth("日本" + accent) == 5);
+  // The cursor column counts clusters by their width.
+  EditorLayout l = LayoutEditor("> ", "  ", thumbs + "x", thumbs.size(), 80);
+  CHECK(l.cursor_col == 4);
 }
 
 }  // namespace

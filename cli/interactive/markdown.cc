@@ -1,273 +1,624 @@
 #include "cli/interactive/markdown.h"
 
-#include <cctype>
+#include <md4c.h>
+
+#include <algorithm>
+#include <optional>
 
 namespace codex::cli {
 
 namespace {
 
-bool IsSpace(char c) { return c == ' ' || c == '\t'; }
-bool IsAlnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+// One container a line of output sits in: a block quote or a list item.
+// `first` is drawn on the container's first line (the bullet), `rest` on
+// the others.
+struct Frame {
+  std::string first;
+  std::string rest;
+  bool first_used = false;
+};
 
-std::string_view TrimLeft(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size() && IsSpace(s[i])) ++i;
-  return s.substr(i);
-}
+struct ListState {
+  bool ordered = false;
+  unsigned next = 1;
+};
 
-std::string_view TrimRight(std::string_view s) {
-  while (!s.empty() && (IsSpace(s.back()) || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
+struct Cell {
+  std::string text;
+  MD_ALIGN align = MD_ALIGN_DEFAULT;
+};
 
-int IndentOf(std::string_view s) {
-  int n = 0;
-  for (char c : s) {
-    if (c == ' ') {
-      ++n;
-    } else if (c == '\t') {
-      n += 4;
+std::string AttributeText(const MD_ATTRIBUTE& a) { return std::string(a.text, a.size); }
+
+// The text of an entity ("&amp;", "&#233;", "&#x1F600;"); unknown ones stay as written.
+std::string DecodeEntity(std::string_view e) {
+  static const std::pair<std::string_view, std::string_view> kNamed[] = {
+      {"&amp;", "&"},  {"&lt;", "<"},   {"&gt;", ">"},    {"&quot;", "\""}, {"&apos;", "'"},
+      {"&nbsp;", " "}, {"&copy;", "©"}, {"&mdash;", "—"}, {"&ndash;", "–"}, {"&hellip;", "…"},
+      {"&rarr;", "→"}, {"&larr;", "←"}, {"&times;", "×"},
+  };
+  for (const auto& [name, text] : kNamed) {
+    if (e == name) return std::string(text);
+  }
+  if (e.size() > 3 && e[1] == '#') {
+    bool hex = e[2] == 'x' || e[2] == 'X';
+    std::string digits(e.substr(hex ? 3 : 2, e.size() - (hex ? 4 : 3)));
+    char32_t c = 0;
+    try {
+      c = static_cast<char32_t>(std::stoul(digits, nullptr, hex ? 16 : 10));
+    } catch (...) {
+      return std::string(e);
+    }
+    if (c == 0 || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) c = 0xFFFD;
+    std::string out;
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (c < 0x800) {
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      out += static_cast<char>(0xE0 | (c >> 12));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
     } else {
-      break;
+      out += static_cast<char>(0xF0 | (c >> 18));
+      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+    return out;
+  }
+  return std::string(e);
+}
+
+// Pads styled `text` to `width` columns as `align` says.
+std::string Pad(const std::string& text, int width, MD_ALIGN align) {
+  int room = std::max(0, width - DisplayWidth(text));
+  if (align == MD_ALIGN_RIGHT) return std::string(static_cast<size_t>(room), ' ') + text;
+  if (align == MD_ALIGN_CENTER) {
+    int left = room / 2;
+    return std::string(static_cast<size_t>(left), ' ') + text +
+           std::string(static_cast<size_t>(room - left), ' ');
+  }
+  return text + std::string(static_cast<size_t>(room), ' ');
+}
+
+// Splits WrapLine's output into lines.
+void SplitLines(const std::string& wrapped, std::vector<std::string>* out) {
+  size_t pos = 0;
+  while (pos < wrapped.size()) {
+    size_t nl = wrapped.find('\n', pos);
+    if (nl == std::string::npos) nl = wrapped.size();
+    out->push_back(wrapped.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+}
+
+// The md4c callbacks' state: builds the output lines block by block.
+class Builder {
+ public:
+  Builder(const Style& style, int width) : style_(style), width_(width) {}
+
+  std::vector<std::string> lines;
+  long open_table = -1;
+
+  int EnterBlock(MD_BLOCKTYPE type, void* detail) {
+    // The text of a tight list item comes without a paragraph: it ends
+    // where a nested block starts.
+    if (type != MD_BLOCK_TH && type != MD_BLOCK_TD) FlushInline();
+    switch (type) {
+      case MD_BLOCK_DOC:
+        break;
+      case MD_BLOCK_QUOTE:
+        StartBlock();
+        frames_.push_back({style_.Dim("│ "), style_.Dim("│ ")});
+        break;
+      case MD_BLOCK_UL:
+      case MD_BLOCK_OL: {
+        if (item_depth_ == 0) StartBlock();
+        ListState list;
+        if (type == MD_BLOCK_OL) {
+          list.ordered = true;
+          list.next = static_cast<MD_BLOCK_OL_DETAIL*>(detail)->start;
+        }
+        lists_.push_back(list);
+        break;
+      }
+      case MD_BLOCK_LI: {
+        auto* li = static_cast<MD_BLOCK_LI_DETAIL*>(detail);
+        ListState& list = lists_.back();
+        std::string marker;
+        if (li->is_task) {
+          marker = li->task_mark == ' ' ? "☐ " : style_.Green("☑") + " ";
+        } else if (list.ordered) {
+          marker = std::to_string(list.next++) + ". ";
+        } else {
+          static const char* kBullets[] = {"• ", "◦ ", "▪ "};
+          size_t depth = 0;  // among the bullet lists it sits in
+          for (const auto& l : lists_) depth += l.ordered ? 0 : 1;
+          marker = kBullets[std::min<size_t>(depth - 1, 2)];
+        }
+        int w = DisplayWidth(marker);
+        frames_.push_back({marker, std::string(static_cast<size_t>(w), ' ')});
+        ++item_depth_;
+        break;
+      }
+      case MD_BLOCK_HR:
+        StartBlock();
+        break;
+      case MD_BLOCK_H:
+        StartBlock();
+        heading_ = static_cast<int>(static_cast<MD_BLOCK_H_DETAIL*>(detail)->level);
+        inline_.clear();
+        break;
+      case MD_BLOCK_CODE: {
+        StartBlock();
+        auto* code = static_cast<MD_BLOCK_CODE_DETAIL*>(detail);
+        code_lang_ = AttributeText(code->lang);
+        code_.clear();
+        in_code_block_ = true;
+        break;
+      }
+      case MD_BLOCK_HTML:  // not produced: MD_FLAG_NOHTML
+        break;
+      case MD_BLOCK_P:
+        if (item_depth_ == 0) StartBlock();  // in a list item it follows the bullet
+        inline_.clear();
+        break;
+      case MD_BLOCK_TABLE:
+        StartBlock();
+        table_start_ = static_cast<long>(lines.size());
+        rows_.clear();
+        header_rows_ = 0;
+        break;
+      case MD_BLOCK_THEAD:
+        in_head_ = true;
+        break;
+      case MD_BLOCK_TBODY:
+        break;
+      case MD_BLOCK_TR:
+        rows_.emplace_back();
+        break;
+      case MD_BLOCK_TH:
+      case MD_BLOCK_TD:
+        inline_.clear();
+        cell_align_ = static_cast<MD_BLOCK_TD_DETAIL*>(detail)->align;
+        break;
+    }
+    return 0;
+  }
+
+  int LeaveBlock(MD_BLOCKTYPE type) {
+    switch (type) {
+      case MD_BLOCK_DOC:
+        break;
+      case MD_BLOCK_QUOTE:
+        frames_.pop_back();
+        EndBlock();
+        break;
+      case MD_BLOCK_UL:
+      case MD_BLOCK_OL:
+        lists_.pop_back();
+        if (item_depth_ == 0) EndBlock();
+        break;
+      case MD_BLOCK_LI:
+        FlushInline();
+        if (!frames_.back().first_used) Emit("");  // an empty item
+        frames_.pop_back();
+        --item_depth_;
+        break;
+      case MD_BLOCK_HR: {
+        int room = width_ > 0 ? std::max(3, width_ - PrefixWidth()) : 40;
+        std::string rule;
+        for (int i = 0; i < std::min(40, room); ++i) rule += "─";
+        Emit(style_.Dim(rule));
+        EndBlock();
+        break;
+      }
+      case MD_BLOCK_H: {
+        std::string text = inline_;
+        if (!style_.color()) text = std::string(static_cast<size_t>(heading_), '#') + " " + text;
+        heading_ = 0;
+        inline_.clear();
+        EmitWrapped(text);
+        EndBlock();
+        break;
+      }
+      case MD_BLOCK_CODE: {
+        in_code_block_ = false;
+        if (code_.empty()) {  // nothing yet (a fence just opened) or an empty block
+          EndBlock();
+          break;
+        }
+        if (!code_lang_.empty()) Emit("    " + style_.Dim(code_lang_));
+        std::vector<std::string> code_lines;
+        if (!code_.empty() && code_.back() == '\n') code_.pop_back();
+        size_t pos = 0;
+        while (pos <= code_.size()) {
+          size_t nl = code_.find('\n', pos);
+          if (nl == std::string::npos) nl = code_.size();
+          std::string line;
+          for (char c : std::string_view(code_).substr(pos, nl - pos)) {
+            if (c == '\t') {
+              line += "    ";
+            } else if (c != '\r') {
+              line += c;
+            }
+          }
+          Emit("    " + (line.empty() ? line : style_.Yellow(line)));
+          pos = nl + 1;
+        }
+        EndBlock();
+        break;
+      }
+      case MD_BLOCK_HTML:
+        break;
+      case MD_BLOCK_P:
+        EmitWrapped(inline_);
+        inline_.clear();
+        if (item_depth_ == 0) EndBlock();
+        break;
+      case MD_BLOCK_TABLE:
+        EmitTable();
+        EndBlock();
+        open_table = item_depth_ == 0 && frames_.empty() ? table_start_ : -1;
+        return 0;
+      case MD_BLOCK_THEAD:
+        in_head_ = false;
+        break;
+      case MD_BLOCK_TBODY:
+        break;
+      case MD_BLOCK_TR:
+        if (in_head_) ++header_rows_;
+        break;
+      case MD_BLOCK_TH:
+      case MD_BLOCK_TD:
+        rows_.back().push_back({inline_, cell_align_});
+        inline_.clear();
+        break;
+    }
+    if (type != MD_BLOCK_DOC) open_table = -1;
+    return 0;
+  }
+
+  int EnterSpan(MD_SPANTYPE type, void* detail) {
+    spans_.push_back(type);
+    if (type == MD_SPAN_A) {
+      auto* a = static_cast<MD_SPAN_A_DETAIL*>(detail);
+      links_.push_back({AttributeText(a->href), inline_.size()});
+    }
+    if (type == MD_SPAN_CODE && !style_.color()) inline_ += '`';
+    if (type == MD_SPAN_DEL && !style_.color()) inline_ += "~~";
+    return 0;
+  }
+
+  int LeaveSpan(MD_SPANTYPE type) {
+    if (!spans_.empty()) spans_.pop_back();
+    if (type == MD_SPAN_CODE && !style_.color()) inline_ += '`';
+    if (type == MD_SPAN_DEL && !style_.color()) inline_ += "~~";
+    if (type == MD_SPAN_A && !links_.empty()) {
+      auto [href, start] = links_.back();
+      links_.pop_back();
+      std::string shown = StripAnsi(std::string_view(inline_).substr(start));
+      std::string bare = href;
+      if (bare.rfind("mailto:", 0) == 0) bare = bare.substr(7);
+      if (!href.empty() && shown != href && shown != bare && "http://" + shown != href &&
+          "https://" + shown != href) {
+        inline_ += " " + style_.Dim("(" + href + ")");
+      }
+    }
+    return 0;
+  }
+
+  int Text(MD_TEXTTYPE type, std::string_view text) {
+    if (in_code_block_) {
+      code_.append(text);
+      return 0;
+    }
+    switch (type) {
+      case MD_TEXT_NULLCHAR:
+        AddInline("\xEF\xBF\xBD");
+        break;
+      case MD_TEXT_BR:
+      case MD_TEXT_SOFTBR:
+        // A source line break stays one: streamed lines never re-flow.
+        inline_ += '\n';
+        break;
+      case MD_TEXT_ENTITY:
+        AddInline(DecodeEntity(text));
+        break;
+      default:
+        AddInline(text);
+        break;
+    }
+    return 0;
+  }
+
+ private:
+  void AddInline(std::string_view raw) {
+    std::string s;
+    for (char c : raw) s += c == '\t' ? ' ' : c;
+    bool code = false;
+    bool strong = false;
+    bool em = false;
+    bool del = false;
+    bool link = false;
+    for (MD_SPANTYPE t : spans_) {
+      code |= t == MD_SPAN_CODE;
+      strong |= t == MD_SPAN_STRONG;
+      em |= t == MD_SPAN_EM;
+      del |= t == MD_SPAN_DEL;
+      link |= t == MD_SPAN_A;
+    }
+    if (code) s = style_.Cyan(s);
+    if (em) s = style_.Italic(s);
+    if (del) s = style_.Dim(s);
+    if (link) s = style_.Underline(s);
+    if (strong || heading_ > 0) s = style_.Bold(s);
+    inline_ += s;
+  }
+
+  void FlushInline() {
+    if (inline_.empty() || heading_ > 0) return;
+    EmitWrapped(inline_);
+    inline_.clear();
+  }
+
+  int PrefixWidth() const {
+    int w = 0;
+    for (const auto& f : frames_) w += DisplayWidth(f.first_used ? f.rest : f.first);
+    return w;
+  }
+
+  // The prefix of the next line; the first one of a container uses its marker.
+  std::string Prefix(bool consume) {
+    std::string p;
+    for (auto& f : frames_) {
+      p += f.first_used ? f.rest : f.first;
+      if (consume) f.first_used = true;
+    }
+    return p;
+  }
+
+  void Emit(const std::string& content) {
+    std::string p = Prefix(true);
+    std::string line = p + content;
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    lines.push_back(std::move(line));
+  }
+
+  // Wraps inline text (its "\n" are line breaks) under the current prefix.
+  void EmitWrapped(const std::string& text) {
+    size_t pos = 0;
+    while (pos <= text.size()) {
+      size_t nl = text.find('\n', pos);
+      if (nl == std::string::npos) nl = text.size();
+      std::string first = Prefix(true);
+      std::string rest = Prefix(false);
+      std::string wrapped =
+          WrapLine(std::string_view(text).substr(pos, nl - pos), width_, first, rest);
+      std::vector<std::string> out;
+      SplitLines(wrapped, &out);
+      for (auto& l : out) {
+        while (!l.empty() && l.back() == ' ') l.pop_back();
+        lines.push_back(std::move(l));
+      }
+      pos = nl + 1;
     }
   }
-  return n;
-}
 
-// "```" / "~~~" (3 or more) at the start of a trimmed line: the fence, else "".
-std::string FenceOf(std::string_view trimmed) {
-  if (trimmed.size() < 3) return "";
-  char c = trimmed[0];
-  if (c != '`' && c != '~') return "";
-  size_t n = 0;
-  while (n < trimmed.size() && trimmed[n] == c) ++n;
-  if (n < 3) return "";
-  return std::string(n, c);
-}
+  // A blank line before a block that follows another one (list items do
+  // not get one, so a list reads the same tight or loose).
+  void StartBlock() {
+    if (!need_blank_) return;
+    need_blank_ = false;
+    // The blank line keeps the quote bars it sits in.
+    std::string p;
+    for (const auto& f : frames_) p += f.rest;
+    while (!p.empty() && p.back() == ' ') p.pop_back();
+    lines.push_back(StripAnsi(p).find_first_not_of(' ') == std::string::npos ? "" : p);
+  }
+  void EndBlock() { need_blank_ = true; }
 
-bool IsRule(std::string_view trimmed) {
-  if (trimmed.empty()) return false;
-  char c = trimmed[0];
-  if (c != '-' && c != '*' && c != '_') return false;
-  int count = 0;
-  for (char ch : trimmed) {
-    if (ch == c) {
-      ++count;
-    } else if (!IsSpace(ch)) {
-      return false;
+  void EmitTable() {
+    size_t columns = 0;
+    for (const auto& row : rows_) columns = std::max(columns, row.size());
+    if (columns == 0) return;
+    std::vector<int> widths(columns, 1);
+    for (const auto& row : rows_) {
+      for (size_t c = 0; c < row.size(); ++c) {
+        widths[c] = std::max(widths[c], DisplayWidth(row[c].text));
+      }
+    }
+    const int separators = 3 * static_cast<int>(columns - 1);
+    if (width_ > 0) {
+      int room = width_ - PrefixWidth() - separators;
+      int total = 0;
+      for (int w : widths) total += w;
+      while (total > room) {
+        auto widest = std::max_element(widths.begin(), widths.end());
+        if (*widest <= 3) break;
+        --*widest;
+        --total;
+      }
+    }
+    const std::string bar = style_.Dim(" │ ");
+    auto emit_row = [&](const std::vector<Cell>& row, bool header) {
+      std::vector<std::vector<std::string>> cells(columns);
+      size_t height = 1;
+      for (size_t c = 0; c < columns; ++c) {
+        std::string text = c < row.size() ? row[c].text : "";
+        std::string one_line;
+        for (char ch : text) one_line += ch == '\n' ? ' ' : ch;
+        if (header) one_line = style_.Bold(one_line);
+        SplitLines(WrapLine(one_line, widths[c], "", ""), &cells[c]);
+        height = std::max(height, cells[c].size());
+      }
+      for (size_t r = 0; r < height; ++r) {
+        std::string line;
+        for (size_t c = 0; c < columns; ++c) {
+          if (c > 0) line += bar;
+          MD_ALIGN align = c < row.size() ? row[c].align : MD_ALIGN_DEFAULT;
+          line += Pad(r < cells[c].size() ? cells[c][r] : "", widths[c], align);
+        }
+        Emit(line);
+      }
+    };
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      emit_row(rows_[i], i < header_rows_);
+      if (i + 1 == header_rows_) {
+        std::string rule;
+        for (size_t c = 0; c < columns; ++c) {
+          if (c > 0) rule += "─┼─";
+          for (int k = 0; k < widths[c]; ++k) rule += "─";
+        }
+        Emit(style_.Dim(rule));
+      }
     }
   }
-  return count >= 3;
+
+  Style style_;
+  int width_;
+  std::vector<Frame> frames_;
+  std::vector<ListState> lists_;
+  int item_depth_ = 0;
+  std::vector<MD_SPANTYPE> spans_;
+  std::vector<std::pair<std::string, size_t>> links_;  // href, start of the link text
+  std::string inline_;
+  int heading_ = 0;
+  bool in_code_block_ = false;
+  std::string code_;
+  std::string code_lang_;
+  bool need_blank_ = false;
+  std::vector<std::vector<Cell>> rows_;
+  size_t header_rows_ = 0;
+  bool in_head_ = false;
+  MD_ALIGN cell_align_ = MD_ALIGN_DEFAULT;
+  long table_start_ = -1;
+};
+
+int OnEnterBlock(MD_BLOCKTYPE type, void* detail, void* user) {
+  return static_cast<Builder*>(user)->EnterBlock(type, detail);
+}
+int OnLeaveBlock(MD_BLOCKTYPE type, void*, void* user) {
+  return static_cast<Builder*>(user)->LeaveBlock(type);
+}
+int OnEnterSpan(MD_SPANTYPE type, void* detail, void* user) {
+  return static_cast<Builder*>(user)->EnterSpan(type, detail);
+}
+int OnLeaveSpan(MD_SPANTYPE type, void*, void* user) {
+  return static_cast<Builder*>(user)->LeaveSpan(type);
+}
+int OnText(MD_TEXTTYPE type, const MD_CHAR* text, MD_SIZE size, void* user) {
+  return static_cast<Builder*>(user)->Text(type, std::string_view(text, size));
 }
 
-// Finds `delim` closing an emphasis opened just before `from`: the closing
-// delimiter must follow a non-space character.
-size_t FindClosing(std::string_view text, size_t from, std::string_view delim) {
-  size_t pos = from;
-  while (true) {
-    pos = text.find(delim, pos);
-    if (pos == std::string_view::npos) return pos;
-    if (pos > from && !IsSpace(text[pos - 1]) && text[pos - 1] != '\\') return pos;
-    ++pos;
+// Whether the inline markup of a partial line might still change how it
+// renders: an unclosed code span, emphasis, strikethrough or link.
+bool InlineOpen(std::string_view partial) {
+  // Delimiter runs: "**" and "*" (likewise "__"/"_", "~~"/"~") open and close
+  // separately, so each is counted on its own.
+  size_t doubles[3] = {0, 0, 0};
+  size_t singles[3] = {0, 0, 0};
+  size_t ticks = 0;
+  long brackets = 0;
+  long parens = 0;
+  for (size_t i = 0; i < partial.size();) {
+    char c = partial[i];
+    int kind = c == '*' ? 0 : c == '_' ? 1 : c == '~' ? 2 : -1;
+    if (kind >= 0) {
+      size_t run = 0;
+      while (i < partial.size() && partial[i] == c) {
+        ++run;
+        ++i;
+      }
+      doubles[kind] += run / 2;
+      singles[kind] += run % 2;
+      continue;
+    }
+    ticks += c == '`';
+    brackets += c == '[' ? 1 : (c == ']' ? -1 : 0);
+    parens += c == '(' ? 1 : (c == ')' ? -1 : 0);
+    ++i;
   }
+  for (int k = 0; k < 3; ++k) {
+    if (doubles[k] % 2 || singles[k] % 2) return true;
+  }
+  return ticks % 2 || brackets > 0 || parens > 0 || partial.find('<') != std::string_view::npos ||
+         partial.find('&') != std::string_view::npos;
 }
 
 }  // namespace
 
-std::string RenderInline(std::string_view text, const Style& style) {
-  std::string out;
-  size_t i = 0;
-  while (i < text.size()) {
-    char c = text[i];
-    if (c == '\\' && i + 1 < text.size() && std::ispunct(static_cast<unsigned char>(text[i + 1]))) {
-      out += text[i + 1];
-      i += 2;
-      continue;
-    }
-    if (c == '`') {
-      size_t n = 0;
-      while (i + n < text.size() && text[i + n] == '`') ++n;
-      std::string_view ticks = text.substr(i, n);
-      size_t close = text.find(ticks, i + n);
-      if (close != std::string_view::npos) {
-        std::string_view code = text.substr(i + n, close - i - n);
-        out += style.color() ? style.Cyan(code)
-                             : std::string(ticks) + std::string(code) + std::string(ticks);
-        i = close + n;
-        continue;
-      }
-      out += ticks;
-      i += n;
-      continue;
-    }
-    if ((c == '*' || c == '_') && i + 1 < text.size() && text[i + 1] == c) {
-      std::string_view delim = text.substr(i, 2);
-      bool boundary = c == '*' || i == 0 || !IsAlnum(text[i - 1]);
-      if (boundary && i + 2 < text.size() && !IsSpace(text[i + 2])) {
-        size_t close = FindClosing(text, i + 2, delim);
-        if (close != std::string_view::npos &&
-            (c == '*' || close + 2 >= text.size() || !IsAlnum(text[close + 2]))) {
-          out += style.Bold(RenderInline(text.substr(i + 2, close - i - 2), style));
-          i = close + 2;
-          continue;
-        }
-      }
-      out += delim;
-      i += 2;
-      continue;
-    }
-    if (c == '*' || c == '_') {
-      bool boundary = c == '*' || i == 0 || !IsAlnum(text[i - 1]);
-      if (boundary && i + 1 < text.size() && !IsSpace(text[i + 1])) {
-        size_t close = FindClosing(text, i + 1, text.substr(i, 1));
-        if (close != std::string_view::npos &&
-            (c == '*' || close + 1 >= text.size() || !IsAlnum(text[close + 1]))) {
-          out += style.Italic(RenderInline(text.substr(i + 1, close - i - 1), style));
-          i = close + 1;
-          continue;
-        }
-      }
-      out += c;
-      ++i;
-      continue;
-    }
-    if (c == '[') {
-      size_t close = text.find("](", i + 1);
-      size_t end = close == std::string_view::npos ? close : text.find(')', close + 2);
-      if (end != std::string_view::npos &&
-          text.substr(i + 1, close - i - 1).find('\n') == std::string_view::npos) {
-        std::string_view label = text.substr(i + 1, close - i - 1);
-        std::string_view url = text.substr(close + 2, end - close - 2);
-        std::string rendered = RenderInline(label, style);
-        if (url == label) {
-          out += style.Underline(rendered);
-        } else {
-          out += style.Underline(rendered) + " (" + style.Blue(url) + ")";
-        }
-        i = end + 1;
-        continue;
-      }
-    }
-    out += c;
-    ++i;
-  }
-  return out;
-}
-
-std::string MarkdownRenderer::RenderLine(std::string_view raw) {
-  std::string_view line = TrimRight(raw);
-  std::string_view trimmed = TrimLeft(line);
-  std::string fence = FenceOf(trimmed);
-  if (in_code_) {
-    if (!fence.empty() && fence[0] == fence_[0] && fence.size() >= fence_.size() &&
-        TrimLeft(trimmed.substr(fence.size())).empty()) {
-      in_code_ = false;
-      return "";
-    }
-    return "    " + style_.Yellow(line) + "\n";
-  }
-  if (!fence.empty()) {
-    in_code_ = true;
-    fence_ = fence;
-    std::string_view lang = TrimLeft(trimmed.substr(fence.size()));
-    return lang.empty() ? "" : "    " + style_.Dim(lang) + "\n";
-  }
-  if (trimmed.empty()) return "\n";
-
-  // Headings.
-  size_t hashes = 0;
-  while (hashes < trimmed.size() && trimmed[hashes] == '#') ++hashes;
-  if (hashes >= 1 && hashes <= 6 && (hashes == trimmed.size() || trimmed[hashes] == ' ')) {
-    std::string_view title = TrimLeft(trimmed.substr(hashes));
-    while (!title.empty() && title.back() == '#') title.remove_suffix(1);
-    title = TrimRight(title);
-    std::string text = RenderInline(title, style_);
-    if (!style_.color()) {
-      return WrapLine(std::string(hashes, '#') + " " + text, width_, "", "");
-    }
-    std::string styled = hashes == 1   ? style_.Bold(style_.Underline(text))
-                         : hashes == 2 ? style_.Bold(text)
-                                       : style_.Bold(style_.Italic(text));
-    return WrapLine(styled, width_, "", "");
-  }
-
-  if (IsRule(trimmed)) {
-    int w = width_ > 0 ? std::min(width_, 40) : 40;
-    std::string rule;
-    for (int k = 0; k < w; ++k) rule += "─";
-    return style_.Dim(rule) + "\n";
-  }
-
-  int indent = IndentOf(line);
-  std::string pad(static_cast<size_t>(indent), ' ');
-
-  // Block quote.
-  if (trimmed[0] == '>') {
-    std::string_view body = TrimLeft(trimmed.substr(1));
-    std::string bar = style_.Dim("│ ");
-    return WrapLine(style_.Italic(RenderInline(body, style_)), width_, pad + bar, pad + bar);
-  }
-
-  // Bullet list item.
-  if ((trimmed[0] == '-' || trimmed[0] == '*' || trimmed[0] == '+') && trimmed.size() > 1 &&
-      trimmed[1] == ' ') {
-    std::string_view body = TrimLeft(trimmed.substr(2));
-    std::string bullet = indent >= 2 ? "◦ " : "• ";
-    // Task list items: "- [ ] x" / "- [x] x".
-    if (body.size() >= 3 && body[0] == '[' && body[2] == ']' &&
-        (body[1] == ' ' || body[1] == 'x' || body[1] == 'X')) {
-      bullet = body[1] == ' ' ? "☐ " : "☑ ";
-      body = TrimLeft(body.substr(3));
-    }
-    return WrapLine(RenderInline(body, style_), width_, pad + style_.Dim(bullet),
-                    pad + std::string(2, ' '));
-  }
-
-  // Numbered list item.
-  size_t digits = 0;
-  while (digits < trimmed.size() && std::isdigit(static_cast<unsigned char>(trimmed[digits]))) {
-    ++digits;
-  }
-  if (digits > 0 && digits < 10 && digits + 1 < trimmed.size() &&
-      (trimmed[digits] == '.' || trimmed[digits] == ')') && trimmed[digits + 1] == ' ') {
-    std::string marker = std::string(trimmed.substr(0, digits + 1)) + " ";
-    std::string_view body = TrimLeft(trimmed.substr(digits + 2));
-    return WrapLine(RenderInline(body, style_), width_, pad + style_.Dim(marker),
-                    pad + std::string(marker.size(), ' '));
-  }
-
-  // Table rows and other lines with a leading "|" are kept as typed.
-  if (trimmed[0] == '|') return std::string(line) + "\n";
-
-  return WrapLine(RenderInline(trimmed, style_), width_, pad, pad);
-}
-
-std::string MarkdownRenderer::Feed(std::string_view delta) {
-  partial_.append(delta);
-  std::string out;
-  size_t start = 0;
-  size_t nl;
-  while ((nl = partial_.find('\n', start)) != std::string::npos) {
-    out += RenderLine(std::string_view(partial_).substr(start, nl - start));
-    start = nl + 1;
-  }
-  partial_.erase(0, start);
-  return out;
-}
-
-std::string MarkdownRenderer::Finish() {
-  std::string out;
-  if (!partial_.empty()) out = RenderLine(partial_);
-  partial_.clear();
-  in_code_ = false;
-  fence_.clear();
-  return out;
+std::vector<std::string> RenderMarkdownLines(std::string_view text, const Style& style, int width,
+                                             long* open_table) {
+  Builder builder(style, width);
+  MD_PARSER parser{};
+  parser.flags = MD_DIALECT_GITHUB | MD_FLAG_NOHTML;
+  parser.enter_block = OnEnterBlock;
+  parser.leave_block = OnLeaveBlock;
+  parser.enter_span = OnEnterSpan;
+  parser.leave_span = OnLeaveSpan;
+  parser.text = OnText;
+  md_parse(text.data(), static_cast<MD_SIZE>(text.size()), &parser, &builder);
+  if (open_table) *open_table = builder.open_table;
+  return std::move(builder.lines);
 }
 
 std::string RenderMarkdown(std::string_view text, const Style& style, int width) {
-  MarkdownRenderer renderer(style, width);
-  std::string out = renderer.Feed(text);
-  out += renderer.Finish();
+  std::string out;
+  for (const auto& line : RenderMarkdownLines(text, style, width)) out += line + "\n";
+  return out;
+}
+
+std::string MarkdownRenderer::Emit(const std::vector<std::string>& lines, size_t stable) {
+  std::string out;
+  for (; emitted_ < std::min(stable, lines.size()); ++emitted_) out += lines[emitted_] + "\n";
+  return out;
+}
+
+std::string MarkdownRenderer::Feed(std::string_view delta) {
+  source_.append(delta);
+  size_t nl = source_.rfind('\n');
+  std::string_view all(source_);
+  std::string_view complete = nl == std::string::npos ? std::string_view() : all.substr(0, nl + 1);
+  std::string_view partial = all.substr(complete.size());
+  // Re-render only when something can have become stable: a line ended, or
+  // the partial line grew by a word.
+  bool line_ended = delta.find('\n') != std::string_view::npos;
+  bool word_ended = delta.find(' ') != std::string_view::npos;
+  if (!line_ended && !word_ended) return "";
+
+  long table = -1;
+  std::vector<std::string> lines = RenderMarkdownLines(complete, style_, width_, &table);
+  size_t stable = lines.size();
+  if (table >= 0) {
+    stable = static_cast<size_t>(table);
+  } else if (!complete.empty()) {
+    // A line with a '|' may turn out to be a table's header row.
+    size_t start = complete.rfind('\n', complete.size() - 2);
+    start = start == std::string_view::npos ? 0 : start + 1;
+    if (complete.substr(start).find('|') != std::string_view::npos) {
+      stable =
+          std::min(stable, RenderMarkdownLines(complete.substr(0, start), style_, width_).size());
+    }
+  }
+  std::string out;
+  // A partial line wider than the screen: its wrapped lines but the last.
+  bool long_partial = width_ > 0 && DisplayWidth(partial) > width_;
+  if (stable == lines.size() && long_partial && !InlineOpen(partial) &&
+      partial.find('|') == std::string_view::npos) {
+    long full_table = -1;
+    std::vector<std::string> full = RenderMarkdownLines(all, style_, width_, &full_table);
+    if (full_table < 0 && full.size() > lines.size() + 1) return Emit(full, full.size() - 1);
+  }
+  return Emit(lines, stable);
+}
+
+std::string MarkdownRenderer::Finish() {
+  std::string out = Emit(RenderMarkdownLines(source_, style_, width_), static_cast<size_t>(-1));
+  source_.clear();
+  emitted_ = 0;
   return out;
 }
 

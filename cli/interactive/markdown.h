@@ -1,22 +1,29 @@
-// MarkdownRenderer: assistant Markdown rendered for a terminal, fed as the
-// text streams in.
+// Assistant Markdown rendered for a terminal, parsed by md4c (CommonMark
+// plus the GitHub extensions: tables, strikethrough, task lists, autolinks).
 //
-// Feed() returns the rendering of every line completed so far (a line is
-// rendered once its "\n" arrives, so a heading or list marker is never drawn
-// half-known); Finish() renders the last unterminated line and resets.
-// Block elements: ATX headings, fenced code blocks (``` or ~~~, indented
-// four spaces, not wrapped), bullet and numbered lists (nested by indent,
-// hanging-indent wrapping), block quotes, horizontal rules; paragraphs are
-// word-wrapped to `width` columns (0 = no wrapping). Inline: **bold**,
-// __bold__, *italic*, _italic_ (at word boundaries only), `code`,
-// [text](url) and backslash escapes. With colour disabled the structure is
-// the same (bullets, indentation, wrapping), the markers that carry meaning
-// without colour (# of headings, backticks of code) are kept and no escape
-// code is written. Not thread-safe.
+// Block elements: headings, paragraphs (word-wrapped to `width` columns,
+// 0 = no wrapping; a source line break stays a line break, so a streamed
+// paragraph never re-flows lines already shown), bullet and numbered lists
+// nested to any depth with hanging-indent wrapping, task lists (☐ / ☑),
+// block quotes ("│ "), fenced and indented code blocks (indented four
+// spaces, never wrapped, tabs as four spaces), horizontal rules and tables
+// (columns sized to their content, shrunk and wrapped to fit `width`, the
+// header row separated by a rule). Inline: strong, emphasis, code,
+// strikethrough, links (the URL follows the text when it differs) and
+// entities. With colour disabled the structure is the same and the markers
+// that carry meaning without colour (# of headings, backticks of code) are
+// kept; no escape code is written.
+//
+// MarkdownRenderer renders a message as it streams in: Feed() returns only
+// lines that later text cannot change (complete source lines, and the
+// wrapped lines of a long partial line whose inline markup is balanced); a
+// table is held back until it ends, since a later row can widen a column.
+// Finish() returns the rest and resets. Not thread-safe.
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/interactive/style.h"
 
@@ -26,23 +33,28 @@ class MarkdownRenderer {
  public:
   MarkdownRenderer(const Style& style, int width) : style_(style), width_(width) {}
 
+  // The newly stable lines, each ending in "\n" ("" when none).
   std::string Feed(std::string_view delta);
+  // Every line not yet returned; the renderer is then empty again.
   std::string Finish();
 
  private:
-  std::string RenderLine(std::string_view line);
+  // The lines of render(source_[0, stable)) not returned yet.
+  std::string Emit(const std::vector<std::string>& lines, size_t stable);
 
   Style style_;
   int width_;
-  std::string partial_;
-  bool in_code_ = false;
-  std::string fence_;  // the fence that opened the code block
+  std::string source_;
+  size_t emitted_ = 0;  // lines already returned
 };
 
-// Renders a whole Markdown text.
-std::string RenderMarkdown(std::string_view text, const Style& style, int width);
+// The rendering of a whole Markdown text as lines (no "\n" inside). When
+// `open_table` is given it is set to the index of the first line of the
+// last top-level block when that block is a table, else to -1.
+std::vector<std::string> RenderMarkdownLines(std::string_view text, const Style& style, int width,
+                                             long* open_table = nullptr);
 
-// Renders the inline markup of one line of text.
-std::string RenderInline(std::string_view text, const Style& style);
+// The same joined, each line ending in "\n".
+std::string RenderMarkdown(std::string_view text, const Style& style, int width);
 
 }  // namespace codex::cli

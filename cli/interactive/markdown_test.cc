@@ -10,8 +10,8 @@ const Style kColor(Color::kEnabled);
 
 TEST_CASE("plain rendering keeps structure and writes no escape codes") {
   std::string out = RenderMarkdown(
-      "# Title\n\nSome **bold** and *italic* and `code`.\n\n- one\n- two\n  - nested\n1. first\n"
-      "> quoted\n\n```cpp\nint x = 1;\n```\n---\n",
+      "# Title\n\nSome **bold** and *italic* and `code`.\n\n- one\n- two\n  - nested\n\n1. first\n"
+      "\n> quoted\n\n```cpp\nint x = 1;\n```\n---\n",
       kPlain, 0);
   CHECK(out.find('\x1b') == std::string::npos);
   CHECK(out ==
@@ -22,43 +22,144 @@ TEST_CASE("plain rendering keeps structure and writes no escape codes") {
         "• one\n"
         "• two\n"
         "  ◦ nested\n"
+        "\n"
         "1. first\n"
+        "\n"
         "│ quoted\n"
         "\n"
         "    cpp\n"
         "    int x = 1;\n"
+        "\n"
         "────────────────────────────────────────\n");
 }
 
 TEST_CASE("colour rendering styles headings, bold, italic, code") {
   CHECK(RenderMarkdown("## Heading\n", kColor, 0) == "\x1b[1mHeading\x1b[22m\n");
-  CHECK(RenderInline("a **b** c", kColor) == "a \x1b[1mb\x1b[22m c");
-  CHECK(RenderInline("*it*", kColor) == "\x1b[3mit\x1b[23m");
-  CHECK(RenderInline("`x`", kColor) == "\x1b[36mx\x1b[39m");
+  CHECK(RenderMarkdown("a **b** c\n", kColor, 0) == "a \x1b[1mb\x1b[22m c\n");
+  CHECK(RenderMarkdown("*it*", kColor, 0) == "\x1b[3mit\x1b[23m\n");
+  CHECK(RenderMarkdown("`x`", kColor, 0) == "\x1b[36mx\x1b[39m\n");
   // Code blocks are coloured and their Markdown is left alone.
   CHECK(RenderMarkdown("```\n**not bold**\n```\n", kColor, 0) ==
         "    \x1b[33m**not bold**\x1b[39m\n");
 }
 
 TEST_CASE("inline edge cases") {
-  CHECK(RenderInline("snake_case_name stays", kPlain) == "snake_case_name stays");
-  CHECK(RenderInline("2 * 3 * 4", kPlain) == "2 * 3 * 4");
-  CHECK(RenderInline("\\*literal\\*", kPlain) == "*literal*");
-  CHECK(RenderInline("unclosed **bold", kPlain) == "unclosed **bold");
-  CHECK(RenderInline("see [docs](https://x.y/z)", kPlain) == "see docs (https://x.y/z)");
-  CHECK(RenderInline("__b__ and _i_", kPlain) == "b and i");
-  CHECK(RenderInline("``a ` b``", kPlain) == "``a ` b``");
+  CHECK(RenderMarkdown("snake_case_name stays", kPlain, 0) == "snake_case_name stays\n");
+  CHECK(RenderMarkdown("2 * 3 * 4", kPlain, 0) == "2 * 3 * 4\n");
+  CHECK(RenderMarkdown("\\*literal\\*", kPlain, 0) == "*literal*\n");
+  CHECK(RenderMarkdown("unclosed **bold", kPlain, 0) == "unclosed **bold\n");
+  CHECK(RenderMarkdown("see [docs](https://x.y/z)", kPlain, 0) == "see docs (https://x.y/z)\n");
+  CHECK(RenderMarkdown("go to https://x.y/z now", kPlain, 0) == "go to https://x.y/z now\n");
+  CHECK(RenderMarkdown("__b__ and _i_ and ~~gone~~", kPlain, 0) == "b and i and ~~gone~~\n");
+  CHECK(RenderMarkdown("``a ` b``", kPlain, 0) == "`a ` b`\n");
+  CHECK(RenderMarkdown("a &amp; b &lt;c&gt; &#233;", kPlain, 0) == "a & b <c> é\n");
+  CHECK(RenderMarkdown("<tag> stays", kPlain, 0) == "<tag> stays\n");
 }
 
-TEST_CASE("streaming renders a line only once it is complete") {
+TEST_CASE("nested lists keep their depth, numbering and hanging indents") {
+  CHECK(RenderMarkdown("1. one\n   - a\n     1. deep\n   - b\n2. two\n", kPlain, 0) ==
+        "1. one\n"
+        "   • a\n"
+        "     1. deep\n"
+        "   • b\n"
+        "2. two\n");
+  CHECK(RenderMarkdown("3. three\n4. four\n", kPlain, 0) == "3. three\n4. four\n");
+  // A loose list reads like a tight one; a second paragraph of an item is indented.
+  CHECK(RenderMarkdown("- a\n\n- b\n\n  more b\n", kPlain, 0) == "• a\n• b\n  more b\n");
+  // A code block inside an item sits under the item's text.
+  CHECK(RenderMarkdown("- run:\n\n  ```\n  make\n  ```\n", kPlain, 0) == "• run:\n      make\n");
+}
+
+TEST_CASE("streaming returns lines once later text cannot change them") {
   MarkdownRenderer r(kPlain, 0);
   CHECK(r.Feed("# Hea") == "");
   CHECK(r.Feed("ding\n- it") == "# Heading\n");
   CHECK(r.Feed("em") == "");
-  CHECK(r.Feed("\n```\ncode") == "• item\n");
+  CHECK(r.Feed("\n```\ncode") == "\n• item\n\n");
   CHECK(r.Finish() == "    code\n");
   // Finish resets the code block state.
   CHECK(r.Feed("plain\n") == "plain\n");
+  CHECK(r.Finish() == "");
+}
+
+TEST_CASE("streaming: a long paragraph shows its wrapped lines as they fill") {
+  MarkdownRenderer r(kPlain, 10);
+  std::string shown;
+  shown += r.Feed("aaaa bbbb ");
+  CHECK(shown == "");
+  shown += r.Feed("cccc dddd ");
+  CHECK(shown == "aaaa bbbb\n");  // the first screen line is complete
+  shown += r.Feed("eeee ff");
+  CHECK(shown == "aaaa bbbb\ncccc dddd\n");  // "eeee ff…" may still move "ff…" down
+  shown += r.Feed("ff gg");
+  CHECK(shown == "aaaa bbbb\ncccc dddd\neeee ffff\n");  // "gg" cannot fit after it
+  shown += r.Feed("gg\n");
+  CHECK(shown == "aaaa bbbb\ncccc dddd\neeee ffff\ngggg\n");
+  CHECK(r.Finish() == "");
+  // Open emphasis holds the partial line back: it will render differently.
+  MarkdownRenderer e(kPlain, 10);
+  CHECK(e.Feed("xx **aaaa bbbb cccc dddd ") == "");
+  CHECK(e.Feed("eeee** tail\n") == "xx aaaa\nbbbb cccc\ndddd eeee\ntail\n");
+}
+
+TEST_CASE("streaming holds a table back until it ends; the same lines as a whole render") {
+  const std::string doc =
+      "Intro\n\n| name | value |\n|---|---:|\n| a | 1 |\n| longer name | 12345 |\n\nAfter.\n";
+  MarkdownRenderer r(kPlain, 60);
+  std::string streamed;
+  for (size_t i = 0; i < doc.size(); i += 3) {
+    std::string piece = r.Feed(doc.substr(i, 3));
+    // No table line may appear before the table is complete.
+    if (streamed.find("Intro") != std::string::npos && piece.find("name") != std::string::npos) {
+      CHECK(streamed.find("After") == std::string::npos);
+      CHECK(piece.find("longer name") != std::string::npos);
+    }
+    streamed += piece;
+  }
+  streamed += r.Finish();
+  CHECK(streamed == RenderMarkdown(doc, kPlain, 60));
+  CHECK(streamed ==
+        "Intro\n"
+        "\n"
+        "name        │ value\n"
+        "────────────┼──────\n"
+        "a           │     1\n"
+        "longer name │ 12345\n"
+        "\n"
+        "After.\n");
+}
+
+TEST_CASE("a table wider than the screen wraps its cells") {
+  std::string out = RenderMarkdown(
+      "| key | description |\n|---|---|\n| k | a rather long description of it |\n", kPlain, 24);
+  CHECK(out ==
+        "key │ description\n"
+        "────┼───────────────────\n"
+        "k   │ a rather long\n"
+        "    │ description of it\n");
+  for (const auto& line : RenderMarkdownLines("| a | b |\n|-|-|\n| x | y |\n", kPlain, 24)) {
+    CHECK(DisplayWidth(line) <= 24);
+  }
+}
+
+TEST_CASE("streaming any document gives the same lines as rendering it whole") {
+  const char* docs[] = {
+      "# T\n\nSome *text* that is long enough to wrap a few times over.\n\n- a\n  - b\n\n```\nx\n"
+      "```\n",
+      "> quote line one\n> quote line two\n\n1. x\n2. y\n\nA paragraph.\nWith a break.\n",
+      "plain words without end and more plain words and more and more and more words",
+  };
+  for (const char* doc : docs) {
+    for (size_t step : {1, 2, 5, 13}) {
+      MarkdownRenderer r(kPlain, 20);
+      std::string streamed;
+      std::string_view d(doc);
+      for (size_t i = 0; i < d.size(); i += step) streamed += r.Feed(d.substr(i, step));
+      streamed += r.Finish();
+      INFO(doc << " step " << step);
+      CHECK(streamed == RenderMarkdown(doc, kPlain, 20));
+    }
+  }
 }
 
 TEST_CASE("paragraphs and list items wrap with a hanging indent") {
@@ -72,10 +173,9 @@ TEST_CASE("paragraphs and list items wrap with a hanging indent") {
   CHECK(StripAnsi(colored) == "aaa bbb\n");
 }
 
-TEST_CASE("task lists, tildes fences and tables") {
+TEST_CASE("task lists and tilde fences") {
   CHECK(RenderMarkdown("- [ ] todo\n- [x] done\n", kPlain, 0) == "☐ todo\n☑ done\n");
   CHECK(RenderMarkdown("~~~\n```\n~~~\n", kPlain, 0) == "    ```\n");
-  CHECK(RenderMarkdown("| a | b |\n|---|---|\n", kPlain, 0) == "| a | b |\n|---|---|\n");
 }
 
 TEST_CASE("colour detection honours NO_COLOR, TERM and tty") {

@@ -31,6 +31,21 @@ std::vector<std::string> SlashCompletions() {
   return out;
 }
 
+std::vector<const SlashSpec*> MatchSlashCommands(std::string_view typed) {
+  std::vector<const SlashSpec*> prefix;
+  std::vector<const SlashSpec*> inside;
+  for (const auto& c : SlashCommands()) {
+    std::string_view name = c.name.substr(1);
+    if (name.substr(0, typed.size()) == typed) {
+      prefix.push_back(&c);
+    } else if (name.find(typed) != std::string_view::npos) {
+      inside.push_back(&c);
+    }
+  }
+  prefix.insert(prefix.end(), inside.begin(), inside.end());
+  return prefix;
+}
+
 std::optional<Result<SlashCommand>> ParseSlashCommand(std::string_view line) {
   // Only a line that starts with "/" is a command: " /x" is a message.
   if (line.empty() || line[0] != '/') return std::nullopt;

@@ -38,6 +38,11 @@ const std::vector<SlashSpec>& SlashCommands();
 // The names ("/help", ...) plus aliases, for completion.
 std::vector<std::string> SlashCompletions();
 
+// The commands for the "/" popup while `typed` (what follows the slash) is
+// being typed: names starting with it first, then names containing it, each
+// group in /help order. An empty `typed` gives every command.
+std::vector<const SlashSpec*> MatchSlashCommands(std::string_view typed);
+
 struct SlashCommand {
   SlashKind kind = SlashKind::kHelp;
   std::string arg;          // /resume ID, /model NAME, /approvals POLICY ("" = show)

@@ -108,6 +108,7 @@ size_t PrevCodePoint(std::string_view s, size_t pos) {
 
 int CodePointWidth(char32_t c) {
   if (c < 0x20 || (c >= 0x7f && c < 0xa0)) return 0;
+  if ((c >= 0x1f3fb && c <= 0x1f3ff) || (c >= 0xe0020 && c <= 0xe007f)) return 0;
   if ((c >= 0x300 && c <= 0x36f) || (c >= 0x200b && c <= 0x200f) || (c >= 0xfe00 && c <= 0xfe0f) ||
       (c >= 0x1ab0 && c <= 0x1aff) || (c >= 0x20d0 && c <= 0x20ff)) {
     return 0;
@@ -118,10 +119,72 @@ int CodePointWidth(char32_t c) {
       (c >= 0xac00 && c <= 0xd7a3) || (c >= 0xf900 && c <= 0xfaff) ||
       (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xff60) ||
       (c >= 0xffe0 && c <= 0xffe6) || (c >= 0x1f300 && c <= 0x1f64f) ||
-      (c >= 0x1f900 && c <= 0x1f9ff) || (c >= 0x20000 && c <= 0x3fffd)) {
+      (c >= 0x1f680 && c <= 0x1f6ff) || (c >= 0x1f1e6 && c <= 0x1f1ff) ||
+      (c >= 0x1f900 && c <= 0x1f9ff) || (c >= 0x1fa70 && c <= 0x1faff) ||
+      (c >= 0x20000 && c <= 0x3fffd)) {
     return 2;
   }
   return 1;
+}
+
+namespace {
+
+// A code point that never starts a cluster of its own.
+bool Extends(char32_t c) {
+  return (c >= 0x300 && c <= 0x36f) || (c >= 0x1ab0 && c <= 0x1aff) ||
+         (c >= 0x1dc0 && c <= 0x1dff) || (c >= 0x20d0 && c <= 0x20ff) ||
+         (c >= 0xfe00 && c <= 0xfe0f) || (c >= 0xfe20 && c <= 0xfe2f) ||
+         (c >= 0x1f3fb && c <= 0x1f3ff) ||  // skin tones
+         (c >= 0xe0020 && c <= 0xe007f) ||  // tags (subdivision flags)
+         (c >= 0xe0100 && c <= 0xe01ef) || c == 0x200c ||
+         (c >= 0x1160 && c <= 0x11ff) ||  // Hangul medial vowels and final consonants
+         (c >= 0x0900 && c <= 0x0dff && (c & 0x7f) >= 0x3e && (c & 0x7f) <= 0x4d);  // Indic signs
+}
+
+bool RegionalIndicator(char32_t c) { return c >= 0x1f1e6 && c <= 0x1f1ff; }
+
+}  // namespace
+
+size_t NextGrapheme(std::string_view s, size_t pos) {
+  if (pos >= s.size()) return s.size();
+  size_t i = pos;
+  char32_t first = DecodeUtf8(s, &i);
+  if (first == '\r' && i < s.size() && s[i] == '\n') return i + 1;
+  if (first < 0x20 || first == 0x7f) return i;
+  bool flag_done = false;
+  while (i < s.size()) {
+    size_t next = i;
+    char32_t c = DecodeUtf8(s, &next);
+    if (Extends(c)) {
+      i = next;
+    } else if (c == 0x200d) {  // ZWJ: joins the next code point
+      i = next;
+      if (i < s.size()) DecodeUtf8(s, &i);
+    } else if (RegionalIndicator(first) && RegionalIndicator(c) && !flag_done) {
+      i = next;
+      flag_done = true;
+    } else {
+      break;
+    }
+  }
+  return i;
+}
+
+size_t PrevGrapheme(std::string_view s, size_t pos) {
+  if (pos == 0) return 0;
+  // Clusters are short: scan forward from a point well before `pos` that is
+  // a cluster start (a line start, or an ASCII byte that is not a ZWJ
+  // target), then step cluster by cluster.
+  size_t start = pos > 64 ? pos - 64 : 0;
+  while (start > 0 && static_cast<unsigned char>(s[start]) >= 0x80) --start;
+  size_t prev = start;
+  size_t i = start;
+  while (i < pos) {
+    prev = i;
+    size_t next = NextGrapheme(s, i);
+    i = next > pos ? pos : next;
+  }
+  return prev;
 }
 
 int DisplayWidth(std::string_view s) {
@@ -131,7 +194,9 @@ int DisplayWidth(std::string_view s) {
     if (s[i] == '\x1b') {
       i = SkipEscape(s, i);
     } else {
+      size_t start = i;
       width += CodePointWidth(DecodeUtf8(s, &i));
+      i = std::max(i, NextGrapheme(s, start));
     }
   }
   return width;

@@ -60,7 +60,15 @@ size_t PrevCodePoint(std::string_view s, size_t pos);
 // Columns a code point occupies: 0 for combining marks and controls, 2 for
 // East Asian wide and emoji, 1 otherwise.
 int CodePointWidth(char32_t c);
-// Columns `s` occupies on a terminal, ignoring ANSI escape sequences.
+// Grapheme clusters (what a user sees as one character): a code point with
+// the marks that extend it (combining marks, variation selectors, emoji
+// skin-tone modifiers, tags, a keycap), emoji joined by ZWJ, a pair of
+// regional indicators (a flag), Hangul jamo sequences. The end of the
+// cluster starting at `pos`, and the start of the one ending at `pos`.
+size_t NextGrapheme(std::string_view s, size_t pos);
+size_t PrevGrapheme(std::string_view s, size_t pos);
+// Columns `s` occupies on a terminal, ignoring ANSI escape sequences; a
+// grapheme cluster is as wide as its first code point.
 int DisplayWidth(std::string_view s);
 
 // 1234567 -> "1,234,567".

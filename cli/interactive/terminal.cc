@@ -1,5 +1,6 @@
 #include "cli/interactive/terminal.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -72,6 +73,9 @@ Result<std::unique_ptr<Terminal>> Terminal::Open(int in_fd, int out_fd) {
   Handle(SIGWINCH, OnWinch);
   Handle(SIGTERM, OnTerminate);
   Handle(SIGHUP, OnTerminate);
+  if (::pipe2(t->wake_, O_CLOEXEC | O_NONBLOCK) != 0) {
+    return FailedPreconditionError("cannot create a pipe for the terminal");
+  }
   t->Apply(CtrlC::kAsKey);
   t->Write(kPasteOn);
   return t;
@@ -85,6 +89,14 @@ Terminal::~Terminal() {
   signal(SIGTERM, SIG_DFL);
   signal(SIGHUP, SIG_DFL);
   signal(SIGINT, SIG_DFL);
+  for (int fd : wake_) {
+    if (fd >= 0) ::close(fd);
+  }
+}
+
+void Terminal::Wake() {
+  char b = 1;
+  (void)!::write(wake_[1], &b, 1);  // a full pipe already wakes the reader
 }
 
 void Terminal::Apply(CtrlC mode) {
@@ -123,15 +135,23 @@ ReadStatus Terminal::Read(std::string* out, int timeout_ms) {
       g_resized = 0;
       return ReadStatus::kResized;
     }
-    struct pollfd p {};
-    p.fd = in_fd_;
-    p.events = POLLIN;
-    int r = ::poll(&p, 1, timeout_ms);
+    struct pollfd p[2]{};
+    p[0].fd = in_fd_;
+    p[0].events = POLLIN;
+    p[1].fd = wake_[0];
+    p[1].events = POLLIN;
+    int r = ::poll(p, 2, timeout_ms);
     if (r < 0) {
       if (errno == EINTR) continue;
       return ReadStatus::kEof;
     }
     if (r == 0) return ReadStatus::kTimeout;
+    if (p[1].revents & POLLIN) {
+      char drain[64];
+      while (::read(wake_[0], drain, sizeof drain) > 0) {
+      }
+      return ReadStatus::kWoken;
+    }
     char buf[4096];
     ssize_t n = ::read(in_fd_, buf, sizeof buf);
     if (n < 0) {

@@ -29,6 +29,7 @@ enum class ReadStatus {
   kData,     // bytes were appended
   kTimeout,  // nothing arrived in time
   kResized,  // the window size changed (SIGWINCH); redraw
+  kWoken,    // another thread called Wake()
   kEof,      // the terminal hung up
 };
 
@@ -52,6 +53,9 @@ class Terminal {
   // Appends what is available on the input to `*out`, waiting up to
   // `timeout_ms` (-1 = until something happens).
   ReadStatus Read(std::string* out, int timeout_ms);
+  // Makes a Read() in progress (or the next one) return kWoken. Thread-safe;
+  // the turn thread uses it to hand work to the thread reading the keys.
+  void Wake();
 
   int Columns() const;
   int Rows() const;
@@ -62,6 +66,7 @@ class Terminal {
 
   int in_fd_;
   int out_fd_;
+  int wake_[2] = {-1, -1};  // a pipe: Wake() writes, Read() polls
   struct termios saved_ {};
   std::mutex write_mutex_;
 };

@@ -1,5 +1,6 @@
 #include "cli/interactive/turn_view.h"
 
+#include "cli/interactive/command_text.h"
 #include "cli/progress_printer.h"
 #include "cli/terminal_text.h"
 
@@ -28,6 +29,12 @@ std::string ReasoningHeadline(const std::string& text) {
   return head;
 }
 
+// "\x1b[nA" / "\x1b[nB" / "\x1b[nC", "" for n <= 0.
+std::string Move(int n, char dir) {
+  if (n <= 0) return "";
+  return "\x1b[" + std::to_string(n) + dir;
+}
+
 }  // namespace
 
 TurnView::~TurnView() { EndTurn(); }
@@ -37,6 +44,8 @@ void TurnView::BeginTurn(std::string label) {
   std::lock_guard<std::mutex> lock(mutex_);
   running_ = true;
   paused_ = false;
+  denied_ = false;
+  tool_running_ = false;
   label_ = std::move(label);
   reasoning_.clear();
   printed_ = false;
@@ -48,33 +57,116 @@ void TurnView::EndTurn() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!running_) return;
-    running_ = false;
     if (markdown_) FinishMessage(nullptr);
+    FinishReasoning();
+    running_ = false;
   }
   wake_.notify_all();
   spinner_.join();
   std::lock_guard<std::mutex> lock(mutex_);
-  if (spinner_shown_) {
-    terminal_.Write("\r\x1b[K");
-    spinner_shown_ = false;
-  }
+  paused_ = false;
+  auto term = terminal_.Lock();
+  terminal_.WriteLocked(Redrawn());
 }
 
 void TurnView::PauseSpinner() {
   std::lock_guard<std::mutex> lock(mutex_);
+  auto term = terminal_.Lock();
+  terminal_.WriteLocked(EraseLiveText());
   paused_ = true;
-  if (spinner_shown_) {
-    terminal_.Write("\r\x1b[K");
-    spinner_shown_ = false;
-  }
 }
 
 void TurnView::ResumeSpinner() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     paused_ = false;
+    auto term = terminal_.Lock();
+    terminal_.WriteLocked(Redrawn());
   }
   wake_.notify_all();
+}
+
+void TurnView::SetFooter(const EditorLayout& footer) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  footer_ = footer;
+  has_footer_ = true;
+  if (paused_) return;
+  auto term = terminal_.Lock();
+  terminal_.WriteLocked(Redrawn());
+}
+
+void TurnView::CommitFooter() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto term = terminal_.Lock();
+  std::string out;
+  if (drawn_ && has_footer_) {
+    out += Move(footer_.end_row - footer_.cursor_row, 'B');
+    out += "\r\n";
+  }
+  drawn_ = false;
+  drawn_spinner_ = false;
+  live_cursor_row_ = 0;
+  has_footer_ = false;
+  terminal_.WriteLocked(out);
+}
+
+void TurnView::ClearLive() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto term = terminal_.Lock();
+  terminal_.WriteLocked(EraseLiveText());
+  has_footer_ = false;
+}
+
+void TurnView::Redraw(bool forget_drawn) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto term = terminal_.Lock();
+  if (forget_drawn) {
+    drawn_ = false;
+    drawn_spinner_ = false;
+    live_cursor_row_ = 0;
+  }
+  terminal_.WriteLocked(Redrawn());
+}
+
+std::string TurnView::Redrawn() {
+  std::string out = EraseLiveText();  // first: drawing changes what erasing must undo
+  out += DrawLiveText();
+  return out;
+}
+
+std::string TurnView::EraseLiveText() {
+  if (!drawn_) return "";
+  std::string out = Move(live_cursor_row_, 'A') + "\r\x1b[J";
+  drawn_ = false;
+  drawn_spinner_ = false;
+  live_cursor_row_ = 0;
+  return out;
+}
+
+std::string TurnView::DrawLiveText() {
+  if (paused_) return "";
+  std::string out = "\r";
+  int row = 0;
+  const bool footer = has_footer_;
+  if (SpinnerVisible()) {
+    out += SpinnerLine();
+    ++frame_;
+    drawn_spinner_ = true;
+    drawn_ = true;
+    if (footer) {
+      out += "\r\n";
+      row = 1;
+    }
+  }
+  live_cursor_row_ = 0;
+  if (footer) {
+    out += footer_.text;
+    out += Move(footer_.end_row - footer_.cursor_row, 'A');
+    out += "\r" + Move(footer_.cursor_col, 'C');
+    live_cursor_row_ = row + footer_.cursor_row;
+    drawn_ = true;
+  }
+  return out;
 }
 
 std::string TurnView::SpinnerLine() const {
@@ -84,7 +176,7 @@ std::string TurnView::SpinnerLine() const {
   std::string label = label_;
   if (std::string head = ReasoningHeadline(reasoning_); !head.empty()) label = head;
   std::string line = style_.Cyan(kFrames[frame_ % kFrameCount]) + " " + style_.Bold(label) +
-                     style_.Dim(" (" + std::to_string(secs) + "s · Ctrl-C to interrupt)");
+                     style_.Dim(" (" + std::to_string(secs) + "s · Esc to interrupt)");
   // Never wider than the terminal: a wrapped spinner could not be erased.
   int cols = terminal_.Columns();
   if (DisplayWidth(line) >= cols)
@@ -95,11 +187,19 @@ std::string TurnView::SpinnerLine() const {
 void TurnView::SpinnerLoop() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (running_) {
-    if (!paused_) {
+    if (SpinnerVisible()) {
       auto term = terminal_.Lock();
-      terminal_.WriteLocked("\r\x1b[K" + SpinnerLine());
-      spinner_shown_ = true;
-      ++frame_;
+      if (drawn_spinner_) {
+        // Only the spinner row changes: the composer under it is left alone.
+        std::string out = Move(live_cursor_row_, 'A') + "\r\x1b[K" + SpinnerLine();
+        ++frame_;
+        if (live_cursor_row_ > 0) {
+          out += "\r" + Move(live_cursor_row_, 'B') + Move(footer_.cursor_col, 'C');
+        }
+        terminal_.WriteLocked(out);
+      } else {
+        terminal_.WriteLocked(Redrawn());
+      }
     }
     wake_.wait_for(lock, std::chrono::milliseconds(100));
   }
@@ -107,14 +207,10 @@ void TurnView::SpinnerLoop() {
 
 void TurnView::WriteAbove(std::string_view text) {
   auto term = terminal_.Lock();
-  if (spinner_shown_) terminal_.WriteLocked("\r\x1b[K");
-  terminal_.WriteLocked(text);
-  if (running_ && !paused_) {
-    terminal_.WriteLocked(SpinnerLine());
-    spinner_shown_ = true;
-  } else {
-    spinner_shown_ = false;
-  }
+  std::string out = EraseLiveText();
+  out.append(text);
+  out += DrawLiveText();
+  terminal_.WriteLocked(out);
   printed_ = true;
 }
 
@@ -128,6 +224,7 @@ void TurnView::Separate() {
 }
 
 void TurnView::StartMessage() {
+  FinishReasoning();
   Separate();
   WriteAbove(style_.Bold(style_.Magenta("codex")) + "\n");
   markdown_.emplace(style_, terminal_.Columns() - 1);
@@ -150,6 +247,34 @@ void TurnView::FinishMessage(const core::Item* item) {
   markdown_.reset();
 }
 
+namespace {
+
+// Reasoning is shown dim and italic, line by line.
+std::string DimLines(const Style& style, std::string_view lines) {
+  std::string out;
+  size_t pos = 0;
+  while (pos < lines.size()) {
+    size_t nl = lines.find('\n', pos);
+    if (nl == std::string_view::npos) nl = lines.size();
+    std::string_view line = lines.substr(pos, nl - pos);
+    out += (line.empty() ? std::string() : style.Dim(style.Italic(line))) + "\n";
+    pos = nl + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+void TurnView::FinishReasoning() {
+  if (!reasoning_md_) return;
+  std::string out = reasoning_md_->Finish();
+  while (!out.empty() && out.back() == '\n' && out.size() >= 2 && out[out.size() - 2] == '\n') {
+    out.pop_back();
+  }
+  if (!out.empty()) WriteAbove(DimLines(style_, out));
+  reasoning_md_.reset();
+}
+
 void TurnView::OnTextDelta(std::string_view delta) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!markdown_) StartMessage();
@@ -162,6 +287,13 @@ void TurnView::OnReasoningDelta(std::string_view delta) {
   std::lock_guard<std::mutex> lock(mutex_);
   reasoning_.append(delta);
   if (reasoning_.size() > 4096) reasoning_.erase(0, reasoning_.size() - 2048);
+  if (!reasoning_md_) {
+    if (markdown_) FinishMessage(nullptr);
+    Separate();
+    reasoning_md_.emplace(Style(Color::kDisabled), terminal_.Columns() - 1);
+  }
+  std::string out = reasoning_md_->Feed(delta);
+  if (!out.empty()) WriteAbove(DimLines(style_, out));
 }
 
 void TurnView::OnItemCompleted(const core::Item& item) {
@@ -169,6 +301,7 @@ void TurnView::OnItemCompleted(const core::Item& item) {
   if (item.kind == core::ItemKind::kMessage && item.role == "assistant") {
     FinishMessage(&item);
   } else if (item.kind == core::ItemKind::kReasoning) {
+    FinishReasoning();
     reasoning_.clear();
   }
 }
@@ -176,13 +309,15 @@ void TurnView::OnItemCompleted(const core::Item& item) {
 void TurnView::OnToolStarted(const core::ToolActivity& activity) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (markdown_) FinishMessage(nullptr);
+  FinishReasoning();
   if (activity.tool == "update_plan") return;
+  tool_running_ = true;
   Separate();
   if (activity.tool == "shell") {
-    WriteAbove(style_.Bold("• Running ") +
-               style_.Cyan(FirstLine(NeutralizeControls(activity.command))) + "\n");
+    std::string command = FirstLine(NeutralizeControls(ShownCommandLine(activity.command)));
+    WriteAbove(style_.Bold(denied_ ? "• Denied " : "• Running ") + style_.Cyan(command) + "\n");
   } else if (activity.tool == "apply_patch") {
-    WriteAbove(style_.Bold("• Applying patch") + "\n");
+    WriteAbove(style_.Bold(denied_ ? "• Denied patch" : "• Applying patch") + "\n");
   } else {
     WriteAbove(style_.Bold("• " + activity.tool) + "\n");
   }
@@ -191,6 +326,13 @@ void TurnView::OnToolStarted(const core::ToolActivity& activity) {
 void TurnView::OnToolCompleted(const core::ToolActivity& activity) {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out;
+  tool_running_ = false;
+  const bool denied = denied_ && !activity.success && !activity.exit_code;
+  denied_ = false;
+  if (denied) {
+    WriteAbove("  " + style_.Red("✗ denied by you") + style_.Dim(" (not run)") + "\n");
+    return;
+  }
   if (activity.tool == "update_plan") {
     Separate();
     out += style_.Bold("• Updated plan") + "\n";
@@ -251,6 +393,7 @@ void TurnView::OnCompaction(const core::CompactionNotice& notice) {
 void TurnView::OnTurnCompleted(const core::TokenUsage& usage, int context_left_percent) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (markdown_) FinishMessage(nullptr);
+  FinishReasoning();
   std::string line = GroupThousands(usage.total_tokens) + " tokens";
   if (usage.cached_input_tokens > 0)
     line += " (" + GroupThousands(usage.cached_input_tokens) + " cached)";
@@ -261,7 +404,11 @@ void TurnView::OnTurnCompleted(const core::TokenUsage& usage, int context_left_p
 void TurnView::OnTurnFailed(const Status& status) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (markdown_) FinishMessage(nullptr);
+  FinishReasoning();
   if (status.code() == StatusCode::kCancelled) {
+    if (tool_running_)
+      WriteAbove("  " + style_.Red("✗ interrupted") + style_.Dim(" (stopped)") + "\n");
+    tool_running_ = false;
     WriteAbove(style_.Red("■ Interrupted.") + style_.Dim(" Type a new message to continue.") +
                "\n");
   }

@@ -1,14 +1,22 @@
-// TurnView: the interactive terminal's view of a running turn, as a
-// core::TurnObserver. The assistant's Markdown is rendered line by line as
-// it streams in, tool calls are shown compactly (the command, a few lines of
-// output, the exit status; the files a patch touched; the plan), and while
-// the model works a spinner line with the elapsed seconds stays at the
-// bottom, redrawn by a helper thread every 100 ms.
+// TurnView: the interactive terminal's screen below the transcript, and its
+// view of a running turn as a core::TurnObserver.
 //
-// Threads: observer callbacks come from the turn's thread, the spinner
-// thread only redraws its own line; both write through the Terminal's lock.
-// BeginTurn() starts the spinner thread and EndTurn() joins it. Borrows the
-// Terminal for its lifetime.
+// The bottom of the screen is a live region: while a turn runs, a spinner
+// line with the elapsed seconds (redrawn every 100 ms by a helper thread),
+// and under it the footer the session sets (the composer with any queued
+// messages). Everything else is written above the live region, which is
+// then drawn again, so the composer stays usable while the agent streams.
+// The assistant's Markdown is written as its lines become final, the
+// reasoning summary dim as it streams (unless hidden), tool calls compactly
+// (the command as the user would type it, a few lines of output, the exit
+// status; "denied" when the user said no; the files a patch touched; the
+// plan).
+//
+// Threads: observer callbacks come from the turn's thread, the footer from
+// the thread reading the keys, the spinner from its own; a mutex serialises
+// them and every drawing goes through the Terminal's lock. BeginTurn()
+// starts the spinner thread and EndTurn() joins it. Borrows the Terminal for
+// its lifetime.
 #pragma once
 
 #include <chrono>
@@ -18,6 +26,7 @@
 #include <string>
 #include <thread>
 
+#include "cli/interactive/line_editor.h"
 #include "cli/interactive/markdown.h"
 #include "cli/interactive/style.h"
 #include "cli/interactive/terminal.h"
@@ -33,15 +42,36 @@ class TurnView final : public core::TurnObserver {
   // `label` is the spinner text ("Working", "Compacting").
   void BeginTurn(std::string label = "Working");
   void EndTurn();
-  // Hides the spinner while something else (an approval menu) owns the screen.
+  // Hides the live region while something else (an approval menu) draws
+  // below the transcript; Resume draws it again.
   void PauseSpinner();
   void ResumeSpinner();
 
-  // Writes complete lines above the spinner.
+  // Sets the footer (drawn under the spinner; the terminal cursor is put at
+  // its editing cursor) and redraws the live region.
+  void SetFooter(const EditorLayout& footer);
+  // Leaves the footer in the transcript as it is now drawn (cursor moved past
+  // it) and starts an empty live region under it.
+  void CommitFooter();
+  // Erases the live region and forgets it (before other output takes over).
+  void ClearLive();
+  // Redraws the live region from scratch at the cursor's row (after a
+  // resize or a cleared screen).
+  void Redraw(bool forget_drawn);
+
+  // Writes complete lines above the live region.
   void Print(std::string_view text);
 
+  // The approval prompt's answer for the command about to be reported: a
+  // denied one is shown as denied rather than as a failure.
+  void NoteDenied() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    denied_ = true;
+  }
+
   const Style& style() const { return style_; }
-  // hide_agent_reasoning: reasoning text never becomes the spinner label.
+  // hide_agent_reasoning: reasoning summaries are neither shown nor used as
+  // the spinner's label.
   void set_hide_reasoning(bool hide) { hide_reasoning_ = hide; }
 
   void OnTextDelta(std::string_view delta) override;
@@ -56,11 +86,17 @@ class TurnView final : public core::TurnObserver {
 
  private:
   void SpinnerLoop();
-  // Both with mutex_ held.
+  // All with mutex_ held.
   void WriteAbove(std::string_view text);
+  std::string EraseLiveText();
+  std::string DrawLiveText();
+  // Erases, then draws, the live region.
+  std::string Redrawn();
   std::string SpinnerLine() const;
+  bool SpinnerVisible() const { return running_ && !paused_; }
   void StartMessage();
   void FinishMessage(const core::Item* item);
+  void FinishReasoning();
   void Separate();
 
   Terminal& terminal_;
@@ -70,14 +106,24 @@ class TurnView final : public core::TurnObserver {
   std::thread spinner_;
   bool running_ = false;  // between BeginTurn and EndTurn
   bool paused_ = false;
-  bool spinner_shown_ = false;
   int frame_ = 0;
   std::string label_ = "Working";
-  std::string reasoning_;
+  std::string reasoning_;  // for the spinner's headline
   bool hide_reasoning_ = false;
   std::chrono::steady_clock::time_point started_;
-  std::optional<MarkdownRenderer> markdown_;  // while a message streams
-  bool printed_ = false;                      // something was printed in this turn
+  std::optional<MarkdownRenderer> markdown_;      // while a message streams
+  std::optional<MarkdownRenderer> reasoning_md_;  // while a reasoning summary streams
+  bool printed_ = false;                          // something was printed in this turn
+  bool denied_ = false;
+  bool tool_running_ = false;  // a tool was started and has not completed
+
+  // The live region as drawn: whether the spinner line is in it, the
+  // footer, and how many rows below the region's top the cursor sits.
+  bool drawn_spinner_ = false;
+  bool drawn_ = false;
+  int live_cursor_row_ = 0;
+  EditorLayout footer_;
+  bool has_footer_ = false;
 };
 
 }  // namespace codex::cli
