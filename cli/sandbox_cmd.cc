@@ -5,14 +5,16 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "core/config.h"
 #include "core/sandboxed_runner.h"
 
 namespace codex::cli {
 namespace {
 
 struct SandboxArgs {
-  std::string mode = "workspace-write";
+  std::string mode;  // "" = workspace-write
   std::vector<std::string> add_dirs;
   bool network = false;
   std::string cwd;
@@ -40,8 +42,8 @@ int Explain(const core::CommandSpec& spec, const sandbox::Confinement& c) {
   return kExitOk;
 }
 
-int RunSandbox(const SandboxArgs& args) {
-  auto mode = core::ParseSandboxMode(args.mode);
+int RunSandbox(const GlobalOptions& global, const SandboxArgs& args) {
+  auto mode = core::ParseSandboxMode(args.mode.empty() ? "workspace-write" : args.mode);
   if (!mode) {
     return ReportError(
         InvalidArgumentError("unknown sandbox mode '" + args.mode +
@@ -61,12 +63,29 @@ int RunSandbox(const SandboxArgs& args) {
         InvalidArgumentError("--add-dir only applies to workspace-write; add -s workspace-write"));
   }
 
+  // config.toml (with -c / -p) as for the model's commands:
+  // [shell_environment_policy] shapes the environment and, in workspace-write,
+  // [sandbox_workspace_write] adds writable roots and network access.
+  core::ConfigOverrides overrides;
+  overrides.dash_c = global.dash_c;
+  if (!global.profile.empty()) overrides.profile = global.profile;
+  overrides.strict = global.strict_config;
+  if (!args.cwd.empty()) overrides.cwd = args.cwd;
+  overrides.sandbox_mode = *mode;
+  overrides.add_dirs = args.add_dirs;
+  auto config = core::LoadConfig(core::DefaultCodexHome(), overrides);
+  if (!config.ok()) return ReportError(config.status());
+  for (const std::string& w : config->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+
   core::CommandSpec spec;
   spec.argv = args.command.empty() ? std::vector<std::string>{"true"} : args.command;
-  spec.cwd = args.cwd;
+  spec.cwd = config->cwd;
   spec.sandbox.mode = *mode;
-  spec.sandbox.writable_roots = args.add_dirs;
-  spec.sandbox.network = args.network;
+  spec.env_policy = config->shell_environment_policy;
+  if (*mode == core::SandboxMode::kWorkspaceWrite) {
+    spec.sandbox.writable_roots = config->writable_roots;
+    spec.sandbox.network = args.network || config->sandbox_network_access;
+  }
   auto prepared = core::PrepareCommand(spec);
   if (!prepared.ok()) return ReportError(prepared.status());
   if (args.explain) return Explain(spec, *prepared->confinement);
@@ -81,7 +100,6 @@ int RunSandbox(const SandboxArgs& args) {
 }  // namespace
 
 void RegisterSandboxCommand(CLI::App& app, GlobalOptions& global, int* exit_code) {
-  (void)global;
   auto args = std::make_shared<SandboxArgs>();
   CLI::App* cmd = app.add_subcommand(
       "sandbox",
@@ -101,11 +119,12 @@ void RegisterSandboxCommand(CLI::App& app, GlobalOptions& global, int* exit_code
   cmd->footer(
       "Usage: codex sandbox [-s MODE] [--add-dir DIR]... [--network] [-C DIR] -- CMD [ARGS...]\n"
       "       codex sandbox [-s MODE] [--add-dir DIR]... [--network] --explain\n"
-      "Writable in workspace-write: the working directory, /tmp, $TMPDIR and --add-dir roots;\n"
-      "the .git of each root stays read-only. Secret-looking environment variables\n"
-      "(names with KEY, TOKEN, SECRET, PASSWORD, ...) are not passed on.\n"
+      "Writable in workspace-write: the working directory, /tmp, $TMPDIR, --add-dir roots and\n"
+      "[sandbox_workspace_write] writable_roots; the .git of each root stays read-only.\n"
+      "The environment follows [shell_environment_policy] in config.toml (by default\n"
+      "secret-looking names with KEY, TOKEN, SECRET, PASSWORD, ... are not passed on).\n"
       "Example: codex sandbox -s read-only -- sh -c 'touch x'   # fails: read-only");
-  cmd->callback([args, exit_code] { *exit_code = RunSandbox(*args); });
+  cmd->callback([&global, args, exit_code] { *exit_code = RunSandbox(global, *args); });
 }
 
 }  // namespace codex::cli

@@ -270,6 +270,67 @@ set = { FROM_SET = "kept", OTHER_SET = "dropped-by-include-only" }
   }
 }
 
+TEST_CASE("codex sandbox: config.toml's shell_environment_policy and -c overrides apply") {
+  const std::map<std::string, std::string> vars = {
+      {"FOO_TOKEN", "tok-123"}, {"PLAIN_VAR", "plain"}, {"OTHER_VAR", "other"}};
+  auto env = MakeEnv(R"(["never reached"])", R"(
+[shell_environment_policy]
+exclude = ["plain_*"]
+set = { FROM_SET = "set-value", FOO_TOKEN = "from-config" }
+)");
+  {
+    auto run = Run(*env, {"sandbox", "-s", "danger-full-access", "--", "env"}, vars);
+    CHECK(run.exit_code == 0);
+    CHECK(run.out.find("tok-123") == std::string::npos);  // codex's own value stays out
+    CHECK_THAT(run.out, Catch::Contains("FOO_TOKEN=from-config"));
+    CHECK_THAT(run.out, Catch::Contains("FROM_SET=set-value"));
+    CHECK(run.out.find("PLAIN_VAR") == std::string::npos);
+    CHECK_THAT(run.out, Catch::Contains("OTHER_VAR=other"));
+  }
+  {
+    // -c overrides the file, as for exec; the sandboxed mode too.
+    auto run =
+        Run(*env, {"-c", "shell_environment_policy.exclude=[\"other_*\"]", "sandbox", "--", "env"},
+            vars);
+    CHECK(run.exit_code == 0);
+    CHECK(run.out.find("OTHER_VAR") == std::string::npos);
+    CHECK_THAT(run.out, Catch::Contains("PLAIN_VAR=plain"));
+    CHECK(run.out.find("tok-123") == std::string::npos);
+  }
+  {
+    // A bad policy is a config error, and nothing runs.
+    auto run = Run(*env, {"-c", "shell_environment_policy.inherit=\"all-of-it\"", "sandbox", "--",
+                          "sh", "-c", "echo ran"});
+    CHECK(run.exit_code != 0);
+    CHECK_THAT(run.err, Catch::StartsWith("error: ") &&
+                            Catch::Contains("'shell_environment_policy.inherit' must be one of"));
+    CHECK(run.out.find("ran") == std::string::npos);
+  }
+}
+
+TEST_CASE("codex sandbox: [sandbox_workspace_write] writable_roots are writable") {
+  auto env = MakeEnv(R"(["never reached"])");
+  const fs::path extra = env->root() / "extra";
+  fs::create_directories(extra);
+  REQUIRE(env->WriteConfig("[sandbox_workspace_write]\nwritable_roots = [" +
+                           Json(extra.string()).dump() + "]\n")
+              .ok());
+  const std::string target = (extra / "made").string();
+  auto run = Run(*env, {"sandbox", "--", "sh", "-c", "echo x > '" + target + "'"});
+  if (run.exit_code != 0 && run.err.find("cannot enforce") != std::string::npos) {
+    WARN("no sandbox here: " << run.err);
+    return;
+  }
+  CHECK(run.exit_code == 0);
+  CHECK(fs::exists(target));
+  // In read-only the configured roots do not apply.
+  const std::string denied = (extra / "denied").string();
+  auto ro =
+      Run(*env, {"sandbox", "-s", "read-only", "--", "sh", "-c", "echo x > '" + denied + "'"});
+  CHECK(ro.exit_code != 0);
+  CHECK_FALSE(fs::exists(denied));
+}
+
 TEST_CASE("shell_environment_policy: a bad value is a config error naming the key") {
   const std::string script = R"(["never reached"])";
   struct Bad {
