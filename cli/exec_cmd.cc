@@ -15,6 +15,7 @@
 #include "cli/json_events.h"
 #include "cli/notify.h"
 #include "cli/progress_printer.h"
+#include "cli/terminal_text.h"
 
 namespace codex::cli {
 
@@ -192,8 +193,9 @@ int RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
                                              {*prompt},
                                              result->final_message}));
   if (!args.flags.json) {
-    std::fwrite(result->final_message.data(), 1, result->final_message.size(), stdout);
-    if (result->final_message.empty() || result->final_message.back() != '\n') {
+    const std::string shown = TextForStream(result->final_message, isatty(fileno(stdout)) != 0);
+    std::fwrite(shown.data(), 1, shown.size(), stdout);
+    if (shown.empty() || shown.back() != '\n') {
       std::fputc('\n', stdout);
     }
   }

@@ -84,4 +84,8 @@ std::string NeutralizeControls(std::string_view text) {
   return out;
 }
 
+std::string TextForStream(std::string_view text, bool to_terminal) {
+  return to_terminal ? NeutralizeControls(text) : std::string(text);
+}
+
 }  // namespace codex::cli

@@ -18,4 +18,9 @@ namespace codex::cli {
 // are not valid UTF-8 as "\xNN". Valid printable UTF-8 passes unchanged.
 std::string NeutralizeControls(std::string_view text);
 
+// `text` as written to an output stream: neutralised when the stream is a
+// terminal, byte for byte otherwise (scripts read `codex exec`'s stdout from
+// a pipe or file and depend on the exact bytes).
+std::string TextForStream(std::string_view text, bool to_terminal);
+
 }  // namespace codex::cli

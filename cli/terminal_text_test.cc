@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 using codex::cli::NeutralizeControls;
+using codex::cli::TextForStream;
 
 TEST_CASE("NeutralizeControls keeps printable text, newlines and tabs") {
   CHECK(NeutralizeControls("") == "");
@@ -43,4 +44,12 @@ TEST_CASE("NeutralizeControls renders every escape and control harmless") {
     const auto c = static_cast<unsigned char>(ch);
     CHECK((c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7F)));
   }
+}
+
+TEST_CASE("TextForStream: neutralised on a terminal, byte-exact on a pipe or file") {
+  const std::string text = "title \x1b]0;x\x07 red \x1b[31mR\r\n\xff end\n";
+  CHECK(TextForStream(text, true) == NeutralizeControls(text));
+  CHECK(TextForStream(text, true).find('\x1b') == std::string::npos);
+  CHECK(TextForStream(text, false) == text);
+  CHECK(TextForStream("plain\n", true) == "plain\n");
 }

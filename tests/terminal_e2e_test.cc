@@ -44,5 +44,31 @@ TEST_CASE("interactive: escape sequences from a tool and the model are shown, no
   REQUIRE(code.ok());
 }
 
+TEST_CASE("exec: the final message is neutralised on a terminal, exact on a pipe") {
+  const std::string script = R"(["final \u001b]0;exec-title\u0007 \u001b[2J done-final"])";
+  {
+    auto env = CodexTestEnv::Create(script);
+    REQUIRE(env.ok());
+    auto p = PtyProcess::Spawn((*env)->CodexCommand({"exec", "go"}));
+    REQUIRE(p.ok());
+    auto code = (*p)->WaitExit(60s);
+    INFO("raw: " << (*p)->raw());
+    REQUIRE(code.ok());
+    CHECK(*code == 0);
+    const std::string& raw = (*p)->raw();
+    CHECK(raw.find("\x1b]0;exec-title") == std::string::npos);
+    CHECK(raw.find("\x1b[2J") == std::string::npos);
+    CHECK(raw.find("final ^[]0;exec-title^G ^[[2J done-final") != std::string::npos);
+  }
+  {
+    auto env = CodexTestEnv::Create(script);
+    REQUIRE(env.ok());
+    auto run = (*env)->RunCodex({"exec", "go"});
+    REQUIRE(run.ok());
+    CHECK(run->exit_code == 0);
+    CHECK(run->out == "final \x1b]0;exec-title\x07 \x1b[2J done-final\n");
+  }
+}
+
 }  // namespace
 }  // namespace codex::testing
