@@ -214,7 +214,18 @@ std::string HelperExecutablePath() {
 BwrapAvailability ProbeBwrap() {
   std::lock_guard<std::mutex> lock(g_probe_mutex);
   if (g_bwrap_override) return Probe(*g_bwrap_override);
-  if (!g_probe) g_probe = Probe(FindBwrap());
+  if (!g_probe) {
+    const char* chosen = std::getenv(kBwrapEnv);
+    if (chosen == nullptr || *chosen == '\0') {
+      g_probe = Probe(FindBwrap());
+    } else if (IsExecutable(chosen)) {
+      g_probe = Probe(chosen);
+    } else {
+      BwrapAvailability missing;
+      missing.reason = std::string("bubblewrap (bwrap) not found at ") + kBwrapEnv + "=" + chosen;
+      g_probe = missing;
+    }
+  }
   return *g_probe;
 }
 

@@ -50,6 +50,12 @@ struct BwrapAvailability {
   std::string reason;  // why it is not usable (one line)
 };
 
+// The environment variable naming the bwrap executable to use instead of
+// /usr/bin/bwrap or the first bwrap in PATH (e.g. a newer build). A path that
+// is not an executable file means "no bubblewrap": the command then runs
+// under Landlock + seccomp only (or is refused when Landlock is missing too).
+inline constexpr const char* kBwrapEnv = "CODEX_SANDBOX_BWRAP";
+
 // Whether bubblewrap is installed and can create the namespaces here. The
 // first call runs bwrap once (a few milliseconds); the answer is cached.
 BwrapAvailability ProbeBwrap();

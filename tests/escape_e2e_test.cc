@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -151,7 +152,8 @@ std::vector<As> Users() {
 }
 
 // `codex sandbox ARGS...` as `as`, with a secret in codex's environment.
-ProcessResult Sandbox(As as, std::vector<std::string> args, const fs::path& cwd) {
+ProcessResult Sandbox(As as, std::vector<std::string> args, const fs::path& cwd,
+                      const std::map<std::string, std::string>& extra_env = {}) {
   ProcessOptions p;
   if (as == As::kNobody) {
     p.argv = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
@@ -160,6 +162,7 @@ ProcessResult Sandbox(As as, std::vector<std::string> args, const fs::path& cwd)
   p.argv.push_back("sandbox");
   p.argv.insert(p.argv.end(), args.begin(), args.end());
   p.env["OPENAI_API_KEY"] = kSecret;
+  for (const auto& [k, v] : extra_env) p.env[k] = v;
   p.cwd = cwd;
   auto r = RunProcess(p);
   REQUIRE(r.ok());
@@ -414,6 +417,83 @@ TEST_CASE("codex exec: the model's shell cannot escape, read keys, or leave daem
   }
   CHECK_THAT(output("daemons"), Catch::Contains("started"));
   CHECK_THAT(output("timeout"), Catch::Contains("timed out"));
+}
+
+// Without bubblewrap (CODEX_SANDBOX_BWRAP naming no executable) the command
+// runs under Landlock + seccomp alone, which still keep the host's UNIX
+// sockets and codex's secrets out; without Landlock too, codex refuses.
+TEST_CASE("no bubblewrap: the Landlock + seccomp fallback, or a refusal naming the way out") {
+  const std::map<std::string, std::string> no_bwrap = {{"CODEX_SANDBOX_BWRAP", "/nonexistent"}};
+  Scratch s;
+  const std::string path = (s.path() / "agent.sock").string();
+  const std::string abstract = "codex-escape-nobwrap-" + std::to_string(::getpid());
+  UnixListener pathname_listener(path, false);
+  UnixListener abstract_listener(abstract, true);
+
+  auto explain = Sandbox(As::kInvoker, {"--explain"}, s.path(), no_bwrap);
+  if (sandbox::landlock::AbiVersion() < 1) {
+    WARN("no Landlock here: only the refusal is checked");
+    CHECK(explain.exit_code != 0);
+    auto run = Sandbox(As::kInvoker, {"--", "true"}, s.path(), no_bwrap);
+    CHECK(run.exit_code != 0);
+    CHECK_THAT(run.err, Catch::StartsWith("error: ") && Catch::Contains("cannot enforce") &&
+                            Catch::Contains("install bubblewrap") &&
+                            Catch::Contains("--sandbox danger-full-access"));
+    return;
+  }
+  CHECK(explain.exit_code == 0);
+  CHECK_THAT(explain.out, Catch::Contains("namespaces    off") &&
+                              Catch::Contains("not found at CODEX_SANDBOX_BWRAP=/nonexistent"));
+  CHECK_THAT(explain.out, Catch::Contains("landlock      on"));
+  CHECK_THAT(explain.out, Catch::Contains("seccomp       on"));
+
+  for (const std::string mode : {"read-only", "workspace-write"}) {
+    INFO(mode);
+    CHECK(Trim(Sandbox(As::kInvoker, ProbeArgs(mode, {"connect-unix", path}), s.path(), no_bwrap)
+                   .out) == "denied EPERM");
+    CHECK(Trim(Sandbox(As::kInvoker, ProbeArgs(mode, {"connect-abstract", abstract}), s.path(),
+                       no_bwrap)
+                   .out) == "denied EPERM");
+    auto env_read = Sandbox(As::kInvoker,
+                            {"-s", mode, "--", "sh", "-c",
+                             "env; for f in /proc/[0-9]*/environ; do cat $f; done; echo scanned"},
+                            s.path(), no_bwrap);
+    CHECK_THAT(env_read.out, Catch::Contains("scanned"));
+    CHECK(env_read.out.find(kSecret) == std::string::npos);
+    CHECK(env_read.err.find(kSecret) == std::string::npos);
+  }
+
+  // The same through the model's shell in `codex exec`.
+  CodexTestEnvOptions options;
+  options.api_key = kSecret;
+  auto env = CodexTestEnv::Create(R"({"responses": [
+    {"output": [{"shell": [)" + Quoted(ESCAPE_PROBE) +
+                                      R"(, "connect-unix", )" + Quoted(path) +
+                                      R"(], "call_id": "unix"}]},
+    {"output": [{"shell": ["sh", "-c", "env; for f in /proc/[0-9]*/environ; do cat $f; done; echo scanned"],
+                 "call_id": "environ"}]},
+    "done"]})",
+                                  options);
+  REQUIRE(env.ok());
+  ProcessOptions p = (*env)->CodexCommand({"exec", "--full-auto", "attack"});
+  p.env["OPENAI_API_KEY"] = kSecret;
+  p.env["CODEX_SANDBOX_BWRAP"] = "/nonexistent";
+  auto run = RunProcess(p);
+  REQUIRE(run.ok());
+  INFO("stderr: " << run->err);
+  CHECK(run->exit_code == 0);
+  auto requests = (*env)->server().requests_to("/responses");
+  REQUIRE_FALSE(requests.empty());
+  auto output = [&](const std::string& id) {
+    std::string text = OutputFor(requests.back().InputItems(), id);
+    Json j = Json::parse(text, nullptr, false);
+    return j.is_object() ? j.value("output", std::string()) : text;
+  };
+  CHECK_THAT(output("unix"), Catch::Contains("denied EPERM"));
+  CHECK_THAT(output("environ"), Catch::Contains("scanned"));
+  CHECK(output("environ").find(kSecret) == std::string::npos);
+  CHECK_FALSE(pathname_listener.Connected());
+  CHECK_FALSE(abstract_listener.Connected());
 }
 
 }  // namespace codex::testing
