@@ -992,6 +992,7 @@ void LongLoop(LoopMode mode) {
   size_t compactions = 0;
   bool compacted = false;  // a compaction happened before this request
   bool ever_compacted = false;
+  std::string compaction_item;  // the newest compaction item as first resent
   for (const auto& r : env->server().requests()) {
     INFO("request " << r.path << " " << r.body_bytes << " bytes, " << r.outcome);
     CHECK(r.status == 200);
@@ -1011,6 +1012,18 @@ void LongLoop(LoopMode mode) {
     // The task stays in view exactly once; one summary at most.
     CHECK(Count(input, [](const Json& i) { return IsUserText(i, "run the loop"); }) == 1);
     if (!remote && ever_compacted) CHECK(Count(input, IsSummaryItem) == 1);
+    // The compaction item is resent byte-identical on every request until the next compaction.
+    if (remote && ever_compacted) {
+      CHECK(CountType(input, "compaction") == 1);
+      for (const auto& item : input) {
+        if (item.value("type", "") != "compaction") continue;
+        if (compacted) {
+          CHECK(item.dump() != compaction_item);  // a new one
+          compaction_item = item.dump();
+        }
+        CHECK(item.dump() == compaction_item);
+      }
+    }
     if (compacted) {
       // Right after a compaction: at most half the trigger, the task last.
       CHECK(Tokens(input.dump().size()) <= kLimit / 2);
