@@ -53,7 +53,13 @@ int RunUndo(const GlobalOptions& global, CompactArgs& args) {
   auto engine = Engine::Open(global, args.flags);
   if (!engine.ok()) return ReportError(engine.status());
   core::SessionStore& store = (*engine)->store();
-  auto session = store.FindSession(args.undo_id);
+  auto found = store.FindSession(args.undo_id);
+  if (!found.ok()) return ReportError(found.status());
+  // Moving the head is a write like a turn's: refused while a turn (or a
+  // compaction) runs on the session, and read again once the lease is held.
+  auto lease = store.AcquireTurnLease(found->id);
+  if (!lease.ok()) return ReportError(lease.status());
+  auto session = store.FindSession(found->id);
   if (!session.ok()) return ReportError(session.status());
   auto history = store.LoadHistory(*session);
   if (!history.ok()) return ReportError(history.status());
