@@ -179,5 +179,6 @@ int main(int argc, char** argv) {
         MCP_NPM_SERVERS_DIR);
     return 4;
   }
-  return Catch::Session().run(argc, argv);
+  // Any failure exits 1: 4 is ctest's "skipped" (see catch_main.cc).
+  return Catch::Session().run(argc, argv) == 0 ? 0 : 1;
 }
