@@ -8,10 +8,14 @@
 #include <sqlite3.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <thread>
 #include <vector>
 
 #include "tests/e2e_support.h"
@@ -205,6 +209,32 @@ inline std::string ChainSql(const std::string& session_id) {
          session_id +
          "' UNION ALL SELECT i.id, i.parent_id FROM items i JOIN chain c ON i.id = c.parent_id)"
          " SELECT id FROM chain";
+}
+
+// A scripted-server environment for one test; fails the test if it cannot start.
+inline std::unique_ptr<CodexTestEnv> MakeEnv(std::string_view script,
+                                             CodexTestEnvOptions options = {}) {
+  auto env = CodexTestEnv::Create(script, std::move(options));
+  REQUIRE(env.ok());
+  return std::move(*env);
+}
+
+// Runs the codex binary to completion; fails the test if it could not run or timed out.
+inline ProcessResult Run(CodexTestEnv& env, std::vector<std::string> args) {
+  auto run = env.RunCodex(std::move(args));
+  REQUIRE(run.ok());
+  REQUIRE_FALSE(run->timed_out);
+  return *run;
+}
+
+// Waits (up to 60 s) until the server has received `n` /responses requests.
+inline bool WaitForRequests(CodexTestEnv& env, size_t n) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < until) {
+    if (env.server().requests_to("/responses").size() >= n) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
 }
 
 }  // namespace codex::testing::e2e

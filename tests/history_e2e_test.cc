@@ -23,18 +23,8 @@ using e2e::Db;
 using e2e::SessionIdFromBanner;
 using namespace std::chrono_literals;
 
-std::unique_ptr<CodexTestEnv> MakeEnv(std::string_view script, CodexTestEnvOptions options = {}) {
-  auto env = CodexTestEnv::Create(script, std::move(options));
-  REQUIRE(env.ok());
-  return std::move(*env);
-}
-
-ProcessResult Run(CodexTestEnv& env, std::vector<std::string> args) {
-  auto run = env.RunCodex(std::move(args));
-  REQUIRE(run.ok());
-  REQUIRE_FALSE(run->timed_out);
-  return *run;
-}
+using e2e::MakeEnv;
+using e2e::Run;
 
 // ISO 8601 UTC with milliseconds, as rollouts carry it, `days_ago` days back.
 std::string DaysAgo(int days_ago) {

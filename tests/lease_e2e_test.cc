@@ -25,27 +25,9 @@ using e2e::ChainSql;
 using e2e::Db;
 using e2e::SessionIdFromBanner;
 
-std::unique_ptr<CodexTestEnv> MakeEnv(std::string_view script, CodexTestEnvOptions options = {}) {
-  auto env = CodexTestEnv::Create(script, std::move(options));
-  REQUIRE(env.ok());
-  return std::move(*env);
-}
-
-ProcessResult Run(CodexTestEnv& env, std::vector<std::string> args) {
-  auto run = env.RunCodex(std::move(args));
-  REQUIRE(run.ok());
-  REQUIRE_FALSE(run->timed_out);
-  return *run;
-}
-
-bool WaitForRequests(CodexTestEnv& env, size_t n) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < until) {
-    if (env.server().requests_to("/responses").size() >= n) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
-}
+using e2e::MakeEnv;
+using e2e::Run;
+using e2e::WaitForRequests;
 
 // The refusal line for `id`, any pid, host and time.
 std::regex BusyLine(const std::string& id) {
