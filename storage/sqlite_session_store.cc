@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <filesystem>
@@ -346,8 +347,22 @@ Result<std::unique_ptr<SqliteSessionStore>> SqliteSessionStore::Open(const std::
     internal::InstallBusyWait(*db, wait.get());
     RegisterSearchTextFunction(db->getHandle());
     if (!options.read_only) {
-      // Setting WAL takes a moment of exclusive access: the busy wait covers it.
-      db->exec("PRAGMA journal_mode = WAL");
+      // Switching a new file to WAL needs a moment of exclusive access. SQLite
+      // answers SQLITE_BUSY at once, without calling the busy handler, when
+      // another process opening the same new file holds its shared lock (a
+      // lock upgrade that could deadlock), so the wait is ours: retry until
+      // the busy timeout.
+      const auto deadline =
+          std::chrono::steady_clock::now() + std::chrono::milliseconds(options.busy_timeout_ms);
+      for (int attempt = 0;; ++attempt) {
+        try {
+          db->exec("PRAGMA journal_mode = WAL");
+          break;
+        } catch (const std::exception& e) {
+          if (!internal::IsBusy(e) || std::chrono::steady_clock::now() >= deadline) throw;
+          std::this_thread::sleep_for(std::chrono::milliseconds(attempt < 10 ? 1 + attempt : 20));
+        }
+      }
       db->exec("PRAGMA synchronous = NORMAL");
     }
     db->exec("PRAGMA foreign_keys = ON");
