@@ -5,7 +5,10 @@
 // Prints, per compaction mode: requests, compactions, the largest request,
 // bytes sent, the uncached prompt bytes (each request beyond its longest
 // common prefix with the previous request of the session: what a provider's
-// prompt cache cannot serve), the cache-hit ratio and the wall time.
+// prompt cache cannot serve), the cache-hit ratio and the wall time. Also the
+// floor: the bytes of the items the model and the tools produced (every one
+// is new input once, whatever the compaction does), the hit ratio that floor
+// allows at the same bytes sent, and what each compaction adds above it.
 //
 // Usage: compaction_bench [--calls N] [--window TOKENS]
 #include <chrono>
@@ -61,9 +64,9 @@ int main(int argc, char** argv) {
       "uncached = bytes of each request beyond its longest common prefix with the previous one\n"
       "reference: Codex 0.169 on this task sends %.0f KB uncached (hit ratio 0.36)\n\n",
       calls, window, kCodexUncachedKb);
-  std::printf("%-9s %9s %12s %16s %12s %14s %10s %10s %9s  %s\n", "mode", "requests", "compactions",
-              "largest_request", "sent_KB", "uncached_KB", "hit_ratio", "vs_codex", "wall_ms",
-              "outcome");
+  std::printf("%-9s %9s %12s %16s %10s %12s %10s %9s %9s %12s %9s %8s  %s\n", "mode", "requests",
+              "compactions", "largest_request", "sent_KB", "uncached_KB", "hit_ratio", "vs_codex",
+              "floor_KB", "floor_hit_max", "per_cmp_B", "wall_ms", "outcome");
 
   struct Mode {
     const char* name;
@@ -100,11 +103,18 @@ int main(int argc, char** argv) {
       outcome += std::string(", kept task ") + (r.task_kept ? "yes" : "NO") + " files " +
                  (r.files_kept ? "yes" : "NO") + " plan " + (r.plan_kept ? "yes" : "NO");
     }
-    std::printf("%-9s %9lld %12d %16lld %12.1f %14.1f %10.3f %9.1fx %9.1f  %s\n", mode.name,
-                static_cast<long long>(s.requests), r.compactions,
-                static_cast<long long>(s.largest_request_tokens),
-                static_cast<double>(s.bytes_sent) / 1000.0, uncached_kb, s.cache_hit_ratio(),
-                uncached_kb > 0 ? kCodexUncachedKb / uncached_kb : 0.0, wall_ms, outcome.c_str());
+    const double floor_kb = static_cast<double>(r.new_content_bytes) / 1000.0;
+    const double sent_kb = static_cast<double>(s.bytes_sent) / 1000.0;
+    const double per_compaction =
+        r.compactions > 0
+            ? static_cast<double>(s.uncached_bytes - r.new_content_bytes) / r.compactions
+            : 0.0;
+    std::printf("%-9s %9lld %12d %16lld %10.1f %12.1f %10.3f %8.1fx %9.1f %12.3f %9.0f %8.1f  %s\n",
+                mode.name, static_cast<long long>(s.requests), r.compactions,
+                static_cast<long long>(s.largest_request_tokens), sent_kb, uncached_kb,
+                s.cache_hit_ratio(), uncached_kb > 0 ? kCodexUncachedKb / uncached_kb : 0.0,
+                floor_kb, sent_kb > 0 ? 1.0 - floor_kb / sent_kb : 0.0, per_compaction, wall_ms,
+                outcome.c_str());
   }
   return 0;
 }

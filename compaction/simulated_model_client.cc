@@ -1,6 +1,7 @@
 #include "compaction/simulated_model_client.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -34,6 +35,24 @@ std::string Filler(std::string_view head, size_t bytes) {
   while (text.size() < bytes) text += words;
   text.resize(std::max(bytes, head.size()));
   return text;
+}
+
+// Stands for the encrypted_content of the n-th compaction: `bytes` of
+// base64-like text that differs from every other compaction's from its first
+// byte, as real ciphertext does (identical stand-ins would let a compaction
+// item look like a prompt-cache hit of the previous one).
+std::string EncryptedContent(int64_t n, size_t bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  uint64_t state = 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(n + 1);
+  std::string out;
+  out.reserve(bytes);
+  out += kAlphabet[static_cast<size_t>(n) % 64];
+  while (out.size() < bytes) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    out += kAlphabet[(state >> 58) & 63];
+  }
+  return out;
 }
 
 }  // namespace
@@ -80,9 +99,10 @@ Result<core::ModelResponse> SimulatedModelClient::Stream(std::string_view reques
   }
   if (trigger) {
     ++stats_.inline_requests;
+    const int64_t n = next_summary_++;
     Json compaction = {{"type", "compaction"},
-                       {"id", "cmp_sim_" + std::to_string(next_summary_++)},
-                       {"encrypted_content", std::string(summary_bytes_, 'E')}};
+                       {"id", "cmp_sim_" + std::to_string(n)},
+                       {"encrypted_content", EncryptedContent(n, summary_bytes_)}};
     ASSIGN_OR_RETURN(core::Item item, core::DecodeItem(compaction.dump()));
     response.items.push_back(std::move(item));
   } else if (!input.empty() && core::MessageText(input.back()) == kCompactionPrompt) {
@@ -130,9 +150,10 @@ Result<std::string> SimulatedModelClient::Compact(std::string_view request_body,
   }
   Json output = Json::array();
   for (auto it = kept.rbegin(); it != kept.rend(); ++it) output.push_back(Json::parse((*it)->body));
+  const int64_t n = next_summary_++;
   output.push_back({{"type", "compaction"},
-                    {"id", "cmp_sim_" + std::to_string(next_summary_++)},
-                    {"encrypted_content", std::string(summary_bytes_, 'E')}});
+                    {"id", "cmp_sim_" + std::to_string(n)},
+                    {"encrypted_content", EncryptedContent(n, summary_bytes_)}});
   Json resource = {{"id", "resp_sim_compact"},
                    {"object", "response.compaction"},
                    {"output", output},
