@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "compaction/shell_edits.h"
+#include "core/apply_patch.h"
+
 namespace codex::compaction {
 
 namespace {
@@ -66,9 +69,53 @@ void MergeMessage(WorkingState& state, std::string_view text) {
   }
 }
 
+// A JSON array of strings as an argv; empty when it is anything else.
+std::vector<std::string> Argv(const Json& command) {
+  std::vector<std::string> argv;
+  if (!command.is_array()) return argv;
+  for (const auto& a : command) {
+    if (!a.is_string()) return {};
+    argv.push_back(a.get<std::string>());
+  }
+  return argv;
+}
+
+std::string StringField(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// A shell call: apply_patch sent through the shell (as the tool router runs
+// it) names its files in the patch; any other command, what it writes.
+void AddShellCallFiles(WorkingState& state, const std::vector<std::string>& argv,
+                       const std::string& workdir) {
+  auto patch = core::MatchShellApplyPatch(argv);
+  if (patch.ok() && patch->has_value()) {
+    WorkingState patched;
+    AddPatchFiles(patched, (*patch)->patch);
+    std::string dir = (*patch)->workdir;
+    if (!workdir.empty() && (dir.empty() || dir[0] != '/')) {
+      dir = dir.empty() ? workdir : workdir + "/" + dir;
+    }
+    for (auto& f : patched.files) {
+      AddFile(state, dir.empty() || f.front() == '/' ? f : dir + "/" + f);
+    }
+    return;
+  }
+  for (const auto& f : ShellWrittenFiles(argv, workdir)) AddFile(state, f);
+}
+
 void MergeCall(WorkingState& state, const core::Item& item) {
   Json j = Json::parse(item.body, nullptr, false);
   if (!j.is_object()) return;
+  if (item.kind == core::ItemKind::kLocalShellCall) {
+    auto action = j.find("action");
+    if (action == j.end() || !action->is_object()) return;
+    auto command = action->find("command");
+    if (command == action->end()) return;
+    AddShellCallFiles(state, Argv(*command), StringField(*action, "working_directory"));
+    return;
+  }
   const std::string name = j.value("name", "");
   if (item.kind == core::ItemKind::kCustomToolCall) {
     if (name == "apply_patch") AddPatchFiles(state, j.value("input", ""));
@@ -79,6 +126,13 @@ void MergeCall(WorkingState& state, const core::Item& item) {
   if (!args.is_object()) return;
   if (name == "apply_patch" && args.contains("input") && args["input"].is_string()) {
     AddPatchFiles(state, args["input"].get<std::string>());
+  } else if ((name == "shell" || name == "container.exec") && args.contains("command")) {
+    AddShellCallFiles(state, Argv(args["command"]), StringField(args, "workdir"));
+  } else if (name == "shell_command" && args.contains("command") && args["command"].is_string()) {
+    for (const auto& f : ShellScriptWrittenFiles(args["command"].get<std::string>(),
+                                                 StringField(args, "workdir"))) {
+      AddFile(state, f);
+    }
   } else if (name == "update_plan" && args.contains("plan") && args["plan"].is_array()) {
     std::vector<PlanStep> plan;
     for (const auto& step : args["plan"]) {

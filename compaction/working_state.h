@@ -3,7 +3,11 @@
 // transcript itself, not from a summary the model may get wrong:
 //  - files: every path an apply_patch call named ("*** Add File:",
 //    "*** Update File:", "*** Delete File:", "*** Move to:"), as a custom
-//    tool call or a function call with an `input` argument;
+//    tool call or a function call with an `input` argument, or sent through
+//    the shell tool (core::MatchShellApplyPatch);
+//  - files: what a shell call (shell, container.exec, shell_command,
+//    local_shell) writes, read conservatively from its command
+//    (shell_edits.h says what is recognised and what is not detectable);
 //  - plan: the steps of the newest update_plan call.
 // A compacted history carries them in one working-state message (a user
 // message starting with kWorkingStatePrefix), which the next compaction reads
