@@ -11,6 +11,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,9 @@
 #include "cli/store_open.h"
 #include "compaction/token_accounting.h"
 #include "core/config.h"
+#include "core/context_budget.h"
 #include "core/instructions.h"
+#include "core/tool_router.h"
 #include "storage/rollout.h"
 #include "storage/search_text.h"
 #include "storage/sqlite_session_store.h"
@@ -269,12 +272,16 @@ void PrintItem(const core::StoredItem& stored, bool full) {
   }
 }
 
-// How full the model's view of `session` is: the items after the newest
-// checkpoint (plus the instructions) against the context window of its model.
+// How full the model's view of `session` is, estimated as the turn loop does
+// (core::ContextBudget): the items after the newest checkpoint, from the
+// newest total the server reported for them (item_usage) plus an estimate of
+// what came after; without any reported total, the instructions and
+// built-in tools plus every item. Against the context window of its model.
 struct ContextFill {
   int64_t tokens = 0;
   int64_t window = 0;
   int left_percent = 100;
+  bool reported = false;  // started from a server-reported total
 };
 
 ContextFill EstimateContextFill(const core::SessionInfo& session,
@@ -286,20 +293,28 @@ ContextFill EstimateContextFill(const core::SessionInfo& session,
       break;
     }
   }
+  const std::span<const core::StoredItem> stored_view(history.data() + from, history.size() - from);
   std::vector<core::Item> view;
-  for (size_t i = from; i < history.size(); ++i) view.push_back(history[i].item);
+  view.reserve(stored_view.size());
+  for (const auto& s : stored_view) view.push_back(s.item);
   ContextFill fill;
   auto config = core::LoadConfig(core::DefaultCodexHome(), {});
   std::optional<int64_t> window, limit;
   std::string instructions(core::BaseInstructions());
+  std::string tools = "[]";
   if (config.ok()) {
     window = config->model_context_window;
     limit = config->model_auto_compact_token_limit;
     if (!config->instructions.empty()) instructions = config->instructions;
+    tools = core::BuiltinToolsJson(*config);
   }
-  fill.tokens = compaction::EstimateTokens(view) + static_cast<int64_t>(instructions.size() / 4);
   auto limits = compaction::ResolveContextLimits(session.model, window, limit);
   fill.window = limits.ok() ? limits->context_window : compaction::kFallbackContextWindow;
+  core::ContextBudget budget(limits.ok() ? limits->auto_compact_limit : 0, fill.window);
+  const std::optional<core::UsageMark> mark = core::NewestUsageMark(stored_view);
+  budget.Seed(view, mark, static_cast<int64_t>((instructions.size() + tools.size() + 3) / 4));
+  fill.tokens = budget.usage();
+  fill.reported = mark.has_value();
   fill.left_percent = compaction::ContextLeftPercent(fill.tokens, fill.window);
   return fill;
 }
@@ -359,7 +374,8 @@ int RunShow(const std::string& id, bool json, bool full) {
     const ContextFill fill = EstimateContextFill(d->session, d->history);
     out["context"] = {{"estimated_tokens", fill.tokens},
                       {"context_window", fill.window},
-                      {"context_left_percent", fill.left_percent}};
+                      {"context_left_percent", fill.left_percent},
+                      {"from_reported_usage", fill.reported}};
     std::cout << Dump(out) << "\n";
     return kExitOk;
   }
@@ -378,9 +394,12 @@ int RunShow(const std::string& id, bool json, bool full) {
   }
   std::printf("\ntokens   %lld\n", static_cast<long long>(ss.tokens_used));
   const ContextFill fill = EstimateContextFill(ss, d->history);
-  std::printf("context  ~%lld tokens in the model's view, %d%% of the %lld-token window left\n",
-              static_cast<long long>(fill.tokens), fill.left_percent,
-              static_cast<long long>(fill.window));
+  std::printf(
+      "context  ~%lld tokens in the model's view (%s), %d%% of the %lld-token window "
+      "left\n",
+      static_cast<long long>(fill.tokens),
+      fill.reported ? "the server's last count plus what came after" : "estimated",
+      fill.left_percent, static_cast<long long>(fill.window));
   for (const auto& f : d->forks) {
     std::printf("fork     %s  %s\n", f.id.c_str(), Clip(Label(f), 60).c_str());
   }

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/session_store.h"
+
 namespace codex::core {
 
 namespace {
@@ -48,6 +50,13 @@ int64_t EstimateTokens(std::span<const Item> items) {
   int64_t total = 0;
   for (const auto& item : items) total += EstimateItemTokens(item);
   return total;
+}
+
+std::optional<UsageMark> NewestUsageMark(std::span<const StoredItem> view) {
+  for (size_t i = view.size(); i-- > 0;) {
+    if (view[i].reported_total_tokens) return UsageMark{i, *view[i].reported_total_tokens};
+  }
+  return std::nullopt;
 }
 
 bool IsContextWindowExceeded(const Status& status) {
@@ -101,7 +110,10 @@ void ContextBudget::OnOverflowCompacted() {
 void ContextBudget::OnCompacted() { compacted_since_request_ = true; }
 
 bool ContextBudget::ManualCompactionWorthwhile() const {
-  return limit_ <= 0 || usage() >= limit_ / 2;
+  // A compacted history is built to take at most half the limit
+  // (compaction's HistoryCeiling): at exactly half it may be one, and
+  // compacting it again would summarise a summary.
+  return limit_ <= 0 || usage() > limit_ / 2;
 }
 
 }  // namespace codex::core

@@ -15,7 +15,7 @@
 //    usage >= limit, at most once per model request;
 //  - after a failed request: the server said context_length_exceeded and the
 //    turn has not retried for that yet (compact, then retry once);
-//  - manual (codex compact, /compact): only when usage >= half the limit, so
+//  - manual (codex compact, /compact): only when usage > half the limit, so
 //    a compacted or small session is not summarised again.
 // A limit <= 0 disables the automatic decisions. Plain value type,
 // thread-compatible.
@@ -54,6 +54,12 @@ struct UsageMark {
   int64_t total_tokens = 0;
 };
 
+struct StoredItem;
+// The newest server-reported total of a stored view (StoredItem::
+// reported_total_tokens), indexed into `view`; nullopt when none was stored.
+// What Seed takes on resume, on reload and in `codex sessions show`.
+std::optional<UsageMark> NewestUsageMark(std::span<const StoredItem> view);
+
 class ContextBudget {
  public:
   ContextBudget() = default;
@@ -80,7 +86,7 @@ class ContextBudget {
   void OnOverflowCompacted();  // the retry after context_length_exceeded is used
   // After any compaction: Seed() with the new history, then this.
   void OnCompacted();
-  // codex compact / compact now: false when usage is under half the limit.
+  // codex compact / compact now: false when usage is at most half the limit.
   bool ManualCompactionWorthwhile() const;
   // Compaction never grows a history: true when a request over `new_history`
   // (plus `fixed_tokens`) would be smaller than the current usage.

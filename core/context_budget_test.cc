@@ -107,7 +107,10 @@ TEST_CASE("ContextBudget: a manual compaction only from half the limit; limit 0 
   ContextBudget budget(1'000, 1'200);
   budget.Seed(none, std::nullopt, 499);
   CHECK_FALSE(budget.ManualCompactionWorthwhile());
+  // Exactly half the limit is what a compacted history may take: not again.
   budget.Seed(none, std::nullopt, 500);
+  CHECK_FALSE(budget.ManualCompactionWorthwhile());
+  budget.Seed(none, std::nullopt, 501);
   CHECK(budget.ManualCompactionWorthwhile());
 
   ContextBudget off(0, 0);

@@ -108,10 +108,7 @@ Result<std::unique_ptr<Conversation>> Conversation::Resume(const Config& config,
   std::unique_ptr<Conversation> c(new Conversation(config, deps, std::move(session)));
   c->transcript_.reserve(stored.size() + 16);
   // The newest total the server reported for this view, with the item it followed.
-  std::optional<UsageMark> mark;
-  for (size_t i = 0; i < stored.size(); ++i) {
-    if (stored[i].reported_total_tokens) mark = UsageMark{i, *stored[i].reported_total_tokens};
-  }
+  const std::optional<UsageMark> mark = NewestUsageMark(stored);
   for (auto& s : stored) c->transcript_.push_back(std::move(s.item));
   c->budget_.Seed(c->transcript_, mark, c->FixedTokens());
   return c;
@@ -198,12 +195,16 @@ Result<bool> Conversation::Compact(const std::string& turn_id, CompactionTrigger
   input.request = Request();
   input.trigger = trigger;
   ASSIGN_OR_RETURN(CompactionOutput out, deps_.compactor->Compact(input, cancel));
+  // Before and after as the budget decided (the whole request, from the
+  // server's count when there is one), so what is reported is what was
+  // compared: a compaction that is committed never reports growth.
+  out.tokens_before = budget_.usage();
+  out.tokens_after = FixedTokens() + EstimateTokens(out.new_history);
   if (!budget_.Shrinks(out.new_history, FixedTokens())) {
     // Compaction never grows a history: keep the one we have.
     deps_.observer->OnNotice("compaction would not shrink the history (~" +
-                             std::to_string(budget_.usage()) + " -> ~" +
-                             std::to_string(FixedTokens() + EstimateTokens(out.new_history)) +
-                             " tokens); nothing changed");
+                             std::to_string(out.tokens_before) + " -> ~" +
+                             std::to_string(out.tokens_after) + " tokens); nothing changed");
     return false;
   }
 
@@ -254,12 +255,7 @@ Status Conversation::AcquireTurnLease() {
     }
     // The newest total the server reported for the reloaded view seeds the
     // estimate, as in Resume.
-    std::optional<UsageMark> mark;
-    for (size_t i = 0; i < stored->size(); ++i) {
-      if ((*stored)[i].reported_total_tokens) {
-        mark = UsageMark{i, *(*stored)[i].reported_total_tokens};
-      }
-    }
+    const std::optional<UsageMark> mark = NewestUsageMark(*stored);
     transcript_.clear();
     for (auto& it : *stored) transcript_.push_back(std::move(it.item));
     budget_.Seed(transcript_, mark, FixedTokens());
@@ -289,7 +285,7 @@ Result<bool> Conversation::CompactHoldingLease(const CancelToken& cancel) {
   if (deps_.compactor != nullptr && !budget_.ManualCompactionWorthwhile()) {
     deps_.observer->OnNotice("session " + session_.id + " uses ~" +
                              std::to_string(budget_.usage()) +
-                             " tokens, under half the auto-compact limit (" +
+                             " tokens, at or under half the auto-compact limit (" +
                              std::to_string(budget_.limit()) + "); nothing to compact");
     return false;
   }

@@ -135,14 +135,18 @@ std::string FormatShellOutput(const CommandResult& result) {
   return Dump(j);
 }
 
-ToolRouter::ToolRouter(const Config& config, CommandRunner& runner, Approver* approver,
-                       TurnObserver& observer)
-    : config_(config), runner_(runner), approver_(approver), observer_(observer) {
+std::string BuiltinToolsJson(const Config& config) {
   Json tools = Json::array();
   tools.push_back(ShellToolJson());
   tools.push_back(ApplyPatchToolDefinition(config.provider.apply_patch_tool_type));
   tools.push_back(UpdatePlanToolJson());
-  tools_json_ = Dump(tools);
+  return Dump(tools);
+}
+
+ToolRouter::ToolRouter(const Config& config, CommandRunner& runner, Approver* approver,
+                       TurnObserver& observer)
+    : config_(config), runner_(runner), approver_(approver), observer_(observer) {
+  tools_json_ = BuiltinToolsJson(config);
   builtin_tools_json_ = tools_json_;
 }
 

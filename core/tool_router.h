@@ -30,6 +30,11 @@ struct ToolOutcome {
   bool stop_turn = false;
 };
 
+// The `tools` array of the built-in tools for `config` (what ToolRouter sends
+// before any MCP tool): also what `codex sessions show` counts as the fixed
+// part of a request.
+std::string BuiltinToolsJson(const Config& config);
+
 class ToolRouter {
  public:
   // `approver` answers approval requests; null = deny every request (the

@@ -636,6 +636,69 @@ TEST_CASE("overflow: context_length_exceeded compacts and retries once, the turn
   CHECK(checkpoints[0].value("dropped_items", -1) > 0);
 }
 
+TEST_CASE("overflow mid-turn with encrypted reasoning: items resent byte-identical, inline") {
+  // The follow-up request after a reasoning item and a shell call is refused
+  // as too long: the inline compaction request is that request plus the
+  // trigger (reasoning and call bytes unchanged), and the retry carries the
+  // server's compaction item byte for byte. The server rejects any
+  // encrypted_content it did not issue byte for byte (unknown_encrypted_content).
+  const std::string script = R"({"responses": [
+    {"output": [{"reasoning": "looking at the log"},
+                {"shell": ["sh", "-c", "head -c 6000 /dev/zero | tr '\\0' x"]}]},
+    {"failed": "context_length_exceeded"},
+    "done after compaction"]})";
+  auto env = MakeEnv(script);
+  auto run = RunOk(*env, With(kInline, {"exec", "read the log"}));
+  CHECK(run.out == "done after compaction\n");
+  CHECK_THAT(run.err, Catch::Contains("context window exceeded"));
+  const std::string id = SessionIdFromBanner(run.err);
+
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 4);
+  for (const auto& r : requests) {
+    INFO(r.outcome);
+    CHECK(r.status == 200);
+  }
+  CHECK(requests[1].outcome == "failed:context_length_exceeded");
+  const Json refused = requests[1].InputItems();
+  Json reasoning;
+  for (const auto& item : refused) {
+    if (item.value("type", "") == "reasoning") reasoning = item;
+  }
+  REQUIRE(reasoning.is_object());
+  REQUIRE_FALSE(reasoning.value("encrypted_content", "").empty());
+  // The compaction request: the refused request's input, then the trigger.
+  const Json trigger = requests[2].InputItems();
+  REQUIRE(trigger.size() == refused.size() + 1);
+  CHECK(trigger.back() == Json{{"type", "compaction_trigger"}});
+  CHECK(InputExtends(requests[1], requests[2]));
+  for (const auto& [key, value] : requests[1].body.items()) {
+    if (key != "input") CHECK(requests[2].body[key] == value);
+  }
+  // The retry: no reasoning or call left, one compaction item, the task last.
+  const Json retry = requests[3].InputItems();
+  CHECK(CountType(retry, "reasoning") == 0);
+  CHECK(CountType(retry, "function_call") == 0);
+  CHECK(CountType(retry, "compaction") == 1);
+  CHECK(IsUserText(retry.back(), "read the log"));
+  CheckAllWireRules(*env, id);
+
+  auto checkpoints = Checkpoints(ShowJson(*env, id));
+  REQUIRE(checkpoints.size() == 1);
+  CHECK(checkpoints[0].value("trigger", "") == "overflow");
+  CHECK(checkpoints[0].value("mode", "") == "inline");
+  // The stored items before the checkpoint keep the reasoning as the server sent it.
+  bool stored = false;
+  const Json shown = ShowJson(*env, id);
+  for (const auto& item : shown["items"]) {
+    if (item.value("kind", "") == "reasoning") {
+      stored =
+          item["body"].value("encrypted_content", "") == reasoning.value("encrypted_content", "");
+    }
+  }
+  CHECK(stored);
+}
+
 TEST_CASE("overflow: a compaction request that overflows drops the oldest items and says so") {
   const Footprint& f = Measure();
   const size_t out_bytes = std::max<size_t>(6000, f.tools_bytes + 3000);
@@ -1168,6 +1231,74 @@ TEST_CASE("resume: a turn the server counted over the limit is compacted before 
   CHECK(Checkpoints(ShowJson(*env, id)).size() == 1);
 }
 
+TEST_CASE("resume: files written through the shell tool survive the compaction") {
+  const Footprint& f = Measure();
+  const int64_t limit = std::max<int64_t>(5'000, LimitFor(f, 700));
+  const std::string script = R"({"responses": [
+    {"output": [{"shell": ["bash", "-lc", "echo hi > notes.txt && sed -i s/hi/ho/ notes.txt"]}]},
+    {"output": [{"shell": ["mv", "notes.txt", "done.txt"]}]},
+    {"message": "first answer", "usage": {"input_tokens": )" +
+                             std::to_string(ReportedOver(limit)) + R"(, "output_tokens": 10}},
+    "SUMMARY-SHELL", "second answer"]})";
+  auto env = MakeEnv(script, LimitConfig(limit));
+  auto run1 = RunOk(*env, {"exec", "--full-auto", "write the notes"});
+  const std::string id = SessionIdFromBanner(run1.err);
+  auto run2 = RunOk(*env, {"exec", "resume", "--last", "second question"});
+  CHECK(run2.out == "second answer\n");
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 5);
+  REQUIRE(IsSummaryRequest(requests[3]));
+  // After the compaction no call is left, but the working state names the files.
+  const Json input = requests[4].InputItems();
+  CHECK(CountType(input, "function_call") == 0);
+  std::string state;
+  for (const auto& item : input) {
+    const std::string text = item.dump();
+    if (text.find("<working_state>") != std::string::npos) state = text;
+  }
+  INFO(input.dump().substr(0, 3000));
+  CHECK_THAT(state, Catch::Contains("notes.txt"));
+  CHECK_THAT(state, Catch::Contains("done.txt"));
+  CheckAllWireRules(*env, id);
+}
+
+TEST_CASE("sessions show: context fill starts from the server's stored count, not the bytes") {
+  const Footprint& f = Measure();
+  const int64_t limit = std::max<int64_t>(5'000, LimitFor(f, 700));
+  const int64_t reported = ReportedOver(limit);
+  const std::string script = R"({"responses": [
+    {"message": "first answer", "usage": {"input_tokens": )" +
+                             std::to_string(reported - 100) + R"(, "output_tokens": 100}},
+    "SUMMARY-SHOW", "second answer"]})";
+  auto env = MakeEnv(
+      script, LimitConfig(limit) + "model_context_window = " + std::to_string(reported * 2) + "\n");
+  auto run1 = RunOk(*env, {"exec", "first question"});
+  const std::string id = SessionIdFromBanner(run1.err);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  REQUIRE(Tokens(requests[0].body_bytes) * 4 < reported);  // the bytes say far less
+
+  // The server counted `reported` for the request and its answer: that is the fill.
+  Json context = ShowJson(*env, id)["context"];
+  INFO(context.dump());
+  CHECK(context.value("from_reported_usage", false));
+  CHECK(context.value("estimated_tokens", int64_t{0}) == reported);
+  CHECK(context.value("context_window", int64_t{0}) == reported * 2);
+  CHECK(context.value("context_left_percent", -1) == 50);
+  auto plain = RunOk(*env, {"sessions", "show", id});
+  CHECK_THAT(plain.out, Catch::Contains("~" + std::to_string(reported) + " tokens"));
+  CHECK_THAT(plain.out, Catch::Contains("the server's last count"));
+
+  // After the compaction the stored count is not on the new view: the fill
+  // restarts from the count of the request that followed it, plus the answer.
+  RunOk(*env, {"exec", "resume", "--last", "second question"});
+  requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  context = ShowJson(*env, id)["context"];
+  CHECK(context.value("estimated_tokens", int64_t{0}) < limit);
+  CHECK(context.value("estimated_tokens", int64_t{0}) >= Tokens(requests[2].body_bytes) / 2);
+}
+
 TEST_CASE("resume: inline compaction from a new process, then the history only grows") {
   const Footprint& f = Measure();
   const int64_t limit = std::max<int64_t>(5'000, LimitFor(f, 700));
@@ -1304,6 +1435,62 @@ TEST_CASE("compact: a session under half the limit says so and changes nothing")
   const Json after = ShowJson(*env, id);
   CHECK(after["items"] == before["items"]);
   CHECK(Checkpoints(after).empty());
+}
+
+TEST_CASE("compact twice in a row: the second finds nothing to do, no summary of a summary") {
+  const ManualCompactSetup m = ForManualCompact(Measure());
+  const std::string script = std::string(R"({"responses": [)") + kSmallCall + "," +
+                             Quoted(m.answer) + R"(, "SUMMARY-ONCE", "never sent"]})";
+  auto env = MakeEnv(script, m.config);
+  auto run1 = RunOk(*env, {"exec", "first question"});
+  const std::string id = SessionIdFromBanner(run1.err);
+  auto first = RunOk(*env, {"compact", id});
+  CHECK_THAT(first.out, Catch::Contains("compacted session " + id));
+  const Json after_first = ShowJson(*env, id);
+  REQUIRE(Checkpoints(after_first).size() == 1);
+
+  auto second = RunOk(*env, {"compact", id});
+  CHECK_THAT(second.out, Catch::Contains("not compacted"));
+  CHECK_THAT(second.err, Catch::Contains("under half the auto-compact limit"));
+  CHECK(env->server().requests_to("/responses").size() == 3);  // no second summary request
+  const Json after_second = ShowJson(*env, id);
+  CHECK(after_second["items"] == after_first["items"]);
+}
+
+TEST_CASE(
+    "resume: a server count far above the bytes compacts, and the report never shows growth") {
+  // The stored count (30k+) says the session is over the limit although its
+  // items are a few hundred bytes; the summary is longer than those items.
+  // Before and after are reported as the trigger compared them.
+  const Footprint& f = Measure();
+  const int64_t limit = std::max<int64_t>(5'000, LimitFor(f, 700));
+  const int64_t reported = ReportedOver(limit);
+  const std::string summary = "SUMMARY-LONGER " + std::string(1'500, 's');
+  const std::string script = R"({"responses": [
+    {"message": "ok", "usage": {"input_tokens": )" +
+                             std::to_string(reported - 100) + R"(, "output_tokens": 100}},
+    )" + Quoted(summary) + R"(, "second answer"]})";
+  auto env = MakeEnv(script, LimitConfig(limit));
+  auto run1 = RunOk(*env, {"exec", "hi"});
+  const std::string id = SessionIdFromBanner(run1.err);
+  auto run2 = RunOk(*env, {"exec", "--json", "resume", "--last", "second question"});
+  CHECK(run2.out.find("second answer") != std::string::npos);
+  auto checkpoints = Checkpoints(ShowJson(*env, id));
+  REQUIRE(checkpoints.size() == 1);
+  INFO(checkpoints[0].dump());
+  const int64_t before = checkpoints[0].value("tokens_before", int64_t{0});
+  const int64_t after = checkpoints[0].value("tokens_after", int64_t{0});
+  CHECK(before >= reported);
+  CHECK(after > 0);
+  CHECK(after < before);
+  // The --json compaction event says the same.
+  bool event = false;
+  for (const auto& line : e2e::JsonLines(run2.out)) {
+    if (line.dump().find("tokens_before") == std::string::npos) continue;
+    event = true;
+    CHECK(line.dump().find(std::to_string(before)) != std::string::npos);
+  }
+  CHECK(event);
 }
 
 TEST_CASE("overflow on a tiny session: a compaction that would grow it is not committed") {
