@@ -1,6 +1,7 @@
 #include "compaction/shell_edits.h"
 
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -126,4 +127,24 @@ TEST_CASE("Working state: shell edits are files touched, and survive a compactio
   CHECK(ExtractWorkingState(compacted).files == Files{"src/a.cc", "README.md", "docs/b.txt",
                                                       "docs/c.txt", "added.txt", "/w/out.txt",
                                                       "gone.txt"});
+}
+
+TEST_CASE("Shell edits: any script is read without crashing, no placeholder leaks out") {
+  // Scripts made of shell metacharacters in every order: unterminated
+  // quotes, dangling redirections, here-documents without an end.
+  const std::string alphabet = "ab/.> <&|;'\"\\\n#$(){}*~-2e=";
+  uint64_t state = 12345;
+  for (int n = 0; n < 3000; ++n) {
+    std::string script;
+    const size_t length = 1 + n % 40;
+    for (size_t i = 0; i < length; ++i) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      script += alphabet[(state >> 33) % alphabet.size()];
+    }
+    CAPTURE(script);
+    for (const auto& f : ShellScriptWrittenFiles(script, n % 2 ? "w" : "")) {
+      CHECK_FALSE(f.empty());
+      CHECK(f.find("__codex_output_redirection_") == std::string::npos);
+    }
+  }
 }
