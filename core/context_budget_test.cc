@@ -1,8 +1,11 @@
 #include "core/context_budget.h"
 
 #include <catch2/catch.hpp>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "core/session_store.h"
 
 using namespace codex;
 using namespace codex::core;
@@ -135,4 +138,24 @@ TEST_CASE("Item estimates: bytes / 4, images at a fixed cost, checkpoints free")
   checkpoint.kind = ItemKind::kCompactionCheckpoint;
   checkpoint.body = std::string(1000, 'c');
   CHECK(EstimateItemTokens(checkpoint) == 0);
+}
+
+TEST_CASE("NewestUsageMark: the newest stored count, indexed into the view; none without one") {
+  std::vector<StoredItem> view(4);
+  for (size_t i = 0; i < view.size(); ++i) view[i].item = UserMessage(std::string(40, 'a'));
+  CHECK_FALSE(NewestUsageMark(view).has_value());
+  view[0].reported_total_tokens = 9'000;
+  view[2].reported_total_tokens = 30'100;
+  auto mark = NewestUsageMark(view);
+  REQUIRE(mark.has_value());
+  CHECK(mark->item_index == 2);
+  CHECK(mark->total_tokens == 30'100);
+
+  // Seeded from it: the count plus the one item after it, the fixed part ignored.
+  std::vector<Item> items;
+  for (const auto& s : view) items.push_back(s.item);
+  ContextBudget budget(5'000, 12'000);
+  budget.Seed(items, mark, 1'000'000);
+  CHECK(budget.usage() == 30'100 + EstimateItemTokens(items[3]));
+  CHECK(budget.ShouldCompactBeforeTurn());
 }
