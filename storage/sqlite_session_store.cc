@@ -16,10 +16,14 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "core/project_context.h"
 #include "core/uuid.h"
 #include "storage/migrations.h"
+#include "storage/search_rank.h"
 #include "storage/search_text.h"
 #include "storage/sqlite_util.h"
 
@@ -346,6 +350,7 @@ Result<std::unique_ptr<SqliteSessionStore>> SqliteSessionStore::Open(const std::
     db = std::make_unique<SQLite::Database>(path, flags);
     internal::InstallBusyWait(*db, wait.get());
     RegisterSearchTextFunction(db->getHandle());
+    RETURN_IF_ERROR(RegisterSearchRank(db->getHandle()));
     if (!options.read_only) {
       // Switching a new file to WAL needs a moment of exclusive access. SQLite
       // answers SQLITE_BUSY at once, without calling the busy handler, when
@@ -1110,104 +1115,225 @@ Result<std::vector<SessionInfo>> SqliteSessionStore::Purge(const PurgeQuery& que
                               });
 }
 
-// The 1-based turn of the chain from the root to `item_id` that the item
-// belongs to (the TurnStartIndexes rule over that chain); 0 before the first
-// turn. `real_user` caches IsRealUserMessage per item id across calls.
-Result<int> SqliteSessionStore::TurnOfItem(int64_t item_id, std::map<int64_t, bool>* real_user) {
-  // Only bodies that decide turn starts are read: user messages not yet
-  // classified, and checkpoints.
-  SQLite::Statement q(*db_,
-                      "WITH RECURSIVE up(id, depth) AS (SELECT ?1, 0 UNION ALL"
-                      " SELECT i.parent_id, up.depth + 1 FROM up JOIN items AS i ON i.id = up.id"
-                      " WHERE i.parent_id IS NOT NULL)"
-                      " SELECT i.id, i.kind, i.role, CASE WHEN (i.kind = 'message' AND"
-                      " i.role = 'user') OR i.kind = 'compaction_checkpoint' THEN i.body ELSE ''"
-                      " END FROM up JOIN items AS i ON i.id = up.id ORDER BY up.depth DESC");
-  q.bind(1, item_id);
+namespace {
+
+// What Search knows of one item of the tree around a page of matches.
+struct SearchNode {
+  int64_t parent = 0;  // 0: none (a root)
+  ItemKind kind = ItemKind::kOther;
+  bool real_user = false;         // starts a turn unless inside a replacement history
+  int64_t replacement_items = 0;  // of a checkpoint
+};
+
+// The turn state after an item on its chain from the root, as
+// TurnStartIndexes counts it.
+struct TurnState {
   int turns = 0;
-  size_t replacement_left = 0;  // items still inside a checkpoint's replacement history
-  while (q.executeStep()) {
-    const int64_t id = q.getColumn(0).getInt64();
-    const core::ItemKind kind = core::ItemKindFromName(q.getColumn(1).getText());
-    if (kind == ItemKind::kCompactionCheckpoint) {
-      Item checkpoint;
-      checkpoint.kind = kind;
-      checkpoint.body = q.getColumn(3).getString();
-      replacement_left = static_cast<size_t>(CheckpointReplacementItems(checkpoint).value_or(0));
-      continue;
-    }
-    if (replacement_left > 0) {
-      --replacement_left;
-      continue;
-    }
-    if (kind != ItemKind::kMessage || q.getColumn(2).getString() != "user") continue;
-    auto cached = real_user->find(id);
-    if (cached == real_user->end()) {
-      Item message;
-      message.kind = kind;
-      message.role = "user";
-      message.body = q.getColumn(3).getString();
-      cached = real_user->emplace(id, IsRealUserMessage(message)).first;
-    }
-    if (cached->second) ++turns;
+  int64_t replacement_left = 0;  // items still inside a checkpoint's replacement history
+};
+
+std::string JsonIdArray(const std::vector<int64_t>& ids) {
+  std::string out = "[";
+  for (int64_t id : ids) {
+    if (out.size() > 1) out += ',';
+    out += std::to_string(id);
   }
-  return turns;  // the item is last: every start is at or before it
+  return out + "]";
 }
+
+}  // namespace
 
 Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& query) {
   ASSIGN_OR_RETURN(const std::string fts, FtsQueryFromUser(query.text));
   if (query.limit <= 0) return InvalidArgumentError("search limit must be at least 1");
   return Guarded(path_, "searching", [&]() -> Result<std::vector<SearchHit>> {
-    // Best matches first (bm25). A matching item counts when a live session
-    // holds it: one whose head is the item or a descendant of it.
-    std::optional<SQLite::Statement> q;
-    try {
-      // A fork keeps its parent's cwd, so with a directory only items whose
-      // creator is in it (or is gone, leaving forks) can be held there.
-      q.emplace(*db_,
-                std::string("SELECT f.rowid, snippet(items_fts, 0, '[', ']', '…', 16), i.kind,"
-                            " i.role FROM items_fts AS f JOIN items AS i ON i.id = f.rowid"
-                            " WHERE items_fts MATCH ?1") +
-                    (query.cwd ? " AND (i.session_id IN (SELECT id FROM sessions WHERE cwd = ?2)"
-                                 " OR i.session_id NOT IN (SELECT id FROM sessions))"
-                               : "") +
-                    " ORDER BY f.rank");
-      q->bind(1, fts);
-      if (query.cwd) q->bind(2, *query.cwd);
-      q->executeStep();
-    } catch (const std::exception& e) {
-      return InvalidArgumentError("cannot search for '" + query.text + "': " + e.what() +
-                                  "; use words, \"a phrase\" or a prefix such as build*");
-    }
-    std::string holders_sql = std::string(
-                                  "WITH RECURSIVE d(id) AS (SELECT ?1 UNION ALL"
-                                  " SELECT i.id FROM items AS i JOIN d ON i.parent_id = d.id)"
-                                  " SELECT ") +
-                              kSessionCols +
-                              " FROM sessions WHERE head_item_id IN (SELECT id FROM d)";
-    if (query.cwd) holders_sql += " AND cwd = ?2";
-    holders_sql += " ORDER BY updated_at_ms DESC, id DESC";
-    SQLite::Statement holders(*db_, holders_sql);
-    std::map<int64_t, bool> real_user;
+    // Best matches first (BM25, storage/search_rank.h; newer first on a tie),
+    // a page at a time. A matching item counts when a live session holds it:
+    // one whose head is the item or a descendant of it. A fork keeps its
+    // parent's cwd, so with a directory only items whose creator is in it
+    // (or is gone, leaving forks) can be held there.
+    const std::string ranked_sql =
+        std::string("SELECT f.rowid FROM items_fts AS f") +
+        " LEFT JOIN items_fts_docsize AS z ON z.id = f.rowid" +
+        (query.cwd ? " JOIN items AS i ON i.id = f.rowid" : "") + " WHERE items_fts MATCH ?1" +
+        (query.cwd ? " AND (i.session_id IN (SELECT id FROM sessions WHERE cwd = ?2)"
+                     " OR i.session_id NOT IN (SELECT id FROM sessions))"
+                   : "") +
+        " ORDER BY codex_bm25(items_fts, z.sz), f.rowid DESC LIMIT ?3 OFFSET ?4";
+    // Every item from the page's matches up to their roots, once: kinds, and
+    // the bodies that decide turn starts (user messages, checkpoints).
+    SQLite::Statement up(*db_,
+                         "WITH RECURSIVE up(id) AS (SELECT value FROM json_each(?1) UNION"
+                         " SELECT i.parent_id FROM up JOIN items AS i ON i.id = up.id"
+                         " WHERE i.parent_id IS NOT NULL)"
+                         " SELECT i.id, i.parent_id, i.kind, i.role, CASE WHEN (i.kind = 'message'"
+                         " AND i.role = 'user') OR i.kind = 'compaction_checkpoint' THEN i.body"
+                         " ELSE '' END FROM up JOIN items AS i ON i.id = up.id");
+    // Every item below the page's matches, once, with the sessions whose
+    // head it is.
+    SQLite::Statement down(*db_,
+                           std::string("WITH RECURSIVE d(id, parent) AS (SELECT value, 0"
+                                       " FROM json_each(?1) UNION SELECT i.id, i.parent_id"
+                                       " FROM items AS i JOIN d ON i.parent_id = d.id)"
+                                       " SELECT d.id, d.parent, s.* FROM d LEFT JOIN (SELECT ") +
+                               kSessionCols + " FROM sessions) AS s ON s.head_item_id = d.id");
+    SQLite::Statement snippet(*db_,
+                              "SELECT snippet(items_fts, 0, '[', ']', '…', 16) FROM items_fts"
+                              " WHERE items_fts MATCH ?1 AND rowid = ?2");
+    std::unordered_map<int64_t, SearchNode> nodes;  // the items up from matches
+    std::unordered_map<int64_t, TurnState> states;  // memo of TurnState per node
+    std::unordered_map<int64_t, std::pair<std::string, std::string>> kind_role;  // of matches
+    auto turn_of = [&](int64_t id) -> int {
+      std::vector<int64_t> path;  // from `id` up to the first node with a known state
+      for (int64_t n = id; n != 0 && !states.count(n);) {
+        path.push_back(n);
+        auto it = nodes.find(n);
+        n = it == nodes.end() ? 0 : it->second.parent;
+      }
+      for (auto p = path.rbegin(); p != path.rend(); ++p) {
+        const SearchNode& node = nodes[*p];
+        auto parent = states.find(node.parent);
+        TurnState s = parent == states.end() ? TurnState{} : parent->second;
+        if (node.kind == ItemKind::kCompactionCheckpoint) {
+          s.replacement_left = node.replacement_items;
+        } else if (s.replacement_left > 0) {
+          --s.replacement_left;
+        } else if (node.real_user) {
+          ++s.turns;
+        }
+        states[*p] = s;
+      }
+      return states[id].turns;
+    };
+
     std::vector<SearchHit> hits;
-    for (bool row = q->hasRow(); row && hits.size() < static_cast<size_t>(query.limit);
-         row = q->executeStep()) {
-      SearchHit hit;
-      hit.item_id = q->getColumn(0).getInt64();
-      hit.snippet = q->getColumn(1).getString();
+    int64_t offset = 0;
+    for (int64_t batch = query.limit; hits.size() < static_cast<size_t>(query.limit); batch *= 2) {
+      std::vector<int64_t> page;
+      try {
+        SQLite::Statement q(*db_, ranked_sql);
+        q.bind(1, fts);
+        if (query.cwd) q.bind(2, *query.cwd);
+        q.bind(3, batch);
+        q.bind(4, offset);
+        while (q.executeStep()) page.push_back(q.getColumn(0).getInt64());
+      } catch (const std::exception& e) {
+        if (offset > 0) throw;
+        return InvalidArgumentError("cannot search for '" + query.text + "': " + e.what() +
+                                    "; use words, \"a phrase\" or a prefix such as build*");
+      }
+      offset += static_cast<int64_t>(page.size());
+      if (page.empty()) break;
+      const std::string seeds = JsonIdArray(page);
+      std::vector<int64_t> sorted_page = page;
+      std::sort(sorted_page.begin(), sorted_page.end());
+
+      up.reset();
+      up.bind(1, seeds);
+      while (up.executeStep()) {
+        const int64_t id = up.getColumn(0).getInt64();
+        if (std::binary_search(sorted_page.begin(), sorted_page.end(), id)) {
+          kind_role[id] = {up.getColumn(2).getString(), up.getColumn(3).getString()};
+        }
+        if (nodes.count(id)) continue;
+        SearchNode node;
+        node.parent = up.getColumn(1).isNull() ? 0 : up.getColumn(1).getInt64();
+        node.kind = core::ItemKindFromName(up.getColumn(2).getText());
+        Item item;
+        item.kind = node.kind;
+        item.role = up.getColumn(3).getString();
+        item.body = up.getColumn(4).getString();
+        if (node.kind == ItemKind::kCompactionCheckpoint) {
+          node.replacement_items = CheckpointReplacementItems(item).value_or(0);
+        } else {
+          node.real_user = IsRealUserMessage(item);
+        }
+        nodes.emplace(id, node);
+      }
+
+      // Each session whose head lies below a match holds that match and every
+      // match between the two. `nearest` is the closest match at or above an
+      // item of the walk (0: none), filled in once per item.
+      std::unordered_map<int64_t, int64_t> down_parent;
+      std::vector<std::pair<int64_t, SessionInfo>> heads;
+      down.reset();
+      down.bind(1, seeds);
+      while (down.executeStep()) {
+        const int64_t id = down.getColumn(0).getInt64();
+        const int64_t parent = down.getColumn(1).getInt64();
+        if (parent != 0) down_parent[id] = parent;
+        if (down.getColumn(2).isNull()) continue;  // no session's head
+        SessionInfo s = ReadSession(down, 2);
+        if (query.cwd && s.cwd != *query.cwd) continue;
+        heads.emplace_back(id, std::move(s));
+      }
+      // A head reached from two matches comes once per path; keep it once.
+      std::sort(heads.begin(), heads.end(),
+                [](const auto& a, const auto& b) { return a.second.id < b.second.id; });
+      heads.erase(
+          std::unique(heads.begin(), heads.end(),
+                      [](const auto& a, const auto& b) { return a.second.id == b.second.id; }),
+          heads.end());
+      const std::unordered_set<int64_t> is_match(page.begin(), page.end());
+      std::unordered_map<int64_t, int64_t> nearest;
+      auto nearest_match = [&](int64_t id) -> int64_t {
+        std::vector<int64_t> path;
+        int64_t found = 0;
+        for (int64_t n = id; n != 0;) {
+          if (auto it = nearest.find(n); it != nearest.end()) {
+            found = it->second;
+            break;
+          }
+          if (is_match.count(n)) {
+            found = n;
+            nearest[n] = n;
+            break;
+          }
+          path.push_back(n);
+          auto p = down_parent.find(n);
+          n = p == down_parent.end() ? 0 : p->second;
+        }
+        for (int64_t n : path) nearest[n] = found;
+        return found;
+      };
+      std::unordered_map<int64_t, std::vector<SearchHit::Where>> holders;
+      for (const auto& [head, session] : heads) {
+        for (int64_t m = nearest_match(head); m != 0;) {
+          holders[m].push_back({session, 0});
+          auto p = down_parent.find(m);
+          m = p == down_parent.end() ? 0 : nearest_match(p->second);
+        }
+      }
+
+      for (int64_t id : page) {
+        if (hits.size() >= static_cast<size_t>(query.limit)) break;
+        auto h = holders.find(id);
+        if (h == holders.end()) continue;  // no live session holds it
+        SearchHit hit;
+        hit.item_id = id;
+        hit.sessions = std::move(h->second);
+        std::sort(hit.sessions.begin(), hit.sessions.end(), [](const auto& a, const auto& b) {
+          if (a.session.updated_at_ms != b.session.updated_at_ms) {
+            return a.session.updated_at_ms > b.session.updated_at_ms;
+          }
+          return a.session.id > b.session.id;
+        });
+        const int turn = turn_of(id);
+        for (auto& w : hit.sessions) w.turn = turn;
+        hits.push_back(std::move(hit));
+      }
+      if (page.size() < static_cast<size_t>(batch)) break;
+    }
+
+    for (SearchHit& hit : hits) {
+      std::tie(hit.kind, hit.role) = kind_role[hit.item_id];
+      snippet.reset();
+      snippet.bind(1, fts);
+      snippet.bind(2, hit.item_id);
+      if (snippet.executeStep()) hit.snippet = snippet.getColumn(0).getString();
       for (char& c : hit.snippet) {
         if (c == '\n' || c == '\r' || c == '\t') c = ' ';
       }
-      hit.kind = q->getColumn(2).getString();
-      hit.role = q->getColumn(3).getString();
-      holders.reset();
-      holders.bind(1, hit.item_id);
-      if (query.cwd) holders.bind(2, *query.cwd);
-      while (holders.executeStep()) hit.sessions.push_back({ReadSession(holders), 0});
-      if (hit.sessions.empty()) continue;
-      ASSIGN_OR_RETURN(const int turn, TurnOfItem(hit.item_id, &real_user));
-      for (auto& w : hit.sessions) w.turn = turn;
-      hits.push_back(std::move(hit));
     }
     return hits;
   });
