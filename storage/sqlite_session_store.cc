@@ -16,7 +16,6 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
-#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -1153,22 +1152,42 @@ Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& que
     // parent's cwd, so with a directory only items whose creator is in it
     // (or is gone, leaving forks) can be held there.
     const std::string ranked_sql =
-        std::string("SELECT f.rowid FROM items_fts AS f") +
+        std::string("SELECT f.rowid, codex_bm25(items_fts, z.sz) FROM items_fts AS f") +
         " LEFT JOIN items_fts_docsize AS z ON z.id = f.rowid" +
         (query.cwd ? " JOIN items AS i ON i.id = f.rowid" : "") + " WHERE items_fts MATCH ?1" +
         (query.cwd ? " AND (i.session_id IN (SELECT id FROM sessions WHERE cwd = ?2)"
                      " OR i.session_id NOT IN (SELECT id FROM sessions))"
-                   : "") +
-        " ORDER BY codex_bm25(items_fts, z.sz), f.rowid DESC LIMIT ?3 OFFSET ?4";
-    // Every item from the page's matches up to their roots, once: kinds, and
-    // the bodies that decide turn starts (user messages, checkpoints).
+                   : "");
+    // Every match scored once; the best are sorted out a page at a time
+    // (cheaper than SQLite's sorter, which keeps a B-tree of the best).
+    std::vector<std::pair<double, int64_t>> scored;
+    try {
+      SQLite::Statement q(*db_, ranked_sql);
+      q.bind(1, fts);
+      if (query.cwd) q.bind(2, *query.cwd);
+      while (q.executeStep()) {
+        scored.emplace_back(q.getColumn(1).getDouble(), q.getColumn(0).getInt64());
+      }
+    } catch (const std::exception& e) {
+      return InvalidArgumentError("cannot search for '" + query.text + "': " + e.what() +
+                                  "; use words, \"a phrase\" or a prefix such as build*");
+    }
+    const auto better = [](const std::pair<double, int64_t>& a,
+                           const std::pair<double, int64_t>& b) {
+      return a.first != b.first ? a.first < b.first : a.second > b.second;
+    };
+    // The chain from a match up to its root, read until it meets an item
+    // already read (the shared part of forks and of one session's matches is
+    // read once); then the bodies that decide turn starts (user messages,
+    // checkpoints).
     SQLite::Statement up(*db_,
-                         "WITH RECURSIVE up(id) AS (SELECT value FROM json_each(?1) UNION"
-                         " SELECT i.parent_id FROM up JOIN items AS i ON i.id = up.id"
-                         " WHERE i.parent_id IS NOT NULL)"
-                         " SELECT i.id, i.parent_id, i.kind, i.role, CASE WHEN (i.kind = 'message'"
-                         " AND i.role = 'user') OR i.kind = 'compaction_checkpoint' THEN i.body"
-                         " ELSE '' END FROM up JOIN items AS i ON i.id = up.id");
+                         "WITH RECURSIVE up(id, parent, kind, role) AS (SELECT id, parent_id, kind,"
+                         " role FROM items WHERE id = ?1 UNION ALL SELECT i.id, i.parent_id,"
+                         " i.kind, i.role FROM up JOIN items AS i ON i.id = up.parent)"
+                         " SELECT id, parent, kind, role FROM up");
+    SQLite::Statement bodies(*db_,
+                             "SELECT id, kind, role, body FROM items"
+                             " WHERE id IN (SELECT value FROM json_each(?1))");
     // Every item below the page's matches, once, with the sessions whose
     // head it is.
     SQLite::Statement down(*db_,
@@ -1178,11 +1197,11 @@ Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& que
                                        " SELECT d.id, d.parent, s.* FROM d LEFT JOIN (SELECT ") +
                                kSessionCols + " FROM sessions) AS s ON s.head_item_id = d.id");
     SQLite::Statement snippet(*db_,
-                              "SELECT snippet(items_fts, 0, '[', ']', '…', 16) FROM items_fts"
-                              " WHERE items_fts MATCH ?1 AND rowid = ?2");
+                              "SELECT snippet(items_fts, 0, '[', ']', '…', 16), i.kind, i.role"
+                              " FROM items_fts AS f JOIN items AS i ON i.id = f.rowid"
+                              " WHERE items_fts MATCH ?1 AND f.rowid = ?2");
     std::unordered_map<int64_t, SearchNode> nodes;  // the items up from matches
     std::unordered_map<int64_t, TurnState> states;  // memo of TurnState per node
-    std::unordered_map<int64_t, std::pair<std::string, std::string>> kind_role;  // of matches
     auto turn_of = [&](int64_t id) -> int {
       std::vector<int64_t> path;  // from `id` up to the first node with a known state
       for (int64_t n = id; n != 0 && !states.count(n);) {
@@ -1207,48 +1226,52 @@ Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& que
     };
 
     std::vector<SearchHit> hits;
-    int64_t offset = 0;
-    for (int64_t batch = query.limit; hits.size() < static_cast<size_t>(query.limit); batch *= 2) {
+    size_t offset = 0;
+    for (size_t batch = static_cast<size_t>(query.limit);
+         hits.size() < static_cast<size_t>(query.limit) && offset < scored.size(); batch *= 2) {
+      const size_t end = std::min(scored.size(), offset + batch);
+      std::partial_sort(scored.begin() + static_cast<std::ptrdiff_t>(offset),
+                        scored.begin() + static_cast<std::ptrdiff_t>(end), scored.end(), better);
       std::vector<int64_t> page;
-      try {
-        SQLite::Statement q(*db_, ranked_sql);
-        q.bind(1, fts);
-        if (query.cwd) q.bind(2, *query.cwd);
-        q.bind(3, batch);
-        q.bind(4, offset);
-        while (q.executeStep()) page.push_back(q.getColumn(0).getInt64());
-      } catch (const std::exception& e) {
-        if (offset > 0) throw;
-        return InvalidArgumentError("cannot search for '" + query.text + "': " + e.what() +
-                                    "; use words, \"a phrase\" or a prefix such as build*");
-      }
-      offset += static_cast<int64_t>(page.size());
-      if (page.empty()) break;
+      for (size_t k = offset; k < end; ++k) page.push_back(scored[k].second);
+      offset = end;
       const std::string seeds = JsonIdArray(page);
       std::vector<int64_t> sorted_page = page;
       std::sort(sorted_page.begin(), sorted_page.end());
 
-      up.reset();
-      up.bind(1, seeds);
-      while (up.executeStep()) {
-        const int64_t id = up.getColumn(0).getInt64();
-        if (std::binary_search(sorted_page.begin(), sorted_page.end(), id)) {
-          kind_role[id] = {up.getColumn(2).getString(), up.getColumn(3).getString()};
+      // Highest ids first: in one session the newest match's chain holds
+      // the older matches, which then need no walk of their own.
+      std::vector<int64_t> need_body;
+      for (auto seed = sorted_page.rbegin(); seed != sorted_page.rend(); ++seed) {
+        if (nodes.count(*seed)) continue;
+        up.reset();
+        up.bind(1, *seed);
+        while (up.executeStep()) {
+          const int64_t id = up.getColumn(0).getInt64();
+          if (nodes.count(id)) break;
+          SearchNode node;
+          node.parent = up.getColumn(1).isNull() ? 0 : up.getColumn(1).getInt64();
+          node.kind = core::ItemKindFromName(up.getColumn(2).getText());
+          if (node.kind == ItemKind::kCompactionCheckpoint ||
+              (node.kind == ItemKind::kMessage && up.getColumn(3).getString() == "user")) {
+            need_body.push_back(id);
+          }
+          nodes.emplace(id, node);
         }
-        if (nodes.count(id)) continue;
-        SearchNode node;
-        node.parent = up.getColumn(1).isNull() ? 0 : up.getColumn(1).getInt64();
-        node.kind = core::ItemKindFromName(up.getColumn(2).getText());
+      }
+      bodies.reset();
+      bodies.bind(1, JsonIdArray(need_body));
+      while (bodies.executeStep()) {
         Item item;
-        item.kind = node.kind;
-        item.role = up.getColumn(3).getString();
-        item.body = up.getColumn(4).getString();
-        if (node.kind == ItemKind::kCompactionCheckpoint) {
+        item.kind = core::ItemKindFromName(bodies.getColumn(1).getText());
+        item.role = bodies.getColumn(2).getString();
+        item.body = bodies.getColumn(3).getString();
+        SearchNode& node = nodes[bodies.getColumn(0).getInt64()];
+        if (item.kind == ItemKind::kCompactionCheckpoint) {
           node.replacement_items = CheckpointReplacementItems(item).value_or(0);
         } else {
           node.real_user = IsRealUserMessage(item);
         }
-        nodes.emplace(id, node);
       }
 
       // Each session whose head lies below a match holds that match and every
@@ -1322,15 +1345,17 @@ Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& que
         for (auto& w : hit.sessions) w.turn = turn;
         hits.push_back(std::move(hit));
       }
-      if (page.size() < static_cast<size_t>(batch)) break;
     }
 
     for (SearchHit& hit : hits) {
-      std::tie(hit.kind, hit.role) = kind_role[hit.item_id];
       snippet.reset();
       snippet.bind(1, fts);
       snippet.bind(2, hit.item_id);
-      if (snippet.executeStep()) hit.snippet = snippet.getColumn(0).getString();
+      if (snippet.executeStep()) {
+        hit.snippet = snippet.getColumn(0).getString();
+        hit.kind = snippet.getColumn(1).getString();
+        hit.role = snippet.getColumn(2).getString();
+      }
       for (char& c : hit.snippet) {
         if (c == '\n' || c == '\r' || c == '\t') c = ' ';
       }
