@@ -323,6 +323,36 @@ bool CannotWrite(const std::string& path) {
   return ::access(path.c_str(), W_OK) != 0 || ::access(dir.c_str(), W_OK) != 0;
 }
 
+// A WAL database whose -wal and -shm files are gone (the last writer closed
+// cleanly) can only be read by a process that may create them. Another user
+// reading a read-only CODEX_HOME cannot, so it opens the file as immutable:
+// with no -wal file everything committed is in the main file. (A writer
+// starting meanwhile creates a -wal this reader ignores: it sees the state
+// of its opening, as any read transaction does.)
+bool NeedsImmutable(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path + "-wal", ec)) return false;
+  const std::filesystem::path p(path);
+  const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  return ::access(dir.c_str(), W_OK) != 0;
+}
+
+// `path` as an SQLite URI filename with the given query.
+std::string FileUri(const std::string& path, std::string_view query) {
+  std::string out = "file:";
+  for (char c : std::filesystem::absolute(path).string()) {
+    if (c == '%' || c == '?' || c == '#') {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      out += '%';
+      out += kHex[(static_cast<unsigned char>(c) >> 4) & 0xf];
+      out += kHex[static_cast<unsigned char>(c) & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out + "?" + std::string(query);
+}
+
 }  // namespace
 
 Result<std::unique_ptr<SqliteSessionStore>> SqliteSessionStore::Open(const std::string& path,
@@ -346,7 +376,12 @@ Result<std::unique_ptr<SqliteSessionStore>> SqliteSessionStore::Open(const std::
     // NOMUTEX: an object is used by one thread at a time (see the header).
     const int flags =
         (options.read_only ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE) | SQLite::OPEN_NOMUTEX;
-    db = std::make_unique<SQLite::Database>(path, flags);
+    if (options.read_only && NeedsImmutable(path)) {
+      db = std::make_unique<SQLite::Database>(FileUri(path, "immutable=1"),
+                                              flags | SQLite::OPEN_URI);
+    } else {
+      db = std::make_unique<SQLite::Database>(path, flags);
+    }
     internal::InstallBusyWait(*db, wait.get());
     RegisterSearchTextFunction(db->getHandle());
     RETURN_IF_ERROR(RegisterSearchRank(db->getHandle()));
