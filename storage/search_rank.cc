@@ -89,7 +89,9 @@ void Bm25(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, i
     return;
   }
   std::fill(data->freq.begin(), data->freq.end(), 0.0);
-  for (int i = 0; i < instances; ++i) {
+  // One phrase (the usual one-word search): every instance is of it.
+  if (data->freq.size() == 1) data->freq[0] = instances;
+  for (int i = 0; data->freq.size() > 1 && i < instances; ++i) {
     int phrase = 0, column = 0, offset = 0;
     rc = api->xInst(fts, i, &phrase, &column, &offset);
     if (rc != SQLITE_OK) {
