@@ -234,8 +234,6 @@ class SqliteSessionStore final : public core::SessionStore {
                                                   bool stop_at_checkpoint);
   Result<RemoveStats> RemoveSessions(const std::vector<std::string>& ids);
 
-  Result<int> TurnOfItem(int64_t item_id, std::map<int64_t, bool>* real_user);
-
   std::string path_;
   StoreOptions options_;
   std::unique_ptr<internal::BusyWait> wait_;  // installed on db_; outlives it

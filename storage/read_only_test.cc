@@ -1,0 +1,80 @@
+// A read-only CODEX_HOME read by a user who cannot write it, after the last
+// writer closed cleanly (its -wal and -shm files are gone): list, find and
+// search work without creating anything.
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "core/item.h"
+#include "storage/sqlite_session_store.h"
+#include "storage/test_util.h"
+
+using codex::storage::SqliteSessionStore;
+using codex::storage::testing::TempDir;
+namespace core = codex::core;
+
+namespace {
+
+// 0 when `path` opens (read-only, chosen by Open itself) and `id` and the
+// word "walrus" are found; a distinct non-zero code per failing step.
+int ReadBack(const std::string& path, const std::string& id) {
+  auto store = SqliteSessionStore::Open(path);
+  if (!store.ok()) return 10;
+  if (!(*store)->read_only()) return 11;
+  if (!(*store)->FindSession(id).ok()) return 12;
+  codex::storage::SearchQuery q;
+  q.text = "walrus";
+  auto hits = (*store)->Search(q);
+  if (!hits.ok() || hits->size() != 1) return 13;
+  if (!(*store)->ListSessions({}).ok()) return 14;
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("Another user reads a read-only CODEX_HOME whose -wal and -shm files are gone") {
+  TempDir dir;
+  const std::string path = dir.File("sessions.db");
+  std::string id;
+  {
+    auto store = SqliteSessionStore::Open(path);
+    REQUIRE(store.ok());
+    core::NewSession spec;
+    spec.cwd = "/w";
+    spec.items = {core::UserMessage("hello walrus")};
+    auto s = (*store)->CreateSession(spec);
+    REQUIRE(s.ok());
+    id = s->id;
+  }
+  REQUIRE_FALSE(std::filesystem::exists(path + "-wal"));
+  REQUIRE_FALSE(std::filesystem::exists(path + "-shm"));
+  int code = -1;
+  if (::geteuid() == 0) {
+    // Root writes anywhere: read as another user (nobody) in a child.
+    REQUIRE(::chmod(dir.path().c_str(), 0755) == 0);
+    REQUIRE(::chmod(path.c_str(), 0644) == 0);
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) _exit(20);
+      _exit(ReadBack(path, id));
+    }
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFEXITED(status));
+    code = WEXITSTATUS(status);
+  } else {
+    REQUIRE(::chmod(dir.path().c_str(), 0555) == 0);
+    REQUIRE(::chmod(path.c_str(), 0444) == 0);
+    code = ReadBack(path, id);
+  }
+  ::chmod(dir.path().c_str(), 0700);
+  ::chmod(path.c_str(), 0600);
+  CHECK(code == 0);
+  CHECK_FALSE(std::filesystem::exists(path + "-wal"));
+  CHECK_FALSE(std::filesystem::exists(path + "-shm"));
+}
