@@ -165,6 +165,16 @@ class Rows {
     }
     return out;
   }
+  // A bigint (8 bytes) or integer (4 bytes) column of a binary result.
+  std::optional<int64_t> BinInt(int row, int col) const {
+    if (Null(row, col)) return std::nullopt;
+    const auto* p = reinterpret_cast<const unsigned char*>(PQgetvalue(r_.get(), row, col));
+    const int n = PQgetlength(r_.get(), row, col);
+    uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v = (v << 8) | p[i];
+    if (n == 4) return static_cast<int32_t>(static_cast<uint32_t>(v));
+    return static_cast<int64_t>(v);
+  }
   int64_t Affected() const {
     const char* t = PQcmdTuples(r_.get());
     return t && *t ? std::strtoll(t, nullptr, 10) : 0;
@@ -219,7 +229,10 @@ class PgConnection {
   }
 
   // Runs one statement; throws PgError on failure.
-  Rows Exec(const std::string& sql, const std::vector<Param>& params = {}) {
+  // `binary_result` asks for every column in binary (Rows::BinInt, raw
+  // bytea bytes): half the bytes of hex text for item bodies.
+  Rows Exec(const std::string& sql, const std::vector<Param>& params = {},
+            bool binary_result = false) {
     std::vector<const char*> values(params.size());
     std::vector<int> lengths(params.size());
     std::vector<int> formats(params.size());
@@ -228,8 +241,9 @@ class PgConnection {
       lengths[i] = static_cast<int>(params[i].value.size());
       formats[i] = params[i].binary ? 1 : 0;
     }
-    PGresult* r = PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()), nullptr,
-                               values.data(), lengths.data(), formats.data(), 0);
+    PGresult* r =
+        PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()), nullptr, values.data(),
+                     lengths.data(), formats.data(), binary_result ? 1 : 0);
     return Check(r);
   }
   // Runs a script of several statements without parameters.
@@ -613,7 +627,7 @@ Result<std::vector<StoredItem>> LoadChain(PgConnection& conn, std::optional<int6
       "SELECT i.id, i.parent_id, i.session_id, i.turn_id, i.created_at_ms, i.kind, i.role,"
       " i.call_id, i.server_id, i.body, u.total_tokens FROM items AS i"
       " LEFT JOIN item_usage AS u ON u.item_id = i.id WHERE i.id = ANY($1::bigint[])",
-      {P(array)});
+      {P(array)}, /*binary_result=*/true);
   // ids is head first; the transcript is oldest first.
   std::unordered_map<int64_t, size_t> slot;
   slot.reserve(ids.size());
@@ -624,18 +638,24 @@ Result<std::vector<StoredItem>> LoadChain(PgConnection& conn, std::optional<int6
   }
   out.resize(ids.size());
   for (int r = 0; r < q.size(); ++r) {
-    StoredItem& s = out[slot.at(q.Int(r, 0))];
-    s.id = q.Int(r, 0);
-    s.parent_id = q.OptInt(r, 1);
+    const int64_t id = q.BinInt(r, 0).value_or(0);
+    auto at = slot.find(id);
+    if (at == slot.end()) {
+      return DataLossError("sessions database " + conn.redacted() + ": the item chain from " +
+                           std::to_string(*head) + " is inconsistent");
+    }
+    StoredItem& s = out[at->second];
+    s.id = id;
+    s.parent_id = q.BinInt(r, 1);
     s.session_id = q.Str(r, 2);
     s.turn_id = q.Str(r, 3);
-    s.created_at_ms = q.Int(r, 4);
+    s.created_at_ms = q.BinInt(r, 4).value_or(0);
     s.item.kind = core::ItemKindFromName(q.Str(r, 5));
     s.item.role = q.Str(r, 6);
     s.item.call_id = q.Str(r, 7);
     s.item.server_id = q.Str(r, 8);
-    s.item.body = q.Bytea(r, 9);
-    s.reported_total_tokens = q.OptInt(r, 10);
+    s.item.body = q.Str(r, 9);  // binary bytea: the bytes themselves
+    s.reported_total_tokens = q.BinInt(r, 10);
   }
   return out;
 }
