@@ -446,7 +446,7 @@ Result<std::vector<std::string>> CollectRolloutFiles(const std::vector<std::stri
   return files;
 }
 
-Result<ImportOutcome> ImportRolloutFile(SqliteSessionStore& store, const std::string& path) {
+Result<ImportOutcome> ImportRolloutFile(SessionDatabase& store, const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return NotFoundError("cannot read " + path);
   std::ostringstream buf;
@@ -744,7 +744,7 @@ std::string ExportMarkdown(const SessionDetails& d) {
 
 }  // namespace
 
-Result<std::string> ExportSession(SqliteSessionStore& store, std::string_view session_id,
+Result<std::string> ExportSession(SessionDatabase& store, std::string_view session_id,
                                   ExportFormat format) {
   ASSIGN_OR_RETURN(SessionDetails d, store.Show(session_id));
   if (format == ExportFormat::kMarkdown) return ExportMarkdown(d);

@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "core/status.h"
-#include "storage/sqlite_session_store.h"
+#include "storage/session_database.h"
 
 namespace codex::storage {
 
@@ -50,12 +50,12 @@ struct ImportOutcome {
 };
 
 // Reads, parses and imports one rollout file.
-Result<ImportOutcome> ImportRolloutFile(SqliteSessionStore& store, const std::string& path);
+Result<ImportOutcome> ImportRolloutFile(SessionDatabase& store, const std::string& path);
 
 enum class ExportFormat { kJsonl, kMarkdown };
 
 // The session (full id) as rollout JSON Lines or Markdown text.
-Result<std::string> ExportSession(SqliteSessionStore& store, std::string_view session_id,
+Result<std::string> ExportSession(SessionDatabase& store, std::string_view session_id,
                                   ExportFormat format);
 
 }  // namespace codex::storage

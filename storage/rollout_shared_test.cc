@@ -10,6 +10,7 @@
 
 #include "core/item.h"
 #include "storage/rollout.h"
+#include "storage/sqlite_session_store.h"
 #include "storage/test_util.h"
 
 using codex::core::ItemKind;

@@ -1,0 +1,208 @@
+// SessionDatabase: core::SessionStore plus the maintenance queries behind
+// `codex sessions ...` (archive, rename, rm, purge, search, tree, show,
+// import). One contract, two backends (ARCHITECTURE.md, Data model):
+// storage::SqliteSessionStore (one file, the embedded default) and
+// storage::PostgresSessionStore (a shared server, for teams). Both keep the
+// same semantics, messages and Status reasons; the storage tests run
+// against each of them.
+//
+// Implementations are not thread-safe: one thread uses an object at a time
+// (open one object per thread or process).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/session_lease.h"
+#include "core/session_store.h"
+#include "core/status.h"
+
+namespace codex::storage {
+
+// One row of the `events` table.
+struct EventRecord {
+  int64_t id = 0;
+  std::string session_id;
+  std::string turn_id;
+  std::string type;
+  std::string payload_json;  // a JSON object
+  int64_t created_at_ms = 0;
+};
+
+// How Open behaves under contention and on a read-only CODEX_HOME.
+struct StoreOptions {
+  int busy_timeout_ms = 10'000;   // the most a write waits for a lock, in total
+  int wait_notice_ms = 1'000;     // on_wait is called once a wait lasts this long
+  std::function<void()> on_wait;  // e.g. print "waiting for another codex process…"
+  // Open without writing: no file or directory is created, no migration is
+  // applied (an outdated schema is an error). Also chosen automatically when
+  // the database cannot be opened for writing (a read-only CODEX_HOME).
+  bool read_only = false;
+  int64_t lease_heartbeat_ms = core::kLeaseHeartbeatMs;
+};
+
+// A full-text search match: one item and every live session whose history
+// holds it (its creator, forks that inherited it).
+struct SearchHit {
+  int64_t item_id = 0;
+  std::string kind;     // the item's kind: message, reasoning, function_call_output, ...
+  std::string role;     // for messages
+  std::string snippet;  // one line; matched terms wrapped in [ ], cut with "…"
+  struct Where {
+    core::SessionInfo session;
+    int turn = 0;  // 1-based turn of the session the item belongs to; 0 = before the first
+  };
+  std::vector<Where> sessions;  // newest first
+};
+
+struct SearchQuery {
+  std::string text;                // words (ANDed), "a phrase", prefix*
+  std::optional<std::string> cwd;  // only sessions of this directory; nullopt = all
+  int limit = 20;                  // matching items
+};
+
+// What Purge removes: sessions (archived or not) last updated before
+// `updated_before_ms`, only in `cwd` when set.
+struct PurgeQuery {
+  int64_t updated_before_ms = 0;
+  std::optional<std::string> cwd;
+  bool dry_run = false;  // list what would go, change nothing
+};
+
+// One session of a fork tree, in depth-first order (parents before children).
+struct TreeNode {
+  core::SessionInfo session;
+  int depth = 0;  // 0 = the root of the tree
+};
+
+// Everything `codex sessions show` prints.
+struct SessionDetails {
+  core::SessionInfo session;
+  std::vector<core::StoredItem> history;  // root to head, checkpoints included
+  std::vector<core::TurnRecord> turns;    // oldest first
+  std::vector<EventRecord> events;        // oldest first
+  std::vector<core::SessionInfo> forks;   // sessions forked from this one
+};
+
+// What Remove / Purge deleted.
+struct RemoveStats {
+  int64_t sessions = 0;
+  int64_t items = 0;
+};
+
+// A whole session to import atomically (storage/rollout.h builds these).
+struct ImportedItem {
+  std::string turn_id;
+  int64_t created_at_ms = 0;
+  core::Item item;
+};
+struct ImportedSession {
+  core::NewSession spec;  // spec.id required
+  int64_t updated_at_ms = 0;
+  std::vector<ImportedItem> items;  // oldest first, chained in this order
+  // items[index] -> the total_tokens a token_count event reported after it
+  // (stored as by RecordUsage).
+  std::map<size_t, int64_t> reported_totals;
+  std::vector<core::TurnRecord> turns;
+  std::vector<EventRecord> events;
+};
+
+// True for a user message typed by a person, false for injected context
+// (core::IsContextItem, and <environment_context>, <user_instructions>,
+// # AGENTS.md, <permissions instructions> even after leading whitespace). Turns start
+// at real user messages; titles come from the first one.
+bool IsRealUserMessage(const core::Item& item);
+
+// The "replacement_items" count of a compaction checkpoint body (see
+// core/compaction_checkpoint.h): how many items after the checkpoint form the
+// compacted history. nullopt when absent or not a checkpoint.
+std::optional<int64_t> CheckpointReplacementItems(const core::Item& item);
+
+// Indexes of the items of `chain` (oldest first) that start a turn: real user
+// messages, except those inside a checkpoint's replacement history (copies
+// of earlier messages and summaries are not new turns). Turn N (1-based)
+// runs from starts[N-1] to before starts[N].
+std::vector<size_t> TurnStartIndexes(const std::vector<core::StoredItem>& chain);
+
+// "completed" | "failed" | "interrupted": how turns are stored and printed.
+std::string_view TurnStatusName(core::TurnStatus status);
+
+// The one-line title for a user message text: first non-empty line, trimmed,
+// at most ~80 characters (cut on a UTF-8 boundary, "…" appended when cut).
+std::string TitleFromText(std::string_view text);
+
+// One session as `codex sessions migrate` copies it into another database
+// (SessionDatabase::CopySession). Item ids are the destination's own: the
+// copied chain hangs from `base_item_id`, an item already copied with the
+// session this one was forked from, so a fork shares its parent's items in
+// the destination as it did in the source.
+struct SessionCopy {
+  // Every field is kept but head_item_id and forked_from_item (source ids):
+  // the head becomes the last copied item (base_item_id when `items` is empty).
+  core::SessionInfo info;
+  std::optional<int64_t> base_item_id;  // a destination id; nullopt = the chain starts at a root
+  // Oldest first, each the child of the previous; turn_id, created_at_ms,
+  // item and reported_total_tokens are kept, id and parent_id ignored.
+  std::vector<core::StoredItem> items;
+  // The destination fork point: forked_from_item when set (a destination id),
+  // else the copy of items[forked_from_index] when set, else none.
+  std::optional<int64_t> forked_from_item;
+  std::optional<size_t> forked_from_index;
+  std::vector<core::TurnRecord> turns;
+  std::vector<EventRecord> events;
+};
+
+class SessionDatabase : public core::SessionStore {
+ public:
+  ~SessionDatabase() override = default;
+
+  // True when opened without write access (SQLite: a read-only CODEX_HOME).
+  virtual bool read_only() const = 0;
+  // Names the database in messages: the file path, or the server URL with
+  // any password replaced by "***". Never contains a secret.
+  virtual std::string location() const = 0;
+
+  // The lease currently recorded for `session_id` (live or not); nullopt when none.
+  virtual Result<std::optional<core::LeaseHolder>> CurrentLease(std::string_view session_id) = 0;
+
+  // --- Maintenance (codex sessions ...). `id` is a full session id. ---
+
+  virtual Status Archive(std::string_view id) = 0;
+  virtual Status Unarchive(std::string_view id) = 0;
+  // Sets the name FindSession also accepts; "" clears it. kInvalidArgument
+  // when another session already has that name, or when the name could be
+  // read as an id prefix (only hex digits and '-').
+  virtual Status Rename(std::string_view id, std::string_view name) = 0;
+  // Deletes the session, its turns and events, and every item of its chain
+  // that no other session still needs (reachable from another session's head
+  // or fork point). Forks of it keep working; their forked_from_session stays
+  // as a historical record.
+  virtual Result<RemoveStats> Remove(std::string_view id) = 0;
+  // Removes the sessions `query` selects, with the items nothing else needs,
+  // and returns them (oldest first). With dry_run nothing changes.
+  virtual Result<std::vector<core::SessionInfo>> Purge(const PurgeQuery& query,
+                                                       RemoveStats* stats) = 0;
+  // Items whose plain text (storage/search_text.h) matches `query`, best
+  // match first, each with the live sessions that hold it.
+  virtual Result<std::vector<SearchHit>> Search(const SearchQuery& query) = 0;
+  // The fork tree containing `id`: its root ancestor and every descendant.
+  virtual Result<std::vector<TreeNode>> Tree(std::string_view id) = 0;
+  virtual Result<SessionDetails> Show(std::string_view id) = 0;
+  virtual Result<std::vector<core::TurnRecord>> LoadTurns(std::string_view id) = 0;
+  virtual Result<std::vector<EventRecord>> LoadEvents(std::string_view id) = 0;
+  // Imports a whole session in one transaction. Returns false (and changes
+  // nothing) when a session with spec.id already exists.
+  virtual Result<bool> ImportSession(const ImportedSession& session) = 0;
+  // Copies a whole session in one transaction (codex sessions migrate).
+  // Returns false (and changes nothing) when a session with info.id already
+  // exists, so a copy interrupted at any point is finished by running it again.
+  virtual Result<bool> CopySession(const SessionCopy& copy) = 0;
+};
+
+}  // namespace codex::storage
