@@ -180,8 +180,13 @@ void BuildSearchCorpus(const std::string& path) {
 
 }  // namespace
 
+int RunPostgresBench();  // storage_bench_postgres.cc
+
 int main(int argc, char** argv) {
   if (argc == 4 && std::string(argv[1]) == "--resume-once") return ResumeOnce(argv[2], argv[3]);
+  if (argc == 3 && std::string(argv[1]) == "--backend" && std::string(argv[2]) == "postgresql") {
+    return RunPostgresBench();
+  }
   std::string dir;
   if (argc > 1) {
     dir = argv[1];

@@ -4,6 +4,8 @@ find_package(Threads REQUIRED)
 find_package(OpenSSL REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(SQLiteCpp REQUIRED)
+# libpq (libpq-dev): the PostgreSQL session store backend (storage/postgres_session_store.h).
+find_package(PostgreSQL REQUIRED)
 find_package(tomlplusplus REQUIRED)
 find_package(CLI11 REQUIRED)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)

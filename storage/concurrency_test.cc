@@ -7,9 +7,12 @@
 
 #include "core/item.h"
 #include "storage/sqlite_session_store.h"
+#include "storage/store_test_support.h"
 #include "storage/test_util.h"
 
-using codex::storage::SqliteSessionStore;
+using codex::storage::SessionDatabase;
+using codex::storage::testing::OpenStore;
+using codex::storage::testing::StoreDir;
 using codex::storage::testing::TempDir;
 namespace core = codex::core;
 
@@ -25,7 +28,7 @@ constexpr int kTurns = 500;
     std::fprintf(stderr, "child %d: %s: %s\n", index, what, s.ToString().c_str());
     std::_Exit(1);
   };
-  auto store = SqliteSessionStore::Open(path);
+  auto store = OpenStore(path);
   if (!store.ok()) fail(store.status(), "open");
   core::NewSession spec;
   spec.cwd = "/proc" + std::to_string(index);
@@ -53,8 +56,8 @@ constexpr int kTurns = 500;
 }  // namespace
 
 TEST_CASE("Eight processes append to one database at once without losing an item") {
-  TempDir dir;
-  const std::string path = dir.File("shared.db");
+  StoreDir dir;
+  const std::string path = dir.Store("shared.db");
   std::vector<pid_t> children;
   for (int i = 0; i < kProcesses; ++i) {
     const pid_t pid = ::fork();
@@ -70,7 +73,7 @@ TEST_CASE("Eight processes append to one database at once without losing an item
   }
   CHECK(failures == 0);
 
-  auto store = SqliteSessionStore::Open(path);
+  auto store = OpenStore(path);
   REQUIRE(store.ok());
   core::ListQuery q;
   q.limit = 100;
@@ -96,12 +99,12 @@ TEST_CASE("Eight processes append to one database at once without losing an item
 }
 
 TEST_CASE("Two processes resuming one session: the second append is a conflict") {
-  TempDir dir;
-  const std::string path = dir.File("s.db");
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
   std::string id;
   std::optional<int64_t> head;
   {
-    auto store = SqliteSessionStore::Open(path);
+    auto store = OpenStore(path);
     REQUIRE(store.ok());
     auto s = (*store)->CreateSession({});
     REQUIRE(s.ok());
@@ -114,7 +117,7 @@ TEST_CASE("Two processes resuming one session: the second append is a conflict")
   const pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
-    auto store = SqliteSessionStore::Open(path);
+    auto store = OpenStore(path);
     if (!store.ok()) std::_Exit(1);
     auto ids = (*store)->Append(id, head, "t", {core::AssistantMessage("child")});
     std::_Exit(ids.ok() ? 0 : 1);
@@ -123,7 +126,7 @@ TEST_CASE("Two processes resuming one session: the second append is a conflict")
   REQUIRE(::waitpid(pid, &status, 0) == pid);
   REQUIRE(WIFEXITED(status));
   REQUIRE(WEXITSTATUS(status) == 0);
-  auto store = SqliteSessionStore::Open(path);
+  auto store = OpenStore(path);
   REQUIRE(store.ok());
   auto mine = (*store)->Append(id, head, "t", {core::AssistantMessage("parent")});
   REQUIRE_FALSE(mine.ok());

@@ -1,11 +1,14 @@
 // CopyAllSessions / VerifyCopy (`codex sessions migrate`) between stores
-// opened through the one factory (storage::OpenDatabase).
+// opened through the one factory (storage::OpenDatabase): from SQLite into
+// the backend of the run ($CODEX_TEST_STORE: SQLite, or the private
+// PostgreSQL server) and from there back into SQLite.
 #include "storage/copy_sessions.h"
 
 #include <catch2/catch.hpp>
 
 #include "core/compaction_checkpoint.h"
 #include "storage/open_database.h"
+#include "storage/store_test_support.h"
 #include "storage/test_util.h"
 
 using codex::StatusCode;
@@ -13,15 +16,13 @@ using codex::core::Item;
 using codex::core::SessionInfo;
 using codex::core::StoredItem;
 using namespace codex::storage;
-using codex::storage::testing::TempDir;
+using codex::storage::testing::StoreDir;
 namespace core = codex::core;
 
 namespace {
 
-std::unique_ptr<SessionDatabase> Open(const std::string& path) {
-  core::StoreLocation loc;
-  loc.path = path;
-  auto db = OpenDatabase(loc);
+std::unique_ptr<SessionDatabase> Open(const std::string& location) {
+  auto db = codex::storage::testing::OpenStore(location);
   INFO(db.status().ToString());
   REQUIRE(db.ok());
   return std::move(*db);
@@ -81,7 +82,7 @@ std::vector<std::string> Bodies(SessionDatabase& store, const std::string& id) {
 }  // namespace
 
 TEST_CASE("Every session, fork, checkpoint, turn, usage and event is copied; forks share items") {
-  TempDir dir;
+  StoreDir dir;
   auto src = Open(dir.File("src.db"));
   const SessionInfo a = MakeSession(*src, 3, "a");
   // A compaction: checkpoint + replacement history after turn 3.
@@ -106,7 +107,7 @@ TEST_CASE("Every session, fork, checkpoint, turn, usage and event is copied; for
   REQUIRE(orphan.ok());
   REQUIRE(src->Remove(c.id).ok());
 
-  auto dst = Open(dir.File("dst.db"));
+  auto dst = Open(dir.Store("dst.db"));
   int64_t calls = 0;
   auto stats = CopyAllSessions(*src, *dst, [&](int64_t done, int64_t total) {
     ++calls;
@@ -162,13 +163,13 @@ TEST_CASE("Every session, fork, checkpoint, turn, usage and event is copied; for
 }
 
 TEST_CASE("Copying again changes nothing; an interrupted copy is finished by the next run") {
-  TempDir dir;
+  StoreDir dir;
   auto src = Open(dir.File("src.db"));
   std::vector<std::string> ids;
   for (int i = 0; i < 6; ++i) ids.push_back(MakeSession(*src, 2, "s" + std::to_string(i)).id);
   auto fork = src->Fork(ids[0], 1);
   REQUIRE(fork.ok());
-  auto dst = Open(dir.File("dst.db"));
+  auto dst = Open(dir.Store("dst.db"));
   REQUIRE(CopyAllSessions(*src, *dst).ok());
   auto again = CopyAllSessions(*src, *dst);
   REQUIRE(again.ok());
@@ -191,8 +192,8 @@ TEST_CASE("Copying again changes nothing; an interrupted copy is finished by the
 }
 
 TEST_CASE("CopySession refuses nothing silently: an existing id is left untouched") {
-  TempDir dir;
-  auto store = Open(dir.File("x.db"));
+  StoreDir dir;
+  auto store = Open(dir.Store("x.db"));
   const SessionInfo s = MakeSession(*store, 1, "x");
   SessionCopy copy;
   copy.info = s;

@@ -14,18 +14,21 @@
 #include "core/item.h"
 #include "core/session_lease.h"
 #include "storage/sqlite_session_store.h"
+#include "storage/store_test_support.h"
 #include "storage/test_util.h"
 
 using codex::StatusCode;
-using codex::storage::SqliteSessionStore;
+using codex::storage::SessionDatabase;
 using codex::storage::StoreOptions;
+using codex::storage::testing::OpenStore;
+using codex::storage::testing::StoreDir;
 using codex::storage::testing::TempDir;
 namespace core = codex::core;
 
 namespace {
 
-std::unique_ptr<SqliteSessionStore> OpenOrDie(const std::string& path, StoreOptions options = {}) {
-  auto store = SqliteSessionStore::Open(path, std::move(options));
+std::unique_ptr<SessionDatabase> OpenOrDie(const std::string& path, StoreOptions options = {}) {
+  auto store = OpenStore(path, std::move(options));
   INFO(store.status().ToString());
   REQUIRE(store.ok());
   return std::move(store).value();
@@ -43,21 +46,18 @@ int InChild(F child) {
   return WEXITSTATUS(status);
 }
 
+// Writes a lease row as another process (or host) would have left it.
 void InsertLease(const std::string& path, const std::string& session, int64_t pid,
                  const std::string& host, int64_t heartbeat_ms,
                  const std::string& process_start = "") {
-  SQLite::Database db(path, SQLite::OPEN_READWRITE);
-  SQLite::Statement q(db,
-                      "INSERT OR REPLACE INTO session_leases(session_id, token, pid, host,"
-                      " process_start, started_at_ms, heartbeat_at_ms) VALUES (?, 't', ?, ?, ?,"
-                      " ?, ?)");
-  q.bind(1, session);
-  q.bind(2, pid);
-  q.bind(3, host);
-  q.bind(4, process_start);
-  q.bind(5, heartbeat_ms);
-  q.bind(6, heartbeat_ms);
-  q.exec();
+  codex::storage::testing::QueryInt(
+      path, "DELETE FROM session_leases WHERE session_id = '" + session + "'");
+  codex::storage::testing::QueryInt(
+      path,
+      "INSERT INTO session_leases(session_id, token, pid, host, process_start, started_at_ms,"
+      " heartbeat_at_ms) VALUES ('" +
+          session + "', 't', " + std::to_string(pid) + ", '" + host + "', '" + process_start +
+          "', " + std::to_string(heartbeat_ms) + ", " + std::to_string(heartbeat_ms) + ")");
 }
 
 int64_t NowMs() {
@@ -71,8 +71,8 @@ constexpr const char* kSession = "01900000-0000-7000-8000-000000000001";
 }  // namespace
 
 TEST_CASE("Lease: a second process is refused while the turn runs, and gets it after") {
-  TempDir dir;
-  const std::string path = dir.File("s.db");
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
   auto store = OpenOrDie(path);
   auto lease = store->AcquireTurnLease(kSession);
   REQUIRE(lease.ok());
@@ -87,7 +87,7 @@ TEST_CASE("Lease: a second process is refused while the turn runs, and gets it a
   // Another process: refused with the one-line message, reason session_busy.
   const std::string busy_file = dir.File("busy.txt");
   CHECK(InChild([&] {
-          auto other = SqliteSessionStore::Open(path);
+          auto other = OpenStore(path);
           if (!other.ok()) return 10;
           auto l = (*other)->AcquireTurnLease(kSession);
           if (l.ok()) return 11;
@@ -108,7 +108,7 @@ TEST_CASE("Lease: a second process is refused while the turn runs, and gets it a
         std::string("; wait, or run 'codex fork ") + kSession + "'");
   // Another session is not affected.
   CHECK(InChild([&] {
-          auto other = SqliteSessionStore::Open(path);
+          auto other = OpenStore(path);
           return other.ok() && (*other)->AcquireTurnLease("other-session").ok() ? 0 : 1;
         }) == 0);
 
@@ -117,14 +117,14 @@ TEST_CASE("Lease: a second process is refused while the turn runs, and gets it a
   REQUIRE(recorded.ok());
   CHECK_FALSE(recorded->has_value());
   CHECK(InChild([&] {
-          auto other = SqliteSessionStore::Open(path);
+          auto other = OpenStore(path);
           return other.ok() && (*other)->AcquireTurnLease(kSession).ok() ? 0 : 1;
         }) == 0);
 }
 
 TEST_CASE("Lease: a dead holder's lease is taken over") {
-  TempDir dir;
-  const std::string path = dir.File("s.db");
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
   auto store = OpenOrDie(path);
   const std::string host = core::CurrentProcessHolder().host;
 
@@ -141,7 +141,7 @@ TEST_CASE("Lease: a dead holder's lease is taken over") {
     InsertLease(path, kSession, parent, host, NowMs(), "1");  // not its start time
     // Checked from a child, so the recorded pid is not the checker's own.
     CHECK(InChild([&] {
-            auto other = SqliteSessionStore::Open(path);
+            auto other = OpenStore(path);
             return other.ok() && (*other)->AcquireTurnLease(kSession).ok() ? 0 : 1;
           }) == 0);
   }
@@ -153,7 +153,7 @@ TEST_CASE("Lease: a dead holder's lease is taken over") {
     InsertLease(path, kSession, parent_holder.pid, host, NowMs() - 3'600'000,
                 parent_holder.process_start);
     CHECK(InChild([&] {
-            auto other = SqliteSessionStore::Open(path);
+            auto other = OpenStore(path);
             if (!other.ok()) return 1;
             auto l = (*other)->AcquireTurnLease(kSession);
             return !l.ok() && l.status().reason() == "session_busy" ? 0 : 2;
@@ -172,8 +172,8 @@ TEST_CASE("Lease: a dead holder's lease is taken over") {
 }
 
 TEST_CASE("Lease: the heartbeat advances while the lease is held") {
-  TempDir dir;
-  const std::string path = dir.File("s.db");
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
   StoreOptions options;
   options.lease_heartbeat_ms = 50;
   auto store = OpenOrDie(path, options);
@@ -192,8 +192,9 @@ TEST_CASE("Lease: the heartbeat advances while the lease is held") {
 }
 
 TEST_CASE("A write meeting a lock waits once, says so once, then fails clearly; reads go on") {
-  TempDir dir;
-  const std::string path = dir.File("s.db");
+  CODEX_SQLITE_ONLY();
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
   std::atomic<int> notices{0};
   StoreOptions options;
   options.busy_timeout_ms = 1'500;
@@ -238,11 +239,12 @@ TEST_CASE("A write meeting a lock waits once, says so once, then fails clearly; 
 }
 
 TEST_CASE("Read-only opening: no file is created or changed, reads work, writes are refused") {
-  TempDir dir;
-  const std::string path = dir.File("s.db");
+  CODEX_SQLITE_ONLY();
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
   StoreOptions ro;
   ro.read_only = true;
-  auto missing = SqliteSessionStore::Open(path, ro);
+  auto missing = OpenStore(path, ro);
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.status().code() == StatusCode::kNotFound);
   CHECK_FALSE(std::filesystem::exists(path));
@@ -268,7 +270,7 @@ TEST_CASE("Read-only opening: no file is created or changed, reads work, writes 
   }
   REQUIRE(::chmod(dir.path().c_str(), 0500) == 0);
   REQUIRE(::chmod(path.c_str(), 0400) == 0);
-  auto auto_ro = SqliteSessionStore::Open(path);
+  auto auto_ro = OpenStore(path);
   ::chmod(dir.path().c_str(), 0700);
   ::chmod(path.c_str(), 0600);
   INFO(auto_ro.status().ToString());

@@ -8,26 +8,29 @@
 
 #include "core/item.h"
 #include "storage/sqlite_session_store.h"
+#include "storage/store_test_support.h"
 #include "storage/test_util.h"
 
 using codex::StatusCode;
 using codex::core::Item;
 using codex::core::SessionInfo;
 using codex::core::StoredItem;
-using codex::storage::SqliteSessionStore;
+using codex::storage::SessionDatabase;
+using codex::storage::testing::OpenStore;
+using codex::storage::testing::StoreDir;
 using codex::storage::testing::TempDir;
 namespace core = codex::core;
 
 namespace {
 
-std::unique_ptr<SqliteSessionStore> OpenOrDie(const std::string& path) {
-  auto store = SqliteSessionStore::Open(path);
+std::unique_ptr<SessionDatabase> OpenOrDie(const std::string& path) {
+  auto store = OpenStore(path);
   INFO(store.status().ToString());
   REQUIRE(store.ok());
   return std::move(store).value();
 }
 
-SessionInfo Get(SqliteSessionStore& store, const std::string& id) {
+SessionInfo Get(SessionDatabase& store, const std::string& id) {
   auto s = store.FindSession(id);
   INFO(s.status().ToString());
   REQUIRE(s.ok());
@@ -36,7 +39,7 @@ SessionInfo Get(SqliteSessionStore& store, const std::string& id) {
 
 // A session of `turns` turns: context, then per turn a user message, a
 // function call, its output and an assistant answer.
-SessionInfo MakeSession(SqliteSessionStore& store, int turns, const std::string& tag = "") {
+SessionInfo MakeSession(SessionDatabase& store, int turns, const std::string& tag = "") {
   core::NewSession spec;
   spec.cwd = "/w";
   spec.model = "m";
@@ -64,7 +67,7 @@ SessionInfo MakeSession(SqliteSessionStore& store, int turns, const std::string&
   return Get(store, s->id);
 }
 
-codex::Result<std::vector<codex::storage::SearchHit>> Search(SqliteSessionStore& store,
+codex::Result<std::vector<codex::storage::SearchHit>> Search(SessionDatabase& store,
                                                              const std::string& text,
                                                              int limit = 20) {
   codex::storage::SearchQuery q;
@@ -80,7 +83,7 @@ std::vector<std::string> HitSessions(const codex::storage::SearchHit& hit) {
   return out;
 }
 
-codex::Result<std::vector<SessionInfo>> Purge(SqliteSessionStore& store, int64_t before,
+codex::Result<std::vector<SessionInfo>> Purge(SessionDatabase& store, int64_t before,
                                               codex::storage::RemoveStats* stats,
                                               std::optional<std::string> cwd = std::nullopt,
                                               bool dry_run = false) {
@@ -92,8 +95,7 @@ codex::Result<std::vector<SessionInfo>> Purge(SqliteSessionStore& store, int64_t
 }
 
 int64_t Count(const std::string& path, const std::string& sql) {
-  SQLite::Database db(path, SQLite::OPEN_READONLY);
-  return db.execAndGet(sql).getInt64();
+  return codex::storage::testing::QueryInt(path, sql);
 }
 
 std::vector<std::string> Bodies(const std::vector<StoredItem>& items) {
@@ -105,8 +107,8 @@ std::vector<std::string> Bodies(const std::vector<StoredItem>& items) {
 }  // namespace
 
 TEST_CASE("Fork shares items and branches independently") {
-  TempDir dir;
-  const std::string path = dir.File("s.db");
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
   auto store = OpenOrDie(path);
   SessionInfo parent = MakeSession(*store, 3);
   const int64_t items_before = Count(path, "SELECT count(*) FROM items");
@@ -137,8 +139,8 @@ TEST_CASE("Fork shares items and branches independently") {
 }
 
 TEST_CASE("Fork at a turn ends at the last item of that turn") {
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
   SessionInfo parent = MakeSession(*store, 3);
   auto history = store->LoadHistory(parent);
   REQUIRE(history.ok());
@@ -170,8 +172,8 @@ TEST_CASE("Fork at a turn ends at the last item of that turn") {
 }
 
 TEST_CASE("MoveHead is compare-and-set and can undo a compaction") {
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
   SessionInfo s = MakeSession(*store, 1);
   const auto before = s.head_item_id;
   Item checkpoint;
@@ -187,8 +189,8 @@ TEST_CASE("MoveHead is compare-and-set and can undo a compaction") {
 }
 
 TEST_CASE("Remove keeps items other sessions still reach, deletes the rest") {
-  TempDir dir;
-  const std::string path = dir.File("s.db");
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
   auto store = OpenOrDie(path);
   SessionInfo parent = MakeSession(*store, 3);
   auto fork = store->Fork(parent.id, 1);  // shares context + turn 1 (6 items)
@@ -222,9 +224,12 @@ TEST_CASE("Remove keeps items other sessions still reach, deletes the rest") {
   CHECK(Count(path,
               "SELECT count(*) FROM items WHERE parent_id IS NOT NULL AND parent_id NOT IN "
               "(SELECT id FROM items)") == 0);
-  CHECK(Count(path, "SELECT count(*) FROM items_fts WHERE rowid NOT IN (SELECT id FROM items)") ==
-        0);
-  {
+  CHECK(Count(path, codex::storage::testing::IsPostgres()
+                        ? "SELECT count(*) FROM items_search WHERE item_id NOT IN"
+                          " (SELECT id FROM items)"
+                        : "SELECT count(*) FROM items_fts WHERE rowid NOT IN"
+                          " (SELECT id FROM items)") == 0);
+  if (!codex::storage::testing::IsPostgres()) {  // PostgreSQL enforces every foreign key itself
     SQLite::Database db(path, SQLite::OPEN_READONLY);
     SQLite::Statement fk(db, "PRAGMA foreign_key_check");
     CHECK_FALSE(fk.executeStep());
@@ -244,8 +249,8 @@ TEST_CASE("Remove keeps items other sessions still reach, deletes the rest") {
 }
 
 TEST_CASE("Remove keeps an item a surviving branch hangs from even off the head chain") {
-  TempDir dir;
-  const std::string path = dir.File("s.db");
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
   auto store = OpenOrDie(path);
   SessionInfo a = MakeSession(*store, 2);
   // b forks a at turn 1, then b moves its own head back: b's fork point is the
@@ -264,8 +269,8 @@ TEST_CASE("Remove keeps an item a surviving branch hangs from even off the head 
 }
 
 TEST_CASE("Purge deletes old sessions only, in one directory or all, or lists them") {
-  TempDir dir;
-  const std::string path = dir.File("s.db");
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
   auto store = OpenOrDie(path);
   core::NewSession old_spec;
   old_spec.created_at_ms = 1000;
@@ -302,8 +307,8 @@ TEST_CASE("Purge deletes old sessions only, in one directory or all, or lists th
 }
 
 TEST_CASE("Search finds messages and tool output, with the sessions that hold them") {
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
   SessionInfo a = MakeSession(*store, 2, "pelican");
   SessionInfo b = MakeSession(*store, 1, "walrus");
   auto hits = Search(*store, "pelican");
@@ -342,8 +347,8 @@ TEST_CASE("Search finds messages and tool output, with the sessions that hold th
 }
 
 TEST_CASE("Search indexes decoded text: tool output lines, commands, reasoning summaries") {
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
   Item call;
   call.kind = core::ItemKind::kFunctionCall;
   call.call_id = "c1";
@@ -379,8 +384,8 @@ TEST_CASE("Search indexes decoded text: tool output lines, commands, reasoning s
 }
 
 TEST_CASE("Search lists every live session holding an item, forks after the parent is gone") {
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
   SessionInfo parent = MakeSession(*store, 2, "heron");
   auto fork = store->Fork(parent.id, 1);
   REQUIRE(fork.ok());
@@ -418,8 +423,8 @@ TEST_CASE("Search lists every live session holding an item, forks after the pare
 }
 
 TEST_CASE("Tree and Show") {
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
   SessionInfo root = MakeSession(*store, 2);
   // Children are ordered by creation time; keep the forks in distinct milliseconds.
   auto f1 = store->Fork(root.id, 1);
@@ -461,8 +466,8 @@ TEST_CASE("Tree and Show") {
 }
 
 TEST_CASE("Turns are not started by a compaction's replacement history") {
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
   SessionInfo s = MakeSession(*store, 2);
   Item checkpoint;
   checkpoint.kind = core::ItemKind::kCompactionCheckpoint;
@@ -491,8 +496,8 @@ TEST_CASE("Turns are not started by a compaction's replacement history") {
 }
 
 TEST_CASE("Search names the turn an item belongs to, copies in a compacted history not counted") {
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
   Item checkpoint;
   checkpoint.kind = core::ItemKind::kCompactionCheckpoint;
   checkpoint.body = R"({"type":"compaction_checkpoint","replacement_items":2})";

@@ -45,27 +45,23 @@ bool HasMigrationsTable(SQLite::Database& db) {
   return q.executeStep();
 }
 
-// Checks what `db` records against `migrations`; adds the applied versions to `applied`.
-Status Verify(SQLite::Database& db, const std::string& path,
-              const std::vector<Migration>& migrations, std::set<int>* applied) {
-  if (!HasMigrationsTable(db)) return OkStatus();
-  const int known = LatestSchemaVersion();
-  SQLite::Statement q(db, "SELECT version, name, checksum FROM schema_migrations ORDER BY version");
-  while (q.executeStep()) {
-    const int version = q.getColumn(0).getInt();
-    applied->insert(version);
-    if (version > known) {
+// Checks what the database records against `migrations`; adds the applied
+// versions to `applied`.
+Status Verify(const std::vector<AppliedMigration>& rows, const std::string& db_name,
+              const std::vector<Migration>& migrations, int known, std::set<int>* applied) {
+  for (const AppliedMigration& row : rows) {
+    applied->insert(row.version);
+    if (row.version > known) {
       return FailedPreconditionError(
-          "database " + path + " was written by a newer codex (schema version " +
-          std::to_string(version) + " > " + std::to_string(known) + "); upgrade codex");
+          "database " + db_name + " was written by a newer codex (schema version " +
+          std::to_string(row.version) + " > " + std::to_string(known) + "); upgrade codex");
     }
     for (const Migration& m : migrations) {
-      if (m.version != version) continue;
-      const std::string recorded = q.getColumn(2).getString();
-      if (recorded != MigrationChecksum(m.sql)) {
+      if (m.version != row.version) continue;
+      if (row.checksum != MigrationChecksum(m.sql)) {
         return DataLossError(
-            "database " + path + ": migration " + std::to_string(version) + " (" +
-            std::string(m.name) + ") was applied with a different text (checksum " + recorded +
+            "database " + db_name + ": migration " + std::to_string(row.version) + " (" +
+            std::string(m.name) + ") was applied with a different text (checksum " + row.checksum +
             ", this codex has " + MigrationChecksum(m.sql) +
             "); restore the database from a backup or use the codex that wrote it");
       }
@@ -73,6 +69,52 @@ Status Verify(SQLite::Database& db, const std::string& path,
   }
   return OkStatus();
 }
+
+class SqliteTarget final : public MigrationTarget {
+ public:
+  SqliteTarget(SQLite::Database& db, const std::string& path) : db_(db), path_(path) {}
+
+  Result<std::vector<AppliedMigration>> Applied() override {
+    return internal::Guarded(
+        path_, "checking the schema version", [&]() -> Result<std::vector<AppliedMigration>> {
+          std::vector<AppliedMigration> rows;
+          if (!HasMigrationsTable(db_)) return rows;
+          SQLite::Statement q(db_,
+                              "SELECT version, name, checksum FROM schema_migrations"
+                              " ORDER BY version");
+          while (q.executeStep()) {
+            rows.push_back(
+                {q.getColumn(0).getInt(), q.getColumn(1).getString(), q.getColumn(2).getString()});
+          }
+          return rows;
+        });
+  }
+
+  Status Apply(const Migration& m, const std::string& checksum) override {
+    const std::string what =
+        "applying migration " + std::to_string(m.version) + "_" + std::string(m.name);
+    return internal::WithWriteTransaction(db_, path_, what, [&]() -> Status {
+      db_.exec(kCreateTable);
+      SQLite::Statement seen(db_, "SELECT 1 FROM schema_migrations WHERE version = ?");
+      seen.bind(1, m.version);
+      if (seen.executeStep()) return OkStatus();  // applied, possibly by another process
+      db_.exec(std::string(m.sql));
+      SQLite::Statement record(db_,
+                               "INSERT INTO schema_migrations(version, name, checksum, "
+                               "applied_at_ms) VALUES (?, ?, ?, ?)");
+      record.bind(1, m.version);
+      record.bind(2, std::string(m.name));
+      record.bind(3, checksum);
+      record.bind(4, static_cast<int64_t>(NowMs()));
+      record.exec();
+      return OkStatus();
+    });
+  }
+
+ private:
+  SQLite::Database& db_;
+  const std::string& path_;
+};
 
 }  // namespace
 
@@ -85,41 +127,32 @@ Result<int> SchemaVersion(SQLite::Database& db) {
   });
 }
 
-Status ApplyMigrations(SQLite::Database& db, const std::string& path,
-                       const std::vector<Migration>& migrations) {
+Status RunMigrations(MigrationTarget& target, const std::string& db_name,
+                     const std::vector<Migration>& migrations, int known_version) {
   std::set<int> applied;
-  RETURN_IF_ERROR(internal::Guarded(path, "checking the schema version",
-                                    [&] { return Verify(db, path, migrations, &applied); }));
+  {
+    ASSIGN_OR_RETURN(const std::vector<AppliedMigration> rows, target.Applied());
+    RETURN_IF_ERROR(Verify(rows, db_name, migrations, known_version, &applied));
+  }
   bool changed = false;
   for (const Migration& m : migrations) {
     // Only missing versions take the write lock: opening an up-to-date
     // database is read-only.
     if (applied.count(m.version)) continue;
     changed = true;
-    const std::string what =
-        "applying migration " + std::to_string(m.version) + "_" + std::string(m.name);
-    RETURN_IF_ERROR(internal::WithWriteTransaction(db, path, what, [&]() -> Status {
-      db.exec(kCreateTable);
-      SQLite::Statement seen(db, "SELECT 1 FROM schema_migrations WHERE version = ?");
-      seen.bind(1, m.version);
-      if (seen.executeStep()) return OkStatus();  // applied, possibly by another process
-      db.exec(std::string(m.sql));
-      SQLite::Statement record(db,
-                               "INSERT INTO schema_migrations(version, name, checksum, "
-                               "applied_at_ms) VALUES (?, ?, ?, ?)");
-      record.bind(1, m.version);
-      record.bind(2, std::string(m.name));
-      record.bind(3, MigrationChecksum(m.sql));
-      record.bind(4, static_cast<int64_t>(NowMs()));
-      record.exec();
-      return OkStatus();
-    }));
+    RETURN_IF_ERROR(target.Apply(m, MigrationChecksum(m.sql)));
   }
   if (!changed) return OkStatus();
   // Another process may have moved the schema on meanwhile; check once more.
   applied.clear();
-  return internal::Guarded(path, "checking the schema version",
-                           [&] { return Verify(db, path, migrations, &applied); });
+  ASSIGN_OR_RETURN(const std::vector<AppliedMigration> rows, target.Applied());
+  return Verify(rows, db_name, migrations, known_version, &applied);
+}
+
+Status ApplyMigrations(SQLite::Database& db, const std::string& path,
+                       const std::vector<Migration>& migrations) {
+  SqliteTarget target(db, path);
+  return RunMigrations(target, path, migrations, LatestSchemaVersion());
 }
 
 }  // namespace codex::storage

@@ -13,6 +13,9 @@
 //     upgrade codex").
 // Several processes may migrate the same file at once: each version is
 // re-checked inside its write transaction, so it is applied exactly once.
+// The rules live once, in RunMigrations over a MigrationTarget: SQLite
+// (ApplyMigrations below) and PostgreSQL (postgres_session_store.cc, whose
+// files are migrations/postgresql/NNNN_name.sql) apply them alike.
 // Functions here never throw.
 #pragma once
 
@@ -32,6 +35,33 @@ struct Migration {
   std::string_view sql;   // the file's text, byte for byte
 };
 
+// One row of schema_migrations.
+struct AppliedMigration {
+  int version = 0;
+  std::string name;
+  std::string checksum;
+};
+
+// A database the runner migrates. Implementations convert their own errors
+// to Status.
+class MigrationTarget {
+ public:
+  virtual ~MigrationTarget() = default;
+  // The rows of schema_migrations in version order; empty when the table
+  // does not exist yet.
+  virtual Result<std::vector<AppliedMigration>> Applied() = 0;
+  // In one write transaction: creates schema_migrations when absent and,
+  // unless `m.version` is recorded by now (another process may have applied
+  // it meanwhile), runs `m.sql` and records (version, name, checksum, now).
+  virtual Status Apply(const Migration& m, const std::string& checksum) = 0;
+};
+
+// Brings `target` up to the last of `migrations`; `known_version` is the
+// newest version this binary has (a recorded version above it is refused).
+// `db_name` names the database in messages and must hold no secret.
+Status RunMigrations(MigrationTarget& target, const std::string& db_name,
+                     const std::vector<Migration>& migrations, int known_version);
+
 // Lowercase hex SHA-256 of `sql`.
 std::string MigrationChecksum(std::string_view sql);
 
@@ -48,8 +78,11 @@ Status ApplyMigrations(SQLite::Database& db, const std::string& path,
 Result<int> SchemaVersion(SQLite::Database& db);
 
 namespace internal {
-// Defined in the generated migrations_embedded.cc.
+// Defined in the generated migrations_embedded.cc (migrations/*.sql).
 const std::vector<Migration>& EmbeddedMigrations();
+// Defined in the generated postgres_migrations_embedded.cc
+// (migrations/postgresql/*.sql).
+const std::vector<Migration>& EmbeddedPostgresMigrations();
 }  // namespace internal
 
 }  // namespace codex::storage

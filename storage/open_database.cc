@@ -1,5 +1,6 @@
 #include "storage/open_database.h"
 
+#include "storage/postgres_session_store.h"
 #include "storage/sqlite_session_store.h"
 
 namespace codex::storage {
@@ -11,8 +12,8 @@ Result<std::unique_ptr<SessionDatabase>> OpenDatabase(const core::StoreLocation&
     ASSIGN_OR_RETURN(auto store, SqliteSessionStore::Open(location.path, std::move(options)));
     return std::unique_ptr<SessionDatabase>(std::move(store));
   }
-  return FailedPreconditionError("PostgreSQL store at " + core::DescribeStoreLocation(location) +
-                                 " is not available in this build");
+  ASSIGN_OR_RETURN(auto store, PostgresSessionStore::Open(location.url, std::move(options)));
+  return std::unique_ptr<SessionDatabase>(std::move(store));
 }
 
 }  // namespace codex::storage

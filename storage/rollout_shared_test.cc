@@ -10,11 +10,13 @@
 
 #include "core/item.h"
 #include "storage/rollout.h"
-#include "storage/sqlite_session_store.h"
+#include "storage/store_test_support.h"
 #include "storage/test_util.h"
 
 using codex::core::ItemKind;
-using codex::storage::SqliteSessionStore;
+using codex::storage::SessionDatabase;
+using codex::storage::testing::OpenStore;
+using codex::storage::testing::StoreDir;
 using codex::storage::testing::TempDir;
 namespace core = codex::core;
 namespace storage = codex::storage;
@@ -31,8 +33,8 @@ void SkipWithoutSharedData() {
   }
 }
 
-std::unique_ptr<SqliteSessionStore> OpenOrDie(const std::string& path) {
-  auto store = SqliteSessionStore::Open(path);
+std::unique_ptr<SessionDatabase> OpenOrDie(const std::string& path) {
+  auto store = OpenStore(path);
   INFO(store.status().ToString());
   REQUIRE(store.ok());
   return std::move(store).value();
@@ -57,8 +59,8 @@ void CheckPaired(const std::vector<core::StoredItem>& items) {
 
 TEST_CASE("Every shared Codex rollout imports, resumes and round-trips") {
   SkipWithoutSharedData();
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
   auto files = storage::CollectRolloutFiles({kRollouts});
   REQUIRE(files.ok());
   REQUIRE(!files->empty());
@@ -96,10 +98,10 @@ TEST_CASE("Every shared Codex rollout imports, resumes and round-trips") {
     // Export -> import into a fresh store keeps every body byte for byte.
     auto jsonl = storage::ExportSession(*store, s->id, storage::ExportFormat::kJsonl);
     REQUIRE(jsonl.ok());
-    TempDir other;
+    StoreDir other;
     const std::string path = other.File("x.jsonl");
     std::ofstream(path, std::ios::binary) << *jsonl;
-    auto copy = OpenOrDie(other.File("c.db"));
+    auto copy = OpenOrDie(other.Store("c.db"));
     auto imported = storage::ImportRolloutFile(*copy, path);
     REQUIRE(imported.ok());
     auto h1 = store->LoadHistory(*store->FindSession(s->id));
@@ -114,8 +116,8 @@ TEST_CASE("Every shared Codex rollout imports, resumes and round-trips") {
 
 TEST_CASE("The compacted rollout becomes a checkpoint with its replacement history") {
   SkipWithoutSharedData();
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
   auto files = storage::CollectRolloutFiles({kRollouts});
   REQUIRE(files.ok());
   bool found = false;

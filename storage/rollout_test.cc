@@ -7,21 +7,24 @@
 #include <fstream>
 
 #include "core/item.h"
+#include "storage/store_test_support.h"
 #include "storage/test_util.h"
 
 using codex::StatusCode;
 using codex::core::Item;
 using codex::core::ItemKind;
 using codex::storage::ExportFormat;
-using codex::storage::SqliteSessionStore;
+using codex::storage::SessionDatabase;
+using codex::storage::testing::OpenStore;
+using codex::storage::testing::StoreDir;
 using codex::storage::testing::TempDir;
 namespace core = codex::core;
 namespace storage = codex::storage;
 
 namespace {
 
-std::unique_ptr<SqliteSessionStore> OpenOrDie(const std::string& path) {
-  auto store = SqliteSessionStore::Open(path);
+std::unique_ptr<SessionDatabase> OpenOrDie(const std::string& path) {
+  auto store = OpenStore(path);
   INFO(store.status().ToString());
   REQUIRE(store.ok());
   return std::move(store).value();
@@ -36,7 +39,7 @@ Item Raw(ItemKind kind, std::string body, std::string call_id = "") {
 }
 
 // A session exercising every kind of line export writes.
-std::string MakeRichSession(SqliteSessionStore& store) {
+std::string MakeRichSession(SessionDatabase& store) {
   core::NewSession spec;
   spec.cwd = "/proj";
   spec.model = "gpt-x";
@@ -86,7 +89,7 @@ std::string MakeRichSession(SqliteSessionStore& store) {
   return s->id;
 }
 
-std::string WriteFile(const TempDir& dir, const std::string& name, const std::string& text) {
+std::string WriteFile(const StoreDir& dir, const std::string& name, const std::string& text) {
   const std::string path = dir.File(name);
   std::ofstream(path, std::ios::binary) << text;
   return path;
@@ -95,15 +98,15 @@ std::string WriteFile(const TempDir& dir, const std::string& name, const std::st
 }  // namespace
 
 TEST_CASE("Export then import keeps every item body byte for byte") {
-  TempDir dir;
-  auto src = OpenOrDie(dir.File("src.db"));
+  StoreDir dir;
+  auto src = OpenOrDie(dir.Store("src.db"));
   const std::string id = MakeRichSession(*src);
   auto jsonl = storage::ExportSession(*src, id, ExportFormat::kJsonl);
   INFO(jsonl.status().ToString());
   REQUIRE(jsonl.ok());
   const std::string path = WriteFile(dir, "out.jsonl", *jsonl);
 
-  auto dst = OpenOrDie(dir.File("dst.db"));
+  auto dst = OpenOrDie(dir.Store("dst.db"));
   auto outcome = storage::ImportRolloutFile(*dst, path);
   INFO(outcome.status().ToString());
   REQUIRE(outcome.ok());
@@ -170,8 +173,8 @@ TEST_CASE("Export then import keeps every item body byte for byte") {
 }
 
 TEST_CASE("Markdown export reads as a transcript") {
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
   const std::string id = MakeRichSession(*store);
   auto md = storage::ExportSession(*store, id, ExportFormat::kMarkdown);
   REQUIRE(md.ok());
@@ -186,8 +189,8 @@ TEST_CASE("Markdown export reads as a transcript") {
 }
 
 TEST_CASE("Import rejects malformed files with file and line") {
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
   const std::string meta =
       R"({"timestamp":"2026-01-02T03:04:05.678Z","type":"session_meta","payload":{"id":"01900000-0000-7000-8000-0000000000ab","cwd":"/x","timestamp":"2026-01-02T03:04:05.000Z"}})";
   auto bad_json = storage::ImportRolloutFile(*store, WriteFile(dir, "a.jsonl", meta + "\n{oops\n"));
@@ -234,7 +237,7 @@ TEST_CASE("Import rejects malformed files with file and line") {
 }
 
 TEST_CASE("CollectRolloutFiles walks directories recursively for .jsonl") {
-  TempDir dir;
+  StoreDir dir;
   std::filesystem::create_directories(dir.File("2026/01/02"));
   WriteFile(dir, "2026/01/02/rollout-b.jsonl", "");
   WriteFile(dir, "2026/01/02/notes.txt", "");

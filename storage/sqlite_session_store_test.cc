@@ -7,6 +7,7 @@
 
 #include "core/item.h"
 #include "core/uuid.h"
+#include "storage/store_test_support.h"
 #include "storage/test_util.h"
 
 using codex::StatusCode;
@@ -16,19 +17,21 @@ using codex::core::ListQuery;
 using codex::core::NewSession;
 using codex::core::SessionInfo;
 using codex::core::StoredItem;
-using codex::storage::SqliteSessionStore;
+using codex::storage::SessionDatabase;
+using codex::storage::testing::OpenStore;
+using codex::storage::testing::StoreDir;
 using codex::storage::testing::TempDir;
 
 namespace {
 
-std::unique_ptr<SqliteSessionStore> OpenOrDie(const std::string& path) {
-  auto store = SqliteSessionStore::Open(path);
+std::unique_ptr<SessionDatabase> OpenOrDie(const std::string& path) {
+  auto store = OpenStore(path);
   INFO(store.status().ToString());
   REQUIRE(store.ok());
   return std::move(store).value();
 }
 
-SessionInfo Create(SqliteSessionStore& store, const std::string& cwd = "/work",
+SessionInfo Create(SessionDatabase& store, const std::string& cwd = "/work",
                    int64_t created_at_ms = 0) {
   NewSession spec;
   spec.cwd = cwd;
@@ -41,7 +44,7 @@ SessionInfo Create(SqliteSessionStore& store, const std::string& cwd = "/work",
   return *s;
 }
 
-std::vector<int64_t> AppendOrDie(SqliteSessionStore& store, const std::string& id,
+std::vector<int64_t> AppendOrDie(SessionDatabase& store, const std::string& id,
                                  std::optional<int64_t> head, const std::vector<Item>& items,
                                  const std::string& turn = "t") {
   auto ids = store.Append(id, head, turn, items);
@@ -50,7 +53,7 @@ std::vector<int64_t> AppendOrDie(SqliteSessionStore& store, const std::string& i
   return *ids;
 }
 
-SessionInfo Find(SqliteSessionStore& store, const std::string& id) {
+SessionInfo Find(SessionDatabase& store, const std::string& id) {
   auto s = store.FindSession(id);
   INFO(s.status().ToString());
   REQUIRE(s.ok());
@@ -73,8 +76,9 @@ Item Checkpoint() {
 }  // namespace
 
 TEST_CASE("Open creates the file 0600 with parent directories, and reopens") {
-  TempDir dir;
-  const std::string path = dir.File("a/b/sessions.db");
+  CODEX_SQLITE_ONLY();
+  StoreDir dir;
+  const std::string path = dir.Store("a/b/sessions.db");
   const mode_t old_umask = ::umask(0);
   { auto store = OpenOrDie(path); }
   ::umask(old_umask);
@@ -89,20 +93,21 @@ TEST_CASE("Open creates the file 0600 with parent directories, and reopens") {
 }
 
 TEST_CASE("Open refuses a file that is not a database") {
-  TempDir dir;
-  const std::string path = dir.File("junk.db");
+  CODEX_SQLITE_ONLY();
+  StoreDir dir;
+  const std::string path = dir.Store("junk.db");
   FILE* f = std::fopen(path.c_str(), "w");
   REQUIRE(f);
   std::fputs("this is not sqlite at all, just some text that is long enough to matter\n", f);
   std::fclose(f);
-  auto store = SqliteSessionStore::Open(path);
+  auto store = OpenStore(path);
   REQUIRE_FALSE(store.ok());
   CHECK(store.status().message().find(path) != std::string::npos);
 }
 
 TEST_CASE("CreateSession, Append and LoadTranscript keep bodies byte for byte") {
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
   SessionInfo s = Create(*store);
   CHECK(codex::core::LooksLikeUuid(s.id));
   CHECK_FALSE(s.head_item_id.has_value());
@@ -140,8 +145,8 @@ TEST_CASE("CreateSession, Append and LoadTranscript keep bodies byte for byte") 
 }
 
 TEST_CASE("Append is compare-and-set on the head") {
-  TempDir dir;
-  const std::string path = dir.File("s.db");
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
   auto a = OpenOrDie(path);
   auto b = OpenOrDie(path);
   SessionInfo s = Create(*a);
@@ -170,8 +175,8 @@ TEST_CASE("Append is compare-and-set on the head") {
 }
 
 TEST_CASE("Title comes from the first real user message") {
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
   SessionInfo s = Create(*store);
   auto ids = AppendOrDie(*store, s.id, std::nullopt,
                          {codex::core::DeveloperMessage("be nice"),
@@ -199,8 +204,8 @@ TEST_CASE("Title comes from the first real user message") {
 }
 
 TEST_CASE("LoadTranscript stops at the newest checkpoint, LoadHistory does not") {
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
   SessionInfo s = Create(*store);
   auto ids = AppendOrDie(*store, s.id, std::nullopt,
                          {codex::core::UserMessage("q1"), codex::core::AssistantMessage("a1")});
@@ -232,8 +237,8 @@ TEST_CASE("LoadTranscript stops at the newest checkpoint, LoadHistory does not")
 }
 
 TEST_CASE("FindSession by id, prefix and name") {
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
   SessionInfo a = Create(*store);
   SessionInfo b = Create(*store);
   CHECK(Find(*store, a.id).id == a.id);
@@ -289,8 +294,8 @@ TEST_CASE("FindSession by id, prefix and name") {
 }
 
 TEST_CASE("LatestSession and ListSessions page newest first") {
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
   CHECK(store->LatestSession(std::nullopt).status().code() == StatusCode::kNotFound);
   std::vector<std::string> ids;  // creation order = update order
   for (int i = 0; i < 25; ++i) {
@@ -352,8 +357,8 @@ TEST_CASE("LatestSession and ListSessions page newest first") {
 }
 
 TEST_CASE("RecordTurn accumulates usage; RecordEvent validates payloads") {
-  TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
   SessionInfo s = Create(*store);
   codex::core::TurnRecord t;
   t.session_id = s.id;
@@ -394,8 +399,8 @@ TEST_CASE("RecordTurn accumulates usage; RecordEvent validates payloads") {
 }
 
 TEST_CASE("Store objects outlive nothing: a reopened store sees committed data") {
-  TempDir dir;
-  const std::string path = dir.File("s.db");
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
   std::string id;
   std::vector<int64_t> ids;
   {
@@ -410,8 +415,8 @@ TEST_CASE("Store objects outlive nothing: a reopened store sees committed data")
 }
 
 TEST_CASE("RecordUsage: the reported total comes back with the item it followed, also in forks") {
-  TempDir dir;
-  const std::string path = dir.File("s.db");
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
   std::string id;
   int64_t answer_id = 0;
   {

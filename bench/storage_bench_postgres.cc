@@ -1,0 +1,191 @@
+// storage_bench --backend postgresql: the PostgreSQL store on a private
+// server (storage/pg_test_server.h, Unix socket on loopback, fsync off)
+// started by the bench itself. Prints wall-clock figures (the work happens
+// in the server process, so the caller's CPU time says little):
+//   append latency per item, sessions list first page at 100,000 sessions,
+//   resume of a 10,000-item session, search.
+#include <libpq-fe.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/item.h"
+#include "storage/pg_test_server.h"
+#include "storage/postgres_session_store.h"
+
+namespace core = codex::core;
+using codex::storage::PostgresSessionStore;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double WallMs(const std::function<void()>& fn) {
+  const auto t0 = Clock::now();
+  fn();
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+double Percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<size_t>(p * static_cast<double>(v.size() - 1))];
+}
+
+[[noreturn]] void Die(const codex::Status& s, const char* what) {
+  std::fprintf(stderr, "storage_bench: %s: %s\n", what, s.ToString().c_str());
+  std::exit(1);
+}
+
+void Sql(const std::string& url, const std::string& sql) {
+  PGconn* c = PQconnectdb(url.c_str());
+  PGresult* r = PQexec(c, sql.c_str());
+  const ExecStatusType st = PQresultStatus(r);
+  if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+    std::fprintf(stderr, "storage_bench: %s\n", PQresultErrorMessage(r));
+    std::exit(1);
+  }
+  PQclear(r);
+  PQfinish(c);
+}
+
+std::vector<core::Item> Turn(int t) {
+  core::Item call;
+  call.kind = core::ItemKind::kFunctionCall;
+  call.call_id = "call_" + std::to_string(t);
+  call.body =
+      R"({"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"rg -n TODO src\"]}","call_id":")" +
+      call.call_id + "\"}";
+  std::string output;
+  for (int i = 0; i < 8; ++i) output += "src/file" + std::to_string(i) + ".cc:42: TODO tidy\n";
+  return {core::UserMessage("Please look at the TODOs in src and fix turn " + std::to_string(t)),
+          call, core::FunctionCallOutput(call.call_id, output),
+          core::AssistantMessage("I fixed the TODOs in src/file1.cc for turn " + std::to_string(t) +
+                                 ". The tests pass.")};
+}
+
+}  // namespace
+
+int RunPostgresBench() {
+  std::string why;
+  auto* server = codex::storage::testing::PgTestServer::Get(&why);
+  if (!server) {
+    std::fprintf(stderr, "storage_bench: no PostgreSQL server: %s\n", why.c_str());
+    return 4;
+  }
+  const std::string url = server->NewDatabase();
+  auto opened = PostgresSessionStore::Open(url);
+  if (!opened.ok()) Die(opened.status(), "open");
+  auto store = std::move(opened).value();
+  std::printf("storage_bench --backend postgresql (private server, Unix socket, fsync off)\n");
+  std::printf("Times are wall ms of one call, client and server together.\n\n");
+
+  // --- append one item, 2,000 times ---
+  {
+    core::NewSession spec;
+    spec.items = {core::UserMessage("append bench")};
+    auto s = store->CreateSession(spec);
+    if (!s.ok()) Die(s.status(), "create");
+    std::optional<int64_t> head = s->head_item_id;
+    std::vector<double> times;
+    for (int i = 0; i < 2'000; ++i) {
+      std::vector<int64_t> ids;
+      times.push_back(WallMs([&] {
+        auto r =
+            store->Append(s->id, head, "t", {core::AssistantMessage("item " + std::to_string(i))});
+        if (!r.ok()) Die(r.status(), "append");
+        ids = *r;
+      }));
+      head = ids.back();
+    }
+    std::printf("append one item (2,000 appends): median %.3f ms, p99 %.3f ms\n",
+                Percentile(times, 0.5), Percentile(times, 0.99));
+  }
+
+  // --- resume of a 10,000-item session ---
+  std::string big_id;
+  {
+    core::NewSession spec;
+    spec.items = {core::UserMessage("resume bench")};
+    auto s = store->CreateSession(spec);
+    if (!s.ok()) Die(s.status(), "create");
+    big_id = s->id;
+    std::optional<int64_t> head = s->head_item_id;
+    for (int t = 0; t < 2'500; ++t) {
+      auto r = store->Append(s->id, head, "t" + std::to_string(t), Turn(t));
+      if (!r.ok()) Die(r.status(), "append");
+      head = r->back();
+    }
+    std::vector<double> times;
+    size_t n = 0;
+    for (int i = 0; i < 11; ++i) {
+      times.push_back(WallMs([&] {
+        auto found = store->FindSession(big_id);
+        if (!found.ok()) Die(found.status(), "find");
+        auto transcript = store->LoadTranscript(*found);
+        if (!transcript.ok()) Die(transcript.status(), "load");
+        n = transcript->size();
+      }));
+    }
+    std::printf(
+        "resume (find + load transcript) of a %zu-item session: median %.2f ms"
+        "   (target <= 100 ms)\n",
+        n, Percentile(times, 0.5));
+  }
+
+  // --- list first page at 100,000 sessions ---
+  {
+    // Bulk rows straight in SQL: the bench measures reading, not 100k commits.
+    Sql(url,
+        "INSERT INTO sessions(id, cwd, title, created_at_ms, updated_at_ms)"
+        " SELECT '01900000-0000-7000-8000-' || lpad(to_hex(g), 12, '0'), '/work/p' || (g % 50),"
+        " 'bench session ' || g, 1700000000000 + g, 1700000000000 + g"
+        " FROM generate_series(1, 100000) AS g");
+    Sql(url, "ANALYZE");
+    for (const bool by_cwd : {false, true}) {
+      core::ListQuery q;
+      q.limit = 20;
+      if (by_cwd) q.cwd = "/work/p7";
+      std::vector<double> times;
+      for (int i = 0; i < 51; ++i) {
+        times.push_back(WallMs([&] {
+          auto page = store->ListSessions(q);
+          if (!page.ok() || page->sessions.size() != 20) Die(page.status(), "list");
+        }));
+      }
+      std::printf(
+          "sessions list first page of 20 at 100,002 sessions%s: median %.2f ms"
+          "   (target <= 10 ms)\n",
+          by_cwd ? " (one cwd)" : "", Percentile(times, 0.5));
+    }
+  }
+
+  // --- search ---
+  {
+    struct Case {
+      const char* label;
+      const char* query;
+    };
+    for (const Case& c :
+         {Case{"word (10,000 matching items)", "TODOs"}, Case{"rare word", "\"turn 1234\""},
+          Case{"prefix", "tid*"}, Case{"no match", "walrus"}}) {
+      std::vector<double> times;
+      size_t hits = 0;
+      for (int i = 0; i < 11; ++i) {
+        times.push_back(WallMs([&] {
+          codex::storage::SearchQuery q;
+          q.text = c.query;
+          auto r = store->Search(q);
+          if (!r.ok()) Die(r.status(), "search");
+          hits = r->size();
+        }));
+      }
+      std::printf("sessions search %-30s %2zu hits: median %.2f ms\n", c.label, hits,
+                  Percentile(times, 0.5));
+    }
+  }
+  return 0;
+}

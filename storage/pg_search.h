@@ -1,0 +1,44 @@
+// Full-text search on PostgreSQL with SQLite's rules (storage/search_text.h):
+// the text is cut into tokens the way FTS5's unicode61 tokenizer does for
+// ASCII (runs of letters and digits; any non-ASCII character counts as a
+// letter; ASCII case folded), and the lexemes are given to PostgreSQL
+// directly as a tsvector, so its own parser (which keeps /usr/bin/ls or
+// foo-bar whole) never decides what a word is. Queries use the CLI syntax
+// (words ANDed, "a phrase", prefix*) and become a tsquery over the same
+// tokens. Internal to codex_storage; pure functions, no I/O.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace codex::storage::pg {
+
+// `text` as valid UTF-8 without NUL bytes (what a PostgreSQL text value may
+// hold): invalid bytes and NULs become spaces.
+std::string CleanText(std::string text);
+
+// The tsvector literal of `text`: 'lexeme':pos,... over its tokens (the
+// first 16383 positions, lexemes up to 255 bytes, at most ~512 KiB of
+// distinct lexemes, PostgreSQL's limits).
+std::string TsVectorOf(std::string_view text);
+
+struct TsQuery {
+  std::string text;  // the tsquery literal; "" when no term has a token (matches nothing)
+  struct Token {
+    std::string word;  // lower case
+    bool prefix = false;
+  };
+  std::vector<Token> tokens;  // every query token, for marking snippets
+};
+
+// The tsquery for a user query (validated like FtsQueryFromUser first).
+Result<TsQuery> TsQueryFromUser(std::string_view query);
+
+// One line around the first match in `text`, about 16 tokens, matched tokens
+// wrapped in [ ], "…" where the text was cut.
+std::string Snippet(std::string_view text, const TsQuery& query);
+
+}  // namespace codex::storage::pg

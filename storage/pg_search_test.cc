@@ -1,0 +1,57 @@
+// The PostgreSQL search rules as pure functions: tokens as SQLite's FTS5
+// cuts them, the CLI query syntax, and snippets.
+#include "storage/pg_search.h"
+
+#include <catch2/catch.hpp>
+
+namespace pg = codex::storage::pg;
+
+TEST_CASE("pg search: a tsvector of FTS5-style tokens, not PostgreSQL's parser") {
+  // /usr/bin/ls and foo-bar are several words, as in SQLite; case folded.
+  CHECK(pg::TsVectorOf("Run /usr/bin/ls foo-bar") ==
+        "'bar':6 'bin':3 'foo':5 'ls':4 'run':1 'usr':2");
+  CHECK(pg::TsVectorOf("it's") == "'it':1 's':2");
+  CHECK(pg::TsVectorOf("") == "");
+  CHECK(pg::TsVectorOf("a a a") == "'a':1,2,3");
+}
+
+TEST_CASE("pg search: text is made storable without losing words") {
+  CHECK(pg::CleanText(std::string("a\0b", 3)) == "a b");
+  CHECK(pg::CleanText("ok \xff bad") == "ok   bad");
+  CHECK(pg::CleanText("caf\xc3\xa9") == "caf\xc3\xa9");
+}
+
+TEST_CASE("pg search: the CLI query syntax becomes a tsquery") {
+  auto q = pg::TsQueryFromUser("pelican \"question 2\" build*");
+  REQUIRE(q.ok());
+  CHECK(q->text == "'pelican' & ('question' <-> '2') & 'build':*");
+  auto hyphen = pg::TsQueryFromUser("environment_context");
+  REQUIRE(hyphen.ok());
+  CHECK(hyphen->text == "('environment' <-> 'context')");
+  // A quote in a word cannot break out of the lexeme.
+  auto quote = pg::TsQueryFromUser("it's");
+  REQUIRE(quote.ok());
+  CHECK(quote->text == "('it' <-> 's')");
+  // A term with no letter matches nothing.
+  CHECK(pg::TsQueryFromUser("question (")->text.empty());
+  for (const char* bad : {"", "   ", "\"open", "*", "a*b"}) {
+    INFO(bad);
+    auto r = pg::TsQueryFromUser(bad);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == codex::StatusCode::kInvalidArgument);
+  }
+}
+
+TEST_CASE("pg search: a snippet marks the match and cuts long text") {
+  auto q = pg::TsQueryFromUser("pelic*");
+  REQUIRE(q.ok());
+  CHECK(pg::Snippet("a Pelican\nlanded", *q) == "a [Pelican] landed");
+  std::string longer;
+  for (int i = 0; i < 40; ++i) longer += "word" + std::to_string(i) + " ";
+  longer += "pelican tail";
+  for (int i = 0; i < 40; ++i) longer += " more" + std::to_string(i);
+  const std::string s = pg::Snippet(longer, *q);
+  CHECK(s.find("[pelican]") != std::string::npos);
+  CHECK(s.rfind("…", 0) == 0);
+  CHECK(s.size() < 200);
+}

@@ -1,0 +1,213 @@
+#include "storage/pg_test_server.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <libpq-fe.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+namespace codex::storage::testing {
+
+namespace {
+
+constexpr const char* kUser = "codex";
+
+std::string FindBinDir() {
+  if (const char* env = std::getenv("CODEX_PG_BIN"); env && *env) return env;
+  for (int v = 17; v >= 13; --v) {
+    const std::string dir = "/usr/lib/postgresql/" + std::to_string(v) + "/bin";
+    if (::access((dir + "/initdb").c_str(), X_OK) == 0 &&
+        ::access((dir + "/pg_ctl").c_str(), X_OK) == 0) {
+      return dir;
+    }
+  }
+  return {};
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs one SQL statement as the superuser on database `db`; "" on success,
+// else libpq's message.
+std::string RunSql(const std::string& url, const std::string& sql) {
+  PGconn* c = PQconnectdb(url.c_str());
+  std::string error;
+  if (PQstatus(c) != CONNECTION_OK) {
+    error = PQerrorMessage(c);
+  } else {
+    PGresult* r = PQexec(c, sql.c_str());
+    const ExecStatusType st = PQresultStatus(r);
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) error = PQresultErrorMessage(r);
+    PQclear(r);
+  }
+  PQfinish(c);
+  return error;
+}
+
+}  // namespace
+
+PgTestServer* PgTestServer::Get(std::string* why_not) {
+  static std::unique_ptr<PgTestServer> server;
+  static std::string failure;
+  static bool tried = false;
+  if (!tried) {
+    tried = true;
+    auto s = std::unique_ptr<PgTestServer>(new PgTestServer());
+    if (s->Init(&failure)) server = std::move(s);
+  }
+  if (!server && why_not) *why_not = failure;
+  return server.get();
+}
+
+bool PgTestServer::RunAsServerUser(const std::vector<std::string>& argv, std::string* output) {
+  // Everything the child needs is prepared before fork: it only makes
+  // system calls, then execs.
+  std::vector<const char*> args;
+  for (const std::string& a : argv) args.push_back(a.c_str());
+  args.push_back(nullptr);
+  const std::string out_path = root_ + "/command.log";
+  uid_t uid = 0;
+  gid_t gid = 0;
+  if (as_nobody_) {
+    const struct passwd* pw = ::getpwnam("nobody");
+    if (!pw) return false;
+    uid = pw->pw_uid;
+    gid = pw->pw_gid;
+  }
+  const pid_t pid = ::fork();
+  if (pid < 0) return false;
+  if (pid == 0) {
+    const int fd = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+    }
+    const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (devnull >= 0) ::dup2(devnull, 0);
+    if (as_nobody_) {
+      if (::setgroups(0, nullptr) != 0 || ::setgid(gid) != 0 || ::setuid(uid) != 0) _exit(126);
+    }
+    ::execv(args[0], const_cast<char* const*>(args.data()));
+    _exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+  }
+  if (output) *output = ReadFile(out_path);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+bool PgTestServer::Init(std::string* why_not) {
+  owner_pid_ = ::getpid();
+  bin_dir_ = FindBinDir();
+  if (bin_dir_.empty()) {
+    *why_not =
+        "the PostgreSQL server binaries (initdb, pg_ctl) are not installed: install the Debian "
+        "package 'postgresql' (scripts/install-deps.sh) or set CODEX_PG_BIN";
+    return false;
+  }
+  // A short path: the socket path must fit in sun_path (108 bytes).
+  std::string tmpl = "/tmp/codex-pg-XXXXXX";
+  if (!::mkdtemp(tmpl.data())) {
+    *why_not = "cannot create a temporary directory for PostgreSQL";
+    return false;
+  }
+  root_ = tmpl;
+  data_dir_ = root_ + "/data";
+  socket_dir_ = root_ + "/sock";
+  log_file_ = root_ + "/server.log";
+  as_nobody_ = ::geteuid() == 0;
+  ::mkdir(socket_dir_.c_str(), 0700);
+  if (as_nobody_) {
+    // PostgreSQL refuses to run as root: the server user owns the directory.
+    const struct passwd* pw = ::getpwnam("nobody");
+    if (!pw) {
+      *why_not = "running as root and there is no user 'nobody' to run PostgreSQL as";
+      return false;
+    }
+    if (::chown(root_.c_str(), pw->pw_uid, pw->pw_gid) != 0 ||
+        ::chown(socket_dir_.c_str(), pw->pw_uid, pw->pw_gid) != 0) {
+      *why_not = "cannot give " + root_ + " to user nobody";
+      return false;
+    }
+  }
+  std::string out;
+  if (!RunAsServerUser({bin_dir_ + "/initdb", "-D", data_dir_, "-U", kUser, "-A", "trust", "-E",
+                        "UTF8", "--locale=C", "--no-sync", "--no-instructions"},
+                       &out)) {
+    *why_not = "initdb failed: " + out;
+    return false;
+  }
+  if (!Start()) {
+    *why_not = "the private PostgreSQL server did not start: " + ReadFile(log_file_);
+    return false;
+  }
+  return true;
+}
+
+bool PgTestServer::Start() {
+  // No TCP listener; fsync off (test data need not survive a power cut).
+  const std::string options = "-k " + socket_dir_ +
+                              " -c listen_addresses='' -c fsync=off -c synchronous_commit=off"
+                              " -c full_page_writes=off -c max_connections=120"
+                              " -c shared_buffers=64MB";
+  std::string out;
+  running_ = RunAsServerUser({bin_dir_ + "/pg_ctl", "-D", data_dir_, "-l", log_file_, "-w", "-t",
+                              "120", "-o", options, "start"},
+                             &out);
+  return running_;
+}
+
+bool PgTestServer::Stop() {
+  if (!running_) return true;
+  std::string out;
+  const bool ok = RunAsServerUser(
+      {bin_dir_ + "/pg_ctl", "-D", data_dir_, "-m", "fast", "-w", "-t", "60", "stop"}, &out);
+  running_ = !ok;
+  return ok;
+}
+
+PgTestServer::~PgTestServer() {
+  if (::getpid() != owner_pid_) return;
+  if (running_) {
+    std::string out;
+    RunAsServerUser({bin_dir_ + "/pg_ctl", "-D", data_dir_, "-m", "immediate", "-w", "stop"}, &out);
+  }
+  std::error_code ec;
+  if (!root_.empty()) std::filesystem::remove_all(root_, ec);
+}
+
+std::string PgTestServer::Url(const std::string& name) const {
+  return "postgresql:///" + name + "?host=" + socket_dir_ + "&user=" + kUser;
+}
+
+std::string PgTestServer::NewDatabase() {
+  const std::string name = "t" + std::to_string(::getpid()) + "_" + std::to_string(++next_db_);
+  const std::string error = RunSql(Url("postgres"), "CREATE DATABASE " + name);
+  if (!error.empty()) {
+    std::fprintf(stderr, "cannot create test database %s: %s\n", name.c_str(), error.c_str());
+    std::abort();
+  }
+  return Url(name);
+}
+
+void PgTestServer::TerminateConnections(const std::string& database) {
+  RunSql(Url("postgres"),
+         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + database +
+             "' AND pid <> pg_backend_pid()");
+}
+
+}  // namespace codex::storage::testing

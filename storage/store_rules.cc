@@ -1,0 +1,85 @@
+#include "storage/store_rules.h"
+
+#include "core/item.h"
+#include "core/uuid.h"
+
+namespace codex::storage::internal {
+
+using core::SessionInfo;
+
+Status SessionAdvanced(std::string_view id) {
+  std::string sid(id);
+  Status s = FailedPreconditionError(
+      "session " + sid + " was advanced by another process; use 'codex fork " + sid + "'");
+  s.WithReason("session_advanced");
+  return s;
+}
+
+Status UnknownSession(std::string_view id) {
+  return NotFoundError("no session '" + std::string(id) +
+                       "'; list sessions with 'codex sessions list --all'");
+}
+
+core::TurnStatus TurnStatusFromName(std::string_view s) {
+  if (s == "failed") return core::TurnStatus::kFailed;
+  if (s == "interrupted") return core::TurnStatus::kInterrupted;
+  return core::TurnStatus::kCompleted;
+}
+
+std::string ToLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+std::string_view TrimView(std::string_view s) {
+  const auto is_space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+  };
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+bool LooksLikeHexPrefix(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == '-')) return false;
+  }
+  return true;
+}
+
+std::string TitleFromItems(const std::vector<ImportedItem>& items) {
+  for (const ImportedItem& it : items) {
+    if (IsRealUserMessage(it.item)) {
+      std::string t = TitleFromText(core::MessageText(it.item));
+      if (!t.empty()) return t;
+    }
+  }
+  return {};
+}
+
+constexpr std::string_view kCursorPrefix = "c1.";
+
+std::string EncodeCursor(const SessionInfo& s) {
+  return std::string(kCursorPrefix) + std::to_string(s.updated_at_ms) + "." + s.id;
+}
+
+bool DecodeCursor(std::string_view cursor, int64_t* ms, std::string* id) {
+  if (cursor.substr(0, kCursorPrefix.size()) != kCursorPrefix) return false;
+  cursor.remove_prefix(kCursorPrefix.size());
+  const size_t dot = cursor.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot > 19) return false;
+  int64_t v = 0;
+  for (char c : cursor.substr(0, dot)) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  *ms = v;
+  *id = std::string(cursor.substr(dot + 1));
+  return core::LooksLikeUuid(*id);
+}
+
+}  // namespace codex::storage::internal

@@ -1,0 +1,91 @@
+#include "storage/store_test_support.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <libpq-fe.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+#include "storage/open_database.h"
+#include "storage/pg_test_server.h"
+#include "storage/postgres_session_store.h"
+#include "storage/sqlite_session_store.h"
+
+namespace codex::storage::testing {
+
+Backend TestBackend() {
+  static const Backend backend = [] {
+    const char* env = std::getenv("CODEX_TEST_STORE");
+    const std::string_view name = env ? env : "sqlite";
+    if (name == "sqlite" || name.empty()) return Backend::kSqlite;
+    if (name != "postgresql") {
+      std::fprintf(stderr, "CODEX_TEST_STORE=%s: expected sqlite or postgresql\n", env);
+      std::exit(1);
+    }
+    std::string why;
+    if (!PgTestServer::Get(&why)) {
+      std::fprintf(stderr, "skipped: %s\n", why.c_str());
+      std::exit(4);
+    }
+    return Backend::kPostgres;
+  }();
+  return backend;
+}
+
+Result<std::unique_ptr<SessionDatabase>> OpenStore(const std::string& location,
+                                                   StoreOptions options) {
+  // Through the one factory the codex binary uses (storage/open_database.h).
+  core::StoreLocation loc;
+  if (IsPostgresUrl(location)) {
+    loc.kind = core::StoreLocation::Kind::kPostgres;
+    loc.url = location;
+  } else {
+    loc.path = location;
+  }
+  return OpenDatabase(loc, std::move(options));
+}
+
+int64_t QueryInt(const std::string& location, const std::string& sql) {
+  if (!IsPostgresUrl(location)) {
+    SQLite::Database db(location, SQLite::OPEN_READWRITE);
+    SQLite::Statement q(db, sql);
+    return q.executeStep() ? q.getColumn(0).getInt64() : 0;
+  }
+  PGconn* c = PQconnectdb(location.c_str());
+  int64_t value = 0;
+  std::string error;
+  if (PQstatus(c) != CONNECTION_OK) {
+    error = PQerrorMessage(c);
+  } else {
+    PGresult* r = PQexec(c, sql.c_str());
+    const ExecStatusType st = PQresultStatus(r);
+    if (st == PGRES_TUPLES_OK && PQntuples(r) > 0 && !PQgetisnull(r, 0, 0)) {
+      value = std::strtoll(PQgetvalue(r, 0, 0), nullptr, 10);
+    } else if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+      error = PQresultErrorMessage(r);
+    }
+    PQclear(r);
+  }
+  PQfinish(c);
+  if (!error.empty()) {
+    std::fprintf(stderr, "QueryInt(%s): %s\n", sql.c_str(), error.c_str());
+    std::abort();
+  }
+  return value;
+}
+
+std::string StoreDir::Store(const std::string& name) {
+  auto it = stores_.find(name);
+  if (it != stores_.end()) return it->second;
+  std::string location;
+  if (IsPostgres()) {
+    location = PgTestServer::Get(nullptr)->NewDatabase();
+  } else {
+    location = dir_.File(name);
+  }
+  stores_.emplace(name, location);
+  return location;
+}
+
+}  // namespace codex::storage::testing

@@ -1,0 +1,60 @@
+// Storage tests against either backend (test support, not linked into
+// codex). A test binary runs its cases against the backend named by
+// $CODEX_TEST_STORE: "sqlite" (the default) or "postgresql" (a private
+// server, storage/pg_test_server.h, started once per binary). ctest runs
+// each storage test binary once per backend (storage/CMakeLists.txt), so
+// every assertion holds for both; a PostgreSQL run whose server binaries are
+// absent exits 4 (skipped) with the reason printed.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "core/status.h"
+#include "storage/session_database.h"
+#include "storage/test_util.h"
+
+namespace codex::storage::testing {
+
+enum class Backend { kSqlite, kPostgres };
+
+// The backend of this run (see above). For kPostgres the server is started
+// here on first use, or the binary exits 4 saying why it cannot be.
+Backend TestBackend();
+inline bool IsPostgres() { return TestBackend() == Backend::kPostgres; }
+
+// Opens `location` (a file path, or a postgresql:// URL) with the backend's Open.
+Result<std::unique_ptr<SessionDatabase>> OpenStore(const std::string& location,
+                                                   StoreOptions options = {});
+
+// Runs `sql` on the database at `location` outside any store object (as a
+// test's adversary would) and returns the first column of the first row as
+// an integer (0 when no row). Aborts the test binary on an SQL error.
+int64_t QueryInt(const std::string& location, const std::string& sql);
+
+// A temp directory for files, plus store locations by name: Store("s.db")
+// is a file in the directory for SQLite, a fresh database on the private
+// server for PostgreSQL; the same name gives the same location.
+class StoreDir {
+ public:
+  const std::string& path() const { return dir_.path(); }
+  std::string File(const std::string& name) const { return dir_.File(name); }
+  std::string Store(const std::string& name);
+
+ private:
+  TempDir dir_;
+  std::map<std::string, std::string> stores_;
+};
+
+}  // namespace codex::storage::testing
+
+// Ends a test case that exercises one backend's own machinery (SQLite file
+// modes and locks) when this run is against the other one.
+#define CODEX_SQLITE_ONLY()                                                   \
+  do {                                                                        \
+    if (::codex::storage::testing::IsPostgres()) {                            \
+      SUCCEED("SQLite-specific: file modes, file locks and read-only files"); \
+      return;                                                                 \
+    }                                                                         \
+  } while (0)
