@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
+#include <unordered_map>
 
 #include "core/item.h"
 #include "core/store_location.h"
@@ -496,35 +497,82 @@ Result<SessionInfo> GetById(PgConnection& conn, const std::string& id, bool for_
   return *s;
 }
 
+// The ids of the chain from `head` towards the root, head first: with
+// `stop_at_checkpoint` the walk ends before the newest checkpoint (left
+// out). A recursive query costs a server round of work per item (~100 ms
+// for 10,000), so the walk runs here over light rows fetched a creator
+// session at a time: every item a session appended up to the current one
+// (one query for a plain session, one more per fork level crossed). A
+// parent's id is always smaller than its child's, so the walk ends.
+Result<std::vector<int64_t>> ChainIds(PgConnection& conn, int64_t head, bool stop_at_checkpoint) {
+  struct Link {
+    std::optional<int64_t> parent;
+    bool checkpoint = false;
+  };
+  std::unordered_map<int64_t, Link> known;
+  std::vector<int64_t> chain;
+  std::optional<int64_t> cur = head;
+  while (cur) {
+    auto it = known.find(*cur);
+    if (it == known.end()) {
+      Rows r = conn.Exec(
+          "SELECT id, parent_id, kind = 'compaction_checkpoint' FROM items"
+          " WHERE session_id = (SELECT session_id FROM items WHERE id = $1) AND id <= $1",
+          {P(*cur)});
+      for (int i = 0; i < r.size(); ++i) {
+        known.emplace(r.Int(i, 0), Link{r.OptInt(i, 1), r.Str(i, 2) == "t"});
+      }
+      it = known.find(*cur);
+      if (it == known.end()) {
+        if (chain.empty() && stop_at_checkpoint) return chain;  // as SQLite: nothing to show
+        if (chain.empty()) {
+          return DataLossError("sessions database " + conn.redacted() + ": head item " +
+                               std::to_string(head) + " is missing");
+        }
+        return DataLossError("sessions database " + conn.redacted() + ": the item chain from " +
+                             std::to_string(head) + " is inconsistent");
+      }
+    }
+    if (stop_at_checkpoint && it->second.checkpoint) break;
+    chain.push_back(*cur);
+    const std::optional<int64_t> parent = it->second.parent;
+    if (parent && *parent >= *cur) {
+      return DataLossError("sessions database " + conn.redacted() + ": the item chain from " +
+                           std::to_string(head) + " is inconsistent");
+    }
+    cur = parent;
+  }
+  return chain;
+}
+
 Result<std::vector<StoredItem>> LoadChain(PgConnection& conn, std::optional<int64_t> head,
                                           bool stop_at_checkpoint) {
   std::vector<StoredItem> out;
   if (!head) return out;
-  // Walk parent links from the head; with $2 = 1 the walk does not go past a
-  // checkpoint and the checkpoint itself is left out. Rows are placed by
-  // depth (0 = head) rather than sorted.
+  ASSIGN_OR_RETURN(const std::vector<int64_t> ids, ChainIds(conn, *head, stop_at_checkpoint));
+  if (ids.empty()) return out;
+  std::string array = "{";
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i) array += ',';
+    array += std::to_string(ids[i]);
+  }
+  array += '}';
   Rows q = conn.Exec(
-      "WITH RECURSIVE chain(id, parent_id, kind, depth) AS ("
-      "  SELECT id, parent_id, kind, 0 FROM items WHERE id = $1"
-      "  UNION ALL"
-      "  SELECT i.id, i.parent_id, i.kind, c.depth + 1"
-      "  FROM chain AS c JOIN items AS i ON i.id = c.parent_id"
-      "  WHERE $2 = 0 OR c.kind <> 'compaction_checkpoint')"
-      " SELECT i.id, i.parent_id, i.session_id, i.turn_id, i.created_at_ms,"
-      "   i.kind, i.role, i.call_id, i.server_id, i.body, c.depth, u.total_tokens"
-      " FROM chain AS c JOIN items AS i ON i.id = c.id"
-      " LEFT JOIN item_usage AS u ON u.item_id = c.id"
-      " WHERE $2 = 0 OR c.kind <> 'compaction_checkpoint'",
-      {P(*head), P(stop_at_checkpoint ? 1 : 0)});
-  const size_t n = static_cast<size_t>(q.size());
-  out.resize(n);
+      "SELECT i.id, i.parent_id, i.session_id, i.turn_id, i.created_at_ms, i.kind, i.role,"
+      " i.call_id, i.server_id, i.body, u.total_tokens FROM items AS i"
+      " LEFT JOIN item_usage AS u ON u.item_id = i.id WHERE i.id = ANY($1::bigint[])",
+      {P(array)});
+  // ids is head first; the transcript is oldest first.
+  std::unordered_map<int64_t, size_t> slot;
+  slot.reserve(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) slot.emplace(ids[i], ids.size() - 1 - i);
+  if (static_cast<size_t>(q.size()) != ids.size()) {
+    return DataLossError("sessions database " + conn.redacted() + ": the item chain from " +
+                         std::to_string(*head) + " is inconsistent");
+  }
+  out.resize(ids.size());
   for (int r = 0; r < q.size(); ++r) {
-    const int64_t depth = q.Int(r, 10);
-    if (depth < 0 || static_cast<size_t>(depth) >= n) {
-      return DataLossError("sessions database " + conn.redacted() + ": the item chain from " +
-                           std::to_string(*head) + " is inconsistent");
-    }
-    StoredItem& s = out[n - 1 - static_cast<size_t>(depth)];
+    StoredItem& s = out[slot.at(q.Int(r, 0))];
     s.id = q.Int(r, 0);
     s.parent_id = q.OptInt(r, 1);
     s.session_id = q.Str(r, 2);
@@ -535,11 +583,7 @@ Result<std::vector<StoredItem>> LoadChain(PgConnection& conn, std::optional<int6
     s.item.call_id = q.Str(r, 7);
     s.item.server_id = q.Str(r, 8);
     s.item.body = q.Bytea(r, 9);
-    s.reported_total_tokens = q.OptInt(r, 11);
-  }
-  if (out.empty() && !stop_at_checkpoint) {
-    return DataLossError("sessions database " + conn.redacted() + ": head item " +
-                         std::to_string(*head) + " is missing");
+    s.reported_total_tokens = q.OptInt(r, 10);
   }
   return out;
 }
@@ -1191,46 +1235,98 @@ Result<std::vector<SessionInfo>> PostgresSessionStore::Purge(const PurgeQuery& q
 
 namespace {
 
-// The 1-based turn of the chain from the root to `item_id` that the item
-// belongs to (the TurnStartIndexes rule); 0 before the first turn.
-int TurnOfItem(PgConnection& conn, int64_t item_id, std::map<int64_t, bool>* real_user) {
-  Rows q = conn.Exec(
-      "WITH RECURSIVE up(id, depth) AS (SELECT $1::bigint, 0 UNION ALL"
-      " SELECT i.parent_id, up.depth + 1 FROM up JOIN items AS i ON i.id = up.id"
-      " WHERE i.parent_id IS NOT NULL)"
-      " SELECT i.id, i.kind, i.role, CASE WHEN (i.kind = 'message' AND"
-      " i.role = 'user') OR i.kind = 'compaction_checkpoint' THEN i.body ELSE ''::bytea"
-      " END FROM up JOIN items AS i ON i.id = up.id ORDER BY up.depth DESC",
-      {P(item_id)});
-  int turns = 0;
-  size_t replacement_left = 0;
-  for (int r = 0; r < q.size(); ++r) {
-    const int64_t id = q.Int(r, 0);
-    const ItemKind kind = core::ItemKindFromName(q.Str(r, 1));
-    if (kind == ItemKind::kCompactionCheckpoint) {
-      Item checkpoint;
-      checkpoint.kind = kind;
-      checkpoint.body = q.Bytea(r, 3);
-      replacement_left = static_cast<size_t>(CheckpointReplacementItems(checkpoint).value_or(0));
-      continue;
+// What Search needs to know of items to credit hits to sessions and turns,
+// fetched a creator session at a time and kept for one Search call: the
+// parent link, and the body of user messages and checkpoints (which decide
+// where turns start). Walking these in the client replaces one recursive
+// query per hit (each ~10 us of server work per item of the chain).
+class ItemLinks {
+ public:
+  explicit ItemLinks(PgConnection& conn) : conn_(conn) {}
+
+  struct Link {
+    std::optional<int64_t> parent;
+    ItemKind kind = ItemKind::kMessage;
+    std::string role;
+    std::string body;  // user messages and checkpoints only
+    std::optional<bool> real_user;
+  };
+
+  // nullptr when `id` is not stored.
+  Link* Get(int64_t id) {
+    auto it = links_.find(id);
+    if (it != links_.end()) return &it->second;
+    Rows r = conn_.Exec(
+        "SELECT id, parent_id, kind, role, CASE WHEN (kind = 'message' AND role = 'user') OR"
+        " kind = 'compaction_checkpoint' THEN body ELSE ''::bytea END FROM items"
+        " WHERE session_id = (SELECT session_id FROM items WHERE id = $1)",
+        {P(id)});
+    for (int i = 0; i < r.size(); ++i) {
+      Link l;
+      l.parent = r.OptInt(i, 1);
+      l.kind = core::ItemKindFromName(r.Str(i, 2));
+      l.role = r.Str(i, 3);
+      l.body = r.Bytea(i, 4);
+      links_.emplace(r.Int(i, 0), std::move(l));
     }
-    if (replacement_left > 0) {
-      --replacement_left;
-      continue;
-    }
-    if (kind != ItemKind::kMessage || q.Str(r, 2) != "user") continue;
-    auto cached = real_user->find(id);
-    if (cached == real_user->end()) {
-      Item message;
-      message.kind = kind;
-      message.role = "user";
-      message.body = q.Bytea(r, 3);
-      cached = real_user->emplace(id, IsRealUserMessage(message)).first;
-    }
-    if (cached->second) ++turns;
+    it = links_.find(id);
+    return it == links_.end() ? nullptr : &it->second;
   }
-  return turns;
-}
+
+  // True when `item` is on the chain from `head` to the root. Parents have
+  // smaller ids than their children, so the walk stops below `item`.
+  bool Holds(std::optional<int64_t> head, int64_t item) {
+    for (std::optional<int64_t> cur = head; cur && *cur >= item;) {
+      if (*cur == item) return true;
+      const Link* l = Get(*cur);
+      if (!l) return false;
+      cur = l->parent;
+    }
+    return false;
+  }
+
+  // The 1-based turn of the chain from the root to `item` that the item
+  // belongs to (the TurnStartIndexes rule); 0 before the first turn.
+  int TurnOf(int64_t item) {
+    std::vector<int64_t> up;
+    for (std::optional<int64_t> cur = item; cur;) {
+      const Link* l = Get(*cur);
+      if (!l) break;
+      up.push_back(*cur);
+      cur = l->parent;
+    }
+    int turns = 0;
+    size_t replacement_left = 0;
+    for (auto it = up.rbegin(); it != up.rend(); ++it) {
+      Link& l = *Get(*it);
+      if (l.kind == ItemKind::kCompactionCheckpoint) {
+        Item checkpoint;
+        checkpoint.kind = l.kind;
+        checkpoint.body = l.body;
+        replacement_left = static_cast<size_t>(CheckpointReplacementItems(checkpoint).value_or(0));
+        continue;
+      }
+      if (replacement_left > 0) {
+        --replacement_left;
+        continue;
+      }
+      if (l.kind != ItemKind::kMessage || l.role != "user") continue;
+      if (!l.real_user) {
+        Item message;
+        message.kind = l.kind;
+        message.role = "user";
+        message.body = l.body;
+        l.real_user = IsRealUserMessage(message);
+      }
+      if (*l.real_user) ++turns;
+    }
+    return turns;
+  }
+
+ private:
+  PgConnection& conn_;
+  std::unordered_map<int64_t, Link> links_;
+};
 
 }  // namespace
 
@@ -1241,15 +1337,18 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
   ASSIGN_OR_RETURN(const pg::TsQuery tsq, pg::TsQueryFromUser(query.text));
   if (tsq.text.empty()) return std::vector<SearchHit>{};
   return Read(*conn_, "searching", [&]() -> Result<std::vector<SearchHit>> {
-    std::string holders_sql = std::string(
-                                  "WITH RECURSIVE d(id) AS (SELECT $1::bigint UNION ALL"
-                                  " SELECT i.id FROM items AS i JOIN d ON i.parent_id = d.id)"
-                                  " SELECT ") +
-                              kSessionCols +
-                              " FROM sessions WHERE head_item_id IN (SELECT id FROM d)";
-    if (query.cwd) holders_sql += " AND cwd = $2";
-    holders_sql += kRecentOrder;
-    std::map<int64_t, bool> real_user;
+    // The sessions that can hold an item: its creator and every session
+    // forked from it, directly or not (also after the creator was removed:
+    // forked_from_session stays). Each is checked by walking its chain.
+    std::string candidates_sql = std::string(
+                                     "WITH RECURSIVE f(id) AS (SELECT $1::text UNION"
+                                     " SELECT s.id FROM sessions AS s JOIN f"
+                                     " ON s.forked_from_session = f.id) SELECT ") +
+                                 kSessionCols + " FROM sessions WHERE id IN (SELECT id FROM f)";
+    if (query.cwd) candidates_sql += " AND cwd = $2";
+    candidates_sql += kRecentOrder;
+    std::map<std::string, std::vector<SessionInfo>> candidates;  // by creator session
+    ItemLinks links(*conn_);
     std::vector<SearchHit> hits;
     constexpr int kPage = 200;
     for (int offset = 0; hits.size() < static_cast<size_t>(query.limit); offset += kPage) {
@@ -1259,7 +1358,7 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
       std::vector<Param> params{P(tsq.text), P(static_cast<int64_t>(kPage)),
                                 P(static_cast<int64_t>(offset))};
       std::string sql =
-          "SELECT s.item_id, s.text, i.kind, i.role FROM items_search AS s"
+          "SELECT s.item_id, s.text, i.kind, i.role, i.session_id FROM items_search AS s"
           " JOIN items AS i ON i.id = s.item_id WHERE s.tsv @@ $1::tsquery";
       if (query.cwd) {
         params.push_back(P(*query.cwd));
@@ -1272,17 +1371,21 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
       for (int r = 0; r < q.size() && hits.size() < static_cast<size_t>(query.limit); ++r) {
         SearchHit hit;
         hit.item_id = q.Int(r, 0);
+        const std::string creator = q.Str(r, 4);
+        auto c = candidates.find(creator);
+        if (c == candidates.end()) {
+          std::vector<Param> cp{P(creator)};
+          if (query.cwd) cp.push_back(P(*query.cwd));
+          c = candidates.emplace(creator, ReadSessions(conn_->Exec(candidates_sql, cp))).first;
+        }
+        for (const SessionInfo& session : c->second) {
+          if (links.Holds(session.head_item_id, hit.item_id)) hit.sessions.push_back({session, 0});
+        }
+        if (hit.sessions.empty()) continue;
         hit.snippet = pg::Snippet(q.Str(r, 1), tsq);
         hit.kind = q.Str(r, 2);
         hit.role = q.Str(r, 3);
-        std::vector<Param> hp{P(hit.item_id)};
-        if (query.cwd) hp.push_back(P(*query.cwd));
-        Rows holders = conn_->Exec(holders_sql, hp);
-        for (int h = 0; h < holders.size(); ++h) {
-          hit.sessions.push_back({ReadSession(holders, h), 0});
-        }
-        if (hit.sessions.empty()) continue;
-        const int turn = TurnOfItem(*conn_, hit.item_id, &real_user);
+        const int turn = links.TurnOf(hit.item_id);
         for (auto& w : hit.sessions) w.turn = turn;
         hits.push_back(std::move(hit));
       }

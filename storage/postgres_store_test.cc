@@ -3,10 +3,12 @@
 // refusal and concurrent first opens; URLs and passwords never in messages;
 // a lost connection or a stopped server. The shared contract is tested by
 // the storage tests' PostgreSQL runs (storage_test_postgresql, ...).
+#include <libpq-fe.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 
 #include "core/item.h"
 #include "storage/migrations.h"
@@ -177,4 +179,68 @@ TEST_CASE("A stopped server: bounded retries, then one clear line; after restart
   CHECK(core::MessageText(transcript->front().item) == "kept");
   auto appended = store->Append(s->id, found->head_item_id, "t3", {core::AssistantMessage("ok")});
   CHECK(appended.ok());
+}
+
+TEST_CASE("A write meeting a row lock waits at most busy_timeout_ms, then fails clearly") {
+  const std::string url = Server().NewDatabase();
+  codex::storage::StoreOptions options;
+  options.busy_timeout_ms = 500;
+  auto opened = PostgresSessionStore::Open(url, options);
+  REQUIRE(opened.ok());
+  auto store = std::move(opened).value();
+  core::NewSession spec;
+  spec.items = {core::UserMessage("hello")};
+  auto s = store->CreateSession(spec);
+  REQUIRE(s.ok());
+  // Another client holds the session row locked in an open transaction.
+  PGconn* other = PQconnectdb(url.c_str());
+  REQUIRE(PQstatus(other) == CONNECTION_OK);
+  PQclear(PQexec(other, "BEGIN"));
+  PQclear(PQexec(other, ("SELECT 1 FROM sessions WHERE id = '" + s->id + "' FOR UPDATE").c_str()));
+  // Reads do not wait.
+  CHECK(store->FindSession(s->id).ok());
+  const auto t0 = std::chrono::steady_clock::now();
+  auto ids = store->Append(s->id, s->head_item_id, "t", {core::AssistantMessage("blocked")});
+  const auto waited =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
+  REQUIRE_FALSE(ids.ok());
+  CHECK(ids.status().code() == StatusCode::kUnavailable);
+  CHECK(ids.status().message().find("is busy") != std::string::npos);
+  CHECK(waited >= 400);
+  CHECK(waited < 10'000);
+  PQclear(PQexec(other, "ROLLBACK"));
+  PQfinish(other);
+  CHECK(store->Append(s->id, s->head_item_id, "t", {core::AssistantMessage("free")}).ok());
+}
+
+TEST_CASE("A read-only PostgreSQL store reads and refuses every write") {
+  const std::string url = Server().NewDatabase();
+  std::string id;
+  {
+    auto store = OpenOrDie(url);
+    core::NewSession spec;
+    spec.items = {core::UserMessage("hello")};
+    auto s = store->CreateSession(spec);
+    REQUIRE(s.ok());
+    id = s->id;
+  }
+  codex::storage::StoreOptions ro;
+  ro.read_only = true;
+  auto opened = PostgresSessionStore::Open(url, ro);
+  REQUIRE(opened.ok());
+  auto store = std::move(opened).value();
+  CHECK(store->read_only());
+  auto s = store->FindSession(id);
+  REQUIRE(s.ok());
+  CHECK(store->LoadTranscript(*s)->size() == 1);
+  auto appended = store->Append(id, s->head_item_id, "t", {core::AssistantMessage("no")});
+  REQUIRE_FALSE(appended.ok());
+  CHECK(appended.status().code() == StatusCode::kFailedPrecondition);
+  CHECK(appended.status().message().find("read-only") != std::string::npos);
+  CHECK(store->AcquireTurnLease(id).status().code() == StatusCode::kFailedPrecondition);
+  // A database without the schema is not created read-only.
+  auto empty = PostgresSessionStore::Open(Server().NewDatabase(), ro);
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.status().code() == StatusCode::kFailedPrecondition);
 }

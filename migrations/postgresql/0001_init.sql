@@ -21,7 +21,9 @@ CREATE TABLE items (
   created_at_ms BIGINT NOT NULL
 );
 CREATE INDEX items_parent ON items(parent_id);
-CREATE INDEX items_session ON items(session_id);
+-- A session's items in order, with what a transcript walk needs (an
+-- index-only scan: the walk runs in the client, storage/postgres_session_store.cc).
+CREATE INDEX items_session ON items(session_id, id) INCLUDE (parent_id, kind);
 
 -- The searchable text of an item (storage/search_text.h) and its lexemes:
 -- one row per item that has text. The application writes both with the item.
