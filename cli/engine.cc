@@ -110,7 +110,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const GlobalOptions& global, const 
     ASSIGN_OR_RETURN(engine->config_.output_schema_json,
                      ReadOutputSchema(flags.output_schema_file));
   }
-  std::string store_home = engine->config_.codex_home;
+  core::StoreLocation location = engine->config_.session_store;
   if (flags.ephemeral) {
     std::error_code ec;
     std::string tmpl =
@@ -119,9 +119,10 @@ Result<std::unique_ptr<Engine>> Engine::Open(const GlobalOptions& global, const 
       return InternalError("--ephemeral: cannot create a temporary directory; check $TMPDIR");
     }
     engine->ephemeral_dir_ = tmpl;
-    store_home = tmpl;
+    location = core::StoreLocation{};  // SQLite, whatever session_store says
+    location.path = (std::filesystem::path(tmpl) / "sessions.db").string();
   }
-  ASSIGN_OR_RETURN(auto store, OpenCliStore(store_home));
+  ASSIGN_OR_RETURN(auto store, OpenCliStore(location));
   if (!flags.ephemeral) {
     ApplyRetention(*store, engine->config_.codex_home, engine->config_.history_retention_days);
   }

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "core/store_location.h"
+
 namespace codex::cli {
 
 int ExitCodeFor(const Status& status) {
@@ -27,7 +29,8 @@ int ExitCodeFor(const Status& status) {
 }
 
 int ReportError(const Status& status) {
-  std::fprintf(stderr, "error: %s\n", status.message().c_str());
+  // A store URL may be quoted; its password never is (core/store_location.h).
+  std::fprintf(stderr, "error: %s\n", core::RedactSecrets(status.message()).c_str());
   return ExitCodeFor(status);
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli/exit_codes.h"
+#include "cli/sessions_migrate.h"
 #include "cli/store_open.h"
 #include "compaction/token_accounting.h"
 #include "core/config.h"
@@ -31,12 +32,17 @@ namespace codex::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
-using storage::SqliteSessionStore;
+using storage::SessionDatabase;
+
+// The global options (-c, -p) of this run, set by RegisterSessionsCommands:
+// they choose the store (session_store).
+const GlobalOptions* g_global = nullptr;
 
 // Read-only commands (list, show, tree, search, export) open read-only: they
 // never wait for a writer and work from a read-only CODEX_HOME.
-Result<std::unique_ptr<SqliteSessionStore>> OpenStore(bool read_only = false) {
-  return OpenCliStore(core::DefaultCodexHome(), read_only);
+Result<std::unique_ptr<SessionDatabase>> OpenStore(bool read_only = false) {
+  static const GlobalOptions kNone;
+  return OpenConfiguredStore(g_global != nullptr ? *g_global : kNone, read_only);
 }
 
 constexpr int kNoTurn = -2147483647 - 1;  // --at-turn not given
@@ -111,7 +117,7 @@ std::string Label(const core::SessionInfo& s) {
 }
 
 // Resolves a user-typed id, prefix or name to a full session.
-Result<core::SessionInfo> Resolve(SqliteSessionStore& store, const std::string& id) {
+Result<core::SessionInfo> Resolve(SessionDatabase& store, const std::string& id) {
   return store.FindSession(id);
 }
 
@@ -447,7 +453,7 @@ int RunShow(const std::string& id, bool json, bool full) {
 
 // The turn of `parent`'s history that `fork` branched after (1-based; 0 =
 // before the first turn), counted with TurnStartIndexes.
-int ForkTurn(SqliteSessionStore& store, const core::SessionInfo& fork) {
+int ForkTurn(SessionDatabase& store, const core::SessionInfo& fork) {
   if (!fork.forked_from_item) return 0;
   core::SessionInfo at = fork;
   at.head_item_id = fork.forked_from_item;
@@ -774,6 +780,7 @@ int RunImport(const std::vector<std::string>& paths) {
 }  // namespace
 
 void RegisterSessionsCommands(CLI::App& app, GlobalOptions& global, int* exit_code) {
+  g_global = &global;
   CLI::App* sessions = app.add_subcommand("sessions", "List, inspect and manage stored sessions");
   sessions->require_subcommand(1);
 
@@ -882,6 +889,8 @@ void RegisterSessionsCommands(CLI::App& app, GlobalOptions& global, int* exit_co
       "import", "Import Codex rollout files (directories are searched for *.jsonl)");
   imp->add_option("PATH", *import_paths, "Rollout files or directories")->required();
   imp->callback([import_paths, exit_code] { *exit_code = RunImport(*import_paths); });
+
+  AddSessionsMigrateCommand(sessions, global, exit_code);
 
   auto fork_id = std::make_shared<std::string>();
   auto fork_turn = std::make_shared<int>(kNoTurn);

@@ -7,24 +7,37 @@
 #include <filesystem>
 #include <fstream>
 
+#include "storage/open_database.h"
+
 namespace codex::cli {
 
-Result<std::unique_ptr<storage::SqliteSessionStore>> OpenCliStore(const std::string& codex_home,
-                                                                  bool read_only) {
+Result<std::unique_ptr<storage::SessionDatabase>> OpenCliStore(const core::StoreLocation& location,
+                                                               bool read_only) {
   storage::StoreOptions options;
   // A fresh CODEX_HOME has no database yet: create it (an empty one lists
-  // nothing) rather than fail a read.
+  // nothing) rather than fail a read. A PostgreSQL database is always opened
+  // for writing so that its schema is brought up to date.
   std::error_code ec;
-  options.read_only =
-      read_only && std::filesystem::exists(std::filesystem::path(codex_home) / "sessions.db", ec);
+  options.read_only = read_only && location.kind == core::StoreLocation::Kind::kSqlite &&
+                      std::filesystem::exists(location.path, ec);
   options.on_wait = [] {
     std::fputs("waiting for another codex process to release the database…\n", stderr);
     std::fflush(stderr);
   };
-  return storage::OpenSessionStore(codex_home, std::move(options));
+  return storage::OpenDatabase(location, std::move(options));
 }
 
-void ApplyRetention(storage::SqliteSessionStore& store, const std::string& codex_home,
+Result<std::unique_ptr<storage::SessionDatabase>> OpenConfiguredStore(const GlobalOptions& global,
+                                                                      bool read_only) {
+  core::ConfigOverrides overrides;
+  overrides.dash_c = global.dash_c;
+  if (!global.profile.empty()) overrides.profile = global.profile;
+  overrides.strict = global.strict_config;
+  ASSIGN_OR_RETURN(core::Config config, core::LoadConfig(core::DefaultCodexHome(), overrides));
+  return OpenCliStore(config.session_store, read_only);
+}
+
+void ApplyRetention(storage::SessionDatabase& store, const std::string& codex_home,
                     std::optional<int> retention_days) {
   if (!retention_days || *retention_days < 0 || store.read_only()) return;
   const auto now = std::chrono::system_clock::now();

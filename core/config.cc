@@ -271,6 +271,7 @@ constexpr std::string_view kKnownKeys[] = {
     "mcp_servers",               // mcp (issue 16)
     "compaction",                // compaction (issue 12)
     "retention_days",            // store (issue 11)
+    "session_store",             // PostgreSQL (issue 15)
 };
 
 bool IsKnownKey(std::string_view path) {
@@ -311,6 +312,29 @@ Status ReadEnum(const toml::table& t, std::string_view where, std::string_view k
     RETURN_IF_ERROR(CheckEnum(std::string(where) + std::string(key), value, allowed));
   }
   out = value;
+  return OkStatus();
+}
+
+// session_store: -c beats CODEX_SESSION_STORE, which beats config.toml.
+Status ReadSessionStore(const toml::table& root, const ConfigOverrides& overrides,
+                        const std::string& codex_home, StoreLocation& out) {
+  std::string setting;
+  RETURN_IF_ERROR(ReadString(root, "", "session_store", setting));
+  std::string source = "session_store";
+  bool from_dash_c = false;
+  for (const std::string& kv : overrides.dash_c) {
+    const std::string key = kv.substr(0, kv.find('='));
+    if (key.find_first_not_of(' ') != std::string::npos &&
+        key.substr(0, key.find_last_not_of(' ') + 1) == "session_store") {
+      from_dash_c = true;
+    }
+  }
+  const std::string env = Getenv("CODEX_SESSION_STORE");
+  if (!from_dash_c && !env.empty()) {
+    setting = env;
+    source = "CODEX_SESSION_STORE";
+  }
+  ASSIGN_OR_RETURN(out, ParseStoreLocation(setting, codex_home, source));
   return OkStatus();
 }
 
@@ -573,6 +597,7 @@ Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& 
   }
 
   RETURN_IF_ERROR(ParseMcpServers(root, config.mcp_servers));
+  RETURN_IF_ERROR(ReadSessionStore(root, overrides, codex_home, config.session_store));
 
   config.providers = BuiltInProviders();
   if (auto* provs = root.get("model_providers")) {

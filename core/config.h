@@ -14,6 +14,7 @@
 #include "core/command_runner.h"
 #include "core/mcp_config.h"
 #include "core/status.h"
+#include "core/store_location.h"
 #include "sandbox/environment.h"
 
 namespace codex::core {
@@ -77,6 +78,9 @@ struct Config {
   std::vector<std::string> notify;               // program + args, run with the turn-complete JSON
   std::string output_schema_json;                // --output-schema: the JSON Schema text; "" = none
   std::string profile;                           // the [profiles.NAME] applied ("" = none)
+  // Where sessions live (core/store_location.h): `session_store`, else
+  // CODEX_SESSION_STORE, else SQLite at $CODEX_HOME/sessions.db.
+  StoreLocation session_store;
   // One line per config key that is not supported (each key once), for the
   // CLI to print as "warning: ...". Empty under strict loading (those are errors).
   std::vector<std::string> warnings;

@@ -1,10 +1,13 @@
 #include "storage/pg_test_server.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <libpq-fe.h>
+#include <netinet/in.h>
 #include <pwd.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,6 +17,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <utility>
 
 namespace codex::storage::testing {
 
@@ -130,7 +134,11 @@ bool PgTestServer::Init(std::string* why_not) {
   socket_dir_ = root_ + "/sock";
   log_file_ = root_ + "/server.log";
   as_nobody_ = ::geteuid() == 0;
-  ::mkdir(socket_dir_.c_str(), 0700);
+  // Traversable by others (0711): a client in another user namespace (the
+  // e2e tests' second "machine", unshare -Ur -u) maps to no owner here.
+  ::mkdir(socket_dir_.c_str(), 0711);
+  ::chmod(socket_dir_.c_str(), 0711);
+  ::chmod(root_.c_str(), 0711);
   if (as_nobody_) {
     // PostgreSQL refuses to run as root: the server user owns the directory.
     const struct passwd* pw = ::getpwnam("nobody");
@@ -226,9 +234,17 @@ bool PgTestServer::Start() {
                               " -c listen_addresses='' -c fsync=off -c synchronous_commit=off"
                               " -c full_page_writes=off -c max_connections=120"
                               " -c shared_buffers=64MB";
+  std::string tcp = options;
+  if (tcp_port_ != 0) {
+    tcp = "-k " + socket_dir_ + " -p " + std::to_string(tcp_port_) +
+          " -c listen_addresses=127.0.0.1 -c ssl=on -c ssl_cert_file=" + data_dir_ +
+          "/server.crt -c ssl_key_file=" + data_dir_ +
+          "/server.key -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+          " -c max_connections=120 -c shared_buffers=64MB";
+  }
   std::string out;
   running_ = RunAsServerUser({bin_dir_ + "/pg_ctl", "-D", data_dir_, "-l", log_file_, "-w", "-t",
-                              "120", "-o", options, "start"},
+                              "120", "-o", tcp, "start"},
                              &out);
   return running_;
 }
@@ -253,7 +269,55 @@ PgTestServer::~PgTestServer() {
 }
 
 std::string PgTestServer::Url(const std::string& name) const {
-  return "postgresql:///" + name + "?host=" + socket_dir_ + "&user=" + kUser;
+  std::string url = "postgresql:///" + name + "?host=" + socket_dir_ + "&user=" + kUser;
+  if (tcp_port_ != 0) url += "&port=" + std::to_string(tcp_port_);
+  return url;
+}
+
+int PgTestServer::EnableTls(const std::string& cert_file, const std::string& key_file,
+                            std::string* why_not) {
+  // A free port: bind to 0, read it back, close (the server binds it next).
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    if (fd >= 0) ::close(fd);
+    *why_not = "cannot find a free loopback port";
+    return 0;
+  }
+  const int port = ntohs(addr.sin_port);
+  ::close(fd);
+  std::error_code ec;
+  for (const auto& [from, to] : {std::pair{cert_file, data_dir_ + "/server.crt"},
+                                 std::pair{key_file, data_dir_ + "/server.key"}}) {
+    std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing, ec);
+    if (ec || ::chmod(to.c_str(), 0600) != 0) {
+      *why_not = "cannot copy " + from + " into the data directory";
+      return 0;
+    }
+    if (as_nobody_) {
+      const struct passwd* pw = ::getpwnam("nobody");
+      if (!pw || ::chown(to.c_str(), pw->pw_uid, pw->pw_gid) != 0) {
+        *why_not = "cannot give " + to + " to user nobody";
+        return 0;
+      }
+    }
+  }
+  if (!Stop()) {
+    *why_not = "cannot stop the server to enable TLS";
+    return 0;
+  }
+  tcp_port_ = port;
+  if (!Start()) {
+    *why_not = "the server did not start with TLS: " + ReadFile(log_file_);
+    tcp_port_ = 0;
+    Start();
+    return 0;
+  }
+  return port;
 }
 
 std::string PgTestServer::NewDatabase() {

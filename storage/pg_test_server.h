@@ -40,6 +40,12 @@ class PgTestServer {
   // clients): the next statement of each finds its connection lost.
   void TerminateConnections(const std::string& database);
 
+  // Restarts the server also listening on 127.0.0.1 at a free port with
+  // TLS on, serving the PEM certificate and key files given (copied into the
+  // data directory for the server user). Returns the port (URLs from Url and
+  // NewDatabase name it from then on), or 0 with `*why_not` set.
+  int EnableTls(const std::string& cert_file, const std::string& key_file, std::string* why_not);
+
   // Stops the server now (fast shutdown) / starts it again on the same data.
   bool Stop();
   bool Start();
@@ -58,6 +64,7 @@ class PgTestServer {
   std::string socket_dir_;
   std::string log_file_;
   int next_db_ = 0;
+  int tcp_port_ = 0;  // 0 = Unix socket only
   bool as_nobody_ = false;
   bool running_ = false;
   int owner_pid_ = 0;     // only the process that started it stops it

@@ -16,6 +16,7 @@
 #include <unordered_map>
 
 #include "core/item.h"
+#include "core/store_location.h"
 #include "core/uuid.h"
 #include "storage/migrations.h"
 #include "storage/pg_search.h"
@@ -52,58 +53,14 @@ constexpr const char* kServerNowMs = "(extract(epoch from clock_timestamp()) * 1
 // Serialises first opens (migrations) across every process sharing the server.
 constexpr int64_t kMigrationLockKey = 0x636f646578'6d6967;  // "codexmig"
 
-// The password embedded in `url`, "" when none (user:password@ or password=).
-std::string PasswordOf(std::string_view url) {
-  const size_t scheme = url.find("://");
-  if (scheme != std::string_view::npos) {
-    const size_t start = scheme + 3;
-    const size_t end = url.find_first_of("/?", start);
-    std::string_view authority =
-        url.substr(start, end == std::string_view::npos ? url.npos : end - start);
-    const size_t at = authority.rfind('@');
-    if (at != std::string_view::npos) {
-      std::string_view userinfo = authority.substr(0, at);
-      const size_t colon = userinfo.find(':');
-      if (colon != std::string_view::npos) return std::string(userinfo.substr(colon + 1));
-    }
-  }
-  const size_t p = url.find("password=");
-  if (p != std::string_view::npos &&
-      (p == 0 || url[p - 1] == '?' || url[p - 1] == '&' || url[p - 1] == ' ')) {
-    const size_t v = p + 9;
-    const size_t end = url.find_first_of("& ", v);
-    return std::string(url.substr(v, end == std::string_view::npos ? url.npos : end - v));
-  }
-  return {};
-}
-
 }  // namespace
 
 bool IsPostgresUrl(std::string_view location) {
   return location.rfind("postgresql://", 0) == 0 || location.rfind("postgres://", 0) == 0;
 }
 
-std::string RedactPostgresUrl(std::string_view url) {
-  std::string out(url);
-  const size_t scheme = out.find("://");
-  if (scheme != std::string::npos) {
-    const size_t start = scheme + 3;
-    const size_t end = out.find_first_of("/?", start);
-    const size_t at = out.rfind('@', end == std::string::npos ? out.npos : end);
-    if (at != std::string::npos && at >= start) {
-      const size_t colon = out.find(':', start);
-      if (colon != std::string::npos && colon < at) out.replace(colon + 1, at - colon - 1, "***");
-    }
-  }
-  // password=... in a query string or keyword/value string.
-  for (size_t p = out.find("password="); p != std::string::npos; p = out.find("password=", p + 1)) {
-    if (p != 0 && out[p - 1] != '?' && out[p - 1] != '&' && out[p - 1] != ' ') continue;
-    const size_t v = p + 9;
-    const size_t end = out.find_first_of("& ", v);
-    out.replace(v, (end == std::string::npos ? out.size() : end) - v, "***");
-  }
-  return out;
-}
+// The one redaction helper (core/store_location.h) serves this file too.
+std::string RedactPostgresUrl(std::string_view url) { return core::RedactSecrets(url, url); }
 
 namespace internal {
 
@@ -219,14 +176,7 @@ class PgConnection {
     while (!m.empty() && m.back() == ' ') m.pop_back();
     return Scrub(m);
   }
-  std::string Scrub(std::string m) const {
-    if (password_.size() >= 2) {
-      for (size_t p = m.find(password_); p != std::string::npos; p = m.find(password_, p)) {
-        m.replace(p, password_.size(), "***");
-      }
-    }
-    return m;
-  }
+  std::string Scrub(std::string m) const { return core::RedactSecrets(m, url_); }
 
   // Runs one statement; throws PgError on failure.
   // `binary_result` asks for every column in binary (Rows::BinInt, raw
@@ -271,7 +221,6 @@ class PgConnection {
   PgConnection(const std::string& url, int lock_timeout_ms, bool read_only)
       : url_(url),
         redacted_(RedactPostgresUrl(url)),
-        password_(PasswordOf(url)),
         lock_timeout_ms_(lock_timeout_ms),
         read_only_(read_only) {}
 
@@ -331,7 +280,6 @@ class PgConnection {
 
   std::string url_;
   std::string redacted_;
-  std::string password_;
   int lock_timeout_ms_;
   bool read_only_;
   PGconn* conn_ = nullptr;
@@ -1642,6 +1590,53 @@ Result<bool> PostgresSessionStore::ImportSession(const ImportedSession& session)
           " VALUES ($1, $2, $3, $4, $5)",
           {P(sid), P(e.turn_id), P(e.type), P(pg::CleanText(e.payload_json)),
            P(e.created_at_ms != 0 ? e.created_at_ms : created)});
+    }
+    return true;
+  });
+}
+
+Result<bool> PostgresSessionStore::CopySession(const SessionCopy& copy) {
+  const std::string sid = ToLower(copy.info.id);
+  if (!core::LooksLikeUuid(sid)) {
+    return InvalidArgumentError("copied session id '" + copy.info.id + "' is not a UUID");
+  }
+  if (copy.forked_from_index && *copy.forked_from_index >= copy.items.size()) {
+    return InvalidArgumentError("session " + sid + ": fork point index is past its items");
+  }
+  return Transaction(*conn_, "copying " + sid, [&]() -> Result<bool> {
+    const SessionInfo& info = copy.info;
+    Rows ins = conn_->Exec(
+        "INSERT INTO sessions(id, forked_from_session, cwd, model, provider, title, name, source,"
+        " created_at_ms, updated_at_ms, archived, tokens_used)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+        " ON CONFLICT (id) DO NOTHING RETURNING 1",
+        {P(sid), info.forked_from_session.empty() ? NullParam() : P(info.forked_from_session),
+         P(info.cwd), P(info.model), P(info.provider), P(info.title),
+         info.name.empty() ? NullParam() : P(info.name), P(info.source), P(info.created_at_ms),
+         P(info.updated_at_ms), P(info.archived ? 1 : 0), P(info.tokens_used)});
+    if (ins.size() == 0) return false;
+    std::vector<ImportedItem> chain;
+    chain.reserve(copy.items.size());
+    for (const StoredItem& it : copy.items)
+      chain.push_back({it.turn_id, it.created_at_ms, it.item});
+    const std::vector<int64_t> ids = InsertChain(*conn_, sid, copy.base_item_id, chain);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (!copy.items[i].reported_total_tokens) continue;
+      conn_->Exec("INSERT INTO item_usage(item_id, total_tokens) VALUES ($1, $2)",
+                  {P(ids[i]), P(*copy.items[i].reported_total_tokens)});
+    }
+    const std::optional<int64_t> head =
+        ids.empty() ? copy.base_item_id : std::optional<int64_t>(ids.back());
+    std::optional<int64_t> fork_point = copy.forked_from_item;
+    if (!fork_point && copy.forked_from_index) fork_point = ids[*copy.forked_from_index];
+    conn_->Exec("UPDATE sessions SET head_item_id = $1, forked_from_item = $2 WHERE id = $3",
+                {P(head), P(fork_point), P(sid)});
+    for (const core::TurnRecord& t : copy.turns) InsertTurn(*conn_, sid, t);
+    for (const EventRecord& e : copy.events) {
+      conn_->Exec(
+          "INSERT INTO events(session_id, turn_id, type, payload, created_at_ms)"
+          " VALUES ($1, $2, $3, $4, $5)",
+          {P(sid), P(e.turn_id), P(e.type), P(pg::CleanText(e.payload_json)), P(e.created_at_ms)});
     }
     return true;
   });

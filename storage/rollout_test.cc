@@ -1,6 +1,7 @@
 // Export/import round trips of storage/rollout.h on synthetic sessions.
 // (The shared Codex rollouts are covered by rollout_shared_test.cc.)
 #include "storage/rollout.h"
+#include "storage/sqlite_session_store.h"
 
 #include <catch2/catch.hpp>
 #include <fstream>

@@ -137,6 +137,27 @@ std::string_view TurnStatusName(core::TurnStatus status);
 // at most ~80 characters (cut on a UTF-8 boundary, "…" appended when cut).
 std::string TitleFromText(std::string_view text);
 
+// One session as `codex sessions migrate` copies it into another database
+// (SessionDatabase::CopySession). Item ids are the destination's own: the
+// copied chain hangs from `base_item_id`, an item already copied with the
+// session this one was forked from, so a fork shares its parent's items in
+// the destination as it did in the source.
+struct SessionCopy {
+  // Every field is kept but head_item_id and forked_from_item (source ids):
+  // the head becomes the last copied item (base_item_id when `items` is empty).
+  core::SessionInfo info;
+  std::optional<int64_t> base_item_id;  // a destination id; nullopt = the chain starts at a root
+  // Oldest first, each the child of the previous; turn_id, created_at_ms,
+  // item and reported_total_tokens are kept, id and parent_id ignored.
+  std::vector<core::StoredItem> items;
+  // The destination fork point: forked_from_item when set (a destination id),
+  // else the copy of items[forked_from_index] when set, else none.
+  std::optional<int64_t> forked_from_item;
+  std::optional<size_t> forked_from_index;
+  std::vector<core::TurnRecord> turns;
+  std::vector<EventRecord> events;
+};
+
 class SessionDatabase : public core::SessionStore {
  public:
   ~SessionDatabase() override = default;
@@ -178,6 +199,10 @@ class SessionDatabase : public core::SessionStore {
   // Imports a whole session in one transaction. Returns false (and changes
   // nothing) when a session with spec.id already exists.
   virtual Result<bool> ImportSession(const ImportedSession& session) = 0;
+  // Copies a whole session in one transaction (codex sessions migrate).
+  // Returns false (and changes nothing) when a session with info.id already
+  // exists, so a copy interrupted at any point is finished by running it again.
+  virtual Result<bool> CopySession(const SessionCopy& copy) = 0;
 };
 
 }  // namespace codex::storage

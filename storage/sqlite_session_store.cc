@@ -1514,4 +1514,91 @@ Result<bool> SqliteSessionStore::ImportSession(const ImportedSession& session) {
   });
 }
 
+Result<bool> SqliteSessionStore::CopySession(const SessionCopy& copy) {
+  const std::string sid = ToLower(copy.info.id);
+  if (!core::LooksLikeUuid(sid)) {
+    return InvalidArgumentError("copied session id '" + copy.info.id + "' is not a UUID");
+  }
+  if (copy.forked_from_index && *copy.forked_from_index >= copy.items.size()) {
+    return InvalidArgumentError("session " + sid + ": fork point index is past its items");
+  }
+  return WithWriteTransaction(*db_, path_, "copying " + sid, [&]() -> Result<bool> {
+    SQLite::Statement exists(*db_, "SELECT 1 FROM sessions WHERE id = ?");
+    exists.bind(1, sid);
+    if (exists.executeStep()) return false;
+    const SessionInfo& info = copy.info;
+    SQLite::Statement ins(*db_,
+                          "INSERT INTO sessions(id, forked_from_session, cwd, model, provider,"
+                          " title, name, source, created_at_ms, updated_at_ms, archived,"
+                          " tokens_used) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    ins.bind(1, sid);
+    if (info.forked_from_session.empty()) {
+      ins.bind(2);
+    } else {
+      ins.bind(2, info.forked_from_session);
+    }
+    ins.bind(3, info.cwd);
+    ins.bind(4, info.model);
+    ins.bind(5, info.provider);
+    ins.bind(6, info.title);
+    if (info.name.empty()) {
+      ins.bind(7);
+    } else {
+      ins.bind(7, info.name);
+    }
+    ins.bind(8, info.source);
+    ins.bind(9, info.created_at_ms);
+    ins.bind(10, info.updated_at_ms);
+    ins.bind(11, info.archived ? 1 : 0);
+    ins.bind(12, info.tokens_used);
+    ins.exec();
+    std::vector<ImportedItem> chain;
+    chain.reserve(copy.items.size());
+    for (const StoredItem& it : copy.items) {
+      chain.push_back({it.turn_id, it.created_at_ms, it.item});
+    }
+    const std::vector<int64_t> ids = InsertChain(*db_, sid, copy.base_item_id, chain);
+    SQLite::Statement usage(*db_, "INSERT INTO item_usage(item_id, total_tokens) VALUES (?, ?)");
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (!copy.items[i].reported_total_tokens) continue;
+      usage.reset();
+      usage.bind(1, ids[i]);
+      usage.bind(2, *copy.items[i].reported_total_tokens);
+      usage.exec();
+    }
+    std::optional<int64_t> head = ids.empty() ? copy.base_item_id : std::optional(ids.back());
+    std::optional<int64_t> fork_point = copy.forked_from_item;
+    if (!fork_point && copy.forked_from_index) fork_point = ids[*copy.forked_from_index];
+    SQLite::Statement set(
+        *db_, "UPDATE sessions SET head_item_id = ?, forked_from_item = ? WHERE id = ?");
+    BindOptional(set, 1, head);
+    BindOptional(set, 2, fork_point);
+    set.bind(3, sid);
+    set.exec();
+    SQLite::Statement turn(*db_,
+                           "INSERT OR REPLACE INTO turns(session_id, turn_id, status, error,"
+                           " input_tokens, cached_input_tokens, output_tokens,"
+                           " reasoning_output_tokens, total_tokens, started_at_ms, ended_at_ms)"
+                           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    for (const core::TurnRecord& t : copy.turns) {
+      turn.reset();
+      BindTurnRow(turn, sid, t);
+      turn.exec();
+    }
+    SQLite::Statement ev(*db_,
+                         "INSERT INTO events(session_id, turn_id, type, payload, created_at_ms)"
+                         " VALUES (?, ?, ?, ?, ?)");
+    for (const EventRecord& e : copy.events) {
+      ev.reset();
+      ev.bind(1, sid);
+      ev.bind(2, e.turn_id);
+      ev.bind(3, e.type);
+      ev.bind(4, e.payload_json);
+      ev.bind(5, e.created_at_ms);
+      ev.exec();
+    }
+    return true;
+  });
+}
+
 }  // namespace codex::storage

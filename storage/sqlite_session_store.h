@@ -115,6 +115,7 @@ class SqliteSessionStore final : public SessionDatabase {
   // Imports a whole session in one transaction. Returns false (and changes
   // nothing) when a session with spec.id already exists.
   Result<bool> ImportSession(const ImportedSession& session) override;
+  Result<bool> CopySession(const SessionCopy& copy) override;
 
  private:
   SqliteSessionStore(std::string path, std::unique_ptr<SQLite::Database> db, StoreOptions options,

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "storage/open_database.h"
 #include "storage/pg_test_server.h"
 #include "storage/postgres_session_store.h"
 #include "storage/sqlite_session_store.h"
@@ -34,14 +35,15 @@ Backend TestBackend() {
 
 Result<std::unique_ptr<SessionDatabase>> OpenStore(const std::string& location,
                                                    StoreOptions options) {
+  // Through the one factory the codex binary uses (storage/open_database.h).
+  core::StoreLocation loc;
   if (IsPostgresUrl(location)) {
-    auto s = PostgresSessionStore::Open(location, std::move(options));
-    if (!s.ok()) return s.status();
-    return std::unique_ptr<SessionDatabase>(std::move(s).value());
+    loc.kind = core::StoreLocation::Kind::kPostgres;
+    loc.url = location;
+  } else {
+    loc.path = location;
   }
-  auto s = SqliteSessionStore::Open(location, std::move(options));
-  if (!s.ok()) return s.status();
-  return std::unique_ptr<SessionDatabase>(std::move(s).value());
+  return OpenDatabase(loc, std::move(options));
 }
 
 int64_t QueryInt(const std::string& location, const std::string& sql) {

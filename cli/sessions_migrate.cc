@@ -1,0 +1,108 @@
+#include "cli/sessions_migrate.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/exit_codes.h"
+#include "cli/store_open.h"
+#include "core/config.h"
+#include "core/store_location.h"
+#include "storage/copy_sessions.h"
+
+namespace codex::cli {
+
+namespace {
+
+struct MigrateArgs {
+  std::string to;
+  std::string from;
+};
+
+bool SameLocation(const core::StoreLocation& a, const core::StoreLocation& b) {
+  return a.kind == b.kind && a.path == b.path && a.url == b.url;
+}
+
+std::string CountsLine(const storage::StoreCounts& c) {
+  return std::to_string(c.sessions) + " sessions, " + std::to_string(c.items) + " items, " +
+         std::to_string(c.turns) + " turns, " + std::to_string(c.events) + " events";
+}
+
+int RunMigrate(const GlobalOptions& global, const MigrateArgs& args) {
+  core::ConfigOverrides overrides;
+  overrides.dash_c = global.dash_c;
+  if (!global.profile.empty()) overrides.profile = global.profile;
+  overrides.strict = global.strict_config;
+  const std::string home = core::DefaultCodexHome();
+  auto config = core::LoadConfig(home, overrides);
+  if (!config.ok()) return ReportError(config.status());
+  auto to = core::ParseStoreLocation(args.to, home, "--to");
+  if (!to.ok()) return ReportError(to.status());
+  core::StoreLocation from_location = config->session_store;
+  if (!args.from.empty()) {
+    auto from = core::ParseStoreLocation(args.from, home, "--from");
+    if (!from.ok()) return ReportError(from.status());
+    from_location = *from;
+  }
+  if (SameLocation(from_location, *to)) {
+    return ReportError(InvalidArgumentError("--to names the store sessions are read from (" +
+                                            core::DescribeStoreLocation(*to) +
+                                            "); give another database or file"));
+  }
+  const std::string from_name = core::DescribeStoreLocation(from_location);
+  const std::string to_name = core::DescribeStoreLocation(*to);
+  auto source = OpenCliStore(from_location, /*read_only=*/true);
+  if (!source.ok()) return ReportError(source.status());
+  auto dest = OpenCliStore(*to);
+  if (!dest.ok()) return ReportError(dest.status());
+  if ((*dest)->read_only()) {
+    return ReportError(
+        FailedPreconditionError("cannot write to " + to_name + "; check its permissions"));
+  }
+  std::fprintf(stderr, "copying sessions from %s to %s\n", from_name.c_str(), to_name.c_str());
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  auto stats = storage::CopyAllSessions(**source, **dest, [tty](int64_t done, int64_t total) {
+    if (tty) {
+      std::fprintf(stderr, "\r%lld/%lld sessions", static_cast<long long>(done),
+                   static_cast<long long>(total));
+      if (done == total) std::fputc('\n', stderr);
+      std::fflush(stderr);
+    }
+  });
+  if (!stats.ok()) {
+    return ReportError(Status(stats.status().code(),
+                              "migrating to " + to_name + " stopped: " + stats.status().message() +
+                                  "; what was copied stays, run the same command again to finish"));
+  }
+  storage::StoreCounts from_counts;
+  storage::StoreCounts to_counts;
+  Status verified = storage::VerifyCopy(**source, **dest, &from_counts, &to_counts);
+  if (!verified.ok()) return ReportError(verified);
+  std::printf("migrated %lld sessions (%lld already there) from %s to %s\n",
+              static_cast<long long>(stats->copied), static_cast<long long>(stats->present),
+              from_name.c_str(), to_name.c_str());
+  std::printf("verified: source %s; destination %s\n", CountsLine(from_counts).c_str(),
+              CountsLine(to_counts).c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddSessionsMigrateCommand(CLI::App* sessions, GlobalOptions& global, int* exit_code) {
+  auto args = std::make_shared<MigrateArgs>();
+  CLI::App* migrate = sessions->add_subcommand(
+      "migrate",
+      "Copy every session (items, forks, checkpoints, turns, usage, events) to another store "
+      "and verify the copy; safe to run again after an interruption");
+  migrate
+      ->add_option("--to", args->to,
+                   "postgresql://USER@HOST:PORT/DB?sslmode=..., sqlite:PATH or a file path")
+      ->required();
+  migrate->add_option("--from", args->from,
+                      "The store to copy from (default: the configured session_store)");
+  migrate->callback([&global, args, exit_code] { *exit_code = RunMigrate(global, *args); });
+}
+
+}  // namespace codex::cli

@@ -1,0 +1,208 @@
+// CopyAllSessions / VerifyCopy (`codex sessions migrate`) between stores
+// opened through the one factory (storage::OpenDatabase): from SQLite into
+// the backend of the run ($CODEX_TEST_STORE: SQLite, or the private
+// PostgreSQL server) and from there back into SQLite.
+#include "storage/copy_sessions.h"
+
+#include <catch2/catch.hpp>
+
+#include "core/compaction_checkpoint.h"
+#include "storage/open_database.h"
+#include "storage/store_test_support.h"
+#include "storage/test_util.h"
+
+using codex::StatusCode;
+using codex::core::Item;
+using codex::core::SessionInfo;
+using codex::core::StoredItem;
+using namespace codex::storage;
+using codex::storage::testing::StoreDir;
+namespace core = codex::core;
+
+namespace {
+
+std::unique_ptr<SessionDatabase> Open(const std::string& location) {
+  auto db = codex::storage::testing::OpenStore(location);
+  INFO(db.status().ToString());
+  REQUIRE(db.ok());
+  return std::move(*db);
+}
+
+SessionInfo Get(SessionDatabase& store, const std::string& id) {
+  auto s = store.FindSession(id);
+  INFO(s.status().ToString());
+  REQUIRE(s.ok());
+  return *s;
+}
+
+// A session of `turns` turns with usage, turn records and an event per turn.
+SessionInfo MakeSession(SessionDatabase& store, int turns, const std::string& tag) {
+  core::NewSession spec;
+  spec.cwd = "/w/" + tag;
+  spec.model = "m";
+  spec.items = {core::DeveloperMessage("rules " + tag)};
+  spec.turn_id = "ctx";
+  auto s = store.CreateSession(spec);
+  REQUIRE(s.ok());
+  std::optional<int64_t> head = s->head_item_id;
+  for (int t = 1; t <= turns; ++t) {
+    Item call;
+    call.kind = core::ItemKind::kFunctionCall;
+    call.call_id = "call" + std::to_string(t);
+    call.body = R"({"type":"function_call","name":"shell","arguments":"{}","call_id":"call)" +
+                std::to_string(t) + "\"}";
+    const std::string turn = tag + "-turn" + std::to_string(t);
+    auto ids = store.Append(s->id, head, turn,
+                            {core::UserMessage("question " + std::to_string(t) + " " + tag), call,
+                             core::FunctionCallOutput(call.call_id, "out " + std::to_string(t)),
+                             core::AssistantMessage("answer " + std::to_string(t) + " " + tag)});
+    REQUIRE(ids.ok());
+    head = ids->back();
+    REQUIRE(store.RecordUsage(*head, 100 * t).ok());
+    core::TurnRecord rec;
+    rec.session_id = s->id;
+    rec.turn_id = turn;
+    rec.started_at_ms = 1000 * t;
+    rec.ended_at_ms = 1000 * t + 5;
+    rec.usage.total_tokens = 100 * t;
+    REQUIRE(store.RecordTurn(rec).ok());
+    REQUIRE(store.RecordEvent(s->id, turn, "approval", R"({"n":)" + std::to_string(t) + "}").ok());
+  }
+  return Get(store, s->id);
+}
+
+std::vector<std::string> Bodies(SessionDatabase& store, const std::string& id) {
+  auto h = store.LoadHistory(Get(store, id));
+  REQUIRE(h.ok());
+  std::vector<std::string> out;
+  for (const StoredItem& it : *h) out.push_back(it.item.body);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Every session, fork, checkpoint, turn, usage and event is copied; forks share items") {
+  StoreDir dir;
+  auto src = Open(dir.File("src.db"));
+  const SessionInfo a = MakeSession(*src, 3, "a");
+  // A compaction: checkpoint + replacement history after turn 3.
+  core::CompactionOutput out;
+  out.mode = "local";
+  out.summary = "summary of a";
+  out.new_history = {core::UserMessage("question 1 a"), core::AssistantMessage("summary of a")};
+  std::vector<Item> compacted{core::MakeCheckpointItem(out, core::CompactionTrigger::kManual)};
+  for (const Item& i : out.new_history) compacted.push_back(i);
+  REQUIRE(src->Append(a.id, a.head_item_id, "a-compact", compacted).ok());
+  auto fork1 = src->Fork(a.id, 2);  // branches after turn 2, shares its items
+  REQUIRE(fork1.ok());
+  REQUIRE(src->Append(fork1->id, fork1->head_item_id, "f1", {core::UserMessage("fork says")}).ok());
+  auto fork2 = src->Fork(fork1->id, std::nullopt);  // a fork of a fork, no item of its own
+  REQUIRE(fork2.ok());
+  const SessionInfo b = MakeSession(*src, 1, "b");
+  REQUIRE(src->Rename(b.id, "named-b").ok());
+  REQUIRE(src->Archive(b.id).ok());
+  // A fork whose parent is gone: its chain is copied whole.
+  const SessionInfo c = MakeSession(*src, 2, "c");
+  auto orphan = src->Fork(c.id, 1);
+  REQUIRE(orphan.ok());
+  REQUIRE(src->Remove(c.id).ok());
+
+  auto dst = Open(dir.Store("dst.db"));
+  int64_t calls = 0;
+  auto stats = CopyAllSessions(*src, *dst, [&](int64_t done, int64_t total) {
+    ++calls;
+    CHECK(done <= total);
+  });
+  INFO(stats.status().ToString());
+  REQUIRE(stats.ok());
+  CHECK(stats->copied == 5);
+  CHECK(stats->present == 0);
+  CHECK(calls == 5);
+  StoreCounts fc, tc;
+  REQUIRE(VerifyCopy(*src, *dst, &fc, &tc).ok());
+  CHECK(fc.sessions == 5);
+  CHECK(tc.sessions == 5);
+  CHECK(fc.items == tc.items);  // forks share in the destination as in the source
+  CHECK(fc.turns == 3 + 1);
+  CHECK(fc.events == 3 + 1);
+
+  for (const std::string& id : {a.id, fork1->id, fork2->id, b.id, orphan->id}) {
+    CHECK(Bodies(*src, id) == Bodies(*dst, id));
+    auto ts = src->LoadTranscript(Get(*src, id));
+    auto td = dst->LoadTranscript(Get(*dst, id));
+    REQUIRE(ts.ok());
+    REQUIRE(td.ok());
+    CHECK(ts->size() == td->size());  // the checkpoint still cuts the transcript
+  }
+  const SessionInfo da = Get(*dst, a.id);
+  const SessionInfo df1 = Get(*dst, fork1->id);
+  auto ha = dst->LoadHistory(da);
+  REQUIRE(ha.ok());
+  // The fork hangs from the destination's own copy of a's item.
+  REQUIRE(df1.forked_from_item);
+  bool found = false;
+  for (const StoredItem& it : *ha) found = found || it.id == *df1.forked_from_item;
+  CHECK(found);
+  CHECK(df1.forked_from_session == a.id);
+  const SessionInfo db = Get(*dst, "named-b");
+  CHECK(db.id == b.id);
+  CHECK(db.archived);
+  CHECK(db.tokens_used == 100);
+  auto usage = dst->LoadHistory(db);
+  REQUIRE(usage.ok());
+  CHECK(usage->back().reported_total_tokens == 100);
+  // The fork tree is the same.
+  auto tree = dst->Tree(fork2->id);
+  REQUIRE(tree.ok());
+  CHECK(tree->size() == 3);
+  // The copy is a working store: appending continues from the copied head.
+  CHECK(dst->Append(a.id, da.head_item_id, "next", {core::UserMessage("more")}).ok());
+  auto changed = VerifyCopy(*src, *dst, nullptr, nullptr);
+  CHECK(changed.code() == StatusCode::kDataLoss);
+  CHECK(changed.message().find(a.id) != std::string::npos);
+}
+
+TEST_CASE("Copying again changes nothing; an interrupted copy is finished by the next run") {
+  StoreDir dir;
+  auto src = Open(dir.File("src.db"));
+  std::vector<std::string> ids;
+  for (int i = 0; i < 6; ++i) ids.push_back(MakeSession(*src, 2, "s" + std::to_string(i)).id);
+  auto fork = src->Fork(ids[0], 1);
+  REQUIRE(fork.ok());
+  auto dst = Open(dir.Store("dst.db"));
+  REQUIRE(CopyAllSessions(*src, *dst).ok());
+  auto again = CopyAllSessions(*src, *dst);
+  REQUIRE(again.ok());
+  CHECK(again->copied == 0);
+  CHECK(again->present == 7);
+  // As if killed before these sessions committed: they are absent, the rest stays.
+  REQUIRE(dst->Remove(fork->id).ok());
+  REQUIRE(dst->Remove(ids[3]).ok());
+  CHECK(VerifyCopy(*src, *dst, nullptr, nullptr).code() == StatusCode::kDataLoss);
+  auto resumed = CopyAllSessions(*src, *dst);
+  REQUIRE(resumed.ok());
+  CHECK(resumed->copied == 2);
+  StoreCounts fc, tc;
+  REQUIRE(VerifyCopy(*src, *dst, &fc, &tc).ok());
+  CHECK(fc.items == tc.items);
+  // And back again, into a third store.
+  auto back = Open(dir.File("back.db"));
+  REQUIRE(CopyAllSessions(*dst, *back).ok());
+  REQUIRE(VerifyCopy(*src, *back, nullptr, nullptr).ok());
+}
+
+TEST_CASE("CopySession refuses nothing silently: an existing id is left untouched") {
+  StoreDir dir;
+  auto store = Open(dir.Store("x.db"));
+  const SessionInfo s = MakeSession(*store, 1, "x");
+  SessionCopy copy;
+  copy.info = s;
+  copy.items = {StoredItem{}};
+  copy.items[0].item = core::UserMessage("other");
+  auto r = store->CopySession(copy);
+  REQUIRE(r.ok());
+  CHECK_FALSE(*r);
+  CHECK(Bodies(*store, s.id).size() == 5);
+  copy.info.id = "not-a-uuid";
+  CHECK(store->CopySession(copy).status().code() == StatusCode::kInvalidArgument);
+}

@@ -1,0 +1,315 @@
+// End-to-end tests of the PostgreSQL session store through the `codex`
+// binary: two "machines" (two CODEX_HOMEs, two scripted servers; the second
+// one also in its own UTS namespace with another host name where the kernel
+// allows it) sharing one database on the private test server
+// (storage/pg_test_server.h). Skipped (exit 4, reason printed) only when the
+// PostgreSQL server binaries are absent.
+#include <signal.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "storage/open_database.h"
+#include "storage/pg_test_server.h"
+#include "tests/e2e_checks.h"
+#include "tests/e2e_support.h"
+
+namespace codex::testing {
+namespace {
+
+using e2e::ErrorLines;
+using e2e::MakeEnv;
+using e2e::PairingProblem;
+using e2e::Run;
+using e2e::SessionIdFromBanner;
+using storage::testing::PgTestServer;
+
+PgTestServer& Server() {
+  std::string why;
+  PgTestServer* server = PgTestServer::Get(&why);
+  if (server == nullptr) {
+    std::printf("skipped: %s\n", why.c_str());
+    std::fflush(stdout);
+    std::_Exit(4);
+  }
+  return *server;
+}
+
+// A "machine": its own CODEX_HOME and scripted server, the shared store.
+std::unique_ptr<CodexTestEnv> Machine(const std::string& url, std::string_view script) {
+  CodexTestEnvOptions options;
+  options.extra_config = "session_store = \"" + url + "\"\n";
+  return MakeEnv(script, std::move(options));
+}
+
+std::unique_ptr<storage::SessionDatabase> OpenUrl(const std::string& url) {
+  core::StoreLocation loc;
+  loc.kind = core::StoreLocation::Kind::kPostgres;
+  loc.url = url;
+  auto db = storage::OpenDatabase(loc);
+  INFO(db.status().ToString());
+  REQUIRE(db.ok());
+  return std::move(*db);
+}
+
+// (role, text) of the user and assistant messages of the session's history.
+std::vector<std::pair<std::string, std::string>> Messages(const std::string& url,
+                                                          const std::string& id) {
+  auto store = OpenUrl(url);
+  auto s = store->FindSession(id);
+  REQUIRE(s.ok());
+  auto h = store->LoadHistory(*s);
+  REQUIRE(h.ok());
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const core::StoredItem& it : *h) {
+    if (it.item.kind != core::ItemKind::kMessage) continue;
+    if (it.item.role != "user" && it.item.role != "assistant") continue;
+    const std::string text = core::MessageText(it.item);
+    if (it.item.role == "user" && text.rfind("<", 0) == 0) continue;
+    out.emplace_back(it.item.role, text);
+  }
+  return out;
+}
+
+// True when unprivileged UTS namespaces work here (`unshare -Ur -u`).
+bool CanUseOtherHost() {
+  ProcessOptions probe;
+  probe.argv = {"unshare", "-Ur", "-u", "sh", "-c", "hostname codex-machine-b"};
+  auto r = RunProcess(probe);
+  return r.ok() && r->exit_code == 0;
+}
+
+// `codex args...` of `env`, run on host "codex-machine-b".
+ProcessOptions OnOtherHost(const CodexTestEnv& env, std::vector<std::string> args) {
+  ProcessOptions opts = env.CodexCommand(args);
+  std::vector<std::string> argv = {
+      "unshare", "-Ur", "-u", "sh", "-c", "hostname codex-machine-b && exec \"$0\" \"$@\""};
+  for (const std::string& a : opts.argv) argv.push_back(a);
+  opts.argv = argv;
+  return opts;
+}
+
+std::string HostName() {
+  char buf[256] = {};
+  ::gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+TEST_CASE(
+    "postgres: a session made on one machine is listed, shown, resumed and forked on another") {
+  const std::string url = Server().NewDatabase();
+  auto a = Machine(url, R"(["answer on A"])");
+  auto b = Machine(url, R"(["answer on B"])");
+  auto made = Run(*a, {"exec", "hello from machine A"});
+  INFO(made.err);
+  REQUIRE(made.exit_code == 0);
+  const std::string id = SessionIdFromBanner(made.err);
+  REQUIRE(id.size() == 36);
+
+  auto list = Run(*b, {"sessions", "list", "--all", "--json"});
+  CHECK(list.exit_code == 0);
+  CHECK(list.out.find(id) != std::string::npos);
+  auto show = Run(*b, {"sessions", "show", id.substr(0, 13)});
+  CHECK(show.exit_code == 0);
+  CHECK(show.out.find("hello from machine A") != std::string::npos);
+  CHECK(show.out.find("answer on A") != std::string::npos);
+  auto resumed = Run(*b, {"exec", "resume", id, "more from machine B"});
+  INFO(resumed.err);
+  CHECK(resumed.exit_code == 0);
+  // B's request carried A's history.
+  auto requests = b->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  const std::string input = requests[0].InputItems().dump();
+  CHECK(input.find("hello from machine A") != std::string::npos);
+  CHECK(input.find("answer on A") != std::string::npos);
+  auto fork = Run(*b, {"fork", id});
+  CHECK(fork.exit_code == 0);
+  const std::string fork_id = fork.out.substr(0, 36);
+  auto on_a = Run(*a, {"sessions", "list", "--all", "--json"});
+  CHECK(on_a.out.find(fork_id) != std::string::npos);
+  auto tree = Run(*a, {"sessions", "tree", id});
+  CHECK(tree.out.find(fork_id.substr(0, 8)) != std::string::npos);
+  CHECK(Messages(url, id) ==
+        std::vector<std::pair<std::string, std::string>>{{"user", "hello from machine A"},
+                                                         {"assistant", "answer on A"},
+                                                         {"user", "more from machine B"},
+                                                         {"assistant", "answer on B"}});
+  // Neither machine wrote a SQLite store.
+  CHECK_FALSE(std::filesystem::exists(a->codex_home() / "sessions.db"));
+  CHECK_FALSE(std::filesystem::exists(b->codex_home() / "sessions.db"));
+}
+
+TEST_CASE("postgres: 8 writers on 2 machines: whole turns only, nothing lost") {
+  const std::string url = Server().NewDatabase();
+  const std::string script =
+      R"({"responses": [], "default": {"message": "answer {{n}}", "delay_ms": 3000}})";
+  auto a = Machine(url, script);
+  auto b = Machine(url, script);
+  auto first = Run(*a, {"exec", "first"});
+  REQUIRE(first.exit_code == 0);
+  const std::string id = SessionIdFromBanner(first.err);
+  std::vector<std::unique_ptr<ChildProcess>> procs;
+  for (int i = 0; i < 8; ++i) {
+    CodexTestEnv& m = i % 2 == 0 ? *a : *b;
+    auto p =
+        ChildProcess::Spawn(m.CodexCommand({"exec", "resume", id, "writer " + std::to_string(i)}));
+    REQUIRE(p.ok());
+    procs.push_back(std::move(*p));
+  }
+  std::set<std::string> winners, losers;
+  for (int i = 0; i < 8; ++i) {
+    auto done = procs[static_cast<size_t>(i)]->Wait(std::chrono::seconds(120));
+    REQUIRE(done.ok());
+    INFO("writer " << i << " exit " << done->exit_code << ": " << done->err);
+    if (done->exit_code == 0) {
+      winners.insert("writer " + std::to_string(i));
+    } else {
+      CHECK(done->exit_code == 3);
+      auto errors = ErrorLines(done->err);
+      REQUIRE(errors.size() == 1);
+      CHECK(errors[0].rfind("error: session " + id + " is busy: a turn is running in codex pid ",
+                            0) == 0);
+      losers.insert("writer " + std::to_string(i));
+    }
+  }
+  CHECK(winners.size() >= 1);
+  WARN(winners.size() << " writers ran their turn, " << losers.size() << " were refused");
+  auto messages = Messages(url, id);
+  std::set<std::string> seen;
+  for (size_t k = 0; k < messages.size(); ++k) {
+    if (messages[k].first != "user") continue;
+    REQUIRE(k + 1 < messages.size());
+    CHECK(messages[k + 1].first == "assistant");  // 0 interleaved turns
+    CHECK(seen.insert(messages[k].second).second);
+  }
+  seen.erase("first");
+  CHECK(seen == winners);  // 0 lost items, no refused writer's
+}
+
+TEST_CASE("postgres: the lease across hosts names the holder's host; taken over after 60 s") {
+  const std::string url = Server().NewDatabase();
+  auto a = Machine(url, R"([
+    "first answer",
+    {"output": [{"shell": ["sh", "-c", "while [ ! -e release ]; do sleep 0.05; done; echo ok"],
+                 "timeout_ms": 300000}]},
+    "never used"])");
+  auto b = Machine(url, R"(["taken over"])");
+  auto first = Run(*a, {"exec", "first"});
+  REQUIRE(first.exit_code == 0);
+  const std::string id = SessionIdFromBanner(first.err);
+  auto holder = ChildProcess::Spawn(
+      a->CodexCommand({"exec", "--json", "--full-auto", "resume", id, "slow turn"}));
+  REQUIRE(holder.ok());
+  for (bool started = false; !started;) {
+    auto line = (*holder)->ReadStdoutLine(std::chrono::seconds(60));
+    REQUIRE(line.ok());
+    Json e = Json::parse(*line, nullptr, false);
+    started = e.is_object() && e.value("type", "") == "item.started";
+  }
+  const bool other_host = CanUseOtherHost();
+  if (!other_host) WARN("unshare -Ur -u is not permitted here: machine B shares the host name");
+  auto refuse = [&] {
+    ProcessOptions opts = other_host ? OnOtherHost(*b, {"exec", "resume", id, "from B"})
+                                     : b->CodexCommand({"exec", "resume", id, "from B"});
+    auto r = RunProcess(opts);
+    REQUIRE(r.ok());
+    return *r;
+  };
+  auto refused = refuse();
+  INFO(refused.err);
+  CHECK(refused.exit_code == 3);
+  auto errors = ErrorLines(refused.err);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].find("is busy: a turn is running in codex pid " +
+                       std::to_string((*holder)->pid()) + " on " + HostName() + " since") !=
+        std::string::npos);
+  CHECK(b->server().requests_to("/responses").empty());
+  if (!other_host) {
+    std::ofstream(a->workdir() / "release").put('\n');
+    REQUIRE((*holder)->Wait(std::chrono::seconds(60)).ok());
+    return;
+  }
+  // Machine A dies mid-turn: from another host its pid cannot be checked, so
+  // the lease is taken over once its heartbeat is older than 60 s.
+  REQUIRE((*holder)->Signal(SIGKILL).ok());
+  REQUIRE((*holder)->Wait(std::chrono::seconds(30)).ok());
+  auto still = refuse();
+  CHECK(still.exit_code == 3);  // the heartbeat is still fresh
+  std::this_thread::sleep_for(std::chrono::seconds(62));
+  auto taken = refuse();
+  INFO(taken.err);
+  CHECK(taken.exit_code == 0);
+  CHECK(taken.out.find("taken over") != std::string::npos);
+  auto requests = b->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  CHECK(PairingProblem(requests[0].InputItems()) == "");  // the killed turn's call is paired
+}
+
+TEST_CASE("postgres: server down at start is one line; lost mid-turn fails cleanly, resume valid") {
+  PgTestServer& server = Server();
+  {
+    // Nothing listens there: one line naming the server (password redacted), no request.
+    auto env = Machine("postgresql://bob:hunter2@/codex?host=" +
+                           (std::filesystem::temp_directory_path() / "no-such-pg").string(),
+                       R"(["unused"])");
+    auto run = Run(*env, {"exec", "hi"});
+    CHECK(run.exit_code != 0);
+    auto errors = ErrorLines(run.err);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].find("PostgreSQL") != std::string::npos);
+    CHECK(run.err.find("hunter2") == std::string::npos);
+    CHECK(env->server().requests_to("/responses").empty());
+    auto list = Run(*env, {"sessions", "list"});
+    CHECK(list.exit_code != 0);
+    CHECK(ErrorLines(list.err).size() == 1);
+  }
+  const std::string url = server.NewDatabase();
+  auto a = Machine(url, R"([
+    "first answer",
+    {"output": [{"shell": ["sh", "-c", "while [ ! -e release ]; do sleep 0.05; done; echo ok"],
+                 "timeout_ms": 300000}]},
+    "after the outage"])");
+  auto first = Run(*a, {"exec", "first"});
+  REQUIRE(first.exit_code == 0);
+  const std::string id = SessionIdFromBanner(first.err);
+  auto turn = ChildProcess::Spawn(
+      a->CodexCommand({"exec", "--json", "--full-auto", "resume", id, "during the outage"}));
+  REQUIRE(turn.ok());
+  for (bool started = false; !started;) {
+    auto line = (*turn)->ReadStdoutLine(std::chrono::seconds(60));
+    REQUIRE(line.ok());
+    Json e = Json::parse(*line, nullptr, false);
+    started = e.is_object() && e.value("type", "") == "item.started";
+  }
+  REQUIRE(server.Stop());
+  std::ofstream(a->workdir() / "release").put('\n');
+  auto failed = (*turn)->Wait(std::chrono::seconds(120));
+  REQUIRE(failed.ok());
+  INFO(failed->err);
+  CHECK(failed->exit_code != 0);
+  CHECK(ErrorLines(failed->err).size() == 1);
+  CHECK(failed->err.find("PostgreSQL") != std::string::npos);
+  REQUIRE(server.Start());
+  // What was committed before the outage is there; resuming sends a valid history.
+  auto messages = Messages(url, id);
+  REQUIRE(messages.size() >= 2);
+  CHECK(messages[0].second == "first");
+  auto resumed = Run(*a, {"exec", "resume", id, "after"});
+  INFO(resumed.err);
+  CHECK(resumed.exit_code == 0);
+  auto requests = a->server().requests_to("/responses");
+  REQUIRE(requests.size() >= 3);
+  CHECK(PairingProblem(requests.back().InputItems()) == "");
+}
+
+}  // namespace
+}  // namespace codex::testing
