@@ -77,7 +77,7 @@ Status Verify(SQLite::Database& db, const std::string& path,
 }  // namespace
 
 Result<int> SchemaVersion(SQLite::Database& db) {
-  return internal::Guarded("", "reading the schema version", [&]() -> Result<int> {
+  return internal::Guarded(db.getFilename(), "reading the schema version", [&]() -> Result<int> {
     if (!HasMigrationsTable(db)) return 0;
     SQLite::Statement q(db, "SELECT coalesce(max(version), 0) FROM schema_migrations");
     q.executeStep();
