@@ -119,7 +119,7 @@ class SqliteTarget final : public MigrationTarget {
 }  // namespace
 
 Result<int> SchemaVersion(SQLite::Database& db) {
-  return internal::Guarded("", "reading the schema version", [&]() -> Result<int> {
+  return internal::Guarded(db.getFilename(), "reading the schema version", [&]() -> Result<int> {
     if (!HasMigrationsTable(db)) return 0;
     SQLite::Statement q(db, "SELECT coalesce(max(version), 0) FROM schema_migrations");
     q.executeStep();

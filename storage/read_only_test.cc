@@ -1,12 +1,14 @@
 // A read-only CODEX_HOME read by a user who cannot write it, after the last
 // writer closed cleanly (its -wal and -shm files are gone): list, find and
-// search work without creating anything.
+// search work without creating anything. A read-only opening that fails
+// names the file.
 #include <grp.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <filesystem>
 
 #include "core/item.h"
@@ -77,4 +79,19 @@ TEST_CASE("Another user reads a read-only CODEX_HOME whose -wal and -shm files a
   CHECK(code == 0);
   CHECK_FALSE(std::filesystem::exists(path + "-wal"));
   CHECK_FALSE(std::filesystem::exists(path + "-shm"));
+}
+
+TEST_CASE("A read-only opening of a file that is not a database names the file") {
+  TempDir dir;
+  const std::string path = dir.File("junk.db");
+  FILE* f = std::fopen(path.c_str(), "w");
+  REQUIRE(f);
+  std::fputs("this is not sqlite at all, just some text that is long enough to matter\n", f);
+  std::fclose(f);
+  codex::storage::StoreOptions ro;
+  ro.read_only = true;
+  auto store = SqliteSessionStore::Open(path, ro);
+  REQUIRE_FALSE(store.ok());
+  INFO(store.status().ToString());
+  CHECK(store.status().message().find(path) != std::string::npos);
 }

@@ -608,19 +608,25 @@ Result<SessionInfo> SqliteSessionStore::FindSession(std::string_view id_or_name)
       q.bind(1, lower);
       if (q.executeStep()) return ReadSession(q);
     }
+    std::vector<SessionInfo> found;
     {
       SQLite::Statement q(*db_,
                           std::string("SELECT ") + kSessionCols + " FROM sessions WHERE name = ?");
       q.bind(1, key);
-      if (q.executeStep()) return ReadSession(q);
+      if (q.executeStep()) found.push_back(ReadSession(q));
     }
+    // A name that reads as an id prefix (refused by Rename, but possible in a
+    // database from before that rule) does not shadow the ids it prefixes.
+    if (!found.empty() && !LooksLikeHexPrefix(lower)) return found.front();
     if (LooksLikeHexPrefix(lower)) {
       SQLite::Statement q(*db_, std::string("SELECT ") + kSessionCols +
                                     " FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 11");
       q.bind(1, lower);
       q.bind(2, lower + "\x7f");
-      std::vector<SessionInfo> found;
-      while (q.executeStep()) found.push_back(ReadSession(q));
+      while (q.executeStep()) {
+        SessionInfo s = ReadSession(q);
+        if (found.empty() || found.front().id != s.id) found.push_back(std::move(s));
+      }
       if (found.size() == 1) return found.front();
       if (found.size() > 1) {
         std::string list;
