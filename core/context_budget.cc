@@ -52,7 +52,7 @@ int64_t EstimateTokens(std::span<const Item> items) {
 
 bool IsContextWindowExceeded(const Status& status) {
   return status.code() == StatusCode::kResourceExhausted &&
-         status.reason() == "context_length_exceeded";
+         status.reason() == StatusReason::kContextLengthExceeded;
 }
 
 void ContextBudget::Seed(std::span<const Item> transcript, std::optional<UsageMark> mark,

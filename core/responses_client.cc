@@ -603,19 +603,20 @@ ResponsesClient::Attempt ResponsesClient::RunOnce(std::string_view suffix, std::
 
   if (status / 100 == 2) {
     if (idle && !sink.terminal()) {
-      a.status = UnavailableError("idle timeout waiting for SSE").WithReason("stream_closed");
+      a.status =
+          UnavailableError("idle timeout waiting for SSE").WithReason(StatusReason::kStreamClosed);
       a.retry = !sink.delivered();
       return a;
     }
     a.status = sink.Finish(error == httplib::Error::Success || idle);
     a.retry = !a.status.ok() && a.status.code() == StatusCode::kUnavailable &&
-              a.status.reason() == "stream_closed" && !sink.delivered();
+              a.status.reason() == StatusReason::kStreamClosed && !sink.delivered();
     return a;
   }
   if (status < 0) {
     if (idle) {
       a.status = UnavailableError("idle timeout waiting for a response from " + url)
-                     .WithReason("transport");
+                     .WithReason(StatusReason::kTransport);
       a.retry = true;
       return a;
     }
@@ -628,7 +629,7 @@ ResponsesClient::Attempt ResponsesClient::RunOnce(std::string_view suffix, std::
                       : "the certificate is not valid for host " + endpoint_.host +
                             "; check base_url in config.toml";
       a.status = UnavailableError("TLS certificate verification failed for " + url + ": " + hint)
-                     .WithReason("tls");
+                     .WithReason(StatusReason::kTls);
       return a;
     }
     if (error == httplib::Error::SSLLoadingCerts) {
@@ -639,7 +640,7 @@ ResponsesClient::Attempt ResponsesClient::RunOnce(std::string_view suffix, std::
     }
     a.status = UnavailableError("cannot reach " + url + ": " + TransportErrorText(error) +
                                 "; check base_url in config.toml or your network")
-                   .WithReason("transport");
+                   .WithReason(StatusReason::kTransport);
     a.retry = true;
     return a;
   }
@@ -665,7 +666,7 @@ ResponsesClient::Attempt ResponsesClient::RunOnce(std::string_view suffix, std::
   const std::string detail = server.message.empty() ? "" : ": " + server.message;
   if (status == 429) {
     a.status = ResourceExhaustedError("rate limited by " + url + " (" + http + ")" + detail)
-                   .WithReason("rate_limit_exceeded");
+                   .WithReason(StatusReason::kRateLimitExceeded);
     std::optional<long long> ms = ParseRetryAfterHeader(retry_after);
     if (!ms) ms = ParseRetryAfterMs(server.message);
     if (ms) {
@@ -677,16 +678,17 @@ ResponsesClient::Attempt ResponsesClient::RunOnce(std::string_view suffix, std::
   }
   if (status >= 500) {
     a.status = UnavailableError("server error from " + url + " (" + http + ")" + detail)
-                   .WithReason("server_error");
+                   .WithReason(StatusReason::kServerError);
     a.retry = true;
     return a;
   }
   if (status >= 400) {
     a.status = InvalidArgumentError("the server rejected the request (" + http + ")" + detail)
-                   .WithReason("rejected_by_server");
+                   .WithReason(StatusReason::kRejectedByServer);
     return a;
   }
-  a.status = UnavailableError("unexpected " + http + " from " + url).WithReason("server_error");
+  a.status = UnavailableError("unexpected " + http + " from " + url)
+                 .WithReason(StatusReason::kServerError);
   return a;
 }
 
@@ -702,7 +704,7 @@ Status ResponsesClient::Run(std::string_view suffix, std::string_view accept, st
     if (!a.retry) return a.status;
     if (attempt >= max_retries) {
       // Already retried here: callers must not retry again on top.
-      return a.status.WithReason("retries_exhausted");
+      return a.status.WithReason(StatusReason::kRetriesExhausted);
     }
     const int n = attempt + 1;
     const long long delay =
@@ -755,11 +757,11 @@ class BodySink : public internal::ResponseSink {
   Status Finish(bool transport_ok) override {
     if (!transport_ok) {
       return UnavailableError("connection closed while reading the compact response")
-          .WithReason("stream_closed");
+          .WithReason(StatusReason::kStreamClosed);
     }
     if (!nlohmann::json::accept(body_)) {
       return UnavailableError("the compact endpoint returned a body that is not JSON")
-          .WithReason("server_error");
+          .WithReason(StatusReason::kServerError);
     }
     return OkStatus();
   }

@@ -7,7 +7,7 @@ class Lexer {
  public:
   explicit Lexer(std::string_view s) : s_(s) {}
 
-  Expected<std::vector<ShellToken>> Run() {
+  Result<std::vector<ShellToken>> Run() {
     while (i_ < s_.size()) {
       const char c = s_[i_];
       if (c == '\0') return Refuse("a NUL byte");
@@ -33,7 +33,7 @@ class Lexer {
         in_word_ = true;
         i_ = end + 1;
       } else if (c == '"') {
-        if (auto err = DoubleQuoted()) return *err;
+        if (Status err = DoubleQuoted(); !err.ok()) return err;
       } else if (c == '\\') {
         if (i_ + 1 >= s_.size()) return Refuse("a backslash at the end of the script");
         const char next = s_[i_ + 1];
@@ -93,9 +93,9 @@ class Lexer {
  private:
   char Peek(size_t ahead) const { return i_ + ahead < s_.size() ? s_[i_ + ahead] : '\0'; }
 
-  Error Refuse(const std::string& what) const {
-    return Error(ErrorKind::kInvalidArgument,
-                 "unsupported shell syntax: " + what + " at offset " + std::to_string(i_));
+  Status Refuse(const std::string& what) const {
+    return Status(StatusCode::kInvalidArgument,
+                  "unsupported shell syntax: " + what + " at offset " + std::to_string(i_));
   }
 
   void EndWord() {
@@ -116,7 +116,7 @@ class Lexer {
   }
 
   // At an opening '"': consumes through the closing one.
-  MaybeError DoubleQuoted() {
+  Status DoubleQuoted() {
     const size_t open = i_;
     in_word_ = true;
     ++i_;
@@ -124,7 +124,7 @@ class Lexer {
       const char c = s_[i_];
       if (c == '"') {
         ++i_;
-        return std::nullopt;
+        return OkStatus();
       }
       if (c == '\0') return Refuse("a NUL byte");
       if (c == '$') return Refuse("a '$' expansion inside double quotes");
@@ -177,10 +177,10 @@ std::string_view ShellOperatorText(ShellOperator op) {
   return ";";
 }
 
-Expected<std::vector<ShellToken>> LexShell(std::string_view script) { return Lexer(script).Run(); }
+Result<std::vector<ShellToken>> LexShell(std::string_view script) { return Lexer(script).Run(); }
 
-Expected<ShellCommandList> ParseCommandList(std::string_view script) {
-  ASSIGN_OR_RETURN_SANDBOX(std::vector<ShellToken> tokens, LexShell(script));
+Result<ShellCommandList> ParseCommandList(std::string_view script) {
+  ASSIGN_OR_RETURN(std::vector<ShellToken> tokens, LexShell(script));
   ShellCommandList list;
   list.commands.emplace_back();
   for (ShellToken& t : tokens) {
@@ -189,21 +189,21 @@ Expected<ShellCommandList> ParseCommandList(std::string_view script) {
       continue;
     }
     if (list.commands.back().empty()) {
-      return Error(ErrorKind::kInvalidArgument, "unsupported shell syntax: '" +
-                                                    std::string(ShellOperatorText(t.op)) +
-                                                    "' without a command before it");
+      return Status(StatusCode::kInvalidArgument, "unsupported shell syntax: '" +
+                                                      std::string(ShellOperatorText(t.op)) +
+                                                      "' without a command before it");
     }
     list.operators.push_back(t.op);
     list.commands.emplace_back();
   }
   if (list.commands.back().empty()) {
     if (list.operators.empty()) {
-      return Error(ErrorKind::kInvalidArgument, "unsupported shell syntax: an empty script");
+      return Status(StatusCode::kInvalidArgument, "unsupported shell syntax: an empty script");
     }
     if (list.operators.back() != ShellOperator::kSequence) {
-      return Error(ErrorKind::kInvalidArgument,
-                   "unsupported shell syntax: the script ends with '" +
-                       std::string(ShellOperatorText(list.operators.back())) + "'");
+      return Status(StatusCode::kInvalidArgument,
+                    "unsupported shell syntax: the script ends with '" +
+                        std::string(ShellOperatorText(list.operators.back())) + "'");
     }
     list.operators.pop_back();
     list.commands.pop_back();

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sandbox/error.h"
+#include "base/status.h"
 
 namespace codex::sandbox {
 
@@ -38,7 +38,7 @@ struct ShellToken {
   bool operator==(const ShellToken&) const = default;
 };
 
-Expected<std::vector<ShellToken>> LexShell(std::string_view script);
+Result<std::vector<ShellToken>> LexShell(std::string_view script);
 
 // A script as simple commands joined by operators.
 struct ShellCommandList {
@@ -48,7 +48,7 @@ struct ShellCommandList {
 
 // LexShell, then split at operators. A trailing ';' or newline is fine; an
 // empty script, an operator without a command on each side, is refused.
-Expected<ShellCommandList> ParseCommandList(std::string_view script);
+Result<ShellCommandList> ParseCommandList(std::string_view script);
 
 // `word` quoted so that a POSIX shell reads it back as exactly that word:
 // unchanged when it only holds [A-Za-z0-9_@%+:,./-], else in single quotes.

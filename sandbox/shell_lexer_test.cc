@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+using codex::StatusCode;
 using namespace codex::sandbox;
 using Words = std::vector<std::string>;
 
@@ -10,7 +11,7 @@ namespace {
 // The words of a script that must be a single simple command.
 Words WordsOf(const std::string& script) {
   auto list = ParseCommandList(script);
-  if (!list.ok()) FAIL(list.error().message());
+  if (!list.ok()) FAIL(list.status().message());
   REQUIRE(list->commands.size() == 1);
   return list->commands[0];
 }
@@ -18,8 +19,8 @@ Words WordsOf(const std::string& script) {
 std::string RefusalOf(const std::string& script) {
   auto list = ParseCommandList(script);
   REQUIRE_FALSE(list.ok());
-  CHECK(list.error().kind() == ErrorKind::kInvalidArgument);
-  return list.error().message();
+  CHECK(list.status().code() == StatusCode::kInvalidArgument);
+  return list.status().message();
 }
 
 }  // namespace

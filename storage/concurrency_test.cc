@@ -127,7 +127,7 @@ TEST_CASE("Two processes resuming one session: the second append is a conflict")
   REQUIRE(store.ok());
   auto mine = (*store)->Append(id, head, "t", {core::AssistantMessage("parent")});
   REQUIRE_FALSE(mine.ok());
-  CHECK(mine.status().reason() == "session_advanced");
+  CHECK(mine.status().reason() == codex::StatusReason::kSessionAdvanced);
   auto transcript = (*store)->LoadTranscript(*(*store)->FindSession(id));
   REQUIRE(transcript.ok());
   REQUIRE(transcript->size() == 2);

@@ -96,7 +96,7 @@ Status SessionAdvanced(std::string_view id) {
   std::string sid(id);
   Status s = FailedPreconditionError(
       "session " + sid + " was advanced by another process; use 'codex fork " + sid + "'");
-  s.WithReason("session_advanced");
+  s.WithReason(StatusReason::kSessionAdvanced);
   return s;
 }
 
@@ -637,7 +637,7 @@ Result<SessionInfo> SqliteSessionStore::FindSession(std::string_view id_or_name)
         if (found.size() > 10) list += "\n  ...";
         Status ambiguous = InvalidArgumentError(
             "session prefix '" + key + "' is ambiguous; give more characters of one of:" + list);
-        ambiguous.WithReason("ambiguous_prefix");
+        ambiguous.WithReason(StatusReason::kAmbiguousPrefix);
         return ambiguous;
       }
     }
