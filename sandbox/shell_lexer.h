@@ -16,6 +16,7 @@
 // quotes. Pure functions; thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,14 @@ struct ShellToken {
 };
 
 Result<std::vector<ShellToken>> LexShell(std::string_view script);
+
+// The one word of `script` that starts at *pos, read by LexShell's rules
+// (quotes, escapes, concatenation) and ended by a blank, a line end ('\r' or
+// '\n') or an operator character, which is not consumed; *pos is moved past the word.
+// nullopt (and *pos unchanged) when no word starts there or the word holds
+// anything LexShell refuses. For matching a fixed command form, e.g. the DIR of
+// `cd DIR && ...`, without lexing the whole script.
+std::optional<std::string> ReadShellWord(std::string_view script, size_t* pos);
 
 // A script as simple commands joined by operators.
 struct ShellCommandList {

@@ -139,3 +139,28 @@ TEST_CASE("QuoteShellWord round-trips through the lexer") {
   CHECK(JoinShellWords({"ls", "-la", "my dir"}) == "ls -la 'my dir'");
   CHECK(WordsOf(JoinShellWords(words)) == words);
 }
+
+TEST_CASE("ReadShellWord reads one word by the lexer's rules and stops before what follows") {
+  auto read = [](std::string_view s,
+                 size_t start) -> std::pair<std::optional<std::string>, size_t> {
+    size_t pos = start;
+    std::optional<std::string> w = ReadShellWord(s, &pos);
+    return {w, pos};
+  };
+  CHECK(read("cd src && x", 3) == std::pair{std::optional<std::string>("src"), size_t{6}});
+  CHECK(read("cd 'sub dir'&&x", 3) == std::pair{std::optional<std::string>("sub dir"), size_t{12}});
+  CHECK(read("\"a\\\"b\" c", 0) == std::pair{std::optional<std::string>("a\"b"), size_t{6}});
+  CHECK(read("my\\ dir rest", 0) == std::pair{std::optional<std::string>("my dir"), size_t{7}});
+  CHECK(read("a'b'\"c\";", 0) == std::pair{std::optional<std::string>("abc"), size_t{7}});
+  CHECK(read("'EOF'\r\nbody", 0) == std::pair{std::optional<std::string>("EOF"), size_t{5}});
+  CHECK(read("''", 0) == std::pair{std::optional<std::string>(""), size_t{2}});
+  // No word here, or one the lexer refuses: nullopt and the position is kept.
+  for (std::string_view s : {"", " x", "&& x", "|x", "<x", "#c", "$HOME", "a$b", "\"$x\"", "`id`",
+                             "*.c", "~/x", "{a,b}", "'open", "\"open",
+                             "a\x01"
+                             "b"}) {
+    INFO(s);
+    CHECK(read(s, 0) == std::pair{std::optional<std::string>(), size_t{0}});
+  }
+  CHECK(read("x", 5).first == std::nullopt);  // past the end
+}
