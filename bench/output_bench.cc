@@ -35,7 +35,7 @@ int main() {
     auto r = RunProcess(options);
     const long after = PeakRssKb();
     if (!r.ok()) {
-      std::printf("%ld MB: error: %s\n", mb, r.error().message().c_str());
+      std::printf("%ld MB: error: %s\n", mb, r.status().message().c_str());
       return 1;
     }
     const OutputGap gap{r->output_gap_offset, r->output_dropped, r->output_dropped_lines};

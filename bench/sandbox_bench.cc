@@ -62,7 +62,7 @@ Stats TimeRuns(int n, const ChildSetup* setup) {
     samples.push_back(MsSince(start));
     if (!r.ok() || r->exit_code != 0) {
       std::fprintf(stderr, "error: run %d failed: %s\n", i,
-                   r.ok() ? "non-zero exit" : r.error().message().c_str());
+                   r.ok() ? "non-zero exit" : r.status().message().c_str());
       std::exit(1);
     }
   }
@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
         auto c = Confinement::Prepare(spec);
         prepare.push_back(MsSince(start));
         if (!c.ok()) {
-          std::fprintf(stderr, "error: %s\n", c.error().message().c_str());
+          std::fprintf(stderr, "error: %s\n", c.status().message().c_str());
           return 1;
         }
         confinement = std::move(*c);

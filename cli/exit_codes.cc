@@ -12,7 +12,7 @@ int ExitCodeFor(const Status& status) {
       return kExitOk;
     case StatusCode::kInvalidArgument:
       // A request the server refused is not a mistake on our command line.
-      return status.reason() == "rejected_by_server" ? kExitError : kExitUsage;
+      return status.reason() == StatusReason::kRejectedByServer ? kExitError : kExitUsage;
     case StatusCode::kNotFound:
       return kExitNotFound;
     case StatusCode::kUnauthenticated:
@@ -20,7 +20,7 @@ int ExitCodeFor(const Status& status) {
     case StatusCode::kCancelled:
       return kExitInterrupted;
     case StatusCode::kFailedPrecondition:
-      return status.reason() == "session_advanced" || status.reason() == "session_busy"
+      return status.reason() == StatusReason::kSessionAdvanced || status.reason() == StatusReason::kSessionBusy
                  ? kExitConflict
                  : kExitError;
     default:

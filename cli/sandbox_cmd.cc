@@ -91,10 +91,10 @@ int RunSandbox(const GlobalOptions& global, const SandboxArgs& args) {
   if (args.explain) return Explain(spec, *prepared->confinement);
 
   std::fflush(nullptr);
-  sandbox::Error error = sandbox::ExecInPlace(prepared->options);
+  Status error = sandbox::ExecInPlace(prepared->options);
   // Only reached when the command could not be started.
   std::fprintf(stderr, "error: %s\n", error.message().c_str());
-  return sandbox::ExitCodeForStartError(error.kind());
+  return sandbox::ExitCodeForStartError(error.code());
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ inline Status ContextOverflow() {
   Status status = ResourceExhaustedError(
       "Your input exceeds the context window of this model. Please adjust your input and try "
       "again.");
-  status.WithReason("context_length_exceeded");
+  status.WithReason(StatusReason::kContextLengthExceeded);
   return status;
 }
 

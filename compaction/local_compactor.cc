@@ -37,7 +37,7 @@ Status NothingLeftToDrop(const Status& last, std::string_view what) {
       std::string(what) +
       " exceeds the model's context window even after dropping every older item (" +
       last.message() + "); start a new session or raise the provider's window");
-  status.WithReason("context_length_exceeded");
+  status.WithReason(StatusReason::kContextLengthExceeded);
   return status;
 }
 

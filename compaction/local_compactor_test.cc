@@ -198,7 +198,7 @@ TEST_CASE("Local compaction: overflow with nothing left to drop is an error") {
   auto out = compactor.Compact(input, cancel);
   REQUIRE_FALSE(out.ok());
   CHECK(out.status().code() == StatusCode::kResourceExhausted);
-  CHECK(out.status().reason() == "context_length_exceeded");
+  CHECK(out.status().reason() == StatusReason::kContextLengthExceeded);
   CHECK(client.stream_bodies.size() == 3);  // full, then without q, then without a
 }
 

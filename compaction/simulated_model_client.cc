@@ -74,7 +74,7 @@ Status SimulatedModelClient::Admit(std::string_view request_body) {
     Status status = ResourceExhaustedError("Your input exceeds the context window of this model (" +
                                            std::to_string(tokens) + " > " +
                                            std::to_string(context_window_) + " tokens)");
-    status.WithReason("context_length_exceeded");
+    status.WithReason(StatusReason::kContextLengthExceeded);
     return status;
   }
   return OkStatus();

@@ -127,10 +127,10 @@ TEST_CASE("Context left and the overflow error") {
   CHECK(ContextLeftPercent(10, 0) == 0);
 
   Status overflow = ResourceExhaustedError("too long");
-  overflow.WithReason("context_length_exceeded");
+  overflow.WithReason(StatusReason::kContextLengthExceeded);
   CHECK(IsContextWindowExceeded(overflow));
   Status quota = ResourceExhaustedError("quota");
-  quota.WithReason("insufficient_quota");
+  quota.WithReason(StatusReason::kInsufficientQuota);
   CHECK_FALSE(IsContextWindowExceeded(quota));
-  CHECK_FALSE(IsContextWindowExceeded(UnavailableError("x").WithReason("context_length_exceeded")));
+  CHECK_FALSE(IsContextWindowExceeded(UnavailableError("x").WithReason(StatusReason::kContextLengthExceeded)));
 }

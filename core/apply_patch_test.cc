@@ -555,6 +555,13 @@ TEST_CASE("MatchShellApplyPatch recognises direct and heredoc invocations") {
   REQUIRE(zsh.ok());
   REQUIRE(zsh->has_value());
   CHECK((*zsh)->workdir == "src");
+  // The directory is read by the shell lexer (sandbox/shell_lexer.h), so it
+  // means what bash would make of it; a CRLF script keeps its quoted delimiter.
+  auto escaped = MatchShellApplyPatch(
+      {"bash", "-lc", "cd \"a \\\"b\\\"\" && apply_patch <<'EOF'\r\n" + patch + "EOF\r\n"});
+  REQUIRE(escaped.ok());
+  REQUIRE(escaped->has_value());
+  CHECK((*escaped)->workdir == "a \"b\"");
 }
 
 TEST_CASE("MatchShellApplyPatch ignores other commands and reports bad patches") {
@@ -571,6 +578,10 @@ TEST_CASE("MatchShellApplyPatch ignores other commands and reports bad patches")
   CHECK(none({"bash", "-lc", "apply_patch <<EOF\n" + patch + "EOF\necho done"}));
   CHECK(none({"bash", "-lc", "apply_patch <<EOF\n" + patch}));  // no terminator
   CHECK(none({"bash", "-lc", "cd $HOME && apply_patch <<EOF\n" + patch + "EOF"}));
+  CHECK(none({"bash", "-lc", "cd \"$HOME\" && apply_patch <<EOF\n" + patch + "EOF"}));
+  CHECK(none({"bash", "-lc", "cd `pwd` && apply_patch <<EOF\n" + patch + "EOF"}));
+  CHECK(none({"bash", "-lc", "cd ~/x && apply_patch <<EOF\n" + patch + "EOF"}));
+  CHECK(none({"bash", "-lc", "cd src; apply_patch <<EOF\n" + patch + "EOF"}));
   auto bad = MatchShellApplyPatch({"apply_patch", "not a patch"});
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message() ==

@@ -240,7 +240,7 @@ void CheckFile(const fs::path& path) {
   } else {
     REQUIRE(!whole.result.ok());
     REQUIRE(whole.result.status().code() == want.code);
-    REQUIRE(whole.result.status().reason() == want.reason);
+    REQUIRE(StatusReasonName(whole.result.status().reason()) == want.reason);
     REQUIRE(whole.result.status().retry_after_ms() == want.retry_after_ms);
     REQUIRE(!whole.result.status().message().empty());
   }

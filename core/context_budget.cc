@@ -61,7 +61,7 @@ std::optional<UsageMark> NewestUsageMark(std::span<const StoredItem> view) {
 
 bool IsContextWindowExceeded(const Status& status) {
   return status.code() == StatusCode::kResourceExhausted &&
-         status.reason() == "context_length_exceeded";
+         status.reason() == StatusReason::kContextLengthExceeded;
 }
 
 void ContextBudget::Seed(std::span<const Item> transcript, std::optional<UsageMark> mark,

@@ -22,7 +22,7 @@ TokenUsage Total(int64_t total) {
 
 Status Overflow() {
   Status s = ResourceExhaustedError("too long");
-  s.WithReason("context_length_exceeded");
+  s.WithReason(StatusReason::kContextLengthExceeded);
   return s;
 }
 
@@ -82,7 +82,7 @@ TEST_CASE("ContextBudget: before a turn, before follow-ups once per request, on 
   CHECK(budget.ShouldCompactAfterFailure(Overflow()));
   CHECK_FALSE(budget.ShouldCompactAfterFailure(UnavailableError("dropped")));
   Status quota = ResourceExhaustedError("quota");
-  quota.WithReason("insufficient_quota");
+  quota.WithReason(StatusReason::kInsufficientQuota);
   CHECK_FALSE(budget.ShouldCompactAfterFailure(quota));
   budget.OnOverflowCompacted();
   CHECK_FALSE(budget.ShouldCompactAfterFailure(Overflow()));  // retried once only

@@ -400,8 +400,8 @@ Result<TurnResult> Conversation::RunTurnHoldingLease(const std::string& user_tex
       // Only what the client did not already retry: a stream that dropped
       // after delivering events, or a response.failed the server sent.
       const bool retryable =
-          st.reason() != "retries_exhausted" && st.reason() != "tls" &&
-          (st.code() == StatusCode::kUnavailable || st.reason() == "rate_limit_exceeded");
+          st.reason() != StatusReason::kRetriesExhausted && st.reason() != StatusReason::kTls &&
+          (st.code() == StatusCode::kUnavailable || st.reason() == StatusReason::kRateLimitExceeded);
       if (retryable && stream_retries < config_.provider.stream_max_retries) {
         ++stream_retries;
         observer.OnRetry("Reconnecting " + std::to_string(stream_retries) + "/" +
@@ -412,13 +412,13 @@ Result<TurnResult> Conversation::RunTurnHoldingLease(const std::string& user_tex
         SleepCancellable(delay, cancel);
         // Calls committed before the drop are real model decisions: run them.
         if (DanglingCalls(transcript_, before).empty()) continue;
-      } else if (overflow_retried && st.reason() == "context_length_exceeded") {
+      } else if (overflow_retried && st.reason() == StatusReason::kContextLengthExceeded) {
         // Compacting did not make room: say so and what to do, not just the server's words.
         Status still = ResourceExhaustedError(
             "the conversation still exceeds the model's context window after compacting (" +
             st.message() + "); start a new session, or branch from an earlier turn with 'codex " +
             "fork " + session_.id + " --at-turn N'");
-        still.WithReason("context_length_exceeded");
+        still.WithReason(StatusReason::kContextLengthExceeded);
         return finish_failed(still, TurnStatus::kFailed);
       } else {
         return finish_failed(st, TurnStatus::kFailed);

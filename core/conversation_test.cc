@@ -69,7 +69,7 @@ class MemoryStore final : public SessionStore {
                                       const std::vector<Item>& items) override {
     SessionInfo& s = sessions_[std::string(session_id)];
     if (s.head_item_id != expected_head) {
-      return FailedPreconditionError("advanced").WithReason("session_advanced");
+      return FailedPreconditionError("advanced").WithReason(StatusReason::kSessionAdvanced);
     }
     std::vector<int64_t> ids;
     for (const Item& item : items) {
@@ -189,7 +189,7 @@ ScriptedClient::Step Respond(std::vector<Item> items, int64_t total = 100) {
 ScriptedClient::Step Drop(std::vector<Item> items) {
   return [items](StreamObserver& observer) -> Result<ModelResponse> {
     for (const Item& item : items) RETURN_IF_ERROR(observer.OnOutputItemDone(item));
-    return UnavailableError("stream closed before response.completed").WithReason("stream_closed");
+    return UnavailableError("stream closed before response.completed").WithReason(StatusReason::kStreamClosed);
   };
 }
 
@@ -371,7 +371,7 @@ TEST_CASE("A turn holds the lease from before its first commit to its end") {
   REQUIRE((*other)->AcquireTurnLease().ok());
   auto turn = (*conv)->RunTurn("again", cancel);
   REQUIRE_FALSE(turn.ok());
-  CHECK(turn.status().reason() == "session_busy");
+  CHECK(turn.status().reason() == StatusReason::kSessionBusy);
   CHECK(h.store.items_.size() == items_before);
   CHECK(h.client.bodies.size() == 1);
 }
@@ -413,7 +413,7 @@ TEST_CASE(
   REQUIRE((*conv)->RunTurn("first", cancel).ok());
   auto turn = (*conv)->RunTurn("mine", cancel);
   REQUIRE_FALSE(turn.ok());
-  CHECK(turn.status().reason() == "session_advanced");
+  CHECK(turn.status().reason() == StatusReason::kSessionAdvanced);
   for (const auto& it : h.store.Chain(h.store.FindSession((*conv)->session().id)->head_item_id)) {
     CHECK(MessageText(it.item) != "late");
   }

@@ -111,30 +111,30 @@ Status ClassifyResponseError(std::string_view code, std::string_view message) {
     return ResourceExhaustedError(message.empty()
                                       ? "the conversation exceeds the model's context window"
                                       : std::string(message))
-        .WithReason("context_length_exceeded");
+        .WithReason(StatusReason::kContextLengthExceeded);
   }
   if (code == "insufficient_quota") {
     return ResourceExhaustedError(
                "you exceeded your current API quota (insufficient_quota); check your plan and "
                "billing details with your provider, then try again")
-        .WithReason("insufficient_quota");
+        .WithReason(StatusReason::kInsufficientQuota);
   }
   if (code == "usage_not_included") {
     return ResourceExhaustedError(
                "model usage is not included in your plan (usage_not_included); check your plan "
                "and billing details or use an API key")
-        .WithReason("usage_not_included");
+        .WithReason(StatusReason::kUsageNotIncluded);
   }
   if (code == "rate_limit_exceeded") {
     Status s = ResourceExhaustedError(message.empty() ? "rate limit exceeded; try again later"
                                                       : std::string(message));
-    s.WithReason("rate_limit_exceeded");
+    s.WithReason(StatusReason::kRateLimitExceeded);
     if (auto ms = ParseRetryAfterMs(message)) s.WithRetryAfterMs(*ms);
     return s;
   }
   std::string text =
       message.empty() ? std::string("response.failed event received") : std::string(message);
-  return UnavailableError(std::move(text)).WithReason("server_error");
+  return UnavailableError(std::move(text)).WithReason(StatusReason::kServerError);
 }
 
 ResponseStream::ResponseStream(StreamObserver& observer)
@@ -236,7 +236,7 @@ Status ResponseStream::HandleEvent(std::string_view data) {
       const Json* details = Obj(response, "incomplete_details");
       std::string reason(details != nullptr ? Str(*details, "reason") : std::string_view());
       if (reason.empty()) reason = "unknown";
-      failure_ = FailedPreconditionError("response incomplete: " + reason).WithReason("incomplete");
+      failure_ = FailedPreconditionError("response incomplete: " + reason).WithReason(StatusReason::kIncomplete);
     } else {
       outcome_ = Outcome::kFailed;
       const Json* error = Obj(response, "error");
@@ -247,7 +247,7 @@ Status ResponseStream::HandleEvent(std::string_view data) {
       } else if (saw_error_event_) {
         failure_ = ClassifyResponseError(error_code_, error_message_);
       } else {
-        failure_ = UnavailableError("response.failed event received").WithReason("server_error");
+        failure_ = UnavailableError("response.failed event received").WithReason(StatusReason::kServerError);
       }
     }
     return OkStatus();
@@ -273,9 +273,9 @@ Result<ModelResponse> ResponseStream::Finish() {
     Status s = ClassifyResponseError(error_code_, error_message_);
     if (s.code() != StatusCode::kUnavailable) return s;
     return UnavailableError("stream closed before response.completed: " + error_message_)
-        .WithReason("stream_closed");
+        .WithReason(StatusReason::kStreamClosed);
   }
-  return UnavailableError("stream closed before response.completed").WithReason("stream_closed");
+  return UnavailableError("stream closed before response.completed").WithReason(StatusReason::kStreamClosed);
 }
 
 }  // namespace codex::core

@@ -1,3 +1,7 @@
+// The Responses client: the connection, the request, one exchange on a worker
+// thread, and the retry loop. Where requests go (base_url, proxy, CA) is
+// core/http_endpoint.cc; what a failed reply means and how long to wait before
+// a retry is core/http_errors.cc.
 #include "core/responses_client.h"
 
 #include <httplib.h>
@@ -6,22 +10,32 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <condition_variable>
-#include <cstdlib>
 #include <deque>
-#include <filesystem>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <random>
 #include <thread>
 #include <utility>
 
+#include "core/http_errors.h"
 #include "core/response_stream.h"
 #include "core/uuid.h"
 
 namespace codex::core {
+
+using http_internal::AttemptResult;
+using http_internal::BackoffMs;
+using http_internal::CaLocation;
+using http_internal::ClassifyHttpError;
+using http_internal::Env;
+using http_internal::FindCaCertificates;
+using http_internal::HasLineBreak;
+using http_internal::HostForUrl;
+using http_internal::ParseBaseUrl;
+using http_internal::PercentEncode;
+using http_internal::ProxyFromEnvironment;
+using http_internal::ProxySetting;
 
 namespace {
 
@@ -31,204 +45,6 @@ using std::chrono::milliseconds;
 constexpr milliseconds kPollInterval{50};
 constexpr size_t kMaxErrorBody = 64 * 1024;
 constexpr size_t kMaxCompactBody = 256u << 20;
-constexpr long long kMaxRetryAfterMs = 120'000;
-constexpr const char* kSystemCaFile = "/etc/ssl/certs/ca-certificates.crt";
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-const char* Env(const char* name) {
-  const char* v = std::getenv(name);
-  return (v != nullptr && *v != '\0') ? v : nullptr;
-}
-
-bool HasLineBreak(std::string_view s) { return s.find_first_of("\r\n") != std::string_view::npos; }
-
-std::string PercentEncode(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-        c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
-}
-
-std::string PercentDecode(std::string_view s) {
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
-      out.push_back(static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2])));
-      i += 2;
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
-}
-
-std::optional<int> ParsePort(std::string_view s) {
-  if (s.empty() || s.size() > 5) return std::nullopt;
-  int port = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return std::nullopt;
-    port = port * 10 + (c - '0');
-  }
-  if (port < 1 || port > 65535) return std::nullopt;
-  return port;
-}
-
-// host[:port] or [v6][:port]; host is returned without brackets.
-bool SplitHostPort(std::string_view authority, std::string& host, std::optional<int>& port) {
-  std::string_view port_text;
-  if (!authority.empty() && authority.front() == '[') {
-    const size_t close = authority.find(']');
-    if (close == std::string_view::npos) return false;
-    host = std::string(authority.substr(1, close - 1));
-    std::string_view rest = authority.substr(close + 1);
-    if (!rest.empty()) {
-      if (rest.front() != ':') return false;
-      port_text = rest.substr(1);
-    }
-  } else {
-    const size_t colon = authority.rfind(':');
-    if (colon != std::string_view::npos) {
-      host = std::string(authority.substr(0, colon));
-      port_text = authority.substr(colon + 1);
-    } else {
-      host = std::string(authority);
-    }
-  }
-  if (host.empty()) return false;
-  if (host.find_first_of(" /?#@\\") != std::string::npos) return false;
-  port.reset();
-  if (!port_text.empty()) {
-    port = ParsePort(port_text);
-    if (!port) return false;
-  }
-  return true;
-}
-
-std::string HostForUrl(const std::string& host) {
-  return host.find(':') != std::string::npos ? "[" + host + "]" : host;
-}
-
-struct ProxySetting {
-  std::string host;
-  int port = 0;
-  std::string user;
-  std::string password;
-};
-
-// Parses "http://[user:pass@]host[:port][/]" or "host[:port]".
-Result<ProxySetting> ParseProxy(std::string_view var, std::string_view value) {
-  const std::string bad = "invalid proxy in " + std::string(var) +
-                          ": expected http://host:port; fix or unset the variable";
-  std::string_view rest = Trim(value);
-  if (const size_t sep = rest.find("://"); sep != std::string_view::npos) {
-    if (Lower(rest.substr(0, sep)) != "http") {
-      return InvalidArgumentError("unsupported proxy scheme in " + std::string(var) +
-                                  ": only http:// proxies are supported");
-    }
-    rest.remove_prefix(sep + 3);
-  }
-  if (const size_t slash = rest.find('/'); slash != std::string_view::npos) {
-    rest = rest.substr(0, slash);
-  }
-  ProxySetting proxy;
-  if (const size_t at = rest.rfind('@'); at != std::string_view::npos) {
-    std::string_view cred = rest.substr(0, at);
-    rest.remove_prefix(at + 1);
-    const size_t colon = cred.find(':');
-    proxy.user = PercentDecode(cred.substr(0, colon));
-    if (colon != std::string_view::npos) proxy.password = PercentDecode(cred.substr(colon + 1));
-  }
-  std::optional<int> port;
-  if (!SplitHostPort(rest, proxy.host, port)) return InvalidArgumentError(bad);
-  proxy.port = port.value_or(1080);  // curl's default proxy port
-  return proxy;
-}
-
-// The server's error {code, message} from an error body (JSON or text).
-struct ServerError {
-  std::string code;
-  std::string message;
-};
-
-ServerError ParseServerError(const std::string& body) {
-  ServerError e;
-  auto j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_object()) {
-    const nlohmann::json* err = &j;
-    if (auto it = j.find("error"); it != j.end()) {
-      if (it->is_object()) {
-        err = &*it;
-      } else if (it->is_string()) {
-        e.message = it->get<std::string>();
-      }
-    }
-    if (auto it = err->find("code"); it != err->end() && it->is_string()) {
-      e.code = it->get<std::string>();
-    }
-    if (e.code.empty()) {
-      if (auto it = err->find("type"); it != err->end() && it->is_string()) {
-        e.code = it->get<std::string>();
-      }
-    }
-    if (auto it = err->find("message"); it != err->end() && it->is_string()) {
-      e.message = it->get<std::string>();
-    }
-  }
-  if (e.message.empty()) {
-    for (char c : std::string_view(body).substr(0, 300)) {
-      e.message.push_back(c == '\n' || c == '\r' || c == '\t' ? ' ' : c);
-    }
-    e.message = std::string(Trim(e.message));
-  }
-  return e;
-}
-
-// Retry-After in seconds (integer or decimal); HTTP dates are ignored.
-std::optional<long long> ParseRetryAfterHeader(std::string_view value) {
-  value = Trim(value);
-  if (value.empty()) return std::nullopt;
-  for (char c : value) {
-    if ((c < '0' || c > '9') && c != '.') return std::nullopt;
-  }
-  const double seconds = std::strtod(std::string(value).c_str(), nullptr);
-  if (!std::isfinite(seconds) || seconds < 0) return std::nullopt;
-  return static_cast<long long>(std::min(seconds * 1000.0, static_cast<double>(kMaxRetryAfterMs)));
-}
-
-long long BackoffMs(int64_t base_ms, int retry) {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  std::uniform_real_distribution<double> jitter(0.9, 1.1);
-  const double exp = std::ldexp(static_cast<double>(base_ms), std::min(retry - 1, 20));
-  return static_cast<long long>(std::min(exp * jitter(rng), static_cast<double>(kMaxRetryAfterMs)));
-}
 
 // Sleeps up to `ms`, waking early when cancelled; false when cancelled.
 bool SleepUnlessCancelled(long long ms, const CancelToken& cancel) {
@@ -259,35 +75,6 @@ std::string TransportErrorText(httplib::Error error) {
 
 }  // namespace
 
-bool HostMatchesNoProxy(std::string_view host_in, std::string_view no_proxy) {
-  const std::string host = Lower(host_in);
-  size_t start = 0;
-  while (start <= no_proxy.size()) {
-    size_t comma = no_proxy.find(',', start);
-    if (comma == std::string_view::npos) comma = no_proxy.size();
-    std::string entry = Lower(Trim(no_proxy.substr(start, comma - start)));
-    start = comma + 1;
-    if (entry.empty()) continue;
-    if (entry == "*") return true;
-    if (entry.front() == '[') {
-      const size_t close = entry.find(']');
-      entry = entry.substr(1, close == std::string::npos ? std::string::npos : close - 1);
-    } else if (std::count(entry.begin(), entry.end(), ':') == 1) {
-      entry = entry.substr(0, entry.find(':'));
-    }
-    if (entry.rfind("*.", 0) == 0) entry.erase(0, 1);
-    if (!entry.empty() && entry.front() == '.') entry.erase(0, 1);
-    if (entry.empty()) continue;
-    if (host == entry) return true;
-    if (host.size() > entry.size() &&
-        host.compare(host.size() - entry.size(), entry.size(), entry) == 0 &&
-        host[host.size() - entry.size() - 1] == '.') {
-      return true;
-    }
-  }
-  return false;
-}
-
 namespace internal {
 
 // Consumes the body of a successful reply on the calling thread.
@@ -302,13 +89,122 @@ class ResponseSink {
   virtual bool terminal() const = 0;   // the outcome is known even if the body is cut
 };
 
-}  // namespace internal
-
-struct ResponsesClient::Attempt {
-  bool retry = false;  // true: `status` is retryable and nothing was delivered
-  Status status;       // the final status (OK on success) or why to retry
-  long long retry_after_ms = 0;
+// What one HTTP exchange produced, before it is classified.
+struct Exchange {
+  int status = -1;          // the HTTP status; -1 when no response arrived
+  std::string retry_after;  // the Retry-After header
+  std::string error_body;   // the start (kMaxErrorBody) of a body that is not 2xx
+  httplib::Error error = httplib::Error::Success;
+  bool cancelled = false;
+  bool idle = false;       // nothing arrived for the idle timeout
+  Status sink_error;       // the sink refused the body
+  long verify_result = 0;  // OpenSSL's certificate verification result
 };
+
+// Sends `req` on `cli` from a worker thread and feeds a 2xx body to `sink` on
+// this thread until the exchange ends, is cancelled, goes idle for `idle_ms`
+// or the sink refuses; the worker is always stopped and joined before this
+// returns.
+// Long (~95 lines) on purpose: the worker's callbacks, the consumer loop and the
+// stop-and-join handshake share one mutex, condition variable and queue whose
+// lifetime must end only after the join; one scope keeps that visible.
+Exchange RunExchange(httplib::Client& cli, httplib::Request& req, ResponseSink& sink,
+                     const CancelToken& cancel, int64_t idle_ms) {
+  Exchange x;
+  // State shared with the worker; guarded by `mu` except `stop` (and `x` once
+  // the worker is joined).
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::string> chunks;
+  bool done = false;
+  std::atomic<bool> stop{false};
+
+  req.response_handler = [&](const httplib::Response& res) {
+    std::lock_guard<std::mutex> lock(mu);
+    x.status = res.status;
+    x.retry_after = res.get_header_value("Retry-After");
+    cv.notify_all();
+    return !stop.load();
+  };
+  req.content_receiver = [&](const char* data, size_t len, uint64_t, uint64_t) {
+    if (stop.load()) return false;
+    std::lock_guard<std::mutex> lock(mu);
+    if (x.status / 100 == 2) {
+      chunks.emplace_back(data, len);
+    } else if (x.error_body.size() < kMaxErrorBody) {
+      x.error_body.append(data, std::min(len, kMaxErrorBody - x.error_body.size()));
+    }
+    cv.notify_all();
+    return true;
+  };
+
+  std::thread worker([&] {
+    httplib::Response res;
+    httplib::Error err = httplib::Error::Success;
+    try {
+      cli.send(req, res, err);
+    } catch (...) {
+      err = httplib::Error::Unknown;
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    if (x.status < 0 && res.status > 0) x.status = res.status;
+    x.error = err;
+    done = true;
+    cv.notify_all();
+  });
+
+  // Consume on this thread until the exchange ends, is cancelled, goes idle
+  // or the sink refuses; then make sure the worker stops and is joined.
+  auto last_activity = Clock::now();
+  int seen_status = -1;
+  {
+    std::deque<std::string> batch;
+    bool finished = false;
+    while (!finished) {
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait_for(lock, kPollInterval,
+                    [&] { return !chunks.empty() || done || x.status != seen_status; });
+        batch.swap(chunks);
+        finished = done;
+        if (x.status != seen_status) {
+          seen_status = x.status;
+          last_activity = Clock::now();
+        }
+      }
+      if (cancel.cancelled()) {
+        x.cancelled = true;
+        break;
+      }
+      if (!batch.empty()) last_activity = Clock::now();
+      for (const std::string& chunk : batch) {
+        x.sink_error = sink.Consume(chunk);
+        if (!x.sink_error.ok()) break;
+      }
+      batch.clear();
+      if (!x.sink_error.ok()) break;
+      if (!finished && Clock::now() - last_activity > milliseconds(idle_ms)) {
+        x.idle = true;
+        break;
+      }
+    }
+  }
+  stop.store(true);
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      if (done) break;
+    }
+    cli.stop();  // shuts the socket down under the worker's feet
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait_for(lock, kPollInterval, [&] { return done; });
+  }
+  worker.join();
+  x.verify_result = cli.get_openssl_verify_result();
+  return x;
+}
+
+}  // namespace internal
 
 ResponsesClient::ResponsesClient(ProviderInfo provider, std::string api_key, ClientOptions options,
                                  Endpoint endpoint, std::string ca_file, std::string ca_dir,
@@ -334,35 +230,8 @@ ResponsesClient::~ResponsesClient() = default;
 Result<std::unique_ptr<ResponsesClient>> ResponsesClient::Create(const ProviderInfo& provider,
                                                                  std::string api_key,
                                                                  ClientOptions options) {
+  ASSIGN_OR_RETURN(Endpoint ep, ParseBaseUrl(provider));
   const std::string where = "model provider '" + provider.id + "'";
-  const std::string bad_url = "invalid base_url '" + provider.base_url + "' for " + where +
-                              ": expected http(s)://host[:port][/path]; fix it in config.toml";
-  Endpoint ep;
-  std::string_view url = Trim(provider.base_url);
-  const size_t sep = url.find("://");
-  if (sep == std::string_view::npos) return InvalidArgumentError(bad_url);
-  ep.scheme = Lower(url.substr(0, sep));
-  if (ep.scheme != "http" && ep.scheme != "https") return InvalidArgumentError(bad_url);
-  url.remove_prefix(sep + 3);
-  if (url.find_first_of("?#") != std::string_view::npos) {
-    return InvalidArgumentError("base_url for " + where +
-                                " must not contain '?' or '#'; put parameters in query_params");
-  }
-  const size_t slash = url.find('/');
-  const std::string_view authority = url.substr(0, slash);
-  if (authority.find('@') != std::string_view::npos) {
-    return InvalidArgumentError("base_url for " + where +
-                                " must not contain credentials; use env_key for the API key");
-  }
-  std::optional<int> port;
-  if (!SplitHostPort(authority, ep.host, port)) return InvalidArgumentError(bad_url);
-  ep.port = port.value_or(ep.scheme == "https" ? 443 : 80);
-  if (slash != std::string_view::npos) {
-    std::string_view path = url.substr(slash);
-    while (!path.empty() && path.back() == '/') path.remove_suffix(1);
-    ep.path_prefix = std::string(path);
-  }
-
   if (HasLineBreak(api_key)) {
     return InvalidArgumentError("the API key for " + where + " contains a line break; fix " +
                                 (provider.env_key.empty() ? "it" : provider.env_key));
@@ -385,49 +254,14 @@ Result<std::unique_ptr<ResponsesClient>> ResponsesClient::Create(const ProviderI
     headers[name] = value;
   }
 
-  // Proxy from the environment, unless NO_PROXY covers the host.
-  ProxySetting proxy;
-  const char* no_proxy = Env("no_proxy") ? Env("no_proxy") : Env("NO_PROXY");
-  if (no_proxy == nullptr || !HostMatchesNoProxy(ep.host, no_proxy)) {
-    const std::vector<const char*> vars =
-        ep.scheme == "https"
-            ? std::vector<const char*>{"https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"}
-            : std::vector<const char*>{"http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"};
-    for (const char* var : vars) {
-      if (const char* value = Env(var)) {
-        ASSIGN_OR_RETURN(proxy, ParseProxy(var, value));
-        break;
-      }
-    }
-  }
+  ASSIGN_OR_RETURN(ProxySetting proxy, ProxyFromEnvironment(ep));
   ep.proxy_host = proxy.host;
   ep.proxy_port = proxy.port;
-
-  // CA certificates: explicit file, $SSL_CERT_FILE, $SSL_CERT_DIR, system bundle.
-  std::string ca_file;
-  std::string ca_dir;
-  std::error_code ec;
-  if (!options.ca_cert_file.empty()) {
-    ca_file = options.ca_cert_file;
-  } else if (const char* f = Env("SSL_CERT_FILE")) {
-    ca_file = f;
-  } else if (const char* d = Env("SSL_CERT_DIR")) {
-    ca_dir = d;
-    if (!std::filesystem::is_directory(ca_dir, ec)) {
-      return InvalidArgumentError("SSL_CERT_DIR names '" + ca_dir +
-                                  "', which is not a directory; fix or unset it");
-    }
-  } else if (std::filesystem::exists(kSystemCaFile, ec)) {
-    ca_file = kSystemCaFile;
-  }
-  if (!ca_file.empty() && !std::filesystem::is_regular_file(ca_file, ec)) {
-    return InvalidArgumentError("CA certificate file '" + ca_file +
-                                "' (SSL_CERT_FILE) does not exist; fix or unset SSL_CERT_FILE");
-  }
+  ASSIGN_OR_RETURN(CaLocation ca, FindCaCertificates(options.ca_cert_file));
 
   return std::unique_ptr<ResponsesClient>(new ResponsesClient(
-      provider, std::move(api_key), std::move(options), std::move(ep), std::move(ca_file),
-      std::move(ca_dir), std::move(headers), std::move(proxy.user), std::move(proxy.password)));
+      provider, std::move(api_key), std::move(options), std::move(ep), std::move(ca.file),
+      std::move(ca.dir), std::move(headers), std::move(proxy.user), std::move(proxy.password)));
 }
 
 std::string ResponsesClient::DisplayUrl(std::string_view suffix) const {
@@ -438,11 +272,7 @@ std::string ResponsesClient::DisplayUrl(std::string_view suffix) const {
          std::string(suffix);
 }
 
-ResponsesClient::Attempt ResponsesClient::RunOnce(std::string_view suffix, std::string_view accept,
-                                                  std::string_view body,
-                                                  internal::ResponseSink& sink,
-                                                  const CancelToken& cancel) {
-  const std::string url = DisplayUrl(suffix);  // no query: it may hold secrets
+httplib::Client& ResponsesClient::Connection() {
   // One client (and its kept-alive connection) for the requests of a session;
   // a fresh one after any attempt that did not end cleanly.
   if (http_ == nullptr) {
@@ -451,7 +281,7 @@ ResponsesClient::Attempt ResponsesClient::RunOnce(std::string_view suffix, std::
                                           ":" + std::to_string(endpoint_.port));
   }
   httplib::Client& cli = *http_;
-  const int64_t idle_ms = std::max<int64_t>(provider_.stream_idle_timeout_ms, 1);
+  const int64_t idle_ms = IdleTimeoutMs();
   // httplib's own read timeout only backs up our idle timer, so it is longer.
   const auto transport_timeout = milliseconds(idle_ms + 5'000);
   cli.set_connection_timeout(milliseconds(std::max<int64_t>(options_.connect_timeout_ms, 1)));
@@ -468,7 +298,11 @@ ResponsesClient::Attempt ResponsesClient::RunOnce(std::string_view suffix, std::
     cli.enable_server_certificate_verification(true);
     if (!ca_file_.empty() || !ca_dir_.empty()) cli.set_ca_cert_path(ca_file_, ca_dir_);
   }
+  return cli;
+}
 
+httplib::Request ResponsesClient::BuildRequest(std::string_view suffix, std::string_view accept,
+                                               std::string_view body) const {
   httplib::Request req;
   req.method = "POST";
   req.path = endpoint_.path_prefix + std::string(suffix) + query_;
@@ -488,139 +322,61 @@ ResponsesClient::Attempt ResponsesClient::RunOnce(std::string_view suffix, std::
   }
   req.set_header("x-client-request-id", request_id_);
   if (!api_key_.empty()) req.set_header("Authorization", "Bearer " + api_key_);
+  return req;
+}
 
-  // State shared with the worker; guarded by `mu` except `stop`.
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<std::string> chunks;
-  int status = -1;
-  std::string retry_after;
-  std::string error_body;
-  bool done = false;
-  httplib::Error error = httplib::Error::Success;
-  std::atomic<bool> stop{false};
+int64_t ResponsesClient::IdleTimeoutMs() const {
+  return std::max<int64_t>(provider_.stream_idle_timeout_ms, 1);
+}
 
-  req.response_handler = [&](const httplib::Response& res) {
-    std::lock_guard<std::mutex> lock(mu);
-    status = res.status;
-    retry_after = res.get_header_value("Retry-After");
-    cv.notify_all();
-    return !stop.load();
-  };
-  req.content_receiver = [&](const char* data, size_t len, uint64_t, uint64_t) {
-    if (stop.load()) return false;
-    std::lock_guard<std::mutex> lock(mu);
-    if (status / 100 == 2) {
-      chunks.emplace_back(data, len);
-    } else if (error_body.size() < kMaxErrorBody) {
-      error_body.append(data, std::min(len, kMaxErrorBody - error_body.size()));
-    }
-    cv.notify_all();
-    return true;
-  };
-
-  std::thread worker([&] {
-    httplib::Response res;
-    httplib::Error err = httplib::Error::Success;
-    try {
-      cli.send(req, res, err);
-    } catch (...) {
-      err = httplib::Error::Unknown;
-    }
-    std::lock_guard<std::mutex> lock(mu);
-    if (status < 0 && res.status > 0) status = res.status;
-    error = err;
-    done = true;
-    cv.notify_all();
-  });
-
-  // Consume on this thread until the exchange ends, is cancelled, goes idle
-  // or the sink refuses; then make sure the worker stops and is joined.
-  bool cancelled = false;
-  bool idle = false;
-  Status sink_error;
-  auto last_activity = Clock::now();
-  int seen_status = -1;
-  {
-    std::deque<std::string> batch;
-    bool finished = false;
-    while (!finished) {
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        cv.wait_for(lock, kPollInterval,
-                    [&] { return !chunks.empty() || done || status != seen_status; });
-        batch.swap(chunks);
-        finished = done;
-        if (status != seen_status) {
-          seen_status = status;
-          last_activity = Clock::now();
-        }
-      }
-      if (cancel.cancelled()) {
-        cancelled = true;
-        break;
-      }
-      if (!batch.empty()) last_activity = Clock::now();
-      for (const std::string& chunk : batch) {
-        sink_error = sink.Consume(chunk);
-        if (!sink_error.ok()) break;
-      }
-      batch.clear();
-      if (!sink_error.ok()) break;
-      if (!finished && Clock::now() - last_activity > milliseconds(idle_ms)) {
-        idle = true;
-        break;
-      }
-    }
-  }
-  stop.store(true);
-  for (;;) {
-    {
-      std::unique_lock<std::mutex> lock(mu);
-      if (done) break;
-    }
-    cli.stop();  // shuts the socket down under the worker's feet
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait_for(lock, kPollInterval, [&] { return done; });
-  }
-  worker.join();
-  const long verify_result = cli.get_openssl_verify_result();
+AttemptResult ResponsesClient::RunOnce(std::string_view suffix, std::string_view accept,
+                                       std::string_view body, internal::ResponseSink& sink,
+                                       const CancelToken& cancel) {
+  const std::string url = DisplayUrl(suffix);  // no query: it may hold secrets
+  httplib::Client& cli = Connection();
+  httplib::Request req = BuildRequest(suffix, accept, body);
+  const internal::Exchange x = internal::RunExchange(cli, req, sink, cancel, IdleTimeoutMs());
   // Keep the connection only after an exchange that ended cleanly.
-  if (cancelled || idle || !sink_error.ok() || error != httplib::Error::Success ||
-      status / 100 != 2) {
+  if (x.cancelled || x.idle || !x.sink_error.ok() || x.error != httplib::Error::Success ||
+      x.status / 100 != 2) {
     http_.reset();
   }
+  return Classify(x, sink, url);
+}
 
-  Attempt a;
-  if (cancelled) {
+AttemptResult ResponsesClient::Classify(const internal::Exchange& x, internal::ResponseSink& sink,
+                                        const std::string& url) const {
+  AttemptResult a;
+  if (x.cancelled) {
     a.status = CancelledError("request cancelled");
     return a;
   }
-  if (!sink_error.ok()) {
-    a.status = sink_error;
+  if (!x.sink_error.ok()) {
+    a.status = x.sink_error;
     return a;
   }
 
-  if (status / 100 == 2) {
-    if (idle && !sink.terminal()) {
-      a.status = UnavailableError("idle timeout waiting for SSE").WithReason("stream_closed");
+  if (x.status / 100 == 2) {
+    if (x.idle && !sink.terminal()) {
+      a.status =
+          UnavailableError("idle timeout waiting for SSE").WithReason(StatusReason::kStreamClosed);
       a.retry = !sink.delivered();
       return a;
     }
-    a.status = sink.Finish(error == httplib::Error::Success || idle);
+    a.status = sink.Finish(x.error == httplib::Error::Success || x.idle);
     a.retry = !a.status.ok() && a.status.code() == StatusCode::kUnavailable &&
-              a.status.reason() == "stream_closed" && !sink.delivered();
+              a.status.reason() == StatusReason::kStreamClosed && !sink.delivered();
     return a;
   }
-  if (status < 0) {
-    if (idle) {
+  if (x.status < 0) {
+    if (x.idle) {
       a.status = UnavailableError("idle timeout waiting for a response from " + url)
-                     .WithReason("transport");
+                     .WithReason(StatusReason::kTransport);
       a.retry = true;
       return a;
     }
-    if (error == httplib::Error::SSLServerVerification) {
-      const long verify = verify_result;
+    if (x.error == httplib::Error::SSLServerVerification) {
+      const long verify = x.verify_result;
       const std::string hint =
           verify != 0 ? std::string(X509_verify_cert_error_string(verify)) +
                             "; if you use a private CA, set SSL_CERT_FILE to its certificate "
@@ -628,66 +384,22 @@ ResponsesClient::Attempt ResponsesClient::RunOnce(std::string_view suffix, std::
                       : "the certificate is not valid for host " + endpoint_.host +
                             "; check base_url in config.toml";
       a.status = UnavailableError("TLS certificate verification failed for " + url + ": " + hint)
-                     .WithReason("tls");
+                     .WithReason(StatusReason::kTls);
       return a;
     }
-    if (error == httplib::Error::SSLLoadingCerts) {
+    if (x.error == httplib::Error::SSLLoadingCerts) {
       a.status = InvalidArgumentError("cannot load CA certificates from '" +
                                       (ca_file_.empty() ? ca_dir_ : ca_file_) +
                                       "'; fix SSL_CERT_FILE / SSL_CERT_DIR");
       return a;
     }
-    a.status = UnavailableError("cannot reach " + url + ": " + TransportErrorText(error) +
+    a.status = UnavailableError("cannot reach " + url + ": " + TransportErrorText(x.error) +
                                 "; check base_url in config.toml or your network")
-                   .WithReason("transport");
+                   .WithReason(StatusReason::kTransport);
     a.retry = true;
     return a;
   }
-
-  const ServerError server = ParseServerError(error_body);
-  const std::string http = "HTTP " + std::to_string(status);
-  if (status == 401 || status == 403) {
-    if (provider_.env_key.empty()) {
-      a.status = UnauthenticatedError("the server refused the request (" + http +
-                                      ") and model provider '" + provider_.id +
-                                      "' sends no API key; set env_key in config.toml");
-    } else {
-      a.status = UnauthenticatedError("the API key was rejected (" + http + "); check " +
-                                      provider_.env_key);
-    }
-    return a;
-  }
-  if (server.code == "context_length_exceeded" || server.code == "insufficient_quota" ||
-      server.code == "usage_not_included") {
-    a.status = ClassifyResponseError(server.code, server.message);
-    return a;
-  }
-  const std::string detail = server.message.empty() ? "" : ": " + server.message;
-  if (status == 429) {
-    a.status = ResourceExhaustedError("rate limited by " + url + " (" + http + ")" + detail)
-                   .WithReason("rate_limit_exceeded");
-    std::optional<long long> ms = ParseRetryAfterHeader(retry_after);
-    if (!ms) ms = ParseRetryAfterMs(server.message);
-    if (ms) {
-      a.retry_after_ms = std::min(*ms, kMaxRetryAfterMs);
-      a.status.WithRetryAfterMs(a.retry_after_ms);
-    }
-    a.retry = true;
-    return a;
-  }
-  if (status >= 500) {
-    a.status = UnavailableError("server error from " + url + " (" + http + ")" + detail)
-                   .WithReason("server_error");
-    a.retry = true;
-    return a;
-  }
-  if (status >= 400) {
-    a.status = InvalidArgumentError("the server rejected the request (" + http + ")" + detail)
-                   .WithReason("rejected_by_server");
-    return a;
-  }
-  a.status = UnavailableError("unexpected " + http + " from " + url).WithReason("server_error");
-  return a;
+  return ClassifyHttpError(x.status, x.error_body, x.retry_after, url, provider_);
 }
 
 Status ResponsesClient::Run(std::string_view suffix, std::string_view accept, std::string_view body,
@@ -698,11 +410,11 @@ Status ResponsesClient::Run(std::string_view suffix, std::string_view accept, st
   for (int attempt = 0;; ++attempt) {
     if (cancel.cancelled()) return CancelledError("request cancelled");
     sink.Reset();
-    Attempt a = RunOnce(suffix, accept, body, sink, cancel);
+    AttemptResult a = RunOnce(suffix, accept, body, sink, cancel);
     if (!a.retry) return a.status;
     if (attempt >= max_retries) {
       // Already retried here: callers must not retry again on top.
-      return a.status.WithReason("retries_exhausted");
+      return a.status.WithReason(StatusReason::kRetriesExhausted);
     }
     const int n = attempt + 1;
     const long long delay =
@@ -755,11 +467,11 @@ class BodySink : public internal::ResponseSink {
   Status Finish(bool transport_ok) override {
     if (!transport_ok) {
       return UnavailableError("connection closed while reading the compact response")
-          .WithReason("stream_closed");
+          .WithReason(StatusReason::kStreamClosed);
     }
     if (!nlohmann::json::accept(body_)) {
       return UnavailableError("the compact endpoint returned a body that is not JSON")
-          .WithReason("server_error");
+          .WithReason(StatusReason::kServerError);
     }
     return OkStatus();
   }

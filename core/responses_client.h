@@ -48,18 +48,24 @@
 #include <string_view>
 
 #include "core/config.h"
+#include "core/http_endpoint.h"
 #include "core/model_client.h"
 #include "core/status.h"
 
 namespace httplib {
 class Client;
+struct Request;
 }  // namespace httplib
 
 namespace codex::core {
 
 namespace internal {
 class ResponseSink;
+struct Exchange;
 }  // namespace internal
+namespace http_internal {
+struct AttemptResult;
+}  // namespace http_internal
 
 struct ClientOptions {
   std::string originator = "codex_exec";  // the "originator" header
@@ -68,16 +74,6 @@ struct ClientOptions {
   int64_t connect_timeout_ms = 10'000;
   int64_t backoff_base_ms = 200;  // first retry delay; doubles per retry
   std::string ca_cert_file;       // overrides $SSL_CERT_FILE and the system store
-};
-
-// Where requests go, after reading base_url and the proxy environment.
-struct Endpoint {
-  std::string scheme;  // "http" or "https"
-  std::string host;    // without brackets for IPv6
-  int port = 0;
-  std::string path_prefix;  // e.g. "/v1" (no trailing slash)
-  std::string proxy_host;   // "" = direct
-  int proxy_port = 0;
 };
 
 class ResponsesClient : public ModelClient {
@@ -98,8 +94,6 @@ class ResponsesClient : public ModelClient {
   void set_session_id(std::string session_id) { options_.session_id = std::move(session_id); }
 
  private:
-  struct Attempt;
-
   ResponsesClient(ProviderInfo provider, std::string api_key, ClientOptions options,
                   Endpoint endpoint, std::string ca_file, std::string ca_dir,
                   std::map<std::string, std::string> headers, std::string proxy_user,
@@ -108,8 +102,19 @@ class ResponsesClient : public ModelClient {
   // POSTs to {base_url}{suffix} with retries; `sink` consumes a 2xx body.
   Status Run(std::string_view suffix, std::string_view accept, std::string_view body,
              internal::ResponseSink& sink, StreamObserver* observer, const CancelToken& cancel);
-  Attempt RunOnce(std::string_view suffix, std::string_view accept, std::string_view body,
-                  internal::ResponseSink& sink, const CancelToken& cancel);
+  // One attempt: connect (or reuse the kept-alive connection), send, receive.
+  http_internal::AttemptResult RunOnce(std::string_view suffix, std::string_view accept,
+                                       std::string_view body, internal::ResponseSink& sink,
+                                       const CancelToken& cancel);
+  // The kept-alive client, made anew after an exchange that did not end cleanly.
+  httplib::Client& Connection();
+  httplib::Request BuildRequest(std::string_view suffix, std::string_view accept,
+                                std::string_view body) const;
+  // What an exchange came to: a cancel, a sink error, a 2xx body's end, a
+  // transport failure, else the HTTP error (http_errors.h).
+  http_internal::AttemptResult Classify(const internal::Exchange& exchange,
+                                        internal::ResponseSink& sink, const std::string& url) const;
+  int64_t IdleTimeoutMs() const;
   std::string DisplayUrl(std::string_view suffix) const;
 
   ProviderInfo provider_;
@@ -125,9 +130,5 @@ class ResponsesClient : public ModelClient {
   std::string request_id_;                 // x-client-request-id of the current call
   std::unique_ptr<httplib::Client> http_;  // kept-alive connection; null = connect anew
 };
-
-// True when `host` is covered by a NO_PROXY value ("*", comma-separated
-// host names, domain suffixes with or without a leading dot, optional :port).
-bool HostMatchesNoProxy(std::string_view host, std::string_view no_proxy);
 
 }  // namespace codex::core

@@ -242,7 +242,7 @@ TEST_CASE("ResponsesClient: persistent 5xx ends as kUnavailable server_error") {
   CancelToken cancel;
   auto r = client->Stream("{}", rec, cancel);
   REQUIRE(r.status().code() == StatusCode::kUnavailable);
-  REQUIRE(r.status().reason() == "retries_exhausted");
+  REQUIRE(r.status().reason() == StatusReason::kRetriesExhausted);
   REQUIRE(r.status().message().find("HTTP 503") != std::string::npos);
   REQUIRE(r.status().message().find("upstream overloaded") != std::string::npos);
   REQUIRE(server.count() == 3);
@@ -282,7 +282,7 @@ TEST_CASE("ResponsesClient: 429 honours Retry-After") {
     CancelToken cancel;
     auto r = client->Stream("{}", rec, cancel);
     REQUIRE(r.status().code() == StatusCode::kResourceExhausted);
-    REQUIRE(r.status().reason() == "retries_exhausted");
+    REQUIRE(r.status().reason() == StatusReason::kRetriesExhausted);
     REQUIRE(r.status().retry_after_ms() == 3000);
     REQUIRE(r.status().message().find("slow down") != std::string::npos);
     REQUIRE(server.count() == 3);
@@ -304,7 +304,7 @@ TEST_CASE("ResponsesClient: 429 insufficient_quota is fatal at once") {
   CancelToken cancel;
   auto r = client->Stream("{}", rec, cancel);
   REQUIRE(r.status().code() == StatusCode::kResourceExhausted);
-  REQUIRE(r.status().reason() == "insufficient_quota");
+  REQUIRE(r.status().reason() == StatusReason::kInsufficientQuota);
   REQUIRE(server.count() == 1);
 }
 
@@ -360,7 +360,7 @@ TEST_CASE("ResponsesClient: 400 context_length_exceeded is classified") {
   CancelToken cancel;
   auto r = client->Stream("{}", rec, cancel);
   REQUIRE(r.status().code() == StatusCode::kResourceExhausted);
-  REQUIRE(r.status().reason() == "context_length_exceeded");
+  REQUIRE(r.status().reason() == StatusReason::kContextLengthExceeded);
 }
 
 TEST_CASE("ResponsesClient: an unreachable endpoint is kUnavailable after retries") {
@@ -377,7 +377,7 @@ TEST_CASE("ResponsesClient: an unreachable endpoint is kUnavailable after retrie
   CancelToken cancel;
   auto r = client->Stream("{}", rec, cancel);
   REQUIRE(r.status().code() == StatusCode::kUnavailable);
-  REQUIRE(r.status().reason() == "retries_exhausted");
+  REQUIRE(r.status().reason() == StatusReason::kRetriesExhausted);
   REQUIRE(r.status().message().rfind(
               "cannot reach http://127.0.0.1:" + std::to_string(port) + "/v1/responses: ", 0) == 0);
   REQUIRE(r.status().message().find("check base_url in config.toml") != std::string::npos);
@@ -396,7 +396,7 @@ TEST_CASE("ResponsesClient: a stream dropped after delivery is stream_closed, no
   CancelToken cancel;
   auto r = client->Stream("{}", rec, cancel);
   REQUIRE(r.status().code() == StatusCode::kUnavailable);
-  REQUIRE(r.status().reason() == "stream_closed");
+  REQUIRE(r.status().reason() == StatusReason::kStreamClosed);
   REQUIRE(r.status().message() == "stream closed before response.completed");
   REQUIRE(rec.items.size() == 1);  // delivered before the drop
   REQUIRE(server.count() == 1);
@@ -418,7 +418,7 @@ TEST_CASE("ResponsesClient: a connection cut mid-stream is stream_closed") {
   CancelToken cancel;
   auto r = client->Stream("{}", rec, cancel);
   REQUIRE(r.status().code() == StatusCode::kUnavailable);
-  REQUIRE(r.status().reason() == "stream_closed");
+  REQUIRE(r.status().reason() == StatusReason::kStreamClosed);
   REQUIRE(server.count() == 1);
 }
 
@@ -458,7 +458,7 @@ TEST_CASE("ResponsesClient: no byte within the idle timeout drops the stream") {
   CancelToken cancel;
   auto r = client->Stream("{}", rec, cancel);
   REQUIRE(r.status().code() == StatusCode::kUnavailable);
-  REQUIRE(r.status().reason() == "stream_closed");
+  REQUIRE(r.status().reason() == StatusReason::kStreamClosed);
   REQUIRE(r.status().message() == "idle timeout waiting for SSE");
   REQUIRE(rec.text == "Hello");
   REQUIRE(server.count() == 1);
@@ -527,7 +527,7 @@ TEST_CASE("ResponsesClient: response.failed in the stream is classified") {
   Recorder rec;
   CancelToken cancel;
   auto r = client->Stream("{}", rec, cancel);
-  REQUIRE(r.status().reason() == "rate_limit_exceeded");
+  REQUIRE(r.status().reason() == StatusReason::kRateLimitExceeded);
   REQUIRE(r.status().retry_after_ms() == 2500);
 }
 
@@ -642,7 +642,7 @@ TEST_CASE("ResponsesClient: http_proxy is used, NO_PROXY bypasses it") {
     Recorder rec;
     CancelToken cancel;
     auto r = client->Stream("{}", rec, cancel);
-    REQUIRE(r.status().reason() == "retries_exhausted");  // direct to the closed port
+    REQUIRE(r.status().reason() == StatusReason::kRetriesExhausted);  // direct to the closed port
     REQUIRE(proxy.count() == 1);
   }
   {

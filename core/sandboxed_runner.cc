@@ -10,23 +10,6 @@
 namespace codex::core {
 namespace {
 
-Status ToStatus(const sandbox::Error& error) {
-  switch (error.kind()) {
-    case sandbox::ErrorKind::kInvalidArgument:
-      return InvalidArgumentError(error.message());
-    case sandbox::ErrorKind::kNotFound:
-      return NotFoundError(error.message());
-    case sandbox::ErrorKind::kPermissionDenied:
-    case sandbox::ErrorKind::kUnavailable:
-      return FailedPreconditionError(error.message());
-    case sandbox::ErrorKind::kCancelled:
-      return CancelledError(error.message());
-    case sandbox::ErrorKind::kInternal:
-      break;
-  }
-  return InternalError(error.message());
-}
-
 bool IsDirectory(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -84,7 +67,7 @@ Result<PreparedCommand> PrepareCommand(const CommandSpec& spec) {
                                 "' does not exist; pass an existing directory");
   }
   auto confinement = sandbox::Confinement::Prepare(ToSandboxSpec(spec));
-  if (!confinement.ok()) return ToStatus(confinement.error());
+  if (!confinement.ok()) return confinement.status();
   prepared.confinement = std::move(*confinement);
   if (prepared.confinement->network() == sandbox::Network::kDenied) {
     // Lets tools (and tests) know not to try; the same variable Codex sets.
@@ -100,7 +83,7 @@ Result<CommandResult> SandboxedRunner::Run(const CommandSpec& spec, const Cancel
   options.should_cancel = [&cancel] { return cancel.cancelled(); };
 
   auto run = sandbox::RunProcess(options);
-  if (!run.ok()) return ToStatus(run.error());
+  if (!run.ok()) return run.status();
   sandbox::ProcessResult& r = *run;
   CommandResult out;
   out.exit_code = r.exit_code;

@@ -69,7 +69,7 @@ Status SessionBusyError(std::string_view session_id, const LeaseHolder& holder) 
   Status s = FailedPreconditionError("session " + id + " is busy: a turn is running in codex pid " +
                                      std::to_string(holder.pid) + " on " + holder.host + " since " +
                                      hhmm + "; wait, or run 'codex fork " + id + "'");
-  s.WithReason("session_busy");
+  s.WithReason(StatusReason::kSessionBusy);
   return s;
 }
 

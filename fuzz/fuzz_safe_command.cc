@@ -55,7 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto list = ParseCommandList(script);
   const bool safe = IsKnownSafeCommand({"bash", "-lc", script});
   if (!list.ok()) {
-    if (safe || list.error().message().empty()) __builtin_trap();
+    if (safe || list.status().message().empty()) __builtin_trap();
   } else {
     auto again = ParseCommandList(Rebuild(*list));
     if (!again.ok() || again->commands != list->commands || again->operators != list->operators) {

@@ -38,18 +38,18 @@ constexpr const char* kWritableDevices[] = {"/dev/null",    "/dev/zero", "/dev/f
 // it) instead of killing bubblewrap and with it, at once, the whole sandbox.
 constexpr int kLauncherIgnores[] = {SIGTERM, SIGINT, SIGQUIT, SIGHUP};
 
-Expected<std::string> Canonical(const std::string& path) {
+Result<std::string> Canonical(const std::string& path) {
   char buf[PATH_MAX];
   if (::realpath(path.c_str(), buf) == nullptr) {
     int err = errno;
-    return Error(ErrorKind::kInvalidArgument,
-                 ErrnoMessage("writable root '" + path + "' cannot be used", err) +
-                     "; create it or remove it from the writable roots");
+    return Status(StatusCode::kInvalidArgument,
+                  ErrnoMessage("writable root '" + path + "' cannot be used", err) +
+                      "; create it or remove it from the writable roots");
   }
   struct stat st;
   if (::stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    return Error(ErrorKind::kInvalidArgument,
-                 "writable root '" + path + "' is not a directory; pass a directory");
+    return Status(StatusCode::kInvalidArgument,
+                  "writable root '" + path + "' is not a directory; pass a directory");
   }
   return std::string(buf);
 }
@@ -72,13 +72,14 @@ bool IsProtectedName(const std::string& name) {
 // Grants write access beneath `root`; with `split`, each entry of the root
 // but the protected names is granted separately instead (Landlock alone
 // cannot subtract a subtree).
-MaybeError GrantRoot(ll::Ruleset& ruleset, const std::string& root, bool split) {
+Status GrantRoot(ll::Ruleset& ruleset, const std::string& root, bool split) {
   if (!split) return ruleset.AddPathRule(root, kWriteRights);
 
   UniqueFd dir_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!dir_fd) return Error(ErrorKind::kInternal, ErrnoMessage("open '" + root + "'", errno));
+  if (!dir_fd) return Status(StatusCode::kInternal, ErrnoMessage("open '" + root + "'", errno));
   DIR* d = ::fdopendir(dir_fd.get());
-  if (d == nullptr) return Error(ErrorKind::kInternal, ErrnoMessage("list '" + root + "'", errno));
+  if (d == nullptr)
+    return Status(StatusCode::kInternal, ErrnoMessage("list '" + root + "'", errno));
   dir_fd.Release();  // owned by `d` now
   std::vector<std::string> names;
   while (dirent* e = ::readdir(d)) {
@@ -93,10 +94,10 @@ MaybeError GrantRoot(ll::Ruleset& ruleset, const std::string& root, bool split) 
     if (::lstat(path.c_str(), &st) != 0) continue;  // vanished meanwhile
     // Symlinks, sockets and device nodes get nothing.
     if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) continue;
-    MaybeError err = ruleset.AddPathRule(path, kWriteRights);
-    if (err && err->kind() != ErrorKind::kNotFound) return err;
+    Status err = ruleset.AddPathRule(path, kWriteRights);
+    if (!err.ok() && err.code() != StatusCode::kNotFound) return err;
   }
-  return std::nullopt;
+  return OkStatus();
 }
 
 std::string FirstLine(const std::string& path) {
@@ -144,12 +145,12 @@ std::vector<std::string> GitPaths(const std::string& root) {
 }
 
 // The seccomp program in a sealed memfd, for the helper to read.
-Expected<UniqueFd> ProgramFd(const std::vector<sock_filter>& program) {
+Result<UniqueFd> ProgramFd(const std::vector<sock_filter>& program) {
   UniqueFd fd(::memfd_create("codex-seccomp", MFD_CLOEXEC | MFD_ALLOW_SEALING));
-  if (!fd) return Error(ErrorKind::kInternal, ErrnoMessage("memfd_create", errno));
+  if (!fd) return Status(StatusCode::kInternal, ErrnoMessage("memfd_create", errno));
   const auto bytes = static_cast<ssize_t>(program.size() * sizeof(sock_filter));
   if (::write(fd.get(), program.data(), static_cast<size_t>(bytes)) != bytes) {
-    return Error(ErrorKind::kInternal, ErrnoMessage("writing the seccomp filter", errno));
+    return Status(StatusCode::kInternal, ErrnoMessage("writing the seccomp filter", errno));
   }
   ::fcntl(fd.get(), F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
   return fd;
@@ -161,7 +162,7 @@ std::string ModeName(Mode mode) {
 
 }  // namespace
 
-Expected<std::unique_ptr<Confinement>> Confinement::Prepare(const SandboxSpec& spec) {
+Result<std::unique_ptr<Confinement>> Confinement::Prepare(const SandboxSpec& spec) {
   std::unique_ptr<Confinement> c(new Confinement());
   c->mode_ = spec.mode;
   if (spec.mode == Mode::kFullAccess) {
@@ -174,16 +175,16 @@ Expected<std::unique_ptr<Confinement>> Confinement::Prepare(const SandboxSpec& s
   const BwrapAvailability bwrap = ProbeBwrap();
   c->use_ns_ = bwrap.usable;
   if (c->abi_ < 1 && !c->use_ns_) {
-    return Error(ErrorKind::kUnavailable,
-                 "cannot enforce " + ModeName(spec.mode) +
-                     ": Landlock is not available on this kernel and " + bwrap.reason +
-                     "; install bubblewrap and allow user namespaces, or run unconfined with "
-                     "--sandbox danger-full-access");
+    return Status(StatusCode::kFailedPrecondition,
+                  "cannot enforce " + ModeName(spec.mode) +
+                      ": Landlock is not available on this kernel and " + bwrap.reason +
+                      "; install bubblewrap and allow user namespaces, or run unconfined with "
+                      "--sandbox danger-full-access");
   }
 
   if (spec.mode == Mode::kWorkspaceWrite) {
     for (const std::string& root : spec.writable_roots) {
-      ASSIGN_OR_RETURN_SANDBOX(std::string canonical, Canonical(root));
+      ASSIGN_OR_RETURN(std::string canonical, Canonical(root));
       if (std::find(c->roots_.begin(), c->roots_.end(), canonical) == c->roots_.end()) {
         c->roots_.push_back(std::move(canonical));
       }
@@ -210,13 +211,12 @@ Expected<std::unique_ptr<Confinement>> Confinement::Prepare(const SandboxSpec& s
     const uint64_t net = c->network_ == Network::kDenied ? ll::kNetBindTcp | ll::kNetConnectTcp : 0;
     uint64_t scopes = ll::kScopeSignal;
     if (c->network_ == Network::kDenied) scopes |= ll::kScopeAbstractUnixSocket;
-    ASSIGN_OR_RETURN_SANDBOX(
-        ll::Ruleset ruleset,
-        ll::Ruleset::Create(c->abi_, ll::FsRightsForAbi(c->abi_), net, scopes));
-    RETURN_IF_SANDBOX_ERROR(ruleset.AddPathRule("/", kReadRights));
+    ASSIGN_OR_RETURN(ll::Ruleset ruleset,
+                     ll::Ruleset::Create(c->abi_, ll::FsRightsForAbi(c->abi_), net, scopes));
+    RETURN_IF_ERROR(ruleset.AddPathRule("/", kReadRights));
     for (const char* device : kWritableDevices) {
-      MaybeError err = ruleset.AddPathRule(device, kDeviceRights);
-      if (err && err->kind() != ErrorKind::kNotFound) return *err;
+      Status err = ruleset.AddPathRule(device, kDeviceRights);
+      if (!err.ok() && err.code() != StatusCode::kNotFound) return err;
     }
     for (const std::string& root : c->roots_) {
       // With the mount namespace, read-only binds keep .git and .codex
@@ -226,23 +226,23 @@ Expected<std::unique_ptr<Confinement>> Confinement::Prepare(const SandboxSpec& s
         struct stat st;
         if (::lstat(Join(root, name).c_str(), &st) == 0) split = true;
       }
-      RETURN_IF_SANDBOX_ERROR(GrantRoot(ruleset, root, split && !c->use_ns_));
+      RETURN_IF_ERROR(GrantRoot(ruleset, root, split && !c->use_ns_));
     }
     if (spec.mode == Mode::kWorkspaceWrite) {
       if (auto shm = Canonical("/dev/shm"); shm.ok()) {
-        RETURN_IF_SANDBOX_ERROR(ruleset.AddPathRule(*shm, kWriteRights));
+        RETURN_IF_ERROR(ruleset.AddPathRule(*shm, kWriteRights));
       }
     }
     c->ruleset_ = ruleset.TakeFd();
   }
 
-  ASSIGN_OR_RETURN_SANDBOX(c->seccomp_, BuildSeccompFilter(c->network_));
+  ASSIGN_OR_RETURN(c->seccomp_, BuildSeccompFilter(c->network_));
 
   if (c->use_ns_) {
-    ASSIGN_OR_RETURN_SANDBOX(c->seccomp_fd_, ProgramFd(c->seccomp_));
+    ASSIGN_OR_RETURN(c->seccomp_fd_, ProgramFd(c->seccomp_));
     const std::string helper = HelperExecutablePath();
     c->exe_fd_ = UniqueFd(::open(helper.c_str(), O_PATH | O_CLOEXEC));
-    if (!c->exe_fd_) return Error(ErrorKind::kInternal, ErrnoMessage("open " + helper, errno));
+    if (!c->exe_fd_) return Status(StatusCode::kInternal, ErrnoMessage("open " + helper, errno));
     std::vector<std::string>& a = c->bwrap_args_;
     a = {bwrap.path, "--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-ipc"};
     if (c->network_ == Network::kDenied) a.push_back("--unshare-net");

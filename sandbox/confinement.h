@@ -49,7 +49,7 @@
 #include <string>
 #include <vector>
 
-#include "sandbox/error.h"
+#include "base/status.h"
 #include "sandbox/launcher.h"
 #include "sandbox/process.h"
 #include "sandbox/seccomp_filter.h"
@@ -84,7 +84,7 @@ class Confinement : public ChildSetup {
   // Landlock; the message names what is missing and how to run unconfined),
   // kInvalidArgument (a writable root does not exist or is not a directory),
   // kInternal.
-  static Expected<std::unique_ptr<Confinement>> Prepare(const SandboxSpec& spec);
+  static Result<std::unique_ptr<Confinement>> Prepare(const SandboxSpec& spec);
 
   int ApplyInChild(const char** what) const noexcept override;
   std::vector<std::string> LaunchArgv(const std::vector<std::string>& argv,

@@ -32,6 +32,7 @@
 #include "sandbox/launcher.h"
 #include "sandbox/process.h"
 
+using codex::StatusCode;
 using namespace codex::sandbox;
 namespace fs = std::filesystem;
 
@@ -114,7 +115,7 @@ ProcessResult Run(const SandboxSpec& spec, const fs::path& cwd, const std::strin
   options.timeout_ms = 20'000;
   options.child_setup = confinement->get();
   auto r = RunProcess(options);
-  if (!r.ok()) FAIL(r.error().message());
+  if (!r.ok()) FAIL(r.status().message());
   return std::move(r).value();
 }
 
@@ -128,7 +129,7 @@ ProcessResult Probe(const SandboxSpec& spec, std::vector<std::string> args) {
   options.timeout_ms = 20'000;
   options.child_setup = confinement->get();
   auto r = RunProcess(options);
-  if (!r.ok()) FAIL(r.error().message());
+  if (!r.ok()) FAIL(r.status().message());
   INFO("probe: " << r->output);
   return std::move(r).value();
 }
@@ -592,7 +593,7 @@ TEST_CASE("With namespaces nothing the command started survives it") {
   };
   auto cancelled = RunProcess(options);
   REQUIRE_FALSE(cancelled.ok());
-  CHECK(cancelled.error().kind() == ErrorKind::kCancelled);
+  CHECK(cancelled.status().code() == StatusCode::kCancelled);
   CHECK(survivors().empty());
 }
 
@@ -602,8 +603,8 @@ TEST_CASE("Without namespaces or Landlock, sandboxed modes refuse to run unconfi
   for (Mode mode : {Mode::kReadOnly, Mode::kWorkspaceWrite}) {
     auto c = Confinement::Prepare(Spec(mode));
     REQUIRE_FALSE(c.ok());
-    CHECK(c.error().kind() == ErrorKind::kUnavailable);
-    CHECK_THAT(c.error().message(),
+    CHECK(c.status().code() == StatusCode::kFailedPrecondition);
+    CHECK_THAT(c.status().message(),
                Catch::StartsWith("cannot enforce") &&
                    Catch::Contains("Landlock is not available on this kernel") &&
                    Catch::Contains("bubblewrap (bwrap) is not installed") &&
@@ -654,11 +655,11 @@ TEST_CASE("Prepare rejects writable roots that are missing or not directories") 
   spec.writable_roots = {(t.ws() / "missing").string()};
   auto missing = Confinement::Prepare(spec);
   REQUIRE_FALSE(missing.ok());
-  CHECK(missing.error().kind() == ErrorKind::kInvalidArgument);
-  CHECK(missing.error().message().find("missing") != std::string::npos);
+  CHECK(missing.status().code() == StatusCode::kInvalidArgument);
+  CHECK(missing.status().message().find("missing") != std::string::npos);
 
   spec.writable_roots = {(t.ws() / "top.txt").string()};
   auto file = Confinement::Prepare(spec);
   REQUIRE_FALSE(file.ok());
-  CHECK(file.error().kind() == ErrorKind::kInvalidArgument);
+  CHECK(file.status().code() == StatusCode::kInvalidArgument);
 }

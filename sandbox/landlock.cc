@@ -54,9 +54,9 @@ uint64_t FsRightsForAbi(int abi) {
   return rights;
 }
 
-Expected<Ruleset> Ruleset::Create(int abi, uint64_t fs, uint64_t net, uint64_t scopes) {
+Result<Ruleset> Ruleset::Create(int abi, uint64_t fs, uint64_t net, uint64_t scopes) {
   if (abi < 1) {
-    return Error(ErrorKind::kUnavailable, "Landlock is not available on this kernel");
+    return Status(StatusCode::kFailedPrecondition, "Landlock is not available on this kernel");
   }
   RulesetAttr attr{};
   attr.handled_access_fs = fs & FsRightsForAbi(abi);
@@ -71,35 +71,35 @@ Expected<Ruleset> Ruleset::Create(int abi, uint64_t fs, uint64_t net, uint64_t s
   }
   long fd = CreateRuleset(&attr, size, 0);
   if (fd < 0) {
-    return Error(ErrorKind::kInternal, ErrnoMessage("landlock_create_ruleset", errno));
+    return Status(StatusCode::kInternal, ErrnoMessage("landlock_create_ruleset", errno));
   }
   return Ruleset(UniqueFd(static_cast<int>(fd)), attr.handled_access_fs);
 }
 
-MaybeError Ruleset::AddPathRule(const std::string& path, uint64_t access) {
+Status Ruleset::AddPathRule(const std::string& path, uint64_t access) {
   UniqueFd fd(::open(path.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW));
   if (!fd) {
     int err = errno;
-    return Error(err == ENOENT ? ErrorKind::kNotFound : ErrorKind::kInternal,
-                 ErrnoMessage("cannot open '" + path + "' for a sandbox rule", err));
+    return Status(err == ENOENT ? StatusCode::kNotFound : StatusCode::kInternal,
+                  ErrnoMessage("cannot open '" + path + "' for a sandbox rule", err));
   }
   struct stat st;
   if (::fstat(fd.get(), &st) != 0) {
-    return Error(ErrorKind::kInternal, ErrnoMessage("stat '" + path + "'", errno));
+    return Status(StatusCode::kInternal, ErrnoMessage("stat '" + path + "'", errno));
   }
   return AddFdRule(fd.get(), S_ISDIR(st.st_mode), access);
 }
 
-MaybeError Ruleset::AddFdRule(int fd, bool is_directory, uint64_t access) {
+Status Ruleset::AddFdRule(int fd, bool is_directory, uint64_t access) {
   PathBeneathAttr attr{};
   attr.allowed_access = access & handled_fs_;
   if (!is_directory) attr.allowed_access &= kFileRights;
   attr.parent_fd = fd;
-  if (attr.allowed_access == 0) return std::nullopt;
+  if (attr.allowed_access == 0) return OkStatus();
   if (::syscall(SYS_landlock_add_rule, fd_.get(), kRulePathBeneath, &attr, 0) != 0) {
-    return Error(ErrorKind::kInternal, ErrnoMessage("landlock_add_rule", errno));
+    return Status(StatusCode::kInternal, ErrnoMessage("landlock_add_rule", errno));
   }
-  return std::nullopt;
+  return OkStatus();
 }
 
 int RestrictSelf(int ruleset_fd) noexcept {

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <string>
 
-#include "sandbox/error.h"
+#include "base/status.h"
 #include "sandbox/unique_fd.h"
 
 namespace codex::sandbox::landlock {
@@ -62,15 +62,15 @@ class Ruleset {
  public:
   // Handles `fs` (masked to what `abi` knows), `net` (ignored below v4) and
   // `scopes` (ignored below v6).
-  static Expected<Ruleset> Create(int abi, uint64_t fs, uint64_t net, uint64_t scopes);
+  static Result<Ruleset> Create(int abi, uint64_t fs, uint64_t net, uint64_t scopes);
 
   // Allows `access` beneath `path` (a directory) or on it (a file). Rights the
   // ruleset does not handle are dropped; for a file, rights outside
   // kFileRights are dropped; when nothing is left no rule is added. Symlinks are not followed:
   // `path` is expected to be canonical. A path that does not exist is kNotFound.
-  [[nodiscard]] MaybeError AddPathRule(const std::string& path, uint64_t access);
+  [[nodiscard]] Status AddPathRule(const std::string& path, uint64_t access);
   // Same, for an already opened O_PATH descriptor.
-  [[nodiscard]] MaybeError AddFdRule(int fd, bool is_directory, uint64_t access);
+  [[nodiscard]] Status AddFdRule(int fd, bool is_directory, uint64_t access);
 
   uint64_t handled_fs() const { return handled_fs_; }
   int fd() const { return fd_.get(); }

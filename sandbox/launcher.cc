@@ -67,7 +67,7 @@ BwrapAvailability Probe(const std::string& bwrap) {
   options.kill_grace_ms = 100;
   auto r = RunProcess(options);
   if (!r.ok()) {
-    out.reason = r.error().message();
+    out.reason = r.status().message();
   } else if (r->exit_code != 0) {
     std::string err = r->stderr_text.substr(0, r->stderr_text.find('\n'));
     out.reason = "bubblewrap cannot create namespaces here (" +
@@ -167,9 +167,9 @@ void RunHelper(int argc, char** argv) {
   if (child == 0) {
     if (!g_interactive) ::setsid();
     if (report_fd >= 0) internal::ExecInPlaceOrReport(options, report_fd);
-    Error error = ExecInPlace(options);
+    Status error = ExecInPlace(options);
     std::fprintf(stderr, "error: %s\n", error.message().c_str());
-    std::_Exit(ExitCodeForStartError(error.kind()));
+    std::_Exit(ExitCodeForStartError(error.code()));
   }
   if (report_fd >= 0) ::close(report_fd);
   g_report_fd = -1;

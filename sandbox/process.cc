@@ -205,42 +205,44 @@ struct ExecStrings {
   }
 };
 
-Error ReportToError(const ChildReport& report, const SpawnOptions& options) {
+Status ReportToError(const ChildReport& report, const SpawnOptions& options) {
   const std::string& program = options.argv[0];
   const std::string detail = report.what[0] != '\0' ? std::string(report.what) : std::string();
   switch (static_cast<ChildStage>(report.stage)) {
     case ChildStage::kChdir:
-      return Error(
-          ErrorKind::kInvalidArgument,
+      return Status(
+          StatusCode::kInvalidArgument,
           ErrnoMessage("cannot change to working directory '" + options.cwd + "'", report.err) +
               "; pass an existing directory");
     case ChildStage::kConfine:
-      return Error(report.err == ENOSYS || report.err == EOPNOTSUPP ? ErrorKind::kUnavailable
-                                                                    : ErrorKind::kInternal,
-                   ErrnoMessage("cannot apply the sandbox (" + detail + ")", report.err));
+      return Status(report.err == ENOSYS || report.err == EOPNOTSUPP
+                        ? StatusCode::kFailedPrecondition
+                        : StatusCode::kInternal,
+                    ErrnoMessage("cannot apply the sandbox (" + detail + ")", report.err));
     case ChildStage::kExec:
       if (report.err == ENOENT || report.err == ENOTDIR) {
         if (program.find('/') == std::string::npos) {
-          return Error(ErrorKind::kNotFound,
-                       "cannot run '" + program + "': command not found in PATH");
+          return Status(StatusCode::kNotFound,
+                        "cannot run '" + program + "': command not found in PATH");
         }
-        return Error(ErrorKind::kNotFound, "cannot run '" + program + "': no such file");
+        return Status(StatusCode::kNotFound, "cannot run '" + program + "': no such file");
       }
       if (report.err == EACCES) {
-        return Error(ErrorKind::kPermissionDenied,
-                     "cannot run '" + program + "': permission denied (not executable?)");
+        return Status(StatusCode::kPermissionDenied,
+                      "cannot run '" + program + "': permission denied (not executable?)");
       }
-      return Error(ErrorKind::kInternal, ErrnoMessage("cannot run '" + program + "'", report.err));
+      return Status(StatusCode::kInternal,
+                    ErrnoMessage("cannot run '" + program + "'", report.err));
     case ChildStage::kSetup:
     default:
-      return Error(ErrorKind::kInternal,
-                   ErrnoMessage("cannot start '" + program + "' (" + detail + ")", report.err));
+      return Status(StatusCode::kInternal,
+                    ErrnoMessage("cannot start '" + program + "' (" + detail + ")", report.err));
   }
 }
 
-Expected<UniqueFd> OpenDevNull() {
+Result<UniqueFd> OpenDevNull() {
   int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error(ErrorKind::kInternal, ErrnoMessage("open /dev/null", errno));
+  if (fd < 0) return Status(StatusCode::kInternal, ErrnoMessage("open /dev/null", errno));
   return UniqueFd(fd);
 }
 
@@ -249,9 +251,10 @@ struct Pipe {
   UniqueFd write;
 };
 
-Expected<Pipe> MakePipe() {
+Result<Pipe> MakePipe() {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return Error(ErrorKind::kInternal, ErrnoMessage("pipe", errno));
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    return Status(StatusCode::kInternal, ErrnoMessage("pipe", errno));
   return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
 
@@ -272,10 +275,10 @@ bool ReadReport(int fd, ChildReport* report) {
 // command, or of the launcher and then the command: the pipe closes only when
 // every holder exec'd or exited). By then the child's session exists, so its
 // group can be signalled.
-Expected<pid_t> ForkExec(const SpawnOptions& options, ChildPlan plan, Pipe report_pipe) {
+Result<pid_t> ForkExec(const SpawnOptions& options, ChildPlan plan, Pipe report_pipe) {
   plan.error_fd = report_pipe.write.get();
   pid_t pid = ::fork();
-  if (pid < 0) return Error(ErrorKind::kInternal, ErrnoMessage("fork", errno));
+  if (pid < 0) return Status(StatusCode::kInternal, ErrnoMessage("fork", errno));
   if (pid == 0) ChildMain(plan);
   report_pipe.write.Reset();
   ChildReport report;
@@ -396,11 +399,11 @@ std::vector<std::string> ExecCandidates(const std::string& program, const std::s
 
 // --- ChildProcess ---
 
-Expected<ChildProcess> ChildProcess::Spawn(const SpawnOptions& options) {
+Result<ChildProcess> ChildProcess::Spawn(const SpawnOptions& options) {
   if (options.argv.empty() || options.argv[0].empty()) {
-    return Error(ErrorKind::kInvalidArgument, "no command given: argv is empty");
+    return Status(StatusCode::kInvalidArgument, "no command given: argv is empty");
   }
-  ASSIGN_OR_RETURN_SANDBOX(Pipe report_pipe, MakePipe());
+  ASSIGN_OR_RETURN(Pipe report_pipe, MakePipe());
   std::vector<std::string> argv_copy = options.argv;
   bool launcher = false;
   if (options.child_setup != nullptr) {
@@ -412,9 +415,9 @@ Expected<ChildProcess> ChildProcess::Spawn(const SpawnOptions& options) {
     }
   }
   ExecStrings strings(options, argv_copy, launcher);
-  ASSIGN_OR_RETURN_SANDBOX(UniqueFd dev_null, OpenDevNull());
-  ASSIGN_OR_RETURN_SANDBOX(Pipe out, MakePipe());
-  ASSIGN_OR_RETURN_SANDBOX(Pipe err, MakePipe());
+  ASSIGN_OR_RETURN(UniqueFd dev_null, OpenDevNull());
+  ASSIGN_OR_RETURN(Pipe out, MakePipe());
+  ASSIGN_OR_RETURN(Pipe err, MakePipe());
 
   ChildPlan plan;
   plan.argv = strings.argv_ptrs.data();
@@ -427,7 +430,7 @@ Expected<ChildProcess> ChildProcess::Spawn(const SpawnOptions& options) {
   plan.stdio[2] = err.write.get();
   plan.setup = options.child_setup;
   plan.pass_error_fd = launcher;
-  ASSIGN_OR_RETURN_SANDBOX(pid_t pid, ForkExec(options, plan, std::move(report_pipe)));
+  ASSIGN_OR_RETURN(pid_t pid, ForkExec(options, plan, std::move(report_pipe)));
 
   UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   SetNonBlocking(out.read.get());
@@ -488,12 +491,12 @@ int ChildProcess::Reap() {
 
 // --- RunProcess ---
 
-Expected<ProcessResult> RunProcess(const SpawnOptions& options) {
+Result<ProcessResult> RunProcess(const SpawnOptions& options) {
   const auto start = Clock::now();
   if (options.should_cancel && options.should_cancel()) {
-    return Error(ErrorKind::kCancelled, "the command was cancelled before it started");
+    return Status(StatusCode::kCancelled, "the command was cancelled before it started");
   }
-  ASSIGN_OR_RETURN_SANDBOX(ChildProcess child, ChildProcess::Spawn(options));
+  ASSIGN_OR_RETURN(ChildProcess child, ChildProcess::Spawn(options));
   std::vector<UniqueFd> descendants;  // pidfds of the leader's children, see AwaitExits
 
   ProcessResult result;
@@ -564,7 +567,7 @@ Expected<ProcessResult> RunProcess(const SpawnOptions& options) {
     }
     int ready = ::poll(fds.data(), n, static_cast<int>(wait_ms));
     if (ready < 0 && errno != EINTR) {
-      return Error(ErrorKind::kInternal, ErrnoMessage("poll", errno));
+      return Status(StatusCode::kInternal, ErrnoMessage("poll", errno));
     }
     if (ready <= 0) continue;
     if (out_index >= 0 && fds[static_cast<size_t>(out_index)].revents != 0) {
@@ -584,7 +587,7 @@ Expected<ProcessResult> RunProcess(const SpawnOptions& options) {
   if (cancelled) {
     child.Reap();
     AwaitExits(descendants);
-    return Error(ErrorKind::kCancelled, "the command was cancelled");
+    return Status(StatusCode::kCancelled, "the command was cancelled");
   }
   const auto drain_start = Clock::now();
   while ((out_open || err_open) && MsSince(drain_start) < kFinalDrainMs) {
@@ -614,9 +617,9 @@ Expected<ProcessResult> RunProcess(const SpawnOptions& options) {
   return result;
 }
 
-Error ExecInPlace(const SpawnOptions& options) {
+Status ExecInPlace(const SpawnOptions& options) {
   if (options.argv.empty() || options.argv[0].empty()) {
-    return Error(ErrorKind::kInvalidArgument, "no command given: argv is empty");
+    return Status(StatusCode::kInvalidArgument, "no command given: argv is empty");
   }
   std::vector<std::string> argv_copy = options.argv;
   bool launcher = false;
@@ -642,13 +645,13 @@ Error ExecInPlace(const SpawnOptions& options) {
   return ReportToError(report, options);
 }
 
-int ExitCodeForStartError(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::kNotFound:
+int ExitCodeForStartError(StatusCode code) {
+  switch (code) {
+    case StatusCode::kNotFound:
       return 127;
-    case ErrorKind::kPermissionDenied:
+    case StatusCode::kPermissionDenied:
       return 126;
-    case ErrorKind::kInvalidArgument:
+    case StatusCode::kInvalidArgument:
       return 2;
     default:
       return 1;

@@ -20,7 +20,7 @@
 //   * On timeout the whole group gets SIGTERM, then SIGKILL after
 //     `kill_grace_ms`; the result has timed_out and exit code 124.
 //   * `should_cancel` is polled at least every 100 ms; when it returns true the
-//     group is killed with SIGKILL and RunProcess returns ErrorKind::kCancelled
+//     group is killed with SIGKILL and RunProcess returns StatusCode::kCancelled
 //     promptly.
 //   * With a child_setup (the sandbox), RunProcess returns only once the
 //     leader's direct children are gone too (up to 2 s after a kill): the
@@ -39,8 +39,8 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "sandbox/environment.h"
-#include "sandbox/error.h"
 #include "sandbox/unique_fd.h"
 
 namespace codex::sandbox {
@@ -119,7 +119,7 @@ class ChildProcess {
   // Forks and execs according to `options` (argv, cwd, env, child_setup);
   // timeout, caps and cancellation are RunProcess's business. The returned
   // process has already passed execve successfully.
-  static Expected<ChildProcess> Spawn(const SpawnOptions& options);
+  static Result<ChildProcess> Spawn(const SpawnOptions& options);
 
   ChildProcess(ChildProcess&& other) noexcept;
   ChildProcess& operator=(ChildProcess&& other) noexcept;
@@ -161,7 +161,7 @@ class ChildProcess {
 // (empty argv), kNotFound / kPermissionDenied (exec), kUnavailable or
 // kInternal (child setup, e.g. the sandbox could not be applied),
 // kCancelled.
-Expected<ProcessResult> RunProcess(const SpawnOptions& options);
+Result<ProcessResult> RunProcess(const SpawnOptions& options);
 
 // The candidate paths execve is tried on for `program`, in order: `program`
 // itself when it contains '/', else each PATH entry joined with it (an empty
@@ -177,11 +177,11 @@ namespace codex::sandbox {
 // process group and pid (for `codex sandbox`, where a human watches the
 // command). Timeout, caps and cancellation do not apply. Returns only on
 // failure.
-Error ExecInPlace(const SpawnOptions& options);
+Status ExecInPlace(const SpawnOptions& options);
 
 // The exit status `codex sandbox` and the sandbox helper use when a command
 // could not be started: 127 not found, 126 not executable, 2 bad argument, else 1.
-int ExitCodeForStartError(ErrorKind kind);
+int ExitCodeForStartError(StatusCode code);
 
 namespace internal {
 

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+using codex::StatusCode;
 using namespace codex::sandbox;
 namespace fs = std::filesystem;
 
@@ -134,8 +135,8 @@ TEST_CASE("RunProcess reports a missing working directory clearly") {
   options.cwd = "/nonexistent/codex-dir";
   auto r = RunProcess(options);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().kind() == ErrorKind::kInvalidArgument);
-  CHECK(r.error().message().find("/nonexistent/codex-dir") != std::string::npos);
+  CHECK(r.status().code() == StatusCode::kInvalidArgument);
+  CHECK(r.status().message().find("/nonexistent/codex-dir") != std::string::npos);
 }
 
 TEST_CASE("RunProcess reports a missing program clearly") {
@@ -143,14 +144,15 @@ TEST_CASE("RunProcess reports a missing program clearly") {
   options.argv = {"codex-no-such-program-xyz", "arg"};
   auto r = RunProcess(options);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().kind() == ErrorKind::kNotFound);
-  CHECK(r.error().message() == "cannot run 'codex-no-such-program-xyz': command not found in PATH");
+  CHECK(r.status().code() == StatusCode::kNotFound);
+  CHECK(r.status().message() ==
+        "cannot run 'codex-no-such-program-xyz': command not found in PATH");
 
   options.argv = {"/nonexistent/prog"};
   auto r2 = RunProcess(options);
   REQUIRE_FALSE(r2.ok());
-  CHECK(r2.error().kind() == ErrorKind::kNotFound);
-  CHECK(r2.error().message().find("'/nonexistent/prog'") != std::string::npos);
+  CHECK(r2.status().code() == StatusCode::kNotFound);
+  CHECK(r2.status().message().find("'/nonexistent/prog'") != std::string::npos);
 }
 
 TEST_CASE("RunProcess reports a file that is not executable") {
@@ -161,14 +163,14 @@ TEST_CASE("RunProcess reports a file that is not executable") {
   options.argv = {file.string()};
   auto r = RunProcess(options);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().kind() == ErrorKind::kPermissionDenied);
+  CHECK(r.status().code() == StatusCode::kPermissionDenied);
 }
 
 TEST_CASE("RunProcess rejects an empty argv") {
   SpawnOptions options;
   auto r = RunProcess(options);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().kind() == ErrorKind::kInvalidArgument);
+  CHECK(r.status().code() == StatusCode::kInvalidArgument);
 }
 
 TEST_CASE("RunProcess looks the program up in the overridden PATH") {
@@ -289,7 +291,7 @@ TEST_CASE("Cancellation kills the group and returns promptly") {
   auto r = RunProcess(options);
   canceller.join();
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().kind() == ErrorKind::kCancelled);
+  CHECK(r.status().code() == StatusCode::kCancelled);
   CHECK(IsGone(WaitForPidFile(pid_file)));
 }
 

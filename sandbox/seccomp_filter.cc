@@ -23,9 +23,9 @@ struct CtxDeleter {
 };
 using Ctx = std::unique_ptr<void, CtxDeleter>;
 
-Error SeccompError(const char* what, int rc) {
+Status SeccompError(const char* what, int rc) {
   // libseccomp returns negative errno values.
-  return Error(ErrorKind::kInternal, ErrnoMessage(std::string("seccomp: ") + what, -rc));
+  return Status(StatusCode::kInternal, ErrnoMessage(std::string("seccomp: ") + what, -rc));
 }
 
 // The system calls denied in every confined mode, by name so that a name
@@ -86,9 +86,9 @@ constexpr uint64_t kNamespaceFlags[] = {CLONE_NEWNS,  CLONE_NEWCGROUP, CLONE_NEW
 
 }  // namespace
 
-Expected<std::vector<sock_filter>> BuildSeccompFilter(Network network) {
+Result<std::vector<sock_filter>> BuildSeccompFilter(Network network) {
   Ctx ctx(seccomp_init(SCMP_ACT_ALLOW));
-  if (!ctx) return Error(ErrorKind::kInternal, "seccomp: cannot allocate a filter");
+  if (!ctx) return Status(StatusCode::kInternal, "seccomp: cannot allocate a filter");
   // no_new_privs is set by the caller in the child; the filter is exported,
   // not loaded, so libseccomp's own NNP handling does not apply.
   const uint32_t deny = SCMP_ACT_ERRNO(EPERM);
@@ -127,16 +127,16 @@ Expected<std::vector<sock_filter>> BuildSeccompFilter(Network network) {
 
   // libseccomp 2.5 can only export to a file descriptor.
   UniqueFd mem(::memfd_create("codex-seccomp", MFD_CLOEXEC));
-  if (!mem) return Error(ErrorKind::kInternal, ErrnoMessage("memfd_create", errno));
+  if (!mem) return Status(StatusCode::kInternal, ErrnoMessage("memfd_create", errno));
   rc = seccomp_export_bpf(ctx.get(), mem.get());
   if (rc != 0) return SeccompError("exporting the filter", rc);
   off_t size = ::lseek(mem.get(), 0, SEEK_END);
   if (size <= 0 || size % static_cast<off_t>(sizeof(sock_filter)) != 0) {
-    return Error(ErrorKind::kInternal, "seccomp: the exported filter has an unexpected size");
+    return Status(StatusCode::kInternal, "seccomp: the exported filter has an unexpected size");
   }
   std::vector<sock_filter> program(static_cast<size_t>(size) / sizeof(sock_filter));
   if (::pread(mem.get(), program.data(), static_cast<size_t>(size), 0) != size) {
-    return Error(ErrorKind::kInternal, ErrnoMessage("reading the seccomp filter", errno));
+    return Status(StatusCode::kInternal, ErrnoMessage("reading the seccomp filter", errno));
   }
   return program;
 }

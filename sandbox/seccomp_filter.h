@@ -38,14 +38,14 @@
 #include <string>
 #include <vector>
 
-#include "sandbox/error.h"
+#include "base/status.h"
 
 namespace codex::sandbox {
 
 enum class Network { kDenied, kAllowed };
 
 // The compiled filter program.
-Expected<std::vector<sock_filter>> BuildSeccompFilter(Network network);
+Result<std::vector<sock_filter>> BuildSeccompFilter(Network network);
 
 // One line per rule group, for `codex sandbox --explain`.
 std::vector<std::string> DescribeSeccompFilter(Network network);

@@ -1,5 +1,8 @@
 #include "sandbox/shell_lexer.h"
 
+#include <optional>
+#include <utility>
+
 namespace codex::sandbox {
 namespace {
 
@@ -7,7 +10,7 @@ class Lexer {
  public:
   explicit Lexer(std::string_view s) : s_(s) {}
 
-  Expected<std::vector<ShellToken>> Run() {
+  Result<std::vector<ShellToken>> Run() {
     while (i_ < s_.size()) {
       const char c = s_[i_];
       if (c == '\0') return Refuse("a NUL byte");
@@ -24,25 +27,6 @@ class Lexer {
         ++i_;
       } else if (c == '#' && !in_word_) {
         while (i_ < s_.size() && s_[i_] != '\n') ++i_;
-      } else if (c == '\'') {
-        size_t end = s_.find('\'', i_ + 1);
-        if (end == std::string_view::npos) return Refuse("an unterminated single quote");
-        std::string_view body = s_.substr(i_ + 1, end - i_ - 1);
-        if (body.find('\0') != std::string_view::npos) return Refuse("a NUL byte");
-        word_.append(body);
-        in_word_ = true;
-        i_ = end + 1;
-      } else if (c == '"') {
-        if (auto err = DoubleQuoted()) return *err;
-      } else if (c == '\\') {
-        if (i_ + 1 >= s_.size()) return Refuse("a backslash at the end of the script");
-        const char next = s_[i_ + 1];
-        if (next == '\0') return Refuse("a NUL byte");
-        if (next != '\n') {  // backslash-newline joins lines
-          word_.push_back(next);
-          in_word_ = true;
-        }
-        i_ += 2;
       } else if (c == '&') {
         if (Peek(1) != '&') return Refuse("a background '&' or '&>' redirection");
         EndWord();
@@ -68,34 +52,79 @@ class Lexer {
         return Refuse(std::string("a redirection '") + c + "'");
       } else if (c == '(' || c == ')') {
         return Refuse("a subshell or group '" + std::string(1, c) + "'");
-      } else if (c == '{' || c == '}') {
-        return Refuse("a brace group or expansion '" + std::string(1, c) + "'");
-      } else if (c == '$') {
-        return Refuse("a '$' expansion");
-      } else if (c == '`') {
-        return Refuse("a '`' command substitution");
-      } else if (c == '*' || c == '?' || c == '[') {
-        return Refuse("an unquoted glob character '" + std::string(1, c) + "'");
-      } else if (c == '~' && !in_word_) {
-        return Refuse("a '~' expansion");
-      } else if ((static_cast<unsigned char>(c) < 0x20) || c == 0x7f) {
-        return Refuse("a control character");
       } else {
-        word_.push_back(c);
-        in_word_ = true;
-        ++i_;
+        RETURN_IF_ERROR(WordPart());
       }
     }
     EndWord();
     return std::move(tokens_);
   }
 
+  // The word starting at `start`: consumed up to a blank, a line end ('\r'
+  // too, for CRLF scripts) or an operator character. nullopt when none starts there or it holds
+  // anything Run refuses.
+  std::optional<std::string> OneWord(size_t start, size_t* end) {
+    i_ = start;
+    while (i_ < s_.size()) {
+      const char c = s_[i_];
+      if (c == '\0' || (c == '#' && !in_word_)) return std::nullopt;
+      if (std::string_view(" \t\r\n&|;<>()").find(c) != std::string_view::npos) break;
+      if (!WordPart().ok()) return std::nullopt;
+    }
+    if (!in_word_) return std::nullopt;
+    *end = i_;
+    return std::move(word_);
+  }
+
  private:
+  // At a character that is part of a word (not a blank, newline, comment or
+  // operator): consumes a quoted string, an escape or one plain character.
+  Status WordPart() {
+    const char c = s_[i_];
+    if (c == '\'') {
+      size_t end = s_.find('\'', i_ + 1);
+      if (end == std::string_view::npos) return Refuse("an unterminated single quote");
+      std::string_view body = s_.substr(i_ + 1, end - i_ - 1);
+      if (body.find('\0') != std::string_view::npos) return Refuse("a NUL byte");
+      word_.append(body);
+      in_word_ = true;
+      i_ = end + 1;
+    } else if (c == '"') {
+      RETURN_IF_ERROR(DoubleQuoted());
+    } else if (c == '\\') {
+      if (i_ + 1 >= s_.size()) return Refuse("a backslash at the end of the script");
+      const char next = s_[i_ + 1];
+      if (next == '\0') return Refuse("a NUL byte");
+      if (next != '\n') {  // backslash-newline joins lines
+        word_.push_back(next);
+        in_word_ = true;
+      }
+      i_ += 2;
+    } else if (c == '{' || c == '}') {
+      return Refuse("a brace group or expansion '" + std::string(1, c) + "'");
+    } else if (c == '$') {
+      return Refuse("a '$' expansion");
+    } else if (c == '`') {
+      return Refuse("a '`' command substitution");
+    } else if (c == '*' || c == '?' || c == '[') {
+      return Refuse("an unquoted glob character '" + std::string(1, c) + "'");
+    } else if (c == '~' && !in_word_) {
+      return Refuse("a '~' expansion");
+    } else if ((static_cast<unsigned char>(c) < 0x20) || c == 0x7f) {
+      return Refuse("a control character");
+    } else {
+      word_.push_back(c);
+      in_word_ = true;
+      ++i_;
+    }
+    return OkStatus();
+  }
+
   char Peek(size_t ahead) const { return i_ + ahead < s_.size() ? s_[i_ + ahead] : '\0'; }
 
-  Error Refuse(const std::string& what) const {
-    return Error(ErrorKind::kInvalidArgument,
-                 "unsupported shell syntax: " + what + " at offset " + std::to_string(i_));
+  Status Refuse(const std::string& what) const {
+    return Status(StatusCode::kInvalidArgument,
+                  "unsupported shell syntax: " + what + " at offset " + std::to_string(i_));
   }
 
   void EndWord() {
@@ -116,7 +145,7 @@ class Lexer {
   }
 
   // At an opening '"': consumes through the closing one.
-  MaybeError DoubleQuoted() {
+  Status DoubleQuoted() {
     const size_t open = i_;
     in_word_ = true;
     ++i_;
@@ -124,7 +153,7 @@ class Lexer {
       const char c = s_[i_];
       if (c == '"') {
         ++i_;
-        return std::nullopt;
+        return OkStatus();
       }
       if (c == '\0') return Refuse("a NUL byte");
       if (c == '$') return Refuse("a '$' expansion inside double quotes");
@@ -177,10 +206,14 @@ std::string_view ShellOperatorText(ShellOperator op) {
   return ";";
 }
 
-Expected<std::vector<ShellToken>> LexShell(std::string_view script) { return Lexer(script).Run(); }
+Result<std::vector<ShellToken>> LexShell(std::string_view script) { return Lexer(script).Run(); }
 
-Expected<ShellCommandList> ParseCommandList(std::string_view script) {
-  ASSIGN_OR_RETURN_SANDBOX(std::vector<ShellToken> tokens, LexShell(script));
+std::optional<std::string> ReadShellWord(std::string_view script, size_t* pos) {
+  return Lexer(script).OneWord(*pos, pos);
+}
+
+Result<ShellCommandList> ParseCommandList(std::string_view script) {
+  ASSIGN_OR_RETURN(std::vector<ShellToken> tokens, LexShell(script));
   ShellCommandList list;
   list.commands.emplace_back();
   for (ShellToken& t : tokens) {
@@ -189,21 +222,21 @@ Expected<ShellCommandList> ParseCommandList(std::string_view script) {
       continue;
     }
     if (list.commands.back().empty()) {
-      return Error(ErrorKind::kInvalidArgument, "unsupported shell syntax: '" +
-                                                    std::string(ShellOperatorText(t.op)) +
-                                                    "' without a command before it");
+      return Status(StatusCode::kInvalidArgument, "unsupported shell syntax: '" +
+                                                      std::string(ShellOperatorText(t.op)) +
+                                                      "' without a command before it");
     }
     list.operators.push_back(t.op);
     list.commands.emplace_back();
   }
   if (list.commands.back().empty()) {
     if (list.operators.empty()) {
-      return Error(ErrorKind::kInvalidArgument, "unsupported shell syntax: an empty script");
+      return Status(StatusCode::kInvalidArgument, "unsupported shell syntax: an empty script");
     }
     if (list.operators.back() != ShellOperator::kSequence) {
-      return Error(ErrorKind::kInvalidArgument,
-                   "unsupported shell syntax: the script ends with '" +
-                       std::string(ShellOperatorText(list.operators.back())) + "'");
+      return Status(StatusCode::kInvalidArgument,
+                    "unsupported shell syntax: the script ends with '" +
+                        std::string(ShellOperatorText(list.operators.back())) + "'");
     }
     list.operators.pop_back();
     list.commands.pop_back();

@@ -16,11 +16,12 @@
 // quotes. Pure functions; thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "sandbox/error.h"
+#include "base/status.h"
 
 namespace codex::sandbox {
 
@@ -38,7 +39,15 @@ struct ShellToken {
   bool operator==(const ShellToken&) const = default;
 };
 
-Expected<std::vector<ShellToken>> LexShell(std::string_view script);
+Result<std::vector<ShellToken>> LexShell(std::string_view script);
+
+// The one word of `script` that starts at *pos, read by LexShell's rules
+// (quotes, escapes, concatenation) and ended by a blank, a line end ('\r' or
+// '\n') or an operator character, which is not consumed; *pos is moved past the word.
+// nullopt (and *pos unchanged) when no word starts there or the word holds
+// anything LexShell refuses. For matching a fixed command form, e.g. the DIR of
+// `cd DIR && ...`, without lexing the whole script.
+std::optional<std::string> ReadShellWord(std::string_view script, size_t* pos);
 
 // A script as simple commands joined by operators.
 struct ShellCommandList {
@@ -48,7 +57,7 @@ struct ShellCommandList {
 
 // LexShell, then split at operators. A trailing ';' or newline is fine; an
 // empty script, an operator without a command on each side, is refused.
-Expected<ShellCommandList> ParseCommandList(std::string_view script);
+Result<ShellCommandList> ParseCommandList(std::string_view script);
 
 // `word` quoted so that a POSIX shell reads it back as exactly that word:
 // unchanged when it only holds [A-Za-z0-9_@%+:,./-], else in single quotes.

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+using codex::StatusCode;
 using namespace codex::sandbox;
 using Words = std::vector<std::string>;
 
@@ -10,7 +11,7 @@ namespace {
 // The words of a script that must be a single simple command.
 Words WordsOf(const std::string& script) {
   auto list = ParseCommandList(script);
-  if (!list.ok()) FAIL(list.error().message());
+  if (!list.ok()) FAIL(list.status().message());
   REQUIRE(list->commands.size() == 1);
   return list->commands[0];
 }
@@ -18,8 +19,8 @@ Words WordsOf(const std::string& script) {
 std::string RefusalOf(const std::string& script) {
   auto list = ParseCommandList(script);
   REQUIRE_FALSE(list.ok());
-  CHECK(list.error().kind() == ErrorKind::kInvalidArgument);
-  return list.error().message();
+  CHECK(list.status().code() == StatusCode::kInvalidArgument);
+  return list.status().message();
 }
 
 }  // namespace
@@ -137,4 +138,29 @@ TEST_CASE("QuoteShellWord round-trips through the lexer") {
                        "\"",   "\\", "a\nb", "{}",   "x=y",   ";",   "&&", "#c"};
   CHECK(JoinShellWords({"ls", "-la", "my dir"}) == "ls -la 'my dir'");
   CHECK(WordsOf(JoinShellWords(words)) == words);
+}
+
+TEST_CASE("ReadShellWord reads one word by the lexer's rules and stops before what follows") {
+  auto read = [](std::string_view s,
+                 size_t start) -> std::pair<std::optional<std::string>, size_t> {
+    size_t pos = start;
+    std::optional<std::string> w = ReadShellWord(s, &pos);
+    return {w, pos};
+  };
+  CHECK(read("cd src && x", 3) == std::pair{std::optional<std::string>("src"), size_t{6}});
+  CHECK(read("cd 'sub dir'&&x", 3) == std::pair{std::optional<std::string>("sub dir"), size_t{12}});
+  CHECK(read("\"a\\\"b\" c", 0) == std::pair{std::optional<std::string>("a\"b"), size_t{6}});
+  CHECK(read("my\\ dir rest", 0) == std::pair{std::optional<std::string>("my dir"), size_t{7}});
+  CHECK(read("a'b'\"c\";", 0) == std::pair{std::optional<std::string>("abc"), size_t{7}});
+  CHECK(read("'EOF'\r\nbody", 0) == std::pair{std::optional<std::string>("EOF"), size_t{5}});
+  CHECK(read("''", 0) == std::pair{std::optional<std::string>(""), size_t{2}});
+  // No word here, or one the lexer refuses: nullopt and the position is kept.
+  for (std::string_view s : {"", " x", "&& x", "|x", "<x", "#c", "$HOME", "a$b", "\"$x\"", "`id`",
+                             "*.c", "~/x", "{a,b}", "'open", "\"open",
+                             "a\x01"
+                             "b"}) {
+    INFO(s);
+    CHECK(read(s, 0) == std::pair{std::optional<std::string>(), size_t{0}});
+  }
+  CHECK(read("x", 5).first == std::nullopt);  // past the end
 }

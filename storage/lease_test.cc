@@ -94,7 +94,7 @@ TEST_CASE("Lease: a second process is refused while the turn runs, and gets it a
           FILE* f = std::fopen(busy_file.c_str(), "w");
           std::fputs(l.status().message().c_str(), f);
           std::fclose(f);
-          return l.status().reason() == "session_busy" ? 0 : 12;
+          return l.status().reason() == codex::StatusReason::kSessionBusy ? 0 : 12;
         }) == 0);
   std::string message(std::filesystem::file_size(busy_file), '\0');
   FILE* f = std::fopen(busy_file.c_str(), "r");
@@ -156,14 +156,14 @@ TEST_CASE("Lease: a dead holder's lease is taken over") {
             auto other = OpenStore(path);
             if (!other.ok()) return 1;
             auto l = (*other)->AcquireTurnLease(kSession);
-            return !l.ok() && l.status().reason() == "session_busy" ? 0 : 2;
+            return !l.ok() && l.status().reason() == codex::StatusReason::kSessionBusy ? 0 : 2;
           }) == 0);
   }
   SECTION("another host: live while the heartbeat is fresh, taken over when stale") {
     InsertLease(path, kSession, 4242, "some-other-host", NowMs() - 5'000);
     auto l = store->AcquireTurnLease(kSession);
     REQUIRE_FALSE(l.ok());
-    CHECK(l.status().reason() == "session_busy");
+    CHECK(l.status().reason() == codex::StatusReason::kSessionBusy);
     CHECK(l.status().message().find("codex pid 4242 on some-other-host since") !=
           std::string::npos);
     InsertLease(path, kSession, 4242, "some-other-host", NowMs() - core::kLeaseStaleMs - 1'000);

@@ -637,7 +637,7 @@ Result<SessionInfo> SqliteSessionStore::FindSession(std::string_view id_or_name)
         if (found.size() > 10) list += "\n  ...";
         Status ambiguous = InvalidArgumentError(
             "session prefix '" + key + "' is ambiguous; give more characters of one of:" + list);
-        ambiguous.WithReason("ambiguous_prefix");
+        ambiguous.WithReason(StatusReason::kAmbiguousPrefix);
         return ambiguous;
       }
     }

@@ -11,7 +11,7 @@ Status SessionAdvanced(std::string_view id) {
   std::string sid(id);
   Status s = FailedPreconditionError(
       "session " + sid + " was advanced by another process; use 'codex fork " + sid + "'");
-  s.WithReason("session_advanced");
+  s.WithReason(StatusReason::kSessionAdvanced);
   return s;
 }
 

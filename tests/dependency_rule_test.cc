@@ -1,7 +1,7 @@
 // The dependency rule of docs/architecture.md: core/ never includes from
 // storage/, compaction/, mcp/ or cli/; storage/, compaction/ and mcp/ do not
 // know each other and never include cli/; sandbox/ includes nothing of ours
-// but itself.
+// but itself and base/; base/ (Status) includes nothing else of ours.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -58,8 +58,16 @@ TEST_CASE("mcp reaches only core and sandbox") {
   CHECK(hits.empty());
 }
 
-TEST_CASE("sandbox includes only itself") {
-  auto hits = ForbiddenIncludes("sandbox", {"core", "storage", "compaction", "cli", "tests"});
+TEST_CASE("sandbox includes only itself and base") {
+  auto hits =
+      ForbiddenIncludes("sandbox", {"core", "storage", "compaction", "mcp", "cli", "tests"});
+  INFO(Catch::Detail::stringify(hits));
+  CHECK(hits.empty());
+}
+
+TEST_CASE("base includes nothing else of ours") {
+  auto hits = ForbiddenIncludes(
+      "base", {"sandbox", "core", "storage", "compaction", "mcp", "cli", "tests"});
   INFO(Catch::Detail::stringify(hits));
   CHECK(hits.empty());
 }

@@ -8,10 +8,8 @@ namespace codex::testing {
 
 namespace {
 
-Status Reject(std::string code, std::string message) {
-  Status s = InvalidArgumentError(std::move(message));
-  s.WithReason(std::move(code));
-  return s;
+Violation Reject(std::string code, std::string message) {
+  return Violation{std::move(code), std::move(message)};
 }
 
 std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
@@ -48,7 +46,7 @@ struct CallState {
   int outputs = 0;
 };
 
-Status CheckCommon(const Json& body) {
+Verdict CheckCommon(const Json& body) {
   if (!body.is_object()) {
     return Reject("invalid_json", "the request body must be a JSON object");
   }
@@ -61,13 +59,13 @@ Status CheckCommon(const Json& body) {
                   "\"previous_response_id\" was sent, but this client is stateless (store:false): "
                   "resend the whole transcript in \"input\" instead");
   }
-  return OkStatus();
+  return std::nullopt;
 }
 
 }  // namespace
 
-Status CheckInput(const Json& input, const IssuedState& issued, const InvariantOptions& options) {
-  if (input.is_null() || input.is_string()) return OkStatus();
+Verdict CheckInput(const Json& input, const IssuedState& issued, const InvariantOptions& options) {
+  if (input.is_null() || input.is_string()) return std::nullopt;
   if (!input.is_array()) {
     return Reject("invalid_type", "\"input\" must be a string or an array of items");
   }
@@ -172,12 +170,12 @@ Status CheckInput(const Json& input, const IssuedState& issued, const InvariantO
                         "an interrupted call)");
     }
   }
-  return OkStatus();
+  return std::nullopt;
 }
 
-Status CheckResponsesRequest(const Json& body, const IssuedState& issued,
-                             const InvariantOptions& options) {
-  RETURN_IF_ERROR(CheckCommon(body));
+Verdict CheckResponsesRequest(const Json& body, const IssuedState& issued,
+                              const InvariantOptions& options) {
+  if (Verdict v = CheckCommon(body)) return v;
   if (!body.contains("store") || body["store"] != false) {
     return Reject("store_must_be_false",
                   body.contains("store")
@@ -196,9 +194,9 @@ Status CheckResponsesRequest(const Json& body, const IssuedState& issued,
   return CheckInput(body["input"], issued, options);
 }
 
-Status CheckCompactRequest(const Json& body, const IssuedState& issued,
-                           const InvariantOptions& options) {
-  RETURN_IF_ERROR(CheckCommon(body));
+Verdict CheckCompactRequest(const Json& body, const IssuedState& issued,
+                            const InvariantOptions& options) {
+  if (Verdict v = CheckCommon(body)) return v;
   if (!body.contains("input")) {
     return Reject("missing_required_parameter", "missing required parameter: \"input\"");
   }

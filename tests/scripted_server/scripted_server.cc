@@ -116,10 +116,10 @@ struct ScriptedServer::Impl {
   }
 
   // Called with `mu` held.
-  void Record(RecordedRequest rec, const Reply& reply, const Status& rejection) {
+  void Record(RecordedRequest rec, const Reply& reply, const Verdict& rejection) {
     rec.status = reply.status;
     rec.outcome = reply.outcome;
-    if (!rejection.ok()) rec.error = rejection.message();
+    if (rejection) rec.error = rejection->message;
     if (record_file.is_open()) {
       record_file << Dump(rec.ToJson()) << '\n';
       record_file.flush();
@@ -131,15 +131,15 @@ struct ScriptedServer::Impl {
     records.push_back(std::move(rec));
   }
 
-  static Reply Rejection(const Status& status) {
-    return ErrorReply(400, "invalid_request_error", status.reason(), status.message());
+  static Reply Rejection(const Violation& violation) {
+    return ErrorReply(400, "invalid_request_error", violation.code, violation.message);
   }
 
   // Chooses the answer for a /responses request. Called with `mu` held.
-  Reply AnswerResponses(const Json& body, size_t body_bytes, Status* rejection) {
+  Reply AnswerResponses(const Json& body, size_t body_bytes, Verdict* rejection) {
     InvariantOptions inv{script.allow_item_ids()};
     *rejection = CheckResponsesRequest(body, issued, inv);
-    if (!rejection->ok()) return Rejection(*rejection);
+    if (*rejection) return Rejection(**rejection);
     RequestInfo info{&body, body_bytes};
     int64_t tokens = EstimateTokens(body_bytes);
     if (script.max_input_tokens() && tokens > *script.max_input_tokens()) {
@@ -149,11 +149,11 @@ struct ScriptedServer::Impl {
     if (input.is_array() && !input.empty() && input.back().is_object() &&
         input.back().value("type", "") == "compaction_trigger") {
       if (!script.inline_compaction()) {
-        *rejection = InvalidArgumentError(
-            "Invalid value: 'compaction_trigger'. Supported values are: 'message', "
-            "'reasoning', 'function_call', 'function_call_output', 'compaction', ...");
-        rejection->WithReason("invalid_value");
-        return Rejection(*rejection);
+        *rejection =
+            Violation{"invalid_value",
+                      "Invalid value: 'compaction_trigger'. Supported values are: 'message', "
+                      "'reasoning', 'function_call', 'function_call_output', 'compaction', ..."};
+        return Rejection(**rejection);
       }
       // Inline compaction: answered from the `compact` list (or the built-in
       // default), not from `responses`.
@@ -171,13 +171,13 @@ struct ScriptedServer::Impl {
     } else if (script.default_entry() != nullptr) {
       ref = Script::EntryRef{script.default_entry(), static_cast<int64_t>(++default_uses)};
     } else {
-      *rejection = InvalidArgumentError(
-          "scripted server: the script has no answer for request #" +
-          std::to_string(responses_served + 1) + " (it has " +
-          std::to_string(script.response_count()) +
-          " entries and no \"default\"); add entries or a \"default\" to the script");
-      rejection->WithReason("script_exhausted");
-      return Rejection(*rejection);
+      *rejection =
+          Violation{"script_exhausted",
+                    "scripted server: the script has no answer for request #" +
+                        std::to_string(responses_served + 1) + " (it has " +
+                        std::to_string(script.response_count()) +
+                        " entries and no \"default\"); add entries or a \"default\" to the script"};
+      return Rejection(**rejection);
     }
     ++responses_served;
     Json entry = Substitute(*ref->entry, {ref->n, static_cast<int64_t>(responses_served)});
@@ -185,10 +185,10 @@ struct ScriptedServer::Impl {
   }
 
   // Chooses the answer for a /responses/compact request. Called with `mu` held.
-  Reply AnswerCompact(const Json& body, size_t body_bytes, Status* rejection) {
+  Reply AnswerCompact(const Json& body, size_t body_bytes, Verdict* rejection) {
     InvariantOptions inv{script.allow_item_ids()};
     *rejection = CheckCompactRequest(body, issued, inv);
-    if (!rejection->ok()) return Rejection(*rejection);
+    if (*rejection) return Rejection(**rejection);
     RequestInfo info{&body, body_bytes};
     int64_t tokens = EstimateTokens(body_bytes);
     if (script.max_input_tokens() && tokens > *script.max_input_tokens()) {
@@ -213,17 +213,18 @@ struct ScriptedServer::Impl {
     bool is_json = !body.is_discarded();
     RecordedRequest rec = MakeRecord(req, body, is_json);
     Reply reply;
-    Status rejection;
+    Verdict rejection;
     {
       std::lock_guard<std::mutex> lock(mu);
       if (endpoint == Endpoint::kUnknown) {
-        rejection = NotFoundError("scripted server: no endpoint " + req.method + " " + req.path +
-                                  "; use POST .../responses or POST .../responses/compact");
-        reply = ErrorReply(404, "invalid_request_error", "not_found", rejection.message());
+        rejection =
+            Violation{"not_found", "scripted server: no endpoint " + req.method + " " + req.path +
+                                       "; use POST .../responses or POST "
+                                       ".../responses/compact"};
+        reply = ErrorReply(404, "invalid_request_error", "not_found", rejection->message);
       } else if (!is_json) {
-        rejection = InvalidArgumentError("the request body is not valid JSON");
-        rejection.WithReason("invalid_json");
-        reply = Rejection(rejection);
+        rejection = Violation{"invalid_json", "the request body is not valid JSON"};
+        reply = Rejection(*rejection);
       } else if (endpoint == Endpoint::kResponses) {
         reply = AnswerResponses(body, req.body.size(), &rejection);
       } else {

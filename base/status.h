@@ -1,0 +1,162 @@
+// Status and Result<T>: the one error mechanism of the project (STYLE.md).
+//
+// A Status is a code plus a one-line message meant for a user. Result<T> holds
+// either a value or a non-OK Status. Neither throws. Thread-compatible.
+//
+// This is the base target (codex_base): sandbox/ and core/ both build on it,
+// and it includes nothing else of ours.
+#pragma once
+
+#include <cassert>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+namespace codex {
+
+enum class StatusCode {
+  kOk = 0,
+  kCancelled,           // the user interrupted
+  kInvalidArgument,     // bad input from the user or a peer
+  kNotFound,            // unknown session, file, ...
+  kFailedPrecondition,  // e.g. session advanced by another process
+  kResourceExhausted,   // 429, quota, context window
+  kDeadlineExceeded,    // timeouts
+  kUnavailable,         // retryable: 5xx, dropped stream, connect failure
+  kUnauthenticated,     // 401/403, missing API key
+  kPermissionDenied,    // a program exists but may not be executed
+  kDataLoss,            // corrupt data
+  kInternal,
+};
+
+std::string_view StatusCodeName(StatusCode code);
+
+// A finer-grained reason within a code that callers branch on (retry, compact,
+// exit code 3). A closed set: add a value here, never compare strings.
+enum class StatusReason {
+  kNone = 0,
+  kContextLengthExceeded,  // the request does not fit the model's context window
+  kInsufficientQuota,      // the account's quota is used up
+  kUsageNotIncluded,       // the plan does not include API usage
+  kRateLimitExceeded,      // 429 / rate limit (retryable after a delay)
+  kServerError,            // 5xx or a response.failed event
+  kIncomplete,             // response.incomplete
+  kStreamClosed,           // the stream ended before response.completed
+  kTransport,              // connect/read failure below HTTP
+  kTls,                    // TLS handshake or certificate failure (not retried)
+  kRejectedByServer,       // a 4xx the server gave for a well-formed request
+  kRetriesExhausted,       // every retry failed
+  kSessionAdvanced,        // the session's head moved under a writer
+  kSessionBusy,            // another process holds the turn lease
+  kAmbiguousPrefix,        // a session id prefix matches several sessions
+};
+
+// The snake_case name of a reason ("context_length_exceeded"), for logs and tests.
+std::string_view StatusReasonName(StatusReason reason);
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+
+  static Status Ok() { return Status(); }
+
+  bool ok() const { return code_ == StatusCode::kOk; }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+  // A finer-grained reason within the code, e.g. kContextLengthExceeded.
+  StatusReason reason() const { return reason_; }
+  Status& WithReason(StatusReason reason) {
+    reason_ = reason;
+    return *this;
+  }
+  // Server-suggested delay before retrying, in milliseconds (0 = none).
+  long long retry_after_ms() const { return retry_after_ms_; }
+  Status& WithRetryAfterMs(long long ms) {
+    retry_after_ms_ = ms;
+    return *this;
+  }
+
+  // "CODE: message" for logs; users see message() alone.
+  std::string ToString() const;
+
+ private:
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+  StatusReason reason_ = StatusReason::kNone;
+  long long retry_after_ms_ = 0;
+};
+
+inline Status OkStatus() { return Status(); }
+inline Status CancelledError(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
+inline Status InvalidArgumentError(std::string m) {
+  return {StatusCode::kInvalidArgument, std::move(m)};
+}
+inline Status NotFoundError(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
+inline Status FailedPreconditionError(std::string m) {
+  return {StatusCode::kFailedPrecondition, std::move(m)};
+}
+inline Status ResourceExhaustedError(std::string m) {
+  return {StatusCode::kResourceExhausted, std::move(m)};
+}
+inline Status DeadlineExceededError(std::string m) {
+  return {StatusCode::kDeadlineExceeded, std::move(m)};
+}
+inline Status UnavailableError(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
+inline Status UnauthenticatedError(std::string m) {
+  return {StatusCode::kUnauthenticated, std::move(m)};
+}
+inline Status DataLossError(std::string m) { return {StatusCode::kDataLoss, std::move(m)}; }
+inline Status InternalError(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+
+// Either a T or a non-OK Status.
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}        // NOLINT: implicit by design
+  Result(Status status) : v_(std::move(status)) {  // NOLINT: implicit by design
+    assert(!std::get<Status>(v_).ok() && "Result constructed from an OK status");
+  }
+
+  bool ok() const { return std::holds_alternative<T>(v_); }
+  const Status& status() const {
+    static const Status kOk;
+    return ok() ? kOk : std::get<Status>(v_);
+  }
+  T& value() & { return std::get<T>(v_); }
+  const T& value() const& { return std::get<T>(v_); }
+  T&& value() && { return std::get<T>(std::move(v_)); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+
+ private:
+  std::variant<T, Status> v_;
+};
+
+// "<what>: <strerror(err)>", for messages built after a failed system call.
+std::string ErrnoMessage(const std::string& what, int err);
+
+}  // namespace codex
+
+#define CODEX_CONCAT_INNER(a, b) a##b
+#define CODEX_CONCAT(a, b) CODEX_CONCAT_INNER(a, b)
+
+// Returns from the current function when `expr` (a Status) is not OK.
+#define RETURN_IF_ERROR(expr)                      \
+  do {                                             \
+    ::codex::Status codex_status_ = (expr);        \
+    if (!codex_status_.ok()) return codex_status_; \
+  } while (0)
+
+// `ASSIGN_OR_RETURN(auto x, MakeX());` binds the value or returns the error.
+#define ASSIGN_OR_RETURN(lhs, expr) \
+  CODEX_ASSIGN_OR_RETURN_IMPL(CODEX_CONCAT(codex_result_, __LINE__), lhs, expr)
+#define CODEX_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                                \
+  if (!tmp.ok()) return tmp.status();               \
+  lhs = std::move(tmp).value()
