@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <set>
 
 #include "core/item.h"
 #include "storage/sqlite_session_store.h"
@@ -135,4 +136,77 @@ TEST_CASE("Two processes resuming one session: the second append is a conflict")
   REQUIRE(transcript.ok());
   REQUIRE(transcript->size() == 2);
   CHECK(core::MessageText(transcript->back().item) == "child");
+}
+
+TEST_CASE("Eight processes taking turns on one session: no turn interleaved, no item lost") {
+  constexpr int kWriters = 8;
+  constexpr int kWriterTurns = 15;
+  StoreDir dir;
+  const std::string path = dir.Store("one.db");
+  std::string id;
+  {
+    auto store = OpenStore(path);
+    REQUIRE(store.ok());
+    core::NewSession spec;
+    spec.items = {core::UserMessage("start")};
+    auto s = (*store)->CreateSession(spec);
+    REQUIRE(s.ok());
+    id = s->id;
+  }
+  std::vector<pid_t> children;
+  for (int w = 0; w < kWriters; ++w) {
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      auto store = OpenStore(path);
+      if (!store.ok()) std::_Exit(1);
+      for (int t = 0; t < kWriterTurns;) {
+        // A turn: take the lease (wait while another process has it), read
+        // the head, commit three items, release.
+        auto lease = (*store)->AcquireTurnLease(id);
+        if (!lease.ok()) {
+          if (lease.status().reason() != "session_busy") std::_Exit(2);
+          ::usleep(2'000);
+          continue;
+        }
+        auto s = (*store)->FindSession(id);
+        if (!s.ok()) std::_Exit(3);
+        const std::string tag = std::to_string(w) + ":" + std::to_string(t);
+        auto ids =
+            (*store)->Append(id, s->head_item_id, "turn-" + tag,
+                             {core::UserMessage("q " + tag), core::AssistantMessage("a " + tag),
+                              core::AssistantMessage("b " + tag)});
+        if (!ids.ok()) {
+          std::fprintf(stderr, "writer %d: %s\n", w, ids.status().ToString().c_str());
+          std::_Exit(5);
+        }
+        ++t;
+      }
+      std::_Exit(0);
+    }
+    children.push_back(pid);
+  }
+  int failures = 0;
+  for (pid_t pid : children) {
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failures;
+  }
+  CHECK(failures == 0);
+  auto store = OpenStore(path);
+  REQUIRE(store.ok());
+  auto transcript = (*store)->LoadTranscript(*(*store)->FindSession(id));
+  REQUIRE(transcript.ok());
+  REQUIRE(transcript->size() == 1 + 3 * static_cast<size_t>(kWriters * kWriterTurns));
+  std::set<std::string> turns;
+  for (size_t i = 1; i < transcript->size(); i += 3) {
+    // Each turn's three items sit together, in order.
+    const std::string q = core::MessageText((*transcript)[i].item);
+    REQUIRE(q.rfind("q ", 0) == 0);
+    const std::string tag = q.substr(2);
+    CHECK(core::MessageText((*transcript)[i + 1].item) == "a " + tag);
+    CHECK(core::MessageText((*transcript)[i + 2].item) == "b " + tag);
+    CHECK(turns.insert(tag).second);
+  }
+  CHECK(turns.size() == static_cast<size_t>(kWriters * kWriterTurns));
 }

@@ -159,11 +159,73 @@ bool PgTestServer::Init(std::string* why_not) {
     *why_not = "initdb failed: " + out;
     return false;
   }
+  StartWatchdog();
   if (!Start()) {
     *why_not = "the private PostgreSQL server did not start: " + ReadFile(log_file_);
     return false;
   }
   return true;
+}
+
+// A process that outlives a test binary killed without running its exit
+// handlers (a crash, ctest's timeout): it waits for the end of a pipe only
+// this process writes, then stops the server and removes its directory.
+// Everything it needs is prepared before fork.
+void PgTestServer::StartWatchdog() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return;
+  const std::vector<std::string> stop = {bin_dir_ + "/pg_ctl", "-D", data_dir_, "-m",
+                                         "immediate",          "-w", "stop"};
+  std::vector<const char*> stop_argv;
+  for (const std::string& a : stop) stop_argv.push_back(a.c_str());
+  stop_argv.push_back(nullptr);
+  const std::vector<std::string> rm = {"/bin/rm", "-rf", root_};
+  std::vector<const char*> rm_argv;
+  for (const std::string& a : rm) rm_argv.push_back(a.c_str());
+  rm_argv.push_back(nullptr);
+  uid_t uid = 0;
+  gid_t gid = 0;
+  if (as_nobody_) {
+    const struct passwd* pw = ::getpwnam("nobody");
+    if (!pw) return;
+    uid = pw->pw_uid;
+    gid = pw->pw_gid;
+  }
+  const bool as_nobody = as_nobody_;
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return;
+  }
+  if (pid == 0) {
+    ::close(fds[1]);
+    // Out of the test's process group and off its output (ctest waits for
+    // the output pipes to close).
+    ::setsid();
+    const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (devnull >= 0) {
+      ::dup2(devnull, 0);
+      ::dup2(devnull, 1);
+      ::dup2(devnull, 2);
+    }
+    char byte;
+    while (::read(fds[0], &byte, 1) != 0) {
+    }
+    const pid_t stopper = ::fork();
+    if (stopper == 0) {
+      if (as_nobody && (::setgroups(0, nullptr) != 0 || ::setgid(gid) != 0 || ::setuid(uid) != 0)) {
+        _exit(126);
+      }
+      ::execv(stop_argv[0], const_cast<char* const*>(stop_argv.data()));
+      _exit(127);
+    }
+    if (stopper > 0) ::waitpid(stopper, nullptr, 0);
+    ::execv(rm_argv[0], const_cast<char* const*>(rm_argv.data()));
+    _exit(127);
+  }
+  ::close(fds[0]);
+  watchdog_fd_ = fds[1];  // closed by exit, whatever the way
 }
 
 bool PgTestServer::Start() {

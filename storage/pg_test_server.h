@@ -6,7 +6,9 @@
 // When the process runs as root the server runs as the unprivileged user
 // `nobody` (PostgreSQL refuses root), which owns the temp directory. The
 // server is stopped and its directory removed at process exit (also after a
-// failed test); a forked child that exits with _exit leaves it alone.
+// failed test); a forked child that exits with _exit leaves it alone. A
+// watchdog process does the same when the binary dies without exit handlers
+// (a crash, a timeout's SIGKILL).
 //
 // Thread-compatible; one server per process.
 #pragma once
@@ -53,6 +55,7 @@ class PgTestServer {
  private:
   PgTestServer() = default;
   bool Init(std::string* why_not);
+  void StartWatchdog();
   bool RunAsServerUser(const std::vector<std::string>& argv, std::string* output);
 
   std::string bin_dir_;
@@ -64,7 +67,8 @@ class PgTestServer {
   int tcp_port_ = 0;  // 0 = Unix socket only
   bool as_nobody_ = false;
   bool running_ = false;
-  int owner_pid_ = 0;  // only the process that started it stops it
+  int owner_pid_ = 0;     // only the process that started it stops it
+  int watchdog_fd_ = -1;  // the watchdog stops the server when this closes
 };
 
 }  // namespace codex::storage::testing

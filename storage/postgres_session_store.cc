@@ -122,6 +122,16 @@ class Rows {
     }
     return out;
   }
+  // A bigint (8 bytes) or integer (4 bytes) column of a binary result.
+  std::optional<int64_t> BinInt(int row, int col) const {
+    if (Null(row, col)) return std::nullopt;
+    const auto* p = reinterpret_cast<const unsigned char*>(PQgetvalue(r_.get(), row, col));
+    const int n = PQgetlength(r_.get(), row, col);
+    uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v = (v << 8) | p[i];
+    if (n == 4) return static_cast<int32_t>(static_cast<uint32_t>(v));
+    return static_cast<int64_t>(v);
+  }
   int64_t Affected() const {
     const char* t = PQcmdTuples(r_.get());
     return t && *t ? std::strtoll(t, nullptr, 10) : 0;
@@ -169,7 +179,10 @@ class PgConnection {
   std::string Scrub(std::string m) const { return core::RedactSecrets(m, url_); }
 
   // Runs one statement; throws PgError on failure.
-  Rows Exec(const std::string& sql, const std::vector<Param>& params = {}) {
+  // `binary_result` asks for every column in binary (Rows::BinInt, raw
+  // bytea bytes): half the bytes of hex text for item bodies.
+  Rows Exec(const std::string& sql, const std::vector<Param>& params = {},
+            bool binary_result = false) {
     std::vector<const char*> values(params.size());
     std::vector<int> lengths(params.size());
     std::vector<int> formats(params.size());
@@ -178,8 +191,9 @@ class PgConnection {
       lengths[i] = static_cast<int>(params[i].value.size());
       formats[i] = params[i].binary ? 1 : 0;
     }
-    PGresult* r = PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()), nullptr,
-                               values.data(), lengths.data(), formats.data(), 0);
+    PGresult* r =
+        PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()), nullptr, values.data(),
+                     lengths.data(), formats.data(), binary_result ? 1 : 0);
     return Check(r);
   }
   // Runs a script of several statements without parameters.
@@ -504,28 +518,37 @@ Result<SessionInfo> GetById(PgConnection& conn, const std::string& id, bool for_
 // session at a time: every item a session appended up to the current one
 // (one query for a plain session, one more per fork level crossed). A
 // parent's id is always smaller than its child's, so the walk ends.
-Result<std::vector<int64_t>> ChainIds(PgConnection& conn, int64_t head, bool stop_at_checkpoint) {
+struct ChainWalk {
+  std::vector<int64_t> ids;  // head first
+  // Per creator session crossed: the lowest and highest id of the chain it appended.
+  std::map<std::string, std::pair<int64_t, int64_t>> ranges;
+};
+
+Result<ChainWalk> WalkChain(PgConnection& conn, int64_t head, bool stop_at_checkpoint) {
   struct Link {
     std::optional<int64_t> parent;
     bool checkpoint = false;
+    size_t segment = 0;  // index into `segments`
   };
   std::unordered_map<int64_t, Link> known;
-  std::vector<int64_t> chain;
+  std::vector<std::string> segments;
+  ChainWalk walk;
   std::optional<int64_t> cur = head;
   while (cur) {
     auto it = known.find(*cur);
     if (it == known.end()) {
       Rows r = conn.Exec(
-          "SELECT id, parent_id, kind = 'compaction_checkpoint' FROM items"
+          "SELECT id, parent_id, kind = 'compaction_checkpoint', session_id FROM items"
           " WHERE session_id = (SELECT session_id FROM items WHERE id = $1) AND id <= $1",
           {P(*cur)});
+      if (r.size() > 0) segments.push_back(r.Str(0, 3));
       for (int i = 0; i < r.size(); ++i) {
-        known.emplace(r.Int(i, 0), Link{r.OptInt(i, 1), r.Str(i, 2) == "t"});
+        known.emplace(r.Int(i, 0), Link{r.OptInt(i, 1), r.Str(i, 2) == "t", segments.size() - 1});
       }
       it = known.find(*cur);
       if (it == known.end()) {
-        if (chain.empty() && stop_at_checkpoint) return chain;  // as SQLite: nothing to show
-        if (chain.empty()) {
+        if (walk.ids.empty() && stop_at_checkpoint) return walk;  // as SQLite: nothing to show
+        if (walk.ids.empty()) {
           return DataLossError("sessions database " + conn.redacted() + ": head item " +
                                std::to_string(head) + " is missing");
         }
@@ -534,7 +557,13 @@ Result<std::vector<int64_t>> ChainIds(PgConnection& conn, int64_t head, bool sto
       }
     }
     if (stop_at_checkpoint && it->second.checkpoint) break;
-    chain.push_back(*cur);
+    walk.ids.push_back(*cur);
+    auto [range, fresh] =
+        walk.ranges.try_emplace(segments[it->second.segment], std::make_pair(*cur, *cur));
+    if (!fresh) {
+      range->second.first = std::min(range->second.first, *cur);
+      range->second.second = std::max(range->second.second, *cur);
+    }
     const std::optional<int64_t> parent = it->second.parent;
     if (parent && *parent >= *cur) {
       return DataLossError("sessions database " + conn.redacted() + ": the item chain from " +
@@ -542,48 +571,54 @@ Result<std::vector<int64_t>> ChainIds(PgConnection& conn, int64_t head, bool sto
     }
     cur = parent;
   }
-  return chain;
+  return walk;
 }
 
 Result<std::vector<StoredItem>> LoadChain(PgConnection& conn, std::optional<int64_t> head,
                                           bool stop_at_checkpoint) {
   std::vector<StoredItem> out;
   if (!head) return out;
-  ASSIGN_OR_RETURN(const std::vector<int64_t> ids, ChainIds(conn, *head, stop_at_checkpoint));
+  ASSIGN_OR_RETURN(const ChainWalk walk, WalkChain(conn, *head, stop_at_checkpoint));
+  const std::vector<int64_t>& ids = walk.ids;
   if (ids.empty()) return out;
-  std::string array = "{";
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (i) array += ',';
-    array += std::to_string(ids[i]);
-  }
-  array += '}';
-  Rows q = conn.Exec(
-      "SELECT i.id, i.parent_id, i.session_id, i.turn_id, i.created_at_ms, i.kind, i.role,"
-      " i.call_id, i.server_id, i.body, u.total_tokens FROM items AS i"
-      " LEFT JOIN item_usage AS u ON u.item_id = i.id WHERE i.id = ANY($1::bigint[])",
-      {P(array)});
   // ids is head first; the transcript is oldest first.
   std::unordered_map<int64_t, size_t> slot;
   slot.reserve(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) slot.emplace(ids[i], ids.size() - 1 - i);
-  if (static_cast<size_t>(q.size()) != ids.size()) {
+  out.resize(ids.size());
+  size_t filled = 0;
+  // The bodies: one range scan of (session_id, id) per creator session, in
+  // binary; rows off the chain (another branch of the same session) are
+  // skipped.
+  for (const auto& [session, range] : walk.ranges) {
+    Rows q = conn.Exec(
+        "SELECT i.id, i.parent_id, i.session_id, i.turn_id, i.created_at_ms, i.kind, i.role,"
+        " i.call_id, i.server_id, i.body, u.total_tokens FROM items AS i"
+        " LEFT JOIN item_usage AS u ON u.item_id = i.id"
+        " WHERE i.session_id = $1 AND i.id BETWEEN $2 AND $3",
+        {P(session), P(range.first), P(range.second)}, /*binary_result=*/true);
+    for (int r = 0; r < q.size(); ++r) {
+      const int64_t id = q.BinInt(r, 0).value_or(0);
+      auto at = slot.find(id);
+      if (at == slot.end()) continue;
+      StoredItem& s = out[at->second];
+      if (s.id == 0) ++filled;
+      s.id = id;
+      s.parent_id = q.BinInt(r, 1);
+      s.session_id = q.Str(r, 2);
+      s.turn_id = q.Str(r, 3);
+      s.created_at_ms = q.BinInt(r, 4).value_or(0);
+      s.item.kind = core::ItemKindFromName(q.Str(r, 5));
+      s.item.role = q.Str(r, 6);
+      s.item.call_id = q.Str(r, 7);
+      s.item.server_id = q.Str(r, 8);
+      s.item.body = q.Str(r, 9);  // binary bytea: the bytes themselves
+      s.reported_total_tokens = q.BinInt(r, 10);
+    }
+  }
+  if (filled != ids.size()) {
     return DataLossError("sessions database " + conn.redacted() + ": the item chain from " +
                          std::to_string(*head) + " is inconsistent");
-  }
-  out.resize(ids.size());
-  for (int r = 0; r < q.size(); ++r) {
-    StoredItem& s = out[slot.at(q.Int(r, 0))];
-    s.id = q.Int(r, 0);
-    s.parent_id = q.OptInt(r, 1);
-    s.session_id = q.Str(r, 2);
-    s.turn_id = q.Str(r, 3);
-    s.created_at_ms = q.Int(r, 4);
-    s.item.kind = core::ItemKindFromName(q.Str(r, 5));
-    s.item.role = q.Str(r, 6);
-    s.item.call_id = q.Str(r, 7);
-    s.item.server_id = q.Str(r, 8);
-    s.item.body = q.Bytea(r, 9);
-    s.reported_total_tokens = q.OptInt(r, 10);
   }
   return out;
 }

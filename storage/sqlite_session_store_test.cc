@@ -454,3 +454,53 @@ TEST_CASE("RecordUsage: the reported total comes back with the item it followed,
   REQUIRE(compacted->size() == 1);
   CHECK_FALSE(compacted->front().reported_total_tokens.has_value());
 }
+
+TEST_CASE("Transcripts follow the chain through forks and abandoned branches of one session") {
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
+  auto text = [](const std::vector<StoredItem>& items) {
+    std::vector<std::string> out;
+    for (const auto& i : items) out.push_back(codex::core::MessageText(i.item));
+    return out;
+  };
+  SessionInfo a = Create(*store);
+  auto a1 = AppendOrDie(*store, a.id, std::nullopt,
+                        {codex::core::UserMessage("1"), codex::core::AssistantMessage("2")});
+  auto b = store->Fork(a.id, std::nullopt);
+  REQUIRE(b.ok());
+  auto a2 = AppendOrDie(*store, a.id, a1.back(), {codex::core::UserMessage("a3")});
+  auto b1 = AppendOrDie(*store, b->id, a1.back(), {codex::core::UserMessage("b3")});
+  // a abandons its branch (as an undone compaction does) and continues from "2".
+  REQUIRE(store->MoveHead(a.id, a2.back(), a1.back()).ok());
+  AppendOrDie(*store, a.id, a1.back(), {codex::core::UserMessage("a4")});
+  // A fork of the fork, continued.
+  auto c = store->Fork(b->id, std::nullopt);
+  REQUIRE(c.ok());
+  AppendOrDie(*store, c->id, b1.back(), {codex::core::AssistantMessage("c4")});
+  AppendOrDie(*store, b->id, b1.back(), {codex::core::AssistantMessage("b4")});
+
+  CHECK(text(*store->LoadTranscript(Find(*store, a.id))) ==
+        std::vector<std::string>{"1", "2", "a4"});
+  CHECK(text(*store->LoadTranscript(Find(*store, b->id))) ==
+        std::vector<std::string>{"1", "2", "b3", "b4"});
+  CHECK(text(*store->LoadHistory(Find(*store, c->id))) ==
+        std::vector<std::string>{"1", "2", "b3", "c4"});
+  // Search credits only the live sessions whose chain holds the item.
+  codex::storage::SearchQuery q;
+  q.text = "a3";  // abandoned: on no chain
+  auto none = store->Search(q);
+  REQUIRE(none.ok());
+  CHECK(none->empty());
+  q.text = "b3";
+  auto hits = store->Search(q);
+  REQUIRE(hits.ok());
+  REQUIRE(hits->size() == 1);
+  std::set<std::string> holders;
+  for (const auto& w : hits->front().sessions) holders.insert(w.session.id);
+  CHECK(holders == std::set<std::string>{b->id, c->id});
+  q.text = "\"1\"";
+  hits = store->Search(q);
+  REQUIRE(hits.ok());
+  REQUIRE(hits->size() == 1);
+  CHECK(hits->front().sessions.size() == 3);
+}
