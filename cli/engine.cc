@@ -123,7 +123,9 @@ Result<std::unique_ptr<Engine>> Engine::Open(const GlobalOptions& global, const 
     location.path = (std::filesystem::path(tmpl) / "sessions.db").string();
   }
   ASSIGN_OR_RETURN(auto store, OpenCliStore(location));
-  if (!flags.ephemeral) {
+  // Not on a shared PostgreSQL store: one user's retention_days would purge
+  // the whole team's sessions (`codex sessions purge --all` does it on purpose).
+  if (!flags.ephemeral && location.kind == core::StoreLocation::Kind::kSqlite) {
     ApplyRetention(*store, engine->config_.codex_home, engine->config_.history_retention_days);
   }
   engine->store_ = std::move(store);

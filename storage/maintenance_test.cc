@@ -303,7 +303,8 @@ TEST_CASE("Purge deletes old sessions only, in one directory or all, or lists th
   CHECK(stats.sessions == 1);
   CHECK(stats.items == 6);
   CHECK(Count(path, "SELECT count(*) FROM items") == 0);
-  CHECK(Count(path, "SELECT count(*) FROM items_fts") == 0);
+  CHECK(Count(path, codex::storage::testing::IsPostgres() ? "SELECT count(*) FROM items_search"
+                                                          : "SELECT count(*) FROM items_fts") == 0);
 }
 
 TEST_CASE("Search finds messages and tool output, with the sessions that hold them") {

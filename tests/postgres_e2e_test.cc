@@ -148,6 +148,24 @@ TEST_CASE(
   CHECK_FALSE(std::filesystem::exists(b->codex_home() / "sessions.db"));
 }
 
+TEST_CASE("postgres: one machine's retention_days never purges the shared database at start") {
+  const std::string url = Server().NewDatabase();
+  auto b = Machine(url, R"(["kept answer"])");
+  auto kept = Run(*b, {"exec", "a teammate's session"});
+  REQUIRE(kept.exit_code == 0);
+  const std::string id = SessionIdFromBanner(kept.err);
+  CodexTestEnvOptions options;
+  options.extra_config = "session_store = \"" + url + "\"\n[history]\nretention_days = 0\n";
+  auto a = MakeEnv(R"(["answer"])", std::move(options));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  auto run = Run(*a, {"exec", "hello"});
+  INFO(run.err);
+  CHECK(run.exit_code == 0);
+  CHECK(run.err.find("removed") == std::string::npos);
+  auto list = Run(*a, {"sessions", "list", "--all"});
+  CHECK(list.out.find(id.substr(0, 8)) != std::string::npos);
+}
+
 TEST_CASE("postgres: 8 writers on 2 machines: whole turns only, nothing lost") {
   const std::string url = Server().NewDatabase();
   const std::string script =
