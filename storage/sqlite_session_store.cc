@@ -941,7 +941,8 @@ Result<SessionInfo> SqliteSessionStore::Fork(std::string_view session_id,
     fork.cwd = parent.cwd;
     fork.model = parent.model;
     fork.provider = parent.provider;
-    fork.title = parent.title;
+    fork.title =
+        TitleFromText("fork of " + (parent.title.empty() ? parent.id.substr(0, 8) : parent.title));
     fork.source = "fork";
     fork.created_at_ms = NowMs();
     fork.updated_at_ms = fork.created_at_ms;
@@ -962,6 +963,18 @@ Result<SessionInfo> SqliteSessionStore::Fork(std::string_view session_id,
     q.bind(11, fork.updated_at_ms);
     q.exec();
     return fork;
+  });
+}
+
+Status SqliteSessionStore::SetTitle(std::string_view session_id, std::string_view text) {
+  const std::string sid(session_id);
+  const std::string title = TitleFromText(text);
+  return WithWriteTransaction(*db_, path_, "setting the title of " + sid, [&]() -> Status {
+    SQLite::Statement q(*db_, "UPDATE sessions SET title = ? WHERE id = ?");
+    q.bind(1, title);
+    q.bind(2, sid);
+    if (q.exec() == 0) return UnknownSession(sid);
+    return OkStatus();
   });
 }
 
