@@ -7,6 +7,9 @@ packages=(cmake ninja-build g++ pkg-config git openssl ca-certificates
   libsqlite3-dev libsqlitecpp-dev libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev
   nlohmann-json3-dev catch2 libtomlplusplus-dev libcli11-dev libseccomp-dev
   bubblewrap libmd4c-dev)
+# tmux: tests/interactive_e2e_test.cc resizes the interactive UI in a terminal
+# that re-wraps its lines.
+packages+=(tmux)
 # Node.js + npm run the third-party MCP servers of tests/mcp_e2e_test.cc
 # (scripts/install-mcp-test-servers.sh); a node installed otherwise is kept.
 if ! command -v node >/dev/null; then packages+=(nodejs); fi
