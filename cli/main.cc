@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
   // private /proc is the first layer; this is the second.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   CLI::App app{"codex: a coding agent with a stateless wire, SQLite sessions and compaction"};
+  // The program is `codex` in usage lines, however it was started (CLI11
+  // would otherwise show argv[0], e.g. the binary's full path).
+  app.name("codex");
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
   codex::cli::GlobalOptions global;
   int exit_code = codex::cli::kExitOk;

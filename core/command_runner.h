@@ -7,9 +7,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/cancel.h"
@@ -42,6 +44,10 @@ struct CommandSpec {
   std::map<std::string, std::string> env_overrides;
   int64_t timeout_ms = 10'000;
   SandboxPolicy sandbox;
+  // Called with each chunk of output (stdout and stderr as they arrive) while
+  // the command runs, on the thread calling Run; may be empty. For live
+  // display only: the CommandResult holds the captured output either way.
+  std::function<void(std::string_view)> on_output;
 };
 
 struct CommandResult {

@@ -65,6 +65,16 @@ std::vector<size_t> DanglingCalls(const std::vector<Item>& items, size_t from = 
   return out;
 }
 
+// Whether `stored` (a session's loaded view) holds a message the user typed
+// that session `id` itself appended: a fork without one still carries its
+// "fork of …" title.
+bool HasOwnUserMessage(const std::vector<StoredItem>& stored, const std::string& id) {
+  return std::any_of(stored.begin(), stored.end(), [&](const StoredItem& s) {
+    return s.session_id == id && s.item.kind == ItemKind::kMessage && s.item.role == "user" &&
+           !IsContextItem(s.item) && MessageText(s.item).rfind("<user_shell_command>", 0) != 0;
+  });
+}
+
 }  // namespace
 
 Conversation::Conversation(const Config& config, ConversationDeps deps, SessionInfo session)
@@ -109,6 +119,8 @@ Result<std::unique_ptr<Conversation>> Conversation::Resume(const Config& config,
   c->transcript_.reserve(stored.size() + 16);
   // The newest total the server reported for this view, with the item it followed.
   const std::optional<UsageMark> mark = NewestUsageMark(stored);
+  c->fork_untitled_ =
+      !c->session_.forked_from_session.empty() && !HasOwnUserMessage(stored, c->session_.id);
   for (auto& s : stored) c->transcript_.push_back(std::move(s.item));
   c->budget_.Seed(c->transcript_, mark, c->FixedTokens());
   return c;
@@ -256,6 +268,7 @@ Status Conversation::AcquireTurnLease() {
     // The newest total the server reported for the reloaded view seeds the
     // estimate, as in Resume.
     const std::optional<UsageMark> mark = NewestUsageMark(*stored);
+    fork_untitled_ = fork_untitled_ && !HasOwnUserMessage(*stored, session_.id);
     transcript_.clear();
     for (auto& it : *stored) transcript_.push_back(std::move(it.item));
     budget_.Seed(transcript_, mark, FixedTokens());
@@ -347,6 +360,13 @@ Result<TurnResult> Conversation::RunTurnHoldingLease(const std::string& user_tex
 
   Item user = UserMessage(user_text, image_urls);
   if (Status s = Commit(turn_id, {user}); !s.ok()) return finish_failed(s, TurnStatus::kFailed);
+  if (fork_untitled_ && user_text.find_first_not_of(" \t\r\n") != std::string::npos) {
+    // A fork's first own message names it, as a new session's does.
+    if (Status s = deps_.store->SetTitle(session_.id, user_text); !s.ok()) {
+      observer.OnNotice("the branch keeps its title: " + s.message());
+    }
+    fork_untitled_ = false;
+  }
 
   int stream_retries = 0;
   bool overflow_retried = false;
@@ -399,9 +419,10 @@ Result<TurnResult> Conversation::RunTurnHoldingLease(const std::string& user_tex
       }
       // Only what the client did not already retry: a stream that dropped
       // after delivering events, or a response.failed the server sent.
-      const bool retryable =
-          st.reason() != StatusReason::kRetriesExhausted && st.reason() != StatusReason::kTls &&
-          (st.code() == StatusCode::kUnavailable || st.reason() == StatusReason::kRateLimitExceeded);
+      const bool retryable = st.reason() != StatusReason::kRetriesExhausted &&
+                             st.reason() != StatusReason::kTls &&
+                             (st.code() == StatusCode::kUnavailable ||
+                              st.reason() == StatusReason::kRateLimitExceeded);
       if (retryable && stream_retries < config_.provider.stream_max_retries) {
         ++stream_retries;
         observer.OnRetry("Reconnecting " + std::to_string(stream_retries) + "/" +

@@ -61,7 +61,8 @@ class Conversation {
   static Result<std::unique_ptr<Conversation>> Create(const Config& config, ConversationDeps deps,
                                                       std::string source, std::string id = "");
   // Continues an existing session (resumed or forked): loads its transcript
-  // and repairs calls left without an output.
+  // and repairs calls left without an output. A fork's first own user
+  // message becomes its title (SessionStore::SetTitle), replacing "fork of …".
   static Result<std::unique_ptr<Conversation>> Resume(const Config& config, ConversationDeps deps,
                                                       SessionInfo session);
 
@@ -117,6 +118,7 @@ class Conversation {
   std::optional<NewSession> pending_;  // a new session not yet stored
   std::unique_ptr<TurnLease> lease_;   // held during a turn
   ContextBudget budget_;               // when to compact (the one trigger)
+  bool fork_untitled_ = false;         // a fork still titled "fork of …" (no own message yet)
 };
 
 }  // namespace codex::core

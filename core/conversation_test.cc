@@ -76,6 +76,7 @@ class MemoryStore final : public SessionStore {
       StoredItem stored;
       stored.id = static_cast<int64_t>(items_.size()) + 1;
       stored.parent_id = s.head_item_id;
+      stored.session_id = std::string(session_id);
       stored.item = item;
       items_.push_back(stored);
       s.head_item_id = stored.id;
@@ -103,9 +104,22 @@ class MemoryStore final : public SessionStore {
     events.emplace_back(type);
     return OkStatus();
   }
-  Result<SessionInfo> Fork(std::string_view, std::optional<int>) override {
-    return NotFoundError("unused");
+  Result<SessionInfo> Fork(std::string_view id, std::optional<int>) override {
+    SessionInfo fork = sessions_[std::string(id)];
+    fork.forked_from_session = fork.id;
+    fork.id = "fork-" + std::to_string(sessions_.size() + 1);
+    fork.title = "fork of " + fork.title;
+    sessions_[fork.id] = fork;
+    return fork;
   }
+  Status SetTitle(std::string_view id, std::string_view text) override {
+    auto it = sessions_.find(std::string(id));
+    if (it == sessions_.end()) return NotFoundError("no session");
+    it->second.title = std::string(text);
+    ++titles_set;
+    return OkStatus();
+  }
+  int titles_set = 0;
 
   std::vector<StoredItem> Chain(std::optional<int64_t> head) const {
     std::vector<StoredItem> out;
@@ -147,6 +161,10 @@ class FakeRunner final : public CommandRunner {
     if (on_run) on_run();
     CommandResult r;
     r.output = "ran " + spec.argv.back() + "\n";
+    if (spec.on_output) {  // as the real runner does: as it is read, in pieces
+      spec.on_output(std::string_view(r.output).substr(0, 3));
+      spec.on_output(std::string_view(r.output).substr(3));
+    }
     return r;
   }
   std::vector<std::vector<std::string>> ran;
@@ -193,6 +211,17 @@ ScriptedClient::Step Drop(std::vector<Item> items) {
   };
 }
 
+// Records the output chunks the turn reports, and the order of tool events.
+class RecordingObserver final : public TurnObserver {
+ public:
+  void OnToolStarted(const ToolActivity& a) override { events.push_back("start " + a.call_id); }
+  void OnToolOutput(std::string_view call_id, std::string_view chunk) override {
+    events.push_back("output " + std::string(call_id) + " " + std::string(chunk));
+  }
+  void OnToolCompleted(const ToolActivity& a) override { events.push_back("end " + a.call_id); }
+  std::vector<std::string> events;
+};
+
 struct Harness {
   Harness() {
     config.cwd = "/tmp";
@@ -226,7 +255,7 @@ struct Harness {
   ScriptedClient client;
   FakeRunner runner;
   FixedClock clock;
-  TurnObserver observer;
+  RecordingObserver observer;
   std::unique_ptr<ToolRouter> router;
 };
 
@@ -254,6 +283,55 @@ TEST_CASE("A turn commits the user message, runs calls and ends with the answer"
   const std::string& b = h.client.bodies[1];
   const auto cut = a.size() - 2;  // all but the closing "]}"
   CHECK(b.compare(0, cut, a, 0, cut) == 0);
+}
+
+TEST_CASE("A running command's output reaches the observer as it arrives, by call id") {
+  Harness h;
+  h.client.steps = {Respond({ShellCall("c1", "one")}), Respond({AssistantMessage("done")})};
+  auto conv = Conversation::Create(h.config, h.Deps(), "exec");
+  REQUIRE(conv.ok());
+  CancelToken cancel;
+  REQUIRE((*conv)->RunTurn("do it", cancel).ok());
+  CHECK(h.observer.events ==
+        std::vector<std::string>{"start c1", "output c1 ran", "output c1  one\n", "end c1"});
+  // The model still gets the captured output, not the stream.
+  auto items = h.store.Chain((*conv)->session().head_item_id);
+  bool found = false;
+  for (const auto& s : items) {
+    if (IsCallOutput(s.item.kind) && s.item.call_id == "c1") {
+      found = s.item.body.find("ran one") != std::string::npos;
+    }
+  }
+  CHECK(found);
+}
+
+TEST_CASE("A fork is titled by its first own message, once; its parent's messages do not count") {
+  Harness h;
+  h.client.steps = {Respond({AssistantMessage("a1")}), Respond({AssistantMessage("a2")}),
+                    Respond({AssistantMessage("a3")}), Respond({AssistantMessage("a4")})};
+  auto conv = Conversation::Create(h.config, h.Deps(), "exec");
+  REQUIRE(conv.ok());
+  CancelToken cancel;
+  REQUIRE((*conv)->RunTurn("the parent's question", cancel).ok());
+  const std::string parent = (*conv)->session().id;
+  CHECK(h.store.titles_set == 0);  // a new session is titled when created, not through SetTitle
+
+  auto fork = h.store.Fork(parent, std::nullopt);
+  REQUIRE(fork.ok());
+  auto branch = Conversation::Resume(h.config, h.Deps(), *fork);
+  REQUIRE(branch.ok());
+  REQUIRE((*branch)->RunTurn("a new direction", cancel).ok());
+  CHECK(h.store.sessions_[fork->id].title == "a new direction");
+  REQUIRE((*branch)->RunTurn("and more", cancel).ok());
+  CHECK(h.store.sessions_[fork->id].title == "a new direction");
+  CHECK(h.store.titles_set == 1);
+  // Reopened later: it has its own message now, so nothing changes.
+  auto again = Conversation::Resume(h.config, h.Deps(), h.store.sessions_[fork->id]);
+  REQUIRE(again.ok());
+  REQUIRE((*again)->RunTurn("third", cancel).ok());
+  CHECK(h.store.titles_set == 1);
+  // The parent itself is not a fork: its title is never set this way.
+  CHECK(h.store.sessions_[parent].title.empty());
 }
 
 TEST_CASE("A dropped stream is retried from what was committed, without duplicates") {

@@ -81,6 +81,7 @@ Result<CommandResult> SandboxedRunner::Run(const CommandSpec& spec, const Cancel
   ASSIGN_OR_RETURN(PreparedCommand prepared, PrepareCommand(spec));
   sandbox::SpawnOptions& options = prepared.options;
   options.should_cancel = [&cancel] { return cancel.cancelled(); };
+  options.on_output = spec.on_output;
 
   auto run = sandbox::RunProcess(options);
   if (!run.ok()) return run.status();

@@ -12,6 +12,8 @@
 //     spec.sandbox.network (see sandbox/confinement.h);
 //   * cancellation: `cancel` is polled every 100 ms; when set, the process
 //     group is killed and kCancelled returned.
+//   * streaming: spec.on_output sees the output as it is read (before the
+//     head + tail capture, which it does not change).
 // Errors: kInvalidArgument (empty argv, missing working directory),
 // kNotFound (program not found), kFailedPrecondition (not executable, or
 // neither Landlock nor user namespaces are available for a sandboxed mode:

@@ -150,7 +150,15 @@ class SessionStore {
 
   // A new session whose head is an existing item of `session_id`: its head, or
   // the last item of turn `at_turn` (1-based) when given. No item is copied.
+  // Its title is "fork of <the parent's title>" (of the parent's first 8 id
+  // characters when untitled), cut like any title, until its first own user
+  // message replaces it (Conversation does, through SetTitle).
   virtual Result<SessionInfo> Fork(std::string_view session_id, std::optional<int> at_turn) = 0;
+
+  // Sets the session's title to the one-line title of `text` (its first
+  // non-empty line, trimmed and cut as a title from a first message is); the
+  // session's updated time is left alone. kNotFound for an unknown session.
+  virtual Status SetTitle(std::string_view session_id, std::string_view text) = 0;
 };
 
 }  // namespace codex::core

@@ -321,6 +321,9 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
   spec.sandbox.writable_roots = config_.writable_roots;
   spec.sandbox.network = config_.sandbox_network_access;
   if (choice == SandboxChoice::kUnsandboxed) spec.sandbox.mode = SandboxMode::kDangerFullAccess;
+  spec.on_output = [this, id = activity.call_id](std::string_view chunk) {
+    observer_.OnToolOutput(id, chunk);
+  };
 
   observer_.OnToolStarted(activity);
   auto result = runner_.Run(spec, cancel);

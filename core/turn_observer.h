@@ -62,6 +62,12 @@ class TurnObserver {
   // A model output item was committed (messages, reasoning, calls).
   virtual void OnItemCompleted(const Item& item) { (void)item; }
   virtual void OnToolStarted(const ToolActivity& activity) { (void)activity; }
+  // Output of a running command (shell), as it arrives, before OnToolCompleted
+  // (or before OnTurnFailed when the turn is interrupted while it runs). For
+  // live display: ToolActivity::output on completion is the captured text.
+  virtual void OnToolOutput(std::string_view call_id, std::string_view chunk) {
+    (void)call_id, (void)chunk;
+  }
   virtual void OnToolCompleted(const ToolActivity& activity) { (void)activity; }
   virtual void OnCompaction(const CompactionNotice& notice) { (void)notice; }
   virtual void OnTurnCompleted(const TokenUsage& usage, int context_left_percent) {

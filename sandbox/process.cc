@@ -312,14 +312,17 @@ struct Captures {
   }
 };
 
-// Reads what is available on `fd` into `stream` and `captures->both`;
-// returns false at EOF or on error.
-bool Drain(int fd, HeadTailBuffer* stream, Captures* captures) {
+// Reads what is available on `fd` into `stream` and `captures->both`,
+// handing each chunk to `on_output` (may be empty); returns false at EOF or
+// on error.
+bool Drain(int fd, HeadTailBuffer* stream, Captures* captures,
+           const std::function<void(std::string_view)>& on_output) {
   std::array<char, 65536> buf;
   for (;;) {
     ssize_t n = ::read(fd, buf.data(), buf.size());
     if (n > 0) {
       const std::string_view chunk(buf.data(), static_cast<size_t>(n));
+      if (on_output) on_output(chunk);
       stream->Append(chunk);
       captures->both.Append(chunk);
       continue;
@@ -571,11 +574,11 @@ Result<ProcessResult> RunProcess(const SpawnOptions& options) {
     }
     if (ready <= 0) continue;
     if (out_index >= 0 && fds[static_cast<size_t>(out_index)].revents != 0) {
-      out_open = Drain(child.stdout_fd(), &captures.out, &captures);
+      out_open = Drain(child.stdout_fd(), &captures.out, &captures, options.on_output);
       if (!out_open) child.CloseStdout();
     }
     if (err_index >= 0 && fds[static_cast<size_t>(err_index)].revents != 0) {
-      err_open = Drain(child.stderr_fd(), &captures.err, &captures);
+      err_open = Drain(child.stderr_fd(), &captures.err, &captures, options.on_output);
       if (!err_open) child.CloseStderr();
     }
   }
@@ -597,10 +600,10 @@ Result<ProcessResult> RunProcess(const SpawnOptions& options) {
     if (err_open) fds[n++] = {child.stderr_fd(), POLLIN, 0};
     if (::poll(fds.data(), n, 10) <= 0) continue;
     if (out_open) {
-      out_open = Drain(child.stdout_fd(), &captures.out, &captures);
+      out_open = Drain(child.stdout_fd(), &captures.out, &captures, options.on_output);
     }
     if (err_open) {
-      err_open = Drain(child.stderr_fd(), &captures.err, &captures);
+      err_open = Drain(child.stderr_fd(), &captures.err, &captures, options.on_output);
     }
   }
   const int status = child.Reap();

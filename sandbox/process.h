@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -90,6 +91,11 @@ struct SpawnOptions {
   size_t output_cap_bytes = kDefaultOutputCapBytes;
   // Polled at least every 100 ms while the command runs; may be empty.
   std::function<bool()> should_cancel;
+  // Called with each chunk of output as it is read (stdout and stderr in
+  // arrival order, as in ProcessResult::output), on the thread running
+  // RunProcess, before it is captured; may be empty. The captures do not
+  // depend on it. A slow callback delays reading, never loses output.
+  std::function<void(std::string_view)> on_output;
   // Applied in the child before execve; borrowed for the duration of the call.
   const ChildSetup* child_setup = nullptr;
 };

@@ -100,6 +100,42 @@ TEST_CASE("RunProcess interleaves stdout and stderr in arrival order") {
   CHECK(r->stderr_text == "b\n");
 }
 
+TEST_CASE("RunProcess hands output to on_output as it arrives, all of it, in order") {
+  // The first line is seen while the command still runs (it waits for a
+  // file the callback creates), and every byte arrives even past the cap.
+  TempDir dir;
+  const std::string flag = (dir.path() / "seen").string();
+  SpawnOptions options = Sh("echo first; while [ ! -e '" + flag +
+                            "' ]; do sleep 0.05; done; head -c 300000 /dev/zero | tr '\\0' x; "
+                            "echo; echo last >&2");
+  options.output_cap_bytes = 1000;
+  options.timeout_ms = 60'000;
+  std::string streamed;
+  options.on_output = [&](std::string_view chunk) {
+    streamed.append(chunk);
+    if (streamed.find("first\n") != std::string::npos) std::ofstream(flag).put('1');
+  };
+  auto r = RunProcess(options);
+  REQUIRE(r.ok());
+  CHECK(r->exit_code == 0);
+  CHECK(streamed == "first\n" + std::string(300000, 'x') + "\nlast\n");
+  // The capture is the same head + tail as without the callback.
+  CHECK(r->output.size() == 1000);
+  CHECK(r->output.substr(0, 6) == "first\n");
+  CHECK(r->output_dropped == static_cast<int64_t>(streamed.size()) - 1000);
+}
+
+TEST_CASE("a cancelled RunProcess has handed out what the command printed before") {
+  SpawnOptions options = Sh("echo before-cancel; sleep 60");
+  std::string streamed;
+  options.on_output = [&](std::string_view chunk) { streamed.append(chunk); };
+  options.should_cancel = [&] { return streamed.find("before-cancel") != std::string::npos; };
+  auto r = RunProcess(options);
+  REQUIRE(!r.ok());
+  CHECK(r.error().kind() == ErrorKind::kCancelled);
+  CHECK(streamed == "before-cancel\n");
+}
+
 TEST_CASE("RunProcess runs argv without a shell") {
   SpawnOptions options;
   options.argv = {"echo", "$HOME", "a b", "*"};

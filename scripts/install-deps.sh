@@ -8,6 +8,9 @@ packages=(cmake ninja-build g++ pkg-config git openssl ca-certificates
   nlohmann-json3-dev catch2 libtomlplusplus-dev libcli11-dev libseccomp-dev
   bubblewrap libmd4c-dev
   libpq-dev postgresql)  # libpq: the PostgreSQL store; the server: its tests (private initdb)
+# tmux: tests/interactive_e2e_test.cc resizes the interactive UI in a terminal
+# that re-wraps its lines.
+packages+=(tmux)
 # Node.js + npm run the third-party MCP servers of tests/mcp_e2e_test.cc
 # (scripts/install-mcp-test-servers.sh); a node installed otherwise is kept.
 if ! command -v node >/dev/null; then packages+=(nodejs); fi

@@ -120,7 +120,7 @@ TEST_CASE("Fork shares items and branches independently") {
   CHECK(fork->forked_from_item == parent.head_item_id);
   CHECK(fork->source == "fork");
   CHECK(fork->cwd == parent.cwd);
-  CHECK(fork->title == parent.title);
+  CHECK(fork->title == "fork of " + parent.title);  // until its own first message
   CHECK(Count(path, "SELECT count(*) FROM items") == items_before);  // nothing copied
 
   // Both branches advance without disturbing each other.

@@ -31,6 +31,7 @@ using core::SessionInfo;
 using core::StoredItem;
 using internal::DecodeCursor;
 using internal::EncodeCursor;
+using internal::ForkTitle;
 using internal::LooksLikeHexPrefix;
 using internal::SessionAdvanced;
 using internal::TitleFromItems;
@@ -1115,7 +1116,7 @@ Result<SessionInfo> PostgresSessionStore::Fork(std::string_view session_id,
     fork.cwd = parent.cwd;
     fork.model = parent.model;
     fork.provider = parent.provider;
-    fork.title = parent.title;
+    fork.title = ForkTitle(parent);
     fork.source = "fork";
     fork.created_at_ms = LocalNowMs();
     fork.updated_at_ms = fork.created_at_ms;
@@ -1127,6 +1128,18 @@ Result<SessionInfo> PostgresSessionStore::Fork(std::string_view session_id,
          P(fork.cwd), P(fork.model), P(fork.provider), P(fork.title), P(fork.source),
          P(fork.created_at_ms), P(fork.updated_at_ms)});
     return fork;
+  });
+}
+
+Status PostgresSessionStore::SetTitle(std::string_view session_id, std::string_view text) {
+  const std::string sid(session_id);
+  const std::string title = TitleFromText(text);
+  return Transaction(*conn_, "setting the title of " + sid, [&]() -> Status {
+    if (conn_->Exec("UPDATE sessions SET title = $1 WHERE id = $2", {P(title), P(sid)})
+            .Affected() == 0) {
+      return UnknownSession(sid);
+    }
+    return OkStatus();
   });
 }
 

@@ -101,6 +101,7 @@ class PostgresSessionStore final : public SessionDatabase {
   Status RecordEvent(std::string_view session_id, std::string_view turn_id, std::string_view type,
                      std::string_view payload_json) override;
   Result<core::SessionInfo> Fork(std::string_view session_id, std::optional<int> at_turn) override;
+  Status SetTitle(std::string_view session_id, std::string_view text) override;
 
   // SessionDatabase (see storage/session_database.h).
   Result<std::optional<core::LeaseHolder>> CurrentLease(std::string_view session_id) override;

@@ -35,6 +35,7 @@ using core::SessionInfo;
 using core::StoredItem;
 using internal::DecodeCursor;
 using internal::EncodeCursor;
+using internal::ForkTitle;
 using internal::Guarded;
 using internal::LooksLikeHexPrefix;
 using internal::NowMs;
@@ -916,7 +917,7 @@ Result<SessionInfo> SqliteSessionStore::Fork(std::string_view session_id,
     fork.cwd = parent.cwd;
     fork.model = parent.model;
     fork.provider = parent.provider;
-    fork.title = parent.title;
+    fork.title = ForkTitle(parent);
     fork.source = "fork";
     fork.created_at_ms = NowMs();
     fork.updated_at_ms = fork.created_at_ms;
@@ -937,6 +938,18 @@ Result<SessionInfo> SqliteSessionStore::Fork(std::string_view session_id,
     q.bind(11, fork.updated_at_ms);
     q.exec();
     return fork;
+  });
+}
+
+Status SqliteSessionStore::SetTitle(std::string_view session_id, std::string_view text) {
+  const std::string sid(session_id);
+  const std::string title = TitleFromText(text);
+  return WithWriteTransaction(*db_, path_, "setting the title of " + sid, [&]() -> Status {
+    SQLite::Statement q(*db_, "UPDATE sessions SET title = ? WHERE id = ?");
+    q.bind(1, title);
+    q.bind(2, sid);
+    if (q.exec() == 0) return UnknownSession(sid);
+    return OkStatus();
   });
 }
 

@@ -86,6 +86,7 @@ class SqliteSessionStore final : public SessionDatabase {
   // Turns are counted along the whole history (root to head) with
   // TurnStartIndexes; turn N ends just before turn N+1 starts.
   Result<core::SessionInfo> Fork(std::string_view session_id, std::optional<int> at_turn) override;
+  Status SetTitle(std::string_view session_id, std::string_view text) override;
 
   // --- Maintenance (codex sessions ...). `id` is a full session id. ---
 

@@ -293,6 +293,37 @@ TEST_CASE("FindSession by id, prefix and name") {
   CHECK(store->FindSession("my-branch").status().code() == StatusCode::kNotFound);
 }
 
+TEST_CASE("a fork is titled 'fork of <title>'; SetTitle replaces a title, one line, cut") {
+  TempDir dir;
+  const std::string path = dir.File("s.db");
+  auto store = OpenOrDie(path);
+  SessionInfo a = Create(*store);
+  AppendOrDie(*store, a.id, a.head_item_id, {codex::core::UserMessage("\n  the question\nmore")});
+  CHECK(Find(*store, a.id).title == "the question");
+  auto fork = store->Fork(a.id, std::nullopt);
+  REQUIRE(fork.ok());
+  CHECK(fork->title == "fork of the question");
+  CHECK(Find(*store, fork->id).title == "fork of the question");
+  // An untitled parent is named by its id.
+  SessionInfo untitled = Create(*store);
+  auto fork2 = store->Fork(untitled.id, std::nullopt);
+  REQUIRE(fork2.ok());
+  CHECK(fork2->title == "fork of " + untitled.id.substr(0, 8));
+  // Long titles are cut like any title.
+  const int64_t updated = Find(*store, fork->id).updated_at_ms;
+  REQUIRE(store->SetTitle(fork->id, "\n" + std::string(200, 'w') + "\nsecond line").ok());
+  SessionInfo titled = Find(*store, fork->id);
+  CHECK(titled.title == std::string(80, 'w') + "…");
+  CHECK(titled.updated_at_ms == updated);
+  REQUIRE(store->SetTitle(fork->id, "  a new direction  ").ok());
+  CHECK(Find(*store, fork->id).title == "a new direction");
+  CHECK(Find(*store, a.id).title == "the question");  // the parent keeps its own
+  CHECK(store->SetTitle("no-such-session", "x").code() == StatusCode::kNotFound);
+  // Another process sees it.
+  auto other = OpenOrDie(path);
+  CHECK(Find(*other, fork->id).title == "a new direction");
+}
+
 TEST_CASE("LatestSession and ListSessions page newest first") {
   StoreDir dir;
   auto store = OpenOrDie(dir.Store("s.db"));

@@ -61,6 +61,10 @@ std::string TitleFromItems(const std::vector<ImportedItem>& items) {
   return {};
 }
 
+std::string ForkTitle(const SessionInfo& parent) {
+  return TitleFromText("fork of " + (parent.title.empty() ? parent.id.substr(0, 8) : parent.title));
+}
+
 constexpr std::string_view kCursorPrefix = "c1.";
 
 std::string EncodeCursor(const SessionInfo& s) {

@@ -24,6 +24,9 @@ std::string_view TrimView(std::string_view s);
 bool LooksLikeHexPrefix(std::string_view s);
 // The title for a session from the first real user message among `items`.
 std::string TitleFromItems(const std::vector<ImportedItem>& items);
+// A new fork's title until its first own user message names it:
+// "fork of <parent title>" (or of the parent id's first 8 characters).
+std::string ForkTitle(const core::SessionInfo& parent);
 // The opaque keyset cursor of ListSessions: after `s` in newest-first order.
 std::string EncodeCursor(const core::SessionInfo& s);
 bool DecodeCursor(std::string_view cursor, int64_t* ms, std::string* id);

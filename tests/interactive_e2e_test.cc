@@ -2,7 +2,9 @@
 // pseudo-terminal (pty_support.h) against the scripted Responses server,
 // asserting on the screen a user would see; plus the plain (non-TTY) mode
 // and `codex completion`.
+#include <fcntl.h>
 #include <linux/landlock.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -1003,6 +1005,13 @@ TEST_CASE("Esc-Esc walks back through the user's messages; sending an edit forks
   CHECK(tree->exit_code == 0);
   CHECK(tree->out.find(original) != std::string::npos);
   CHECK(tree->out.find(branch) != std::string::npos);
+  // The branch is titled by its edited message, the old one keeps its title.
+  auto shown = env->RunCodex({"sessions", "show", branch});
+  REQUIRE(shown.ok());
+  CHECK(shown->out.find("title    first question, edited\n") != std::string::npos);
+  shown = env->RunCodex({"sessions", "show", original});
+  REQUIRE(shown.ok());
+  CHECK(shown->out.find("title    first question\n") != std::string::npos);
   auto r = SpawnTui(*env, {"resume", original});
   Expect(r->WaitForText("› second question", kWait));  // the old branch is intact
   Expect(r->Write("\x04"));
@@ -1115,9 +1124,14 @@ TEST_CASE("Esc while a command runs stops it; the command is shown as interrupte
   Expect(p->WaitForText("›", kWait));
   Expect(p->Write("run it\r"));
   Expect(p->WaitForText("• Running echo started; sleep 60", kWait));
+  Expect(p->WaitForText("└ started", kWait));  // streamed while it runs
   Expect(p->Write("\x1b"));
   Expect(p->WaitForText("✗ interrupted (stopped)", kWait));
   Expect(p->WaitForText("■ Interrupted.", kWait));
+  // What it printed stays in the transcript, once, above the mark.
+  std::string text = p->screen().Text();
+  CHECK(Count(text, "started") == 2);  // "Running echo started; …" and the output
+  CHECK(text.find("└ started") < text.find("✗ interrupted"));
   WaitIdle(*p);
   Expect(p->Write("go on\r"));
   Expect(p->WaitForText("after the interrupt", kWait));
@@ -1155,4 +1169,286 @@ TEST_CASE("between turns, a session another process advanced is reloaded, and sa
   CHECK(at("from elsewhere") < at("mine"));
 }
 
+}  // namespace codex::testing
+
+namespace codex::testing {
+namespace {
+
+TEST_CASE("a running command's output streams in a bounded live view; head and tail stay") {
+  // The command prints 30 lines, then waits for the test to look at the
+  // screen (the file `go`), then prints one more line.
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["bash", "-c",
+      "for i in $(seq 1 30); do echo out-$i; done; while [ ! -e go ]; do sleep 0.1; done; echo final-line"],
+      "call_id": "c1"}]},
+    "after the command"
+  ]})",
+                     "sandbox_mode = \"danger-full-access\"\n");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("run it\r"));
+  Expect(p->WaitForText("out-30", kWait));
+  {
+    // Live: the last five lines, under the command and above the spinner.
+    std::string text = p->screen().Text();
+    INFO(text);
+    CHECK(text.find("out-26") != std::string::npos);
+    CHECK(text.find("out-25") == std::string::npos);
+    CHECK(text.find("out-1\n") == std::string::npos);
+    CHECK(text.find("• Running for i in") < text.find("out-26"));
+    CHECK(text.find("out-30") < text.find("Esc to interrupt"));
+    CHECK(text.find("final-line") == std::string::npos);
+  }
+  // The composer under it stays live: typing shows at once.
+  Expect(p->Write("typed meanwhile"));
+  Expect(p->WaitForText("› typed meanwhile", kWait));
+  CHECK(p->screen().Text().find("out-30") < p->screen().Text().find("› typed meanwhile"));
+  std::ofstream(env->workdir() / "go").put('1');
+  Expect(p->WaitForText("after the command", kWait));
+  WaitIdle(*p);
+  CHECK(p->screen().Visible().find("› typed meanwhile") != std::string::npos);  // still there
+  std::string text = p->screen().Text();
+  INFO(text);
+  // Kept: the head and the tail, with the count of lines between.
+  CHECK(text.find("└ out-1\n    out-2\n    … +26 lines\n    out-29\n    out-30\n    final-line\n"
+                  "  ✓ exit 0") != std::string::npos);
+  CHECK(Count(text, "out-30") == 1);  // the live rows were replaced, not left behind
+  CHECK(text.find("out-26") == std::string::npos);
+  // The model got the captured output, every line of it.
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  std::string output = CallOutput(requests[1], "c1");
+  CHECK(output.find("out-1\\nout-2") != std::string::npos);
+  CHECK(output.find("out-15") != std::string::npos);
+  CHECK(output.find("final-line") != std::string::npos);
+}
+
+TEST_CASE("a long output stays bounded on screen; a progress bar redraws its line") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["bash", "-c",
+      "printf 'p 10%%\\rp 50%%\\rp 99%%\\r'; while [ ! -e go ]; do sleep 0.1; done; seq 1 200000"],
+      "call_id": "c1"}]},
+    "after the command"
+  ]})",
+                     "sandbox_mode = \"danger-full-access\"\n");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("run it\r"));
+  Expect(p->WaitForText("└ p 99%", kWait));
+  CHECK(p->screen().Text().find("└ p 50%") == std::string::npos);  // redrawn over
+  std::ofstream(env->workdir() / "go").put('1');
+  Expect(p->WaitForText("after the command", kWait));
+  std::string text = p->screen().Text();
+  INFO(text);
+  CHECK(text.find("    200000\n  ✓ exit 0") != std::string::npos);
+  CHECK(Count(text, "\n    1") < 10);  // not 200000 rows
+}
+
+TEST_CASE("!cmd streams too, and what it printed stays when Esc stops it") {
+  auto env =
+      MakeEnv(R"({"responses": ["first reply"]})", "sandbox_mode = \"danger-full-access\"\n");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("!echo local-start; sleep 60\r"));
+  Expect(p->WaitForText("└ local-start", kWait));
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("✗ interrupted (stopped)", kWait));
+  std::string text = p->screen().Text();
+  INFO(text);
+  CHECK(text.find("└ local-start") < text.find("✗ interrupted"));
+  CHECK(text.find("error:") == std::string::npos);
+  WaitIdle(*p);
+  Expect(p->Write("hello\r"));
+  Expect(p->WaitForText("first reply", kWait));
+}
+
+}  // namespace
+}  // namespace codex::testing
+
+namespace codex::testing {
+namespace {
+
+// codex in a detached tmux session of its own (a private server socket):
+// tmux re-wraps the lines on its screen when the width changes, as VTE,
+// kitty and most terminals do, unlike the Screen model (xterm's rules).
+class TmuxCodex {
+ public:
+  TmuxCodex(CodexTestEnv& env, std::vector<std::string> args, int cols, int rows)
+      : socket_((env.workdir().parent_path() / "tmux.sock").string()) {
+    ProcessOptions codex = env.CodexCommand(std::move(args));
+    std::vector<std::string> argv = {"new-session", "-d",
+                                     "-s",          "t",
+                                     "-x",          std::to_string(cols),
+                                     "-y",          std::to_string(rows),
+                                     "-c",          codex.cwd.string(),
+                                     "env"};
+    for (const auto& name : codex.unset_env) {
+      argv.push_back("-u");
+      argv.push_back(name);
+    }
+    for (const auto& [k, v] : codex.env) argv.push_back(k + "=" + v);
+    argv.insert(argv.end(), codex.argv.begin(), codex.argv.end());
+    auto started = Tmux(argv);
+    INFO(started.err);
+    REQUIRE(started.exit_code == 0);
+    // The window keeps the size it is given, not its (absent) client's.
+    REQUIRE(Tmux({"set-option", "-g", "window-size", "manual"}).exit_code == 0);
+  }
+  ~TmuxCodex() { (void)Tmux({"kill-server"}); }
+
+  static bool Available() {
+    ProcessOptions o;
+    o.argv = {"tmux", "-V"};
+    auto r = RunProcess(o);
+    return r.ok() && r->exit_code == 0;
+  }
+  void Type(const std::string& text) {
+    REQUIRE(Tmux({"send-keys", "-t", "t", "-l", text}).exit_code == 0);
+  }
+  void Key(const std::string& key) { REQUIRE(Tmux({"send-keys", "-t", "t", key}).exit_code == 0); }
+  // Resizes the window, then waits until codex's terminal has the new size:
+  // tmux re-wraps its screen at once but tells the pty (SIGWINCH) up to
+  // 250 ms later, and what codex draws in between is laid out for the old
+  // width on the re-wrapped screen.
+  void Resize(int cols) {
+    REQUIRE(Tmux({"resize-window", "-t", "t", "-x", std::to_string(cols)}).exit_code == 0);
+    std::string tty = Tmux({"display", "-p", "-t", "t", "#{pane_tty}"}).out;
+    while (!tty.empty() && tty.back() == '\n') tty.pop_back();
+    const auto end = std::chrono::steady_clock::now() + kWait;
+    while (std::chrono::steady_clock::now() < end) {
+      int fd = ::open(tty.c_str(), O_RDONLY | O_NOCTTY | O_CLOEXEC);
+      REQUIRE(fd >= 0);
+      struct winsize ws {};
+      const int r = ::ioctl(fd, TIOCGWINSZ, &ws);
+      ::close(fd);
+      if (r == 0 && ws.ws_col == cols) return;
+      std::this_thread::sleep_for(20ms);
+    }
+    FAIL("the pane's terminal never got width " << cols);
+  }
+  // The pane's history and screen, one row a line (wrapped rows apart).
+  std::string Text() { return Tmux({"capture-pane", "-p", "-t", "t", "-S", "-"}).out; }
+  void WaitFor(const std::function<bool(const std::string&)>& done) {
+    const auto end = std::chrono::steady_clock::now() + kWait;
+    std::string text;
+    while (std::chrono::steady_clock::now() < end) {
+      text = Text();
+      if (done(text)) return;
+      std::this_thread::sleep_for(50ms);
+    }
+    INFO(text);
+    FAIL("the tmux pane never showed what was waited for");
+  }
+  void WaitForText(const std::string& needle) {
+    WaitFor([&](const std::string& t) { return t.find(needle) != std::string::npos; });
+  }
+
+ private:
+  ProcessResult Tmux(std::vector<std::string> args) {
+    ProcessOptions o;
+    o.argv = {"tmux", "-S", socket_};
+    o.argv.insert(o.argv.end(), args.begin(), args.end());
+    auto r = RunProcess(o);
+    REQUIRE(r.ok());
+    return *r;
+  }
+  std::string socket_;
+};
+
+TEST_CASE("in tmux (lines re-wrap on resize): narrowing and widening leave one composer") {
+  if (!TmuxCodex::Available()) {
+    WARN("tmux is not installed: the re-wrapping terminal cannot be tested here");
+    return;
+  }
+  auto env = MakeEnv(R"({"responses": ["fine"]})");
+  TmuxCodex t(*env, {}, 100, 30);
+  t.WaitForText("›");  // capture-pane drops trailing blanks
+  const std::string draft =
+      "a draft that is long enough to need two rows once the window is narrow";
+  t.Type(draft);
+  t.WaitForText("› " + draft);
+  int n = 0;
+  for (int cols : {40, 100, 33, 120, 25}) {
+    t.Resize(cols);
+    const std::string mark = " M" + std::to_string(n++);
+    t.Type(mark);  // drawn after the resize was handled
+    t.WaitFor([&](const std::string& s) { return s.find(mark) != std::string::npos; });
+    std::string text = t.Text();
+    INFO("width " << cols << "\n" << text);
+    CHECK(Count(text, "› a draft") == 1);  // the composer's first line, once
+    CHECK(Count(text, "a draft") == 1);
+    CHECK(text.find("codex") != std::string::npos);  // the banner is still there
+  }
+  t.Key("Enter");
+  t.WaitForText("fine");
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  CHECK(Contains(UserTexts(requests[0]), draft + " M0 M1 M2 M3 M4"));
+}
+
+}  // namespace
+}  // namespace codex::testing
+
+namespace codex::testing {
+namespace {
+
+TEST_CASE("a fork is titled 'fork of …' until its first own message names it") {
+  auto env = MakeEnv(R"({"responses": [], "default": "reply {{n}}"})");
+  auto first = env->RunCodex({"exec", "the original question"});
+  REQUIRE(first.ok());
+  REQUIRE(first->exit_code == 0);
+  const std::string parent = FirstId(first->err, "session ");
+  REQUIRE(!parent.empty());
+  auto title = [&](const std::string& id) {
+    auto r = env->RunCodex({"sessions", "show", id});
+    REQUIRE(r.ok());
+    INFO(r->err);
+    REQUIRE(r->exit_code == 0);
+    size_t at = r->out.find("title    ");
+    REQUIRE(at != std::string::npos);
+    return r->out.substr(at + 9, r->out.find('\n', at) - at - 9);
+  };
+  auto fork = env->RunCodex({"fork", parent});
+  REQUIRE(fork.ok());
+  INFO(fork->err);
+  REQUIRE(fork->exit_code == 0);
+  const std::string branch = FirstId(fork->out, "");
+  REQUIRE(!branch.empty());
+  CHECK(title(branch) == "fork of the original question");
+  auto next = env->RunCodex({"exec", "resume", branch, "a new direction"});
+  REQUIRE(next.ok());
+  REQUIRE(next->exit_code == 0);
+  CHECK(title(branch) == "a new direction");
+  CHECK(title(parent) == "the original question");
+  auto later = env->RunCodex({"exec", "resume", branch, "something else"});
+  REQUIRE(later.ok());
+  REQUIRE(later->exit_code == 0);
+  CHECK(title(branch) == "a new direction");  // named once
+  // A fork of the fork, before its own message.
+  auto again = env->RunCodex({"fork", branch});
+  REQUIRE(again.ok());
+  CHECK(title(FirstId(again->out, "")) == "fork of a new direction");
+  // The picker lists each under its own title.
+  auto p = SpawnTui(*env, {"resume"});
+  Expect(p->WaitForText("fork of a new direction", kWait));
+  std::string text = p->screen().Text();
+  CHECK(Count(text, "a new direction") == 2);
+  CHECK(Count(text, "the original question") == 1);
+}
+
+TEST_CASE("--help names the program codex, not the path it was started by") {
+  auto env = MakeEnv(R"([])");
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"--help"}, std::vector<std::string>{"exec", "--help"}}) {
+    auto r = env->RunCodex(args);
+    REQUIRE(r.ok());
+    INFO(r->out);
+    CHECK(r->exit_code == 0);
+    CHECK(r->out.find("codex") != std::string::npos);
+    CHECK(r->out.find("/codex") == std::string::npos);  // no directory before it
+    CHECK(r->out.find("Usage: codex") != std::string::npos);
+  }
+}
+
+}  // namespace
 }  // namespace codex::testing

@@ -279,7 +279,7 @@ ReviewDecision TtyApprovalPrompt::AskHere(const ApprovalQuestion& question) {
     // Redraw the menu in place.
     terminal_.Write("\x1b[" + std::to_string(count) + "A\r" + menu());
   }
-  terminal_.Write("\x1b[" + std::to_string(count) + "A\r\x1b[J");
+  terminal_.Write("\x1b[" + std::to_string(count) + "A" + std::string(kEraseToEnd));
   bool yes =
       *answer == ReviewDecision::kApproveOnce || *answer == ReviewDecision::kApproveForSession;
   std::string said = DescribeDecision(question, *answer);

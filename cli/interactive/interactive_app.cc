@@ -858,6 +858,10 @@ void InteractiveSession::RunLocalShell(const std::string& command) {
   core::SandboxedRunner runner;
   core::CancelToken cancel;
   Result<core::CommandResult> result = InternalError("the command did not run");
+  core::TurnObserver& observer =
+      tty_ ? static_cast<core::TurnObserver&>(*view_) : static_cast<core::TurnObserver&>(*plain_);
+  // Shown as it runs, the way the model's commands are (TurnObserver::OnToolOutput).
+  spec.on_output = [&observer](std::string_view chunk) { observer.OnToolOutput("", chunk); };
   if (tty_) {
     TurnInterrupt interrupt(&cancel);
     view_->BeginTurn("Running");
@@ -869,8 +873,12 @@ void InteractiveSession::RunLocalShell(const std::string& command) {
     result = runner.Run(spec, cancel);
     RemoveInterruptHandler();
   }
-  core::TurnObserver& observer =
-      tty_ ? static_cast<core::TurnObserver&>(*view_) : static_cast<core::TurnObserver&>(*plain_);
+  if (!result.ok() && result.status().code() == StatusCode::kCancelled) {
+    // Stopped by Esc or Ctrl-C: what it printed so far stays on the screen.
+    observer.OnTurnFailed(result.status());
+    if (tty_) view_->EndTurn();
+    return;
+  }
   if (result.ok()) {
     activity.output = result->output;
     activity.exit_code = result->exit_code;
@@ -959,7 +967,7 @@ Result<std::optional<core::SessionInfo>> InteractiveSession::Pick(bool all) {
     std::string text = picker.Render(style_, columns, std::max(5, terminal_->Rows() - 2));
     std::string out;
     if (drawn_rows > 0) out += "\x1b[" + std::to_string(drawn_rows) + "A";
-    out += "\r\x1b[J" + text;
+    out += kEraseToEnd + text;
     drawn_rows = 0;
     size_t pos = 0;
     while (pos <= text.size()) {
@@ -991,7 +999,7 @@ Result<std::optional<core::SessionInfo>> InteractiveSession::Pick(bool all) {
   }
   std::string clear;
   if (drawn_rows > 0) clear += "\x1b[" + std::to_string(drawn_rows) + "A";
-  terminal_->Write(clear + "\r\x1b[J");
+  terminal_->Write(clear + kEraseToEnd);
   if (result == PickerResult::kCancelled) return std::optional<core::SessionInfo>();
   return std::optional<core::SessionInfo>(picker.chosen());
 }

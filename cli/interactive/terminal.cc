@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
+#include <string_view>
 
 namespace codex::cli {
 
@@ -78,6 +80,7 @@ Result<std::unique_ptr<Terminal>> Terminal::Open(int in_fd, int out_fd) {
   }
   t->Apply(CtrlC::kAsKey);
   t->Write(kPasteOn);
+  t->reflows_ = TerminalReflows([](const char* name) { return std::getenv(name); });
   return t;
 }
 
@@ -187,6 +190,39 @@ TurnInterrupt::TurnInterrupt(core::CancelToken* token) {
 TurnInterrupt::~TurnInterrupt() {
   signal(SIGINT, SIG_IGN);
   g_token.store(nullptr);
+}
+
+}  // namespace codex::cli
+
+namespace codex::cli {
+
+bool TerminalReflows(const std::function<const char*(const char*)>& getenv) {
+  auto set = [&](const char* name) {
+    const char* v = getenv(name);
+    return v != nullptr && *v != '\0';
+  };
+  auto value = [&](const char* name) {
+    const char* v = getenv(name);
+    return std::string_view(v == nullptr ? "" : v);
+  };
+  // A multiplexer is the terminal the program talks to: its rules count.
+  if (set("TMUX")) return true;
+  if (set("STY")) return false;  // GNU screen keeps its lines as they are
+  for (const char* name : {"VTE_VERSION", "KITTY_WINDOW_ID", "WEZTERM_PANE", "ALACRITTY_WINDOW_ID",
+                           "ALACRITTY_SOCKET", "KONSOLE_VERSION", "WT_SESSION"}) {
+    if (set(name)) return true;
+  }
+  const std::string_view program = value("TERM_PROGRAM");
+  for (std::string_view p :
+       {"iTerm.app", "Apple_Terminal", "WezTerm", "vscode", "ghostty", "tmux"}) {
+    if (program == p) return true;
+  }
+  const std::string_view term = value("TERM");
+  for (std::string_view t :
+       {"tmux", "xterm-kitty", "alacritty", "foot", "wezterm", "xterm-ghostty"}) {
+    if (term.substr(0, t.size()) == t) return true;
+  }
+  return false;
 }
 
 }  // namespace codex::cli

@@ -13,6 +13,7 @@
 
 #include <termios.h>
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -24,6 +25,12 @@
 namespace codex::cli {
 
 enum class CtrlC { kAsKey, kAsSignal };
+
+// Erases from the start of the cursor's row to the end of the screen. Not
+// "\r\x1b[J": from the top-left corner that is a whole-screen clear, which
+// tmux (scroll-on-clear) answers by pushing the screen into the scrollback,
+// leaving a copy of what was erased there.
+inline constexpr char kEraseToEnd[] = "\r\x1b[C\x1b[J\r\x1b[K";
 
 enum class ReadStatus {
   kData,     // bytes were appended
@@ -59,6 +66,9 @@ class Terminal {
 
   int Columns() const;
   int Rows() const;
+  // Whether the terminal re-wraps lines already on the screen when its width
+  // changes (see TerminalReflows); decided once, at Open.
+  bool reflows() const { return reflows_; }
 
  private:
   Terminal(int in_fd, int out_fd) : in_fd_(in_fd), out_fd_(out_fd) {}
@@ -69,7 +79,17 @@ class Terminal {
   int wake_[2] = {-1, -1};  // a pipe: Wake() writes, Read() polls
   struct termios saved_ {};
   std::mutex write_mutex_;
+  bool reflows_ = false;
 };
+
+// Whether the terminal described by `env` (the environment: TMUX, TERM,
+// TERM_PROGRAM, VTE_VERSION ...) re-wraps its lines on a resize: tmux, VTE
+// (GNOME Terminal, Tilix ...), kitty, WezTerm, Alacritty, foot, Konsole,
+// iTerm2, Apple Terminal, Windows Terminal, VS Code, Ghostty do; xterm, the
+// Linux console, st and anything unknown are taken not to (a wrong "no"
+// leaves a stale line on the screen; a wrong "yes" would erase transcript
+// lines). A terminal cannot be asked which it does.
+bool TerminalReflows(const std::function<const char*(const char*)>& getenv);
 
 // While alive, SIGINT cancels `token` (the turn stops and is recorded as
 // interrupted); a second SIGINT restores the terminal and exits with 130.

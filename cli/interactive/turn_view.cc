@@ -1,5 +1,7 @@
 #include "cli/interactive/turn_view.h"
 
+#include <algorithm>
+
 #include "cli/interactive/command_text.h"
 #include "cli/progress_printer.h"
 #include "cli/terminal_text.h"
@@ -46,6 +48,7 @@ void TurnView::BeginTurn(std::string label) {
   paused_ = false;
   denied_ = false;
   tool_running_ = false;
+  output_.Clear();
   label_ = std::move(label);
   reasoning_.clear();
   printed_ = false;
@@ -105,6 +108,7 @@ void TurnView::CommitFooter() {
   }
   drawn_ = false;
   drawn_spinner_ = false;
+  drawn_output_rows_ = 0;
   live_cursor_row_ = 0;
   has_footer_ = false;
   terminal_.WriteLocked(out);
@@ -123,6 +127,7 @@ void TurnView::Redraw(bool forget_drawn) {
   if (forget_drawn) {
     drawn_ = false;
     drawn_spinner_ = false;
+    drawn_output_rows_ = 0;
     live_cursor_row_ = 0;
   }
   terminal_.WriteLocked(Redrawn());
@@ -136,9 +141,10 @@ std::string TurnView::Redrawn() {
 
 std::string TurnView::EraseLiveText() {
   if (!drawn_) return "";
-  std::string out = Move(live_cursor_row_, 'A') + "\r\x1b[J";
+  std::string out = Move(RowsAboveCursor(), 'A') + kEraseToEnd;
   drawn_ = false;
   drawn_spinner_ = false;
+  drawn_output_rows_ = 0;
   live_cursor_row_ = 0;
   return out;
 }
@@ -148,25 +154,82 @@ std::string TurnView::DrawLiveText() {
   std::string out = "\r";
   int row = 0;
   const bool footer = has_footer_;
+  const int columns = terminal_.Columns();
+  drawn_columns_ = columns;
+  drawn_above_.clear();
+  spinner_slot_ = -1;
+  cursor_line_width_ = 0;
+  cursor_x_ = 0;
+  if (tool_running_ && !output_.empty()) {
+    // The running command's last lines, each one row (cut, never wrapped).
+    std::string rows = output_.LiveRows(columns - 1, "  └ ", "    ");
+    size_t pos = 0;
+    while (pos < rows.size()) {
+      size_t nl = rows.find('\n', pos);
+      std::string line = style_.Dim(rows.substr(pos, nl - pos));
+      drawn_above_.push_back(DisplayWidth(line));
+      out += line + "\r\n";
+      ++row;
+      pos = nl + 1;
+    }
+    drawn_output_rows_ = row;
+    drawn_ = true;
+    output_dirty_ = false;
+    output_drawn_at_ = std::chrono::steady_clock::now();
+  }
   if (SpinnerVisible()) {
-    out += SpinnerLine();
+    std::string spinner = SpinnerLine();
+    out += spinner;
     ++frame_;
     drawn_spinner_ = true;
     drawn_ = true;
     if (footer) {
+      spinner_slot_ = static_cast<int>(drawn_above_.size());
+      drawn_above_.push_back(DisplayWidth(spinner));
       out += "\r\n";
-      row = 1;
+      ++row;
+    } else {
+      cursor_line_width_ = cursor_x_ = DisplayWidth(spinner);  // the cursor ends it
     }
   }
-  live_cursor_row_ = 0;
+  live_cursor_row_ = row;
   if (footer) {
     out += footer_.text;
     out += Move(footer_.end_row - footer_.cursor_row, 'A');
     out += "\r" + Move(footer_.cursor_col, 'C');
     live_cursor_row_ = row + footer_.cursor_row;
     drawn_ = true;
+    // The footer's lines (split at its hard line breaks, each wrapped by the
+    // terminal) down to the cursor's, for RowsAboveCursor.
+    int line_row = 0;
+    size_t pos = 0;
+    while (pos <= footer_.text.size()) {
+      size_t nl = footer_.text.find("\r\n", pos);
+      if (nl == std::string::npos) nl = footer_.text.size();
+      const int w = DisplayWidth(std::string_view(footer_.text).substr(pos, nl - pos));
+      const int rows = w == 0 ? 1 : (w + columns - 1) / columns;
+      if (footer_.cursor_row < line_row + rows || nl == footer_.text.size()) {
+        cursor_line_width_ = w;
+        cursor_x_ = (footer_.cursor_row - line_row) * columns + footer_.cursor_col;
+        break;
+      }
+      drawn_above_.push_back(w);
+      line_row += rows;
+      pos = nl + 2;
+    }
   }
   return out;
+}
+
+int TurnView::RowsAboveCursor() const {
+  const int columns = terminal_.Columns();
+  if (!terminal_.reflows() || columns == drawn_columns_ || columns <= 0) return live_cursor_row_;
+  // The terminal has re-wrapped every line drawn at the old width to the new
+  // one; the cursor kept its place in its line.
+  auto rows = [columns](int w) { return w == 0 ? 1 : (w + columns - 1) / columns; };
+  int up = 0;
+  for (int w : drawn_above_) up += rows(w);
+  return up + std::min(cursor_x_ / columns, rows(cursor_line_width_) - 1);
 }
 
 std::string TurnView::SpinnerLine() const {
@@ -189,13 +252,18 @@ void TurnView::SpinnerLoop() {
   while (running_) {
     if (SpinnerVisible()) {
       auto term = terminal_.Lock();
-      if (drawn_spinner_) {
+      if (drawn_spinner_ && !output_dirty_ && terminal_.Columns() == drawn_columns_) {
         // Only the spinner row changes: the composer under it is left alone.
-        std::string out = Move(live_cursor_row_, 'A') + "\r\x1b[K" + SpinnerLine();
-        ++frame_;
-        if (live_cursor_row_ > 0) {
-          out += "\r" + Move(live_cursor_row_, 'B') + Move(footer_.cursor_col, 'C');
+        const int up = live_cursor_row_ - drawn_output_rows_;
+        std::string spinner = SpinnerLine();
+        std::string out = Move(up, 'A') + "\r\x1b[K" + spinner;
+        if (spinner_slot_ >= 0) {
+          drawn_above_[static_cast<size_t>(spinner_slot_)] = DisplayWidth(spinner);
+        } else {
+          cursor_line_width_ = cursor_x_ = DisplayWidth(spinner);
         }
+        ++frame_;
+        if (up > 0) out += "\r" + Move(up, 'B') + Move(footer_.cursor_col, 'C');
         terminal_.WriteLocked(out);
       } else {
         terminal_.WriteLocked(Redrawn());
@@ -312,6 +380,7 @@ void TurnView::OnToolStarted(const core::ToolActivity& activity) {
   FinishReasoning();
   if (activity.tool == "update_plan") return;
   tool_running_ = true;
+  output_.Clear();
   Separate();
   if (activity.tool == "shell") {
     std::string command = FirstLine(NeutralizeControls(ShownCommandLine(activity.command)));
@@ -323,10 +392,26 @@ void TurnView::OnToolStarted(const core::ToolActivity& activity) {
   }
 }
 
+void TurnView::OnToolOutput(std::string_view call_id, std::string_view chunk) {
+  (void)call_id;  // one command runs at a time
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!tool_running_) return;
+  output_.Feed(chunk);
+  output_dirty_ = true;
+  // At most every 100 ms; the spinner thread draws what arrives in between.
+  if (paused_ ||
+      std::chrono::steady_clock::now() - output_drawn_at_ < std::chrono::milliseconds(100)) {
+    return;
+  }
+  auto term = terminal_.Lock();
+  terminal_.WriteLocked(Redrawn());
+}
+
 void TurnView::OnToolCompleted(const core::ToolActivity& activity) {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out;
   tool_running_ = false;
+  output_.Clear();
   const bool denied = denied_ && !activity.success && !activity.exit_code;
   denied_ = false;
   if (denied) {
@@ -367,9 +452,10 @@ void TurnView::OnToolCompleted(const core::ToolActivity& activity) {
     WriteAbove(out);
     return;
   }
-  std::string excerpt = Excerpt(activity.output, 5, "    ");
-  if (!excerpt.empty()) excerpt.replace(0, 4, "  └ ");
-  out += style_.Dim(excerpt);
+  // What stays in the transcript: the captured output's head and tail.
+  output_.Feed(activity.output);
+  out += style_.Dim(output_.Excerpt("  └ ", "    "));
+  output_.Clear();
   if (activity.exit_code) {
     out += "  " +
            (activity.success ? style_.Green("✓ exit " + std::to_string(*activity.exit_code))
@@ -406,8 +492,13 @@ void TurnView::OnTurnFailed(const Status& status) {
   if (markdown_) FinishMessage(nullptr);
   FinishReasoning();
   if (status.code() == StatusCode::kCancelled) {
-    if (tool_running_)
-      WriteAbove("  " + style_.Red("✗ interrupted") + style_.Dim(" (stopped)") + "\n");
+    if (tool_running_) {
+      // What the command printed before it was stopped stays in view.
+      std::string shown = style_.Dim(output_.Excerpt("  └ ", "    "));
+      tool_running_ = false;
+      output_.Clear();
+      WriteAbove(shown + "  " + style_.Red("✗ interrupted") + style_.Dim(" (stopped)") + "\n");
+    }
     tool_running_ = false;
     WriteAbove(style_.Red("■ Interrupted.") + style_.Dim(" Type a new message to continue.") +
                "\n");

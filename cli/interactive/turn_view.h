@@ -10,7 +10,9 @@
 // reasoning summary dim as it streams (unless hidden), tool calls compactly
 // (the command as the user would type it, a few lines of output, the exit
 // status; "denied" when the user said no; the files a patch touched; the
-// plan).
+// plan). While a command runs, the last lines of its output are shown live
+// above the spinner (OutputView, redrawn at most every 100 ms); when it ends
+// or is interrupted, a head + tail excerpt of it stays in the transcript.
 //
 // Threads: observer callbacks come from the turn's thread, the footer from
 // the thread reading the keys, the spinner from its own; a mutex serialises
@@ -25,9 +27,11 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cli/interactive/line_editor.h"
 #include "cli/interactive/markdown.h"
+#include "cli/interactive/output_view.h"
 #include "cli/interactive/style.h"
 #include "cli/interactive/terminal.h"
 #include "core/turn_observer.h"
@@ -78,6 +82,7 @@ class TurnView final : public core::TurnObserver {
   void OnReasoningDelta(std::string_view delta) override;
   void OnItemCompleted(const core::Item& item) override;
   void OnToolStarted(const core::ToolActivity& activity) override;
+  void OnToolOutput(std::string_view call_id, std::string_view chunk) override;
   void OnToolCompleted(const core::ToolActivity& activity) override;
   void OnCompaction(const core::CompactionNotice& notice) override;
   void OnTurnCompleted(const core::TokenUsage& usage, int context_left_percent) override;
@@ -92,6 +97,9 @@ class TurnView final : public core::TurnObserver {
   std::string DrawLiveText();
   // Erases, then draws, the live region.
   std::string Redrawn();
+  // How many rows above the cursor the live region starts now: as drawn, or,
+  // when the width changed on a terminal that re-wraps, as re-wrapped.
+  int RowsAboveCursor() const;
   std::string SpinnerLine() const;
   bool SpinnerVisible() const { return running_ && !paused_; }
   void StartMessage();
@@ -116,11 +124,25 @@ class TurnView final : public core::TurnObserver {
   bool printed_ = false;                          // something was printed in this turn
   bool denied_ = false;
   bool tool_running_ = false;  // a tool was started and has not completed
+  OutputView output_;          // the running command's output
+  bool output_dirty_ = false;  // output arrived since the live region was drawn
+  std::chrono::steady_clock::time_point output_drawn_at_;
 
   // The live region as drawn: whether the spinner line is in it, the
   // footer, and how many rows below the region's top the cursor sits.
   bool drawn_spinner_ = false;
   bool drawn_ = false;
+  int drawn_output_rows_ = 0;  // rows of command output above the spinner
+  // The live region's lines as drawn, to find its top again after the
+  // terminal re-wrapped them (RowsAboveCursor): the width it was drawn at,
+  // the display width of each line above the cursor's (the spinner's at
+  // spinner_slot_, -1 when not among them), the cursor's line and its column
+  // in that line (counted across the rows it wraps over).
+  int drawn_columns_ = 0;
+  std::vector<int> drawn_above_;
+  int spinner_slot_ = -1;
+  int cursor_line_width_ = 0;
+  int cursor_x_ = 0;
   int live_cursor_row_ = 0;
   EditorLayout footer_;
   bool has_footer_ = false;
