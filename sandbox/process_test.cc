@@ -132,7 +132,7 @@ TEST_CASE("a cancelled RunProcess has handed out what the command printed before
   options.should_cancel = [&] { return streamed.find("before-cancel") != std::string::npos; };
   auto r = RunProcess(options);
   REQUIRE(!r.ok());
-  CHECK(r.error().kind() == ErrorKind::kCancelled);
+  CHECK(r.status().code() == StatusCode::kCancelled);
   CHECK(streamed == "before-cancel\n");
 }
 
