@@ -91,8 +91,10 @@ bool EnvPatternMatches(std::string_view pattern, std::string_view name) {
 }
 
 bool IsSecretLikeName(std::string_view name) {
-  static constexpr std::array<std::string_view, 6> kDefaultExcludes = {
-      "*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*"};
+  // CODEX_SESSION_STORE may be a postgresql:// URL with its password.
+  static constexpr std::array<std::string_view, 7> kDefaultExcludes = {
+      "*KEY*",        "*SECRET*",           "*TOKEN*", "*PASSWORD*", "*PASSWD*",
+      "*CREDENTIAL*", "CODEX_SESSION_STORE"};
   return std::any_of(kDefaultExcludes.begin(), kDefaultExcludes.end(),
                      [&](std::string_view pattern) { return EnvPatternMatches(pattern, name); });
 }

@@ -7,8 +7,9 @@
 //   2. default excludes (unless `secrets` is kKeep, i.e.
 //      ignore_default_excludes = true): drop every variable whose name
 //      matches *KEY*, *SECRET*, *TOKEN* (Codex's defaults) or *PASSWORD*,
-//      *PASSWD*, *CREDENTIAL* (ours in addition), ignoring case, e.g.
-//      OPENAI_API_KEY, GITHUB_TOKEN;
+//      *PASSWD*, *CREDENTIAL* and CODEX_SESSION_STORE (a store URL may hold
+//      a password; ours in addition), ignoring case, e.g. OPENAI_API_KEY,
+//      GITHUB_TOKEN;
 //   3. exclude: drop names matching any of these patterns;
 //   4. set: insert these variables (replacing inherited ones);
 //   5. include_only: when non-empty, keep only names matching one of these

@@ -212,6 +212,7 @@ TEST_CASE("shell_environment_policy: secrets stay out, set and include_only appl
   const std::map<std::string, std::string> secrets = {{"FOO_TOKEN", "tok-123"},
                                                       {"MY_API_KEY", "key-456"},
                                                       {"Db_Secret", "sec-789"},
+                                                      {"PGPASSWORD", "pgpw-246"},
                                                       {"PLAIN_VAR", "plain"}};
   {
     auto env = MakeEnv(script);
@@ -221,6 +222,25 @@ TEST_CASE("shell_environment_policy: secrets stay out, set and include_only appl
     CHECK(out.find("tok-123") == std::string::npos);
     CHECK(out.find("key-456") == std::string::npos);
     CHECK(out.find("sec-789") == std::string::npos);
+    CHECK(out.find("pgpw-246") == std::string::npos);
+    CHECK_THAT(out, Catch::Contains("PLAIN_VAR=plain"));
+  }
+  {
+    // A team's store URL in CODEX_SESSION_STORE may hold the database
+    // password: the model's commands never see it (-c keeps this run on
+    // SQLite; the variable is still in codex's environment).
+    auto env = MakeEnv(script);
+    auto with_store = secrets;
+    with_store["CODEX_SESSION_STORE"] = "postgresql://u:store-pw-135@127.0.0.1:1/db";
+    auto run = Run(*env,
+                   {"exec", "-c",
+                    "session_store=\"sqlite:" + (env->codex_home() / "sessions.db").string() + "\"",
+                    "-s", "danger-full-access", "env"},
+                   with_store);
+    CHECK(run.exit_code == 0);
+    const std::string out = ShellResult(*env, "env").output;
+    CHECK(out.find("store-pw-135") == std::string::npos);
+    CHECK(out.find("CODEX_SESSION_STORE") == std::string::npos);
     CHECK_THAT(out, Catch::Contains("PLAIN_VAR=plain"));
   }
   {
