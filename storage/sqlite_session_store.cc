@@ -456,7 +456,10 @@ core::LeaseHolder ReadLease(SQLite::Statement& q) {
 }
 
 // A held lease: a thread with its own connection refreshes the heartbeat
-// every `heartbeat_ms`; the destructor stops it and deletes the row.
+// every `heartbeat_ms`; the destructor stops it and deletes the row. The
+// connection is opened here, before the thread starts, so the thread touches
+// SQLite only at its first tick: a fork() right after AcquireTurnLease (tests
+// do) cannot inherit a SQLite mutex that thread holds mid-open.
 class SqliteTurnLease final : public core::TurnLease {
  public:
   SqliteTurnLease(std::string path, std::string session_id, std::string token,
@@ -466,6 +469,14 @@ class SqliteTurnLease final : public core::TurnLease {
         token_(std::move(token)),
         holder_(std::move(holder)),
         heartbeat_ms_(heartbeat_ms) {
+    wait_.timeout_ms = 5'000;
+    try {
+      db_ =
+          std::make_unique<SQLite::Database>(path_, SQLite::OPEN_READWRITE | SQLite::OPEN_NOMUTEX);
+      internal::InstallBusyWait(*db_, &wait_);
+    } catch (const std::exception&) {
+      db_.reset();  // no heartbeat; the row is still deleted at the end
+    }
     thread_ = std::thread([this] { Run(); });
   }
   ~SqliteTurnLease() override {
@@ -480,15 +491,8 @@ class SqliteTurnLease final : public core::TurnLease {
 
  private:
   void Run() {
-    internal::BusyWait wait;
-    wait.timeout_ms = 5'000;
-    std::unique_ptr<SQLite::Database> db;
-    try {
-      db = std::make_unique<SQLite::Database>(path_, SQLite::OPEN_READWRITE | SQLite::OPEN_NOMUTEX);
-      internal::InstallBusyWait(*db, &wait);
-    } catch (const std::exception&) {
-      db.reset();
-    }
+    std::unique_ptr<SQLite::Database>& db = db_;
+    internal::BusyWait& wait = wait_;
     std::unique_lock<std::mutex> lock(mu_);
     while (!stop_) {
       cv_.wait_for(lock, std::chrono::milliseconds(heartbeat_ms_), [this] { return stop_; });
@@ -529,6 +533,8 @@ class SqliteTurnLease final : public core::TurnLease {
   std::string token_;
   core::LeaseHolder holder_;
   int64_t heartbeat_ms_;
+  internal::BusyWait wait_;
+  std::unique_ptr<SQLite::Database> db_;  // used by the thread only once it runs
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
