@@ -31,8 +31,9 @@ using core::SessionInfo;
 using core::StoredItem;
 using internal::DecodeCursor;
 using internal::EncodeCursor;
-using internal::ForkTitle;
+using internal::ForkHeadAtTurn;
 using internal::LooksLikeHexPrefix;
+using internal::NewFork;
 using internal::SessionAdvanced;
 using internal::TitleFromItems;
 using internal::ToLower;
@@ -1092,34 +1093,9 @@ Result<SessionInfo> PostgresSessionStore::Fork(std::string_view session_id,
     if (at_turn) {
       ASSIGN_OR_RETURN(std::vector<StoredItem> history,
                        LoadChain(*conn_, parent.head_item_id, false));
-      const std::vector<size_t> starts = TurnStartIndexes(history);
-      const int n = static_cast<int>(starts.size());
-      if (n == 0) {
-        return InvalidArgumentError("session " + sid +
-                                    " has no turns yet; fork it without --at-turn");
-      }
-      if (*at_turn < 1 || *at_turn > n) {
-        return InvalidArgumentError("--at-turn " + std::to_string(*at_turn) +
-                                    " is out of range: " + "session " + sid + " has " +
-                                    std::to_string(n) + " turn" + (n == 1 ? "" : "s") +
-                                    "; give a number from 1 to " + std::to_string(n));
-      }
-      const size_t k = static_cast<size_t>(*at_turn);
-      const size_t last = k < starts.size() ? starts[k] - 1 : history.size() - 1;
-      head = history[last].id;
+      ASSIGN_OR_RETURN(head, ForkHeadAtTurn(sid, history, *at_turn));
     }
-    SessionInfo fork;
-    fork.id = core::NewUuidV7();
-    fork.head_item_id = head;
-    fork.forked_from_session = parent.id;
-    fork.forked_from_item = head;
-    fork.cwd = parent.cwd;
-    fork.model = parent.model;
-    fork.provider = parent.provider;
-    fork.title = ForkTitle(parent);
-    fork.source = "fork";
-    fork.created_at_ms = LocalNowMs();
-    fork.updated_at_ms = fork.created_at_ms;
+    SessionInfo fork = NewFork(parent, head, LocalNowMs());
     conn_->Exec(
         "INSERT INTO sessions(id, head_item_id, forked_from_session, forked_from_item, cwd,"
         " model, provider, title, source, created_at_ms, updated_at_ms)"

@@ -61,8 +61,39 @@ std::string TitleFromItems(const std::vector<ImportedItem>& items) {
   return {};
 }
 
-std::string ForkTitle(const SessionInfo& parent) {
-  return TitleFromText("fork of " + (parent.title.empty() ? parent.id.substr(0, 8) : parent.title));
+Result<int64_t> ForkHeadAtTurn(const std::string& sid, const std::vector<core::StoredItem>& history,
+                               int at_turn) {
+  const std::vector<size_t> starts = TurnStartIndexes(history);
+  const int n = static_cast<int>(starts.size());
+  if (n == 0) {
+    return InvalidArgumentError("session " + sid + " has no turns yet; fork it without --at-turn");
+  }
+  if (at_turn < 1 || at_turn > n) {
+    return InvalidArgumentError("--at-turn " + std::to_string(at_turn) +
+                                " is out of range: " + "session " + sid + " has " +
+                                std::to_string(n) + " turn" + (n == 1 ? "" : "s") +
+                                "; give a number from 1 to " + std::to_string(n));
+  }
+  const size_t k = static_cast<size_t>(at_turn);
+  const size_t last = k < starts.size() ? starts[k] - 1 : history.size() - 1;
+  return history[last].id;
+}
+
+SessionInfo NewFork(const SessionInfo& parent, std::optional<int64_t> head, int64_t now_ms) {
+  SessionInfo fork;
+  fork.id = core::NewUuidV7();
+  fork.head_item_id = head;
+  fork.forked_from_session = parent.id;
+  fork.forked_from_item = head;
+  fork.cwd = parent.cwd;
+  fork.model = parent.model;
+  fork.provider = parent.provider;
+  fork.title =
+      TitleFromText("fork of " + (parent.title.empty() ? parent.id.substr(0, 8) : parent.title));
+  fork.source = "fork";
+  fork.created_at_ms = now_ms;
+  fork.updated_at_ms = now_ms;
+  return fork;
 }
 
 constexpr std::string_view kCursorPrefix = "c1.";

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,9 +25,15 @@ std::string_view TrimView(std::string_view s);
 bool LooksLikeHexPrefix(std::string_view s);
 // The title for a session from the first real user message among `items`.
 std::string TitleFromItems(const std::vector<ImportedItem>& items);
-// A new fork's title until its first own user message names it:
-// "fork of <parent title>" (or of the parent id's first 8 characters).
-std::string ForkTitle(const core::SessionInfo& parent);
+// The item a fork at turn `at_turn` (1-based) of `history` starts from: the
+// last item of that turn. kInvalidArgument naming the range otherwise.
+Result<int64_t> ForkHeadAtTurn(const std::string& sid, const std::vector<core::StoredItem>& history,
+                               int at_turn);
+// The row of a new fork of `parent` at `head`: a new id, the parent's cwd,
+// model and provider, and the title "fork of <parent title>" (or of the
+// parent id's first 8 characters) until its first own user message names it.
+core::SessionInfo NewFork(const core::SessionInfo& parent, std::optional<int64_t> head,
+                          int64_t now_ms);
 // The opaque keyset cursor of ListSessions: after `s` in newest-first order.
 std::string EncodeCursor(const core::SessionInfo& s);
 bool DecodeCursor(std::string_view cursor, int64_t* ms, std::string* id);
