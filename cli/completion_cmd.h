@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "cli/commands.h"
-#include "core/status.h"
 
 namespace codex::cli {
 

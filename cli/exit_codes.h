@@ -1,7 +1,7 @@
 // Process exit codes of `codex` (a contract: scripts depend on them).
 #pragma once
 
-#include "core/status.h"
+#include "base/status.h"
 
 namespace codex::cli {
 

@@ -9,9 +9,9 @@
 #include <optional>
 #include <string>
 
+#include "base/status.h"
 #include "cli/commands.h"
 #include "core/config.h"
-#include "core/status.h"
 #include "core/store_location.h"
 #include "storage/session_database.h"
 

@@ -5,10 +5,10 @@
 #include <memory>
 #include <string_view>
 
+#include "base/status.h"
 #include "core/compactor.h"
 #include "core/config.h"
 #include "core/model_client.h"
-#include "core/status.h"
 
 namespace codex::compaction {
 

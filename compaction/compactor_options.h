@@ -6,10 +6,10 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
 #include "compaction/rebuild_history.h"
 #include "compaction/token_accounting.h"
 #include "core/config.h"
-#include "core/status.h"
 
 namespace codex::compaction {
 

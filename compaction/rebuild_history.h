@@ -29,8 +29,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "core/item.h"
-#include "core/status.h"
 
 namespace codex::compaction {
 

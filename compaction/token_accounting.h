@@ -13,10 +13,10 @@
 #include <span>
 #include <string_view>
 
+#include "base/status.h"
 #include "core/config.h"
 #include "core/context_budget.h"
 #include "core/item.h"
-#include "core/status.h"
 #include "core/token_usage.h"
 
 namespace codex::compaction {

@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "core/apply_patch.h"
-#include "core/status.h"
 
 namespace codex::core::patch_internal {
 

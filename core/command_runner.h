@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "core/cancel.h"
-#include "core/status.h"
 #include "sandbox/environment.h"
 
 namespace codex::core {

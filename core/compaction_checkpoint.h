@@ -18,9 +18,9 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
 #include "core/compactor.h"
 #include "core/item.h"
-#include "core/status.h"
 
 namespace codex::core {
 

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "core/cancel.h"
 #include "core/item.h"
 #include "core/request_builder.h"
-#include "core/status.h"
 
 namespace codex::core {
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "core/command_runner.h"
 #include "core/mcp_config.h"
-#include "core/status.h"
 #include "core/store_location.h"
 #include "sandbox/environment.h"
 

@@ -25,8 +25,8 @@
 #include <optional>
 #include <span>
 
+#include "base/status.h"
 #include "core/item.h"
-#include "core/status.h"
 #include "core/token_usage.h"
 
 namespace codex::core {

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
 #include "core/config.h"
-#include "core/status.h"
 
 namespace codex::core {
 

@@ -7,8 +7,8 @@
 #include <map>
 #include <string>
 
+#include "base/status.h"
 #include "core/mcp_config.h"
-#include "core/status.h"
 
 namespace codex::core {
 

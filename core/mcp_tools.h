@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "core/cancel.h"
 #include "core/config.h"
-#include "core/status.h"
 
 namespace codex::core {
 

@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "core/cancel.h"
 #include "core/item.h"
-#include "core/status.h"
 #include "core/token_usage.h"
 
 namespace codex::core {

@@ -37,9 +37,9 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
 #include "core/model_client.h"
 #include "core/sse_parser.h"
-#include "core/status.h"
 
 namespace codex::core {
 

@@ -47,10 +47,10 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
 #include "core/config.h"
 #include "core/http_endpoint.h"
 #include "core/model_client.h"
-#include "core/status.h"
 
 namespace httplib {
 class Client;

@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/status.h"
+#include "base/status.h"
 
 namespace codex::core {
 

@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "core/item.h"
 #include "core/session_lease.h"
-#include "core/status.h"
 #include "core/token_usage.h"
 
 namespace codex::core {

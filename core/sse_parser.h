@@ -28,7 +28,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/status.h"
+#include "base/status.h"
 
 namespace codex::core {
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "core/item.h"
-#include "core/status.h"
 #include "core/token_usage.h"
 
 namespace codex::core {

@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "core/cancel.h"
-#include "core/status.h"
 #include "mcp/transport.h"
 
 namespace codex::mcp {

@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "base/status.h"
 #include "core/mcp_config.h"
-#include "core/status.h"
 #include "sandbox/environment.h"
 
 namespace codex::mcp {

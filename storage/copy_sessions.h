@@ -15,7 +15,7 @@
 #include <functional>
 #include <string>
 
-#include "core/status.h"
+#include "base/status.h"
 #include "storage/session_database.h"
 
 namespace codex::storage {

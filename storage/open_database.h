@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "core/status.h"
+#include "base/status.h"
 #include "core/store_location.h"
 #include "storage/session_database.h"
 

@@ -30,7 +30,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/status.h"
+#include "base/status.h"
 #include "storage/session_database.h"
 
 namespace codex::storage {

@@ -11,7 +11,7 @@
 
 #include <sqlite3.h>
 
-#include "core/status.h"
+#include "base/status.h"
 
 namespace codex::storage {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
 #include "core/item.h"
-#include "core/status.h"
 
 namespace codex::storage {
 

@@ -19,9 +19,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "core/session_lease.h"
 #include "core/session_store.h"
-#include "core/status.h"
 
 namespace codex::storage {
 

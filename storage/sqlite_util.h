@@ -15,7 +15,7 @@
 #include <string_view>
 #include <thread>
 
-#include "core/status.h"
+#include "base/status.h"
 
 namespace codex::storage::internal {
 

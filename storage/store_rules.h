@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "core/session_store.h"
-#include "core/status.h"
 #include "storage/session_database.h"
 
 namespace codex::storage::internal {

@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-#include "core/status.h"
+#include "base/status.h"
 #include "storage/session_database.h"
 #include "storage/test_util.h"
 

@@ -27,7 +27,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/status.h"
+#include "base/status.h"
 #include "tests/scripted_server/scripted_server.h"
 
 namespace codex::testing {

@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/status.h"
+#include "base/status.h"
 #include "tests/e2e_support.h"
 
 namespace codex::testing {

@@ -19,8 +19,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
 #include "core/cancel.h"
-#include "core/status.h"
 
 namespace codex::cli {
 

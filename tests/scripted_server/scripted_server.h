@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/status.h"
+#include "base/status.h"
 #include "tests/scripted_server/script.h"
 
 namespace codex::testing {
