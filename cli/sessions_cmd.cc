@@ -23,6 +23,7 @@
 #include "core/context_budget.h"
 #include "core/instructions.h"
 #include "core/tool_router.h"
+#include "core/transcript.h"
 #include "storage/rollout.h"
 #include "storage/search_text.h"
 #include "storage/sqlite_session_store.h"
@@ -216,7 +217,9 @@ void PrintItem(const core::StoredItem& stored, bool full) {
   switch (item.kind) {
     case core::ItemKind::kMessage: {
       const std::string text = core::MessageText(item);
-      if (item.role == "user" && !storage::IsRealUserMessage(item)) {
+      // A summary reads like the user message it is sent as.
+      if (core::IsUserRoleMessage(item) && !core::IsRealUserMessage(item) &&
+          !core::IsSummaryMessage(item)) {
         std::printf("  [context] %s\n", Clip(text, 70).c_str());
       } else if (item.role == "developer" || item.role == "system") {
         std::printf("  [%s] %s\n", item.role.c_str(), Clip(text, 70).c_str());

@@ -4,50 +4,10 @@
 
 #include "compaction/token_accounting.h"
 #include "compaction/working_state.h"
-#include "core/project_context.h"
 
 namespace codex::compaction {
 
 namespace {
-
-// How Codex CLI starts its summaries; recognised so that sessions imported
-// from Codex rollouts compact correctly.
-constexpr std::string_view kCodexSummaryPrefix =
-    "Another language model started to solve this problem and produced a summary of its "
-    "thinking process.";
-
-// Beyond core::IsContextItem: these markers also after leading whitespace,
-// and <permissions instructions> sent as a user message (Codex rollouts).
-constexpr std::string_view kContextPrefixes[] = {
-    "<environment_context>",    "<user_instructions>", "<permissions instructions>",
-    "# AGENTS.md instructions", "<working_state>",
-};
-
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
-std::string_view TrimLeft(std::string_view s) {
-  while (!s.empty() &&
-         (s.front() == ' ' || s.front() == '\n' || s.front() == '\r' || s.front() == '\t')) {
-    s.remove_prefix(1);
-  }
-  return s;
-}
-
-bool IsUserMessage(const core::Item& item) {
-  return item.kind == core::ItemKind::kMessage && item.role == "user";
-}
-
-bool TextIsSummary(std::string_view text) {
-  return StartsWith(text, kSummaryPrefix) || StartsWith(text, kCodexSummaryPrefix);
-}
-
-bool TextIsContext(std::string_view text) {
-  text = TrimLeft(text);
-  return std::any_of(std::begin(kContextPrefixes), std::end(kContextPrefixes),
-                     [&](std::string_view p) { return StartsWith(text, p); });
-}
 
 bool SameBodyAsAny(const core::Item& item, std::span<const core::Item> items) {
   return std::any_of(items.begin(), items.end(),
@@ -97,21 +57,6 @@ std::optional<core::Item> FitUserMessage(std::string_view prefix, std::string_vi
 }
 
 }  // namespace
-
-bool IsSummaryMessage(const core::Item& item) {
-  return IsUserMessage(item) && TextIsSummary(core::MessageText(item));
-}
-
-bool IsContextMessage(const core::Item& item) {
-  return core::IsContextItem(item) ||
-         (IsUserMessage(item) && TextIsContext(core::MessageText(item)));
-}
-
-bool IsRealUserMessage(const core::Item& item) {
-  if (!IsUserMessage(item) || core::IsContextItem(item)) return false;
-  const std::string text = core::MessageText(item);
-  return !TextIsContext(text) && !TextIsSummary(text);
-}
 
 core::Item SummaryMessage(std::string_view summary) {
   std::string text(kSummaryPrefix);
@@ -254,13 +199,7 @@ int DropOldestItems(std::vector<core::Item>& items, std::span<const core::Item> 
     while (j < n && items[j].kind == core::ItemKind::kReasoning) unit.push_back(j++);
     if (j < n && !is_protected(items[j])) {
       unit.push_back(j);
-      if (core::IsCall(items[j].kind)) {
-        for (size_t k = j + 1; k < n; ++k) {
-          if (core::IsCallOutput(items[k].kind) && items[k].call_id == items[j].call_id) {
-            unit.push_back(k);
-          }
-        }
-      }
+      for (size_t k : core::OutputsAnswering(items, j)) unit.push_back(k);
     }
     for (auto it = unit.rbegin(); it != unit.rend(); ++it) {
       removed_tokens += EstimateItemTokens(items[*it]);

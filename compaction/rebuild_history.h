@@ -1,6 +1,6 @@
 // The pure core of compaction (ARCHITECTURE.md, Compaction; STYLE.md "Pure
-// policy, thin driver"): classifying transcript items, rebuilding the history
-// around a summary, and dropping the oldest items of an input that overflows.
+// policy, thin driver"): rebuilding the history around a summary (items are
+// classified by core/transcript.h), and dropping the oldest items of an input that overflows.
 // No I/O; every function is thread-safe.
 //
 // Rebuilt history, in order:
@@ -31,6 +31,7 @@
 
 #include "base/status.h"
 #include "core/item.h"
+#include "core/transcript.h"
 
 namespace codex::compaction {
 
@@ -40,26 +41,12 @@ inline constexpr int64_t kDefaultUserMessageBudgetTokens = 20'000;
 // Below this many tokens of remaining budget a message is skipped, not cut.
 inline constexpr int64_t kMinPartialMessageTokens = 64;
 
-// The fixed start of every summary message we write. Recognising it is how a
-// later compaction knows a message is a summary (summarised again, never kept
-// as a real user message).
-inline constexpr std::string_view kSummaryPrefix =
-    "[Context checkpoint] The earlier part of this conversation was compacted to free room in "
-    "the context window. What follows is a handoff summary written by the assistant that did "
-    "that work; the tool calls it mentions really ran and their effects on files persist. "
-    "Continue from this summary and the messages after it, without redoing finished work.\n\n";
-
-// True for a message whose text starts with kSummaryPrefix, or with the
-// prefix Codex CLI puts on its own summaries (imported rollouts).
-bool IsSummaryMessage(const core::Item& item);
-
-// True for injected context rather than input typed by a person: developer and
-// system messages, and user messages starting with <environment_context>,
-// <user_instructions>, <permissions instructions> or "# AGENTS.md instructions".
-bool IsContextMessage(const core::Item& item);
-
-// A user message typed by a person: role user, not context, not a summary.
-bool IsRealUserMessage(const core::Item& item);
+// What a summary, a context item and a real user message are is decided in
+// core/transcript.h, the one home shared with the store and the CLI.
+using core::IsContextItem;
+using core::IsRealUserMessage;
+using core::IsSummaryMessage;
+using core::kSummaryPrefix;
 
 // The summary as a user message: kSummaryPrefix + `summary`.
 core::Item SummaryMessage(std::string_view summary);

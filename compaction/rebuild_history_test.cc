@@ -81,8 +81,8 @@ TEST_CASE("Classification of user messages") {
   CHECK_FALSE(IsRealUserMessage(core::UserMessage("<user_instructions>x</user_instructions>")));
   CHECK_FALSE(IsRealUserMessage(core::AssistantMessage("done")));
   CHECK_FALSE(IsRealUserMessage(core::DeveloperMessage("rules")));
-  CHECK(IsContextMessage(core::DeveloperMessage("rules")));
-  CHECK_FALSE(IsContextMessage(core::UserMessage("fix the bug")));
+  CHECK(IsContextItem(core::DeveloperMessage("rules")));
+  CHECK_FALSE(IsContextItem(core::UserMessage("fix the bug")));
 
   core::Item summary = SummaryMessage("we did X");
   CHECK(IsSummaryMessage(summary));

@@ -70,8 +70,8 @@ std::vector<core::Item> RemoteHistory(std::span<const core::Item> output,
     if (current_user_message && item.body == current_user_message->body) continue;
     const bool keep = item.kind == core::ItemKind::kCompaction ||
                       (item.kind == core::ItemKind::kMessage &&
-                       (item.role == "user" || item.role == "assistant") &&
-                       !IsContextMessage(item) && !SameBodyAsAny(item, initial_context));
+                       (item.role == "user" || item.role == "assistant") && !IsContextItem(item) &&
+                       !SameBodyAsAny(item, initial_context));
     if (keep) history.push_back(item);
   }
   if (current_user_message) history.push_back(*current_user_message);

@@ -61,7 +61,7 @@ TEST_CASE("Working state survives repeated compactions and merges with newer wor
   auto message = WorkingStateMessage(ExtractWorkingState(first));
   REQUIRE(message.has_value());
   CHECK(IsWorkingStateMessage(*message));
-  CHECK(IsContextMessage(*message));  // never kept as a real user message
+  CHECK(IsContextItem(*message));  // never kept as a real user message
   CHECK_FALSE(IsRealUserMessage(*message));
 
   // After a compaction only the message is left; then more work happens.

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <thread>
 
 #include "core/compaction_checkpoint.h"
 #include "core/instructions.h"
 #include "core/project_context.h"
 #include "core/request_builder.h"
+#include "core/transcript.h"
 #include "core/uuid.h"
 
 namespace codex::core {
@@ -52,17 +52,10 @@ void SleepCancellable(int64_t ms, const CancelToken& cancel) {
   }
 }
 
-// Indexes (into `items`) of calls at or after `from` that have no output.
+// Indexes (into `items`) of calls at or after `from` that have no output
+// (the pairing rule is core/transcript.h's).
 std::vector<size_t> DanglingCalls(const std::vector<Item>& items, size_t from = 0) {
-  std::set<std::string> answered;
-  for (const Item& item : items) {
-    if (IsCallOutput(item.kind)) answered.insert(item.call_id);
-  }
-  std::vector<size_t> out;
-  for (size_t i = from; i < items.size(); ++i) {
-    if (IsCall(items[i].kind) && !answered.count(items[i].call_id)) out.push_back(i);
-  }
-  return out;
+  return UnansweredCalls(items, from);
 }
 
 // Whether `stored` (a session's loaded view) holds a message the user typed
@@ -70,8 +63,7 @@ std::vector<size_t> DanglingCalls(const std::vector<Item>& items, size_t from = 
 // "fork of …" title.
 bool HasOwnUserMessage(const std::vector<StoredItem>& stored, const std::string& id) {
   return std::any_of(stored.begin(), stored.end(), [&](const StoredItem& s) {
-    return s.session_id == id && s.item.kind == ItemKind::kMessage && s.item.role == "user" &&
-           !IsContextItem(s.item) && MessageText(s.item).rfind("<user_shell_command>", 0) != 0;
+    return s.session_id == id && IsTypedUserMessage(s.item);
   });
 }
 

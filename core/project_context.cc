@@ -173,13 +173,4 @@ std::vector<Item> ContextUpdates(const Config& config, std::span<const Item> tra
   return out;
 }
 
-bool IsContextItem(const Item& item) {
-  if (item.kind != ItemKind::kMessage) return false;
-  if (item.role == "developer" || item.role == "system") return true;
-  if (item.role != "user") return false;
-  std::string text = MessageText(item);
-  return StartsWith(text, kEnvOpen) || StartsWith(text, kDocsOpen) ||
-         StartsWith(text, "<user_instructions>");
-}
-
 }  // namespace codex::core

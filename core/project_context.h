@@ -38,7 +38,4 @@ std::vector<Item> InitialContext(const Config& config);
 // `transcript` already match `config`.
 std::vector<Item> ContextUpdates(const Config& config, std::span<const Item> transcript);
 
-// True for items we inject as context (not real user input).
-bool IsContextItem(const Item& item);
-
 }  // namespace codex::core

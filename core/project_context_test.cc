@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/transcript.h"
+
 namespace codex::core {
 namespace {
 

@@ -12,6 +12,7 @@
 
 #include "core/instructions.h"
 #include "core/item.h"
+#include "core/transcript.h"
 #include "core/uuid.h"
 #include "core/version.h"
 
@@ -661,7 +662,7 @@ std::string ExportMarkdown(const SessionDetails& d) {
         const std::string text = core::MessageText(item);
         if (turn_start) {
           out += "## Turn " + std::to_string(++turn) + "\n\n**User**\n\n" + text + "\n\n";
-        } else if (item.role == "user" && IsRealUserMessage(item)) {
+        } else if (core::IsRealUserMessage(item) || core::IsSummaryMessage(item)) {
           out += "**User** _(compacted history)_\n\n" + text + "\n\n";
         } else if (item.role == "assistant") {
           out += "**Assistant**\n\n" + text + "\n\n";

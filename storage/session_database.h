@@ -22,6 +22,7 @@
 #include "base/status.h"
 #include "core/session_lease.h"
 #include "core/session_store.h"
+#include "core/transcript.h"
 
 namespace codex::storage {
 
@@ -113,11 +114,10 @@ struct ImportedSession {
   std::vector<EventRecord> events;
 };
 
-// True for a user message typed by a person, false for injected context
-// (core::IsContextItem, and <environment_context>, <user_instructions>,
-// # AGENTS.md, <permissions instructions> even after leading whitespace). Turns start
-// at real user messages; titles come from the first one.
-bool IsRealUserMessage(const core::Item& item);
+// A user message from the person (core/transcript.h, the rule compaction
+// and the CLI share): turns start at real user messages; titles come from the
+// first one.
+using core::IsRealUserMessage;
 
 // The "replacement_items" count of a compaction checkpoint body (see
 // core/compaction_checkpoint.h): how many items after the checkpoint form the

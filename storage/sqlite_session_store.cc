@@ -19,7 +19,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/project_context.h"
 #include "core/uuid.h"
 #include "storage/migrations.h"
 #include "storage/search_rank.h"
@@ -194,21 +193,6 @@ void BindTurnRow(SQLite::Statement& q, const std::string& session_id,
 }
 
 }  // namespace
-
-bool IsRealUserMessage(const Item& item) {
-  if (item.kind != ItemKind::kMessage || item.role != "user" || core::IsContextItem(item)) {
-    return false;
-  }
-  const std::string text = core::MessageText(item);
-  const std::string_view t = TrimView(text);
-  if (t.empty()) return false;
-  // Also after leading whitespace, and Codex's <permissions instructions>.
-  for (std::string_view prefix : {"<environment_context>", "<user_instructions>", "# AGENTS.md",
-                                  "<permissions instructions>"}) {
-    if (t.substr(0, prefix.size()) == prefix) return false;
-  }
-  return true;
-}
 
 std::string_view TurnStatusName(core::TurnStatus status) {
   switch (status) {

@@ -33,6 +33,7 @@
 #include "cli/progress_printer.h"
 #include "core/sandboxed_runner.h"
 #include "core/tool_router.h"
+#include "core/transcript.h"
 #include "core/uuid.h"
 #include "sandbox/truncate.h"
 #include "storage/sqlite_session_store.h"
@@ -78,13 +79,6 @@ bool UseTerminal() {
   if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) return false;
   const char* term = std::getenv("TERM");
   return term != nullptr && *term != '\0' && std::string_view(term) != "dumb";
-}
-
-// The record a "!cmd" leaves in the transcript starts with this (as in Codex).
-constexpr std::string_view kShellRecord = "<user_shell_command>";
-
-bool IsShellRecord(std::string_view text) {
-  return text.substr(0, kShellRecord.size()) == kShellRecord;
 }
 
 // Whether `text` (one submitted input) is blank.
@@ -293,8 +287,7 @@ void InteractiveSession::ReplayTranscript() {
   for (const auto& stored : *items) {
     const core::Item& item = stored.item;
     if (item.kind != core::ItemKind::kMessage) continue;
-    if (item.role == "assistant" || (item.role == "user" && storage::IsRealUserMessage(item) &&
-                                     !IsShellRecord(core::MessageText(item)))) {
+    if (item.role == "assistant" || core::IsTypedUserMessage(item)) {
       messages.push_back(&item);
     }
   }
@@ -645,8 +638,7 @@ void InteractiveSession::StartBacktrack() {
   }
   Backtrack b;
   for (const auto& stored : *items) {
-    if (stored.item.kind == core::ItemKind::kMessage && stored.item.role == "user" &&
-        storage::IsRealUserMessage(stored.item) && !IsShellRecord(core::MessageText(stored.item))) {
+    if (core::IsTypedUserMessage(stored.item)) {
       b.messages.push_back({core::MessageText(stored.item), stored.parent_id});
     }
   }
@@ -895,7 +887,7 @@ void InteractiveSession::RunLocalShell(const std::string& command) {
   }
   // The model sees what the user ran and what it printed, cut like tool output.
   std::string record =
-      std::string(kShellRecord) + "\n<command>\n" + command +
+      std::string(core::kUserShellRecordPrefix) + "\n<command>\n" + command +
       "\n</command>\n<result>\nExit code: " + std::to_string(result->exit_code) + "\nOutput:\n" +
       sandbox::TruncateHeadTail(result->output, sandbox::kModelOutputBytes, result->dropped_bytes) +
       "\n</result>\n</user_shell_command>";
