@@ -321,7 +321,7 @@ ContextFill EstimateContextFill(const core::SessionInfo& session,
   fill.window = limits.ok() ? limits->context_window : compaction::kFallbackContextWindow;
   core::ContextBudget budget(limits.ok() ? limits->auto_compact_limit : 0, fill.window);
   const std::optional<core::UsageMark> mark = core::NewestUsageMark(stored_view);
-  budget.Seed(view, mark, static_cast<int64_t>((instructions.size() + tools.size() + 3) / 4));
+  budget.Seed(view, mark, core::EstimateTextTokens(instructions.size() + tools.size()));
   fill.tokens = budget.usage();
   fill.reported = mark.has_value();
   fill.left_percent = compaction::ContextLeftPercent(fill.tokens, fill.window);

@@ -14,7 +14,7 @@ Result<CompactorOptions> CompactorOptionsFromConfig(const core::Config& config) 
 }
 
 Result<int64_t> HistoryCeiling(const CompactorOptions& options, std::string_view instructions) {
-  const int64_t instruction_tokens = static_cast<int64_t>((instructions.size() + 3) / 4);
+  const int64_t instruction_tokens = core::EstimateTextTokens(instructions.size());
   const int64_t ceiling = options.auto_compact_limit / 2 - instruction_tokens;
   if (ceiling <= 0) {
     return ResourceExhaustedError("the instructions and tools alone take " +

@@ -41,7 +41,7 @@ std::optional<core::Item> FitUserMessage(std::string_view prefix, std::string_vi
   if (max_tokens <= 0) return std::nullopt;
   core::Item empty = core::UserMessage(prefix);
   if (EstimateItemTokens(empty) > max_tokens) return std::nullopt;
-  const int64_t max_body_bytes = max_tokens * 4;
+  const int64_t max_body_bytes = max_tokens * static_cast<int64_t>(core::kBytesPerToken);
   int64_t text_bytes = max_body_bytes - static_cast<int64_t>(empty.body.size());
   for (int attempt = 0; attempt < 64 && text_bytes > 0; ++attempt) {
     std::string candidate(prefix);

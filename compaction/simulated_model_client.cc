@@ -15,7 +15,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-int64_t Tokens(size_t bytes) { return static_cast<int64_t>((bytes + 3) / 4); }
+int64_t Tokens(size_t bytes) { return core::EstimateTextTokens(bytes); }
 
 // The decoded `input` items of a request body (bodies we built ourselves).
 std::vector<core::Item> InputItems(const Json& body) {
@@ -124,7 +124,7 @@ Result<core::ModelResponse> SimulatedModelClient::Stream(std::string_view reques
   usage.input_tokens = Tokens(request_body.size());
   for (const auto& item : response.items) {
     RETURN_IF_ERROR(observer.OnOutputItemDone(item));
-    usage.output_tokens += item.TokensEstimate();
+    usage.output_tokens += Tokens(item.body.size());
   }
   usage.total_tokens = usage.input_tokens + usage.output_tokens;
   response.usage = usage;

@@ -72,7 +72,7 @@ TaskResult RunToolCallTask(core::Compactor* compactor, SimulatedModelClient& mod
   request.tools_json = kTools;
   request.prompt_cache_key = "0193aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee";
   const int64_t fixed =
-      static_cast<int64_t>((request.instructions.size() + request.tools_json.size() + 3) / 4);
+      core::EstimateTextTokens(request.instructions.size() + request.tools_json.size());
 
   core::ContextBudget budget;
   if (compactor != nullptr) {

@@ -64,10 +64,4 @@ Result<ContextLimits> ResolveContextLimits(const core::Config& config) {
                               config.model_auto_compact_token_limit);
 }
 
-int ContextLeftPercent(int64_t usage, int64_t context_window) {
-  if (context_window <= 0) return 0;
-  const int64_t left = std::clamp<int64_t>(context_window - usage, 0, context_window);
-  return static_cast<int>(left * 100 / context_window);
-}
-
 }  // namespace codex::compaction

@@ -29,7 +29,9 @@ inline constexpr int64_t kFallbackContextWindow = 128'000;
 inline constexpr int kAutoCompactPercent = 90;
 
 // The estimate and the overflow test live with the trigger in core.
+using core::ContextLeftPercent;
 using core::EstimateItemTokens;
+using core::EstimateTextTokens;
 using core::EstimateTokens;
 using core::IsContextWindowExceeded;
 using core::kImageTokenEstimate;
@@ -54,9 +56,5 @@ Result<ContextLimits> ResolveContextLimits(std::string_view model,
                                            std::optional<int64_t> limit_override);
 // The same from config.model, model_context_window and model_auto_compact_token_limit.
 Result<ContextLimits> ResolveContextLimits(const core::Config& config);
-
-// Percentage (0..100, rounded down) of the window still free at `usage`.
-// For `--json` turn.completed and `sessions show`. 0 when window <= 0.
-int ContextLeftPercent(int64_t usage, int64_t context_window);
 
 }  // namespace codex::compaction

@@ -43,13 +43,19 @@ int64_t EstimateItemTokens(const Item& item) {
     if (!j.is_discarded()) CountImages(j, url_bytes, images);
     bytes = std::max<int64_t>(0, bytes - url_bytes);
   }
-  return (bytes + 3) / 4 + images * kImageTokenEstimate;
+  return EstimateTextTokens(static_cast<size_t>(bytes)) + images * kImageTokenEstimate;
 }
 
 int64_t EstimateTokens(std::span<const Item> items) {
   int64_t total = 0;
   for (const auto& item : items) total += EstimateItemTokens(item);
   return total;
+}
+
+int ContextLeftPercent(int64_t usage, int64_t context_window) {
+  if (context_window <= 0) return 100;
+  const int64_t left = std::clamp<int64_t>(context_window - usage, 0, context_window);
+  return static_cast<int>(left * 100 / context_window);
 }
 
 std::optional<UsageMark> NewestUsageMark(std::span<const StoredItem> view) {

@@ -31,6 +31,17 @@
 
 namespace codex::core {
 
+// The estimate's rate (ARCHITECTURE.md): text sent as is costs one token per
+// kBytesPerToken bytes, rounded up.
+inline constexpr size_t kBytesPerToken = 4;
+
+// ceil(bytes / kBytesPerToken): text sent verbatim (an item body, a request's
+// instructions and tools). The one token estimator: EstimateItemTokens and
+// every fixed part of a request (instructions + tools) use it.
+constexpr int64_t EstimateTextTokens(size_t bytes) {
+  return static_cast<int64_t>((bytes + kBytesPerToken - 1) / kBytesPerToken);
+}
+
 // What one input_image part is counted as, whatever its base64 size (a
 // high-detail 1024x1024 image costs 765 tokens, odd shapes up to about
 // 1,500; its base64 text is 100-1000 times larger than that).
@@ -46,6 +57,12 @@ int64_t EstimateTokens(std::span<const Item> items);
 // True for the server's "the input is larger than the context window" error
 // (kResourceExhausted, reason "context_length_exceeded").
 bool IsContextWindowExceeded(const Status& status);
+
+// Percentage (0..100, rounded down) of `context_window` still free at
+// `usage`; what `--json` turn.completed, the interactive status line and
+// `sessions show` print. A window <= 0 is unknown: nothing is known to be used
+// up, so 100 (0 would claim a full context and invite a needless /compact).
+int ContextLeftPercent(int64_t usage, int64_t context_window);
 
 // A server-reported total carried by a stored transcript: `total_tokens` was
 // reported by the response whose last item is transcript[item_index].
@@ -95,6 +112,8 @@ class ContextBudget {
   }
 
   int64_t usage() const { return base_ + pending_; }
+  // ContextLeftPercent(usage(), context_window()).
+  int ContextLeftPercent() const { return core::ContextLeftPercent(usage(), window_); }
   int64_t limit() const { return limit_; }
   int64_t context_window() const { return window_; }
 

@@ -159,3 +159,36 @@ TEST_CASE("NewestUsageMark: the newest stored count, indexed into the view; none
   CHECK(budget.usage() == 30'100 + EstimateItemTokens(items[3]));
   CHECK(budget.ShouldCompactBeforeTurn());
 }
+
+TEST_CASE("The one text estimate: ceil(bytes / 4), what every fixed part and item body costs") {
+  CHECK(EstimateTextTokens(0) == 0);
+  CHECK(EstimateTextTokens(1) == 1);
+  CHECK(EstimateTextTokens(4) == 1);
+  CHECK(EstimateTextTokens(5) == 2);
+  CHECK(EstimateTextTokens(4'000'001) == 1'000'001);
+  const Item text = UserMessage("hello, world");
+  CHECK(EstimateItemTokens(text) == EstimateTextTokens(text.body.size()));
+}
+
+TEST_CASE("ContextLeftPercent: rounded down, clamped, 100 when the window is unknown") {
+  CHECK(ContextLeftPercent(0, 1000) == 100);
+  CHECK(ContextLeftPercent(1, 1000) == 99);  // rounded down: never more room than there is
+  CHECK(ContextLeftPercent(999, 1000) == 0);
+  CHECK(ContextLeftPercent(2000, 1000) == 0);
+  CHECK(ContextLeftPercent(-5, 1000) == 100);
+  // No window known (no compactor): nothing counts against it.
+  CHECK(ContextLeftPercent(0, 0) == 100);
+  CHECK(ContextLeftPercent(5'000'000, 0) == 100);
+  CHECK(ContextLeftPercent(10, -1) == 100);
+
+  // The budget answers for its own usage and window: the turn loop's number.
+  ContextBudget unknown;
+  unknown.Seed(std::vector<Item>{UserMessage(std::string(4000, 'a'))}, std::nullopt, 100);
+  CHECK(unknown.ContextLeftPercent() == 100);
+  ContextBudget budget(900, 1000);
+  budget.Seed(std::vector<Item>{}, std::nullopt, 250);
+  CHECK(budget.ContextLeftPercent() == 75);
+  budget.OnItemAdded(UserMessage(std::string(4000, 'a')));
+  CHECK(budget.ContextLeftPercent() == 0);
+  CHECK(budget.ContextLeftPercent() == ContextLeftPercent(budget.usage(), 1000));
+}

@@ -153,7 +153,7 @@ int64_t Conversation::FixedTokens() const {
   const size_t instructions =
       config_.instructions.empty() ? BaseInstructions().size() : config_.instructions.size();
   const size_t tools = deps_.tools ? deps_.tools->ToolsJson().size() : 0;
-  return static_cast<int64_t>((instructions + tools + 3) / 4);
+  return EstimateTextTokens(instructions + tools);
 }
 
 RequestOptions Conversation::Request() const {
@@ -172,12 +172,8 @@ RequestOptions Conversation::Request() const {
   return options;
 }
 
-int Conversation::ContextLeftPercent() const {
-  if (deps_.compactor == nullptr || deps_.compactor->context_window() <= 0) return 100;
-  const int64_t window = deps_.compactor->context_window();
-  const int64_t used = std::min(EstimatedTokens(), window);
-  return static_cast<int>(100 - (used * 100) / window);
-}
+// The budget's window is the compactor's (0, unknown, without one).
+int Conversation::ContextLeftPercent() const { return budget_.ContextLeftPercent(); }
 
 Result<ModelResponse> Conversation::Sample(const std::string& turn_id, const CancelToken& cancel) {
   const std::string body = BuildResponsesRequest(Request(), transcript_);

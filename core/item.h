@@ -3,7 +3,8 @@
 //
 // An Item's `body` is never re-serialised once created: request bodies are
 // built by concatenating bodies. Decoding only classifies (kind, role,
-// call_id) and strips fields that must not be resent. Thread-compatible.
+// call_id) and strips fields that must not be resent. Token estimates are
+// core/context_budget.h's (EstimateItemTokens). Thread-compatible.
 #pragma once
 
 #include <cstdint>
@@ -47,9 +48,6 @@ struct Item {
   std::string call_id;    // calls and outputs
   std::string server_id;  // the "id" the server gave it (stripped from body)
   std::string body;       // JSON text exactly as sent on the wire
-
-  // Rough token estimate: body bytes / 4, rounded up (ARCHITECTURE.md).
-  int64_t TokensEstimate() const { return static_cast<int64_t>((body.size() + 3) / 4); }
 };
 
 // Decodes a wire item received from the server (output_item.done) or read

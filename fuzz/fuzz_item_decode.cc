@@ -2,12 +2,13 @@
 //
 // Checks, beyond the sanitizers: decoding is idempotent (a decoded body
 // decodes to itself with the same kind, role and call id), and the helpers
-// that read a body (MessageText, WireBody, TokensEstimate) accept any
+// that read a body (MessageText, WireBody, EstimateItemTokens) accept any
 // decoded item.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include "core/context_budget.h"
 #include "core/item.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -25,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   (void)codex::core::MessageText(*item);
   (void)codex::core::WireBody(*item, /*send_item_ids=*/true);
-  (void)item->TokensEstimate();
+  (void)codex::core::EstimateItemTokens(*item);
   (void)codex::core::ItemKindName(item->kind);
   return 0;
 }

@@ -15,6 +15,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "core/context_budget.h"
 #include "core/item.h"
 #include "core/store_location.h"
 #include "core/uuid.h"
@@ -462,7 +463,7 @@ std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view session_id
       params.push_back(P(it.item.call_id));
       params.push_back(P(it.item.server_id));
       params.push_back(Bytes(it.item.body));
-      params.push_back(P(it.item.TokensEstimate()));
+      params.push_back(P(core::EstimateItemTokens(it.item)));
       params.push_back(P(it.created_at_ms));
       const std::string text = pg::CleanText(SearchText(it.item));
       if (!text.empty()) {

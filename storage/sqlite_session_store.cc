@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/context_budget.h"
 #include "core/uuid.h"
 #include "storage/migrations.h"
 #include "storage/search_rank.h"
@@ -159,7 +160,7 @@ std::vector<int64_t> InsertChain(SQLite::Database& db, std::string_view session_
     ins.bind(6, it.item.call_id);
     ins.bind(7, it.item.server_id);
     ins.bindNoCopy(8, it.item.body);
-    ins.bind(9, it.item.TokensEstimate());
+    ins.bind(9, core::EstimateItemTokens(it.item));
     ins.bind(10, it.created_at_ms);
     ins.exec();
     parent = db.getLastInsertRowid();
