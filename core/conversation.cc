@@ -9,6 +9,7 @@
 #include "core/instructions.h"
 #include "core/project_context.h"
 #include "core/request_builder.h"
+#include "core/retry_policy.h"
 #include "core/transcript.h"
 #include "core/uuid.h"
 
@@ -407,11 +408,7 @@ Result<TurnResult> Conversation::RunTurnHoldingLease(const std::string& user_tex
       }
       // Only what the client did not already retry: a stream that dropped
       // after delivering events, or a response.failed the server sent.
-      const bool retryable = st.reason() != StatusReason::kRetriesExhausted &&
-                             st.reason() != StatusReason::kTls &&
-                             (st.code() == StatusCode::kUnavailable ||
-                              st.reason() == StatusReason::kRateLimitExceeded);
-      if (retryable && stream_retries < config_.provider.stream_max_retries) {
+      if (IsRetryable(st) && stream_retries < config_.provider.stream_max_retries) {
         ++stream_retries;
         observer.OnRetry("Reconnecting " + std::to_string(stream_retries) + "/" +
                          std::to_string(config_.provider.stream_max_retries) + "… (" +

@@ -9,6 +9,7 @@
 
 #include "core/http_endpoint.h"
 #include "core/response_stream.h"
+#include "core/retry_policy.h"
 
 namespace codex::core::http_internal {
 namespace {
@@ -64,9 +65,8 @@ std::optional<long long> ParseRetryAfterHeader(std::string_view value) {
   return static_cast<long long>(std::min(seconds * 1000.0, static_cast<double>(kMaxRetryAfterMs)));
 }
 
-}  // namespace
-
-AttemptResult ClassifyHttpError(int http_status, const std::string& body,
+// The status (and Retry-After) of a reply; whether to retry is IsRetryable's.
+AttemptResult ClassifyHttpReply(int http_status, const std::string& body,
                                 std::string_view retry_after_header, const std::string& url,
                                 const ProviderInfo& provider) {
   AttemptResult a;
@@ -98,13 +98,11 @@ AttemptResult ClassifyHttpError(int http_status, const std::string& body,
       a.retry_after_ms = std::min(*ms, kMaxRetryAfterMs);
       a.status.WithRetryAfterMs(a.retry_after_ms);
     }
-    a.retry = true;
     return a;
   }
   if (http_status >= 500) {
     a.status = UnavailableError("server error from " + url + " (" + http + ")" + detail)
                    .WithReason(StatusReason::kServerError);
-    a.retry = true;
     return a;
   }
   if (http_status >= 400) {
@@ -114,6 +112,16 @@ AttemptResult ClassifyHttpError(int http_status, const std::string& body,
   }
   a.status = UnavailableError("unexpected " + http + " from " + url)
                  .WithReason(StatusReason::kServerError);
+  return a;
+}
+
+}  // namespace
+
+AttemptResult ClassifyHttpError(int http_status, const std::string& body,
+                                std::string_view retry_after_header, const std::string& url,
+                                const ProviderInfo& provider) {
+  AttemptResult a = ClassifyHttpReply(http_status, body, retry_after_header, url, provider);
+  a.retry = IsRetryable(a.status);
   return a;
 }
 

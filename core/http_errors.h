@@ -29,7 +29,8 @@ struct AttemptResult {
 // usage_not_included as ClassifyResponseError; 429 retryable kResourceExhausted
 // (kRateLimitExceeded) with the Retry-After header's or the message's delay;
 // 5xx retryable kUnavailable (kServerError); other 4xx kInvalidArgument
-// (kRejectedByServer); anything else kUnavailable (kServerError).
+// (kRejectedByServer); anything else kUnavailable (kServerError). `retry` is
+// core::IsRetryable(status) (core/retry_policy.h), the rule the turn loop uses.
 AttemptResult ClassifyHttpError(int http_status, const std::string& body,
                                 std::string_view retry_after_header, const std::string& url,
                                 const ProviderInfo& provider);

@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "core/http_errors.h"
+#include "core/retry_policy.h"
 #include "core/response_stream.h"
 #include "core/uuid.h"
 
@@ -360,19 +361,21 @@ AttemptResult ResponsesClient::Classify(const internal::Exchange& x, internal::R
     if (x.idle && !sink.terminal()) {
       a.status =
           UnavailableError("idle timeout waiting for SSE").WithReason(StatusReason::kStreamClosed);
-      a.retry = !sink.delivered();
+      a.retry = IsRetryable(a.status) && !sink.delivered();
       return a;
     }
     a.status = sink.Finish(x.error == httplib::Error::Success || x.idle);
-    a.retry = !a.status.ok() && a.status.code() == StatusCode::kUnavailable &&
-              a.status.reason() == StatusReason::kStreamClosed && !sink.delivered();
+    // Only a stream that ended early is retried here; a response.failed is
+    // the server's verdict, passed up (the turn loop retries it).
+    a.retry = IsRetryable(a.status) && a.status.reason() == StatusReason::kStreamClosed &&
+              !sink.delivered();
     return a;
   }
   if (x.status < 0) {
     if (x.idle) {
       a.status = UnavailableError("idle timeout waiting for a response from " + url)
                      .WithReason(StatusReason::kTransport);
-      a.retry = true;
+      a.retry = IsRetryable(a.status);
       return a;
     }
     if (x.error == httplib::Error::SSLServerVerification) {
@@ -396,7 +399,7 @@ AttemptResult ResponsesClient::Classify(const internal::Exchange& x, internal::R
     a.status = UnavailableError("cannot reach " + url + ": " + TransportErrorText(x.error) +
                                 "; check base_url in config.toml or your network")
                    .WithReason(StatusReason::kTransport);
-    a.retry = true;
+    a.retry = IsRetryable(a.status);
     return a;
   }
   return ClassifyHttpError(x.status, x.error_body, x.retry_after, url, provider_);

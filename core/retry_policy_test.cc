@@ -1,0 +1,62 @@
+#include "core/retry_policy.h"
+
+#include <catch2/catch.hpp>
+
+#include "core/http_errors.h"
+
+using namespace codex;
+using namespace codex::core;
+
+TEST_CASE("IsRetryable: unavailable and rate limits, never TLS or exhausted retries") {
+  CHECK_FALSE(IsRetryable(OkStatus()));
+  CHECK(IsRetryable(UnavailableError("502").WithReason(StatusReason::kServerError)));
+  CHECK(IsRetryable(UnavailableError("drop").WithReason(StatusReason::kStreamClosed)));
+  CHECK(IsRetryable(UnavailableError("refused").WithReason(StatusReason::kTransport)));
+  CHECK(IsRetryable(UnavailableError("no reason")));
+  CHECK(IsRetryable(ResourceExhaustedError("429").WithReason(StatusReason::kRateLimitExceeded)));
+
+  CHECK_FALSE(IsRetryable(UnavailableError("bad cert").WithReason(StatusReason::kTls)));
+  CHECK_FALSE(IsRetryable(UnavailableError("502").WithReason(StatusReason::kRetriesExhausted)));
+  CHECK_FALSE(IsRetryable(
+      ResourceExhaustedError("window").WithReason(StatusReason::kContextLengthExceeded)));
+  CHECK_FALSE(
+      IsRetryable(ResourceExhaustedError("quota").WithReason(StatusReason::kInsufficientQuota)));
+  CHECK_FALSE(IsRetryable(ResourceExhaustedError("plain resource exhausted")));
+  CHECK_FALSE(IsRetryable(InvalidArgumentError("400").WithReason(StatusReason::kRejectedByServer)));
+  CHECK_FALSE(IsRetryable(UnauthenticatedError("401")));
+  CHECK_FALSE(IsRetryable(CancelledError("ctrl-c")));
+  CHECK_FALSE(IsRetryable(DeadlineExceededError("slow")));
+  CHECK_FALSE(IsRetryable(
+      FailedPreconditionError("response incomplete").WithReason(StatusReason::kIncomplete)));
+}
+
+TEST_CASE("The client's HTTP classification retries what IsRetryable allows, nothing else") {
+  ProviderInfo provider;
+  provider.id = "openai";
+  provider.env_key = "OPENAI_API_KEY";
+  const std::string url = "http://127.0.0.1:1/v1";
+  auto retried = [&](int code, const std::string& body) {
+    const http_internal::AttemptResult a =
+        http_internal::ClassifyHttpError(code, body, "", url, provider);
+    CHECK(a.retry == IsRetryable(a.status));
+    return a.retry;
+  };
+  for (int code : {429, 500, 502, 503, 504, 599}) {
+    INFO(code);
+    CHECK(retried(code, ""));
+    CHECK(retried(code, R"({"error":{"message":"busy"}})"));
+  }
+  for (int code : {400, 401, 403, 404, 409, 413, 422}) {
+    INFO(code);
+    CHECK_FALSE(retried(code, ""));
+  }
+  // The body's verdict wins over the status line: never retried.
+  for (int code : {400, 429, 500}) {
+    INFO(code);
+    CHECK_FALSE(retried(code, R"({"error":{"code":"context_length_exceeded","message":"x"}})"));
+    CHECK_FALSE(retried(code, R"({"error":{"code":"insufficient_quota","message":"x"}})"));
+  }
+  // An unexpected status (a redirect not followed) is kUnavailable, so
+  // retryable by the one rule, here as in the turn loop.
+  CHECK(retried(302, ""));
+}
