@@ -24,6 +24,11 @@
 // is the stored body verbatim, a compacted line per checkpoint (its replacement items inside),
 // events, and one "codex_turn" line per recorded turn, merged by time.
 // Markdown export is a readable transcript. Functions never throw.
+//
+// Files: rollout_import.cc (ParseRollout, one step per line kind),
+// rollout_export.cc (JSON Lines, ExportSession), rollout_markdown.cc (the
+// Markdown renderer), rollout_format.h (the raw-JSON scanner and timestamps
+// they share).
 #pragma once
 
 #include <string>
