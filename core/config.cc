@@ -428,10 +428,10 @@ std::map<std::string, ProviderInfo> BuiltInProviders() {
   return out;
 }
 
-Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& overrides) {
-  Config config;
-  config.codex_home = codex_home;
-  const fs::path path = fs::path(codex_home) / "config.toml";
+namespace {
+
+// config.toml's table; an empty one when the file does not exist.
+Result<toml::table> ReadConfigFile(const fs::path& path) {
   toml::table root;
   std::error_code ec;
   if (fs::exists(path, ec)) {
@@ -449,9 +449,14 @@ Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& 
                                   "; fix the file or move it aside");
     }
   }
-  for (const auto& kv : overrides.dash_c) RETURN_IF_ERROR(ApplyOverride(root, kv));
+  return root;
+}
 
-  // A profile: -p NAME, else `profile = "NAME"`. Its [profiles.NAME] table
+// Layers the chosen profile over `root`: -p NAME, else `profile = "NAME"`.
+Status ApplyProfile(const std::string& codex_home, const fs::path& path,
+                    const ConfigOverrides& overrides, toml::table& root, Config& config) {
+  std::error_code ec;
+  // Its [profiles.NAME] table
   // (and $CODEX_HOME/NAME.config.toml, which Codex 0.169 layers the same way)
   // goes over the file; -c overrides are applied again on top.
   std::string profile = overrides.profile.value_or("");
@@ -485,17 +490,11 @@ Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& 
     for (const auto& kv : overrides.dash_c) RETURN_IF_ERROR(ApplyOverride(root, kv));
     config.profile = profile;
   }
+  return OkStatus();
+}
 
-  std::vector<std::string> unsupported;
-  CollectUnsupported(root, "", unsupported);
-  for (const std::string& key : unsupported) {
-    if (overrides.strict) {
-      return InvalidArgumentError("config key '" + key +
-                                  "' is not supported (--strict-config); remove it");
-    }
-    config.warnings.push_back("config key '" + key + "' is not supported; it is ignored");
-  }
-
+// The model, policy and sandbox keys of the merged table.
+Status ReadModelAndPolicyKeys(const toml::table& root, Config& config) {
   RETURN_IF_ERROR(ReadString(root, "", "model", config.model));
   RETURN_IF_ERROR(ReadString(root, "", "model_provider", config.model_provider_id));
   RETURN_IF_ERROR(ReadEnum(root, "", "model_reasoning_effort",
@@ -564,6 +563,11 @@ Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& 
   if (auto* sep = root.get("shell_environment_policy")) {
     RETURN_IF_ERROR(ReadShellEnvironmentPolicy(*sep, config.shell_environment_policy));
   }
+  return OkStatus();
+}
+
+// The context, compaction, shell and history keys of the merged table.
+Status ReadLimitKeys(const toml::table& root, Config& config) {
   int64_t n = 0;
   if (root.get("model_context_window")) {
     RETURN_IF_ERROR(ReadInt(root, "", "model_context_window", n));
@@ -595,10 +599,11 @@ Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& 
       config.history_persistence = persistence != "none";
     }
   }
+  return OkStatus();
+}
 
-  RETURN_IF_ERROR(ParseMcpServers(root, config.mcp_servers));
-  RETURN_IF_ERROR(ReadSessionStore(root, overrides, codex_home, config.session_store));
-
+// The built-in providers with [model_providers.*] over them.
+Status ReadProviders(const toml::table& root, Config& config) {
   config.providers = BuiltInProviders();
   if (auto* provs = root.get("model_providers")) {
     auto* t = provs->as_table();
@@ -617,7 +622,13 @@ Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& 
       config.providers[p.id] = p;
     }
   }
+  return OkStatus();
+}
 
+// The command line's flags over the file, then the provider and the working
+// directory they select.
+Status ApplyCommandLine(const ConfigOverrides& overrides, Config& config) {
+  std::error_code ec;
   if (overrides.model) config.model = *overrides.model;
   if (overrides.oss) config.model_provider_id = "oss";
   if (overrides.provider) config.model_provider_id = *overrides.provider;
@@ -646,6 +657,37 @@ Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& 
   for (auto& root_dir : config.writable_roots) {
     root_dir = fs::absolute(fs::path(config.cwd) / root_dir, ec).lexically_normal().string();
   }
+  return OkStatus();
+}
+
+}  // namespace
+
+// The layers in order: config.toml, -c, the profile, -c again, then the
+// command line's flags; see config.h.
+Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& overrides) {
+  Config config;
+  config.codex_home = codex_home;
+  const fs::path path = fs::path(codex_home) / "config.toml";
+  ASSIGN_OR_RETURN(toml::table root, ReadConfigFile(path));
+  for (const auto& kv : overrides.dash_c) RETURN_IF_ERROR(ApplyOverride(root, kv));
+  RETURN_IF_ERROR(ApplyProfile(codex_home, path, overrides, root, config));
+
+  std::vector<std::string> unsupported;
+  CollectUnsupported(root, "", unsupported);
+  for (const std::string& key : unsupported) {
+    if (overrides.strict) {
+      return InvalidArgumentError("config key '" + key +
+                                  "' is not supported (--strict-config); remove it");
+    }
+    config.warnings.push_back("config key '" + key + "' is not supported; it is ignored");
+  }
+
+  RETURN_IF_ERROR(ReadModelAndPolicyKeys(root, config));
+  RETURN_IF_ERROR(ReadLimitKeys(root, config));
+  RETURN_IF_ERROR(ParseMcpServers(root, config.mcp_servers));
+  RETURN_IF_ERROR(ReadSessionStore(root, overrides, codex_home, config.session_store));
+  RETURN_IF_ERROR(ReadProviders(root, config));
+  RETURN_IF_ERROR(ApplyCommandLine(overrides, config));
   return config;
 }
 

@@ -87,6 +87,42 @@ bool ValidServerName(std::string_view name) {
   });
 }
 
+// A server is stdio (command) or streamable HTTP (url), never both, and takes
+// only its own transport's keys.
+Status CheckTransport(const std::string& name, const toml::table& t, const McpServerConfig& s) {
+  const bool has_command = t.get("command") != nullptr;
+  const bool has_url = t.get("url") != nullptr;
+  if (has_command && has_url) {
+    return InvalidArgumentError("config: mcp_servers." + name +
+                                " sets both command and url; keep command for a stdio server "
+                                "or url for a streamable HTTP one");
+  }
+  if (!has_command && !has_url) {
+    return InvalidArgumentError("config: mcp_servers." + name +
+                                " needs command (a stdio server) or url (a streamable HTTP one)");
+  }
+  if (has_command && s.command.empty()) return KeyError(name, "command", "a non-empty string");
+  if (has_url) {
+    if (s.url.rfind("http://", 0) != 0 && s.url.rfind("https://", 0) != 0) {
+      return KeyError(name, "url", "an http:// or https:// URL");
+    }
+    for (const char* stdio_key : {"args", "env", "env_vars", "cwd"}) {
+      if (t.get(stdio_key) != nullptr) {
+        return InvalidArgumentError("config: mcp_servers." + name + "." + stdio_key +
+                                    " applies to stdio servers only; this one has a url");
+      }
+    }
+  } else {
+    for (const char* http_key : {"bearer_token_env_var", "http_headers", "env_http_headers"}) {
+      if (t.get(http_key) != nullptr) {
+        return InvalidArgumentError("config: mcp_servers." + name + "." + http_key +
+                                    " applies to HTTP servers only; this one has a command");
+      }
+    }
+  }
+  return OkStatus();
+}
+
 Status ParseOne(const std::string& name, const toml::table& t, McpServerConfig& s) {
   static const std::set<std::string, std::less<>> kKnown = {"command",
                                                             "args",
@@ -140,37 +176,7 @@ Status ParseOne(const std::string& name, const toml::table& t, McpServerConfig& 
   }
   RETURN_IF_ERROR(ReadStrList(t, name, "disabled_tools", s.disabled_tools));
 
-  const bool has_command = t.get("command") != nullptr;
-  const bool has_url = t.get("url") != nullptr;
-  if (has_command && has_url) {
-    return InvalidArgumentError("config: mcp_servers." + name +
-                                " sets both command and url; keep command for a stdio server "
-                                "or url for a streamable HTTP one");
-  }
-  if (!has_command && !has_url) {
-    return InvalidArgumentError("config: mcp_servers." + name +
-                                " needs command (a stdio server) or url (a streamable HTTP one)");
-  }
-  if (has_command && s.command.empty()) return KeyError(name, "command", "a non-empty string");
-  if (has_url) {
-    if (s.url.rfind("http://", 0) != 0 && s.url.rfind("https://", 0) != 0) {
-      return KeyError(name, "url", "an http:// or https:// URL");
-    }
-    for (const char* stdio_key : {"args", "env", "env_vars", "cwd"}) {
-      if (t.get(stdio_key) != nullptr) {
-        return InvalidArgumentError("config: mcp_servers." + name + "." + stdio_key +
-                                    " applies to stdio servers only; this one has a url");
-      }
-    }
-  } else {
-    for (const char* http_key : {"bearer_token_env_var", "http_headers", "env_http_headers"}) {
-      if (t.get(http_key) != nullptr) {
-        return InvalidArgumentError("config: mcp_servers." + name + "." + http_key +
-                                    " applies to HTTP servers only; this one has a command");
-      }
-    }
-  }
-  return OkStatus();
+  return CheckTransport(name, t, s);
 }
 
 }  // namespace

@@ -188,22 +188,7 @@ Status ResponseStream::HandleEvent(std::string_view data) {
     }
     return OkStatus();
   }
-  if (type == "response.output_item.done") {
-    const Json* item_json = Obj(j, "item");
-    if (item_json == nullptr) {
-      observer_.OnWarning("skipping response.output_item.done without an item");
-      return OkStatus();
-    }
-    Result<Item> item = DecodeItem(Dump(*item_json));
-    if (!item.ok()) {
-      observer_.OnWarning("skipping an output item: " + item.status().message());
-      return OkStatus();
-    }
-    delivered_ = true;
-    RETURN_IF_ERROR(observer_.OnOutputItemDone(*item));
-    response_.items.push_back(std::move(item).value());
-    return OkStatus();
-  }
+  if (type == "response.output_item.done") return OnOutputItemDone(j);
   if (type == "response.created" || type == "response.in_progress" || type == "response.queued") {
     if (const Json* response = Obj(j, "response")) {
       if (auto id = Str(*response, "id"); !id.empty()) response_.response_id = std::string(id);
@@ -211,51 +196,81 @@ Status ResponseStream::HandleEvent(std::string_view data) {
     return OkStatus();
   }
   if (type == "error") {
-    // The payload is flat {code, message, param} per the spec, but real
-    // streams nest it under "error" {type, code, message, param}.
-    const Json* nested = Obj(j, "error");
-    const Json& e = nested != nullptr ? *nested : j;
-    saw_error_event_ = true;
-    error_code_ = std::string(Str(e, "code"));
-    if (error_code_.empty() && nested != nullptr) error_code_ = std::string(Str(e, "type"));
-    error_message_ = std::string(Str(e, "message"));
-    if (error_message_.empty()) error_message_ = "error event received";
+    OnErrorEvent(j);
     return OkStatus();
   }
   if (type == "response.completed" || type == "response.failed" || type == "response.incomplete") {
-    if (outcome_ != Outcome::kNone) return OkStatus();  // the first outcome wins
-    static const Json kEmpty = Json::object();
-    const Json* response_ptr = Obj(j, "response");
-    const Json& response = response_ptr != nullptr ? *response_ptr : kEmpty;
-    if (auto id = Str(response, "id"); !id.empty()) response_.response_id = std::string(id);
-    if (type == "response.completed") {
-      outcome_ = Outcome::kCompleted;
-      response_.usage = ParseUsage(response);
-    } else if (type == "response.incomplete") {
-      outcome_ = Outcome::kIncomplete;
-      const Json* details = Obj(response, "incomplete_details");
-      std::string reason(details != nullptr ? Str(*details, "reason") : std::string_view());
-      if (reason.empty()) reason = "unknown";
-      failure_ = FailedPreconditionError("response incomplete: " + reason).WithReason(StatusReason::kIncomplete);
-    } else {
-      outcome_ = Outcome::kFailed;
-      const Json* error = Obj(response, "error");
-      const std::string_view code = error ? Str(*error, "code") : std::string_view();
-      const std::string_view message = error ? Str(*error, "message") : std::string_view();
-      if (!code.empty() || !message.empty()) {
-        failure_ = ClassifyResponseError(code, message);
-      } else if (saw_error_event_) {
-        failure_ = ClassifyResponseError(error_code_, error_message_);
-      } else {
-        failure_ = UnavailableError("response.failed event received").WithReason(StatusReason::kServerError);
-      }
-    }
+    OnOutcome(type, j);
     return OkStatus();
   }
   // Everything else (content_part.*, *.done, refusal.*, annotations,
   // function_call_arguments.*, custom_tool_call_input.*, hosted-tool events
   // and types added later) carries nothing the finished item will not.
   return OkStatus();
+}
+
+Status ResponseStream::OnOutputItemDone(const Json& event) {
+  const Json* item_json = Obj(event, "item");
+  if (item_json == nullptr) {
+    observer_.OnWarning("skipping response.output_item.done without an item");
+    return OkStatus();
+  }
+  Result<Item> item = DecodeItem(Dump(*item_json));
+  if (!item.ok()) {
+    observer_.OnWarning("skipping an output item: " + item.status().message());
+    return OkStatus();
+  }
+  delivered_ = true;
+  RETURN_IF_ERROR(observer_.OnOutputItemDone(*item));
+  response_.items.push_back(std::move(item).value());
+  return OkStatus();
+}
+
+// The payload is flat {code, message, param} per the spec, but real
+// streams nest it under "error" {type, code, message, param}.
+void ResponseStream::OnErrorEvent(const Json& event) {
+  // The payload is flat {code, message, param} per the spec, but real
+  // streams nest it under "error" {type, code, message, param}.
+  const Json* nested = Obj(event, "error");
+  const Json& e = nested != nullptr ? *nested : event;
+  saw_error_event_ = true;
+  error_code_ = std::string(Str(e, "code"));
+  if (error_code_.empty() && nested != nullptr) error_code_ = std::string(Str(e, "type"));
+  error_message_ = std::string(Str(e, "message"));
+  if (error_message_.empty()) error_message_ = "error event received";
+}
+
+// response.completed / .failed / .incomplete: the first one decides the outcome.
+void ResponseStream::OnOutcome(std::string_view type, const Json& event) {
+  if (outcome_ != Outcome::kNone) return;  // the first outcome wins
+  static const Json kEmpty = Json::object();
+  const Json* response_ptr = Obj(event, "response");
+  const Json& response = response_ptr != nullptr ? *response_ptr : kEmpty;
+  if (auto id = Str(response, "id"); !id.empty()) response_.response_id = std::string(id);
+  if (type == "response.completed") {
+    outcome_ = Outcome::kCompleted;
+    response_.usage = ParseUsage(response);
+  } else if (type == "response.incomplete") {
+    outcome_ = Outcome::kIncomplete;
+    const Json* details = Obj(response, "incomplete_details");
+    std::string reason(details != nullptr ? Str(*details, "reason") : std::string_view());
+    if (reason.empty()) reason = "unknown";
+    failure_ = FailedPreconditionError("response incomplete: " + reason)
+                   .WithReason(StatusReason::kIncomplete);
+  } else {
+    outcome_ = Outcome::kFailed;
+    const Json* error = Obj(response, "error");
+    const std::string_view code = error ? Str(*error, "code") : std::string_view();
+    const std::string_view message = error ? Str(*error, "message") : std::string_view();
+    if (!code.empty() || !message.empty()) {
+      failure_ = ClassifyResponseError(code, message);
+    } else if (saw_error_event_) {
+      failure_ = ClassifyResponseError(error_code_, error_message_);
+    } else {
+      failure_ =
+          UnavailableError("response.failed event received").WithReason(StatusReason::kServerError);
+    }
+  }
 }
 
 Result<ModelResponse> ResponseStream::Finish() {

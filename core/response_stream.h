@@ -32,6 +32,7 @@
 // Not thread-safe; the observer is borrowed and must outlive the stream.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -73,6 +74,10 @@ class ResponseStream {
   enum class Outcome { kNone, kCompleted, kFailed, kIncomplete };
 
   Status HandleEvent(std::string_view data);
+  // The steps of HandleEvent for the events that carry state.
+  Status OnOutputItemDone(const nlohmann::ordered_json& event);
+  void OnErrorEvent(const nlohmann::ordered_json& event);
+  void OnOutcome(std::string_view type, const nlohmann::ordered_json& event);
 
   StreamObserver& observer_;
   SseParser parser_;
