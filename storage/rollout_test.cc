@@ -1,12 +1,13 @@
 // Export/import round trips of storage/rollout.h on synthetic sessions.
 // (The shared Codex rollouts are covered by rollout_shared_test.cc.)
 #include "storage/rollout.h"
-#include "storage/sqlite_session_store.h"
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "core/item.h"
+#include "storage/sqlite_session_store.h"
 #include "storage/store_test_support.h"
 #include "storage/test_util.h"
 
@@ -249,4 +250,52 @@ TEST_CASE("CollectRolloutFiles walks directories recursively for .jsonl") {
   CHECK((*files)[0] == dir.File("2026/01/02/rollout-b.jsonl"));
   CHECK((*files)[1] == dir.File("2026/rollout-a.jsonl"));
   CHECK((*files)[2] == explicit_file);
+}
+
+TEST_CASE("Imported turns and title follow core/transcript.h on tricky user messages") {
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
+  const std::string id = "01900000-0000-7000-8000-0000000000cd";
+  auto line = [](const std::string& payload) {
+    return R"({"timestamp":"2026-01-02T03:04:06.000Z","type":"response_item","payload":)" +
+           payload + "}\n";
+  };
+  auto user = [&](const std::string& text) {
+    return line(R"({"type":"message","role":"user","content":[{"type":"input_text","text":)" +
+                nlohmann::json(text).dump() + "}]}");
+  };
+  const std::string text =
+      R"({"timestamp":"2026-01-02T03:04:05.000Z","type":"session_meta","payload":{"id":")" + id +
+      R"(","cwd":"/x"}})" + "\n" +
+      // Context, as Codex writes it (whitespace before the marker included).
+      user("\n  <environment_context>\n  <cwd>/x</cwd>\n</environment_context>") +
+      user("<permissions instructions>\nread-only\n</permissions instructions>") +
+      user("# AGENTS.md instructions for /x\n\n<INSTRUCTIONS>\nbe brief\n</INSTRUCTIONS>") +
+      user("<user_instructions>\nuse tabs\n</user_instructions>") + user("   \n") +
+      // Codex's own summary is not a prompt.
+      user(
+          "Another language model started to solve this problem and produced a summary of its "
+          "thinking process. It did X.") +
+      // An image alone is the person's input: turn 1, but no title text.
+      line(R"({"type":"message","role":"user","content":[{"type":"input_image","image_url":)"
+           R"("data:image/png;base64,iVBORw0KGgo="}]})") +
+      line(
+          R"({"type":"message","role":"assistant","content":[{"type":"output_text","text":"a cat"}]})") +
+      // Looks like a marker but is not one: turn 2, and the title.
+      user("# AGENTS.md is out of date, please fix it");
+  auto imported = storage::ImportRolloutFile(*store, WriteFile(dir, "tricky.jsonl", text));
+  INFO(imported.status().ToString());
+  REQUIRE(imported.ok());
+  auto s = store->FindSession(id);
+  REQUIRE(s.ok());
+  CHECK(s->title.find("AGENTS.md is out of date") != std::string::npos);
+
+  auto md = storage::ExportSession(*store, id, ExportFormat::kMarkdown);
+  REQUIRE(md.ok());
+  CHECK(md->find("## Turn 1") != std::string::npos);
+  CHECK(md->find("## Turn 2\n\n**User**\n\n# AGENTS.md is out of date") != std::string::npos);
+  CHECK(md->find("## Turn 3") == std::string::npos);
+  CHECK(md->find("<summary>user context</summary>\n\n```\n\n  <environment_context>") !=
+        std::string::npos);
+  CHECK(md->find("**User** _(compacted history)_\n\nAnother language model") != std::string::npos);
 }
