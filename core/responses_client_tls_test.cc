@@ -18,12 +18,15 @@
 #include <thread>
 
 #include "core/responses_client.h"
+#include "testing/scoped_env.h"
+#include "testing/temp_dir.h"
 
 namespace codex::core {
 namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using codex::testing::ScopedEnv;
 
 const std::string kStream =
     "event: response.completed\n"
@@ -33,20 +36,12 @@ const std::string kStream =
 class Certificates {
  public:
   Certificates() {
-    char tmpl[] = "/tmp/codex_tls_test.XXXXXX";
-    const char* made = mkdtemp(tmpl);
-    REQUIRE(made != nullptr);
-    dir_ = made;
     ok_ = Run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
               "-keyout ca.key -out ca.pem -days 2 -subj '/CN=codex test CA' "
               "-addext 'basicConstraints=critical,CA:TRUE' "
               "-addext 'keyUsage=critical,keyCertSign,cRLSign'") &&
           Leaf("server", "IP:127.0.0.1,DNS:localhost") && Leaf("other", "DNS:other.test") &&
           Run("mkdir certs && cp ca.pem certs/ && openssl rehash certs");
-  }
-  ~Certificates() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
   bool ok() const { return ok_; }
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
@@ -69,7 +64,8 @@ class Certificates {
                name + ".pem -days 2 -extfile " + name + ".ext");
   }
 
-  fs::path dir_;
+  codex::testing::TempDir tmp_{"codex_tls_test."};
+  const fs::path dir_ = tmp_.path();
   bool ok_ = false;
 };
 
@@ -98,29 +94,6 @@ class TlsServer {
   httplib::SSLServer server_;
   int port_ = 0;
   std::thread thread_;
-};
-
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) {
-      setenv(name, value->c_str(), 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
 };
 
 class Observer : public StreamObserver {
