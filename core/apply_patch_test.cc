@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/apply_patch_tool.h"
+#include "testing/files.h"
 #include "testing/temp_dir.h"
 
 using namespace codex::core;
@@ -22,18 +23,8 @@ namespace {
 
 using codex::testing::TempDir;
 
-void WriteFile(const fs::path& p, const std::string& content) {
-  fs::create_directories(p.parent_path());
-  std::ofstream out(p, std::ios::binary);
-  out << content;
-}
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using codex::testing::ReadFile;
+using codex::testing::WriteFile;
 
 UpdateChunk Chunk(std::initializer_list<std::string> patch_lines,
                   std::vector<std::string> contexts = {}, bool eof = false) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "testing/files.h"
 #include "testing/temp_dir.h"
 
 namespace codex::core {
@@ -19,12 +20,7 @@ namespace fs = std::filesystem;
 
 using codex::testing::TempDir;
 
-void WriteFile(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  REQUIRE(out);
-  out << text;
-}
+using codex::testing::WriteFile;
 
 Config MakeConfig(const fs::path& cwd, const fs::path& home) {
   Config config;

@@ -19,6 +19,7 @@
 
 #include "core/responses_client.h"
 #include "testing/scoped_env.h"
+#include "testing/skip.h"
 #include "testing/temp_dir.h"
 
 namespace codex::core {
@@ -120,10 +121,8 @@ Result<ModelResponse> StreamOnce(const std::string& base, ClientOptions options,
 
 TEST_CASE("HTTPS: verification against the system store, SSL_CERT_FILE and SSL_CERT_DIR") {
   Certificates certs;
-  if (!certs.ok()) {
-    std::cerr << "SKIP: could not generate test certificates with the openssl CLI\n";
-    std::exit(4);
-  }
+  if (!certs.ok())
+    codex::testing::SkipTest("could not generate test certificates with the openssl CLI");
   // No proxy may intercept loopback traffic in this test.
   ScopedEnv p1("https_proxy", std::nullopt), p2("HTTPS_PROXY", std::nullopt),
       p3("all_proxy", std::nullopt), p4("ALL_PROXY", std::nullopt);
@@ -164,10 +163,8 @@ TEST_CASE("HTTPS: verification against the system store, SSL_CERT_FILE and SSL_C
 
 TEST_CASE("HTTPS: a trusted certificate for another host name is refused") {
   Certificates certs;
-  if (!certs.ok()) {
-    std::cerr << "SKIP: could not generate test certificates with the openssl CLI\n";
-    std::exit(4);
-  }
+  if (!certs.ok())
+    codex::testing::SkipTest("could not generate test certificates with the openssl CLI");
   ScopedEnv p1("https_proxy", std::nullopt), p2("HTTPS_PROXY", std::nullopt),
       p3("all_proxy", std::nullopt), p4("ALL_PROXY", std::nullopt);
   TlsServer server(certs.Path("other.pem"), certs.Path("other.key"));
