@@ -20,12 +20,14 @@
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/item.h"
 #include "core/uuid.h"
 #include "storage/sqlite_session_store.h"
+#include "testing/temp_dir.h"
 
 namespace {
 
@@ -187,17 +189,15 @@ int main(int argc, char** argv) {
   if (argc == 3 && std::string(argv[1]) == "--backend" && std::string(argv[2]) == "postgresql") {
     return RunPostgresBench();
   }
+  // A directory given on the command line is kept; the default scratch one
+  // is removed at the end.
+  std::optional<codex::testing::TempDir> scratch;
   std::string dir;
   if (argc > 1) {
     dir = argv[1];
     std::filesystem::create_directories(dir);
   } else {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "storage-bench-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) {
-      std::perror("mkdtemp");
-      return 1;
-    }
-    dir = tmpl;
+    dir = scratch.emplace("storage-bench-").str();
   }
   std::printf("storage_bench (scratch: %s)\n\n", dir.c_str());
 
@@ -394,6 +394,5 @@ int main(int argc, char** argv) {
                   wall);
     }
   }
-  if (argc <= 1) std::filesystem::remove_all(dir);
   return 0;
 }

@@ -7,6 +7,7 @@
 
 #include "sandbox/landlock.h"
 #include "sandbox/process.h"
+#include "testing/temp_dir.h"
 
 using namespace codex::sandbox;
 namespace fs = std::filesystem;
@@ -23,21 +24,9 @@ ProcessResult Codex(const std::vector<std::string>& args, const fs::path& cwd) {
   return std::move(r).value();
 }
 
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string templ = "/tmp/codex-sandbox-cmd-XXXXXX";
-    REQUIRE(::mkdtemp(templ.data()) != nullptr);
-    path_ = templ;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+// A scratch directory under /tmp (a writable root of workspace-write).
+struct ScratchDir : codex::testing::TempDir {
+  ScratchDir() : TempDir("codex-sandbox-cmd-", "/tmp") {}
 };
 
 }  // namespace

@@ -16,10 +16,10 @@
 
 #include "core/item.h"
 #include "storage/sqlite_session_store.h"
-#include "storage/test_util.h"
+#include "testing/temp_dir.h"
 
 using codex::storage::SqliteSessionStore;
-using codex::storage::testing::TempDir;
+using codex::testing::TempDir;
 namespace core = codex::core;
 
 namespace {
@@ -147,7 +147,7 @@ TEST_CASE("sessions list pages newest first in the current directory") {
   REQUIRE(lines.size() == 5);
   auto first = nlohmann::json::parse(lines[0]);
   CHECK(first["id"] == ids[4]);
-  CHECK(first["cwd"] == work.path());
+  CHECK(first["cwd"] == work.str());
   CHECK(first["tokens_used"] == 120);
   CHECK(nlohmann::json::parse(lines[4]).contains("next_cursor"));
 
@@ -279,11 +279,11 @@ TEST_CASE("sessions purge takes an age or [history] retention_days") {
   // Not on a terminal: refused without --yes, nothing removed.
   r = Codex(home, work.path(), {"sessions", "purge"});
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("error: purge would remove 2 sessions in " + work.path() + "; pass --yes") == 0);
+  CHECK(r.err.find("error: purge would remove 2 sessions in " + work.str() + "; pass --yes") == 0);
   // --dry-run lists them and removes nothing.
   r = Codex(home, work.path(), {"sessions", "purge", "--dry-run"});
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.rfind("would remove 2 sessions in " + work.path(), 0) == 0);
+  CHECK(r.out.rfind("would remove 2 sessions in " + work.str(), 0) == 0);
   CHECK(Lines(r.out).size() == 3);
   // Another directory holds none of them.
   r = Codex(home, work.path(), {"sessions", "purge", "--yes", "--cwd", "/elsewhere"});

@@ -5,27 +5,23 @@
 #include <string>
 #include <vector>
 
-#include "compaction/fake_model_client.h"
 #include "core/request_builder.h"
+#include "testing/items.h"
+#include "testing/scripted_model_client.h"
 
 using namespace codex;
 using namespace codex::compaction;
-using codex::compaction::testing::AssistantReply;
-using codex::compaction::testing::ContextOverflow;
-using codex::compaction::testing::FakeModelClient;
+using codex::testing::AssistantReply;
+using codex::testing::ContextOverflow;
+using codex::testing::Decoded;
+using codex::testing::ScriptedModelClient;
 using Json = nlohmann::ordered_json;
 
 namespace {
 
-core::Item Decode(const std::string& json) {
-  auto item = core::DecodeItem(json);
-  REQUIRE(item.ok());
-  return *item;
-}
-
 core::Item Call(const std::string& call_id) {
-  return Decode(R"({"type":"function_call","name":"shell","arguments":"{}","call_id":")" + call_id +
-                R"("})");
+  return Decoded(R"({"type":"function_call","name":"shell","arguments":"{}","call_id":")" +
+                 call_id + R"("})");
 }
 
 std::vector<core::Item> InitialContext() {
@@ -55,7 +51,7 @@ CompactorOptions Options(int64_t limit = 100'000) {
 std::vector<core::Item> RequestInput(const std::string& body) {
   Json j = Json::parse(body);
   std::vector<core::Item> items;
-  for (const auto& e : j["input"]) items.push_back(Decode(e.dump()));
+  for (const auto& e : j["input"]) items.push_back(Decoded(e.dump()));
   return items;
 }
 
@@ -77,12 +73,12 @@ bool PairsIntact(const std::vector<core::Item>& items) {
 }  // namespace
 
 TEST_CASE("Local summary request: the session's exact request + our prompt last, stateless") {
-  FakeModelClient client;
+  ScriptedModelClient client;
   client.on_stream = [](const std::string&) { return AssistantReply("We fixed the parser."); };
   LocalCompactor compactor(client, Options());
   core::Item u1 = core::UserMessage("first question");
   auto reasoning =
-      Decode(R"({"type":"reasoning","summary":[],"content":null,"encrypted_content":"ENC-R-0"})");
+      Decoded(R"({"type":"reasoning","summary":[],"content":null,"encrypted_content":"ENC-R-0"})");
   auto input = MakeInput({u1, reasoning, core::AssistantMessage("Done 0.")});
   input.request.tools_json = R"([{"type":"function","name":"shell"},{"type":"custom","name":"b"}])";
   input.request.reasoning_effort = "high";
@@ -135,7 +131,7 @@ TEST_CASE("Local summary request: the session's exact request + our prompt last,
 }
 
 TEST_CASE("Local compaction mid-turn keeps the current message last") {
-  FakeModelClient client;
+  ScriptedModelClient client;
   client.on_stream = [](const std::string&) { return AssistantReply("S"); };
   LocalCompactor compactor(client, Options());
   core::Item current = core::UserMessage("do the thing");
@@ -152,7 +148,7 @@ TEST_CASE("Local compaction mid-turn keeps the current message last") {
 }
 
 TEST_CASE("Local compaction: the summary request overflowing drops the oldest items") {
-  FakeModelClient client;
+  ScriptedModelClient client;
   const size_t max_body = 12'000;
   client.on_stream = [&](const std::string& body) -> Result<core::ModelResponse> {
     if (body.size() > max_body) return ContextOverflow();
@@ -188,7 +184,7 @@ TEST_CASE("Local compaction: the summary request overflowing drops the oldest it
 }
 
 TEST_CASE("Local compaction: overflow with nothing left to drop is an error") {
-  FakeModelClient client;
+  ScriptedModelClient client;
   client.on_stream = [](const std::string&) -> Result<core::ModelResponse> {
     return ContextOverflow();
   };
@@ -203,7 +199,7 @@ TEST_CASE("Local compaction: overflow with nothing left to drop is an error") {
 }
 
 TEST_CASE("Local compaction: other errors, empty summaries and cancellation") {
-  FakeModelClient client;
+  ScriptedModelClient client;
   LocalCompactor compactor(client, Options());
   auto input = MakeInput({core::UserMessage("q")});
   core::CancelToken cancel;
@@ -231,7 +227,7 @@ TEST_CASE("Local compaction: other errors, empty summaries and cancellation") {
 }
 
 TEST_CASE("Local compaction leaves at most half the auto-compact limit") {
-  FakeModelClient client;
+  ScriptedModelClient client;
   const std::string long_summary(40'000, 's');
   client.on_stream = [&](const std::string&) { return AssistantReply(long_summary); };
   const int64_t limit = 4'000;
@@ -275,7 +271,7 @@ TEST_CASE("The half-limit ceiling leaves room for the instructions") {
   CHECK(too_long.status().code() == StatusCode::kResourceExhausted);
   CHECK(too_long.status().message().find("model_auto_compact_token_limit") != std::string::npos);
 
-  FakeModelClient client;
+  ScriptedModelClient client;
   client.on_stream = [](const std::string&) { return AssistantReply(std::string(20'000, 's')); };
   LocalCompactor compactor(client, options);
   auto input = MakeInput({core::UserMessage("q"), core::AssistantMessage("a")});
@@ -289,7 +285,7 @@ TEST_CASE("The half-limit ceiling leaves room for the instructions") {
 }
 
 TEST_CASE("A second local compaction summarises the previous summary") {
-  FakeModelClient client;
+  ScriptedModelClient client;
   int calls = 0;
   client.on_stream = [&](const std::string&) {
     return AssistantReply(++calls == 1 ? "FIRST-SUMMARY" : "SECOND-SUMMARY");
@@ -320,7 +316,7 @@ TEST_CASE("A second local compaction summarises the previous summary") {
 }
 
 TEST_CASE("Checkpoint items in the transcript are neither sent nor counted") {
-  FakeModelClient client;
+  ScriptedModelClient client;
   client.on_stream = [](const std::string&) { return AssistantReply("S"); };
   LocalCompactor compactor(client, Options());
   core::Item checkpoint;

@@ -5,27 +5,23 @@
 #include <vector>
 
 #include "compaction/token_accounting.h"
+#include "testing/items.h"
 
 using namespace codex;
 using namespace codex::compaction;
+using codex::testing::Decoded;
 
 namespace {
 
-core::Item Decode(const std::string& json) {
-  auto item = core::DecodeItem(json);
-  REQUIRE(item.ok());
-  return *item;
-}
-
 core::Item Call(const std::string& call_id) {
-  return Decode(
+  return Decoded(
       R"({"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":")" +
       call_id + R"("})");
 }
 
 core::Item Reasoning(const std::string& enc) {
-  return Decode(R"({"type":"reasoning","summary":[],"content":null,"encrypted_content":")" + enc +
-                R"("})");
+  return Decoded(R"({"type":"reasoning","summary":[],"content":null,"encrypted_content":")" + enc +
+                 R"("})");
 }
 
 std::vector<core::Item> InitialContext() {
@@ -172,7 +168,7 @@ TEST_CASE("RebuildHistory: images count at a fixed cost; encrypted items are sum
                R"({"type":"input_image","image_url":"data:image/png;base64,)" +
                std::string(300'000, 'A') + R"("}]})";
   core::Item big_reasoning = Reasoning(std::string(60'000, 'E'));
-  auto compaction = Decode(R"({"type":"compaction","encrypted_content":"ENC-C"})");
+  auto compaction = Decoded(R"({"type":"compaction","encrypted_content":"ENC-C"})");
   std::vector<core::Item> transcript =
       Concat(initial, {compaction, image, big_reasoning, core::AssistantMessage("I see a cat")});
   // bytes / 4 would make the image 75k tokens; as counted it fits a 2k budget.

@@ -6,23 +6,19 @@
 #include <vector>
 
 #include "compaction/compactor_factory.h"
-#include "compaction/fake_model_client.h"
 #include "core/request_builder.h"
+#include "testing/items.h"
+#include "testing/scripted_model_client.h"
 
 using namespace codex;
 using namespace codex::compaction;
-using codex::compaction::testing::AssistantReply;
-using codex::compaction::testing::ContextOverflow;
-using codex::compaction::testing::FakeModelClient;
+using codex::testing::AssistantReply;
+using codex::testing::ContextOverflow;
+using codex::testing::Decoded;
+using codex::testing::ScriptedModelClient;
 using Json = nlohmann::ordered_json;
 
 namespace {
-
-core::Item Decode(const std::string& json) {
-  auto item = core::DecodeItem(json);
-  REQUIRE(item.ok());
-  return *item;
-}
 
 std::vector<core::Item> InitialContext() {
   return {core::DeveloperMessage("<permissions instructions>never</permissions instructions>"),
@@ -87,13 +83,13 @@ std::string CompactResource(const std::vector<std::string>& user_texts,
 }  // namespace
 
 TEST_CASE("Remote compaction: request shape and the rebuilt history") {
-  FakeModelClient client;
+  ScriptedModelClient client;
   client.on_compact = [](const std::string&) -> Result<std::string> {
     return CompactResource({"first question"});
   };
   RemoteCompactor compactor(client, Options());
   core::Item u1 = core::UserMessage("first question");
-  auto reasoning = Decode(
+  auto reasoning = Decoded(
       R"({"type":"reasoning","id":"rs_0","summary":[],"content":null,"encrypted_content":"ENC-R-0"})");
   auto input = MakeInput({u1, reasoning, core::AssistantMessage("Done 0.")});
   core::CancelToken cancel;
@@ -133,10 +129,10 @@ TEST_CASE("RemoteHistory keeps messages and compaction items, current message la
       core::DeveloperMessage("server copy of rules"),
       core::UserMessage("older"),
       current,
-      Decode(R"({"type":"reasoning","summary":[],"encrypted_content":"R"})"),
-      Decode(R"({"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"})"),
+      Decoded(R"({"type":"reasoning","summary":[],"encrypted_content":"R"})"),
+      Decoded(R"({"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"})"),
       core::AssistantMessage("noted"),
-      Decode(R"({"type":"compaction","encrypted_content":"C"})"),
+      Decoded(R"({"type":"compaction","encrypted_content":"C"})"),
   };
   auto history = RemoteHistory(output, initial, current);
   REQUIRE(history.size() == 6);
@@ -147,7 +143,7 @@ TEST_CASE("RemoteHistory keeps messages and compaction items, current message la
 }
 
 TEST_CASE("Remote compaction: overflowing request drops oldest items") {
-  FakeModelClient client;
+  ScriptedModelClient client;
   const size_t max_body = 8'000;
   client.on_compact = [&](const std::string& body) -> Result<std::string> {
     if (body.size() > max_body) return ContextOverflow();
@@ -157,7 +153,7 @@ TEST_CASE("Remote compaction: overflowing request drops oldest items") {
   std::vector<core::Item> items;
   for (int i = 0; i < 10; ++i) {
     const std::string id = "c" + std::to_string(i);
-    items.push_back(Decode(
+    items.push_back(Decoded(
         R"({"type":"function_call","name":"shell","arguments":"{}","call_id":")" + id + R"("})"));
     items.push_back(core::FunctionCallOutput(id, std::string(1'500, 'x')));
   }
@@ -175,7 +171,7 @@ TEST_CASE("Remote compaction: overflowing request drops oldest items") {
 }
 
 TEST_CASE("Remote compaction enforces the half-limit rule") {
-  FakeModelClient client;
+  ScriptedModelClient client;
   const int64_t limit = 4'000;
   core::CancelToken cancel;
 
@@ -212,7 +208,7 @@ TEST_CASE("Remote compaction enforces the half-limit rule") {
 }
 
 TEST_CASE("Remote compaction: 404 falls back to local, other failures are errors") {
-  FakeModelClient client;
+  ScriptedModelClient client;
   RemoteCompactor compactor(client, Options());
   auto input = MakeInput({core::UserMessage("q")});
   core::CancelToken cancel;
@@ -257,7 +253,7 @@ TEST_CASE("Remote compaction: 404 falls back to local, other failures are errors
 }
 
 TEST_CASE("MakeCompactor picks remote or local from the provider and reads the limits") {
-  FakeModelClient client;
+  ScriptedModelClient client;
   client.on_compact = [](const std::string&) -> Result<std::string> { return CompactResource({}); };
   client.on_stream = [](const std::string&) { return AssistantReply("S"); };
   core::CancelToken cancel;

@@ -13,43 +13,18 @@
 #include <sstream>
 
 #include "core/apply_patch_tool.h"
+#include "testing/files.h"
+#include "testing/temp_dir.h"
 
 using namespace codex::core;
 namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory under $TMPDIR, removed with everything in it at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "apply_patch_test.XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = fs::canonical(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-  std::string str() const { return path_.string(); }
+using codex::testing::TempDir;
 
- private:
-  fs::path path_;
-};
-
-void WriteFile(const fs::path& p, const std::string& content) {
-  fs::create_directories(p.parent_path());
-  std::ofstream out(p, std::ios::binary);
-  out << content;
-}
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using codex::testing::ReadFile;
+using codex::testing::WriteFile;
 
 UpdateChunk Chunk(std::initializer_list<std::string> patch_lines,
                   std::vector<std::string> contexts = {}, bool eof = false) {

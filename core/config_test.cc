@@ -7,22 +7,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "testing/temp_dir.h"
+
 using namespace codex::core;
 namespace fs = std::filesystem;
-
-namespace {
-
-struct TempHome {
-  TempHome() {
-    char tmpl[] = "/tmp/codex-config-test-XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempHome() { fs::remove_all(path); }
-  void Write(const std::string& text) const { std::ofstream(path / "config.toml") << text; }
-  fs::path path;
-};
-
-}  // namespace
+using codex::testing::TempHome;
 
 TEST_CASE("Defaults without a config file use the openai provider") {
   TempHome home;

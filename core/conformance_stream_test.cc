@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "core/response_stream.h"
+#include "testing/files.h"
+#include "testing/skip.h"
 
 namespace codex::core {
 namespace {
@@ -24,12 +26,7 @@ namespace fs = std::filesystem;
 
 fs::path ConformanceDir() { return fs::path(CODEX_SHARED_DIR) / "conformance" / "responses"; }
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
+using codex::testing::ReadFile;
 
 class Recorder : public StreamObserver {
  public:
@@ -249,8 +246,7 @@ void CheckFile(const fs::path& path) {
 TEST_CASE("Conformance: every recorded Responses stream") {
   const fs::path dir = ConformanceDir();
   if (!fs::is_directory(dir)) {
-    std::cerr << "SKIP: " << dir.string() << " not found (shared conformance data absent)\n";
-    std::exit(4);
+    codex::testing::SkipTest(dir.string() + " not found (shared conformance data absent)");
   }
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(dir)) {

@@ -4,211 +4,28 @@
 #include "core/conversation.h"
 
 #include <catch2/catch.hpp>
-#include <deque>
 #include <functional>
 #include <map>
 
 #include "core/request_builder.h"
+#include "testing/fake_command_runner.h"
+#include "testing/fixed_clock.h"
+#include "testing/items.h"
+#include "testing/memory_session_store.h"
+#include "testing/scripted_model_client.h"
 
 using namespace codex;
 using namespace codex::core;
+using codex::testing::Decoded;
+using codex::testing::Drop;
+using codex::testing::Respond;
 
 namespace {
-
-// Keeps items in memory with the SessionStore contract (CAS on the head).
-class MemoryStore final : public SessionStore {
- public:
-  Result<SessionInfo> CreateSession(const NewSession& spec) override {
-    SessionInfo s;
-    s.id = spec.id.empty() ? "session-" + std::to_string(sessions_.size() + 1) : spec.id;
-    s.cwd = spec.cwd;
-    sessions_[s.id] = s;
-    if (!spec.items.empty()) {
-      ASSIGN_OR_RETURN(auto ids, Append(s.id, std::nullopt, spec.turn_id, spec.items));
-      s.head_item_id = ids.back();
-    }
-    return s;
-  }
-  class Lease final : public TurnLease {
-   public:
-    explicit Lease(int* held) : held_(held) { ++*held_; }
-    ~Lease() override { --*held_; }
-    const LeaseHolder& holder() const override { return holder_; }
-
-   private:
-    int* held_;
-    LeaseHolder holder_;
-  };
-  Result<std::unique_ptr<TurnLease>> AcquireTurnLease(std::string_view) override {
-    if (leases_held > 0) return SessionBusyError("s", LeaseHolder{});
-    return std::unique_ptr<TurnLease>(new Lease(&leases_held));
-  }
-  int leases_held = 0;
-  Result<SessionInfo> FindSession(std::string_view id) override {
-    auto it = sessions_.find(std::string(id));
-    if (it == sessions_.end()) return NotFoundError("no session");
-    return it->second;
-  }
-  Result<SessionInfo> LatestSession(const std::optional<std::string>&) override {
-    return NotFoundError("unused");
-  }
-  Result<std::vector<StoredItem>> LoadTranscript(const SessionInfo& s) override {
-    auto all = Chain(sessions_[s.id].head_item_id);
-    std::vector<StoredItem> out;
-    for (auto it = all.rbegin(); it != all.rend(); ++it) {
-      if (it->item.kind == ItemKind::kCompactionCheckpoint) break;
-      out.insert(out.begin(), *it);
-    }
-    return out;
-  }
-  Result<std::vector<StoredItem>> LoadHistory(const SessionInfo& s) override {
-    return Chain(sessions_[s.id].head_item_id);
-  }
-  Result<std::vector<int64_t>> Append(std::string_view session_id,
-                                      std::optional<int64_t> expected_head, std::string_view,
-                                      const std::vector<Item>& items) override {
-    SessionInfo& s = sessions_[std::string(session_id)];
-    if (s.head_item_id != expected_head) {
-      return FailedPreconditionError("advanced").WithReason(StatusReason::kSessionAdvanced);
-    }
-    std::vector<int64_t> ids;
-    for (const Item& item : items) {
-      StoredItem stored;
-      stored.id = static_cast<int64_t>(items_.size()) + 1;
-      stored.parent_id = s.head_item_id;
-      stored.session_id = std::string(session_id);
-      stored.item = item;
-      items_.push_back(stored);
-      s.head_item_id = stored.id;
-      ids.push_back(stored.id);
-    }
-    return ids;
-  }
-  Status MoveHead(std::string_view id, std::optional<int64_t>,
-                  std::optional<int64_t> head) override {
-    sessions_[std::string(id)].head_item_id = head;
-    return OkStatus();
-  }
-  Result<ListPage> ListSessions(const ListQuery&) override { return ListPage{}; }
-  Status RecordUsage(int64_t item_id, int64_t total_tokens) override {
-    if (item_id < 1 || static_cast<size_t>(item_id) > items_.size()) return NotFoundError("item");
-    items_[static_cast<size_t>(item_id - 1)].reported_total_tokens = total_tokens;
-    return OkStatus();
-  }
-  Status RecordTurn(const TurnRecord& turn) override {
-    turns.push_back(turn);
-    return OkStatus();
-  }
-  Status RecordEvent(std::string_view, std::string_view, std::string_view type,
-                     std::string_view) override {
-    events.emplace_back(type);
-    return OkStatus();
-  }
-  Result<SessionInfo> Fork(std::string_view id, std::optional<int>) override {
-    SessionInfo fork = sessions_[std::string(id)];
-    fork.forked_from_session = fork.id;
-    fork.id = "fork-" + std::to_string(sessions_.size() + 1);
-    fork.title = "fork of " + fork.title;
-    sessions_[fork.id] = fork;
-    return fork;
-  }
-  Status SetTitle(std::string_view id, std::string_view text) override {
-    auto it = sessions_.find(std::string(id));
-    if (it == sessions_.end()) return NotFoundError("no session");
-    it->second.title = std::string(text);
-    ++titles_set;
-    return OkStatus();
-  }
-  int titles_set = 0;
-
-  std::vector<StoredItem> Chain(std::optional<int64_t> head) const {
-    std::vector<StoredItem> out;
-    for (auto id = head; id; id = items_[static_cast<size_t>(*id - 1)].parent_id) {
-      out.insert(out.begin(), items_[static_cast<size_t>(*id - 1)]);
-    }
-    return out;
-  }
-
-  std::map<std::string, SessionInfo> sessions_;
-  std::vector<StoredItem> items_;
-  std::vector<TurnRecord> turns;
-  std::vector<std::string> events;
-};
-
-// Each Stream() call runs the next scripted step against the observer.
-class ScriptedClient final : public ModelClient {
- public:
-  using Step = std::function<Result<ModelResponse>(StreamObserver&)>;
-  Result<ModelResponse> Stream(std::string_view body, StreamObserver& observer,
-                               const CancelToken&) override {
-    bodies.emplace_back(body);
-    REQUIRE_FALSE(steps.empty());
-    Step step = steps.front();
-    steps.pop_front();
-    return step(observer);
-  }
-  Result<std::string> Compact(std::string_view, const CancelToken&) override {
-    return UnavailableError("unused");
-  }
-  std::deque<Step> steps;
-  std::vector<std::string> bodies;
-};
-
-class FakeRunner final : public CommandRunner {
- public:
-  Result<CommandResult> Run(const CommandSpec& spec, const CancelToken&) override {
-    ran.push_back(spec.argv);
-    if (on_run) on_run();
-    CommandResult r;
-    r.output = "ran " + spec.argv.back() + "\n";
-    if (spec.on_output) {  // as the real runner does: as it is read, in pieces
-      spec.on_output(std::string_view(r.output).substr(0, 3));
-      spec.on_output(std::string_view(r.output).substr(3));
-    }
-    return r;
-  }
-  std::vector<std::vector<std::string>> ran;
-  std::function<void()> on_run;
-};
-
-class FixedClock final : public Clock {
- public:
-  int64_t NowMs() const override { return 1'000; }
-};
-
-Item Decoded(const std::string& json) {
-  auto item = DecodeItem(json);
-  REQUIRE(item.ok());
-  return *item;
-}
 
 Item ShellCall(const std::string& call_id, const std::string& word) {
   return Decoded(R"({"type":"function_call","id":"fc_)" + call_id +
                  R"(","name":"shell","arguments":"{\"command\":[\"echo\",\")" + word +
                  R"(\"]}","call_id":")" + call_id + R"("})");
-}
-
-// A step that streams `items` and completes with `total` tokens.
-ScriptedClient::Step Respond(std::vector<Item> items, int64_t total = 100) {
-  return [items, total](StreamObserver& observer) -> Result<ModelResponse> {
-    ModelResponse r;
-    for (const Item& item : items) {
-      RETURN_IF_ERROR(observer.OnOutputItemDone(item));
-      r.items.push_back(item);
-    }
-    TokenUsage usage;
-    usage.total_tokens = total;
-    r.usage = usage;
-    return r;
-  };
-}
-
-// A step that streams `items` and then drops.
-ScriptedClient::Step Drop(std::vector<Item> items) {
-  return [items](StreamObserver& observer) -> Result<ModelResponse> {
-    for (const Item& item : items) RETURN_IF_ERROR(observer.OnOutputItemDone(item));
-    return UnavailableError("stream closed before response.completed").WithReason(StatusReason::kStreamClosed);
-  };
 }
 
 // Records the output chunks the turn reports, and the order of tool events.
@@ -251,10 +68,10 @@ struct Harness {
   }
 
   Config config;
-  MemoryStore store;
-  ScriptedClient client;
-  FakeRunner runner;
-  FixedClock clock;
+  testing::MemorySessionStore store;
+  testing::ScriptedModelClient client;
+  testing::FakeCommandRunner runner;
+  testing::FixedClock clock;
   RecordingObserver observer;
   std::unique_ptr<ToolRouter> router;
 };
@@ -279,8 +96,8 @@ TEST_CASE("A turn commits the user message, runs calls and ends with the answer"
   REQUIRE(h.store.turns.size() == 1);
   CHECK(h.store.turns[0].status == TurnStatus::kCompleted);
   // The second request's input extends the first's byte for byte.
-  const std::string& a = h.client.bodies[0];
-  const std::string& b = h.client.bodies[1];
+  const std::string& a = h.client.stream_bodies[0];
+  const std::string& b = h.client.stream_bodies[1];
   const auto cut = a.size() - 2;  // all but the closing "]}"
   CHECK(b.compare(0, cut, a, 0, cut) == 0);
 }
@@ -405,7 +222,8 @@ TEST_CASE("Resuming a session with a call left open closes it before the next re
   h.client.steps = {Respond({AssistantMessage("fine")})};
   REQUIRE((*resumed)->RunTurn("again", cancel).ok());
   CHECK(Harness::Paired(h.store.Chain((*resumed)->session().head_item_id)));
-  CHECK(h.client.bodies[1].find(R"("call_id":"c9","output":"aborted")") != std::string::npos);
+  CHECK(h.client.stream_bodies[1].find(R"("call_id":"c9","output":"aborted")") !=
+        std::string::npos);
 }
 
 TEST_CASE("A new session is stored with its first user message, not before") {
@@ -451,7 +269,7 @@ TEST_CASE("A turn holds the lease from before its first commit to its end") {
   REQUIRE_FALSE(turn.ok());
   CHECK(turn.status().reason() == StatusReason::kSessionBusy);
   CHECK(h.store.items_.size() == items_before);
-  CHECK(h.client.bodies.size() == 1);
+  CHECK(h.client.stream_bodies.size() == 1);
 }
 
 TEST_CASE("A session advanced by whole turns elsewhere is reloaded before the next turn") {
@@ -468,8 +286,8 @@ TEST_CASE("A session advanced by whole turns elsewhere is reloaded before the ne
                       {UserMessage("other process"), AssistantMessage("two")})
               .ok());
   REQUIRE((*conv)->RunTurn("mine", cancel).ok());
-  REQUIRE(h.client.bodies.size() == 2);
-  const std::string& body = h.client.bodies[1];
+  REQUIRE(h.client.stream_bodies.size() == 2);
+  const std::string& body = h.client.stream_bodies[1];
   CHECK(body.find("other process") != std::string::npos);
   CHECK(body.find("other process") < body.find("mine"));
 }
@@ -556,8 +374,8 @@ TEST_CASE("Resume: the stored server total seeds the estimate; over the limit co
   CHECK(input.request.tools_json == h.router->ToolsJson());
   CHECK(input.request.model == "gpt-test");
   // The request after it holds the compacted history and the new message.
-  CHECK(h.client.bodies.back().find("summary") != std::string::npos);
-  CHECK(h.client.bodies.back().find("\"first\"") == std::string::npos);
+  CHECK(h.client.stream_bodies.back().find("summary") != std::string::npos);
+  CHECK(h.client.stream_bodies.back().find("\"first\"") == std::string::npos);
 }
 
 TEST_CASE("CompactNow under half the limit changes nothing") {

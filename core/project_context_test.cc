@@ -11,40 +11,17 @@
 #include <vector>
 
 #include "core/transcript.h"
+#include "testing/files.h"
+#include "testing/temp_dir.h"
 
 namespace codex::core {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A temporary directory removed with everything in it on destruction.
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base != nullptr && *base != '\0' ? base : "/tmp") +
-                       "/codex-project-context-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = fs::canonical(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
+using codex::testing::TempDir;
 
- private:
-  fs::path path_;
-};
-
-void WriteFile(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  REQUIRE(out);
-  out << text;
-}
+using codex::testing::WriteFile;
 
 Config MakeConfig(const fs::path& cwd, const fs::path& home) {
   Config config;

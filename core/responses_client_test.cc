@@ -16,10 +16,13 @@
 #include <thread>
 #include <vector>
 
+#include "testing/scoped_env.h"
+
 namespace codex::core {
 namespace {
 
 using namespace std::chrono_literals;
+using codex::testing::ScopedEnv;
 
 std::string Ev(const std::string& json) { return "event: x\ndata: " + json + "\n\n"; }
 
@@ -92,30 +95,6 @@ class Recorder : public StreamObserver {
   std::vector<Item> items;
   std::vector<std::string> retries;
   Status fail_with;
-};
-
-// Sets (or unsets, with nullopt) an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) {
-      setenv(name, value->c_str(), 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
 };
 
 // No proxy variables leak in from the environment running the tests.

@@ -18,12 +18,16 @@
 #include <thread>
 
 #include "core/responses_client.h"
+#include "testing/scoped_env.h"
+#include "testing/skip.h"
+#include "testing/temp_dir.h"
 
 namespace codex::core {
 namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+using codex::testing::ScopedEnv;
 
 const std::string kStream =
     "event: response.completed\n"
@@ -33,20 +37,12 @@ const std::string kStream =
 class Certificates {
  public:
   Certificates() {
-    char tmpl[] = "/tmp/codex_tls_test.XXXXXX";
-    const char* made = mkdtemp(tmpl);
-    REQUIRE(made != nullptr);
-    dir_ = made;
     ok_ = Run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
               "-keyout ca.key -out ca.pem -days 2 -subj '/CN=codex test CA' "
               "-addext 'basicConstraints=critical,CA:TRUE' "
               "-addext 'keyUsage=critical,keyCertSign,cRLSign'") &&
           Leaf("server", "IP:127.0.0.1,DNS:localhost") && Leaf("other", "DNS:other.test") &&
           Run("mkdir certs && cp ca.pem certs/ && openssl rehash certs");
-  }
-  ~Certificates() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
   bool ok() const { return ok_; }
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
@@ -69,7 +65,8 @@ class Certificates {
                name + ".pem -days 2 -extfile " + name + ".ext");
   }
 
-  fs::path dir_;
+  codex::testing::TempDir tmp_{"codex_tls_test."};
+  const fs::path dir_ = tmp_.path();
   bool ok_ = false;
 };
 
@@ -100,29 +97,6 @@ class TlsServer {
   std::thread thread_;
 };
 
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) {
-      setenv(name, value->c_str(), 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
 class Observer : public StreamObserver {
  public:
   Status OnOutputItemDone(const Item&) override { return OkStatus(); }
@@ -147,10 +121,8 @@ Result<ModelResponse> StreamOnce(const std::string& base, ClientOptions options,
 
 TEST_CASE("HTTPS: verification against the system store, SSL_CERT_FILE and SSL_CERT_DIR") {
   Certificates certs;
-  if (!certs.ok()) {
-    std::cerr << "SKIP: could not generate test certificates with the openssl CLI\n";
-    std::exit(4);
-  }
+  if (!certs.ok())
+    codex::testing::SkipTest("could not generate test certificates with the openssl CLI");
   // No proxy may intercept loopback traffic in this test.
   ScopedEnv p1("https_proxy", std::nullopt), p2("HTTPS_PROXY", std::nullopt),
       p3("all_proxy", std::nullopt), p4("ALL_PROXY", std::nullopt);
@@ -191,10 +163,8 @@ TEST_CASE("HTTPS: verification against the system store, SSL_CERT_FILE and SSL_C
 
 TEST_CASE("HTTPS: a trusted certificate for another host name is refused") {
   Certificates certs;
-  if (!certs.ok()) {
-    std::cerr << "SKIP: could not generate test certificates with the openssl CLI\n";
-    std::exit(4);
-  }
+  if (!certs.ok())
+    codex::testing::SkipTest("could not generate test certificates with the openssl CLI");
   ScopedEnv p1("https_proxy", std::nullopt), p2("HTTPS_PROXY", std::nullopt),
       p3("all_proxy", std::nullopt), p4("ALL_PROXY", std::nullopt);
   TlsServer server(certs.Path("other.pem"), certs.Path("other.key"));

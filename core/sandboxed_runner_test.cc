@@ -10,6 +10,7 @@
 
 #include "core/approval.h"
 #include "sandbox/landlock.h"
+#include "testing/temp_dir.h"
 
 using namespace codex;
 using namespace codex::core;
@@ -102,59 +103,16 @@ TEST_CASE("SandboxedRunner honours the CancelToken") {
   CHECK(again.status().code() == StatusCode::kCancelled);
 }
 
-namespace {
-
-// True when `dir` lies under /tmp or $TMPDIR, which workspace-write may write.
-bool UnderTemp(const fs::path& dir) {
-  const char* tmpdir = std::getenv("TMPDIR");
-  for (std::string base : {std::string("/tmp"), std::string(tmpdir ? tmpdir : "")}) {
-    if (base.empty()) continue;
-    std::error_code ec;
-    auto rel = fs::weakly_canonical(dir, ec).lexically_relative(fs::weakly_canonical(base, ec));
-    if (!rel.empty() && *rel.begin() != "..") return true;
-  }
-  return false;
-}
-
-// A writable place outside /tmp and $TMPDIR: beside the test binary, else
-// /var/tmp, else $HOME (CI may build under /tmp).
-fs::path NonTempBase() {
-  std::vector<fs::path> candidates = {fs::read_symlink("/proc/self/exe").parent_path(), "/var/tmp"};
-  if (const char* home = std::getenv("HOME")) candidates.emplace_back(home);
-  for (const auto& c : candidates) {
-    std::error_code ec;
-    if (fs::is_directory(c, ec) && !UnderTemp(c) && ::access(c.c_str(), W_OK) == 0) return c;
-  }
-  return candidates.front();
-}
-
-// A scratch directory under `parent`, removed at the end of the test.
-class ScratchDir {
- public:
-  explicit ScratchDir(const fs::path& parent) {
-    std::string templ = (parent / "codex-runner-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(templ.data()) != nullptr);
-    path_ = fs::canonical(templ);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-}  // namespace
+using codex::testing::NonTempBase;
+using codex::testing::TempDir;
 
 TEST_CASE("SandboxedRunner enforces the sandbox modes") {
   SandboxedRunner runner;
   CancelToken cancel;
   // Neither may be under /tmp, which workspace-write may write (and which
   // would then also reach the workspace's .git).
-  ScratchDir outside(NonTempBase());
-  ScratchDir workspace(NonTempBase());
+  TempDir outside("codex-runner-test-", NonTempBase());
+  TempDir workspace("codex-runner-test-", NonTempBase());
   fs::create_directories(workspace.path() / ".git");
   std::ofstream(workspace.path() / ".git" / "HEAD") << "ref: refs/heads/main\n";
   fs::create_directories(workspace.path() / "src");

@@ -8,44 +8,13 @@
 #include <fstream>
 
 #include "core/config.h"
+#include "testing/scoped_env.h"
+#include "testing/temp_dir.h"
 
 using namespace codex::core;
 namespace fs = std::filesystem;
-
-namespace {
-
-struct TempHome {
-  TempHome() {
-    char tmpl[] = "/tmp/codex-store-location-test-XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempHome() { fs::remove_all(path); }
-  void Write(const std::string& text) const { std::ofstream(path / "config.toml") << text; }
-  fs::path path;
-};
-
-// Sets an environment variable for one scope.
-struct ScopedEnv {
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = getenv(name)) old_ = old;
-    if (value != nullptr) {
-      setenv(name, value, 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
-}  // namespace
+using codex::testing::ScopedEnv;
+using codex::testing::TempHome;
 
 TEST_CASE("No setting means SQLite in CODEX_HOME") {
   auto loc = ParseStoreLocation("", "/home/u/.codex");
@@ -133,7 +102,7 @@ TEST_CASE("RedactSecrets hides every form of the password and keeps the rest") {
 
 TEST_CASE("session_store: config.toml, then CODEX_SESSION_STORE, then -c") {
   TempHome home;
-  ScopedEnv clear("CODEX_SESSION_STORE", nullptr);
+  ScopedEnv clear("CODEX_SESSION_STORE", std::nullopt);
   {
     auto config = LoadConfig(home.path.string(), {});
     REQUIRE(config.ok());
@@ -173,7 +142,7 @@ TEST_CASE("session_store: config.toml, then CODEX_SESSION_STORE, then -c") {
 
 TEST_CASE("A bad session_store fails loading the config, naming the key, never the password") {
   TempHome home;
-  ScopedEnv clear("CODEX_SESSION_STORE", nullptr);
+  ScopedEnv clear("CODEX_SESSION_STORE", std::nullopt);
   home.Write("session_store = \"postgresql://u:hunter2@h/db?sslmode=bogus\"\n");
   auto config = LoadConfig(home.path.string(), {});
   REQUIRE_FALSE(config.ok());

@@ -13,6 +13,7 @@
 #include "core/mcp_tools.h"
 #include "core/tool_router.h"
 #include "mcp/manager.h"
+#include "testing/temp_dir.h"
 
 namespace codex::mcp {
 namespace {
@@ -91,9 +92,7 @@ TEST_CASE("Approval rule for MCP calls") {
 
 struct Fixture {
   Fixture(std::vector<std::string> args, int64_t tool_timeout_ms = 60'000) {
-    std::string tmpl = (fs::temp_directory_path() / "mcp-test-XXXXXX").string();
-    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-    home = tmpl;
+    home = dir.str();
     config.codex_home = home;
     config.cwd = home;
     core::McpServerConfig s;
@@ -103,10 +102,7 @@ struct Fixture {
     s.tool_timeout_ms = tool_timeout_ms;
     config.mcp_servers["t"] = s;
   }
-  ~Fixture() {
-    std::error_code ec;
-    fs::remove_all(home, ec);
-  }
+  codex::testing::TempDir dir{"mcp-test-"};
   std::string home;
   core::Config config;
 };

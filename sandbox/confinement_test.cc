@@ -31,6 +31,10 @@
 #include "sandbox/landlock.h"
 #include "sandbox/launcher.h"
 #include "sandbox/process.h"
+#include "testing/files.h"
+#include "testing/loopback_listener.h"
+#include "testing/skip.h"
+#include "testing/temp_dir.h"
 
 using codex::StatusCode;
 using namespace codex::sandbox;
@@ -41,21 +45,14 @@ namespace {
 const int kRealAbi = [] {
   int abi = landlock::AbiVersion();
   if (abi < 1) {
-    std::fprintf(stderr, "SKIP: Landlock is not available on this kernel (%s)\n",
-                 "landlock_create_ruleset failed");
-    std::_Exit(4);
+    codex::testing::SkipTest(
+        "Landlock is not available on this kernel (landlock_create_ruleset failed)");
   }
   return abi;
 }();
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void WriteFile(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
+using codex::testing::ReadFile;
+using codex::testing::WriteFile;
 
 // A scratch tree:
 //   <base>/ws/            workspace root with .git/{config,hooks/}, top.txt, src/a.txt,
@@ -65,9 +62,6 @@ void WriteFile(const fs::path& path, const std::string& text) { std::ofstream(pa
 class Tree {
  public:
   Tree() {
-    std::string templ = "/tmp/codex-confine-test-XXXXXX";
-    REQUIRE(::mkdtemp(templ.data()) != nullptr);
-    base_ = fs::canonical(templ);
     fs::create_directories(ws() / ".git" / "hooks");
     fs::create_directories(ws() / "src");
     fs::create_directories(plain());
@@ -78,10 +72,6 @@ class Tree {
     WriteFile(outside() / "target.txt", "original\n");
     fs::create_symlink("../../outside/target.txt", ws() / "src" / "link");
     fs::create_symlink("../../outside", ws() / "src" / "dirlink");
-  }
-  ~Tree() {
-    std::error_code ec;
-    fs::remove_all(base_, ec);
   }
   fs::path ws() const { return base_ / "ws"; }
   fs::path plain() const { return base_ / "plain"; }
@@ -96,7 +86,8 @@ class Tree {
   }
 
  private:
-  fs::path base_;
+  codex::testing::TempDir dir_{"codex-confine-test-", "/tmp"};
+  fs::path base_ = dir_.path();
 };
 
 SandboxSpec Spec(Mode mode) {
@@ -172,28 +163,7 @@ bool Denied(const ProcessResult& r) {
          r.stderr_text.find("Read-only file system") != std::string::npos;
 }
 
-// A TCP listener on 127.0.0.1 with a kernel-chosen port.
-class LoopbackListener {
- public:
-  LoopbackListener() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    REQUIRE(fd_ >= 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
-    REQUIRE(::listen(fd_, 16) == 0);
-    socklen_t len = sizeof(addr);
-    REQUIRE(::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-    port_ = ntohs(addr.sin_port);
-  }
-  ~LoopbackListener() { ::close(fd_); }
-  int port() const { return port_; }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
+using codex::testing::LoopbackListener;
 
 // Restores the real Landlock ABI when a test is done pretending.
 struct AbiOverride {
@@ -423,7 +393,7 @@ TEST_CASE("TCP to a loopback listener fails unless the network is allowed") {
   INFO(Name(layers));
   LayerChoice choice(layers);
   Tree t;
-  LoopbackListener listener;
+  LoopbackListener listener(16);
   const std::string port = std::to_string(listener.port());
   CHECK(Answer(Probe(Spec(Mode::kReadOnly), {"connect-tcp", port})) == "denied EPERM");
   CHECK(Answer(Probe(t.WorkspaceWrite(), {"connect-tcp", port})) == "denied EPERM");

@@ -13,29 +13,16 @@
 #include <sstream>
 #include <thread>
 
+#include "testing/files.h"
+#include "testing/temp_dir.h"
+
 using codex::StatusCode;
 using namespace codex::sandbox;
 namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory under /tmp, removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "codex-proc-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(templ.data()) != nullptr);
-    path_ = templ;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using codex::testing::TempDir;
 
 SpawnOptions Sh(const std::string& script) {
   SpawnOptions options;
@@ -43,12 +30,7 @@ SpawnOptions Sh(const std::string& script) {
   return options;
 }
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using codex::testing::ReadFile;
 
 // Waits (bounded) until `path` holds a line, then returns the pid in it.
 pid_t WaitForPidFile(const fs::path& path) {

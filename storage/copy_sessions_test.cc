@@ -9,7 +9,7 @@
 #include "core/compaction_checkpoint.h"
 #include "storage/open_database.h"
 #include "storage/store_test_support.h"
-#include "storage/test_util.h"
+#include "testing/temp_dir.h"
 
 using codex::StatusCode;
 using codex::core::Item;

@@ -6,11 +6,11 @@
 
 #include "core/item.h"
 #include "storage/sqlite_session_store.h"
-#include "storage/test_util.h"
+#include "testing/temp_dir.h"
 
 using codex::StatusCode;
 using codex::storage::SqliteSessionStore;
-using codex::storage::testing::TempDir;
+using codex::testing::TempDir;
 namespace core = codex::core;
 
 TEST_CASE("A legacy hex name does not shadow the ids it prefixes; alone it still resolves") {

@@ -15,24 +15,18 @@
 #include "core/session_lease.h"
 #include "storage/sqlite_session_store.h"
 #include "storage/store_test_support.h"
-#include "storage/test_util.h"
+#include "testing/temp_dir.h"
 
 using codex::StatusCode;
 using codex::storage::SessionDatabase;
 using codex::storage::StoreOptions;
+using codex::storage::testing::OpenOrDie;
 using codex::storage::testing::OpenStore;
 using codex::storage::testing::StoreDir;
-using codex::storage::testing::TempDir;
+using codex::testing::TempDir;
 namespace core = codex::core;
 
 namespace {
-
-std::unique_ptr<SessionDatabase> OpenOrDie(const std::string& path, StoreOptions options = {}) {
-  auto store = OpenStore(path, std::move(options));
-  INFO(store.status().ToString());
-  REQUIRE(store.ok());
-  return std::move(store).value();
-}
 
 // Runs `child` in a forked process; returns its exit code.
 template <typename F>

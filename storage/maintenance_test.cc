@@ -9,26 +9,20 @@
 #include "core/item.h"
 #include "storage/sqlite_session_store.h"
 #include "storage/store_test_support.h"
-#include "storage/test_util.h"
+#include "testing/temp_dir.h"
 
 using codex::StatusCode;
 using codex::core::Item;
 using codex::core::SessionInfo;
 using codex::core::StoredItem;
 using codex::storage::SessionDatabase;
+using codex::storage::testing::OpenOrDie;
 using codex::storage::testing::OpenStore;
 using codex::storage::testing::StoreDir;
-using codex::storage::testing::TempDir;
+using codex::testing::TempDir;
 namespace core = codex::core;
 
 namespace {
-
-std::unique_ptr<SessionDatabase> OpenOrDie(const std::string& path) {
-  auto store = OpenStore(path);
-  INFO(store.status().ToString());
-  REQUIRE(store.ok());
-  return std::move(store).value();
-}
 
 SessionInfo Get(SessionDatabase& store, const std::string& id) {
   auto s = store.FindSession(id);

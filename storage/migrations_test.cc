@@ -7,14 +7,14 @@
 #include "core/item.h"
 #include "storage/search_text.h"
 #include "storage/sqlite_session_store.h"
-#include "storage/test_util.h"
+#include "testing/temp_dir.h"
 
 using codex::StatusCode;
 using codex::storage::ApplyMigrations;
 using codex::storage::LatestSchemaVersion;
 using codex::storage::Migration;
 using codex::storage::SqliteSessionStore;
-using codex::storage::testing::TempDir;
+using codex::testing::TempDir;
 namespace internal = codex::storage::internal;
 
 namespace {

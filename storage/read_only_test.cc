@@ -13,10 +13,10 @@
 
 #include "core/item.h"
 #include "storage/sqlite_session_store.h"
-#include "storage/test_util.h"
+#include "testing/temp_dir.h"
 
 using codex::storage::SqliteSessionStore;
-using codex::storage::testing::TempDir;
+using codex::testing::TempDir;
 namespace core = codex::core;
 
 namespace {

@@ -11,13 +11,15 @@
 #include "core/item.h"
 #include "storage/rollout.h"
 #include "storage/store_test_support.h"
-#include "storage/test_util.h"
+#include "testing/skip.h"
+#include "testing/temp_dir.h"
 
 using codex::core::ItemKind;
 using codex::storage::SessionDatabase;
+using codex::storage::testing::OpenOrDie;
 using codex::storage::testing::OpenStore;
 using codex::storage::testing::StoreDir;
-using codex::storage::testing::TempDir;
+using codex::testing::TempDir;
 namespace core = codex::core;
 namespace storage = codex::storage;
 
@@ -27,17 +29,8 @@ const std::string kRollouts = std::string(CODEX_SHARED_DIR) + "/reference/codex-
 
 void SkipWithoutSharedData() {
   if (!std::filesystem::is_directory(kRollouts)) {
-    std::printf("SKIP: %s is absent; the shared reference rollouts are needed\n",
-                kRollouts.c_str());
-    std::exit(4);
+    codex::testing::SkipTest(kRollouts + " is absent; the shared reference rollouts are needed");
   }
-}
-
-std::unique_ptr<SessionDatabase> OpenOrDie(const std::string& path) {
-  auto store = OpenStore(path);
-  INFO(store.status().ToString());
-  REQUIRE(store.ok());
-  return std::move(store).value();
 }
 
 // Every call has exactly one output and every output a call, in order.

@@ -9,27 +9,21 @@
 #include "core/item.h"
 #include "storage/sqlite_session_store.h"
 #include "storage/store_test_support.h"
-#include "storage/test_util.h"
+#include "testing/temp_dir.h"
 
 using codex::StatusCode;
 using codex::core::Item;
 using codex::core::ItemKind;
 using codex::storage::ExportFormat;
 using codex::storage::SessionDatabase;
+using codex::storage::testing::OpenOrDie;
 using codex::storage::testing::OpenStore;
 using codex::storage::testing::StoreDir;
-using codex::storage::testing::TempDir;
+using codex::testing::TempDir;
 namespace core = codex::core;
 namespace storage = codex::storage;
 
 namespace {
-
-std::unique_ptr<SessionDatabase> OpenOrDie(const std::string& path) {
-  auto store = OpenStore(path);
-  INFO(store.status().ToString());
-  REQUIRE(store.ok());
-  return std::move(store).value();
-}
 
 Item Raw(ItemKind kind, std::string body, std::string call_id = "") {
   Item item;

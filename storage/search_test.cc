@@ -12,12 +12,12 @@
 #include "core/item.h"
 #include "storage/search_text.h"
 #include "storage/sqlite_session_store.h"
-#include "storage/test_util.h"
+#include "testing/temp_dir.h"
 
 using codex::core::Item;
 using codex::core::SessionInfo;
 using codex::storage::SqliteSessionStore;
-using codex::storage::testing::TempDir;
+using codex::testing::TempDir;
 namespace core = codex::core;
 
 namespace {

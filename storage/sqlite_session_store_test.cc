@@ -8,7 +8,7 @@
 #include "core/item.h"
 #include "core/uuid.h"
 #include "storage/store_test_support.h"
-#include "storage/test_util.h"
+#include "testing/temp_dir.h"
 
 using codex::StatusCode;
 using codex::core::Item;
@@ -18,18 +18,12 @@ using codex::core::NewSession;
 using codex::core::SessionInfo;
 using codex::core::StoredItem;
 using codex::storage::SessionDatabase;
+using codex::storage::testing::OpenOrDie;
 using codex::storage::testing::OpenStore;
 using codex::storage::testing::StoreDir;
-using codex::storage::testing::TempDir;
+using codex::testing::TempDir;
 
 namespace {
-
-std::unique_ptr<SessionDatabase> OpenOrDie(const std::string& path) {
-  auto store = OpenStore(path);
-  INFO(store.status().ToString());
-  REQUIRE(store.ok());
-  return std::move(store).value();
-}
 
 SessionInfo Create(SessionDatabase& store, const std::string& cwd = "/work",
                    int64_t created_at_ms = 0) {

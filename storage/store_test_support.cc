@@ -11,6 +11,7 @@
 #include "storage/pg_test_server.h"
 #include "storage/postgres_session_store.h"
 #include "storage/sqlite_session_store.h"
+#include "testing/skip.h"
 
 namespace codex::storage::testing {
 
@@ -24,10 +25,7 @@ Backend TestBackend() {
       std::exit(1);
     }
     std::string why;
-    if (!PgTestServer::Get(&why)) {
-      std::fprintf(stderr, "skipped: %s\n", why.c_str());
-      std::exit(4);
-    }
+    if (!PgTestServer::Get(&why)) ::codex::testing::SkipTest(why);
     return Backend::kPostgres;
   }();
   return backend;
@@ -44,6 +42,16 @@ Result<std::unique_ptr<SessionDatabase>> OpenStore(const std::string& location,
     loc.path = location;
   }
   return OpenDatabase(loc, std::move(options));
+}
+
+std::unique_ptr<SessionDatabase> OpenOrDie(const std::string& location, StoreOptions options) {
+  auto store = OpenStore(location, std::move(options));
+  if (!store.ok()) {
+    std::fprintf(stderr, "error: cannot open the test store %s: %s\n", location.c_str(),
+                 store.status().ToString().c_str());
+    std::abort();
+  }
+  return std::move(store).value();
 }
 
 int64_t QueryInt(const std::string& location, const std::string& sql) {

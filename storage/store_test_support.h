@@ -13,7 +13,7 @@
 
 #include "base/status.h"
 #include "storage/session_database.h"
-#include "storage/test_util.h"
+#include "testing/temp_dir.h"
 
 namespace codex::storage::testing {
 
@@ -28,6 +28,10 @@ inline bool IsPostgres() { return TestBackend() == Backend::kPostgres; }
 Result<std::unique_ptr<SessionDatabase>> OpenStore(const std::string& location,
                                                    StoreOptions options = {});
 
+// OpenStore, for a store the test's setup needs: a failure prints the status
+// and aborts the test binary.
+std::unique_ptr<SessionDatabase> OpenOrDie(const std::string& location, StoreOptions options = {});
+
 // Runs `sql` on the database at `location` outside any store object (as a
 // test's adversary would) and returns the first column of the first row as
 // an integer (0 when no row). Aborts the test binary on an SQL error.
@@ -38,12 +42,12 @@ int64_t QueryInt(const std::string& location, const std::string& sql);
 // server for PostgreSQL; the same name gives the same location.
 class StoreDir {
  public:
-  const std::string& path() const { return dir_.path(); }
+  std::string path() const { return dir_.str(); }
   std::string File(const std::string& name) const { return dir_.File(name); }
   std::string Store(const std::string& name);
 
  private:
-  TempDir dir_;
+  ::codex::testing::TempDir dir_{"codex-storage-"};
   std::map<std::string, std::string> stores_;
 };
 

@@ -23,6 +23,10 @@
 #include <string>
 #include <vector>
 
+#include "testing/files.h"
+#include "testing/skip.h"
+#include "testing/temp_dir.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -32,41 +36,13 @@ fs::path DataDir() { return fs::path(CODEX_SHARED_DIR) / "conformance" / "apply_
 void RequireDataOrSkip() {
   if (!fs::is_directory(DataDir() / "scenarios") ||
       !fs::exists(DataDir() / "cli_expectations.json")) {
-    std::cerr << "SKIP: " << DataDir().string() << " not found (shared conformance data absent)\n";
-    std::exit(4);
+    codex::testing::SkipTest(DataDir().string() + " not found (shared conformance data absent)");
   }
 }
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-void WriteFile(const fs::path& path, const std::string& content) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  out << content;
-}
-
-// A fresh directory (canonical path) removed with its contents at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "apply_patch_conf.XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = fs::canonical(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using codex::testing::ReadFile;
+using codex::testing::TempDir;
+using codex::testing::WriteFile;
 
 struct RunResult {
   int exit_code = -1;

@@ -25,22 +25,11 @@ using e2e::Db;
 using e2e::ErrorLines;
 using e2e::InputExtends;
 using e2e::JsonLines;
+using e2e::MakeEnv;
 using e2e::OutputFor;
 using e2e::PairingProblem;
+using e2e::Run;
 using e2e::SessionIdFromBanner;
-
-std::unique_ptr<CodexTestEnv> MakeEnv(std::string_view script) {
-  auto env = CodexTestEnv::Create(script);
-  REQUIRE(env.ok());
-  return std::move(*env);
-}
-
-ProcessResult Run(CodexTestEnv& env, std::vector<std::string> args) {
-  auto run = env.RunCodex(std::move(args));
-  REQUIRE(run.ok());
-  REQUIRE_FALSE(run->timed_out);
-  return *run;
-}
 
 // Waits (generously) until the server has seen `n` /responses requests.
 bool WaitForRequests(CodexTestEnv& env, size_t n) {

@@ -31,7 +31,10 @@ namespace {
 using e2e::CheckWireRules;
 using e2e::InputExtends;
 using e2e::JsonLines;
+using e2e::MakeEnv;
 using e2e::PairingProblem;
+using e2e::Run;
+using e2e::RunOk;
 using e2e::SessionIdFromBanner;
 
 // --- reading recorded requests ----------------------------------------------
@@ -89,42 +92,12 @@ size_t CountType(const Json& input, std::string_view type) {
 
 // --- running codex ----------------------------------------------------------
 
-std::unique_ptr<CodexTestEnv> MakeEnv(const std::string& script, const std::string& extra = "") {
-  CodexTestEnvOptions options;
-  options.extra_config = extra;
-  auto env = CodexTestEnv::Create(script, options);
-  INFO("script: " << script.substr(0, 2000));
-  REQUIRE(env.ok());
-  return std::move(*env);
-}
-
-ProcessResult Run(CodexTestEnv& env, std::vector<std::string> args) {
-  auto run = env.RunCodex(std::move(args));
-  REQUIRE(run.ok());
-  INFO("stderr: " << run->err);
-  REQUIRE_FALSE(run->timed_out);
-  return *run;
-}
-
-// Runs codex and requires exit 0.
-ProcessResult RunOk(CodexTestEnv& env, std::vector<std::string> args) {
-  ProcessResult run = Run(env, std::move(args));
-  INFO("stdout: " << run.out);
-  INFO("stderr: " << run.err);
-  REQUIRE(run.exit_code == 0);
-  return run;
-}
-
 // Runs codex from `env`'s CODEX_HOME against another server.
 ProcessResult RunAgainst(CodexTestEnv& env, ScriptedServer& server, std::vector<std::string> args) {
   std::vector<std::string> all = {
       "-c", "model_providers.scripted.base_url=\"" + server.base_url() + "\""};
   for (auto& a : args) all.push_back(std::move(a));
-  auto run = RunProcess(env.CodexCommand(std::move(all)));
-  REQUIRE(run.ok());
-  INFO("stderr: " << run->err);
-  REQUIRE_FALSE(run->timed_out);
-  return *run;
+  return e2e::RunChecked(env.CodexCommand(std::move(all)));
 }
 
 // The legacy endpoint form (POST /responses/compact), named explicitly: a

@@ -215,16 +215,81 @@ inline std::string ChainSql(const std::string& session_id) {
 inline std::unique_ptr<CodexTestEnv> MakeEnv(std::string_view script,
                                              CodexTestEnvOptions options = {}) {
   auto env = CodexTestEnv::Create(script, std::move(options));
+  INFO("script: " << script.substr(0, 2000));
   REQUIRE(env.ok());
   return std::move(*env);
 }
 
-// Runs the codex binary to completion; fails the test if it could not run or timed out.
-inline ProcessResult Run(CodexTestEnv& env, std::vector<std::string> args) {
-  auto run = env.RunCodex(std::move(args));
+// The same with `extra_config` appended to config.toml.
+inline std::unique_ptr<CodexTestEnv> MakeEnv(std::string_view script, std::string extra_config) {
+  CodexTestEnvOptions options;
+  options.extra_config = std::move(extra_config);
+  return MakeEnv(script, std::move(options));
+}
+
+// Runs `command` (e.g. env.CodexCommand(...) adjusted) to completion; fails
+// the test if it could not run or timed out.
+inline ProcessResult RunChecked(const ProcessOptions& command) {
+  auto run = RunProcess(command);
   REQUIRE(run.ok());
+  INFO("stdout: " << run->out.substr(0, 4000) << "\nstderr: " << run->err.substr(0, 4000));
   REQUIRE_FALSE(run->timed_out);
   return *run;
+}
+
+// Runs the codex binary to completion (with `stdin_text` on its stdin);
+// fails the test if it could not run or timed out.
+inline ProcessResult Run(CodexTestEnv& env, std::vector<std::string> args,
+                         std::optional<std::string> stdin_text = std::nullopt) {
+  auto run = env.RunCodex(std::move(args), std::move(stdin_text));
+  REQUIRE(run.ok());
+  INFO("stderr: " << run->err);
+  REQUIRE_FALSE(run->timed_out);
+  return *run;
+}
+
+// Run, and fails the test unless codex exited 0.
+inline ProcessResult RunOk(CodexTestEnv& env, std::vector<std::string> args) {
+  ProcessResult run = Run(env, std::move(args));
+  INFO("stdout: " << run.out);
+  INFO("stderr: " << run.err);
+  REQUIRE(run.exit_code == 0);
+  return run;
+}
+
+// The output the model got for `call_id`, as seen in the last request.
+inline std::string ModelOutput(CodexTestEnv& env, const std::string& call_id) {
+  auto requests = env.server().requests_to("/responses");
+  REQUIRE_FALSE(requests.empty());
+  return OutputFor(requests.back().InputItems(), call_id);
+}
+
+// A shell tool output, parsed: {"output": text, "metadata": {"exit_code": n, …}}.
+struct ShellOutput {
+  std::string output;
+  int exit_code = -999;
+};
+inline ShellOutput ShellResult(CodexTestEnv& env, const std::string& call_id) {
+  const std::string text = ModelOutput(env, call_id);
+  INFO("output for " << call_id << ": " << text.substr(0, 4000));
+  Json j = Json::parse(text, nullptr, false);
+  REQUIRE(j.is_object());
+  ShellOutput out;
+  out.output = j.value("output", "");
+  out.exit_code = j["metadata"].value("exit_code", -999);
+  return out;
+}
+
+// The completed `--json` items of `type`.
+inline std::vector<Json> CompletedItems(const std::string& out, const std::string& type) {
+  std::vector<Json> items;
+  for (const auto& e : JsonLines(out)) {
+    if (e.is_object() && e.value("type", "") == "item.completed" &&
+        e["item"].value("type", "") == type) {
+      items.push_back(e["item"]);
+    }
+  }
+  return items;
 }
 
 // Waits (up to 60 s) until the server has received `n` /responses requests.

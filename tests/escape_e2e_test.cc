@@ -24,6 +24,9 @@
 
 #include "sandbox/landlock.h"
 #include "sandbox/launcher.h"
+#include "testing/files.h"
+#include "testing/loopback_listener.h"
+#include "testing/temp_dir.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 
@@ -34,11 +37,6 @@ namespace fs = std::filesystem;
 using e2e::OutputFor;
 
 constexpr char kSecret[] = "sk-escape-suite-SECRET-4242";
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 std::string Quoted(const std::string& s) { return Json(s).dump(); }
 
@@ -52,22 +50,8 @@ bool SandboxAvailable() {
 
 // A scratch directory under /tmp (a writable root of workspace-write, like
 // many real workspaces), world-accessible so that nobody can use it too.
-class Scratch {
- public:
-  Scratch() {
-    std::string tmpl = "/tmp/codex-escape-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = fs::canonical(tmpl);
-    fs::permissions(path_, fs::perms::all);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+struct Scratch : TempDir {
+  Scratch() : TempDir("codex-escape-", "/tmp") { fs::permissions(path(), fs::perms::all); }
 };
 
 // A host UNIX listener (pathname or abstract) that records whether anyone
@@ -98,29 +82,6 @@ class UnixListener {
 
  private:
   int fd_ = -1;
-};
-
-// A TCP listener on 127.0.0.1.
-class TcpListener {
- public:
-  TcpListener() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    REQUIRE(fd_ >= 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-    REQUIRE(::listen(fd_, 8) == 0);
-    socklen_t len = sizeof addr;
-    REQUIRE(::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-    port_ = ntohs(addr.sin_port);
-  }
-  ~TcpListener() { ::close(fd_); }
-  int port() const { return port_; }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
 };
 
 // Who runs codex: the invoking user, or nobody (when the invoker is root).
@@ -207,7 +168,7 @@ TEST_CASE("codex sandbox: no socket of the host is reachable with the network of
   const std::string abstract = "codex-escape-" + std::to_string(::getpid());
   UnixListener pathname_listener(path, false);
   UnixListener abstract_listener(abstract, true);
-  TcpListener tcp;
+  LoopbackListener tcp;
   for (const std::string mode : {"read-only", "workspace-write"}) {
     INFO(mode);
     CHECK(Trim(Sandbox(as, ProbeArgs(mode, {"connect-unix", path}), s.path()).out) ==

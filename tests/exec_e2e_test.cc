@@ -23,23 +23,10 @@ using e2e::CheckWireRules;
 using e2e::ErrorLines;
 using e2e::InputExtends;
 using e2e::JsonLines;
+using e2e::MakeEnv;
 using e2e::OutputFor;
+using e2e::Run;
 using e2e::SessionIdFromBanner;
-
-std::unique_ptr<CodexTestEnv> MakeEnv(std::string_view script) {
-  auto env = CodexTestEnv::Create(script);
-  REQUIRE(env.ok());
-  return std::move(*env);
-}
-
-ProcessResult Run(CodexTestEnv& env, std::vector<std::string> args,
-                  std::optional<std::string> stdin_text = std::nullopt) {
-  auto run = env.RunCodex(std::move(args), std::move(stdin_text));
-  REQUIRE(run.ok());
-  INFO("stderr: " << run->err);
-  REQUIRE_FALSE(run->timed_out);
-  return *run;
-}
 
 // The text of the last user message of a request's input.
 std::string LastUserText(const RecordedRequest& r) {

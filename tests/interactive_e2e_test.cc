@@ -15,6 +15,7 @@
 #include <regex>
 #include <thread>
 
+#include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 #include "tests/pty_support.h"
 
@@ -22,16 +23,9 @@ namespace codex::testing {
 namespace {
 
 using namespace std::chrono_literals;
+using e2e::MakeEnv;
 
 constexpr auto kWait = 20s;
-
-std::unique_ptr<CodexTestEnv> MakeEnv(std::string_view script, std::string extra_config = "") {
-  CodexTestEnvOptions options;
-  options.extra_config = std::move(extra_config);
-  auto env = CodexTestEnv::Create(script, options);
-  REQUIRE(env.ok());
-  return std::move(*env);
-}
 
 std::unique_ptr<PtyProcess> SpawnTui(CodexTestEnv& env, std::vector<std::string> args,
                                      std::map<std::string, std::string> extra_env = {}) {

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "testing/files.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 
@@ -22,30 +23,8 @@ namespace {
 namespace fs = std::filesystem;
 using e2e::ErrorLines;
 using e2e::JsonLines;
-
-std::unique_ptr<CodexTestEnv> MakeEnv(std::string_view script, std::string extra_config = "") {
-  CodexTestEnvOptions options;
-  options.extra_config = std::move(extra_config);
-  auto env = CodexTestEnv::Create(script, options);
-  REQUIRE(env.ok());
-  return std::move(*env);
-}
-
-ProcessResult Run(CodexTestEnv& env, std::vector<std::string> args,
-                  std::optional<std::string> stdin_text = std::nullopt) {
-  auto run = env.RunCodex(std::move(args), std::move(stdin_text));
-  REQUIRE(run.ok());
-  INFO("stderr: " << run->err);
-  REQUIRE_FALSE(run->timed_out);
-  return *run;
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
+using e2e::MakeEnv;
+using e2e::Run;
 
 // The last user message of a request (its whole content array).
 Json LastUserContent(const RecordedRequest& r) {

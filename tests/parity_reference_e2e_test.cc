@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "testing/files.h"
+#include "testing/skip.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 
@@ -22,22 +24,15 @@ namespace {
 
 namespace fs = std::filesystem;
 using e2e::JsonLines;
+using e2e::MakeEnv;
+using e2e::RunOk;
 
 fs::path ReferenceDir() { return fs::path(CODEX_SHARED_DIR) / "reference" / "codex-0.169"; }
 
 void RequireReferenceOrSkip() {
   if (!fs::is_directory(ReferenceDir() / "rollouts") || !fs::exists(ReferenceDir() / "README.md")) {
-    std::cerr << "SKIP: " << ReferenceDir().string()
-              << " not found (the Codex 0.169 reference is absent)\n";
-    std::exit(4);
+    SkipTest(ReferenceDir().string() + " not found (the Codex 0.169 reference is absent)");
   }
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
 }
 
 // Every line of every reference rollout.
@@ -169,29 +164,14 @@ std::vector<Json> CheckRollout(const std::string& text, const std::string& sessi
   return lines;
 }
 
-std::unique_ptr<CodexTestEnv> MakeEnv(std::string_view script) {
-  auto env = CodexTestEnv::Create(script);
-  REQUIRE(env.ok());
-  return std::move(*env);
-}
-
-ProcessResult Run(CodexTestEnv& env, std::vector<std::string> args) {
-  auto run = env.RunCodex(std::move(args));
-  REQUIRE(run.ok());
-  INFO("stderr: " << run->err);
-  REQUIRE_FALSE(run->timed_out);
-  REQUIRE(run->exit_code == 0);
-  return *run;
-}
-
 std::string NewSession(CodexTestEnv& env, std::vector<std::string> args) {
   args.insert(args.begin(), {"exec", "--json"});
-  auto run = Run(env, args);
+  auto run = RunOk(env, args);
   return JsonLines(run.out).front()["thread_id"];
 }
 
 std::string Export(CodexTestEnv& env, const std::string& id) {
-  return Run(env, {"sessions", "export", id, "--format", "jsonl"}).out;
+  return RunOk(env, {"sessions", "export", id, "--format", "jsonl"}).out;
 }
 
 size_t CountType(const std::vector<Json>& lines, const std::string& type) {
@@ -231,15 +211,15 @@ TEST_CASE("exports of plain, tool-call, compacted and forked sessions have Codex
   CHECK(kinds.count("custom_tool_call_output") == 1);
   CHECK(kinds.count("reasoning") == 1);
 
-  auto compacted = Run(*env, {"-c", "model_providers.scripted.supports_compact=true", "-c",
-                              "model_auto_compact_token_limit=3000", "compact", tools});
+  auto compacted = RunOk(*env, {"-c", "model_providers.scripted.supports_compact=true", "-c",
+                                "model_auto_compact_token_limit=3000", "compact", tools});
   INFO(compacted.err);
   REQUIRE(compacted.exit_code == 0);
-  Run(*env, {"exec", "resume", tools, "go on"});
+  RunOk(*env, {"exec", "resume", tools, "go on"});
   lines = CheckRollout(Export(*env, tools), tools);
   CHECK(CountType(lines, "compacted") == 1);
 
-  auto fork = Run(*env, {"exec", "--json", "fork", plain, "branch"});
+  auto fork = RunOk(*env, {"exec", "--json", "fork", plain, "branch"});
   const std::string forked = JsonLines(fork.out).front()["thread_id"];
   REQUIRE(forked != plain);
   lines = CheckRollout(Export(*env, forked), forked);
@@ -250,14 +230,14 @@ TEST_CASE("an exported rollout imports back into a fresh store with the same tra
   RequireReferenceOrSkip();
   auto env = MakeEnv(R"(["first answer", "second answer"])");
   const std::string id = NewSession(*env, {"hi"});
-  Run(*env, {"exec", "resume", id, "more"});
+  RunOk(*env, {"exec", "resume", id, "more"});
   const std::string exported = Export(*env, id);
   CheckRollout(exported, id);
 
   auto other = MakeEnv(R"(["unused"])");
   const fs::path file = other->root() / "rollout.jsonl";
   std::ofstream(file) << exported;
-  Run(*other, {"sessions", "import", file.string()});
+  RunOk(*other, {"sessions", "import", file.string()});
   CHECK(Export(*other, id) == exported);
 }
 
@@ -268,7 +248,7 @@ TEST_CASE("Codex's own rollouts, imported, export again in the shape Codex wrote
     if (e.path().extension() != ".jsonl") continue;
     INFO(e.path().filename().string());
     const std::string id = JsonLines(ReadFile(e.path())).front()["payload"]["id"];
-    Run(*env, {"sessions", "import", e.path().string()});
+    RunOk(*env, {"sessions", "import", e.path().string()});
     const auto lines = CheckRollout(Export(*env, id), id);
     // As many response items as Codex wrote (the importer keeps every one).
     size_t theirs = 0, ours = 0;
@@ -325,7 +305,7 @@ std::string EventKey(const Json& e) {
 TEST_CASE("exec --json events have the shapes of Codex 0.169's (golden)") {
   RequireReferenceOrSkip();
   auto env = MakeEnv(R"([{"output": [{"shell": ["bash", "-lc", "echo hi"]}]}, "All done."])");
-  auto run = Run(*env, {"exec", "--json", "-s", "danger-full-access", "go"});
+  auto run = RunOk(*env, {"exec", "--json", "-s", "danger-full-access", "go"});
   const auto ours = JsonLines(run.out);
   for (const Json& ref : ReferenceEvents()) {
     const std::string key = EventKey(ref);

@@ -20,6 +20,7 @@
 
 #include "storage/open_database.h"
 #include "storage/pg_test_server.h"
+#include "testing/skip.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 
@@ -36,11 +37,7 @@ using storage::testing::PgTestServer;
 PgTestServer& Server() {
   std::string why;
   PgTestServer* server = PgTestServer::Get(&why);
-  if (server == nullptr) {
-    std::printf("skipped: %s\n", why.c_str());
-    std::fflush(stdout);
-    std::_Exit(4);
-  }
+  if (server == nullptr) SkipTest(why);
   return *server;
 }
 

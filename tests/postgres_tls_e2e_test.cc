@@ -12,6 +12,7 @@
 #include <string>
 
 #include "storage/pg_test_server.h"
+#include "testing/skip.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 
@@ -24,19 +25,13 @@ using e2e::Run;
 using e2e::SessionIdFromBanner;
 using storage::testing::PgTestServer;
 
-[[noreturn]] void Skip(const std::string& why) {
-  std::printf("skipped: %s\n", why.c_str());
-  std::fflush(stdout);
-  std::_Exit(4);
-}
-
 void OpenSsl(const std::filesystem::path& dir, std::vector<std::string> args) {
   ProcessOptions opts;
   opts.argv = {"openssl"};
   for (auto& a : args) opts.argv.push_back(std::move(a));
   opts.cwd = dir;
   auto r = RunProcess(opts);
-  if (!r.ok()) Skip("the openssl CLI is not installed (Debian package openssl)");
+  if (!r.ok()) SkipTest("the openssl CLI is not installed (Debian package openssl)");
   INFO("openssl " << args.size() << ": " << r->err);
   REQUIRE(r->exit_code == 0);
 }
@@ -51,7 +46,7 @@ void MakeCa(const std::filesystem::path& dir, const std::string& name) {
 TEST_CASE("postgres TLS: verify-full works with the test CA and refuses another CA in one line") {
   std::string why;
   PgTestServer* server = PgTestServer::Get(&why);
-  if (server == nullptr) Skip(why);
+  if (server == nullptr) SkipTest(why);
   auto env = MakeEnv(R"(["answer over TLS"])");
   const std::filesystem::path dir = env->root() / "tls";
   std::filesystem::create_directories(dir);

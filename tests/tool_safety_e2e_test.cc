@@ -24,44 +24,17 @@ namespace codex::testing {
 namespace {
 
 namespace fs = std::filesystem;
+using e2e::MakeEnv;
 using e2e::OutputFor;
-
-std::unique_ptr<CodexTestEnv> MakeEnv(std::string_view script, std::string extra_config = "") {
-  CodexTestEnvOptions options;
-  options.extra_config = std::move(extra_config);
-  auto env = CodexTestEnv::Create(script, options);
-  REQUIRE(env.ok());
-  return std::move(*env);
-}
+using e2e::ShellOutput;
+using e2e::ShellResult;
 
 ProcessResult Run(CodexTestEnv& env, std::vector<std::string> args,
                   std::map<std::string, std::string> extra_env = {}) {
   ProcessOptions p = env.CodexCommand(std::move(args));
   for (auto& [k, v] : extra_env) p.env[k] = v;
   p.timeout = std::chrono::milliseconds(300'000);
-  auto run = RunProcess(p);
-  REQUIRE(run.ok());
-  INFO("stdout: " << run->out.substr(0, 4000) << "\nstderr: " << run->err.substr(0, 4000));
-  REQUIRE_FALSE(run->timed_out);
-  return *run;
-}
-
-struct ShellOutput {
-  std::string output;
-  int exit_code = -999;
-};
-
-ShellOutput ShellResult(CodexTestEnv& env, const std::string& call_id) {
-  auto requests = env.server().requests_to("/responses");
-  REQUIRE_FALSE(requests.empty());
-  const std::string text = OutputFor(requests.back().InputItems(), call_id);
-  INFO("output for " << call_id << ": " << text.substr(0, 4000));
-  Json j = Json::parse(text, nullptr, false);
-  REQUIRE(j.is_object());
-  ShellOutput out;
-  out.output = j.value("output", "");
-  out.exit_code = j["metadata"].value("exit_code", -999);
-  return out;
+  return e2e::RunChecked(p);
 }
 
 // The number in the "[... N bytes" marker, or -1.

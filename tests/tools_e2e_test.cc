@@ -20,6 +20,9 @@
 #include <vector>
 
 #include "sandbox/landlock.h"
+#include "testing/files.h"
+#include "testing/loopback_listener.h"
+#include "testing/temp_dir.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 
@@ -28,51 +31,20 @@ namespace {
 
 namespace fs = std::filesystem;
 using e2e::CheckWireRules;
+using e2e::CompletedItems;
 using e2e::InputExtends;
 using e2e::JsonLines;
+using e2e::MakeEnv;
+using e2e::ModelOutput;
 using e2e::OutputFor;
 using e2e::SessionIdFromBanner;
-
-std::unique_ptr<CodexTestEnv> MakeEnv(std::string_view script, std::string extra_config = "") {
-  CodexTestEnvOptions options;
-  options.extra_config = std::move(extra_config);
-  auto env = CodexTestEnv::Create(script, options);
-  REQUIRE(env.ok());
-  return std::move(*env);
-}
+using e2e::ShellResult;
 
 // Runs codex in `cwd` (the env's workdir when empty) to completion.
 ProcessResult Run(CodexTestEnv& env, std::vector<std::string> args, const fs::path& cwd = {}) {
   ProcessOptions p = env.CodexCommand(std::move(args));
   if (!cwd.empty()) p.cwd = cwd;
-  auto run = RunProcess(p);
-  REQUIRE(run.ok());
-  INFO("stdout: " << run->out << "\nstderr: " << run->err);
-  REQUIRE_FALSE(run->timed_out);
-  return *run;
-}
-
-// The output the model got for `call_id`, as seen in the last request.
-std::string ModelOutput(CodexTestEnv& env, const std::string& call_id) {
-  auto requests = env.server().requests_to("/responses");
-  REQUIRE_FALSE(requests.empty());
-  return OutputFor(requests.back().InputItems(), call_id);
-}
-
-// A shell tool output, parsed: {"output": text, "metadata": {"exit_code": n, …}}.
-struct ShellOutput {
-  std::string output;
-  int exit_code = -999;
-};
-ShellOutput ShellResult(CodexTestEnv& env, const std::string& call_id) {
-  const std::string text = ModelOutput(env, call_id);
-  INFO("output for " << call_id << ": " << text);
-  Json j = Json::parse(text, nullptr, false);
-  REQUIRE(j.is_object());
-  ShellOutput out;
-  out.output = j.value("output", "");
-  out.exit_code = j["metadata"].value("exit_code", -999);
-  return out;
+  return e2e::RunChecked(p);
 }
 
 // A message item's text (all content parts).
@@ -83,72 +55,15 @@ std::string ItemText(const Json& item) {
   return text;
 }
 
-// The completed --json items of `type`.
-std::vector<Json> CompletedItems(const std::string& out, const std::string& type) {
-  std::vector<Json> items;
-  for (const auto& e : JsonLines(out)) {
-    if (e.is_object() && e.value("type", "") == "item.completed" &&
-        e["item"].value("type", "") == type) {
-      items.push_back(e["item"]);
-    }
-  }
-  return items;
-}
-
 std::string Quoted(const fs::path& p) { return Json(p.string()).dump(); }
 std::string Quoted(const std::string& s) { return Json(s).dump(); }
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-// True when `dir` lies under /tmp or $TMPDIR, which workspace-write may write.
-bool UnderTemp(const fs::path& dir) {
-  const char* tmpdir = std::getenv("TMPDIR");
-  for (std::string base : {std::string("/tmp"), std::string(tmpdir ? tmpdir : "")}) {
-    if (base.empty()) continue;
-    std::error_code ec;
-    auto rel = fs::weakly_canonical(dir, ec).lexically_relative(fs::weakly_canonical(base, ec));
-    if (!rel.empty() && *rel.begin() != "..") return true;
-  }
-  return false;
-}
-
-// A writable place outside /tmp and $TMPDIR: beside the test binary, else
-// /var/tmp, else $HOME (CI may build under /tmp).
-fs::path NonTempBase() {
-  std::vector<fs::path> candidates = {fs::read_symlink("/proc/self/exe").parent_path(), "/var/tmp"};
-  if (const char* home = std::getenv("HOME")) candidates.emplace_back(home);
-  for (const auto& c : candidates) {
-    std::error_code ec;
-    if (fs::is_directory(c, ec) && !UnderTemp(c) && ::access(c.c_str(), W_OK) == 0) return c;
-  }
-  return candidates.front();
-}
-
 // A scratch directory outside /tmp and $TMPDIR (NonTempBase), removed on
 // destruction.
-class BuildTreeDir {
- public:
-  BuildTreeDir() {
-    std::string tmpl = (NonTempBase() / "tools-e2e-XXXXXX");
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = fs::canonical(tmpl);
-  }
-  ~BuildTreeDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  BuildTreeDir(const BuildTreeDir&) = delete;
-  BuildTreeDir& operator=(const BuildTreeDir&) = delete;
-  const fs::path& path() const { return path_; }
-
+struct BuildTreeDir : TempDir {
+  BuildTreeDir() : TempDir("tools-e2e-", NonTempBase()) {}
   // True when the directory is really outside /tmp and $TMPDIR.
-  bool OutsideTemp() const { return !UnderTemp(path_); }
-
- private:
-  fs::path path_;
+  bool OutsideTemp() const { return !UnderTemp(path()); }
 };
 
 bool HaveLandlock() {
@@ -156,31 +71,6 @@ bool HaveLandlock() {
   WARN("Landlock is missing on this kernel: sandbox enforcement not tested here");
   return false;
 }
-
-// A TCP listener on 127.0.0.1 (connections complete through the backlog).
-class Listener {
- public:
-  Listener() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    REQUIRE(fd_ >= 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-    REQUIRE(::listen(fd_, 8) == 0);
-    socklen_t len = sizeof addr;
-    REQUIRE(::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-    port_ = ntohs(addr.sin_port);
-  }
-  ~Listener() { ::close(fd_); }
-  Listener(const Listener&) = delete;
-  Listener& operator=(const Listener&) = delete;
-  int port() const { return port_; }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
 
 constexpr char kAddHello[] = "*** Begin Patch\n*** Add File: hello.txt\n+hi\n*** End Patch\n";
 constexpr char kUpdateHello[] =
@@ -304,9 +194,8 @@ TEST_CASE("sandbox: --full-auto writes the workspace and /tmp, not outside them,
   fs::create_directories(ws / "src");
   fs::create_directories(outside);
   std::ofstream(ws / "README") << "old\n";
-  std::string tmpl = "/tmp/codex-tools-e2e-XXXXXX";
-  REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-  const fs::path in_tmp = fs::path(tmpl) / "f";
+  TempDir tmp("codex-tools-e2e-", "/tmp");
+  const fs::path in_tmp = tmp.path() / "f";
   auto env = MakeEnv(R"({"responses": [
     {"output": [{"shell": ["sh", "-c", "echo new > src/inside && echo more >> README"],
                  "call_id": "inside"}]},
@@ -334,8 +223,6 @@ TEST_CASE("sandbox: --full-auto writes the workspace and /tmp, not outside them,
   CHECK_FALSE(fs::exists(ws / ".git" / "hook"));
   CHECK(ShellResult(*env, "tmp").exit_code == 0);
   CHECK(fs::exists(in_tmp));
-  std::error_code ec;
-  fs::remove_all(tmpl, ec);
 
   // --add-dir makes another root writable.
   auto added = Run(*env, {"exec", "--add-dir", outside.string(), "--full-auto", "write there"}, ws);
@@ -367,7 +254,7 @@ TEST_CASE("sandbox: the model's workdir does not widen the writable roots") {
 
 TEST_CASE("sandbox: no network in workspace-write, network with danger-full-access") {
   if (!HaveLandlock()) return;
-  Listener listener;
+  LoopbackListener listener;
   const std::string connect =
       "exec 3<>/dev/tcp/127.0.0.1/" + std::to_string(listener.port()) + " && echo connected";
   auto env = MakeEnv(R"({"responses": [

@@ -9,24 +9,14 @@
 
 #include "cli/interactive/command_text.h"
 #include "cli/interactive/slash_commands.h"
+#include "testing/temp_dir.h"
 
 namespace codex::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory under the system temp dir, removed at the end.
-struct TempDir {
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "codex-files-XXXXXX").string();
-    path = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  fs::path path;
-};
+using codex::testing::TempDir;
 
 void Touch(const fs::path& p) {
   fs::create_directories(p.parent_path());
@@ -48,18 +38,18 @@ TEST_CASE("fuzzy find prefers the file name, runs and short paths") {
 
 TEST_CASE("workspace files: git's list in a repository (ignored files left out), else a walk") {
   TempDir dir;
-  Touch(dir.path / "a.txt");
-  Touch(dir.path / "sub" / "b.txt");
-  Touch(dir.path / "node_modules" / "dep.js");
-  Touch(dir.path / ".hidden" / "c.txt");
-  CHECK(ListWorkspaceFiles(dir.path.string()) == std::vector<std::string>{"a.txt", "sub/b.txt"});
+  Touch(dir.path() / "a.txt");
+  Touch(dir.path() / "sub" / "b.txt");
+  Touch(dir.path() / "node_modules" / "dep.js");
+  Touch(dir.path() / ".hidden" / "c.txt");
+  CHECK(ListWorkspaceFiles(dir.path().string()) == std::vector<std::string>{"a.txt", "sub/b.txt"});
 
-  std::string git = "git -C '" + dir.path.string() + "' ";
+  std::string git = "git -C '" + dir.path().string() + "' ";
   REQUIRE(std::system((git + "init -q").c_str()) == 0);
-  std::ofstream(dir.path / ".gitignore") << "ignored/\n*.log\n";
-  Touch(dir.path / "ignored" / "x.txt");
-  Touch(dir.path / "run.log");
-  auto files = ListWorkspaceFiles(dir.path.string());
+  std::ofstream(dir.path() / ".gitignore") << "ignored/\n*.log\n";
+  Touch(dir.path() / "ignored" / "x.txt");
+  Touch(dir.path() / "run.log");
+  auto files = ListWorkspaceFiles(dir.path().string());
   CHECK(std::find(files.begin(), files.end(), "sub/b.txt") != files.end());
   CHECK(std::find(files.begin(), files.end(), "node_modules/dep.js") !=
         files.end());  // not ignored

@@ -7,17 +7,16 @@
 #include <filesystem>
 #include <fstream>
 
+#include "testing/temp_dir.h"
+
 namespace codex::cli {
 namespace {
 
-std::string TempPath() {
-  char dir[] = "/tmp/prompt-history-XXXXXX";
-  REQUIRE(mkdtemp(dir) != nullptr);
-  return std::string(dir) + "/history.jsonl";
-}
+using codex::testing::TempDir;
 
 TEST_CASE("append then load round-trips texts, newest last") {
-  std::string path = TempPath();
+  TempDir dir;
+  std::string path = dir.File("history.jsonl");
   PromptHistory h(path);
   CHECK(h.Load().empty());  // absent file
   REQUIRE(h.Append("s1", "first", 100).ok());
@@ -35,7 +34,8 @@ TEST_CASE("append then load round-trips texts, newest last") {
 }
 
 TEST_CASE("load skips bad lines and repeats, and keeps the newest entries") {
-  std::string path = TempPath();
+  TempDir dir;
+  std::string path = dir.File("history.jsonl");
   {
     std::ofstream out(path);
     out << "not json\n"
