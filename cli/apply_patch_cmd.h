@@ -9,7 +9,7 @@
 // start with '-'), so the subcommand does no option parsing after its name.
 #pragma once
 
-#include "cli/commands.h"
+#include "cli/global_options.h"
 
 namespace codex::cli {
 

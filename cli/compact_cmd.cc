@@ -6,6 +6,7 @@
 #include "cli/exit_codes.h"
 #include "cli/interrupt.h"
 #include "cli/progress_printer.h"
+#include "cli/session_resolution.h"
 #include "core/compaction_checkpoint.h"
 
 namespace codex::cli {

@@ -3,7 +3,7 @@
 // (the raw history was never deleted, so this restores it exactly).
 #pragma once
 
-#include "cli/commands.h"
+#include "cli/global_options.h"
 
 namespace codex::cli {
 

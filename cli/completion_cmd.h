@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/commands.h"
+#include "cli/global_options.h"
 #include "core/status.h"
 
 namespace codex::cli {

@@ -15,6 +15,8 @@
 #include "cli/json_events.h"
 #include "cli/notify.h"
 #include "cli/progress_printer.h"
+#include "cli/run_flags.h"
+#include "cli/session_resolution.h"
 #include "cli/terminal_text.h"
 
 namespace codex::cli {

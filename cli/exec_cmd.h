@@ -5,7 +5,7 @@
 // resume/fork subcommand.
 #pragma once
 
-#include "cli/commands.h"
+#include "cli/global_options.h"
 
 namespace codex::cli {
 

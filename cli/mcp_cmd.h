@@ -3,7 +3,7 @@
 // the error of a failed one and the tools a ready one offers.
 #pragma once
 
-#include "cli/commands.h"
+#include "cli/global_options.h"
 
 namespace codex::cli {
 

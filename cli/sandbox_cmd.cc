@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
+#include "cli/config_overrides.h"
 #include "cli/exit_codes.h"
 #include "core/config.h"
 #include "core/sandboxed_runner.h"
@@ -66,10 +66,7 @@ int RunSandbox(const GlobalOptions& global, const SandboxArgs& args) {
   // config.toml (with -c / -p) as for the model's commands:
   // [shell_environment_policy] shapes the environment and, in workspace-write,
   // [sandbox_workspace_write] adds writable roots and network access.
-  core::ConfigOverrides overrides;
-  overrides.dash_c = global.dash_c;
-  if (!global.profile.empty()) overrides.profile = global.profile;
-  overrides.strict = global.strict_config;
+  core::ConfigOverrides overrides = GlobalOverrides(global);
   if (!args.cwd.empty()) overrides.cwd = args.cwd;
   overrides.sandbox_mode = *mode;
   overrides.add_dirs = args.add_dirs;

@@ -15,7 +15,7 @@
 // CODEX_SANDBOX_NETWORK_DISABLED=1 when the network is off.
 #pragma once
 
-#include "cli/commands.h"
+#include "cli/global_options.h"
 
 namespace codex::cli {
 

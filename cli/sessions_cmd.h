@@ -17,7 +17,7 @@
 // Errors: one "error: ..." line on stderr and the exit codes of exit_codes.h.
 #pragma once
 
-#include "cli/commands.h"
+#include "cli/global_options.h"
 
 namespace codex::cli {
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/config_overrides.h"
 #include "cli/exit_codes.h"
 #include "cli/store_open.h"
 #include "core/config.h"
@@ -31,10 +32,7 @@ std::string CountsLine(const storage::StoreCounts& c) {
 }
 
 int RunMigrate(const GlobalOptions& global, const MigrateArgs& args) {
-  core::ConfigOverrides overrides;
-  overrides.dash_c = global.dash_c;
-  if (!global.profile.empty()) overrides.profile = global.profile;
-  overrides.strict = global.strict_config;
+  const core::ConfigOverrides overrides = GlobalOverrides(global);
   const std::string home = core::DefaultCodexHome();
   auto config = core::LoadConfig(home, overrides);
   if (!config.ok()) return ReportError(config.status());

@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/commands.h"
+#include "cli/global_options.h"
 
 namespace codex::cli {
 

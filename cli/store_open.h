@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "cli/commands.h"
+#include "cli/global_options.h"
 #include "core/config.h"
 #include "core/status.h"
 #include "core/store_location.h"
