@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "cli/config_overrides.h"
 #include "cli/engine.h"
 #include "mcp/manager.h"
 
@@ -13,8 +14,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 Status RunList(const GlobalOptions& global, bool json) {
-  core::ConfigOverrides overrides;
-  overrides.dash_c = global.dash_c;
+  const core::ConfigOverrides overrides = GlobalOverrides(global);
   ASSIGN_OR_RETURN(const core::Config config,
                    core::LoadConfig(core::DefaultCodexHome(), overrides));
   mcp::McpManager manager(config, McpEnvironmentPolicy(config));

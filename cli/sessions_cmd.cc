@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/config_overrides.h"
 #include "cli/exit_codes.h"
 #include "cli/sessions_migrate.h"
 #include "cli/store_open.h"
@@ -606,9 +607,8 @@ Status RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
     ASSIGN_OR_RETURN(auto age, ParseAge(args.older_than));
     age_ms = age;
   } else {
-    core::ConfigOverrides overrides;
-    overrides.dash_c = global.dash_c;
-    ASSIGN_OR_RETURN(auto config, core::LoadConfig(core::DefaultCodexHome(), overrides));
+    ASSIGN_OR_RETURN(auto config,
+                     core::LoadConfig(core::DefaultCodexHome(), GlobalOverrides(global)));
     if (!config.history_retention_days) {
       return InvalidArgumentError(
           "purge needs --older-than AGE (e.g. 30d) or [history] retention_days in config.toml");
