@@ -33,7 +33,9 @@ int ReadStdin(std::string* out) {
   }
 }
 
-int RunApplyPatch(std::vector<std::string> args) {
+// The reference apply_patch's contract (apply_patch_cmd.h): its own "Error:"
+// lines and exit codes, not the `error:` line of a Status.
+Result<int> RunApplyPatch(std::vector<std::string> args) {
   if (args.size() > 1) {
     std::fprintf(stderr,
                  "Error: codex apply-patch accepts exactly one argument (the whole patch); "
@@ -66,7 +68,7 @@ int RunApplyPatch(std::vector<std::string> args) {
 
 }  // namespace
 
-void RegisterApplyPatchCommand(CLI::App& app, GlobalOptions& global, int* exit_code) {
+void RegisterApplyPatchCommand(CLI::App& app, const GlobalOptions& global, CommandOutcome& result) {
   (void)global;
   CLI::App* sub = app.add_subcommand(
       "apply-patch",
@@ -81,7 +83,7 @@ void RegisterApplyPatchCommand(CLI::App& app, GlobalOptions& global, int* exit_c
   sub->footer(
       "Example:\n"
       "  codex apply-patch \"$(cat change.patch)\"    or    codex apply-patch < change.patch");
-  sub->callback([sub, positionals, exit_code] {
+  sub->callback([sub, positionals, &result] {
     std::vector<std::string> args = *positionals;
     bool saw_mark = false;
     for (std::string& extra : sub->remaining()) {
@@ -91,7 +93,7 @@ void RegisterApplyPatchCommand(CLI::App& app, GlobalOptions& global, int* exit_c
       }
       args.push_back(std::move(extra));
     }
-    *exit_code = RunApplyPatch(std::move(args));
+    result.Set(RunApplyPatch(std::move(args)));
   });
 }
 

@@ -9,10 +9,13 @@
 // start with '-'), so the subcommand does no option parsing after its name.
 #pragma once
 
-#include "cli/commands.h"
+#include <CLI/CLI.hpp>
+
+#include "cli/exit_codes.h"
+#include "cli/global_options.h"
 
 namespace codex::cli {
 
-void RegisterApplyPatchCommand(CLI::App& app, GlobalOptions& global, int* exit_code);
+void RegisterApplyPatchCommand(CLI::App& app, const GlobalOptions& global, CommandOutcome& result);
 
 }  // namespace codex::cli

@@ -3,9 +3,9 @@
 #include <memory>
 
 #include "cli/engine.h"
-#include "cli/exit_codes.h"
 #include "cli/interrupt.h"
 #include "cli/progress_printer.h"
+#include "cli/session_resolution.h"
 #include "core/compaction_checkpoint.h"
 
 namespace codex::cli {
@@ -19,51 +19,46 @@ struct CompactArgs {
   std::string undo_id;
 };
 
-int RunCompact(const GlobalOptions& global, CompactArgs& args) {
-  auto engine = Engine::Open(global, args.flags);
-  if (!engine.ok()) return ReportError(engine.status());
-  auto session = ResolveSession((*engine)->store(), args.id, args.last, (*engine)->config().cwd);
-  if (!session.ok()) return ReportError(session.status());
+Status RunCompact(const GlobalOptions& global, CompactArgs& args) {
+  if (args.id.empty() && !args.last) {
+    return InvalidArgumentError("codex compact needs a session id or --last");
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Open(global, args.flags));
+  ASSIGN_OR_RETURN(core::SessionInfo session,
+                   ResolveSession(engine->store(), args.id, args.last, engine->config().cwd));
   ProgressPrinter printer(stderr);
-  Status started = (*engine)->StartModel(printer);
-  if (!started.ok()) return ReportError(started);
-  (*engine)->BindSession(session->id);
-  auto conversation = core::Conversation::Resume((*engine)->config(), (*engine)->Deps(), *session);
-  if (!conversation.ok()) return ReportError(conversation.status());
+  RETURN_IF_ERROR(engine->StartModel(printer));
+  engine->BindSession(session.id);
+  ASSIGN_OR_RETURN(std::unique_ptr<core::Conversation> conversation,
+                   core::Conversation::Resume(engine->config(), engine->Deps(), session));
   core::CancelToken cancel;
   InstallInterruptHandler(&cancel);
-  Result<bool> compacted = (*conversation)->CompactNow(cancel);
+  Result<bool> compacted = conversation->CompactNow(cancel);
   RemoveInterruptHandler();
-  if (!compacted.ok()) return ReportError(compacted.status());
+  if (!compacted.ok()) return compacted.status();
   if (!*compacted) {
     std::printf(
         "session %s not compacted: ~%lld tokens, under half the auto-compact limit or "
         "already as small as a compaction would make it; %d%% of the context window "
         "left\n",
-        session->id.c_str(), static_cast<long long>((*conversation)->EstimatedTokens()),
-        (*conversation)->ContextLeftPercent());
-    return kExitOk;
+        session.id.c_str(), static_cast<long long>(conversation->EstimatedTokens()),
+        conversation->ContextLeftPercent());
+    return OkStatus();
   }
-  std::printf("compacted session %s; %d%% of the context window left\n", session->id.c_str(),
-              (*conversation)->ContextLeftPercent());
-  return kExitOk;
+  std::printf("compacted session %s; %d%% of the context window left\n", session.id.c_str(),
+              conversation->ContextLeftPercent());
+  return OkStatus();
 }
 
-int RunUndo(const GlobalOptions& global, CompactArgs& args) {
-  auto engine = Engine::Open(global, args.flags);
-  if (!engine.ok()) return ReportError(engine.status());
-  core::SessionStore& store = (*engine)->store();
-  auto found = store.FindSession(args.undo_id);
-  if (!found.ok()) return ReportError(found.status());
+Status RunUndo(const GlobalOptions& global, CompactArgs& args) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Open(global, args.flags));
+  core::SessionStore& store = engine->store();
+  ASSIGN_OR_RETURN(core::SessionInfo found, store.FindSession(args.undo_id));
   // Moving the head is a write like a turn's: refused while a turn (or a
   // compaction) runs on the session, and read again once the lease is held.
-  auto lease = store.AcquireTurnLease(found->id);
-  if (!lease.ok()) return ReportError(lease.status());
-  auto session = store.FindSession(found->id);
-  if (!session.ok()) return ReportError(session.status());
-  auto history = store.LoadHistory(*session);
-  if (!history.ok()) return ReportError(history.status());
-  const auto& items = *history;
+  ASSIGN_OR_RETURN(auto lease, store.AcquireTurnLease(found.id));
+  ASSIGN_OR_RETURN(core::SessionInfo session, store.FindSession(found.id));
+  ASSIGN_OR_RETURN(const auto items, store.LoadHistory(session));
   size_t k = items.size();
   for (size_t i = items.size(); i-- > 0;) {
     if (items[i].item.kind == core::ItemKind::kCompactionCheckpoint) {
@@ -72,30 +67,27 @@ int RunUndo(const GlobalOptions& global, CompactArgs& args) {
     }
   }
   if (k == items.size()) {
-    return ReportError(
-        FailedPreconditionError("session " + session->id + " has no compaction to undo"));
+    return FailedPreconditionError("session " + session.id + " has no compaction to undo");
   }
-  auto checkpoint = core::ParseCheckpointItem(items[k].item);
-  if (!checkpoint.ok()) return ReportError(checkpoint.status());
+  ASSIGN_OR_RETURN(const auto checkpoint, core::ParseCheckpointItem(items[k].item));
   const auto after = static_cast<int64_t>(items.size() - 1 - k);
-  if (after != checkpoint->replacement_items) {
-    return ReportError(
-        FailedPreconditionError("the conversation went on after the last compaction of session " +
-                                session->id + ", so it cannot be undone; use 'codex fork " +
-                                session->id + " --at-turn N' to branch from an earlier turn"));
+  if (after != checkpoint.replacement_items) {
+    return FailedPreconditionError(
+        "the conversation went on after the last compaction of session " + session.id +
+        ", so it cannot be undone; use 'codex fork " + session.id +
+        " --at-turn N' to branch from an earlier turn");
   }
-  Status s = store.MoveHead(session->id, session->head_item_id, items[k].parent_id);
-  if (!s.ok()) return ReportError(s);
+  RETURN_IF_ERROR(store.MoveHead(session.id, session.head_item_id, items[k].parent_id));
   std::printf(
       "undid the last compaction of session %s: its %zu earlier items are the "
       "transcript again\n",
-      session->id.c_str(), k);
-  return kExitOk;
+      session.id.c_str(), k);
+  return OkStatus();
 }
 
 }  // namespace
 
-void RegisterCompactCommand(CLI::App& app, GlobalOptions& global, int* exit_code) {
+void RegisterCompactCommand(CLI::App& app, const GlobalOptions& global, CommandOutcome& result) {
   auto args = std::make_shared<CompactArgs>();
   CLI::App* compact = app.add_subcommand("compact", "Compact a session now (or undo the last)");
   compact->add_option("ID", args->id, "Session id, unique prefix or name");
@@ -105,16 +97,8 @@ void RegisterCompactCommand(CLI::App& app, GlobalOptions& global, int* exit_code
   compact->require_subcommand(0, 1);
   CLI::App* undo = compact->add_subcommand("undo", "Move the head back before the last compaction");
   undo->add_option("ID", args->undo_id, "Session id, unique prefix or name")->required();
-  compact->callback([&global, args, exit_code, undo]() {
-    if (undo->parsed()) {
-      *exit_code = RunUndo(global, *args);
-      return;
-    }
-    if (args->id.empty() && !args->last) {
-      *exit_code = ReportError(InvalidArgumentError("codex compact needs a session id or --last"));
-      return;
-    }
-    *exit_code = RunCompact(global, *args);
+  compact->callback([&global, args, &result, undo]() {
+    result.Set(undo->parsed() ? RunUndo(global, *args) : RunCompact(global, *args));
   });
 }
 

@@ -3,10 +3,13 @@
 // (the raw history was never deleted, so this restores it exactly).
 #pragma once
 
-#include "cli/commands.h"
+#include <CLI/CLI.hpp>
+
+#include "cli/exit_codes.h"
+#include "cli/global_options.h"
 
 namespace codex::cli {
 
-void RegisterCompactCommand(CLI::App& app, GlobalOptions& global, int* exit_code);
+void RegisterCompactCommand(CLI::App& app, const GlobalOptions& global, CommandOutcome& result);
 
 }  // namespace codex::cli

@@ -4,8 +4,6 @@
 #include <map>
 #include <memory>
 
-#include "cli/exit_codes.h"
-
 namespace codex::cli {
 
 namespace {
@@ -289,19 +287,17 @@ Result<std::string> CompletionScript(const CLI::App& app, std::string_view shell
                               "'; completion scripts exist for bash, zsh and fish");
 }
 
-void RegisterCompletionCommand(CLI::App& app, GlobalOptions& global, int* exit_code) {
+void RegisterCompletionCommand(CLI::App& app, const GlobalOptions& global, CommandOutcome& result) {
   (void)global;
   auto shell = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("completion", "Print a shell completion script");
   cmd->add_option("SHELL", *shell, "bash | zsh | fish")->required();
-  cmd->callback([&app, shell, exit_code]() {
-    auto script = CompletionScript(app, *shell);
-    if (!script.ok()) {
-      *exit_code = ReportError(script.status());
-      return;
-    }
-    std::fwrite(script->data(), 1, script->size(), stdout);
-    *exit_code = kExitOk;
+  cmd->callback([&app, shell, &result]() {
+    result.Set([&]() -> Status {
+      ASSIGN_OR_RETURN(const std::string script, CompletionScript(app, *shell));
+      std::fwrite(script.data(), 1, script.size(), stdout);
+      return OkStatus();
+    }());
   });
 }
 

@@ -5,12 +5,14 @@
 // directory completion for --cd/--add-dir.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/status.h"
-#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/global_options.h"
 
 namespace codex::cli {
 
@@ -34,6 +36,6 @@ CompletionNode DescribeCommands(const CLI::App& app);
 // kInvalidArgument for an unknown shell.
 Result<std::string> CompletionScript(const CLI::App& app, std::string_view shell);
 
-void RegisterCompletionCommand(CLI::App& app, GlobalOptions& global, int* exit_code);
+void RegisterCompletionCommand(CLI::App& app, const GlobalOptions& global, CommandOutcome& result);
 
 }  // namespace codex::cli

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/config_overrides.h"
 #include "cli/store_open.h"
 #include "compaction/compactor_factory.h"
 #include "core/responses_client.h"
@@ -16,64 +17,9 @@
 
 namespace codex::cli {
 
-void AddRunFlags(CLI::App* cmd, RunFlags& flags) {
-  cmd->add_option("-m,--model", flags.model, "Model to use");
-  cmd->add_option("-C,--cd", flags.cd, "Working directory of the session");
-  cmd->add_option("-s,--sandbox", flags.sandbox,
-                  "Sandbox mode: read-only | workspace-write | danger-full-access");
-  cmd->add_option("-a,--ask-for-approval", flags.approval,
-                  "Approval policy: untrusted | on-failure | on-request | never");
-  cmd->add_option("--add-dir", flags.add_dirs, "Extra writable root (workspace-write)")
-      ->allow_extra_args(false);
-  cmd->add_flag("--oss", flags.oss, "Use the local open-source provider (Ollama/LM Studio)");
-  cmd->add_flag("--full-auto", flags.full_auto,
-                "Low-friction automation: -a on-request -s workspace-write");
-  cmd->add_flag("--dangerously-bypass-approvals-and-sandbox", flags.bypass,
-                "Run every command without sandbox or approval (only in an isolated VM)");
-  cmd->add_flag("--json", flags.json, "Print JSONL events on stdout");
-  cmd->add_flag("--skip-git-repo-check", flags.skip_git_repo_check,
-                "Accepted for compatibility: codex never requires a git repository");
-}
-
 // MCP stdio servers get the environment the model's commands get.
 sandbox::EnvPolicy McpEnvironmentPolicy(const core::Config& config) {
   return config.shell_environment_policy;
-}
-
-Result<core::ConfigOverrides> OverridesFrom(const GlobalOptions& global, const RunFlags& flags) {
-  core::ConfigOverrides o;
-  o.dash_c = global.dash_c;
-  if (!global.profile.empty()) o.profile = global.profile;
-  o.strict = global.strict_config;
-  if (!flags.model.empty()) o.model = flags.model;
-  if (!flags.cd.empty()) o.cwd = flags.cd;
-  o.oss = flags.oss;
-  o.add_dirs = flags.add_dirs;
-  if (flags.full_auto) {
-    o.sandbox_mode = core::SandboxMode::kWorkspaceWrite;
-    o.approval_policy = core::ApprovalPolicy::kOnRequest;
-  }
-  if (flags.bypass) {
-    o.sandbox_mode = core::SandboxMode::kDangerFullAccess;
-    o.approval_policy = core::ApprovalPolicy::kNever;
-  }
-  if (!flags.sandbox.empty()) {
-    auto m = core::ParseSandboxMode(flags.sandbox);
-    if (!m) {
-      return InvalidArgumentError("--sandbox '" + flags.sandbox +
-                                  "' is not one of read-only, workspace-write, danger-full-access");
-    }
-    o.sandbox_mode = *m;
-  }
-  if (!flags.approval.empty()) {
-    auto p = core::ParseApprovalPolicy(flags.approval);
-    if (!p) {
-      return InvalidArgumentError("--ask-for-approval '" + flags.approval +
-                                  "' is not one of untrusted, on-failure, on-request, never");
-    }
-    o.approval_policy = *p;
-  }
-  return o;
 }
 
 namespace {
@@ -174,21 +120,6 @@ core::ConversationDeps Engine::Deps() {
   deps.clock = &clock_;
   deps.observer = observer_;
   return deps;
-}
-
-Result<core::SessionInfo> ResolveSession(core::SessionStore& store, const std::string& id,
-                                         bool last, const std::string& cwd) {
-  if (last) {
-    auto here = store.LatestSession(cwd);
-    if (here.ok() || here.status().code() != StatusCode::kNotFound) return here;
-    auto anywhere = store.LatestSession(std::nullopt);
-    if (anywhere.ok()) return anywhere;
-    return NotFoundError("there is no session to resume yet; start one with 'codex exec PROMPT'");
-  }
-  if (id.empty()) {
-    return InvalidArgumentError("give a session id or --last; 'codex sessions list' shows them");
-  }
-  return store.FindSession(id);
 }
 
 }  // namespace codex::cli

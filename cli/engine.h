@@ -1,12 +1,15 @@
 // Engine: the real implementations wired together for one run of `codex`
 // (config, SQLite store, Responses client, sandboxed runner, compactor, tool
 // router). Only cli/ builds one; library code sees only the core interfaces.
+// The flags it is opened with are run_flags.h's, turned into config by
+// config_overrides.h; which session a command means is session_resolution.h's.
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "cli/commands.h"
+#include "cli/global_options.h"
+#include "cli/run_flags.h"
 #include "core/approval.h"
 #include "core/clock.h"
 #include "core/command_runner.h"
@@ -22,29 +25,6 @@
 #include "sandbox/environment.h"
 
 namespace codex::cli {
-
-// Flags shared by `codex exec`, `codex` (interactive) and `codex resume`.
-struct RunFlags {
-  std::string model;
-  std::string cd;
-  std::string sandbox;
-  std::string approval;
-  std::vector<std::string> add_dirs;
-  bool oss = false;
-  bool full_auto = false;
-  bool bypass = false;  // --dangerously-bypass-approvals-and-sandbox
-  bool json = false;
-  bool skip_git_repo_check = false;  // accepted for Codex compatibility; never required
-  // `codex exec` only (AddExecFlags in exec_cmd.cc):
-  bool ephemeral = false;          // --ephemeral: the session lives in a temporary store
-  std::string output_schema_file;  // --output-schema FILE
-};
-
-// Adds the RunFlags options to `cmd`.
-void AddRunFlags(CLI::App* cmd, RunFlags& flags);
-
-// Builds ConfigOverrides from the flags; kInvalidArgument for a bad mode/policy.
-Result<core::ConfigOverrides> OverridesFrom(const GlobalOptions& global, const RunFlags& flags);
 
 // The environment filter of MCP stdio servers: the one of shell commands.
 sandbox::EnvPolicy McpEnvironmentPolicy(const core::Config& config);
@@ -91,10 +71,5 @@ class Engine {
   core::TurnObserver* observer_ = nullptr;
   core::Approver* approver_ = nullptr;
 };
-
-// Resolves "ID", a unique id prefix or a name to a session; --last picks the
-// newest in the config's cwd (or anywhere when none is there).
-Result<core::SessionInfo> ResolveSession(core::SessionStore& store, const std::string& id,
-                                         bool last, const std::string& cwd);
 
 }  // namespace codex::cli

@@ -8,13 +8,14 @@
 #include <memory>
 
 #include "cli/engine.h"
-#include "cli/exit_codes.h"
 #include "cli/image_input.h"
 #include "cli/interactive/style.h"
 #include "cli/interrupt.h"
 #include "cli/json_events.h"
 #include "cli/notify.h"
 #include "cli/progress_printer.h"
+#include "cli/run_flags.h"
+#include "cli/session_resolution.h"
 #include "cli/terminal_text.h"
 
 namespace codex::cli {
@@ -67,42 +68,41 @@ Status WriteLastMessage(const std::string& path, const std::string& message) {
   return OkStatus();
 }
 
-int RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
+Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
   std::string id;
   std::string prompt_arg = args.prompt;
   if (mode == ExecMode::kResume) {
     if (args.last) {
       if (args.positionals.size() > 1) {
-        return ReportError(
-            InvalidArgumentError("exec resume --last takes one PROMPT; quote it if it has spaces"));
+        return InvalidArgumentError(
+            "exec resume --last takes one PROMPT; quote it if it has spaces");
       }
       if (!args.positionals.empty()) prompt_arg = args.positionals[0];
     } else {
       if (args.positionals.empty()) {
-        return ReportError(InvalidArgumentError(
-            "exec resume needs a session id or --last; 'codex sessions list' shows them"));
+        return InvalidArgumentError(
+            "exec resume needs a session id or --last; 'codex sessions list' shows them");
       }
       id = args.positionals[0];
       if (args.positionals.size() > 2) {
-        return ReportError(
-            InvalidArgumentError("exec resume takes ID and one PROMPT; quote the prompt"));
+        return InvalidArgumentError("exec resume takes ID and one PROMPT; quote the prompt");
       }
       if (args.positionals.size() == 2) prompt_arg = args.positionals[1];
     }
   } else if (mode == ExecMode::kFork) {
     if (args.positionals.empty()) {
-      return ReportError(InvalidArgumentError("exec fork needs the id of the session to branch"));
+      return InvalidArgumentError("exec fork needs the id of the session to branch");
     }
     id = args.positionals[0];
     if (args.positionals.size() > 2) {
-      return ReportError(InvalidArgumentError("exec fork takes ID and one PROMPT; quote it"));
+      return InvalidArgumentError("exec fork takes ID and one PROMPT; quote it");
     }
     if (args.positionals.size() == 2) prompt_arg = args.positionals[1];
   }
 
   if (args.flags.ephemeral && mode != ExecMode::kNew) {
-    return ReportError(InvalidArgumentError(
-        "--ephemeral starts a session that is not saved; it cannot resume or fork one"));
+    return InvalidArgumentError(
+        "--ephemeral starts a session that is not saved; it cannot resume or fork one");
   }
   Color color = Color::kDisabled;
   if (args.color == "always") {
@@ -110,58 +110,46 @@ int RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
   } else if (args.color == "auto") {
     color = DetectColor(STDERR_FILENO);
   } else if (args.color != "never") {
-    return ReportError(
-        InvalidArgumentError("--color '" + args.color + "' is not one of always, never, auto"));
+    return InvalidArgumentError("--color '" + args.color + "' is not one of always, never, auto");
   }
   std::vector<std::string> image_urls;
   for (const std::string& path : args.images) {
-    auto url = ImageDataUrl(path);
-    if (!url.ok()) return ReportError(url.status());
-    image_urls.push_back(std::move(url).value());
+    ASSIGN_OR_RETURN(std::string url, ImageDataUrl(path));
+    image_urls.push_back(std::move(url));
   }
-  auto prompt = ReadPrompt(prompt_arg);
-  if (!prompt.ok()) return ReportError(prompt.status());
-  auto engine = Engine::Open(global, args.flags);
-  if (!engine.ok()) return ReportError(engine.status());
+  ASSIGN_OR_RETURN(const std::string prompt, ReadPrompt(prompt_arg));
+  ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Open(global, args.flags));
 
   std::unique_ptr<core::TurnObserver> observer;
   JsonEventWriter* json = nullptr;
   if (args.flags.json) {
-    auto writer = std::make_unique<JsonEventWriter>(stdout, (*engine)->config().cwd,
-                                                    (*engine)->config().hide_agent_reasoning);
+    auto writer = std::make_unique<JsonEventWriter>(stdout, engine->config().cwd,
+                                                    engine->config().hide_agent_reasoning);
     json = writer.get();
     observer = std::move(writer);
   } else {
     observer = std::make_unique<ProgressPrinter>(stderr, color);
   }
-  Status started = (*engine)->StartModel(*observer);
-  if (!started.ok()) return ReportError(started);
+  RETURN_IF_ERROR(engine->StartModel(*observer));
 
-  core::SessionStore& store = (*engine)->store();
-  const core::Config& config = (*engine)->config();
+  core::SessionStore& store = engine->store();
+  const core::Config& config = engine->config();
   std::unique_ptr<core::Conversation> conversation;
   if (mode == ExecMode::kNew) {
-    auto c = core::Conversation::Create(config, (*engine)->Deps(), "exec");
-    if (!c.ok()) return ReportError(c.status());
-    conversation = std::move(*c);
+    ASSIGN_OR_RETURN(conversation, core::Conversation::Create(config, engine->Deps(), "exec"));
   } else {
-    auto session = ResolveSession(store, id, args.last, config.cwd);
-    if (!session.ok()) return ReportError(session.status());
+    ASSIGN_OR_RETURN(core::SessionInfo session, ResolveSession(store, id, args.last, config.cwd));
     if (mode == ExecMode::kFork) {
       std::optional<int> at;
       if (args.at_turn != kNoTurn) at = args.at_turn;
-      auto forked = store.Fork(session->id, at);
-      if (!forked.ok()) return ReportError(forked.status());
-      session = std::move(forked);
+      ASSIGN_OR_RETURN(session, store.Fork(session.id, at));
     }
-    auto c = core::Conversation::Resume(config, (*engine)->Deps(), *session);
-    if (!c.ok()) return ReportError(c.status());
-    conversation = std::move(*c);
+    ASSIGN_OR_RETURN(conversation, core::Conversation::Resume(config, engine->Deps(), session));
   }
-  (*engine)->BindSession(conversation->session().id);
+  engine->BindSession(conversation->session().id);
   // Refused here, before anything is printed or sent, while another process
   // runs a turn on this session.
-  if (Status leased = conversation->AcquireTurnLease(); !leased.ok()) return ReportError(leased);
+  RETURN_IF_ERROR(conversation->AcquireTurnLease());
   if (json) {
     json->ThreadStarted(conversation->session().id);
   } else {
@@ -173,24 +161,22 @@ int RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
 
   core::CancelToken cancel;
   InstallInterruptHandler(&cancel);
-  auto result = conversation->RunTurn(*prompt, cancel, image_urls);
+  auto result = conversation->RunTurn(prompt, cancel, image_urls);
   RemoveInterruptHandler();
   if (!result.ok()) {
-    if (result.status().code() == StatusCode::kCancelled) {
-      std::fprintf(stderr, "error: %s; resume with 'codex exec resume %s'\n",
-                   result.status().message().c_str(), conversation->session().id.c_str());
-      return ExitCodeFor(result.status());
-    }
-    return ReportError(result.status());
+    const Status& failed = result.status();
+    if (failed.code() != StatusCode::kCancelled) return failed;
+    Status interrupted(failed.code(), failed.message() + "; resume with 'codex exec resume " +
+                                          conversation->session().id + "'");
+    return interrupted.WithReason(failed.reason());
   }
   if (!args.output_last_message.empty()) {
-    Status written = WriteLastMessage(args.output_last_message, result->final_message);
-    if (!written.ok()) return ReportError(written);
+    RETURN_IF_ERROR(WriteLastMessage(args.output_last_message, result->final_message));
   }
   RunNotify(config.notify, NotificationJson({conversation->session().id,
                                              result->turn_id,
                                              config.cwd,
-                                             {*prompt},
+                                             {prompt},
                                              result->final_message}));
   if (!args.flags.json) {
     const std::string shown = TextForStream(result->final_message, isatty(fileno(stdout)) != 0);
@@ -199,7 +185,7 @@ int RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
       std::fputc('\n', stdout);
     }
   }
-  return kExitOk;
+  return OkStatus();
 }
 
 // The flags of `codex exec` (and its resume/fork) beyond the shared RunFlags.
@@ -217,7 +203,7 @@ void AddExecFlags(CLI::App* cmd, ExecArgs& args) {
 
 }  // namespace
 
-void RegisterExecCommand(CLI::App& app, GlobalOptions& global, int* exit_code) {
+void RegisterExecCommand(CLI::App& app, const GlobalOptions& global, CommandOutcome& result) {
   auto args = std::make_shared<ExecArgs>();
   CLI::App* exec = app.add_subcommand("exec", "Run one non-interactive turn");
   exec->alias("e");
@@ -243,11 +229,11 @@ void RegisterExecCommand(CLI::App& app, GlobalOptions& global, int* exit_code) {
   AddRunFlags(fork, args->flags);
   AddExecFlags(fork, *args);
 
-  exec->callback([&global, args, exit_code, resume, fork]() {
+  exec->callback([&global, args, &result, resume, fork]() {
     ExecMode mode = ExecMode::kNew;
     if (resume->parsed()) mode = ExecMode::kResume;
     if (fork->parsed()) mode = ExecMode::kFork;
-    *exit_code = RunExec(global, *args, mode);
+    result.Set(RunExec(global, *args, mode));
   });
 }
 

@@ -5,10 +5,13 @@
 // resume/fork subcommand.
 #pragma once
 
-#include "cli/commands.h"
+#include <CLI/CLI.hpp>
+
+#include "cli/exit_codes.h"
+#include "cli/global_options.h"
 
 namespace codex::cli {
 
-void RegisterExecCommand(CLI::App& app, GlobalOptions& global, int* exit_code);
+void RegisterExecCommand(CLI::App& app, const GlobalOptions& global, CommandOutcome& result);
 
 }  // namespace codex::cli

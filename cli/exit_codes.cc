@@ -20,7 +20,8 @@ int ExitCodeFor(const Status& status) {
     case StatusCode::kCancelled:
       return kExitInterrupted;
     case StatusCode::kFailedPrecondition:
-      return status.reason() == StatusReason::kSessionAdvanced || status.reason() == StatusReason::kSessionBusy
+      return status.reason() == StatusReason::kSessionAdvanced ||
+                     status.reason() == StatusReason::kSessionBusy
                  ? kExitConflict
                  : kExitError;
     default:
@@ -28,10 +29,29 @@ int ExitCodeFor(const Status& status) {
   }
 }
 
-int ReportError(const Status& status) {
+void PrintError(const Status& status) {
   // A store URL may be quoted; its password never is (core/store_location.h).
   std::fprintf(stderr, "error: %s\n", core::RedactSecrets(status.message()).c_str());
+}
+
+int ReportError(const Status& status) {
+  PrintError(status);
   return ExitCodeFor(status);
+}
+
+void CommandOutcome::Set(Status status) {
+  if (status.ok()) {
+    result_ = kExitOk;
+  } else {
+    result_ = std::move(status);
+  }
+}
+
+void CommandOutcome::Set(Result<int> exit_code) { result_ = std::move(exit_code); }
+
+int CommandOutcome::Finish() const {
+  if (!result_.ok()) return ReportError(result_.status());
+  return *result_;
 }
 
 }  // namespace codex::cli

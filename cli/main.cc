@@ -1,14 +1,27 @@
-// codex: the command-line entry point. Parses the command line and hands off
-// to the registered subcommands (commands.h). Only cli/ writes to stdout.
+// codex: the command-line entry point and the registry of its commands. Each
+// command family lives in its own file (exec_cmd.h, sessions_cmd.h, ...) and
+// is registered here, the one place that knows them all. A command's callback
+// leaves what it returned (a Status, or an exit code of its own) in the
+// CommandOutcome and never calls exit(); main() turns it into the exit code and
+// the one `error:` line (exit_codes.h). Only cli/ writes to stdout.
 #include <sys/prctl.h>
 
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
+#include "cli/apply_patch_cmd.h"
+#include "cli/compact_cmd.h"
 #include "cli/compat_args.h"
+#include "cli/completion_cmd.h"
+#include "cli/exec_cmd.h"
 #include "cli/exit_codes.h"
+#include "cli/global_options.h"
+#include "cli/interactive/interactive_cmd.h"
+#include "cli/mcp_cmd.h"
+#include "cli/sandbox_cmd.h"
+#include "cli/sessions_cmd.h"
+#include "core/version.h"
 
 int main(int argc, char** argv) {
   // Not dumpable: other processes of the same user (a command run outside a
@@ -22,16 +35,32 @@ int main(int argc, char** argv) {
   app.name("codex");
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
   codex::cli::GlobalOptions global;
-  int exit_code = codex::cli::kExitOk;
-  codex::cli::RegisterAllCommands(app, global, &exit_code);
+  codex::cli::CommandOutcome outcome;
+  // FIXME(interactive): cli/interactive/ still prints its own error line and
+  // sets an exit code; it moves to the CommandOutcome with the
+  // InteractiveSession split.
+  int interactive_exit = codex::cli::kExitOk;
+  app.require_subcommand(0, 1);
+  codex::cli::AddGlobalOptions(app, global);
+  app.set_version_flag("-V,--version", std::string("codex ") + codex::core::kCodexVersion);
+  // The commands, in the order `codex --help` lists them.
+  codex::cli::RegisterExecCommand(app, global, outcome);
+  codex::cli::RegisterInteractiveCommands(app, global,
+                                          &interactive_exit);  // codex [PROMPT], codex resume
+  codex::cli::RegisterCompletionCommand(app, global, outcome);
+  codex::cli::RegisterSandboxCommand(app, global, outcome);
+  codex::cli::RegisterApplyPatchCommand(app, global, outcome);
+  codex::cli::RegisterSessionsCommands(app, global, outcome);
+  codex::cli::RegisterCompactCommand(app, global, outcome);
+  codex::cli::RegisterMcpCommands(app, global, outcome);
   std::vector<std::string> args =
       codex::cli::HoistGlobalOptions(std::vector<std::string>(argv, argv + argc));
   if (auto missing = codex::cli::MissingCodexSubcommand(args)) {
-    std::fprintf(stderr,
-                 "error: 'codex %s' is a Codex CLI subcommand that this codex does not have; "
-                 "run 'codex --help' for the commands it has\n",
-                 missing->c_str());
-    return codex::cli::kExitUsage;
+    outcome.Set(codex::InvalidArgumentError(
+        "'codex " + *missing +
+        "' is a Codex CLI subcommand that this codex does not have; run 'codex --help' for the "
+        "commands it has"));
+    return outcome.Finish();
   }
   std::vector<char*> hoisted;
   for (auto& a : args) hoisted.push_back(a.data());
@@ -44,8 +73,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "error: %s; run 'codex --help' for usage\n", e.what());
-    return codex::cli::kExitUsage;
+    outcome.Set(
+        codex::InvalidArgumentError(std::string(e.what()) + "; run 'codex --help' for usage"));
   }
-  return exit_code;
+  if (interactive_exit != codex::cli::kExitOk) return interactive_exit;
+  return outcome.Finish();
 }

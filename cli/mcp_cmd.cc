@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "cli/config_overrides.h"
 #include "cli/engine.h"
-#include "cli/exit_codes.h"
 #include "mcp/manager.h"
 
 namespace codex::cli {
@@ -13,12 +13,11 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-int RunList(const GlobalOptions& global, bool json) {
-  core::ConfigOverrides overrides;
-  overrides.dash_c = global.dash_c;
-  auto config = core::LoadConfig(core::DefaultCodexHome(), overrides);
-  if (!config.ok()) return ReportError(config.status());
-  mcp::McpManager manager(*config, McpEnvironmentPolicy(*config));
+Status RunList(const GlobalOptions& global, bool json) {
+  const core::ConfigOverrides overrides = GlobalOverrides(global);
+  ASSIGN_OR_RETURN(const core::Config config,
+                   core::LoadConfig(core::DefaultCodexHome(), overrides));
+  mcp::McpManager manager(config, McpEnvironmentPolicy(config));
   auto started = manager.StartAll();  // a required server's failure is shown, not fatal here
   (void)started;
   const auto servers = manager.Servers();
@@ -38,12 +37,12 @@ int RunList(const GlobalOptions& global, bool json) {
            {"log", s.log_path.empty() ? Json() : Json(s.log_path)}});
     }
     std::printf("%s\n", out.dump(2, ' ', false, Json::error_handler_t::replace).c_str());
-    return kExitOk;
+    return OkStatus();
   }
   if (servers.empty()) {
     std::printf("No MCP servers configured; add [mcp_servers.NAME] to %s/config.toml\n",
-                config->codex_home.c_str());
-    return kExitOk;
+                config.codex_home.c_str());
+    return OkStatus();
   }
   for (const auto& s : servers) {
     std::printf("%s  %s  %s  %s\n", s.name.c_str(),
@@ -56,19 +55,19 @@ int RunList(const GlobalOptions& global, bool json) {
       std::printf("  tools (%zu): %s\n", s.tools.size(), line.empty() ? "(none)" : line.c_str());
     }
   }
-  return kExitOk;
+  return OkStatus();
 }
 
 }  // namespace
 
-void RegisterMcpCommands(CLI::App& app, GlobalOptions& global, int* exit_code) {
+void RegisterMcpCommands(CLI::App& app, const GlobalOptions& global, CommandOutcome& result) {
   CLI::App* mcp = app.add_subcommand("mcp", "Inspect the configured MCP servers ([mcp_servers])");
   mcp->require_subcommand(1);
   static bool json = false;
   CLI::App* list =
       mcp->add_subcommand("list", "Start each configured server and show its state and tools");
   list->add_flag("--json", json, "Print JSON");
-  list->callback([&global, exit_code] { *exit_code = RunList(global, json); });
+  list->callback([&global, &result] { result.Set(RunList(global, json)); });
 }
 
 }  // namespace codex::cli

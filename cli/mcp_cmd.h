@@ -3,10 +3,13 @@
 // the error of a failed one and the tools a ready one offers.
 #pragma once
 
-#include "cli/commands.h"
+#include <CLI/CLI.hpp>
+
+#include "cli/exit_codes.h"
+#include "cli/global_options.h"
 
 namespace codex::cli {
 
-void RegisterMcpCommands(CLI::App& app, GlobalOptions& global, int* exit_code);
+void RegisterMcpCommands(CLI::App& app, const GlobalOptions& global, CommandOutcome& result);
 
 }  // namespace codex::cli

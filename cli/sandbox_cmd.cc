@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
+#include "cli/config_overrides.h"
 #include "cli/exit_codes.h"
 #include "core/config.h"
 #include "core/sandboxed_runner.h"
@@ -23,7 +23,7 @@ struct SandboxArgs {
 };
 
 // `--explain`: which layers hold the command in this mode here, and why.
-int Explain(const core::CommandSpec& spec, const sandbox::Confinement& c) {
+void Explain(const core::CommandSpec& spec, const sandbox::Confinement& c) {
   const char* mode = spec.sandbox.mode == core::SandboxMode::kReadOnly ? "read-only"
                      : spec.sandbox.mode == core::SandboxMode::kWorkspaceWrite
                          ? "workspace-write"
@@ -39,67 +39,67 @@ int Explain(const core::CommandSpec& spec, const sandbox::Confinement& c) {
   for (const std::string& path : c.protected_paths()) {
     std::printf("read-only:    %s\n", path.c_str());
   }
-  return kExitOk;
 }
 
-int RunSandbox(const GlobalOptions& global, const SandboxArgs& args) {
+// The command's own exit status once it runs (it replaces this process), so
+// a failure before that is a Status and a command that cannot start is
+// 127/126 as in a shell.
+Result<int> RunSandbox(const GlobalOptions& global, const SandboxArgs& args) {
   auto mode = core::ParseSandboxMode(args.mode.empty() ? "workspace-write" : args.mode);
   if (!mode) {
-    return ReportError(
-        InvalidArgumentError("unknown sandbox mode '" + args.mode +
-                             "'; use read-only, workspace-write or danger-full-access"));
+    return InvalidArgumentError("unknown sandbox mode '" + args.mode +
+                                "'; use read-only, workspace-write or danger-full-access");
   }
   if (args.command.empty() && !args.explain) {
-    return ReportError(
-        InvalidArgumentError("no command given; usage: codex sandbox [-s MODE] -- CMD [ARGS...]"));
+    return InvalidArgumentError(
+        "no command given; usage: codex sandbox [-s MODE] -- CMD [ARGS...]");
   }
   if (args.network && *mode != core::SandboxMode::kWorkspaceWrite) {
-    return ReportError(InvalidArgumentError(
+    return InvalidArgumentError(
         "--network only applies to workspace-write (read-only never has network access, "
-        "danger-full-access always has)"));
+        "danger-full-access always has)");
   }
   if (!args.add_dirs.empty() && *mode != core::SandboxMode::kWorkspaceWrite) {
-    return ReportError(
-        InvalidArgumentError("--add-dir only applies to workspace-write; add -s workspace-write"));
+    return InvalidArgumentError(
+        "--add-dir only applies to workspace-write; add -s workspace-write");
   }
 
   // config.toml (with -c / -p) as for the model's commands:
   // [shell_environment_policy] shapes the environment and, in workspace-write,
   // [sandbox_workspace_write] adds writable roots and network access.
-  core::ConfigOverrides overrides;
-  overrides.dash_c = global.dash_c;
-  if (!global.profile.empty()) overrides.profile = global.profile;
-  overrides.strict = global.strict_config;
+  core::ConfigOverrides overrides = GlobalOverrides(global);
   if (!args.cwd.empty()) overrides.cwd = args.cwd;
   overrides.sandbox_mode = *mode;
   overrides.add_dirs = args.add_dirs;
-  auto config = core::LoadConfig(core::DefaultCodexHome(), overrides);
-  if (!config.ok()) return ReportError(config.status());
-  for (const std::string& w : config->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  ASSIGN_OR_RETURN(const core::Config config,
+                   core::LoadConfig(core::DefaultCodexHome(), overrides));
+  for (const std::string& w : config.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
 
   core::CommandSpec spec;
   spec.argv = args.command.empty() ? std::vector<std::string>{"true"} : args.command;
-  spec.cwd = config->cwd;
+  spec.cwd = config.cwd;
   spec.sandbox.mode = *mode;
-  spec.env_policy = config->shell_environment_policy;
+  spec.env_policy = config.shell_environment_policy;
   if (*mode == core::SandboxMode::kWorkspaceWrite) {
-    spec.sandbox.writable_roots = config->writable_roots;
-    spec.sandbox.network = args.network || config->sandbox_network_access;
+    spec.sandbox.writable_roots = config.writable_roots;
+    spec.sandbox.network = args.network || config.sandbox_network_access;
   }
-  auto prepared = core::PrepareCommand(spec);
-  if (!prepared.ok()) return ReportError(prepared.status());
-  if (args.explain) return Explain(spec, *prepared->confinement);
+  ASSIGN_OR_RETURN(core::PreparedCommand prepared, core::PrepareCommand(spec));
+  if (args.explain) {
+    Explain(spec, *prepared.confinement);
+    return kExitOk;
+  }
 
   std::fflush(nullptr);
-  Status error = sandbox::ExecInPlace(prepared->options);
+  Status error = sandbox::ExecInPlace(prepared.options);
   // Only reached when the command could not be started.
-  std::fprintf(stderr, "error: %s\n", error.message().c_str());
+  PrintError(error);
   return sandbox::ExitCodeForStartError(error.code());
 }
 
 }  // namespace
 
-void RegisterSandboxCommand(CLI::App& app, GlobalOptions& global, int* exit_code) {
+void RegisterSandboxCommand(CLI::App& app, const GlobalOptions& global, CommandOutcome& result) {
   auto args = std::make_shared<SandboxArgs>();
   CLI::App* cmd = app.add_subcommand(
       "sandbox",
@@ -124,7 +124,7 @@ void RegisterSandboxCommand(CLI::App& app, GlobalOptions& global, int* exit_code
       "The environment follows [shell_environment_policy] in config.toml (by default\n"
       "secret-looking names with KEY, TOKEN, SECRET, PASSWORD, ... are not passed on).\n"
       "Example: codex sandbox -s read-only -- sh -c 'touch x'   # fails: read-only");
-  cmd->callback([&global, args, exit_code] { *exit_code = RunSandbox(global, *args); });
+  cmd->callback([&global, args, &result] { result.Set(RunSandbox(global, *args)); });
 }
 
 }  // namespace codex::cli

@@ -15,10 +15,13 @@
 // CODEX_SANDBOX_NETWORK_DISABLED=1 when the network is off.
 #pragma once
 
-#include "cli/commands.h"
+#include <CLI/CLI.hpp>
+
+#include "cli/exit_codes.h"
+#include "cli/global_options.h"
 
 namespace codex::cli {
 
-void RegisterSandboxCommand(CLI::App& app, GlobalOptions& global, int* exit_code);
+void RegisterSandboxCommand(CLI::App& app, const GlobalOptions& global, CommandOutcome& result);
 
 }  // namespace codex::cli

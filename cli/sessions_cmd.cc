@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/config_overrides.h"
 #include "cli/exit_codes.h"
 #include "cli/sessions_migrate.h"
 #include "cli/store_open.h"
@@ -133,39 +134,36 @@ struct ListArgs {
   bool json = false;
 };
 
-int RunList(const ListArgs& args) {
+Status RunList(const ListArgs& args) {
   core::ListQuery q;
-  auto scope = ScopeDir(args.all, args.cwd);
-  if (!scope.ok()) return ReportError(scope.status());
-  q.cwd = *scope;
+  ASSIGN_OR_RETURN(auto scope, ScopeDir(args.all, args.cwd));
+  q.cwd = scope;
   q.limit = args.limit;
   q.cursor = args.cursor;
   q.archived = args.archived;
-  auto store = OpenStore(/*read_only=*/true);
-  if (!store.ok()) return ReportError(store.status());
-  auto page = (*store)->ListSessions(q);
-  if (!page.ok()) return ReportError(page.status());
+  ASSIGN_OR_RETURN(auto store, OpenStore(/*read_only=*/true));
+  ASSIGN_OR_RETURN(auto page, store->ListSessions(q));
   if (args.json) {
-    for (const auto& s : page->sessions) std::cout << Dump(SessionJson(s)) << "\n";
-    if (!page->next_cursor.empty()) {
-      std::cout << Dump(Json{{"next_cursor", page->next_cursor}}) << "\n";
+    for (const auto& s : page.sessions) std::cout << Dump(SessionJson(s)) << "\n";
+    if (!page.next_cursor.empty()) {
+      std::cout << Dump(Json{{"next_cursor", page.next_cursor}}) << "\n";
     }
-    return kExitOk;
+    return OkStatus();
   }
-  if (page->sessions.empty()) {
+  if (page.sessions.empty()) {
     std::string where = q.cwd ? " in " + *q.cwd : std::string();
     std::fprintf(stderr, "no %ssessions%s%s\n", args.archived ? "archived " : "", where.c_str(),
                  q.cwd ? "; use --all to list every directory" : "");
-    return kExitOk;
+    return OkStatus();
   }
   std::printf("%-36s  %-16s  %-30s  %s\n", "ID", "UPDATED", "CWD", "TITLE");
-  for (const auto& s : page->sessions) {
+  for (const auto& s : page.sessions) {
     std::string cwd = s.cwd;
     if (cwd.size() > 30) cwd = "…" + cwd.substr(cwd.size() - 29);
     std::printf("%-36s  %-16s  %-30s  %s\n", s.id.c_str(), LocalTime(s.updated_at_ms).c_str(),
                 cwd.c_str(), Clip(Label(s), 60).c_str());
   }
-  if (!page->next_cursor.empty()) {
+  if (!page.next_cursor.empty()) {
     std::string more = "next page: codex sessions list";
     if (args.all) {
       more += " --all";
@@ -174,10 +172,10 @@ int RunList(const ListArgs& args) {
     }
     if (args.archived) more += " --archived";
     if (args.limit != 20) more += " --limit " + std::to_string(args.limit);
-    more += " --cursor " + page->next_cursor;
+    more += " --cursor " + page.next_cursor;
     std::fprintf(stderr, "%s\n", more.c_str());
   }
-  return kExitOk;
+  return OkStatus();
 }
 
 // --- sessions show -----------------------------------------------------------
@@ -328,18 +326,15 @@ ContextFill EstimateContextFill(const core::SessionInfo& session,
   return fill;
 }
 
-int RunShow(const std::string& id, bool json, bool full) {
-  auto store = OpenStore(/*read_only=*/true);
-  if (!store.ok()) return ReportError(store.status());
-  auto s = Resolve(**store, id);
-  if (!s.ok()) return ReportError(s.status());
-  auto d = (*store)->Show(s->id);
-  if (!d.ok()) return ReportError(d.status());
+Status RunShow(const std::string& id, bool json, bool full) {
+  ASSIGN_OR_RETURN(auto store, OpenStore(/*read_only=*/true));
+  ASSIGN_OR_RETURN(auto s, Resolve(*store, id));
+  ASSIGN_OR_RETURN(auto d, store->Show(s.id));
   if (json) {
     Json out;
-    out["session"] = SessionJson(d->session);
+    out["session"] = SessionJson(d.session);
     Json items = Json::array();
-    for (const auto& it : d->history) {
+    for (const auto& it : d.history) {
       Json j;
       j["id"] = it.id;
       j["parent_id"] = it.parent_id ? Json(*it.parent_id) : Json(nullptr);
@@ -353,7 +348,7 @@ int RunShow(const std::string& id, bool json, bool full) {
     }
     out["items"] = std::move(items);
     Json turns = Json::array();
-    for (const auto& t : d->turns) {
+    for (const auto& t : d.turns) {
       turns.push_back({{"turn_id", t.turn_id},
                        {"status", storage::TurnStatusName(t.status)},
                        {"error", t.error},
@@ -368,7 +363,7 @@ int RunShow(const std::string& id, bool json, bool full) {
     }
     out["turns"] = std::move(turns);
     Json events = Json::array();
-    for (const auto& e : d->events) {
+    for (const auto& e : d.events) {
       Json payload = Json::parse(e.payload_json, nullptr, false);
       events.push_back({{"id", e.id},
                         {"turn_id", e.turn_id},
@@ -378,17 +373,17 @@ int RunShow(const std::string& id, bool json, bool full) {
     }
     out["events"] = std::move(events);
     Json forks = Json::array();
-    for (const auto& f : d->forks) forks.push_back(SessionJson(f));
+    for (const auto& f : d.forks) forks.push_back(SessionJson(f));
     out["forks"] = std::move(forks);
-    const ContextFill fill = EstimateContextFill(d->session, d->history);
+    const ContextFill fill = EstimateContextFill(d.session, d.history);
     out["context"] = {{"estimated_tokens", fill.tokens},
                       {"context_window", fill.window},
                       {"context_left_percent", fill.left_percent},
                       {"from_reported_usage", fill.reported}};
     std::cout << Dump(out) << "\n";
-    return kExitOk;
+    return OkStatus();
   }
-  const core::SessionInfo& ss = d->session;
+  const core::SessionInfo& ss = d.session;
   std::printf("session  %s%s\n", ss.id.c_str(),
               ss.name.empty() ? "" : (" (" + ss.name + ")").c_str());
   std::printf("title    %s\n", ss.title.empty() ? "(untitled)" : ss.title.c_str());
@@ -402,33 +397,33 @@ int RunShow(const std::string& id, bool json, bool full) {
                 static_cast<long long>(ss.forked_from_item.value_or(0)));
   }
   std::printf("\ntokens   %lld\n", static_cast<long long>(ss.tokens_used));
-  const ContextFill fill = EstimateContextFill(ss, d->history);
+  const ContextFill fill = EstimateContextFill(ss, d.history);
   std::printf(
       "context  ~%lld tokens in the model's view (%s), %d%% of the %lld-token window "
       "left\n",
       static_cast<long long>(fill.tokens),
       fill.reported ? "the server's last count plus what came after" : "estimated",
       fill.left_percent, static_cast<long long>(fill.window));
-  for (const auto& f : d->forks) {
+  for (const auto& f : d.forks) {
     std::printf("fork     %s  %s\n", f.id.c_str(), Clip(Label(f), 60).c_str());
   }
-  const std::vector<size_t> starts = storage::TurnStartIndexes(d->history);
+  const std::vector<size_t> starts = storage::TurnStartIndexes(d.history);
   size_t next_start = 0;
   std::printf("\n");
-  for (size_t i = 0; i < d->history.size(); ++i) {
+  for (size_t i = 0; i < d.history.size(); ++i) {
     if (next_start < starts.size() && starts[next_start] == i) {
       std::printf("%s── turn %zu ──\n", i == 0 ? "" : "\n", ++next_start);
     }
-    PrintItem(d->history[i], full);
-    if (auto n = storage::CheckpointReplacementItems(d->history[i].item); n && *n > 0) {
+    PrintItem(d.history[i], full);
+    if (auto n = storage::CheckpointReplacementItems(d.history[i].item); n && *n > 0) {
       std::printf("    (the next %lld items are the compacted history)\n",
                   static_cast<long long>(*n));
     }
   }
-  if (!d->turns.empty()) {
+  if (!d.turns.empty()) {
     std::printf("\nusage per turn:\n");
     int n = 0;
-    for (const auto& t : d->turns) {
+    for (const auto& t : d.turns) {
       std::printf(
           "  %2d. %-11s input %lld (cached %lld), output %lld (reasoning %lld), total %lld%s\n",
           ++n, std::string(storage::TurnStatusName(t.status)).c_str(),
@@ -440,16 +435,16 @@ int RunShow(const std::string& id, bool json, bool full) {
           t.error.empty() ? "" : ("  error: " + Clip(t.error, 80)).c_str());
     }
   }
-  if (!d->events.empty()) {
+  if (!d.events.empty()) {
     std::map<std::string, int> counts;
-    for (const auto& e : d->events) ++counts[e.type];
+    for (const auto& e : d.events) ++counts[e.type];
     std::string list;
     for (const auto& [type, count] : counts) {
       list += (list.empty() ? "" : ", ") + type + " ×" + std::to_string(count);
     }
     std::printf("\nevents: %s\n", list.c_str());
   }
-  return kExitOk;
+  return OkStatus();
 }
 
 // --- tree, search, rm, archive, rename, purge, fork --------------------------
@@ -465,25 +460,22 @@ int ForkTurn(SessionDatabase& store, const core::SessionInfo& fork) {
   return static_cast<int>(storage::TurnStartIndexes(*chain).size());
 }
 
-int RunTree(const std::string& id, bool json) {
-  auto store = OpenStore(/*read_only=*/true);
-  if (!store.ok()) return ReportError(store.status());
-  auto s = Resolve(**store, id);
-  if (!s.ok()) return ReportError(s.status());
-  auto tree = (*store)->Tree(s->id);
-  if (!tree.ok()) return ReportError(tree.status());
-  const auto& nodes = *tree;
+Status RunTree(const std::string& id, bool json) {
+  ASSIGN_OR_RETURN(auto store, OpenStore(/*read_only=*/true));
+  ASSIGN_OR_RETURN(auto s, Resolve(*store, id));
+  ASSIGN_OR_RETURN(auto tree, store->Tree(s.id));
+  const auto& nodes = tree;
   // last[d]: whether the newest node at depth d is the last of its siblings,
   // which decides "└─" against "├─" and whether "│" continues below it.
   std::vector<bool> last;
   for (size_t n = 0; n < nodes.size(); ++n) {
     const auto& node = nodes[n];
-    const int fork_turn = node.depth > 0 ? ForkTurn(**store, node.session) : 0;
+    const int fork_turn = node.depth > 0 ? ForkTurn(*store, node.session) : 0;
     if (json) {
       Json j = SessionJson(node.session);
       j["depth"] = node.depth;
       j["fork_turn"] = node.depth > 0 ? Json(fork_turn) : Json(nullptr);
-      j["current"] = node.session.id == s->id;
+      j["current"] = node.session.id == s.id;
       std::cout << Dump(j) << "\n";
       continue;
     }
@@ -504,11 +496,11 @@ int RunTree(const std::string& id, bool json) {
       where = fork_turn == 0 ? "  (forked before turn 1)"
                              : "  (forked after turn " + std::to_string(fork_turn) + ")";
     }
-    std::printf("%s%s %s  %s  %s%s\n", indent.c_str(), node.session.id == s->id ? "*" : " ",
+    std::printf("%s%s %s  %s  %s%s\n", indent.c_str(), node.session.id == s.id ? "*" : " ",
                 node.session.id.c_str(), LocalTime(node.session.updated_at_ms).c_str(),
                 Clip(Label(node.session), 60).c_str(), where.c_str());
   }
-  return kExitOk;
+  return OkStatus();
 }
 
 struct SearchArgs {
@@ -519,18 +511,15 @@ struct SearchArgs {
   std::string cwd;
 };
 
-int RunSearch(const SearchArgs& args) {
+Status RunSearch(const SearchArgs& args) {
   storage::SearchQuery q;
   for (const auto& w : args.words) q.text += (q.text.empty() ? "" : " ") + w;
   q.limit = args.limit;
-  auto scope = ScopeDir(args.all, args.cwd);
-  if (!scope.ok()) return ReportError(scope.status());
-  q.cwd = *scope;
-  auto store = OpenStore(/*read_only=*/true);
-  if (!store.ok()) return ReportError(store.status());
-  auto hits = (*store)->Search(q);
-  if (!hits.ok()) return ReportError(hits.status());
-  for (const auto& h : *hits) {
+  ASSIGN_OR_RETURN(auto scope, ScopeDir(args.all, args.cwd));
+  q.cwd = scope;
+  ASSIGN_OR_RETURN(auto store, OpenStore(/*read_only=*/true));
+  ASSIGN_OR_RETURN(auto hits, store->Search(q));
+  for (const auto& h : hits) {
     if (args.json) {
       Json sessions = Json::array();
       for (const auto& w : h.sessions) {
@@ -553,46 +542,37 @@ int RunSearch(const SearchArgs& args) {
     }
     std::printf("    %s: %s\n", what.c_str(), Clip(h.snippet, 160).c_str());
   }
-  if (hits->empty() && !args.json) {
+  if (hits.empty() && !args.json) {
     std::fprintf(
         stderr, "nothing matches '%s'%s\n", q.text.c_str(),
         q.cwd ? (" in sessions of " + *q.cwd + "; --all searches every directory").c_str() : "");
   }
-  return kExitOk;
+  return OkStatus();
 }
 
-int RunRemove(const std::string& id) {
-  auto store = OpenStore();
-  if (!store.ok()) return ReportError(store.status());
-  auto s = Resolve(**store, id);
-  if (!s.ok()) return ReportError(s.status());
-  auto stats = (*store)->Remove(s->id);
-  if (!stats.ok()) return ReportError(stats.status());
+Status RunRemove(const std::string& id) {
+  ASSIGN_OR_RETURN(auto store, OpenStore());
+  ASSIGN_OR_RETURN(auto s, Resolve(*store, id));
+  ASSIGN_OR_RETURN(auto stats, store->Remove(s.id));
   std::printf("removed session %s (%lld items deleted; items shared with forks kept)\n",
-              s->id.c_str(), static_cast<long long>(stats->items));
-  return kExitOk;
+              s.id.c_str(), static_cast<long long>(stats.items));
+  return OkStatus();
 }
 
-int RunArchive(const std::string& id, bool archive) {
-  auto store = OpenStore();
-  if (!store.ok()) return ReportError(store.status());
-  auto s = Resolve(**store, id);
-  if (!s.ok()) return ReportError(s.status());
-  Status st = archive ? (*store)->Archive(s->id) : (*store)->Unarchive(s->id);
-  if (!st.ok()) return ReportError(st);
-  std::printf("%s session %s\n", archive ? "archived" : "unarchived", s->id.c_str());
-  return kExitOk;
+Status RunArchive(const std::string& id, bool archive) {
+  ASSIGN_OR_RETURN(auto store, OpenStore());
+  ASSIGN_OR_RETURN(auto s, Resolve(*store, id));
+  RETURN_IF_ERROR(archive ? store->Archive(s.id) : store->Unarchive(s.id));
+  std::printf("%s session %s\n", archive ? "archived" : "unarchived", s.id.c_str());
+  return OkStatus();
 }
 
-int RunRename(const std::string& id, const std::string& name) {
-  auto store = OpenStore();
-  if (!store.ok()) return ReportError(store.status());
-  auto s = Resolve(**store, id);
-  if (!s.ok()) return ReportError(s.status());
-  Status st = (*store)->Rename(s->id, name);
-  if (!st.ok()) return ReportError(st);
-  std::printf("renamed session %s to '%s'\n", s->id.c_str(), name.c_str());
-  return kExitOk;
+Status RunRename(const std::string& id, const std::string& name) {
+  ASSIGN_OR_RETURN(auto store, OpenStore());
+  ASSIGN_OR_RETURN(auto s, Resolve(*store, id));
+  RETURN_IF_ERROR(store->Rename(s.id, name));
+  std::printf("renamed session %s to '%s'\n", s.id.c_str(), name.c_str());
+  return OkStatus();
 }
 
 // "30d", "12h", "90m", "2w", "45s" -> milliseconds.
@@ -624,64 +604,58 @@ struct PurgeArgs {
   std::string cwd;
 };
 
-int RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
+Status RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
   int64_t age_ms = 0;
   if (!args.older_than.empty()) {
-    auto age = ParseAge(args.older_than);
-    if (!age.ok()) return ReportError(age.status());
-    age_ms = *age;
+    ASSIGN_OR_RETURN(auto age, ParseAge(args.older_than));
+    age_ms = age;
   } else {
-    core::ConfigOverrides overrides;
-    overrides.dash_c = global.dash_c;
-    auto config = core::LoadConfig(core::DefaultCodexHome(), overrides);
-    if (!config.ok()) return ReportError(config.status());
-    if (!config->history_retention_days) {
-      return ReportError(InvalidArgumentError(
-          "purge needs --older-than AGE (e.g. 30d) or [history] retention_days in config.toml"));
+    ASSIGN_OR_RETURN(auto config,
+                     core::LoadConfig(core::DefaultCodexHome(), GlobalOverrides(global)));
+    if (!config.history_retention_days) {
+      return InvalidArgumentError(
+          "purge needs --older-than AGE (e.g. 30d) or [history] retention_days in config.toml");
     }
-    if (*config->history_retention_days < 0) {
-      return ReportError(InvalidArgumentError("[history] retention_days must not be negative"));
+    if (*config.history_retention_days < 0) {
+      return InvalidArgumentError("[history] retention_days must not be negative");
     }
-    age_ms = int64_t{*config->history_retention_days} * 86'400'000;
+    age_ms = int64_t{*config.history_retention_days} * 86'400'000;
   }
   storage::PurgeQuery q;
-  auto scope = ScopeDir(args.all, args.cwd);
-  if (!scope.ok()) return ReportError(scope.status());
-  q.cwd = *scope;
+  ASSIGN_OR_RETURN(auto scope, ScopeDir(args.all, args.cwd));
+  q.cwd = scope;
   const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
   q.updated_before_ms = now - age_ms;
   const std::string where = q.cwd ? " in " + *q.cwd : std::string(" in every directory");
-  auto store = OpenStore();
-  if (!store.ok()) return ReportError(store.status());
+  ASSIGN_OR_RETURN(auto store, OpenStore());
   q.dry_run = true;
-  auto candidates = (*store)->Purge(q, nullptr);
-  if (!candidates.ok()) return ReportError(candidates.status());
-  if (candidates->empty()) {
+  ASSIGN_OR_RETURN(auto candidates, store->Purge(q, nullptr));
+  if (candidates.empty()) {
     std::printf("no session%s was last updated before %s; nothing to purge\n", where.c_str(),
                 LocalTime(q.updated_before_ms).c_str());
-    return kExitOk;
+    return OkStatus();
   }
   auto list = [&](FILE* out) {
-    for (const auto& si : *candidates) {
+    for (const auto& si : candidates) {
       std::fprintf(out, "  %s  %s  %s\n", si.id.c_str(), LocalTime(si.updated_at_ms).c_str(),
                    Clip(Label(si), 60).c_str());
     }
   };
   const std::string count =
-      std::to_string(candidates->size()) + " session" + (candidates->size() == 1 ? "" : "s");
+      std::to_string(candidates.size()) + " session" + (candidates.size() == 1 ? "" : "s");
   if (args.dry_run) {
     std::printf("would remove %s%s last updated before %s:\n", count.c_str(), where.c_str(),
                 LocalTime(q.updated_before_ms).c_str());
     list(stdout);
-    return kExitOk;
+    return OkStatus();
   }
   if (!args.yes) {
     if (!isatty(STDIN_FILENO)) {
-      return ReportError(InvalidArgumentError(
+      return InvalidArgumentError(
           "purge would remove " + count + where +
-          "; pass --yes to confirm (stdin is not a terminal), or --dry-run to list them"));
+          "; pass --yes to confirm (stdin is not a terminal), or --dry-run to list them");
     }
     std::fprintf(stderr, "remove %s%s last updated before %s?\n", count.c_str(), where.c_str(),
                  LocalTime(q.updated_before_ms).c_str());
@@ -692,76 +666,68 @@ int RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
     std::getline(std::cin, answer);
     if (answer != "y" && answer != "Y" && answer != "yes") {
       std::fprintf(stderr, "nothing removed\n");
-      return kExitOk;
+      return OkStatus();
     }
   }
   q.dry_run = false;
   storage::RemoveStats stats;
-  auto removed = (*store)->Purge(q, &stats);
-  if (!removed.ok()) return ReportError(removed.status());
+  ASSIGN_OR_RETURN(auto removed, store->Purge(q, &stats));
   std::printf("purged %lld sessions (%lld items)%s last updated before %s\n",
               static_cast<long long>(stats.sessions), static_cast<long long>(stats.items),
               where.c_str(), LocalTime(q.updated_before_ms).c_str());
-  return kExitOk;
+  return OkStatus();
 }
 
-int RunFork(const std::string& id, int at_turn) {
-  auto store = OpenStore();
-  if (!store.ok()) return ReportError(store.status());
-  auto s = Resolve(**store, id);
-  if (!s.ok()) return ReportError(s.status());
+Status RunFork(const std::string& id, int at_turn) {
+  ASSIGN_OR_RETURN(auto store, OpenStore());
+  ASSIGN_OR_RETURN(auto s, Resolve(*store, id));
   std::optional<int> turn;
   if (at_turn != kNoTurn) turn = at_turn;
-  auto fork = (*store)->Fork(s->id, turn);
-  if (!fork.ok()) return ReportError(fork.status());
-  std::printf("%s\n", fork->id.c_str());
-  return kExitOk;
+  ASSIGN_OR_RETURN(auto fork, store->Fork(s.id, turn));
+  std::printf("%s\n", fork.id.c_str());
+  return OkStatus();
 }
 
-int RunExport(const std::string& id, const std::string& format, const std::string& output) {
+Status RunExport(const std::string& id, const std::string& format, const std::string& output) {
   storage::ExportFormat fmt;
   if (format == "jsonl") {
     fmt = storage::ExportFormat::kJsonl;
   } else if (format == "markdown" || format == "md") {
     fmt = storage::ExportFormat::kMarkdown;
   } else {
-    return ReportError(
-        InvalidArgumentError("unknown export format '" + format + "'; use jsonl or markdown"));
+    return InvalidArgumentError("unknown export format '" + format + "'; use jsonl or markdown");
   }
-  auto store = OpenStore(/*read_only=*/true);
-  if (!store.ok()) return ReportError(store.status());
-  auto s = Resolve(**store, id);
-  if (!s.ok()) return ReportError(s.status());
-  auto text = storage::ExportSession(**store, s->id, fmt);
-  if (!text.ok()) return ReportError(text.status());
+  ASSIGN_OR_RETURN(auto store, OpenStore(/*read_only=*/true));
+  ASSIGN_OR_RETURN(auto s, Resolve(*store, id));
+  ASSIGN_OR_RETURN(auto text, storage::ExportSession(*store, s.id, fmt));
   if (output.empty() || output == "-") {
-    std::cout << *text;
+    std::cout << text;
     std::cout.flush();
-    return std::cout ? kExitOk : ReportError(InternalError("cannot write to stdout"));
+    return std::cout ? OkStatus() : InternalError("cannot write to stdout");
   }
   std::ofstream out(output, std::ios::binary | std::ios::trunc);
-  out << *text;
+  out << text;
   out.close();
   if (!out) {
-    return ReportError(FailedPreconditionError("cannot write " + output +
-                                               "; check the directory exists and is writable"));
+    return FailedPreconditionError("cannot write " + output +
+                                   "; check the directory exists and is writable");
   }
-  std::fprintf(stderr, "exported session %s to %s\n", s->id.c_str(), output.c_str());
-  return kExitOk;
+  std::fprintf(stderr, "exported session %s to %s\n", s.id.c_str(), output.c_str());
+  return OkStatus();
 }
 
-int RunImport(const std::vector<std::string>& paths) {
-  auto files = storage::CollectRolloutFiles(paths);
-  if (!files.ok()) return ReportError(files.status());
-  if (files->empty()) {
-    return ReportError(NotFoundError("no .jsonl rollout files found under the given paths"));
+// Goes on after a file that fails (its error line printed at once); the exit
+// code is the last failure's.
+Result<int> RunImport(const std::vector<std::string>& paths) {
+  ASSIGN_OR_RETURN(auto files, storage::CollectRolloutFiles(paths));
+  if (files.empty()) {
+    return NotFoundError("no .jsonl rollout files found under the given paths");
   }
-  auto store = OpenStore();
-  if (!store.ok()) return ReportError(store.status());
+  ASSIGN_OR_RETURN(auto store, OpenStore());
   int exit = kExitOk;
   int imported = 0, skipped = 0;
-  for (const std::string& file : *files) {
-    auto outcome = storage::ImportRolloutFile(**store, file);
+  for (const std::string& file : files) {
+    auto outcome = storage::ImportRolloutFile(*store, file);
     if (!outcome.ok()) {
       exit = ReportError(outcome.status());
       continue;
@@ -776,13 +742,13 @@ int RunImport(const std::vector<std::string>& paths) {
     }
   }
   std::fprintf(stderr, "%d imported, %d already present, %d failed\n", imported, skipped,
-               static_cast<int>(files->size()) - imported - skipped);
+               static_cast<int>(files.size()) - imported - skipped);
   return exit;
 }
 
 }  // namespace
 
-void RegisterSessionsCommands(CLI::App& app, GlobalOptions& global, int* exit_code) {
+void RegisterSessionsCommands(CLI::App& app, const GlobalOptions& global, CommandOutcome& result) {
   g_global = &global;
   CLI::App* sessions = app.add_subcommand("sessions", "List, inspect and manage stored sessions");
   sessions->require_subcommand(1);
@@ -798,7 +764,7 @@ void RegisterSessionsCommands(CLI::App& app, GlobalOptions& global, int* exit_co
   list->add_flag("--archived", list_args->archived, "List archived sessions instead");
   list->add_flag("--json", list_args->json,
                  "JSON Lines: one session per line, then {\"next_cursor\"} when there is more");
-  list->callback([list_args, exit_code] { *exit_code = RunList(*list_args); });
+  list->callback([list_args, &result] { result.Set(RunList(*list_args)); });
 
   auto show_id = std::make_shared<std::string>();
   auto show_json = std::make_shared<bool>(false);
@@ -807,8 +773,8 @@ void RegisterSessionsCommands(CLI::App& app, GlobalOptions& global, int* exit_co
   show->add_option("ID", *show_id, "Session id, unique prefix or name")->required();
   show->add_flag("--json", *show_json, "One JSON document (see docs/json-output.md)");
   show->add_flag("--full", *show_full, "Print tool outputs and messages whole, not cut");
-  show->callback([show_id, show_json, show_full, exit_code] {
-    *exit_code = RunShow(*show_id, *show_json, *show_full);
+  show->callback([show_id, show_json, show_full, &result] {
+    result.Set(RunShow(*show_id, *show_json, *show_full));
   });
 
   auto tree_id = std::make_shared<std::string>();
@@ -816,7 +782,7 @@ void RegisterSessionsCommands(CLI::App& app, GlobalOptions& global, int* exit_co
   CLI::App* tree = sessions->add_subcommand("tree", "Show the fork tree a session belongs to");
   tree->add_option("ID", *tree_id, "Session id, unique prefix or name")->required();
   tree->add_flag("--json", *tree_json, "JSON Lines: one session per line, parents first");
-  tree->callback([tree_id, tree_json, exit_code] { *exit_code = RunTree(*tree_id, *tree_json); });
+  tree->callback([tree_id, tree_json, &result] { result.Set(RunTree(*tree_id, *tree_json)); });
 
   auto search_args = std::make_shared<SearchArgs>();
   CLI::App* search = sessions->add_subcommand(
@@ -832,31 +798,30 @@ void RegisterSessionsCommands(CLI::App& app, GlobalOptions& global, int* exit_co
   search->add_option("--limit", search_args->limit, "Matching items to show (default 20)")
       ->check(CLI::Range(1, 10'000));
   search->add_flag("--json", search_args->json, "JSON Lines: one matching item per line");
-  search->callback([search_args, exit_code] { *exit_code = RunSearch(*search_args); });
+  search->callback([search_args, &result] { result.Set(RunSearch(*search_args)); });
 
   auto rm_id = std::make_shared<std::string>();
   CLI::App* rm = sessions->add_subcommand("rm", "Delete a session (items shared with forks stay)");
   rm->add_option("ID", *rm_id, "Session id, unique prefix or name")->required();
-  rm->callback([rm_id, exit_code] { *exit_code = RunRemove(*rm_id); });
+  rm->callback([rm_id, &result] { result.Set(RunRemove(*rm_id)); });
 
   auto archive_id = std::make_shared<std::string>();
   CLI::App* archive = sessions->add_subcommand("archive", "Hide a session from lists and --last");
   archive->add_option("ID", *archive_id, "Session id, unique prefix or name")->required();
-  archive->callback([archive_id, exit_code] { *exit_code = RunArchive(*archive_id, true); });
+  archive->callback([archive_id, &result] { result.Set(RunArchive(*archive_id, true)); });
 
   auto unarchive_id = std::make_shared<std::string>();
   CLI::App* unarchive = sessions->add_subcommand("unarchive", "Bring an archived session back");
   unarchive->add_option("ID", *unarchive_id, "Session id, unique prefix or name")->required();
-  unarchive->callback([unarchive_id, exit_code] { *exit_code = RunArchive(*unarchive_id, false); });
+  unarchive->callback([unarchive_id, &result] { result.Set(RunArchive(*unarchive_id, false)); });
 
   auto rename_args = std::make_shared<std::pair<std::string, std::string>>();
   CLI::App* rename =
       sessions->add_subcommand("rename", "Name a session (usable instead of its id)");
   rename->add_option("ID", rename_args->first, "Session id, unique prefix or name")->required();
   rename->add_option("NAME", rename_args->second, "The new name (\"\" clears it)")->required();
-  rename->callback([rename_args, exit_code] {
-    *exit_code = RunRename(rename_args->first, rename_args->second);
-  });
+  rename->callback(
+      [rename_args, &result] { result.Set(RunRename(rename_args->first, rename_args->second)); });
 
   auto purge_args = std::make_shared<PurgeArgs>();
   CLI::App* purge = sessions->add_subcommand(
@@ -870,7 +835,7 @@ void RegisterSessionsCommands(CLI::App& app, GlobalOptions& global, int* exit_co
   auto* purge_all = purge->add_flag("--all", purge_args->all, "Every directory");
   purge->add_option("--cwd", purge_args->cwd, "Sessions started in DIR (default: current)")
       ->excludes(purge_all);
-  purge->callback([&global, purge_args, exit_code] { *exit_code = RunPurge(global, *purge_args); });
+  purge->callback([&global, purge_args, &result] { result.Set(RunPurge(global, *purge_args)); });
 
   struct ExportArgs {
     std::string id;
@@ -883,17 +848,17 @@ void RegisterSessionsCommands(CLI::App& app, GlobalOptions& global, int* exit_co
   exp->add_option("ID", export_args->id, "Session id, unique prefix or name")->required();
   exp->add_option("--format", export_args->format, "jsonl (Codex rollout, default) or markdown");
   exp->add_option("-o,--output", export_args->output, "Write to FILE instead of stdout");
-  exp->callback([export_args, exit_code] {
-    *exit_code = RunExport(export_args->id, export_args->format, export_args->output);
+  exp->callback([export_args, &result] {
+    result.Set(RunExport(export_args->id, export_args->format, export_args->output));
   });
 
   auto import_paths = std::make_shared<std::vector<std::string>>();
   CLI::App* imp = sessions->add_subcommand(
       "import", "Import Codex rollout files (directories are searched for *.jsonl)");
   imp->add_option("PATH", *import_paths, "Rollout files or directories")->required();
-  imp->callback([import_paths, exit_code] { *exit_code = RunImport(*import_paths); });
+  imp->callback([import_paths, &result] { result.Set(RunImport(*import_paths)); });
 
-  AddSessionsMigrateCommand(sessions, global, exit_code);
+  AddSessionsMigrateCommand(sessions, global, result);
 
   auto fork_id = std::make_shared<std::string>();
   auto fork_turn = std::make_shared<int>(kNoTurn);
@@ -901,7 +866,7 @@ void RegisterSessionsCommands(CLI::App& app, GlobalOptions& global, int* exit_co
   fork->add_option("ID", *fork_id, "Session id, unique prefix or name")->required();
   fork->add_option("--at-turn", *fork_turn,
                    "Branch after turn N (1 to the session's turn count) instead of the head");
-  fork->callback([fork_id, fork_turn, exit_code] { *exit_code = RunFork(*fork_id, *fork_turn); });
+  fork->callback([fork_id, fork_turn, &result] { result.Set(RunFork(*fork_id, *fork_turn)); });
 }
 
 }  // namespace codex::cli

@@ -17,10 +17,13 @@
 // Errors: one "error: ..." line on stderr and the exit codes of exit_codes.h.
 #pragma once
 
-#include "cli/commands.h"
+#include <CLI/CLI.hpp>
+
+#include "cli/exit_codes.h"
+#include "cli/global_options.h"
 
 namespace codex::cli {
 
-void RegisterSessionsCommands(CLI::App& app, GlobalOptions& global, int* exit_code);
+void RegisterSessionsCommands(CLI::App& app, const GlobalOptions& global, CommandOutcome& result);
 
 }  // namespace codex::cli

@@ -260,6 +260,44 @@ TEST_CASE("sessions export and import round-trip through files") {
   CHECK(r.exit_code == 4);
 }
 
+TEST_CASE("sessions purge reads -p and --strict-config as every command does") {
+  TempDir home;
+  TempDir work;
+  Seed(home, work.path(), 2, "old");
+  {
+    // Both were last touched in 2023.
+    SQLite::Database db(home.File("sessions.db"), SQLite::OPEN_READWRITE);
+    db.exec("UPDATE sessions SET updated_at_ms = created_at_ms");
+  }
+  { std::ofstream(home.File("config.toml")) << "[profiles.tidy.history]\nretention_days = 30\n"; }
+  // Without the profile there is no retention_days.
+  Run r = Codex(home, work.path(), {"sessions", "purge", "--dry-run"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("retention_days") != std::string::npos);
+  // With it, before or after the subcommand, the profile's [history] applies.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"-p", "tidy", "sessions", "purge", "--dry-run"},
+        std::vector<std::string>{"sessions", "purge", "--dry-run", "--profile", "tidy"}}) {
+    r = Codex(home, work.path(), args);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.rfind("would remove 2 sessions in " + work.path(), 0) == 0);
+  }
+  // An unknown profile is one error, and nothing is removed.
+  r = Codex(home, work.path(), {"-p", "nosuch", "sessions", "purge", "--yes"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("error: config: profile 'nosuch' is not defined", 0) == 0);
+  // --strict-config: an unsupported key stops the purge before anything is removed.
+  {
+    std::ofstream(home.File("config.toml")) << "no_such_key = 1\n[history]\nretention_days = 30\n";
+  }
+  r = Codex(home, work.path(), {"--strict-config", "sessions", "purge", "--yes"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("error: config key 'no_such_key' is not supported (--strict-config)", 0) == 0);
+  r = Codex(home, work.path(), {"sessions", "list", "--json"});
+  CHECK(Lines(r.out).size() == 2);
+}
+
 TEST_CASE("sessions purge takes an age or [history] retention_days") {
   TempDir home;
   TempDir work;

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "cli/exit_codes.h"
+#include "cli/config_overrides.h"
 #include "cli/store_open.h"
 #include "core/config.h"
 #include "core/store_location.h"
@@ -30,40 +30,31 @@ std::string CountsLine(const storage::StoreCounts& c) {
          std::to_string(c.turns) + " turns, " + std::to_string(c.events) + " events";
 }
 
-int RunMigrate(const GlobalOptions& global, const MigrateArgs& args) {
-  core::ConfigOverrides overrides;
-  overrides.dash_c = global.dash_c;
-  if (!global.profile.empty()) overrides.profile = global.profile;
-  overrides.strict = global.strict_config;
+Status RunMigrate(const GlobalOptions& global, const MigrateArgs& args) {
+  const core::ConfigOverrides overrides = GlobalOverrides(global);
   const std::string home = core::DefaultCodexHome();
-  auto config = core::LoadConfig(home, overrides);
-  if (!config.ok()) return ReportError(config.status());
-  auto to = core::ParseStoreLocation(args.to, home, "--to");
-  if (!to.ok()) return ReportError(to.status());
-  core::StoreLocation from_location = config->session_store;
+  ASSIGN_OR_RETURN(auto config, core::LoadConfig(home, overrides));
+  ASSIGN_OR_RETURN(auto to, core::ParseStoreLocation(args.to, home, "--to"));
+  core::StoreLocation from_location = config.session_store;
   if (!args.from.empty()) {
-    auto from = core::ParseStoreLocation(args.from, home, "--from");
-    if (!from.ok()) return ReportError(from.status());
-    from_location = *from;
+    ASSIGN_OR_RETURN(auto from, core::ParseStoreLocation(args.from, home, "--from"));
+    from_location = from;
   }
-  if (SameLocation(from_location, *to)) {
-    return ReportError(InvalidArgumentError("--to names the store sessions are read from (" +
-                                            core::DescribeStoreLocation(*to) +
-                                            "); give another database or file"));
+  if (SameLocation(from_location, to)) {
+    return InvalidArgumentError("--to names the store sessions are read from (" +
+                                core::DescribeStoreLocation(to) +
+                                "); give another database or file");
   }
   const std::string from_name = core::DescribeStoreLocation(from_location);
-  const std::string to_name = core::DescribeStoreLocation(*to);
-  auto source = OpenCliStore(from_location, /*read_only=*/true);
-  if (!source.ok()) return ReportError(source.status());
-  auto dest = OpenCliStore(*to);
-  if (!dest.ok()) return ReportError(dest.status());
-  if ((*dest)->read_only()) {
-    return ReportError(
-        FailedPreconditionError("cannot write to " + to_name + "; check its permissions"));
+  const std::string to_name = core::DescribeStoreLocation(to);
+  ASSIGN_OR_RETURN(auto source, OpenCliStore(from_location, /*read_only=*/true));
+  ASSIGN_OR_RETURN(auto dest, OpenCliStore(to));
+  if (dest->read_only()) {
+    return FailedPreconditionError("cannot write to " + to_name + "; check its permissions");
   }
   std::fprintf(stderr, "copying sessions from %s to %s\n", from_name.c_str(), to_name.c_str());
   const bool tty = isatty(STDERR_FILENO) != 0;
-  auto stats = storage::CopyAllSessions(**source, **dest, [tty](int64_t done, int64_t total) {
+  auto stats = storage::CopyAllSessions(*source, *dest, [tty](int64_t done, int64_t total) {
     if (tty) {
       std::fprintf(stderr, "\r%lld/%lld sessions", static_cast<long long>(done),
                    static_cast<long long>(total));
@@ -72,25 +63,25 @@ int RunMigrate(const GlobalOptions& global, const MigrateArgs& args) {
     }
   });
   if (!stats.ok()) {
-    return ReportError(Status(stats.status().code(),
-                              "migrating to " + to_name + " stopped: " + stats.status().message() +
-                                  "; what was copied stays, run the same command again to finish"));
+    return Status(stats.status().code(),
+                  "migrating to " + to_name + " stopped: " + stats.status().message() +
+                      "; what was copied stays, run the same command again to finish");
   }
   storage::StoreCounts from_counts;
   storage::StoreCounts to_counts;
-  Status verified = storage::VerifyCopy(**source, **dest, &from_counts, &to_counts);
-  if (!verified.ok()) return ReportError(verified);
+  RETURN_IF_ERROR(storage::VerifyCopy(*source, *dest, &from_counts, &to_counts));
   std::printf("migrated %lld sessions (%lld already there) from %s to %s\n",
               static_cast<long long>(stats->copied), static_cast<long long>(stats->present),
               from_name.c_str(), to_name.c_str());
   std::printf("verified: source %s; destination %s\n", CountsLine(from_counts).c_str(),
               CountsLine(to_counts).c_str());
-  return kExitOk;
+  return OkStatus();
 }
 
 }  // namespace
 
-void AddSessionsMigrateCommand(CLI::App* sessions, GlobalOptions& global, int* exit_code) {
+void AddSessionsMigrateCommand(CLI::App* sessions, const GlobalOptions& global,
+                               CommandOutcome& result) {
   auto args = std::make_shared<MigrateArgs>();
   CLI::App* migrate = sessions->add_subcommand(
       "migrate",
@@ -102,7 +93,7 @@ void AddSessionsMigrateCommand(CLI::App* sessions, GlobalOptions& global, int* e
       ->required();
   migrate->add_option("--from", args->from,
                       "The store to copy from (default: the configured session_store)");
-  migrate->callback([&global, args, exit_code] { *exit_code = RunMigrate(global, *args); });
+  migrate->callback([&global, args, &result] { result.Set(RunMigrate(global, *args)); });
 }
 
 }  // namespace codex::cli

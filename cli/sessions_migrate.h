@@ -5,10 +5,12 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/global_options.h"
 
 namespace codex::cli {
 
-void AddSessionsMigrateCommand(CLI::App* sessions, GlobalOptions& global, int* exit_code);
+void AddSessionsMigrateCommand(CLI::App* sessions, const GlobalOptions& global,
+                               CommandOutcome& result);
 
 }  // namespace codex::cli

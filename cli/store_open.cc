@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli/config_overrides.h"
 #include "storage/open_database.h"
 
 namespace codex::cli {
@@ -29,10 +30,7 @@ Result<std::unique_ptr<storage::SessionDatabase>> OpenCliStore(const core::Store
 
 Result<std::unique_ptr<storage::SessionDatabase>> OpenConfiguredStore(const GlobalOptions& global,
                                                                       bool read_only) {
-  core::ConfigOverrides overrides;
-  overrides.dash_c = global.dash_c;
-  if (!global.profile.empty()) overrides.profile = global.profile;
-  overrides.strict = global.strict_config;
+  const core::ConfigOverrides overrides = GlobalOverrides(global);
   ASSIGN_OR_RETURN(core::Config config, core::LoadConfig(core::DefaultCodexHome(), overrides));
   return OpenCliStore(config.session_store, read_only);
 }

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "base/status.h"
-#include "cli/commands.h"
+#include "cli/global_options.h"
 #include "core/config.h"
 #include "core/store_location.h"
 #include "storage/session_database.h"

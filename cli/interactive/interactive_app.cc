@@ -31,6 +31,7 @@
 #include "cli/interrupt.h"
 #include "cli/notify.h"
 #include "cli/progress_printer.h"
+#include "cli/session_resolution.h"
 #include "core/sandboxed_runner.h"
 #include "core/tool_router.h"
 #include "core/transcript.h"

@@ -14,8 +14,8 @@
 
 #include <string>
 
-#include "cli/commands.h"
 #include "cli/engine.h"
+#include "cli/global_options.h"
 
 namespace codex::cli {
 

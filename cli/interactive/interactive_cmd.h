@@ -3,7 +3,7 @@
 // `codex resume [ID|--last] [--all] [PROMPT]`.
 #pragma once
 
-#include "cli/commands.h"
+#include "cli/global_options.h"
 
 namespace codex::cli {
 

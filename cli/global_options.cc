@@ -1,0 +1,16 @@
+#include "cli/global_options.h"
+
+namespace codex::cli {
+
+void AddGlobalOptions(CLI::App& app, GlobalOptions& global) {
+  app.add_option("-c,--config", global.dash_c,
+                 "Override a config.toml value: key=value (value parsed as TOML)")
+      ->take_all()
+      ->allow_extra_args(false);  // one key=value each, so `codex -c k=v PROMPT` keeps its prompt
+  app.add_option("-p,--profile", global.profile,
+                 "Apply [profiles.NAME] of config.toml (or $CODEX_HOME/NAME.config.toml)");
+  app.add_flag("--strict-config", global.strict_config,
+               "Make unsupported config.toml keys an error instead of a warning");
+}
+
+}  // namespace codex::cli
