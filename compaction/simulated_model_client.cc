@@ -99,6 +99,7 @@ Result<core::ModelResponse> SimulatedModelClient::Stream(std::string_view reques
   }
   if (trigger) {
     ++stats_.inline_requests;
+    compacted_ = true;
     const int64_t n = next_summary_++;
     Json compaction = {{"type", "compaction"},
                        {"id", "cmp_sim_" + std::to_string(n)},
@@ -107,17 +108,18 @@ Result<core::ModelResponse> SimulatedModelClient::Stream(std::string_view reques
     response.items.push_back(std::move(item));
   } else if (!input.empty() && core::MessageText(input.back()) == kCompactionPrompt) {
     ++stats_.summary_requests;
+    compacted_ = true;
     response.items.push_back(core::AssistantMessage(
         Filler("Summary " + std::to_string(next_summary_++) + ": ", summary_bytes_)));
-  } else if (next_reply_ == NextReply::kToolCall) {
-    Json call = {{"type", "function_call"},
-                 {"name", "shell"},
-                 {"arguments", R"({"command":["cat","build.log"]})"},
-                 {"call_id", "call_" + std::to_string(next_call_++)}};
-    ASSIGN_OR_RETURN(core::Item item, core::DecodeItem(call.dump()));
-    response.items.push_back(std::move(item));
   } else {
-    response.items.push_back(core::AssistantMessage("Done: the build passes now."));
+    last_task_request_.assign(request_body);
+    if (compacted_) {
+      stats_.largest_request_after_compaction_bytes = std::max(
+          stats_.largest_request_after_compaction_bytes, static_cast<int64_t>(request_body.size()));
+      compacted_ = false;
+    }
+    ASSIGN_OR_RETURN(core::Item item, NextTaskItem());
+    response.items.push_back(std::move(item));
   }
 
   core::TokenUsage usage;
@@ -129,6 +131,32 @@ Result<core::ModelResponse> SimulatedModelClient::Stream(std::string_view reques
   usage.total_tokens = usage.input_tokens + usage.output_tokens;
   response.usage = usage;
   return response;
+}
+
+Result<core::Item> SimulatedModelClient::NextTaskItem() {
+  const int step = task_steps_++;
+  Json item;
+  if (step == 0) {
+    item = {{"type", "function_call"},
+            {"name", "update_plan"},
+            {"arguments", R"({"plan":[{"step":"read build.log","status":"in_progress"},)"
+                          R"({"step":"fix src/parser.cc","status":"pending"}]})"},
+            {"call_id", "call_plan"}};
+  } else if (step == 1) {
+    item = {{"type", "custom_tool_call"},
+            {"name", "apply_patch"},
+            {"input",
+             "*** Begin Patch\n*** Update File: src/parser.cc\n@@\n-old\n+new\n*** End Patch\n"},
+            {"call_id", "call_patch"}};
+  } else if (step - 2 < shell_calls_) {
+    item = {{"type", "function_call"},
+            {"name", "shell"},
+            {"arguments", R"({"command":["cat","build.log"]})"},
+            {"call_id", "call_" + std::to_string(next_call_++)}};
+  } else {
+    return core::AssistantMessage("Done: the build passes now.");
+  }
+  return core::DecodeItem(item.dump());
 }
 
 Result<std::string> SimulatedModelClient::Compact(std::string_view request_body,
@@ -150,6 +178,7 @@ Result<std::string> SimulatedModelClient::Compact(std::string_view request_body,
   }
   Json output = Json::array();
   for (auto it = kept.rbegin(); it != kept.rend(); ++it) output.push_back(Json::parse((*it)->body));
+  compacted_ = true;
   const int64_t n = next_summary_++;
   output.push_back({{"type", "compaction"},
                     {"id", "cmp_sim_" + std::to_string(n)},

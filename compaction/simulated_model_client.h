@@ -11,9 +11,11 @@
 //    answers one `compaction` item whose encrypted_content is
 //    `summary_bytes` long (or, with set_inline_supported(false), fails like a
 //    server that does not know the item type: kInvalidArgument, HTTP 400);
-//  - any other /responses request answers what the driver chose with
-//    set_next_reply(): a shell function_call (call ids call_1, call_2, ...)
-//    or a final assistant message;
+//  - any other /responses request is the model working on its task (the
+//    n-th such request gets the n-th step): an update_plan call, an
+//    apply_patch call editing src/parser.cc, then set_shell_calls() shell
+//    calls `cat build.log` (call ids call_1, call_2, ...), then a final
+//    assistant message (every later request gets one too);
 //  - /responses/compact answers a CompactResource with the most recent real
 //    user messages of the input (up to 2,000 tokens) and a `compaction` item
 //    whose encrypted_content is `summary_bytes` long.
@@ -30,8 +32,6 @@
 
 namespace codex::compaction::sim {
 
-enum class NextReply { kToolCall, kFinalMessage };
-
 struct SimulationStats {
   int64_t requests = 0;           // every POST, rejected ones included
   int64_t summary_requests = 0;   // local compaction requests among them
@@ -39,6 +39,9 @@ struct SimulationStats {
   int64_t compact_requests = 0;   // POST /responses/compact
   int64_t rejected_requests = 0;  // answered context_length_exceeded
   int64_t largest_request_tokens = 0;
+  // The largest first task request after a compaction: where each stretch
+  // between compactions starts (instructions, tools, the rebuilt history).
+  int64_t largest_request_after_compaction_bytes = 0;
   int64_t bytes_sent = 0;
   // Bytes of each request beyond its longest common prefix with the previous
   // request: what a provider's prompt cache cannot serve.
@@ -54,9 +57,12 @@ class SimulatedModelClient final : public core::ModelClient {
  public:
   explicit SimulatedModelClient(int64_t context_window, size_t summary_bytes = 2'000);
 
-  void set_next_reply(NextReply reply) { next_reply_ = reply; }
+  // How many shell calls the model makes before it answers (default 0).
+  void set_shell_calls(int calls) { shell_calls_ = calls; }
   void set_inline_supported(bool supported) { inline_supported_ = supported; }
   const SimulationStats& stats() const { return stats_; }
+  // The body of the newest request that was not a compaction request.
+  const std::string& last_task_request() const { return last_task_request_; }
 
   Result<core::ModelResponse> Stream(std::string_view request_body, core::StreamObserver& observer,
                                      const core::CancelToken& cancel) override;
@@ -66,10 +72,15 @@ class SimulatedModelClient final : public core::ModelClient {
  private:
   // Counts the request; the overflow error when it exceeds the window.
   Status Admit(std::string_view request_body);
+  // The model's next step of the task (see the top of this file).
+  Result<core::Item> NextTaskItem();
 
   int64_t context_window_;
   size_t summary_bytes_;
-  NextReply next_reply_ = NextReply::kFinalMessage;
+  int shell_calls_ = 0;
+  int task_steps_ = 0;      // task requests answered so far
+  bool compacted_ = false;  // a compaction was answered since the last task request
+  std::string last_task_request_;
   bool inline_supported_ = true;
   std::string previous_request_;
   int64_t next_call_ = 1;

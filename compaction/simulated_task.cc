@@ -1,162 +1,169 @@
 #include "compaction/simulated_task.h"
 
-#include <nlohmann/json.hpp>
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
 #include <optional>
 #include <vector>
 
+#include "compaction/rebuild_history.h"
+#include "core/clock.h"
+#include "core/command_runner.h"
 #include "core/context_budget.h"
-#include "core/request_builder.h"
+#include "core/conversation.h"
+#include "core/tool_router.h"
+#include "core/turn_observer.h"
 
 namespace codex::compaction::sim {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-const char kTools[] =
-    R"([{"type":"function","name":"shell","description":"Runs a command.","strict":false,)"
-    R"("parameters":{"type":"object","properties":{"command":{"type":"array","items":{"type":"string"}}},"required":["command"]}},)"
-    R"({"type":"function","name":"update_plan","description":"Updates the plan.","strict":false,)"
-    R"("parameters":{"type":"object","properties":{"plan":{"type":"array"}},"required":["plan"]}},)"
-    R"({"type":"function","name":"apply_patch","description":"Edits files.","strict":false,)"
-    R"("parameters":{"type":"object","properties":{"input":{"type":"string"}},"required":["input"]}}])";
+namespace fs = std::filesystem;
 
 constexpr char kTask[] = "The build fails; read build.log until you find why.";
 
-class NoopObserver final : public core::StreamObserver {
+// A fresh directory holding src/parser.cc (the file the model patches) and an
+// empty CODEX_HOME; removed with everything in it when destroyed.
+class Workspace {
  public:
-  Status OnOutputItemDone(const core::Item& item) override {
-    (void)item;
-    return OkStatus();
+  static Result<Workspace> Create() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/codex-compaction-sim-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) {
+      return InternalError("cannot create a workspace under " + pattern + ": " +
+                           std::strerror(errno));
+    }
+    Workspace w(pattern);
+    std::error_code ec;
+    fs::create_directories(w.root_ / "src", ec);
+    fs::create_directories(w.home(), ec);
+    std::ofstream(w.root_ / "src" / "parser.cc") << "old\n";
+    if (ec || !fs::is_regular_file(w.root_ / "src" / "parser.cc")) {
+      return InternalError("cannot write the workspace " + pattern);
+    }
+    return w;
   }
+  Workspace(Workspace&& other) noexcept : root_(std::move(other.root_)) { other.root_.clear(); }
+  Workspace& operator=(Workspace&&) = delete;
+  ~Workspace() {
+    std::error_code ec;
+    if (!root_.empty()) fs::remove_all(root_, ec);
+  }
+  std::string path() const { return root_.string(); }
+  std::string home() const { return (root_ / "home").string(); }
+
+ private:
+  explicit Workspace(fs::path root) : root_(std::move(root)) {}
+  fs::path root_;
 };
 
-// An early plan and an early edit, made by the model before the long reading
-// starts: a compaction must carry both forward.
-std::vector<core::Item> EarlyWork() {
-  Json plan = {{"type", "function_call"},
-               {"name", "update_plan"},
-               {"arguments", R"({"plan":[{"step":"read build.log","status":"in_progress"},)"
-                             R"({"step":"fix src/parser.cc","status":"pending"}]})"},
-               {"call_id", "call_plan"}};
-  Json patch = {{"type", "function_call"},
-                {"name", "apply_patch"},
-                {"arguments", Json({{"input",
-                                     "*** Begin Patch\n*** Update File: src/parser.cc\n"
-                                     "@@\n-old\n+new\n*** End Patch\n"}})
-                                  .dump()},
-                {"call_id", "call_patch"}};
-  std::vector<core::Item> items;
-  items.push_back(core::DecodeItem(plan.dump()).value());
-  items.push_back(core::FunctionCallOutput("call_plan", "Plan updated"));
-  items.push_back(core::DecodeItem(patch.dump()).value());
-  items.push_back(core::FunctionCallOutput("call_patch", "Done!"));
-  return items;
+// The shell: the n-th command (from 0) prints "log line n: " and 200 + 26 n
+// bytes, so outputs grow from 200 bytes to about 4 KiB over 150 calls.
+class BuildLogRunner final : public core::CommandRunner {
+ public:
+  Result<core::CommandResult> Run(const core::CommandSpec& spec,
+                                  const core::CancelToken& cancel) override {
+    (void)spec;
+    if (cancel.cancelled()) return CancelledError("cancelled");
+    core::CommandResult result;
+    result.output = "log line " + std::to_string(runs_) + ": " +
+                    std::string(200 + 26 * static_cast<size_t>(runs_), 'x');
+    result.stdout_text = result.output;
+    ++runs_;
+    return result;
+  }
+
+ private:
+  int runs_ = 0;
+};
+
+class CountingObserver final : public core::TurnObserver {
+ public:
+  void OnCompaction(const core::CompactionNotice& notice) override {
+    (void)notice;
+    ++compactions;
+  }
+  int compactions = 0;
+};
+
+bool ProducedByModelOrTool(const core::Item& item) {
+  return core::IsCall(item.kind) || core::IsCallOutput(item.kind) ||
+         item.kind == core::ItemKind::kReasoning ||
+         (item.kind == core::ItemKind::kMessage && item.role == "assistant");
 }
 
 }  // namespace
 
-TaskResult RunToolCallTask(core::Compactor* compactor, SimulatedModelClient& model, int calls) {
+TaskResult RunToolCallTask(core::SessionStore& store, core::Compactor* compactor,
+                           SimulatedModelClient& model, int calls) {
   TaskResult result;
-  core::CancelToken cancel;
-  NoopObserver observer;
-  const std::vector<core::Item> initial = {
-      core::DeveloperMessage(
-          "<permissions instructions>workspace-write</permissions instructions>"),
-      core::UserMessage("<environment_context>\n  <cwd>/work/app</cwd>\n</environment_context>")};
-  const core::Item task = core::UserMessage(kTask);
-
-  core::RequestOptions request;
-  request.model = "sim-model";
-  request.instructions = "You are a coding agent.";
-  request.tools_json = kTools;
-  request.prompt_cache_key = "0193aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee";
-  const int64_t fixed =
-      core::EstimateTextTokens(request.instructions.size() + request.tools_json.size());
-
-  core::ContextBudget budget;
-  if (compactor != nullptr) {
-    budget = core::ContextBudget(compactor->auto_compact_limit(), compactor->context_window());
-  }
-  std::vector<core::Item> transcript;
-  auto add = [&](const core::Item& item) {
-    transcript.push_back(item);
-    budget.OnItemAdded(item);
-  };
-  for (const auto& item : initial) add(item);
-  budget.Seed(transcript, std::nullopt, fixed);
-
-  auto compact = [&](core::CompactionTrigger trigger,
-                     const std::optional<core::Item>& current) -> bool {
-    core::CompactionInput input;
-    input.transcript = transcript;
-    input.initial_context = initial;
-    input.current_user_message = current;
-    input.request = request;
-    input.trigger = trigger;
-    auto out = compactor->Compact(input, cancel);
-    if (!out.ok()) {
-      result.failure = out.status().message();
-      return false;
-    }
-    if (!budget.Shrinks(out->new_history, fixed)) return true;  // never grows: keep it
-    transcript = out->new_history;
-    budget.Seed(transcript, std::nullopt, fixed);
-    budget.OnCompacted();
-    ++result.compactions;
-    return true;
-  };
-
-  budget.OnTurnStarted();
-  if (compactor != nullptr && budget.ShouldCompactBeforeTurn() &&
-      !compact(core::CompactionTrigger::kAuto, std::nullopt)) {
+  Result<Workspace> workspace = Workspace::Create();
+  if (!workspace.ok()) {
+    result.failure = workspace.status().message();
     return result;
   }
-  add(task);
-  for (const auto& item : EarlyWork()) add(item);
+  core::Config config;
+  config.model = "sim-model";
+  config.model_provider_id = "sim";
+  config.cwd = workspace->path();
+  config.codex_home = workspace->home();
+  config.instructions = "You are a coding agent.";
+  config.approval_policy = core::ApprovalPolicy::kNever;
+  config.sandbox_mode = core::SandboxMode::kWorkspaceWrite;
+  config.project_doc_max_bytes = 0;  // no AGENTS.md from above the temp directory
 
-  std::string last_body;
-  for (int step = 0; step <= calls;) {
-    if (compactor != nullptr && budget.ShouldCompactBeforeRequest() &&
-        !compact(core::CompactionTrigger::kAuto, task)) {
-      return result;
-    }
-    model.set_next_reply(step < calls ? NextReply::kToolCall : NextReply::kFinalMessage);
-    last_body = core::BuildResponsesRequest(request, transcript);
-    auto response = model.Stream(last_body, observer, cancel);
-    budget.OnRequestSent();
-    if (!response.ok()) {
-      if (compactor != nullptr && budget.ShouldCompactAfterFailure(response.status())) {
-        budget.OnOverflowCompacted();
-        if (!compact(core::CompactionTrigger::kOverflow, task)) return result;
-        continue;
-      }
-      result.failure = response.status().message();
-      return result;
-    }
-    for (const auto& item : response->items) {
-      add(item);
-      result.new_content_bytes += static_cast<int64_t>(item.body.size()) + 1;
-    }
-    budget.OnResponseCompleted(response->usage);
-    const core::Item& last = response->items.back();
-    if (last.kind != core::ItemKind::kFunctionCall) {
-      result.finished = true;
-      break;
-    }
-    // Tool outputs grow from 200 bytes to about 4 KiB.
-    const std::string output = "log line " + std::to_string(step) + ": " +
-                               std::string(200 + 26 * static_cast<size_t>(step), 'x');
-    core::Item item = core::FunctionCallOutput(last.call_id, output);
-    result.tool_output_tokens += core::EstimateItemTokens(item);
-    result.new_content_bytes += static_cast<int64_t>(item.body.size()) + 1;
-    add(item);
-    ++step;
+  BuildLogRunner runner;
+  CountingObserver observer;
+  core::ToolRouter tools(config, runner, /*approver=*/nullptr, observer);
+  core::SystemClock clock;
+  core::ConversationDeps deps;
+  deps.store = &store;
+  deps.client = &model;
+  deps.tools = &tools;
+  deps.compactor = compactor;
+  deps.clock = &clock;
+  deps.observer = &observer;
+  auto conversation = core::Conversation::Create(config, deps, "exec");
+  if (!conversation.ok()) {
+    result.failure = conversation.status().message();
+    return result;
   }
-  result.task_kept = last_body.find(kTask) != std::string::npos;
-  result.files_kept = last_body.find("src/parser.cc") != std::string::npos;
-  result.plan_kept = last_body.find("fix src/parser.cc") != std::string::npos &&
-                     last_body.find("read build.log") != std::string::npos;
+  model.set_shell_calls(calls);
+  core::CancelToken cancel;
+  Result<core::TurnResult> turn = (*conversation)->RunTurn(kTask, cancel);
+  result.compactions = observer.compactions;
+  if (turn.ok()) {
+    result.finished = true;
+    result.requests = turn->requests;
+  } else {
+    result.failure = turn.status().message();
+  }
+
+  // What the model, the tools and the server produced, from the store.
+  auto history = store.LoadHistory((*conversation)->session());
+  if (!history.ok()) {
+    result.failure = history.status().message();
+    return result;
+  }
+  for (const core::StoredItem& stored : *history) {
+    const core::Item& item = stored.item;
+    const auto bytes = static_cast<int64_t>(item.body.size()) + 1;
+    if (ProducedByModelOrTool(item)) result.new_content_bytes += bytes;
+    if (item.kind == core::ItemKind::kCompaction || IsSummaryMessage(item)) {
+      result.compaction_output_bytes += bytes;
+    }
+    if (core::IsCallOutput(item.kind)) result.tool_output_tokens += core::EstimateItemTokens(item);
+  }
+  const std::string& last = model.last_task_request();
+  result.task_kept = last.find(kTask) != std::string::npos;
+  result.files_kept = last.find("src/parser.cc") != std::string::npos;
+  result.plan_kept = last.find("fix src/parser.cc") != std::string::npos &&
+                     last.find("read build.log") != std::string::npos;
   return result;
 }
 

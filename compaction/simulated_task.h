@@ -1,11 +1,12 @@
-// The simulated long task shared by compaction_simulation_test and
-// bench/compaction_bench: one turn whose model calls a shell tool `calls`
-// times (outputs growing from 200 bytes to about 4 KiB) and then answers,
-// against SimulatedModelClient. The loop asks core::ContextBudget, exactly as
-// core::Conversation does, whether to compact before the turn, before each
-// follow-up request and after a context_length_exceeded failure, and sends
-// the compaction the session's own request (RequestOptions). Not for
-// production (target codex_compaction_sim).
+// The simulated long task shared by tests/compaction_simulation_test and
+// bench/compaction_bench: one turn of the shipped turn loop
+// (core::Conversation, with core::ToolRouter running the calls) against
+// SimulatedModelClient, whose model makes a plan, edits src/parser.cc, then
+// runs `cat build.log` `calls` times (outputs growing from 200 bytes to about
+// 4 KiB) and answers. Only the model and the command runner are simulated;
+// the trigger (core::ContextBudget), the compactor, the request building and
+// the store are the ones codex runs. Not for production (target
+// codex_compaction_sim).
 #pragma once
 
 #include <cstdint>
@@ -13,24 +14,34 @@
 
 #include "compaction/simulated_model_client.h"
 #include "core/compactor.h"
+#include "core/session_store.h"
 
 namespace codex::compaction::sim {
 
 struct TaskResult {
-  int compactions = 0;
+  int requests = 0;                // model requests of the turn (compaction requests not included)
+  int compactions = 0;             // committed compactions
   int64_t tool_output_tokens = 0;  // estimate of every tool output produced
-  // Bytes of the items the model and the tools produced (each sent once as
-  // new input at least): the floor of what no prompt cache can serve.
+  // Bytes of the items the model and the tools produced, each with the comma
+  // that joins it to the input (each sent once as new input at least): the
+  // floor of what no prompt cache can serve, compactions aside.
   int64_t new_content_bytes = 0;
+  // Bytes of what each compaction produced to stand for the history it
+  // replaced (the server's `compaction` items, our summary messages), with
+  // their commas: new input once each, as much a floor as the model's output.
+  int64_t compaction_output_bytes = 0;
   bool finished = false;  // the model gave its final answer
   std::string failure;    // the error that stopped the turn, "" if none
-  // The task message, files touched and plan were in the last request sent.
+  // The task message, files touched and plan were in the last task request.
   bool task_kept = false;
   bool files_kept = false;
   bool plan_kept = false;
 };
 
+// Runs the task in a new session of `store` (a real store: the bench and the
+// test pass a SQLite file) in a temporary workspace, removed after.
 // `compactor` null: compaction off (the turn fails when a request overflows).
-TaskResult RunToolCallTask(core::Compactor* compactor, SimulatedModelClient& model, int calls);
+TaskResult RunToolCallTask(core::SessionStore& store, core::Compactor* compactor,
+                           SimulatedModelClient& model, int calls);
 
 }  // namespace codex::compaction::sim

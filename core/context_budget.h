@@ -1,7 +1,8 @@
 // ContextBudget: the one component that decides when a session compacts
-// (ARCHITECTURE.md, Compaction). The turn loop (core/conversation.cc), the
-// compaction simulation test and bench/compaction_bench all drive this class,
-// so what the tests measure is what the binary does.
+// (ARCHITECTURE.md, Compaction). The turn loop (core/conversation.cc) asks
+// it; the compaction simulation test and bench/compaction_bench run that same
+// loop (compaction/simulated_task.h), so what they measure is what the
+// binary does.
 //
 // Usage estimate = the total_tokens the server last reported for this view
 // (response.completed, or stored with the item it followed, see Seed) + an

@@ -296,197 +296,204 @@ Result<bool> Conversation::CompactHoldingLease(const CancelToken& cancel) {
   return Compact(turn_id, CompactionTrigger::kManual, std::nullopt, cancel);
 }
 
+// The state of one running turn, shared by the steps of RunTurnHoldingLease.
+struct Conversation::TurnState {
+  std::string turn_id;
+  TurnRecord record;
+  TurnResult result;
+  Item user;  // the message the turn answers, once committed
+  int stream_retries = 0;
+  bool overflow_retried = false;
+};
+
 Result<TurnResult> Conversation::RunTurnHoldingLease(const std::string& user_text,
                                                      const CancelToken& cancel,
                                                      std::span<const std::string> image_urls) {
-  const std::string turn_id = NewUuidV7();
-  TurnRecord record;
-  record.session_id = session_.id;
-  record.turn_id = turn_id;
-  record.started_at_ms = deps_.clock->NowMs();
-  TurnObserver& observer = *deps_.observer;
-  observer.OnTurnStarted(turn_id);
+  TurnState turn;
+  turn.turn_id = NewUuidV7();
+  turn.result.turn_id = turn.turn_id;
+  turn.record.session_id = session_.id;
+  turn.record.turn_id = turn.turn_id;
+  turn.record.started_at_ms = deps_.clock->NowMs();
+  deps_.observer->OnTurnStarted(turn.turn_id);
   if (deps_.tools != nullptr) deps_.tools->BeginTurn();  // MCP list changes apply here
 
-  TurnResult result;
-  result.turn_id = turn_id;
-  // Ends the turn with `status`, recording it; returns `status` as the error.
-  auto finish_failed = [&](Status status, TurnStatus how) -> Status {
-    if (how == TurnStatus::kInterrupted) {
-      (void)CloseDanglingCalls(turn_id, "aborted");
-    } else {
-      (void)CloseDanglingCalls(turn_id, "aborted: " + status.message());
-    }
-    record.status = how;
-    record.error = status.message();
-    record.usage = result.usage;
-    record.ended_at_ms = deps_.clock->NowMs();
-    (void)deps_.store->RecordTurn(record);
-    observer.OnTurnFailed(status);
-    return status;
-  };
+  // From here on every failure goes through FailTurn, so the turn is recorded
+  // and observers (--json: turn.failed) hear how it ended.
+  if (Status s = OpenTurn(turn, user_text, image_urls, cancel); !s.ok()) return FailTurn(turn, s);
+  for (;;) {
+    Result<bool> more = SampleAndRunCalls(turn, cancel);
+    if (!more.ok()) return FailTurn(turn, more.status());
+    if (!*more) break;
+  }
 
-  // A previous run may have died between a call and its output. From here on
-  // every failure goes through finish_failed, so the turn is recorded and
-  // observers (--json: turn.failed) hear how it ended.
-  if (Status s = CloseDanglingCalls(turn_id, "aborted"); !s.ok()) {
-    return finish_failed(s, TurnStatus::kFailed);
-  }
-  if (Status s = Commit(turn_id, ContextUpdates(config_, transcript_)); !s.ok()) {
-    return finish_failed(s, TurnStatus::kFailed);
-  }
+  turn.record.status = TurnStatus::kCompleted;
+  turn.record.usage = turn.result.usage;
+  turn.record.ended_at_ms = deps_.clock->NowMs();
+  RETURN_IF_ERROR(deps_.store->RecordTurn(turn.record));
+  session_.tokens_used += turn.result.usage.total_tokens;
+  deps_.observer->OnTurnCompleted(turn.result.usage, ContextLeftPercent());
+  return std::move(turn.result);
+}
+
+Status Conversation::FailTurn(TurnState& turn, Status status) {
+  // Cancelled means the user interrupted (Ctrl-C, a denial that stops the
+  // turn); every other failure is the turn's own.
+  const bool interrupted = status.code() == StatusCode::kCancelled;
+  (void)CloseDanglingCalls(turn.turn_id,
+                           interrupted ? std::string("aborted") : "aborted: " + status.message());
+  turn.record.status = interrupted ? TurnStatus::kInterrupted : TurnStatus::kFailed;
+  turn.record.error = status.message();
+  turn.record.usage = turn.result.usage;
+  turn.record.ended_at_ms = deps_.clock->NowMs();
+  (void)deps_.store->RecordTurn(turn.record);
+  deps_.observer->OnTurnFailed(status);
+  return status;
+}
+
+Status Conversation::OpenTurn(TurnState& turn, const std::string& user_text,
+                              std::span<const std::string> image_urls, const CancelToken& cancel) {
+  // A previous run may have died between a call and its output.
+  RETURN_IF_ERROR(CloseDanglingCalls(turn.turn_id, "aborted"));
+  RETURN_IF_ERROR(Commit(turn.turn_id, ContextUpdates(config_, transcript_)));
 
   budget_.OnTurnStarted();
   if (deps_.compactor != nullptr && budget_.ShouldCompactBeforeTurn()) {
-    auto compacted = Compact(turn_id, CompactionTrigger::kAuto, std::nullopt, cancel);
-    if (!compacted.ok()) {
-      const Status& s = compacted.status();
-      return finish_failed(
-          s, s.code() == StatusCode::kCancelled ? TurnStatus::kInterrupted : TurnStatus::kFailed);
-    }
-    if (*compacted) ++result.compactions;
+    RETURN_IF_ERROR(CompactForTurn(turn, CompactionTrigger::kAuto, std::nullopt, cancel));
   }
 
-  Item user = UserMessage(user_text, image_urls);
-  if (Status s = Commit(turn_id, {user}); !s.ok()) return finish_failed(s, TurnStatus::kFailed);
+  turn.user = UserMessage(user_text, image_urls);
+  RETURN_IF_ERROR(Commit(turn.turn_id, {turn.user}));
   if (fork_untitled_ && user_text.find_first_not_of(" \t\r\n") != std::string::npos) {
     // A fork's first own message names it, as a new session's does.
     if (Status s = deps_.store->SetTitle(session_.id, user_text); !s.ok()) {
-      observer.OnNotice("the branch keeps its title: " + s.message());
+      deps_.observer->OnNotice("the branch keeps its title: " + s.message());
     }
     fork_untitled_ = false;
   }
+  return OkStatus();
+}
 
-  int stream_retries = 0;
-  bool overflow_retried = false;
-  for (;;) {
-    if (cancel.cancelled()) {
-      return finish_failed(CancelledError("interrupted"), TurnStatus::kInterrupted);
-    }
-    // Between tool-call iterations: compact when over the limit, at most
-    // once per model request.
-    if (deps_.compactor != nullptr && budget_.ShouldCompactBeforeRequest()) {
-      auto compacted = Compact(turn_id, CompactionTrigger::kAuto, user, cancel);
-      if (!compacted.ok()) {
-        const Status& s = compacted.status();
-        return finish_failed(
-            s, s.code() == StatusCode::kCancelled ? TurnStatus::kInterrupted : TurnStatus::kFailed);
-      }
-      if (*compacted) ++result.compactions;
-    }
+Status Conversation::CompactForTurn(TurnState& turn, CompactionTrigger trigger,
+                                    const std::optional<Item>& current_user_message,
+                                    const CancelToken& cancel) {
+  ASSIGN_OR_RETURN(const bool compacted,
+                   Compact(turn.turn_id, trigger, current_user_message, cancel));
+  if (compacted) ++turn.result.compactions;
+  return OkStatus();
+}
 
-    const size_t before = transcript_.size();
-    auto response = Sample(turn_id, cancel);
-    budget_.OnRequestSent();
-    ++result.requests;
-    bool had_calls = false;
-    for (size_t i = before; i < transcript_.size(); ++i) {
-      if (IsCall(transcript_[i].kind)) had_calls = true;
-      if (transcript_[i].kind == ItemKind::kMessage && transcript_[i].role == "assistant") {
-        result.final_message = MessageText(transcript_[i]);
-      }
-    }
-    if (!response.ok()) {
-      const Status& st = response.status();
-      if (st.code() == StatusCode::kCancelled || cancel.cancelled()) {
-        return finish_failed(CancelledError("interrupted"), TurnStatus::kInterrupted);
-      }
-      if (deps_.compactor != nullptr && budget_.ShouldCompactAfterFailure(st)) {
-        overflow_retried = true;
-        budget_.OnOverflowCompacted();
-        observer.OnNotice("context window exceeded; compacting and retrying");
-        Status s = CloseDanglingCalls(turn_id, "aborted");
-        Result<bool> compacted = false;
-        if (s.ok()) compacted = Compact(turn_id, CompactionTrigger::kOverflow, user, cancel);
-        if (s.ok() && !compacted.ok()) s = compacted.status();
-        if (!s.ok()) {
-          return finish_failed(s, s.code() == StatusCode::kCancelled ? TurnStatus::kInterrupted
-                                                                     : TurnStatus::kFailed);
-        }
-        if (*compacted) ++result.compactions;
-        continue;
-      }
-      // Only what the client did not already retry: a stream that dropped
-      // after delivering events, or a response.failed the server sent.
-      if (IsRetryable(st) && stream_retries < config_.provider.stream_max_retries) {
-        ++stream_retries;
-        observer.OnRetry("Reconnecting " + std::to_string(stream_retries) + "/" +
-                         std::to_string(config_.provider.stream_max_retries) + "… (" +
-                         st.message() + ")");
-        int64_t delay = st.retry_after_ms();
-        if (delay <= 0) delay = 200LL << std::min(stream_retries - 1, 6);
-        SleepCancellable(delay, cancel);
-        // Calls committed before the drop are real model decisions: run them.
-        if (DanglingCalls(transcript_, before).empty()) continue;
-      } else if (overflow_retried && st.reason() == StatusReason::kContextLengthExceeded) {
-        // Compacting did not make room: say so and what to do, not just the server's words.
-        Status still = ResourceExhaustedError(
-            "the conversation still exceeds the model's context window after compacting (" +
-            st.message() + "); start a new session, or branch from an earlier turn with 'codex " +
-            "fork " + session_.id + " --at-turn N'");
-        still.WithReason(StatusReason::kContextLengthExceeded);
-        return finish_failed(still, TurnStatus::kFailed);
-      } else {
-        return finish_failed(st, TurnStatus::kFailed);
-      }
-    } else {
-      stream_retries = 0;
-      if (response->usage) {
-        result.usage += *response->usage;
-        budget_.OnResponseCompleted(response->usage);
-        // Stored with the item it followed: a new process resumes from it.
-        if (session_.head_item_id && response->usage->total_tokens > 0) {
-          if (Status s =
-                  deps_.store->RecordUsage(*session_.head_item_id, response->usage->total_tokens);
-              !s.ok()) {
-            return finish_failed(s, TurnStatus::kFailed);
-          }
-        }
-      }
-    }
-
-    // Run the calls of this response in order, committing each output.
-    bool stop = false;
-    for (size_t i : DanglingCalls(transcript_, before)) {
-      had_calls = true;
-      const Item call = transcript_[i];
-      if (stop) {
-        Status s = Commit(turn_id, {CallOutputFor(call.kind, call.call_id, "aborted by the user")});
-        if (!s.ok()) return finish_failed(s, TurnStatus::kFailed);
-        continue;
-      }
-      if (cancel.cancelled()) {
-        return finish_failed(CancelledError("interrupted"), TurnStatus::kInterrupted);
-      }
-      auto outcome = deps_.tools->Dispatch(call, cancel);
-      if (!outcome.ok()) {
-        if (outcome.status().code() == StatusCode::kCancelled || cancel.cancelled()) {
-          return finish_failed(CancelledError("interrupted"), TurnStatus::kInterrupted);
-        }
-        Status s =
-            Commit(turn_id, {CallOutputFor(call.kind, call.call_id, outcome.status().message())});
-        if (!s.ok()) return finish_failed(s, TurnStatus::kFailed);
-        continue;
-      }
-      if (Status s = Commit(turn_id, {outcome->output}); !s.ok()) {
-        return finish_failed(s, TurnStatus::kFailed);
-      }
-      stop = outcome->stop_turn;
-    }
-    if (stop) {
-      return finish_failed(CancelledError("the user denied a request and stopped the turn"),
-                           TurnStatus::kInterrupted);
-    }
-    if (!had_calls && response.ok()) break;
+Result<bool> Conversation::SampleAndRunCalls(TurnState& turn, const CancelToken& cancel) {
+  if (cancel.cancelled()) return CancelledError("interrupted");
+  // Between tool-call iterations: compact when over the limit, at most once
+  // per model request.
+  if (deps_.compactor != nullptr && budget_.ShouldCompactBeforeRequest()) {
+    RETURN_IF_ERROR(CompactForTurn(turn, CompactionTrigger::kAuto, turn.user, cancel));
   }
 
-  record.status = TurnStatus::kCompleted;
-  record.usage = result.usage;
-  record.ended_at_ms = deps_.clock->NowMs();
-  RETURN_IF_ERROR(deps_.store->RecordTurn(record));
-  session_.tokens_used += result.usage.total_tokens;
-  observer.OnTurnCompleted(result.usage, ContextLeftPercent());
-  return result;
+  const size_t before = transcript_.size();
+  Result<ModelResponse> response = Sample(turn.turn_id, cancel);
+  budget_.OnRequestSent();
+  ++turn.result.requests;
+  bool had_calls = false;
+  for (size_t i = before; i < transcript_.size(); ++i) {
+    if (IsCall(transcript_[i].kind)) had_calls = true;
+    if (transcript_[i].kind == ItemKind::kMessage && transcript_[i].role == "assistant") {
+      turn.result.final_message = MessageText(transcript_[i]);
+    }
+  }
+  if (!response.ok()) {
+    ASSIGN_OR_RETURN(const AfterFailure next,
+                     RecoverFromFailedRequest(turn, response.status(), before, cancel));
+    if (next == AfterFailure::kRequestAgain) return true;
+  } else {
+    turn.stream_retries = 0;
+    RETURN_IF_ERROR(RecordResponseUsage(turn, *response));
+  }
+  ASSIGN_OR_RETURN(const bool ran_calls, RunCalls(turn, before, cancel));
+  // Without calls the model has answered; a failed request is asked again.
+  return had_calls || ran_calls || !response.ok();
+}
+
+Result<Conversation::AfterFailure> Conversation::RecoverFromFailedRequest(
+    TurnState& turn, const Status& failure, size_t first_new_item, const CancelToken& cancel) {
+  if (failure.code() == StatusCode::kCancelled || cancel.cancelled()) {
+    return CancelledError("interrupted");
+  }
+  if (deps_.compactor != nullptr && budget_.ShouldCompactAfterFailure(failure)) {
+    turn.overflow_retried = true;
+    budget_.OnOverflowCompacted();
+    deps_.observer->OnNotice("context window exceeded; compacting and retrying");
+    RETURN_IF_ERROR(CloseDanglingCalls(turn.turn_id, "aborted"));
+    RETURN_IF_ERROR(CompactForTurn(turn, CompactionTrigger::kOverflow, turn.user, cancel));
+    return AfterFailure::kRequestAgain;
+  }
+  // Only what the client did not already retry: a stream that dropped
+  // after delivering events, or a response.failed the server sent.
+  const int max_retries = config_.provider.stream_max_retries;
+  if (IsRetryable(failure) && turn.stream_retries < max_retries) {
+    ++turn.stream_retries;
+    deps_.observer->OnRetry("Reconnecting " + std::to_string(turn.stream_retries) + "/" +
+                            std::to_string(max_retries) + "… (" + failure.message() + ")");
+    int64_t delay = failure.retry_after_ms();
+    if (delay <= 0) delay = 200LL << std::min(turn.stream_retries - 1, 6);
+    SleepCancellable(delay, cancel);
+    // Calls committed before the drop are real model decisions: run them.
+    return DanglingCalls(transcript_, first_new_item).empty() ? AfterFailure::kRequestAgain
+                                                              : AfterFailure::kRunCommittedCalls;
+  }
+  if (turn.overflow_retried && failure.reason() == StatusReason::kContextLengthExceeded) {
+    // Compacting did not make room: say so and what to do, not just the server's words.
+    Status still = ResourceExhaustedError(
+        "the conversation still exceeds the model's context window after compacting (" +
+        failure.message() + "); start a new session, or branch from an earlier turn with 'codex " +
+        "fork " + session_.id + " --at-turn N'");
+    still.WithReason(StatusReason::kContextLengthExceeded);
+    return still;
+  }
+  return failure;
+}
+
+Status Conversation::RecordResponseUsage(TurnState& turn, const ModelResponse& response) {
+  if (!response.usage) return OkStatus();
+  turn.result.usage += *response.usage;
+  budget_.OnResponseCompleted(response.usage);
+  // Stored with the item it followed: a new process resumes from it.
+  if (session_.head_item_id && response.usage->total_tokens > 0) {
+    RETURN_IF_ERROR(deps_.store->RecordUsage(*session_.head_item_id, response.usage->total_tokens));
+  }
+  return OkStatus();
+}
+
+Result<bool> Conversation::RunCalls(TurnState& turn, size_t first_new_item,
+                                    const CancelToken& cancel) {
+  // In order, committing each output; after a deny-and-stop the rest are
+  // answered without running.
+  bool ran = false;
+  bool stop = false;
+  for (size_t i : DanglingCalls(transcript_, first_new_item)) {
+    ran = true;
+    const Item call = transcript_[i];
+    if (stop) {
+      RETURN_IF_ERROR(
+          Commit(turn.turn_id, {CallOutputFor(call.kind, call.call_id, "aborted by the user")}));
+      continue;
+    }
+    if (cancel.cancelled()) return CancelledError("interrupted");
+    Result<ToolOutcome> outcome = deps_.tools->Dispatch(call, cancel);
+    if (!outcome.ok()) {
+      if (outcome.status().code() == StatusCode::kCancelled || cancel.cancelled()) {
+        return CancelledError("interrupted");
+      }
+      RETURN_IF_ERROR(Commit(turn.turn_id,
+                             {CallOutputFor(call.kind, call.call_id, outcome.status().message())}));
+      continue;
+    }
+    RETURN_IF_ERROR(Commit(turn.turn_id, {outcome->output}));
+    stop = outcome->stop_turn;
+  }
+  if (stop) return CancelledError("the user denied a request and stopped the turn");
+  return ran;
 }
 
 }  // namespace codex::core

@@ -99,6 +99,30 @@ class Conversation {
 
   Result<TurnResult> RunTurnHoldingLease(const std::string& user_text, const CancelToken& cancel,
                                          std::span<const std::string> image_urls);
+
+  // The steps of a turn (RunTurnHoldingLease), in order. TurnState is the
+  // turn's id, record, result, user message and retry counters.
+  struct TurnState;
+  enum class AfterFailure { kRequestAgain, kRunCommittedCalls };
+  // Closes dangling calls, appends context updates, compacts when over the
+  // limit and commits the user message.
+  Status OpenTurn(TurnState& turn, const std::string& user_text,
+                  std::span<const std::string> image_urls, const CancelToken& cancel);
+  // One model request (compacting first when over the limit) and the calls
+  // it made; true while the model is to be asked again.
+  Result<bool> SampleAndRunCalls(TurnState& turn, const CancelToken& cancel);
+  // What to do after a failed request: compact and retry on overflow, retry a
+  // dropped stream; the error that ends the turn otherwise.
+  Result<AfterFailure> RecoverFromFailedRequest(TurnState& turn, const Status& failure,
+                                                size_t first_new_item, const CancelToken& cancel);
+  Status RecordResponseUsage(TurnState& turn, const ModelResponse& response);
+  // Runs the calls committed from `first_new_item` on; true when there were any.
+  Result<bool> RunCalls(TurnState& turn, size_t first_new_item, const CancelToken& cancel);
+  Status CompactForTurn(TurnState& turn, CompactionTrigger trigger,
+                        const std::optional<Item>& current_user_message, const CancelToken& cancel);
+  // Records the turn as failed (kCancelled: interrupted), gives every open call
+  // an "aborted" output, tells the observer; returns `status`.
+  Status FailTurn(TurnState& turn, Status status);
   Result<bool> CompactHoldingLease(const CancelToken& cancel);
   Status Commit(const std::string& turn_id, std::vector<Item> items);
   Status CloseDanglingCalls(const std::string& turn_id, std::string_view output);

@@ -1392,6 +1392,61 @@ TEST_CASE("resume: an imported Codex rollout's token_count seeds the estimate") 
   CHECK(kept);
 }
 
+TEST_CASE("fork at an earlier turn: the estimate comes from that turn's count, not the head's") {
+  // Turn 2 is counted far over the limit; turn 3 runs under a raised limit,
+  // so nothing is compacted and the head's newest count (turn 3's) is small.
+  // A fork at turn 2 starts from turn 2's count: a new process compacts
+  // before the fork's first request. The main session, resumed from its
+  // head, does not compact.
+  const Footprint& f = Measure();
+  const int64_t limit = std::max<int64_t>(5'000, LimitFor(f, 700));
+  const int64_t reported = ReportedOver(limit);
+  const std::string script = R"({"responses": [
+    "first answer",
+    {"message": "second answer", "usage": {"input_tokens": )" +
+                             std::to_string(reported - 100) + R"(, "output_tokens": 100}},
+    "third answer", "SUMMARY-FORK", "fork answer", "main answer"]})";
+  auto env = MakeEnv(script, LimitConfig(limit));
+  auto run1 = RunOk(*env, {"exec", "first question"});
+  const std::string id = SessionIdFromBanner(run1.err);
+  RunOk(*env, {"exec", "resume", id, "second question"});
+  const std::vector<std::string> raised = {
+      "-c", "model_auto_compact_token_limit=" + std::to_string(reported * 2), "-c",
+      "model_context_window=" + std::to_string(reported * 4)};
+  RunOk(*env, With(raised, {"exec", "resume", id, "third question"}));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  for (const auto& r : requests) REQUIRE_FALSE(IsSummaryRequest(r));
+
+  auto fork = RunOk(*env, {"exec", "fork", id, "--at-turn", "2", "fork question"});
+  CHECK(fork.out == "fork answer\n");
+  CHECK_THAT(fork.err, Catch::Contains("compacted the conversation"));
+  const std::string fork_id = SessionIdFromBanner(fork.err);
+  CHECK(fork_id != id);
+  requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 5);
+  REQUIRE(IsSummaryRequest(requests[3]));
+  // The summary request holds the fork's view: turns 1 and 2, not turn 3.
+  const std::string summarised = requests[3].InputItems().dump();
+  CHECK(summarised.find("second answer") != std::string::npos);
+  CHECK(summarised.find("third question") == std::string::npos);
+  const Json input = requests[4].InputItems();
+  REQUIRE(input.size() >= 2);
+  CHECK(IsSummaryItem(input[input.size() - 2]));
+  CHECK(IsUserText(input.back(), "fork question"));
+  CheckWireRules(requests[3], fork_id);
+  CheckWireRules(requests[4], fork_id);
+
+  auto main = RunOk(*env, {"exec", "resume", id, "main question"});
+  CHECK(main.out == "main answer\n");
+  CHECK_THAT(main.err, !Catch::Contains("compacted the conversation"));
+  requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 6);
+  CHECK_FALSE(IsSummaryRequest(requests[5]));
+  CHECK(InputExtends(requests[2], requests[5]));
+  CHECK(Checkpoints(ShowJson(*env, id)).empty());
+}
+
 // ---------------------------------------------------------------------------
 // 10. Nothing grows, nothing needless.
 
@@ -1480,6 +1535,28 @@ TEST_CASE("overflow on a tiny session: a compaction that would grow it is not co
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 3);
   CHECK(requests[2].InputItems() == requests[0].InputItems());  // retried as it was
+}
+
+TEST_CASE("overflow on a tiny session, inline and endpoint: a bigger compaction item is refused") {
+  // The server's compaction item (3 KB) is larger than the tiny session it
+  // would replace: the rebuilt history would grow, so nothing is committed
+  // and the request is retried as it was.
+  const std::string big = std::string(3'000, 'E');
+  const std::string script = R"({"responses": [{"failed": "context_length_exceeded"},
+    "answer after retry"], "compact": [{"output": [{"compaction": "big", "encrypted_content": ")" +
+                             big + R"("}]}]})";
+  for (const auto& mode : {kInline, kRemote}) {
+    auto env = MakeEnv(script);
+    auto run = RunOk(*env, With(mode, {"exec", "hi"}));
+    CHECK(run.out == "answer after retry\n");
+    CHECK_THAT(run.err, Catch::Contains("would not shrink"));
+    const std::string id = SessionIdFromBanner(run.err);
+    CHECK(Checkpoints(ShowJson(*env, id)).empty());
+    auto requests = env->server().requests_to("/responses");
+    REQUIRE(requests.size() >= 2);
+    CHECK(requests.back().InputItems() == requests.front().InputItems());
+    CHECK(ShowJson(*env, id).dump().find(big) == std::string::npos);
+  }
 }
 
 TEST_CASE("config: an unknown compaction mode is refused with one clear line") {
