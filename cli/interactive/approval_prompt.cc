@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/interactive/command_text.h"
+#include "cli/interactive/drawn_lines.h"
 #include "cli/interactive/keys.h"
 #include "cli/interactive/terminal.h"
 #include "cli/interactive/turn_view.h"
@@ -233,11 +234,24 @@ ReviewDecision TtyApprovalPrompt::AskHere(const ApprovalQuestion& question) {
       std::string text = std::to_string(i + 1) + ". " + choices[static_cast<size_t>(i)].text +
                          " (" + choices[static_cast<size_t>(i)].key + ")";
       out += i == selected ? style_.Cyan("› " + text) : "  " + text;
-      out += "\x1b[K\r\n";
+      out += "\r\n";
     }
     return out;
   };
-  terminal_.Write(menu());
+  // The menu as last drawn, to draw it again in place: its lines may wrap,
+  // and a resize re-wraps them (DrawnLines).
+  DrawnLines drawn;
+  auto erase = [&] {
+    int up = drawn.RowsAboveCursor(terminal_.Columns(), terminal_.reflows());
+    return (up > 0 ? "\x1b[" + std::to_string(up) + "A" : std::string()) + kEraseToEnd;
+  };
+  auto draw = [&] {
+    std::string text = menu();
+    std::string out = drawn.empty() ? std::string() : erase();
+    drawn.Record(text, text.size(), terminal_.Columns());
+    terminal_.Write(out + text);
+  };
+  draw();
   std::optional<ReviewDecision> answer;
   bool by_prefix = false;
   auto choose = [&](int i) {
@@ -276,10 +290,9 @@ ReviewDecision TtyApprovalPrompt::AskHere(const ApprovalQuestion& question) {
         if (k.size() == 1 && k[0] >= '1' && k[0] < '1' + count) choose(k[0] - '1');
       }
     }
-    // Redraw the menu in place.
-    terminal_.Write("\x1b[" + std::to_string(count) + "A\r" + menu());
+    draw();  // in place (after a resize too)
   }
-  terminal_.Write("\x1b[" + std::to_string(count) + "A" + std::string(kEraseToEnd));
+  terminal_.Write(erase());
   bool yes =
       *answer == ReviewDecision::kApproveOnce || *answer == ReviewDecision::kApproveForSession;
   std::string said = DescribeDecision(question, *answer);

@@ -19,6 +19,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/interactive/approval_prompt.h"
+#include "cli/interactive/drawn_lines.h"
 #include "cli/interactive/file_search.h"
 #include "cli/interactive/line_editor.h"
 #include "cli/interactive/markdown.h"
@@ -721,7 +722,10 @@ void InteractiveSession::RunLive(const std::function<void()>& work, core::Cancel
       cancel.Cancel();  // the terminal is gone: stop the turn, then leave
       break;
     }
-    if (status == ReadStatus::kWoken) continue;
+    if (status == ReadStatus::kWoken || status == ReadStatus::kResized) {
+      ShowComposer();  // laid out again for the terminal's width
+      continue;
+    }
     EditorEvent ev;
     if (status == ReadStatus::kTimeout) ev = FeedKeys("", true);
     if (status == ReadStatus::kData) ev = FeedKeys(bytes, false);
@@ -961,23 +965,22 @@ Result<std::optional<core::SessionInfo>> InteractiveSession::Pick(bool all) {
                                    " yet; 'codex resume --all' shows every directory");
   }
   SessionPicker picker(std::move(page.sessions), NowMs(), all);
-  int drawn_rows = 0;  // rows of the last drawing above the cursor
+  DrawnLines drawn;  // the last drawing, to erase it (re-wrapped after a resize)
+  auto erase = [&] {
+    std::string out;
+    if (!drawn.empty()) {
+      int up = drawn.RowsAboveCursor(terminal_->Columns(), terminal_->reflows());
+      if (up > 0) out += "\x1b[" + std::to_string(up) + "A";
+    }
+    return out + kEraseToEnd;
+  };
   auto draw = [&] {
+    // Laid out for the width now, after erasing what the last width left.
     int columns = terminal_->Columns();
     std::string text = picker.Render(style_, columns, std::max(5, terminal_->Rows() - 2));
-    std::string out;
-    if (drawn_rows > 0) out += "\x1b[" + std::to_string(drawn_rows) + "A";
-    out += kEraseToEnd + text;
-    drawn_rows = 0;
-    size_t pos = 0;
-    while (pos <= text.size()) {
-      size_t nl = text.find("\r\n", pos);
-      if (nl == std::string::npos) nl = text.size();
-      int w = DisplayWidth(std::string_view(text).substr(pos, nl - pos));
-      if (nl != text.size()) drawn_rows += std::max(1, (w + columns - 1) / columns);
-      pos = nl + 2;
-    }
-    terminal_->Write(out);
+    std::string out = erase();
+    drawn.Record(text, text.size(), columns);
+    terminal_->Write(out + text);
   };
   draw();
   KeyDecoder decoder;
@@ -997,9 +1000,7 @@ Result<std::optional<core::SessionInfo>> InteractiveSession::Pick(bool all) {
     }
     draw();
   }
-  std::string clear;
-  if (drawn_rows > 0) clear += "\x1b[" + std::to_string(drawn_rows) + "A";
-  terminal_->Write(clear + kEraseToEnd);
+  terminal_->Write(erase());
   if (result == PickerResult::kCancelled) return std::optional<core::SessionInfo>();
   return std::optional<core::SessionInfo>(picker.chosen());
 }
