@@ -794,6 +794,67 @@ TEST_CASE("Enter during a turn queues the message; it is sent when the turn ends
   REQUIRE(p->WaitExit(kWait).ok());
 }
 
+TEST_CASE("a multi-line message typed during a stream queues whole and is sent whole") {
+  nlohmann::json script = {
+      {"responses",
+       {{{"message", LongParagraph()}, {"pause_after", 6}, {"pause_ms", 4000}}, "Second answer."}}};
+  auto env = MakeEnv(script.dump());
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("first\r"));
+  Expect(p->WaitForText("word01", kWait));
+  // Alt-Enter inserts a line break; the composer grows under the spinner.
+  Expect(p->Write("line one\x1b\rline two"));
+  Expect(p->WaitForText("  line two", kWait));
+  CHECK(p->screen().Visible().find("Esc to interrupt") < p->screen().Visible().find("› line one"));
+  Expect(p->Write("\r"));
+  Expect(p->WaitForText("↳ queued: line one…", kWait));  // its first line, marked as cut
+  Expect(p->WaitForText("Second answer.", kWait));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(Contains(UserTexts(requests[1]), "line one\nline two"));
+  // Echoed as sent: both lines, once.
+  std::string text = p->screen().Text();
+  CHECK(Count(text, "› line one\n  line two") == 1);
+  CHECK(p->screen().Visible().find("queued") == std::string::npos);  // no longer queued
+}
+
+TEST_CASE("Esc-Esc reaches back past a compaction; the edit forks before the first message") {
+  auto env = MakeEnv(R"({"responses": ["answer one",
+    {"message": "answer two", "usage": {"input_tokens": 100000, "output_tokens": 10}},
+    "answer three", "answer to the edit"]})");
+  auto p = SpawnTui(*env, {"-c", "model_providers.scripted.supports_compact=true"});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("first question\r"));
+  Expect(p->WaitForText("answer one", kWait));
+  Expect(p->Write("second question\r"));
+  Expect(p->WaitForText("answer two", kWait));
+  Expect(p->Write("/compact\r"));
+  Expect(p->WaitForText("compacted; context", kWait));
+  Expect(p->Write("third question\r"));
+  Expect(p->WaitForText("answer three", kWait));
+  WaitIdle(*p);
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("Esc again", kWait));
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("editing message 3 of 3", kWait));  // the summary is not one of them
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("editing message 2 of 3", kWait));
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("editing message 1 of 3", kWait));
+  Expect(p->WaitForText("› first question", kWait));
+  Expect(p->Write(" (edited)\r"));
+  Expect(p->WaitForText("answer to the edit", kWait));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(!requests.empty());
+  std::vector<std::string> users = UserTexts(requests.back());  // the edit's request
+  CHECK(Contains(users, "first question (edited)"));
+  CHECK(!Contains(users, "first question"));
+  CHECK(!Contains(users, "second question"));
+  CHECK(!Contains(users, "third question"));
+  for (const auto& u : users) CHECK(u.find("answer two") == std::string::npos);
+}
+
 TEST_CASE("Markdown tables, nested lists and code blocks render as such") {
   auto env = MakeEnv(R"({"responses": [
     "| name | size |\n|---|---:|\n| alpha | 1 |\n| beta gamma | 12345 |\n\n1. one\n   - inner\n     - deeper\n2. two\n\n```sh\nmake test\n```\n"
@@ -943,7 +1004,7 @@ TEST_CASE("Ctrl-R searches prompt history; /approvals opens a picker") {
 
   Expect(p->Write("/approvals\r"));
   Expect(p->WaitForText("› /approvals untrusted", kWait));  // the current one is selected
-  CHECK(p->screen().Visible().find("/approvals on-failure") != std::string::npos);
+  Expect(p->WaitForText("/approvals on-failure", kWait));   // the whole picker, drawn at once
   Expect(p->Write("\x1b[B"));
   Expect(p->WaitForText("› /approvals on-request", kWait));
   Expect(p->Write("\r"));
