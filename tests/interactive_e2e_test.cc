@@ -788,6 +788,67 @@ TEST_CASE("Enter during a turn queues the message; it is sent when the turn ends
   REQUIRE(p->WaitExit(kWait).ok());
 }
 
+TEST_CASE("a multi-line message typed during a stream queues whole and is sent whole") {
+  nlohmann::json script = {
+      {"responses",
+       {{{"message", LongParagraph()}, {"pause_after", 6}, {"pause_ms", 4000}}, "Second answer."}}};
+  auto env = MakeEnv(script.dump());
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("first\r"));
+  Expect(p->WaitForText("word01", kWait));
+  // Alt-Enter inserts a line break; the composer grows under the spinner.
+  Expect(p->Write("line one\x1b\rline two"));
+  Expect(p->WaitForText("  line two", kWait));
+  CHECK(p->screen().Visible().find("Esc to interrupt") < p->screen().Visible().find("› line one"));
+  Expect(p->Write("\r"));
+  Expect(p->WaitForText("↳ queued: line one…", kWait));  // its first line, marked as cut
+  Expect(p->WaitForText("Second answer.", kWait));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(Contains(UserTexts(requests[1]), "line one\nline two"));
+  // Echoed as sent: both lines, once.
+  std::string text = p->screen().Text();
+  CHECK(Count(text, "› line one\n  line two") == 1);
+  CHECK(p->screen().Visible().find("queued") == std::string::npos);  // no longer queued
+}
+
+TEST_CASE("Esc-Esc reaches back past a compaction; the edit forks before the first message") {
+  auto env = MakeEnv(R"({"responses": ["answer one",
+    {"message": "answer two", "usage": {"input_tokens": 100000, "output_tokens": 10}},
+    "answer three", "answer to the edit"]})");
+  auto p = SpawnTui(*env, {"-c", "model_providers.scripted.supports_compact=true"});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("first question\r"));
+  Expect(p->WaitForText("answer one", kWait));
+  Expect(p->Write("second question\r"));
+  Expect(p->WaitForText("answer two", kWait));
+  Expect(p->Write("/compact\r"));
+  Expect(p->WaitForText("compacted; context", kWait));
+  Expect(p->Write("third question\r"));
+  Expect(p->WaitForText("answer three", kWait));
+  WaitIdle(*p);
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("Esc again", kWait));
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("editing message 3 of 3", kWait));  // the summary is not one of them
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("editing message 2 of 3", kWait));
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("editing message 1 of 3", kWait));
+  Expect(p->WaitForText("› first question", kWait));
+  Expect(p->Write(" (edited)\r"));
+  Expect(p->WaitForText("answer to the edit", kWait));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(!requests.empty());
+  std::vector<std::string> users = UserTexts(requests.back());  // the edit's request
+  CHECK(Contains(users, "first question (edited)"));
+  CHECK(!Contains(users, "first question"));
+  CHECK(!Contains(users, "second question"));
+  CHECK(!Contains(users, "third question"));
+  for (const auto& u : users) CHECK(u.find("answer two") == std::string::npos);
+}
+
 TEST_CASE("Markdown tables, nested lists and code blocks render as such") {
   auto env = MakeEnv(R"({"responses": [
     "| name | size |\n|---|---:|\n| alpha | 1 |\n| beta gamma | 12345 |\n\n1. one\n   - inner\n     - deeper\n2. two\n\n```sh\nmake test\n```\n"
@@ -937,7 +998,7 @@ TEST_CASE("Ctrl-R searches prompt history; /approvals opens a picker") {
 
   Expect(p->Write("/approvals\r"));
   Expect(p->WaitForText("› /approvals untrusted", kWait));  // the current one is selected
-  CHECK(p->screen().Visible().find("/approvals on-failure") != std::string::npos);
+  Expect(p->WaitForText("/approvals on-failure", kWait));   // the whole picker, drawn at once
   Expect(p->Write("\x1b[B"));
   Expect(p->WaitForText("› /approvals on-request", kWait));
   Expect(p->Write("\r"));
@@ -1267,15 +1328,27 @@ namespace {
 // kitty and most terminals do, unlike the Screen model (xterm's rules).
 class TmuxCodex {
  public:
-  TmuxCodex(CodexTestEnv& env, std::vector<std::string> args, int cols, int rows)
+  // `shell_lines` lines are printed first, as a terminal a user starts codex
+  // in holds a shell's output: when a narrower window re-wraps the screen,
+  // tmux moves its top rows (as many as the re-wrapping added) into the
+  // scrollback, where no program can erase them; on a screen that was full,
+  // those are the shell's rows.
+  TmuxCodex(CodexTestEnv& env, std::vector<std::string> args, int cols, int rows,
+            int shell_lines = 0)
       : socket_((env.workdir().parent_path() / "tmux.sock").string()) {
     ProcessOptions codex = env.CodexCommand(std::move(args));
     std::vector<std::string> argv = {"new-session", "-d",
                                      "-s",          "t",
                                      "-x",          std::to_string(cols),
                                      "-y",          std::to_string(rows),
-                                     "-c",          codex.cwd.string(),
-                                     "env"};
+                                     "-c",          codex.cwd.string()};
+    if (shell_lines > 0) {
+      for (const char* a : {"sh", "-c", "seq 1 \"$0\" | sed 's/^/shell line /'; exec \"$@\""}) {
+        argv.push_back(a);
+      }
+      argv.push_back(std::to_string(shell_lines));
+    }
+    argv.push_back("env");
     for (const auto& name : codex.unset_env) {
       argv.push_back("-u");
       argv.push_back(name);
@@ -1287,6 +1360,8 @@ class TmuxCodex {
     REQUIRE(started.exit_code == 0);
     // The window keeps the size it is given, not its (absent) client's.
     REQUIRE(Tmux({"set-option", "-g", "window-size", "manual"}).exit_code == 0);
+    // What codex printed last stays readable after it exits.
+    REQUIRE(Tmux({"set-option", "-g", "remain-on-exit", "on"}).exit_code == 0);
   }
   ~TmuxCodex() { (void)Tmux({"kill-server"}); }
 
@@ -1336,6 +1411,46 @@ class TmuxCodex {
   void WaitForText(const std::string& needle) {
     WaitFor([&](const std::string& t) { return t.find(needle) != std::string::npos; });
   }
+  // The visible screen only, one row a line, and with wrapped rows joined.
+  std::string Screen() { return Tmux({"capture-pane", "-p", "-t", "t"}).out; }
+  std::string Joined() { return Tmux({"capture-pane", "-p", "-J", "-t", "t", "-S", "-"}).out; }
+  // What the screen shows from the cursor to the end of its row (trailing
+  // blanks dropped), i.e. the characters right of where the user is typing.
+  std::string AtCursor() {
+    std::string pos = Tmux({"display", "-p", "-t", "t", "#{cursor_x} #{cursor_y}"}).out;
+    int x = 0, y = 0;
+    REQUIRE(std::sscanf(pos.c_str(), "%d %d", &x, &y) == 2);
+    std::string screen = Screen();
+    size_t start = 0;
+    for (int r = 0; r < y; ++r) {
+      start = screen.find('\n', start);
+      REQUIRE(start != std::string::npos);
+      ++start;
+    }
+    std::string row = screen.substr(start, screen.find('\n', start) - start);
+    // Column x: count characters (this test's rows hold one-column ones).
+    size_t i = 0;
+    for (int col = 0; col < x && i < row.size(); ++col) {
+      ++i;
+      while (i < row.size() && (static_cast<unsigned char>(row[i]) & 0xC0) == 0x80) ++i;
+    }
+    std::string rest = row.substr(std::min(i, row.size()));
+    while (!rest.empty() && rest.back() == ' ') rest.pop_back();
+    return rest;
+  }
+  // Waits until the screen stops changing (the spinner's seconds aside).
+  void WaitStill() {
+    std::string last;
+    int same = 0;
+    const auto end = std::chrono::steady_clock::now() + kWait;
+    while (std::chrono::steady_clock::now() < end && same < 3) {
+      std::this_thread::sleep_for(150ms);
+      std::string now = std::regex_replace(Text(), std::regex("[0-9]+s"), "Ns");
+      now = std::regex_replace(now, std::regex("[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]"), "*");
+      same = now == last ? same + 1 : 0;
+      last = now;
+    }
+  }
 
  private:
   ProcessResult Tmux(std::vector<std::string> args) {
@@ -1378,6 +1493,194 @@ TEST_CASE("in tmux (lines re-wrap on resize): narrowing and widening leave one c
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 1);
   CHECK(Contains(UserTexts(requests[0]), draft + " M0 M1 M2 M3 M4"));
+}
+
+TEST_CASE("in tmux: resizing while a turn streams leaves one spinner and one composer") {
+  if (!TmuxCodex::Available()) {
+    WARN("tmux is not installed: the re-wrapping terminal cannot be tested here");
+    return;
+  }
+  nlohmann::json script = {
+      {"responses",
+       {{{"message", LongParagraph()}, {"pause_after", 6}, {"pause_ms", 60000}}, "second"}}};
+  auto env = MakeEnv(script.dump());
+  TmuxCodex t(*env, {}, 100, 30, 40);
+  t.WaitForText("›");
+  t.Type("explain");
+  t.Key("Enter");
+  t.WaitForText("word01");
+  t.WaitForText("Esc to interrupt");
+  // A draft long enough to wrap when narrow, the cursor 12 characters from its end.
+  const std::string draft = "typed while it streams, long enough to take two rows when narrow";
+  t.Type(draft);
+  t.WaitFor([&](const std::string&) { return t.Joined().find("› " + draft) != std::string::npos; });
+  for (int i = 0; i < 12; ++i) t.Key("Left");
+  const std::string right = draft.substr(draft.size() - 12);
+  int n = 0;
+  std::string marks;
+  // Narrow, then wide, then both again: the spinner ticks between them.
+  for (int cols : {40, 120, 45, 90}) {
+    t.Resize(cols);
+    t.WaitStill();  // the spinner thread draws on its own after the resize
+    std::string text = t.Screen();
+    INFO("width " << cols << "\n" << text);
+    CHECK(Count(text, "Esc to interrupt") == 1);  // no stale spinner row
+    CHECK(Count(text, "› typed") == 1);           // the composer once
+    CHECK(Count(text, "word01") == 1);            // the streamed text once
+    std::string at = t.AtCursor();
+    CHECK((!at.empty() && right.compare(0, at.size(), at) == 0));  // the cursor stayed
+    const std::string mark = "<" + std::to_string(n++) + ">";
+    marks += mark;
+    t.Type(mark);
+    t.WaitFor([&](const std::string&) { return t.Joined().find(marks) != std::string::npos; });
+  }
+  t.Key("Escape");
+  t.WaitForText("■ Interrupted.");
+  t.WaitStill();
+  std::string text = t.Screen();
+  INFO(text);
+  CHECK(Count(text, "Esc to interrupt") == 0);  // the spinner is gone, all of it
+  CHECK(Count(text, "› typed") == 1);
+  const std::string typed = draft.substr(0, draft.size() - 12) + marks + right;
+  CHECK(t.Joined().find("› " + typed) != std::string::npos);
+}
+
+TEST_CASE("in tmux: a command's live output and a resize mid-run leave no stale rows") {
+  if (!TmuxCodex::Available()) {
+    WARN("tmux is not installed: the re-wrapping terminal cannot be tested here");
+    return;
+  }
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["bash", "-c",
+      "for i in $(seq 1 12); do echo live-output-line-$i-with-some-length-to-wrap-when-narrow; done; while [ ! -e go ]; do sleep 0.1; done; echo final-line"],
+      "call_id": "c1"}]},
+    "after the command"
+  ]})",
+                     "sandbox_mode = \"danger-full-access\"\n");
+  TmuxCodex t(*env, {}, 100, 30, 40);
+  t.WaitForText("›");
+  t.Type("run it");
+  t.Key("Enter");
+  t.WaitForText("live-output-line-12");
+  for (int cols : {40, 110, 50}) {
+    t.Resize(cols);
+    t.Type("x");
+    t.WaitFor([&](const std::string&) { return t.Screen().find("› x") != std::string::npos; });
+    t.WaitStill();
+    std::string text = t.Screen();
+    INFO("width " << cols << "\n" << text);
+    CHECK(Count(text, "Esc to interrupt") == 1);
+    CHECK(Count(text, "live-output-line-12") == 1);  // the live rows once, cut to the width
+    CHECK(Count(text, "› x") == 1);
+    t.Key("BSpace");
+    t.WaitFor([&](const std::string&) { return t.Screen().find("› x") == std::string::npos; });
+  }
+  std::ofstream(env->workdir() / "go").put('1');
+  t.WaitForText("after the command");
+  t.WaitStill();
+  std::string text = t.Joined();
+  INFO(text);
+  CHECK(Count(text, "Esc to interrupt") == 0);
+  CHECK(Count(text, "final-line") == 2);           // in the command, and the kept output
+  CHECK(Count(text, "live-output-line-1-") == 1);  // the kept head, once
+}
+
+TEST_CASE("in tmux: the cursor in the middle of a long line stays on its character") {
+  if (!TmuxCodex::Available()) {
+    WARN("tmux is not installed: the re-wrapping terminal cannot be tested here");
+    return;
+  }
+  auto env = MakeEnv(R"({"responses": ["fine"]})");
+  TmuxCodex t(*env, {}, 100, 30, 40);
+  t.WaitForText("›");
+  std::string draft;
+  for (int i = 10; i < 40; ++i)
+    draft += (draft.empty() ? "" : " ") + std::string("w") + std::to_string(i);
+  t.Type(draft);
+  t.WaitFor([&](const std::string&) { return t.Joined().find("› " + draft) != std::string::npos; });
+  for (int i = 0; i < 40; ++i) t.Key("Left");
+  const std::string right = draft.substr(draft.size() - 40);
+  t.WaitFor([&](const std::string&) {
+    std::string at = t.AtCursor();
+    return !at.empty() && right.compare(0, at.size(), at) == 0 && at.size() < right.size() + 1;
+  });
+  std::string marks;
+  int n = 0;
+  for (int cols : {37, 120, 52, 23, 100}) {
+    t.Resize(cols);
+    const std::string mark = "<" + std::to_string(n++) + ">";
+    marks += mark;
+    t.Type(mark);  // typed at the cursor: the text right of it is unchanged
+    t.WaitFor([&](const std::string&) { return t.Joined().find(marks) != std::string::npos; });
+    t.WaitStill();
+    std::string text = t.Screen();
+    std::string at = t.AtCursor();
+    INFO("width " << cols << "\n" << text << "\nat cursor: " << at);
+    REQUIRE(!at.empty());
+    CHECK(right.compare(0, at.size(), at) == 0);  // the cursor is on the character it was
+    CHECK(Count(text, "› w10") == 1);
+  }
+  t.Key("Enter");
+  t.WaitForText("fine");
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  CHECK(Contains(UserTexts(requests[0]), draft.substr(0, draft.size() - 40) + marks + right));
+}
+
+TEST_CASE("in tmux: pickers and popups are laid out again on a resize") {
+  if (!TmuxCodex::Available()) {
+    WARN("tmux is not installed: the re-wrapping terminal cannot be tested here");
+    return;
+  }
+  auto env = MakeEnv(R"({"responses": [], "default": "ok {{n}}"})");
+  ExecSession(*env, "alpha project setup");
+  ExecSession(*env, "beta bug hunt");
+  {
+    // The resume picker: its rows are wider than a narrow window.
+    TmuxCodex t(*env, {"resume"}, 120, 30, 40);
+    t.WaitForText("2 of 2 sessions");
+    for (int cols : {50, 130, 70}) {
+      t.Resize(cols);
+      t.Key("Down");  // drawn after the resize
+      t.WaitStill();
+      std::string text = t.Screen();
+      INFO("width " << cols << "\n" << text);
+      CHECK(Count(text, "Resume a session") == 1);
+      CHECK(Count(text, "alpha pro") == 1);
+      CHECK(Count(text, "beta bug") == 1);
+      CHECK(Count(text, "2 of 2 sessions") == 1);
+    }
+    t.Key("Escape");
+    t.WaitForText("no session chosen");
+    CHECK(Count(t.Text(), "Resume a session") == 0);
+  }
+  TmuxCodex t(*env, {}, 100, 30, 40);
+  t.WaitForText("›");
+  // The slash popup, the /model picker and the @ popup under the composer.
+  const std::vector<std::pair<std::string, std::string>> popups = {
+      {"/", "/compact"}, {"/model\r", "gpt-5-mini"}, {"@READ", "README"}};
+  std::ofstream(env->workdir() / "README.md") << "x\n";
+  for (const auto& [keys, shown] : popups) {
+    if (keys.back() == '\r') {
+      t.Type(keys.substr(0, keys.size() - 1));
+      t.WaitForText("show or change the model");
+      t.Key("Enter");
+    } else {
+      t.Type(keys);
+    }
+    t.WaitForText(shown);
+    for (int cols : {30, 110, 45}) {
+      t.Resize(cols);
+      t.Key("Down");
+      t.WaitStill();
+      std::string text = t.Screen();
+      INFO(keys << " at width " << cols << "\n" << text);
+      CHECK(Count(text, shown) == 1);
+    }
+    t.Key("Escape");  // closes the popup (the text stays)
+    t.WaitFor([&](const std::string&) { return t.Screen().find(shown) == std::string::npos; });
+    t.Key("C-u");
+  }
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/interactive/command_text.h"
+#include "cli/interactive/drawn_lines.h"
 #include "cli/interactive/keys.h"
 #include "cli/interactive/terminal.h"
 #include "cli/interactive/turn_view.h"
@@ -202,29 +203,74 @@ ReviewDecision TtyApprovalPrompt::AskUser(const ApprovalQuestion& question) {
   return answer;
 }
 
-ReviewDecision TtyApprovalPrompt::AskHere(const ApprovalQuestion& question) {
-  view_.PauseSpinner();
-  terminal_.Write("\n" + DescribeApproval(question, style_, 40));
-  // The options: the table's, plus "commands that start with ..." when offered.
-  struct Choice {
-    ReviewDecision answer;
-    std::string key;
-    std::string text;
-    bool prefix = false;
-  };
-  std::vector<Choice> choices;
+namespace {
+
+// One line of the approval menu: its answer, its key, its text, and whether
+// it approves every command starting with the question's prefix.
+struct MenuChoice {
+  ReviewDecision answer;
+  std::string key;
+  std::string text;
+  bool prefix = false;
+};
+
+std::string PrefixWords(const std::vector<std::string>& prefix) {
+  std::string words;
+  for (const auto& w : prefix) words += (words.empty() ? "" : " ") + w;
+  return words;
+}
+
+// The options: the table's, plus "commands that start with ..." when offered.
+std::vector<MenuChoice> MenuChoices(const ApprovalQuestion& question) {
+  std::vector<MenuChoice> choices;
   const bool command = question.kind == ApprovalKind::kCommand;
   for (int i = 0; i < kOptionCount; ++i) {
     const Option& o = kOptions[i];
     choices.push_back({o.answer, o.key, command ? o.command_text : o.patch_text});
     if (i == 1 && command && !question.prefix.empty()) {
-      std::string words;
-      for (const auto& w : question.prefix) words += (words.empty() ? "" : " ") + w;
       choices.push_back({ReviewDecision::kApproveOnce, "p",
-                         "Yes, and don't ask again for commands that start with `" + words + "`",
+                         "Yes, and don't ask again for commands that start with `" +
+                             PrefixWords(question.prefix) + "`",
                          true});
     }
   }
+  return choices;
+}
+
+// What `key` does in the menu: moves *selected, or answers (setting
+// *by_prefix for the prefix choice); nullopt while nothing is decided.
+std::optional<ReviewDecision> MenuKey(const Key& key, const std::vector<MenuChoice>& choices,
+                                      int* selected, bool* by_prefix) {
+  const int count = static_cast<int>(choices.size());
+  auto choose = [&](int i) {
+    *by_prefix = choices[static_cast<size_t>(i)].prefix;
+    return choices[static_cast<size_t>(i)].answer;
+  };
+  if (key.code == KeyCode::kUp) *selected = (*selected + count - 1) % count;
+  if (key.code == KeyCode::kDown || key.code == KeyCode::kTab) *selected = (*selected + 1) % count;
+  if (key.code == KeyCode::kEnter) return choose(*selected);
+  if (key.code == KeyCode::kEsc || (key.code == KeyCode::kCtrl && key.ctrl == 'c')) {
+    return ReviewDecision::kAbort;
+  }
+  if (key.code != KeyCode::kText) return std::nullopt;
+  std::string k = Lower(key.text);
+  if (k == "y") return ReviewDecision::kApproveOnce;
+  if (k == "a") return ReviewDecision::kApproveForSession;
+  if (k == "d") return ReviewDecision::kDeny;
+  if (k == "n" || k == "s") return ReviewDecision::kAbort;
+  for (int i = 0; i < count; ++i) {
+    if (choices[static_cast<size_t>(i)].prefix && k == "p") return choose(i);
+  }
+  if (k.size() == 1 && k[0] >= '1' && k[0] < '1' + count) return choose(k[0] - '1');
+  return std::nullopt;
+}
+
+}  // namespace
+
+ReviewDecision TtyApprovalPrompt::AskHere(const ApprovalQuestion& question) {
+  view_.PauseSpinner();
+  terminal_.Write("\n" + DescribeApproval(question, style_, 40));
+  const std::vector<MenuChoice> choices = MenuChoices(question);
   const int count = static_cast<int>(choices.size());
   int selected = 0;
   auto menu = [&] {
@@ -233,17 +279,26 @@ ReviewDecision TtyApprovalPrompt::AskHere(const ApprovalQuestion& question) {
       std::string text = std::to_string(i + 1) + ". " + choices[static_cast<size_t>(i)].text +
                          " (" + choices[static_cast<size_t>(i)].key + ")";
       out += i == selected ? style_.Cyan("› " + text) : "  " + text;
-      out += "\x1b[K\r\n";
+      out += "\r\n";
     }
     return out;
   };
-  terminal_.Write(menu());
+  // The menu as last drawn, to draw it again in place: its lines may wrap,
+  // and a resize re-wraps them (DrawnLines).
+  DrawnLines drawn;
+  auto erase = [&] {
+    int up = drawn.RowsAboveCursor(terminal_.Columns(), terminal_.reflows());
+    return (up > 0 ? "\x1b[" + std::to_string(up) + "A" : std::string()) + kEraseToEnd;
+  };
+  auto draw = [&] {
+    std::string text = menu();
+    std::string out = drawn.empty() ? std::string() : erase();
+    drawn.Record(text, text.size(), terminal_.Columns());
+    terminal_.Write(out + text);
+  };
+  draw();
   std::optional<ReviewDecision> answer;
   bool by_prefix = false;
-  auto choose = [&](int i) {
-    answer = choices[static_cast<size_t>(i)].answer;
-    by_prefix = choices[static_cast<size_t>(i)].prefix;
-  };
   KeyDecoder decoder;
   while (!answer) {
     std::string bytes;
@@ -256,38 +311,18 @@ ReviewDecision TtyApprovalPrompt::AskHere(const ApprovalQuestion& question) {
     while (!answer) {
       std::optional<Key> key = status == ReadStatus::kTimeout ? decoder.Flush() : decoder.Next();
       if (!key) break;
-      if (key->code == KeyCode::kUp) selected = (selected + count - 1) % count;
-      if (key->code == KeyCode::kDown || key->code == KeyCode::kTab) {
-        selected = (selected + 1) % count;
-      }
-      if (key->code == KeyCode::kEnter) choose(selected);
-      if (key->code == KeyCode::kEsc || (key->code == KeyCode::kCtrl && key->ctrl == 'c')) {
-        answer = ReviewDecision::kAbort;
-      }
-      if (key->code == KeyCode::kText) {
-        std::string k = Lower(key->text);
-        if (k == "y") answer = ReviewDecision::kApproveOnce;
-        if (k == "a") answer = ReviewDecision::kApproveForSession;
-        if (k == "d") answer = ReviewDecision::kDeny;
-        if (k == "n" || k == "s") answer = ReviewDecision::kAbort;
-        for (int i = 0; i < count; ++i) {
-          if (choices[static_cast<size_t>(i)].prefix && k == "p") choose(i);
-        }
-        if (k.size() == 1 && k[0] >= '1' && k[0] < '1' + count) choose(k[0] - '1');
-      }
+      answer = MenuKey(*key, choices, &selected, &by_prefix);
     }
-    // Redraw the menu in place.
-    terminal_.Write("\x1b[" + std::to_string(count) + "A\r" + menu());
+    draw();  // in place (after a resize too)
   }
-  terminal_.Write("\x1b[" + std::to_string(count) + "A" + std::string(kEraseToEnd));
+  terminal_.Write(erase());
   bool yes =
       *answer == ReviewDecision::kApproveOnce || *answer == ReviewDecision::kApproveForSession;
   std::string said = DescribeDecision(question, *answer);
   if (by_prefix) {
     ApprovePrefix(question.prefix, question.unsandboxed);
-    std::string words;
-    for (const auto& w : question.prefix) words += (words.empty() ? "" : " ") + w;
-    said = "command approved, and every command starting with `" + words + "` for the session";
+    said = "command approved, and every command starting with `" + PrefixWords(question.prefix) +
+           "` for the session";
   }
   terminal_.Write((yes ? style_.Green("✔ ") : style_.Red("✗ ")) + said + "\r\n");
   if (!yes) view_.NoteDenied();

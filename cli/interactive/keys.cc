@@ -90,6 +90,10 @@ Key DecodeCsi(std::string_view params, char final) {
 std::optional<Key> KeyDecoder::Next() { return Decode(false); }
 std::optional<Key> KeyDecoder::Flush() { return Decode(true); }
 
+// Over 80 lines on purpose: one pass over the byte forms a key can take
+// (UTF-8 text, C0 controls, ESC-prefixed Alt keys, CSI and SS3 sequences,
+// bracketed paste), each a few lines; split, the order they are tried in
+// (which decides ambiguous prefixes such as a lone ESC) would be scattered.
 std::optional<Key> KeyDecoder::Decode(bool flush) {
   if (pending_.empty()) return std::nullopt;
   auto take = [&](size_t n, Key key) -> std::optional<Key> {

@@ -168,6 +168,8 @@ void LineEditor::Complete() {
   if (prefix.size() > buffer_.size()) SetBuffer(prefix);
 }
 
+// Over 80 lines on purpose: the editor's key map is this one switch, a
+// case of one to five lines per key, read as the table the header documents.
 EditorEvent LineEditor::HandleKey(const Key& key) {
   EditorEvent event;
   if (!(key.code == KeyCode::kCtrl && key.ctrl == 'c')) interrupts_ = 0;
@@ -326,6 +328,7 @@ EditorLayout LayoutEditor(std::string_view prompt, std::string_view continuation
                           std::string_view buffer, size_t cursor, int columns) {
   if (columns <= 0) columns = 80;
   EditorLayout layout;
+  layout.columns = columns;
   int row = 0;
   size_t line_start = 0;
   bool first = true;
@@ -333,25 +336,37 @@ EditorLayout LayoutEditor(std::string_view prompt, std::string_view continuation
     size_t nl = buffer.find('\n', line_start);
     bool last = nl == std::string_view::npos;
     size_t line_end = last ? buffer.size() : nl;
-    std::string_view prefix = first ? prompt : continuation;
-    layout.text += prefix;
-    int w = DisplayWidth(prefix);
+    // The hard line as drawn, and where the editing cursor falls in it.
+    std::string line(first ? prompt : continuation);
+    size_t cursor_at = std::string::npos;
+    const bool has_cursor = cursor >= line_start && cursor <= line_end;
     size_t i = line_start;
-    if (cursor >= line_start && cursor <= line_end) {
-      int cw = w + LineWidth(buffer.substr(line_start, cursor - line_start));
-      layout.cursor_row = row + cw / columns;
-      layout.cursor_col = cw % columns;
+    while (i < line_end) {
+      if (has_cursor && cursor_at == std::string::npos && i >= cursor) cursor_at = line.size();
+      DrawCodePoint(buffer, &i, &line);
     }
-    while (i < line_end) w += DrawCodePoint(buffer, &i, &layout.text);
+    if (has_cursor && cursor_at == std::string::npos) cursor_at = line.size();
+    if (has_cursor) {
+      WrapPoint c = WrapCursor(line, cursor_at, columns);
+      layout.cursor_row = row + c.row;
+      layout.cursor_col = c.col;
+      layout.cursor_offset = layout.text.size() + cursor_at;
+    }
+    layout.text += line;
+    WrapPoint end = WrapEnd(line, columns);
     if (last) {
-      if (w > 0 && w % columns == 0) layout.text += "\r\n";
-      layout.end_row = row + w / columns;
-      layout.end_col = w % columns;
+      if (end.col >= columns) {  // full: leave the pending-wrap state
+        layout.text += "\r\n";
+        ++end.row;
+        end.col = 0;
+      }
+      layout.end_row = row + end.row;
+      layout.end_col = end.col;
       layout.rows = layout.end_row + 1;
       break;
     }
     layout.text += "\r\n";
-    row += w == 0 ? 1 : (w + columns - 1) / columns;
+    row += end.row + 1;
     line_start = nl + 1;
     first = false;
   }

@@ -103,8 +103,10 @@ class LineEditor {
 
 // What to draw for a prompt: `text` starts at the prompt's first row (the
 // caller clears from there) and leaves the terminal cursor at (end_row,
-// end_col); the editing cursor is at (cursor_row, cursor_col). Rows are
-// relative to the first row; `rows` is how many the drawing occupies.
+// end_col); the editing cursor is at (cursor_row, cursor_col), before byte
+// `cursor_offset` of `text`. Rows are relative to the first row; `rows` is
+// how many the drawing occupies at `columns`, the width it was laid out for
+// (a drawing for another width is stale).
 struct EditorLayout {
   std::string text;
   int rows = 1;
@@ -112,12 +114,16 @@ struct EditorLayout {
   int cursor_col = 0;
   int end_row = 0;
   int end_col = 0;
+  size_t cursor_offset = 0;
+  int columns = 0;
 };
 
 // Lays out `buffer` after `prompt` (continuation lines get `continuation`),
-// wrapping at `columns`. Tabs show as four spaces and other control bytes
-// as ^X. When the text exactly fills its last row a "\r\n" is appended so
-// the terminal never sits in its pending-wrap state.
+// wrapping at `columns` the way the terminal will (WrapEnd: a wide character
+// that does not fit at the end of a row starts the next one). Tabs show as
+// four spaces and other control bytes as ^X. When the text exactly fills its
+// last row a "\r\n" is appended so the terminal never sits in its
+// pending-wrap state.
 EditorLayout LayoutEditor(std::string_view prompt, std::string_view continuation,
                           std::string_view buffer, size_t cursor, int columns);
 

@@ -202,6 +202,54 @@ int DisplayWidth(std::string_view s) {
   return width;
 }
 
+namespace {
+
+// The width of the cluster starting at s[*pos] (escape sequences before it
+// skipped), advancing *pos past it; -1 at the end of `s`.
+int NextCell(std::string_view s, size_t* pos) {
+  while (*pos < s.size() && s[*pos] == '\x1b') *pos = SkipEscape(s, *pos);
+  if (*pos >= s.size()) return -1;
+  size_t start = *pos;
+  int width = CodePointWidth(DecodeUtf8(s, pos));
+  *pos = std::max(*pos, NextGrapheme(s, start));
+  return width;
+}
+
+// Advances `p` over a cluster `width` wide.
+void Place(WrapPoint* p, int width, int columns) {
+  if (width > 0 && p->col > 0 && p->col + width > columns) {
+    ++p->row;
+    p->col = 0;
+  }
+  p->col += width;
+}
+
+}  // namespace
+
+WrapPoint WrapEnd(std::string_view s, int columns) {
+  WrapPoint p;
+  if (columns <= 0) return p;
+  size_t i = 0;
+  for (int w; (w = NextCell(s, &i)) >= 0;) Place(&p, w, columns);
+  return p;
+}
+
+int WrappedRows(std::string_view s, int columns) { return WrapEnd(s, columns).row + 1; }
+
+WrapPoint WrapCursor(std::string_view s, size_t pos, int columns) {
+  if (pos > s.size()) pos = s.size();
+  WrapPoint p = WrapEnd(s.substr(0, pos), columns);
+  if (columns <= 0) return p;
+  size_t i = pos;
+  int next = NextCell(s, &i);
+  if (next <= 0) next = 1;  // at the end: where a typed character would go
+  if (p.col > 0 && p.col + next > columns) {
+    ++p.row;
+    p.col = 0;
+  }
+  return p;
+}
+
 std::string GroupThousands(int64_t n) {
   std::string digits = std::to_string(n < 0 ? -n : n);
   std::string out = n < 0 ? "-" : "";

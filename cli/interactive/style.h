@@ -71,6 +71,25 @@ size_t PrevGrapheme(std::string_view s, size_t pos);
 // grapheme cluster is as wide as its first code point.
 int DisplayWidth(std::string_view s);
 
+// Where text lands on a terminal that wraps automatically at `columns`: a
+// grapheme cluster wider than what is left of the row moves whole to the next
+// row (a wide character never straddles the edge; the cell it skips stays
+// blank), as xterm, VTE and tmux do. `s` is one hard line (no line breaks;
+// ANSI escapes are skipped) drawn from a row's first column.
+struct WrapPoint {
+  int row = 0;
+  int col = 0;
+};
+// The position after `s`. col == columns: the row is full and the terminal
+// waits to wrap (the next character starts the next row).
+WrapPoint WrapEnd(std::string_view s, int columns);
+// The rows `s` occupies (at least 1).
+int WrappedRows(std::string_view s, int columns);
+// Where the cursor shows when it is before byte `pos` of `s`: on the cell the
+// character there is drawn in (the next row's first when it does not fit on
+// this one; at the end, where a typed character would go).
+WrapPoint WrapCursor(std::string_view s, size_t pos, int columns);
+
 // 1234567 -> "1,234,567".
 std::string GroupThousands(int64_t n);
 

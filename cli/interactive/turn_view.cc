@@ -102,11 +102,15 @@ void TurnView::CommitFooter() {
   std::lock_guard<std::mutex> lock(mutex_);
   auto term = terminal_.Lock();
   std::string out;
-  if (drawn_ && has_footer_) {
+  if (drawn_ && drawn_footer_) {
     out += Move(footer_.end_row - footer_.cursor_row, 'B');
     out += "\r\n";
+  } else if (drawn_) {
+    out += "\r\n";  // under the spinner: it stays, as the footer would
   }
   drawn_ = false;
+  drawn_footer_ = false;
+  drawn_lines_.Clear();
   drawn_spinner_ = false;
   drawn_output_rows_ = 0;
   live_cursor_row_ = 0;
@@ -126,6 +130,8 @@ void TurnView::Redraw(bool forget_drawn) {
   auto term = terminal_.Lock();
   if (forget_drawn) {
     drawn_ = false;
+    drawn_footer_ = false;
+    drawn_lines_.Clear();
     drawn_spinner_ = false;
     drawn_output_rows_ = 0;
     live_cursor_row_ = 0;
@@ -143,35 +149,47 @@ std::string TurnView::EraseLiveText() {
   if (!drawn_) return "";
   std::string out = Move(RowsAboveCursor(), 'A') + kEraseToEnd;
   drawn_ = false;
+  drawn_footer_ = false;
+  drawn_lines_.Clear();
   drawn_spinner_ = false;
   drawn_output_rows_ = 0;
   live_cursor_row_ = 0;
   return out;
 }
 
+// Autowrap off while drawing rows that must stay one row each (the spinner,
+// the command's output): should the terminal be narrower than this process
+// knows yet (tmux re-wraps its screen before the window size reaches the
+// pty), such a row is cut at the edge instead of wrapping, so the cursor
+// stays where the next redraw expects it.
+constexpr char kWrapOff[] = "\x1b[?7l";
+constexpr char kWrapOn[] = "\x1b[?7h";
+
 std::string TurnView::DrawLiveText() {
   if (paused_) return "";
   std::string out = "\r";
   int row = 0;
-  const bool footer = has_footer_;
   const int columns = terminal_.Columns();
+  const bool footer = has_footer_ && !FooterStale();
+  if (has_footer_ && !footer) terminal_.Wake();  // the session lays it out again
   drawn_columns_ = columns;
-  drawn_above_.clear();
-  spinner_slot_ = -1;
-  cursor_line_width_ = 0;
-  cursor_x_ = 0;
+  // The hard lines drawn (without cursor motions), for drawn_lines_.
+  std::string lines;
+  size_t cursor = std::string::npos;
   if (tool_running_ && !output_.empty()) {
     // The running command's last lines, each one row (cut, never wrapped).
     std::string rows = output_.LiveRows(columns - 1, "  └ ", "    ");
     size_t pos = 0;
+    out += kWrapOff;
     while (pos < rows.size()) {
       size_t nl = rows.find('\n', pos);
-      std::string line = style_.Dim(rows.substr(pos, nl - pos));
-      drawn_above_.push_back(DisplayWidth(line));
-      out += line + "\r\n";
+      std::string line = style_.Dim(rows.substr(pos, nl - pos)) + "\r\n";
+      out += line;
+      lines += line;
       ++row;
       pos = nl + 1;
     }
+    out += kWrapOn;
     drawn_output_rows_ = row;
     drawn_ = true;
     output_dirty_ = false;
@@ -179,17 +197,18 @@ std::string TurnView::DrawLiveText() {
   }
   if (SpinnerVisible()) {
     std::string spinner = SpinnerLine();
-    out += spinner;
+    out += kWrapOff + spinner + kWrapOn;
+    spinner_line_ = static_cast<size_t>(row);
+    lines += spinner;
     ++frame_;
     drawn_spinner_ = true;
     drawn_ = true;
     if (footer) {
-      spinner_slot_ = static_cast<int>(drawn_above_.size());
-      drawn_above_.push_back(DisplayWidth(spinner));
       out += "\r\n";
+      lines += "\r\n";
       ++row;
     } else {
-      cursor_line_width_ = cursor_x_ = DisplayWidth(spinner);  // the cursor ends it
+      cursor = lines.size();  // the cursor ends the spinner's line
     }
   }
   live_cursor_row_ = row;
@@ -198,38 +217,26 @@ std::string TurnView::DrawLiveText() {
     out += Move(footer_.end_row - footer_.cursor_row, 'A');
     out += "\r" + Move(footer_.cursor_col, 'C');
     live_cursor_row_ = row + footer_.cursor_row;
+    cursor = lines.size() + footer_.cursor_offset;
+    lines += footer_.text;
     drawn_ = true;
-    // The footer's lines (split at its hard line breaks, each wrapped by the
-    // terminal) down to the cursor's, for RowsAboveCursor.
-    int line_row = 0;
-    size_t pos = 0;
-    while (pos <= footer_.text.size()) {
-      size_t nl = footer_.text.find("\r\n", pos);
-      if (nl == std::string::npos) nl = footer_.text.size();
-      const int w = DisplayWidth(std::string_view(footer_.text).substr(pos, nl - pos));
-      const int rows = w == 0 ? 1 : (w + columns - 1) / columns;
-      if (footer_.cursor_row < line_row + rows || nl == footer_.text.size()) {
-        cursor_line_width_ = w;
-        cursor_x_ = (footer_.cursor_row - line_row) * columns + footer_.cursor_col;
-        break;
-      }
-      drawn_above_.push_back(w);
-      line_row += rows;
-      pos = nl + 2;
-    }
+    drawn_footer_ = true;
   }
+  if (cursor == std::string::npos) cursor = lines.size();
+  drawn_lines_.Record(lines, cursor, columns);
   return out;
+}
+
+bool TurnView::FooterStale() const {
+  return has_footer_ && footer_.columns != 0 && footer_.columns != terminal_.Columns();
 }
 
 int TurnView::RowsAboveCursor() const {
   const int columns = terminal_.Columns();
-  if (!terminal_.reflows() || columns == drawn_columns_ || columns <= 0) return live_cursor_row_;
-  // The terminal has re-wrapped every line drawn at the old width to the new
-  // one; the cursor kept its place in its line.
-  auto rows = [columns](int w) { return w == 0 ? 1 : (w + columns - 1) / columns; };
-  int up = 0;
-  for (int w : drawn_above_) up += rows(w);
-  return up + std::min(cursor_x_ / columns, rows(cursor_line_width_) - 1);
+  if (columns == drawn_columns_ || columns <= 0) return live_cursor_row_;
+  // A terminal that re-wraps has laid every line drawn at the old width out
+  // again at the new one; the cursor kept its place in its line.
+  return drawn_lines_.RowsAboveCursor(columns, terminal_.reflows());
 }
 
 std::string TurnView::SpinnerLine() const {
@@ -252,16 +259,13 @@ void TurnView::SpinnerLoop() {
   while (running_) {
     if (SpinnerVisible()) {
       auto term = terminal_.Lock();
-      if (drawn_spinner_ && !output_dirty_ && terminal_.Columns() == drawn_columns_) {
+      if (drawn_spinner_ && !output_dirty_ && terminal_.Columns() == drawn_columns_ &&
+          drawn_footer_ == (has_footer_ && !FooterStale())) {
         // Only the spinner row changes: the composer under it is left alone.
         const int up = live_cursor_row_ - drawn_output_rows_;
         std::string spinner = SpinnerLine();
-        std::string out = Move(up, 'A') + "\r\x1b[K" + spinner;
-        if (spinner_slot_ >= 0) {
-          drawn_above_[static_cast<size_t>(spinner_slot_)] = DisplayWidth(spinner);
-        } else {
-          cursor_line_width_ = cursor_x_ = DisplayWidth(spinner);
-        }
+        std::string out = Move(up, 'A') + "\r\x1b[K" + kWrapOff + spinner + kWrapOn;
+        drawn_lines_.ReplaceLine(spinner_line_, spinner);
         ++frame_;
         if (up > 0) out += "\r" + Move(up, 'B') + Move(footer_.cursor_col, 'C');
         terminal_.WriteLocked(out);

@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/interactive/drawn_lines.h"
 #include "cli/interactive/line_editor.h"
 #include "cli/interactive/markdown.h"
 #include "cli/interactive/output_view.h"
@@ -52,7 +53,9 @@ class TurnView final : public core::TurnObserver {
   void ResumeSpinner();
 
   // Sets the footer (drawn under the spinner; the terminal cursor is put at
-  // its editing cursor) and redraws the live region.
+  // its editing cursor) and redraws the live region. A footer laid out for
+  // another width than the terminal's (the window was resized since) is not
+  // drawn: the view calls Terminal::Wake() so the session lays it out again.
   void SetFooter(const EditorLayout& footer);
   // Leaves the footer in the transcript as it is now drawn (cursor moved past
   // it) and starts an empty live region under it.
@@ -100,6 +103,9 @@ class TurnView final : public core::TurnObserver {
   // How many rows above the cursor the live region starts now: as drawn, or,
   // when the width changed on a terminal that re-wraps, as re-wrapped.
   int RowsAboveCursor() const;
+  // Whether the footer was laid out for another width than the terminal's
+  // now: it is not drawn until the session lays it out again (Wake()).
+  bool FooterStale() const;
   std::string SpinnerLine() const;
   bool SpinnerVisible() const { return running_ && !paused_; }
   void StartMessage();
@@ -132,17 +138,14 @@ class TurnView final : public core::TurnObserver {
   // footer, and how many rows below the region's top the cursor sits.
   bool drawn_spinner_ = false;
   bool drawn_ = false;
+  bool drawn_footer_ = false;
   int drawn_output_rows_ = 0;  // rows of command output above the spinner
   // The live region's lines as drawn, to find its top again after the
-  // terminal re-wrapped them (RowsAboveCursor): the width it was drawn at,
-  // the display width of each line above the cursor's (the spinner's at
-  // spinner_slot_, -1 when not among them), the cursor's line and its column
-  // in that line (counted across the rows it wraps over).
+  // terminal re-wrapped them (RowsAboveCursor); the spinner's is line
+  // spinner_line_ of them.
+  DrawnLines drawn_lines_;
   int drawn_columns_ = 0;
-  std::vector<int> drawn_above_;
-  int spinner_slot_ = -1;
-  int cursor_line_width_ = 0;
-  int cursor_x_ = 0;
+  size_t spinner_line_ = 0;
   int live_cursor_row_ = 0;
   EditorLayout footer_;
   bool has_footer_ = false;

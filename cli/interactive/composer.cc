@@ -1,0 +1,320 @@
+#include "cli/interactive/composer.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "cli/interactive/file_search.h"
+#include "cli/interactive/slash_commands.h"
+
+namespace codex::cli {
+
+namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The longest prefix of `s` at most `width` columns wide, whole clusters.
+std::string CutToWidth(std::string_view s, int width) {
+  size_t i = 0;
+  int w = 0;
+  while (i < s.size()) {
+    size_t next = NextGrapheme(s, i);
+    int cw = DisplayWidth(s.substr(i, next - i));
+    if (w + cw > width) break;
+    w += cw;
+    i = next;
+  }
+  return std::string(s.substr(0, i));
+}
+
+}  // namespace
+
+EditorEvent Composer::Feed(std::string_view bytes, bool flush) {
+  keys_.Feed(bytes);
+  while (true) {
+    std::optional<Key> key = flush ? keys_.Flush() : keys_.Next();
+    if (!key) return {};
+    EditorEvent ev;
+    if (!PopupKey(*key, &ev)) ev = editor_.HandleKey(*key);
+    UpdatePopup();
+    if (key->code != KeyCode::kEsc && esc_armed_) {  // another key: no Esc-Esc
+      esc_armed_ = false;
+      hint_.clear();
+    }
+    if (backtrack_ && editor_.buffer().empty() && ev.kind == EditorEventKind::kNone) {
+      // Ctrl-C or deleting it all: the edit is cancelled
+      backtrack_.reset();
+      hint_.clear();
+    }
+    if (ev.kind != EditorEventKind::kNone) return ev;
+  }
+}
+
+EditorLayout Composer::Layout(std::string_view buffer, size_t cursor, int columns, bool with_queue,
+                              bool with_popup) const {
+  std::string above;
+  int rows = 0;
+  for (size_t k = 0; with_queue && k < queued_.size(); ++k) {
+    const std::string& q = queued_[k];
+    const std::string line = q.substr(0, q.find('\n'));
+    const std::string label = "↳ queued: ";
+    // One row: cut, with "…" when cut or when more lines follow.
+    std::string shown = CutToWidth(line, columns - 2 - DisplayWidth(label));
+    if (shown.size() < line.size() || line.size() < q.size()) shown += "…";
+    above += style_.Dim(label + shown) + "\r\n";
+    ++rows;
+  }
+  if (with_popup && !hint_.empty()) {
+    above += style_.Dim(CutToWidth(hint_, columns - 2)) + "\r\n";
+    ++rows;
+  }
+  EditorLayout layout = LayoutEditor(style_.Bold(style_.Cyan("› ")), "  ", buffer, cursor, columns);
+  layout.text = above + layout.text;
+  layout.cursor_offset += above.size();
+  layout.rows += rows;
+  layout.cursor_row += rows;
+  layout.end_row += rows;
+  if (with_popup && popup_ != PopupKind::kNone) {
+    // The popup goes under the prompt; the cursor stays in the prompt.
+    std::string popup = PopupText(columns);
+    int popup_rows =
+        static_cast<int>(popup_items_.size()) + (popup_ == PopupKind::kHistory ? 1 : 0);
+    layout.text += popup;
+    layout.rows += popup_rows;
+    layout.end_row += popup_rows;
+    layout.end_col = 0;
+  }
+  return layout;
+}
+
+std::optional<std::string> Composer::PopQueued() {
+  if (queued_.empty()) return std::nullopt;
+  std::string next = std::move(queued_.front());
+  queued_.pop_front();
+  return next;
+}
+
+void Composer::Unqueue() {
+  if (queued_.empty()) return;
+  std::string back;
+  for (const auto& q : queued_) back += (back.empty() ? "" : "\n") + q;
+  if (!editor_.buffer().empty()) back += "\n" + editor_.buffer();
+  queued_.clear();
+  editor_.SetBuffer(back);
+}
+
+bool Composer::OnEscape() {
+  if (backtrack_) {
+    StepBacktrack();
+    return false;
+  }
+  if (!editor_.buffer().empty()) return false;
+  if (esc_armed_) {
+    esc_armed_ = false;
+    hint_.clear();
+    return true;
+  }
+  esc_armed_ = true;
+  hint_ = "Esc again to edit a previous message";
+  return false;
+}
+
+void Composer::StartBacktrack(std::vector<EditTarget> messages) {
+  hint_.clear();
+  if (messages.empty()) {
+    hint_ = "no message to edit yet";
+    return;
+  }
+  Backtrack b;
+  b.messages = std::move(messages);
+  b.index = b.messages.size();
+  backtrack_ = std::move(b);
+  StepBacktrack();
+}
+
+void Composer::StepBacktrack() {
+  if (backtrack_->index > 0) --backtrack_->index;
+  editor_.SetBuffer(backtrack_->messages[backtrack_->index].text);
+  hint_ = "editing message " + std::to_string(backtrack_->index + 1) + " of " +
+          std::to_string(backtrack_->messages.size()) +
+          ": Enter sends it on a new branch (this one is kept) · Esc: an earlier one · "
+          "Ctrl-C: cancel";
+}
+
+std::optional<EditTarget> Composer::TakeEdit() {
+  if (!backtrack_) return std::nullopt;
+  EditTarget target = backtrack_->messages[backtrack_->index];
+  backtrack_.reset();
+  hint_.clear();
+  return target;
+}
+
+void Composer::OpenChoice(const std::string& command, const std::string& current,
+                          const std::vector<std::pair<std::string, std::string>>& choices) {
+  popup_items_.clear();
+  popup_help_.clear();
+  popup_selected_ = 0;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    popup_items_.push_back("/" + command + " " + choices[i].first);
+    popup_help_.push_back(choices[i].second);
+    if (choices[i].first == current) popup_selected_ = i;
+  }
+  popup_ = PopupKind::kChoice;
+}
+
+void Composer::UpdatePopup() {
+  const std::string& buffer = editor_.buffer();
+  const size_t cursor = editor_.cursor();
+  if (popup_ == PopupKind::kChoice) return;
+  if (popup_ == PopupKind::kHistory) {
+    // The composer's text is the query: entries holding it, newest first.
+    const std::string query = Lower(buffer);
+    std::vector<std::string> items;
+    const auto& history = editor_.history();
+    for (auto it = history.rbegin(); it != history.rend() && items.size() < 8; ++it) {
+      if (Lower(*it).find(query) != std::string::npos &&
+          std::find(items.begin(), items.end(), *it) == items.end()) {
+        items.push_back(*it);
+      }
+    }
+    if (items != popup_items_) popup_selected_ = 0;
+    popup_items_ = std::move(items);
+    popup_help_.clear();
+    return;
+  }
+  popup_ = PopupKind::kNone;
+  if (!popup_dismissed_for_.empty() && buffer == popup_dismissed_for_) return;
+  popup_dismissed_for_.clear();
+  std::vector<std::string> items;
+  std::vector<std::string> help;
+  PopupKind kind = PopupKind::kNone;
+  if (!buffer.empty() && buffer[0] == '/' && cursor == buffer.size() &&
+      buffer.find_first_of(" \t\n") == std::string::npos) {
+    for (const SlashSpec* c : MatchSlashCommands(std::string_view(buffer).substr(1))) {
+      items.emplace_back(c->name);
+      help.emplace_back(c->help);
+    }
+    kind = PopupKind::kSlash;
+  } else {
+    size_t start = cursor;
+    while (start > 0 && buffer[start - 1] != ' ' && buffer[start - 1] != '\n') --start;
+    if (start < buffer.size() && buffer[start] == '@') {
+      if (!files_listed_) files_listed_ = files_ ? files_() : std::vector<std::string>();
+      items = FuzzyFind(*files_listed_,
+                        std::string_view(buffer).substr(start + 1, cursor - start - 1), 8);
+      popup_word_start_ = start;
+      kind = PopupKind::kFile;
+    }
+  }
+  if (items.empty()) return;
+  if (items != popup_items_) popup_selected_ = 0;
+  popup_items_ = std::move(items);
+  popup_help_ = std::move(help);
+  popup_ = kind;
+}
+
+bool Composer::PopupKey(const Key& key, EditorEvent* event) {
+  if (key.code == KeyCode::kCtrl && key.ctrl == 'r') {
+    if (popup_ == PopupKind::kHistory) {
+      if (!popup_items_.empty()) popup_selected_ = (popup_selected_ + 1) % popup_items_.size();
+    } else {
+      popup_ = PopupKind::kHistory;
+      popup_items_.clear();
+    }
+    return true;
+  }
+  if (popup_ == PopupKind::kNone) return false;
+  const size_t n = popup_items_.size();
+  if (n == 0) {
+    if (key.code == KeyCode::kEsc) popup_ = PopupKind::kNone;
+    return key.code == KeyCode::kEsc;
+  }
+  switch (key.code) {
+    case KeyCode::kUp:
+      popup_selected_ = (popup_selected_ + n - 1) % n;
+      return true;
+    case KeyCode::kDown:
+      popup_selected_ = (popup_selected_ + 1) % n;
+      return true;
+    case KeyCode::kEsc:
+      if (popup_ == PopupKind::kHistory || popup_ == PopupKind::kChoice) {
+        popup_ = PopupKind::kNone;
+      } else {
+        popup_dismissed_for_ = editor_.buffer();
+      }
+      return true;
+    case KeyCode::kTab:
+    case KeyCode::kEnter:
+      return ChooseFromPopup(key, event);
+    default:
+      return false;
+  }
+}
+
+bool Composer::ChooseFromPopup(const Key& key, EditorEvent* event) {
+  const std::string item = popup_items_[popup_selected_];
+  if (popup_ == PopupKind::kHistory) {  // the entry is put in the composer to edit or send
+    popup_ = PopupKind::kNone;
+    editor_.SetBuffer(item);
+    return true;
+  }
+  if (popup_ == PopupKind::kChoice) {  // the picker's choice runs at once
+    popup_ = PopupKind::kNone;
+    editor_.SetBuffer(item);
+    *event = editor_.HandleKey(Key{KeyCode::kEnter, "", 0});
+    return true;
+  }
+  if (popup_ == PopupKind::kSlash) {
+    const SlashSpec* spec = nullptr;
+    for (const auto& c : SlashCommands()) {
+      if (c.name == item) spec = &c;
+    }
+    // Enter runs a command that needs no argument; otherwise (and on Tab)
+    // the name is completed for the argument to be typed.
+    if (key.code == KeyCode::kEnter && spec != nullptr &&
+        (spec->args.empty() || spec->args[0] == '[')) {
+      editor_.SetBuffer(item);
+      *event = editor_.HandleKey(key);
+    } else {
+      editor_.SetBuffer(item + " ");
+    }
+    return true;
+  }
+  // A file: the "@word" becomes the path.
+  std::string buffer = editor_.buffer();
+  size_t end = editor_.cursor();
+  std::string path = item.find(' ') == std::string::npos ? item : "\"" + item + "\"";
+  buffer.replace(popup_word_start_, end - popup_word_start_, path + " ");
+  std::string after = buffer.substr(popup_word_start_ + path.size() + 1);
+  editor_.SetBuffer(buffer);
+  editor_.SetCursor(buffer.size() - after.size());
+  return true;
+}
+
+std::string Composer::PopupText(int columns) const {
+  if (popup_ == PopupKind::kNone) return "";
+  std::string out;
+  if (popup_ == PopupKind::kHistory) {
+    out += "\r\n" + style_.Dim(popup_items_.empty() ? "history search: no match (Esc closes)"
+                                                    : "history search: ↑↓ or Ctrl-R to choose, "
+                                                      "Enter to edit, Esc to close");
+  }
+  size_t name_width = 0;
+  for (const auto& item : popup_items_) name_width = std::max(name_width, item.size());
+  for (size_t i = 0; i < popup_items_.size(); ++i) {
+    std::string line = (i == popup_selected_ ? "› " : "  ") + popup_items_[i];
+    if (i < popup_help_.size()) {
+      line += std::string(name_width + 2 - popup_items_[i].size(), ' ') + popup_help_[i];
+    }
+    for (char& c : line) {
+      if (c == '\n') c = ' ';  // a multi-line history entry on one row
+    }
+    std::string cut = CutToWidth(line, columns - 2);  // one row each
+    out += "\r\n" + (i == popup_selected_ ? style_.Cyan(cut) : style_.Dim(cut));
+  }
+  return out;
+}
+
+}  // namespace codex::cli

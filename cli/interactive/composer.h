@@ -1,0 +1,120 @@
+// Composer: the interactive session's input box as state, apart from the
+// terminal: the line editor, the messages queued while a turn runs, a dim
+// hint line above the prompt, the popup under it ("/" commands with their
+// descriptions, "@" files, Ctrl-R history, the /model and /approvals
+// choices) and Esc-Esc backtracking through the user's earlier messages.
+//
+// Fed raw key bytes, it hands each key to the popup when the popup wants it
+// and otherwise to the editor, and answers with the editor's events; Layout()
+// says what to draw at a given width (queued messages and hint, the prompt,
+// the popup). Pure: the workspace's files come from the lister it is given
+// (asked once, on the first "@"). Not thread-safe: the thread reading the
+// keys owns it.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "cli/interactive/keys.h"
+#include "cli/interactive/line_editor.h"
+#include "cli/interactive/style.h"
+
+namespace codex::cli {
+
+// A message of the session the user may edit (Esc-Esc): its text, and the
+// item before it, where the edited one branches off (nullopt: the start).
+struct EditTarget {
+  std::string text;
+  std::optional<int64_t> parent;
+};
+
+class Composer {
+ public:
+  using FileLister = std::function<std::vector<std::string>()>;
+  Composer(const Style& style, FileLister files) : style_(style), files_(std::move(files)) {}
+
+  LineEditor& editor() { return editor_; }
+  const LineEditor& editor() const { return editor_; }
+
+  // Decodes `bytes` (after what is pending) and handles key by key until one
+  // gives an event; `flush` resolves a lone Esc. Feed("", false) continues
+  // with keys left over from an earlier call.
+  EditorEvent Feed(std::string_view bytes, bool flush);
+  bool has_pending() const { return keys_.has_pending(); }
+
+  // The composer as drawn at `columns`: the queued messages, the hint (with
+  // the popup), the prompt holding `buffer` with the cursor at byte
+  // `cursor`, then the popup when `with_popup`.
+  EditorLayout Layout(std::string_view buffer, size_t cursor, int columns, bool with_queue,
+                      bool with_popup) const;
+  // The same for what the editor holds now.
+  EditorLayout Layout(int columns) const {
+    return Layout(editor_.buffer(), editor_.cursor(), columns, true, true);
+  }
+
+  // Messages typed during a turn, sent one by one when it ends.
+  void Queue(std::string text) { queued_.push_back(std::move(text)); }
+  std::optional<std::string> PopQueued();
+  // Puts the queued messages back into the editor (before what it holds),
+  // when the turn they waited for was interrupted.
+  void Unqueue();
+
+  void set_hint(std::string hint) { hint_ = std::move(hint); }
+  void clear_hint() { hint_.clear(); }
+
+  // A lone Esc reached the composer with no popup to close: during
+  // backtracking it steps to an earlier message; on an empty composer the
+  // first arms Esc-Esc (the hint says so) and the second returns true: the
+  // session then calls StartBacktrack with the messages.
+  bool OnEscape();
+  // Puts the newest of `messages` (oldest first) in the editor to edit.
+  void StartBacktrack(std::vector<EditTarget> messages);
+  // On Enter: the message being edited when the sent text is an edit of one.
+  std::optional<EditTarget> TakeEdit();
+
+  // A picker under the prompt: choosing an item submits "/<command> <value>".
+  void OpenChoice(const std::string& command, const std::string& current,
+                  const std::vector<std::pair<std::string, std::string>>& choices);
+
+ private:
+  enum class PopupKind { kNone, kSlash, kFile, kHistory, kChoice };
+  struct Backtrack {
+    std::vector<EditTarget> messages;  // oldest first
+    size_t index = 0;                  // the one in the editor
+  };
+
+  void StepBacktrack();
+  // The popup for the editor's text now: "/" commands, "@" files, history.
+  void UpdatePopup();
+  // Handles `key` when the popup wants it (true), setting *event.
+  bool PopupKey(const Key& key, EditorEvent* event);
+  bool ChooseFromPopup(const Key& key, EditorEvent* event);
+  std::string PopupText(int columns) const;
+
+  Style style_;
+  FileLister files_;
+  LineEditor editor_;
+  KeyDecoder keys_;
+  std::deque<std::string> queued_;
+  std::string hint_;        // a dim line above the prompt ("" = none)
+  bool esc_armed_ = false;  // one Esc on an empty composer: another starts backtracking
+  std::optional<Backtrack> backtrack_;
+
+  // kHistory (Ctrl-R) and kChoice stay open until an item is taken or Esc
+  // closes them; kSlash and kFile follow the text.
+  PopupKind popup_ = PopupKind::kNone;
+  std::vector<std::string> popup_items_;  // "/name", a path, a history entry
+  std::vector<std::string> popup_help_;   // one-line descriptions (kSlash, kChoice)
+  size_t popup_selected_ = 0;
+  size_t popup_word_start_ = 0;                           // kFile: where the "@word" starts
+  std::string popup_dismissed_for_;                       // the buffer Esc closed the popup on
+  std::optional<std::vector<std::string>> files_listed_;  // on the first "@"
+};
+
+}  // namespace codex::cli

@@ -1,0 +1,104 @@
+#include "cli/interactive/live_turn.h"
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+namespace codex::cli {
+
+namespace {
+
+bool Blank(std::string_view text) {
+  return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
+}  // namespace
+
+void LiveTurn::RunOnUi(const std::function<void()>& fn) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  calls_.push_back(&fn);
+  size_t ticket = calls_run_ + calls_.size();
+  terminal_.Wake();
+  done_.wait(lock, [&] { return calls_run_ >= ticket; });
+}
+
+void LiveTurn::RunUiCalls() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!calls_.empty()) {
+    const std::function<void()>* fn = calls_.front();
+    lock.unlock();
+    (*fn)();
+    show_composer_();
+    lock.lock();
+    calls_.pop_front();
+    ++calls_run_;
+    done_.notify_all();
+  }
+}
+
+void LiveTurn::Handle(const EditorEvent& ev, core::CancelToken& cancel, bool* cancelled) {
+  switch (ev.kind) {
+    case EditorEventKind::kSubmit:
+      if (!Blank(ev.text)) composer_.Queue(ev.text);
+      break;
+    case EditorEventKind::kEscape:
+    case EditorEventKind::kInterrupt:
+      if (!*cancelled) {
+        *cancelled = true;
+        cancel.Cancel();
+      }
+      // Ctrl-C again right after: quit, as at the prompt.
+      if (ev.kind == EditorEventKind::kInterrupt && ev.count >= 2) quit_requested_ = true;
+      break;
+    case EditorEventKind::kClearScreen:
+      terminal_.Write("\x1b[H\x1b[2J");
+      view_.Redraw(true);
+      break;
+    case EditorEventKind::kEof:
+      // Ctrl-D on an empty composer: leave once the turn has ended (it is not
+      // cut short: Esc or Ctrl-C do that).
+      quit_requested_ = true;
+      composer_.set_hint("leaving when this turn ends (Esc interrupts it)");
+      break;
+    case EditorEventKind::kNone:
+      break;
+  }
+}
+
+void LiveTurn::Run(const std::function<void()>& work, core::CancelToken& cancel) {
+  std::atomic<bool> done{false};
+  std::thread worker([&] {
+    work();
+    done = true;
+    terminal_.Wake();
+  });
+  show_composer_();
+  bool cancelled = false;
+  while (!done) {
+    RunUiCalls();
+    std::string bytes;
+    ReadStatus status = terminal_.Read(&bytes, composer_.has_pending() ? 50 : -1);
+    if (status == ReadStatus::kEof) {
+      cancel.Cancel();  // the terminal is gone: stop the turn, then leave
+      break;
+    }
+    if (status == ReadStatus::kWoken || status == ReadStatus::kResized) {
+      show_composer_();  // laid out again for the terminal's width
+      continue;
+    }
+    EditorEvent ev = composer_.Feed(bytes, status == ReadStatus::kTimeout);
+    while (ev.kind != EditorEventKind::kNone) {
+      Handle(ev, cancel, &cancelled);
+      ev = composer_.Feed("", false);
+    }
+    show_composer_();
+  }
+  while (!done) {  // after EOF: let the cancelled turn finish, answering what it asks
+    RunUiCalls();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // Read() would return at once
+  }
+  worker.join();
+  RunUiCalls();
+}
+
+}  // namespace codex::cli

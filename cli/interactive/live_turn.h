@@ -1,0 +1,60 @@
+// LiveTurn: drives one turn (or a "!cmd") on a thread of its own while the
+// thread that owns the terminal keeps the composer live: keys typed go to the
+// composer, Enter queues the message for after the turn, Esc or Ctrl-C cancel
+// the turn (Ctrl-C twice, or Ctrl-D, asks to quit once it has ended), Ctrl-L
+// and a resize redraw. Work the turn's thread must not do itself (an approval
+// menu reads the keys) is handed over with RunOnUi and runs between keys.
+//
+// Threads: Run() on the terminal's thread; RunOnUi() from the turn's thread
+// while Run() is in progress.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+
+#include "cli/interactive/composer.h"
+#include "cli/interactive/terminal.h"
+#include "cli/interactive/turn_view.h"
+#include "core/cancel.h"
+
+namespace codex::cli {
+
+class LiveTurn {
+ public:
+  // `show_composer` draws the composer again (laid out for the width now).
+  LiveTurn(Terminal& terminal, TurnView& view, Composer& composer,
+           std::function<void()> show_composer)
+      : terminal_(terminal),
+        view_(view),
+        composer_(composer),
+        show_composer_(std::move(show_composer)) {}
+
+  // Runs `work` on a new thread and returns when it has ended; the keys
+  // cancel it through `cancel`.
+  void Run(const std::function<void()>& work, core::CancelToken& cancel);
+  // Runs `fn` on the thread in Run() and returns when it has run.
+  void RunOnUi(const std::function<void()>& fn);
+
+  // Ctrl-D (or Ctrl-C twice) during a turn: leave when it has ended.
+  bool quit_requested() const { return quit_requested_; }
+
+ private:
+  void RunUiCalls();
+  // Acts on one event from the composer while the turn runs.
+  void Handle(const EditorEvent& ev, core::CancelToken& cancel, bool* cancelled);
+
+  Terminal& terminal_;
+  TurnView& view_;
+  Composer& composer_;
+  std::function<void()> show_composer_;
+  bool quit_requested_ = false;
+
+  std::mutex mutex_;
+  std::condition_variable done_;
+  std::deque<const std::function<void()>*> calls_;
+  size_t calls_run_ = 0;
+};
+
+}  // namespace codex::cli

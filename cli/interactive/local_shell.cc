@@ -1,0 +1,29 @@
+#include "cli/interactive/local_shell.h"
+
+#include "core/transcript.h"
+#include "sandbox/truncate.h"
+
+namespace codex::cli {
+
+core::CommandSpec LocalShellSpec(const core::Config& config, const std::string& command) {
+  core::CommandSpec spec;
+  spec.argv = {"bash", "-c", command};  // not a login shell: no profile noise in the output
+  spec.cwd = config.cwd;
+  spec.timeout_ms = 10 * 60 * 1000;  // the user's own command: Esc or Ctrl-C stop it sooner
+  spec.sandbox.mode = config.sandbox_mode;
+  spec.sandbox.workspace_root = config.cwd;
+  spec.sandbox.writable_roots = config.writable_roots;
+  spec.sandbox.network = config.sandbox_network_access;
+  spec.env_policy = config.shell_environment_policy;
+  return spec;
+}
+
+std::string LocalShellRecord(const std::string& command, const core::CommandResult& result) {
+  return std::string(core::kUserShellRecordPrefix) + "\n<command>\n" + command +
+         "\n</command>\n<result>\nExit code: " + std::to_string(result.exit_code) + "\nOutput:\n" +
+         sandbox::TruncateHeadTail(result.output, sandbox::kModelOutputBytes,
+                                   result.dropped_bytes) +
+         "\n</result>\n</user_shell_command>";
+}
+
+}  // namespace codex::cli

@@ -1,0 +1,264 @@
+// The slash commands and the session picker of InteractiveSession.
+#include <algorithm>
+
+#include "cli/interactive/drawn_lines.h"
+#include "cli/interactive/interactive_session.h"
+#include "cli/interactive/session_picker.h"
+#include "cli/interactive/session_reports.h"
+#include "cli/interrupt.h"
+#include "cli/session_resolution.h"
+
+namespace codex::cli::interactive_internal {
+
+// --- slash commands ---
+
+bool InteractiveSession::RunSlash(const SlashCommand& cmd) {
+  switch (cmd.kind) {
+    case SlashKind::kHelp:
+      Say(HelpText(style_, tty_));
+      return true;
+    case SlashKind::kStatus:
+      ShowStatus();
+      return true;
+    case SlashKind::kCompact:
+      Compact();
+      return true;
+    case SlashKind::kFork:
+      ForkCommand(cmd);
+      return true;
+    case SlashKind::kSessions:
+      ShowSessions();
+      return true;
+    case SlashKind::kResume:
+      ResumeCommand(cmd);
+      return true;
+    case SlashKind::kModel:
+      ModelCommand(cmd);
+      return true;
+    case SlashKind::kApprovals:
+      ApprovalsCommand(cmd);
+      return true;
+    case SlashKind::kDiff:
+      ShowDiff();
+      return true;
+    case SlashKind::kNew:
+      NewCommand();
+      return true;
+    case SlashKind::kQuit:
+      return false;
+  }
+  return true;
+}
+
+void InteractiveSession::ForkCommand(const SlashCommand& cmd) {
+  std::string from = conversation_->session().id;
+  auto forked = engine_->store().Fork(from, cmd.turn);
+  if (!forked.ok()) {
+    Warn(forked.status().message());
+    return;
+  }
+  Status s = SwitchTo(*forked, false);
+  if (!s.ok()) {
+    Warn(s.message());
+    return;
+  }
+  Say("forked " + from + (cmd.turn ? " after turn " + std::to_string(*cmd.turn) : "") + " into " +
+      style_.Bold(forked->id) + "; you are now in the branch\n");
+}
+
+void InteractiveSession::ResumeCommand(const SlashCommand& cmd) {
+  std::optional<core::SessionInfo> target;
+  if (cmd.arg.empty()) {
+    if (!tty_) {
+      Warn("/resume needs a session id here; /sessions lists them");
+      return;
+    }
+    auto picked = Pick(false);
+    if (!picked.ok()) {
+      Warn(picked.status().message());
+      return;
+    }
+    if (!picked->has_value()) return;
+    target = **picked;
+  } else {
+    auto found = ResolveSession(engine_->store(), cmd.arg, false, engine_->config().cwd);
+    if (!found.ok()) {
+      Warn(found.status().message());
+      return;
+    }
+    target = *found;
+  }
+  Status s = SwitchTo(*target, true);
+  if (!s.ok()) Warn(s.message());
+}
+
+void InteractiveSession::ModelCommand(const SlashCommand& cmd) {
+  if (cmd.arg.empty() && tty_) {
+    OpenChoice("model", engine_->config().model, ModelChoices(engine_->config().model));
+    return;
+  }
+  if (cmd.arg.empty()) {
+    Say("model: " + engine_->config().model + "\n");
+    return;
+  }
+  RunFlags flags = flags_;
+  flags.model = cmd.arg;
+  Status s = Reopen(flags);
+  if (!s.ok()) {
+    Warn(s.message());
+    return;
+  }
+  Say("model set to " + style_.Bold(engine_->config().model) + " for this session\n");
+}
+
+void InteractiveSession::ApprovalsCommand(const SlashCommand& cmd) {
+  const std::string current(core::ApprovalPolicyName(engine_->config().approval_policy));
+  if (cmd.arg.empty() && tty_) {
+    OpenChoice("approvals", current, ApprovalChoices());
+    return;
+  }
+  if (cmd.arg.empty()) {
+    Say("approval policy: " + current + "\n");
+    return;
+  }
+  if (!core::ParseApprovalPolicy(cmd.arg)) {
+    Warn("'" + cmd.arg + "' is not one of untrusted, on-failure, on-request, never");
+    return;
+  }
+  RunFlags flags = flags_;
+  flags.approval = cmd.arg;
+  flags.full_auto = false;
+  flags.bypass = false;
+  Status s = Reopen(flags);
+  if (!s.ok()) {
+    Warn(s.message());
+    return;
+  }
+  Say("approval policy set to " + style_.Bold(cmd.arg) + "\n");
+}
+
+void InteractiveSession::NewCommand() {
+  auto created = core::Conversation::Create(engine_->config(), engine_->Deps(), "interactive");
+  if (!created.ok()) {
+    Warn(created.status().message());
+    return;
+  }
+  conversation_ = std::move(*created);
+  if (approvals_) approvals_->ResetSession();
+  Banner(false);
+}
+
+void InteractiveSession::OpenChoice(
+    const std::string& command, const std::string& current,
+    const std::vector<std::pair<std::string, std::string>>& choices) {
+  composer_.OpenChoice(command, current, choices);
+  Say(style_.Dim("choose with ↑↓ and Enter (Esc closes); current: " + current) + "\n");
+}
+
+void InteractiveSession::ShowStatus() {
+  core::SessionInfo session = conversation_->session();
+  if (auto fresh = engine_->store().FindSession(session.id); fresh.ok()) session = *fresh;
+  Say(StatusText(style_, engine_->config(), session, usage_.total_tokens,
+                 conversation_->ContextLeftPercent(), conversation_->EstimatedTokens()));
+}
+
+void InteractiveSession::ShowSessions() {
+  core::ListQuery query;
+  query.cwd = engine_->config().cwd;
+  query.limit = 15;
+  auto page = engine_->store().ListSessions(query);
+  if (!page.ok()) {
+    Warn(page.status().message());
+    return;
+  }
+  Say(SessionsText(style_, page->sessions, conversation_->session().id, engine_->config().cwd,
+                   NowMs()));
+}
+
+void InteractiveSession::ShowDiff() {
+  Result<std::string> diff = WorkspaceDiff(engine_->config().cwd, style_.color());
+  if (!diff.ok()) {
+    Warn(diff.status().message());
+    return;
+  }
+  Say(diff->empty() ? "no changes in the workspace\n" : *diff);
+}
+
+void InteractiveSession::Compact() {
+  core::CancelToken cancel;
+  Result<bool> s = false;
+  if (tty_) {
+    terminal_->SetCtrlC(CtrlC::kAsSignal);
+    {
+      TurnInterrupt interrupt(&cancel);
+      view_->BeginTurn("Compacting");
+      s = conversation_->CompactNow(cancel);
+      view_->EndTurn();
+      terminal_->SetCtrlC(CtrlC::kAsKey);
+    }
+  } else {
+    InstallInterruptHandler(&cancel);
+    s = conversation_->CompactNow(cancel);
+    RemoveInterruptHandler();
+  }
+  if (!s.ok()) {
+    Warn(s.status().code() == StatusCode::kCancelled ? "compaction interrupted; nothing changed"
+                                                     : s.status().message());
+    return;
+  }
+  if (!*s) return;  // the observer already said why nothing was compacted
+  Say("compacted; context " + std::to_string(conversation_->ContextLeftPercent()) + "% left\n");
+}
+
+Result<std::optional<core::SessionInfo>> InteractiveSession::Pick(bool all) {
+  core::ListQuery query;
+  if (!all) query.cwd = engine_->config().cwd;
+  query.limit = 200;
+  ASSIGN_OR_RETURN(core::ListPage page, engine_->store().ListSessions(query));
+  if (page.sessions.empty()) {
+    return NotFoundError(all ? "there are no sessions yet; start one with 'codex'"
+                             : "no session in " + engine_->config().cwd +
+                                   " yet; 'codex resume --all' shows every directory");
+  }
+  SessionPicker picker(std::move(page.sessions), NowMs(), all);
+  DrawnLines drawn;  // the last drawing, to erase it (re-wrapped after a resize)
+  auto erase = [&] {
+    std::string out;
+    if (!drawn.empty()) {
+      int up = drawn.RowsAboveCursor(terminal_->Columns(), terminal_->reflows());
+      if (up > 0) out += "\x1b[" + std::to_string(up) + "A";
+    }
+    return out + kEraseToEnd;
+  };
+  auto draw = [&] {
+    // Laid out for the width now, after erasing what the last width left.
+    int columns = terminal_->Columns();
+    std::string text = picker.Render(style_, columns, std::max(5, terminal_->Rows() - 2));
+    std::string out = erase();
+    drawn.Record(text, text.size(), columns);
+    terminal_->Write(out + text);
+  };
+  draw();
+  KeyDecoder decoder;
+  PickerResult result = PickerResult::kPending;
+  while (result == PickerResult::kPending) {
+    std::string bytes;
+    ReadStatus status = terminal_->Read(&bytes, decoder.has_pending() ? 50 : -1);
+    if (status == ReadStatus::kEof) {
+      result = PickerResult::kCancelled;
+      break;
+    }
+    decoder.Feed(bytes);
+    while (result == PickerResult::kPending) {
+      std::optional<Key> key = status == ReadStatus::kTimeout ? decoder.Flush() : decoder.Next();
+      if (!key) break;
+      result = picker.HandleKey(*key);
+    }
+    draw();
+  }
+  terminal_->Write(erase());
+  if (result == PickerResult::kCancelled) return std::optional<core::SessionInfo>();
+  return std::optional<core::SessionInfo>(picker.chosen());
+}
+
+}  // namespace codex::cli::interactive_internal

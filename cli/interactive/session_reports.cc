@@ -1,0 +1,188 @@
+#include "cli/interactive/session_reports.h"
+
+#include <stdio.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "cli/interactive/local_shell.h"
+#include "cli/interactive/markdown.h"
+#include "cli/interactive/session_picker.h"
+#include "cli/interactive/slash_commands.h"
+#include "core/tool_router.h"
+#include "core/transcript.h"
+#include "storage/session_database.h"
+
+namespace codex::cli {
+
+namespace {
+
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+// Runs a shell command line, capturing stdout; the exit status in *status.
+std::string Capture(const std::string& command, int* status) {
+  std::string out;
+  FILE* p = ::popen(command.c_str(), "r");
+  if (p == nullptr) {
+    *status = -1;
+    return out;
+  }
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  *status = ::pclose(p);
+  return out;
+}
+
+}  // namespace
+
+std::string BannerLine(const core::Config& config, const core::SessionInfo& session, bool resumed) {
+  return std::string(resumed ? "resumed " : "") + "session " + session.id + " · model " +
+         config.model + " · provider " + config.model_provider_id;
+}
+
+std::string BannerText(const Style& style, const core::Config& config,
+                       const core::SessionInfo& session, bool resumed, int width) {
+  std::string settings = config.cwd + " · approval " +
+                         std::string(core::ApprovalPolicyName(config.approval_policy)) +
+                         " · sandbox " + std::string(core::SandboxModeName(config.sandbox_mode)) +
+                         " · /help for commands, Ctrl-D to exit";
+  return WrapLine(style.Bold(">_ codex") + "  " + style.Dim(BannerLine(config, session, resumed)),
+                  width, "", "   ") +
+         WrapLine(style.Dim(settings), width, "   ", "   ") + "\n";
+}
+
+std::string ReplayText(const Style& style, const std::vector<core::StoredItem>& items, int width) {
+  std::vector<const core::Item*> messages;
+  for (const auto& stored : items) {
+    const core::Item& item = stored.item;
+    if ((item.kind == core::ItemKind::kMessage && item.role == "assistant") ||
+        core::IsTypedUserMessage(item)) {
+      messages.push_back(&item);
+    }
+  }
+  constexpr size_t kShown = 6;
+  size_t first = messages.size() > kShown ? messages.size() - kShown : 0;
+  std::string out;
+  if (first > 0) out += style.Dim("  … " + std::to_string(first) + " earlier messages") + "\n";
+  for (size_t i = first; i < messages.size(); ++i) {
+    std::string text = core::MessageText(*messages[i]);
+    if (messages[i]->role == "user") {
+      out += style.Cyan("› ") + style.Dim(text) + "\n\n";
+    } else {
+      out += style.Bold(style.Magenta("codex")) + "\n" + RenderMarkdown(text, style, width) + "\n";
+    }
+  }
+  return out;
+}
+
+std::string HelpText(const Style& style, bool keys) {
+  std::string out = style.Bold("Commands") + "\n";
+  for (const auto& c : SlashCommands()) {
+    std::string name = std::string(c.name) + (c.args.empty() ? "" : " " + std::string(c.args));
+    out += "  " + style.Cyan(name) + std::string(name.size() < 20 ? 20 - name.size() : 1, ' ') +
+           std::string(c.help) + "\n";
+  }
+  if (keys) {
+    out += style.Bold("Keys") + "\n" +
+           "  Enter send · Alt-Enter, Shift-Enter, Ctrl-J or a trailing \\ new line · ↑/↓ history\n"
+           "  Ctrl-C interrupt the turn (twice: quit) · Ctrl-D quit · Tab complete a command\n";
+  }
+  return out;
+}
+
+std::string StatusText(const Style& style, const core::Config& config,
+                       const core::SessionInfo& session, int64_t run_tokens,
+                       int context_left_percent, int64_t next_request_tokens) {
+  auto row = [&](std::string_view key, const std::string& value) {
+    std::string k(key);
+    k.resize(12, ' ');
+    return "  " + style.Dim(k) + value + "\n";
+  };
+  std::string out = style.Bold("Status") + "\n";
+  out += row("model", config.model);
+  out += row("provider", config.model_provider_id + " (" + config.provider.base_url + ")");
+  out += row("session", session.id + (session.name.empty() ? "" : " (" + session.name + ")"));
+  if (!session.forked_from_session.empty()) out += row("forked from", session.forked_from_session);
+  out += row("directory", config.cwd);
+  out += row("approval", std::string(core::ApprovalPolicyName(config.approval_policy)));
+  out += row("sandbox", std::string(core::SandboxModeName(config.sandbox_mode)));
+  // Tokens summed over requests and the context window are
+  // different things: one row each, each saying what it counts.
+  out += row("tokens", GroupThousands(session.tokens_used) + " over this session's requests · " +
+                           GroupThousands(run_tokens) + " in this run");
+  out += row("context", std::to_string(context_left_percent) +
+                            "% of the window left · the next request sends ~" +
+                            GroupThousands(next_request_tokens) + " tokens");
+  return out;
+}
+
+std::string SessionsText(const Style& style, const std::vector<core::SessionInfo>& sessions,
+                         const std::string& current_id, const std::string& cwd, int64_t now_ms) {
+  if (sessions.empty()) return "no sessions in " + cwd + "\n";
+  std::string out = style.Bold("Recent sessions in " + cwd) + "\n";
+  for (const auto& s : sessions) {
+    std::string when = Ago(s.updated_at_ms, now_ms);
+    when.resize(std::max<size_t>(when.size(), 9), ' ');
+    std::string title = s.name.empty() ? s.title : s.name + ": " + s.title;
+    if (title.empty()) title = "(no message yet)";
+    out += (s.id == current_id ? style.Cyan("* ") : "  ") + s.id + "  " + style.Dim(when) + " " +
+           title + "\n";
+  }
+  out += style.Dim("/resume ID switches to one") + "\n";
+  return out;
+}
+
+Result<std::string> WorkspaceDiff(const std::string& cwd, bool color) {
+  const std::string dir = ShellQuote(cwd);
+  int status = 0;
+  Capture("git -C " + dir + " rev-parse --is-inside-work-tree 2>/dev/null", &status);
+  if (status != 0) {
+    return FailedPreconditionError(cwd + " is not inside a git repository; /diff needs one");
+  }
+  const std::string colour = color ? "always" : "never";
+  std::string diff =
+      Capture("git -C " + dir + " --no-pager diff --color=" + colour + " 2>&1", &status);
+  std::string untracked =
+      Capture("git -C " + dir + " ls-files --others --exclude-standard -z 2>/dev/null", &status);
+  size_t pos = 0;
+  while (pos < untracked.size()) {
+    size_t end = untracked.find('\0', pos);
+    if (end == std::string::npos) end = untracked.size();
+    std::string file = untracked.substr(pos, end - pos);
+    pos = end + 1;
+    diff += Capture("git -C " + dir + " --no-pager diff --no-index --color=" + colour +
+                        " -- /dev/null " + ShellQuote(file) + " 2>&1",
+                    &status);
+  }
+  if (diff.find_first_not_of(" \t\r\n") == std::string::npos) return std::string();
+  if (diff.back() != '\n') diff += '\n';
+  return diff;
+}
+
+std::vector<std::pair<std::string, std::string>> ModelChoices(const std::string& current) {
+  std::vector<std::pair<std::string, std::string>> out = {{current, "the current model"}};
+  for (const char* m : {"gpt-5-codex", "gpt-5", "gpt-5-mini", "o4-mini"}) {
+    if (m != current) out.emplace_back(m, "");
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> ApprovalChoices() {
+  return {{"untrusted", "ask before any command that is not known to be safe"},
+          {"on-request", "the model asks when it needs to leave the sandbox"},
+          {"on-failure", "run in the sandbox; ask to run outside it when that fails"},
+          {"never", "never ask; failures go back to the model"}};
+}
+
+}  // namespace codex::cli

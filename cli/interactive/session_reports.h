@@ -1,0 +1,48 @@
+// The text the interactive session shows for its commands and at its start:
+// the banner, the replayed tail of a resumed transcript, /help, /status,
+// /sessions, /diff, and the choices the /model and /approvals pickers offer.
+// Each returns what to print (styled with `style`, lines ending in "\n");
+// nothing here writes to the terminal. WorkspaceDiff runs git; the rest is
+// pure.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "cli/interactive/style.h"
+#include "core/config.h"
+#include "core/session_store.h"
+
+namespace codex::cli {
+
+// The first lines: session, model, provider, then the directory and policies
+// wrapped to `width` ("" details on stderr for a plain session: see the caller).
+std::string BannerText(const Style& style, const core::Config& config,
+                       const core::SessionInfo& session, bool resumed, int width);
+// The line describing the session without a terminal (to stderr).
+std::string BannerLine(const core::Config& config, const core::SessionInfo& session, bool resumed);
+
+// The last messages of a resumed transcript (what was asked and answered),
+// with a count of the earlier ones, answers rendered as Markdown at `width`.
+std::string ReplayText(const Style& style, const std::vector<core::StoredItem>& items, int width);
+
+std::string HelpText(const Style& style, bool keys);
+std::string StatusText(const Style& style, const core::Config& config,
+                       const core::SessionInfo& session, int64_t run_tokens,
+                       int context_left_percent, int64_t next_request_tokens);
+std::string SessionsText(const Style& style, const std::vector<core::SessionInfo>& sessions,
+                         const std::string& current_id, const std::string& cwd, int64_t now_ms);
+
+// `git diff` of the work tree at `cwd` plus the untracked files as added,
+// coloured when `color`; "" when nothing changed; kFailedPrecondition when
+// `cwd` is not inside a git work tree.
+Result<std::string> WorkspaceDiff(const std::string& cwd, bool color);
+
+// (value, description) pairs for the pickers.
+std::vector<std::pair<std::string, std::string>> ModelChoices(const std::string& current);
+std::vector<std::pair<std::string, std::string>> ApprovalChoices();
+
+}  // namespace codex::cli
