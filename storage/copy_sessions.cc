@@ -149,10 +149,11 @@ Status VerifyCopy(SessionDatabase& from, SessionDatabase& to, StoreCounts* from_
       }
       return d.status();
     }
-    if (d->cwd != s.cwd || d->title != s.title || d->name != s.name || d->model != s.model ||
-        d->provider != s.provider || d->source != s.source || d->archived != s.archived ||
-        d->created_at_ms != s.created_at_ms || d->updated_at_ms != s.updated_at_ms ||
-        d->tokens_used != s.tokens_used || d->forked_from_session != s.forked_from_session ||
+    if (d->cwd != s.cwd || d->host != s.host || d->project != s.project || d->title != s.title ||
+        d->name != s.name || d->model != s.model || d->provider != s.provider ||
+        d->source != s.source || d->archived != s.archived || d->created_at_ms != s.created_at_ms ||
+        d->updated_at_ms != s.updated_at_ms || d->tokens_used != s.tokens_used ||
+        d->forked_from_session != s.forked_from_session ||
         d->forked_from_item.has_value() != s.forked_from_item.has_value()) {
       return Differs(s, "its metadata");
     }
