@@ -99,6 +99,8 @@ Json SessionJson(const core::SessionInfo& s) {
   j["name"] = s.name;
   j["title"] = s.title;
   j["cwd"] = s.cwd;
+  j["host"] = s.host;
+  j["project"] = s.project;
   j["model"] = s.model;
   j["provider"] = s.provider;
   j["source"] = s.source;
@@ -156,11 +158,12 @@ Status RunList(const ListArgs& args) {
                  q.cwd ? "; use --all to list every directory" : "");
     return OkStatus();
   }
-  std::printf("%-36s  %-16s  %-30s  %s\n", "ID", "UPDATED", "CWD", "TITLE");
+  std::printf("%-36s  %-16s  %-16s  %-30s  %s\n", "ID", "UPDATED", "HOST", "CWD", "TITLE");
   for (const auto& s : page.sessions) {
     std::string cwd = s.cwd;
     if (cwd.size() > 30) cwd = "…" + cwd.substr(cwd.size() - 29);
-    std::printf("%-36s  %-16s  %-30s  %s\n", s.id.c_str(), LocalTime(s.updated_at_ms).c_str(),
+    std::printf("%-36s  %-16s  %-16s  %-30s  %s\n", s.id.c_str(),
+                LocalTime(s.updated_at_ms).c_str(), Clip(s.host.empty() ? "?" : s.host, 16).c_str(),
                 cwd.c_str(), Clip(Label(s), 60).c_str());
   }
   if (!page.next_cursor.empty()) {
@@ -388,6 +391,9 @@ Status RunShow(const std::string& id, bool json, bool full) {
               ss.name.empty() ? "" : (" (" + ss.name + ")").c_str());
   std::printf("title    %s\n", ss.title.empty() ? "(untitled)" : ss.title.c_str());
   std::printf("cwd      %s\n", ss.cwd.c_str());
+  std::printf("host     %s\n",
+              ss.host.empty() ? "? (made before hosts were recorded)" : ss.host.c_str());
+  if (!ss.project.empty()) std::printf("project  %s\n", ss.project.c_str());
   std::printf("model    %s (%s)\n", ss.model.c_str(), ss.provider.c_str());
   std::printf("created  %s   updated %s%s\n", LocalTime(ss.created_at_ms).c_str(),
               LocalTime(ss.updated_at_ms).c_str(), ss.archived ? "   [archived]" : "");

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -20,6 +21,10 @@ struct MigrateArgs {
   std::string to;
   std::string from;
 };
+
+// How long a session with a running turn is waited for (retried after the
+// others) before the command stops, saying to run it again.
+constexpr std::chrono::milliseconds kBusyWait{10'000};
 
 bool SameLocation(const core::StoreLocation& a, const core::StoreLocation& b) {
   return a.kind == b.kind && a.path == b.path && a.url == b.url;
@@ -54,18 +59,23 @@ Status RunMigrate(const GlobalOptions& global, const MigrateArgs& args) {
   }
   std::fprintf(stderr, "copying sessions from %s to %s\n", from_name.c_str(), to_name.c_str());
   const bool tty = isatty(STDERR_FILENO) != 0;
-  auto stats = storage::CopyAllSessions(*source, *dest, [tty](int64_t done, int64_t total) {
-    if (tty) {
-      std::fprintf(stderr, "\r%lld/%lld sessions", static_cast<long long>(done),
-                   static_cast<long long>(total));
-      if (done == total) std::fputc('\n', stderr);
-      std::fflush(stderr);
-    }
-  });
+  auto stats = storage::CopyAllSessions(
+      *source, *dest,
+      [tty](int64_t done, int64_t total) {
+        if (tty) {
+          std::fprintf(stderr, "\r%lld/%lld sessions", static_cast<long long>(done),
+                       static_cast<long long>(total));
+          if (done == total) std::fputc('\n', stderr);
+          std::fflush(stderr);
+        }
+      },
+      kBusyWait);
   if (!stats.ok()) {
-    return Status(stats.status().code(),
-                  "migrating to " + to_name + " stopped: " + stats.status().message() +
-                      "; what was copied stays, run the same command again to finish");
+    Status stopped(stats.status().code(),
+                   "migrating to " + to_name + " stopped: " + stats.status().message() +
+                       "; what was copied stays, run the same command again to finish");
+    stopped.WithReason(stats.status().reason());  // a busy session exits 3
+    return stopped;
   }
   storage::StoreCounts from_counts;
   storage::StoreCounts to_counts;

@@ -36,6 +36,12 @@ struct SessionInfo {
   int64_t updated_at_ms = 0;
   bool archived = false;
   int64_t tokens_used = 0;
+  // The machine the session was created on (its host name; "" for sessions
+  // stored before hosts were recorded), and the project key of `cwd` there
+  // (storage/project_identity.h; "" outside a git checkout with a remote).
+  // `cwd` filters match a session by its cwd on any host, or by its project.
+  std::string host;
+  std::string project;
 };
 
 struct StoredItem {
@@ -57,6 +63,7 @@ struct NewSession {
   std::string provider;
   std::string title;
   std::string source = "exec";
+  std::string host;           // "" = this machine
   int64_t created_at_ms = 0;  // 0 = now
   // Committed with the row, in the same transaction, chained in order (the
   // head is the last). A session is created with its first user message, so
@@ -66,8 +73,10 @@ struct NewSession {
 };
 
 struct ListQuery {
-  std::optional<std::string> cwd;  // nullopt = every directory
-  bool archived = false;           // list archived sessions instead of live ones
+  // nullopt = every directory; else the sessions started in it on any host or
+  // in the same place of a checkout of the same project (SessionInfo::project).
+  std::optional<std::string> cwd;
+  bool archived = false;  // list archived sessions instead of live ones
   int limit = 20;
   std::string cursor;  // opaque, from a previous ListPage; "" = first page
 };
@@ -108,7 +117,8 @@ class SessionStore {
   // By full id, unique id prefix (>= 8 chars) or name. kNotFound otherwise.
   virtual Result<SessionInfo> FindSession(std::string_view id_or_name) = 0;
 
-  // The most recently updated non-archived session, in `cwd` when given.
+  // The most recently updated non-archived session, in `cwd` when given (as
+  // ListQuery::cwd matches).
   virtual Result<SessionInfo> LatestSession(const std::optional<std::string>& cwd) = 0;
 
   // The session's current view, oldest first: the chain from head back to (not

@@ -1,10 +1,14 @@
 #include "storage/copy_sessions.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <optional>
 #include <set>
+#include <thread>
 #include <vector>
+
+#include "core/session_lease.h"
 
 namespace codex::storage {
 
@@ -70,8 +74,28 @@ Status Differs(const core::SessionInfo& s, const std::string& what) {
 
 }  // namespace
 
+namespace {
+
+// kFailedPrecondition / kSessionBusy (SessionBusyError) while a live turn
+// lease is recorded for `id` in `from`; OK otherwise (no lease, or its
+// holder is gone: core/session_lease.h).
+Status NoTurnRunning(SessionDatabase& from, const std::string& id) {
+  ASSIGN_OR_RETURN(std::optional<core::LeaseHolder> holder, from.CurrentLease(id));
+  if (!holder) return OkStatus();
+  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  if (core::LeaseHolderIsGone(*holder, core::CurrentProcessHolder().host, now)) return OkStatus();
+  return core::SessionBusyError(id, *holder);
+}
+
+bool IsBusy(const Status& s) { return s.reason() == StatusReason::kSessionBusy; }
+
+}  // namespace
+
 Result<CopyStats> CopyAllSessions(SessionDatabase& from, SessionDatabase& to,
-                                  const std::function<void(int64_t, int64_t)>& on_copied) {
+                                  const std::function<void(int64_t, int64_t)>& on_copied,
+                                  std::chrono::milliseconds busy_wait) {
   ASSIGN_OR_RETURN(std::vector<core::SessionInfo> sessions, AllSessions(from));
   std::set<std::string> parents;
   for (const auto& s : sessions) {
@@ -86,12 +110,37 @@ Result<CopyStats> CopyAllSessions(SessionDatabase& from, SessionDatabase& to,
   std::map<std::string, Copied> copied;
   CopyStats stats;
   const auto total = static_cast<int64_t>(sessions.size());
-  for (const core::SessionInfo& s : sessions) {
-    ASSIGN_OR_RETURN(std::vector<core::StoredItem> history, from.LoadHistory(s));
-    auto existing = to.FindSession(s.id);
+  // Copies `listed` unless a turn runs on it (a turn commits its items one
+  // by one; the copy holds whole turns only). false: busy, `busy_status`
+  // says why.
+  Status busy_status;
+  auto copy_one = [&](const core::SessionInfo& listed) -> Result<bool> {
+    auto existing = to.FindSession(listed.id);
     if (!existing.ok() && existing.status().code() != StatusCode::kNotFound) {
       return existing.status();
     }
+    std::optional<core::SessionInfo> now;
+    if (!existing.ok()) {
+      // Whole turns only: no turn runs before the read, and none ran during
+      // it (still no live lease after it, and the head has not moved). A turn
+      // holds its lease from before its first commit to its end.
+      Status idle = NoTurnRunning(from, listed.id);
+      if (idle.ok()) {
+        auto fresh = from.FindSession(listed.id);
+        if (!fresh.ok()) {
+          if (fresh.status().code() != StatusCode::kNotFound) return fresh.status();
+          return true;  // removed meanwhile: nothing to copy
+        }
+        now = std::move(fresh).value();
+      }
+      if (!idle.ok()) {
+        if (!IsBusy(idle)) return idle;
+        busy_status = idle;
+        return false;
+      }
+    }
+    const core::SessionInfo& s = now ? *now : listed;
+    ASSIGN_OR_RETURN(std::vector<core::StoredItem> history, from.LoadHistory(s));
     if (!existing.ok()) {
       SessionCopy copy;
       copy.info = s;
@@ -118,6 +167,21 @@ Result<CopyStats> CopyAllSessions(SessionDatabase& from, SessionDatabase& to,
       copy.items.assign(history.begin() + static_cast<std::ptrdiff_t>(first), history.end());
       ASSIGN_OR_RETURN(copy.turns, from.LoadTurns(s.id));
       ASSIGN_OR_RETURN(copy.events, from.LoadEvents(s.id));
+      Status still_idle = NoTurnRunning(from, s.id);
+      if (still_idle.ok()) {
+        auto after = from.FindSession(s.id);
+        if (!after.ok() && after.status().code() != StatusCode::kNotFound) return after.status();
+        if (!after.ok()) return true;  // removed meanwhile
+        if (after->head_item_id != s.head_item_id || after->updated_at_ms != s.updated_at_ms) {
+          still_idle = FailedPreconditionError("session " + s.id + " changed while it was read");
+          still_idle.WithReason(StatusReason::kSessionBusy);
+        }
+      }
+      if (!still_idle.ok()) {
+        if (!IsBusy(still_idle)) return still_idle;
+        busy_status = still_idle;
+        return false;
+      }
       ASSIGN_OR_RETURN(bool added, to.CopySession(copy));
       ++(added ? stats.copied : stats.present);
     } else {
@@ -129,8 +193,40 @@ Result<CopyStats> CopyAllSessions(SessionDatabase& from, SessionDatabase& to,
       copied[s.id] = Copied{Ids(history), Ids(dest_history)};
     }
     if (on_copied) on_copied(stats.copied + stats.present, total);
+    return true;
+  };
+  // Busy sessions (and forks of them, so that they still share their
+  // parent's items) are retried after the others until `busy_wait` is spent.
+  const auto deadline = std::chrono::steady_clock::now() + busy_wait;
+  std::vector<const core::SessionInfo*> pending;
+  for (const auto& s : sessions) pending.push_back(&s);
+  while (true) {
+    std::vector<const core::SessionInfo*> later;
+    std::set<std::string> deferred;
+    for (const core::SessionInfo* s : pending) {
+      if (deferred.count(s->forked_from_session) != 0) {
+        deferred.insert(s->id);
+        later.push_back(s);
+        continue;
+      }
+      ASSIGN_OR_RETURN(bool done, copy_one(*s));
+      if (!done) {
+        deferred.insert(s->id);
+        later.push_back(s);
+      }
+    }
+    if (later.empty()) return stats;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      Status s = FailedPreconditionError(
+          std::to_string(later.size()) + " session" + (later.size() == 1 ? "" : "s") +
+          " not copied while a turn runs on " + (later.size() == 1 ? "it" : "them") + " (" +
+          busy_status.message() + ")");
+      s.WithReason(StatusReason::kSessionBusy);
+      return s;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    pending = std::move(later);
   }
-  return stats;
 }
 
 Status VerifyCopy(SessionDatabase& from, SessionDatabase& to, StoreCounts* from_counts,
@@ -149,10 +245,11 @@ Status VerifyCopy(SessionDatabase& from, SessionDatabase& to, StoreCounts* from_
       }
       return d.status();
     }
-    if (d->cwd != s.cwd || d->title != s.title || d->name != s.name || d->model != s.model ||
-        d->provider != s.provider || d->source != s.source || d->archived != s.archived ||
-        d->created_at_ms != s.created_at_ms || d->updated_at_ms != s.updated_at_ms ||
-        d->tokens_used != s.tokens_used || d->forked_from_session != s.forked_from_session ||
+    if (d->cwd != s.cwd || d->host != s.host || d->project != s.project || d->title != s.title ||
+        d->name != s.name || d->model != s.model || d->provider != s.provider ||
+        d->source != s.source || d->archived != s.archived || d->created_at_ms != s.created_at_ms ||
+        d->updated_at_ms != s.updated_at_ms || d->tokens_used != s.tokens_used ||
+        d->forked_from_session != s.forked_from_session ||
         d->forked_from_item.has_value() != s.forked_from_item.has_value()) {
       return Differs(s, "its metadata");
     }

@@ -11,6 +11,7 @@
 // any moment finishes it, and running it twice changes nothing.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -35,8 +36,19 @@ struct StoreCounts {
 
 // Copies every session of `from` into `to`. `on_copied` (may be empty) is
 // called after each session committed, with the number done so far and the total.
+//
+// Whole turns only, without writing to `from` (a read-only source works): a
+// session is read only while no live turn lease is recorded for it
+// (core/session_lease.h: a turn holds it from before its first commit to its
+// end), and copied only if, once read, still none is and its head has not
+// moved; otherwise it is left for later and retried, after the others,
+// until `busy_wait` has passed; then kFailedPrecondition / kSessionBusy
+// naming how many were left and who holds one of them (the others are
+// copied: run it again). A lease whose holder died (a crashed turn) does not
+// count: what the source holds then is copied as it is.
 Result<CopyStats> CopyAllSessions(SessionDatabase& from, SessionDatabase& to,
-                                  const std::function<void(int64_t, int64_t)>& on_copied = {});
+                                  const std::function<void(int64_t, int64_t)>& on_copied = {},
+                                  std::chrono::milliseconds busy_wait = {});
 
 // Checks that every session of `from` is in `to` with the same metadata, the
 // same history (item for item, bodies byte for byte), turns and events.

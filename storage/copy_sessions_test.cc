@@ -4,7 +4,13 @@
 // PostgreSQL server) and from there back into SQLite.
 #include "storage/copy_sessions.h"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <thread>
 
 #include "core/compaction_checkpoint.h"
 #include "storage/open_database.h"
@@ -205,4 +211,148 @@ TEST_CASE("CopySession refuses nothing silently: an existing id is left untouche
   CHECK(Bodies(*store, s.id).size() == 5);
   copy.info.id = "not-a-uuid";
   CHECK(store->CopySession(copy).status().code() == StatusCode::kInvalidArgument);
+}
+
+namespace {
+
+// A pipe both processes of a fork() use: one byte to say "go on".
+struct Signal {
+  int fds[2] = {-1, -1};
+  Signal() { REQUIRE(::pipe(fds) == 0); }
+  ~Signal() {
+    ::close(fds[0]);
+    ::close(fds[1]);
+  }
+  void Send() const { REQUIRE(::write(fds[1], "x", 1) == 1); }
+  bool Wait() const {
+    char c = 0;
+    return ::read(fds[0], &c, 1) == 1;
+  }
+};
+
+std::vector<std::string> UserAndAssistantTexts(SessionDatabase& store, const std::string& id) {
+  auto h = store.LoadHistory(Get(store, id));
+  REQUIRE(h.ok());
+  std::vector<std::string> out;
+  for (const StoredItem& it : *h) {
+    if (it.item.kind == core::ItemKind::kMessage && it.item.role != "developer") {
+      out.push_back(it.item.role + ": " + core::MessageText(it.item));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("A session whose turn is running is copied only once the turn has ended") {
+  StoreDir dir;
+  const std::string src_location = dir.Store("src.db");
+  auto src = Open(src_location);
+  const SessionInfo busy = MakeSession(*src, 1, "busy");
+  const SessionInfo idle = MakeSession(*src, 1, "idle");
+  auto child_fork = src->Fork(busy.id, std::nullopt);
+  REQUIRE(child_fork.ok());
+  Signal started, finish;
+  // Another process runs a turn on `busy`: its lease, then the user message
+  // committed, and the answer only when told to.
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    int code = 1;
+    {
+      auto store = codex::storage::testing::OpenStore(src_location);
+      if (store.ok()) {
+        auto lease = (*store)->AcquireTurnLease(busy.id);
+        auto s = (*store)->FindSession(busy.id);
+        if (lease.ok() && s.ok()) {
+          auto ids = (*store)->Append(busy.id, s->head_item_id, "running",
+                                      {core::UserMessage("half-way question")});
+          started.Send();
+          if (ids.ok() && finish.Wait()) {
+            code = (*store)->Append(busy.id, ids->back(), "running",
+                                    {core::AssistantMessage("the answer at last")})
+                           .ok()
+                       ? 0
+                       : 2;
+          }
+        }
+      }
+    }
+    std::_Exit(code);
+  }
+  REQUIRE(started.Wait());
+  auto dst = Open(dir.File("dst.db"));
+  // Not waiting: everything else is copied, the busy session and its fork
+  // (which shares its items) are not, and the error names the holder.
+  auto first = CopyAllSessions(*src, *dst, {}, std::chrono::milliseconds(0));
+  REQUIRE_FALSE(first.ok());
+  CHECK(first.status().code() == StatusCode::kFailedPrecondition);
+  CHECK(first.status().reason() == codex::StatusReason::kSessionBusy);
+  CHECK(first.status().message().find("2 sessions not copied") != std::string::npos);
+  CHECK(first.status().message().find("pid " + std::to_string(pid)) != std::string::npos);
+  CHECK(dst->FindSession(idle.id).ok());
+  CHECK(dst->FindSession(busy.id).status().code() == StatusCode::kNotFound);
+  CHECK(dst->FindSession(child_fork->id).status().code() == StatusCode::kNotFound);
+  // Waiting: the turn ends while the copy waits, and the copy holds it whole.
+  std::thread finisher([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    finish.Send();
+  });
+  auto second = CopyAllSessions(*src, *dst, {}, std::chrono::seconds(60));
+  finisher.join();
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(WEXITSTATUS(status) == 0);
+  INFO(second.status().ToString());
+  REQUIRE(second.ok());
+  CHECK(second->copied == 2);
+  const std::vector<std::string> copied = UserAndAssistantTexts(*dst, busy.id);
+  REQUIRE(copied.size() >= 2);
+  CHECK(copied[copied.size() - 2] == "user: half-way question");
+  CHECK(copied.back() == "assistant: the answer at last");
+  CHECK(copied == UserAndAssistantTexts(*src, busy.id));
+  REQUIRE(VerifyCopy(*src, *dst, nullptr, nullptr).ok());
+}
+
+TEST_CASE("A copy killed mid-way blocks no turn; the next run finishes it") {
+  StoreDir dir;
+  const std::string src_location = dir.Store("src.db");
+  const std::string dst_location = dir.File("dst.db");
+  std::vector<std::string> ids;
+  {
+    auto src = Open(src_location);
+    for (int i = 0; i < 6; ++i) ids.push_back(MakeSession(*src, 1, "k" + std::to_string(i)).id);
+  }
+  // The copy dies (SIGKILL) right after the third session committed.
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    auto src = codex::storage::testing::OpenStore(src_location);
+    auto dst = codex::storage::testing::OpenStore(dst_location);
+    if (!src.ok() || !dst.ok()) std::_Exit(1);
+    (void)CopyAllSessions(**src, **dst, [](int64_t done, int64_t) {
+      if (done == 3) ::raise(SIGKILL);
+    });
+    std::_Exit(2);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFSIGNALED(status));
+  auto src = Open(src_location);
+  auto dst = Open(dst_location);
+  int in_dst = 0;
+  for (const std::string& id : ids) in_dst += dst->FindSession(id).ok() ? 1 : 0;
+  CHECK(in_dst == 3);
+  // It left nothing behind in the source that would block a turn.
+  for (const std::string& id : ids) {
+    auto lease = src->AcquireTurnLease(id);
+    INFO(lease.status().ToString());
+    CHECK(lease.ok());
+  }
+  auto rerun = CopyAllSessions(*src, *dst);
+  INFO(rerun.status().ToString());
+  REQUIRE(rerun.ok());
+  CHECK(rerun->copied == 3);
+  CHECK(rerun->present == 3);
+  REQUIRE(VerifyCopy(*src, *dst, nullptr, nullptr).ok());
 }

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/item.h"
+#include "core/session_lease.h"
 #include "storage/search_text.h"
 #include "storage/sqlite_session_store.h"
 #include "testing/temp_dir.h"
@@ -159,6 +160,8 @@ TEST_CASE("A database at every earlier version upgrades with its data intact") {
       auto s = store.FindSession("01900000-0000-7000-8000-0000000000aa");
       REQUIRE(s.ok());
       CHECK(s->title == "old title");
+      // Sessions from before 0005 were made on the machine the file lives on.
+      CHECK(s->host == codex::core::CurrentProcessHolder().host);
       auto transcript = store.LoadTranscript(*s);
       REQUIRE(transcript.ok());
       REQUIRE(transcript->size() == 2);

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "storage/fts_tokenizer.h"
 #include "storage/search_text.h"
 
 namespace codex::storage::pg {
@@ -12,34 +13,10 @@ constexpr int kMaxPosition = 16383;
 constexpr size_t kMaxLexemeBytes = 255;
 constexpr size_t kMaxLexemeTotal = 512 * 1024;
 
-bool IsTokenByte(unsigned char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
-}
+using Token = FtsToken;
 
-struct Token {
-  size_t begin = 0;
-  size_t end = 0;
-};
-
-std::vector<Token> Tokens(std::string_view text) {
-  std::vector<Token> out;
-  size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && !IsTokenByte(static_cast<unsigned char>(text[i]))) ++i;
-    const size_t b = i;
-    while (i < text.size() && IsTokenByte(static_cast<unsigned char>(text[i]))) ++i;
-    if (i > b) out.push_back({b, i});
-  }
-  return out;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
+// SQLite's FTS5 tokens (storage/fts_tokenizer.h): the same words, folded alike.
+std::vector<Token> Tokens(std::string_view text) { return FtsTokens(text); }
 
 // Length of the valid UTF-8 sequence at s[i], 0 when invalid.
 size_t Utf8Length(std::string_view s, size_t i) {
@@ -98,8 +75,8 @@ std::string TsVectorOf(std::string_view text) {
   for (const Token& t : Tokens(text)) {
     if (position >= kMaxPosition) break;
     ++position;
-    if (t.end - t.begin > kMaxLexemeBytes) continue;
-    std::string word = Lower(text.substr(t.begin, t.end - t.begin));
+    if (t.folded.size() > kMaxLexemeBytes) continue;
+    std::string word = t.folded;
     auto it = lexemes.find(word);
     if (it == lexemes.end()) {
       if (total + word.size() > kMaxLexemeTotal) continue;
@@ -134,8 +111,7 @@ Result<TsQuery> TsQueryFromUser(std::string_view query) {
     }
     std::string term;
     for (size_t k = 0; k < tokens.size(); ++k) {
-      const std::string w =
-          Lower(std::string_view(clean).substr(tokens[k].begin, tokens[k].end - tokens[k].begin));
+      const std::string& w = tokens[k].folded;
       const bool p = prefix && k + 1 == tokens.size();
       if (k) term += " <-> ";
       term += Quote(w) + (p ? ":*" : "");
@@ -174,7 +150,7 @@ std::string Snippet(std::string_view text, const TsQuery& query) {
   constexpr size_t kWindow = 16;
   const std::vector<Token> tokens = Tokens(text);
   auto matches = [&](const Token& t) {
-    const std::string w = Lower(text.substr(t.begin, t.end - t.begin));
+    const std::string& w = t.folded;
     for (const TsQuery::Token& q : query.tokens) {
       if (q.prefix ? w.compare(0, q.word.size(), q.word) == 0 : w == q.word) return true;
     }

@@ -1,11 +1,11 @@
 // Full-text search on PostgreSQL with SQLite's rules (storage/search_text.h):
-// the text is cut into tokens the way FTS5's unicode61 tokenizer does for
-// ASCII (runs of letters and digits; any non-ASCII character counts as a
-// letter; ASCII case folded), and the lexemes are given to PostgreSQL
-// directly as a tsvector, so its own parser (which keeps /usr/bin/ls or
-// foo-bar whole) never decides what a word is. Queries use the CLI syntax
-// (words ANDed, "a phrase", prefix*) and become a tsquery over the same
-// tokens. Internal to codex_storage; pure functions, no I/O.
+// the text is cut into words and folded (case, diacritics) by SQLite's own
+// FTS5 tokenizer (storage/fts_tokenizer.h), and the lexemes are given to
+// PostgreSQL directly as a tsvector, so its own parser (which keeps
+// /usr/bin/ls or foo-bar whole) and its dictionaries never decide what a
+// word is, and no extension (unaccent) is needed on the server. Queries use
+// the CLI syntax (words ANDed, "a phrase", prefix*) and become a tsquery over
+// the same tokens. Internal to codex_storage; pure functions, no I/O.
 #pragma once
 
 #include <string>

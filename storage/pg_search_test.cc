@@ -55,3 +55,17 @@ TEST_CASE("pg search: a snippet marks the match and cuts long text") {
   CHECK(s.rfind("…", 0) == 0);
   CHECK(s.size() < 200);
 }
+
+TEST_CASE("pg search: words are cut and folded as SQLite's unicode61 (remove_diacritics 2) does") {
+  // ß has no single-letter fold in unicode61: it stays, as in SQLite.
+  CHECK(pg::TsVectorOf("Café ÉCOLE naïve Straße") == "'cafe':1 'ecole':2 'naive':3 'straße':4");
+  CHECK(pg::TsVectorOf("Café ÉCOLE") == "'cafe':1 'ecole':2");
+  // Unicode punctuation separates words; letters of other scripts stay.
+  CHECK(pg::TsVectorOf("foo\xe2\x80\x94"
+                       "bar") == "'bar':2 'foo':1");
+  CHECK(pg::TsVectorOf("Привет мир") == "'мир':2 'привет':1");
+  auto q = pg::TsQueryFromUser("CAFÉ ecole*");
+  REQUIRE(q.ok());
+  CHECK(q->text == "'cafe' & 'ecole':*");
+  CHECK(pg::Snippet("un café crème", *pg::TsQueryFromUser("cafe")) == "un [café] crème");
+}

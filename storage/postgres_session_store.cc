@@ -21,6 +21,7 @@
 #include "core/uuid.h"
 #include "storage/migrations.h"
 #include "storage/pg_search.h"
+#include "storage/project_identity.h"
 #include "storage/search_text.h"
 #include "storage/store_rules.h"
 
@@ -31,10 +32,13 @@ using core::ItemKind;
 using core::SessionInfo;
 using core::StoredItem;
 using internal::DecodeCursor;
+using internal::DirScope;
 using internal::EncodeCursor;
 using internal::ForkHeadAtTurn;
+using internal::LocalHost;
 using internal::LooksLikeHexPrefix;
 using internal::NewFork;
+using internal::ScopeOf;
 using internal::SessionAdvanced;
 using internal::TitleFromItems;
 using internal::ToLower;
@@ -150,9 +154,25 @@ class Rows {
 class PgConnection {
  public:
   static Result<std::unique_ptr<PgConnection>> Connect(const std::string& url, int lock_timeout_ms,
-                                                       bool read_only) {
-    auto c = std::unique_ptr<PgConnection>(new PgConnection(url, lock_timeout_ms, read_only));
-    c->conn_ = PQconnectdb(url.c_str());
+                                                       bool read_only, int statement_timeout_ms) {
+    auto c = std::unique_ptr<PgConnection>(
+        new PgConnection(url, lock_timeout_ms, read_only, statement_timeout_ms));
+    // Bounded waits on a TCP connection whose peer vanished (a server host
+    // that died, a NAT that forgot us): libpq's defaults wait for the
+    // kernel's (hours). Values the URL gives win: they come after these in
+    // the expanded "dbname".
+    const char* const keys[] = {
+        "connect_timeout",  "keepalives",       "keepalives_idle", "keepalives_interval",
+        "keepalives_count", "tcp_user_timeout", "dbname",          nullptr};
+    const std::string idle = std::to_string(kKeepaliveIdleS);
+    const std::string interval = std::to_string(kKeepaliveIntervalS);
+    const std::string count = std::to_string(kKeepaliveCount);
+    const std::string user_timeout = std::to_string(kTcpUserTimeoutMs);
+    const std::string connect = std::to_string(kConnectTimeoutS);
+    const char* const values[] = {connect.c_str(),  "1",           idle.c_str(),
+                                  interval.c_str(), count.c_str(), user_timeout.c_str(),
+                                  url.c_str(),      nullptr};
+    c->conn_ = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
     if (c->conn_ == nullptr || PQstatus(c->conn_) != CONNECTION_OK) {
       return UnavailableError("cannot connect to PostgreSQL at " + c->redacted_ + ": " +
                               c->LastError() + "; check that the server is running and the URL");
@@ -161,6 +181,14 @@ class PgConnection {
     if (!configured.ok()) return configured;
     return c;
   }
+
+  // Keepalive and timeout settings every connection gets unless its URL
+  // says otherwise (docs/architecture.md, "PostgreSQL backend").
+  static constexpr int kConnectTimeoutS = 10;
+  static constexpr int kKeepaliveIdleS = 15;
+  static constexpr int kKeepaliveIntervalS = 5;
+  static constexpr int kKeepaliveCount = 3;
+  static constexpr int kTcpUserTimeoutMs = 30'000;
   ~PgConnection() {
     if (conn_) PQfinish(conn_);
   }
@@ -221,10 +249,12 @@ class PgConnection {
   }
 
  private:
-  PgConnection(const std::string& url, int lock_timeout_ms, bool read_only)
+  PgConnection(const std::string& url, int lock_timeout_ms, bool read_only,
+               int statement_timeout_ms)
       : url_(url),
         redacted_(RedactPostgresUrl(url)),
         lock_timeout_ms_(lock_timeout_ms),
+        statement_timeout_ms_(statement_timeout_ms),
         read_only_(read_only) {}
 
   Status Configure() {
@@ -232,8 +262,10 @@ class PgConnection {
     // a library never prints.
     PQsetNoticeProcessor(
         conn_, [](void*, const char*) {}, nullptr);
-    std::string sql = "SET lock_timeout = " + std::to_string(std::max(1, lock_timeout_ms_)) +
-                      "; SET client_encoding = 'UTF8'";
+    std::string sql =
+        "SET lock_timeout = " + std::to_string(std::max(1, lock_timeout_ms_)) +
+        "; SET statement_timeout = " + std::to_string(std::max(0, statement_timeout_ms_)) +
+        "; SET client_encoding = 'UTF8'";
     if (read_only_) sql += "; SET default_transaction_read_only = on";
     try {
       Script(sql);
@@ -264,6 +296,12 @@ class PgConnection {
     Status s;
     if (lost) {
       s = UnavailableError("lost the connection to PostgreSQL at " + redacted_ + ": " + message);
+    } else if (sqlstate == "57014" && message.find("statement timeout") != std::string::npos) {
+      s = DeadlineExceededError("PostgreSQL at " + redacted_ +
+                                " did not finish a statement within " +
+                                std::to_string(statement_timeout_ms_) +
+                                " ms (statement_timeout); the server may be overloaded: try "
+                                "again, or raise statement_timeout in the URL's options");
     } else if (sqlstate == "40001" || sqlstate == "40P01" || sqlstate == "55P03" ||
                sqlstate == "57014") {
       s = UnavailableError("PostgreSQL at " + redacted_ + " is busy: " + message + " (SQLSTATE " +
@@ -284,6 +322,7 @@ class PgConnection {
   std::string url_;
   std::string redacted_;
   int lock_timeout_ms_;
+  int statement_timeout_ms_;
   bool read_only_;
   PGconn* conn_ = nullptr;
 };
@@ -302,7 +341,7 @@ namespace {
 
 constexpr const char* kSessionCols =
     "id, head_item_id, forked_from_session, forked_from_item, cwd, model, provider, title, "
-    "name, source, created_at_ms, updated_at_ms, archived, tokens_used";
+    "name, source, created_at_ms, updated_at_ms, archived, tokens_used, host, project";
 
 // Newest first, ids compared byte-wise as in SQLite.
 constexpr const char* kRecentOrder = " ORDER BY updated_at_ms DESC, id COLLATE \"C\" DESC";
@@ -323,7 +362,18 @@ SessionInfo ReadSession(const Rows& q, int row, int first = 0) {
   s.updated_at_ms = q.Int(row, first + 11);
   s.archived = q.Int(row, first + 12) != 0;
   s.tokens_used = q.Int(row, first + 13);
+  s.host = q.Str(row, first + 14);
+  s.project = q.Str(row, first + 15);
   return s;
+}
+
+// A directory filter (internal::DirScope) in SQL, its values appended to `params`.
+std::string ScopeSql(std::vector<Param>& params, const DirScope& scope) {
+  params.push_back(P(scope.cwd));
+  const std::string cwd = "$" + std::to_string(params.size());
+  params.push_back(P(scope.project));
+  const std::string project = "$" + std::to_string(params.size());
+  return "(cwd = " + cwd + " OR (" + project + " <> '' AND project = " + project + "))";
 }
 
 std::vector<SessionInfo> ReadSessions(const Rows& q) {
@@ -656,6 +706,8 @@ class PgMigrationTarget final : public MigrationTarget {
           " applied_at_ms BIGINT NOT NULL)");
       Rows seen = conn_.Exec("SELECT 1 FROM schema_migrations WHERE version = $1", {P(m.version)});
       if (seen.size() > 0) return OkStatus();
+      // A migration rebuilding an index of a large database runs as long as it takes.
+      conn_.Exec("SET LOCAL statement_timeout = 0");
       conn_.Script(std::string(m.sql));
       conn_.Exec(
           "INSERT INTO schema_migrations(version, name, checksum, applied_at_ms)"
@@ -668,6 +720,29 @@ class PgMigrationTarget final : public MigrationTarget {
  private:
   PgConnection& conn_;
 };
+
+// Re-indexes the search rows made before migration 0003 (folding < 2) from
+// their stored text with the current rules (storage/pg_search.h), a batch
+// per transaction: an interrupted run is finished by the next open.
+Status RefoldSearchIndex(PgConnection& conn) {
+  constexpr int kBatch = 1000;
+  while (true) {
+    Result<int> done = Transaction(conn, "re-indexing search text", [&]() -> Result<int> {
+      conn.Exec("SET LOCAL statement_timeout = 0");
+      Rows q = conn.Exec(
+          "SELECT item_id, text FROM items_search WHERE folding < 2 ORDER BY item_id LIMIT $1"
+          " FOR UPDATE",
+          {P(kBatch)});
+      for (int r = 0; r < q.size(); ++r) {
+        conn.Exec("UPDATE items_search SET tsv = $2::tsvector, folding = 2 WHERE item_id = $1",
+                  {P(q.Int(r, 0)), P(pg::TsVectorOf(q.Str(r, 1)))});
+      }
+      return q.size();
+    });
+    if (!done.ok()) return done.status();
+    if (*done < kBatch) return OkStatus();
+  }
+}
 
 int LatestPostgresSchemaVersion() {
   const auto& all = internal::EmbeddedPostgresMigrations();
@@ -702,7 +777,7 @@ class PgTurnLease final : public core::TurnLease {
     if (!conn || conn->Broken()) {
       if (conn && !conn->Reconnect().ok()) return;
       if (!conn) {
-        auto c = PgConnection::Connect(url_, 5'000, false);
+        auto c = PgConnection::Connect(url_, 5'000, false, 5'000);
         if (!c.ok()) return;
         conn = std::move(c).value();
       }
@@ -756,7 +831,8 @@ Result<std::unique_ptr<PostgresSessionStore>> PostgresSessionStore::Open(const s
                                                                          StoreOptions options) {
   if (url.empty()) return InvalidArgumentError("PostgreSQL URL is empty");
   ASSIGN_OR_RETURN(std::unique_ptr<PgConnection> conn,
-                   PgConnection::Connect(url, options.busy_timeout_ms, options.read_only));
+                   PgConnection::Connect(url, options.busy_timeout_ms, options.read_only,
+                                         options.statement_timeout_ms));
   const std::string name = conn->redacted();
   PgMigrationTarget target(*conn);
   if (options.read_only) {
@@ -773,14 +849,19 @@ Result<std::unique_ptr<PostgresSessionStore>> PostgresSessionStore::Open(const s
     // schema current. A session-level lock, released below (or with the
     // connection if we fail).
     Status locked = Read(*conn, "waiting for the migration lock", [&]() -> Status {
+      // Another process's migration may take long: wait for it unbounded.
       conn->Exec("SET lock_timeout = 0");
+      conn->Exec("SET statement_timeout = 0");
       conn->Exec("SELECT pg_advisory_lock($1)", {P(kMigrationLockKey)});
       conn->Exec("SET lock_timeout = " + std::to_string(std::max(1, options.busy_timeout_ms)));
+      conn->Exec("SET statement_timeout = " +
+                 std::to_string(std::max(0, options.statement_timeout_ms)));
       return OkStatus();
     });
     RETURN_IF_ERROR(locked);
     Status migrated = RunMigrations(target, name, internal::EmbeddedPostgresMigrations(),
                                     LatestPostgresSchemaVersion());
+    if (migrated.ok()) migrated = RefoldSearchIndex(*conn);
     Status unlocked = Read(*conn, "releasing the migration lock", [&]() -> Status {
       conn->Exec("SELECT pg_advisory_unlock($1)", {P(kMigrationLockKey)});
       return OkStatus();
@@ -799,6 +880,8 @@ Result<SessionInfo> PostgresSessionStore::CreateSession(const core::NewSession& 
     return InvalidArgumentError("session id '" + spec.id + "' is not a UUID");
   }
   s.cwd = spec.cwd;
+  s.host = spec.host.empty() ? LocalHost() : spec.host;
+  s.project = ProjectKey(s.cwd);
   s.model = spec.model;
   s.provider = spec.provider;
   s.title = spec.title;
@@ -809,10 +892,10 @@ Result<SessionInfo> PostgresSessionStore::CreateSession(const core::NewSession& 
     SessionInfo out = s;
     Rows ins = conn_->Exec(
         "INSERT INTO sessions(id, cwd, model, provider, title, source, created_at_ms,"
-        " updated_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+        " updated_at_ms, host, project) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
         " ON CONFLICT (id) DO NOTHING RETURNING 1",
         {P(out.id), P(out.cwd), P(out.model), P(out.provider), P(out.title), P(out.source),
-         P(out.created_at_ms), P(out.updated_at_ms)});
+         P(out.created_at_ms), P(out.updated_at_ms), P(out.host), P(out.project)});
     if (ins.size() == 0) return InvalidArgumentError("session " + out.id + " already exists");
     if (!spec.items.empty()) {
       std::vector<ImportedItem> batch;
@@ -928,10 +1011,7 @@ Result<SessionInfo> PostgresSessionStore::LatestSession(const std::optional<std:
   return Read(*conn_, "finding the latest session", [&]() -> Result<SessionInfo> {
     std::string sql = std::string("SELECT ") + kSessionCols + " FROM sessions WHERE archived = 0";
     std::vector<Param> params;
-    if (cwd) {
-      sql += " AND cwd = $1";
-      params.push_back(P(*cwd));
-    }
+    if (cwd) sql += " AND " + ScopeSql(params, ScopeOf(*cwd));
     sql += std::string(kRecentOrder) + " LIMIT 1";
     Rows q = conn_->Exec(sql, params);
     if (q.size() == 0) {
@@ -1016,10 +1096,7 @@ Result<core::ListPage> PostgresSessionStore::ListSessions(const core::ListQuery&
   return Read(*conn_, "listing sessions", [&]() -> Result<core::ListPage> {
     std::vector<Param> params{P(query.archived ? 1 : 0)};
     std::string sql = std::string("SELECT ") + kSessionCols + " FROM sessions WHERE archived = $1";
-    if (query.cwd) {
-      params.push_back(P(*query.cwd));
-      sql += " AND cwd = $" + std::to_string(params.size());
-    }
+    if (query.cwd) sql += " AND " + ScopeSql(params, ScopeOf(*query.cwd));
     if (has_cursor) {
       params.push_back(P(after_ms));
       const std::string ms = "$" + std::to_string(params.size());
@@ -1099,11 +1176,11 @@ Result<SessionInfo> PostgresSessionStore::Fork(std::string_view session_id,
     SessionInfo fork = NewFork(parent, head, LocalNowMs());
     conn_->Exec(
         "INSERT INTO sessions(id, head_item_id, forked_from_session, forked_from_item, cwd,"
-        " model, provider, title, source, created_at_ms, updated_at_ms)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        " model, provider, title, source, created_at_ms, updated_at_ms, host, project)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
         {P(fork.id), P(fork.head_item_id), P(fork.forked_from_session), P(fork.forked_from_item),
          P(fork.cwd), P(fork.model), P(fork.provider), P(fork.title), P(fork.source),
-         P(fork.created_at_ms), P(fork.updated_at_ms)});
+         P(fork.created_at_ms), P(fork.updated_at_ms), P(fork.host), P(fork.project)});
     return fork;
   });
 }
@@ -1237,10 +1314,7 @@ Result<std::vector<SessionInfo>> PostgresSessionStore::Purge(const PurgeQuery& q
     std::vector<Param> params{P(query.updated_before_ms)};
     std::string sql =
         std::string("SELECT ") + kSessionCols + " FROM sessions WHERE updated_at_ms < $1";
-    if (query.cwd) {
-      sql += " AND cwd = $2";
-      params.push_back(P(*query.cwd));
-    }
+    if (query.cwd) sql += " AND " + ScopeSql(params, ScopeOf(*query.cwd));
     sql += " ORDER BY updated_at_ms, id COLLATE \"C\"";
     return ReadSessions(conn_->Exec(sql, params));
   };
@@ -1361,16 +1435,24 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
   if (query.limit <= 0) return InvalidArgumentError("search limit must be at least 1");
   ASSIGN_OR_RETURN(const pg::TsQuery tsq, pg::TsQueryFromUser(query.text));
   if (tsq.text.empty()) return std::vector<SearchHit>{};
+  const std::optional<DirScope> scope =
+      query.cwd ? std::optional<DirScope>(ScopeOf(*query.cwd)) : std::nullopt;
   return Read(*conn_, "searching", [&]() -> Result<std::vector<SearchHit>> {
     // The sessions that can hold an item: its creator and every session
     // forked from it, directly or not (also after the creator was removed:
-    // forked_from_session stays). Each is checked by walking its chain.
-    std::string candidates_sql = std::string(
-                                     "WITH RECURSIVE f(id) AS (SELECT $1::text UNION"
-                                     " SELECT s.id FROM sessions AS s JOIN f"
-                                     " ON s.forked_from_session = f.id) SELECT ") +
-                                 kSessionCols + " FROM sessions WHERE id IN (SELECT id FROM f)";
-    if (query.cwd) candidates_sql += " AND cwd = $2";
+    // forked_from_session stays), plus the lineages cut off by a removed
+    // session in the middle (a fork of a removed fork links to nothing
+    // live; SQLite finds those by walking items down from the match).
+    // Each candidate is checked by walking its chain.
+    std::string candidates_sql =
+        std::string(
+            "WITH RECURSIVE f(id) AS (SELECT id FROM (SELECT $1::text AS id UNION"
+            " SELECT o.id FROM sessions AS o WHERE o.forked_from_session IS NOT NULL"
+            " AND NOT EXISTS (SELECT 1 FROM sessions AS p WHERE p.id = o.forked_from_session))"
+            " AS seed UNION SELECT s.id FROM sessions AS s JOIN f"
+            " ON s.forked_from_session = f.id) SELECT ") +
+        kSessionCols + " FROM sessions WHERE id IN (SELECT id FROM f)";
+    if (scope) candidates_sql += " AND (cwd = $2 OR ($3 <> '' AND project = $3))";
     candidates_sql += kRecentOrder;
     std::map<std::string, std::vector<SessionInfo>> candidates;  // by creator session
     ItemLinks links(*conn_);
@@ -1385,11 +1467,9 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
       std::string sql =
           "SELECT s.item_id, s.text, i.kind, i.role, i.session_id FROM items_search AS s"
           " JOIN items AS i ON i.id = s.item_id WHERE s.tsv @@ $1::tsquery";
-      if (query.cwd) {
-        params.push_back(P(*query.cwd));
-        sql +=
-            " AND (i.session_id IN (SELECT id FROM sessions WHERE cwd = $4)"
-            " OR i.session_id NOT IN (SELECT id FROM sessions))";
+      if (scope) {
+        sql += " AND (i.session_id IN (SELECT id FROM sessions WHERE " + ScopeSql(params, *scope) +
+               ") OR i.session_id NOT IN (SELECT id FROM sessions))";
       }
       sql += " ORDER BY ts_rank(s.tsv, $1::tsquery) DESC, s.item_id DESC LIMIT $2 OFFSET $3";
       Rows q = conn_->Exec(sql, params);
@@ -1400,7 +1480,10 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
         auto c = candidates.find(creator);
         if (c == candidates.end()) {
           std::vector<Param> cp{P(creator)};
-          if (query.cwd) cp.push_back(P(*query.cwd));
+          if (scope) {
+            cp.push_back(P(scope->cwd));
+            cp.push_back(P(scope->project));
+          }
           c = candidates.emplace(creator, ReadSessions(conn_->Exec(candidates_sql, cp))).first;
         }
         for (const SessionInfo& session : c->second) {
@@ -1558,11 +1641,13 @@ Result<bool> PostgresSessionStore::ImportSession(const ImportedSession& session)
     // The session row first (items reference nothing in it), head set after.
     Rows ins = conn_->Exec(
         "INSERT INTO sessions(id, cwd, model, provider, title, source, created_at_ms,"
-        " updated_at_ms, tokens_used) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+        " updated_at_ms, tokens_used, host, project)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
         " ON CONFLICT (id) DO NOTHING RETURNING 1",
         {P(sid), P(session.spec.cwd), P(session.spec.model), P(session.spec.provider), P(title),
          P(session.spec.source.empty() ? std::string("import") : session.spec.source), P(created),
-         P(updated), P(tokens)});
+         P(updated), P(tokens), P(session.spec.host.empty() ? LocalHost() : session.spec.host),
+         P(ProjectKey(session.spec.cwd))});
     if (ins.size() == 0) return false;
     const std::vector<int64_t> ids = InsertChain(*conn_, sid, std::nullopt, session.items);
     for (const auto& [index, total] : session.reported_totals) {
@@ -1597,13 +1682,14 @@ Result<bool> PostgresSessionStore::CopySession(const SessionCopy& copy) {
     const SessionInfo& info = copy.info;
     Rows ins = conn_->Exec(
         "INSERT INTO sessions(id, forked_from_session, cwd, model, provider, title, name, source,"
-        " created_at_ms, updated_at_ms, archived, tokens_used)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+        " created_at_ms, updated_at_ms, archived, tokens_used, host, project)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"
         " ON CONFLICT (id) DO NOTHING RETURNING 1",
         {P(sid), info.forked_from_session.empty() ? NullParam() : P(info.forked_from_session),
          P(info.cwd), P(info.model), P(info.provider), P(info.title),
          info.name.empty() ? NullParam() : P(info.name), P(info.source), P(info.created_at_ms),
-         P(info.updated_at_ms), P(info.archived ? 1 : 0), P(info.tokens_used)});
+         P(info.updated_at_ms), P(info.archived ? 1 : 0), P(info.tokens_used), P(info.host),
+         P(info.project)});
     if (ins.size() == 0) return false;
     std::vector<ImportedItem> chain;
     chain.reserve(copy.items.size());

@@ -3,12 +3,24 @@
 // refusal and concurrent first opens; URLs and passwords never in messages;
 // a lost connection or a stopped server. The shared contract is tested by
 // the storage tests' PostgreSQL runs (storage_test_postgresql, ...).
+#include <arpa/inet.h>
 #include <libpq-fe.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
 
 #include "core/item.h"
 #include "storage/migrations.h"
@@ -243,4 +255,220 @@ TEST_CASE("A read-only PostgreSQL store reads and refuses every write") {
   auto empty = PostgresSessionStore::Open(Server().NewDatabase(), ro);
   REQUIRE_FALSE(empty.ok());
   CHECK(empty.status().code() == StatusCode::kFailedPrecondition);
+}
+
+TEST_CASE(
+    "A statement the server does not finish is cut at statement_timeout_ms; nothing is lost") {
+  const std::string url = Server().NewDatabase();
+  codex::storage::StoreOptions options;
+  options.statement_timeout_ms = 500;
+  auto opened = PostgresSessionStore::Open(url, options);
+  REQUIRE(opened.ok());
+  auto store = std::move(opened).value();
+  core::NewSession spec;
+  spec.items = {core::UserMessage("hello")};
+  auto s = store->CreateSession(spec);
+  REQUIRE(s.ok());
+  // An overloaded server, as seen from the client: every item insert stalls
+  // for a minute (no lock involved, so lock_timeout does not apply).
+  PGconn* admin = PQconnectdb(url.c_str());
+  REQUIRE(PQstatus(admin) == CONNECTION_OK);
+  auto exec = [&](const char* sql) {
+    PGresult* r = PQexec(admin, sql);
+    INFO(PQerrorMessage(admin));
+    CHECK(PQresultStatus(r) == PGRES_COMMAND_OK);
+    PQclear(r);
+  };
+  exec(
+      "CREATE FUNCTION stall() RETURNS trigger LANGUAGE plpgsql AS"
+      " $$BEGIN PERFORM pg_sleep(60); RETURN NEW; END$$");
+  exec("CREATE TRIGGER stall BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION stall()");
+  const auto t0 = std::chrono::steady_clock::now();
+  auto ids = store->Append(s->id, s->head_item_id, "t", {core::AssistantMessage("stalled")});
+  const auto waited =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
+  REQUIRE_FALSE(ids.ok());
+  CHECK(ids.status().code() == StatusCode::kDeadlineExceeded);
+  CHECK(ids.status().message().find("statement_timeout") != std::string::npos);
+  CHECK(waited >= 400);
+  CHECK(waited < 30'000);
+  exec("DROP TRIGGER stall ON items");
+  PQfinish(admin);
+  // The session is as it was; the same store object goes on.
+  auto again = store->FindSession(s->id);
+  REQUIRE(again.ok());
+  CHECK(again->head_item_id == s->head_item_id);
+  CHECK(store->Append(s->id, s->head_item_id, "t", {core::AssistantMessage("free")}).ok());
+  CHECK(store->LoadTranscript(*store->FindSession(s->id))->size() == 2);
+}
+
+TEST_CASE("Search rows indexed with the earlier folding are re-indexed at the next open") {
+  const std::string url = Server().NewDatabase();
+  std::string id;
+  {
+    auto store = OpenOrDie(url);
+    core::NewSession spec;
+    spec.items = {core::UserMessage("un Café à l'École")};
+    auto s = store->CreateSession(spec);
+    REQUIRE(s.ok());
+    id = s->id;
+  }
+  // As a database written before migration 0003 holds it: unfolded lexemes.
+  QueryInt(url,
+           "UPDATE items_search SET tsv = '''Café'':2 ''un'':1 ''École'':5'::tsvector,"
+           " folding = 1");
+  CHECK(QueryInt(url, "SELECT count(*) FROM items_search WHERE folding < 2") == 1);
+  auto store = OpenOrDie(url);
+  CHECK(QueryInt(url, "SELECT count(*) FROM items_search WHERE folding < 2") == 0);
+  codex::storage::SearchQuery q;
+  q.text = "cafe ecole";
+  auto hits = store->Search(q);
+  REQUIRE(hits.ok());
+  REQUIRE(hits->size() == 1);
+  CHECK(hits->at(0).sessions.at(0).session.id == id);
+}
+
+namespace {
+
+// A loopback TCP port relaying each connection to the test server's Unix
+// socket, so that the store's connection is a real TCP socket of this process.
+class TcpRelay {
+ public:
+  explicit TcpRelay(std::string unix_path) : unix_path_(std::move(unix_path)) {
+    listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(listen_fd_, 8) == 0);
+    socklen_t len = sizeof addr;
+    REQUIRE(::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+    port_ = ntohs(addr.sin_port);
+    accept_thread_ = std::thread([this] { AcceptLoop(); });
+  }
+  ~TcpRelay() {
+    stop_ = true;
+    ::shutdown(listen_fd_, SHUT_RDWR);
+    accept_thread_.join();
+    for (auto& t : relays_) t.join();
+    ::close(listen_fd_);
+  }
+  int port() const { return port_; }
+
+ private:
+  void AcceptLoop() {
+    while (!stop_) {
+      const int client = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (client < 0) return;
+      const int server = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      sockaddr_un addr{};
+      addr.sun_family = AF_UNIX;
+      std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", unix_path_.c_str());
+      if (::connect(server, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+        ::close(client);
+        ::close(server);
+        continue;
+      }
+      relays_.emplace_back([this, client, server] { Relay(client, server); });
+    }
+  }
+  void Relay(int a, int b) {
+    char buf[16384];
+    while (!stop_) {
+      pollfd fds[2] = {{a, POLLIN, 0}, {b, POLLIN, 0}};
+      if (::poll(fds, 2, 100) < 0) break;
+      bool closed = false;
+      for (int i = 0; i < 2 && !closed; ++i) {
+        if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+        if (n <= 0) {
+          closed = true;
+          break;
+        }
+        const int to = i == 0 ? b : a;
+        for (ssize_t off = 0; off < n;) {
+          const ssize_t w = ::write(to, buf + off, static_cast<size_t>(n - off));
+          if (w <= 0) {
+            closed = true;
+            break;
+          }
+          off += w;
+        }
+      }
+      if (closed) break;
+    }
+    ::close(a);
+    ::close(b);
+  }
+
+  std::string unix_path_;
+  int listen_fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread accept_thread_;
+  std::vector<std::thread> relays_;
+};
+
+// The keepalive timer of this machine's established IPv4 sockets connected
+// to port `port`, in 1/100 s, from /proc/net/tcp ("tr" 2 = the keepalive
+// timer is armed); -1 for a socket without one.
+std::vector<long> KeepaliveTimers(int port) {
+  std::ifstream in("/proc/net/tcp");
+  std::string line;
+  std::getline(in, line);  // header
+  std::vector<long> out;
+  char want[8];
+  std::snprintf(want, sizeof want, "%04X", port);
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string sl, local, remote, state, queues, timer;
+    fields >> sl >> local >> remote >> state >> queues >> timer;
+    if (state != "01" || remote.substr(remote.find(':') + 1) != want) continue;
+    const size_t colon = timer.find(':');
+    const long kind = std::strtol(timer.substr(0, colon).c_str(), nullptr, 16);
+    out.push_back(kind == 2 ? std::strtol(timer.substr(colon + 1).c_str(), nullptr, 16) : -1);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Connections carry TCP keepalives (idle 15 s) unless the URL says otherwise") {
+  PgTestServer& server = Server();
+  const std::string url = server.NewDatabase();
+  std::string unix_path;
+  for (const auto& e : std::filesystem::directory_iterator(server.socket_dir())) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(".s.PGSQL.", 0) == 0 && name.find(".lock") == std::string::npos) {
+      unix_path = e.path().string();
+    }
+  }
+  REQUIRE_FALSE(unix_path.empty());
+  TcpRelay relay(unix_path);
+  std::string tcp_url = url;
+  const std::string host = "host=" + server.socket_dir();
+  REQUIRE(tcp_url.find(host) != std::string::npos);
+  tcp_url.replace(tcp_url.find(host), host.size(),
+                  "host=127.0.0.1&port=" + std::to_string(relay.port()));
+  {
+    auto store = OpenOrDie(tcp_url);
+    CHECK(store->ListSessions({}).ok());
+    const std::vector<long> timers = KeepaliveTimers(relay.port());
+    REQUIRE(timers.size() == 1);
+    CHECK(timers[0] > 0);
+    CHECK(timers[0] <= 15 * 100);
+  }
+  {
+    auto store = OpenOrDie(tcp_url + "&keepalives_idle=600");
+    CHECK(store->ListSessions({}).ok());
+    const std::vector<long> timers = KeepaliveTimers(relay.port());
+    REQUIRE(timers.size() == 1);
+    CHECK(timers[0] > 15 * 100);
+  }
+  {
+    auto store = OpenOrDie(tcp_url + "&keepalives=0");
+    CHECK(store->ListSessions({}).ok());
+    CHECK(KeepaliveTimers(relay.port()) == std::vector<long>{-1});
+  }
 }

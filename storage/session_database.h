@@ -46,6 +46,10 @@ struct StoreOptions {
   // the database cannot be opened for writing (a read-only CODEX_HOME).
   bool read_only = false;
   int64_t lease_heartbeat_ms = core::kLeaseHeartbeatMs;
+  // PostgreSQL: the most one statement may run (statement_timeout; 0 = no
+  // limit). Migrations and the wait for another process's migration are
+  // exempt. A statement cut short fails with kDeadlineExceeded.
+  int statement_timeout_ms = 30'000;
 };
 
 // A full-text search match: one item and every live session whose history

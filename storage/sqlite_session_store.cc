@@ -22,6 +22,7 @@
 #include "core/context_budget.h"
 #include "core/uuid.h"
 #include "storage/migrations.h"
+#include "storage/project_identity.h"
 #include "storage/search_rank.h"
 #include "storage/search_text.h"
 #include "storage/sqlite_util.h"
@@ -34,12 +35,16 @@ using core::ItemKind;
 using core::SessionInfo;
 using core::StoredItem;
 using internal::DecodeCursor;
+using internal::DirScope;
 using internal::EncodeCursor;
 using internal::ForkHeadAtTurn;
 using internal::Guarded;
+using internal::InScope;
+using internal::LocalHost;
 using internal::LooksLikeHexPrefix;
 using internal::NewFork;
 using internal::NowMs;
+using internal::ScopeOf;
 using internal::SessionAdvanced;
 using internal::TitleFromItems;
 using internal::ToLower;
@@ -54,7 +59,10 @@ constexpr size_t kTitleMaxBytes = 80;
 
 constexpr const char* kSessionCols =
     "id, head_item_id, forked_from_session, forked_from_item, cwd, model, provider, title, "
-    "name, source, created_at_ms, updated_at_ms, archived, tokens_used";
+    "name, source, created_at_ms, updated_at_ms, archived, tokens_used, host, project";
+
+// A directory filter (internal::DirScope) in SQL: bind with BindScope.
+constexpr const char* kInScope = "(cwd = ? OR (? <> '' AND project = ?))";
 
 constexpr const char* kItemCols =
     "id, parent_id, session_id, turn_id, created_at_ms, kind, role, call_id, server_id, body";
@@ -80,7 +88,47 @@ SessionInfo ReadSession(SQLite::Statement& q, int first = 0) {
   s.updated_at_ms = q.getColumn(first + 11).getInt64();
   s.archived = q.getColumn(first + 12).getInt() != 0;
   s.tokens_used = q.getColumn(first + 13).getInt64();
+  s.host = q.getColumn(first + 14).getString();
+  s.project = q.getColumn(first + 15).getString();
   return s;
+}
+
+// Newest-first sessions with archived = :archived, after the cursor
+// (:ms, :id) when `cursor`, at most :limit, in the directory scope (:cwd,
+// :project; internal::DirScope) when `scoped`. Each arm of the scope reads
+// its own index (sessions_cwd_recent, sessions_project_recent): one OR
+// would make SQLite walk sessions_recent over every directory.
+std::string RecentSessionsSql(bool scoped, bool cursor) {
+  const std::string after = cursor ? " AND (updated_at_ms, id) < (:ms, :id)" : "";
+  const std::string order = " ORDER BY updated_at_ms DESC, id DESC LIMIT :limit";
+  const std::string base =
+      std::string("SELECT ") + kSessionCols + " FROM sessions WHERE archived = :archived" + after;
+  if (!scoped) return base + order;
+  return "SELECT * FROM (SELECT * FROM (" + base + " AND cwd = :cwd" + order +
+         ") UNION SELECT * FROM (" + base + " AND :project <> '' AND project = :project" + order +
+         "))" + order;
+}
+
+void BindRecent(SQLite::Statement& q, bool archived, const std::optional<DirScope>& scope,
+                const std::optional<std::pair<int64_t, std::string>>& after, int limit) {
+  q.bind(":archived", archived ? 1 : 0);
+  if (scope) {
+    q.bind(":cwd", scope->cwd);
+    q.bind(":project", scope->project);
+  }
+  if (after) {
+    q.bind(":ms", after->first);
+    q.bind(":id", after->second);
+  }
+  q.bind(":limit", limit);
+}
+
+// Binds kInScope's parameters from `i`; returns the next index.
+int BindScope(SQLite::Statement& q, int i, const DirScope& scope) {
+  q.bind(i, scope.cwd);
+  q.bind(i + 1, scope.project);
+  q.bind(i + 2, scope.project);
+  return i + 3;
 }
 
 StoredItem ReadItem(SQLite::Statement& q) {
@@ -326,6 +374,7 @@ Result<std::unique_ptr<SqliteSessionStore>> SqliteSessionStore::Open(const std::
     }
     internal::InstallBusyWait(*db, wait.get());
     RegisterSearchTextFunction(db->getHandle());
+    internal::RegisterPlaceFunctions(db->getHandle());
     RETURN_IF_ERROR(RegisterSearchRank(db->getHandle()));
     if (!options.read_only) {
       // Switching a new file to WAL needs a moment of exclusive access. SQLite
@@ -388,6 +437,8 @@ Result<SessionInfo> SqliteSessionStore::CreateSession(const core::NewSession& sp
     return InvalidArgumentError("session id '" + spec.id + "' is not a UUID");
   }
   s.cwd = spec.cwd;
+  s.host = spec.host.empty() ? LocalHost() : spec.host;
+  s.project = ProjectKey(s.cwd);
   s.model = spec.model;
   s.provider = spec.provider;
   s.title = spec.title;
@@ -402,7 +453,8 @@ Result<SessionInfo> SqliteSessionStore::CreateSession(const core::NewSession& sp
     }
     SQLite::Statement q(*db_,
                         "INSERT INTO sessions(id, cwd, model, provider, title, source, "
-                        "created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+                        "created_at_ms, updated_at_ms, host, project)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     q.bind(1, s.id);
     q.bind(2, s.cwd);
     q.bind(3, s.model);
@@ -411,6 +463,8 @@ Result<SessionInfo> SqliteSessionStore::CreateSession(const core::NewSession& sp
     q.bind(6, s.source);
     q.bind(7, s.created_at_ms);
     q.bind(8, s.updated_at_ms);
+    q.bind(9, s.host);
+    q.bind(10, s.project);
     q.exec();
     if (!spec.items.empty()) {
       std::vector<ImportedItem> batch;
@@ -640,11 +694,9 @@ Result<SessionInfo> SqliteSessionStore::FindSession(std::string_view id_or_name)
 
 Result<SessionInfo> SqliteSessionStore::LatestSession(const std::optional<std::string>& cwd) {
   return Guarded(path_, "finding the latest session", [&]() -> Result<SessionInfo> {
-    std::string sql = std::string("SELECT ") + kSessionCols + " FROM sessions WHERE archived = 0";
-    if (cwd) sql += " AND cwd = ?";
-    sql += " ORDER BY updated_at_ms DESC, id DESC LIMIT 1";
-    SQLite::Statement q(*db_, sql);
-    if (cwd) q.bind(1, *cwd);
+    SQLite::Statement q(*db_, RecentSessionsSql(cwd.has_value(), false));
+    BindRecent(q, false, cwd ? std::optional<DirScope>(ScopeOf(*cwd)) : std::nullopt, std::nullopt,
+               1);
     if (!q.executeStep()) {
       return NotFoundError(cwd ? "no session in " + *cwd + "; start one with 'codex exec'"
                                : std::string("no session yet; start one with 'codex exec'"));
@@ -784,19 +836,11 @@ Result<core::ListPage> SqliteSessionStore::ListSessions(const core::ListQuery& q
                                 "'; pass the value printed by 'codex sessions list'");
   }
   return Guarded(path_, "listing sessions", [&]() -> Result<core::ListPage> {
-    std::string sql = std::string("SELECT ") + kSessionCols + " FROM sessions WHERE archived = ?";
-    if (query.cwd) sql += " AND cwd = ?";
-    if (has_cursor) sql += " AND (updated_at_ms, id) < (?, ?)";
-    sql += " ORDER BY updated_at_ms DESC, id DESC LIMIT ?";
-    SQLite::Statement q(*db_, sql);
-    int i = 1;
-    q.bind(i++, query.archived ? 1 : 0);
-    if (query.cwd) q.bind(i++, *query.cwd);
-    if (has_cursor) {
-      q.bind(i++, after_ms);
-      q.bind(i++, after_id);
-    }
-    q.bind(i++, query.limit + 1);
+    SQLite::Statement q(*db_, RecentSessionsSql(query.cwd.has_value(), has_cursor));
+    BindRecent(q, query.archived,
+               query.cwd ? std::optional<DirScope>(ScopeOf(*query.cwd)) : std::nullopt,
+               has_cursor ? std::optional(std::make_pair(after_ms, after_id)) : std::nullopt,
+               query.limit + 1);
     core::ListPage page;
     while (q.executeStep()) page.sessions.push_back(ReadSession(q));
     if (page.sessions.size() > static_cast<size_t>(query.limit)) {
@@ -891,7 +935,8 @@ Result<SessionInfo> SqliteSessionStore::Fork(std::string_view session_id,
     SQLite::Statement q(*db_,
                         "INSERT INTO sessions(id, head_item_id, forked_from_session,"
                         " forked_from_item, cwd, model, provider, title, source, created_at_ms,"
-                        " updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                        " updated_at_ms, host, project) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                        " ?, ?)");
     q.bind(1, fork.id);
     BindOptional(q, 2, fork.head_item_id);
     q.bind(3, fork.forked_from_session);
@@ -903,6 +948,8 @@ Result<SessionInfo> SqliteSessionStore::Fork(std::string_view session_id,
     q.bind(9, fork.source);
     q.bind(10, fork.created_at_ms);
     q.bind(11, fork.updated_at_ms);
+    q.bind(12, fork.host);
+    q.bind(13, fork.project);
     q.exec();
     return fork;
   });
@@ -1041,11 +1088,11 @@ Result<std::vector<SessionInfo>> SqliteSessionStore::Purge(const PurgeQuery& que
   auto select = [&]() -> std::vector<SessionInfo> {
     std::string sql =
         std::string("SELECT ") + kSessionCols + " FROM sessions WHERE updated_at_ms < ?";
-    if (query.cwd) sql += " AND cwd = ?";
+    if (query.cwd) sql += std::string(" AND ") + kInScope;
     sql += " ORDER BY updated_at_ms, id";
     SQLite::Statement q(*db_, sql);
     q.bind(1, query.updated_before_ms);
-    if (query.cwd) q.bind(2, *query.cwd);
+    if (query.cwd) BindScope(q, 2, ScopeOf(*query.cwd));
     std::vector<SessionInfo> out;
     while (q.executeStep()) out.push_back(ReadSession(q));
     return out;
@@ -1096,6 +1143,8 @@ std::string JsonIdArray(const std::vector<int64_t>& ids) {
 Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& query) {
   ASSIGN_OR_RETURN(const std::string fts, FtsQueryFromUser(query.text));
   if (query.limit <= 0) return InvalidArgumentError("search limit must be at least 1");
+  const std::optional<DirScope> scope =
+      query.cwd ? std::optional<DirScope>(ScopeOf(*query.cwd)) : std::nullopt;
   return Guarded(path_, "searching", [&]() -> Result<std::vector<SearchHit>> {
     // Best matches first (BM25, storage/search_rank.h; newer first on a tie),
     // a page at a time. A matching item counts when a live session holds it:
@@ -1106,7 +1155,8 @@ Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& que
         std::string("SELECT f.rowid, codex_bm25(items_fts, z.sz) FROM items_fts AS f") +
         " LEFT JOIN items_fts_docsize AS z ON z.id = f.rowid" +
         (query.cwd ? " JOIN items AS i ON i.id = f.rowid" : "") + " WHERE items_fts MATCH ?1" +
-        (query.cwd ? " AND (i.session_id IN (SELECT id FROM sessions WHERE cwd = ?2)"
+        (query.cwd ? " AND (i.session_id IN (SELECT id FROM sessions"
+                     " WHERE cwd = ?2 OR (?3 <> '' AND project = ?3))"
                      " OR i.session_id NOT IN (SELECT id FROM sessions))"
                    : "");
     // Every match scored once; the best are sorted out a page at a time
@@ -1115,7 +1165,10 @@ Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& que
     try {
       SQLite::Statement q(*db_, ranked_sql);
       q.bind(1, fts);
-      if (query.cwd) q.bind(2, *query.cwd);
+      if (query.cwd) {
+        q.bind(2, scope->cwd);
+        q.bind(3, scope->project);
+      }
       while (q.executeStep()) {
         scored.emplace_back(q.getColumn(1).getDouble(), q.getColumn(0).getInt64());
       }
@@ -1238,7 +1291,7 @@ Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& que
         if (parent != 0) down_parent[id] = parent;
         if (down.getColumn(2).isNull()) continue;  // no session's head
         SessionInfo s = ReadSession(down, 2);
-        if (query.cwd && s.cwd != *query.cwd) continue;
+        if (scope && !InScope(s, *scope)) continue;
         heads.emplace_back(id, std::move(s));
       }
       // A head reached from two matches comes once per path; keep it once.
@@ -1447,8 +1500,8 @@ Result<bool> SqliteSessionStore::ImportSession(const ImportedSession& session) {
     // The session row first (items reference nothing in it), head set after.
     SQLite::Statement ins(*db_,
                           "INSERT INTO sessions(id, cwd, model, provider, title, source,"
-                          " created_at_ms, updated_at_ms, tokens_used)"
-                          " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                          " created_at_ms, updated_at_ms, tokens_used, host, project)"
+                          " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     ins.bind(1, sid);
     ins.bind(2, session.spec.cwd);
     ins.bind(3, session.spec.model);
@@ -1458,6 +1511,8 @@ Result<bool> SqliteSessionStore::ImportSession(const ImportedSession& session) {
     ins.bind(7, created);
     ins.bind(8, updated);
     ins.bind(9, tokens);
+    ins.bind(10, session.spec.host.empty() ? LocalHost() : session.spec.host);
+    ins.bind(11, ProjectKey(session.spec.cwd));
     ins.exec();
     std::vector<int64_t> ids = InsertChain(*db_, sid, std::nullopt, session.items);
     SQLite::Statement usage(*db_, "INSERT INTO item_usage(item_id, total_tokens) VALUES (?, ?)");
@@ -1516,7 +1571,8 @@ Result<bool> SqliteSessionStore::CopySession(const SessionCopy& copy) {
     SQLite::Statement ins(*db_,
                           "INSERT INTO sessions(id, forked_from_session, cwd, model, provider,"
                           " title, name, source, created_at_ms, updated_at_ms, archived,"
-                          " tokens_used) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                          " tokens_used, host, project)"
+                          " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     ins.bind(1, sid);
     if (info.forked_from_session.empty()) {
       ins.bind(2);
@@ -1537,6 +1593,8 @@ Result<bool> SqliteSessionStore::CopySession(const SessionCopy& copy) {
     ins.bind(10, info.updated_at_ms);
     ins.bind(11, info.archived ? 1 : 0);
     ins.bind(12, info.tokens_used);
+    ins.bind(13, info.host);
+    ins.bind(14, info.project);
     ins.exec();
     std::vector<ImportedItem> chain;
     chain.reserve(copy.items.size());

@@ -1,5 +1,8 @@
 #include "storage/sqlite_util.h"
 
+#include "storage/project_identity.h"
+#include "storage/store_rules.h"
+
 namespace codex::storage::internal {
 
 int64_t NowMs() {
@@ -80,6 +83,24 @@ Status StatusFromException(const std::exception& e, const std::string& path,
     default:
       return InternalError(std::move(message));
   }
+}
+
+void RegisterPlaceFunctions(sqlite3* db) {
+  static const auto host = [](sqlite3_context* ctx, int, sqlite3_value**) {
+    const std::string name = LocalHost();
+    sqlite3_result_text(ctx, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+  };
+  static const auto project = [](sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+    const unsigned char* p = argc == 1 ? sqlite3_value_text(argv[0]) : nullptr;
+    const std::string key =
+        p ? ProjectKey(std::string_view(reinterpret_cast<const char*>(p),
+                                        static_cast<size_t>(sqlite3_value_bytes(argv[0]))))
+          : std::string();
+    sqlite3_result_text(ctx, key.data(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
+  };
+  sqlite3_create_function(db, "codex_host_name", 0, SQLITE_UTF8, nullptr, +host, nullptr, nullptr);
+  sqlite3_create_function(db, "codex_project_key", 1, SQLITE_UTF8, nullptr, +project, nullptr,
+                          nullptr);
 }
 
 }  // namespace codex::storage::internal

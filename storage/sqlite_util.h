@@ -43,6 +43,11 @@ struct BusyWait {
 };
 void InstallBusyWait(SQLite::Database& db, BusyWait* wait);
 
+// Registers codex_host_name() (this machine's name, LocalHost) and
+// codex_project_key(dir) (storage/project_identity.h) on a connection:
+// migration 0005 fills the columns of existing sessions with them.
+void RegisterPlaceFunctions(sqlite3* db);
+
 // Runs `body` (returning Status or Result<T>) inside BEGIN IMMEDIATE ... COMMIT.
 // A non-OK result rolls back. The lock wait is the connection's BusyWait; an
 // exception (SQLITE_BUSY after it, or any other) becomes a Status. Never throws.

@@ -1,7 +1,9 @@
 #include "storage/store_rules.h"
 
 #include "core/item.h"
+#include "core/session_lease.h"
 #include "core/uuid.h"
+#include "storage/project_identity.h"
 
 namespace codex::storage::internal {
 
@@ -86,6 +88,8 @@ SessionInfo NewFork(const SessionInfo& parent, std::optional<int64_t> head, int6
   fork.forked_from_session = parent.id;
   fork.forked_from_item = head;
   fork.cwd = parent.cwd;
+  fork.host = parent.host;
+  fork.project = parent.project;
   fork.model = parent.model;
   fork.provider = parent.provider;
   fork.title =
@@ -95,6 +99,14 @@ SessionInfo NewFork(const SessionInfo& parent, std::optional<int64_t> head, int6
   fork.updated_at_ms = now_ms;
   return fork;
 }
+
+DirScope ScopeOf(std::string_view dir) { return {std::string(dir), ProjectKey(dir)}; }
+
+bool InScope(const SessionInfo& s, const DirScope& scope) {
+  return s.cwd == scope.cwd || (!scope.project.empty() && s.project == scope.project);
+}
+
+std::string LocalHost() { return core::CurrentProcessHolder().host; }
 
 constexpr std::string_view kCursorPrefix = "c1.";
 

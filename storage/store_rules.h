@@ -29,11 +29,26 @@ std::string TitleFromItems(const std::vector<ImportedItem>& items);
 // last item of that turn. kInvalidArgument naming the range otherwise.
 Result<int64_t> ForkHeadAtTurn(const std::string& sid, const std::vector<core::StoredItem>& history,
                                int at_turn);
-// The row of a new fork of `parent` at `head`: a new id, the parent's cwd,
-// model and provider, and the title "fork of <parent title>" (or of the
+// The row of a new fork of `parent` at `head`: a new id, the parent's place
+// (cwd, host, project), model and provider, and the title "fork of <parent title>" (or of the
 // parent id's first 8 characters) until its first own user message names it.
 core::SessionInfo NewFork(const core::SessionInfo& parent, std::optional<int64_t> head,
                           int64_t now_ms);
+// The sessions a directory filter (ListQuery::cwd, LatestSession,
+// SearchQuery::cwd, PurgeQuery::cwd) selects: those whose cwd is `cwd`, on
+// any host (so `--cwd` can name another machine's path), and those whose
+// project is `project` when it is not "" (the same place in another checkout
+// of the same repository, storage/project_identity.h). One rule for both
+// backends; the SQL of each spells it as
+// `(cwd = :cwd OR (:project <> '' AND project = :project))`.
+struct DirScope {
+  std::string cwd;
+  std::string project;  // ProjectKey(cwd) on this machine
+};
+DirScope ScopeOf(std::string_view dir);
+bool InScope(const core::SessionInfo& s, const DirScope& scope);
+// This machine's host name, as sessions and leases record it.
+std::string LocalHost();
 // The opaque keyset cursor of ListSessions: after `s` in newest-first order.
 std::string EncodeCursor(const core::SessionInfo& s);
 bool DecodeCursor(std::string_view cursor, int64_t* ms, std::string* id);

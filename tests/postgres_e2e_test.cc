@@ -328,3 +328,86 @@ TEST_CASE("postgres: server down at start is one line; lost mid-turn fails clean
 
 }  // namespace
 }  // namespace codex::testing
+
+namespace codex::testing {
+namespace {
+
+// A checkout of github.com/team/codex at `dir` (only what codex reads of it).
+void Checkout(const std::filesystem::path& dir, const std::string& url) {
+  std::filesystem::create_directories(dir / ".git");
+  std::ofstream(dir / ".git" / "config") << "[remote \"origin\"]\n\turl = " << url << "\n";
+  std::ofstream(dir / ".git" / "HEAD") << "ref: refs/heads/main\n";
+}
+
+ProcessResult RunIn(const ProcessOptions& opts) {
+  auto r = RunProcess(opts);
+  REQUIRE(r.ok());
+  return *r;
+}
+
+TEST_CASE("postgres: --cwd scoping finds the same project checked out at another path") {
+  const std::string url = Server().NewDatabase();
+  auto a = Machine(url, R"(["answer on A", "answer in other"])");
+  auto b = Machine(url, R"(["answer on B", "answer 2 on B"])");
+  // Machine A's checkout is at A's work dir, machine B's at a different path
+  // (its own work dir), cloned with another spelling of the same remote.
+  Checkout(a->workdir(), "git@github.com:team/codex.git");
+  Checkout(b->workdir(), "https://github.com/team/codex");
+  const std::filesystem::path b_other = b->root() / "other-project";
+  Checkout(b_other, "https://github.com/team/other");
+  REQUIRE(a->workdir() != b->workdir());
+
+  const bool other_host = CanUseOtherHost();
+  if (!other_host) WARN("unshare -Ur -u is not permitted here: machine A shares the host name");
+  const std::string a_host = other_host ? "codex-machine-b" : HostName();
+  auto made = RunIn(other_host ? OnOtherHost(*a, {"exec", "question from A"})
+                               : a->CodexCommand({"exec", "question from A"}));
+  INFO(made.err);
+  REQUIRE(made.exit_code == 0);
+  const std::string id = SessionIdFromBanner(made.err);
+  // Then B works on another project: its newest session is not A's.
+  ProcessOptions in_other = b->CodexCommand({"exec", "unrelated work on B"});
+  in_other.cwd = b_other;
+  auto unrelated = RunIn(in_other);
+  REQUIRE(unrelated.exit_code == 0);
+  const std::string unrelated_id = SessionIdFromBanner(unrelated.err);
+
+  // In B's checkout, the default scope (this directory) lists A's session,
+  // naming A's host; not the other project's.
+  auto list = Run(*b, {"sessions", "list"});
+  INFO(list.out << list.err);
+  CHECK(list.exit_code == 0);
+  CHECK(list.out.find(id) != std::string::npos);
+  CHECK(list.out.find(a_host.substr(0, 15)) != std::string::npos);  // the HOST column
+  CHECK(list.out.find(unrelated_id) == std::string::npos);
+  auto json = Run(*b, {"sessions", "list", "--json"});
+  auto line = Json::parse(json.out.substr(0, json.out.find('\n')), nullptr, false);
+  REQUIRE(line.is_object());
+  CHECK(line["id"] == id);
+  CHECK(line["host"] == a_host);
+  CHECK(line["cwd"] == a->workdir().string());
+  CHECK(line["project"] == "github.com/team/codex");
+  auto show = Run(*b, {"sessions", "show", id});
+  CHECK(show.out.find("host     " + a_host) != std::string::npos);
+  // A's exact path names it from B too (`--cwd` with the other machine's path).
+  auto by_path = Run(*b, {"sessions", "list", "--cwd", a->workdir().string()});
+  CHECK(by_path.out.find(id) != std::string::npos);
+  CHECK(by_path.out.find(unrelated_id) == std::string::npos);
+  // Search scoped to B's checkout finds A's words.
+  auto search = Run(*b, {"sessions", "search", "question"});
+  CHECK(search.out.find(id) != std::string::npos);
+
+  // `resume --last` in B's checkout continues A's session, not B's newer one.
+  auto resumed = Run(*b, {"exec", "resume", "--last", "follow-up from B"});
+  INFO(resumed.err);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(SessionIdFromBanner(resumed.err) == id);
+  CHECK(Messages(url, id) ==
+        std::vector<std::pair<std::string, std::string>>{{"user", "question from A"},
+                                                         {"assistant", "answer on A"},
+                                                         {"user", "follow-up from B"},
+                                                         {"assistant", "answer 2 on B"}});
+}
+
+}  // namespace
+}  // namespace codex::testing

@@ -208,5 +208,91 @@ TEST_CASE("store backend: migrate killed mid-copy is finished by running it agai
   CHECK(db.Scalar("PRAGMA integrity_check") == "ok");
 }
 
+// Polls until the source holds `text` in an item (the running turn's user
+// message is committed; its answer is not).
+bool WaitForItem(const std::filesystem::path& db_path, const std::string& text) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < until) {
+    if (Count(db_path, "items WHERE CAST(body AS TEXT) LIKE '%" + text + "%'") > 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+std::vector<std::string> Texts(storage::SessionDatabase& store, const std::string& id) {
+  auto s = store.FindSession(id);
+  REQUIRE(s.ok());
+  auto h = store.LoadHistory(*s);
+  REQUIRE(h.ok());
+  std::vector<std::string> out;
+  for (const core::StoredItem& it : *h) {
+    if (it.item.kind != core::ItemKind::kMessage) continue;
+    const std::string text = core::MessageText(it.item);
+    if (it.item.role == "user" && text.rfind("<", 0) == 0) continue;
+    if (it.item.role == "user" || it.item.role == "assistant") out.push_back(text);
+  }
+  return out;
+}
+
+TEST_CASE("store backend: migrate waits for a running turn and copies it whole") {
+  auto env = MakeEnv(R"({"responses": [{"message": "first answer"},
+      {"message": "second answer", "delay_ms": 3000}]})");
+  auto first = Run(*env, {"exec", "first question"});
+  REQUIRE(first.exit_code == 0);
+  const std::string id = SessionIdFromBanner(first.err);
+  const auto source = env->codex_home() / "sessions.db";
+  auto turn = ChildProcess::Spawn(env->CodexCommand({"exec", "resume", id, "second question"}));
+  REQUIRE(turn.ok());
+  REQUIRE(WaitForItem(source, "second question"));
+  // The turn is half-way (its question committed, the answer 3 s away).
+  const auto dest = env->root() / "copy.db";
+  auto run = Run(*env, {"sessions", "migrate", "--to", "sqlite:" + dest.string()});
+  INFO(run.err);
+  CHECK(run.exit_code == 0);
+  auto ended = (*turn)->Wait(std::chrono::seconds(60));
+  REQUIRE(ended.ok());
+  CHECK(ended->exit_code == 0);
+  auto copy = OpenSqlite(dest);
+  CHECK(Texts(*copy, id) == std::vector<std::string>{"first question", "first answer",
+                                                     "second question", "second answer"});
+}
+
+TEST_CASE("store backend: migrate does not copy half a turn; a later run copies what is there") {
+  auto env = MakeEnv(R"({"responses": [{"message": "first answer"},
+      {"message": "never sent", "delay_ms": 60000}]})");
+  auto first = Run(*env, {"exec", "first question"});
+  REQUIRE(first.exit_code == 0);
+  const std::string id = SessionIdFromBanner(first.err);
+  {
+    auto src = OpenSqlite(env->codex_home() / "sessions.db");
+    Seed(*src, 3);
+  }
+  const auto source = env->codex_home() / "sessions.db";
+  auto turn = ChildProcess::Spawn(env->CodexCommand({"exec", "resume", id, "second question"}));
+  REQUIRE(turn.ok());
+  REQUIRE(WaitForItem(source, "second question"));
+  const auto dest = env->root() / "copy.db";
+  auto run = Run(*env, {"sessions", "migrate", "--to", "sqlite:" + dest.string()});
+  INFO(run.err);
+  // After its bounded wait (10 s): one line, exit 3; the other sessions are copied.
+  CHECK(run.exit_code == 3);
+  auto errors = ErrorLines(run.err);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].find("1 session not copied while a turn runs on it") != std::string::npos);
+  CHECK(errors[0].find("session " + id + " is busy") != std::string::npos);
+  CHECK(errors[0].find("run the same command again") != std::string::npos);
+  CHECK(Count(dest, "sessions") == 3 + 1);  // the seeded ones and a fork; not the busy one
+  // The turn's process dies mid-turn; its lease goes with it.
+  REQUIRE((*turn)->Signal(SIGKILL).ok());
+  REQUIRE((*turn)->Wait(std::chrono::seconds(30)).ok());
+  auto rerun = Run(*env, {"sessions", "migrate", "--to", "sqlite:" + dest.string()});
+  INFO(rerun.err);
+  REQUIRE(rerun.exit_code == 0);
+  CHECK(rerun.out.find("migrated 1 sessions (4 already there)") != std::string::npos);
+  auto copy = OpenSqlite(dest);
+  CHECK(Texts(*copy, id) ==
+        std::vector<std::string>{"first question", "first answer", "second question"});
+}
+
 }  // namespace
 }  // namespace codex::testing
