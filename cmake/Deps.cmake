@@ -12,9 +12,15 @@ pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 pkg_check_modules(SECCOMP REQUIRED IMPORTED_TARGET libseccomp)
 if(CODEX_BUILD_TESTS)
   find_package(Catch2 2 REQUIRED)
-  # One compiled Catch2 main shared by every test binary keeps the build fast.
+  # Catch2's implementation is compiled once (codex_catch_impl) and shared by
+  # every test binary, with the one main (codex_catch_main); a test with its
+  # own main links codex_catch_impl alone.
+  add_library(codex_catch_impl STATIC ${PROJECT_SOURCE_DIR}/tests/catch_impl.cc)
+  target_link_libraries(codex_catch_impl PUBLIC Catch2::Catch2)
+  target_include_directories(codex_catch_impl PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(codex_catch_impl PRIVATE codex_warnings)
   add_library(codex_catch_main STATIC ${PROJECT_SOURCE_DIR}/tests/catch_main.cc)
-  target_link_libraries(codex_catch_main PUBLIC Catch2::Catch2)
+  target_link_libraries(codex_catch_main PUBLIC codex_catch_impl)
   include(Catch)
 endif()
 
@@ -28,4 +34,5 @@ function(codex_add_test name)
     CODEX_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 4)
+  codex_test_cost(${name})
 endfunction()

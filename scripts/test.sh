@@ -3,23 +3,43 @@
 # with ctest, then a short libFuzzer run of each fuzz target (clang, in
 # build-fuzz/; FUZZ=0 skips it, CODEX_FUZZ_SECONDS sets its length).
 # SANITIZE=1 builds and tests with ASan + UBSan instead (in build-asan/).
+# CODEX_DEBUG_INFO=0|1|2 sets the debug info of the build (default: the build
+# type's -g; line tables only under SANITIZE=1, enough for its stack traces).
+# Each step prints its wall time and the CPU time used so far (docs/ci.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="${JOBS:-$(nproc)}"
+
+step_start=$SECONDS
+times_file=$(mktemp)
+trap 'rm -f "$times_file"' EXIT
+step_done() {  # `times` must run in this shell: its second line is the CPU of our children
+  times >"$times_file"
+  local cpu
+  cpu=$(tail -n 1 "$times_file")
+  echo "== timing: $1: $((SECONDS - step_start)) s wall; CPU so far: ${cpu/ / user, } sys"
+  step_start=$SECONDS
+}
+
 if [[ "${SANITIZE:-0}" == "1" ]]; then
   scripts/install-deps.sh
   export BUILD_DIR=build-asan
-  BUILD_TYPE=Debug scripts/build.sh -DCODEX_WERROR=ON -DCODEX_SANITIZE=ON -DCODEX_BUILD_BENCH=OFF
+  BUILD_TYPE=Debug scripts/build.sh -DCODEX_WERROR=ON -DCODEX_SANITIZE=ON -DCODEX_BUILD_BENCH=OFF \
+    -DCODEX_DEBUG_INFO="${CODEX_DEBUG_INFO:-1}"
+  step_done "ASan+UBSan build"
   scripts/install-mcp-test-servers.sh "$BUILD_DIR"
   ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$jobs" --timeout 900
+  step_done "ASan+UBSan ctest"
   exit 0
 fi
 
 if [[ "${FUZZ:-1}" == "1" ]]; then scripts/install-deps.sh --fuzz; else scripts/install-deps.sh; fi
 export BUILD_DIR="${BUILD_DIR:-build}"
-scripts/build.sh -DCODEX_WERROR=ON
+scripts/build.sh -DCODEX_WERROR=ON -DCODEX_DEBUG_INFO="${CODEX_DEBUG_INFO:-}"
+step_done "build"
 scripts/install-mcp-test-servers.sh "$BUILD_DIR"  # npm MCP servers for mcp_e2e_test
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$jobs" --timeout 600
+step_done "ctest"
 
 if [[ "${FUZZ:-1}" == "1" ]]; then
   echo "== fuzz smoke runs (${CODEX_FUZZ_SECONDS:-10} s per target)"
@@ -27,6 +47,9 @@ if [[ "${FUZZ:-1}" == "1" ]]; then
     -DCODEX_BUILD_BENCH=OFF \
     -DCODEX_FUZZ_SECONDS="${CODEX_FUZZ_SECONDS:-10}" >/dev/null
   targets=$(sed -n 's/^ *codex_add_fuzzer(\([a-z_]*\).*/\1/p' fuzz/CMakeLists.txt | tr '\n' ' ')
+  # shellcheck disable=SC2086 # a space-separated list
   ninja -C build-fuzz -j "$jobs" $targets
-  ctest --test-dir build-fuzz -R '^fuzz_' --output-on-failure
+  step_done "fuzz build"
+  ctest --test-dir build-fuzz -R '^fuzz_' --output-on-failure -j "$jobs"
+  step_done "fuzz smoke runs"
 fi

@@ -3,7 +3,6 @@
 // @modelcontextprotocol/server-filesystem from npm, installed at pinned
 // versions into <build>/mcp-servers by scripts/install-mcp-test-servers.sh.
 // Without Node or the packages the binary prints why and exits 4 (skipped).
-#define CATCH_CONFIG_RUNNER
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -15,6 +14,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "tests/catch_run.h"
 #include "tests/mcp/mcp_e2e_helpers.h"
 
 namespace codex::testing {
@@ -179,6 +179,5 @@ int main(int argc, char** argv) {
         MCP_NPM_SERVERS_DIR);
     return 4;
   }
-  // Any failure exits 1: 4 is ctest's "skipped" (see catch_main.cc).
-  return Catch::Session().run(argc, argv) == 0 ? 0 : 1;
+  return codex::testing::RunCatch(argc, argv);
 }
