@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -142,6 +143,12 @@ TaskResult RunToolCallTask(core::SessionStore& store, core::Compactor* compactor
     result.requests = turn->requests;
   } else {
     result.failure = turn.status().message();
+  }
+
+  {
+    std::ifstream patched(fs::path(workspace->path()) / "src" / "parser.cc");
+    std::string text((std::istreambuf_iterator<char>(patched)), std::istreambuf_iterator<char>());
+    result.patch_applied = text == "new\n";
   }
 
   // What the model, the tools and the server produced, from the store.

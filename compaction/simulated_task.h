@@ -31,7 +31,9 @@ struct TaskResult {
   // their commas: new input once each, as much a floor as the model's output.
   int64_t compaction_output_bytes = 0;
   bool finished = false;  // the model gave its final answer
-  std::string failure;    // the error that stopped the turn, "" if none
+  // The tool router applied the model's patch: src/parser.cc reads "new".
+  bool patch_applied = false;
+  std::string failure;  // the error that stopped the turn, "" if none
   // The task message, files touched and plan were in the last task request.
   bool task_kept = false;
   bool files_kept = false;

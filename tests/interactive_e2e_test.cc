@@ -1428,9 +1428,11 @@ class TmuxCodex {
       ++start;
     }
     std::string row = screen.substr(start, screen.find('\n', start) - start);
-    // Column x: count characters (this test's rows hold one-column ones).
+    // Column x: characters by their width (CJK and emoji take two columns).
     size_t i = 0;
-    for (int col = 0; col < x && i < row.size(); ++col) {
+    for (int col = 0; col < x && i < row.size();) {
+      const unsigned char lead = static_cast<unsigned char>(row[i]);
+      col += (lead >= 0xE3 && lead <= 0xE9) || lead >= 0xF0 ? 2 : 1;
       ++i;
       while (i < row.size() && (static_cast<unsigned char>(row[i]) & 0xC0) == 0x80) ++i;
     }
@@ -1625,6 +1627,46 @@ TEST_CASE("in tmux: the cursor in the middle of a long line stays on its charact
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 1);
   CHECK(Contains(UserTexts(requests[0]), draft.substr(0, draft.size() - 40) + marks + right));
+}
+
+TEST_CASE("in tmux: a wide character at the wrap column: the cursor is where it is drawn") {
+  if (!TmuxCodex::Available()) {
+    WARN("tmux is not installed: the re-wrapping terminal cannot be tested here");
+    return;
+  }
+  auto env = MakeEnv(R"({"responses": ["fine"]})");
+  // 41 columns: "› " and 19 × 日 fill 40; the 20th does not fit in the last
+  // column and starts the second row, leaving that column blank.
+  TmuxCodex t(*env, {}, 41, 30, 40);
+  t.WaitForText("›");
+  std::string draft;
+  for (int i = 0; i < 30; ++i) draft += "日";
+  draft += "end";
+  t.Type(draft);
+  t.WaitFor([&](const std::string&) { return t.Joined().find("日end") != std::string::npos; });
+  for (int i = 0; i < 14; ++i) t.Key("Left");  // over "end" and 11 × 日: before the 20th
+  t.WaitFor([&](const std::string&) { return t.AtCursor().rfind("日日日", 0) == 0; });
+  std::string pos = t.AtCursor();
+  CHECK(pos.rfind("日日日", 0) == 0);  // on the next row's first 日, not the blank column
+  // Other widths, odd and even: still on that character.
+  for (int cols : {37, 60, 23}) {
+    t.Resize(cols);
+    t.WaitStill();
+    std::string at = t.AtCursor();
+    INFO("width " << cols << "\n" << t.Screen() << "\nat cursor: " << at);
+    CHECK(at.rfind("日", 0) == 0);
+    CHECK(Count(t.Screen(), "› 日") == 1);
+  }
+  t.Type("x");
+  t.Key("Enter");
+  t.WaitForText("fine");
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  std::string sent;
+  for (int i = 0; i < 19; ++i) sent += "日";
+  sent += "x";
+  for (int i = 0; i < 11; ++i) sent += "日";
+  CHECK(Contains(UserTexts(requests[0]), sent + "end"));
 }
 
 TEST_CASE("in tmux: pickers and popups are laid out again on a resize") {
