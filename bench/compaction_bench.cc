@@ -26,7 +26,7 @@
 #include "compaction/simulated_model_client.h"
 #include "compaction/simulated_task.h"
 #include "storage/sqlite_session_store.h"
-#include "storage/test_util.h"
+#include "testing/temp_dir.h"
 
 namespace {
 
@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
       }
       compactor = std::move(made).value();
     }
-    storage::testing::TempDir dir;
+    codex::testing::TempDir dir("codex-sim-");
     auto store = storage::SqliteSessionStore::Open(dir.File("sessions.db"));
     if (!store.ok()) {
       std::fprintf(stderr, "error: %s\n", store.status().message().c_str());

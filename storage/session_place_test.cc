@@ -10,7 +10,7 @@
 #include "core/session_lease.h"
 #include "storage/project_identity.h"
 #include "storage/store_test_support.h"
-#include "storage/test_util.h"
+#include "testing/temp_dir.h"
 
 using codex::core::ListQuery;
 using codex::core::NewSession;
@@ -20,7 +20,7 @@ using codex::storage::ProjectKey;
 using codex::storage::SessionDatabase;
 using codex::storage::testing::OpenStore;
 using codex::storage::testing::StoreDir;
-using codex::storage::testing::TempDir;
+using codex::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -91,7 +91,7 @@ TEST_CASE("A directory's project key: remote plus the path inside the checkout")
   const fs::path local = fs::path(tmp.path()) / "local";
   Checkout(local, "[core]\n\tbare = false\n");
   CHECK(ProjectKey(local.string()) == "");
-  CHECK(ProjectKey(tmp.path()) == "");
+  CHECK(ProjectKey(tmp.str()) == "");
   CHECK(ProjectKey("relative/dir") == "");
   CHECK(ProjectKey("") == "");
 }

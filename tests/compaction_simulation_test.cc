@@ -12,7 +12,7 @@
 #include "compaction/simulated_task.h"
 #include "compaction/token_accounting.h"
 #include "storage/sqlite_session_store.h"
-#include "storage/test_util.h"
+#include "testing/temp_dir.h"
 
 using namespace codex;
 using namespace codex::compaction;
@@ -26,7 +26,7 @@ constexpr int kCalls = 150;
 
 // The task in a new session of a fresh SQLite store.
 sim::TaskResult RunTask(core::Compactor* compactor, SimulatedModelClient& model) {
-  storage::testing::TempDir dir;
+  codex::testing::TempDir dir("codex-sim-");
   auto store = storage::SqliteSessionStore::Open(dir.File("sessions.db"));
   REQUIRE(store.ok());
   return RunToolCallTask(**store, compactor, model, kCalls);
