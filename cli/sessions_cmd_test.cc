@@ -281,7 +281,7 @@ TEST_CASE("sessions purge reads -p and --strict-config as every command does") {
     r = Codex(home, work.path(), args);
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
-    CHECK(r.out.rfind("would remove 2 sessions in " + work.path(), 0) == 0);
+    CHECK(r.out.rfind("would remove 2 sessions in " + work.str(), 0) == 0);
   }
   // An unknown profile is one error, and nothing is removed.
   r = Codex(home, work.path(), {"-p", "nosuch", "sessions", "purge", "--yes"});
