@@ -36,17 +36,12 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Show help for every subcommand");
   codex::cli::GlobalOptions global;
   codex::cli::CommandOutcome outcome;
-  // FIXME(interactive): cli/interactive/ still prints its own error line and
-  // sets an exit code; it moves to the CommandOutcome with the
-  // InteractiveSession split.
-  int interactive_exit = codex::cli::kExitOk;
   app.require_subcommand(0, 1);
   codex::cli::AddGlobalOptions(app, global);
   app.set_version_flag("-V,--version", std::string("codex ") + codex::core::kCodexVersion);
   // The commands, in the order `codex --help` lists them.
   codex::cli::RegisterExecCommand(app, global, outcome);
-  codex::cli::RegisterInteractiveCommands(app, global,
-                                          &interactive_exit);  // codex [PROMPT], codex resume
+  codex::cli::RegisterInteractiveCommands(app, global, outcome);  // codex [PROMPT], codex resume
   codex::cli::RegisterCompletionCommand(app, global, outcome);
   codex::cli::RegisterSandboxCommand(app, global, outcome);
   codex::cli::RegisterApplyPatchCommand(app, global, outcome);
@@ -76,6 +71,5 @@ int main(int argc, char** argv) {
     outcome.Set(
         codex::InvalidArgumentError(std::string(e.what()) + "; run 'codex --help' for usage"));
   }
-  if (interactive_exit != codex::cli::kExitOk) return interactive_exit;
   return outcome.Finish();
 }

@@ -294,7 +294,8 @@ struct ContextFill {
   bool reported = false;  // started from a server-reported total
 };
 
-ContextFill EstimateContextFill(const core::SessionInfo& session,
+// The window and limit come from the config as this run sees it (-c, -p).
+ContextFill EstimateContextFill(const GlobalOptions& global, const core::SessionInfo& session,
                                 const std::vector<core::StoredItem>& history) {
   size_t from = 0;
   for (size_t i = history.size(); i-- > 0;) {
@@ -308,7 +309,7 @@ ContextFill EstimateContextFill(const core::SessionInfo& session,
   view.reserve(stored_view.size());
   for (const auto& s : stored_view) view.push_back(s.item);
   ContextFill fill;
-  auto config = core::LoadConfig(core::DefaultCodexHome(), {});
+  auto config = core::LoadConfig(core::DefaultCodexHome(), GlobalOverrides(global));
   std::optional<int64_t> window, limit;
   std::string instructions(core::BaseInstructions());
   std::string tools = "[]";
@@ -329,7 +330,7 @@ ContextFill EstimateContextFill(const core::SessionInfo& session,
   return fill;
 }
 
-Status RunShow(const std::string& id, bool json, bool full) {
+Status RunShow(const GlobalOptions& global, const std::string& id, bool json, bool full) {
   ASSIGN_OR_RETURN(auto store, OpenStore(/*read_only=*/true));
   ASSIGN_OR_RETURN(auto s, Resolve(*store, id));
   ASSIGN_OR_RETURN(auto d, store->Show(s.id));
@@ -378,7 +379,7 @@ Status RunShow(const std::string& id, bool json, bool full) {
     Json forks = Json::array();
     for (const auto& f : d.forks) forks.push_back(SessionJson(f));
     out["forks"] = std::move(forks);
-    const ContextFill fill = EstimateContextFill(d.session, d.history);
+    const ContextFill fill = EstimateContextFill(global, d.session, d.history);
     out["context"] = {{"estimated_tokens", fill.tokens},
                       {"context_window", fill.window},
                       {"context_left_percent", fill.left_percent},
@@ -403,7 +404,7 @@ Status RunShow(const std::string& id, bool json, bool full) {
                 static_cast<long long>(ss.forked_from_item.value_or(0)));
   }
   std::printf("\ntokens   %lld\n", static_cast<long long>(ss.tokens_used));
-  const ContextFill fill = EstimateContextFill(ss, d.history);
+  const ContextFill fill = EstimateContextFill(global, ss, d.history);
   std::printf(
       "context  ~%lld tokens in the model's view (%s), %d%% of the %lld-token window "
       "left\n",
@@ -779,8 +780,8 @@ void RegisterSessionsCommands(CLI::App& app, const GlobalOptions& global, Comman
   show->add_option("ID", *show_id, "Session id, unique prefix or name")->required();
   show->add_flag("--json", *show_json, "One JSON document (see docs/json-output.md)");
   show->add_flag("--full", *show_full, "Print tool outputs and messages whole, not cut");
-  show->callback([show_id, show_json, show_full, &result] {
-    result.Set(RunShow(*show_id, *show_json, *show_full));
+  show->callback([&global, show_id, show_json, show_full, &result] {
+    result.Set(RunShow(global, *show_id, *show_json, *show_full));
   });
 
   auto tree_id = std::make_shared<std::string>();

@@ -281,7 +281,7 @@ TEST_CASE("sessions purge reads -p and --strict-config as every command does") {
     r = Codex(home, work.path(), args);
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
-    CHECK(r.out.rfind("would remove 2 sessions in " + work.str(), 0) == 0);
+    CHECK(r.out.rfind("would remove 2 sessions in " + work.path().string(), 0) == 0);
   }
   // An unknown profile is one error, and nothing is removed.
   r = Codex(home, work.path(), {"-p", "nosuch", "sessions", "purge", "--yes"});
@@ -411,6 +411,32 @@ TEST_CASE("sessions show prints tool output as text, cut unless --full") {
   r = Codex(home, work.path(), {"sessions", "show", id, "--full"});
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("    line 30\n") != std::string::npos);
+}
+
+TEST_CASE("sessions show reads the context window through -c and -p") {
+  TempDir home;
+  TempDir work;
+  const std::string id = Seed(home, work.path(), 1, "window").front();
+  auto window = [&](std::vector<std::string> args) {
+    Run r = Codex(home, work.path(), std::move(args));
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json doc = nlohmann::json::parse(r.out);
+    return doc["context"]["context_window"].get<int64_t>();
+  };
+  const int64_t plain = window({"sessions", "show", id, "--json"});
+  CHECK(plain != 54321);
+  CHECK(window({"-c", "model_context_window=54321", "sessions", "show", id, "--json"}) == 54321);
+  CHECK(window({"sessions", "show", id, "--json", "-c", "model_context_window=54321"}) == 54321);
+  {
+    std::ofstream config(home.File("config.toml"));
+    config << "[profiles.wide]\nmodel_context_window = 65432\n";
+  }
+  CHECK(window({"sessions", "show", id, "--json"}) == plain);
+  CHECK(window({"-p", "wide", "sessions", "show", id, "--json"}) == 65432);
+  // The text form prints the same window.
+  Run r = Codex(home, work.path(), {"-p", "wide", "sessions", "show", id});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("of the 65432-token window") != std::string::npos);
 }
 
 TEST_CASE("sessions search: scope, JSON, phrases, prefixes and clear errors") {

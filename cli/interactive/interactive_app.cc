@@ -10,7 +10,6 @@
 #include <memory>
 #include <optional>
 
-#include "cli/exit_codes.h"
 #include "cli/interactive/file_search.h"
 #include "cli/interactive/interactive_session.h"
 #include "cli/interactive/local_shell.h"
@@ -447,23 +446,23 @@ Status InteractiveSession::AppendUserRecord(const std::string& record) {
 
 // --- the session ---
 
-int InteractiveSession::Run() {
+Status InteractiveSession::Run() {
   flags_ = options_.flags;
   if (!tty_ && options_.start == SessionStart::kPick) {
-    return ReportError(InvalidArgumentError(
+    return InvalidArgumentError(
         "codex resume needs a session id or --last when not run on a terminal; "
-        "'codex sessions list' shows the ids"));
+        "'codex sessions list' shows the ids");
   }
   bool resumed = false;
   Status opened = Open();
   Result<bool> conversation = opened.ok() ? OpenConversation(&resumed) : Result<bool>(opened);
   if (!conversation.ok()) {
     terminal_.reset();  // the terminal restored before the error is printed
-    return ReportError(conversation.status());
+    return conversation.status();
   }
   if (!*conversation) {
     terminal_->Write("no session chosen\r\n");
-    return kExitOk;
+    return OkStatus();
   }
   Banner(resumed);
   if (resumed) ReplayTranscript();
@@ -482,19 +481,19 @@ int InteractiveSession::Run() {
     if (!Dispatch(*input)) break;
   }
   // A session that never got a message was never stored: nothing to resume.
-  if (!conversation_->persisted()) return kExitOk;
+  if (!conversation_->persisted()) return OkStatus();
   std::string bye = "resume this session with: codex resume " + conversation_->session().id;
   if (tty_) {
     Say(style_.Dim(bye) + "\n");
   } else {
     std::fprintf(stderr, "%s\n", bye.c_str());
   }
-  return kExitOk;
+  return OkStatus();
 }
 
 }  // namespace interactive_internal
 
-int RunInteractive(const GlobalOptions& global, InteractiveOptions options) {
+Status RunInteractive(const GlobalOptions& global, InteractiveOptions options) {
   interactive_internal::InteractiveSession session(global, std::move(options));
   return session.Run();
 }

@@ -34,6 +34,8 @@ struct InteractiveOptions {
   std::string prompt;      // the first prompt ("" = none)
 };
 
-int RunInteractive(const GlobalOptions& global, InteractiveOptions options);
+// Runs the interactive session; OK when it ends normally, otherwise why it
+// could not start (the caller leaves it in the CommandOutcome, exit_codes.h).
+Status RunInteractive(const GlobalOptions& global, InteractiveOptions options);
 
 }  // namespace codex::cli

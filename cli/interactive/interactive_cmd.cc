@@ -19,7 +19,7 @@ struct InteractiveArgs {
 
 }  // namespace
 
-void RegisterInteractiveCommands(CLI::App& app, GlobalOptions& global, int* exit_code) {
+void RegisterInteractiveCommands(CLI::App& app, GlobalOptions& global, CommandOutcome& outcome) {
   auto args = std::make_shared<InteractiveArgs>();
   app.add_option("PROMPT", args->top.prompt,
                  "Start an interactive session with this first prompt (quote it)");
@@ -34,13 +34,12 @@ void RegisterInteractiveCommands(CLI::App& app, GlobalOptions& global, int* exit
   resume->add_option("ARGS", args->resume_args, "[ID] [PROMPT]");
   AddRunFlags(resume, args->resume.flags);
   resume->remove_option(resume->get_option("--json"));
-  resume->callback([&global, args, exit_code]() {
+  resume->callback([&global, args, &outcome]() {
     InteractiveOptions options = args->resume;
     const auto& rest = args->resume_args;
     if (args->last) {
       if (rest.size() > 1) {
-        *exit_code =
-            ReportError(InvalidArgumentError("resume --last takes at most one PROMPT; quote it"));
+        outcome.Set(InvalidArgumentError("resume --last takes at most one PROMPT; quote it"));
         return;
       }
       options.start = SessionStart::kResumeLast;
@@ -49,7 +48,7 @@ void RegisterInteractiveCommands(CLI::App& app, GlobalOptions& global, int* exit
       options.start = SessionStart::kPick;
     } else {
       if (rest.size() > 2) {
-        *exit_code = ReportError(
+        outcome.Set(
             InvalidArgumentError("resume takes ID and at most one PROMPT; quote the prompt"));
         return;
       }
@@ -58,16 +57,15 @@ void RegisterInteractiveCommands(CLI::App& app, GlobalOptions& global, int* exit
       if (rest.size() == 2) options.prompt = rest[1];
     }
     if (options.all && options.start != SessionStart::kPick) {
-      *exit_code = ReportError(
-          InvalidArgumentError("--all only applies to the picker; drop the ID or --last"));
+      outcome.Set(InvalidArgumentError("--all only applies to the picker; drop the ID or --last"));
       return;
     }
-    *exit_code = RunInteractive(global, std::move(options));
+    outcome.Set(RunInteractive(global, std::move(options)));
   });
 
-  app.callback([&app, &global, args, exit_code]() {
+  app.callback([&app, &global, args, &outcome]() {
     if (!app.get_subcommands().empty()) return;  // a subcommand ran
-    *exit_code = RunInteractive(global, args->top);
+    outcome.Set(RunInteractive(global, args->top));
   });
 }
 

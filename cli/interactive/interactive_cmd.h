@@ -3,10 +3,12 @@
 // `codex resume [ID|--last] [--all] [PROMPT]`.
 #pragma once
 
+#include "cli/exit_codes.h"
 #include "cli/global_options.h"
 
 namespace codex::cli {
 
-void RegisterInteractiveCommands(CLI::App& app, GlobalOptions& global, int* exit_code);
+// What the chosen entry point returned is left in `outcome` (exit_codes.h).
+void RegisterInteractiveCommands(CLI::App& app, GlobalOptions& global, CommandOutcome& outcome);
 
 }  // namespace codex::cli

@@ -67,7 +67,9 @@ class InteractiveSession {
  public:
   InteractiveSession(const GlobalOptions& global, InteractiveOptions options);
 
-  int Run();
+  // OK when the session ends normally or no session was chosen in the picker;
+  // otherwise why it could not start (main prints it, exit_codes.h).
+  Status Run();
 
  private:
   // --- start and the engine ---

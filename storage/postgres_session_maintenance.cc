@@ -1,0 +1,98 @@
+// PostgresSessionStore: removing sessions (rm, purge) and the items only they held.
+
+#include "storage/postgres_session_store.h"
+#include "storage/postgres_store_internal.h"
+
+namespace codex::storage {
+
+using namespace postgres_internal;  // NOLINT(google-build-using-namespace)
+
+namespace {
+
+// Deletes the sessions in `ids` and the items only they needed, inside the
+// caller's transaction (the rules of SqliteSessionStore::RemoveSessions):
+//   candidates = the removed sessions' chains (from head and fork point to the
+//                root) plus every item they appended;
+//   kept       = candidates still needed: another session's head or fork
+//                point, the parent of a surviving item, and their ancestors.
+RemoveStats RemoveSessions(PgConnection& conn, const std::vector<std::string>& ids) {
+  RemoveStats stats;
+  if (ids.empty()) return stats;
+  conn.Script(
+      "CREATE TEMP TABLE rm_sessions(id TEXT PRIMARY KEY) ON COMMIT DROP;"
+      "CREATE TEMP TABLE rm_candidates(id BIGINT PRIMARY KEY) ON COMMIT DROP;"
+      "CREATE TEMP TABLE rm_keep(id BIGINT PRIMARY KEY) ON COMMIT DROP;");
+  conn.Exec("INSERT INTO rm_sessions(id) SELECT DISTINCT unnest($1::text[])", {P(TextArray(ids))});
+  conn.Exec(
+      "INSERT INTO rm_candidates(id)"
+      " WITH RECURSIVE up(id) AS ("
+      "   SELECT head_item_id FROM sessions"
+      "    WHERE id IN (SELECT id FROM rm_sessions) AND head_item_id IS NOT NULL"
+      "   UNION SELECT forked_from_item FROM sessions"
+      "    WHERE id IN (SELECT id FROM rm_sessions) AND forked_from_item IS NOT NULL"
+      "   UNION SELECT i.parent_id FROM up JOIN items AS i ON i.id = up.id"
+      "    WHERE i.parent_id IS NOT NULL)"
+      " SELECT id FROM up ON CONFLICT DO NOTHING");
+  conn.Exec(
+      "INSERT INTO rm_candidates(id)"
+      " SELECT id FROM items WHERE session_id IN (SELECT id FROM rm_sessions)"
+      " ON CONFLICT DO NOTHING");
+  conn.Exec(
+      "INSERT INTO rm_keep(id)"
+      " WITH RECURSIVE k(id) AS ("
+      "   SELECT s.head_item_id FROM rm_candidates AS c JOIN sessions AS s"
+      "    ON s.head_item_id = c.id WHERE s.id NOT IN (SELECT id FROM rm_sessions)"
+      "   UNION SELECT s.forked_from_item FROM rm_candidates AS c JOIN sessions AS s"
+      "    ON s.forked_from_item = c.id WHERE s.id NOT IN (SELECT id FROM rm_sessions)"
+      "   UNION SELECT i.parent_id FROM rm_candidates AS c JOIN items AS i"
+      "    ON i.parent_id = c.id WHERE i.id NOT IN (SELECT id FROM rm_candidates)"
+      "   UNION SELECT i.parent_id FROM k JOIN items AS i ON i.id = k.id"
+      "    WHERE i.parent_id IN (SELECT id FROM rm_candidates))"
+      " SELECT id FROM k ON CONFLICT DO NOTHING");
+  conn.Exec("DELETE FROM session_leases WHERE session_id IN (SELECT id FROM rm_sessions)");
+  stats.sessions =
+      conn.Exec("DELETE FROM sessions WHERE id IN (SELECT id FROM rm_sessions)").Affected();
+  // Children before parents is not needed: the whole set goes in one
+  // statement, and parent_id references are checked at its end.
+  stats.items = conn.Exec(
+                        "DELETE FROM items WHERE id IN"
+                        " (SELECT id FROM rm_candidates EXCEPT SELECT id FROM rm_keep)")
+                    .Affected();
+  return stats;
+}
+
+}  // namespace
+
+Result<RemoveStats> PostgresSessionStore::Remove(std::string_view id) {
+  const std::string sid(id);
+  return Transaction(*conn_, "removing " + sid, [&]() -> Result<RemoveStats> {
+    ASSIGN_OR_RETURN(SessionInfo s, GetById(*conn_, sid, /*for_update=*/true));
+    return RemoveSessions(*conn_, {s.id});
+  });
+}
+
+Result<std::vector<SessionInfo>> PostgresSessionStore::Purge(const PurgeQuery& query,
+                                                             RemoveStats* stats) {
+  auto select = [&]() -> std::vector<SessionInfo> {
+    std::vector<Param> params{P(query.updated_before_ms)};
+    std::string sql =
+        std::string("SELECT ") + kSessionCols + " FROM sessions WHERE updated_at_ms < $1";
+    if (query.cwd) sql += " AND " + ScopeSql(params, ScopeOf(*query.cwd));
+    sql += " ORDER BY updated_at_ms, id COLLATE \"C\"";
+    return ReadSessions(conn_->Exec(sql, params));
+  };
+  if (query.dry_run) {
+    return Read(*conn_, "listing old sessions",
+                [&]() -> Result<std::vector<SessionInfo>> { return select(); });
+  }
+  return Transaction(*conn_, "purging old sessions", [&]() -> Result<std::vector<SessionInfo>> {
+    std::vector<SessionInfo> sessions = select();
+    std::vector<std::string> ids;
+    for (const SessionInfo& si : sessions) ids.push_back(si.id);
+    const RemoveStats removed = RemoveSessions(*conn_, ids);
+    if (stats) *stats = removed;
+    return sessions;
+  });
+}
+
+}  // namespace codex::storage

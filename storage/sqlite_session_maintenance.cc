@@ -1,0 +1,129 @@
+// SqliteSessionStore: removing sessions (rm, purge) and the items only they held.
+
+#include <SQLiteCpp/Statement.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/context_budget.h"
+#include "core/uuid.h"
+#include "storage/migrations.h"
+#include "storage/project_identity.h"
+#include "storage/search_rank.h"
+#include "storage/search_text.h"
+#include "storage/sqlite_session_store.h"
+#include "storage/sqlite_store_internal.h"
+#include "storage/sqlite_util.h"
+#include "storage/store_rules.h"
+
+namespace codex::storage {
+
+using namespace sqlite_internal;  // NOLINT(google-build-using-namespace)
+
+// Deletes the sessions in `ids` and the items only they needed. Runs inside
+// the caller's write transaction.
+//   candidates = the removed sessions' chains (from head and fork point to the
+//                root) plus every item they appended;
+//   kept       = candidates still needed: another session's head or fork
+//                point, the parent of a surviving item, and their ancestors.
+Result<RemoveStats> SqliteSessionStore::RemoveSessions(const std::vector<std::string>& ids) {
+  RemoveStats stats;
+  if (ids.empty()) return stats;
+  SQLite::Database& db = *db_;
+  db.exec(
+      "CREATE TEMP TABLE IF NOT EXISTS rm_sessions(id TEXT PRIMARY KEY);"
+      "CREATE TEMP TABLE IF NOT EXISTS rm_candidates(id INTEGER PRIMARY KEY);"
+      "CREATE TEMP TABLE IF NOT EXISTS rm_keep(id INTEGER PRIMARY KEY);"
+      "DELETE FROM rm_sessions; DELETE FROM rm_candidates; DELETE FROM rm_keep;");
+  {
+    SQLite::Statement ins(db, "INSERT OR IGNORE INTO rm_sessions(id) VALUES (?)");
+    for (const std::string& id : ids) {
+      ins.reset();
+      ins.bind(1, id);
+      ins.exec();
+    }
+  }
+  db.exec(
+      "INSERT OR IGNORE INTO rm_candidates(id)"
+      " WITH RECURSIVE up(id) AS ("
+      "   SELECT head_item_id FROM sessions"
+      "    WHERE id IN (SELECT id FROM rm_sessions) AND head_item_id IS NOT NULL"
+      "   UNION SELECT forked_from_item FROM sessions"
+      "    WHERE id IN (SELECT id FROM rm_sessions) AND forked_from_item IS NOT NULL"
+      "   UNION SELECT i.parent_id FROM up JOIN items AS i ON i.id = up.id"
+      "    WHERE i.parent_id IS NOT NULL)"
+      " SELECT id FROM up;"
+      "INSERT OR IGNORE INTO rm_candidates(id)"
+      " SELECT id FROM items WHERE session_id IN (SELECT id FROM rm_sessions);"
+      "INSERT OR IGNORE INTO rm_keep(id)"
+      " WITH RECURSIVE k(id) AS ("
+      "   SELECT s.head_item_id FROM rm_candidates AS c JOIN sessions AS s"
+      "    ON s.head_item_id = c.id WHERE s.id NOT IN (SELECT id FROM rm_sessions)"
+      "   UNION SELECT s.forked_from_item FROM rm_candidates AS c JOIN sessions AS s"
+      "    ON s.forked_from_item = c.id WHERE s.id NOT IN (SELECT id FROM rm_sessions)"
+      "   UNION SELECT i.parent_id FROM rm_candidates AS c JOIN items AS i"
+      "    ON i.parent_id = c.id WHERE i.id NOT IN (SELECT id FROM rm_candidates)"
+      "   UNION SELECT i.parent_id FROM k JOIN items AS i ON i.id = k.id"
+      "    WHERE i.parent_id IN (SELECT id FROM rm_candidates))"
+      " SELECT id FROM k;");
+  db.exec("DELETE FROM session_leases WHERE session_id IN (SELECT id FROM rm_sessions)");
+  stats.sessions = db.exec("DELETE FROM sessions WHERE id IN (SELECT id FROM rm_sessions)");
+  stats.items = db.exec(
+      "DELETE FROM items WHERE id IN"
+      " (SELECT id FROM rm_candidates EXCEPT SELECT id FROM rm_keep)");
+  db.exec("DELETE FROM rm_sessions; DELETE FROM rm_candidates; DELETE FROM rm_keep;");
+  return stats;
+}
+
+Result<RemoveStats> SqliteSessionStore::Remove(std::string_view id) {
+  const std::string sid(id);
+  return WithWriteTransaction(*db_, path_, "removing " + sid, [&]() -> Result<RemoveStats> {
+    ASSIGN_OR_RETURN(SessionInfo s, GetById(sid));
+    return RemoveSessions({s.id});
+  });
+}
+
+Result<std::vector<SessionInfo>> SqliteSessionStore::Purge(const PurgeQuery& query,
+                                                           RemoveStats* stats) {
+  auto select = [&]() -> std::vector<SessionInfo> {
+    std::string sql =
+        std::string("SELECT ") + kSessionCols + " FROM sessions WHERE updated_at_ms < ?";
+    if (query.cwd) sql += std::string(" AND ") + kInScope;
+    sql += " ORDER BY updated_at_ms, id";
+    SQLite::Statement q(*db_, sql);
+    q.bind(1, query.updated_before_ms);
+    if (query.cwd) BindScope(q, 2, ScopeOf(*query.cwd));
+    std::vector<SessionInfo> out;
+    while (q.executeStep()) out.push_back(ReadSession(q));
+    return out;
+  };
+  if (query.dry_run) {
+    return Guarded(path_, "listing old sessions",
+                   [&]() -> Result<std::vector<SessionInfo>> { return select(); });
+  }
+  return WithWriteTransaction(*db_, path_, "purging old sessions",
+                              [&]() -> Result<std::vector<SessionInfo>> {
+                                std::vector<SessionInfo> sessions = select();
+                                std::vector<std::string> ids;
+                                for (const SessionInfo& si : sessions) ids.push_back(si.id);
+                                ASSIGN_OR_RETURN(RemoveStats removed, RemoveSessions(ids));
+                                if (stats) *stats = removed;
+                                return sessions;
+                              });
+}
+
+}  // namespace codex::storage

@@ -1,0 +1,204 @@
+// Shared by the files of SqliteSessionStore (sqlite_session_store.cc: open,
+// append, fork, lease; sqlite_session_queries.cc; sqlite_session_search.cc;
+// sqlite_session_import.cc; sqlite_session_maintenance.cc): the column lists,
+// row readers and binders they all use. Internal: include only from those files.
+#ifndef CODEX_STORAGE_SQLITE_STORE_INTERNAL_H_
+#define CODEX_STORAGE_SQLITE_STORE_INTERNAL_H_
+
+#include <SQLiteCpp/Statement.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/context_budget.h"
+#include "storage/search_text.h"
+#include "storage/sqlite_session_store.h"
+#include "storage/sqlite_util.h"
+#include "storage/store_rules.h"
+
+namespace codex::storage {
+
+using core::Item;
+using core::ItemKind;
+using core::SessionInfo;
+using core::StoredItem;
+using internal::DecodeCursor;
+using internal::DirScope;
+using internal::EncodeCursor;
+using internal::ForkHeadAtTurn;
+using internal::Guarded;
+using internal::InScope;
+using internal::LocalHost;
+using internal::LooksLikeHexPrefix;
+using internal::NewFork;
+using internal::NowMs;
+using internal::ScopeOf;
+using internal::SessionAdvanced;
+using internal::TitleFromItems;
+using internal::ToLower;
+using internal::TrimView;
+using internal::TurnStatusFromName;
+using internal::UnknownSession;
+using internal::WithWriteTransaction;
+
+namespace sqlite_internal {
+
+inline constexpr const char* kSessionCols =
+    "id, head_item_id, forked_from_session, forked_from_item, cwd, model, provider, title, "
+    "name, source, created_at_ms, updated_at_ms, archived, tokens_used, host, project";
+
+// A directory filter (internal::DirScope) in SQL: bind with BindScope.
+inline constexpr const char* kInScope = "(cwd = ? OR (? <> '' AND project = ?))";
+
+inline constexpr const char* kItemCols =
+    "id, parent_id, session_id, turn_id, created_at_ms, kind, role, call_id, server_id, body";
+
+inline std::optional<int64_t> OptionalInt(const SQLite::Column& c) {
+  if (c.isNull()) return std::nullopt;
+  return c.getInt64();
+}
+
+inline SessionInfo ReadSession(SQLite::Statement& q, int first = 0) {
+  SessionInfo s;
+  s.id = q.getColumn(first + 0).getString();
+  s.head_item_id = OptionalInt(q.getColumn(first + 1));
+  s.forked_from_session = q.getColumn(first + 2).getString();
+  s.forked_from_item = OptionalInt(q.getColumn(first + 3));
+  s.cwd = q.getColumn(first + 4).getString();
+  s.model = q.getColumn(first + 5).getString();
+  s.provider = q.getColumn(first + 6).getString();
+  s.title = q.getColumn(first + 7).getString();
+  s.name = q.getColumn(first + 8).getString();
+  s.source = q.getColumn(first + 9).getString();
+  s.created_at_ms = q.getColumn(first + 10).getInt64();
+  s.updated_at_ms = q.getColumn(first + 11).getInt64();
+  s.archived = q.getColumn(first + 12).getInt() != 0;
+  s.tokens_used = q.getColumn(first + 13).getInt64();
+  s.host = q.getColumn(first + 14).getString();
+  s.project = q.getColumn(first + 15).getString();
+  return s;
+}
+
+// Newest-first sessions with archived = :archived, after the cursor
+// (:ms, :id) when `cursor`, at most :limit, in the directory scope (:cwd,
+// :project; internal::DirScope) when `scoped`. Each arm of the scope reads
+// its own index (sessions_cwd_recent, sessions_project_recent): one OR
+// would make SQLite walk sessions_recent over every directory.
+inline std::string RecentSessionsSql(bool scoped, bool cursor) {
+  const std::string after = cursor ? " AND (updated_at_ms, id) < (:ms, :id)" : "";
+  const std::string order = " ORDER BY updated_at_ms DESC, id DESC LIMIT :limit";
+  const std::string base =
+      std::string("SELECT ") + kSessionCols + " FROM sessions WHERE archived = :archived" + after;
+  if (!scoped) return base + order;
+  return "SELECT * FROM (SELECT * FROM (" + base + " AND cwd = :cwd" + order +
+         ") UNION SELECT * FROM (" + base + " AND :project <> '' AND project = :project" + order +
+         "))" + order;
+}
+
+inline void BindRecent(SQLite::Statement& q, bool archived, const std::optional<DirScope>& scope,
+                       const std::optional<std::pair<int64_t, std::string>>& after, int limit) {
+  q.bind(":archived", archived ? 1 : 0);
+  if (scope) {
+    q.bind(":cwd", scope->cwd);
+    q.bind(":project", scope->project);
+  }
+  if (after) {
+    q.bind(":ms", after->first);
+    q.bind(":id", after->second);
+  }
+  q.bind(":limit", limit);
+}
+
+// Binds kInScope's parameters from `i`; returns the next index.
+inline int BindScope(SQLite::Statement& q, int i, const DirScope& scope) {
+  q.bind(i, scope.cwd);
+  q.bind(i + 1, scope.project);
+  q.bind(i + 2, scope.project);
+  return i + 3;
+}
+
+inline StoredItem ReadItem(SQLite::Statement& q) {
+  StoredItem s;
+  s.id = q.getColumn(0).getInt64();
+  s.parent_id = OptionalInt(q.getColumn(1));
+  s.session_id = q.getColumn(2).getString();
+  s.turn_id = q.getColumn(3).getString();
+  s.created_at_ms = q.getColumn(4).getInt64();
+  s.item.kind = core::ItemKindFromName(q.getColumn(5).getText());
+  s.item.role = q.getColumn(6).getString();
+  s.item.call_id = q.getColumn(7).getString();
+  s.item.server_id = q.getColumn(8).getString();
+  // getString() keeps embedded NULs: the body comes back byte for byte.
+  s.item.body = q.getColumn(9).getString();
+  return s;
+}
+
+inline void BindOptional(SQLite::Statement& q, int index, std::optional<int64_t> v) {
+  if (v) {
+    q.bind(index, *v);
+  } else {
+    q.bind(index);  // NULL
+  }
+}
+
+// Inserts `items` chained from `parent`; returns their ids.
+inline std::vector<int64_t> InsertChain(SQLite::Database& db, std::string_view session_id,
+                                        std::optional<int64_t> parent,
+                                        const std::vector<ImportedItem>& items) {
+  SQLite::Statement ins(db,
+                        "INSERT INTO items(parent_id, session_id, turn_id, kind, role, call_id, "
+                        "server_id, body, tokens_est, created_at_ms) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  SQLite::Statement fts(db, "INSERT INTO items_fts(rowid, text) VALUES (?, ?)");
+  std::vector<int64_t> ids;
+  ids.reserve(items.size());
+  const std::string sid(session_id);
+  for (const ImportedItem& it : items) {
+    ins.reset();
+    BindOptional(ins, 1, parent);
+    ins.bind(2, sid);
+    ins.bind(3, it.turn_id);
+    ins.bind(4, std::string(core::ItemKindName(it.item.kind)));
+    ins.bind(5, it.item.role);
+    ins.bind(6, it.item.call_id);
+    ins.bind(7, it.item.server_id);
+    ins.bindNoCopy(8, it.item.body);
+    ins.bind(9, core::EstimateItemTokens(it.item));
+    ins.bind(10, it.created_at_ms);
+    ins.exec();
+    parent = db.getLastInsertRowid();
+    ids.push_back(*parent);
+    const std::string text = SearchText(it.item);
+    if (!text.empty()) {
+      fts.reset();
+      fts.bind(1, *parent);
+      fts.bind(2, text);
+      fts.exec();
+    }
+  }
+  return ids;
+}
+
+// Binds the 11 columns of a `turns` row (session_id, turn_id, status, error,
+// the five token counts, started_at_ms, ended_at_ms) in that order.
+inline void BindTurnRow(SQLite::Statement& q, const std::string& session_id,
+                        const core::TurnRecord& turn) {
+  q.bind(1, session_id);
+  q.bind(2, turn.turn_id);
+  q.bind(3, std::string(TurnStatusName(turn.status)));
+  q.bind(4, turn.error);
+  q.bind(5, turn.usage.input_tokens);
+  q.bind(6, turn.usage.cached_input_tokens);
+  q.bind(7, turn.usage.output_tokens);
+  q.bind(8, turn.usage.reasoning_output_tokens);
+  q.bind(9, turn.usage.total_tokens);
+  q.bind(10, turn.started_at_ms);
+  q.bind(11, turn.ended_at_ms);
+}
+
+}  // namespace sqlite_internal
+}  // namespace codex::storage
+
+#endif  // CODEX_STORAGE_SQLITE_STORE_INTERNAL_H_
