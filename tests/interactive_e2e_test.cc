@@ -164,8 +164,11 @@ TEST_CASE("approvals: once, skip and let the model go on, for the session, no an
   Expect(p->WaitForText("Yes, and don't ask again for this command (a)", kWait));
   Expect(p->Write("y"));
   Expect(p->WaitForText("✔ command approved", kWait));
-  Expect(p->WaitForText("made-one", kWait));
-  size_t mark = p->screen().Text().size();
+  Expect(p->WaitForText("└ made-one", kWait));
+  // Where the first command's output is drawn: what follows comes after it.
+  // (Not the text's size: the next approval menu may already be drawn, and
+  // erasing it later shortens the text.)
+  size_t mark = p->screen().Text().find("└ made-one");
   Expect(p->WaitForText("$ touch two.txt", kWait));
   Expect(p->Write("d"));
   Expect(p->WaitForText("✗ command denied; codex continues without it", kWait));
@@ -1261,7 +1264,12 @@ TEST_CASE("a running command's output streams in a bounded live view; head and t
   std::ofstream(env->workdir() / "go").put('1');
   Expect(p->WaitForText("after the command", kWait));
   WaitIdle(*p);
-  CHECK(p->screen().Visible().find("› typed meanwhile") != std::string::npos);  // still there
+  // Still there once the turn's last redraw lands (under load the check can
+  // otherwise read the screen between erasing the live rows and drawing the
+  // composer again).
+  Expect(p->WaitFor(
+      [](const Screen& s) { return s.Visible().find("› typed meanwhile") != std::string::npos; },
+      kWait));
   std::string text = p->screen().Text();
   INFO(text);
   // Kept: the head and the tail, with the count of lines between.
