@@ -26,18 +26,7 @@ Result<SessionInfo> PostgresSessionStore::FindSession(std::string_view id_or_nam
                            {P(lower), P(lower + "\x7f")});
       std::vector<SessionInfo> found = ReadSessions(q);
       if (found.size() == 1) return found.front();
-      if (found.size() > 1) {
-        std::string list;
-        for (size_t i = 0; i < found.size() && i < 10; ++i) {
-          const SessionInfo& c = found[i];
-          list += "\n  " + c.id + "  " + (c.name.empty() ? c.title : c.name + ": " + c.title);
-        }
-        if (found.size() > 10) list += "\n  ...";
-        Status ambiguous = InvalidArgumentError(
-            "session prefix '" + key + "' is ambiguous; give more characters of one of:" + list);
-        ambiguous.WithReason(StatusReason::kAmbiguousPrefix);
-        return ambiguous;
-      }
+      if (found.size() > 1) return AmbiguousPrefix(key, found);
     }
     return UnknownSession(key);
   });

@@ -39,6 +39,7 @@ using core::Item;
 using core::ItemKind;
 using core::SessionInfo;
 using core::StoredItem;
+using internal::AmbiguousPrefix;
 using internal::DecodeCursor;
 using internal::DirScope;
 using internal::EncodeCursor;

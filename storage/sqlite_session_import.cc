@@ -34,6 +34,39 @@ namespace codex::storage {
 
 using namespace sqlite_internal;  // NOLINT(google-build-using-namespace)
 
+namespace {
+
+// Writes `turns` into session `sid` (a turn already there is replaced) and
+// appends `events`; an event with no time gets `default_created_ms`.
+void WriteTurnsAndEvents(SQLite::Database& db, const std::string& sid,
+                         const std::vector<core::TurnRecord>& turns,
+                         const std::vector<EventRecord>& events, int64_t default_created_ms) {
+  SQLite::Statement turn(db,
+                         "INSERT OR REPLACE INTO turns(session_id, turn_id, status, error,"
+                         " input_tokens, cached_input_tokens, output_tokens,"
+                         " reasoning_output_tokens, total_tokens, started_at_ms, ended_at_ms)"
+                         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  for (const core::TurnRecord& t : turns) {
+    turn.reset();
+    BindTurnRow(turn, sid, t);
+    turn.exec();
+  }
+  SQLite::Statement ev(db,
+                       "INSERT INTO events(session_id, turn_id, type, payload, created_at_ms)"
+                       " VALUES (?, ?, ?, ?, ?)");
+  for (const EventRecord& e : events) {
+    ev.reset();
+    ev.bind(1, sid);
+    ev.bind(2, e.turn_id);
+    ev.bind(3, e.type);
+    ev.bind(4, e.payload_json);
+    ev.bind(5, e.created_at_ms != 0 ? e.created_at_ms : default_created_ms);
+    ev.exec();
+  }
+}
+
+}  // namespace
+
 Result<bool> SqliteSessionStore::ImportSession(const ImportedSession& session) {
   const std::string sid = ToLower(session.spec.id);
   if (!core::LooksLikeUuid(sid)) {
@@ -87,28 +120,7 @@ Result<bool> SqliteSessionStore::ImportSession(const ImportedSession& session) {
       head.bind(2, sid);
       head.exec();
     }
-    SQLite::Statement turn(*db_,
-                           "INSERT OR REPLACE INTO turns(session_id, turn_id, status, error,"
-                           " input_tokens, cached_input_tokens, output_tokens,"
-                           " reasoning_output_tokens, total_tokens, started_at_ms, ended_at_ms)"
-                           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    for (const core::TurnRecord& t : session.turns) {
-      turn.reset();
-      BindTurnRow(turn, sid, t);
-      turn.exec();
-    }
-    SQLite::Statement ev(*db_,
-                         "INSERT INTO events(session_id, turn_id, type, payload, created_at_ms)"
-                         " VALUES (?, ?, ?, ?, ?)");
-    for (const EventRecord& e : session.events) {
-      ev.reset();
-      ev.bind(1, sid);
-      ev.bind(2, e.turn_id);
-      ev.bind(3, e.type);
-      ev.bind(4, e.payload_json);
-      ev.bind(5, e.created_at_ms != 0 ? e.created_at_ms : created);
-      ev.exec();
-    }
+    WriteTurnsAndEvents(*db_, sid, session.turns, session.events, created);
     return true;
   });
 }
@@ -180,28 +192,7 @@ Result<bool> SqliteSessionStore::CopySession(const SessionCopy& copy) {
     BindOptional(set, 2, fork_point);
     set.bind(3, sid);
     set.exec();
-    SQLite::Statement turn(*db_,
-                           "INSERT OR REPLACE INTO turns(session_id, turn_id, status, error,"
-                           " input_tokens, cached_input_tokens, output_tokens,"
-                           " reasoning_output_tokens, total_tokens, started_at_ms, ended_at_ms)"
-                           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    for (const core::TurnRecord& t : copy.turns) {
-      turn.reset();
-      BindTurnRow(turn, sid, t);
-      turn.exec();
-    }
-    SQLite::Statement ev(*db_,
-                         "INSERT INTO events(session_id, turn_id, type, payload, created_at_ms)"
-                         " VALUES (?, ?, ?, ?, ?)");
-    for (const EventRecord& e : copy.events) {
-      ev.reset();
-      ev.bind(1, sid);
-      ev.bind(2, e.turn_id);
-      ev.bind(3, e.type);
-      ev.bind(4, e.payload_json);
-      ev.bind(5, e.created_at_ms);
-      ev.exec();
-    }
+    WriteTurnsAndEvents(*db_, sid, copy.turns, copy.events, 0);
     return true;
   });
 }

@@ -66,18 +66,7 @@ Result<SessionInfo> SqliteSessionStore::FindSession(std::string_view id_or_name)
         if (found.empty() || found.front().id != s.id) found.push_back(std::move(s));
       }
       if (found.size() == 1) return found.front();
-      if (found.size() > 1) {
-        std::string list;
-        for (size_t i = 0; i < found.size() && i < 10; ++i) {
-          const SessionInfo& c = found[i];
-          list += "\n  " + c.id + "  " + (c.name.empty() ? c.title : c.name + ": " + c.title);
-        }
-        if (found.size() > 10) list += "\n  ...";
-        Status ambiguous = InvalidArgumentError(
-            "session prefix '" + key + "' is ambiguous; give more characters of one of:" + list);
-        ambiguous.WithReason(StatusReason::kAmbiguousPrefix);
-        return ambiguous;
-      }
+      if (found.size() > 1) return AmbiguousPrefix(key, found);
     }
     return UnknownSession(key);
   });

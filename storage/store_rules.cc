@@ -22,6 +22,19 @@ Status UnknownSession(std::string_view id) {
                        "'; list sessions with 'codex sessions list --all'");
 }
 
+Status AmbiguousPrefix(std::string_view key, const std::vector<SessionInfo>& candidates) {
+  std::string list;
+  for (size_t i = 0; i < candidates.size() && i < 10; ++i) {
+    const SessionInfo& c = candidates[i];
+    list += "\n  " + c.id + "  " + (c.name.empty() ? c.title : c.name + ": " + c.title);
+  }
+  if (candidates.size() > 10) list += "\n  ...";
+  Status ambiguous = InvalidArgumentError("session prefix '" + std::string(key) +
+                                          "' is ambiguous; give more characters of one of:" + list);
+  ambiguous.WithReason(StatusReason::kAmbiguousPrefix);
+  return ambiguous;
+}
+
 core::TurnStatus TurnStatusFromName(std::string_view s) {
   if (s == "failed") return core::TurnStatus::kFailed;
   if (s == "interrupted") return core::TurnStatus::kInterrupted;

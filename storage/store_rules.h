@@ -18,6 +18,9 @@ namespace codex::storage::internal {
 Status SessionAdvanced(std::string_view id);
 // kNotFound "no session '<id>'; list sessions with ...".
 Status UnknownSession(std::string_view id);
+// kInvalidArgument, reason "ambiguous_prefix": `key` matches every session of
+// `candidates` (in id order; the first 10 are listed, "..." says there are more).
+Status AmbiguousPrefix(std::string_view key, const std::vector<core::SessionInfo>& candidates);
 core::TurnStatus TurnStatusFromName(std::string_view s);
 std::string ToLower(std::string_view s);
 std::string_view TrimView(std::string_view s);
