@@ -95,3 +95,50 @@ TEST_CASE("A read-only opening of a file that is not a database names the file")
   INFO(store.status().ToString());
   CHECK(store.status().message().find(path) != std::string::npos);
 }
+
+TEST_CASE("A database this user may not read is named as such, not as missing") {
+  TempDir dir;
+  const std::string path = dir.File("sessions.db");
+  {
+    auto store = SqliteSessionStore::Open(path);
+    REQUIRE(store.ok());
+    core::NewSession spec;
+    spec.cwd = "/w";
+    spec.items = {core::UserMessage("hello")};
+    REQUIRE((*store)->CreateSession(spec).ok());
+  }
+  // 1: opened; 2: "no database yet"; 3: another error naming the file, the
+  // reason and what to do; 4: another error.
+  const auto try_open = [&path]() -> int {
+    auto store = SqliteSessionStore::Open(path);
+    if (store.ok()) return 1;
+    const std::string m(store.status().message());
+    if (m.find("yet") != std::string::npos) return 2;
+    if (m.find(path) != std::string::npos && m.find("Permission denied") != std::string::npos &&
+        m.find("CODEX_HOME") != std::string::npos) {
+      return 3;
+    }
+    return 4;
+  };
+  int code = -1;
+  if (::geteuid() == 0) {
+    // The database stays 0600 and root's: nobody may see the directory but not the file.
+    REQUIRE(::chmod(dir.path().c_str(), 0755) == 0);
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) _exit(20);
+      _exit(try_open());
+    }
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFEXITED(status));
+    code = WEXITSTATUS(status);
+  } else {
+    REQUIRE(::chmod(path.c_str(), 0) == 0);
+    code = try_open();
+    ::chmod(path.c_str(), 0600);
+  }
+  ::chmod(dir.path().c_str(), 0700);
+  CHECK(code == 3);
+}

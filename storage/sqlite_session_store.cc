@@ -178,8 +178,16 @@ Result<std::unique_ptr<SqliteSessionStore>> SqliteSessionStore::Open(const std::
   if (!options.read_only && CannotWrite(path)) options.read_only = true;
   if (options.read_only) {
     if (::access(path.c_str(), R_OK) != 0) {
-      return NotFoundError("no sessions database at " + path + " yet (" + std::strerror(errno) +
-                           "); run a session first");
+      if (errno == ENOENT) {
+        return NotFoundError("no sessions database at " + path + " yet (" + std::strerror(errno) +
+                             "); run a session first");
+      }
+      // It is there but not ours to read: another user's CODEX_HOME (the
+      // database is created 0600), or a permission changed by hand.
+      return FailedPreconditionError("cannot read the sessions database " + path + " (" +
+                                     std::strerror(errno) +
+                                     "); run codex as the user who owns it, or set CODEX_HOME to "
+                                     "a directory of your own");
     }
   } else {
     RETURN_IF_ERROR(PrepareFile(path));
