@@ -4,6 +4,8 @@
 #include <map>
 #include <memory>
 
+#include "sandbox/shell_lexer.h"
+
 namespace codex::cli {
 
 namespace {
@@ -70,18 +72,8 @@ std::string Join(const std::vector<std::string>& v, const char* sep = " ") {
   return out;
 }
 
-// Single-quoted for sh-like shells.
-std::string Quote(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
+// Quoted for sh-like shells (fish reads the same quoting).
+std::string Quote(std::string_view s) { return sandbox::QuoteShellWord(s); }
 
 std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 

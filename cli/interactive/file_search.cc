@@ -8,15 +8,13 @@
 #include <optional>
 #include <system_error>
 
+#include "sandbox/shell_lexer.h"
+
 namespace codex::cli {
 
 namespace {
 
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+std::string Quote(const std::string& s) { return sandbox::QuoteShellWord(s); }
 
 // The NUL-separated output of a git command in `root`, nullopt when git fails.
 std::optional<std::vector<std::string>> GitList(const std::string& root, const std::string& args,

@@ -11,23 +11,14 @@
 #include "cli/interactive/slash_commands.h"
 #include "core/tool_router.h"
 #include "core/transcript.h"
+#include "sandbox/shell_lexer.h"
 #include "storage/session_database.h"
 
 namespace codex::cli {
 
 namespace {
 
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
+std::string ShellQuote(const std::string& s) { return sandbox::QuoteShellWord(s); }
 
 // Runs a shell command line, capturing stdout; the exit status in *status.
 std::string Capture(const std::string& command, int* status) {
