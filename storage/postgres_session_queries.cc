@@ -112,23 +112,7 @@ Result<std::vector<TreeNode>> PostgresSessionStore::Tree(std::string_view id) {
                              " FROM sessions WHERE id IN (SELECT id FROM d) AND id <> $1"
                              " ORDER BY created_at_ms, id COLLATE \"C\"",
                          {P(root.id)});
-    std::multimap<std::string, SessionInfo> children;
-    for (SessionInfo& s : ReadSessions(q)) {
-      std::string parent = s.forked_from_session;
-      children.emplace(std::move(parent), std::move(s));
-    }
-    std::vector<TreeNode> out;
-    std::vector<TreeNode> stack{{root, 0}};
-    while (!stack.empty()) {
-      TreeNode node = std::move(stack.back());
-      stack.pop_back();
-      auto [lo, hi] = children.equal_range(node.session.id);
-      std::vector<TreeNode> kids;
-      for (auto it = lo; it != hi; ++it) kids.push_back({it->second, node.depth + 1});
-      out.push_back(std::move(node));
-      for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(std::move(*it));
-    }
-    return out;
+    return TreeOrder(std::move(root), ReadSessions(q));
   });
 }
 

@@ -51,6 +51,7 @@ using internal::ScopeOf;
 using internal::SessionAdvanced;
 using internal::TitleFromItems;
 using internal::ToLower;
+using internal::TreeOrder;
 using internal::TrimView;
 using internal::TurnStatusFromName;
 using internal::UnknownSession;

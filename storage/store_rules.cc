@@ -1,5 +1,7 @@
 #include "storage/store_rules.h"
 
+#include <map>
+
 #include "core/item.h"
 #include "core/session_lease.h"
 #include "core/uuid.h"
@@ -33,6 +35,26 @@ Status AmbiguousPrefix(std::string_view key, const std::vector<SessionInfo>& can
                                           "' is ambiguous; give more characters of one of:" + list);
   ambiguous.WithReason(StatusReason::kAmbiguousPrefix);
   return ambiguous;
+}
+
+std::vector<TreeNode> TreeOrder(SessionInfo root, std::vector<SessionInfo> descendants) {
+  std::multimap<std::string, SessionInfo> children;  // keeps the creation order of siblings
+  for (SessionInfo& s : descendants) {
+    std::string parent = s.forked_from_session;
+    children.emplace(std::move(parent), std::move(s));
+  }
+  std::vector<TreeNode> out;
+  std::vector<TreeNode> stack{{std::move(root), 0}};
+  while (!stack.empty()) {
+    TreeNode node = std::move(stack.back());
+    stack.pop_back();
+    auto [lo, hi] = children.equal_range(node.session.id);
+    std::vector<TreeNode> kids;
+    for (auto it = lo; it != hi; ++it) kids.push_back({it->second, node.depth + 1});
+    out.push_back(std::move(node));
+    for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(std::move(*it));
+  }
+  return out;
 }
 
 core::TurnStatus TurnStatusFromName(std::string_view s) {

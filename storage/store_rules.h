@@ -37,6 +37,9 @@ Result<int64_t> ForkHeadAtTurn(const std::string& sid, const std::vector<core::S
 // parent id's first 8 characters) until its first own user message names it.
 core::SessionInfo NewFork(const core::SessionInfo& parent, std::optional<int64_t> head,
                           int64_t now_ms);
+// `root` and its `descendants` (in creation order) as `sessions tree` lists
+// them: depth-first from the root, each session's forks oldest first.
+std::vector<TreeNode> TreeOrder(core::SessionInfo root, std::vector<core::SessionInfo> descendants);
 // The sessions a directory filter (ListQuery::cwd, LatestSession,
 // SearchQuery::cwd, PurgeQuery::cwd) selects: those whose cwd is `cwd`, on
 // any host (so `--cwd` can name another machine's path), and those whose
