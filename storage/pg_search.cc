@@ -99,7 +99,7 @@ std::string TsVectorOf(std::string_view text) {
 }
 
 Result<TsQuery> TsQueryFromUser(std::string_view query) {
-  RETURN_IF_ERROR(FtsQueryFromUser(query).status());
+  ASSIGN_OR_RETURN(std::vector<SearchTerm> terms, ParseSearchQuery(query));
   TsQuery out;
   bool empty_term = false;
   auto add_term = [&](std::string_view words, bool prefix) {
@@ -120,27 +120,7 @@ Result<TsQuery> TsQueryFromUser(std::string_view query) {
     if (!out.text.empty()) out.text += " & ";
     out.text += tokens.size() > 1 ? "(" + term + ")" : term;
   };
-  // The same lexing as FtsQueryFromUser, which has validated `query`.
-  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-  size_t i = 0;
-  while (i < query.size()) {
-    while (i < query.size() && space(query[i])) ++i;
-    if (i >= query.size()) break;
-    if (query[i] == '"') {
-      const size_t end = query.find('"', i + 1);
-      std::string_view phrase = query.substr(i + 1, end - i - 1);
-      if (phrase.find_first_not_of(" \t\r\n") != std::string_view::npos) add_term(phrase, false);
-      i = end + 1;
-      continue;
-    }
-    size_t j = i;
-    while (j < query.size() && !space(query[j]) && query[j] != '"') ++j;
-    std::string_view word = query.substr(i, j - i);
-    i = j;
-    const bool prefix = !word.empty() && word.back() == '*';
-    if (prefix) word.remove_suffix(1);
-    add_term(word, prefix);
-  }
+  for (const SearchTerm& term : terms) add_term(term.text, term.prefix);
   // A term without any letter or digit cannot match (as in FTS5).
   if (empty_term) out.text.clear();
   return out;

@@ -184,18 +184,8 @@ void RegisterSearchTextFunction(sqlite3* db) {
                           fn, nullptr, nullptr);
 }
 
-Result<std::string> FtsQueryFromUser(std::string_view query) {
-  std::string out;
-  auto add_term = [&](std::string_view word, bool prefix) {
-    if (!out.empty()) out += ' ';
-    out += '"';
-    for (char c : word) {
-      if (c == '"') out += '"';
-      out += c;
-    }
-    out += '"';
-    if (prefix) out += '*';
-  };
+Result<std::vector<SearchTerm>> ParseSearchQuery(std::string_view query) {
+  std::vector<SearchTerm> terms;
   size_t i = 0;
   const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
   while (i < query.size()) {
@@ -207,7 +197,9 @@ Result<std::string> FtsQueryFromUser(std::string_view query) {
         return InvalidArgumentError("search text has an unbalanced \" : close the phrase with \"");
       }
       std::string_view phrase = query.substr(i + 1, end - i - 1);
-      if (phrase.find_first_not_of(" \t\r\n") != std::string_view::npos) add_term(phrase, false);
+      if (phrase.find_first_not_of(" \t\r\n") != std::string_view::npos) {
+        terms.push_back({std::string(phrase), false});
+      }
       i = end + 1;
       continue;
     }
@@ -223,16 +215,30 @@ Result<std::string> FtsQueryFromUser(std::string_view query) {
         return InvalidArgumentError(
             "search text has a bare '*'; a prefix query needs a word before it, e.g. 'build*'");
       }
-      if (word.find('*') != std::string_view::npos) {
-        return InvalidArgumentError("'*' may only end a word (a prefix query such as 'build*')");
-      }
-    } else if (word.find('*') != std::string_view::npos) {
+    }
+    if (word.find('*') != std::string_view::npos) {
       return InvalidArgumentError("'*' may only end a word (a prefix query such as 'build*')");
     }
-    add_term(word, prefix);
+    terms.push_back({std::string(word), prefix});
   }
-  if (out.empty()) {
+  if (terms.empty()) {
     return InvalidArgumentError("search text is empty; give one or more words or a \"phrase\"");
+  }
+  return terms;
+}
+
+Result<std::string> FtsQueryFromUser(std::string_view query) {
+  ASSIGN_OR_RETURN(std::vector<SearchTerm> terms, ParseSearchQuery(query));
+  std::string out;
+  for (const SearchTerm& term : terms) {
+    if (!out.empty()) out += ' ';
+    out += '"';
+    for (char c : term.text) {
+      if (c == '"') out += '"';
+      out += c;
+    }
+    out += '"';
+    if (term.prefix) out += '*';
   }
   return out;
 }

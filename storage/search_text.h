@@ -9,6 +9,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "core/item.h"
@@ -23,10 +24,21 @@ std::string SearchText(const core::Item& item);
 // NULL on `db` (used by migration 0003 to rebuild the index).
 void RegisterSearchTextFunction(sqlite3* db);
 
-// The FTS5 MATCH expression for a user query: words are ANDed and matched
-// literally, "a phrase" in double quotes matches those words in a row, and a
-// word ending in * matches any word it starts (prefix). kInvalidArgument,
-// naming the problem, for an empty query, an unbalanced quote or a bare *.
+// One term of a `sessions search` query: a word, a word ending in * (a prefix
+// query: `text` is the word without the *) or "a phrase" in double quotes
+// (`text` is what stands between them, never blank).
+struct SearchTerm {
+  std::string text;
+  bool prefix = false;
+};
+
+// The terms of a user query, the one query syntax of both backends: terms are
+// separated by white space and ANDed. kInvalidArgument, naming the problem,
+// for an empty query, an unbalanced quote or a '*' anywhere but the end of a word.
+Result<std::vector<SearchTerm>> ParseSearchQuery(std::string_view query);
+
+// The FTS5 MATCH expression for a user query (ParseSearchQuery): each term is
+// matched literally, a phrase's words in a row, a prefix term by any word it starts.
 Result<std::string> FtsQueryFromUser(std::string_view query);
 
 }  // namespace codex::storage
