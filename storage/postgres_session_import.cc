@@ -8,16 +8,8 @@ namespace codex::storage {
 using namespace postgres_internal;  // NOLINT(google-build-using-namespace)
 
 Result<bool> PostgresSessionStore::ImportSession(const ImportedSession& session) {
+  RETURN_IF_ERROR(CheckImport(session));
   const std::string sid = ToLower(session.spec.id);
-  if (!core::LooksLikeUuid(sid)) {
-    return InvalidArgumentError("imported session id '" + session.spec.id + "' is not a UUID");
-  }
-  for (const EventRecord& e : session.events) {
-    const nlohmann::json payload = nlohmann::json::parse(e.payload_json, nullptr, false);
-    if (payload.is_discarded() || !payload.is_object()) {
-      return InvalidArgumentError("event '" + e.type + "' payload is not a JSON object");
-    }
-  }
   return Transaction(*conn_, "importing " + sid, [&]() -> Result<bool> {
     const int64_t created =
         session.spec.created_at_ms != 0 ? session.spec.created_at_ms : LocalNowMs();
@@ -59,13 +51,8 @@ Result<bool> PostgresSessionStore::ImportSession(const ImportedSession& session)
 }
 
 Result<bool> PostgresSessionStore::CopySession(const SessionCopy& copy) {
+  RETURN_IF_ERROR(CheckCopy(copy));
   const std::string sid = ToLower(copy.info.id);
-  if (!core::LooksLikeUuid(sid)) {
-    return InvalidArgumentError("copied session id '" + copy.info.id + "' is not a UUID");
-  }
-  if (copy.forked_from_index && *copy.forked_from_index >= copy.items.size()) {
-    return InvalidArgumentError("session " + sid + ": fork point index is past its items");
-  }
   return Transaction(*conn_, "copying " + sid, [&]() -> Result<bool> {
     const SessionInfo& info = copy.info;
     Rows ins = conn_->Exec(

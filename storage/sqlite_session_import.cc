@@ -68,16 +68,8 @@ void WriteTurnsAndEvents(SQLite::Database& db, const std::string& sid,
 }  // namespace
 
 Result<bool> SqliteSessionStore::ImportSession(const ImportedSession& session) {
+  RETURN_IF_ERROR(CheckImport(session));
   const std::string sid = ToLower(session.spec.id);
-  if (!core::LooksLikeUuid(sid)) {
-    return InvalidArgumentError("imported session id '" + session.spec.id + "' is not a UUID");
-  }
-  for (const EventRecord& e : session.events) {
-    const nlohmann::json payload = nlohmann::json::parse(e.payload_json, nullptr, false);
-    if (payload.is_discarded() || !payload.is_object()) {
-      return InvalidArgumentError("event '" + e.type + "' payload is not a JSON object");
-    }
-  }
   return WithWriteTransaction(*db_, path_, "importing " + sid, [&]() -> Result<bool> {
     SQLite::Statement exists(*db_, "SELECT 1 FROM sessions WHERE id = ?");
     exists.bind(1, sid);
@@ -129,13 +121,8 @@ Result<bool> SqliteSessionStore::ImportSession(const ImportedSession& session) {
 // table (session, items, usage, head, turns, events) in the order the foreign
 // keys need; each part is a few binds of one prepared statement.
 Result<bool> SqliteSessionStore::CopySession(const SessionCopy& copy) {
+  RETURN_IF_ERROR(CheckCopy(copy));
   const std::string sid = ToLower(copy.info.id);
-  if (!core::LooksLikeUuid(sid)) {
-    return InvalidArgumentError("copied session id '" + copy.info.id + "' is not a UUID");
-  }
-  if (copy.forked_from_index && *copy.forked_from_index >= copy.items.size()) {
-    return InvalidArgumentError("session " + sid + ": fork point index is past its items");
-  }
   return WithWriteTransaction(*db_, path_, "copying " + sid, [&]() -> Result<bool> {
     SQLite::Statement exists(*db_, "SELECT 1 FROM sessions WHERE id = ?");
     exists.bind(1, sid);

@@ -57,29 +57,12 @@ Result<RemoveStats> SqliteSessionStore::RemoveSessions(const std::vector<std::st
       ins.exec();
     }
   }
-  db.exec(
-      "INSERT OR IGNORE INTO rm_candidates(id)"
-      " WITH RECURSIVE up(id) AS ("
-      "   SELECT head_item_id FROM sessions"
-      "    WHERE id IN (SELECT id FROM rm_sessions) AND head_item_id IS NOT NULL"
-      "   UNION SELECT forked_from_item FROM sessions"
-      "    WHERE id IN (SELECT id FROM rm_sessions) AND forked_from_item IS NOT NULL"
-      "   UNION SELECT i.parent_id FROM up JOIN items AS i ON i.id = up.id"
-      "    WHERE i.parent_id IS NOT NULL)"
-      " SELECT id FROM up;"
-      "INSERT OR IGNORE INTO rm_candidates(id)"
-      " SELECT id FROM items WHERE session_id IN (SELECT id FROM rm_sessions);"
-      "INSERT OR IGNORE INTO rm_keep(id)"
-      " WITH RECURSIVE k(id) AS ("
-      "   SELECT s.head_item_id FROM rm_candidates AS c JOIN sessions AS s"
-      "    ON s.head_item_id = c.id WHERE s.id NOT IN (SELECT id FROM rm_sessions)"
-      "   UNION SELECT s.forked_from_item FROM rm_candidates AS c JOIN sessions AS s"
-      "    ON s.forked_from_item = c.id WHERE s.id NOT IN (SELECT id FROM rm_sessions)"
-      "   UNION SELECT i.parent_id FROM rm_candidates AS c JOIN items AS i"
-      "    ON i.parent_id = c.id WHERE i.id NOT IN (SELECT id FROM rm_candidates)"
-      "   UNION SELECT i.parent_id FROM k JOIN items AS i ON i.id = k.id"
-      "    WHERE i.parent_id IN (SELECT id FROM rm_candidates))"
-      " SELECT id FROM k;");
+  db.exec(std::string("INSERT OR IGNORE INTO rm_candidates(id) ") + kRemovalCandidatesSql +
+          ";"
+          "INSERT OR IGNORE INTO rm_candidates(id)"
+          " SELECT id FROM items WHERE session_id IN (SELECT id FROM rm_sessions);"
+          "INSERT OR IGNORE INTO rm_keep(id) " +
+          kRemovalKeepSql + ";");
   db.exec("DELETE FROM session_leases WHERE session_id IN (SELECT id FROM rm_sessions)");
   stats.sessions = db.exec("DELETE FROM sessions WHERE id IN (SELECT id FROM rm_sessions)");
   stats.items = db.exec(

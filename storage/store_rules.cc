@@ -1,6 +1,7 @@
 #include "storage/store_rules.h"
 
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "core/item.h"
 #include "core/session_lease.h"
@@ -55,6 +56,30 @@ std::vector<TreeNode> TreeOrder(SessionInfo root, std::vector<SessionInfo> desce
     for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(std::move(*it));
   }
   return out;
+}
+
+Status CheckImport(const ImportedSession& session) {
+  if (!core::LooksLikeUuid(ToLower(session.spec.id))) {
+    return InvalidArgumentError("imported session id '" + session.spec.id + "' is not a UUID");
+  }
+  for (const EventRecord& e : session.events) {
+    const nlohmann::json payload = nlohmann::json::parse(e.payload_json, nullptr, false);
+    if (payload.is_discarded() || !payload.is_object()) {
+      return InvalidArgumentError("event '" + e.type + "' payload is not a JSON object");
+    }
+  }
+  return OkStatus();
+}
+
+Status CheckCopy(const SessionCopy& copy) {
+  const std::string sid = ToLower(copy.info.id);
+  if (!core::LooksLikeUuid(sid)) {
+    return InvalidArgumentError("copied session id '" + copy.info.id + "' is not a UUID");
+  }
+  if (copy.forked_from_index && *copy.forked_from_index >= copy.items.size()) {
+    return InvalidArgumentError("session " + sid + ": fork point index is past its items");
+  }
+  return OkStatus();
 }
 
 core::TurnStatus TurnStatusFromName(std::string_view s) {

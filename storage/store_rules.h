@@ -40,6 +40,36 @@ core::SessionInfo NewFork(const core::SessionInfo& parent, std::optional<int64_t
 // `root` and its `descendants` (in creation order) as `sessions tree` lists
 // them: depth-first from the root, each session's forks oldest first.
 std::vector<TreeNode> TreeOrder(core::SessionInfo root, std::vector<core::SessionInfo> descendants);
+// kInvalidArgument naming the problem: an id that is not a UUID, an event
+// payload that is not a JSON object (import), a fork point past the items (copy).
+Status CheckImport(const ImportedSession& session);
+Status CheckCopy(const SessionCopy& copy);
+// Removing the sessions listed in the temporary table rm_sessions, the same
+// on both backends (each wraps these in its dialect's "insert, ignoring
+// duplicates"): kRemovalCandidatesSql selects every item their heads and fork
+// points reach (into rm_candidates, with the items they created);
+// kRemovalKeepSql selects the candidates a remaining session still reaches
+// (into rm_keep). The candidates not kept are deleted.
+inline constexpr const char* kRemovalCandidatesSql =
+    "WITH RECURSIVE up(id) AS ("
+    "   SELECT head_item_id FROM sessions"
+    "    WHERE id IN (SELECT id FROM rm_sessions) AND head_item_id IS NOT NULL"
+    "   UNION SELECT forked_from_item FROM sessions"
+    "    WHERE id IN (SELECT id FROM rm_sessions) AND forked_from_item IS NOT NULL"
+    "   UNION SELECT i.parent_id FROM up JOIN items AS i ON i.id = up.id"
+    "    WHERE i.parent_id IS NOT NULL)"
+    " SELECT id FROM up";
+inline constexpr const char* kRemovalKeepSql =
+    "WITH RECURSIVE k(id) AS ("
+    "   SELECT s.head_item_id FROM rm_candidates AS c JOIN sessions AS s"
+    "    ON s.head_item_id = c.id WHERE s.id NOT IN (SELECT id FROM rm_sessions)"
+    "   UNION SELECT s.forked_from_item FROM rm_candidates AS c JOIN sessions AS s"
+    "    ON s.forked_from_item = c.id WHERE s.id NOT IN (SELECT id FROM rm_sessions)"
+    "   UNION SELECT i.parent_id FROM rm_candidates AS c JOIN items AS i"
+    "    ON i.parent_id = c.id WHERE i.id NOT IN (SELECT id FROM rm_candidates)"
+    "   UNION SELECT i.parent_id FROM k JOIN items AS i ON i.id = k.id"
+    "    WHERE i.parent_id IN (SELECT id FROM rm_candidates))"
+    " SELECT id FROM k";
 // The sessions a directory filter (ListQuery::cwd, LatestSession,
 // SearchQuery::cwd, PurgeQuery::cwd) selects: those whose cwd is `cwd`, on
 // any host (so `--cwd` can name another machine's path), and those whose
