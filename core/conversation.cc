@@ -19,6 +19,10 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
+// The first stream retry's delay (doubled per retry, core::RetryDelayMs), as
+// the client's request retries start.
+constexpr int64_t kStreamRetryBaseMs = 200;
+
 // Streams model output into the store and the observer as it arrives.
 class CommitObserver final : public StreamObserver {
  public:
@@ -435,9 +439,8 @@ Result<Conversation::AfterFailure> Conversation::RecoverFromFailedRequest(
     ++turn.stream_retries;
     deps_.observer->OnRetry("Reconnecting " + std::to_string(turn.stream_retries) + "/" +
                             std::to_string(max_retries) + "… (" + failure.message() + ")");
-    int64_t delay = failure.retry_after_ms();
-    if (delay <= 0) delay = 200LL << std::min(turn.stream_retries - 1, 6);
-    SleepCancellable(delay, cancel);
+    SleepCancellable(
+        RetryDelayMs(failure.retry_after_ms(), kStreamRetryBaseMs, turn.stream_retries), cancel);
     // Calls committed before the drop are real model decisions: run them.
     return DanglingCalls(transcript_, first_new_item).empty() ? AfterFailure::kRequestAgain
                                                               : AfterFailure::kRunCommittedCalls;

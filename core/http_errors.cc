@@ -62,7 +62,7 @@ std::optional<long long> ParseRetryAfterHeader(std::string_view value) {
   }
   const double seconds = std::strtod(std::string(value).c_str(), nullptr);
   if (!std::isfinite(seconds) || seconds < 0) return std::nullopt;
-  return static_cast<long long>(std::min(seconds * 1000.0, static_cast<double>(kMaxRetryAfterMs)));
+  return static_cast<long long>(std::min(seconds * 1000.0, static_cast<double>(kMaxRetryDelayMs)));
 }
 
 // The status (and Retry-After) of a reply; whether to retry is IsRetryable's.
@@ -95,7 +95,7 @@ AttemptResult ClassifyHttpReply(int http_status, const std::string& body,
     std::optional<long long> ms = ParseRetryAfterHeader(retry_after_header);
     if (!ms) ms = ParseRetryAfterMs(server.message);
     if (ms) {
-      a.retry_after_ms = std::min(*ms, kMaxRetryAfterMs);
+      a.retry_after_ms = std::min<long long>(*ms, kMaxRetryDelayMs);
       a.status.WithRetryAfterMs(a.retry_after_ms);
     }
     return a;
@@ -123,13 +123,6 @@ AttemptResult ClassifyHttpError(int http_status, const std::string& body,
   AttemptResult a = ClassifyHttpReply(http_status, body, retry_after_header, url, provider);
   a.retry = IsRetryable(a.status);
   return a;
-}
-
-long long BackoffMs(int64_t base_ms, int retry) {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  std::uniform_real_distribution<double> jitter(0.9, 1.1);
-  const double exp = std::ldexp(static_cast<double>(base_ms), std::min(retry - 1, 20));
-  return static_cast<long long>(std::min(exp * jitter(rng), static_cast<double>(kMaxRetryAfterMs)));
 }
 
 }  // namespace codex::core::http_internal

@@ -1,7 +1,7 @@
 // What an HTTP attempt of the Responses client came to: the Status a reply
 // that is not 2xx maps to (with its StatusReason), whether the attempt may be
-// retried, and the retry delay (Retry-After, or exponential backoff). Pure
-// functions except BackoffMs's jitter; thread-safe. Internal to core/
+// retried, and the server's Retry-After (the backoff is core::RetryDelayMs,
+// core/retry_policy.h). Pure functions; thread-safe. Internal to core/
 // (responses_client.cc); the mapping is documented in responses_client.h.
 #pragma once
 
@@ -13,8 +13,6 @@
 #include "core/config.h"
 
 namespace codex::core::http_internal {
-
-inline constexpr long long kMaxRetryAfterMs = 120'000;
 
 // One attempt's outcome.
 struct AttemptResult {
@@ -34,9 +32,5 @@ struct AttemptResult {
 AttemptResult ClassifyHttpError(int http_status, const std::string& body,
                                 std::string_view retry_after_header, const std::string& url,
                                 const ProviderInfo& provider);
-
-// The delay before retry `retry` (1-based): base_ms * 2^(retry-1), +-10%
-// jitter, at most kMaxRetryAfterMs.
-long long BackoffMs(int64_t base_ms, int retry);
 
 }  // namespace codex::core::http_internal

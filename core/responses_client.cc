@@ -19,14 +19,13 @@
 #include <utility>
 
 #include "core/http_errors.h"
-#include "core/retry_policy.h"
 #include "core/response_stream.h"
+#include "core/retry_policy.h"
 #include "core/uuid.h"
 
 namespace codex::core {
 
 using http_internal::AttemptResult;
-using http_internal::BackoffMs;
 using http_internal::CaLocation;
 using http_internal::ClassifyHttpError;
 using http_internal::Env;
@@ -420,8 +419,7 @@ Status ResponsesClient::Run(std::string_view suffix, std::string_view accept, st
       return a.status.WithReason(StatusReason::kRetriesExhausted);
     }
     const int n = attempt + 1;
-    const long long delay =
-        a.retry_after_ms > 0 ? a.retry_after_ms : BackoffMs(options_.backoff_base_ms, n);
+    const long long delay = RetryDelayMs(a.retry_after_ms, options_.backoff_base_ms, n);
     if (observer != nullptr) {
       observer->OnRetry("Reconnecting " + std::to_string(n) + "/" + std::to_string(max_retries) +
                         "\u2026 (" + a.status.message() + ")");

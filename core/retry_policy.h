@@ -15,10 +15,22 @@
 // left, from what was committed. Pure; thread-safe.
 #pragma once
 
+#include <cstdint>
+
 #include "base/status.h"
 
 namespace codex::core {
 
+// The longest wait before a retry, whether the server asked for it
+// (Retry-After) or the backoff grew to it.
+inline constexpr int64_t kMaxRetryDelayMs = 120'000;
+
 bool IsRetryable(const Status& status);
+
+// The wait before retry number `retry` (1-based): the server's `retry_after_ms`
+// when it gave one (> 0), else `base_ms` doubled per retry with +-10% jitter;
+// at most kMaxRetryDelayMs. The one backoff of the client's HTTP retries and
+// the turn loop's stream retries. Thread-safe (the jitter's generator is per thread).
+int64_t RetryDelayMs(int64_t retry_after_ms, int64_t base_ms, int retry);
 
 }  // namespace codex::core

@@ -60,3 +60,21 @@ TEST_CASE("The client's HTTP classification retries what IsRetryable allows, not
   // retryable by the one rule, here as in the turn loop.
   CHECK(retried(302, ""));
 }
+
+TEST_CASE("RetryDelayMs: the server's delay first, else doubling with jitter, capped") {
+  using codex::core::kMaxRetryDelayMs;
+  using codex::core::RetryDelayMs;
+  CHECK(RetryDelayMs(1500, 200, 1) == 1500);  // Retry-After wins, undisturbed
+  CHECK(RetryDelayMs(10 * kMaxRetryDelayMs, 200, 1) == kMaxRetryDelayMs);
+  for (int retry = 1; retry <= 6; ++retry) {
+    const double expected = 200.0 * (1 << (retry - 1));
+    for (int i = 0; i < 50; ++i) {
+      const int64_t d = RetryDelayMs(0, 200, retry);
+      INFO("retry " << retry << ": " << d << " ms");
+      CHECK(d >= static_cast<int64_t>(expected * 0.9) - 1);
+      CHECK(d <= static_cast<int64_t>(expected * 1.1) + 1);
+    }
+  }
+  CHECK(RetryDelayMs(0, 200, 40) == kMaxRetryDelayMs);  // grows no further
+  CHECK(RetryDelayMs(0, 200, 0) <= 220);                // a retry number below 1 is the first
+}
