@@ -9,9 +9,14 @@
 // bytes sent, the uncached prompt bytes (each request beyond its longest
 // common prefix with the previous request of the session: what a provider's
 // prompt cache cannot serve), the cache-hit ratio and the wall time. Also the
-// floor: the bytes of the items the model and the tools produced (every one
-// is new input once, whatever the compaction does), the hit ratio that floor
-// allows at the same bytes sent, and what each compaction adds above it.
+// floor: the first request and the bytes of the items the model and the tools
+// produced (every one is new input once, whatever the compaction does), the
+// hit ratio that floor allows at the same bytes sent, and what each
+// compaction adds above it. Under the table, from the inline run's request
+// log (compaction/stretch_replay.h): what the request a stretch restarts from
+// is made of, the compaction count the trigger's rule gives when the run's own
+// steps are replayed, the restart or limit one fewer would need, and the best
+// hit ratio there.
 //
 // Usage: compaction_bench [--calls N] [--window TOKENS]
 #include <chrono>
@@ -165,6 +170,12 @@ void PrintFloor(const InlineRun& run, int64_t window) {
       fewer_limit ? std::to_string(*fewer_limit).c_str() : "(none up to the window)",
       static_cast<long long>(without_state), bare.compactions);
 
+  std::printf(
+      "    With nothing restarted at all (a 0 B restart): %d at this limit, %d at the full "
+      "%lld-token window (the\n"
+      "    issue's \"floor is about 7\" is this last case).\n",
+      ReplayStretches(*steps, 0, limit).compactions, ReplayStretches(*steps, 0, window).compactions,
+      static_cast<long long>(window));
   std::printf(
       "  hit ratio: never a prefix of the request before are the first request (%lld B), every "
       "step once and,\n"

@@ -20,7 +20,8 @@
 //    user messages of the input (up to 2,000 tokens) and a `compaction` item
 //    whose encrypted_content is `summary_bytes` long.
 // usage.total_tokens = request tokens + output tokens, as a server reports.
-// Every request is also compared with the one before it (stats().uncached_bytes).
+// Every request is also compared with the one before it (stats().uncached_bytes)
+// and logged (stats().log: kind, bytes, uncached bytes, the compaction ask).
 // Not thread-safe.
 #pragma once
 
