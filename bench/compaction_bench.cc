@@ -9,15 +9,21 @@
 // bytes sent, the uncached prompt bytes (each request beyond its longest
 // common prefix with the previous request of the session: what a provider's
 // prompt cache cannot serve), the cache-hit ratio and the wall time. Also the
-// floor: the bytes of the items the model and the tools produced (every one
-// is new input once, whatever the compaction does), the hit ratio that floor
-// allows at the same bytes sent, and what each compaction adds above it.
+// floor: the first request and the bytes of the items the model and the tools
+// produced (every one is new input once, whatever the compaction does), the
+// hit ratio that floor allows at the same bytes sent, and what each
+// compaction adds above it. Under the table, from the inline run's request
+// log (compaction/stretch_replay.h): what the request a stretch restarts from
+// is made of, the compaction count the trigger's rule gives when the run's own
+// steps are replayed, the restart or limit one fewer would need, and the best
+// hit ratio there.
 //
 // Usage: compaction_bench [--calls N] [--window TOKENS]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +31,9 @@
 #include "compaction/compactor_factory.h"
 #include "compaction/simulated_model_client.h"
 #include "compaction/simulated_task.h"
+#include "compaction/stretch_replay.h"
+#include "compaction/working_state.h"
+#include "core/transcript.h"
 #include "storage/sqlite_session_store.h"
 #include "testing/temp_dir.h"
 
@@ -44,6 +53,156 @@ bool ParsePositive(const char* text, long long& out) {
   char* end = nullptr;
   out = std::strtoll(text, &end, 10);
   return end != text && *end == '\0' && out > 0;
+}
+
+// The inline run, for the analysis printed under the table.
+struct InlineRun {
+  compaction::sim::SimulationStats stats;
+  std::string restart_request;
+  int compactions = 0;
+  int64_t limit = 0;
+};
+
+// What the request a stretch restarts from is made of, in bytes.
+struct RestartParts {
+  int64_t total = 0, envelope = 0, instructions_tools = 0, initial_context = 0, user_messages = 0,
+          working_state = 0, compaction_item = 0;
+};
+
+RestartParts Dissect(const std::string& body) {
+  using Json = nlohmann::ordered_json;
+  RestartParts p;
+  p.total = static_cast<int64_t>(body.size());
+  Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return p;
+  for (const char* key : {"instructions", "tools"}) {
+    if (j.contains(key)) p.instructions_tools += static_cast<int64_t>(j[key].dump().size());
+  }
+  if (j.contains("input") && j["input"].is_array()) {
+    bool first = true;
+    for (const auto& e : j["input"]) {
+      const std::string text = e.dump();
+      const auto bytes = static_cast<int64_t>(text.size()) + (first ? 0 : 1);  // the comma
+      first = false;
+      auto item = core::DecodeItem(text);
+      if (!item.ok()) continue;
+      if (compaction::IsWorkingStateMessage(*item)) {
+        p.working_state += bytes;
+      } else if (item->kind == core::ItemKind::kCompaction || core::IsSummaryMessage(*item)) {
+        p.compaction_item += bytes;
+      } else if (core::IsContextItem(*item)) {
+        p.initial_context += bytes;
+      } else {
+        p.user_messages += bytes;
+      }
+    }
+  }
+  p.envelope = p.total - p.instructions_tools - p.initial_context - p.user_messages -
+               p.working_state - p.compaction_item;
+  return p;
+}
+
+double Kb(int64_t bytes) { return static_cast<double>(bytes) / 1000.0; }
+
+// The floor analysis of the inline run: its own request log replayed with
+// the trigger's rule (compaction/stretch_replay.h).
+void PrintFloor(const InlineRun& run, int64_t window) {
+  using compaction::sim::ReplayStretches;
+  const auto steps = compaction::sim::ReadSteps(run.stats.log);
+  if (!steps || steps->compactions == 0) {
+    std::printf("\nfloor (inline): the run's log has no replayable stretches\n");
+    return;
+  }
+  const RestartParts p = Dissect(run.restart_request);
+  const int64_t limit = run.limit;
+  const int target = run.compactions - 1;
+  int64_t content = 0;
+  for (int64_t step : steps->steps) content += step;
+  const auto measured = ReplayStretches(*steps, steps->restart_bytes, limit);
+  std::printf(
+      "\nfloor (inline), from the run's request log (compaction/stretch_replay.h):\n"
+      "  restart: a stretch starts at %lld B after a compaction: envelope %lld, instructions + "
+      "tools %lld,\n"
+      "    initial context %lld, task message %lld, working state %lld, compaction item %lld "
+      "(the server's, fixed).\n"
+      "  %zu model steps add %.1f KB; the trigger compacts when the next request would reach "
+      "%lld tokens (%.1f KB,\n"
+      "    %lld%% of the %lld window). Replayed at this restart: %d compactions, %lld requests, "
+      "%.1f KB sent\n"
+      "    (measured %d, %lld, %.1f KB): the run compacts exactly when the trigger's rule says, "
+      "never earlier.\n",
+      static_cast<long long>(steps->restart_bytes), static_cast<long long>(p.envelope),
+      static_cast<long long>(p.instructions_tools), static_cast<long long>(p.initial_context),
+      static_cast<long long>(p.user_messages), static_cast<long long>(p.working_state),
+      static_cast<long long>(p.compaction_item), steps->steps.size(), Kb(content),
+      static_cast<long long>(limit), Kb(limit * 4), static_cast<long long>(limit * 100 / window),
+      static_cast<long long>(window), measured.compactions,
+      static_cast<long long>(measured.requests), Kb(measured.sent_bytes), run.compactions,
+      static_cast<long long>(run.stats.requests), Kb(run.stats.bytes_sent));
+
+  // The largest restart (at most the measured one) that needs one compaction fewer.
+  std::optional<int64_t> fewer_restart;
+  for (int64_t r = steps->restart_bytes; r > 0; --r) {
+    if (ReplayStretches(*steps, r, limit).compactions <= target) {
+      fewer_restart = r;
+      break;
+    }
+  }
+  const int64_t without_state = steps->restart_bytes - p.working_state;
+  const auto bare = ReplayStretches(*steps, without_state, limit);
+  // The smallest limit (at this restart, up to the window) for one fewer.
+  std::optional<int64_t> fewer_limit;
+  for (int64_t l = limit; l <= window; ++l) {
+    if (ReplayStretches(*steps, steps->restart_bytes, l).compactions <= target) {
+      fewer_limit = l;
+      break;
+    }
+  }
+  std::printf(
+      "  %d compactions would need a restart of at most %s B (%lld B less), or a limit "
+      "of %s tokens at this restart;\n"
+      "    without any working state the restart is %lld B, still %d compactions: "
+      "the rest is the request's\n"
+      "    own envelope, instructions, tools and initial context, the task and the "
+      "server's compaction item.\n",
+      target, fewer_restart ? std::to_string(*fewer_restart).c_str() : "(none)",
+      static_cast<long long>(fewer_restart ? steps->restart_bytes - *fewer_restart : 0),
+      fewer_limit ? std::to_string(*fewer_limit).c_str() : "(none up to the window)",
+      static_cast<long long>(without_state), bare.compactions);
+
+  std::printf(
+      "    With nothing restarted at all (a 0 B restart): %d at this limit, %d at the full "
+      "%lld-token window (the\n"
+      "    issue's \"floor is about 7\" is this last case).\n",
+      ReplayStretches(*steps, 0, limit).compactions, ReplayStretches(*steps, 0, window).compactions,
+      static_cast<long long>(window));
+  std::printf(
+      "  hit ratio: never a prefix of the request before are the first request (%lld B), every "
+      "step once and,\n"
+      "    per compaction, its ask (%lld B) and the new compaction item (%lld B): %.1f KB of "
+      "%.1f KB sent,\n"
+      "    so at most %.4f (measured %.4f, %.1f KB uncached).\n",
+      static_cast<long long>(steps->first_request_bytes), static_cast<long long>(steps->ask_bytes),
+      static_cast<long long>(steps->new_after_compaction_bytes), Kb(measured.floor_uncached_bytes),
+      Kb(measured.sent_bytes), measured.max_hit_ratio(), run.stats.cache_hit_ratio(),
+      Kb(run.stats.uncached_bytes));
+  if (fewer_restart) {
+    const auto fewer = ReplayStretches(*steps, *fewer_restart, limit);
+    std::printf(
+        "    at the %lld B restart that would give %d compactions: at most %.4f (%.1f KB "
+        "of %.1f KB).\n",
+        static_cast<long long>(*fewer_restart), fewer.compactions, fewer.max_hit_ratio(),
+        Kb(fewer.floor_uncached_bytes), Kb(fewer.sent_bytes));
+  }
+  std::optional<int64_t> ratio_limit;
+  for (int64_t l = limit; l <= window; ++l) {
+    if (ReplayStretches(*steps, steps->restart_bytes, l).max_hit_ratio() >= 0.90) {
+      ratio_limit = l;
+      break;
+    }
+  }
+  std::printf("    0.90 at this restart needs a limit of %s tokens.\n",
+              ratio_limit ? std::to_string(*ratio_limit).c_str() : "(none up to the window)");
 }
 
 }  // namespace
@@ -73,13 +232,7 @@ int main(int argc, char** argv) {
               "compactions", "largest_request", "sent_KB", "uncached_KB", "hit_ratio", "vs_codex",
               "floor_KB", "floor_hit_max", "per_cmp_B", "wall_ms", "outcome");
 
-  // The inline row, for the derivation printed under the table.
-  struct Floor {
-    double content_kb = 0, outputs_kb = 0, sent_kb = 0, uncached_kb = 0, restart_kb = 0;
-    int compactions = 0;
-    int64_t limit = 0;
-  };
-  std::optional<Floor> inline_floor;
+  std::optional<InlineRun> inline_run;
   struct Mode {
     const char* name;
     std::optional<compaction::CompactionMode> mode;  // nullopt = off
@@ -122,9 +275,11 @@ int main(int argc, char** argv) {
       outcome += std::string(", kept task ") + (r.task_kept ? "yes" : "NO") + " files " +
                  (r.files_kept ? "yes" : "NO") + " plan " + (r.plan_kept ? "yes" : "NO");
     }
-    // Never served from a cache: every item the model and the tools
-    // produced, and every compaction item or summary, is new input once.
-    const int64_t floor_bytes = r.new_content_bytes + r.compaction_output_bytes;
+    // Never served from a cache: the session's first request, every item
+    // the model and the tools produced, and every compaction item or
+    // summary, is new input once.
+    const int64_t first_request = s.log.empty() ? 0 : s.log.front().bytes;
+    const int64_t floor_bytes = first_request + r.new_content_bytes + r.compaction_output_bytes;
     const double floor_kb = static_cast<double>(floor_bytes) / 1000.0;
     const double sent_kb = static_cast<double>(s.bytes_sent) / 1000.0;
     const double per_compaction =
@@ -137,44 +292,11 @@ int main(int argc, char** argv) {
                 floor_kb, sent_kb > 0 ? 1.0 - floor_kb / sent_kb : 0.0, per_compaction, wall_ms,
                 outcome.c_str());
     if (mode.mode == compaction::CompactionMode::kInline && !mode.inline_refused && r.finished) {
-      inline_floor = Floor{static_cast<double>(r.new_content_bytes) / 1000.0,
-                           static_cast<double>(r.compaction_output_bytes) / 1000.0,
-                           sent_kb,
-                           uncached_kb,
-                           static_cast<double>(s.largest_request_after_compaction_bytes) / 1000.0,
-                           r.compactions,
-                           compactor->auto_compact_limit()};
+      inline_run = InlineRun{s, model.last_restart_request(), r.compactions,
+                             compactor->auto_compact_limit()};
     }
   }
 
-  if (inline_floor) {
-    // The target hit ratio 0.90 against what this task allows, from the
-    // inline row's own numbers, so a reader can check it.
-    const Floor& f = *inline_floor;
-    const double floor_kb = f.content_kb + f.outputs_kb;
-    const double limit_kb = static_cast<double>(f.limit) * 4 / 1000.0;
-    const double room_kb = limit_kb - f.restart_kb;
-    std::printf(
-        "\nfloor (inline): the model and the tools produced %.1f KB of items and the server %.1f "
-        "KB "
-        "of compaction items;\n"
-        "  each is new input once, so %.1f KB can never be a prefix of the request before it.\n"
-        "  %.1f KB were sent: the hit ratio is at most 1 - %.1f / %.1f = %.3f (measured %.3f,\n"
-        "  %.1f KB above the floor: per compaction its trigger, the items the rebuilt history\n"
-        "  re-sends, the closing ']}'). A ratio of 0.90 needs at most %.1f KB uncached at this "
-        "volume: %s the floor.\n"
-        "compactions (inline): a stretch starts at %.1f KB (the largest request after a "
-        "compaction: instructions,\n"
-        "  tools, initial context, working state, compaction item, task) and compacts at the "
-        "%lld-token limit (%.1f KB),\n"
-        "  so it takes about %.1f KB of new content (more by the output that crosses the limit): "
-        "%.1f KB needs about\n"
-        "  %.1f stretches, %d compactions measured.\n",
-        f.content_kb, f.outputs_kb, floor_kb, f.sent_kb, floor_kb, f.sent_kb,
-        1.0 - floor_kb / f.sent_kb, 1.0 - f.uncached_kb / f.sent_kb, f.uncached_kb - floor_kb,
-        0.10 * f.sent_kb, 0.10 * f.sent_kb < floor_kb ? "below" : "at or above", f.restart_kb,
-        static_cast<long long>(f.limit), limit_kb, room_kb, f.content_kb,
-        room_kb > 0 ? f.content_kb / room_kb : 0.0, f.compactions);
-  }
+  if (inline_run) PrintFloor(*inline_run, window);
   return 0;
 }

@@ -130,7 +130,7 @@ TEST_CASE("Local summary request: the session's exact request + our prompt last,
   CHECK(out->tokens_after == EstimateTokens(out->new_history));
 }
 
-TEST_CASE("Local compaction mid-turn keeps the current message last") {
+TEST_CASE("Local compaction mid-turn keeps the current message, before the summary") {
   ScriptedModelClient client;
   client.on_stream = [](const std::string&) { return AssistantReply("S"); };
   LocalCompactor compactor(client, Options());
@@ -143,8 +143,8 @@ TEST_CASE("Local compaction mid-turn keeps the current message last") {
   REQUIRE(out.ok());
   REQUIRE(out->new_history.size() == 5);
   CHECK(core::MessageText(out->new_history[2]) == "before");
-  CHECK(IsSummaryMessage(out->new_history[3]));
-  CHECK(out->new_history[4].body == current.body);
+  CHECK(out->new_history[3].body == current.body);
+  CHECK(IsSummaryMessage(out->new_history[4]));
 }
 
 TEST_CASE("Local compaction: the summary request overflowing drops the oldest items") {

@@ -120,9 +120,15 @@ std::vector<core::Item> RebuildHistoryAround(
   out.reserve(initial_context.size() + kept_newest_first.size() + replacement.size() + 2);
   out.insert(out.end(), initial_context.begin(), initial_context.end());
   out.insert(out.end(), kept_newest_first.rbegin(), kept_newest_first.rend());
+  // The user messages, the turn's own last, come before the working state and
+  // the summary, as Codex orders them. In a history compacted before (and in
+  // a turn's first stretch) the compaction request carries the same items
+  // right after the initial context, so the request after the compaction
+  // shares its prefix through them and through an unchanged working state:
+  // only the new summary is past the prompt cache.
+  if (current_user_message) out.push_back(*current_user_message);
   if (auto state = WorkingStateMessage(ExtractWorkingState(transcript))) out.push_back(*state);
   out.insert(out.end(), replacement.begin(), replacement.end());
-  if (current_user_message) out.push_back(*current_user_message);
   return out;
 }
 

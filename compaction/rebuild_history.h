@@ -6,11 +6,16 @@
 // Rebuilt history, in order:
 //   1. the initial context items, as given;
 //   2. the most recent real user messages, within a token budget;
-//   3. the working state (files touched, current plan; working_state.h),
+//   3. mid-turn: the user message the turn answers (the newest user message);
+//   4. the working state (files touched, current plan; working_state.h),
 //      when there is any;
-//   4. the summary, as a user message starting with kSummaryPrefix (or, for
-//      a server-side compaction, the server's `compaction` item);
-//   5. mid-turn: the user message the turn answers, last.
+//   5. the summary, as a user message starting with kSummaryPrefix (or, for
+//      a server-side compaction, the server's `compaction` item), last.
+// Messages before the summary is Codex's order, and the cheap one for the
+// prompt cache: a compaction request of a history compacted before starts
+// with items 1-4 of that history, so the history after it differs from the
+// compaction request only from the working state (when it changed) or the
+// new summary on.
 // Everything else (assistant messages, reasoning, tool calls and outputs,
 // earlier summaries, remote compaction items) is what the summary replaces.
 //
@@ -64,7 +69,7 @@ std::optional<core::Item> TruncateUserMessage(const core::Item& message, int64_t
 // The history that replaces `transcript` after a compaction (see the top of
 // this file). `initial_context` items are output first and are never taken
 // as user messages (nor is any transcript item byte-identical to one of
-// them). `current_user_message`, when given, is output last and not charged
+// them). `current_user_message`, when given, follows the kept messages (3.) and is not charged
 // to the budget; its last byte-identical occurrence in the transcript is not
 // output a second time. A negative budget counts as 0.
 std::vector<core::Item> RebuildHistory(std::span<const core::Item> transcript,

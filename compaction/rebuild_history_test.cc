@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "compaction/token_accounting.h"
+#include "compaction/working_state.h"
 #include "testing/items.h"
 
 using namespace codex;
@@ -202,7 +203,7 @@ TEST_CASE("RebuildHistory: a second compaction replaces the previous summary") {
   CHECK(core::MessageText(second[4]) == std::string(kSummaryPrefix) + "summary two");
 }
 
-TEST_CASE("RebuildHistory: mid-turn, the current user message comes last") {
+TEST_CASE("RebuildHistory: mid-turn, the current user message follows the kept ones") {
   const auto initial = InitialContext();
   core::Item u1 = core::UserMessage("earlier request");
   core::Item current = core::UserMessage("current request");
@@ -213,19 +214,46 @@ TEST_CASE("RebuildHistory: mid-turn, the current user message comes last") {
   auto out = RebuildHistory(transcript, initial, "S", kDefaultUserMessageBudgetTokens, current);
   REQUIRE(out.size() == 5);
   CHECK(Texts(out)[2] == "earlier request");
-  CHECK(IsSummaryMessage(out[3]));
-  CHECK(out[4].body == current.body);
+  CHECK(out[3].body == current.body);
+  CHECK(IsSummaryMessage(out[4]));
 
   // Not charged to the budget.
   auto zero = RebuildHistory(transcript, initial, "S", 0, current);
   REQUIRE(zero.size() == 4);
-  CHECK(IsSummaryMessage(zero[2]));
-  CHECK(zero[3].body == current.body);
+  CHECK(zero[2].body == current.body);
+  CHECK(IsSummaryMessage(zero[3]));
 
-  // Also placed last when it is not in the transcript (compaction before it is appended).
+  // Also kept when it is not in the transcript (compaction before it is appended).
   auto before = RebuildHistory(Concat(initial, {u1}), initial, "S", 1'000, current);
   REQUIRE(before.size() == 5);
-  CHECK(before[4].body == current.body);
+  CHECK(before[2].body == u1.body);
+  CHECK(before[3].body == current.body);
+  CHECK(IsSummaryMessage(before[4]));
+}
+
+TEST_CASE("RebuildHistory: a recompaction differs from its own input only from the summary on") {
+  // The prompt-cache property: the request after a compaction must share
+  // with the compaction request (the compacted transcript) everything up to
+  // the new summary when the task and the working state did not change.
+  const auto initial = InitialContext();
+  core::Item task = core::UserMessage("fix the build");
+  core::Item patch = Decoded(
+      R"({"type":"custom_tool_call","name":"apply_patch","call_id":"p1","input":"*** Begin )"
+      R"(Patch\n*** Update File: src/a.cc\n@@\n-x\n+y\n*** End Patch\n"})");
+  auto first = RebuildHistory(Concat(initial, {task, patch, core::CustomToolCallOutput("p1", "ok"),
+                                               Call("c1"), core::FunctionCallOutput("c1", "log")}),
+                              initial, "S1", kDefaultUserMessageBudgetTokens, task);
+  REQUIRE(first.size() == 5);
+  CHECK(first[2].body == task.body);
+  CHECK(IsWorkingStateMessage(first[3]));
+  CHECK(IsSummaryMessage(first[4]));
+
+  auto again =
+      RebuildHistory(Concat(first, {Call("c2"), core::FunctionCallOutput("c2", "more log")}),
+                     initial, "S2", kDefaultUserMessageBudgetTokens, task);
+  REQUIRE(again.size() == first.size());
+  for (size_t i = 0; i + 1 < again.size(); ++i) CHECK(again[i].body == first[i].body);
+  CHECK(core::MessageText(again.back()) == std::string(kSummaryPrefix) + "S2");
 }
 
 TEST_CASE("RebuildHistory: injected context later in the transcript is not kept") {

@@ -66,10 +66,14 @@ Status SimulatedModelClient::Admit(std::string_view request_body) {
   stats_.bytes_sent += static_cast<int64_t>(request_body.size());
   const auto mismatch = std::mismatch(request_body.begin(), request_body.end(),
                                       previous_request_.begin(), previous_request_.end());
-  stats_.uncached_bytes += static_cast<int64_t>(request_body.end() - mismatch.first);
+  const auto uncached = static_cast<int64_t>(request_body.end() - mismatch.first);
+  stats_.uncached_bytes += uncached;
+  stats_.log.push_back(
+      {RequestKind::kTask, static_cast<int64_t>(request_body.size()), uncached, 0});
   previous_request_.assign(request_body);
   stats_.largest_request_tokens = std::max(stats_.largest_request_tokens, tokens);
   if (tokens > context_window_) {
+    stats_.log.back().kind = RequestKind::kRejected;
     ++stats_.rejected_requests;
     Status status = ResourceExhaustedError("Your input exceeds the context window of this model (" +
                                            std::to_string(tokens) + " > " +
@@ -94,8 +98,13 @@ Result<core::ModelResponse> SimulatedModelClient::Stream(std::string_view reques
   const bool trigger = !input.empty() && input.back().kind == core::ItemKind::kOther &&
                        input.back().body == R"({"type":"compaction_trigger"})";
   if (trigger && !inline_supported_) {
+    stats_.log.back().kind = RequestKind::kRejected;
     return InvalidArgumentError(
         "HTTP 400: Invalid value: 'compaction_trigger'. Supported values are: 'message', ...");
+  }
+  if (trigger || (!input.empty() && core::MessageText(input.back()) == kCompactionPrompt)) {
+    stats_.log.back().kind = trigger ? RequestKind::kInlineCompaction : RequestKind::kSummary;
+    stats_.log.back().ask_bytes = static_cast<int64_t>(body["input"].back().dump().size()) + 1;
   }
   if (trigger) {
     ++stats_.inline_requests;
@@ -114,6 +123,7 @@ Result<core::ModelResponse> SimulatedModelClient::Stream(std::string_view reques
   } else {
     last_task_request_.assign(request_body);
     if (compacted_) {
+      last_restart_request_.assign(request_body);
       stats_.largest_request_after_compaction_bytes = std::max(
           stats_.largest_request_after_compaction_bytes, static_cast<int64_t>(request_body.size()));
       compacted_ = false;
@@ -163,7 +173,9 @@ Result<std::string> SimulatedModelClient::Compact(std::string_view request_body,
                                                   const core::CancelToken& cancel) {
   if (cancel.cancelled()) return CancelledError("cancelled");
   ++stats_.compact_requests;
-  RETURN_IF_ERROR(Admit(request_body));
+  Status admitted = Admit(request_body);
+  if (admitted.ok()) stats_.log.back().kind = RequestKind::kCompactEndpoint;
+  RETURN_IF_ERROR(admitted);
   Json body = Json::parse(request_body, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded()) return InvalidArgumentError("request body is not JSON");
   const std::vector<core::Item> input = InputItems(body);

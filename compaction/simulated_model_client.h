@@ -20,17 +20,37 @@
 //    user messages of the input (up to 2,000 tokens) and a `compaction` item
 //    whose encrypted_content is `summary_bytes` long.
 // usage.total_tokens = request tokens + output tokens, as a server reports.
-// Every request is also compared with the one before it (stats().uncached_bytes).
+// Every request is also compared with the one before it (stats().uncached_bytes)
+// and logged (stats().log: kind, bytes, uncached bytes, the compaction ask).
 // Not thread-safe.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/model_client.h"
 
 namespace codex::compaction::sim {
+
+enum class RequestKind {
+  kTask,              // the model working on its task
+  kInlineCompaction,  // /responses ending in a compaction_trigger
+  kSummary,           // /responses ending in the local compaction prompt
+  kCompactEndpoint,   // POST /responses/compact
+  kRejected,          // answered context_length_exceeded, or a refused trigger
+};
+
+// One request as the server saw it.
+struct RequestRecord {
+  RequestKind kind = RequestKind::kTask;
+  int64_t bytes = 0;
+  int64_t uncached_bytes = 0;  // beyond the common prefix with the request before
+  // For a compaction request: the bytes of its last input item with the
+  // comma before it (the ask appended to the history).
+  int64_t ask_bytes = 0;
+};
 
 struct SimulationStats {
   int64_t requests = 0;           // every POST, rejected ones included
@@ -46,6 +66,7 @@ struct SimulationStats {
   // Bytes of each request beyond its longest common prefix with the previous
   // request: what a provider's prompt cache cannot serve.
   int64_t uncached_bytes = 0;
+  std::vector<RequestRecord> log;  // every request, in order
   double cache_hit_ratio() const {
     return bytes_sent == 0
                ? 0.0
@@ -63,6 +84,9 @@ class SimulatedModelClient final : public core::ModelClient {
   const SimulationStats& stats() const { return stats_; }
   // The body of the newest request that was not a compaction request.
   const std::string& last_task_request() const { return last_task_request_; }
+  // The body of the newest first task request after a compaction ("" before
+  // any): the history a stretch restarts from.
+  const std::string& last_restart_request() const { return last_restart_request_; }
 
   Result<core::ModelResponse> Stream(std::string_view request_body, core::StreamObserver& observer,
                                      const core::CancelToken& cancel) override;
@@ -70,7 +94,7 @@ class SimulatedModelClient final : public core::ModelClient {
                               const core::CancelToken& cancel) override;
 
  private:
-  // Counts the request; the overflow error when it exceeds the window.
+  // Counts and logs the request; the overflow error when it exceeds the window.
   Status Admit(std::string_view request_body);
   // The model's next step of the task (see the top of this file).
   Result<core::Item> NextTaskItem();
@@ -81,6 +105,7 @@ class SimulatedModelClient final : public core::ModelClient {
   int task_steps_ = 0;      // task requests answered so far
   bool compacted_ = false;  // a compaction was answered since the last task request
   std::string last_task_request_;
+  std::string last_restart_request_;
   bool inline_supported_ = true;
   std::string previous_request_;
   int64_t next_call_ = 1;

@@ -457,15 +457,16 @@ TEST_CASE("mid-turn: tool outputs push usage over the limit, the turn compacts a
   CHECK(CountType(transcript, "function_call_output") == 2);
   CHECK(PairingProblem(transcript) == "");
 
-  // The turn continued from: initial context + summary + the current message (last).
+  // The turn continued from: initial context + the current message + summary
+  // (Codex's order: the messages before the summary).
   const Json input = requests[3].InputItems();
   const size_t n = f.context.size();
   INFO("input after compaction: " << input.dump().substr(0, 3000));
   REQUIRE(input.size() == n + 2);
   CHECK(Slice(input, 0, n) == Slice(requests[0].InputItems(), 0, n));
-  CHECK(IsSummaryItem(input[n]));
-  CHECK_THAT(Text(input[n]), Catch::Contains("SUMMARY-MID"));
-  CHECK(IsUserText(input[n + 1], "do work"));
+  CHECK(IsUserText(input[n], "do work"));
+  CHECK(IsSummaryItem(input[n + 1]));
+  CHECK_THAT(Text(input[n + 1]), Catch::Contains("SUMMARY-MID"));
 
   const Json details = ShowJson(*env, id);
   auto checkpoints = Checkpoints(details);
@@ -593,15 +594,15 @@ TEST_CASE("overflow: context_length_exceeded compacts and retries once, the turn
   for (const auto& r : requests) CheckWireRules(r, id);
   CHECK_THAT(run2.err, Catch::Contains("oldest items to fit the context window"));
 
-  // The retry: initial context + real user messages + summary + the message, last.
+  // The retry: initial context + real user messages (the turn's last) + summary.
   const Json input = requests[3].InputItems();
   const size_t n = f.context.size();
   INFO("retry input: " << input.dump().substr(0, 3000));
   REQUIRE(input.size() == n + 3);
   CHECK(Slice(input, 0, n) == Slice(env->server().requests_to("/responses")[0].InputItems(), 0, n));
   CHECK(IsUserText(input[n], "first question"));
-  CHECK(IsUserText(input[n + 1], std::string(compaction::kSummaryPrefix) + "SUMMARY-OVERFLOW"));
-  CHECK(IsUserText(input[n + 2], prompt));
+  CHECK(IsUserText(input[n + 1], prompt));
+  CHECK(IsUserText(input[n + 2], std::string(compaction::kSummaryPrefix) + "SUMMARY-OVERFLOW"));
 
   auto checkpoints = Checkpoints(ShowJson(*env, id));
   REQUIRE(checkpoints.size() == 1);
@@ -648,12 +649,14 @@ TEST_CASE("overflow mid-turn with encrypted reasoning: items resent byte-identic
   for (const auto& [key, value] : requests[1].body.items()) {
     if (key != "input") CHECK(requests[2].body[key] == value);
   }
-  // The retry: no reasoning or call left, one compaction item, the task last.
+  // The retry: no reasoning or call left, the task, then one compaction item, last.
   const Json retry = requests[3].InputItems();
   CHECK(CountType(retry, "reasoning") == 0);
   CHECK(CountType(retry, "function_call") == 0);
   CHECK(CountType(retry, "compaction") == 1);
-  CHECK(IsUserText(retry.back(), "read the log"));
+  REQUIRE(retry.size() >= 2);
+  CHECK(IsUserText(retry[retry.size() - 2], "read the log"));
+  CHECK(retry.back().value("type", "") == "compaction");
   CheckAllWireRules(*env, id);
 
   auto checkpoints = Checkpoints(ShowJson(*env, id));
@@ -726,11 +729,11 @@ TEST_CASE("overflow: a compaction request that overflows drops the oldest items 
   CHECK_THAT(run2.err, Catch::Contains("compaction dropped the " + std::to_string(dropped) +
                                        " oldest items"));
 
-  // The retry still starts from the whole conversation's summary, the message last.
+  // The retry still starts from the whole conversation's summary, after the message.
   const Json input = requests.back().InputItems();
   REQUIRE(input.size() >= f.context.size() + 2);
-  CHECK(IsSummaryItem(input[input.size() - 2]));
-  CHECK(IsUserText(input.back(), prompt));
+  CHECK(IsUserText(input[input.size() - 2], prompt));
+  CHECK(IsSummaryItem(input.back()));
 }
 
 TEST_CASE("overflow: a remote compaction request that overflows drops the oldest items") {
@@ -821,7 +824,8 @@ TEST_CASE("overflow: retried once only; a retry that still overflows fails the t
   CHECK(IsSummaryRequest(requests[2]));
   CHECK(requests[2].outcome == "completed");
   CHECK(requests[3].outcome == "failed:context_length_exceeded");
-  CHECK(IsSummaryItem(requests[3].InputItems()[f.context.size() + 1]));
+  REQUIRE(requests[3].InputItems().size() > f.context.size() + 1);
+  CHECK(IsSummaryItem(requests[3].InputItems().back()));
 
   // The compaction stays; the turn is recorded as failed; the session resumes.
   const Json details = ShowJson(*env, id);
@@ -1061,9 +1065,21 @@ void LongLoop(LoopMode mode) {
       }
     }
     if (compacted) {
-      // Right after a compaction: at most half the trigger, the task last.
+      // Right after a compaction: at most half the trigger; the summary (or
+      // the compaction item) last, the task before it (the working state
+      // between them), except that /responses/compact's output keeps the
+      // server's order, the task after it.
       CHECK(Tokens(input.dump().size()) <= kLimit / 2);
-      CHECK(IsUserText(input.back(), "run the loop"));
+      if (mode == LoopMode::kEndpoint) {
+        CHECK(IsUserText(input.back(), "run the loop"));
+      } else {
+        CHECK((mode == LoopMode::kLocal ? IsSummaryItem(input.back())
+                                        : input.back().value("type", "") == "compaction"));
+        const auto task = std::find_if(input.begin(), input.end(),
+                                       [](const Json& i) { return IsUserText(i, "run the loop"); });
+        REQUIRE(task != input.end());
+        CHECK(input.end() - task <= 3);
+      }
       CHECK(CountType(input, "function_call") == 0);
       compacted = false;
     }
