@@ -1588,13 +1588,15 @@ TEST_CASE("in tmux: widening again and again while the spinner ticks keeps the s
     last = it->str();
   }
   REQUIRE(!last.empty());
-  // A draft of many rows at 30 columns and two at 140, the cursor at its end.
+  // A draft of three rows at 40 columns and one at 140, the cursor at its
+  // end: a tick laid out at 40 moves up two rows too many at 140, onto the
+  // streamed lines (40 columns still show the whole spinner line).
   std::string draft = "a draft";
-  for (int i = 0; draft.size() < 230; ++i) draft += " part" + std::to_string(i);
+  for (int i = 0; draft.size() < 100; ++i) draft += " part" + std::to_string(i);
   t.Type(draft);
   t.WaitFor([&](const std::string&) { return t.Joined().find("› " + draft) != std::string::npos; });
   for (int round = 0; round < 8; ++round) {
-    t.Resize(30);
+    t.Resize(40);
     t.WaitStill();
     t.Resize(140);
     t.WaitStill();  // the spinner ticks on, at the new width
@@ -1603,6 +1605,7 @@ TEST_CASE("in tmux: widening again and again while the spinner ticks keeps the s
     CHECK(Count(text, "Esc to interrupt") == 1);
     CHECK(Count(text, "word01") == 1);
     CHECK(Count(text, last) == 1);  // the line above the spinner is whole
+    CHECK(Count(text, "› explain") == 1);
     CHECK(Count(text, "› a draft") == 1);
   }
   t.Key("Escape");
