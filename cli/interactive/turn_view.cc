@@ -115,6 +115,7 @@ void TurnView::CommitFooter() {
   drawn_output_rows_ = 0;
   live_cursor_row_ = 0;
   has_footer_ = false;
+  above_.clear();  // the footer now lies between those lines and the live region
   Emit(out);
 }
 
