@@ -32,6 +32,8 @@ class DrawnLines {
   void ReplaceLine(size_t index, std::string line);
 
   bool empty() const { return lines_.empty(); }
+  // How many hard lines, the cursor's included.
+  size_t lines() const { return lines_.size(); }
   // How many rows above the cursor's the drawing starts, on a terminal now
   // `columns` wide that re-wraps its lines (`reflows`) or not.
   int RowsAboveCursor(int columns, bool reflows) const;

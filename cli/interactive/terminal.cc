@@ -117,6 +117,7 @@ void Terminal::Apply(CtrlC mode) {
 void Terminal::SetCtrlC(CtrlC mode) { Apply(mode); }
 
 void Terminal::WriteLocked(std::string_view s) {
+  ++writes_;
   while (!s.empty()) {
     ssize_t n = ::write(out_fd_, s.data(), s.size());
     if (n < 0) {

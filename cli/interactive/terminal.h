@@ -13,6 +13,7 @@
 
 #include <termios.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -56,6 +57,10 @@ class Terminal {
   std::unique_lock<std::mutex> Lock() { return std::unique_lock<std::mutex>(write_mutex_); }
   // Writes without taking the lock (the caller holds Lock()).
   void WriteLocked(std::string_view s);
+  // How many writes were made so far (the caller holds Lock()): a drawer
+  // that remembers what it left on the screen can tell whether anyone else
+  // wrote since.
+  uint64_t writes() const { return writes_; }
 
   // Appends what is available on the input to `*out`, waiting up to
   // `timeout_ms` (-1 = until something happens).
@@ -79,6 +84,7 @@ class Terminal {
   int wake_[2] = {-1, -1};  // a pipe: Wake() writes, Read() polls
   struct termios saved_ {};
   std::mutex write_mutex_;
+  uint64_t writes_ = 0;  // under write_mutex_
   bool reflows_ = false;
 };
 

@@ -68,14 +68,14 @@ void TurnView::EndTurn() {
   spinner_.join();
   std::lock_guard<std::mutex> lock(mutex_);
   paused_ = false;
-  auto term = terminal_.Lock();
-  terminal_.WriteLocked(Redrawn());
+  auto term = LockTerminal();
+  Emit(Redrawn());
 }
 
 void TurnView::PauseSpinner() {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto term = terminal_.Lock();
-  terminal_.WriteLocked(EraseLiveText());
+  auto term = LockTerminal();
+  Emit(EraseLiveText());
   paused_ = true;
 }
 
@@ -83,8 +83,8 @@ void TurnView::ResumeSpinner() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     paused_ = false;
-    auto term = terminal_.Lock();
-    terminal_.WriteLocked(Redrawn());
+    auto term = LockTerminal();
+    Emit(Redrawn());
   }
   wake_.notify_all();
 }
@@ -94,13 +94,13 @@ void TurnView::SetFooter(const EditorLayout& footer) {
   footer_ = footer;
   has_footer_ = true;
   if (paused_) return;
-  auto term = terminal_.Lock();
-  terminal_.WriteLocked(Redrawn());
+  auto term = LockTerminal();
+  Emit(Redrawn());
 }
 
 void TurnView::CommitFooter() {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto term = terminal_.Lock();
+  auto term = LockTerminal();
   std::string out;
   if (drawn_ && drawn_footer_) {
     out += Move(footer_.end_row - footer_.cursor_row, 'B');
@@ -115,19 +115,20 @@ void TurnView::CommitFooter() {
   drawn_output_rows_ = 0;
   live_cursor_row_ = 0;
   has_footer_ = false;
-  terminal_.WriteLocked(out);
+  above_.clear();  // the footer now lies between those lines and the live region
+  Emit(out);
 }
 
 void TurnView::ClearLive() {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto term = terminal_.Lock();
-  terminal_.WriteLocked(EraseLiveText());
+  auto term = LockTerminal();
+  Emit(EraseLiveText());
   has_footer_ = false;
 }
 
 void TurnView::Redraw(bool forget_drawn) {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto term = terminal_.Lock();
+  auto term = LockTerminal();
   if (forget_drawn) {
     drawn_ = false;
     drawn_footer_ = false;
@@ -136,7 +137,7 @@ void TurnView::Redraw(bool forget_drawn) {
     drawn_output_rows_ = 0;
     live_cursor_row_ = 0;
   }
-  terminal_.WriteLocked(Redrawn());
+  Emit(Redrawn());
 }
 
 std::string TurnView::Redrawn() {
@@ -145,9 +146,47 @@ std::string TurnView::Redrawn() {
   return out;
 }
 
+std::unique_lock<std::mutex> TurnView::LockTerminal() {
+  auto lock = terminal_.Lock();
+  // Someone else wrote (a prompt, a notice): the lines above the live region
+  // are no longer known to be the ones printed here.
+  if (terminal_.writes() != own_writes_) above_.clear();
+  columns_ = terminal_.Columns();  // once per drawing: every row of it agrees
+  return lock;
+}
+
+void TurnView::Emit(std::string_view out) {
+  terminal_.WriteLocked(out);
+  own_writes_ = terminal_.writes();
+}
+
 std::string TurnView::EraseLiveText() {
   if (!drawn_) return "";
-  std::string out = Move(RowsAboveCursor(), 'A') + kEraseToEnd;
+  int up = RowsAboveCursor();
+  std::string reprint;
+  if (columns_ > drawn_columns_ && drawn_columns_ > 0 && terminal_.reflows()) {
+    // The frames drawn for drawn_columns_ may have been laid out by the
+    // terminal at the new width: a terminal that re-wraps (tmux) re-wraps its
+    // screen first and reads what was already written to it after, and this
+    // process learns the new width later still. Such a frame joined rows
+    // that its cursor motions counted apart, so it moved up too far, by at
+    // most the live region's wrapped rows above the cursor, and drew over the
+    // bottom rows of the lines printed above it. Those lines are printed
+    // again, so whatever such a frame left there is gone.
+    const int over = live_cursor_row_ - static_cast<int>(drawn_lines_.lines()) + 1;
+    const int screen = terminal_.Rows();
+    int rows = 0;
+    size_t first = above_.size();
+    while (first > 0 && static_cast<int>(above_.size() - first) < over) {
+      const int r = WrappedRows(above_[first - 1], columns_);
+      if (up + rows + r >= screen) break;  // never above the screen's top
+      rows += r;
+      --first;
+    }
+    for (size_t i = first; i < above_.size(); ++i) reprint += above_[i] + "\n";
+    up += rows;
+  }
+  std::string out = Move(up, 'A') + kEraseToEnd + reprint;
   drawn_ = false;
   drawn_footer_ = false;
   drawn_lines_.Clear();
@@ -169,7 +208,7 @@ std::string TurnView::DrawLiveText() {
   if (paused_) return "";
   std::string out = "\r";
   int row = 0;
-  const int columns = terminal_.Columns();
+  const int columns = columns_;
   const bool footer = has_footer_ && !FooterStale();
   if (has_footer_ && !footer) terminal_.Wake();  // the session lays it out again
   drawn_columns_ = columns;
@@ -228,11 +267,11 @@ std::string TurnView::DrawLiveText() {
 }
 
 bool TurnView::FooterStale() const {
-  return has_footer_ && footer_.columns != 0 && footer_.columns != terminal_.Columns();
+  return has_footer_ && footer_.columns != 0 && footer_.columns != columns_;
 }
 
 int TurnView::RowsAboveCursor() const {
-  const int columns = terminal_.Columns();
+  const int columns = columns_;
   if (columns == drawn_columns_ || columns <= 0) return live_cursor_row_;
   // A terminal that re-wraps has laid every line drawn at the old width out
   // again at the new one; the cursor kept its place in its line.
@@ -248,8 +287,7 @@ std::string TurnView::SpinnerLine() const {
   std::string line = style_.Cyan(kFrames[frame_ % kFrameCount]) + " " + style_.Bold(label) +
                      style_.Dim(" (" + std::to_string(secs) + "s · Esc to interrupt)");
   // Never wider than the terminal: a wrapped spinner could not be erased.
-  int cols = terminal_.Columns();
-  if (DisplayWidth(line) >= cols)
+  if (DisplayWidth(line) >= columns_)
     line = style_.Cyan(kFrames[frame_ % kFrameCount]) + " " + std::to_string(secs) + "s";
   return line;
 }
@@ -258,8 +296,8 @@ void TurnView::SpinnerLoop() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (running_) {
     if (SpinnerVisible()) {
-      auto term = terminal_.Lock();
-      if (drawn_spinner_ && !output_dirty_ && terminal_.Columns() == drawn_columns_ &&
+      auto term = LockTerminal();
+      if (drawn_spinner_ && !output_dirty_ && columns_ == drawn_columns_ &&
           drawn_footer_ == (has_footer_ && !FooterStale())) {
         // Only the spinner row changes: the composer under it is left alone.
         const int up = live_cursor_row_ - drawn_output_rows_;
@@ -268,9 +306,9 @@ void TurnView::SpinnerLoop() {
         drawn_lines_.ReplaceLine(spinner_line_, spinner);
         ++frame_;
         if (up > 0) out += "\r" + Move(up, 'B') + Move(footer_.cursor_col, 'C');
-        terminal_.WriteLocked(out);
+        Emit(out);
       } else {
-        terminal_.WriteLocked(Redrawn());
+        Emit(Redrawn());
       }
     }
     wake_.wait_for(lock, std::chrono::milliseconds(100));
@@ -278,11 +316,25 @@ void TurnView::SpinnerLoop() {
 }
 
 void TurnView::WriteAbove(std::string_view text) {
-  auto term = terminal_.Lock();
+  auto term = LockTerminal();
   std::string out = EraseLiveText();
   out.append(text);
+  // Its lines, kept to be printed again should a frame have drawn over them.
+  if (!text.empty() && text.back() != '\n') {
+    above_.clear();  // the live region now starts mid-row: nothing to repair
+  } else {
+    size_t pos = 0;
+    while (pos < text.size()) {
+      size_t nl = text.find('\n', pos);
+      std::string_view line = text.substr(pos, nl - pos);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      above_.emplace_back(line);
+      pos = nl + 1;
+    }
+    while (above_.size() > kAboveKept) above_.pop_front();
+  }
   out += DrawLiveText();
-  terminal_.WriteLocked(out);
+  Emit(out);
   printed_ = true;
 }
 
@@ -407,8 +459,8 @@ void TurnView::OnToolOutput(std::string_view call_id, std::string_view chunk) {
       std::chrono::steady_clock::now() - output_drawn_at_ < std::chrono::milliseconds(100)) {
     return;
   }
-  auto term = terminal_.Lock();
-  terminal_.WriteLocked(Redrawn());
+  auto term = LockTerminal();
+  Emit(Redrawn());
 }
 
 void TurnView::OnToolCompleted(const core::ToolActivity& activity) {

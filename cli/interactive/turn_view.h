@@ -23,6 +23,8 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
+#include <deque>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -95,6 +97,10 @@ class TurnView final : public core::TurnObserver {
  private:
   void SpinnerLoop();
   // All with mutex_ held.
+  // Takes the Terminal's lock for one drawing and reads its width for it.
+  std::unique_lock<std::mutex> LockTerminal();
+  // Writes `out` (under LockTerminal()).
+  void Emit(std::string_view out);
   void WriteAbove(std::string_view text);
   std::string EraseLiveText();
   std::string DrawLiveText();
@@ -145,10 +151,17 @@ class TurnView final : public core::TurnObserver {
   // spinner_line_ of them.
   DrawnLines drawn_lines_;
   int drawn_columns_ = 0;
+  int columns_ = 0;  // the terminal's width, read under LockTerminal()
   size_t spinner_line_ = 0;
   int live_cursor_row_ = 0;
   EditorLayout footer_;
   bool has_footer_ = false;
+  // The last lines printed above the live region (WriteAbove), as long as
+  // nothing else wrote since (own_writes_ is the Terminal's count after our
+  // last write): printed again after a width change (EraseLiveText).
+  static constexpr size_t kAboveKept = 64;
+  std::deque<std::string> above_;
+  uint64_t own_writes_ = 0;
 };
 
 }  // namespace codex::cli
