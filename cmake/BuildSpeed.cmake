@@ -12,22 +12,35 @@ if(NOT CODEX_DEBUG_INFO STREQUAL "")
   add_compile_options(-g${CODEX_DEBUG_INFO})
 endif()
 
+# CODEX_TEST_O0: in an optimized build, the test code (unit tests, tests/,
+# testing/, the scripted server, Catch2's implementation) is compiled at -O0
+# while the shipped libraries and programs keep the build type's -O2: the -O2
+# warnings and the benches are about those (the benches' helpers from testing/
+# only set up: temporary directories, the private PostgreSQL server). Measured
+# (docs/ci.md): a test file compiles in half the CPU time at -O0 with the
+# precompiled header. The tests spend their run time in the -O2 codex binary and
+# libraries.
+if(CMAKE_BUILD_TYPE STREQUAL "Debug")
+  set(codex_test_o0_default OFF)  # everything is -O0 already
+else()
+  set(codex_test_o0_default ON)
+endif()
+option(CODEX_TEST_O0 "Compile test code at -O0 in optimized builds" ${codex_test_o0_default})
+
 # CODEX_PCH: nlohmann/json (reached by most translation units through
 # core/item.h), Catch2 and the standard headers everyone includes are parsed
 # once per build into two precompiled headers, one for code and one for
-# tests, which every C++ target of ours reuses (codex_use_pch below). Measured
-# (docs/ci.md): -17% CPU per file in an -O0 build (the ASan job), nothing at
-# -O2, where code generation dominates; so on by default for Debug builds only.
-if(CMAKE_BUILD_TYPE STREQUAL "Debug")
-  set(codex_pch_default ON)
-else()
-  set(codex_pch_default OFF)
-endif()
-option(CODEX_PCH "Precompile the heavy shared headers once per build" ${codex_pch_default})
+# tests, which the -O0 targets reuse (codex_use_pch below). Measured
+# (docs/ci.md): -17% CPU per file at -O0, nothing at -O2, where code
+# generation dominates. So: every target of a Debug build (the ASan job), only
+# the -O0 test targets (CODEX_TEST_O0) of an optimized one.
+option(CODEX_PCH "Precompile the heavy shared headers for the -O0 targets" ON)
+
 if(CODEX_FUZZ)
   # The fuzz build compiles a few files with per-target sanitizer flags a
   # shared precompiled header cannot match.
   set(CODEX_PCH OFF)
+  set(CODEX_TEST_O0 OFF)
 endif()
 
 if(CODEX_PCH AND CMAKE_CXX_COMPILER_LAUNCHER MATCHES "ccache")
@@ -50,14 +63,49 @@ function(codex_collect_targets dir out)
   set(${out} ${targets} PARENT_SCOPE)
 endfunction()
 
-# Called once at the end of the top-level CMakeLists.txt: every executable and
-# library of ours reuses codex_pch, every Catch2 binary codex_pch_test. The
+# Test code (CODEX_TEST_O0): the Catch2 binaries, everything defined in
+# tests/ and testing/, and the test support libraries.
+function(codex_is_test_target t out)
+  get_target_property(dir ${t} SOURCE_DIR)
+  file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${dir})
+  if(t MATCHES "_test$" OR rel MATCHES "^(tests|testing)(/|$)"
+     OR t MATCHES "^codex_(catch_impl|catch_main|storage_testing)$")
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Called once at the end of the top-level CMakeLists.txt: the test targets of
+# an optimized build get -O0 (CODEX_TEST_O0); every -O0 executable and library
+# of ours reuses codex_pch, every -O0 Catch2 binary codex_pch_test. The
 # targets that compile Catch2's implementation (codex_catch_impl) must see
 # catch.hpp after their own #define, so they keep no precompiled header.
 function(codex_use_pch)
-  if(NOT CODEX_PCH)
+  set(test_o0 ${CODEX_TEST_O0})
+  if(CMAKE_BUILD_TYPE STREQUAL "Debug")
+    set(test_o0 OFF)
+  endif()
+  codex_collect_targets(${PROJECT_SOURCE_DIR} all_targets)
+  set(targets)
+  foreach(t ${all_targets})
+    get_target_property(type ${t} TYPE)
+    if(NOT type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$")
+      continue()
+    endif()
+    if(test_o0)
+      codex_is_test_target(${t} is_test)
+      if(NOT is_test)
+        continue()  # shipped code: the build type's -O2, no precompiled header
+      endif()
+      target_compile_options(${t} PRIVATE -O0)
+    endif()
+    list(APPEND targets ${t})
+  endforeach()
+  if(NOT CODEX_PCH OR NOT (test_o0 OR CMAKE_BUILD_TYPE STREQUAL "Debug"))
     return()
   endif()
+
   set(std_headers
     <algorithm> <chrono> <cstdint> <filesystem> <fstream> <functional> <map> <memory>
     <mutex> <optional> <set> <sstream> <string> <string_view> <thread> <unordered_map>
@@ -65,19 +113,23 @@ function(codex_use_pch)
   add_library(codex_pch OBJECT ${PROJECT_SOURCE_DIR}/cmake/pch.cc)
   target_link_libraries(codex_pch PRIVATE codex_warnings nlohmann_json::nlohmann_json)
   target_precompile_headers(codex_pch PRIVATE ${std_headers} <nlohmann/json.hpp>)
+  set(pch_targets codex_pch)
   if(TARGET Catch2::Catch2)
     add_library(codex_pch_test OBJECT ${PROJECT_SOURCE_DIR}/cmake/pch.cc)
     target_link_libraries(codex_pch_test PRIVATE codex_warnings nlohmann_json::nlohmann_json
                                                  Catch2::Catch2)
     target_precompile_headers(codex_pch_test PRIVATE
       ${std_headers} <nlohmann/json.hpp> <catch2/catch.hpp>)
+    list(APPEND pch_targets codex_pch_test)
+  endif()
+  if(test_o0)
+    foreach(p ${pch_targets})
+      target_compile_options(${p} PRIVATE -O0)  # as the targets that use them
+    endforeach()
   endif()
 
-  codex_collect_targets(${PROJECT_SOURCE_DIR} targets)
   foreach(t ${targets})
-    get_target_property(type ${t} TYPE)
-    if(NOT type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$"
-       OR t MATCHES "^codex_pch" OR t STREQUAL "codex_catch_impl")
+    if(t STREQUAL "codex_catch_impl")
       continue()
     endif()
     get_target_property(libs ${t} LINK_LIBRARIES)
