@@ -5,10 +5,14 @@
 # SANITIZE=1 builds and tests with ASan + UBSan instead (in build-asan/).
 # CODEX_DEBUG_INFO=0|1|2 sets the debug info of the build (default: the build
 # type's -g; line tables only under SANITIZE=1, enough for its stack traces).
+# CTEST_JOBS sets how many tests run at once (default: two per core).
 # Each step prints its wall time and the CPU time used so far (docs/ci.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="${JOBS:-$(nproc)}"
+# Tests mostly wait (for codex processes, servers, a lease going stale): at one
+# test per core CI's ctest used about half the CPU (docs/ci.md), so two per core.
+ctest_jobs="${CTEST_JOBS:-$((2 * jobs))}"
 
 step_start=$SECONDS
 times_file=$(mktemp)
@@ -28,7 +32,7 @@ if [[ "${SANITIZE:-0}" == "1" ]]; then
     -DCODEX_DEBUG_INFO="${CODEX_DEBUG_INFO:-1}"
   step_done "ASan+UBSan build"
   scripts/install-mcp-test-servers.sh "$BUILD_DIR"
-  ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$jobs" --timeout 900
+  ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$ctest_jobs" --timeout 900
   step_done "ASan+UBSan ctest"
   exit 0
 fi
@@ -38,7 +42,7 @@ export BUILD_DIR="${BUILD_DIR:-build}"
 scripts/build.sh -DCODEX_WERROR=ON -DCODEX_DEBUG_INFO="${CODEX_DEBUG_INFO:-}"
 step_done "build"
 scripts/install-mcp-test-servers.sh "$BUILD_DIR"  # npm MCP servers for mcp_e2e_test
-ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$jobs" --timeout 600
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$ctest_jobs" --timeout 600
 step_done "ctest"
 
 if [[ "${FUZZ:-1}" == "1" ]]; then
