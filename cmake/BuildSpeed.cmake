@@ -36,6 +36,19 @@ option(CODEX_TEST_O0 "Compile test code at -O0 in optimized builds" ${codex_test
 # the -O0 test targets (CODEX_TEST_O0) of an optimized one.
 option(CODEX_PCH "Precompile the heavy shared headers for the -O0 targets" ON)
 
+# CODEX_UNITY: the test binaries of several files compile as one translation
+# unit (CMake's unity build), so Catch2, nlohmann/json and our headers are
+# parsed, and their inline functions compiled, once per test binary instead of
+# once per file (measured in docs/ci.md). Names at file scope of a test file
+# (anonymous namespaces included) must then be distinct within its binary.
+option(CODEX_UNITY "Compile each multi-file test binary as one translation unit" ON)
+# Files whose file-scope helpers share a name with a helper of another file of
+# the same binary; they stay translation units of their own.
+set(codex_unity_skip
+  core/transcript_test.cc storage/maintenance_test.cc storage/search_parity_test.cc
+  compaction/local_compactor_test.cc compaction/remote_compactor_test.cc
+  tests/scripted_server/invariants.cc tests/scripted_server/scripted_server.cc)
+
 if(CODEX_FUZZ)
   # The fuzz build compiles a few files with per-target sanitizer flags a
   # shared precompiled header cannot match.
@@ -99,6 +112,18 @@ function(codex_use_pch)
         continue()  # shipped code: the build type's -O2, no precompiled header
       endif()
       target_compile_options(${t} PRIVATE -O0)
+    endif()
+    if(CODEX_UNITY AND NOT CODEX_FUZZ)
+      codex_is_test_target(${t} is_test)
+      get_target_property(sources ${t} SOURCES)
+      list(LENGTH sources n_sources)
+      if(is_test AND n_sources GREATER 1)
+        set_target_properties(${t} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
+        foreach(f ${codex_unity_skip})
+          set_source_files_properties(${PROJECT_SOURCE_DIR}/${f} TARGET_DIRECTORY ${t}
+                                      PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+        endforeach()
+      endif()
     endif()
     list(APPEND targets ${t})
   endforeach()
