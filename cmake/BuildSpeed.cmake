@@ -12,22 +12,55 @@ if(NOT CODEX_DEBUG_INFO STREQUAL "")
   add_compile_options(-g${CODEX_DEBUG_INFO})
 endif()
 
+# CODEX_TEST_O0: in an optimized build, the test code (unit tests, tests/,
+# testing/, the scripted server, Catch2's implementation) is compiled at -O0
+# while the shipped libraries and programs keep the build type's -O2: the -O2
+# warnings and the benches are about those (the benches' helpers from testing/
+# only set up: temporary directories, the private PostgreSQL server). Measured
+# (docs/ci.md): a test file compiles in half the CPU time at -O0 with the
+# precompiled header. The tests spend their run time in the -O2 codex binary and
+# libraries.
+if(CMAKE_BUILD_TYPE STREQUAL "Debug")
+  set(codex_test_o0_default OFF)  # everything is -O0 already
+else()
+  set(codex_test_o0_default ON)
+endif()
+option(CODEX_TEST_O0 "Compile test code at -O0 in optimized builds" ${codex_test_o0_default})
+
 # CODEX_PCH: nlohmann/json (reached by most translation units through
 # core/item.h), Catch2 and the standard headers everyone includes are parsed
 # once per build into two precompiled headers, one for code and one for
-# tests, which every C++ target of ours reuses (codex_use_pch below). Measured
-# (docs/ci.md): -17% CPU per file in an -O0 build (the ASan job), nothing at
-# -O2, where code generation dominates; so on by default for Debug builds only.
-if(CMAKE_BUILD_TYPE STREQUAL "Debug")
-  set(codex_pch_default ON)
-else()
-  set(codex_pch_default OFF)
-endif()
-option(CODEX_PCH "Precompile the heavy shared headers once per build" ${codex_pch_default})
+# tests, which the -O0 targets reuse (codex_use_pch below). Measured
+# (docs/ci.md): -17% CPU per file at -O0, nothing at -O2, where code
+# generation dominates. So: every target of a Debug build (the ASan job), only
+# the -O0 test targets (CODEX_TEST_O0) of an optimized one.
+option(CODEX_PCH "Precompile the heavy shared headers for the -O0 targets" ON)
+
+# CODEX_UNITY: the test binaries of several files compile as one translation
+# unit (CMake's unity build), so Catch2, nlohmann/json and our headers are
+# parsed, and their inline functions compiled, once per test binary instead of
+# once per file (measured in docs/ci.md). Names at file scope of a test file
+# (anonymous namespaces included) must then be distinct within its binary.
+option(CODEX_UNITY "Compile each multi-file test binary as one translation unit" ON)
+# Files whose file-scope helpers share a name with a helper of another file of
+# the same binary; they stay translation units of their own.
+set(codex_unity_skip
+  core/transcript_test.cc storage/maintenance_test.cc storage/search_parity_test.cc
+  compaction/local_compactor_test.cc compaction/remote_compactor_test.cc
+  tests/scripted_server/invariants.cc tests/scripted_server/scripted_server.cc
+  mcp/manager.cc compaction/remote_compactor.cc compaction/compactor_factory.cc)
+# In a Debug build (the ASan job) these libraries compile in batches of 8 files
+# too; an optimized build keeps one translation unit per file for the shipped
+# code, as it is shipped. Not yet codex_core, codex_storage and the codex
+# program: their files repeat file-scope names (and in cli/ a call can silently
+# resolve to another file's function: turn_view.cc's FirstLine went unused).
+set(codex_unity_debug_targets codex_sandbox codex_tui codex_compaction codex_mcp)
+
 if(CODEX_FUZZ)
   # The fuzz build compiles a few files with per-target sanitizer flags a
   # shared precompiled header cannot match.
   set(CODEX_PCH OFF)
+  set(CODEX_TEST_O0 OFF)
 endif()
 
 if(CODEX_PCH AND CMAKE_CXX_COMPILER_LAUNCHER MATCHES "ccache")
@@ -50,14 +83,68 @@ function(codex_collect_targets dir out)
   set(${out} ${targets} PARENT_SCOPE)
 endfunction()
 
-# Called once at the end of the top-level CMakeLists.txt: every executable and
-# library of ours reuses codex_pch, every Catch2 binary codex_pch_test. The
+# Test code (CODEX_TEST_O0): the Catch2 binaries, everything defined in
+# tests/ and testing/, and the test support libraries.
+function(codex_is_test_target t out)
+  get_target_property(dir ${t} SOURCE_DIR)
+  file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${dir})
+  if(t MATCHES "_test$" OR rel MATCHES "^(tests|testing)(/|$)"
+     OR t MATCHES "^codex_(catch_impl|catch_main|storage_testing)$")
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Called once at the end of the top-level CMakeLists.txt: the test targets of
+# an optimized build get -O0 (CODEX_TEST_O0); every -O0 executable and library
+# of ours reuses codex_pch, every -O0 Catch2 binary codex_pch_test. The
 # targets that compile Catch2's implementation (codex_catch_impl) must see
 # catch.hpp after their own #define, so they keep no precompiled header.
 function(codex_use_pch)
-  if(NOT CODEX_PCH)
+  set(test_o0 ${CODEX_TEST_O0})
+  if(CMAKE_BUILD_TYPE STREQUAL "Debug")
+    set(test_o0 OFF)
+  endif()
+  codex_collect_targets(${PROJECT_SOURCE_DIR} all_targets)
+  set(targets)
+  foreach(t ${all_targets})
+    get_target_property(type ${t} TYPE)
+    if(NOT type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$")
+      continue()
+    endif()
+    if(test_o0)
+      codex_is_test_target(${t} is_test)
+      if(NOT is_test)
+        continue()  # shipped code: the build type's -O2, no precompiled header
+      endif()
+      target_compile_options(${t} PRIVATE -O0)
+    endif()
+    if(CODEX_UNITY AND NOT CODEX_FUZZ)
+      codex_is_test_target(${t} is_test)
+      get_target_property(sources ${t} SOURCES)
+      list(LENGTH sources n_sources)
+      if(is_test AND n_sources GREATER 1)
+        set_target_properties(${t} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
+        foreach(f ${codex_unity_skip})
+          set_source_files_properties(${PROJECT_SOURCE_DIR}/${f} TARGET_DIRECTORY ${t}
+                                      PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+        endforeach()
+      endif()
+      if(CMAKE_BUILD_TYPE STREQUAL "Debug" AND t IN_LIST codex_unity_debug_targets)
+        set_target_properties(${t} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+        foreach(f ${codex_unity_skip})
+          set_source_files_properties(${PROJECT_SOURCE_DIR}/${f} TARGET_DIRECTORY ${t}
+                                      PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+        endforeach()
+      endif()
+    endif()
+    list(APPEND targets ${t})
+  endforeach()
+  if(NOT CODEX_PCH OR NOT (test_o0 OR CMAKE_BUILD_TYPE STREQUAL "Debug"))
     return()
   endif()
+
   set(std_headers
     <algorithm> <chrono> <cstdint> <filesystem> <fstream> <functional> <map> <memory>
     <mutex> <optional> <set> <sstream> <string> <string_view> <thread> <unordered_map>
@@ -65,19 +152,23 @@ function(codex_use_pch)
   add_library(codex_pch OBJECT ${PROJECT_SOURCE_DIR}/cmake/pch.cc)
   target_link_libraries(codex_pch PRIVATE codex_warnings nlohmann_json::nlohmann_json)
   target_precompile_headers(codex_pch PRIVATE ${std_headers} <nlohmann/json.hpp>)
+  set(pch_targets codex_pch)
   if(TARGET Catch2::Catch2)
     add_library(codex_pch_test OBJECT ${PROJECT_SOURCE_DIR}/cmake/pch.cc)
     target_link_libraries(codex_pch_test PRIVATE codex_warnings nlohmann_json::nlohmann_json
                                                  Catch2::Catch2)
     target_precompile_headers(codex_pch_test PRIVATE
       ${std_headers} <nlohmann/json.hpp> <catch2/catch.hpp>)
+    list(APPEND pch_targets codex_pch_test)
+  endif()
+  if(test_o0)
+    foreach(p ${pch_targets})
+      target_compile_options(${p} PRIVATE -O0)  # as the targets that use them
+    endforeach()
   endif()
 
-  codex_collect_targets(${PROJECT_SOURCE_DIR} targets)
   foreach(t ${targets})
-    get_target_property(type ${t} TYPE)
-    if(NOT type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$"
-       OR t MATCHES "^codex_pch" OR t STREQUAL "codex_catch_impl")
+    if(t STREQUAL "codex_catch_impl")
       continue()
     endif()
     get_target_property(libs ${t} LINK_LIBRARIES)
