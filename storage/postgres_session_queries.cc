@@ -59,17 +59,10 @@ Result<std::vector<StoredItem>> PostgresSessionStore::LoadHistory(const SessionI
 }
 
 Result<core::ListPage> PostgresSessionStore::ListSessions(const core::ListQuery& query) {
-  if (query.limit <= 0) {
-    return InvalidArgumentError("list limit must be at least 1, got " +
-                                std::to_string(query.limit));
-  }
   int64_t after_ms = 0;
   std::string after_id;
+  RETURN_IF_ERROR(CheckListQuery(query, &after_ms, &after_id));
   const bool has_cursor = !query.cursor.empty();
-  if (has_cursor && !DecodeCursor(query.cursor, &after_ms, &after_id)) {
-    return InvalidArgumentError("invalid cursor '" + query.cursor +
-                                "'; pass the value printed by 'codex sessions list'");
-  }
   return Read(*conn_, "listing sessions", [&]() -> Result<core::ListPage> {
     std::vector<Param> params{P(query.archived ? 1 : 0)};
     std::string sql = std::string("SELECT ") + kSessionCols + " FROM sessions WHERE archived = $1";

@@ -42,6 +42,7 @@ using core::StoredItem;
 using internal::AmbiguousPrefix;
 using internal::CheckCopy;
 using internal::CheckImport;
+using internal::CheckListQuery;
 using internal::DecodeCursor;
 using internal::DirScope;
 using internal::EncodeCursor;

@@ -139,17 +139,10 @@ Result<std::vector<StoredItem>> SqliteSessionStore::LoadHistory(const SessionInf
 }
 
 Result<core::ListPage> SqliteSessionStore::ListSessions(const core::ListQuery& query) {
-  if (query.limit <= 0) {
-    return InvalidArgumentError("list limit must be at least 1, got " +
-                                std::to_string(query.limit));
-  }
   int64_t after_ms = 0;
   std::string after_id;
+  RETURN_IF_ERROR(CheckListQuery(query, &after_ms, &after_id));
   const bool has_cursor = !query.cursor.empty();
-  if (has_cursor && !DecodeCursor(query.cursor, &after_ms, &after_id)) {
-    return InvalidArgumentError("invalid cursor '" + query.cursor +
-                                "'; pass the value printed by 'codex sessions list'");
-  }
   return Guarded(path_, "listing sessions", [&]() -> Result<core::ListPage> {
     SQLite::Statement q(*db_, RecentSessionsSql(query.cwd.has_value(), has_cursor));
     BindRecent(q, query.archived,

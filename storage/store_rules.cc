@@ -82,6 +82,18 @@ Status CheckCopy(const SessionCopy& copy) {
   return OkStatus();
 }
 
+Status CheckListQuery(const core::ListQuery& query, int64_t* after_ms, std::string* after_id) {
+  if (query.limit <= 0) {
+    return InvalidArgumentError("list limit must be at least 1, got " +
+                                std::to_string(query.limit));
+  }
+  if (!query.cursor.empty() && !DecodeCursor(query.cursor, after_ms, after_id)) {
+    return InvalidArgumentError("invalid cursor '" + query.cursor +
+                                "'; pass the value printed by 'codex sessions list'");
+  }
+  return OkStatus();
+}
+
 core::TurnStatus TurnStatusFromName(std::string_view s) {
   if (s == "failed") return core::TurnStatus::kFailed;
   if (s == "interrupted") return core::TurnStatus::kInterrupted;

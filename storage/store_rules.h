@@ -85,6 +85,9 @@ DirScope ScopeOf(std::string_view dir);
 bool InScope(const core::SessionInfo& s, const DirScope& scope);
 // This machine's host name, as sessions and leases record it.
 std::string LocalHost();
+// kInvalidArgument for a limit below 1 or a cursor EncodeCursor did not make;
+// else the cursor's position in *after_ms and *after_id (unchanged without one).
+Status CheckListQuery(const core::ListQuery& query, int64_t* after_ms, std::string* after_id);
 // The opaque keyset cursor of ListSessions: after `s` in newest-first order.
 std::string EncodeCursor(const core::SessionInfo& s);
 bool DecodeCursor(std::string_view cursor, int64_t* ms, std::string* id);
