@@ -1505,21 +1505,32 @@ TEST_CASE("in tmux (lines re-wrap on resize): narrowing and widening leave one c
   CHECK(Contains(UserTexts(requests[0]), draft + " M0 M1 M2 M3 M4"));
 }
 
-TEST_CASE("in tmux: resizing while a turn streams leaves one spinner and one composer") {
-  if (!TmuxCodex::Available()) {
-    WARN("tmux is not installed: the re-wrapping terminal cannot be tested here");
-    return;
-  }
+// A turn whose answer streams six words of LongParagraph() and then pauses
+// for a minute, the spinner ticking: the stage of the resize cases.
+std::string PausedStreamScript() {
   nlohmann::json script = {
       {"responses",
        {{{"message", LongParagraph()}, {"pause_after", 6}, {"pause_ms", 60000}}, "second"}}};
-  auto env = MakeEnv(script.dump());
-  TmuxCodex t(*env, {}, 100, 30, 40);
+  return script.dump();
+}
+
+// Sends "explain" and waits until the first word streamed and the spinner runs.
+void StartPausedStream(TmuxCodex& t) {
   t.WaitForText("›");
   t.Type("explain");
   t.Key("Enter");
   t.WaitForText("word01");
   t.WaitForText("Esc to interrupt");
+}
+
+TEST_CASE("in tmux: resizing while a turn streams leaves one spinner and one composer") {
+  if (!TmuxCodex::Available()) {
+    WARN("tmux is not installed: the re-wrapping terminal cannot be tested here");
+    return;
+  }
+  auto env = MakeEnv(PausedStreamScript());
+  TmuxCodex t(*env, {}, 100, 30, 40);
+  StartPausedStream(t);
   // A draft long enough to wrap when narrow, the cursor 12 characters from its end.
   const std::string draft = "typed while it streams, long enough to take two rows when narrow";
   t.Type(draft);
@@ -1569,16 +1580,9 @@ TEST_CASE("in tmux: widening again and again while the spinner ticks keeps the s
     WARN("tmux is not installed: the re-wrapping terminal cannot be tested here");
     return;
   }
-  nlohmann::json script = {
-      {"responses",
-       {{{"message", LongParagraph()}, {"pause_after", 6}, {"pause_ms", 60000}}, "second"}}};
-  auto env = MakeEnv(script.dump());
+  auto env = MakeEnv(PausedStreamScript());
   TmuxCodex t(*env, {}, 100, 30, 40);
-  t.WaitForText("›");
-  t.Type("explain");
-  t.Key("Enter");
-  t.WaitForText("word01");
-  t.WaitForText("Esc to interrupt");
+  StartPausedStream(t);
   t.WaitStill();
   // The last word streamed so far: the line it ends is right above the spinner.
   std::string streamed = t.Joined();
