@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config git openssl ca-certificates
   libsqlite3-dev libsqlitecpp-dev libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev
   nlohmann-json3-dev catch2 libtomlplusplus-dev libcli11-dev libseccomp-dev
-  bubblewrap libmd4c-dev
+  bubblewrap libmd4c-dev libmd4c-html0  # libmd4c-dev's CMake config names libmd4c-html.so, which it does not depend on
   libpq-dev postgresql)  # libpq: the PostgreSQL store; the server: its tests (private initdb)
 # tmux: tests/interactive_e2e_test.cc resizes the interactive UI in a terminal
 # that re-wraps its lines.
