@@ -218,7 +218,7 @@ TEST_CASE("sessions: starting and failing before any message stores nothing") {
     CHECK(db.Scalar("SELECT count(*) FROM sessions") == "0");
     CHECK(db.Scalar("SELECT count(*) FROM items") == "0");
   }
-  auto last = Run(*env, {"exec", "resume", "--last", "anything"});
+  auto last = Run(*env, {"exec", "resume", "--last", "--existing", "anything"});
   CHECK(last.exit_code == 4);
   auto real = Run(*env, {"exec", "a real question"});
   REQUIRE(real.exit_code == 0);
