@@ -23,6 +23,7 @@
 #include "core/config.h"
 #include "core/context_budget.h"
 #include "core/instructions.h"
+#include "core/session_lease.h"
 #include "core/tool_router.h"
 #include "core/transcript.h"
 #include "storage/rollout.h"
@@ -638,7 +639,20 @@ Status RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
   const std::string where = q.cwd ? " in " + *q.cwd : std::string(" in every directory");
   ASSIGN_OR_RETURN(auto store, OpenStore());
   q.dry_run = true;
-  ASSIGN_OR_RETURN(auto candidates, store->Purge(q, nullptr));
+  storage::RemoveStats seen;
+  ASSIGN_OR_RETURN(auto candidates, store->Purge(q, &seen));
+  // Sessions a running turn holds are skipped (SessionDatabase::Remove), and
+  // said so: one busy line each, exit 3.
+  auto skipped = [](const std::vector<storage::BusySession>& busy) -> Status {
+    Status last = OkStatus();
+    for (const storage::BusySession& b : busy) {
+      if (!last.ok()) PrintError(last);
+      last = core::SessionBusyError(b.session.id, b.holder,
+                                    "purge skipped it; run purge again once the turn has ended");
+    }
+    return last;
+  };
+  if (candidates.empty() && !seen.busy.empty()) return skipped(seen.busy);
   if (candidates.empty()) {
     std::printf("no session%s was last updated before %s; nothing to purge\n", where.c_str(),
                 LocalTime(q.updated_before_ms).c_str());
@@ -656,6 +670,10 @@ Status RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
     std::printf("would remove %s%s last updated before %s:\n", count.c_str(), where.c_str(),
                 LocalTime(q.updated_before_ms).c_str());
     list(stdout);
+    for (const storage::BusySession& b : seen.busy) {
+      std::printf("would skip %s: a turn is running on it (codex pid %lld)\n", b.session.id.c_str(),
+                  static_cast<long long>(b.holder.pid));
+    }
     return OkStatus();
   }
   if (!args.yes) {
@@ -682,7 +700,7 @@ Status RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
   std::printf("purged %lld sessions (%lld items)%s last updated before %s\n",
               static_cast<long long>(stats.sessions), static_cast<long long>(stats.items),
               where.c_str(), LocalTime(q.updated_before_ms).c_str());
-  return OkStatus();
+  return skipped(stats.busy);
 }
 
 Status RunFork(const std::string& id, int at_turn) {
