@@ -50,22 +50,18 @@ Result<std::unique_ptr<SessionDatabase>> OpenStore(bool read_only = false) {
 
 constexpr int kNoTurn = -2147483647 - 1;  // --at-turn not given
 
-// The directory a command is scoped to: --cwd DIR (absolute, normalised), or
-// the current directory; nullopt with --all.
+// The directory a command is scoped to: --cwd DIR or the current directory,
+// as core::CanonicalDir writes it; nullopt with --all.
 Result<std::optional<std::string>> ScopeDir(bool all, const std::string& cwd) {
   if (all) return std::optional<std::string>();
+  // The form sessions record their cwd in (Config::cwd): through a symlink too.
+  if (!cwd.empty()) return std::optional<std::string>(core::CanonicalDir(cwd));
   std::error_code ec;
-  if (!cwd.empty()) {
-    auto abs = std::filesystem::absolute(cwd, ec);
-    std::string dir = ec ? cwd : abs.lexically_normal().string();
-    if (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-    return std::optional<std::string>(dir);
-  }
   auto cur = std::filesystem::current_path(ec);
   if (ec) {
     return FailedPreconditionError("cannot read the current directory; pass --cwd DIR or --all");
   }
-  return std::optional<std::string>(cur.string());
+  return std::optional<std::string>(core::CanonicalDir(cur.string()));
 }
 
 std::string LocalTime(int64_t ms) {

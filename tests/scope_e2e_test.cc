@@ -187,3 +187,43 @@ TEST_CASE("scope: same directory name in checkouts of different repositories are
 }
 
 }  // namespace codex::testing
+
+namespace codex::testing {
+
+// Issue 29: one path canonicaliser (core::CanonicalDir) where sessions record
+// their cwd and where `--cwd DIR` names it, so a symlink finds the session.
+TEST_CASE(
+    "scope: sessions list/search/purge --cwd through a symlink find the directory's sessions") {
+  auto env = MakeEnv(R"({"responses": [], "default": {"message": "answer {{n}}"}})");
+  const fs::path real = env->workdir() / "real" / "proj";
+  fs::create_directories(real);
+  fs::create_directory_symlink(real, env->workdir() / "link");
+  fs::create_directory_symlink("real/proj/", env->workdir() / "rel-link");  // relative target
+  auto made = RunIn(*env, real, {"exec", "a marmot question"});
+  REQUIRE(made.exit_code == 0);
+  const std::string id = SessionIdFromBanner(made.err);
+  // Through `-C link` the session made in the real directory is "here".
+  auto via_c =
+      RunIn(*env, env->workdir(),
+            {"exec", "-C", (env->workdir() / "link").string(), "resume", "--last", "more"});
+  REQUIRE(via_c.exit_code == 0);
+  CHECK(SessionIdFromBanner(via_c.err) == id);
+  for (const std::string& dir : {(env->workdir() / "link").string(), std::string("rel-link/"),
+                                 (env->workdir() / "." / "link" / ".").string()}) {
+    INFO("--cwd " << dir);
+    auto list = RunIn(*env, env->workdir(), {"sessions", "list", "--cwd", dir, "--json"});
+    CHECK(list.exit_code == 0);
+    CHECK(list.out.find(id) != std::string::npos);
+    auto search = RunIn(*env, env->workdir(), {"sessions", "search", "--cwd", dir, "marmot"});
+    CHECK(search.out.find(id) != std::string::npos);
+    auto purge = RunIn(*env, env->workdir(),
+                       {"sessions", "purge", "--cwd", dir, "--older-than", "0s", "--dry-run"});
+    CHECK(purge.out.find(id) != std::string::npos);
+  }
+  // Another machine's path (absent here) still names its sessions lexically.
+  auto absent = RunIn(*env, env->workdir(), {"sessions", "list", "--cwd", "/no/such/dir/"});
+  CHECK(absent.exit_code == 0);
+  CHECK(absent.out.find(id) == std::string::npos);
+}
+
+}  // namespace codex::testing
