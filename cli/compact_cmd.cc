@@ -16,16 +16,18 @@ struct CompactArgs {
   RunFlags flags;
   std::string id;
   bool last = false;
+  bool all = false;  // with --last: the newest of every directory
   std::string undo_id;
 };
 
 Status RunCompact(const GlobalOptions& global, CompactArgs& args) {
+  if (args.all && !args.last) return InvalidArgumentError("--all only applies to compact --last");
   if (args.id.empty() && !args.last) {
     return InvalidArgumentError("codex compact needs a session id or --last");
   }
   ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Open(global, args.flags));
-  ASSIGN_OR_RETURN(core::SessionInfo session,
-                   ResolveSession(engine->store(), args.id, args.last, engine->config().cwd));
+  ASSIGN_OR_RETURN(core::SessionInfo session, ResolveSession(engine->store(), args.id, args.last,
+                                                             args.all, engine->config().cwd));
   ProgressPrinter printer(stderr);
   RETURN_IF_ERROR(engine->StartModel(printer));
   engine->BindSession(session.id);
@@ -91,7 +93,8 @@ void RegisterCompactCommand(CLI::App& app, const GlobalOptions& global, CommandO
   auto args = std::make_shared<CompactArgs>();
   CLI::App* compact = app.add_subcommand("compact", "Compact a session now (or undo the last)");
   compact->add_option("ID", args->id, "Session id, unique prefix or name");
-  compact->add_flag("--last", args->last, "The most recent session");
+  compact->add_flag("--last", args->last, "The most recent session of this directory (or project)");
+  compact->add_flag("--all", args->all, "With --last: the most recent session of every directory");
   compact->add_option("-m,--model", args->flags.model, "Model for the compaction request");
   compact->add_flag("--oss", args->flags.oss, "Use the local open-source provider");
   compact->require_subcommand(0, 1);

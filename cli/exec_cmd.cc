@@ -6,6 +6,7 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 
 #include "cli/engine.h"
 #include "cli/image_input.h"
@@ -33,6 +34,8 @@ struct ExecArgs {
   // resume / fork
   std::vector<std::string> positionals;
   bool last = false;
+  bool all = false;       // resume --last: the newest of every directory
+  bool existing = false;  // resume --last: fail when none is in scope, not start one
   int at_turn = kNoTurn;
 };
 
@@ -79,6 +82,10 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
       }
       if (!args.positionals.empty()) prompt_arg = args.positionals[0];
     } else {
+      if (args.all || args.existing) {
+        return InvalidArgumentError(std::string(args.all ? "--all" : "--existing") +
+                                    " only applies to exec resume --last; drop it or the ID");
+      }
       if (args.positionals.empty()) {
         return InvalidArgumentError(
             "exec resume needs a session id or --last; 'codex sessions list' shows them");
@@ -135,10 +142,19 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
   core::SessionStore& store = engine->store();
   const core::Config& config = engine->config();
   std::unique_ptr<core::Conversation> conversation;
-  if (mode == ExecMode::kNew) {
+  // `resume --last` with no session in scope (cli/session_resolution.h)
+  // starts a new one, as Codex 0.169 does; --existing makes it an error.
+  std::optional<core::SessionInfo> resumed;
+  if (mode == ExecMode::kResume && args.last) {
+    ASSIGN_OR_RETURN(resumed, LatestInScope(store, config.cwd, args.all));
+    if (!resumed && args.existing) return NoSessionInScope(config.cwd, args.all);
+  }
+  if (mode == ExecMode::kNew || (args.last && !resumed)) {
     ASSIGN_OR_RETURN(conversation, core::Conversation::Create(config, engine->Deps(), "exec"));
   } else {
-    ASSIGN_OR_RETURN(core::SessionInfo session, ResolveSession(store, id, args.last, config.cwd));
+    ASSIGN_OR_RETURN(core::SessionInfo session,
+                     resumed ? Result<core::SessionInfo>(*resumed)
+                             : ResolveSession(store, id, false, false, config.cwd));
     if (mode == ExecMode::kFork) {
       std::optional<int> at;
       if (args.at_turn != kNoTurn) at = args.at_turn;
@@ -153,6 +169,10 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
   if (json) {
     json->ThreadStarted(conversation->session().id);
   } else {
+    if (mode == ExecMode::kResume && !resumed && args.last) {
+      std::fprintf(stderr, "no session in %s to resume (--all widens); starting a new session\n",
+                   config.cwd.c_str());
+    }
     std::fprintf(stderr, "session %s · model %s · provider %s · sandbox %s\n",
                  conversation->session().id.c_str(), config.model.c_str(),
                  config.model_provider_id.c_str(),
@@ -217,7 +237,13 @@ void RegisterExecCommand(CLI::App& app, const GlobalOptions& global, CommandOutc
   CLI::App* resume =
       exec->add_subcommand("resume", "Continue a session: ID or --last, then PROMPT");
   resume->fallthrough();
-  resume->add_flag("--last", args->last, "Resume the most recent session");
+  resume->add_flag("--last", args->last,
+                   "Resume the most recent session of this directory (or project); a new "
+                   "session when it has none");
+  resume->add_flag("--all", args->all, "With --last: the most recent session of every directory");
+  resume->add_flag("--existing", args->existing,
+                   "With --last: fail (exit 4) when there is no session to resume, instead of "
+                   "starting a new one");
   resume->add_option("ARGS", args->positionals, "[ID] PROMPT");
   AddRunFlags(resume, args->flags);
   AddExecFlags(resume, *args);

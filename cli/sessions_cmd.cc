@@ -23,6 +23,7 @@
 #include "core/config.h"
 #include "core/context_budget.h"
 #include "core/instructions.h"
+#include "core/session_lease.h"
 #include "core/tool_router.h"
 #include "core/transcript.h"
 #include "storage/rollout.h"
@@ -49,22 +50,18 @@ Result<std::unique_ptr<SessionDatabase>> OpenStore(bool read_only = false) {
 
 constexpr int kNoTurn = -2147483647 - 1;  // --at-turn not given
 
-// The directory a command is scoped to: --cwd DIR (absolute, normalised), or
-// the current directory; nullopt with --all.
+// The directory a command is scoped to: --cwd DIR or the current directory,
+// as core::CanonicalDir writes it; nullopt with --all.
 Result<std::optional<std::string>> ScopeDir(bool all, const std::string& cwd) {
   if (all) return std::optional<std::string>();
+  // The form sessions record their cwd in (Config::cwd): through a symlink too.
+  if (!cwd.empty()) return std::optional<std::string>(core::CanonicalDir(cwd));
   std::error_code ec;
-  if (!cwd.empty()) {
-    auto abs = std::filesystem::absolute(cwd, ec);
-    std::string dir = ec ? cwd : abs.lexically_normal().string();
-    if (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-    return std::optional<std::string>(dir);
-  }
   auto cur = std::filesystem::current_path(ec);
   if (ec) {
     return FailedPreconditionError("cannot read the current directory; pass --cwd DIR or --all");
   }
-  return std::optional<std::string>(cur.string());
+  return std::optional<std::string>(core::CanonicalDir(cur.string()));
 }
 
 std::string LocalTime(int64_t ms) {
@@ -638,7 +635,20 @@ Status RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
   const std::string where = q.cwd ? " in " + *q.cwd : std::string(" in every directory");
   ASSIGN_OR_RETURN(auto store, OpenStore());
   q.dry_run = true;
-  ASSIGN_OR_RETURN(auto candidates, store->Purge(q, nullptr));
+  storage::RemoveStats seen;
+  ASSIGN_OR_RETURN(auto candidates, store->Purge(q, &seen));
+  // Sessions a running turn holds are skipped (SessionDatabase::Remove), and
+  // said so: one busy line each, exit 3.
+  auto skipped = [](const std::vector<storage::BusySession>& busy) -> Status {
+    Status last = OkStatus();
+    for (const storage::BusySession& b : busy) {
+      if (!last.ok()) PrintError(last);
+      last = core::SessionBusyError(b.session.id, b.holder,
+                                    "purge skipped it; run purge again once the turn has ended");
+    }
+    return last;
+  };
+  if (candidates.empty() && !seen.busy.empty()) return skipped(seen.busy);
   if (candidates.empty()) {
     std::printf("no session%s was last updated before %s; nothing to purge\n", where.c_str(),
                 LocalTime(q.updated_before_ms).c_str());
@@ -656,6 +666,10 @@ Status RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
     std::printf("would remove %s%s last updated before %s:\n", count.c_str(), where.c_str(),
                 LocalTime(q.updated_before_ms).c_str());
     list(stdout);
+    for (const storage::BusySession& b : seen.busy) {
+      std::printf("would skip %s: a turn is running on it (codex pid %lld)\n", b.session.id.c_str(),
+                  static_cast<long long>(b.holder.pid));
+    }
     return OkStatus();
   }
   if (!args.yes) {
@@ -682,7 +696,7 @@ Status RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
   std::printf("purged %lld sessions (%lld items)%s last updated before %s\n",
               static_cast<long long>(stats.sessions), static_cast<long long>(stats.items),
               where.c_str(), LocalTime(q.updated_before_ms).c_str());
-  return OkStatus();
+  return skipped(stats.busy);
 }
 
 Status RunFork(const std::string& id, int at_turn) {

@@ -649,11 +649,11 @@ Status ApplyCommandLine(const ConfigOverrides& overrides, Config& config) {
     cwd = fs::current_path(ec).string();
     if (ec) return InternalError("cannot read the current directory: " + ec.message());
   }
-  auto abs = fs::weakly_canonical(fs::absolute(cwd, ec), ec);
-  if (ec || !fs::is_directory(abs, ec)) {
+  const std::string abs = CanonicalDir(cwd);
+  if (!fs::is_directory(abs, ec)) {
     return InvalidArgumentError("working directory '" + cwd + "' does not exist");
   }
-  config.cwd = abs.string();
+  config.cwd = abs;
   for (auto& root_dir : config.writable_roots) {
     root_dir = fs::absolute(fs::path(config.cwd) / root_dir, ec).lexically_normal().string();
   }
@@ -661,6 +661,16 @@ Status ApplyCommandLine(const ConfigOverrides& overrides, Config& config) {
 }
 
 }  // namespace
+
+std::string CanonicalDir(const std::string& dir) {
+  std::error_code ec;
+  fs::path abs = fs::absolute(dir, ec);
+  if (ec) return dir;
+  fs::path canonical = fs::weakly_canonical(abs, ec);
+  std::string out = (ec ? abs.lexically_normal() : canonical.lexically_normal()).string();
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
 
 // The layers in order: config.toml, -c, the profile, -c again, then the
 // command line's flags; see config.h.

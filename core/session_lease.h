@@ -52,8 +52,9 @@ LeaseHolder CurrentProcessHolder();
 bool LeaseHolderIsGone(const LeaseHolder& holder, std::string_view my_host, int64_t now_ms);
 
 // kFailedPrecondition, reason "session_busy" (exit 3): "session <id> is busy:
-// a turn is running in codex pid N on HOST since HH:MM; wait, or run 'codex
-// fork <id>'" (HH:MM in local time).
-Status SessionBusyError(std::string_view session_id, const LeaseHolder& holder);
+// a turn is running in codex pid N on HOST since HH:MM; <advice>" (HH:MM in
+// local time); the advice is "wait, or run 'codex fork <id>'" when empty.
+Status SessionBusyError(std::string_view session_id, const LeaseHolder& holder,
+                        std::string_view advice = {});
 
 }  // namespace codex::core

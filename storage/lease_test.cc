@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <thread>
+#include <vector>
 
 #include "core/item.h"
 #include "core/session_lease.h"
@@ -270,4 +271,162 @@ TEST_CASE("Read-only opening: no file is created or changed, reads work, writes 
   INFO(auto_ro.status().ToString());
   REQUIRE(auto_ro.ok());
   CHECK((*auto_ro)->read_only());
+}
+
+namespace {
+
+// A stored session in `cwd` with one user message.
+core::SessionInfo MakeSession(SessionDatabase& store, const std::string& text) {
+  core::NewSession spec;
+  spec.cwd = "/w";
+  spec.model = "m";
+  spec.items = {core::UserMessage(text)};
+  auto s = store.CreateSession(spec);
+  REQUIRE(s.ok());
+  return *s;
+}
+
+codex::storage::PurgeQuery PurgeEverything(bool dry_run) {
+  codex::storage::PurgeQuery q;
+  q.updated_before_ms = NowMs() + 60'000;
+  q.dry_run = dry_run;
+  return q;
+}
+
+}  // namespace
+
+TEST_CASE("Lease: rm and archive refuse a session a live turn holds; purge skips it") {
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
+  auto store = OpenOrDie(path);
+  const core::SessionInfo held = MakeSession(*store, "held");
+  const core::SessionInfo other = MakeSession(*store, "other");
+  // The turn runs on its own store object, as another process would.
+  auto turn_store = OpenOrDie(path);
+  auto lease = turn_store->AcquireTurnLease(held.id);
+  REQUIRE(lease.ok());
+
+  auto rm = store->Remove(held.id);
+  REQUIRE_FALSE(rm.ok());
+  CHECK(rm.status().reason() == codex::StatusReason::kSessionBusy);
+  CHECK(rm.status().message().rfind("session " + held.id +
+                                        " is busy: a turn is running in codex pid " +
+                                        std::to_string(::getpid()) + " on ",
+                                    0) == 0);
+  CHECK(rm.status().message().find("wait for it to end, then run this again") != std::string::npos);
+  auto archived = store->Archive(held.id);
+  CHECK(archived.reason() == codex::StatusReason::kSessionBusy);
+  // Nothing changed: the session, its item and its lease are all there.
+  auto still = store->FindSession(held.id);
+  REQUIRE(still.ok());
+  CHECK_FALSE(still->archived);
+  CHECK(store->LoadTranscript(*still)->size() == 1);
+  CHECK(store->CurrentLease(held.id)->has_value());
+
+  // Purge, dry or not: the held session is skipped and named, the other goes.
+  for (bool dry : {true, false}) {
+    codex::storage::RemoveStats stats;
+    auto purged = store->Purge(PurgeEverything(dry), &stats);
+    REQUIRE(purged.ok());
+    REQUIRE(purged->size() == 1);
+    CHECK((*purged)[0].id == other.id);
+    REQUIRE(stats.busy.size() == 1);
+    CHECK(stats.busy[0].session.id == held.id);
+    CHECK(stats.busy[0].holder.pid == ::getpid());
+  }
+  CHECK(store->FindSession(held.id).ok());
+  CHECK(store->FindSession(other.id).status().code() == StatusCode::kNotFound);
+
+  // Once the turn ends, rm goes through.
+  lease->reset();
+  CHECK(store->Archive(held.id).ok());
+  CHECK(store->Remove(held.id).ok());
+  CHECK(store->FindSession(held.id).status().code() == StatusCode::kNotFound);
+}
+
+TEST_CASE("Lease: a gone holder's lease does not block rm, archive or purge") {
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
+  auto store = OpenOrDie(path);
+  const std::string host = core::CurrentProcessHolder().host;
+  const core::SessionInfo a = MakeSession(*store, "a");
+  const core::SessionInfo b = MakeSession(*store, "b");
+  const core::SessionInfo c = MakeSession(*store, "c");
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) std::_Exit(0);
+  REQUIRE(::waitpid(pid, nullptr, 0) == pid);  // reaped: the pid no longer runs
+  InsertLease(path, a.id, pid, host, NowMs());
+  InsertLease(path, b.id, 4242, "some-other-host", NowMs() - core::kLeaseStaleMs - 1'000);
+  InsertLease(path, c.id, 4242, "some-other-host", NowMs() - 1'000);  // fresh: live
+  CHECK(store->Archive(a.id).ok());
+  CHECK(store->Remove(a.id).ok());
+  CHECK(store->Archive(b.id).ok());
+  auto live = store->Remove(c.id);
+  CHECK(live.status().reason() == codex::StatusReason::kSessionBusy);
+  CHECK(live.status().message().find("codex pid 4242 on some-other-host") != std::string::npos);
+  codex::storage::RemoveStats stats;
+  auto purged = store->Purge(PurgeEverything(false), &stats);
+  REQUIRE(purged.ok());
+  REQUIRE(purged->size() == 1);
+  CHECK((*purged)[0].id == b.id);
+  REQUIRE(stats.busy.size() == 1);
+  CHECK(stats.busy[0].session.id == c.id);
+  CHECK(store->FindSession(c.id).ok());
+}
+
+// The check and the delete are one step: a turn that holds the lease never
+// sees its session vanish. A second thread takes and holds the lease of each
+// session in turn and checks the session is there all along while this one
+// removes them all as fast as it can (retrying the busy ones).
+TEST_CASE("Lease: no session vanishes while a turn holds its lease (racing rm)") {
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
+  auto store = OpenOrDie(path);
+  constexpr int kSessions = 40;
+  std::vector<std::string> ids;
+  for (int i = 0; i < kSessions; ++i)
+    ids.push_back(MakeSession(*store, "s" + std::to_string(i)).id);
+  std::atomic<int> vanished{0}, held_turns{0};
+  std::atomic<bool> done{false};
+  std::thread turns([&] {
+    auto mine = OpenOrDie(path);
+    while (!done) {
+      for (const std::string& id : ids) {
+        auto lease = mine->AcquireTurnLease(id);
+        if (!lease.ok()) continue;
+        if (!mine->FindSession(id).ok()) continue;  // removed before the lease: fine
+        ++held_turns;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        if (!mine->FindSession(id).ok()) ++vanished;  // removed under the lease: the bug
+      }
+    }
+  });
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (held_turns < 5 && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  size_t removed = 0;
+  int refused = 0;
+  std::vector<bool> gone(ids.size(), false);
+  while (removed < ids.size() && std::chrono::steady_clock::now() < until) {
+    for (size_t i = ids.size(); i-- > 0;) {  // against the turns' order: they meet
+      if (gone[i]) continue;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      auto r = store->Remove(ids[i]);
+      if (r.ok()) {
+        gone[i] = true;
+        ++removed;
+      } else {
+        REQUIRE(r.status().reason() == codex::StatusReason::kSessionBusy);
+        ++refused;
+      }
+    }
+  }
+  done = true;
+  turns.join();
+  CHECK(removed == ids.size());
+  CHECK(vanished == 0);
+  CHECK(refused > 0);  // the race took place: some removals met a held lease
+  WARN(held_turns.load() << " leases held, " << refused << " removals refused");
 }

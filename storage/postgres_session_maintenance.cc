@@ -47,31 +47,43 @@ RemoveStats RemoveSessions(PgConnection& conn, const std::vector<std::string>& i
 Result<RemoveStats> PostgresSessionStore::Remove(std::string_view id) {
   const std::string sid(id);
   return Transaction(*conn_, "removing " + sid, [&]() -> Result<RemoveStats> {
+    const int64_t now = LockLeases(*conn_);
     ASSIGN_OR_RETURN(SessionInfo s, GetById(*conn_, sid, /*for_update=*/true));
+    RETURN_IF_ERROR(RefuseIfLeased(s.id, LeaseRow(*conn_, s.id), now));
     return RemoveSessions(*conn_, {s.id});
   });
 }
 
 Result<std::vector<SessionInfo>> PostgresSessionStore::Purge(const PurgeQuery& query,
                                                              RemoveStats* stats) {
-  auto select = [&]() -> std::vector<SessionInfo> {
+  // The selected sessions but those a live turn holds (their holders go to stats->busy).
+  auto select = [&](int64_t now) -> std::vector<SessionInfo> {
     std::vector<Param> params{P(query.updated_before_ms)};
     std::string sql =
         std::string("SELECT ") + kSessionCols + " FROM sessions WHERE updated_at_ms < $1";
     if (query.cwd) sql += " AND " + ScopeSql(params, ScopeOf(*query.cwd));
     sql += " ORDER BY updated_at_ms, id COLLATE \"C\"";
-    return ReadSessions(conn_->Exec(sql, params));
+    std::vector<BusySession> busy;
+    std::vector<SessionInfo> out =
+        SkipLeased(ReadSessions(conn_->Exec(sql, params)), LeaseRows(*conn_), now, &busy);
+    if (stats) stats->busy = std::move(busy);
+    return out;
   };
   if (query.dry_run) {
-    return Read(*conn_, "listing old sessions",
-                [&]() -> Result<std::vector<SessionInfo>> { return select(); });
+    return Read(*conn_, "listing old sessions", [&]() -> Result<std::vector<SessionInfo>> {
+      return select(conn_->Exec(std::string("SELECT ") + kServerNowMs).Int(0, 0));
+    });
   }
   return Transaction(*conn_, "purging old sessions", [&]() -> Result<std::vector<SessionInfo>> {
-    std::vector<SessionInfo> sessions = select();
+    const int64_t now = LockLeases(*conn_);
+    std::vector<SessionInfo> sessions = select(now);
     std::vector<std::string> ids;
     for (const SessionInfo& si : sessions) ids.push_back(si.id);
     const RemoveStats removed = RemoveSessions(*conn_, ids);
-    if (stats) *stats = removed;
+    if (stats) {
+      stats->sessions = removed.sessions;
+      stats->items = removed.items;
+    }
     return sessions;
   });
 }

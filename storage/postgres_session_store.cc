@@ -466,6 +466,8 @@ Status PostgresSessionStore::SetTitle(std::string_view session_id, std::string_v
 Status PostgresSessionStore::Archive(std::string_view id) {
   const std::string sid(id);
   return Transaction(*conn_, "archiving " + sid, [&]() -> Status {
+    const int64_t now = LockLeases(*conn_);
+    RETURN_IF_ERROR(RefuseIfLeased(sid, LeaseRow(*conn_, sid), now));
     if (conn_->Exec("UPDATE sessions SET archived = 1 WHERE id = $1", {P(sid)}).Affected() == 0) {
       return UnknownSession(sid);
     }

@@ -52,8 +52,10 @@ using internal::kRemovalKeepSql;
 using internal::LocalHost;
 using internal::LooksLikeHexPrefix;
 using internal::NewFork;
+using internal::RefuseIfLeased;
 using internal::ScopeOf;
 using internal::SessionAdvanced;
+using internal::SkipLeased;
 using internal::TitleFromItems;
 using internal::ToLower;
 using internal::TreeOrder;
@@ -400,6 +402,35 @@ inline core::LeaseHolder ReadLease(const Rows& q, int row) {
   h.started_at_ms = q.Int(row, 3);
   h.heartbeat_at_ms = q.Int(row, 4);
   return h;
+}
+
+inline constexpr const char* kLeaseCols =
+    "pid, host, process_start, started_at_ms, heartbeat_at_ms";
+
+// The removal rule's lock (SessionDatabase::Remove): held to the end of the
+// caller's transaction, it holds off every new lease (and heartbeat, and
+// release), since they write session_leases, which this mode excludes; the
+// lease takers touch no other table, so it is taken first and cannot
+// deadlock. Returns the server clock leases are judged by.
+inline int64_t LockLeases(PgConnection& conn) {
+  conn.Exec("LOCK TABLE session_leases IN SHARE ROW EXCLUSIVE MODE");
+  return conn.Exec(std::string("SELECT ") + kServerNowMs).Int(0, 0);
+}
+
+// The lease row of `id` (nullopt when none), or every row by session id.
+inline std::optional<core::LeaseHolder> LeaseRow(PgConnection& conn, const std::string& id) {
+  Rows q = conn.Exec(std::string("SELECT ") + kLeaseCols +
+                         " FROM session_leases"
+                         " WHERE session_id = $1",
+                     {P(id)});
+  if (q.size() == 0) return std::nullopt;
+  return ReadLease(q, 0);
+}
+inline std::map<std::string, core::LeaseHolder> LeaseRows(PgConnection& conn) {
+  Rows q = conn.Exec(std::string("SELECT ") + kLeaseCols + ", session_id FROM session_leases");
+  std::map<std::string, core::LeaseHolder> out;
+  for (int r = 0; r < q.size(); ++r) out[q.Str(r, 5)] = ReadLease(q, r);
+  return out;
 }
 
 // A PostgreSQL text array literal of plain tokens (session ids).

@@ -95,10 +95,19 @@ struct SessionDetails {
   std::vector<core::SessionInfo> forks;   // sessions forked from this one
 };
 
-// What Remove / Purge deleted.
+// A session a live turn holds the lease of (core/session_lease.h), and its holder.
+struct BusySession {
+  core::SessionInfo session;
+  core::LeaseHolder holder;
+};
+
+// What Remove / Purge deleted, and what Purge left alone.
 struct RemoveStats {
   int64_t sessions = 0;
   int64_t items = 0;
+  // Purge (also with dry_run): the selected sessions it skipped because a
+  // live turn holds their lease, oldest first.
+  std::vector<BusySession> busy;
 };
 
 // A whole session to import atomically (storage/rollout.h builds these).
@@ -187,9 +196,17 @@ class SessionDatabase : public core::SessionStore {
   // that no other session still needs (reachable from another session's head
   // or fork point). Forks of it keep working; their forked_from_session stays
   // as a historical record.
+  //
+  // Remove and Archive refuse a session whose lease a live turn holds
+  // (SessionBusyError, exit 3), and Purge skips such sessions
+  // (RemoveStats::busy): the lease is read in the transaction that changes
+  // the session, with new leases held off until it ends (SQLite: the write
+  // lock; PostgreSQL: a lock on session_leases), so nothing is removed
+  // underneath a running turn. A lease whose holder is gone does not count.
   virtual Result<RemoveStats> Remove(std::string_view id) = 0;
-  // Removes the sessions `query` selects, with the items nothing else needs,
-  // and returns them (oldest first). With dry_run nothing changes.
+  // Removes the sessions `query` selects, but those a live turn holds, with
+  // the items nothing else needs, and returns them (oldest first). With
+  // dry_run nothing changes.
   virtual Result<std::vector<core::SessionInfo>> Purge(const PurgeQuery& query,
                                                        RemoveStats* stats) = 0;
   // Items whose plain text (storage/search_text.h) matches `query`, best

@@ -76,6 +76,8 @@ Result<RemoveStats> SqliteSessionStore::Remove(std::string_view id) {
   const std::string sid(id);
   return WithWriteTransaction(*db_, path_, "removing " + sid, [&]() -> Result<RemoveStats> {
     ASSIGN_OR_RETURN(SessionInfo s, GetById(sid));
+    // The write lock held since BEGIN IMMEDIATE keeps new leases off until commit.
+    RETURN_IF_ERROR(RefuseIfLeased(s.id, LeaseRow(*db_, s.id), NowMs()));
     return RemoveSessions({s.id});
   });
 }
@@ -92,19 +94,26 @@ Result<std::vector<SessionInfo>> SqliteSessionStore::Purge(const PurgeQuery& que
     if (query.cwd) BindScope(q, 2, ScopeOf(*query.cwd));
     std::vector<SessionInfo> out;
     while (q.executeStep()) out.push_back(ReadSession(q));
+    std::vector<BusySession> busy;
+    out = SkipLeased(std::move(out), LeaseRows(*db_), NowMs(), &busy);
+    if (stats) stats->busy = std::move(busy);
     return out;
   };
   if (query.dry_run) {
     return Guarded(path_, "listing old sessions",
                    [&]() -> Result<std::vector<SessionInfo>> { return select(); });
   }
+  // The write lock held since BEGIN IMMEDIATE keeps new leases off until commit.
   return WithWriteTransaction(*db_, path_, "purging old sessions",
                               [&]() -> Result<std::vector<SessionInfo>> {
                                 std::vector<SessionInfo> sessions = select();
                                 std::vector<std::string> ids;
                                 for (const SessionInfo& si : sessions) ids.push_back(si.id);
                                 ASSIGN_OR_RETURN(RemoveStats removed, RemoveSessions(ids));
-                                if (stats) *stats = removed;
+                                if (stats) {
+                                  stats->sessions = removed.sessions;
+                                  stats->items = removed.items;
+                                }
                                 return sessions;
                               });
 }

@@ -320,16 +320,6 @@ Result<SessionInfo> SqliteSessionStore::CreateSession(const core::NewSession& sp
 
 namespace {
 
-core::LeaseHolder ReadLease(SQLite::Statement& q) {
-  core::LeaseHolder h;
-  h.pid = q.getColumn(0).getInt64();
-  h.host = q.getColumn(1).getString();
-  h.process_start = q.getColumn(2).getString();
-  h.started_at_ms = q.getColumn(3).getInt64();
-  h.heartbeat_at_ms = q.getColumn(4).getInt64();
-  return h;
-}
-
 // A held lease: a thread with its own connection refreshes the heartbeat
 // every `heartbeat_ms`; the destructor stops it and deletes the row. The
 // connection is opened here, before the thread starts, so the thread touches
@@ -422,14 +412,7 @@ Result<std::optional<core::LeaseHolder>> SqliteSessionStore::CurrentLease(
     std::string_view session_id) {
   const std::string sid(session_id);
   return Guarded(path_, "reading the lease of " + sid,
-                 [&]() -> Result<std::optional<core::LeaseHolder>> {
-                   SQLite::Statement q(*db_,
-                                       "SELECT pid, host, process_start, started_at_ms,"
-                                       " heartbeat_at_ms FROM session_leases WHERE session_id = ?");
-                   q.bind(1, sid);
-                   if (!q.executeStep()) return std::optional<core::LeaseHolder>();
-                   return std::optional<core::LeaseHolder>(ReadLease(q));
-                 });
+                 [&]() -> Result<std::optional<core::LeaseHolder>> { return LeaseRow(*db_, sid); });
 }
 
 Result<std::unique_ptr<core::TurnLease>> SqliteSessionStore::AcquireTurnLease(
@@ -663,6 +646,8 @@ Status SqliteSessionStore::SetTitle(std::string_view session_id, std::string_vie
 Status SqliteSessionStore::Archive(std::string_view id) {
   const std::string sid(id);
   return WithWriteTransaction(*db_, path_, "archiving " + sid, [&]() -> Status {
+    // The write lock held since BEGIN IMMEDIATE keeps new leases off until commit.
+    RETURN_IF_ERROR(RefuseIfLeased(sid, LeaseRow(*db_, sid), NowMs()));
     SQLite::Statement q(*db_, "UPDATE sessions SET archived = 1 WHERE id = ?");
     q.bind(1, sid);
     if (q.exec() == 0) return UnknownSession(sid);

@@ -7,6 +7,7 @@
 
 #include <SQLiteCpp/Statement.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,8 +41,10 @@ using internal::LocalHost;
 using internal::LooksLikeHexPrefix;
 using internal::NewFork;
 using internal::NowMs;
+using internal::RefuseIfLeased;
 using internal::ScopeOf;
 using internal::SessionAdvanced;
+using internal::SkipLeased;
 using internal::TitleFromItems;
 using internal::ToLower;
 using internal::TreeOrder;
@@ -55,6 +58,37 @@ namespace sqlite_internal {
 inline constexpr const char* kSessionCols =
     "id, head_item_id, forked_from_session, forked_from_item, cwd, model, provider, title, "
     "name, source, created_at_ms, updated_at_ms, archived, tokens_used, host, project";
+
+inline constexpr const char* kLeaseCols =
+    "pid, host, process_start, started_at_ms, heartbeat_at_ms";
+
+// A session_leases row read with kLeaseCols first.
+inline core::LeaseHolder ReadLease(SQLite::Statement& q) {
+  core::LeaseHolder h;
+  h.pid = q.getColumn(0).getInt64();
+  h.host = q.getColumn(1).getString();
+  h.process_start = q.getColumn(2).getString();
+  h.started_at_ms = q.getColumn(3).getInt64();
+  h.heartbeat_at_ms = q.getColumn(4).getInt64();
+  return h;
+}
+
+// The lease row of `id`, nullopt when none.
+inline std::optional<core::LeaseHolder> LeaseRow(SQLite::Database& db, const std::string& id) {
+  SQLite::Statement q(
+      db, std::string("SELECT ") + kLeaseCols + " FROM session_leases WHERE session_id = ?");
+  q.bind(1, id);
+  if (!q.executeStep()) return std::nullopt;
+  return ReadLease(q);
+}
+
+// Every lease row, by session id.
+inline std::map<std::string, core::LeaseHolder> LeaseRows(SQLite::Database& db) {
+  SQLite::Statement q(db, std::string("SELECT ") + kLeaseCols + ", session_id FROM session_leases");
+  std::map<std::string, core::LeaseHolder> out;
+  while (q.executeStep()) out[q.getColumn(5).getString()] = ReadLease(q);
+  return out;
+}
 
 // A directory filter (internal::DirScope) in SQL: bind with BindScope.
 inline constexpr const char* kInScope = "(cwd = ? OR (? <> '' AND project = ?))";

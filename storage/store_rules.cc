@@ -180,6 +180,28 @@ bool InScope(const SessionInfo& s, const DirScope& scope) {
 
 std::string LocalHost() { return core::CurrentProcessHolder().host; }
 
+Status RefuseIfLeased(std::string_view id, const std::optional<core::LeaseHolder>& holder,
+                      int64_t now_ms) {
+  if (!holder || core::LeaseHolderIsGone(*holder, LocalHost(), now_ms)) return OkStatus();
+  return core::SessionBusyError(id, *holder, "wait for it to end, then run this again");
+}
+
+std::vector<SessionInfo> SkipLeased(std::vector<SessionInfo> selected,
+                                    const std::map<std::string, core::LeaseHolder>& leases,
+                                    int64_t now_ms, std::vector<BusySession>* busy) {
+  std::vector<SessionInfo> free;
+  const std::string host = LocalHost();
+  for (SessionInfo& s : selected) {
+    auto it = leases.find(s.id);
+    if (it != leases.end() && !core::LeaseHolderIsGone(it->second, host, now_ms)) {
+      if (busy) busy->push_back({std::move(s), it->second});
+    } else {
+      free.push_back(std::move(s));
+    }
+  }
+  return free;
+}
+
 constexpr std::string_view kCursorPrefix = "c1.";
 
 std::string EncodeCursor(const SessionInfo& s) {

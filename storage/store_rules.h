@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -85,6 +86,18 @@ DirScope ScopeOf(std::string_view dir);
 bool InScope(const core::SessionInfo& s, const DirScope& scope);
 // This machine's host name, as sessions and leases record it.
 std::string LocalHost();
+// The removal rule (Remove, Archive, Purge): called inside the transaction
+// that changes the session, with new leases held off, with the lease row of
+// `id` read there (nullopt: none) and the clock leases are judged by
+// (`now_ms`). SessionBusyError while its holder lives; OK without a lease or
+// when the holder is gone (core::LeaseHolderIsGone).
+Status RefuseIfLeased(std::string_view id, const std::optional<core::LeaseHolder>& holder,
+                      int64_t now_ms);
+// Purge's side of the same rule: the sessions of `selected` no live holder in
+// `leases` (every lease row, by session id) holds; the others go to *busy.
+std::vector<core::SessionInfo> SkipLeased(std::vector<core::SessionInfo> selected,
+                                          const std::map<std::string, core::LeaseHolder>& leases,
+                                          int64_t now_ms, std::vector<BusySession>* busy);
 // kInvalidArgument for a limit below 1 or a cursor EncodeCursor did not make;
 // else the cursor's position in *after_ms and *after_id (unchanged without one).
 Status CheckListQuery(const core::ListQuery& query, int64_t* after_ms, std::string* after_id);

@@ -432,9 +432,14 @@ TEST_CASE("exec with HTTP 500 fails after its retries; the session stays resumab
 
 TEST_CASE("exec resume of an unknown session fails with exit 4") {
   auto env = MakeEnv(R"(["never used"])");
-  auto none = Run(*env, {"exec", "resume", "--last", "anything"});
+  // --last finds none in scope: --existing makes that an error (without it a
+  // new session starts, scope_e2e_test).
+  auto none = Run(*env, {"exec", "resume", "--last", "--existing", "anything"});
   CHECK(none.exit_code == 4);
-  CheckOneErrorLine(none, {"codex exec"});
+  CheckOneErrorLine(none, {"no session in " + env->workdir().string(), "--all"});
+  auto none_anywhere = Run(*env, {"exec", "resume", "--last", "--all", "--existing", "anything"});
+  CHECK(none_anywhere.exit_code == 4);
+  CheckOneErrorLine(none_anywhere, {"codex exec"});
 
   auto unknown = Run(*env, {"exec", "resume", "0190aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee", "anything"});
   CHECK(unknown.exit_code == 4);

@@ -218,12 +218,115 @@ TEST_CASE("sessions: starting and failing before any message stores nothing") {
     CHECK(db.Scalar("SELECT count(*) FROM sessions") == "0");
     CHECK(db.Scalar("SELECT count(*) FROM items") == "0");
   }
-  auto last = Run(*env, {"exec", "resume", "--last", "anything"});
+  auto last = Run(*env, {"exec", "resume", "--last", "--existing", "anything"});
   CHECK(last.exit_code == 4);
   auto real = Run(*env, {"exec", "a real question"});
   REQUIRE(real.exit_code == 0);
   auto list = Run(*env, {"sessions", "list", "--all", "--json"});
   CHECK(e2e::JsonLines(list.out).size() == 1);
+}
+
+}  // namespace codex::testing
+
+namespace codex::testing {
+namespace {
+
+// The refusal line of rm / archive for `id`, any pid, host and time.
+std::regex RemovalBusyLine(const std::string& id, const std::string& advice) {
+  return std::regex("error: session " + id +
+                    " is busy: a turn is running in codex pid [0-9]+ on [^ ]+ since "
+                    "[0-2][0-9]:[0-5][0-9]; " +
+                    advice + "\n");
+}
+
+constexpr const char* kLongToolScript = R"([
+    "first answer",
+    "other answer",
+    {"output": [{"shell": ["sh", "-c", "while [ ! -e release ]; do sleep 0.05; done; echo ok"],
+                 "timeout_ms": 120000}]},
+    "tool done"])";
+
+}  // namespace
+
+TEST_CASE("lease: sessions rm, archive and purge refuse a session a running turn holds") {
+  auto env = MakeEnv(kLongToolScript);
+  auto first = Run(*env, {"exec", "first"});
+  REQUIRE(first.exit_code == 0);
+  const std::string id = SessionIdFromBanner(first.err);
+  auto second = Run(*env, {"exec", "another session"});
+  REQUIRE(second.exit_code == 0);
+  const std::string other = SessionIdFromBanner(second.err);
+  // A real turn, held open mid-turn by its tool (its call already committed).
+  auto holder = ChildProcess::Spawn(
+      env->CodexCommand({"exec", "--full-auto", "resume", id, "run the long tool"}));
+  REQUIRE(holder.ok());
+  REQUIRE(WaitForRequests(*env, 3));
+
+  auto rm = Run(*env, {"sessions", "rm", id});
+  CHECK(rm.exit_code == 3);
+  CHECK(std::regex_match(rm.err, RemovalBusyLine(id, "wait for it to end, then run this again")));
+  CHECK(rm.out.empty());
+  CHECK(rm.err.find("codex pid " + std::to_string((*holder)->pid()) + " on ") != std::string::npos);
+  auto archive = Run(*env, {"sessions", "archive", id.substr(0, 13)});
+  CHECK(archive.exit_code == 3);
+  CHECK(std::regex_match(archive.err,
+                         RemovalBusyLine(id, "wait for it to end, then run this again")));
+  // The dry run names what it would skip; the purge removes the other
+  // session, skips the held one with one line, and exits 3.
+  auto dry = Run(*env, {"sessions", "purge", "--older-than", "0s", "--dry-run"});
+  CHECK(dry.exit_code == 0);
+  CHECK(dry.out.find("would skip " + id) != std::string::npos);
+  auto purge = Run(*env, {"sessions", "purge", "--older-than", "0s", "--yes"});
+  CHECK(purge.exit_code == 3);
+  CHECK(std::regex_match(
+      purge.err, RemovalBusyLine(id, "purge skipped it; run purge again once the turn has ended")));
+  CHECK(purge.out.find("purged 1 sessions") != std::string::npos);
+  {
+    Db db(env->codex_home() / "sessions.db");
+    CHECK(db.Scalar("SELECT count(*) FROM sessions WHERE id = '" + other + "'") == "0");
+    CHECK(db.Scalar("SELECT archived FROM sessions WHERE id = '" + id + "'") == "0");
+  }
+
+  // The turn then completes with all its items.
+  std::ofstream(env->workdir() / "release").put('\n');
+  auto done = (*holder)->Wait(std::chrono::seconds(60));
+  REQUIRE(done.ok());
+  INFO(done->err);
+  CHECK(done->exit_code == 0);
+  CHECK(done->out == "tool done\n");
+  Db db(env->codex_home() / "sessions.db");
+  CHECK(db.Scalar("PRAGMA integrity_check") == "ok");
+  auto chain = ChainMessages(db, id);
+  CHECK(chain == std::vector<std::pair<std::string, std::string>>{{"user", "first"},
+                                                                  {"assistant", "first answer"},
+                                                                  {"user", "run the long tool"},
+                                                                  {"assistant", "tool done"}});
+  CHECK(db.Scalar("SELECT count(*) FROM (" + ChainSql(id) +
+                  ") c JOIN items i ON i.id = c.id WHERE i.kind IN ('function_call',"
+                  " 'function_call_output')") == "2");
+  CHECK(db.Scalar("SELECT count(*) FROM session_leases") == "0");
+  // Once it has ended, rm goes through.
+  auto after = Run(*env, {"sessions", "rm", id});
+  CHECK(after.exit_code == 0);
+}
+
+TEST_CASE("lease: a killed holder's lease does not block sessions rm") {
+  auto env = MakeEnv(R"(["first answer", {"message": "never", "delay_ms": 60000}])");
+  auto first = Run(*env, {"exec", "first"});
+  REQUIRE(first.exit_code == 0);
+  const std::string id = SessionIdFromBanner(first.err);
+  auto holder = ChildProcess::Spawn(env->CodexCommand({"exec", "resume", id, "slow"}));
+  REQUIRE(holder.ok());
+  REQUIRE(WaitForRequests(*env, 2));
+  CHECK(Run(*env, {"sessions", "rm", id}).exit_code == 3);
+  REQUIRE((*holder)->Signal(SIGKILL).ok());
+  REQUIRE((*holder)->Wait(std::chrono::seconds(60)).ok());
+  auto rm = Run(*env, {"sessions", "rm", id});
+  INFO(rm.err);
+  CHECK(rm.exit_code == 0);
+  Db db(env->codex_home() / "sessions.db");
+  CHECK(db.Scalar("SELECT count(*) FROM sessions") == "0");
+  CHECK(db.Scalar("SELECT count(*) FROM session_leases") == "0");
 }
 
 }  // namespace codex::testing

@@ -411,3 +411,89 @@ TEST_CASE("postgres: --cwd scoping finds the same project checked out at another
 
 }  // namespace
 }  // namespace codex::testing
+
+namespace codex::testing {
+
+TEST_CASE("postgres: rm, archive and purge from another machine refuse a session mid-turn") {
+  const std::string url = Server().NewDatabase();
+  auto a = Machine(url, R"([
+    "first answer",
+    {"output": [{"shell": ["sh", "-c", "while [ ! -e release ]; do sleep 0.05; done; echo ok"],
+                 "timeout_ms": 120000}]},
+    "tool done"])");
+  auto b = Machine(url, R"(["b's answer"])");
+  auto first = Run(*a, {"exec", "first"});
+  REQUIRE(first.exit_code == 0);
+  const std::string id = SessionIdFromBanner(first.err);
+  auto old = Run(*b, {"exec", "b's old session"});
+  REQUIRE(old.exit_code == 0);
+  const std::string other = SessionIdFromBanner(old.err);
+  auto holder =
+      ChildProcess::Spawn(a->CodexCommand({"exec", "--full-auto", "resume", id, "long tool"}));
+  REQUIRE(holder.ok());
+  REQUIRE(e2e::WaitForRequests(*a, 2));
+
+  const std::string busy = "error: session " + id + " is busy: a turn is running in codex pid " +
+                           std::to_string((*holder)->pid()) + " on ";
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"sessions", "rm", id}, {"sessions", "archive", id}}) {
+    auto r = Run(*b, args);
+    INFO(args[1] << ": " << r.err);
+    CHECK(r.exit_code == 3);
+    auto errors = ErrorLines(r.err);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].rfind(busy, 0) == 0);
+    CHECK(r.err == errors[0] + "\n");
+  }
+  auto purge = Run(*b, {"sessions", "purge", "--all", "--older-than", "0s", "--yes"});
+  INFO(purge.err);
+  CHECK(purge.exit_code == 3);
+  auto errors = ErrorLines(purge.err);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].rfind(busy, 0) == 0);
+  CHECK(errors[0].find("purge skipped it") != std::string::npos);
+  {
+    auto store = OpenUrl(url);
+    CHECK(store->FindSession(other).status().code() == StatusCode::kNotFound);
+    auto kept = store->FindSession(id);
+    REQUIRE(kept.ok());
+    CHECK_FALSE(kept->archived);
+  }
+
+  std::ofstream(a->workdir() / "release").put('\n');
+  auto done = (*holder)->Wait(std::chrono::seconds(60));
+  REQUIRE(done.ok());
+  INFO(done->err);
+  CHECK(done->exit_code == 0);
+  CHECK(done->out == "tool done\n");
+  CHECK(Messages(url, id) ==
+        std::vector<std::pair<std::string, std::string>>{{"user", "first"},
+                                                         {"assistant", "first answer"},
+                                                         {"user", "long tool"},
+                                                         {"assistant", "tool done"}});
+  CHECK(Run(*b, {"sessions", "rm", id}).exit_code == 0);
+}
+
+TEST_CASE("postgres: exec resume --last never continues a teammate's session elsewhere") {
+  const std::string url = Server().NewDatabase();
+  auto teammate = Machine(url, R"(["teammate's answer"])");
+  auto me = Machine(url, R"({"responses": [], "default": {"message": "my answer {{n}}"}})");
+  auto theirs = Run(*teammate, {"exec", "the teammate's private notes"});
+  REQUIRE(theirs.exit_code == 0);
+  const std::string their_id = SessionIdFromBanner(theirs.err);
+  // My directory has no session: a new one; their words never reach my provider.
+  auto mine = Run(*me, {"exec", "resume", "--last", "my question"});
+  INFO(mine.err);
+  REQUIRE(mine.exit_code == 0);
+  CHECK(SessionIdFromBanner(mine.err) != their_id);
+  auto requests = me->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  CHECK(requests[0].body.dump().find("private notes") == std::string::npos);
+  CHECK(Messages(url, their_id).size() == 2);  // their session untouched
+  // --all widens on purpose: the newest of the whole store (mine, just made).
+  auto wide = Run(*me, {"exec", "resume", "--last", "--all", "wider"});
+  CHECK(wide.exit_code == 0);
+  CHECK(SessionIdFromBanner(wide.err) == SessionIdFromBanner(mine.err));
+}
+
+}  // namespace codex::testing

@@ -84,9 +84,16 @@ Result<bool> InteractiveSession::OpenConversation(bool* resumed) {
   if (options_.start == SessionStart::kPick) {
     ASSIGN_OR_RETURN(session, Pick(options_.all));
     if (!session) return false;
+  } else if (options_.start == SessionStart::kResumeLast) {
+    // None in scope (cli/session_resolution.h): a new session, as Codex
+    // 0.169 starts, unless --existing asked for an error.
+    ASSIGN_OR_RETURN(session, LatestInScope(engine_->store(), engine_->config().cwd, options_.all));
+    if (!session && options_.existing) {
+      return NoSessionInScope(engine_->config().cwd, options_.all);
+    }
+    *resumed = session.has_value();
   } else if (*resumed) {
-    ASSIGN_OR_RETURN(session, ResolveSession(engine_->store(), options_.session_id,
-                                             options_.start == SessionStart::kResumeLast,
+    ASSIGN_OR_RETURN(session, ResolveSession(engine_->store(), options_.session_id, false, false,
                                              engine_->config().cwd));
   }
   if (session) {

@@ -30,7 +30,8 @@ struct InteractiveOptions {
   RunFlags flags;
   SessionStart start = SessionStart::kNew;
   std::string session_id;  // kResumeId
-  bool all = false;        // kPick: sessions of every directory
+  bool all = false;        // kPick, kResumeLast: sessions of every directory
+  bool existing = false;   // kResumeLast: fail when none is in scope, not start one
   std::string prompt;      // the first prompt ("" = none)
 };
 

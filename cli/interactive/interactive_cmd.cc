@@ -29,8 +29,14 @@ void RegisterInteractiveCommands(CLI::App& app, GlobalOptions& global, CommandOu
 
   CLI::App* resume = app.add_subcommand(
       "resume", "Continue a session interactively: ID, --last, or pick one from a list");
-  resume->add_flag("--last", args->last, "Resume the most recent session in this directory");
-  resume->add_flag("--all", args->resume.all, "Pick from the sessions of every directory");
+  resume->add_flag("--last", args->last,
+                   "Resume the most recent session of this directory (or project); a new "
+                   "session when it has none");
+  resume->add_flag("--all", args->resume.all,
+                   "The sessions of every directory (the picker, or --last)");
+  resume->add_flag("--existing", args->resume.existing,
+                   "With --last: fail (exit 4) when there is no session to resume, instead of "
+                   "starting a new one");
   resume->add_option("ARGS", args->resume_args, "[ID] [PROMPT]");
   AddRunFlags(resume, args->resume.flags);
   resume->remove_option(resume->get_option("--json"));
@@ -56,8 +62,12 @@ void RegisterInteractiveCommands(CLI::App& app, GlobalOptions& global, CommandOu
       options.session_id = rest[0];
       if (rest.size() == 2) options.prompt = rest[1];
     }
-    if (options.all && options.start != SessionStart::kPick) {
-      outcome.Set(InvalidArgumentError("--all only applies to the picker; drop the ID or --last"));
+    if (options.all && options.start == SessionStart::kResumeId) {
+      outcome.Set(InvalidArgumentError("--all applies to the picker and --last; drop the ID"));
+      return;
+    }
+    if (options.existing && options.start != SessionStart::kResumeLast) {
+      outcome.Set(InvalidArgumentError("--existing only applies to resume --last"));
       return;
     }
     outcome.Set(RunInteractive(global, std::move(options)));

@@ -81,7 +81,7 @@ void InteractiveSession::ResumeCommand(const SlashCommand& cmd) {
     if (!picked->has_value()) return;
     target = **picked;
   } else {
-    auto found = ResolveSession(engine_->store(), cmd.arg, false, engine_->config().cwd);
+    auto found = ResolveSession(engine_->store(), cmd.arg, false, false, engine_->config().cwd);
     if (!found.ok()) {
       Warn(found.status().message());
       return;
