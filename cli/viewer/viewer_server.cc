@@ -96,6 +96,9 @@ Result<std::unique_ptr<ViewerServer>> ViewerServer::Bind(ViewerApi& api, int por
     int yes = 1;
     ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
+  // Small JSON answers on a kept-alive connection would otherwise wait for
+  // the peer's delayed ACK (~40 ms each).
+  server->server_->set_tcp_nodelay(true);
   server->AddRoutes();
   if (port == 0) {
     server->port_ = server->server_->bind_to_any_port("127.0.0.1");
