@@ -84,6 +84,17 @@ int main(int argc, char** argv) {
       auto created = store->CreateSession(spec);
       if (!created.ok()) Die(created.status().message());
       some_id = created->id;
+      codex::core::TurnRecord turn;
+      turn.session_id = created->id;
+      turn.turn_id = "t1";
+      turn.started_at_ms = created->created_at_ms;
+      turn.ended_at_ms = created->created_at_ms + 1;
+      turn.usage = {.input_tokens = 1000 + s % 7,
+                    .cached_input_tokens = 500,
+                    .output_tokens = 40,
+                    .reasoning_output_tokens = 10,
+                    .total_tokens = 1040 + s % 7};
+      if (auto st = store->RecordTurn(turn); !st.ok()) Die(st.message());
       if (s % 10 == 0) {
         auto fork = store->Fork(created->id, std::nullopt);
         if (!fork.ok()) Die(fork.status().message());
@@ -148,6 +159,18 @@ int main(int argc, char** argv) {
   report("api/session/ID", "api/session/" + some_id);
   report("api/tree/ID (a parent with a fork)", "api/tree/" + forked_parent);
   (void)(*child)->Signal(SIGINT);
+  // The usage report reads every session with a turn in the window.
+  for (const char* by : {"day", "model", "session"}) {
+    ProcessOptions usage;
+    usage.argv = {codex::testing::CodexBinaryPath(), "sessions", "usage", "--json", "--by", by};
+    usage.env = {{"CODEX_HOME", home}};
+    const Figure f = Time(3, [&] {
+      auto run = codex::testing::RunProcess(usage);
+      if (!run.ok() || run->exit_code != 0) Die("sessions usage failed");
+    });
+    std::printf("  %-42s %7.1f / %7.1f\n", (std::string("codex sessions usage --by ") + by).c_str(),
+                f.median, f.max);
+  }
   auto done = (*child)->Wait(std::chrono::seconds(30));
   if (!done.ok() || done->exit_code != 0) Die("serve did not stop cleanly on SIGINT");
   return 0;

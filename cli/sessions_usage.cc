@@ -1,5 +1,7 @@
 #include "cli/sessions_usage.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -12,6 +14,7 @@
 #include "cli/age_arg.h"
 #include "cli/config_overrides.h"
 #include "cli/store_open.h"
+#include "cli/terminal_text.h"
 #include "core/config.h"
 #include "storage/session_database.h"
 
@@ -68,58 +71,48 @@ void Add(Sums& into, const Sums& one) {
   into.priced_turns += one.priced_turns;
 }
 
-// Every session (live, then archived) updated at or after `since_ms`, with
-// the turns it started in the window summed into `groups`.
+// The turns started at or after `since_ms` (one query), each summed into
+// the group of its session; the sessions (model, project) come from the
+// list, newest first, which stops at the first one last updated before the
+// window (a turn started in it updated its session in it too).
 Status Collect(storage::SessionDatabase& store, const core::Config& config, int64_t since_ms,
                const std::string& by, std::map<std::string, Sums>& groups) {
+  ASSIGN_OR_RETURN(auto turns, store.TurnsSince(since_ms));
+  if (turns.empty()) return OkStatus();
+  std::map<std::string, core::SessionInfo> sessions;
   for (bool archived : {false, true}) {
     core::ListQuery q;
     q.archived = archived;
     q.limit = 500;
-    bool more = true;
-    while (more) {
+    for (bool more = true; more;) {
       ASSIGN_OR_RETURN(auto page, store.ListSessions(q));
-      for (const auto& s : page.sessions) {
-        // Newest first: a turn started in the window updated its session
-        // (its user message was appended) in the window too.
+      for (auto& s : page.sessions) {
         if (s.updated_at_ms < since_ms) {
           more = false;
           break;
         }
-        ASSIGN_OR_RETURN(auto turns, store.LoadTurns(s.id));
-        std::map<std::string, Sums> per_turn;
-        for (const auto& t : turns) {
-          if (t.started_at_ms < since_ms) continue;
-          Sums& one = per_turn[t.turn_id];
-          one.usage += t.usage;
-          one.turns += 1;
-        }
-        if (per_turn.empty()) continue;
-        // Requests: responses whose usage was stored with an item this
-        // session appended in one of those turns (forks share their
-        // parent's items; those count for the parent).
-        ASSIGN_OR_RETURN(auto history, store.LoadHistory(s));
-        for (const auto& item : history) {
-          if (!item.reported_total_tokens || item.session_id != s.id) continue;
-          auto it = per_turn.find(item.turn_id);
-          if (it != per_turn.end()) it->second.requests += 1;
-        }
-        auto price = config.model_prices.find(s.model);
-        for (const auto& t : turns) {
-          auto it = per_turn.find(t.turn_id);
-          if (it == per_turn.end()) continue;
-          Sums one = it->second;
-          per_turn.erase(it);  // a turn id recorded twice is summed once
-          if (price != config.model_prices.end()) {
-            one.cost = Cost(price->second, one.usage);
-            one.priced_turns = one.turns;
-          }
-          Add(groups[GroupKey(by, s, t)], one);
-        }
+        sessions.emplace(s.id, std::move(s));
       }
       if (page.next_cursor.empty()) more = false;
       q.cursor = page.next_cursor;
     }
+  }
+  for (const auto& t : turns) {
+    auto it = sessions.find(t.turn.session_id);
+    if (it == sessions.end()) {
+      ASSIGN_OR_RETURN(auto found, store.FindSession(t.turn.session_id));
+      it = sessions.emplace(found.id, std::move(found)).first;
+    }
+    const core::SessionInfo& s = it->second;
+    Sums one;
+    one.usage = t.turn.usage;
+    one.turns = 1;
+    one.requests = t.requests;
+    if (auto price = config.model_prices.find(s.model); price != config.model_prices.end()) {
+      one.cost = Cost(price->second, one.usage);
+      one.priced_turns = 1;
+    }
+    Add(groups[GroupKey(by, s, t.turn)], one);
   }
   return OkStatus();
 }
@@ -183,8 +176,10 @@ Status RunUsage(const GlobalOptions& global, const UsageArgs& args) {
     return OkStatus();
   }
   const char* kRow = "%-38s %9s %13s %13s %12s %12s %12s\n";
+  // Keys are store text (a cwd, a model name): never escape sequences on a terminal.
+  const bool terminal = ::isatty(STDOUT_FILENO) == 1;
   auto row = [&](const std::string& key, const Sums& s) {
-    std::printf(kRow, key.c_str(), std::to_string(s.requests).c_str(),
+    std::printf(kRow, TextForStream(key, terminal).c_str(), std::to_string(s.requests).c_str(),
                 std::to_string(s.usage.input_tokens).c_str(),
                 std::to_string(s.usage.cached_input_tokens).c_str(),
                 std::to_string(s.usage.output_tokens).c_str(),

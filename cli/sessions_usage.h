@@ -4,14 +4,13 @@
 // core::ModelPrice).
 //
 // What is summed: every turn (live and archived sessions, every directory)
-// that started at or after now - AGE (all turns without --since), from the
-// turns table (SessionDatabase::LoadTurns): input, cached input, output and
-// reasoning tokens. Requests are the responses whose usage was recorded with
-// an item the session itself appended in one of those turns
-// (StoredItem::reported_total_tokens). A turn belongs to its session's model
-// and project (the project key, else the cwd). Sessions are read newest
-// first and the walk stops at the first one last updated before the window,
-// so a short window stays cheap on a large store.
+// that started at or after now - AGE (all turns without --since), as
+// SessionDatabase::TurnsSince returns them in one query: input, cached
+// input, output and reasoning tokens, and requests (the responses whose
+// usage was recorded with an item the session itself appended in the turn).
+// A turn belongs to its session's model and project (the project key, else
+// the cwd); sessions are listed newest first, stopping at the first one last
+// updated before the window.
 //
 // Output: a table (GROUP, REQUESTS, INPUT, CACHED, OUTPUT, REASONING, COST)
 // with a TOTAL line; COST is "-" for a group with a model without a price.
