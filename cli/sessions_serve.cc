@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -78,10 +80,16 @@ Status RunServe(const GlobalOptions& global, const ServeArgs& args) {
   sigaddset(&stop_signals, SIGTERM);
   sigset_t previous;
   pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);
+  std::atomic<bool> served{false};
   std::thread waiter([&] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
-    server->Stop();
+    // A signal that comes before Run has started listening would be lost on
+    // httplib's stop(), a no-op until then: ask until Run has returned.
+    while (!served.load()) {
+      server->Stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
   });
 
   std::printf("codex sessions viewer: %s\n", server->url().c_str());
@@ -95,7 +103,8 @@ Status RunServe(const GlobalOptions& global, const ServeArgs& args) {
       std::fprintf(stderr, "xdg-open is not installed; open the URL above in a browser\n");
     }
   }
-  const Status served = server->Run();
+  const Status status = server->Run();
+  served.store(true);
   // Run also returns without a signal when listening fails: wake the waiter.
   pthread_kill(waiter.native_handle(), SIGTERM);
   waiter.join();
@@ -115,7 +124,7 @@ Status RunServe(const GlobalOptions& global, const ServeArgs& args) {
   }
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   std::fprintf(stderr, "viewer stopped\n");
-  return served;
+  return status;
 }
 
 }  // namespace

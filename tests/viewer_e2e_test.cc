@@ -14,9 +14,14 @@
 #include <signal.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <string>
+#include <thread>
 
 #include "tests/e2e_checks.h"
 #include "tests/viewer_e2e_support.h"
@@ -264,6 +269,51 @@ TEST_CASE("serve: the token rule, headers and JSON of every route, then the page
   CHECK(done->err.find("viewer stopped") != std::string::npos);
 }
 
+TEST_CASE("serve --open hands the URL to xdg-open, or says it is not installed") {
+  auto env = MakeEnv(kScript);
+  TempDir bin;
+  const std::string seen = bin.File("seen-url");
+  {
+    std::ofstream script(bin.File("xdg-open"));
+    script << "#!/bin/sh\nprintf '%s' \"$1\" > '" << seen << ".tmp' && mv '" << seen << ".tmp' '"
+           << seen << "'\n";
+  }
+  std::filesystem::permissions(bin.File("xdg-open"), std::filesystem::perms::owner_all);
+  ProcessOptions with = env->CodexCommand({"sessions", "serve", "--open"});
+  with.env["PATH"] = bin.str() + ":/usr/bin:/bin";
+  auto child = ChildProcess::Spawn(with);
+  REQUIRE(child.ok());
+  auto line = (*child)->ReadStdoutLine(std::chrono::seconds(30));
+  REQUIRE(line.ok());
+  const std::string url = line->substr(line->find("http://"));
+  for (int i = 0; i < 200 && !std::filesystem::exists(seen); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::ifstream in(seen);
+  std::string opened((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(opened == url);
+  REQUIRE((*child)->Signal(SIGINT).ok());
+  auto done = (*child)->Wait(std::chrono::seconds(30));
+  REQUIRE(done.ok());
+  CHECK(done->exit_code == 0);
+
+  TempDir empty;
+  ProcessOptions without = env->CodexCommand({"sessions", "serve", "--open"});
+  without.env["PATH"] = empty.str();
+  auto plain = ChildProcess::Spawn(without);
+  REQUIRE(plain.ok());
+  auto printed = (*plain)->ReadStdoutLine(std::chrono::seconds(30));
+  REQUIRE(printed.ok());
+  CHECK(printed->find("http://127.0.0.1:") != std::string::npos);
+  REQUIRE((*plain)->Signal(SIGTERM).ok());
+  auto stopped = (*plain)->Wait(std::chrono::seconds(30));
+  REQUIRE(stopped.ok());
+  INFO("signal " << stopped->term_signal << " stderr: " << stopped->err);
+  CHECK(stopped->exit_code == 0);
+  CHECK(stopped->err.find("xdg-open is not installed; open the URL above in a browser") !=
+        std::string::npos);
+}
+
 TEST_CASE("serve: a port already taken is one clear error") {
   auto env = MakeEnv(kScript);
   Viewer v = StartViewer(*env);
@@ -275,6 +325,19 @@ TEST_CASE("serve: a port already taken is one clear error") {
   auto done = v.process->Wait(std::chrono::seconds(30));
   REQUIRE(done.ok());
   CHECK(done->exit_code == 0);
+}
+
+TEST_CASE("serve: Ctrl-C the moment the URL is printed still stops it") {
+  auto env = MakeEnv(kScript);
+  for (int i = 0; i < 5; ++i) {
+    Viewer v = StartViewer(*env);
+    REQUIRE(v.process->Signal(SIGINT).ok());
+    auto done = v.process->Wait(std::chrono::seconds(30));
+    REQUIRE(done.ok());
+    INFO("run " << i << " signal " << done->term_signal << " stderr: " << done->err);
+    CHECK(done->exit_code == 0);
+    CHECK_FALSE(done->timed_out);
+  }
 }
 
 }  // namespace codex::testing
