@@ -28,7 +28,7 @@ inline constexpr char kHostile[] = "<script>alert(1)</script> list the zebra fil
 // (one turn of its own), C (one turn, then compacted). Every response states
 // its usage, so the sums are known.
 inline constexpr char kScript[] = R"({"responses": [
-  {"output": [{"reasoning": "Looking around"}, {"shell": ["printf", "zebra stripes\n"]}],
+  {"output": [{"reasoning": "Looking around"}, {"shell": ["printf", "zebra stripes\ndiff --git a/z.txt b/z.txt\n--- a/z.txt\n+++ b/z.txt\n@@ -1 +1 @@\n-old stripe\n+new stripe\n"]}],
    "usage": {"input_tokens": 1000, "cached_tokens": 400, "output_tokens": 50, "reasoning_tokens": 20}},
   {"message": "**Done**: listed `zebra`.\n\n<script>alert(2)</script>",
    "usage": {"input_tokens": 1300, "cached_tokens": 1000, "output_tokens": 30, "reasoning_tokens": 0}},

@@ -241,6 +241,9 @@ TEST_CASE("serve: the token rule, headers and JSON of every route, then the page
     CHECK(session.find("&lt;script&gt;alert(2)&lt;/script&gt;") != std::string::npos);
     CHECK(session.find("<details class=\"item call\"") != std::string::npos);
     CHECK(session.find("<span class=\"add\">+hi there</span>") != std::string::npos);
+    // The shell's output is a unified diff: coloured as well.
+    CHECK(session.find("<span class=\"add\">+new stripe</span>") != std::string::npos);
+    CHECK(session.find("<span class=\"del\">-old stripe</span>") != std::string::npos);
     CHECK(session.find("data-fork=\"" + s.b + "\"") != std::string::npos);
     CHECK(session.find("id=\"usage-chart\"") != std::string::npos);
     CHECK(Count(session, "<rect class=\"output\"") == 2);             // one bar per turn

@@ -117,11 +117,21 @@ async function renderSearch(params) {
 
 // --- one session ------------------------------------------------------------
 
-function diffBlock(text) {
-  const pre = el("pre", { class: "text diff" });
+// A tool's output that is a unified diff (git diff, diff -u) is coloured too.
+function looksLikeDiff(text) {
+  return /^diff --git /m.test(text) || (/^--- /m.test(text) && /^\+\+\+ /m.test(text) && /^@@ /m.test(text));
+}
+
+function textBlock(text, extraClass) {
+  if (looksLikeDiff(text)) return diffBlock(text, extraClass);
+  return el("pre", { class: "text" + (extraClass ? " " + extraClass : "") }, text);
+}
+
+function diffBlock(text, extraClass) {
+  const pre = el("pre", { class: "text diff" + (extraClass ? " " + extraClass : "") });
   for (const line of text.split("\n")) {
     let cls = null;
-    if (line.startsWith("***")) cls = "file";
+    if (line.startsWith("***") || line.startsWith("+++ ") || line.startsWith("--- ") || line.startsWith("diff --git ")) cls = "file";
     else if (line.startsWith("@@")) cls = "hunk";
     else if (line.startsWith("+")) cls = "add";
     else if (line.startsWith("-")) cls = "del";
@@ -152,13 +162,15 @@ function itemNode(item, outputs) {
       const details = el("details", { class: "item call", "data-item": item.id },
         el("summary", {}, "tool ", el("code", {}, item.name), " ", el("span", { class: "meta" }, firstLine(item.text))), body);
       if (out) {
-        details.append(el("div", { class: "meta" }, "output"), el("pre", { class: "text output", "data-item": out.id }, out.text));
+        const shown = textBlock(out.text, "output");
+        shown.setAttribute("data-item", out.id);
+        details.append(el("div", { class: "meta" }, "output"), shown);
         out.shown = true;
       }
       return details;
     }
     case "output":
-      return item.shown ? null : el("details", { class: cls, "data-item": item.id }, el("summary", {}, "tool output"), el("pre", { class: "text" }, item.text));
+      return item.shown ? null : el("details", { class: cls, "data-item": item.id }, el("summary", {}, "tool output"), textBlock(item.text));
     case "compaction":
       return el("div", { class: "marker compaction", "data-item": item.id }, "compaction: an encrypted summary from the server replaces what came before");
     case "checkpoint":
