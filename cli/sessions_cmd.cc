@@ -15,9 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "cli/age_arg.h"
 #include "cli/config_overrides.h"
 #include "cli/exit_codes.h"
+#include "cli/session_json.h"
 #include "cli/sessions_migrate.h"
+#include "cli/sessions_serve.h"
+#include "cli/sessions_usage.h"
 #include "cli/store_open.h"
 #include "compaction/token_accounting.h"
 #include "core/config.h"
@@ -89,27 +93,6 @@ std::string Clip(std::string_view s, size_t max) {
 }
 
 std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
-
-Json SessionJson(const core::SessionInfo& s) {
-  Json j;
-  j["id"] = s.id;
-  j["name"] = s.name;
-  j["title"] = s.title;
-  j["cwd"] = s.cwd;
-  j["host"] = s.host;
-  j["project"] = s.project;
-  j["model"] = s.model;
-  j["provider"] = s.provider;
-  j["source"] = s.source;
-  j["created_at_ms"] = s.created_at_ms;
-  j["updated_at_ms"] = s.updated_at_ms;
-  j["archived"] = s.archived;
-  j["tokens_used"] = s.tokens_used;
-  j["forked_from_session"] = s.forked_from_session;
-  j["forked_from_item"] = s.forked_from_item ? Json(*s.forked_from_item) : Json(nullptr);
-  j["head_item_id"] = s.head_item_id ? Json(*s.head_item_id) : Json(nullptr);
-  return j;
-}
 
 std::string Label(const core::SessionInfo& s) {
   std::string label = s.title.empty() ? "(untitled)" : s.title;
@@ -579,27 +562,6 @@ Status RunRename(const std::string& id, const std::string& name) {
   return OkStatus();
 }
 
-// "30d", "12h", "90m", "2w", "45s" -> milliseconds.
-Result<int64_t> ParseAge(const std::string& text) {
-  size_t i = 0;
-  int64_t n = 0;
-  while (i < text.size() && text[i] >= '0' && text[i] <= '9' && n < 1'000'000'000) {
-    n = n * 10 + (text[i++] - '0');
-  }
-  const std::string unit = text.substr(i);
-  int64_t scale = 0;
-  if (unit == "d") scale = 86'400'000;
-  if (unit == "h") scale = 3'600'000;
-  if (unit == "m") scale = 60'000;
-  if (unit == "s") scale = 1'000;
-  if (unit == "w") scale = 7 * 86'400'000LL;
-  if (i == 0 || scale == 0) {
-    return InvalidArgumentError("--older-than '" + text +
-                                "' is not a duration; use a number with s, m, h, d or w, e.g. 30d");
-  }
-  return n * scale;
-}
-
 struct PurgeArgs {
   std::string older_than;
   bool dry_run = false;
@@ -611,7 +573,7 @@ struct PurgeArgs {
 Status RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
   int64_t age_ms = 0;
   if (!args.older_than.empty()) {
-    ASSIGN_OR_RETURN(auto age, ParseAge(args.older_than));
+    ASSIGN_OR_RETURN(auto age, ParseAge(args.older_than, "--older-than"));
     age_ms = age;
   } else {
     ASSIGN_OR_RETURN(auto config,
@@ -880,6 +842,8 @@ void RegisterSessionsCommands(CLI::App& app, const GlobalOptions& global, Comman
   imp->callback([import_paths, &result] { result.Set(RunImport(*import_paths)); });
 
   AddSessionsMigrateCommand(sessions, global, result);
+  AddSessionsUsageCommand(sessions, global, result);
+  AddSessionsServeCommand(sessions, global, result);
 
   auto fork_id = std::make_shared<std::string>();
   auto fork_turn = std::make_shared<int>(kNoTurn);

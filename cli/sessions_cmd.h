@@ -1,6 +1,8 @@
 // `codex sessions ...` (list, show, tree, search, rm, archive, unarchive,
 // rename, purge, export, import) and `codex fork ID [--at-turn N]`: the
-// management commands over $CODEX_HOME/sessions.db (storage/).
+// management commands over $CODEX_HOME/sessions.db (storage/). It also
+// registers `sessions migrate`, `sessions usage` and `sessions serve`, each in
+// its own file (sessions_migrate.h, sessions_usage.h, sessions_serve.h).
 //
 // Output contract:
 //   sessions list        a table (ID, UPDATED in local time, CWD, TITLE), newest

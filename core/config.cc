@@ -272,6 +272,7 @@ constexpr std::string_view kKnownKeys[] = {
     "compaction",                // compaction (issue 12)
     "retention_days",            // store (issue 11)
     "session_store",             // PostgreSQL (issue 15)
+    "model_prices",              // sessions usage (issue 28)
 };
 
 bool IsKnownKey(std::string_view path) {
@@ -625,6 +626,43 @@ Status ReadProviders(const toml::table& root, Config& config) {
   return OkStatus();
 }
 
+// [model_prices.<model>] tables: input, cached_input, output (USD per
+// million tokens, numbers >= 0); any other key is a mistake worth naming.
+Status ReadModelPrices(const toml::table& root, Config& config) {
+  auto* node = root.get("model_prices");
+  if (node == nullptr) return OkStatus();
+  auto* t = node->as_table();
+  if (t == nullptr)
+    return TypeError("", "model_prices", "a table of [model_prices.<model>] tables");
+  for (auto&& [model, entry] : *t) {
+    const std::string where = "model_prices." + std::string(model.str()) + ".";
+    auto* pt = entry.as_table();
+    if (pt == nullptr) return TypeError("model_prices.", model.str(), "a table");
+    ModelPrice price;
+    bool cached_set = false;
+    for (auto&& [key, value] : *pt) {
+      auto number = value.value<double>();
+      if (!number || *number < 0) {
+        return TypeError(where, key.str(), "a number of US dollars per million tokens (>= 0)");
+      }
+      if (key.str() == "input") {
+        price.input = *number;
+      } else if (key.str() == "cached_input") {
+        price.cached_input = *number;
+        cached_set = true;
+      } else if (key.str() == "output") {
+        price.output = *number;
+      } else {
+        return InvalidArgumentError("config: unknown key '" + where + std::string(key.str()) +
+                                    "'; a price table has input, cached_input and output");
+      }
+    }
+    if (!cached_set) price.cached_input = price.input;
+    config.model_prices[std::string(model.str())] = price;
+  }
+  return OkStatus();
+}
+
 // The command line's flags over the file, then the provider and the working
 // directory they select.
 Status ApplyCommandLine(const ConfigOverrides& overrides, Config& config) {
@@ -697,6 +735,7 @@ Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& 
   RETURN_IF_ERROR(ParseMcpServers(root, config.mcp_servers));
   RETURN_IF_ERROR(ReadSessionStore(root, overrides, codex_home, config.session_store));
   RETURN_IF_ERROR(ReadProviders(root, config));
+  RETURN_IF_ERROR(ReadModelPrices(root, config));
   RETURN_IF_ERROR(ApplyCommandLine(overrides, config));
   return config;
 }

@@ -46,6 +46,17 @@ struct ProviderInfo {
   ApplyPatchToolType apply_patch_tool_type = ApplyPatchToolType::kFreeform;
 };
 
+// One [model_prices.<model>] table: what a model's tokens cost, in US dollars
+// per million tokens, for the estimate `codex sessions usage` prints. Input
+// counts the uncached part of input_tokens at `input` and the cached part at
+// `cached_input` (= `input` when the table does not set it); reasoning tokens
+// are part of output_tokens and cost `output`.
+struct ModelPrice {
+  double input = 0;
+  double cached_input = 0;
+  double output = 0;
+};
+
 struct Config {
   std::string codex_home;  // absolute
   std::string cwd;         // absolute working directory of the session
@@ -81,6 +92,8 @@ struct Config {
   // Where sessions live (core/store_location.h): `session_store`, else
   // CODEX_SESSION_STORE, else SQLite at $CODEX_HOME/sessions.db.
   StoreLocation session_store;
+  // [model_prices.<model>], by model name (ModelPrice); empty = no estimate.
+  std::map<std::string, ModelPrice> model_prices;
   // One line per config key that is not supported (each key once), for the
   // CLI to print as "warning: ...". Empty under strict loading (those are errors).
   std::vector<std::string> warnings;

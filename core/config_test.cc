@@ -245,3 +245,35 @@ model = "other"
   o.profile = "missing";
   CHECK_FALSE(LoadConfig(home.path.string(), o).ok());
 }
+
+TEST_CASE("Model price tables: cached_input defaults to input; bad values are named") {
+  TempHome home;
+  home.Write(R"([model_prices."gpt-5-codex"]
+input = 1.25
+cached_input = 0.125
+output = 10
+[model_prices.mini]
+input = 0.25
+output = 2.0
+)");
+  auto config = LoadConfig(home.path.string(), {});
+  REQUIRE(config.ok());
+  REQUIRE(config->model_prices.size() == 2);
+  CHECK(config->model_prices.at("gpt-5-codex").cached_input == 0.125);
+  CHECK(config->model_prices.at("gpt-5-codex").output == 10.0);
+  CHECK(config->model_prices.at("mini").cached_input == 0.25);
+  CHECK(config->warnings.empty());
+
+  ConfigOverrides negative;
+  negative.dash_c = {"model_prices.mini.output=-1"};
+  auto bad = LoadConfig(home.path.string(), negative);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().find("model_prices.mini.output") != std::string::npos);
+
+  ConfigOverrides typo;
+  typo.dash_c = {"model_prices.mini.outptu=1"};
+  auto unknown = LoadConfig(home.path.string(), typo);
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.status().message().find("unknown key 'model_prices.mini.outptu'") !=
+        std::string::npos);
+}

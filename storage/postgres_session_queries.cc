@@ -163,6 +163,42 @@ Result<std::vector<core::TurnRecord>> PostgresSessionStore::LoadTurns(std::strin
               [&]() -> Result<std::vector<core::TurnRecord>> { return ReadTurns(*conn_, sid); });
 }
 
+Result<std::vector<TurnUsage>> PostgresSessionStore::TurnsSince(int64_t since_ms) {
+  return Read(*conn_, "summing usage", [&]() -> Result<std::vector<TurnUsage>> {
+    // As the SQLite backend: requests grouped once from item_usage.
+    Rows q = conn_->Exec(
+        "WITH r AS (SELECT i.session_id, i.turn_id, count(*) AS n"
+        " FROM item_usage AS u JOIN items AS i ON i.id = u.item_id"
+        " WHERE i.created_at_ms >= $1 GROUP BY i.session_id, i.turn_id)"
+        " SELECT t.session_id, t.turn_id, t.status, t.error, t.input_tokens,"
+        " t.cached_input_tokens, t.output_tokens, t.reasoning_output_tokens, t.total_tokens,"
+        " t.started_at_ms, t.ended_at_ms, coalesce(r.n, 0)"
+        " FROM turns AS t LEFT JOIN r ON r.session_id = t.session_id AND r.turn_id = t.turn_id"
+        " WHERE t.started_at_ms >= $1"
+        " ORDER BY t.started_at_ms, t.session_id COLLATE \"C\", t.turn_id COLLATE \"C\"",
+        {P(since_ms)});
+    std::vector<TurnUsage> out;
+    for (int r = 0; r < q.size(); ++r) {
+      TurnUsage u;
+      core::TurnRecord& t = u.turn;
+      t.session_id = q.Str(r, 0);
+      t.turn_id = q.Str(r, 1);
+      t.status = TurnStatusFromName(q.Str(r, 2));
+      t.error = q.Str(r, 3);
+      t.usage.input_tokens = q.Int(r, 4);
+      t.usage.cached_input_tokens = q.Int(r, 5);
+      t.usage.output_tokens = q.Int(r, 6);
+      t.usage.reasoning_output_tokens = q.Int(r, 7);
+      t.usage.total_tokens = q.Int(r, 8);
+      t.started_at_ms = q.Int(r, 9);
+      t.ended_at_ms = q.Int(r, 10);
+      u.requests = q.Int(r, 11);
+      out.push_back(std::move(u));
+    }
+    return out;
+  });
+}
+
 Result<std::vector<EventRecord>> PostgresSessionStore::LoadEvents(std::string_view id) {
   const std::string sid(id);
   return Read(*conn_, "loading events",

@@ -116,6 +116,7 @@ class PostgresSessionStore final : public SessionDatabase {
   Result<SessionDetails> Show(std::string_view id) override;
   Result<std::vector<core::TurnRecord>> LoadTurns(std::string_view id) override;
   Result<std::vector<EventRecord>> LoadEvents(std::string_view id) override;
+  Result<std::vector<TurnUsage>> TurnsSince(int64_t since_ms) override;
   Result<bool> ImportSession(const ImportedSession& session) override;
   Result<bool> CopySession(const SessionCopy& copy) override;
 

@@ -101,6 +101,14 @@ struct BusySession {
   core::LeaseHolder holder;
 };
 
+// One turn and the responses recorded in it: how many items the session
+// itself appended in the turn carry a reported usage (RecordUsage), i.e. the
+// model requests of the turn whose usage the server reported.
+struct TurnUsage {
+  core::TurnRecord turn;
+  int64_t requests = 0;
+};
+
 // What Remove / Purge deleted, and what Purge left alone.
 struct RemoveStats {
   int64_t sessions = 0;
@@ -217,6 +225,10 @@ class SessionDatabase : public core::SessionStore {
   virtual Result<SessionDetails> Show(std::string_view id) = 0;
   virtual Result<std::vector<core::TurnRecord>> LoadTurns(std::string_view id) = 0;
   virtual Result<std::vector<EventRecord>> LoadEvents(std::string_view id) = 0;
+  // Every turn of every session (archived ones too) started at or after
+  // `since_ms`, oldest first, with its requests: one query however many
+  // sessions there are (codex sessions usage).
+  virtual Result<std::vector<TurnUsage>> TurnsSince(int64_t since_ms) = 0;
   // Imports a whole session in one transaction. Returns false (and changes
   // nothing) when a session with spec.id already exists.
   virtual Result<bool> ImportSession(const ImportedSession& session) = 0;

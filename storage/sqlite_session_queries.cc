@@ -212,6 +212,43 @@ Result<std::vector<core::TurnRecord>> SqliteSessionStore::LoadTurns(std::string_
   });
 }
 
+Result<std::vector<TurnUsage>> SqliteSessionStore::TurnsSince(int64_t since_ms) {
+  return Guarded(path_, "summing usage", [&]() -> Result<std::vector<TurnUsage>> {
+    // Requests are counted once per (session, turn) from item_usage (one row
+    // per response, found by primary key), not per turn over the items.
+    SQLite::Statement q(*db_,
+                        "WITH r AS (SELECT i.session_id, i.turn_id, count(*) AS n"
+                        " FROM item_usage AS u JOIN items AS i ON i.id = u.item_id"
+                        " WHERE i.created_at_ms >= ?1 GROUP BY i.session_id, i.turn_id)"
+                        " SELECT t.session_id, t.turn_id, t.status, t.error, t.input_tokens,"
+                        " t.cached_input_tokens, t.output_tokens, t.reasoning_output_tokens,"
+                        " t.total_tokens, t.started_at_ms, t.ended_at_ms, coalesce(r.n, 0)"
+                        " FROM turns AS t LEFT JOIN r ON r.session_id = t.session_id"
+                        " AND r.turn_id = t.turn_id WHERE t.started_at_ms >= ?1"
+                        " ORDER BY t.started_at_ms, t.session_id, t.turn_id");
+    q.bind(1, since_ms);
+    std::vector<TurnUsage> out;
+    while (q.executeStep()) {
+      TurnUsage u;
+      core::TurnRecord& t = u.turn;
+      t.session_id = q.getColumn(0).getString();
+      t.turn_id = q.getColumn(1).getString();
+      t.status = TurnStatusFromName(q.getColumn(2).getText());
+      t.error = q.getColumn(3).getString();
+      t.usage.input_tokens = q.getColumn(4).getInt64();
+      t.usage.cached_input_tokens = q.getColumn(5).getInt64();
+      t.usage.output_tokens = q.getColumn(6).getInt64();
+      t.usage.reasoning_output_tokens = q.getColumn(7).getInt64();
+      t.usage.total_tokens = q.getColumn(8).getInt64();
+      t.started_at_ms = q.getColumn(9).getInt64();
+      t.ended_at_ms = q.getColumn(10).getInt64();
+      u.requests = q.getColumn(11).getInt64();
+      out.push_back(std::move(u));
+    }
+    return out;
+  });
+}
+
 Result<std::vector<EventRecord>> SqliteSessionStore::LoadEvents(std::string_view id) {
   const std::string sid(id);
   return Guarded(path_, "loading events", [&]() -> Result<std::vector<EventRecord>> {

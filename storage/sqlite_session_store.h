@@ -113,6 +113,7 @@ class SqliteSessionStore final : public SessionDatabase {
   Result<SessionDetails> Show(std::string_view id) override;
   Result<std::vector<core::TurnRecord>> LoadTurns(std::string_view id) override;
   Result<std::vector<EventRecord>> LoadEvents(std::string_view id) override;
+  Result<std::vector<TurnUsage>> TurnsSince(int64_t since_ms) override;
   // Imports a whole session in one transaction. Returns false (and changes
   // nothing) when a session with spec.id already exists.
   Result<bool> ImportSession(const ImportedSession& session) override;
