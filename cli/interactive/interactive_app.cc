@@ -17,6 +17,7 @@
 #include "cli/interrupt.h"
 #include "cli/notify.h"
 #include "cli/session_resolution.h"
+#include "cli/terminal_text.h"
 #include "core/sandboxed_runner.h"
 #include "core/tool_router.h"
 #include "core/transcript.h"
@@ -150,9 +151,9 @@ void InteractiveSession::Say(std::string_view text) {
 
 void InteractiveSession::Warn(std::string_view message) {
   if (tty_) {
-    view_->Print(style_.Red("error: " + std::string(message)) + "\n");
+    view_->Print(style_.Red("error: " + NeutralizeControls(message)) + "\n");
   } else {
-    std::fprintf(stderr, "error: %.*s\n", static_cast<int>(message.size()), message.data());
+    PrintF(stderr, "error: %.*s\n", static_cast<int>(message.size()), message.data());
   }
 }
 
