@@ -66,7 +66,7 @@ Status RunMigrate(const GlobalOptions& global, const MigrateArgs& args) {
         if (tty) {
           PrintF(stderr, "\r%lld/%lld sessions", static_cast<long long>(done),
                  static_cast<long long>(total));
-          if (done == total) std::fputc('\n', stderr);
+          if (done == total) PrintText(stderr, "\n");
           std::fflush(stderr);
         }
       },

@@ -330,21 +330,21 @@ ReviewDecision TtyApprovalPrompt::AskHere(const ApprovalQuestion& question) {
 
 ReviewDecision LineApprovalPrompt::AskUser(const ApprovalQuestion& question) {
   Style plain(Color::kDisabled);
-  std::fputs(DescribeApproval(question, plain, 40).c_str(), err_);
+  PrintText(err_, DescribeApproval(question, plain, 40).c_str());
   auto answered = [&](ReviewDecision d) {
-    std::fprintf(err_, "%s\n", DescribeDecision(question, d).c_str());
+    PrintF(err_, "%s\n", DescribeDecision(question, d).c_str());
     return d;
   };
   while (true) {
-    std::fputs(
-        "approve? [y]es once, [a]lways this session, [n]o (tell the model), [s]top the turn: ",
-        err_);
+    PrintText(err_,
+              "approve? [y]es once, [a]lways this session, [n]o (tell the model), [s]top the "
+              "turn: ");
     std::fflush(err_);
     std::string line;
     int c;
     while ((c = std::fgetc(in_)) != EOF && c != '\n') line += static_cast<char>(c);
     if (c == EOF && line.empty()) {
-      std::fputs("\n", err_);
+      PrintText(err_, "\n");
       return ReviewDecision::kAbort;
     }
     while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();

@@ -144,7 +144,7 @@ void InteractiveSession::Say(std::string_view text) {
   if (tty_) {
     view_->Print(text);  // above the composer when it is drawn
   } else {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    PrintText(stdout, text);
     std::fflush(stdout);
   }
 }
@@ -159,8 +159,8 @@ void InteractiveSession::Warn(std::string_view message) {
 
 void InteractiveSession::Banner(bool resumed) {
   if (!tty_) {
-    std::fprintf(stderr, "%s\n",
-                 BannerLine(engine_->config(), conversation_->session(), resumed).c_str());
+    PrintF(stderr, "%s\n",
+           BannerLine(engine_->config(), conversation_->session(), resumed).c_str());
     return;
   }
   Say(BannerText(style_, engine_->config(), conversation_->session(), resumed,
@@ -258,7 +258,7 @@ std::optional<std::string> InteractiveSession::ReadInputPlain() {
   std::string text;
   while (true) {
     if (prompt) {
-      std::fputs(text.empty() ? "› " : "  ", stderr);
+      PrintText(stderr, text.empty() ? "› " : "  ");
       std::fflush(stderr);
     }
     std::string line;
@@ -487,7 +487,7 @@ Status InteractiveSession::Run() {
   if (tty_) {
     Say(style_.Dim(bye) + "\n");
   } else {
-    std::fprintf(stderr, "%s\n", bye.c_str());
+    PrintF(stderr, "%s\n", bye.c_str());
   }
   return OkStatus();
 }
