@@ -349,6 +349,29 @@ TEST_CASE("escalation: the shell tool declares Codex's fields under on-request o
   CHECK_FALSE(q["properties"].contains("justification"));
 }
 
+TEST_CASE("escalation: interactive, the tools stay byte-stable across turns until /approvals") {
+  auto env = MakeEnv(R"({"responses": [], "default": "reply {{n}}"})",
+                     "approval_policy = \"on-request\"\n");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("one\r"));
+  Expect(p->WaitForText("reply 1", kWait));
+  Expect(p->Write("two\r"));
+  Expect(p->WaitForText("reply 2", kWait));
+  Expect(p->Write("/approvals never\r"));
+  Expect(p->WaitForText("approval policy set to never", kWait));
+  Expect(p->Write("three\r"));
+  Expect(p->WaitForText("reply 3", kWait));
+  Expect(p->Write("\x04"));
+  (void)p->WaitExit(kWait);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  CHECK(ShellParameters(requests[0])["properties"].contains("sandbox_permissions"));
+  CHECK(requests[1].body["tools"].dump() == requests[0].body["tools"].dump());
+  CHECK_FALSE(ShellParameters(requests[2])["properties"].contains("sandbox_permissions"));
+  CHECK_FALSE(ShellParameters(requests[2])["properties"].contains("justification"));
+}
+
 // A shell call touching `file` (relative to the workspace) with `extra` arguments.
 Json TouchCall(const std::string& id, const std::string& file, Json extra) {
   Json args = {{"command", Json::array({"sh", "-c", "touch " + file})}};
