@@ -303,6 +303,26 @@ TEST_CASE("terminal: every sessions subcommand prints names, titles and items in
     CheckInert(raw);
     CheckShown(raw, {"<U+009B>G"});
   }
+  // The interactive doors of the same store: the resume picker, the replayed
+  // transcript, /status and /sessions.
+  {
+    auto picker = SpawnTui(*env, {"resume"});
+    Expect(picker->WaitForText("1 of 1 sessions", kWait));
+    Expect(picker->Write("\x1b"));
+    (void)picker->WaitExit(kWait);
+    CheckInert(picker->raw());
+    CheckShown(picker->raw(), {"nm^[]0;TT^G"});
+    auto resumed = SpawnTui(*env, {"resume", id});
+    Expect(resumed->WaitForText("reply 1", kWait));
+    Expect(resumed->Write("/status\r"));
+    Expect(resumed->WaitForText("context     ", kWait));
+    Expect(resumed->Write("/sessions\r"));
+    Expect(resumed->WaitForText("/resume ID switches to one", kWait));
+    Expect(resumed->Write("\x04"));
+    (void)resumed->WaitExit(kWait);
+    CheckInert(resumed->raw());
+    CheckShown(resumed->raw(), {"nm^[]0;TT^G", "hello A^[[2K^[[1GB"});
+  }
   // An unknown name in an error line is inert too.
   auto p = PtyProcess::Spawn(env->CodexCommand({"sessions", "show", kNamePayload + "zz"}));
   REQUIRE(p.ok());
