@@ -133,26 +133,41 @@ std::vector<std::pair<std::string, std::string>> HostGitOverrides(std::string_vi
   return out;
 }
 
-Result<HostGitResult> RunHostGit(const std::string& dir, const std::vector<std::string>& args,
-                                 int64_t timeout_ms) {
-  // Try the read-only sandbox; without one on this machine, the host.
+Result<HostGit> HostGit::Open(const std::string& dir, int64_t timeout_ms) {
+  // The read-only sandbox; without one on this machine, the host.
   SandboxMode mode = SandboxMode::kReadOnly;
-  auto list = RunOnce(dir, {"config", "--list", "-z"}, FixedOverrides(), timeout_ms, mode);
+  const std::vector<std::string> list_args = {"config", "--list", "-z"};
+  auto list = RunOnce(dir, list_args, FixedOverrides(), timeout_ms, mode);
   if (!list.ok() && list.status().code() == StatusCode::kFailedPrecondition) {
     mode = SandboxMode::kDangerFullAccess;
-    list = RunOnce(dir, {"config", "--list", "-z"}, FixedOverrides(), timeout_ms, mode);
+    list = RunOnce(dir, list_args, FixedOverrides(), timeout_ms, mode);
   }
   if (!list.ok()) return list.status();
-  // Outside a repository `git config --list` still lists the user's own
-  // config; the repository's drivers are what matters and are listed too.
-  auto run = RunOnce(dir, args, HostGitOverrides(list->stdout_text), timeout_ms, mode);
+  HostGit git;
+  git.dir_ = dir;
+  git.timeout_ms_ = timeout_ms;
+  git.sandboxed_ = mode == SandboxMode::kReadOnly;
+  // Outside a repository the listing holds the user's own config only.
+  git.overrides_ = HostGitOverrides(list->stdout_text);
+  return git;
+}
+
+Result<HostGitResult> HostGit::Run(const std::vector<std::string>& args) const {
+  const SandboxMode mode = sandboxed_ ? SandboxMode::kReadOnly : SandboxMode::kDangerFullAccess;
+  auto run = RunOnce(dir_, args, overrides_, timeout_ms_, mode);
   if (!run.ok()) return run.status();
   HostGitResult out;
   out.exit_code = run->exit_code;
   out.stdout_text = std::move(run->stdout_text);
   out.stderr_text = std::move(run->stderr_text);
-  out.sandboxed = mode == SandboxMode::kReadOnly;
+  out.sandboxed = sandboxed_;
   return out;
+}
+
+Result<HostGitResult> RunHostGit(const std::string& dir, const std::vector<std::string>& args,
+                                 int64_t timeout_ms) {
+  ASSIGN_OR_RETURN(HostGit git, HostGit::Open(dir, timeout_ms));
+  return git.Run(args);
 }
 
 }  // namespace codex::core

@@ -29,6 +29,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -42,9 +44,30 @@ struct HostGitResult {
   bool sandboxed = false;  // it ran inside the read-only sandbox
 };
 
-// Runs `git -C dir ARGS...` as described above. Errors: git not found, or
-// it could not be started (kNotFound, kInternal); a git that runs and fails
-// is not an error (see exit_code).
+// git in one directory, the way described above. Open lists the
+// repository's config once (for its filter drivers) and finds out whether the
+// sandbox is available; Run then runs each command with those overrides, so a
+// caller running several (/diff: one per untracked file) pays for that once.
+// (A driver added between Open and Run is not emptied, but still runs in the
+// read-only sandbox; without a sandbox on this machine the model's own
+// commands already run only unsandboxed, so there is nothing to plant from.)
+class HostGit {
+ public:
+  // Errors: git not found or not startable (kNotFound, kInternal).
+  static Result<HostGit> Open(const std::string& dir, int64_t timeout_ms = 10'000);
+  // Runs `git -C dir ARGS...`; a git that runs and fails is not an error
+  // (see exit_code).
+  Result<HostGitResult> Run(const std::vector<std::string>& args) const;
+  bool sandboxed() const { return sandboxed_; }
+
+ private:
+  std::string dir_;
+  int64_t timeout_ms_ = 0;
+  bool sandboxed_ = true;
+  std::vector<std::pair<std::string, std::string>> overrides_;
+};
+
+// HostGit::Open(dir, timeout_ms), then Run(args).
 Result<HostGitResult> RunHostGit(const std::string& dir, const std::vector<std::string>& args,
                                  int64_t timeout_ms = 10'000);
 

@@ -120,17 +120,18 @@ std::string SessionsText(const Style& style, const std::vector<core::SessionInfo
 Result<std::string> WorkspaceDiff(const std::string& cwd, const Style& style) {
   // git runs the one safe way (core/host_git.h): the workspace's git config,
   // attributes and hooks are the model's to write.
-  auto inside = core::RunHostGit(cwd, {"rev-parse", "--is-inside-work-tree"});
+  ASSIGN_OR_RETURN(core::HostGit git, core::HostGit::Open(cwd));
+  auto inside = git.Run({"rev-parse", "--is-inside-work-tree"});
   if (!inside.ok()) return inside.status();
   if (inside->exit_code != 0) {
     return FailedPreconditionError(cwd + " is not inside a git repository; /diff needs one");
   }
   std::vector<std::string> diff_args = {"diff"};
   for (const auto& a : core::HostGitDiffArgs()) diff_args.push_back(a);
-  auto tracked = core::RunHostGit(cwd, diff_args);
+  auto tracked = git.Run(diff_args);
   if (!tracked.ok()) return tracked.status();
   std::string diff = tracked->stdout_text + tracked->stderr_text;
-  auto untracked = core::RunHostGit(cwd, {"ls-files", "--others", "--exclude-standard", "-z"});
+  auto untracked = git.Run({"ls-files", "--others", "--exclude-standard", "-z"});
   if (!untracked.ok()) return untracked.status();
   const std::string& names = untracked->stdout_text;
   size_t pos = 0;
@@ -149,7 +150,7 @@ Result<std::string> WorkspaceDiff(const std::string& cwd, const Style& style) {
     std::vector<std::string> args = {"diff", "--no-index"};
     for (const auto& a : core::HostGitDiffArgs()) args.push_back(a);
     args.insert(args.end(), {"--", "/dev/null", file});
-    auto one = core::RunHostGit(cwd, args);
+    auto one = git.Run(args);
     if (!one.ok()) return one.status();
     diff += one->stdout_text + one->stderr_text;
   }
