@@ -231,6 +231,30 @@ TEST_CASE("terminal: the approval prompt shows the exact command and the model's
   CHECK(e2e::ModelOutput(*env, "e1") == "exec command rejected by user");
 }
 
+TEST_CASE("terminal: the patch approval shows file names and diff lines inert") {
+  const std::string file = std::string("p\x1b]0;TT\x07\xe2\x80\xaeH.txt");
+  const std::string patch =
+      "*** Begin Patch\n*** Add File: " + file + "\n+" + kPayload + "\n*** End Patch\n";
+  Json script = {
+      {"responses", Json::array({{{"output", Json::array({{{"custom_tool_call", "apply_patch"},
+                                                           {"call_id", "p1"},
+                                                           {"input", patch}}})}},
+                                 "patched"})}};
+  auto env = MakeEnv(script.dump(),
+                     "approval_policy = \"untrusted\"\nsandbox_mode = \"workspace-write\"\n");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("patch it\r"));
+  Expect(p->WaitForText("Allow these changes?", kWait));
+  Expect(p->WaitForText("(n, esc)", kWait));
+  Expect(p->Write("d"));
+  Expect(p->WaitForText("patched", kWait));
+  Expect(p->Write("\x04"));
+  (void)p->WaitExit(kWait);
+  CheckInert(p->raw());
+  CheckShown(p->raw(), {"p^[]0;TT^G<U+202E>H.txt", "+A^[[2K^[[1GB", "<U+009B>G"});
+}
+
 TEST_CASE("terminal: /diff and the @ popup show file names and contents inert") {
   auto env = MakeEnv(R"({"responses": []})");
   const std::string name = std::string("evil\x1b]0;TT\x07\xe2\x80\xaeH.txt");
