@@ -355,6 +355,27 @@ TEST_CASE("terminal: every sessions subcommand prints names, titles and items in
   // On a pipe, a script still gets the exact bytes.
   auto piped = e2e::RunOk(*env, {"sessions", "export", id, "--format", "jsonl"});
   CHECK(piped.out.find("\\u001b]0;TT") != std::string::npos);
+  // A rollout from elsewhere (here: this session's, exported, removed and
+  // imported again into a fresh store) lists inert too.
+  const fs::path rollout = env->root() / "imported.jsonl";
+  std::ofstream(rollout) << piped.out;
+  auto other = MakeEnv(R"({"responses": []})");
+  {
+    const std::string raw = [&] {
+      auto imp = PtyProcess::Spawn(other->CodexCommand({"sessions", "import", rollout.string()}));
+      REQUIRE(imp.ok());
+      REQUIRE((*imp)->WaitExit(60s).ok());
+      return (*imp)->raw();
+    }();
+    INFO(raw);
+    CHECK(raw.find("imported") != std::string::npos);
+  }
+  auto listed = PtyProcess::Spawn(other->CodexCommand({"sessions", "list", "--all"}), 40, 400);
+  REQUIRE(listed.ok());
+  REQUIRE((*listed)->WaitExit(60s).ok());
+  INFO((*listed)->raw());
+  CheckInert((*listed)->raw());
+  CheckShown((*listed)->raw(), {"hello A^[[2K^[[1GB^[]0;TT^G"});
 }
 
 // --- escalation, Codex's way ---
