@@ -69,6 +69,13 @@ Result<CommandResult> RunOnce(const std::string& dir, const std::vector<std::str
                               int64_t timeout_ms, SandboxMode mode) {
   CommandSpec spec;
   spec.argv = {"git", "-C", dir, "--no-pager"};
+  // Each override twice: as `-c` (every git version) when the key can be
+  // written so (no '=' in a driver's name), and below in GIT_CONFIG_COUNT /
+  // KEY / VALUE (git >= 2.31), which takes any key as it is.
+  for (const auto& [key, value] : overrides) {
+    if (key.find('=') == std::string::npos)
+      spec.argv.insert(spec.argv.end(), {"-c", key + "=" + value});
+  }
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.cwd = dir;
   spec.timeout_ms = timeout_ms;

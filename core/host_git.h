@@ -11,8 +11,8 @@
 //     layer: whatever still runs can write nothing and reach no one); only
 //     when no sandbox is available on this machine does it run unsandboxed;
 //   * and, in either case, with every config-driven execution path disabled
-//     by command-line scope config (GIT_CONFIG_COUNT/KEY/VALUE, which
-//     outranks every config file and include): core.fsmonitor=false,
+//     by command-line scope config (`-c` and GIT_CONFIG_COUNT/KEY/VALUE,
+//     which outrank every config file and include): core.fsmonitor=false,
 //     core.hooksPath=/dev/null, pagers cat, editors/ssh/gpg/askpass "false",
 //     credential.helper reset, protocol.allow=never, submodules ignored, and
 //     each filter driver the repository's config defines emptied
