@@ -162,6 +162,32 @@ TEST_CASE("host git: project identity at exec start runs no git") {
   CHECK(Markers(marks).empty());
 }
 
+TEST_CASE("host git: a FIFO or device planted as .git/config does not stall exec's start") {
+  auto env = MakeEnv(R"({"responses": [], "default": "reply {{n}}"})");
+  const fs::path sub = env->workdir() / "fifo";
+  fs::create_directories(sub / ".git");
+  Sh(sub, "mkfifo .git/config");
+  auto fifo = env->CodexCommand({"exec", "hello"});
+  fifo.cwd = sub;
+  fifo.timeout = 30s;
+  auto run = RunProcess(fifo);
+  REQUIRE(run.ok());
+  INFO(run->err);
+  CHECK_FALSE(run->timed_out);
+  CHECK(run->exit_code == 0);
+  // A .git file pointing at a device: read as nothing, not as 1 MiB of zeros.
+  const fs::path dev = env->workdir() / "dev";
+  fs::create_directories(dev);
+  std::ofstream(dev / ".git") << "gitdir: /dev/zero\n";
+  auto zero = env->CodexCommand({"exec", "hello"});
+  zero.cwd = dev;
+  zero.timeout = 30s;
+  auto run2 = RunProcess(zero);
+  REQUIRE(run2.ok());
+  CHECK_FALSE(run2->timed_out);
+  CHECK(run2->exit_code == 0);
+}
+
 // --- terminal-safe text ---
 
 // Every kind of sequence, each followed by a letter so that its raw form is
