@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/exit_codes.h"
+#include "cli/terminal_text.h"
 #include "core/apply_patch.h"
 
 namespace codex::cli {
@@ -37,19 +38,19 @@ int ReadStdin(std::string* out) {
 // lines and exit codes, not the `error:` line of a Status.
 Result<int> RunApplyPatch(std::vector<std::string> args) {
   if (args.size() > 1) {
-    std::fprintf(stderr,
-                 "Error: codex apply-patch accepts exactly one argument (the whole patch); "
-                 "quote it, or pipe it on stdin.\n");
+    PrintF(stderr,
+           "Error: codex apply-patch accepts exactly one argument (the whole patch); "
+           "quote it, or pipe it on stdin.\n");
     return kExitUsage;
   }
   std::string patch;
   if (args.empty()) {
     if (int err = ReadStdin(&patch)) {
-      std::fprintf(stderr, "Error: Failed to read PATCH from stdin: %s\n", std::strerror(err));
+      PrintF(stderr, "Error: Failed to read PATCH from stdin: %s\n", std::strerror(err));
       return kExitError;
     }
     if (patch.empty()) {
-      std::fputs(kUsage, stderr);
+      PrintText(stderr, kUsage);
       return kExitUsage;
     }
   } else {
@@ -57,11 +58,11 @@ Result<int> RunApplyPatch(std::vector<std::string> args) {
   }
   auto outcome = core::ApplyPatch(patch, core::ApplyPatchOptions{});
   if (!outcome.ok()) {
-    std::fprintf(stderr, "%s\n", outcome.status().message().c_str());
+    PrintF(stderr, "%s\n", outcome.status().message().c_str());
     return kExitError;
   }
   std::string summary = outcome->Summary();
-  std::fwrite(summary.data(), 1, summary.size(), stdout);
+  PrintText(stdout, summary);
   std::fflush(stdout);
   return kExitOk;
 }

@@ -6,6 +6,7 @@
 #include "cli/interrupt.h"
 #include "cli/progress_printer.h"
 #include "cli/session_resolution.h"
+#include "cli/terminal_text.h"
 #include "core/compaction_checkpoint.h"
 
 namespace codex::cli {
@@ -39,16 +40,16 @@ Status RunCompact(const GlobalOptions& global, CompactArgs& args) {
   RemoveInterruptHandler();
   if (!compacted.ok()) return compacted.status();
   if (!*compacted) {
-    std::printf(
-        "session %s not compacted: ~%lld tokens, under half the auto-compact limit or "
-        "already as small as a compaction would make it; %d%% of the context window "
-        "left\n",
-        session.id.c_str(), static_cast<long long>(conversation->EstimatedTokens()),
-        conversation->ContextLeftPercent());
+    PrintF(stdout,
+           "session %s not compacted: ~%lld tokens, under half the auto-compact limit or "
+           "already as small as a compaction would make it; %d%% of the context window "
+           "left\n",
+           session.id.c_str(), static_cast<long long>(conversation->EstimatedTokens()),
+           conversation->ContextLeftPercent());
     return OkStatus();
   }
-  std::printf("compacted session %s; %d%% of the context window left\n", session.id.c_str(),
-              conversation->ContextLeftPercent());
+  PrintF(stdout, "compacted session %s; %d%% of the context window left\n", session.id.c_str(),
+         conversation->ContextLeftPercent());
   return OkStatus();
 }
 
@@ -80,10 +81,10 @@ Status RunUndo(const GlobalOptions& global, CompactArgs& args) {
         " --at-turn N' to branch from an earlier turn");
   }
   RETURN_IF_ERROR(store.MoveHead(session.id, session.head_item_id, items[k].parent_id));
-  std::printf(
-      "undid the last compaction of session %s: its %zu earlier items are the "
-      "transcript again\n",
-      session.id.c_str(), k);
+  PrintF(stdout,
+         "undid the last compaction of session %s: its %zu earlier items are the "
+         "transcript again\n",
+         session.id.c_str(), k);
   return OkStatus();
 }
 

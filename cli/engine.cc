@@ -10,6 +10,7 @@
 
 #include "cli/config_overrides.h"
 #include "cli/store_open.h"
+#include "cli/terminal_text.h"
 #include "compaction/compactor_factory.h"
 #include "core/responses_client.h"
 #include "core/sandboxed_runner.h"
@@ -48,7 +49,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const GlobalOptions& global, const 
   static bool warned = false;
   if (!warned) {
     for (const std::string& w : engine->config_.warnings) {
-      std::fprintf(stderr, "warning: %s\n", w.c_str());
+      PrintF(stderr, "warning: %s\n", w.c_str());
     }
     warned = true;
   }

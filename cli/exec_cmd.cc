@@ -170,13 +170,13 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
     json->ThreadStarted(conversation->session().id);
   } else {
     if (mode == ExecMode::kResume && !resumed && args.last) {
-      std::fprintf(stderr, "no session in %s to resume (--all widens); starting a new session\n",
-                   config.cwd.c_str());
+      PrintF(stderr, "no session in %s to resume (--all widens); starting a new session\n",
+             config.cwd.c_str());
     }
-    std::fprintf(stderr, "session %s · model %s · provider %s · sandbox %s\n",
-                 conversation->session().id.c_str(), config.model.c_str(),
-                 config.model_provider_id.c_str(),
-                 std::string(core::SandboxModeName(config.sandbox_mode)).c_str());
+    PrintF(stderr, "session %s · model %s · provider %s · sandbox %s\n",
+           conversation->session().id.c_str(), config.model.c_str(),
+           config.model_provider_id.c_str(),
+           std::string(core::SandboxModeName(config.sandbox_mode)).c_str());
   }
 
   core::CancelToken cancel;
@@ -200,9 +200,9 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
                                              result->final_message}));
   if (!args.flags.json) {
     const std::string shown = TextForStream(result->final_message, isatty(fileno(stdout)) != 0);
-    std::fwrite(shown.data(), 1, shown.size(), stdout);
+    PrintText(stdout, shown);
     if (shown.empty() || shown.back() != '\n') {
-      std::fputc('\n', stdout);
+      PrintText(stdout, "\n");
     }
   }
   return OkStatus();

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "cli/terminal_text.h"
 #include "core/store_location.h"
 
 namespace codex::cli {
@@ -31,7 +32,7 @@ int ExitCodeFor(const Status& status) {
 
 void PrintError(const Status& status) {
   // A store URL may be quoted; its password never is (core/store_location.h).
-  std::fprintf(stderr, "error: %s\n", core::RedactSecrets(status.message()).c_str());
+  PrintF(stderr, "error: %s\n", core::RedactSecrets(status.message()).c_str());
 }
 
 int ReportError(const Status& status) {

@@ -16,6 +16,7 @@ void OnSignal(int sig) {
   g_interrupts = g_interrupts + 1;
   if (g_interrupts > 1 || sig == SIGTERM) {
     constexpr char kMsg[] = "\ninterrupted\n";
+    // terminal-safe: fixed text, from a signal handler.
     (void)!write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
     _exit(130);
   }

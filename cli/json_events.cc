@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "cli/terminal_text.h"
+
 namespace codex::cli {
 
 using Json = nlohmann::ordered_json;
@@ -92,8 +94,8 @@ Json ActivityItem(const std::string& id, const core::ToolActivity& a, bool done,
 }  // namespace
 
 void JsonEventWriter::Emit(const std::string& line) {
-  std::fwrite(line.data(), 1, line.size(), out_);
-  std::fputc('\n', out_);
+  PrintText(out_, line);
+  PrintText(out_, "\n");
   std::fflush(out_);
 }
 
@@ -178,7 +180,7 @@ void JsonEventWriter::OnRetry(std::string_view message) {
 }
 
 void JsonEventWriter::OnNotice(std::string_view message) {
-  std::fprintf(stderr, "%.*s\n", static_cast<int>(message.size()), message.data());
+  PrintF(stderr, "%.*s\n", static_cast<int>(message.size()), message.data());
 }
 
 }  // namespace codex::cli

@@ -5,6 +5,7 @@
 
 #include "cli/config_overrides.h"
 #include "cli/engine.h"
+#include "cli/terminal_text.h"
 #include "mcp/manager.h"
 
 namespace codex::cli {
@@ -36,23 +37,23 @@ Status RunList(const GlobalOptions& global, bool json) {
            {"tools", tools},
            {"log", s.log_path.empty() ? Json() : Json(s.log_path)}});
     }
-    std::printf("%s\n", out.dump(2, ' ', false, Json::error_handler_t::replace).c_str());
+    PrintF(stdout, "%s\n", out.dump(2, ' ', false, Json::error_handler_t::replace).c_str());
     return OkStatus();
   }
   if (servers.empty()) {
-    std::printf("No MCP servers configured; add [mcp_servers.NAME] to %s/config.toml\n",
-                config.codex_home.c_str());
+    PrintF(stdout, "No MCP servers configured; add [mcp_servers.NAME] to %s/config.toml\n",
+           config.codex_home.c_str());
     return OkStatus();
   }
   for (const auto& s : servers) {
-    std::printf("%s  %s  %s  %s\n", s.name.c_str(),
-                std::string(mcp::ServerStateName(s.state)).c_str(), s.transport.c_str(),
-                s.target.c_str());
-    if (s.state == mcp::ServerState::kFailed) std::printf("  error: %s\n", s.error.c_str());
+    PrintF(stdout, "%s  %s  %s  %s\n", s.name.c_str(),
+           std::string(mcp::ServerStateName(s.state)).c_str(), s.transport.c_str(),
+           s.target.c_str());
+    if (s.state == mcp::ServerState::kFailed) PrintF(stdout, "  error: %s\n", s.error.c_str());
     if (s.state == mcp::ServerState::kReady) {
       std::string line;
       for (const auto& t : s.tools) line += (line.empty() ? "" : ", ") + t;
-      std::printf("  tools (%zu): %s\n", s.tools.size(), line.empty() ? "(none)" : line.c_str());
+      PrintF(stdout, "  tools (%zu): %s\n", s.tools.size(), line.empty() ? "(none)" : line.c_str());
     }
   }
   return OkStatus();

@@ -31,6 +31,7 @@ void RunNotify(const std::vector<std::string>& program_and_args, const std::stri
                              "' could not be started; check `notify` in config.toml\n";
   const pid_t child = fork();
   if (child < 0) {
+    // terminal-safe: fixed text and a program the user configured.
     ssize_t w = write(STDERR_FILENO, failed.data(), failed.size());
     (void)w;
     return;
@@ -47,6 +48,7 @@ void RunNotify(const std::vector<std::string>& program_and_args, const std::stri
       dup2(null_fd, STDOUT_FILENO);
     }
     execvp(argv[0], argv.data());
+    // terminal-safe: fixed text and a program the user configured.
     ssize_t w = write(STDERR_FILENO, failed.data(), failed.size());
     (void)w;
     _exit(127);

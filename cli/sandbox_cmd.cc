@@ -7,6 +7,7 @@
 
 #include "cli/config_overrides.h"
 #include "cli/exit_codes.h"
+#include "cli/terminal_text.h"
 #include "core/config.h"
 #include "core/sandboxed_runner.h"
 
@@ -28,16 +29,16 @@ void Explain(const core::CommandSpec& spec, const sandbox::Confinement& c) {
                      : spec.sandbox.mode == core::SandboxMode::kWorkspaceWrite
                          ? "workspace-write"
                          : "danger-full-access";
-  std::printf("mode: %s, network %s\n", mode,
-              c.network() == sandbox::Network::kDenied ? "off" : "on");
+  PrintF(stdout, "mode: %s, network %s\n", mode,
+         c.network() == sandbox::Network::kDenied ? "off" : "on");
   for (const sandbox::LayerReport& layer : c.layers()) {
-    std::printf("%-13s %-4s %s\n", layer.name.c_str(), layer.active ? "on" : "off",
-                layer.detail.c_str());
+    PrintF(stdout, "%-13s %-4s %s\n", layer.name.c_str(), layer.active ? "on" : "off",
+           layer.detail.c_str());
   }
   for (const std::string& root : c.writable_roots())
-    std::printf("writable:     %s\n", root.c_str());
+    PrintF(stdout, "writable:     %s\n", root.c_str());
   for (const std::string& path : c.protected_paths()) {
-    std::printf("read-only:    %s\n", path.c_str());
+    PrintF(stdout, "read-only:    %s\n", path.c_str());
   }
 }
 
@@ -73,7 +74,7 @@ Result<int> RunSandbox(const GlobalOptions& global, const SandboxArgs& args) {
   overrides.add_dirs = args.add_dirs;
   ASSIGN_OR_RETURN(const core::Config config,
                    core::LoadConfig(core::DefaultCodexHome(), overrides));
-  for (const std::string& w : config.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  for (const std::string& w : config.warnings) PrintF(stderr, "warning: %s\n", w.c_str());
 
   core::CommandSpec spec;
   spec.argv = args.command.empty() ? std::vector<std::string>{"true"} : args.command;

@@ -6,7 +6,6 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -23,6 +22,7 @@
 #include "cli/sessions_serve.h"
 #include "cli/sessions_usage.h"
 #include "cli/store_open.h"
+#include "cli/terminal_text.h"
 #include "compaction/token_accounting.h"
 #include "core/config.h"
 #include "core/context_budget.h"
@@ -126,25 +126,25 @@ Status RunList(const ListArgs& args) {
   ASSIGN_OR_RETURN(auto store, OpenStore(/*read_only=*/true));
   ASSIGN_OR_RETURN(auto page, store->ListSessions(q));
   if (args.json) {
-    for (const auto& s : page.sessions) std::cout << Dump(SessionJson(s)) << "\n";
+    for (const auto& s : page.sessions) PrintText(stdout, Dump(SessionJson(s)) + "\n");
     if (!page.next_cursor.empty()) {
-      std::cout << Dump(Json{{"next_cursor", page.next_cursor}}) << "\n";
+      PrintText(stdout, Dump(Json{{"next_cursor", page.next_cursor}}) + "\n");
     }
     return OkStatus();
   }
   if (page.sessions.empty()) {
     std::string where = q.cwd ? " in " + *q.cwd : std::string();
-    std::fprintf(stderr, "no %ssessions%s%s\n", args.archived ? "archived " : "", where.c_str(),
-                 q.cwd ? "; use --all to list every directory" : "");
+    PrintF(stderr, "no %ssessions%s%s\n", args.archived ? "archived " : "", where.c_str(),
+           q.cwd ? "; use --all to list every directory" : "");
     return OkStatus();
   }
-  std::printf("%-36s  %-16s  %-16s  %-30s  %s\n", "ID", "UPDATED", "HOST", "CWD", "TITLE");
+  PrintF(stdout, "%-36s  %-16s  %-16s  %-30s  %s\n", "ID", "UPDATED", "HOST", "CWD", "TITLE");
   for (const auto& s : page.sessions) {
     std::string cwd = s.cwd;
     if (cwd.size() > 30) cwd = "…" + cwd.substr(cwd.size() - 29);
-    std::printf("%-36s  %-16s  %-16s  %-30s  %s\n", s.id.c_str(),
-                LocalTime(s.updated_at_ms).c_str(), Clip(s.host.empty() ? "?" : s.host, 16).c_str(),
-                cwd.c_str(), Clip(Label(s), 60).c_str());
+    PrintF(stdout, "%-36s  %-16s  %-16s  %-30s  %s\n", s.id.c_str(),
+           LocalTime(s.updated_at_ms).c_str(), Clip(s.host.empty() ? "?" : s.host, 16).c_str(),
+           cwd.c_str(), Clip(Label(s), 60).c_str());
   }
   if (!page.next_cursor.empty()) {
     std::string more = "next page: codex sessions list";
@@ -156,7 +156,7 @@ Status RunList(const ListArgs& args) {
     if (args.archived) more += " --archived";
     if (args.limit != 20) more += " --limit " + std::to_string(args.limit);
     more += " --cursor " + page.next_cursor;
-    std::fprintf(stderr, "%s\n", more.c_str());
+    PrintF(stderr, "%s\n", more.c_str());
   }
   return OkStatus();
 }
@@ -201,11 +201,11 @@ void PrintItem(const core::StoredItem& stored, bool full) {
       // A summary reads like the user message it is sent as.
       if (core::IsUserRoleMessage(item) && !core::IsRealUserMessage(item) &&
           !core::IsSummaryMessage(item)) {
-        std::printf("  [context] %s\n", Clip(text, 70).c_str());
+        PrintF(stdout, "  [context] %s\n", Clip(text, 70).c_str());
       } else if (item.role == "developer" || item.role == "system") {
-        std::printf("  [%s] %s\n", item.role.c_str(), Clip(text, 70).c_str());
+        PrintF(stdout, "  [%s] %s\n", item.role.c_str(), Clip(text, 70).c_str());
       } else {
-        std::printf("%s:\n%s", item.role.c_str(), Indent(text, "  ", full ? kAll : 40).c_str());
+        PrintF(stdout, "%s:\n%s", item.role.c_str(), Indent(text, "  ", full ? kAll : 40).c_str());
       }
       break;
     }
@@ -218,7 +218,8 @@ void PrintItem(const core::StoredItem& stored, bool full) {
           }
         }
       }
-      std::printf("  (reasoning%s)\n", summary.empty() ? "" : (": " + Clip(summary, 70)).c_str());
+      PrintF(stdout, "  (reasoning%s)\n",
+             summary.empty() ? "" : (": " + Clip(summary, 70)).c_str());
       break;
     }
     case core::ItemKind::kFunctionCall: {
@@ -226,38 +227,37 @@ void PrintItem(const core::StoredItem& stored, bool full) {
       std::string args = storage::SearchText(item);
       const std::string name = str("name");
       if (args.rfind(name + "\n", 0) == 0) args.erase(0, name.size() + 1);
-      std::printf("tool call %s [%s]\n%s", name.c_str(), item.call_id.c_str(),
-                  Indent(args, "  $ ", full ? kAll : 12).c_str());
+      PrintF(stdout, "tool call %s [%s]\n%s", name.c_str(), item.call_id.c_str(),
+             Indent(args, "  $ ", full ? kAll : 12).c_str());
       break;
     }
     case core::ItemKind::kCustomToolCall:
-      std::printf("tool call %s [%s]\n%s", str("name").c_str(), item.call_id.c_str(),
-                  Indent(str("input"), "  | ", full ? kAll : 20).c_str());
+      PrintF(stdout, "tool call %s [%s]\n%s", str("name").c_str(), item.call_id.c_str(),
+             Indent(str("input"), "  | ", full ? kAll : 20).c_str());
       break;
     case core::ItemKind::kLocalShellCall: {
       std::string cmd;
       if (obj && body.contains("action") && body["action"].is_object()) {
         cmd = Dump(body["action"].value("command", Json::array()));
       }
-      std::printf("tool call local_shell %s [%s]\n", cmd.c_str(), item.call_id.c_str());
+      PrintF(stdout, "tool call local_shell %s [%s]\n", cmd.c_str(), item.call_id.c_str());
       break;
     }
     case core::ItemKind::kFunctionCallOutput:
     case core::ItemKind::kCustomToolCallOutput:
     case core::ItemKind::kLocalShellCallOutput:
-      std::printf(
-          "  output [%s]:\n%s", item.call_id.c_str(),
-          Indent(obj ? storage::SearchText(item) : item.body, "    ", full ? kAll : 12).c_str());
+      PrintF(stdout, "  output [%s]:\n%s", item.call_id.c_str(),
+             Indent(obj ? storage::SearchText(item) : item.body, "    ", full ? kAll : 12).c_str());
       break;
     case core::ItemKind::kCompaction:
-      std::printf("  (compaction: encrypted summary from the server)\n");
+      PrintF(stdout, "  (compaction: encrypted summary from the server)\n");
       break;
     case core::ItemKind::kCompactionCheckpoint:
-      std::printf("=== compaction (item %lld): the model's view restarts here ===\n",
-                  static_cast<long long>(stored.id));
+      PrintF(stdout, "=== compaction (item %lld): the model's view restarts here ===\n",
+             static_cast<long long>(stored.id));
       break;
     case core::ItemKind::kOther:
-      std::printf("  (%s item)\n", obj ? str("type").c_str() : "unparsable");
+      PrintF(stdout, "  (%s item)\n", obj ? str("type").c_str() : "unparsable");
       break;
   }
 }
@@ -364,62 +364,62 @@ Status RunShow(const GlobalOptions& global, const std::string& id, bool json, bo
                       {"context_window", fill.window},
                       {"context_left_percent", fill.left_percent},
                       {"from_reported_usage", fill.reported}};
-    std::cout << Dump(out) << "\n";
+    PrintText(stdout, Dump(out) + "\n");
     return OkStatus();
   }
   const core::SessionInfo& ss = d.session;
-  std::printf("session  %s%s\n", ss.id.c_str(),
-              ss.name.empty() ? "" : (" (" + ss.name + ")").c_str());
-  std::printf("title    %s\n", ss.title.empty() ? "(untitled)" : ss.title.c_str());
-  std::printf("cwd      %s\n", ss.cwd.c_str());
-  std::printf("host     %s\n",
-              ss.host.empty() ? "? (made before hosts were recorded)" : ss.host.c_str());
-  if (!ss.project.empty()) std::printf("project  %s\n", ss.project.c_str());
-  std::printf("model    %s (%s)\n", ss.model.c_str(), ss.provider.c_str());
-  std::printf("created  %s   updated %s%s\n", LocalTime(ss.created_at_ms).c_str(),
-              LocalTime(ss.updated_at_ms).c_str(), ss.archived ? "   [archived]" : "");
-  std::printf("source   %s", ss.source.c_str());
+  PrintF(stdout, "session  %s%s\n", ss.id.c_str(),
+         ss.name.empty() ? "" : (" (" + ss.name + ")").c_str());
+  PrintF(stdout, "title    %s\n", ss.title.empty() ? "(untitled)" : ss.title.c_str());
+  PrintF(stdout, "cwd      %s\n", ss.cwd.c_str());
+  PrintF(stdout, "host     %s\n",
+         ss.host.empty() ? "? (made before hosts were recorded)" : ss.host.c_str());
+  if (!ss.project.empty()) PrintF(stdout, "project  %s\n", ss.project.c_str());
+  PrintF(stdout, "model    %s (%s)\n", ss.model.c_str(), ss.provider.c_str());
+  PrintF(stdout, "created  %s   updated %s%s\n", LocalTime(ss.created_at_ms).c_str(),
+         LocalTime(ss.updated_at_ms).c_str(), ss.archived ? "   [archived]" : "");
+  PrintF(stdout, "source   %s", ss.source.c_str());
   if (!ss.forked_from_session.empty()) {
-    std::printf(" (forked from %s at item %lld)", ss.forked_from_session.c_str(),
-                static_cast<long long>(ss.forked_from_item.value_or(0)));
+    PrintF(stdout, " (forked from %s at item %lld)", ss.forked_from_session.c_str(),
+           static_cast<long long>(ss.forked_from_item.value_or(0)));
   }
-  std::printf("\ntokens   %lld\n", static_cast<long long>(ss.tokens_used));
+  PrintF(stdout, "\ntokens   %lld\n", static_cast<long long>(ss.tokens_used));
   const ContextFill fill = EstimateContextFill(global, ss, d.history);
-  std::printf(
-      "context  ~%lld tokens in the model's view (%s), %d%% of the %lld-token window "
-      "left\n",
-      static_cast<long long>(fill.tokens),
-      fill.reported ? "the server's last count plus what came after" : "estimated",
-      fill.left_percent, static_cast<long long>(fill.window));
+  PrintF(stdout,
+         "context  ~%lld tokens in the model's view (%s), %d%% of the %lld-token window "
+         "left\n",
+         static_cast<long long>(fill.tokens),
+         fill.reported ? "the server's last count plus what came after" : "estimated",
+         fill.left_percent, static_cast<long long>(fill.window));
   for (const auto& f : d.forks) {
-    std::printf("fork     %s  %s\n", f.id.c_str(), Clip(Label(f), 60).c_str());
+    PrintF(stdout, "fork     %s  %s\n", f.id.c_str(), Clip(Label(f), 60).c_str());
   }
   const std::vector<size_t> starts = storage::TurnStartIndexes(d.history);
   size_t next_start = 0;
-  std::printf("\n");
+  PrintF(stdout, "\n");
   for (size_t i = 0; i < d.history.size(); ++i) {
     if (next_start < starts.size() && starts[next_start] == i) {
-      std::printf("%s── turn %zu ──\n", i == 0 ? "" : "\n", ++next_start);
+      PrintF(stdout, "%s── turn %zu ──\n", i == 0 ? "" : "\n", ++next_start);
     }
     PrintItem(d.history[i], full);
     if (auto n = storage::CheckpointReplacementItems(d.history[i].item); n && *n > 0) {
-      std::printf("    (the next %lld items are the compacted history)\n",
-                  static_cast<long long>(*n));
+      PrintF(stdout, "    (the next %lld items are the compacted history)\n",
+             static_cast<long long>(*n));
     }
   }
   if (!d.turns.empty()) {
-    std::printf("\nusage per turn:\n");
+    PrintF(stdout, "\nusage per turn:\n");
     int n = 0;
     for (const auto& t : d.turns) {
-      std::printf(
-          "  %2d. %-11s input %lld (cached %lld), output %lld (reasoning %lld), total %lld%s\n",
-          ++n, std::string(storage::TurnStatusName(t.status)).c_str(),
-          static_cast<long long>(t.usage.input_tokens),
-          static_cast<long long>(t.usage.cached_input_tokens),
-          static_cast<long long>(t.usage.output_tokens),
-          static_cast<long long>(t.usage.reasoning_output_tokens),
-          static_cast<long long>(t.usage.total_tokens),
-          t.error.empty() ? "" : ("  error: " + Clip(t.error, 80)).c_str());
+      PrintF(stdout,
+             "  %2d. %-11s input %lld (cached %lld), output %lld (reasoning %lld), total %lld%s\n",
+             ++n, std::string(storage::TurnStatusName(t.status)).c_str(),
+             static_cast<long long>(t.usage.input_tokens),
+             static_cast<long long>(t.usage.cached_input_tokens),
+             static_cast<long long>(t.usage.output_tokens),
+             static_cast<long long>(t.usage.reasoning_output_tokens),
+             static_cast<long long>(t.usage.total_tokens),
+             t.error.empty() ? "" : ("  error: " + Clip(t.error, 80)).c_str());
     }
   }
   if (!d.events.empty()) {
@@ -429,7 +429,7 @@ Status RunShow(const GlobalOptions& global, const std::string& id, bool json, bo
     for (const auto& [type, count] : counts) {
       list += (list.empty() ? "" : ", ") + type + " ×" + std::to_string(count);
     }
-    std::printf("\nevents: %s\n", list.c_str());
+    PrintF(stdout, "\nevents: %s\n", list.c_str());
   }
   return OkStatus();
 }
@@ -463,7 +463,7 @@ Status RunTree(const std::string& id, bool json) {
       j["depth"] = node.depth;
       j["fork_turn"] = node.depth > 0 ? Json(fork_turn) : Json(nullptr);
       j["current"] = node.session.id == s.id;
-      std::cout << Dump(j) << "\n";
+      PrintText(stdout, Dump(j) + "\n");
       continue;
     }
     bool is_last = true;
@@ -483,9 +483,9 @@ Status RunTree(const std::string& id, bool json) {
       where = fork_turn == 0 ? "  (forked before turn 1)"
                              : "  (forked after turn " + std::to_string(fork_turn) + ")";
     }
-    std::printf("%s%s %s  %s  %s%s\n", indent.c_str(), node.session.id == s.id ? "*" : " ",
-                node.session.id.c_str(), LocalTime(node.session.updated_at_ms).c_str(),
-                Clip(Label(node.session), 60).c_str(), where.c_str());
+    PrintF(stdout, "%s%s %s  %s  %s%s\n", indent.c_str(), node.session.id == s.id ? "*" : " ",
+           node.session.id.c_str(), LocalTime(node.session.updated_at_ms).c_str(),
+           Clip(Label(node.session), 60).c_str(), where.c_str());
   }
   return OkStatus();
 }
@@ -514,25 +514,24 @@ Status RunSearch(const SearchArgs& args) {
         j["turn"] = w.turn;
         sessions.push_back(std::move(j));
       }
-      std::cout << Dump(Json{{"item_id", h.item_id},
-                             {"kind", h.kind},
-                             {"role", h.role},
-                             {"snippet", h.snippet},
-                             {"sessions", std::move(sessions)}})
-                << "\n";
+      PrintText(stdout, Dump(Json{{"item_id", h.item_id},
+                                  {"kind", h.kind},
+                                  {"role", h.role},
+                                  {"snippet", h.snippet},
+                                  {"sessions", std::move(sessions)}}) +
+                            "\n");
       continue;
     }
     std::string what = h.kind == "message" ? h.role : h.kind;
     for (const auto& w : h.sessions) {
-      std::printf("%s  turn %d  %s\n", w.session.id.c_str(), w.turn,
-                  Clip(Label(w.session), 60).c_str());
+      PrintF(stdout, "%s  turn %d  %s\n", w.session.id.c_str(), w.turn,
+             Clip(Label(w.session), 60).c_str());
     }
-    std::printf("    %s: %s\n", what.c_str(), Clip(h.snippet, 160).c_str());
+    PrintF(stdout, "    %s: %s\n", what.c_str(), Clip(h.snippet, 160).c_str());
   }
   if (hits.empty() && !args.json) {
-    std::fprintf(
-        stderr, "nothing matches '%s'%s\n", q.text.c_str(),
-        q.cwd ? (" in sessions of " + *q.cwd + "; --all searches every directory").c_str() : "");
+    PrintF(stderr, "nothing matches '%s'%s\n", q.text.c_str(),
+           q.cwd ? (" in sessions of " + *q.cwd + "; --all searches every directory").c_str() : "");
   }
   return OkStatus();
 }
@@ -541,8 +540,8 @@ Status RunRemove(const std::string& id) {
   ASSIGN_OR_RETURN(auto store, OpenStore());
   ASSIGN_OR_RETURN(auto s, Resolve(*store, id));
   ASSIGN_OR_RETURN(auto stats, store->Remove(s.id));
-  std::printf("removed session %s (%lld items deleted; items shared with forks kept)\n",
-              s.id.c_str(), static_cast<long long>(stats.items));
+  PrintF(stdout, "removed session %s (%lld items deleted; items shared with forks kept)\n",
+         s.id.c_str(), static_cast<long long>(stats.items));
   return OkStatus();
 }
 
@@ -550,7 +549,7 @@ Status RunArchive(const std::string& id, bool archive) {
   ASSIGN_OR_RETURN(auto store, OpenStore());
   ASSIGN_OR_RETURN(auto s, Resolve(*store, id));
   RETURN_IF_ERROR(archive ? store->Archive(s.id) : store->Unarchive(s.id));
-  std::printf("%s session %s\n", archive ? "archived" : "unarchived", s.id.c_str());
+  PrintF(stdout, "%s session %s\n", archive ? "archived" : "unarchived", s.id.c_str());
   return OkStatus();
 }
 
@@ -558,7 +557,7 @@ Status RunRename(const std::string& id, const std::string& name) {
   ASSIGN_OR_RETURN(auto store, OpenStore());
   ASSIGN_OR_RETURN(auto s, Resolve(*store, id));
   RETURN_IF_ERROR(store->Rename(s.id, name));
-  std::printf("renamed session %s to '%s'\n", s.id.c_str(), name.c_str());
+  PrintF(stdout, "renamed session %s to '%s'\n", s.id.c_str(), name.c_str());
   return OkStatus();
 }
 
@@ -612,25 +611,25 @@ Status RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
   };
   if (candidates.empty() && !seen.busy.empty()) return skipped(seen.busy);
   if (candidates.empty()) {
-    std::printf("no session%s was last updated before %s; nothing to purge\n", where.c_str(),
-                LocalTime(q.updated_before_ms).c_str());
+    PrintF(stdout, "no session%s was last updated before %s; nothing to purge\n", where.c_str(),
+           LocalTime(q.updated_before_ms).c_str());
     return OkStatus();
   }
   auto list = [&](FILE* out) {
     for (const auto& si : candidates) {
-      std::fprintf(out, "  %s  %s  %s\n", si.id.c_str(), LocalTime(si.updated_at_ms).c_str(),
-                   Clip(Label(si), 60).c_str());
+      PrintF(out, "  %s  %s  %s\n", si.id.c_str(), LocalTime(si.updated_at_ms).c_str(),
+             Clip(Label(si), 60).c_str());
     }
   };
   const std::string count =
       std::to_string(candidates.size()) + " session" + (candidates.size() == 1 ? "" : "s");
   if (args.dry_run) {
-    std::printf("would remove %s%s last updated before %s:\n", count.c_str(), where.c_str(),
-                LocalTime(q.updated_before_ms).c_str());
+    PrintF(stdout, "would remove %s%s last updated before %s:\n", count.c_str(), where.c_str(),
+           LocalTime(q.updated_before_ms).c_str());
     list(stdout);
     for (const storage::BusySession& b : seen.busy) {
-      std::printf("would skip %s: a turn is running on it (codex pid %lld)\n", b.session.id.c_str(),
-                  static_cast<long long>(b.holder.pid));
+      PrintF(stdout, "would skip %s: a turn is running on it (codex pid %lld)\n",
+             b.session.id.c_str(), static_cast<long long>(b.holder.pid));
     }
     return OkStatus();
   }
@@ -640,24 +639,24 @@ Status RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
           "purge would remove " + count + where +
           "; pass --yes to confirm (stdin is not a terminal), or --dry-run to list them");
     }
-    std::fprintf(stderr, "remove %s%s last updated before %s?\n", count.c_str(), where.c_str(),
-                 LocalTime(q.updated_before_ms).c_str());
+    PrintF(stderr, "remove %s%s last updated before %s?\n", count.c_str(), where.c_str(),
+           LocalTime(q.updated_before_ms).c_str());
     list(stderr);
-    std::fprintf(stderr, "remove them? [y/N] ");
+    PrintF(stderr, "remove them? [y/N] ");
     std::fflush(stderr);
     std::string answer;
     std::getline(std::cin, answer);
     if (answer != "y" && answer != "Y" && answer != "yes") {
-      std::fprintf(stderr, "nothing removed\n");
+      PrintF(stderr, "nothing removed\n");
       return OkStatus();
     }
   }
   q.dry_run = false;
   storage::RemoveStats stats;
   ASSIGN_OR_RETURN(auto removed, store->Purge(q, &stats));
-  std::printf("purged %lld sessions (%lld items)%s last updated before %s\n",
-              static_cast<long long>(stats.sessions), static_cast<long long>(stats.items),
-              where.c_str(), LocalTime(q.updated_before_ms).c_str());
+  PrintF(stdout, "purged %lld sessions (%lld items)%s last updated before %s\n",
+         static_cast<long long>(stats.sessions), static_cast<long long>(stats.items), where.c_str(),
+         LocalTime(q.updated_before_ms).c_str());
   return skipped(stats.busy);
 }
 
@@ -667,7 +666,7 @@ Status RunFork(const std::string& id, int at_turn) {
   std::optional<int> turn;
   if (at_turn != kNoTurn) turn = at_turn;
   ASSIGN_OR_RETURN(auto fork, store->Fork(s.id, turn));
-  std::printf("%s\n", fork.id.c_str());
+  PrintF(stdout, "%s\n", fork.id.c_str());
   return OkStatus();
 }
 
@@ -684,9 +683,8 @@ Status RunExport(const std::string& id, const std::string& format, const std::st
   ASSIGN_OR_RETURN(auto s, Resolve(*store, id));
   ASSIGN_OR_RETURN(auto text, storage::ExportSession(*store, s.id, fmt));
   if (output.empty() || output == "-") {
-    std::cout << text;
-    std::cout.flush();
-    return std::cout ? OkStatus() : InternalError("cannot write to stdout");
+    const bool written = PrintText(stdout, text) && std::fflush(stdout) == 0;
+    return written ? OkStatus() : InternalError("cannot write to stdout");
   }
   std::ofstream out(output, std::ios::binary | std::ios::trunc);
   out << text;
@@ -695,7 +693,7 @@ Status RunExport(const std::string& id, const std::string& format, const std::st
     return FailedPreconditionError("cannot write " + output +
                                    "; check the directory exists and is writable");
   }
-  std::fprintf(stderr, "exported session %s to %s\n", s.id.c_str(), output.c_str());
+  PrintF(stderr, "exported session %s to %s\n", s.id.c_str(), output.c_str());
   return OkStatus();
 }
 
@@ -717,15 +715,15 @@ Result<int> RunImport(const std::vector<std::string>& paths) {
     }
     if (outcome->imported) {
       ++imported;
-      std::printf("imported %s from %s\n", outcome->session_id.c_str(), file.c_str());
+      PrintF(stdout, "imported %s from %s\n", outcome->session_id.c_str(), file.c_str());
     } else {
       ++skipped;
-      std::printf("skipped %s from %s (already imported)\n", outcome->session_id.c_str(),
-                  file.c_str());
+      PrintF(stdout, "skipped %s from %s (already imported)\n", outcome->session_id.c_str(),
+             file.c_str());
     }
   }
-  std::fprintf(stderr, "%d imported, %d already present, %d failed\n", imported, skipped,
-               static_cast<int>(files.size()) - imported - skipped);
+  PrintF(stderr, "%d imported, %d already present, %d failed\n", imported, skipped,
+         static_cast<int>(files.size()) - imported - skipped);
   return exit;
 }
 

@@ -9,6 +9,7 @@
 
 #include "cli/config_overrides.h"
 #include "cli/store_open.h"
+#include "cli/terminal_text.h"
 #include "core/config.h"
 #include "core/store_location.h"
 #include "storage/copy_sessions.h"
@@ -57,15 +58,15 @@ Status RunMigrate(const GlobalOptions& global, const MigrateArgs& args) {
   if (dest->read_only()) {
     return FailedPreconditionError("cannot write to " + to_name + "; check its permissions");
   }
-  std::fprintf(stderr, "copying sessions from %s to %s\n", from_name.c_str(), to_name.c_str());
+  PrintF(stderr, "copying sessions from %s to %s\n", from_name.c_str(), to_name.c_str());
   const bool tty = isatty(STDERR_FILENO) != 0;
   auto stats = storage::CopyAllSessions(
       *source, *dest,
       [tty](int64_t done, int64_t total) {
         if (tty) {
-          std::fprintf(stderr, "\r%lld/%lld sessions", static_cast<long long>(done),
-                       static_cast<long long>(total));
-          if (done == total) std::fputc('\n', stderr);
+          PrintF(stderr, "\r%lld/%lld sessions", static_cast<long long>(done),
+                 static_cast<long long>(total));
+          if (done == total) PrintText(stderr, "\n");
           std::fflush(stderr);
         }
       },
@@ -80,11 +81,11 @@ Status RunMigrate(const GlobalOptions& global, const MigrateArgs& args) {
   storage::StoreCounts from_counts;
   storage::StoreCounts to_counts;
   RETURN_IF_ERROR(storage::VerifyCopy(*source, *dest, &from_counts, &to_counts));
-  std::printf("migrated %lld sessions (%lld already there) from %s to %s\n",
-              static_cast<long long>(stats->copied), static_cast<long long>(stats->present),
-              from_name.c_str(), to_name.c_str());
-  std::printf("verified: source %s; destination %s\n", CountsLine(from_counts).c_str(),
-              CountsLine(to_counts).c_str());
+  PrintF(stdout, "migrated %lld sessions (%lld already there) from %s to %s\n",
+         static_cast<long long>(stats->copied), static_cast<long long>(stats->present),
+         from_name.c_str(), to_name.c_str());
+  PrintF(stdout, "verified: source %s; destination %s\n", CountsLine(from_counts).c_str(),
+         CountsLine(to_counts).c_str());
   return OkStatus();
 }
 

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "cli/store_open.h"
+#include "cli/terminal_text.h"
 #include "cli/viewer/viewer_api.h"
 #include "cli/viewer/viewer_server.h"
 
@@ -92,15 +93,15 @@ Status RunServe(const GlobalOptions& global, const ServeArgs& args) {
     }
   });
 
-  std::printf("codex sessions viewer: %s\n", server->url().c_str());
+  PrintF(stdout, "codex sessions viewer: %s\n", server->url().c_str());
   std::fflush(stdout);
-  std::fprintf(stderr, "serving the sessions of %s read-only; press Ctrl-C to stop\n",
-               store->location().c_str());
+  PrintF(stderr, "serving the sessions of %s read-only; press Ctrl-C to stop\n",
+         store->location().c_str());
   pid_t opener = -1;
   if (args.open) {
     opener = OpenInBrowser(server->url());
     if (opener < 0) {
-      std::fprintf(stderr, "xdg-open is not installed; open the URL above in a browser\n");
+      PrintText(stderr, "xdg-open is not installed; open the URL above in a browser\n");
     }
   }
   const Status status = server->Run();
@@ -123,7 +124,7 @@ Status RunServe(const GlobalOptions& global, const ServeArgs& args) {
     }
   }
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  std::fprintf(stderr, "viewer stopped\n");
+  PrintText(stderr, "viewer stopped\n");
   return status;
 }
 

@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -167,35 +166,34 @@ Status RunUsage(const GlobalOptions& global, const UsageArgs& args) {
     }
     out["groups"] = std::move(list);
     out["total"] = SumsJson(total);
-    std::cout << out.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
+    PrintText(stdout, out.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n");
     return OkStatus();
   }
   if (groups.empty()) {
-    std::fprintf(stderr, "no turns recorded%s\n",
-                 args.since.empty() ? "" : (" in the last " + args.since).c_str());
+    PrintF(stderr, "no turns recorded%s\n",
+           args.since.empty() ? "" : (" in the last " + args.since).c_str());
     return OkStatus();
   }
   const char* kRow = "%-38s %9s %13s %13s %12s %12s %12s\n";
-  // Keys are store text (a cwd, a model name): never escape sequences on a terminal.
-  const bool terminal = ::isatty(STDOUT_FILENO) == 1;
   auto row = [&](const std::string& key, const Sums& s) {
-    std::printf(kRow, TextForStream(key, terminal).c_str(), std::to_string(s.requests).c_str(),
-                std::to_string(s.usage.input_tokens).c_str(),
-                std::to_string(s.usage.cached_input_tokens).c_str(),
-                std::to_string(s.usage.output_tokens).c_str(),
-                std::to_string(s.usage.reasoning_output_tokens).c_str(), CostText(s).c_str());
+    // Keys are store text (a cwd, a model name): PrintF makes them inert on a terminal.
+    PrintF(stdout, kRow, key.c_str(), std::to_string(s.requests).c_str(),
+           std::to_string(s.usage.input_tokens).c_str(),
+           std::to_string(s.usage.cached_input_tokens).c_str(),
+           std::to_string(s.usage.output_tokens).c_str(),
+           std::to_string(s.usage.reasoning_output_tokens).c_str(), CostText(s).c_str());
   };
   const std::string head = args.by == "day"       ? "DAY"
                            : args.by == "model"   ? "MODEL"
                            : args.by == "project" ? "PROJECT"
                                                   : "SESSION";
-  std::printf(kRow, head.c_str(), "REQUESTS", "INPUT", "CACHED", "OUTPUT", "REASONING", "COST");
+  PrintF(stdout, kRow, head.c_str(), "REQUESTS", "INPUT", "CACHED", "OUTPUT", "REASONING", "COST");
   for (const auto& [key, sums] : groups) row(key, sums);
   row("TOTAL", total);
   if (total.priced_turns < total.turns) {
-    std::fprintf(stderr,
-                 "cost: no price for some models; add [model_prices.<model>] (input, "
-                 "cached_input, output in USD per million tokens) to config.toml\n");
+    PrintText(stderr,
+              "cost: no price for some models; add [model_prices.<model>] (input, "
+              "cached_input, output in USD per million tokens) to config.toml\n");
   }
   return OkStatus();
 }

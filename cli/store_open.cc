@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "cli/config_overrides.h"
+#include "cli/terminal_text.h"
 #include "storage/open_database.h"
 
 namespace codex::cli {
@@ -22,7 +23,7 @@ Result<std::unique_ptr<storage::SessionDatabase>> OpenCliStore(const core::Store
   options.read_only = read_only && location.kind == core::StoreLocation::Kind::kSqlite &&
                       std::filesystem::exists(location.path, ec);
   options.on_wait = [] {
-    std::fputs("waiting for another codex process to release the database…\n", stderr);
+    PrintText(stderr, "waiting for another codex process to release the database…\n");
     std::fflush(stderr);
   };
   return storage::OpenDatabase(location, std::move(options));
@@ -54,14 +55,13 @@ void ApplyRetention(storage::SessionDatabase& store, const std::string& codex_ho
   storage::RemoveStats stats;
   auto removed = store.Purge(query, &stats);
   if (!removed.ok()) {
-    std::fprintf(stderr, "warning: applying retention_days = %d failed: %s\n", *retention_days,
-                 removed.status().message().c_str());
+    PrintF(stderr, "warning: applying retention_days = %d failed: %s\n", *retention_days,
+           removed.status().message().c_str());
     return;
   }
   if (!removed->empty()) {
-    std::fprintf(stderr,
-                 "removed %zu sessions not updated for %d days ([history] retention_days)\n",
-                 removed->size(), *retention_days);
+    PrintF(stderr, "removed %zu sessions not updated for %d days ([history] retention_days)\n",
+           removed->size(), *retention_days);
   }
 }
 

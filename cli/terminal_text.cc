@@ -1,5 +1,8 @@
 #include "cli/terminal_text.h"
 
+#include <unistd.h>
+
+#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 
@@ -46,6 +49,17 @@ void AppendCodePoint(std::string* out, uint32_t cp) {
   out->append(buf);
 }
 
+// C1 controls (U+0080..U+009F: 0x9B is a CSI on many terminals) and the
+// code points that reorder or hide text: the bidi embeddings and overrides
+// (U+202A..U+202E), isolates (U+2066..U+2069), the left-to-right and
+// right-to-left marks (U+200E, U+200F), the Arabic letter mark (U+061C) and
+// the line and paragraph separators (U+2028, U+2029).
+bool IsShownAsCodePoint(uint32_t cp) {
+  return (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200E || cp == 0x200F || cp == 0x061C ||
+         cp == 0x2028 || cp == 0x2029;
+}
+
 }  // namespace
 
 std::string NeutralizeControls(std::string_view text) {
@@ -73,8 +87,7 @@ std::string NeutralizeControls(std::string_view text) {
       ++i;
       continue;
     }
-    if ((cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
-        (cp >= 0x2066 && cp <= 0x2069)) {
+    if (IsShownAsCodePoint(cp)) {
       AppendCodePoint(&out, cp);
     } else {
       out.append(text.substr(i, len));
@@ -86,6 +99,30 @@ std::string NeutralizeControls(std::string_view text) {
 
 std::string TextForStream(std::string_view text, bool to_terminal) {
   return to_terminal ? NeutralizeControls(text) : std::string(text);
+}
+
+bool IsTerminal(std::FILE* stream) { return ::isatty(::fileno(stream)) != 0; }
+
+bool PrintText(std::FILE* stream, std::string_view text) {
+  const std::string shown = TextForStream(text, IsTerminal(stream));
+  return std::fwrite(shown.data(), 1, shown.size(), stream) == shown.size();
+}
+
+bool PrintF(std::FILE* stream, const char* format, ...) {
+  std::va_list args;
+  va_start(args, format);
+  std::va_list again;
+  va_copy(again, args);
+  const int n = std::vsnprintf(nullptr, 0, format, args);
+  va_end(args);
+  std::string text;
+  if (n > 0) {
+    text.resize(static_cast<size_t>(n) + 1);
+    std::vsnprintf(text.data(), text.size(), format, again);
+    text.resize(static_cast<size_t>(n));
+  }
+  va_end(again);
+  return n >= 0 && PrintText(stream, text);
 }
 
 }  // namespace codex::cli

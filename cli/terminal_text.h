@@ -1,11 +1,17 @@
-// Making untrusted text (tool output, commands, model text) safe to write to
-// the user's terminal: no byte of it can start an escape sequence, move the
-// cursor, clear the screen, set the title (OSC), ring the bell or reorder
-// text. Applied to everything the CLI echoes from a tool or the model
-// (progress printer, interactive turn view); `--json` output is JSON-escaped
-// instead and the text sent to the model is left as it was.
+// The one terminal-safe text rule: untrusted text (model text, tool output,
+// commands, file names and contents, session names and titles from the store
+// or an imported rollout) is made inert here before it reaches the user's
+// terminal: no byte of it can start an escape sequence (CSI, OSC title or
+// clipboard, DCS, hyperlinks), move the cursor, erase a line, ring the bell or
+// reorder text. Every output door asks this file: the interactive UI (turn
+// view, notices, approval prompt, /diff, the @ popup, session lists), `codex
+// exec`'s progress on stderr and its final message, and every `codex
+// sessions` subcommand, which print only through PrintText / PrintF. No other
+// file filters control characters (tests/terminal_e2e_test walks each door).
+// The text sent to the model is left as it was.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -14,7 +20,8 @@ namespace codex::cli {
 // `text` with each control rendered visibly: C0 controls other than \n and
 // \t in caret notation (ESC -> "^[", CR -> "^M", BEL -> "^G"), DEL -> "^?",
 // the C1 controls U+0080..U+009F and the bidirectional overrides and
-// isolates (U+202A..U+202E, U+2066..U+2069) as "<U+XXXX>", and bytes that
+// isolates (U+202A..U+202E, U+2066..U+2069), the direction marks (U+200E,
+// U+200F, U+061C) and the line/paragraph separators (U+2028, U+2029) as "<U+XXXX>", and bytes that
 // are not valid UTF-8 as "\xNN". Valid printable UTF-8 passes unchanged.
 std::string NeutralizeControls(std::string_view text);
 
@@ -22,5 +29,16 @@ std::string NeutralizeControls(std::string_view text);
 // terminal, byte for byte otherwise (scripts read `codex exec`'s stdout from
 // a pipe or file and depend on the exact bytes).
 std::string TextForStream(std::string_view text, bool to_terminal);
+
+// Whether `stream` is a terminal.
+bool IsTerminal(std::FILE* stream);
+
+// Writes `text` to `stream` as TextForStream(text, IsTerminal(stream)) says;
+// false when the write failed. The way a CLI command prints text that holds
+// anything untrusted (a session's name, title, cwd or items).
+bool PrintText(std::FILE* stream, std::string_view text);
+
+// PrintText of the printf-formatted text.
+[[gnu::format(printf, 2, 3)]] bool PrintF(std::FILE* stream, const char* format, ...);
 
 }  // namespace codex::cli

@@ -1,8 +1,13 @@
 #include "cli/terminal_text.h"
 
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <string>
 
+using codex::cli::IsTerminal;
 using codex::cli::NeutralizeControls;
+using codex::cli::PrintF;
+using codex::cli::PrintText;
 using codex::cli::TextForStream;
 
 TEST_CASE("NeutralizeControls keeps printable text, newlines and tabs") {
@@ -52,4 +57,37 @@ TEST_CASE("TextForStream: neutralised on a terminal, byte-exact on a pipe or fil
   CHECK(TextForStream(text, true).find('\x1b') == std::string::npos);
   CHECK(TextForStream(text, false) == text);
   CHECK(TextForStream("plain\n", true) == "plain\n");
+}
+
+TEST_CASE("NeutralizeControls marks direction marks and line separators too") {
+  CHECK(NeutralizeControls("a\xe2\x80\x8e"
+                           "b") == "a<U+200E>b");  // LRM
+  CHECK(NeutralizeControls("a\xe2\x80\x8f"
+                           "b") == "a<U+200F>b");  // RLM
+  CHECK(NeutralizeControls("a\xd8\x9c"
+                           "b") == "a<U+061C>b");  // Arabic letter mark
+  CHECK(NeutralizeControls("a\xe2\x80\xa8"
+                           "b") == "a<U+2028>b");  // line separator
+  CHECK(NeutralizeControls("a\xe2\x81\xa9"
+                           "b") == "a<U+2069>b");  // pop directional isolate
+  // Neighbours that only look alike stay as they are.
+  CHECK(NeutralizeControls("\xe2\x80\x8d") == "\xe2\x80\x8d");  // ZWJ (emoji sequences)
+  CHECK(NeutralizeControls("\xc3\xa9") == "\xc3\xa9");
+}
+
+TEST_CASE("PrintText and PrintF write exact bytes to a file, the rule to a terminal") {
+  std::FILE* f = std::tmpfile();
+  REQUIRE(f != nullptr);
+  CHECK_FALSE(IsTerminal(f));
+  const std::string text =
+      "name \x1b]0;t\x07 \xc2\x9b"
+      "2J\n";
+  CHECK(PrintText(f, text));
+  CHECK(PrintF(f, "%s|%d\n", "\x1b[2K", 7));
+  std::rewind(f);
+  std::string back;
+  int c;
+  while ((c = std::fgetc(f)) != EOF) back.push_back(static_cast<char>(c));
+  std::fclose(f);
+  CHECK(back == text + "\x1b[2K|7\n");
 }

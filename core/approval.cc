@@ -141,4 +141,42 @@ std::string_view ReviewDecisionName(ReviewDecision decision) {
   return "abort";
 }
 
+nlohmann::ordered_json EscalationProperties() {
+  return nlohmann::ordered_json{
+      {kSandboxPermissionsField,
+       {{"type", "string"},
+        {"description",
+         "Per-command sandbox override. Defaults to `use_default`; use `require_escalated` for "
+         "unsandboxed execution."}}},
+      {kJustificationField,
+       {{"type", "string"},
+        {"description",
+         "User-facing approval question for `require_escalated`; omit otherwise."}}}};
+}
+
+bool DeclaresEscalation(ApprovalPolicy policy) { return policy == ApprovalPolicy::kOnRequest; }
+
+Result<EscalationRequest> ParseEscalation(const nlohmann::ordered_json& args,
+                                          ApprovalPolicy policy) {
+  EscalationRequest out;
+  // Fields the tool does not declare under this policy (or that no policy
+  // declares, such as an older `with_escalated_permissions`) are ignored:
+  // the command runs as any other, in the sandbox.
+  if (!DeclaresEscalation(policy)) return out;
+  if (auto p = args.find(kSandboxPermissionsField); p != args.end() && !p->is_null()) {
+    const std::string value = p->is_string() ? p->get<std::string>() : std::string();
+    if (value == "require_escalated") {
+      out.escalate = true;
+    } else if (value != "use_default") {
+      return InvalidArgumentError(std::string("`") + kSandboxPermissionsField +
+                                  "` must be \"use_default\" or \"require_escalated\"");
+    }
+  }
+  // The question is for the user who is asked; without escalation nobody is.
+  if (auto j = args.find(kJustificationField); out.escalate && j != args.end() && j->is_string()) {
+    out.justification = j->get<std::string>();
+  }
+  return out;
+}
+
 }  // namespace codex::core

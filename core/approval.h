@@ -20,10 +20,13 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "core/cancel.h"
 #include "core/command_runner.h"
 #include "core/config.h"
@@ -85,6 +88,9 @@ struct ApprovalRequest {
   std::string cwd;
   SandboxChoice sandbox = SandboxChoice::kSandboxed;  // how it would run
   std::string reason;                                 // ApprovalPlan::reason
+  // The model's question to the user when it asked for escalation (the
+  // shell tool's `justification`), shown as given; "" when none.
+  std::string justification;
 };
 
 // The user side of approvals, implemented by the CLI: `codex exec` never
@@ -129,5 +135,36 @@ ReviewOutcome ApplyReviewDecision(ReviewDecision decision, const ApprovalPlan& p
 
 // "approve once" | "approve for session" | "deny" | "abort".
 std::string_view ReviewDecisionName(ReviewDecision decision);
+
+// --- Escalation, Codex's way ---
+// Under on-request a command tool declares two more parameters, named, typed
+// and described as Codex 0.169 declares them: `sandbox_permissions` (a
+// string: "use_default", or "require_escalated" to run outside the sandbox)
+// and `justification` (the question shown to the user). Any command tool
+// (shell today; exec_command later) declares them with EscalationProperties
+// and reads them with ParseEscalation, so what is honoured is exactly what is
+// declared: under other policies, or for an undeclared field such as an older
+// `with_escalated_permissions`, nothing escalates. A denied request is
+// reported to the model as kRejectedByUser, Codex's own output.
+inline constexpr const char* kSandboxPermissionsField = "sandbox_permissions";
+inline constexpr const char* kJustificationField = "justification";
+inline constexpr std::string_view kRejectedByUser = "exec command rejected by user";
+
+struct EscalationRequest {
+  bool escalate = false;      // sandbox_permissions == "require_escalated"
+  std::string justification;  // the model's question ("" = none); only with escalate
+};
+
+// Whether command tools declare the escalation fields under `policy`.
+bool DeclaresEscalation(ApprovalPolicy policy);
+
+// The two parameter schemas, to add to a tool's "properties".
+nlohmann::ordered_json EscalationProperties();
+
+// The escalation a call's arguments ask for under `policy`. kInvalidArgument
+// (the message goes back to the model) for a `sandbox_permissions` that is
+// neither value.
+Result<EscalationRequest> ParseEscalation(const nlohmann::ordered_json& args,
+                                          ApprovalPolicy policy);
 
 }  // namespace codex::core

@@ -203,3 +203,36 @@ TEST_CASE("LooksLikeSandboxDenial needs a failure that mentions a denial") {
   r.timed_out = true;
   CHECK_FALSE(LooksLikeSandboxDenial(r));
 }
+
+TEST_CASE("ParseEscalation honours only the fields the tool declares") {
+  using Json = nlohmann::ordered_json;
+  auto parse = [](Json args, ApprovalPolicy policy) { return ParseEscalation(args, policy); };
+  // Declared under on-request: require_escalated escalates, with its question.
+  auto asked = parse({{"sandbox_permissions", "require_escalated"}, {"justification", "May I?"}},
+                     kOnRequest);
+  REQUIRE(asked.ok());
+  CHECK(asked->escalate);
+  CHECK(asked->justification == "May I?");
+  auto plain =
+      parse({{"sandbox_permissions", "use_default"}, {"justification", "ignored"}}, kOnRequest);
+  REQUIRE(plain.ok());
+  CHECK_FALSE(plain->escalate);
+  CHECK(plain->justification.empty());
+  CHECK_FALSE(parse({{"sandbox_permissions", "everything"}}, kOnRequest).ok());
+  CHECK_FALSE(parse({{"sandbox_permissions", true}}, kOnRequest).ok());
+  // Never declared: an older field name, under any policy.
+  for (auto policy : {kOnRequest, kNever, kUntrusted, kOnFailure}) {
+    auto old = parse({{"with_escalated_permissions", true}}, policy);
+    REQUIRE(old.ok());
+    CHECK_FALSE(old->escalate);
+  }
+  // Not declared under the other policies: ignored, not honoured.
+  for (auto policy : {kNever, kUntrusted, kOnFailure}) {
+    auto r = parse({{"sandbox_permissions", "require_escalated"}}, policy);
+    REQUIRE(r.ok());
+    CHECK_FALSE(r->escalate);
+  }
+  CHECK(DeclaresEscalation(kOnRequest));
+  CHECK_FALSE(DeclaresEscalation(kNever));
+  CHECK(EscalationProperties().size() == 2);
+}

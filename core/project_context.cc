@@ -135,7 +135,9 @@ std::string PermissionsText(const Config& config) {
            "without it.";
       break;
     case ApprovalPolicy::kOnRequest:
-      s += "commands run in the sandbox; request escalated permissions only when needed.";
+      s += "commands run in the sandbox; to run one outside it, set `sandbox_permissions` to "
+           "`require_escalated` and ask the user a short question in `justification`; do so "
+           "only when needed.";
       break;
     case ApprovalPolicy::kUntrusted:
       s += "commands that are not known to be safe need the user's approval.";

@@ -21,24 +21,32 @@ constexpr size_t kModelOutputMaxBytes = 10 * 1024;
 
 std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
-Json ShellToolJson() {
-  return Json{
-      {"type", "function"},
-      {"name", "shell"},
-      {"description",
-       "Runs a command on the user's machine and returns its output. `command` is an argv "
-       "array executed without a shell; use [\"bash\", \"-lc\", \"...\"] for shell syntax. "
-       "Runs inside the session's sandbox."},
-      {"strict", false},
-      {"parameters",
-       {{"type", "object"},
-        {"properties",
-         {{"command",
-           {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "argv to run"}}},
-          {"workdir", {{"type", "string"}, {"description", "working directory (default: cwd)"}}},
-          {"timeout_ms", {{"type", "number"}, {"description", "timeout in milliseconds"}}}}},
-        {"required", Json::array({"command"})},
-        {"additionalProperties", false}}}};
+// The shell tool. Under on-request it declares the escalation fields Codex
+// 0.169 declares (names, types and descriptions as on its wire), so the model
+// can ask to run a command outside the sandbox; under every other policy it
+// declares neither, and the router honours only declared fields.
+Json ShellToolJson(bool escalation) {
+  Json properties = {
+      {"command",
+       {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "argv to run"}}},
+      {"workdir", {{"type", "string"}, {"description", "working directory (default: cwd)"}}},
+      {"timeout_ms", {{"type", "number"}, {"description", "timeout in milliseconds"}}}};
+  if (escalation) {
+    const Json fields = EscalationProperties();
+    for (const auto& [name, schema] : fields.items()) properties[name] = schema;
+  }
+  return Json{{"type", "function"},
+              {"name", "shell"},
+              {"description",
+               "Runs a command on the user's machine and returns its output. `command` is an argv "
+               "array executed without a shell; use [\"bash\", \"-lc\", \"...\"] for shell syntax. "
+               "Runs inside the session's sandbox."},
+              {"strict", false},
+              {"parameters",
+               {{"type", "object"},
+                {"properties", std::move(properties)},
+                {"required", Json::array({"command"})},
+                {"additionalProperties", false}}}};
 }
 
 Json UpdatePlanToolJson() {
@@ -137,7 +145,7 @@ std::string FormatShellOutput(const CommandResult& result) {
 
 std::string BuiltinToolsJson(const Config& config) {
   Json tools = Json::array();
-  tools.push_back(ShellToolJson());
+  tools.push_back(ShellToolJson(DeclaresEscalation(config.approval_policy)));
   tools.push_back(ApplyPatchToolDefinition(config.provider.apply_patch_tool_type));
   tools.push_back(UpdatePlanToolJson());
   return Dump(tools);
@@ -175,7 +183,8 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
       if (a.is_string()) argv.push_back(a.get<std::string>());
     }
     return RunShell(call, argv, action.value("working_directory", ""),
-                    action.value("timeout_ms", config_.shell_timeout_ms), false, cancel);
+                    action.value("timeout_ms", config_.shell_timeout_ms), EscalationRequest{},
+                    cancel);
   }
   if (call.kind == ItemKind::kCustomToolCall) {
     if (name == "apply_patch") return RunApplyPatch(call, j.value("input", ""), "");
@@ -216,8 +225,9 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
       }
       return RunApplyPatch(call, (*intercepted)->patch, dir);
     }
-    const bool escalate = args.value("with_escalated_permissions", false);
-    return RunShell(call, argv, workdir, timeout, escalate, cancel);
+    auto escalation = ParseEscalation(args, config_.approval_policy);
+    if (!escalation.ok()) return fail(escalation.status().message());
+    return RunShell(call, argv, workdir, timeout, *escalation, cancel);
   }
   if (name == "apply_patch") {
     if (!args.contains("input") || !args["input"].is_string()) {
@@ -231,13 +241,14 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
 
 ReviewOutcome ToolRouter::Ask(const Item& call, const std::vector<std::string>& argv,
                               const std::string& cwd, const ApprovalPlan& plan,
-                              const CancelToken& cancel) {
+                              const std::string& justification, const CancelToken& cancel) {
   ApprovalRequest request;
   request.call_id = call.call_id;
   request.argv = argv;
   request.cwd = cwd;
   request.sandbox = plan.sandbox;
   request.reason = plan.reason;
+  request.justification = justification;
   if (approver_ == nullptr) {
     // Non-interactive: nobody can answer, so the request is declined.
     observer_.OnNotice("`" + JoinCommand(argv) + "` needs approval under the " +
@@ -252,7 +263,8 @@ ReviewOutcome ToolRouter::Ask(const Item& call, const std::vector<std::string>& 
 }
 
 Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::string> argv,
-                                         std::string workdir, int64_t timeout_ms, bool escalate,
+                                         std::string workdir, int64_t timeout_ms,
+                                         const EscalationRequest& escalation,
                                          const CancelToken& cancel) {
   ToolActivity activity;
   activity.call_id = call.call_id;
@@ -285,7 +297,7 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
       argv, sandbox::LookupEnv(sandbox::BuildEnvironment(config_.shell_environment_policy,
                                                          sandbox::CurrentEnvironment()),
                                "PATH", "/usr/bin:/bin"));
-  input.escalation_requested = escalate;
+  input.escalation_requested = escalation.escalate;
   input.sandbox_available =
       config_.sandbox_mode == SandboxMode::kDangerFullAccess || sandbox::landlock::AbiVersion() > 0;
   input.session_approval = approvals_.Find(argv);
@@ -295,15 +307,23 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
     return refuse("command rejected: " + plan.reason, false);
   }
   if (plan.action == ApprovalPlan::Action::kAsk) {
-    ReviewOutcome review = Ask(call, argv, cwd, plan, cancel);
+    ReviewOutcome review = Ask(call, argv, cwd, plan, escalation.justification, cancel);
     if (cancel.cancelled()) return CancelledError("interrupted");
     if (review.action == ReviewOutcome::Action::kDenied) {
-      return refuse(approver_ != nullptr
-                        ? "the user denied running this command"
-                        : "this command needs the user's approval, which a non-interactive run "
-                          "cannot ask for; do without it or ask the user to rerun with another "
-                          "approval policy",
-                    false);
+      if (approver_ != nullptr) {
+        // Codex's words and shape: the output is the bare sentence.
+        activity.output = std::string(kRejectedByUser);
+        activity.success = false;
+        observer_.OnToolStarted(activity);
+        observer_.OnToolCompleted(activity);
+        outcome.output = CallOutputFor(call.kind, call.call_id, std::string(kRejectedByUser));
+        return outcome;
+      }
+      return refuse(
+          "this command needs the user's approval, which a non-interactive run "
+          "cannot ask for; do without it or ask the user to rerun with another "
+          "approval policy",
+          false);
     }
     if (review.action == ReviewOutcome::Action::kAbortTurn) {
       return refuse("the user denied running this command and stopped the turn", true);
@@ -339,7 +359,7 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
       // The user decides on what the sandbox refused: its last words.
       const std::string& out = result->output;
       retry.reason += "\n" + out.substr(out.size() > 400 ? out.size() - 400 : 0);
-      ReviewOutcome review = Ask(call, argv, cwd, retry, cancel);
+      ReviewOutcome review = Ask(call, argv, cwd, retry, "", cancel);
       if (review.action == ReviewOutcome::Action::kRun) {
         spec.sandbox.mode = SandboxMode::kDangerFullAccess;
         result = runner_.Run(spec, cancel);
@@ -454,7 +474,7 @@ Result<ToolOutcome> ToolRouter::RunMcp(const Item& call, const McpToolInfo& tool
     plan.reason = "MCP tool '" + tool.tool + "' of server '" + tool.server +
                   "' (MCP servers run outside the sandbox) with arguments " +
                   activity.mcp_arguments;
-    ReviewOutcome review = Ask(call, key, config_.cwd, plan, cancel);
+    ReviewOutcome review = Ask(call, key, config_.cwd, plan, "", cancel);
     if (cancel.cancelled()) return CancelledError("interrupted");
     if (review.action != ReviewOutcome::Action::kRun) {
       observer_.OnToolStarted(activity);
@@ -559,7 +579,7 @@ Result<ToolOutcome> ToolRouter::RunApplyPatch(const Item& call, const std::strin
       diff += std::string(FileChangeKindName(c.kind)) + " " + c.path + "\n" + c.unified_diff;
     }
     plan.reason = diff;
-    ReviewOutcome review = Ask(call, argv, options.cwd, plan, CancelToken());
+    ReviewOutcome review = Ask(call, argv, options.cwd, plan, "", CancelToken());
     if (review.action != ReviewOutcome::Action::kRun) {
       observer_.OnToolStarted(activity);
       ToolOutcome denied = finish(false, "the user denied applying this patch");

@@ -1,7 +1,10 @@
 // ToolRouter: the tools offered to the model and the dispatch of its calls.
 //
-// Tools: `shell` (argv array, workdir, timeout_ms) run through the
-// CommandRunner under the session's sandbox policy and approval policy;
+// Tools: `shell` (argv array, workdir, timeout_ms; under on-request also
+// Codex's `sandbox_permissions` and `justification`, see core/approval.h) run
+// through the CommandRunner under the session's sandbox policy and approval
+// policy; the tools array depends only on the config, so the request prefix
+// stays byte-stable from turn to turn until the policy changes;
 // `apply_patch` (freeform or JSON function per provider, and intercepted when
 // the model runs it through `shell`); `update_plan`. Every call yields exactly
 // one output item, also when the tool fails or is unknown, so the transcript
@@ -62,10 +65,13 @@ class ToolRouter {
 
  private:
   // Asks the approver about `plan` (a kAsk plan); fills `outcome` when denied.
+  // `justification` is the model's question when it asked for escalation.
   ReviewOutcome Ask(const Item& call, const std::vector<std::string>& argv, const std::string& cwd,
-                    const ApprovalPlan& plan, const CancelToken& cancel);
+                    const ApprovalPlan& plan, const std::string& justification,
+                    const CancelToken& cancel);
   Result<ToolOutcome> RunShell(const Item& call, std::vector<std::string> argv, std::string workdir,
-                               int64_t timeout_ms, bool escalate, const CancelToken& cancel);
+                               int64_t timeout_ms, const EscalationRequest& escalation,
+                               const CancelToken& cancel);
   Result<ToolOutcome> RunApplyPatch(const Item& call, const std::string& patch,
                                     const std::string& workdir);
   Result<ToolOutcome> RunUpdatePlan(const Item& call, const std::string& arguments);

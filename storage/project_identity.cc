@@ -1,5 +1,9 @@
 #include "storage/project_identity.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -26,15 +30,30 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
+// The text of the regular file `p` (symlinks followed), nullopt for anything
+// else: the workspace is the model's to write, and a FIFO planted as
+// `.git/config` (or a `gitdir:` pointing at one, or at a device) must not
+// block or feed codex at startup. Opened non-blocking, then checked.
 std::optional<std::string> ReadSmallFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
+  const int fd = ::open(p.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return std::nullopt;
+  }
   std::string text;
   char buf[4096];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<size_t>(in.gcount()));
-    if (text.size() > (1 << 20)) return std::nullopt;  // no git config is this big
+  while (true) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+    if (text.size() > (1 << 20)) {  // no git config is this big
+      ::close(fd);
+      return std::nullopt;
+    }
   }
+  ::close(fd);
   return text;
 }
 

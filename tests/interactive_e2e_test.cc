@@ -180,7 +180,8 @@ TEST_CASE("approvals: once, skip and let the model go on, for the session, no an
   CHECK(!std::filesystem::exists(env->workdir() / "two.txt"));
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 3);
-  CHECK(CallOutput(requests[2], "c2").find("denied") != std::string::npos);
+  // Codex's words and shape for a denied command.
+  CHECK(CallOutput(requests[2], "c2") == "exec command rejected by user");
 
   // Approved for the session: the same command runs again without asking.
   Expect(p->WaitForText("context left", kWait, mark));

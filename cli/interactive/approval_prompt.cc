@@ -9,6 +9,7 @@
 #include "cli/interactive/keys.h"
 #include "cli/interactive/terminal.h"
 #include "cli/interactive/turn_view.h"
+#include "cli/terminal_text.h"
 #include "core/tool_router.h"
 
 namespace codex::cli {
@@ -58,17 +59,6 @@ std::string Indent(std::string_view text, std::string_view prefix) {
   return out;
 }
 
-// `s` with control characters (escape sequences included) shown as '?',
-// line breaks and tabs kept.
-std::string Printable(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    out += (u < 0x20 && c != '\n' && c != '\t') || u == 0x7f ? '?' : c;
-  }
-  return out;
-}
-
 // The words of `command` when it is one simple command (no operator,
 // redirection, substitution, quote or line break that could chain another
 // command behind an approved prefix), else nothing.
@@ -89,6 +79,18 @@ std::vector<std::string> SimpleWords(std::string_view command) {
 
 }  // namespace
 
+std::string StyledDiffLine(const Style& style, std::string_view raw) {
+  const std::string line = NeutralizeControls(raw);
+  if (line.rfind("+++", 0) == 0 || line.rfind("---", 0) == 0 || line.rfind("***", 0) == 0 ||
+      line.rfind("diff ", 0) == 0) {
+    return style.Bold(line);
+  }
+  if (!line.empty() && line[0] == '+') return style.Green(line);
+  if (!line.empty() && line[0] == '-') return style.Red(line);
+  if (line.rfind("@@", 0) == 0) return style.Cyan(line);
+  return line;
+}
+
 bool MatchesPrefix(const std::vector<std::string>& words, const std::vector<std::string>& prefix) {
   return !prefix.empty() && words.size() >= prefix.size() &&
          std::equal(prefix.begin(), prefix.end(), words.begin());
@@ -106,6 +108,7 @@ ApprovalQuestion QuestionFor(const core::ApprovalRequest& request) {
   q.command = ShownCommand(request.argv);
   q.cwd = request.cwd;
   q.reason = request.reason;
+  q.justification = request.justification;
   q.unsandboxed = request.sandbox == core::SandboxChoice::kUnsandboxed;
   std::vector<std::string> words = SimpleWords(q.command);
   if (words.size() >= 3) q.prefix.assign(words.begin(), words.begin() + 2);
@@ -152,14 +155,19 @@ ReviewDecision ApprovalPrompt::Review(const core::ApprovalRequest& request,
 std::string DescribeApproval(const ApprovalQuestion& q, const Style& style, int max_diff_lines) {
   std::string out;
   if (q.kind == ApprovalKind::kCommand) {
+    // Everything below may come from the model or a tool: the command is shown
+    // exactly, with every control and escape sequence visible
+    // (cli/terminal_text.h), so what the user approves is what runs.
     out += style.Bold(style.Yellow("Allow this command?")) + "\n";
-    out += style.Cyan(Indent(q.command, "  $ "));
-    if (!q.cwd.empty()) out += style.Dim("  in " + q.cwd) + "\n";
+    if (!q.justification.empty()) {
+      out += "  " + style.Bold("the model asks: ") + NeutralizeControls(q.justification) + "\n";
+    }
+    out += style.Cyan(Indent(NeutralizeControls(q.command), "  $ "));
+    if (!q.cwd.empty()) out += style.Dim("  in " + NeutralizeControls(q.cwd)) + "\n";
     if (q.unsandboxed) out += "  " + style.Red("outside the sandbox") + "\n";
     if (!q.reason.empty()) {
-      // The reason may end with the output of a sandboxed run: shown as text,
-      // never as terminal control sequences.
-      std::string reason = Printable(q.reason);
+      // The reason may end with the output of a sandboxed run.
+      std::string reason = NeutralizeControls(q.reason);
       while (!reason.empty() && reason.back() == '\n') reason.pop_back();
       size_t nl = reason.find('\n');
       out += "  " + style.Italic("reason: " + reason.substr(0, nl)) + "\n";
@@ -167,29 +175,19 @@ std::string DescribeApproval(const ApprovalQuestion& q, const Style& style, int 
     }
   } else {
     out += style.Bold(style.Yellow("Allow these changes?")) + "\n";
-    for (const auto& f : q.files) out += "  " + f + "\n";
+    for (const auto& f : q.files) out += "  " + NeutralizeControls(f) + "\n";
     int shown = 0;
     int total = 0;
     size_t pos = 0;
     while (pos < q.diff.size()) {
       size_t nl = q.diff.find('\n', pos);
       if (nl == std::string::npos) nl = q.diff.size();
-      std::string line = q.diff.substr(pos, nl - pos);
+      std::string_view line = std::string_view(q.diff).substr(pos, nl - pos);
       pos = nl + 1;
       ++total;
       if (shown >= max_diff_lines) continue;
       ++shown;
-      if (line.rfind("+++", 0) == 0 || line.rfind("---", 0) == 0 || line.rfind("***", 0) == 0) {
-        out += "  " + style.Bold(line) + "\n";
-      } else if (!line.empty() && line[0] == '+') {
-        out += "  " + style.Green(line) + "\n";
-      } else if (!line.empty() && line[0] == '-') {
-        out += "  " + style.Red(line) + "\n";
-      } else if (line.rfind("@@", 0) == 0) {
-        out += "  " + style.Cyan(line) + "\n";
-      } else {
-        out += "  " + line + "\n";
-      }
+      out += "  " + StyledDiffLine(style, line) + "\n";
     }
     if (total > shown) out += style.Dim("  … +" + std::to_string(total - shown) + " lines") + "\n";
   }
@@ -230,7 +228,7 @@ std::vector<MenuChoice> MenuChoices(const ApprovalQuestion& question) {
     if (i == 1 && command && !question.prefix.empty()) {
       choices.push_back({ReviewDecision::kApproveOnce, "p",
                          "Yes, and don't ask again for commands that start with `" +
-                             PrefixWords(question.prefix) + "`",
+                             NeutralizeControls(PrefixWords(question.prefix)) + "`",
                          true});
     }
   }
@@ -321,8 +319,8 @@ ReviewDecision TtyApprovalPrompt::AskHere(const ApprovalQuestion& question) {
   std::string said = DescribeDecision(question, *answer);
   if (by_prefix) {
     ApprovePrefix(question.prefix, question.unsandboxed);
-    said = "command approved, and every command starting with `" + PrefixWords(question.prefix) +
-           "` for the session";
+    said = "command approved, and every command starting with `" +
+           NeutralizeControls(PrefixWords(question.prefix)) + "` for the session";
   }
   terminal_.Write((yes ? style_.Green("✔ ") : style_.Red("✗ ")) + said + "\r\n");
   if (!yes) view_.NoteDenied();
@@ -332,21 +330,21 @@ ReviewDecision TtyApprovalPrompt::AskHere(const ApprovalQuestion& question) {
 
 ReviewDecision LineApprovalPrompt::AskUser(const ApprovalQuestion& question) {
   Style plain(Color::kDisabled);
-  std::fputs(DescribeApproval(question, plain, 40).c_str(), err_);
+  PrintText(err_, DescribeApproval(question, plain, 40).c_str());
   auto answered = [&](ReviewDecision d) {
-    std::fprintf(err_, "%s\n", DescribeDecision(question, d).c_str());
+    PrintF(err_, "%s\n", DescribeDecision(question, d).c_str());
     return d;
   };
   while (true) {
-    std::fputs(
-        "approve? [y]es once, [a]lways this session, [n]o (tell the model), [s]top the turn: ",
-        err_);
+    PrintText(err_,
+              "approve? [y]es once, [a]lways this session, [n]o (tell the model), [s]top the "
+              "turn: ");
     std::fflush(err_);
     std::string line;
     int c;
     while ((c = std::fgetc(in_)) != EOF && c != '\n') line += static_cast<char>(c);
     if (c == EOF && line.empty()) {
-      std::fputs("\n", err_);
+      PrintText(err_, "\n");
       return ReviewDecision::kAbort;
     }
     while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
@@ -355,7 +353,7 @@ ReviewDecision LineApprovalPrompt::AskUser(const ApprovalQuestion& question) {
     if (a == "a" || a == "always") return answered(ReviewDecision::kApproveForSession);
     if (a == "n" || a == "no") return answered(ReviewDecision::kDeny);
     if (a == "s" || a == "stop") return answered(ReviewDecision::kAbort);
-    std::fprintf(err_, "error: '%s' is not an answer; type y, a, n or s\n", line.c_str());
+    PrintF(err_, "error: '%s' is not an answer; type y, a, n or s\n", line.c_str());
   }
 }
 

@@ -15,6 +15,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/interactive/style.h"
@@ -32,6 +33,7 @@ struct ApprovalQuestion {
   std::string command;             // kCommand: the command as the user would type it
   std::string cwd;                 // kCommand: where it runs
   std::string reason;              // kCommand: why approval is needed ("" = not given)
+  std::string justification;       // kCommand: the model's own question ("" = none given)
   bool unsandboxed = false;        // kCommand: it would run outside the sandbox
   std::string diff;                // kPatch: the patch text or unified diff
   std::vector<std::string> files;  // kPatch: the files it touches
@@ -116,6 +118,11 @@ class LineApprovalPrompt final : public ApprovalPrompt {
   std::FILE* in_;
   std::FILE* err_;
 };
+
+// One line of a unified diff (file names and contents are untrusted),
+// neutralised (cli/terminal_text.h) then coloured: headers bold, + green,
+// - red, @@ cyan. Used by the approval prompt and /diff.
+std::string StyledDiffLine(const Style& style, std::string_view line);
 
 // The question as text lines (header, command or diff excerpt), styled.
 std::string DescribeApproval(const ApprovalQuestion& question, const Style& style,

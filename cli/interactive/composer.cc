@@ -5,6 +5,7 @@
 
 #include "cli/interactive/file_search.h"
 #include "cli/interactive/slash_commands.h"
+#include "cli/terminal_text.h"
 
 namespace codex::cli {
 
@@ -311,7 +312,8 @@ std::string Composer::PopupText(int columns) const {
     for (char& c : line) {
       if (c == '\n') c = ' ';  // a multi-line history entry on one row
     }
-    std::string cut = CutToWidth(line, columns - 2);  // one row each
+    // File names come from the workspace, which the model may have written.
+    std::string cut = CutToWidth(NeutralizeControls(line), columns - 2);  // one row each
     out += "\r\n" + (i == popup_selected_ ? style_.Cyan(cut) : style_.Dim(cut));
   }
   return out;

@@ -1,39 +1,34 @@
 #include "cli/interactive/file_search.h"
 
-#include <stdio.h>
-
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <optional>
 #include <system_error>
 
-#include "sandbox/shell_lexer.h"
+#include "core/host_git.h"
 
 namespace codex::cli {
 
 namespace {
 
-std::string Quote(const std::string& s) { return sandbox::QuoteShellWord(s); }
-
-// The NUL-separated output of a git command in `root`, nullopt when git fails.
-std::optional<std::vector<std::string>> GitList(const std::string& root, const std::string& args,
+// The NUL-separated output of a git command in `root` (run the one safe way,
+// core/host_git.h: the workspace's git config is the model's to write),
+// nullopt when git fails.
+std::optional<std::vector<std::string>> GitList(const std::string& root,
+                                                const std::vector<std::string>& args,
                                                 size_t limit) {
-  std::string command = "git -C " + Quote(root) + " " + args + " 2>/dev/null";
-  FILE* p = ::popen(command.c_str(), "r");
-  if (p == nullptr) return std::nullopt;
+  auto run = core::RunHostGit(root, args);
+  if (!run.ok() || run->exit_code != 0) return std::nullopt;
   std::vector<std::string> out;
-  std::string current;
-  int c;
-  while ((c = std::fgetc(p)) != EOF) {
-    if (c == '\0') {
-      if (!current.empty() && out.size() < limit) out.push_back(current);
-      current.clear();
-    } else {
-      current += static_cast<char>(c);
-    }
+  size_t pos = 0;
+  const std::string& text = run->stdout_text;
+  while (pos < text.size() && out.size() < limit) {
+    size_t end = text.find('\0', pos);
+    if (end == std::string::npos) break;  // a cut last entry
+    if (end > pos) out.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
   }
-  if (::pclose(p) != 0) return std::nullopt;
   return out;
 }
 
@@ -75,7 +70,8 @@ std::optional<int> Score(std::string_view path, std::string_view query) {
 }  // namespace
 
 std::vector<std::string> ListWorkspaceFiles(const std::string& root, size_t limit) {
-  if (auto tracked = GitList(root, "ls-files -z --cached --others --exclude-standard", limit)) {
+  if (auto tracked =
+          GitList(root, {"ls-files", "-z", "--cached", "--others", "--exclude-standard"}, limit)) {
     std::sort(tracked->begin(), tracked->end());
     tracked->erase(std::unique(tracked->begin(), tracked->end()), tracked->end());
     return *tracked;

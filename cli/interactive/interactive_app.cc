@@ -17,6 +17,7 @@
 #include "cli/interrupt.h"
 #include "cli/notify.h"
 #include "cli/session_resolution.h"
+#include "cli/terminal_text.h"
 #include "core/sandboxed_runner.h"
 #include "core/tool_router.h"
 #include "core/transcript.h"
@@ -150,23 +151,23 @@ void InteractiveSession::Say(std::string_view text) {
   if (tty_) {
     view_->Print(text);  // above the composer when it is drawn
   } else {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    PrintText(stdout, text);
     std::fflush(stdout);
   }
 }
 
 void InteractiveSession::Warn(std::string_view message) {
   if (tty_) {
-    view_->Print(style_.Red("error: " + std::string(message)) + "\n");
+    view_->Print(style_.Red("error: " + NeutralizeControls(message)) + "\n");
   } else {
-    std::fprintf(stderr, "error: %.*s\n", static_cast<int>(message.size()), message.data());
+    PrintF(stderr, "error: %.*s\n", static_cast<int>(message.size()), message.data());
   }
 }
 
 void InteractiveSession::Banner(bool resumed) {
   if (!tty_) {
-    std::fprintf(stderr, "%s\n",
-                 BannerLine(engine_->config(), conversation_->session(), resumed).c_str());
+    PrintF(stderr, "%s\n",
+           BannerLine(engine_->config(), conversation_->session(), resumed).c_str());
     return;
   }
   Say(BannerText(style_, engine_->config(), conversation_->session(), resumed,
@@ -264,7 +265,7 @@ std::optional<std::string> InteractiveSession::ReadInputPlain() {
   std::string text;
   while (true) {
     if (prompt) {
-      std::fputs(text.empty() ? "› " : "  ", stderr);
+      PrintText(stderr, text.empty() ? "› " : "  ");
       std::fflush(stderr);
     }
     std::string line;
@@ -493,7 +494,7 @@ Status InteractiveSession::Run() {
   if (tty_) {
     Say(style_.Dim(bye) + "\n");
   } else {
-    std::fprintf(stderr, "%s\n", bye.c_str());
+    PrintF(stderr, "%s\n", bye.c_str());
   }
   return OkStatus();
 }

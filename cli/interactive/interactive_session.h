@@ -27,6 +27,7 @@
 #include "cli/interactive/terminal.h"
 #include "cli/interactive/turn_view.h"
 #include "cli/progress_printer.h"
+#include "cli/terminal_text.h"
 
 namespace codex::cli::interactive_internal {
 
@@ -46,7 +47,7 @@ class PlainObserver final : public core::TurnObserver {
     std::string text = core::MessageText(item);
     if (text.empty()) return;
     if (text.back() != '\n') text += '\n';
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    PrintText(stdout, text);  // neutralised when stdout is a terminal
     std::fflush(stdout);
   }
   void OnToolStarted(const core::ToolActivity& a) override { progress_.OnToolStarted(a); }

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "cli/interactive/style.h"
+#include "cli/terminal_text.h"
 
 namespace codex::cli {
 
@@ -20,19 +21,20 @@ bool IsBlank(std::string_view s) {
 int DrawCodePoint(std::string_view s, size_t* pos, std::string* out) {
   size_t start = *pos;
   char32_t c = DecodeUtf8(s, pos);
-  if (c >= 0x20 && c != 0x7f) *pos = std::max(*pos, NextGrapheme(s, start));
   if (c == '\t') {
     if (out) *out += "    ";
     return 4;
   }
-  if (c < 0x20 || c == 0x7f) {
-    if (out) {
-      *out += '^';
-      *out += static_cast<char>(c == 0x7f ? '?' : c + '@');
-    }
-    return 2;
+  if (c >= 0x20 && c != 0x7f) *pos = std::max(*pos, NextGrapheme(s, start));
+  // Controls, escapes, C1, bidi marks and invalid bytes are drawn the one
+  // terminal-safe way (cli/terminal_text.h), as visible text.
+  const std::string_view cluster = s.substr(start, *pos - start);
+  const std::string safe = NeutralizeControls(cluster);
+  if (safe != cluster) {
+    if (out) *out += safe;
+    return DisplayWidth(safe);
   }
-  if (out) out->append(s.substr(start, *pos - start));
+  if (out) out->append(cluster);
   return CodePointWidth(c);
 }
 

@@ -176,7 +176,7 @@ void InteractiveSession::ShowSessions() {
 }
 
 void InteractiveSession::ShowDiff() {
-  Result<std::string> diff = WorkspaceDiff(engine_->config().cwd, style_.color());
+  Result<std::string> diff = WorkspaceDiff(engine_->config().cwd, style_);
   if (!diff.ok()) {
     Warn(diff.status().message());
     return;

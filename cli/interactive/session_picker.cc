@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "cli/terminal_text.h"
+
 namespace codex::cli {
 
 namespace {
@@ -173,10 +175,12 @@ std::string SessionPicker::Render(const Style& style, int columns, int max_rows)
     int title_w = std::max(10, columns - 2 - when_w - 1 - id_w - 2 - (cwd_w ? cwd_w + 1 : 0));
     for (size_t r = first; r < first + rows; ++r) {
       const core::SessionInfo& s = sessions_[visible_[r]];
-      std::string title = s.name.empty() ? s.title : s.name + ": " + s.title;
+      // Names and titles may come from an imported rollout or a shared store.
+      std::string title = NeutralizeControls(s.name.empty() ? s.title : s.name + ": " + s.title);
       if (title.empty()) title = "(no message yet)";
       std::string row = Fit(Ago(s.updated_at_ms, now_ms_), when_w) + " " + Fit(title, title_w) +
-                        " " + (show_cwd_ ? Fit(s.cwd, cwd_w) + " " : "") + Fit(s.id, id_w);
+                        " " + (show_cwd_ ? Fit(NeutralizeControls(s.cwd), cwd_w) + " " : "") +
+                        Fit(NeutralizeControls(s.id), id_w);
       lines.push_back(r == selected_ ? style.Cyan("› ") + style.Bold(row) : "  " + row);
     }
   }

@@ -5,37 +5,18 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "cli/interactive/approval_prompt.h"
 #include "cli/interactive/local_shell.h"
 #include "cli/interactive/markdown.h"
 #include "cli/interactive/session_picker.h"
 #include "cli/interactive/slash_commands.h"
+#include "cli/terminal_text.h"
+#include "core/host_git.h"
 #include "core/tool_router.h"
 #include "core/transcript.h"
-#include "sandbox/shell_lexer.h"
 #include "storage/session_database.h"
 
 namespace codex::cli {
-
-namespace {
-
-std::string ShellQuote(const std::string& s) { return sandbox::QuoteShellWord(s); }
-
-// Runs a shell command line, capturing stdout; the exit status in *status.
-std::string Capture(const std::string& command, int* status) {
-  std::string out;
-  FILE* p = ::popen(command.c_str(), "r");
-  if (p == nullptr) {
-    *status = -1;
-    return out;
-  }
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  *status = ::pclose(p);
-  return out;
-}
-
-}  // namespace
 
 std::string BannerLine(const core::Config& config, const core::SessionInfo& session, bool resumed) {
   return std::string(resumed ? "resumed " : "") + "session " + session.id + " · model " +
@@ -67,7 +48,7 @@ std::string ReplayText(const Style& style, const std::vector<core::StoredItem>& 
   std::string out;
   if (first > 0) out += style.Dim("  … " + std::to_string(first) + " earlier messages") + "\n";
   for (size_t i = first; i < messages.size(); ++i) {
-    std::string text = core::MessageText(*messages[i]);
+    std::string text = NeutralizeControls(core::MessageText(*messages[i]));
     if (messages[i]->role == "user") {
       out += style.Cyan("› ") + style.Dim(text) + "\n\n";
     } else {
@@ -103,7 +84,9 @@ std::string StatusText(const Style& style, const core::Config& config,
   std::string out = style.Bold("Status") + "\n";
   out += row("model", config.model);
   out += row("provider", config.model_provider_id + " (" + config.provider.base_url + ")");
-  out += row("session", session.id + (session.name.empty() ? "" : " (" + session.name + ")"));
+  out +=
+      row("session",
+          NeutralizeControls(session.id + (session.name.empty() ? "" : " (" + session.name + ")")));
   if (!session.forked_from_session.empty()) out += row("forked from", session.forked_from_session);
   out += row("directory", config.cwd);
   out += row("approval", std::string(core::ApprovalPolicyName(config.approval_policy)));
@@ -125,40 +108,63 @@ std::string SessionsText(const Style& style, const std::vector<core::SessionInfo
   for (const auto& s : sessions) {
     std::string when = Ago(s.updated_at_ms, now_ms);
     when.resize(std::max<size_t>(when.size(), 9), ' ');
-    std::string title = s.name.empty() ? s.title : s.name + ": " + s.title;
+    std::string title = NeutralizeControls(s.name.empty() ? s.title : s.name + ": " + s.title);
     if (title.empty()) title = "(no message yet)";
-    out += (s.id == current_id ? style.Cyan("* ") : "  ") + s.id + "  " + style.Dim(when) + " " +
-           title + "\n";
+    out += (s.id == current_id ? style.Cyan("* ") : "  ") + NeutralizeControls(s.id) + "  " +
+           style.Dim(when) + " " + title + "\n";
   }
   out += style.Dim("/resume ID switches to one") + "\n";
   return out;
 }
 
-Result<std::string> WorkspaceDiff(const std::string& cwd, bool color) {
-  const std::string dir = ShellQuote(cwd);
-  int status = 0;
-  Capture("git -C " + dir + " rev-parse --is-inside-work-tree 2>/dev/null", &status);
-  if (status != 0) {
+Result<std::string> WorkspaceDiff(const std::string& cwd, const Style& style) {
+  // git runs the one safe way (core/host_git.h): the workspace's git config,
+  // attributes and hooks are the model's to write.
+  ASSIGN_OR_RETURN(core::HostGit git, core::HostGit::Open(cwd));
+  auto inside = git.Run({"rev-parse", "--is-inside-work-tree"});
+  if (!inside.ok()) return inside.status();
+  if (inside->exit_code != 0) {
     return FailedPreconditionError(cwd + " is not inside a git repository; /diff needs one");
   }
-  const std::string colour = color ? "always" : "never";
-  std::string diff =
-      Capture("git -C " + dir + " --no-pager diff --color=" + colour + " 2>&1", &status);
-  std::string untracked =
-      Capture("git -C " + dir + " ls-files --others --exclude-standard -z 2>/dev/null", &status);
+  std::vector<std::string> diff_args = {"diff"};
+  for (const auto& a : core::HostGitDiffArgs()) diff_args.push_back(a);
+  auto tracked = git.Run(diff_args);
+  if (!tracked.ok()) return tracked.status();
+  std::string diff = tracked->stdout_text + tracked->stderr_text;
+  auto untracked = git.Run({"ls-files", "--others", "--exclude-standard", "-z"});
+  if (!untracked.ok()) return untracked.status();
+  const std::string& names = untracked->stdout_text;
   size_t pos = 0;
-  while (pos < untracked.size()) {
-    size_t end = untracked.find('\0', pos);
-    if (end == std::string::npos) end = untracked.size();
-    std::string file = untracked.substr(pos, end - pos);
+  int shown = 0;
+  constexpr int kMaxUntracked = 200;
+  while (pos < names.size()) {
+    size_t end = names.find('\0', pos);
+    if (end == std::string::npos) end = names.size();
+    std::string file = names.substr(pos, end - pos);
     pos = end + 1;
-    diff += Capture("git -C " + dir + " --no-pager diff --no-index --color=" + colour +
-                        " -- /dev/null " + ShellQuote(file) + " 2>&1",
-                    &status);
+    if (file.empty()) continue;
+    if (++shown > kMaxUntracked) {
+      diff += "… more untracked files not shown\n";
+      break;
+    }
+    std::vector<std::string> args = {"diff", "--no-index"};
+    for (const auto& a : core::HostGitDiffArgs()) args.push_back(a);
+    args.insert(args.end(), {"--", "/dev/null", file});
+    auto one = git.Run(args);
+    if (!one.ok()) return one.status();
+    diff += one->stdout_text + one->stderr_text;
   }
   if (diff.find_first_not_of(" \t\r\n") == std::string::npos) return std::string();
-  if (diff.back() != '\n') diff += '\n';
-  return diff;
+  // File names and contents are the model's: each line made safe, then styled.
+  std::string out;
+  pos = 0;
+  while (pos < diff.size()) {
+    size_t nl = diff.find('\n', pos);
+    if (nl == std::string::npos) nl = diff.size();
+    out += StyledDiffLine(style, diff.substr(pos, nl - pos)) + "\n";
+    pos = nl + 1;
+  }
+  return out;
 }
 
 std::vector<std::pair<std::string, std::string>> ModelChoices(const std::string& current) {

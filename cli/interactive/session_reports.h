@@ -37,9 +37,10 @@ std::string SessionsText(const Style& style, const std::vector<core::SessionInfo
                          const std::string& current_id, const std::string& cwd, int64_t now_ms);
 
 // `git diff` of the work tree at `cwd` plus the untracked files as added,
-// coloured when `color`; "" when nothing changed; kFailedPrecondition when
-// `cwd` is not inside a git work tree.
-Result<std::string> WorkspaceDiff(const std::string& cwd, bool color);
+// every line neutralised (cli/terminal_text.h) and styled with `style`; ""
+// when nothing changed; kFailedPrecondition when `cwd` is not inside a git
+// work tree. git runs through core/host_git.h.
+Result<std::string> WorkspaceDiff(const std::string& cwd, const Style& style);
 
 // (value, description) pairs for the pickers.
 std::vector<std::pair<std::string, std::string>> ModelChoices(const std::string& current);

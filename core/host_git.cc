@@ -1,0 +1,180 @@
+#include "core/host_git.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <set>
+#include <string_view>
+
+#include "core/cancel.h"
+#include "core/sandboxed_runner.h"
+
+namespace codex::core {
+
+namespace {
+
+// Config that names a program git could run, each set to something inert.
+// Command-line scope: it outranks the system, global, repository and
+// worktree files and everything they include.
+const std::vector<std::pair<std::string, std::string>>& FixedOverrides() {
+  static const auto* kFixed = new std::vector<std::pair<std::string, std::string>>{
+      {"core.fsmonitor", "false"},
+      {"core.hooksPath", "/dev/null"},
+      {"core.pager", "cat"},
+      {"pager.diff", "false"},
+      {"pager.ls-files", "false"},
+      {"core.editor", "false"},
+      {"sequence.editor", "false"},
+      {"core.sshCommand", "false"},
+      {"core.askPass", "false"},
+      {"core.gitProxy", "false"},
+      {"core.alternateRefsCommand", "false"},
+      {"credential.helper", ""},
+      {"gpg.program", "false"},
+      {"gpg.openpgp.program", "false"},
+      {"gpg.ssh.program", "false"},
+      {"gpg.x509.program", "false"},
+      {"log.showSignature", "false"},
+      {"diff.external", ""},
+      {"diff.ignoreSubmodules", "all"},
+      {"submodule.recurse", "false"},
+      {"status.submoduleSummary", "false"},
+      {"protocol.allow", "never"},
+      {"core.untrackedCache", "false"},
+      {"color.ui", "false"},
+  };
+  return *kFixed;
+}
+
+// The absolute entries of PATH: a relative or empty entry would let a
+// program planted in the workspace stand in for git.
+std::string AbsolutePath() {
+  const char* path = std::getenv("PATH");
+  std::string_view rest = path != nullptr ? path : "/usr/bin:/bin";
+  std::string out;
+  while (true) {
+    const size_t colon = rest.find(':');
+    const std::string_view entry = rest.substr(0, colon);
+    if (!entry.empty() && entry[0] == '/') {
+      if (!out.empty()) out += ':';
+      out += entry;
+    }
+    if (colon == std::string_view::npos) break;
+    rest.remove_prefix(colon + 1);
+  }
+  return out.empty() ? "/usr/bin:/bin" : out;
+}
+
+Result<CommandResult> RunOnce(const std::string& dir, const std::vector<std::string>& args,
+                              const std::vector<std::pair<std::string, std::string>>& overrides,
+                              int64_t timeout_ms, SandboxMode mode) {
+  CommandSpec spec;
+  spec.argv = {"git", "-C", dir, "--no-pager"};
+  // Each override twice: as `-c` (every git version) when the key can be
+  // written so (no '=' in a driver's name), and below in GIT_CONFIG_COUNT /
+  // KEY / VALUE (git >= 2.31), which takes any key as it is.
+  for (const auto& [key, value] : overrides) {
+    if (key.find('=') == std::string::npos)
+      spec.argv.insert(spec.argv.end(), {"-c", key + "=" + value});
+  }
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.cwd = dir;
+  spec.timeout_ms = timeout_ms;
+  spec.sandbox.mode = mode;
+  spec.sandbox.workspace_root = dir;
+  spec.sandbox.network = false;
+  spec.env_policy.inherit = sandbox::EnvInherit::kNone;
+  spec.env_policy.secrets = sandbox::SecretFilter::kDropSecretLike;
+  auto& env = spec.env_overrides;
+  env["PATH"] = AbsolutePath();
+  for (const char* keep : {"HOME", "XDG_CONFIG_HOME", "LANG", "LC_ALL", "LC_CTYPE"}) {
+    if (const char* v = std::getenv(keep); v != nullptr) env[keep] = v;
+  }
+  env["GIT_OPTIONAL_LOCKS"] = "0";
+  env["GIT_TERMINAL_PROMPT"] = "0";
+  env["GIT_PAGER"] = "cat";
+  env["PAGER"] = "cat";
+  env["GIT_CONFIG_COUNT"] = std::to_string(overrides.size());
+  for (size_t i = 0; i < overrides.size(); ++i) {
+    env["GIT_CONFIG_KEY_" + std::to_string(i)] = overrides[i].first;
+    env["GIT_CONFIG_VALUE_" + std::to_string(i)] = overrides[i].second;
+  }
+  SandboxedRunner runner;
+  CancelToken never;
+  return runner.Run(spec, never);
+}
+
+}  // namespace
+
+std::vector<std::string> HostGitDiffArgs() {
+  return {"--no-ext-diff", "--no-textconv", "--ignore-submodules=all", "--color=never"};
+}
+
+std::vector<std::pair<std::string, std::string>> HostGitOverrides(std::string_view config_list) {
+  std::vector<std::pair<std::string, std::string>> out = FixedOverrides();
+  // Each filter driver the repository defines: `git diff` runs a driver's
+  // clean (or process) command on working-tree files whose attributes name it.
+  std::set<std::string> drivers;
+  size_t pos = 0;
+  while (pos < config_list.size()) {
+    size_t end = config_list.find('\0', pos);
+    if (end == std::string_view::npos) end = config_list.size();
+    std::string_view entry = config_list.substr(pos, end - pos);
+    pos = end + 1;
+    const std::string_view key = entry.substr(0, entry.find('\n'));
+    // filter.<name>.<var>, where <name> may itself hold dots; the section
+    // name is case-insensitive.
+    if (key.size() < 8) continue;
+    std::string head(key.substr(0, 7));
+    for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (head != "filter.") continue;
+    const size_t last = key.rfind('.');
+    if (last <= 7) continue;
+    drivers.emplace(key.substr(7, last - 7));
+  }
+  for (const auto& name : drivers) {
+    for (const char* var : {"clean", "smudge", "process"}) {
+      out.emplace_back("filter." + name + "." + var, "");
+    }
+    out.emplace_back("filter." + name + ".required", "false");
+  }
+  return out;
+}
+
+Result<HostGit> HostGit::Open(const std::string& dir, int64_t timeout_ms) {
+  // The read-only sandbox; without one on this machine, the host.
+  SandboxMode mode = SandboxMode::kReadOnly;
+  const std::vector<std::string> list_args = {"config", "--list", "-z"};
+  auto list = RunOnce(dir, list_args, FixedOverrides(), timeout_ms, mode);
+  if (!list.ok() && list.status().code() == StatusCode::kFailedPrecondition) {
+    mode = SandboxMode::kDangerFullAccess;
+    list = RunOnce(dir, list_args, FixedOverrides(), timeout_ms, mode);
+  }
+  if (!list.ok()) return list.status();
+  HostGit git;
+  git.dir_ = dir;
+  git.timeout_ms_ = timeout_ms;
+  git.sandboxed_ = mode == SandboxMode::kReadOnly;
+  // Outside a repository the listing holds the user's own config only.
+  git.overrides_ = HostGitOverrides(list->stdout_text);
+  return git;
+}
+
+Result<HostGitResult> HostGit::Run(const std::vector<std::string>& args) const {
+  const SandboxMode mode = sandboxed_ ? SandboxMode::kReadOnly : SandboxMode::kDangerFullAccess;
+  auto run = RunOnce(dir_, args, overrides_, timeout_ms_, mode);
+  if (!run.ok()) return run.status();
+  HostGitResult out;
+  out.exit_code = run->exit_code;
+  out.stdout_text = std::move(run->stdout_text);
+  out.stderr_text = std::move(run->stderr_text);
+  out.sandboxed = sandboxed_;
+  return out;
+}
+
+Result<HostGitResult> RunHostGit(const std::string& dir, const std::vector<std::string>& args,
+                                 int64_t timeout_ms) {
+  ASSIGN_OR_RETURN(HostGit git, HostGit::Open(dir, timeout_ms));
+  return git.Run(args);
+}
+
+}  // namespace codex::core
