@@ -723,20 +723,30 @@ Status RunExport(const std::string& id, const std::string& format, const std::st
   return OkStatus();
 }
 
-// Goes on after a file that fails (its error line printed at once); the exit
-// code is the last failure's.
+// Goes on after a path or file that fails (its error line printed at once);
+// exits 1 when any failed (README, Exit codes), 0 otherwise.
 Result<int> RunImport(const std::vector<std::string>& paths) {
-  ASSIGN_OR_RETURN(auto files, storage::CollectRolloutFiles(paths));
-  if (files.empty()) {
-    return NotFoundError("no .jsonl rollout files found under the given paths");
+  storage::RolloutFiles collected = storage::CollectRolloutFiles(paths);
+  int failed = 0;
+  for (const Status& error : collected.errors) {
+    PrintError(error);
+    ++failed;
+  }
+  if (collected.files.empty()) {
+    if (failed == 0) {
+      PrintError(FailedPreconditionError(
+          "no .jsonl rollout files found under the given paths; Codex keeps them in "
+          "~/.codex/sessions"));
+    }
+    return kExitError;
   }
   ASSIGN_OR_RETURN(auto store, OpenStore());
-  int exit = kExitOk;
   int imported = 0, skipped = 0;
-  for (const std::string& file : files) {
+  for (const std::string& file : collected.files) {
     auto outcome = storage::ImportRolloutFile(*store, file);
     if (!outcome.ok()) {
-      exit = ReportError(outcome.status());
+      PrintError(outcome.status());
+      ++failed;
       continue;
     }
     if (outcome->imported) {
@@ -747,10 +757,17 @@ Result<int> RunImport(const std::vector<std::string>& paths) {
       std::printf("skipped %s from %s (already imported)\n", outcome->session_id.c_str(),
                   file.c_str());
     }
+    if (outcome->dropped_tail) {
+      std::fprintf(stderr,
+                   "warning: %s:%zu: the last line was cut off (%zu bytes without a newline, "
+                   "what a crash leaves); it was dropped, lines 1-%zu were imported\n",
+                   file.c_str(), outcome->dropped_tail->line, outcome->dropped_tail->bytes,
+                   outcome->dropped_tail->line - 1);
+    }
   }
-  std::fprintf(stderr, "%d imported, %d already present, %d failed\n", imported, skipped,
-               static_cast<int>(files.size()) - imported - skipped);
-  return exit;
+  std::fflush(stdout);
+  std::fprintf(stderr, "%d imported, %d already present, %d failed\n", imported, skipped, failed);
+  return failed > 0 ? kExitError : kExitOk;
 }
 
 }  // namespace

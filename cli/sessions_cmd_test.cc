@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <fstream>
@@ -256,8 +257,53 @@ TEST_CASE("sessions export and import round-trip through files") {
   REQUIRE(a.size() == b.size());
   for (size_t i = 1; i < a.size(); ++i) CHECK(a[i] == b[i]);  // all but session_meta
 
+  // A missing path is the operation failing (1), named with the fix, not "unknown session" (4).
   r = Codex(other_home, work.path(), {"sessions", "import", work.File("missing")});
-  CHECK(r.exit_code == 4);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("error: " + work.File("missing") +
+                   ": no such file or directory; check the path") != std::string::npos);
+}
+
+TEST_CASE("sessions import keeps a crash's cut-off rollout and exits 1 for the files it failed") {
+  TempDir home;
+  TempDir work;
+  const std::string id = Seed(home, work.path(), 1, "okapi").front();
+  Run r = Codex(home, work.path(), {"sessions", "export", id});
+  REQUIRE(r.exit_code == 0);
+  std::string text = r.out;
+  REQUIRE(text.size() > 40);
+  // A crash while writing the last line: no newline, half a JSON object.
+  const size_t last_nl = text.rfind('\n', text.size() - 2);
+  REQUIRE(last_nl != std::string::npos);
+  const std::string torn = text.substr(0, last_nl + 1 + (text.size() - last_nl) / 2);
+  const size_t torn_line = static_cast<size_t>(std::count(torn.begin(), torn.end(), '\n')) + 1;
+  TempDir in;
+  { std::ofstream(in.File("crash.jsonl"), std::ios::binary) << torn; }
+  TempDir other_home;
+  r = Codex(other_home, work.path(), {"sessions", "import", in.File("crash.jsonl")});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("imported " + id) != std::string::npos);
+  CHECK(r.err.find(in.File("crash.jsonl") + ":" + std::to_string(torn_line) +
+                   ": the last line was cut off") != std::string::npos);
+  r = Codex(other_home, work.path(), {"sessions", "show", id});
+  CHECK(r.exit_code == 0);
+
+  // Every file bad: the operation failed (1), not a bad command line (2); each is named.
+  TempDir bad_only;
+  { std::ofstream(bad_only.File("a.jsonl")) << "{oops\n"; }
+  { std::ofstream(bad_only.File("b.jsonl")) << "[1]\n"; }
+  TempDir third_home;
+  r = Codex(third_home, work.path(), {"sessions", "import", bad_only.path()});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find(bad_only.File("a.jsonl") + ":1:") != std::string::npos);
+  CHECK(r.err.find(bad_only.File("b.jsonl") + ":1:") != std::string::npos);
+  CHECK(r.err.find("0 imported, 0 already present, 2 failed") != std::string::npos);
+  // Some good, some bad, one missing: the good are imported, the exit says something failed.
+  r = Codex(third_home, work.path(),
+            {"sessions", "import", in.File("crash.jsonl"), bad_only.path(), in.File("nope")});
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("imported " + id) != std::string::npos);
+  CHECK(r.err.find("1 imported, 0 already present, 3 failed") != std::string::npos);
 }
 
 TEST_CASE("sessions purge reads -p and --strict-config as every command does") {

@@ -107,6 +107,13 @@ struct ImportedItem {
   int64_t created_at_ms = 0;
   core::Item item;
 };
+// The last line of a rollout that a crash cut off (no newline, not a JSON
+// object): import keeps the lines before it and drops it.
+struct DroppedTail {
+  size_t line = 0;   // 1-based line number
+  size_t bytes = 0;  // its length
+};
+
 struct ImportedSession {
   core::NewSession spec;  // spec.id required
   int64_t updated_at_ms = 0;
@@ -116,6 +123,7 @@ struct ImportedSession {
   std::map<size_t, int64_t> reported_totals;
   std::vector<core::TurnRecord> turns;
   std::vector<EventRecord> events;
+  std::optional<DroppedTail> dropped_tail;  // set by ParseRollout
 };
 
 // A user message from the person (core/transcript.h, the rule compaction
