@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -516,16 +517,46 @@ struct SearchArgs {
   bool json = false;
   bool all = false;
   std::string cwd;
+  std::string cursor;
 };
+
+// A search cursor is "h<N>": the page starts after the first N matching
+// items of the ranking (the same query again; items stored since may shift it).
+constexpr int kMaxSearchOffset = 1'000'000;
+
+Result<int> SearchOffset(const std::string& cursor) {
+  if (cursor.empty()) return 0;
+  int offset = 0;
+  bool ok = cursor.size() > 1 && cursor.size() <= 8 && cursor[0] == 'h';
+  for (size_t i = 1; ok && i < cursor.size(); ++i) {
+    ok = cursor[i] >= '0' && cursor[i] <= '9';
+    if (ok) offset = offset * 10 + (cursor[i] - '0');
+  }
+  if (!ok || offset > kMaxSearchOffset) {
+    return InvalidArgumentError("invalid --cursor '" + Clip(cursor, 40) +
+                                "'; pass the next_cursor a previous search printed");
+  }
+  return offset;
+}
 
 Status RunSearch(const SearchArgs& args) {
   storage::SearchQuery q;
   for (const auto& w : args.words) q.text += (q.text.empty() ? "" : " ") + w;
-  q.limit = args.limit;
+  ASSIGN_OR_RETURN(const int offset, SearchOffset(args.cursor));
+  // One more than the page: whether there is a next one.
+  q.limit = offset + args.limit + 1;
   ASSIGN_OR_RETURN(auto scope, ScopeDir(args.all, args.cwd));
   q.cwd = scope;
   ASSIGN_OR_RETURN(auto store, OpenStore(/*read_only=*/true));
-  ASSIGN_OR_RETURN(auto hits, store->Search(q));
+  ASSIGN_OR_RETURN(auto all_hits, store->Search(q));
+  const size_t end = std::min(all_hits.size(), static_cast<size_t>(offset + args.limit));
+  const bool more = all_hits.size() > end;
+  const std::span<const storage::SearchHit> hits =
+      all_hits.size() > static_cast<size_t>(offset)
+          ? std::span<const storage::SearchHit>(all_hits).subspan(static_cast<size_t>(offset),
+                                                                  end - static_cast<size_t>(offset))
+          : std::span<const storage::SearchHit>();
+  const std::string next_cursor = more ? "h" + std::to_string(end) : "";
   for (const auto& h : hits) {
     if (args.json) {
       Json sessions = Json::array();
@@ -544,14 +575,21 @@ Status RunSearch(const SearchArgs& args) {
     }
     std::string what = h.kind == "message" ? h.role : h.kind;
     for (const auto& w : h.sessions) {
-      std::printf("%s  turn %d  %s\n", w.session.id.c_str(), w.turn,
-                  Clip(Label(w.session), 60).c_str());
+      std::printf("%s  turn %d  %s%s\n", w.session.id.c_str(), w.turn,
+                  Clip(Label(w.session), 60).c_str(), w.session.archived ? "  (archived)" : "");
     }
     std::printf("    %s: %s\n", what.c_str(), Clip(h.snippet, 160).c_str());
   }
-  if (hits.empty() && !args.json) {
+  if (args.json) {
+    if (more) std::cout << Dump(Json{{"next_cursor", next_cursor}}) << "\n";
+    return OkStatus();
+  }
+  if (more) {
+    std::fprintf(stderr, "more matches: run the same search with --cursor %s\n",
+                 next_cursor.c_str());
+  } else if (hits.empty()) {
     std::fprintf(
-        stderr, "nothing matches '%s'%s\n", q.text.c_str(),
+        stderr, "nothing %smatches '%s'%s\n", offset > 0 ? "more " : "", Clip(q.text, 60).c_str(),
         q.cwd ? (" in sessions of " + *q.cwd + "; --all searches every directory").c_str() : "");
   }
   return OkStatus();
@@ -821,7 +859,10 @@ void RegisterSessionsCommands(CLI::App& app, const GlobalOptions& global, Comman
       ->excludes(search_all);
   search->add_option("--limit", search_args->limit, "Matching items to show (default 20)")
       ->check(CLI::Range(1, 10'000));
-  search->add_flag("--json", search_args->json, "JSON Lines: one matching item per line");
+  search->add_option("--cursor", search_args->cursor, "Continue from a previous page");
+  search->add_flag("--json", search_args->json,
+                   "JSON Lines: one matching item per line, then {\"next_cursor\"} when there is "
+                   "more");
   search->callback([search_args, &result] { result.Set(RunSearch(*search_args)); });
 
   auto rm_id = std::make_shared<std::string>();

@@ -519,6 +519,65 @@ TEST_CASE("sessions search: scope, JSON, phrases, prefixes and clear errors") {
   CHECK(r.exit_code == 0);
   CHECK(r.out.empty());
   CHECK(r.err.find("nothing matches") != std::string::npos);
+  // Punctuation alone, and a word longer than the index keeps: one line, the query not echoed.
+  r = Codex(home, work.path(), {"sessions", "search", "--", "--"});
+  CHECK(r.exit_code == 2);
+  CHECK(Lines(r.err).size() == 1);
+  CHECK(r.err.find("punctuation is not indexed") != std::string::npos);
+  const std::string long_word(2048, 'w');
+  r = Codex(home, work.path(), {"sessions", "search", "marmot", long_word});
+  CHECK(r.exit_code == 2);
+  CHECK(Lines(r.err).size() == 1);
+  CHECK(r.err.size() < 200);
+}
+
+TEST_CASE("sessions search pages with --cursor and marks archived sessions") {
+  TempDir home;
+  TempDir work;
+  const auto ids = Seed(home, work.path(), 5, "pangolin");
+  Run r = Codex(home, work.path(), {"sessions", "archive", ids[2]});
+  REQUIRE(r.exit_code == 0);
+  // Every page of 2, followed by its cursor, lists each match exactly once.
+  std::vector<std::string> seen;
+  std::string cursor;
+  for (int page = 0; page < 10; ++page) {
+    std::vector<std::string> args = {"sessions", "search", "pangolin", "--limit", "2", "--json"};
+    if (!cursor.empty()) {
+      args.push_back("--cursor");
+      args.push_back(cursor);
+    }
+    r = Codex(home, work.path(), args);
+    REQUIRE(r.exit_code == 0);
+    cursor.clear();
+    for (const auto& line : Lines(r.out)) {
+      auto j = nlohmann::json::parse(line);
+      if (j.contains("next_cursor")) {
+        cursor = j["next_cursor"];
+        continue;
+      }
+      seen.push_back(j["sessions"][0]["id"]);
+      CHECK(j["sessions"][0]["archived"] == (seen.back() == ids[2]));
+    }
+    if (cursor.empty()) break;
+  }
+  std::vector<std::string> want = ids;
+  std::sort(want.begin(), want.end());
+  std::sort(seen.begin(), seen.end());
+  CHECK(seen == want);
+  // Text: the archived session's line says so; the next page is named on stderr.
+  r = Codex(home, work.path(), {"sessions", "search", "pangolin"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find(ids[2] + "  turn 1  task 2 pangolin  (archived)") != std::string::npos);
+  CHECK(r.out.find(ids[1] + "  turn 1  task 1 pangolin\n") != std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "search", "pangolin", "--limit", "3"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("--cursor h3") != std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "search", "pangolin", "--cursor", "h3"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(Lines(r.out).size() == 4);  // two matches: a session line and a snippet line each
+  r = Codex(home, work.path(), {"sessions", "search", "pangolin", "--cursor", "bogus"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("invalid --cursor 'bogus'") != std::string::npos);
 }
 
 TEST_CASE("ids and names: unique prefixes, ambiguity lists candidates, hex names refused") {

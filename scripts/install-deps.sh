@@ -11,6 +11,9 @@ packages=(cmake ninja-build g++ pkg-config git openssl ca-certificates
 # tmux: tests/interactive_e2e_test.cc resizes the interactive UI in a terminal
 # that re-wraps its lines.
 packages+=(tmux)
+# utf8proc: search folds case and accents of every script by Unicode's own
+# decomposition and case folding (storage/fts_tokenizer.cc), not a hand table.
+packages+=(libutf8proc-dev)
 # Node.js + npm run the third-party MCP servers of tests/mcp_e2e_test.cc
 # (scripts/install-mcp-test-servers.sh); a node installed otherwise is kept.
 if ! command -v node >/dev/null; then packages+=(nodejs); fi

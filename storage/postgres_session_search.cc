@@ -105,11 +105,9 @@ class ItemLinks {
 }  // namespace
 
 Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& query) {
-  // The same validation (and messages) as SQLite's query syntax.
-  RETURN_IF_ERROR(FtsQueryFromUser(query.text).status());
-  if (query.limit <= 0) return InvalidArgumentError("search limit must be at least 1");
+  // The same tokens, validation and messages as SQLite's (QueryTokensFromUser).
   ASSIGN_OR_RETURN(const pg::TsQuery tsq, pg::TsQueryFromUser(query.text));
-  if (tsq.text.empty()) return std::vector<SearchHit>{};
+  if (query.limit <= 0) return InvalidArgumentError("search limit must be at least 1");
   const std::optional<DirScope> scope =
       query.cwd ? std::optional<DirScope>(ScopeOf(*query.cwd)) : std::nullopt;
   return Read(*conn_, "searching", [&]() -> Result<std::vector<SearchHit>> {
@@ -140,7 +138,7 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
       std::vector<Param> params{P(tsq.text), P(static_cast<int64_t>(kPage)),
                                 P(static_cast<int64_t>(offset))};
       std::string sql =
-          "SELECT s.item_id, s.text, i.kind, i.role, i.session_id FROM items_search AS s"
+          "SELECT s.item_id, i.body, i.kind, i.role, i.session_id FROM items_search AS s"
           " JOIN items AS i ON i.id = s.item_id WHERE s.tsv @@ $1::tsquery";
       if (scope) {
         sql += " AND (i.session_id IN (SELECT id FROM sessions WHERE " + ScopeSql(params, *scope) +
@@ -165,7 +163,11 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
           if (links.Holds(session.head_item_id, hit.item_id)) hit.sessions.push_back({session, 0});
         }
         if (hit.sessions.empty()) continue;
-        hit.snippet = pg::Snippet(q.Str(r, 1), tsq);
+        Item item;
+        item.kind = core::ItemKindFromName(q.Str(r, 2));
+        item.role = q.Str(r, 3);
+        item.body = q.Bytea(r, 1);
+        hit.snippet = pg::Snippet(pg::CleanText(SearchText(item)), tsq);
         hit.kind = q.Str(r, 2);
         hit.role = q.Str(r, 3);
         const int turn = links.TurnOf(hit.item_id);

@@ -318,9 +318,9 @@ TEST_CASE("Search rows indexed with the earlier folding are re-indexed at the ne
   QueryInt(url,
            "UPDATE items_search SET tsv = '''Café'':2 ''un'':1 ''École'':5'::tsvector,"
            " folding = 1");
-  CHECK(QueryInt(url, "SELECT count(*) FROM items_search WHERE folding < 2") == 1);
+  CHECK(QueryInt(url, "SELECT count(*) FROM items_search WHERE folding < 3") == 1);
   auto store = OpenOrDie(url);
-  CHECK(QueryInt(url, "SELECT count(*) FROM items_search WHERE folding < 2") == 0);
+  CHECK(QueryInt(url, "SELECT count(*) FROM items_search WHERE folding < 3") == 0);
   codex::storage::SearchQuery q;
   q.text = "cafe ecole";
   auto hits = store->Search(q);

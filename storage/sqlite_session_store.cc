@@ -21,6 +21,7 @@
 
 #include "core/context_budget.h"
 #include "core/uuid.h"
+#include "storage/fts_tokenizer.h"
 #include "storage/migrations.h"
 #include "storage/project_identity.h"
 #include "storage/search_rank.h"
@@ -211,6 +212,7 @@ Result<std::unique_ptr<SqliteSessionStore>> SqliteSessionStore::Open(const std::
     RegisterSearchTextFunction(db->getHandle());
     internal::RegisterPlaceFunctions(db->getHandle());
     RETURN_IF_ERROR(RegisterSearchRank(db->getHandle()));
+    RETURN_IF_ERROR(RegisterCodexTokenizer(db->getHandle()));
     if (!options.read_only) {
       // Switching a new file to WAL needs a moment of exclusive access. SQLite
       // answers SQLITE_BUSY at once, without calling the busy handler, when
