@@ -2,7 +2,11 @@
 // database seeded through storage::SqliteSessionStore in a temporary
 // CODEX_HOME, checking the output contract of cli/sessions_cmd.h.
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,6 +14,9 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -656,9 +663,12 @@ TEST_CASE("a locked database: reads go on, a write waits ~10 s once, says so, th
   CHECK(r.exit_code == 1);
   auto err = Lines(r.err);
   REQUIRE(err.size() == 2);
-  CHECK(err[0] == "waiting for another codex process to release the database…");
+  // The holder is this test program, not a codex: named as what it is.
+  const std::string holder =
+      "another process (sessions_cmd_te, pid " + std::to_string(::getpid()) + ")";
+  CHECK(err[0] == "waiting for " + holder + " to release the database…");
   CHECK(err[1].rfind("error: ", 0) == 0);
-  CHECK(err[1].find("another codex process kept the database locked") != std::string::npos);
+  CHECK(err[1].find(holder + " kept the database locked") != std::string::npos);
   CHECK(secs >= 9);
   CHECK(secs < 40);  // one bounded wait, not 8 multiplied ones
   locker.exec("ROLLBACK");
@@ -674,4 +684,142 @@ TEST_CASE("read-only commands on a fresh CODEX_HOME list nothing, without an err
   CHECK(r.out.empty());
   r = Codex(home, work.path(), {"sessions", "search", "--all", "anything"});
   CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("sessions database problems are named with their cause and fix") {
+  TempDir work;
+  {
+    // A newer codex's database: writable, but never downgraded.
+    TempDir home;
+    Seed(home, work.path(), 1, "quokka");
+    {
+      SQLite::Database db(home.File("sessions.db"), SQLite::OPEN_READWRITE);
+      db.exec("INSERT INTO schema_migrations VALUES (999, 'future', 'x', 1)");
+    }
+    for (const char* cmd : {"list", "search"}) {
+      INFO(cmd);
+      std::vector<std::string> args = {"sessions", cmd};
+      if (std::string(cmd) == "search") args.push_back("quokka");
+      Run r = Codex(home, work.path(), args);
+      CHECK(r.exit_code == 1);
+      CHECK(Lines(r.err).size() == 1);
+      CHECK(r.err.find("was written by a newer codex (schema version 999") != std::string::npos);
+      CHECK(r.err.find("upgrade codex") != std::string::npos);
+      CHECK(r.err.find("read-only") == std::string::npos);
+    }
+  }
+  {
+    // A 0-byte file is an empty store, not a read-only one.
+    TempDir home;
+    { std::ofstream(home.File("sessions.db")); }
+    Run r = Codex(home, work.path(), {"sessions", "list", "--all"});
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.find("no sessions") != std::string::npos);
+    r = Codex(home, work.path(), {"sessions", "search", "--all", "anything"});
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.find("read-only") == std::string::npos);
+  }
+  {
+    // A directory where the file should be.
+    TempDir home;
+    std::filesystem::create_directory(home.File("sessions.db"));
+    TempDir in;
+    {
+      std::ofstream(in.File("r.jsonl"))
+          << R"({"timestamp":"2026-01-02T03:04:05.678Z","type":"session_meta","payload":{"id":"01900000-0000-7000-8000-0000000000ab","cwd":"/x","timestamp":"2026-01-02T03:04:05.000Z"}})"
+          << "\n";
+    }
+    for (const char* cmd : {"list", "import"}) {
+      INFO(cmd);
+      std::vector<std::string> args = {"sessions", cmd};
+      if (std::string(cmd) == "import") args.push_back(in.File("r.jsonl"));
+      Run r = Codex(home, work.path(), args);
+      CHECK(r.exit_code != 0);
+      CHECK(r.err.find(home.File("sessions.db") + " is a directory, not a file") !=
+            std::string::npos);
+      CHECK(r.err.find("sqlite error") == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("a full disk is named: no space left on device, and the path") {
+  TempDir home;
+  TempDir work;
+  // A private 1 MiB tmpfs as CODEX_HOME (a user and mount namespace of this test).
+  if (std::system("unshare -Urm true 2>/dev/null") != 0) {
+    WARN("skipped: cannot create a user and mount namespace (unshare -Urm) for a small tmpfs");
+    return;
+  }
+  std::string text;
+  for (int i = 0; text.size() < 3'000'000; ++i) text += "w" + std::to_string(i) + " ";
+  {
+    std::ofstream out(work.File("big.jsonl"));
+    out << R"({"timestamp":"2026-01-02T03:04:05.678Z","type":"session_meta","payload":{"id":"01900000-0000-7000-8000-0000000000ab","cwd":"/x","timestamp":"2026-01-02T03:04:05.000Z"}})"
+        << "\n"
+        << R"({"timestamp":"2026-01-02T03:04:06.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":")"
+        << text << R"("}]}})"
+        << "\n";
+  }
+  const std::string full = home.File("full");
+  std::filesystem::create_directory(full);
+  const std::string script = "mount -t tmpfs -o size=1m tmpfs '" + full + "' && CODEX_HOME='" +
+                             full + "' '" + CODEX_BINARY + "' sessions import '" +
+                             work.File("big.jsonl") + "' >'" + home.File("out") + "' 2>'" +
+                             home.File("err") + "'; echo \\$? >'" + home.File("rc") + "'";
+  REQUIRE(std::system(("unshare -Urm sh -c \"" + script + "\"").c_str()) == 0);
+  CHECK(Slurp(home.File("rc")) == "1\n");
+  const std::string err = Slurp(home.File("err"));
+  INFO(err);
+  CHECK(err.find("no space left on device") != std::string::npos);
+  CHECK(err.find(full + "/sessions.db") != std::string::npos);
+  CHECK(err.find("sqlite error") == std::string::npos);
+}
+
+TEST_CASE("a store password given on the command line is not in /proc/PID/cmdline") {
+  TempDir home;
+  TempDir work;
+  // A loopback server that accepts and never answers: codex waits in its connect.
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(listener >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::listen(listener, 4) == 0);
+  socklen_t len = sizeof addr;
+  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  const std::string url =
+      "postgresql://alice:Sup3rSecretPw@127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) +
+      "/db?connect_timeout=30";
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::setenv("CODEX_HOME", home.path().c_str(), 1);
+    std::vector<std::string> args = {CODEX_BINARY, "-c",   "session_store=\"" + url + "\"",
+                                     "sessions",   "list", "--all"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(CODEX_BINARY, argv.data());
+    ::_exit(127);
+  }
+  // Once codex connects, it has long passed the start of main.
+  pollfd p{listener, POLLIN, 0};
+  REQUIRE(::poll(&p, 1, 20'000) == 1);
+  const int conn = ::accept(listener, nullptr, nullptr);
+  const std::string cmdline = Slurp("/proc/" + std::to_string(pid) + "/cmdline");
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ::close(conn);
+  ::close(listener);
+  INFO(cmdline);
+  CHECK(cmdline.find("session_store") != std::string::npos);
+  CHECK(cmdline.find("alice") != std::string::npos);
+  CHECK(cmdline.find("127.0.0.1") != std::string::npos);
+  CHECK(cmdline.find("Sup3rSecretPw") == std::string::npos);
+  CHECK(cmdline.find("Sup3r") == std::string::npos);
 }

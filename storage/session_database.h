@@ -38,9 +38,12 @@ struct EventRecord {
 
 // How Open behaves under contention and on a read-only CODEX_HOME.
 struct StoreOptions {
-  int busy_timeout_ms = 10'000;   // the most a write waits for a lock, in total
-  int wait_notice_ms = 1'000;     // on_wait is called once a wait lasts this long
-  std::function<void()> on_wait;  // e.g. print "waiting for another codex process…"
+  int busy_timeout_ms = 10'000;  // the most a write waits for a lock, in total
+  int wait_notice_ms = 1'000;    // on_wait is called once a wait lasts this long
+  // Called once a wait lasts wait_notice_ms, with who holds the lock as far as
+  // can be told (LockHolder: "another codex process (pid 12)", "another
+  // process (sqlite3, pid 34)", "another process"); e.g. prints "waiting for …".
+  std::function<void(const std::string& holder)> on_wait;
   // Open without writing: no file or directory is created, no migration is
   // applied (an outdated schema is an error). Also chosen automatically when
   // the database cannot be opened for writing (a read-only CODEX_HOME).
