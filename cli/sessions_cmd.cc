@@ -20,6 +20,7 @@
 #include "cli/exit_codes.h"
 #include "cli/sessions_migrate.h"
 #include "cli/store_open.h"
+#include "cli/work_progress.h"
 #include "compaction/token_accounting.h"
 #include "core/config.h"
 #include "core/context_budget.h"
@@ -762,8 +763,9 @@ Status RunExport(const std::string& id, const std::string& format, const std::st
 }
 
 // Goes on after a path or file that fails (its error line printed at once);
-// exits 1 when any failed (README, Exit codes), 0 otherwise.
-Result<int> RunImport(const std::vector<std::string>& paths) {
+// exits 1 when any failed (README, Exit codes), 0 otherwise. Progress on
+// stderr (cli/work_progress.h); with --json only a summary object on stdout.
+Result<int> RunImport(const std::vector<std::string>& paths, bool json) {
   storage::RolloutFiles collected = storage::CollectRolloutFiles(paths);
   int failed = 0;
   for (const Status& error : collected.errors) {
@@ -779,23 +781,32 @@ Result<int> RunImport(const std::vector<std::string>& paths) {
     return kExitError;
   }
   ASSIGN_OR_RETURN(auto store, OpenStore());
-  int imported = 0, skipped = 0;
+  int imported = 0, skipped = 0, cut = 0;
+  WorkProgress progress("importing", "files", static_cast<int64_t>(collected.files.size()),
+                        WorkProgress::OutputFor(json));
+  int64_t done = 0;
   for (const std::string& file : collected.files) {
     auto outcome = storage::ImportRolloutFile(*store, file);
+    progress.Update(++done);
     if (!outcome.ok()) {
+      progress.Finish();
       PrintError(outcome.status());
       ++failed;
       continue;
     }
     if (outcome->imported) {
       ++imported;
-      std::printf("imported %s from %s\n", outcome->session_id.c_str(), file.c_str());
+      if (!json) std::printf("imported %s from %s\n", outcome->session_id.c_str(), file.c_str());
     } else {
       ++skipped;
-      std::printf("skipped %s from %s (already imported)\n", outcome->session_id.c_str(),
-                  file.c_str());
+      if (!json) {
+        std::printf("skipped %s from %s (already imported)\n", outcome->session_id.c_str(),
+                    file.c_str());
+      }
     }
     if (outcome->dropped_tail) {
+      ++cut;
+      progress.Finish();
       std::fprintf(stderr,
                    "warning: %s:%zu: the last line was cut off (%zu bytes without a newline, "
                    "what a crash leaves); it was dropped, lines 1-%zu were imported\n",
@@ -803,8 +814,17 @@ Result<int> RunImport(const std::vector<std::string>& paths) {
                    outcome->dropped_tail->line - 1);
     }
   }
+  progress.Finish();
   std::fflush(stdout);
-  std::fprintf(stderr, "%d imported, %d already present, %d failed\n", imported, skipped, failed);
+  if (json) {
+    std::cout << Dump(Json{{"imported", imported},
+                           {"already_present", skipped},
+                           {"failed", failed},
+                           {"cut_off_last_lines_dropped", cut}})
+              << "\n";
+  } else {
+    std::fprintf(stderr, "%d imported, %d already present, %d failed\n", imported, skipped, failed);
+  }
   return failed > 0 ? kExitError : kExitOk;
 }
 
@@ -918,10 +938,14 @@ void RegisterSessionsCommands(CLI::App& app, const GlobalOptions& global, Comman
   });
 
   auto import_paths = std::make_shared<std::vector<std::string>>();
+  auto import_json = std::make_shared<bool>(false);
   CLI::App* imp = sessions->add_subcommand(
       "import", "Import Codex rollout files (directories are searched for *.jsonl)");
   imp->add_option("PATH", *import_paths, "Rollout files or directories")->required();
-  imp->callback([import_paths, &result] { result.Set(RunImport(*import_paths)); });
+  imp->add_flag("--json", *import_json,
+                "No per-file lines or progress: one summary object on stdout at the end");
+  imp->callback(
+      [import_paths, import_json, &result] { result.Set(RunImport(*import_paths, *import_json)); });
 
   AddSessionsMigrateCommand(sessions, global, result);
 

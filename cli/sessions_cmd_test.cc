@@ -294,6 +294,18 @@ TEST_CASE("sessions import keeps a crash's cut-off rollout and exits 1 for the f
                    ": the last line was cut off") != std::string::npos);
   r = Codex(other_home, work.path(), {"sessions", "show", id});
   CHECK(r.exit_code == 0);
+  // --json: one summary object on stdout and nothing else there; the warning stays on stderr.
+  TempDir json_home;
+  r = Codex(json_home, work.path(), {"sessions", "import", "--json", in.File("crash.jsonl")});
+  CHECK(r.exit_code == 0);
+  REQUIRE(Lines(r.out).size() == 1);
+  auto summary = nlohmann::json::parse(r.out);
+  CHECK(summary == nlohmann::json{{"imported", 1},
+                                  {"already_present", 0},
+                                  {"failed", 0},
+                                  {"cut_off_last_lines_dropped", 1}});
+  CHECK(r.err.find("the last line was cut off") != std::string::npos);
+  CHECK(r.err.find("imported,") == std::string::npos);
 
   // Every file bad: the operation failed (1), not a bad command line (2); each is named.
   TempDir bad_only;

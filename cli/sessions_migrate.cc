@@ -5,10 +5,12 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/config_overrides.h"
 #include "cli/store_open.h"
+#include "cli/work_progress.h"
 #include "core/config.h"
 #include "core/store_location.h"
 #include "storage/copy_sessions.h"
@@ -20,6 +22,7 @@ namespace {
 struct MigrateArgs {
   std::string to;
   std::string from;
+  bool json = false;
 };
 
 // How long a session with a running turn is waited for (retried after the
@@ -57,19 +60,21 @@ Status RunMigrate(const GlobalOptions& global, const MigrateArgs& args) {
   if (dest->read_only()) {
     return FailedPreconditionError("cannot write to " + to_name + "; check its permissions");
   }
-  std::fprintf(stderr, "copying sessions from %s to %s\n", from_name.c_str(), to_name.c_str());
-  const bool tty = isatty(STDERR_FILENO) != 0;
+  if (!args.json) {
+    std::fprintf(stderr, "copying sessions from %s to %s\n", from_name.c_str(), to_name.c_str());
+  }
+  std::unique_ptr<WorkProgress> progress;
   auto stats = storage::CopyAllSessions(
       *source, *dest,
-      [tty](int64_t done, int64_t total) {
-        if (tty) {
-          std::fprintf(stderr, "\r%lld/%lld sessions", static_cast<long long>(done),
-                       static_cast<long long>(total));
-          if (done == total) std::fputc('\n', stderr);
-          std::fflush(stderr);
+      [&](int64_t done, int64_t total) {
+        if (!progress) {
+          progress = std::make_unique<WorkProgress>("migrating", "sessions", total,
+                                                    WorkProgress::OutputFor(args.json));
         }
+        progress->Update(done);
       },
       kBusyWait);
+  if (progress) progress->Finish();
   if (!stats.ok()) {
     Status stopped(stats.status().code(),
                    "migrating to " + to_name + " stopped: " + stats.status().message() +
@@ -80,6 +85,22 @@ Status RunMigrate(const GlobalOptions& global, const MigrateArgs& args) {
   storage::StoreCounts from_counts;
   storage::StoreCounts to_counts;
   RETURN_IF_ERROR(storage::VerifyCopy(*source, *dest, &from_counts, &to_counts));
+  if (args.json) {
+    auto counts = [](const storage::StoreCounts& c) {
+      return nlohmann::ordered_json{
+          {"sessions", c.sessions}, {"items", c.items}, {"turns", c.turns}, {"events", c.events}};
+    };
+    std::printf("%s\n", nlohmann::ordered_json{{"copied", stats->copied},
+                                               {"already_there", stats->present},
+                                               {"from", from_name},
+                                               {"to", to_name},
+                                               {"verified", true},
+                                               {"source", counts(from_counts)},
+                                               {"destination", counts(to_counts)}}
+                            .dump()
+                            .c_str());
+    return OkStatus();
+  }
   std::printf("migrated %lld sessions (%lld already there) from %s to %s\n",
               static_cast<long long>(stats->copied), static_cast<long long>(stats->present),
               from_name.c_str(), to_name.c_str());
@@ -103,6 +124,7 @@ void AddSessionsMigrateCommand(CLI::App* sessions, const GlobalOptions& global,
       ->required();
   migrate->add_option("--from", args->from,
                       "The store to copy from (default: the configured session_store)");
+  migrate->add_flag("--json", args->json, "No progress: one summary object on stdout at the end");
   migrate->callback([&global, args, &result] { result.Set(RunMigrate(global, *args)); });
 }
 
