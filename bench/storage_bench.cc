@@ -26,6 +26,7 @@
 
 #include "core/item.h"
 #include "core/uuid.h"
+#include "storage/rollout.h"
 #include "storage/sqlite_session_store.h"
 #include "testing/temp_dir.h"
 
@@ -272,6 +273,16 @@ int main(int argc, char** argv) {
         "the full-text index)\n",
         static_cast<double>(full_bytes - empty_bytes) / 10'000.0,
         static_cast<double>(body_bytes) / 10'000.0);
+    {
+      auto store = OpenOrDie(path);
+      auto jsonl = codex::storage::ExportSession(*store, id, codex::storage::ExportFormat::kJsonl);
+      if (!jsonl.ok()) Die(jsonl.status(), "export");
+      std::printf(
+          "the same session as Codex JSONL: %.0f bytes per item; database / JSONL = %.2fx"
+          "   (target <= 1.0x)\n",
+          static_cast<double>(jsonl->size()) / 10'000.0,
+          static_cast<double>(full_bytes - empty_bytes) / static_cast<double>(jsonl->size()));
+    }
 
     size_t loaded = 0;
     double wall = 0;

@@ -16,6 +16,7 @@
 #include "core/item.h"
 #include "storage/pg_test_server.h"
 #include "storage/postgres_session_store.h"
+#include "storage/rollout.h"
 
 namespace core = codex::core;
 using codex::storage::PostgresSessionStore;
@@ -50,6 +51,19 @@ void Sql(const std::string& url, const std::string& sql) {
   }
   PQclear(r);
   PQfinish(c);
+}
+
+int64_t SqlInt(const std::string& url, const std::string& sql) {
+  PGconn* c = PQconnectdb(url.c_str());
+  PGresult* r = PQexec(c, sql.c_str());
+  if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+    std::fprintf(stderr, "storage_bench: %s\n", PQresultErrorMessage(r));
+    std::exit(1);
+  }
+  const int64_t v = std::stoll(PQgetvalue(r, 0, 0));
+  PQclear(r);
+  PQfinish(c);
+  return v;
 }
 
 std::vector<core::Item> Turn(int t) {
@@ -108,6 +122,8 @@ int RunPostgresBench() {
   // --- resume of a 10,000-item session ---
   std::string big_id;
   {
+    Sql(url, "VACUUM ANALYZE");
+    const int64_t before = SqlInt(url, "SELECT pg_database_size(current_database())");
     core::NewSession spec;
     spec.items = {core::UserMessage("resume bench")};
     auto s = store->CreateSession(spec);
@@ -118,6 +134,24 @@ int RunPostgresBench() {
       auto r = store->Append(s->id, head, "t" + std::to_string(t), Turn(t));
       if (!r.ok()) Die(r.status(), "append");
       head = r->back();
+    }
+    {
+      Sql(url, "VACUUM ANALYZE");
+      const int64_t after = SqlInt(url, "SELECT pg_database_size(current_database())");
+      auto jsonl =
+          codex::storage::ExportSession(*store, big_id, codex::storage::ExportFormat::kJsonl);
+      if (!jsonl.ok()) Die(jsonl.status(), "export");
+      const double items = 10'001.0;
+      std::printf(
+          "bytes per stored item: %.0f; the same session as Codex JSONL: %.0f bytes per item;"
+          " database / JSONL = %.2fx   (target <= 1.5x)\n",
+          static_cast<double>(after - before) / items, static_cast<double>(jsonl->size()) / items,
+          static_cast<double>(after - before) / static_cast<double>(jsonl->size()));
+      std::printf(
+          "  items %lld bytes, items_search %lld bytes, events %lld bytes\n",
+          static_cast<long long>(SqlInt(url, "SELECT pg_total_relation_size('items')")),
+          static_cast<long long>(SqlInt(url, "SELECT pg_total_relation_size('items_search')")),
+          static_cast<long long>(SqlInt(url, "SELECT pg_total_relation_size('events')")));
     }
     std::vector<double> times;
     size_t n = 0;

@@ -130,15 +130,20 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
     std::map<std::string, std::vector<SessionInfo>> candidates;  // by creator session
     ItemLinks links(*conn_);
     std::vector<SearchHit> hits;
-    constexpr int kPage = 200;
-    for (int offset = 0; hits.size() < static_cast<size_t>(query.limit); offset += kPage) {
+    // Pages of the ranking that grow (the first about the size asked for,
+    // then doubling): each page ranks every match again (ts_rank reads every
+    // matching row's tsvector), so a deep search costs a few sorts, not one
+    // per 200 hits. Bodies are read only for the hits shown, afterwards.
+    const int64_t first_page = std::max<int64_t>(200, int64_t{query.limit} + query.limit / 4);
+    int64_t offset = 0;
+    for (int64_t page = first_page; hits.size() < static_cast<size_t>(query.limit);
+         offset += page, page *= 2) {
       // Best matches first. A fork keeps its parent's cwd, so with a
       // directory only items whose creator is in it (or is gone, leaving
       // forks) can be held there.
-      std::vector<Param> params{P(tsq.text), P(static_cast<int64_t>(kPage)),
-                                P(static_cast<int64_t>(offset))};
+      std::vector<Param> params{P(tsq.text), P(page), P(offset)};
       std::string sql =
-          "SELECT s.item_id, i.body, i.kind, i.role, i.session_id FROM items_search AS s"
+          "SELECT s.item_id, i.session_id FROM items_search AS s"
           " JOIN items AS i ON i.id = s.item_id WHERE s.tsv @@ $1::tsquery";
       if (scope) {
         sql += " AND (i.session_id IN (SELECT id FROM sessions WHERE " + ScopeSql(params, *scope) +
@@ -149,7 +154,7 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
       for (int r = 0; r < q.size() && hits.size() < static_cast<size_t>(query.limit); ++r) {
         SearchHit hit;
         hit.item_id = q.Int(r, 0);
-        const std::string creator = q.Str(r, 4);
+        const std::string creator = q.Str(r, 1);
         auto c = candidates.find(creator);
         if (c == candidates.end()) {
           std::vector<Param> cp{P(creator)};
@@ -163,18 +168,30 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
           if (links.Holds(session.head_item_id, hit.item_id)) hit.sessions.push_back({session, 0});
         }
         if (hit.sessions.empty()) continue;
-        Item item;
-        item.kind = core::ItemKindFromName(q.Str(r, 2));
-        item.role = q.Str(r, 3);
-        item.body = q.Bytea(r, 1);
-        hit.snippet = pg::Snippet(pg::CleanText(SearchText(item)), tsq);
-        hit.kind = q.Str(r, 2);
-        hit.role = q.Str(r, 3);
         const int turn = links.TurnOf(hit.item_id);
         for (auto& w : hit.sessions) w.turn = turn;
         hits.push_back(std::move(hit));
       }
-      if (q.size() < kPage) break;
+      if (q.size() < page) break;
+    }
+    // The shown hits' kind, role and snippet, in one query.
+    std::string ids = "{";
+    for (const SearchHit& h : hits) ids += (ids.size() > 1 ? "," : "") + std::to_string(h.item_id);
+    ids += "}";
+    Rows bodies = conn_->Exec("SELECT id, kind, role, body FROM items WHERE id = ANY($1::bigint[])",
+                              {P(ids)});
+    std::unordered_map<int64_t, int> row_of;
+    for (int r = 0; r < bodies.size(); ++r) row_of[bodies.Int(r, 0)] = r;
+    for (SearchHit& hit : hits) {
+      auto it = row_of.find(hit.item_id);
+      if (it == row_of.end()) continue;
+      Item item;
+      item.kind = core::ItemKindFromName(bodies.Str(it->second, 1));
+      item.role = bodies.Str(it->second, 2);
+      item.body = bodies.Bytea(it->second, 3);
+      hit.snippet = pg::Snippet(pg::CleanText(SearchText(item)), tsq);
+      hit.kind = bodies.Str(it->second, 1);
+      hit.role = bodies.Str(it->second, 2);
     }
     return hits;
   });

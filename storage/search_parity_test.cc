@@ -189,3 +189,27 @@ TEST_CASE("One search semantics on both backends: punctuation, emoji, long words
     CHECK(found == c.finds);
   }
 }
+
+TEST_CASE("Deep searches page through every hit once on both backends") {
+  StoreDir dir;
+  auto store = OpenOrDie(dir);
+  std::set<std::string> ids;
+  for (int i = 0; i < 260; ++i) ids.insert(Create(*store, "yak number " + std::to_string(i)).id);
+  SearchQuery q;
+  q.text = "yak";
+  q.limit = 1000;
+  auto all = store->Search(q);
+  REQUIRE(all.ok());
+  CHECK(all->size() == 260);
+  CHECK(Holders(*all) == ids);
+  q.limit = 250;  // over one page of PostgreSQL's first ranking query
+  auto some = store->Search(q);
+  REQUIRE(some.ok());
+  CHECK(some->size() == 250);
+  std::set<int64_t> items;
+  for (const SearchHit& h : *some) {
+    items.insert(h.item_id);
+    CHECK(h.snippet.find("[yak]") != std::string::npos);
+  }
+  CHECK(items.size() == 250);
+}
