@@ -318,6 +318,24 @@ int main(int argc, char** argv) {
           "search a word in every turn of the 10,000-item session (20 hits): %.2f ms (wall %.2f)"
           "   (target <= 50 ms)\n",
           t_deep, wall);
+      // Depth: the same word in every item of every turn ("src"), pages of
+      // growing size; storage_bench --backend postgresql prints the same rows.
+      for (int limit : {20, 200, 2'000, 10'000}) {
+        codex::storage::SearchQuery deep;
+        deep.text = "src";
+        deep.limit = limit;
+        size_t hits = 0;
+        double deep_wall = 0;
+        Median(
+            3,
+            [&] {
+              auto r = store->Search(deep);
+              hits = r.ok() ? r->size() : 0;
+            },
+            &deep_wall);
+        std::printf("search depth: 'src' --limit %-6d %5zu hits: wall %.2f ms\n", limit, hits,
+                    deep_wall);
+      }
     }
 
     auto store = OpenOrDie(path);

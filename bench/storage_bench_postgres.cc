@@ -197,6 +197,24 @@ int RunPostgresBench() {
     }
   }
 
+  // --- search at depth: the rows storage_bench (SQLite) prints ---
+  for (int limit : {20, 200, 2'000, 10'000}) {
+    std::vector<double> times;
+    size_t hits = 0;
+    for (int i = 0; i < 3; ++i) {
+      times.push_back(WallMs([&] {
+        codex::storage::SearchQuery q;
+        q.text = "src";
+        q.limit = limit;
+        auto r = store->Search(q);
+        if (!r.ok()) Die(r.status(), "search");
+        hits = r->size();
+      }));
+    }
+    std::printf("search depth: 'src' --limit %-6d %5zu hits: wall %.2f ms\n", limit, hits,
+                Percentile(times, 0.5));
+  }
+
   // --- search ---
   {
     struct Case {
