@@ -1,5 +1,9 @@
 // PostgresSessionStore::Search: full-text search over the items of live sessions.
 
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
 #include "storage/postgres_session_store.h"
 #include "storage/postgres_store_internal.h"
 
@@ -50,56 +54,81 @@ class ItemLinks {
   // True when `item` is on the chain from `head` to the root. Parents have
   // smaller ids than their children, so the walk stops below `item`.
   bool Holds(std::optional<int64_t> head, int64_t item) {
-    for (std::optional<int64_t> cur = head; cur && *cur >= item;) {
-      if (*cur == item) return true;
-      const Link* l = Get(*cur);
-      if (!l) return false;
-      cur = l->parent;
+    if (!head || *head < item) return false;
+    // The walk from each head is kept and resumed: the hits of one session
+    // cost one walk of its chain between them, not one per hit.
+    Walk& w = walks_[*head];
+    if (!w.started) {
+      w.started = true;
+      w.next = head;
     }
-    return false;
+    while (w.next && *w.next >= item) {
+      const int64_t cur = *w.next;
+      w.seen.insert(cur);
+      const Link* l = Get(cur);
+      w.next = l ? l->parent : std::nullopt;
+    }
+    return w.seen.count(item) > 0;
   }
 
   // The 1-based turn of the chain from the root to `item` that the item
-  // belongs to (the TurnStartIndexes rule); 0 before the first turn.
+  // belongs to (the TurnStartIndexes rule); 0 before the first turn. The
+  // state after each item is kept, so the hits of one chain walk it once
+  // between them (a deep search is not one walk to the root per hit).
   int TurnOf(int64_t item) {
-    std::vector<int64_t> up;
+    std::vector<int64_t> up;  // from `item` up to the first item with a known state
+    std::optional<int64_t> known;
     for (std::optional<int64_t> cur = item; cur;) {
+      if (states_.count(*cur)) {
+        known = cur;
+        break;
+      }
       const Link* l = Get(*cur);
       if (!l) break;
       up.push_back(*cur);
       cur = l->parent;
     }
-    int turns = 0;
-    size_t replacement_left = 0;
+    TurnState s = known ? states_[*known] : TurnState{};
     for (auto it = up.rbegin(); it != up.rend(); ++it) {
       Link& l = *Get(*it);
       if (l.kind == ItemKind::kCompactionCheckpoint) {
         Item checkpoint;
         checkpoint.kind = l.kind;
         checkpoint.body = l.body;
-        replacement_left = static_cast<size_t>(CheckpointReplacementItems(checkpoint).value_or(0));
-        continue;
+        s.replacement_left =
+            static_cast<size_t>(CheckpointReplacementItems(checkpoint).value_or(0));
+      } else if (s.replacement_left > 0) {
+        --s.replacement_left;
+      } else if (l.kind == ItemKind::kMessage && l.role == "user") {
+        if (!l.real_user) {
+          Item message;
+          message.kind = l.kind;
+          message.role = "user";
+          message.body = l.body;
+          l.real_user = IsRealUserMessage(message);
+        }
+        if (*l.real_user) ++s.turns;
       }
-      if (replacement_left > 0) {
-        --replacement_left;
-        continue;
-      }
-      if (l.kind != ItemKind::kMessage || l.role != "user") continue;
-      if (!l.real_user) {
-        Item message;
-        message.kind = l.kind;
-        message.role = "user";
-        message.body = l.body;
-        l.real_user = IsRealUserMessage(message);
-      }
-      if (*l.real_user) ++turns;
+      states_[*it] = s;
     }
-    return turns;
+    return s.turns;
   }
 
  private:
+  struct TurnState {
+    int turns = 0;
+    size_t replacement_left = 0;  // items still inside a checkpoint's replacement history
+  };
+
   PgConnection& conn_;
   std::unordered_map<int64_t, Link> links_;
+  std::unordered_map<int64_t, TurnState> states_;  // after each item, from the root
+  struct Walk {
+    bool started = false;
+    std::optional<int64_t> next;  // the next item of the chain to visit
+    std::unordered_set<int64_t> seen;
+  };
+  std::unordered_map<int64_t, Walk> walks_;  // by head item
 };
 
 }  // namespace
