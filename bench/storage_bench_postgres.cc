@@ -147,11 +147,20 @@ int RunPostgresBench() {
           " database / JSONL = %.2fx   (target <= 1.5x)\n",
           static_cast<double>(after - before) / items, static_cast<double>(jsonl->size()) / items,
           static_cast<double>(after - before) / static_cast<double>(jsonl->size()));
-      std::printf(
-          "  items %lld bytes, items_search %lld bytes, events %lld bytes\n",
-          static_cast<long long>(SqlInt(url, "SELECT pg_total_relation_size('items')")),
-          static_cast<long long>(SqlInt(url, "SELECT pg_total_relation_size('items_search')")),
-          static_cast<long long>(SqlInt(url, "SELECT pg_total_relation_size('events')")));
+      // Where the bytes are: each table of the store (with its TOAST) and each index.
+      std::string where = " ";
+      for (const char* rel : {"items", "items_pkey", "items_parent", "items_session",
+                              "items_search", "items_search_pkey", "items_search_tsv",
+                              "items_search_refold", "item_usage", "events", "sessions"}) {
+        const std::string r(rel);
+        where +=
+            " " + r + " " +
+            std::to_string(SqlInt(url, "SELECT pg_relation_size('" + r +
+                                           "') + COALESCE((SELECT pg_relation_size(reltoastrelid)"
+                                           " FROM pg_class WHERE relname = '" +
+                                           r + "' AND reltoastrelid <> 0), 0)"));
+      }
+      std::printf("%s\n", where.c_str());
     }
     std::vector<double> times;
     size_t n = 0;
