@@ -23,8 +23,8 @@ namespace codex::cli {
 // storage::internal::LockHolder, e.g. "another codex process (pid 12)"), then
 // fails with one error. `read_only` commands (list, show, tree, search,
 // export) work from a read-only CODEX_HOME and write to a SQLite file only to
-// bring a writable one of an older schema up to date. A PostgreSQL server that cannot be reached is
-// one error naming the server (password redacted).
+// bring a writable one of an older schema up to date. A PostgreSQL server
+// that cannot be reached is one error naming the server (password redacted).
 Result<std::unique_ptr<storage::SessionDatabase>> OpenCliStore(const core::StoreLocation& location,
                                                                bool read_only = false);
 

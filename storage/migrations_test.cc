@@ -8,8 +8,8 @@
 #include "core/session_lease.h"
 #include "storage/fts_tokenizer.h"
 #include "storage/search_text.h"
-#include "storage/sqlite_util.h"
 #include "storage/sqlite_session_store.h"
+#include "storage/sqlite_util.h"
 #include "testing/temp_dir.h"
 
 using codex::StatusCode;
