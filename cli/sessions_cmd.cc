@@ -745,14 +745,24 @@ Status RunExport(const std::string& id, const std::string& format, const std::st
   }
   ASSIGN_OR_RETURN(auto store, OpenStore(/*read_only=*/true));
   ASSIGN_OR_RETURN(auto s, Resolve(*store, id));
-  ASSIGN_OR_RETURN(auto text, storage::ExportSession(*store, s.id, fmt));
+  // A big session takes a while: progress on stderr (stdout may be the export).
+  std::unique_ptr<WorkProgress> progress;
+  auto text = storage::ExportSession(*store, s.id, fmt, [&](int64_t done, int64_t total) {
+    if (!progress) {
+      progress = std::make_unique<WorkProgress>("exporting", "items", total,
+                                                WorkProgress::OutputFor(/*silent=*/false));
+    }
+    progress->Update(done);
+  });
+  if (progress) progress->Finish();
+  if (!text.ok()) return text.status();
   if (output.empty() || output == "-") {
-    std::cout << text;
+    std::cout << *text;
     std::cout.flush();
     return std::cout ? OkStatus() : InternalError("cannot write to stdout");
   }
   std::ofstream out(output, std::ios::binary | std::ios::trunc);
-  out << text;
+  out << *text;
   out.close();
   if (!out) {
     return FailedPreconditionError("cannot write " + output +

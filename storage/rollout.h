@@ -31,6 +31,8 @@
 // they share).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,8 +70,12 @@ Result<ImportOutcome> ImportRolloutFile(SessionDatabase& store, const std::strin
 
 enum class ExportFormat { kJsonl, kMarkdown };
 
-// The session (full id) as rollout JSON Lines or Markdown text.
+// Called as the items of an export are written: how many so far, of how many.
+using ExportProgress = std::function<void(int64_t done, int64_t total)>;
+
+// The session (full id) as rollout JSON Lines or Markdown text. `progress`
+// (may be empty) is told of each item written.
 Result<std::string> ExportSession(SessionDatabase& store, std::string_view session_id,
-                                  ExportFormat format);
+                                  ExportFormat format, const ExportProgress& progress = {});
 
 }  // namespace codex::storage

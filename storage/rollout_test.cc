@@ -241,6 +241,28 @@ TEST_CASE("Import rejects malformed files with file and line") {
   CHECK_FALSE(s->head_item_id.has_value());
 }
 
+TEST_CASE("Export tells its progress item by item, ending at the total, in both formats") {
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
+  const std::string id = MakeRichSession(*store);
+  for (ExportFormat format : {ExportFormat::kJsonl, ExportFormat::kMarkdown}) {
+    std::vector<std::pair<int64_t, int64_t>> calls;
+    auto text = storage::ExportSession(
+        *store, id, format, [&](int64_t done, int64_t total) { calls.emplace_back(done, total); });
+    REQUIRE(text.ok());
+    // The same text as without a listener.
+    CHECK(*text == *storage::ExportSession(*store, id, format));
+    REQUIRE(calls.size() >= 2);
+    const int64_t total = calls.back().second;
+    CHECK(total > 3);
+    CHECK(calls.back().first == total);
+    for (size_t i = 1; i < calls.size(); ++i) {
+      CHECK(calls[i].first >= calls[i - 1].first);
+      CHECK(calls[i].second == total);
+    }
+  }
+}
+
 TEST_CASE("A rollout cut off by a crash imports every complete line and names what it dropped") {
   StoreDir dir;
   auto src = OpenOrDie(dir.Store("src.db"));
