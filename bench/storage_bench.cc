@@ -26,6 +26,7 @@
 
 #include "core/item.h"
 #include "core/uuid.h"
+#include "storage/rollout.h"
 #include "storage/sqlite_session_store.h"
 #include "testing/temp_dir.h"
 
@@ -272,6 +273,16 @@ int main(int argc, char** argv) {
         "the full-text index)\n",
         static_cast<double>(full_bytes - empty_bytes) / 10'000.0,
         static_cast<double>(body_bytes) / 10'000.0);
+    {
+      auto store = OpenOrDie(path);
+      auto jsonl = codex::storage::ExportSession(*store, id, codex::storage::ExportFormat::kJsonl);
+      if (!jsonl.ok()) Die(jsonl.status(), "export");
+      std::printf(
+          "the same session as Codex JSONL: %.0f bytes per item; database / JSONL = %.2fx"
+          "   (target <= 1.0x)\n",
+          static_cast<double>(jsonl->size()) / 10'000.0,
+          static_cast<double>(full_bytes - empty_bytes) / static_cast<double>(jsonl->size()));
+    }
 
     size_t loaded = 0;
     double wall = 0;
@@ -307,6 +318,24 @@ int main(int argc, char** argv) {
           "search a word in every turn of the 10,000-item session (20 hits): %.2f ms (wall %.2f)"
           "   (target <= 50 ms)\n",
           t_deep, wall);
+      // Depth: the same word in every item of every turn ("src"), pages of
+      // growing size; storage_bench --backend postgresql prints the same rows.
+      for (int limit : {20, 200, 2'000, 10'000}) {
+        codex::storage::SearchQuery deep;
+        deep.text = "src";
+        deep.limit = limit;
+        size_t hits = 0;
+        double deep_wall = 0;
+        Median(
+            3,
+            [&] {
+              auto r = store->Search(deep);
+              hits = r.ok() ? r->size() : 0;
+            },
+            &deep_wall);
+        std::printf("search depth: 'src' --limit %-6d %5zu hits: wall %.2f ms\n", limit, hits,
+                    deep_wall);
+      }
     }
 
     auto store = OpenOrDie(path);

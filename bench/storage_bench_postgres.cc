@@ -16,6 +16,7 @@
 #include "core/item.h"
 #include "storage/pg_test_server.h"
 #include "storage/postgres_session_store.h"
+#include "storage/rollout.h"
 
 namespace core = codex::core;
 using codex::storage::PostgresSessionStore;
@@ -50,6 +51,19 @@ void Sql(const std::string& url, const std::string& sql) {
   }
   PQclear(r);
   PQfinish(c);
+}
+
+int64_t SqlInt(const std::string& url, const std::string& sql) {
+  PGconn* c = PQconnectdb(url.c_str());
+  PGresult* r = PQexec(c, sql.c_str());
+  if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+    std::fprintf(stderr, "storage_bench: %s\n", PQresultErrorMessage(r));
+    std::exit(1);
+  }
+  const int64_t v = std::stoll(PQgetvalue(r, 0, 0));
+  PQclear(r);
+  PQfinish(c);
+  return v;
 }
 
 std::vector<core::Item> Turn(int t) {
@@ -108,6 +122,8 @@ int RunPostgresBench() {
   // --- resume of a 10,000-item session ---
   std::string big_id;
   {
+    Sql(url, "VACUUM ANALYZE");
+    const int64_t before = SqlInt(url, "SELECT pg_database_size(current_database())");
     core::NewSession spec;
     spec.items = {core::UserMessage("resume bench")};
     auto s = store->CreateSession(spec);
@@ -118,6 +134,33 @@ int RunPostgresBench() {
       auto r = store->Append(s->id, head, "t" + std::to_string(t), Turn(t));
       if (!r.ok()) Die(r.status(), "append");
       head = r->back();
+    }
+    {
+      Sql(url, "VACUUM ANALYZE");
+      const int64_t after = SqlInt(url, "SELECT pg_database_size(current_database())");
+      auto jsonl =
+          codex::storage::ExportSession(*store, big_id, codex::storage::ExportFormat::kJsonl);
+      if (!jsonl.ok()) Die(jsonl.status(), "export");
+      const double items = 10'001.0;
+      std::printf(
+          "bytes per stored item: %.0f; the same session as Codex JSONL: %.0f bytes per item;"
+          " database / JSONL = %.2fx   (target <= 1.5x)\n",
+          static_cast<double>(after - before) / items, static_cast<double>(jsonl->size()) / items,
+          static_cast<double>(after - before) / static_cast<double>(jsonl->size()));
+      // Where the bytes are: each table of the store (with its TOAST) and each index.
+      std::string where = " ";
+      for (const char* rel : {"items", "items_pkey", "items_parent", "items_session",
+                              "items_search", "items_search_pkey", "items_search_tsv",
+                              "items_search_refold", "item_usage", "events", "sessions"}) {
+        const std::string r(rel);
+        where +=
+            " " + r + " " +
+            std::to_string(SqlInt(url, "SELECT pg_relation_size('" + r +
+                                           "') + COALESCE((SELECT pg_relation_size(reltoastrelid)"
+                                           " FROM pg_class WHERE relname = '" +
+                                           r + "' AND reltoastrelid <> 0), 0)"));
+      }
+      std::printf("%s\n", where.c_str());
     }
     std::vector<double> times;
     size_t n = 0;
@@ -161,6 +204,24 @@ int RunPostgresBench() {
           "   (target <= 10 ms)\n",
           by_cwd ? " (one cwd)" : "", Percentile(times, 0.5));
     }
+  }
+
+  // --- search at depth: the rows storage_bench (SQLite) prints ---
+  for (int limit : {20, 200, 2'000, 10'000}) {
+    std::vector<double> times;
+    size_t hits = 0;
+    for (int i = 0; i < 3; ++i) {
+      times.push_back(WallMs([&] {
+        codex::storage::SearchQuery q;
+        q.text = "src";
+        q.limit = limit;
+        auto r = store->Search(q);
+        if (!r.ok()) Die(r.status(), "search");
+        hits = r->size();
+      }));
+    }
+    std::printf("search depth: 'src' --limit %-6d %5zu hits: wall %.2f ms\n", limit, hits,
+                Percentile(times, 0.5));
   }
 
   // --- search ---

@@ -6,7 +6,9 @@
 // the one `error:` line (exit_codes.h). Only cli/ writes to stdout.
 #include <sys/prctl.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -21,7 +23,30 @@
 #include "cli/mcp_cmd.h"
 #include "cli/sandbox_cmd.h"
 #include "cli/sessions_cmd.h"
+#include "core/store_location.h"
 #include "core/version.h"
+
+namespace {
+
+// Overwrites, in the process's own argument memory, every password of a store
+// URL (`-c session_store="postgresql://user:PW@host/db"`, `--to ...`) with
+// what RedactSecrets leaves, so /proc/PID/cmdline and ps never show it while
+// codex runs. The arguments were copied first; only the shown bytes change.
+void ScrubPasswordsFromArgv(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const size_t n = std::strlen(argv[i]);
+    const std::string redacted = codex::core::RedactSecrets(std::string_view(argv[i], n));
+    if (redacted == std::string_view(argv[i], n)) continue;
+    const size_t keep = std::min(redacted.size(), n);
+    std::memcpy(argv[i], redacted.data(), keep);
+    std::memset(argv[i] + keep, ' ', n - keep);
+    if (redacted.size() > n) {  // (cannot happen with "***" for a password of 3+ bytes)
+      std::memset(argv[i], '*', n);
+    }
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // Not dumpable: other processes of the same user (a command run outside a
@@ -29,6 +54,9 @@ int main(int argc, char** argv) {
   // cmdline, maps or memory through /proc, nor ptrace it. The sandbox's
   // private /proc is the first layer; this is the second.
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  // cmdline stays world-readable: store passwords go from it before anything else runs.
+  std::vector<std::string> raw_args(argv, argv + argc);
+  ScrubPasswordsFromArgv(argc, argv);
   CLI::App app{"codex: a coding agent with a stateless wire, SQLite sessions and compaction"};
   // The program is `codex` in usage lines, however it was started (CLI11
   // would otherwise show argv[0], e.g. the binary's full path).
@@ -48,8 +76,7 @@ int main(int argc, char** argv) {
   codex::cli::RegisterSessionsCommands(app, global, outcome);
   codex::cli::RegisterCompactCommand(app, global, outcome);
   codex::cli::RegisterMcpCommands(app, global, outcome);
-  std::vector<std::string> args =
-      codex::cli::HoistGlobalOptions(std::vector<std::string>(argv, argv + argc));
+  std::vector<std::string> args = codex::cli::HoistGlobalOptions(std::move(raw_args));
   if (auto missing = codex::cli::MissingCodexSubcommand(args)) {
     outcome.Set(codex::InvalidArgumentError(
         "'codex " + *missing +

@@ -19,9 +19,11 @@ namespace fs = std::filesystem;
 
 TEST_CASE("cli/ writes text only through the terminal-safe rule") {
   // The rule itself; completion scripts (fixed text of ours); the styled
-  // writers described above.
+  // writers described above; the progress bar of long commands (its verb,
+  // unit and figures are ours, never store text).
   const std::set<std::string> allowed = {"terminal_text.cc", "completion_cmd.cc",
-                                         "progress_printer.cc", "interactive/terminal.cc"};
+                                         "progress_printer.cc", "interactive/terminal.cc",
+                                         "work_progress.cc"};
   const std::regex raw_write(
       R"((std::)?\b(printf|fprintf|vprintf|vfprintf|fputs|puts|fwrite|putchar|fputc)\s*\(|std::(cout|cerr|clog)\b|\bwrite\s*\(\s*(1|2|STDOUT_FILENO|STDERR_FILENO)\b)");
   std::vector<std::string> hits;

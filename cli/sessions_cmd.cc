@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -23,6 +24,7 @@
 #include "cli/sessions_usage.h"
 #include "cli/store_open.h"
 #include "cli/terminal_text.h"
+#include "cli/work_progress.h"
 #include "compaction/token_accounting.h"
 #include "core/config.h"
 #include "core/context_budget.h"
@@ -496,16 +498,46 @@ struct SearchArgs {
   bool json = false;
   bool all = false;
   std::string cwd;
+  std::string cursor;
 };
+
+// A search cursor is "h<N>": the page starts after the first N matching
+// items of the ranking (the same query again; items stored since may shift it).
+constexpr int kMaxSearchOffset = 1'000'000;
+
+Result<int> SearchOffset(const std::string& cursor) {
+  if (cursor.empty()) return 0;
+  int offset = 0;
+  bool ok = cursor.size() > 1 && cursor.size() <= 8 && cursor[0] == 'h';
+  for (size_t i = 1; ok && i < cursor.size(); ++i) {
+    ok = cursor[i] >= '0' && cursor[i] <= '9';
+    if (ok) offset = offset * 10 + (cursor[i] - '0');
+  }
+  if (!ok || offset > kMaxSearchOffset) {
+    return InvalidArgumentError("invalid --cursor '" + Clip(cursor, 40) +
+                                "'; pass the next_cursor a previous search printed");
+  }
+  return offset;
+}
 
 Status RunSearch(const SearchArgs& args) {
   storage::SearchQuery q;
   for (const auto& w : args.words) q.text += (q.text.empty() ? "" : " ") + w;
-  q.limit = args.limit;
+  ASSIGN_OR_RETURN(const int offset, SearchOffset(args.cursor));
+  // One more than the page: whether there is a next one.
+  q.limit = offset + args.limit + 1;
   ASSIGN_OR_RETURN(auto scope, ScopeDir(args.all, args.cwd));
   q.cwd = scope;
   ASSIGN_OR_RETURN(auto store, OpenStore(/*read_only=*/true));
-  ASSIGN_OR_RETURN(auto hits, store->Search(q));
+  ASSIGN_OR_RETURN(auto all_hits, store->Search(q));
+  const size_t end = std::min(all_hits.size(), static_cast<size_t>(offset + args.limit));
+  const bool more = all_hits.size() > end;
+  const std::span<const storage::SearchHit> hits =
+      all_hits.size() > static_cast<size_t>(offset)
+          ? std::span<const storage::SearchHit>(all_hits).subspan(static_cast<size_t>(offset),
+                                                                  end - static_cast<size_t>(offset))
+          : std::span<const storage::SearchHit>();
+  const std::string next_cursor = more ? "h" + std::to_string(end) : "";
   for (const auto& h : hits) {
     if (args.json) {
       Json sessions = Json::array();
@@ -524,13 +556,20 @@ Status RunSearch(const SearchArgs& args) {
     }
     std::string what = h.kind == "message" ? h.role : h.kind;
     for (const auto& w : h.sessions) {
-      PrintF(stdout, "%s  turn %d  %s\n", w.session.id.c_str(), w.turn,
-             Clip(Label(w.session), 60).c_str());
+      PrintF(stdout, "%s  turn %d  %s%s\n", w.session.id.c_str(), w.turn,
+             Clip(Label(w.session), 60).c_str(), w.session.archived ? "  (archived)" : "");
     }
     PrintF(stdout, "    %s: %s\n", what.c_str(), Clip(h.snippet, 160).c_str());
   }
-  if (hits.empty() && !args.json) {
-    PrintF(stderr, "nothing matches '%s'%s\n", q.text.c_str(),
+  if (args.json) {
+    if (more) PrintText(stdout, Dump(Json{{"next_cursor", next_cursor}}) + "\n");
+    return OkStatus();
+  }
+  if (more) {
+    PrintF(stderr, "more matches: run the same search with --cursor %s\n", next_cursor.c_str());
+  } else if (hits.empty()) {
+    PrintF(stderr, "nothing %smatches '%s'%s\n", offset > 0 ? "more " : "",
+           Clip(q.text, 60).c_str(),
            q.cwd ? (" in sessions of " + *q.cwd + "; --all searches every directory").c_str() : "");
   }
   return OkStatus();
@@ -681,13 +720,23 @@ Status RunExport(const std::string& id, const std::string& format, const std::st
   }
   ASSIGN_OR_RETURN(auto store, OpenStore(/*read_only=*/true));
   ASSIGN_OR_RETURN(auto s, Resolve(*store, id));
-  ASSIGN_OR_RETURN(auto text, storage::ExportSession(*store, s.id, fmt));
+  // A big session takes a while: progress on stderr (stdout may be the export).
+  std::unique_ptr<WorkProgress> progress;
+  auto text = storage::ExportSession(*store, s.id, fmt, [&](int64_t done, int64_t total) {
+    if (!progress) {
+      progress = std::make_unique<WorkProgress>("exporting", "items", total,
+                                                WorkProgress::OutputFor(/*silent=*/false));
+    }
+    progress->Update(done);
+  });
+  if (progress) progress->Finish();
+  if (!text.ok()) return text.status();
   if (output.empty() || output == "-") {
     const bool written = PrintText(stdout, text) && std::fflush(stdout) == 0;
     return written ? OkStatus() : InternalError("cannot write to stdout");
   }
   std::ofstream out(output, std::ios::binary | std::ios::trunc);
-  out << text;
+  out << *text;
   out.close();
   if (!out) {
     return FailedPreconditionError("cannot write " + output +
@@ -697,34 +746,70 @@ Status RunExport(const std::string& id, const std::string& format, const std::st
   return OkStatus();
 }
 
-// Goes on after a file that fails (its error line printed at once); the exit
-// code is the last failure's.
-Result<int> RunImport(const std::vector<std::string>& paths) {
-  ASSIGN_OR_RETURN(auto files, storage::CollectRolloutFiles(paths));
-  if (files.empty()) {
-    return NotFoundError("no .jsonl rollout files found under the given paths");
+// Goes on after a path or file that fails (its error line printed at once);
+// exits 1 when any failed (README, Exit codes), 0 otherwise. Progress on
+// stderr (cli/work_progress.h); with --json only a summary object on stdout.
+Result<int> RunImport(const std::vector<std::string>& paths, bool json) {
+  storage::RolloutFiles collected = storage::CollectRolloutFiles(paths);
+  int failed = 0;
+  for (const Status& error : collected.errors) {
+    PrintError(error);
+    ++failed;
+  }
+  if (collected.files.empty()) {
+    if (failed == 0) {
+      PrintError(FailedPreconditionError(
+          "no .jsonl rollout files found under the given paths; Codex keeps them in "
+          "~/.codex/sessions"));
+    }
+    return kExitError;
   }
   ASSIGN_OR_RETURN(auto store, OpenStore());
-  int exit = kExitOk;
-  int imported = 0, skipped = 0;
-  for (const std::string& file : files) {
+  int imported = 0, skipped = 0, cut = 0;
+  WorkProgress progress("importing", "files", static_cast<int64_t>(collected.files.size()),
+                        WorkProgress::OutputFor(json));
+  int64_t done = 0;
+  for (const std::string& file : collected.files) {
     auto outcome = storage::ImportRolloutFile(*store, file);
+    progress.Update(++done);
     if (!outcome.ok()) {
-      exit = ReportError(outcome.status());
+      progress.Finish();
+      PrintError(outcome.status());
+      ++failed;
       continue;
     }
     if (outcome->imported) {
       ++imported;
-      PrintF(stdout, "imported %s from %s\n", outcome->session_id.c_str(), file.c_str());
+      if (!json) PrintF(stdout, "imported %s from %s\n", outcome->session_id.c_str(), file.c_str());
     } else {
       ++skipped;
-      PrintF(stdout, "skipped %s from %s (already imported)\n", outcome->session_id.c_str(),
-             file.c_str());
+      if (!json) {
+        PrintF(stdout, "skipped %s from %s (already imported)\n", outcome->session_id.c_str(),
+               file.c_str());
+      }
+    }
+    if (outcome->dropped_tail) {
+      ++cut;
+      progress.Finish();
+      PrintF(stderr,
+             "warning: %s:%zu: the last line was cut off (%zu bytes without a newline, "
+             "what a crash leaves); it was dropped, lines 1-%zu were imported\n",
+             file.c_str(), outcome->dropped_tail->line, outcome->dropped_tail->bytes,
+             outcome->dropped_tail->line - 1);
     }
   }
-  PrintF(stderr, "%d imported, %d already present, %d failed\n", imported, skipped,
-         static_cast<int>(files.size()) - imported - skipped);
-  return exit;
+  progress.Finish();
+  std::fflush(stdout);
+  if (json) {
+    PrintText(stdout, Dump(Json{{"imported", imported},
+                                {"already_present", skipped},
+                                {"failed", failed},
+                                {"cut_off_last_lines_dropped", cut}}) +
+                          "\n");
+  } else {
+    PrintF(stderr, "%d imported, %d already present, %d failed\n", imported, skipped, failed);
+  }
+  return failed > 0 ? kExitError : kExitOk;
 }
 
 }  // namespace
@@ -778,7 +863,10 @@ void RegisterSessionsCommands(CLI::App& app, const GlobalOptions& global, Comman
       ->excludes(search_all);
   search->add_option("--limit", search_args->limit, "Matching items to show (default 20)")
       ->check(CLI::Range(1, 10'000));
-  search->add_flag("--json", search_args->json, "JSON Lines: one matching item per line");
+  search->add_option("--cursor", search_args->cursor, "Continue from a previous page");
+  search->add_flag("--json", search_args->json,
+                   "JSON Lines: one matching item per line, then {\"next_cursor\"} when there is "
+                   "more");
   search->callback([search_args, &result] { result.Set(RunSearch(*search_args)); });
 
   auto rm_id = std::make_shared<std::string>();
@@ -834,10 +922,14 @@ void RegisterSessionsCommands(CLI::App& app, const GlobalOptions& global, Comman
   });
 
   auto import_paths = std::make_shared<std::vector<std::string>>();
+  auto import_json = std::make_shared<bool>(false);
   CLI::App* imp = sessions->add_subcommand(
       "import", "Import Codex rollout files (directories are searched for *.jsonl)");
   imp->add_option("PATH", *import_paths, "Rollout files or directories")->required();
-  imp->callback([import_paths, &result] { result.Set(RunImport(*import_paths)); });
+  imp->add_flag("--json", *import_json,
+                "No per-file lines or progress: one summary object on stdout at the end");
+  imp->callback(
+      [import_paths, import_json, &result] { result.Set(RunImport(*import_paths, *import_json)); });
 
   AddSessionsMigrateCommand(sessions, global, result);
   AddSessionsUsageCommand(sessions, global, result);

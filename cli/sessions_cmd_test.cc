@@ -2,13 +2,21 @@
 // database seeded through storage::SqliteSessionStore in a temporary
 // CODEX_HOME, checking the output contract of cli/sessions_cmd.h.
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -256,8 +264,65 @@ TEST_CASE("sessions export and import round-trip through files") {
   REQUIRE(a.size() == b.size());
   for (size_t i = 1; i < a.size(); ++i) CHECK(a[i] == b[i]);  // all but session_meta
 
+  // A missing path is the operation failing (1), named with the fix, not "unknown session" (4).
   r = Codex(other_home, work.path(), {"sessions", "import", work.File("missing")});
-  CHECK(r.exit_code == 4);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("error: " + work.File("missing") +
+                   ": no such file or directory; check the path") != std::string::npos);
+}
+
+TEST_CASE("sessions import keeps a crash's cut-off rollout and exits 1 for the files it failed") {
+  TempDir home;
+  TempDir work;
+  const std::string id = Seed(home, work.path(), 1, "okapi").front();
+  Run r = Codex(home, work.path(), {"sessions", "export", id});
+  REQUIRE(r.exit_code == 0);
+  std::string text = r.out;
+  REQUIRE(text.size() > 40);
+  // A crash while writing the last line: no newline, half a JSON object.
+  const size_t last_nl = text.rfind('\n', text.size() - 2);
+  REQUIRE(last_nl != std::string::npos);
+  const std::string torn = text.substr(0, last_nl + 1 + (text.size() - last_nl) / 2);
+  const size_t torn_line = static_cast<size_t>(std::count(torn.begin(), torn.end(), '\n')) + 1;
+  TempDir in;
+  { std::ofstream(in.File("crash.jsonl"), std::ios::binary) << torn; }
+  TempDir other_home;
+  r = Codex(other_home, work.path(), {"sessions", "import", in.File("crash.jsonl")});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("imported " + id) != std::string::npos);
+  CHECK(r.err.find(in.File("crash.jsonl") + ":" + std::to_string(torn_line) +
+                   ": the last line was cut off") != std::string::npos);
+  r = Codex(other_home, work.path(), {"sessions", "show", id});
+  CHECK(r.exit_code == 0);
+  // --json: one summary object on stdout and nothing else there; the warning stays on stderr.
+  TempDir json_home;
+  r = Codex(json_home, work.path(), {"sessions", "import", "--json", in.File("crash.jsonl")});
+  CHECK(r.exit_code == 0);
+  REQUIRE(Lines(r.out).size() == 1);
+  auto summary = nlohmann::json::parse(r.out);
+  CHECK(summary == nlohmann::json{{"imported", 1},
+                                  {"already_present", 0},
+                                  {"failed", 0},
+                                  {"cut_off_last_lines_dropped", 1}});
+  CHECK(r.err.find("the last line was cut off") != std::string::npos);
+  CHECK(r.err.find("imported,") == std::string::npos);
+
+  // Every file bad: the operation failed (1), not a bad command line (2); each is named.
+  TempDir bad_only;
+  { std::ofstream(bad_only.File("a.jsonl")) << "{oops\n"; }
+  { std::ofstream(bad_only.File("b.jsonl")) << "[1]\n"; }
+  TempDir third_home;
+  r = Codex(third_home, work.path(), {"sessions", "import", bad_only.path()});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find(bad_only.File("a.jsonl") + ":1:") != std::string::npos);
+  CHECK(r.err.find(bad_only.File("b.jsonl") + ":1:") != std::string::npos);
+  CHECK(r.err.find("0 imported, 0 already present, 2 failed") != std::string::npos);
+  // Some good, some bad, one missing: the good are imported, the exit says something failed.
+  r = Codex(third_home, work.path(),
+            {"sessions", "import", in.File("crash.jsonl"), bad_only.path(), in.File("nope")});
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("imported " + id) != std::string::npos);
+  CHECK(r.err.find("1 imported, 0 already present, 3 failed") != std::string::npos);
 }
 
 TEST_CASE("sessions purge reads -p and --strict-config as every command does") {
@@ -473,6 +538,65 @@ TEST_CASE("sessions search: scope, JSON, phrases, prefixes and clear errors") {
   CHECK(r.exit_code == 0);
   CHECK(r.out.empty());
   CHECK(r.err.find("nothing matches") != std::string::npos);
+  // Punctuation alone, and a word longer than the index keeps: one line, the query not echoed.
+  r = Codex(home, work.path(), {"sessions", "search", "--", "--"});
+  CHECK(r.exit_code == 2);
+  CHECK(Lines(r.err).size() == 1);
+  CHECK(r.err.find("punctuation is not indexed") != std::string::npos);
+  const std::string long_word(2048, 'w');
+  r = Codex(home, work.path(), {"sessions", "search", "marmot", long_word});
+  CHECK(r.exit_code == 2);
+  CHECK(Lines(r.err).size() == 1);
+  CHECK(r.err.size() < 200);
+}
+
+TEST_CASE("sessions search pages with --cursor and marks archived sessions") {
+  TempDir home;
+  TempDir work;
+  const auto ids = Seed(home, work.path(), 5, "pangolin");
+  Run r = Codex(home, work.path(), {"sessions", "archive", ids[2]});
+  REQUIRE(r.exit_code == 0);
+  // Every page of 2, followed by its cursor, lists each match exactly once.
+  std::vector<std::string> seen;
+  std::string cursor;
+  for (int page = 0; page < 10; ++page) {
+    std::vector<std::string> args = {"sessions", "search", "pangolin", "--limit", "2", "--json"};
+    if (!cursor.empty()) {
+      args.push_back("--cursor");
+      args.push_back(cursor);
+    }
+    r = Codex(home, work.path(), args);
+    REQUIRE(r.exit_code == 0);
+    cursor.clear();
+    for (const auto& line : Lines(r.out)) {
+      auto j = nlohmann::json::parse(line);
+      if (j.contains("next_cursor")) {
+        cursor = j["next_cursor"];
+        continue;
+      }
+      seen.push_back(j["sessions"][0]["id"]);
+      CHECK(j["sessions"][0]["archived"] == (seen.back() == ids[2]));
+    }
+    if (cursor.empty()) break;
+  }
+  std::vector<std::string> want = ids;
+  std::sort(want.begin(), want.end());
+  std::sort(seen.begin(), seen.end());
+  CHECK(seen == want);
+  // Text: the archived session's line says so; the next page is named on stderr.
+  r = Codex(home, work.path(), {"sessions", "search", "pangolin"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find(ids[2] + "  turn 1  task 2 pangolin  (archived)") != std::string::npos);
+  CHECK(r.out.find(ids[1] + "  turn 1  task 1 pangolin\n") != std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "search", "pangolin", "--limit", "3"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("--cursor h3") != std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "search", "pangolin", "--cursor", "h3"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(Lines(r.out).size() == 4);  // two matches: a session line and a snippet line each
+  r = Codex(home, work.path(), {"sessions", "search", "pangolin", "--cursor", "bogus"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("invalid --cursor 'bogus'") != std::string::npos);
 }
 
 TEST_CASE("ids and names: unique prefixes, ambiguity lists candidates, hex names refused") {
@@ -551,9 +675,12 @@ TEST_CASE("a locked database: reads go on, a write waits ~10 s once, says so, th
   CHECK(r.exit_code == 1);
   auto err = Lines(r.err);
   REQUIRE(err.size() == 2);
-  CHECK(err[0] == "waiting for another codex process to release the database…");
+  // The holder is this test program, not a codex: named as what it is.
+  const std::string holder =
+      "another process (sessions_cmd_te, pid " + std::to_string(::getpid()) + ")";
+  CHECK(err[0] == "waiting for " + holder + " to release the database…");
   CHECK(err[1].rfind("error: ", 0) == 0);
-  CHECK(err[1].find("another codex process kept the database locked") != std::string::npos);
+  CHECK(err[1].find(holder + " kept the database locked") != std::string::npos);
   CHECK(secs >= 9);
   CHECK(secs < 40);  // one bounded wait, not 8 multiplied ones
   locker.exec("ROLLBACK");
@@ -569,4 +696,142 @@ TEST_CASE("read-only commands on a fresh CODEX_HOME list nothing, without an err
   CHECK(r.out.empty());
   r = Codex(home, work.path(), {"sessions", "search", "--all", "anything"});
   CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("sessions database problems are named with their cause and fix") {
+  TempDir work;
+  {
+    // A newer codex's database: writable, but never downgraded.
+    TempDir home;
+    Seed(home, work.path(), 1, "quokka");
+    {
+      SQLite::Database db(home.File("sessions.db"), SQLite::OPEN_READWRITE);
+      db.exec("INSERT INTO schema_migrations VALUES (999, 'future', 'x', 1)");
+    }
+    for (const char* cmd : {"list", "search"}) {
+      INFO(cmd);
+      std::vector<std::string> args = {"sessions", cmd};
+      if (std::string(cmd) == "search") args.push_back("quokka");
+      Run r = Codex(home, work.path(), args);
+      CHECK(r.exit_code == 1);
+      CHECK(Lines(r.err).size() == 1);
+      CHECK(r.err.find("was written by a newer codex (schema version 999") != std::string::npos);
+      CHECK(r.err.find("upgrade codex") != std::string::npos);
+      CHECK(r.err.find("read-only") == std::string::npos);
+    }
+  }
+  {
+    // A 0-byte file is an empty store, not a read-only one.
+    TempDir home;
+    { std::ofstream(home.File("sessions.db")); }
+    Run r = Codex(home, work.path(), {"sessions", "list", "--all"});
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.find("no sessions") != std::string::npos);
+    r = Codex(home, work.path(), {"sessions", "search", "--all", "anything"});
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.find("read-only") == std::string::npos);
+  }
+  {
+    // A directory where the file should be.
+    TempDir home;
+    std::filesystem::create_directory(home.File("sessions.db"));
+    TempDir in;
+    {
+      std::ofstream(in.File("r.jsonl"))
+          << R"({"timestamp":"2026-01-02T03:04:05.678Z","type":"session_meta","payload":{"id":"01900000-0000-7000-8000-0000000000ab","cwd":"/x","timestamp":"2026-01-02T03:04:05.000Z"}})"
+          << "\n";
+    }
+    for (const char* cmd : {"list", "import"}) {
+      INFO(cmd);
+      std::vector<std::string> args = {"sessions", cmd};
+      if (std::string(cmd) == "import") args.push_back(in.File("r.jsonl"));
+      Run r = Codex(home, work.path(), args);
+      CHECK(r.exit_code != 0);
+      CHECK(r.err.find(home.File("sessions.db") + " is a directory, not a file") !=
+            std::string::npos);
+      CHECK(r.err.find("sqlite error") == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("a full disk is named: no space left on device, and the path") {
+  TempDir home;
+  TempDir work;
+  // A private 1 MiB tmpfs as CODEX_HOME (a user and mount namespace of this test).
+  if (std::system("unshare -Urm true 2>/dev/null") != 0) {
+    WARN("skipped: cannot create a user and mount namespace (unshare -Urm) for a small tmpfs");
+    return;
+  }
+  std::string text;
+  for (int i = 0; text.size() < 3'000'000; ++i) text += "w" + std::to_string(i) + " ";
+  {
+    std::ofstream out(work.File("big.jsonl"));
+    out << R"({"timestamp":"2026-01-02T03:04:05.678Z","type":"session_meta","payload":{"id":"01900000-0000-7000-8000-0000000000ab","cwd":"/x","timestamp":"2026-01-02T03:04:05.000Z"}})"
+        << "\n"
+        << R"({"timestamp":"2026-01-02T03:04:06.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":")"
+        << text << R"("}]}})"
+        << "\n";
+  }
+  const std::string full = home.File("full");
+  std::filesystem::create_directory(full);
+  const std::string script = "mount -t tmpfs -o size=1m tmpfs '" + full + "' && CODEX_HOME='" +
+                             full + "' '" + CODEX_BINARY + "' sessions import '" +
+                             work.File("big.jsonl") + "' >'" + home.File("out") + "' 2>'" +
+                             home.File("err") + "'; echo \\$? >'" + home.File("rc") + "'";
+  REQUIRE(std::system(("unshare -Urm sh -c \"" + script + "\"").c_str()) == 0);
+  CHECK(Slurp(home.File("rc")) == "1\n");
+  const std::string err = Slurp(home.File("err"));
+  INFO(err);
+  CHECK(err.find("no space left on device") != std::string::npos);
+  CHECK(err.find(full + "/sessions.db") != std::string::npos);
+  CHECK(err.find("sqlite error") == std::string::npos);
+}
+
+TEST_CASE("a store password given on the command line is not in /proc/PID/cmdline") {
+  TempDir home;
+  TempDir work;
+  // A loopback server that accepts and never answers: codex waits in its connect.
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(listener >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::listen(listener, 4) == 0);
+  socklen_t len = sizeof addr;
+  REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  const std::string url =
+      "postgresql://alice:Sup3rSecretPw@127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) +
+      "/db?connect_timeout=30";
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::setenv("CODEX_HOME", home.path().c_str(), 1);
+    std::vector<std::string> args = {CODEX_BINARY, "-c",   "session_store=\"" + url + "\"",
+                                     "sessions",   "list", "--all"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(CODEX_BINARY, argv.data());
+    ::_exit(127);
+  }
+  // Once codex connects, it has long passed the start of main.
+  pollfd p{listener, POLLIN, 0};
+  REQUIRE(::poll(&p, 1, 20'000) == 1);
+  const int conn = ::accept(listener, nullptr, nullptr);
+  const std::string cmdline = Slurp("/proc/" + std::to_string(pid) + "/cmdline");
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ::close(conn);
+  ::close(listener);
+  INFO(cmdline);
+  CHECK(cmdline.find("session_store") != std::string::npos);
+  CHECK(cmdline.find("alice") != std::string::npos);
+  CHECK(cmdline.find("127.0.0.1") != std::string::npos);
+  CHECK(cmdline.find("Sup3rSecretPw") == std::string::npos);
+  CHECK(cmdline.find("Sup3r") == std::string::npos);
 }

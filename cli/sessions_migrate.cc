@@ -5,11 +5,13 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/config_overrides.h"
 #include "cli/store_open.h"
 #include "cli/terminal_text.h"
+#include "cli/work_progress.h"
 #include "core/config.h"
 #include "core/store_location.h"
 #include "storage/copy_sessions.h"
@@ -21,6 +23,7 @@ namespace {
 struct MigrateArgs {
   std::string to;
   std::string from;
+  bool json = false;
 };
 
 // How long a session with a running turn is waited for (retried after the
@@ -58,19 +61,21 @@ Status RunMigrate(const GlobalOptions& global, const MigrateArgs& args) {
   if (dest->read_only()) {
     return FailedPreconditionError("cannot write to " + to_name + "; check its permissions");
   }
-  PrintF(stderr, "copying sessions from %s to %s\n", from_name.c_str(), to_name.c_str());
-  const bool tty = isatty(STDERR_FILENO) != 0;
+  if (!args.json) {
+    PrintF(stderr, "copying sessions from %s to %s\n", from_name.c_str(), to_name.c_str());
+  }
+  std::unique_ptr<WorkProgress> progress;
   auto stats = storage::CopyAllSessions(
       *source, *dest,
-      [tty](int64_t done, int64_t total) {
-        if (tty) {
-          PrintF(stderr, "\r%lld/%lld sessions", static_cast<long long>(done),
-                 static_cast<long long>(total));
-          if (done == total) PrintText(stderr, "\n");
-          std::fflush(stderr);
+      [&](int64_t done, int64_t total) {
+        if (!progress) {
+          progress = std::make_unique<WorkProgress>("migrating", "sessions", total,
+                                                    WorkProgress::OutputFor(args.json));
         }
+        progress->Update(done);
       },
       kBusyWait);
+  if (progress) progress->Finish();
   if (!stats.ok()) {
     Status stopped(stats.status().code(),
                    "migrating to " + to_name + " stopped: " + stats.status().message() +
@@ -81,6 +86,23 @@ Status RunMigrate(const GlobalOptions& global, const MigrateArgs& args) {
   storage::StoreCounts from_counts;
   storage::StoreCounts to_counts;
   RETURN_IF_ERROR(storage::VerifyCopy(*source, *dest, &from_counts, &to_counts));
+  if (args.json) {
+    auto counts = [](const storage::StoreCounts& c) {
+      return nlohmann::ordered_json{
+          {"sessions", c.sessions}, {"items", c.items}, {"turns", c.turns}, {"events", c.events}};
+    };
+    PrintF(stdout, "%s\n",
+           nlohmann::ordered_json{{"copied", stats->copied},
+                                  {"already_there", stats->present},
+                                  {"from", from_name},
+                                  {"to", to_name},
+                                  {"verified", true},
+                                  {"source", counts(from_counts)},
+                                  {"destination", counts(to_counts)}}
+               .dump()
+               .c_str());
+    return OkStatus();
+  }
   PrintF(stdout, "migrated %lld sessions (%lld already there) from %s to %s\n",
          static_cast<long long>(stats->copied), static_cast<long long>(stats->present),
          from_name.c_str(), to_name.c_str());
@@ -104,6 +126,7 @@ void AddSessionsMigrateCommand(CLI::App* sessions, const GlobalOptions& global,
       ->required();
   migrate->add_option("--from", args->from,
                       "The store to copy from (default: the configured session_store)");
+  migrate->add_flag("--json", args->json, "No progress: one summary object on stdout at the end");
   migrate->callback([&global, args, &result] { result.Set(RunMigrate(global, *args)); });
 }
 

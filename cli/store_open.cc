@@ -22,8 +22,8 @@ Result<std::unique_ptr<storage::SessionDatabase>> OpenCliStore(const core::Store
   std::error_code ec;
   options.read_only = read_only && location.kind == core::StoreLocation::Kind::kSqlite &&
                       std::filesystem::exists(location.path, ec);
-  options.on_wait = [] {
-    PrintText(stderr, "waiting for another codex process to release the database…\n");
+  options.on_wait = [](const std::string& holder) {
+    PrintF(stderr, "waiting for %s to release the database…\n", holder.c_str());
     std::fflush(stderr);
   };
   return storage::OpenDatabase(location, std::move(options));

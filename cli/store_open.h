@@ -19,11 +19,12 @@ namespace codex::cli {
 
 // The database at `location` (storage::OpenDatabase). For SQLite a write that
 // meets another process's lock waits at most ~10 s in total, printing
-// "waiting for another codex process to release the database…" on stderr
-// after ~1 s, then fails with one error. `read_only` commands (list, show,
-// tree, search, export) never write to a SQLite file and work from a
-// read-only CODEX_HOME. A PostgreSQL server that cannot be reached is one
-// error naming the server (password redacted).
+// "waiting for HOLDER to release the database…" on stderr after ~1 s (HOLDER:
+// storage::internal::LockHolder, e.g. "another codex process (pid 12)"), then
+// fails with one error. `read_only` commands (list, show, tree, search,
+// export) work from a read-only CODEX_HOME and write to a SQLite file only to
+// bring a writable one of an older schema up to date. A PostgreSQL server
+// that cannot be reached is one error naming the server (password redacted).
 Result<std::unique_ptr<storage::SessionDatabase>> OpenCliStore(const core::StoreLocation& location,
                                                                bool read_only = false);
 

@@ -14,6 +14,9 @@ packages+=(tmux)
 # chromium: tests/viewer_e2e_test.cc drives the session viewer's page headless
 # (it skips without it, and fails under CI=true).
 packages+=(chromium)
+# utf8proc: search folds case and accents of every script by Unicode's own
+# decomposition and case folding (storage/fts_tokenizer.cc), not a hand table.
+packages+=(libutf8proc-dev)
 # Node.js + npm run the third-party MCP servers of tests/mcp_e2e_test.cc
 # (scripts/install-mcp-test-servers.sh); a node installed otherwise is kept.
 if ! command -v node >/dev/null; then packages+=(nodejs); fi

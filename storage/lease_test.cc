@@ -194,7 +194,11 @@ TEST_CASE("A write meeting a lock waits once, says so once, then fails clearly; 
   StoreOptions options;
   options.busy_timeout_ms = 1'500;
   options.wait_notice_ms = 200;
-  options.on_wait = [&] { ++notices; };
+  std::string holder;
+  options.on_wait = [&](const std::string& h) {
+    ++notices;
+    holder = h;
+  };
   auto store = OpenOrDie(path, options);
   core::NewSession spec;
   spec.items = {core::UserMessage("hello")};
@@ -224,9 +228,11 @@ TEST_CASE("A write meeting a lock waits once, says so once, then fails clearly; 
           .count();
   REQUIRE_FALSE(renamed.ok());
   CHECK(renamed.code() == StatusCode::kUnavailable);
-  CHECK(renamed.message().find("another codex process kept the database locked") !=
+  // The holder is another connection of this test, not a codex: said so, not "codex".
+  CHECK(renamed.message().find("another connection of this process kept the database locked") !=
         std::string::npos);
   CHECK(notices == 1);
+  CHECK(holder == "another connection of this process");
   CHECK(write_ms >= 1'400);
   CHECK(write_ms < 6'000);  // one wait, not a retry loop multiplying it
   locker.exec("ROLLBACK");

@@ -114,7 +114,7 @@ TEST_CASE("Fork shares items and branches independently") {
   CHECK(fork->forked_from_item == parent.head_item_id);
   CHECK(fork->source == "fork");
   CHECK(fork->cwd == parent.cwd);
-  CHECK(fork->title == "fork of " + parent.title);  // until its own first message
+  CHECK(fork->title == "fork of " + parent.title);                   // until its own first message
   CHECK(Count(path, "SELECT count(*) FROM items") == items_before);  // nothing copied
 
   // Both branches advance without disturbing each other.
@@ -221,7 +221,7 @@ TEST_CASE("Remove keeps items other sessions still reach, deletes the rest") {
   CHECK(Count(path, codex::storage::testing::IsPostgres()
                         ? "SELECT count(*) FROM items_search WHERE item_id NOT IN"
                           " (SELECT id FROM items)"
-                        : "SELECT count(*) FROM items_fts WHERE rowid NOT IN"
+                        : "SELECT count(*) FROM items_fts_docsize WHERE id NOT IN"
                           " (SELECT id FROM items)") == 0);
   if (!codex::storage::testing::IsPostgres()) {  // PostgreSQL enforces every foreign key itself
     SQLite::Database db(path, SQLite::OPEN_READONLY);
@@ -297,8 +297,9 @@ TEST_CASE("Purge deletes old sessions only, in one directory or all, or lists th
   CHECK(stats.sessions == 1);
   CHECK(stats.items == 6);
   CHECK(Count(path, "SELECT count(*) FROM items") == 0);
-  CHECK(Count(path, codex::storage::testing::IsPostgres() ? "SELECT count(*) FROM items_search"
-                                                          : "SELECT count(*) FROM items_fts") == 0);
+  CHECK(Count(path, codex::storage::testing::IsPostgres()
+                        ? "SELECT count(*) FROM items_search"
+                        : "SELECT count(*) FROM items_fts_docsize") == 0);
 }
 
 TEST_CASE("Search finds messages and tool output, with the sessions that hold them") {

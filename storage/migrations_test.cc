@@ -6,8 +6,10 @@
 
 #include "core/item.h"
 #include "core/session_lease.h"
+#include "storage/fts_tokenizer.h"
 #include "storage/search_text.h"
 #include "storage/sqlite_session_store.h"
+#include "storage/sqlite_util.h"
 #include "testing/temp_dir.h"
 
 using codex::StatusCode;
@@ -35,7 +37,8 @@ void SeedAtVersion(SQLite::Database& db, int version) {
       "INSERT INTO sessions(id, cwd, model, provider, title, source, created_at_ms,"
       " updated_at_ms) VALUES ('01900000-0000-7000-8000-0000000000aa', '/old', 'm', 'p',"
       " 'old title', 'exec', 1, 1)");
-  const std::string user = codex::core::UserMessage("ancient zebra question").body;
+  const std::string user =
+      codex::core::UserMessage("ancient zebra question of σίσυφος in 日本語のテキスト").body;
   const std::string out =
       R"({"type":"function_call_output","call_id":"c1","output":"giraffe output"})";
   SQLite::Statement ins(db,
@@ -147,6 +150,8 @@ TEST_CASE("A database at every earlier version upgrades with its data intact") {
         SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
         // As every store connection does: migration 0003 and its triggers call it.
         codex::storage::RegisterSearchTextFunction(db.getHandle());
+        REQUIRE(codex::storage::RegisterCodexTokenizer(db.getHandle()).ok());
+        codex::storage::internal::RegisterPlaceFunctions(db.getHandle());
         std::vector<Migration> prefix(all.begin(), all.begin() + version);
         REQUIRE(ApplyMigrations(db, path, prefix).ok());
         CHECK(codex::storage::SchemaVersion(db).value() == version);
@@ -161,11 +166,12 @@ TEST_CASE("A database at every earlier version upgrades with its data intact") {
       REQUIRE(s.ok());
       CHECK(s->title == "old title");
       // Sessions from before 0005 were made on the machine the file lives on.
-      CHECK(s->host == codex::core::CurrentProcessHolder().host);
+      if (version < 5) CHECK(s->host == codex::core::CurrentProcessHolder().host);
       auto transcript = store.LoadTranscript(*s);
       REQUIRE(transcript.ok());
       REQUIRE(transcript->size() == 2);
-      CHECK(transcript->at(0).item.body == codex::core::UserMessage("ancient zebra question").body);
+      CHECK(transcript->at(0).item.body ==
+            codex::core::UserMessage("ancient zebra question of σίσυφος in 日本語のテキスト").body);
       // Data stored before search existed is searchable after the upgrade.
       auto search = [&](const char* text) {
         codex::storage::SearchQuery q;
@@ -178,10 +184,18 @@ TEST_CASE("A database at every earlier version upgrades with its data intact") {
       REQUIRE(hits->at(0).sessions.size() == 1);
       CHECK(hits->at(0).sessions[0].session.id == s->id);
       CHECK(search("giraffe")->size() == 1);
+      // Indexed again by today's words (0006): Greek accents folded, CJK found inside a run.
+      CHECK(search("σισυφος")->size() == 1);
+      CHECK(search("日本語")->size() == 1);
+      CHECK(search("テキスト")->size() == 1);
       // And it keeps working for new writes.
       auto ids = store.Append(s->id, s->head_item_id, "t", {codex::core::UserMessage("new okapi")});
       REQUIRE(ids.ok());
       CHECK(search("okapi")->size() == 1);
+      // Removing the session removes its words from the index (the delete trigger).
+      REQUIRE(store.Remove(s->id).ok());
+      CHECK(search("zebra")->empty());
+      CHECK(search("okapi")->empty());
     }
   }
 }

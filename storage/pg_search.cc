@@ -1,5 +1,6 @@
 #include "storage/pg_search.h"
 
+#include <algorithm>
 #include <map>
 
 #include "storage/fts_tokenizer.h"
@@ -10,7 +11,6 @@ namespace codex::storage::pg {
 namespace {
 
 constexpr int kMaxPosition = 16383;
-constexpr size_t kMaxLexemeBytes = 255;
 constexpr size_t kMaxLexemeTotal = 512 * 1024;
 
 using Token = FtsToken;
@@ -75,7 +75,7 @@ std::string TsVectorOf(std::string_view text) {
   for (const Token& t : Tokens(text)) {
     if (position >= kMaxPosition) break;
     ++position;
-    if (t.folded.size() > kMaxLexemeBytes) continue;
+    if (t.folded.size() > kMaxTokenBytes) continue;  // (the tokenizer drops them)
     std::string word = t.folded;
     auto it = lexemes.find(word);
     if (it == lexemes.end()) {
@@ -99,30 +99,18 @@ std::string TsVectorOf(std::string_view text) {
 }
 
 Result<TsQuery> TsQueryFromUser(std::string_view query) {
-  ASSIGN_OR_RETURN(std::vector<SearchTerm> terms, ParseSearchQuery(query));
+  ASSIGN_OR_RETURN(auto terms, QueryTokensFromUser(CleanText(std::string(query))));
   TsQuery out;
-  bool empty_term = false;
-  auto add_term = [&](std::string_view words, bool prefix) {
-    const std::string clean = CleanText(std::string(words));
-    const std::vector<Token> tokens = Tokens(clean);
-    if (tokens.empty()) {
-      empty_term = true;
-      return;
-    }
+  for (const std::vector<QueryToken>& phrase : terms) {
     std::string term;
-    for (size_t k = 0; k < tokens.size(); ++k) {
-      const std::string& w = tokens[k].folded;
-      const bool p = prefix && k + 1 == tokens.size();
+    for (size_t k = 0; k < phrase.size(); ++k) {
       if (k) term += " <-> ";
-      term += Quote(w) + (p ? ":*" : "");
-      out.tokens.push_back({w, p});
+      term += Quote(phrase[k].word) + (phrase[k].prefix ? ":*" : "");
+      out.tokens.push_back({phrase[k].word, phrase[k].prefix});
     }
     if (!out.text.empty()) out.text += " & ";
-    out.text += tokens.size() > 1 ? "(" + term + ")" : term;
-  };
-  for (const SearchTerm& term : terms) add_term(term.text, term.prefix);
-  // A term without any letter or digit cannot match (as in FTS5).
-  if (empty_term) out.text.clear();
+    out.text += phrase.size() > 1 ? "(" + term + ")" : term;
+  }
   return out;
 }
 
@@ -147,27 +135,31 @@ std::string Snippet(std::string_view text, const TsQuery& query) {
   size_t lo = first > 3 ? first - 3 : 0;
   const size_t hi = std::min(tokens.size(), lo + kWindow);
   if (hi - lo < kWindow) lo = hi > kWindow ? hi - kWindow : 0;
-  std::string out;
   if (tokens.empty()) return std::string(text.substr(0, 200));
-  size_t pos = lo == 0 ? 0 : tokens[lo].begin;
-  if (lo > 0) out += "…";
+  // The matched byte ranges of the window, merged: the bigrams of a Han/kana
+  // run overlap, and "日本語" is marked once, not as "[日本][本語]".
+  std::vector<std::pair<size_t, size_t>> marks;
   for (size_t k = lo; k < hi; ++k) {
-    out.append(text.substr(pos, tokens[k].begin - pos));
-    const std::string_view word = text.substr(tokens[k].begin, tokens[k].end - tokens[k].begin);
-    if (matches(tokens[k])) {
-      out += '[';
-      out.append(word);
-      out += ']';
+    if (!matches(tokens[k])) continue;
+    if (!marks.empty() && tokens[k].begin <= marks.back().second) {
+      marks.back().second = std::max(marks.back().second, tokens[k].end);
     } else {
-      out.append(word);
+      marks.emplace_back(tokens[k].begin, tokens[k].end);
     }
-    pos = tokens[k].end;
   }
-  if (hi < tokens.size()) {
-    out += "…";
-  } else {
-    out.append(text.substr(pos));
+  const size_t from = lo == 0 ? 0 : tokens[lo].begin;
+  const size_t to = hi < tokens.size() ? tokens[hi - 1].end : text.size();
+  std::string out = lo > 0 ? "…" : "";
+  size_t pos = from;
+  for (const auto& [begin, end] : marks) {
+    out.append(text.substr(pos, begin - pos));
+    out += '[';
+    out.append(text.substr(begin, end - begin));
+    out += ']';
+    pos = end;
   }
+  out.append(text.substr(pos, to - pos));
+  if (hi < tokens.size()) out += "…";
   for (char& c : out) {
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   }

@@ -1,5 +1,9 @@
 // PostgresSessionStore::Search: full-text search over the items of live sessions.
 
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
 #include "storage/postgres_session_store.h"
 #include "storage/postgres_store_internal.h"
 
@@ -50,66 +54,89 @@ class ItemLinks {
   // True when `item` is on the chain from `head` to the root. Parents have
   // smaller ids than their children, so the walk stops below `item`.
   bool Holds(std::optional<int64_t> head, int64_t item) {
-    for (std::optional<int64_t> cur = head; cur && *cur >= item;) {
-      if (*cur == item) return true;
-      const Link* l = Get(*cur);
-      if (!l) return false;
-      cur = l->parent;
+    if (!head || *head < item) return false;
+    // The walk from each head is kept and resumed: the hits of one session
+    // cost one walk of its chain between them, not one per hit.
+    Walk& w = walks_[*head];
+    if (!w.started) {
+      w.started = true;
+      w.next = head;
     }
-    return false;
+    while (w.next && *w.next >= item) {
+      const int64_t cur = *w.next;
+      w.seen.insert(cur);
+      const Link* l = Get(cur);
+      w.next = l ? l->parent : std::nullopt;
+    }
+    return w.seen.count(item) > 0;
   }
 
   // The 1-based turn of the chain from the root to `item` that the item
-  // belongs to (the TurnStartIndexes rule); 0 before the first turn.
+  // belongs to (the TurnStartIndexes rule); 0 before the first turn. The
+  // state after each item is kept, so the hits of one chain walk it once
+  // between them (a deep search is not one walk to the root per hit).
   int TurnOf(int64_t item) {
-    std::vector<int64_t> up;
+    std::vector<int64_t> up;  // from `item` up to the first item with a known state
+    std::optional<int64_t> known;
     for (std::optional<int64_t> cur = item; cur;) {
+      if (states_.count(*cur)) {
+        known = cur;
+        break;
+      }
       const Link* l = Get(*cur);
       if (!l) break;
       up.push_back(*cur);
       cur = l->parent;
     }
-    int turns = 0;
-    size_t replacement_left = 0;
+    TurnState s = known ? states_[*known] : TurnState{};
     for (auto it = up.rbegin(); it != up.rend(); ++it) {
       Link& l = *Get(*it);
       if (l.kind == ItemKind::kCompactionCheckpoint) {
         Item checkpoint;
         checkpoint.kind = l.kind;
         checkpoint.body = l.body;
-        replacement_left = static_cast<size_t>(CheckpointReplacementItems(checkpoint).value_or(0));
-        continue;
+        s.replacement_left =
+            static_cast<size_t>(CheckpointReplacementItems(checkpoint).value_or(0));
+      } else if (s.replacement_left > 0) {
+        --s.replacement_left;
+      } else if (l.kind == ItemKind::kMessage && l.role == "user") {
+        if (!l.real_user) {
+          Item message;
+          message.kind = l.kind;
+          message.role = "user";
+          message.body = l.body;
+          l.real_user = IsRealUserMessage(message);
+        }
+        if (*l.real_user) ++s.turns;
       }
-      if (replacement_left > 0) {
-        --replacement_left;
-        continue;
-      }
-      if (l.kind != ItemKind::kMessage || l.role != "user") continue;
-      if (!l.real_user) {
-        Item message;
-        message.kind = l.kind;
-        message.role = "user";
-        message.body = l.body;
-        l.real_user = IsRealUserMessage(message);
-      }
-      if (*l.real_user) ++turns;
+      states_[*it] = s;
     }
-    return turns;
+    return s.turns;
   }
 
  private:
+  struct TurnState {
+    int turns = 0;
+    size_t replacement_left = 0;  // items still inside a checkpoint's replacement history
+  };
+
   PgConnection& conn_;
   std::unordered_map<int64_t, Link> links_;
+  std::unordered_map<int64_t, TurnState> states_;  // after each item, from the root
+  struct Walk {
+    bool started = false;
+    std::optional<int64_t> next;  // the next item of the chain to visit
+    std::unordered_set<int64_t> seen;
+  };
+  std::unordered_map<int64_t, Walk> walks_;  // by head item
 };
 
 }  // namespace
 
 Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& query) {
-  // The same validation (and messages) as SQLite's query syntax.
-  RETURN_IF_ERROR(FtsQueryFromUser(query.text).status());
-  if (query.limit <= 0) return InvalidArgumentError("search limit must be at least 1");
+  // The same tokens, validation and messages as SQLite's (QueryTokensFromUser).
   ASSIGN_OR_RETURN(const pg::TsQuery tsq, pg::TsQueryFromUser(query.text));
-  if (tsq.text.empty()) return std::vector<SearchHit>{};
+  if (query.limit <= 0) return InvalidArgumentError("search limit must be at least 1");
   const std::optional<DirScope> scope =
       query.cwd ? std::optional<DirScope>(ScopeOf(*query.cwd)) : std::nullopt;
   return Read(*conn_, "searching", [&]() -> Result<std::vector<SearchHit>> {
@@ -132,26 +159,41 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
     std::map<std::string, std::vector<SessionInfo>> candidates;  // by creator session
     ItemLinks links(*conn_);
     std::vector<SearchHit> hits;
-    constexpr int kPage = 200;
-    for (int offset = 0; hits.size() < static_cast<size_t>(query.limit); offset += kPage) {
+    // Pages of the ranking that grow (the first about the size asked for,
+    // then doubling): each page ranks every match again (ts_rank reads every
+    // matching row's tsvector), so a deep search costs a few sorts, not one
+    // per 200 hits. Bodies are read only for the hits shown, afterwards.
+    const int64_t first_page = std::max<int64_t>(200, int64_t{query.limit} + query.limit / 4);
+    int64_t offset = 0;
+    for (int64_t page = first_page; hits.size() < static_cast<size_t>(query.limit);
+         offset += page, page *= 2) {
       // Best matches first. A fork keeps its parent's cwd, so with a
       // directory only items whose creator is in it (or is gone, leaving
       // forks) can be held there.
-      std::vector<Param> params{P(tsq.text), P(static_cast<int64_t>(kPage)),
-                                P(static_cast<int64_t>(offset))};
-      std::string sql =
-          "SELECT s.item_id, s.text, i.kind, i.role, i.session_id FROM items_search AS s"
-          " JOIN items AS i ON i.id = s.item_id WHERE s.tsv @@ $1::tsquery";
+      std::vector<Param> params{P(tsq.text), P(page), P(offset)};
+      // Unscoped, the ranking reads items_search alone; the page's creators
+      // are joined after the LIMIT (not for every match).
+      std::string sql;
       if (scope) {
-        sql += " AND (i.session_id IN (SELECT id FROM sessions WHERE " + ScopeSql(params, *scope) +
-               ") OR i.session_id NOT IN (SELECT id FROM sessions))";
+        sql =
+            "SELECT s.item_id, i.session_id FROM items_search AS s"
+            " JOIN items AS i ON i.id = s.item_id WHERE s.tsv @@ $1::tsquery"
+            " AND (i.session_id IN (SELECT id FROM sessions WHERE " +
+            ScopeSql(params, *scope) +
+            ") OR i.session_id NOT IN (SELECT id FROM sessions))"
+            " ORDER BY ts_rank(s.tsv, $1::tsquery) DESC, s.item_id DESC LIMIT $2 OFFSET $3";
+      } else {
+        sql =
+            "SELECT r.item_id, i.session_id FROM (SELECT s.item_id,"
+            " ts_rank(s.tsv, $1::tsquery) AS rank FROM items_search AS s"
+            " WHERE s.tsv @@ $1::tsquery ORDER BY rank DESC, s.item_id DESC LIMIT $2 OFFSET $3)"
+            " AS r JOIN items AS i ON i.id = r.item_id ORDER BY r.rank DESC, r.item_id DESC";
       }
-      sql += " ORDER BY ts_rank(s.tsv, $1::tsquery) DESC, s.item_id DESC LIMIT $2 OFFSET $3";
       Rows q = conn_->Exec(sql, params);
       for (int r = 0; r < q.size() && hits.size() < static_cast<size_t>(query.limit); ++r) {
         SearchHit hit;
         hit.item_id = q.Int(r, 0);
-        const std::string creator = q.Str(r, 4);
+        const std::string creator = q.Str(r, 1);
         auto c = candidates.find(creator);
         if (c == candidates.end()) {
           std::vector<Param> cp{P(creator)};
@@ -165,14 +207,30 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
           if (links.Holds(session.head_item_id, hit.item_id)) hit.sessions.push_back({session, 0});
         }
         if (hit.sessions.empty()) continue;
-        hit.snippet = pg::Snippet(q.Str(r, 1), tsq);
-        hit.kind = q.Str(r, 2);
-        hit.role = q.Str(r, 3);
         const int turn = links.TurnOf(hit.item_id);
         for (auto& w : hit.sessions) w.turn = turn;
         hits.push_back(std::move(hit));
       }
-      if (q.size() < kPage) break;
+      if (q.size() < page) break;
+    }
+    // The shown hits' kind, role and snippet, in one query.
+    std::string ids = "{";
+    for (const SearchHit& h : hits) ids += (ids.size() > 1 ? "," : "") + std::to_string(h.item_id);
+    ids += "}";
+    Rows bodies = conn_->Exec("SELECT id, kind, role, body FROM items WHERE id = ANY($1::bigint[])",
+                              {P(ids)});
+    std::unordered_map<int64_t, int> row_of;
+    for (int r = 0; r < bodies.size(); ++r) row_of[bodies.Int(r, 0)] = r;
+    for (SearchHit& hit : hits) {
+      auto it = row_of.find(hit.item_id);
+      if (it == row_of.end()) continue;
+      Item item;
+      item.kind = core::ItemKindFromName(bodies.Str(it->second, 1));
+      item.role = bodies.Str(it->second, 2);
+      item.body = bodies.Bytea(it->second, 3);
+      hit.snippet = pg::Snippet(pg::CleanText(SearchText(item)), tsq);
+      hit.kind = bodies.Str(it->second, 1);
+      hit.role = bodies.Str(it->second, 2);
     }
     return hits;
   });

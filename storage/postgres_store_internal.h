@@ -534,7 +534,7 @@ inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view ses
         "INSERT INTO items(id, parent_id, session_id, turn_id, kind, role, call_id, server_id,"
         " body, tokens_est, created_at_ms) VALUES ";
     std::vector<Param> params;
-    std::string search_sql = "INSERT INTO items_search(item_id, text, tsv) VALUES ";
+    std::string search_sql = "INSERT INTO items_search(item_id, tsv) VALUES ";
     std::vector<Param> search_params;
     for (size_t i = start; i < end; ++i) {
       const ImportedItem& it = items[i];
@@ -559,10 +559,8 @@ inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view ses
       if (!text.empty()) {
         const size_t sb = search_params.size();
         if (sb) search_sql += ',';
-        search_sql += "($" + std::to_string(sb + 1) + ",$" + std::to_string(sb + 2) + ",$" +
-                      std::to_string(sb + 3) + "::tsvector)";
+        search_sql += "($" + std::to_string(sb + 1) + ",$" + std::to_string(sb + 2) + "::tsvector)";
         search_params.push_back(P(ids[i]));
-        search_params.push_back(P(text));
         search_params.push_back(P(pg::TsVectorOf(text)));
       }
     }

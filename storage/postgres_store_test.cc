@@ -318,9 +318,9 @@ TEST_CASE("Search rows indexed with the earlier folding are re-indexed at the ne
   QueryInt(url,
            "UPDATE items_search SET tsv = '''Café'':2 ''un'':1 ''École'':5'::tsvector,"
            " folding = 1");
-  CHECK(QueryInt(url, "SELECT count(*) FROM items_search WHERE folding < 2") == 1);
+  CHECK(QueryInt(url, "SELECT count(*) FROM items_search WHERE folding < 3") == 1);
   auto store = OpenOrDie(url);
-  CHECK(QueryInt(url, "SELECT count(*) FROM items_search WHERE folding < 2") == 0);
+  CHECK(QueryInt(url, "SELECT count(*) FROM items_search WHERE folding < 3") == 0);
   codex::storage::SearchQuery q;
   q.text = "cafe ecole";
   auto hits = store->Search(q);
@@ -433,6 +433,63 @@ std::vector<long> KeepaliveTimers(int port) {
 }
 
 }  // namespace
+
+TEST_CASE("A database at schema version 3 upgrades: items_search loses its text, rows re-indexed") {
+  const std::string url = Server().NewDatabase();
+  PGconn* admin = PQconnectdb(url.c_str());
+  REQUIRE(PQstatus(admin) == CONNECTION_OK);
+  auto exec = [&](const std::string& sql) {
+    PGresult* r = PQexec(admin, sql.c_str());
+    INFO(PQerrorMessage(admin));
+    CHECK(PQresultStatus(r) == PGRES_COMMAND_OK);
+    PQclear(r);
+  };
+  // What a codex of schema version 3 made: its migrations, then a session
+  // whose search row holds its text and the lexemes of that version's rules.
+  exec(
+      "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+      " checksum TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)");
+  for (const auto& m : codex::storage::internal::EmbeddedPostgresMigrations()) {
+    if (m.version > 3) break;
+    exec("BEGIN; " + std::string(m.sql) + "; COMMIT");
+    exec("INSERT INTO schema_migrations VALUES (" + std::to_string(m.version) + ", '" +
+         std::string(m.name) + "', '" + codex::storage::MigrationChecksum(m.sql) + "', 1)");
+  }
+  const std::string id = "01900000-0000-7000-8000-0000000000cc";
+  const std::string text = "le mythe de σίσυφος en 日本語のテキスト";
+  exec("INSERT INTO sessions(id, cwd, title, created_at_ms, updated_at_ms) VALUES ('" + id +
+       "', '/w', 't', 1, 1)");
+  PGresult* ins = PQexecParams(
+      admin,
+      "INSERT INTO items(session_id, kind, role, body, created_at_ms)"
+      " VALUES ($1, 'message', 'user', convert_to($2, 'UTF8'), 1) RETURNING id",
+      2, nullptr, std::vector<const char*>{id.c_str(), core::UserMessage(text).body.c_str()}.data(),
+      nullptr, nullptr, 0);
+  REQUIRE(PQresultStatus(ins) == PGRES_TUPLES_OK);
+  const std::string item = PQgetvalue(ins, 0, 0);
+  PQclear(ins);
+  exec("UPDATE sessions SET head_item_id = " + item);
+  exec("INSERT INTO items_search(item_id, text, tsv, folding) VALUES (" + item + ", '" + text +
+       "', to_tsvector('simple', '" + text + "'), 2)");
+  PQfinish(admin);
+
+  auto store = OpenOrDie(url);
+  CHECK(QueryInt(url, "SELECT max(version) FROM schema_migrations") == 4);
+  CHECK(QueryInt(url,
+                 "SELECT count(*) FROM information_schema.columns"
+                 " WHERE table_name = 'items_search' AND column_name = 'text'") == 0);
+  CHECK(QueryInt(url, "SELECT count(*) FROM items_search WHERE folding < 3") == 0);
+  for (const char* q : {"σισυφος", "日本語", "テキスト", "mythe"}) {
+    INFO(q);
+    codex::storage::SearchQuery query;
+    query.text = q;
+    auto hits = store->Search(query);
+    REQUIRE(hits.ok());
+    REQUIRE(hits->size() == 1);
+    CHECK(hits->at(0).sessions.at(0).session.id == id);
+    CHECK(hits->at(0).snippet.find('[') != std::string::npos);
+  }
+}
 
 TEST_CASE("Connections carry TCP keepalives (idle 15 s) unless the URL says otherwise") {
   PgTestServer& server = Server();

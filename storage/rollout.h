@@ -31,6 +31,8 @@
 // they share).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,17 +43,26 @@
 namespace codex::storage {
 
 // Parses a rollout file's text. `source_name` names it in errors
-// ("<name>:<line>: ..."). kInvalidArgument for malformed input.
+// ("<name>:<line>: ..."). kInvalidArgument for malformed input. A last line
+// without a newline that is not a JSON object (what a crash of Codex leaves
+// while writing it) is dropped and reported in `dropped_tail`; a malformed
+// line anywhere else is an error.
 Result<ImportedSession> ParseRollout(std::string_view text, const std::string& source_name);
 
 // The files to import for the given paths: files as given, directories
-// searched recursively for *.jsonl (sorted). kNotFound for a missing path.
-Result<std::vector<std::string>> CollectRolloutFiles(const std::vector<std::string>& paths);
+// searched recursively for *.jsonl (sorted). A path that does not exist or
+// cannot be read is reported in `errors` (one line each) and skipped.
+struct RolloutFiles {
+  std::vector<std::string> files;
+  std::vector<Status> errors;
+};
+RolloutFiles CollectRolloutFiles(const std::vector<std::string>& paths);
 
 struct ImportOutcome {
   std::string path;
   std::string session_id;
-  bool imported = false;  // false: the session was already in the store
+  bool imported = false;                    // false: the session was already in the store
+  std::optional<DroppedTail> dropped_tail;  // a cut-off last line that was not imported
 };
 
 // Reads, parses and imports one rollout file.
@@ -59,8 +70,12 @@ Result<ImportOutcome> ImportRolloutFile(SessionDatabase& store, const std::strin
 
 enum class ExportFormat { kJsonl, kMarkdown };
 
-// The session (full id) as rollout JSON Lines or Markdown text.
+// Called as the items of an export are written: how many so far, of how many.
+using ExportProgress = std::function<void(int64_t done, int64_t total)>;
+
+// The session (full id) as rollout JSON Lines or Markdown text. `progress`
+// (may be empty) is told of each item written.
 Result<std::string> ExportSession(SessionDatabase& store, std::string_view session_id,
-                                  ExportFormat format);
+                                  ExportFormat format, const ExportProgress& progress = {});
 
 }  // namespace codex::storage

@@ -145,7 +145,7 @@ std::string CompactedPayload(const std::vector<core::StoredItem>& h, size_t i, s
 
 }  // namespace
 
-Result<std::string> RenderJsonl(const SessionDetails& d) {
+Result<std::string> RenderJsonl(const SessionDetails& d, const ExportProgress& progress) {
   const core::SessionInfo& s = d.session;
   const Json meta = SessionMeta(s);
   LineWriter out;
@@ -163,6 +163,7 @@ Result<std::string> RenderJsonl(const SessionDetails& d) {
   const auto& h = d.history;
   std::string turn;
   for (size_t i = 0; i < h.size(); ++i) {
+    if (progress) progress(static_cast<int64_t>(i), static_cast<int64_t>(h.size()));
     const core::StoredItem& it = h[i];
     flush_until(it.created_at_ms - 1);
     if (it.turn_id != turn && !it.turn_id.empty()) {
@@ -192,16 +193,17 @@ Result<std::string> RenderJsonl(const SessionDetails& d) {
     out.Add(it.created_at_ms, "response_item", it.item.body);
   }
   flush_until(INT64_MAX);
+  if (progress) progress(static_cast<int64_t>(h.size()), static_cast<int64_t>(h.size()));
   return out.Take();
 }
 
 }  // namespace rollout_internal
 
 Result<std::string> ExportSession(SessionDatabase& store, std::string_view session_id,
-                                  ExportFormat format) {
+                                  ExportFormat format, const ExportProgress& progress) {
   ASSIGN_OR_RETURN(SessionDetails d, store.Show(session_id));
-  if (format == ExportFormat::kMarkdown) return rollout_internal::RenderMarkdown(d);
-  return rollout_internal::RenderJsonl(d);
+  if (format == ExportFormat::kMarkdown) return rollout_internal::RenderMarkdown(d, progress);
+  return rollout_internal::RenderJsonl(d, progress);
 }
 
 }  // namespace codex::storage

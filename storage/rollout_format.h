@@ -13,6 +13,7 @@
 
 #include "base/status.h"
 #include "core/token_usage.h"
+#include "storage/rollout.h"
 #include "storage/session_database.h"
 
 namespace codex::storage::rollout_internal {
@@ -43,8 +44,8 @@ core::TokenUsage UsageFrom(const Json& j);
 
 // The session as rollout JSON Lines (rollout_export.cc); kDataLoss for an item
 // whose body is not a JSON object.
-Result<std::string> RenderJsonl(const SessionDetails& d);
+Result<std::string> RenderJsonl(const SessionDetails& d, const ExportProgress& progress);
 // The session as a readable Markdown transcript (rollout_markdown.cc).
-std::string RenderMarkdown(const SessionDetails& d);
+std::string RenderMarkdown(const SessionDetails& d, const ExportProgress& progress);
 
 }  // namespace codex::storage::rollout_internal

@@ -73,12 +73,20 @@ class RolloutParser {
     size_t pos = 0;
     while (pos < text.size()) {
       size_t nl = text.find('\n', pos);
-      if (nl == std::string_view::npos) nl = text.size();
+      const bool terminated = nl != std::string_view::npos;
+      if (!terminated) nl = text.size();
       std::string_view line = text.substr(pos, nl - pos);
       pos = nl + 1;
       ++line_no;
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       if (SkipWs(line, 0) == line.size()) continue;
+      // Codex writes each line with its newline in one write: a last line
+      // without one that is not a JSON object is what a crash cut off. The
+      // lines before it are whole; Codex resumes such a file, and so do we.
+      if (!terminated && !Json::accept(line)) {
+        out_.dropped_tail = DroppedTail{line_no, line.size()};
+        break;
+      }
       RETURN_IF_ERROR(ParseLine(line, source_name_ + ":" + std::to_string(line_no) + ": "));
     }
     return OkStatus();
@@ -318,13 +326,18 @@ Result<ImportedSession> ParseRollout(std::string_view text, const std::string& s
   }
 }
 
-Result<std::vector<std::string>> CollectRolloutFiles(const std::vector<std::string>& paths) {
-  std::vector<std::string> files;
+RolloutFiles CollectRolloutFiles(const std::vector<std::string>& paths) {
+  RolloutFiles out;
   for (const std::string& p : paths) {
     std::error_code ec;
     const auto status = std::filesystem::status(p, ec);
-    if (ec || !std::filesystem::exists(status)) {
-      return NotFoundError("no such file or directory: " + p);
+    if (!std::filesystem::exists(status)) {
+      out.errors.push_back(NotFoundError(p + ": no such file or directory; check the path"));
+      continue;
+    }
+    if (ec) {
+      out.errors.push_back(FailedPreconditionError("cannot read " + p + ": " + ec.message()));
+      continue;
     }
     if (std::filesystem::is_directory(status)) {
       std::vector<std::string> found;
@@ -335,14 +348,17 @@ Result<std::vector<std::string>> CollectRolloutFiles(const std::vector<std::stri
           found.push_back(it->path().string());
         }
       }
-      if (ec) return FailedPreconditionError("cannot read directory " + p + ": " + ec.message());
+      if (ec) {
+        out.errors.push_back(
+            FailedPreconditionError("cannot read directory " + p + ": " + ec.message()));
+      }
       std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
+      out.files.insert(out.files.end(), found.begin(), found.end());
     } else {
-      files.push_back(p);
+      out.files.push_back(p);
     }
   }
-  return files;
+  return out;
 }
 
 Result<ImportOutcome> ImportRolloutFile(SessionDatabase& store, const std::string& path) {
@@ -355,6 +371,7 @@ Result<ImportOutcome> ImportRolloutFile(SessionDatabase& store, const std::strin
   ImportOutcome outcome;
   outcome.path = path;
   outcome.session_id = session.spec.id;
+  outcome.dropped_tail = session.dropped_tail;
   ASSIGN_OR_RETURN(outcome.imported, store.ImportSession(session));
   return outcome;
 }

@@ -142,16 +142,19 @@ std::string Footer(const SessionDetails& d) {
 
 }  // namespace
 
-std::string RenderMarkdown(const SessionDetails& d) {
+std::string RenderMarkdown(const SessionDetails& d, const ExportProgress& progress) {
   std::string out = Header(d.session);
   int turn = 0;
   const std::vector<size_t> starts = TurnStartIndexes(d.history);
   size_t next_start = 0;
+  const auto total = static_cast<int64_t>(d.history.size());
   for (size_t index = 0; index < d.history.size(); ++index) {
+    if (progress) progress(static_cast<int64_t>(index), total);
     const bool turn_start = next_start < starts.size() && starts[next_start] == index;
     if (turn_start) ++next_start;
     out += RenderItem(d.history[index].item, turn_start, turn);
   }
+  if (progress) progress(total, total);
   return out + Footer(d);
 }
 

@@ -54,10 +54,10 @@ TEST_CASE("Every shared Codex rollout imports, resumes and round-trips") {
   SkipWithoutSharedData();
   StoreDir dir;
   auto store = OpenOrDie(dir.Store("s.db"));
-  auto files = storage::CollectRolloutFiles({kRollouts});
-  REQUIRE(files.ok());
-  REQUIRE(!files->empty());
-  for (const std::string& file : *files) {
+  auto collected = storage::CollectRolloutFiles({kRollouts});
+  REQUIRE(collected.errors.empty());
+  REQUIRE(!collected.files.empty());
+  for (const std::string& file : collected.files) {
     INFO(file);
     auto outcome = storage::ImportRolloutFile(*store, file);
     INFO(outcome.status().ToString());
@@ -111,10 +111,10 @@ TEST_CASE("The compacted rollout becomes a checkpoint with its replacement histo
   SkipWithoutSharedData();
   StoreDir dir;
   auto store = OpenOrDie(dir.Store("s.db"));
-  auto files = storage::CollectRolloutFiles({kRollouts});
-  REQUIRE(files.ok());
+  auto collected = storage::CollectRolloutFiles({kRollouts});
+  REQUIRE(collected.errors.empty());
   bool found = false;
-  for (const std::string& file : *files) {
+  for (const std::string& file : collected.files) {
     if (file.find("home_compact") == std::string::npos) continue;
     found = true;
     auto outcome = storage::ImportRolloutFile(*store, file);

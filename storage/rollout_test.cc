@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "core/item.h"
 #include "storage/sqlite_session_store.h"
@@ -88,6 +89,13 @@ std::string WriteFile(const StoreDir& dir, const std::string& name, const std::s
   const std::string path = dir.File(name);
   std::ofstream(path, std::ios::binary) << text;
   return path;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
 }
 
 }  // namespace
@@ -219,7 +227,9 @@ TEST_CASE("Import rejects malformed files with file and line") {
   CHECK(bad_type.status().message().find("e.jsonl") != std::string::npos);
 
   auto missing = storage::CollectRolloutFiles({dir.File("nope")});
-  CHECK(missing.status().code() == StatusCode::kNotFound);
+  CHECK(missing.files.empty());
+  REQUIRE(missing.errors.size() == 1);
+  CHECK(missing.errors[0].message().find("nope: no such file or directory") != std::string::npos);
 
   // A minimal valid file: timestamps come from the meta line.
   auto ok = storage::ImportRolloutFile(*store, WriteFile(dir, "d.jsonl", meta + "\n"));
@@ -231,6 +241,80 @@ TEST_CASE("Import rejects malformed files with file and line") {
   CHECK_FALSE(s->head_item_id.has_value());
 }
 
+TEST_CASE("Export tells its progress item by item, ending at the total, in both formats") {
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
+  const std::string id = MakeRichSession(*store);
+  for (ExportFormat format : {ExportFormat::kJsonl, ExportFormat::kMarkdown}) {
+    std::vector<std::pair<int64_t, int64_t>> calls;
+    auto text = storage::ExportSession(
+        *store, id, format, [&](int64_t done, int64_t total) { calls.emplace_back(done, total); });
+    REQUIRE(text.ok());
+    // The same text as without a listener.
+    CHECK(*text == *storage::ExportSession(*store, id, format));
+    REQUIRE(calls.size() >= 2);
+    const int64_t total = calls.back().second;
+    CHECK(total > 3);
+    CHECK(calls.back().first == total);
+    for (size_t i = 1; i < calls.size(); ++i) {
+      CHECK(calls[i].first >= calls[i - 1].first);
+      CHECK(calls[i].second == total);
+    }
+  }
+}
+
+TEST_CASE("A rollout cut off by a crash imports every complete line and names what it dropped") {
+  StoreDir dir;
+  auto src = OpenOrDie(dir.Store("src.db"));
+  const std::string id = MakeRichSession(*src);
+  auto jsonl = storage::ExportSession(*src, id, ExportFormat::kJsonl);
+  REQUIRE(jsonl.ok());
+  auto lines = Lines(*jsonl);
+  REQUIRE(lines.size() > 4);
+  // Every cut inside the last response_item line (what a crash while writing it leaves):
+  // the lines before it are imported, the torn one is reported.
+  size_t last_item = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].find("\"type\":\"response_item\"") != std::string::npos) last_item = i;
+  }
+  std::string head;
+  for (size_t i = 0; i < last_item; ++i) head += lines[i] + "\n";
+  const std::string& torn = lines[last_item];
+  for (size_t cut : {size_t{1}, torn.size() / 2, torn.size() - 1}) {
+    INFO("cut at " << cut);
+    auto store = OpenOrDie(dir.Store("cut" + std::to_string(cut) + ".db"));
+    auto outcome =
+        storage::ImportRolloutFile(*store, WriteFile(dir, "cut.jsonl", head + torn.substr(0, cut)));
+    INFO(outcome.status().ToString());
+    REQUIRE(outcome.ok());
+    CHECK(outcome->imported);
+    REQUIRE(outcome->dropped_tail.has_value());
+    CHECK(outcome->dropped_tail->line == last_item + 1);
+    CHECK(outcome->dropped_tail->bytes == cut);
+    // What was kept is what the complete lines say: the same file without the torn line.
+    auto again = storage::ExportSession(*store, id, ExportFormat::kJsonl);
+    REQUIRE(again.ok());
+    auto whole = OpenOrDie(dir.Store("whole" + std::to_string(cut) + ".db"));
+    auto ref = storage::ImportRolloutFile(*whole, WriteFile(dir, "head.jsonl", head));
+    REQUIRE(ref.ok());
+    CHECK_FALSE(ref->dropped_tail.has_value());
+    auto ref_text = storage::ExportSession(*whole, id, ExportFormat::kJsonl);
+    REQUIRE(ref_text.ok());
+    CHECK(Lines(*again).size() == Lines(*ref_text).size());
+  }
+  // A complete last line without its newline is kept, not dropped.
+  auto store = OpenOrDie(dir.Store("complete.db"));
+  auto complete = storage::ImportRolloutFile(*store, WriteFile(dir, "c.jsonl", head + torn));
+  REQUIRE(complete.ok());
+  CHECK_FALSE(complete->dropped_tail.has_value());
+  // A torn line that is not the last is damage, not a crash: refused with its line number.
+  auto middle = storage::ImportRolloutFile(
+      *store, WriteFile(dir, "m.jsonl", head + torn.substr(0, 10) + "\n" + torn + "\n"));
+  REQUIRE_FALSE(middle.ok());
+  CHECK(middle.status().message().find("m.jsonl:" + std::to_string(last_item + 1) + ":") !=
+        std::string::npos);
+}
+
 TEST_CASE("CollectRolloutFiles walks directories recursively for .jsonl") {
   StoreDir dir;
   std::filesystem::create_directories(dir.File("2026/01/02"));
@@ -238,12 +322,13 @@ TEST_CASE("CollectRolloutFiles walks directories recursively for .jsonl") {
   WriteFile(dir, "2026/01/02/notes.txt", "");
   WriteFile(dir, "2026/rollout-a.jsonl", "");
   const std::string explicit_file = WriteFile(dir, "x.txt", "");
-  auto files = storage::CollectRolloutFiles({dir.File("2026"), explicit_file});
-  REQUIRE(files.ok());
-  REQUIRE(files->size() == 3);
-  CHECK((*files)[0] == dir.File("2026/01/02/rollout-b.jsonl"));
-  CHECK((*files)[1] == dir.File("2026/rollout-a.jsonl"));
-  CHECK((*files)[2] == explicit_file);
+  auto collected = storage::CollectRolloutFiles({dir.File("2026"), explicit_file});
+  CHECK(collected.errors.empty());
+  const auto& files = collected.files;
+  REQUIRE(files.size() == 3);
+  CHECK(files[0] == dir.File("2026/01/02/rollout-b.jsonl"));
+  CHECK(files[1] == dir.File("2026/rollout-a.jsonl"));
+  CHECK(files[2] == explicit_file);
 }
 
 TEST_CASE("Imported turns and title follow core/transcript.h on tricky user messages") {

@@ -2,6 +2,7 @@
 // the same folding of words, and hits credited to every live session that
 // holds an item, through fork lineages whose sessions were removed.
 #include <catch2/catch.hpp>
+#include <map>
 #include <set>
 
 #include "core/item.h"
@@ -88,4 +89,127 @@ TEST_CASE("A hit is credited through fork lineages after their sessions are remo
   REQUIRE(store->Remove(c->id).ok());
   CHECK(Search(*store, "capybara").empty());
   CHECK(Holders(Search(*store, "axolotl")) == std::set<std::string>{d->id});
+}
+
+namespace {
+
+// One row of the search semantics both backends keep: a query and the
+// documents it finds, or that it is refused.
+struct SearchCase {
+  std::string query;
+  std::set<std::string> finds;  // names of kDocuments
+  bool refused = false;
+};
+
+const std::vector<std::pair<std::string, std::string>>& Documents() {
+  static const auto* docs = new std::vector<std::pair<std::string, std::string>>{
+      {"zebra", "zebra -- crossing... (yes) 🦀"},
+      {"zebra2", "a zebra alone"},
+      {"greek", "ο σίσυφος και ΣΊΣΥΦΟΣ"},
+      {"cjk", "日本語のテキストです"},
+      {"cjk2", "東京は日本の首都"},
+      {"latin", "Ærøskøbing Łódź Straße naïve façade Đà Nẵng İSTANBUL Ｆｕｌｌ"},
+      {"long", "before " + std::string(2048, 'q') + " after"},
+      {"emoji", "ship it 🚀 now"},
+  };
+  return *docs;
+}
+
+}  // namespace
+
+TEST_CASE("One search semantics on both backends: punctuation, emoji, long words, CJK, accents") {
+  StoreDir dir;
+  auto store = OpenOrDie(dir);
+  std::map<std::string, std::string> name_of;  // session id -> document name
+  for (const auto& [name, text] : Documents()) name_of[Create(*store, text).id] = name;
+  const std::string long_word(2048, 'q');
+  const std::vector<SearchCase> cases = {
+      {"zebra", {"zebra", "zebra2"}},
+      // Punctuation is not indexed: a term of it alone is left out, as a whole query refused.
+      {"zebra --", {"zebra", "zebra2"}},
+      {"zebra ... ()", {"zebra", "zebra2"}},
+      {"--", {}, true},
+      {"...", {}, true},
+      {"()", {}, true},
+      // Emoji are words.
+      {"🦀", {"zebra"}},
+      {"zebra 🦀", {"zebra"}},
+      {"🚀", {"emoji"}},
+      {"\"it 🚀 now\"", {"emoji"}},
+      // Greek: accents and final sigma folded, either case.
+      {"σισυφος", {"greek"}},
+      {"ΣΙΣΥΦΟΣ", {"greek"}},
+      {"σίσυφος", {"greek"}},
+      {"σισυ*", {"greek"}},
+      // Latin scripts: accents, strokes, ß, dotted İ, full-width letters.
+      {"aerøskobing", {}},  // æ is a letter of its own, not "ae"
+      {"ærøskobing", {"latin"}},
+      {"lodz", {"latin"}},
+      {"LÓDŹ", {"latin"}},
+      {"strasse", {"latin"}},
+      {"naive facade", {"latin"}},
+      {"\"da nang\"", {"latin"}},
+      {"istanbul", {"latin"}},
+      {"full", {"latin"}},
+      // Han/kana/Hangul: words inside runs.
+      {"日本語", {"cjk"}},
+      {"テキスト", {"cjk"}},
+      {"本語", {"cjk"}},
+      {"日本", {"cjk", "cjk2"}},
+      {"日", {"cjk", "cjk2"}},
+      {"都", {"cjk2"}},
+      {"日本の首都", {"cjk2"}},
+      {"\"日本語のテキスト\"", {"cjk"}},
+      {"日本語 zebra", {}},
+      {"語テ", {}},
+      // A word over the index's limit is refused; a shorter piece of it is no word of the text.
+      {long_word, {}, true},
+      {"before " + long_word.substr(0, 300) + "*", {}, true},
+      {"qqqq", {}},
+      {"before after", {"long"}},
+  };
+  for (const SearchCase& c : cases) {
+    INFO("query: " << c.query.substr(0, 60));
+    SearchQuery q;
+    q.text = c.query;
+    q.limit = 100;
+    auto hits = store->Search(q);
+    if (c.refused) {
+      REQUIRE_FALSE(hits.ok());
+      const std::string& message = hits.status().message();
+      CHECK(hits.status().code() == codex::StatusCode::kInvalidArgument);
+      CHECK(message.find('\n') == std::string::npos);
+      CHECK(message.size() < 200);  // one line; never the query echoed back
+      continue;
+    }
+    INFO(hits.status().ToString());
+    REQUIRE(hits.ok());
+    std::set<std::string> found;
+    for (const std::string& id : Holders(*hits)) found.insert(name_of.at(id));
+    CHECK(found == c.finds);
+  }
+}
+
+TEST_CASE("Deep searches page through every hit once on both backends") {
+  StoreDir dir;
+  auto store = OpenOrDie(dir);
+  std::set<std::string> ids;
+  for (int i = 0; i < 260; ++i) ids.insert(Create(*store, "yak number " + std::to_string(i)).id);
+  SearchQuery q;
+  q.text = "yak";
+  q.limit = 1000;
+  auto all = store->Search(q);
+  REQUIRE(all.ok());
+  CHECK(all->size() == 260);
+  CHECK(Holders(*all) == ids);
+  q.limit = 250;  // over one page of PostgreSQL's first ranking query
+  auto some = store->Search(q);
+  REQUIRE(some.ok());
+  CHECK(some->size() == 250);
+  std::set<int64_t> items;
+  for (const SearchHit& h : *some) {
+    items.insert(h.item_id);
+    CHECK(h.snippet.find("[yak]") != std::string::npos);
+  }
+  CHECK(items.size() == 250);
 }

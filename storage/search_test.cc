@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/item.h"
+#include "storage/fts_tokenizer.h"
 #include "storage/search_text.h"
 #include "storage/sqlite_session_store.h"
 #include "testing/temp_dir.h"
@@ -257,6 +258,7 @@ TEST_CASE("Search ranks as FTS5's bm25(), newer first on a tie") {
     std::vector<int64_t> want;
     {
       SQLite::Database db(path, SQLite::OPEN_READONLY);
+      REQUIRE(codex::storage::RegisterCodexTokenizer(db.getHandle()).ok());
       auto fts = codex::storage::FtsQueryFromUser(query);
       REQUIRE(fts.ok());
       SQLite::Statement q(db,

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "storage/fts_tokenizer.h"
 #include "storage/sqlite_session_store.h"
 
 namespace codex::storage {
@@ -227,18 +228,46 @@ Result<std::vector<SearchTerm>> ParseSearchQuery(std::string_view query) {
   return terms;
 }
 
-Result<std::string> FtsQueryFromUser(std::string_view query) {
+Result<std::vector<std::vector<QueryToken>>> QueryTokensFromUser(std::string_view query) {
   ASSIGN_OR_RETURN(std::vector<SearchTerm> terms, ParseSearchQuery(query));
-  std::string out;
+  std::vector<std::vector<QueryToken>> out;
   for (const SearchTerm& term : terms) {
-    if (!out.empty()) out += ' ';
-    out += '"';
-    for (char c : term.text) {
-      if (c == '"') out += '"';
-      out += c;
+    const std::vector<FtsToken> tokens = FtsTokens(term.text, TokenizeMode::kQuery);
+    std::vector<QueryToken> phrase;
+    for (size_t k = 0; k < tokens.size(); ++k) {
+      const FtsToken& t = tokens[k];
+      if (t.folded.size() > kMaxTokenBytes) {
+        return InvalidArgumentError("a search word is " + std::to_string(t.folded.size()) +
+                                    " bytes long; words over " + std::to_string(kMaxTokenBytes) +
+                                    " bytes are not indexed, search for a shorter word near it");
+      }
+      const bool last = k + 1 == tokens.size();
+      // A lone character of a run (a query's last run keeps no trailing
+      // character of its own, so this one stands alone) starts bigrams.
+      const bool lone_char = t.cjk && t.folded.size() <= 4;
+      phrase.push_back({t.folded, last && (term.prefix || lone_char)});
     }
-    out += '"';
-    if (term.prefix) out += '*';
+    if (!phrase.empty()) out.push_back(std::move(phrase));
+  }
+  if (out.empty()) {
+    return InvalidArgumentError(
+        "search text has no word to look for: punctuation is not indexed; search for words, "
+        "numbers or emoji");
+  }
+  return out;
+}
+
+Result<std::string> FtsQueryFromUser(std::string_view query) {
+  ASSIGN_OR_RETURN(auto terms, QueryTokensFromUser(query));
+  std::string out;
+  for (const std::vector<QueryToken>& phrase : terms) {
+    if (!out.empty()) out += ' ';
+    for (size_t k = 0; k < phrase.size(); ++k) {
+      if (k) out += " + ";
+      // Folded tokens hold no '"' (punctuation separates words).
+      out += '"' + phrase[k].word + '"';
+      if (phrase[k].prefix) out += '*';
+    }
   }
   return out;
 }

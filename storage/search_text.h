@@ -37,8 +37,23 @@ struct SearchTerm {
 // for an empty query, an unbalanced quote or a '*' anywhere but the end of a word.
 Result<std::vector<SearchTerm>> ParseSearchQuery(std::string_view query);
 
-// The FTS5 MATCH expression for a user query (ParseSearchQuery): each term is
-// matched literally, a phrase's words in a row, a prefix term by any word it starts.
+// One token of a query term (storage/fts_tokenizer.h), as both backends
+// search for it: exactly, or as the start of an indexed token.
+struct QueryToken {
+  std::string word;  // folded
+  bool prefix = false;
+};
+
+// The tokens of each term of a user query, one search semantics for both
+// backends: a term's tokens must appear in a row; a prefix term's last token
+// and a lone Han/kana/Hangul character (the start of a bigram) are prefixes.
+// A term with no token (punctuation such as "--" or "()": not indexed) is
+// left out. kInvalidArgument, in one line that does not repeat the query,
+// for a query with no token at all or with a word longer than the index keeps.
+Result<std::vector<std::vector<QueryToken>>> QueryTokensFromUser(std::string_view query);
+
+// The FTS5 MATCH expression for a user query (QueryTokensFromUser): each
+// term's tokens as a phrase, the terms ANDed.
 Result<std::string> FtsQueryFromUser(std::string_view query);
 
 }  // namespace codex::storage

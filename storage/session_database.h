@@ -38,9 +38,12 @@ struct EventRecord {
 
 // How Open behaves under contention and on a read-only CODEX_HOME.
 struct StoreOptions {
-  int busy_timeout_ms = 10'000;   // the most a write waits for a lock, in total
-  int wait_notice_ms = 1'000;     // on_wait is called once a wait lasts this long
-  std::function<void()> on_wait;  // e.g. print "waiting for another codex process…"
+  int busy_timeout_ms = 10'000;  // the most a write waits for a lock, in total
+  int wait_notice_ms = 1'000;    // on_wait is called once a wait lasts this long
+  // Called once a wait lasts wait_notice_ms, with who holds the lock as far as
+  // can be told (LockHolder: "another codex process (pid 12)", "another
+  // process (sqlite3, pid 34)", "another process"); e.g. prints "waiting for …".
+  std::function<void(const std::string& holder)> on_wait;
   // Open without writing: no file or directory is created, no migration is
   // applied (an outdated schema is an error). Also chosen automatically when
   // the database cannot be opened for writing (a read-only CODEX_HOME).
@@ -124,6 +127,13 @@ struct ImportedItem {
   int64_t created_at_ms = 0;
   core::Item item;
 };
+// The last line of a rollout that a crash cut off (no newline, not a JSON
+// object): import keeps the lines before it and drops it.
+struct DroppedTail {
+  size_t line = 0;   // 1-based line number
+  size_t bytes = 0;  // its length
+};
+
 struct ImportedSession {
   core::NewSession spec;  // spec.id required
   int64_t updated_at_ms = 0;
@@ -133,6 +143,7 @@ struct ImportedSession {
   std::map<size_t, int64_t> reported_totals;
   std::vector<core::TurnRecord> turns;
   std::vector<EventRecord> events;
+  std::optional<DroppedTail> dropped_tail;  // set by ParseRollout
 };
 
 // A user message from the person (core/transcript.h, the rule compaction

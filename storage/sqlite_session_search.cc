@@ -100,7 +100,8 @@ Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& que
         scored.emplace_back(q.getColumn(1).getDouble(), q.getColumn(0).getInt64());
       }
     } catch (const std::exception& e) {
-      return InvalidArgumentError("cannot search for '" + query.text + "': " + e.what() +
+      // The query is not repeated: it may be kilobytes long.
+      return InvalidArgumentError(std::string("cannot search: ") + e.what() +
                                   "; use words, \"a phrase\" or a prefix such as build*");
     }
     const auto better = [](const std::pair<double, int64_t>& a,

@@ -21,6 +21,7 @@
 
 #include "core/context_budget.h"
 #include "core/uuid.h"
+#include "storage/fts_tokenizer.h"
 #include "storage/migrations.h"
 #include "storage/project_identity.h"
 #include "storage/search_rank.h"
@@ -175,6 +176,13 @@ std::string FileUri(const std::string& path, std::string_view query) {
 Result<std::unique_ptr<SqliteSessionStore>> SqliteSessionStore::Open(const std::string& path,
                                                                      StoreOptions options) {
   if (path.empty()) return InvalidArgumentError("sessions database path is empty");
+  std::error_code dir_ec;
+  if (std::filesystem::is_directory(path, dir_ec)) {
+    return FailedPreconditionError("sessions database " + path +
+                                   " is a directory, not a file; move it aside (mv " + path + " " +
+                                   path + ".dir) or point CODEX_HOME or session_store elsewhere");
+  }
+  const bool asked_read_only = options.read_only;
   if (!options.read_only && CannotWrite(path)) options.read_only = true;
   if (options.read_only) {
     if (::access(path.c_str(), R_OK) != 0) {
@@ -196,6 +204,7 @@ Result<std::unique_ptr<SqliteSessionStore>> SqliteSessionStore::Open(const std::
   wait->timeout_ms = options.busy_timeout_ms;
   wait->notice_ms = options.wait_notice_ms;
   wait->on_wait = options.on_wait;
+  wait->path = path;
   std::unique_ptr<SQLite::Database> db;
   try {
     // NOMUTEX: an object is used by one thread at a time (see the header).
@@ -211,6 +220,7 @@ Result<std::unique_ptr<SqliteSessionStore>> SqliteSessionStore::Open(const std::
     RegisterSearchTextFunction(db->getHandle());
     internal::RegisterPlaceFunctions(db->getHandle());
     RETURN_IF_ERROR(RegisterSearchRank(db->getHandle()));
+    RETURN_IF_ERROR(RegisterCodexTokenizer(db->getHandle()));
     if (!options.read_only) {
       // Switching a new file to WAL needs a moment of exclusive access. SQLite
       // answers SQLITE_BUSY at once, without calling the busy handler, when
@@ -238,7 +248,30 @@ Result<std::unique_ptr<SqliteSessionStore>> SqliteSessionStore::Open(const std::
   }
   if (options.read_only) {
     ASSIGN_OR_RETURN(int version, SchemaVersion(*db));
-    if (version != LatestSchemaVersion()) {
+    if (version > LatestSchemaVersion()) {
+      return FailedPreconditionError(
+          "sessions database " + path + " was written by a newer codex (schema version " +
+          std::to_string(version) + " > " + std::to_string(LatestSchemaVersion()) +
+          "); upgrade codex (a database is never downgraded)");
+    }
+    if (version < LatestSchemaVersion()) {
+      // Asked to read a database that is ours to write (an older schema, or
+      // a 0-byte file): bring it up to date first, as any writer would.
+      if (asked_read_only && !CannotWrite(path)) {
+        db.reset();
+        StoreOptions writable = options;
+        writable.read_only = false;
+        ASSIGN_OR_RETURN(auto upgraded, Open(path, writable));
+        upgraded.reset();
+        return Open(path, std::move(options));
+      }
+      std::error_code size_ec;
+      if (version == 0 && std::filesystem::file_size(path, size_ec) == 0 && !size_ec) {
+        return FailedPreconditionError(
+            "sessions database " + path +
+            " is an empty file (0 bytes) that this user cannot write; remove it, or run codex "
+            "as its owner, to start a store there");
+      }
       return FailedPreconditionError(
           "sessions database " + path + " has schema version " + std::to_string(version) +
           " and this codex needs " + std::to_string(LatestSchemaVersion()) +

@@ -1,5 +1,15 @@
 #include "storage/sqlite_util.h"
 
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
 #include "storage/project_identity.h"
 #include "storage/store_rules.h"
 
@@ -20,7 +30,51 @@ int ExtendedCode(const std::exception& e) {
   return -1;
 }
 
+// True when the filesystem holding `path` has (next to) no space left for
+// this user: what an I/O error while writing there means.
+bool OutOfSpace(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  struct statvfs st {};
+  if (::statvfs(dir.c_str(), &st) != 0) return errno == ENOSPC;
+  return static_cast<unsigned long long>(st.f_bavail) * st.f_frsize < 64 * 1024;
+}
+
 }  // namespace
+
+std::string LockHolder(const std::string& path) {
+  std::set<unsigned long> inodes;
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    struct stat st {};
+    if (::stat((path + suffix).c_str(), &st) == 0) inodes.insert(st.st_ino);
+  }
+  std::ifstream locks("/proc/locks");
+  long holder = 0;
+  bool holder_writes = false;
+  for (std::string line; std::getline(locks, line);) {
+    // "1: POSIX  ADVISORY  WRITE 1234 08:01:5678 0 EOF"; waiters have "->" after the number.
+    std::istringstream in(line);
+    std::string number, kind, mode, access, dev_ino;
+    long pid = 0;
+    if (!(in >> number >> kind >> mode >> access >> pid >> dev_ino) || kind == "->") continue;
+    const size_t colon = dev_ino.rfind(':');
+    if (colon == std::string::npos || pid <= 0) continue;
+    const unsigned long ino = std::strtoul(dev_ino.c_str() + colon + 1, nullptr, 10);
+    if (!inodes.count(ino)) continue;
+    const bool writes = access == "WRITE";
+    if (holder == 0 || (writes && !holder_writes) || (holder == ::getpid() && pid != ::getpid())) {
+      holder = pid;
+      holder_writes = writes;
+    }
+  }
+  if (holder == 0) return "another process";
+  if (holder == ::getpid()) return "another connection of this process";
+  std::string comm;
+  std::getline(std::ifstream("/proc/" + std::to_string(holder) + "/comm"), comm);
+  if (comm == "codex") return "another codex process (pid " + std::to_string(holder) + ")";
+  if (comm.empty()) return "another process (pid " + std::to_string(holder) + ")";
+  return "another process (" + comm + ", pid " + std::to_string(holder) + ")";
+}
 
 namespace {
 
@@ -36,7 +90,7 @@ int BusyHandler(void* arg, int count) {
   if (elapsed >= wait->timeout_ms) return 0;
   if (!wait->noticed && elapsed >= wait->notice_ms) {
     wait->noticed = true;
-    if (wait->on_wait) wait->on_wait();
+    if (wait->on_wait) wait->on_wait(LockHolder(wait->path));
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(count < 10 ? 2 + count * 2 : 25));
   return 1;
@@ -66,7 +120,7 @@ Status StatusFromException(const std::exception& e, const std::string& path,
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
       return UnavailableError("sessions database " + path + ": " + std::string(what) +
-                              " gave up: another codex process kept the database locked (" +
+                              " gave up: " + LockHolder(path) + " kept the database locked (" +
                               e.what() + "); try again when it has finished");
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
@@ -75,7 +129,14 @@ Status StatusFromException(const std::exception& e, const std::string& path,
                            "recover what it holds with 'sqlite3 " + path + ".broken .recover | " +
                            "sqlite3 " + path + "'");
     case SQLITE_FULL:
-      return ResourceExhaustedError(message + "; the disk is full");
+    case SQLITE_IOERR:
+      if ((code & 0xff) == SQLITE_FULL || OutOfSpace(path)) {
+        return ResourceExhaustedError("sessions database " + path + ": " + std::string(what) +
+                                      " failed: no space left on device; free space on the "
+                                      "filesystem of " +
+                                      path + " and try again (what was saved before is intact)");
+      }
+      return InternalError(std::move(message));
     case SQLITE_CANTOPEN:
     case SQLITE_PERM:
     case SQLITE_READONLY:

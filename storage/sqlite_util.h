@@ -26,6 +26,12 @@ int64_t NowMs();
 // corruption maps to kDataLoss, lock contention to kUnavailable.
 Status StatusFromException(const std::exception& e, const std::string& path, std::string_view what);
 
+// Who holds a lock on the SQLite database at `path` (its file, -wal or -shm),
+// from /proc/locks and /proc/PID/comm, a writer's lock first: "another codex
+// process (pid N)", "another connection of this process", "another process
+// (COMM, pid N)" for any other program, "another process" when none is seen.
+std::string LockHolder(const std::string& path);
+
 // True for an SQLite exception that a retry of the whole transaction may cure.
 bool IsBusy(const std::exception& e);
 
@@ -37,7 +43,8 @@ bool IsBusy(const std::exception& e);
 struct BusyWait {
   int timeout_ms = 10'000;
   int notice_ms = 1'000;
-  std::function<void()> on_wait;
+  std::string path;  // the database, to name who holds its lock (LockHolder)
+  std::function<void(const std::string& holder)> on_wait;
   std::chrono::steady_clock::time_point start{};
   bool noticed = false;
 };

@@ -5,10 +5,12 @@
 // finished by running it again, with verified counts.
 #include <signal.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 
@@ -153,6 +155,17 @@ TEST_CASE("store backend: migrate copies everything, verifies, and is idempotent
       *env, {"sessions", "migrate", "--from", dest.string(), "--to", "sqlite:" + back.string()});
   CHECK(reverse.exit_code == 0);
   CHECK(Count(back, "items") == 48);
+  // --json: no progress or chatter, one summary object.
+  const auto third = env->root() / "third.db";
+  auto json = Run(*env, {"sessions", "migrate", "--json", "--to", "sqlite:" + third.string()});
+  CHECK(json.exit_code == 0);
+  CHECK(json.err.empty());
+  REQUIRE(std::count(json.out.begin(), json.out.end(), '\n') == 1);
+  auto summary = nlohmann::json::parse(json.out);
+  CHECK(summary["copied"] == 15);
+  CHECK(summary["already_there"] == 0);
+  CHECK(summary["verified"] == true);
+  CHECK(summary["destination"]["items"] == 48);
   // The same store on both sides, a bad --to: one line each.
   auto same =
       Run(*env, {"sessions", "migrate", "--to", (env->codex_home() / "sessions.db").string()});

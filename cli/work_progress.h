@@ -1,0 +1,52 @@
+// WorkProgress: the progress of a long command (sessions import, migrate) on
+// stderr, the one home for it. On a terminal, one line redrawn in place with a
+// bar, the count, the rate and the time left:
+//   importing [##########----------]  1234/20001 files  512/s  ETA 0:37
+// otherwise a plain line every 2 s (a log or a CI job keeps them all):
+//   importing: 1234/20001 files, 512/s, ETA 37 s
+// and nothing when silent (--json: the command prints a summary object
+// instead). A run that ends within the first interval prints nothing at all.
+// Not thread-safe.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <string>
+
+namespace codex::cli {
+
+class WorkProgress {
+ public:
+  using Clock = std::function<std::chrono::steady_clock::time_point()>;
+  enum class Output { kTerminal, kLines, kSilent };
+
+  // `verb` ("importing"), `unit` ("files"), `total` (0: unknown). `clock`
+  // defaults to steady_clock::now (tests pass their own).
+  WorkProgress(std::string verb, std::string unit, int64_t total, Output output,
+               std::FILE* out = stderr, Clock clock = {});
+  // kTerminal when stderr is a terminal, else kLines; kSilent when `silent`.
+  static Output OutputFor(bool silent);
+
+  // `done` units finished so far.
+  void Update(int64_t done);
+  // Ends the bar's line (terminal) once anything was shown.
+  void Finish();
+
+  // "1:05:07", "0:37": a duration for ETA.
+  static std::string FormatDuration(std::chrono::seconds s);
+
+ private:
+  std::string Line(int64_t done, double rate, bool terminal) const;
+
+  std::string verb_, unit_;
+  int64_t total_;
+  Output output_;
+  std::FILE* out_;
+  Clock clock_;
+  std::chrono::steady_clock::time_point start_, last_;
+  bool shown_ = false;
+};
+
+}  // namespace codex::cli

@@ -1,0 +1,85 @@
+// WorkProgress (cli/work_progress.h) with a clock the test moves.
+#include "cli/work_progress.h"
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <string>
+
+using codex::cli::WorkProgress;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Capture {
+  std::FILE* f = std::tmpfile();
+  ~Capture() { std::fclose(f); }
+  std::string Text() const {
+    std::fflush(f);
+    std::rewind(f);
+    std::string s;
+    for (int c; (c = std::fgetc(f)) != EOF;) s += static_cast<char>(c);
+    return s;
+  }
+};
+
+struct FakeClock {
+  std::chrono::steady_clock::time_point now{};
+  WorkProgress::Clock Fn() {
+    return [this] { return now; };
+  }
+};
+
+}  // namespace
+
+TEST_CASE("Plain lines every 2 s with count, rate and time left; nothing for a short run") {
+  Capture out;
+  FakeClock clock;
+  WorkProgress p("importing", "files", 1000, WorkProgress::Output::kLines, out.f, clock.Fn());
+  for (int i = 1; i <= 100; ++i) {
+    clock.now += 10ms;  // 1 s for 100 files
+    p.Update(i);
+  }
+  CHECK(out.Text().empty());
+  clock.now += 1s;  // 2 s, 100 files: 50/s, 900 left = 18 s
+  p.Update(100);
+  CHECK(out.Text() == "importing: 100/1000 files, 50/s, ETA 0:18\n");
+  clock.now += 1s;  // within the interval: no new line
+  p.Update(150);
+  CHECK(out.Text() == "importing: 100/1000 files, 50/s, ETA 0:18\n");
+  clock.now += 1s;  // 4 s, 200 files
+  p.Update(200);
+  p.Finish();
+  CHECK(out.Text() ==
+        "importing: 100/1000 files, 50/s, ETA 0:18\nimporting: 200/1000 files, 50/s, ETA 0:16\n");
+}
+
+TEST_CASE("A terminal gets one bar redrawn in place, cleared at the end") {
+  Capture out;
+  FakeClock clock;
+  WorkProgress p("migrating", "sessions", 40, WorkProgress::Output::kTerminal, out.f, clock.Fn());
+  clock.now += 2s;
+  p.Update(10);
+  clock.now += 100ms;  // faster than a redraw
+  p.Update(11);
+  clock.now += 200ms;
+  p.Update(20);
+  p.Finish();
+  const std::string text = out.Text();
+  CHECK(text ==
+        "\r\x1b[2Kmigrating [#####---------------]  10/40 sessions  5.0/s  ETA 0:06"
+        "\r\x1b[2Kmigrating [##########----------]  20/40 sessions  8.7/s  ETA 0:03"
+        "\r\x1b[2K");
+  CHECK(text.find('\n') == std::string::npos);
+}
+
+TEST_CASE("Silent progress (--json) prints nothing; durations read as h:mm:ss") {
+  Capture out;
+  FakeClock clock;
+  WorkProgress p("purging", "sessions", 10, WorkProgress::Output::kSilent, out.f, clock.Fn());
+  clock.now += 10s;
+  p.Update(5);
+  p.Finish();
+  CHECK(out.Text().empty());
+  CHECK(WorkProgress::FormatDuration(3727s) == "1:02:07");
+  CHECK(WorkProgress::FormatDuration(37s) == "0:37");
+}
