@@ -732,7 +732,7 @@ Status RunExport(const std::string& id, const std::string& format, const std::st
   if (progress) progress->Finish();
   if (!text.ok()) return text.status();
   if (output.empty() || output == "-") {
-    const bool written = PrintText(stdout, text) && std::fflush(stdout) == 0;
+    const bool written = PrintText(stdout, *text) && std::fflush(stdout) == 0;
     return written ? OkStatus() : InternalError("cannot write to stdout");
   }
   std::ofstream out(output, std::ios::binary | std::ios::trunc);
