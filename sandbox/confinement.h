@@ -22,7 +22,9 @@
 //   1. Namespaces (launcher.h): bubblewrap runs the command in fresh user,
 //      mount, PID, IPC and, with the network off, network namespaces. The
 //      mount namespace shows / read-only, the writable roots writable and
-//      their .git read-only again (bind mounts subtract what Landlock cannot),
+//      the protected paths read-only again (bind mounts subtract what
+//      Landlock cannot; the directories on the way are bound onto
+//      themselves so that they cannot be renamed away),
 //      a minimal /dev and a private /proc (no host process is visible, so no
 //      environ, cmdline or maps of codex or anything else). When the PID 1
 //      helper exits, every process the command started dies.
@@ -40,10 +42,13 @@
 // workspace root, nor in /tmp when the workspace lies under it. The top-level
 // `.git`/`.codex` of /tmp and $TMPDIR themselves are left writable there (to
 // keep /tmp usable), /dev/shm and /dev/pts are not writable (they are the
-// host's). Without Landlock the namespaces hold the
-// filesystem. With neither, Prepare() refuses kReadOnly and kWorkspaceWrite
-// with kUnavailable rather than running unconfined. A prepared Confinement is
-// immutable and may be used by any number of children. Thread-safe after
+// host's). Without Landlock the namespaces hold the filesystem. With neither,
+// Prepare() refuses kReadOnly and kWorkspaceWrite with kUnavailable rather
+// than running unconfined. A prepared Confinement is immutable and may be used
+// by any number of children (they share its /dev/shm directory); it enforces
+// the workspace policy as the filesystem was at Prepare() (which paths
+// existed), so a long-lived user such as a per-session server should prepare
+// a fresh one per command, as core::PrepareCommand does. Thread-safe after
 // Prepare().
 #pragma once
 
