@@ -247,7 +247,7 @@ model = "other"
 }
 
 TEST_CASE(
-    "[sandbox_workspace_write] exclude_slash_tmp and exclude_tmpdir_env_var reach the policy") {
+    "sandbox_workspace_write: exclude_slash_tmp and exclude_tmpdir_env_var reach the policy") {
   TempHome home;
   home.Write(R"([sandbox_workspace_write]
 exclude_slash_tmp = true
