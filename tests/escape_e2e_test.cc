@@ -7,6 +7,7 @@
 // print why and return; docs/threat-model.md maps each layer to the case
 // that shows it.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -696,8 +697,18 @@ TEST_CASE("workspace policy: a protected path through a writable symlink is refu
 
 TEST_CASE("workspace policy: the --ephemeral store is out of the commands' reach") {
   if (!SandboxAvailable()) return;
-  for (const auto& layer_env : LayerEnvs()) {
-    INFO((layer_env.empty() ? "namespaces" : "fallback"));
+  // The workspace beside $CODEX_HOME, and one that contains it (a writable
+  // root covers the store: the policy's private path must still hold).
+  for (const auto& [layer_env, covering] :
+       {std::pair{std::map<std::string, std::string>{}, false},
+        std::pair{std::map<std::string, std::string>{}, true},
+        std::pair{std::map<std::string, std::string>{{"CODEX_SANDBOX_BWRAP", "/nonexistent"}},
+                  false},
+        std::pair{std::map<std::string, std::string>{{"CODEX_SANDBOX_BWRAP", "/nonexistent"}},
+                  true}}) {
+    const bool fallback = !layer_env.empty();
+    if (fallback ? sandbox::landlock::AbiVersion() < 1 : !sandbox::ProbeBwrap().usable) continue;
+    INFO((fallback ? "fallback" : "namespaces") << (covering ? ", cwd above $CODEX_HOME" : ""));
     // $CODEX_HOME reaches the command's environment (it is no secret).
     const std::string script =
         "set +e; echo home=$CODEX_HOME; cat \"$CODEX_HOME\"/ephemeral/*/sessions.d[b] 2>/dev/null "
@@ -710,6 +721,7 @@ TEST_CASE("workspace policy: the --ephemeral store is out of the commands' reach
     const fs::path store = (*env)->codex_home() / "ephemeral";
     ProcessOptions p =
         (*env)->CodexCommand({"exec", "--ephemeral", "-s", "workspace-write", "peek"});
+    if (covering) p.cwd = (*env)->root();
     for (const auto& [k, v] : layer_env) p.env[k] = v;
     auto run = RunProcess(p);
     REQUIRE(run.ok());
@@ -723,7 +735,7 @@ TEST_CASE("workspace policy: the --ephemeral store is out of the commands' reach
     CHECK(out.find("wrote") == std::string::npos);
     // With namespaces not even readable (without them, as any file of the user).
     // (The fallback's read shows that the script does find the store.)
-    if (layer_env.empty()) {
+    if (!fallback) {
       CHECK(out.find("SQLite format") == std::string::npos);
     } else {
       CHECK_THAT(out, Catch::Contains("SQLite format"));
@@ -731,6 +743,51 @@ TEST_CASE("workspace policy: the --ephemeral store is out of the commands' reach
     // Nothing of this run's store is left in /tmp or under $CODEX_HOME.
     CHECK(fs::is_empty(store));
   }
+}
+
+}  // namespace codex::testing
+
+namespace codex::testing {
+
+// Issue 23, point 4: /dev/shm is not the host's, and another terminal of the
+// user cannot be written through /dev/pts, with namespaces and without.
+TEST_CASE("codex sandbox: /dev/shm is private and another terminal's /dev/pts is closed") {
+  if (!SandboxAvailable()) return;
+  int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  REQUIRE(master >= 0);
+  REQUIRE(::grantpt(master) == 0);
+  REQUIRE(::unlockpt(master) == 0);
+  const std::string slave = ::ptsname(master);
+  ::chmod(slave.c_str(), 0666);
+  const std::string host_shm = "/dev/shm/codex-escape-host-" + std::to_string(::getpid());
+  std::ofstream(host_shm) << "host\n";
+  const std::string inside = "/dev/shm/codex-escape-inside-" + std::to_string(::getpid());
+  for (const auto& layer_env : LayerEnvs()) {
+    const bool fallback = !layer_env.empty();
+    INFO((fallback ? "fallback" : "namespaces"));
+    Scratch s;
+    for (const std::string mode : {"read-only", "workspace-write"}) {
+      INFO(mode);
+      auto r = Sandbox(As::kInvoker,
+                       {"-s", mode, "--", "sh", "-c",
+                        "printf '\\033]0;pwned\\007' > " + slave + " && echo tty-written; cat " +
+                            host_shm + "; echo x > " + inside + " && echo shm-written; echo end"},
+                       s.path(), layer_env);
+      CHECK_THAT(r.out, Catch::Contains("end"));
+      CHECK(r.out.find("tty-written") == std::string::npos);
+      if (!fallback) CHECK(r.out.find("host") == std::string::npos);
+      // The sandbox's own /dev/shm is writable with namespaces in
+      // workspace-write; the host's never is.
+      CHECK((r.out.find("shm-written") != std::string::npos) ==
+            (!fallback && mode == "workspace-write"));
+      CHECK_FALSE(fs::exists(inside));
+    }
+  }
+  ::fcntl(master, F_SETFL, O_NONBLOCK);
+  char buf[64];
+  CHECK(::read(master, buf, sizeof buf) < 0);  // nothing reached the terminal
+  ::close(master);
+  fs::remove(host_shm);
 }
 
 }  // namespace codex::testing
