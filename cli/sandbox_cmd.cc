@@ -84,7 +84,8 @@ Result<int> RunSandbox(const GlobalOptions& global, const SandboxArgs& args) {
   if (*mode == core::SandboxMode::kWorkspaceWrite) {
     spec.sandbox.network = args.network || config.sandbox_network_access;
   }
-  ASSIGN_OR_RETURN(core::PreparedCommand prepared, core::PrepareCommand(spec));
+  ASSIGN_OR_RETURN(core::PreparedCommand prepared,
+                   core::PrepareCommand(spec, /*exec_in_place=*/true));
   if (args.explain) {
     Explain(spec, *prepared.confinement);
     return kExitOk;

@@ -59,7 +59,7 @@ sandbox::WritableRootsSpec WritableRootsFor(const SandboxPolicy& policy, const s
   return out;
 }
 
-Result<PreparedCommand> PrepareCommand(const CommandSpec& spec) {
+Result<PreparedCommand> PrepareCommand(const CommandSpec& spec, bool exec_in_place) {
   PreparedCommand prepared;
   sandbox::SpawnOptions& options = prepared.options;
   options.argv = spec.argv;
@@ -72,6 +72,7 @@ Result<PreparedCommand> PrepareCommand(const CommandSpec& spec) {
                                 "' does not exist; pass an existing directory");
   }
   ASSIGN_OR_RETURN(sandbox::SandboxSpec sandbox_spec, ToSandboxSpec(spec));
+  sandbox_spec.writable_shm = !exec_in_place;
   auto confinement = sandbox::Confinement::Prepare(sandbox_spec);
   if (!confinement.ok()) return confinement.status();
   prepared.confinement = std::move(*confinement);

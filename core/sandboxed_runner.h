@@ -49,7 +49,9 @@ sandbox::WritableRootsSpec WritableRootsFor(const SandboxPolicy& policy, const s
 
 // The translation SandboxedRunner::Run uses, also for `codex sandbox`.
 // Errors as for Run (before anything is spawned).
-Result<PreparedCommand> PrepareCommand(const CommandSpec& spec);
+// `exec_in_place`: the command will replace this process (`codex sandbox`),
+// so nothing is left for the Confinement to clean up (no writable /dev/shm).
+Result<PreparedCommand> PrepareCommand(const CommandSpec& spec, bool exec_in_place = false);
 
 class SandboxedRunner : public CommandRunner {
  public:

@@ -152,7 +152,7 @@ Result<std::unique_ptr<Confinement>> Confinement::Prepare(const SandboxSpec& spe
     }
   }
 
-  if (spec.mode == Mode::kWorkspaceWrite && c->use_ns_) {
+  if (spec.mode == Mode::kWorkspaceWrite && c->use_ns_ && spec.writable_shm) {
     // A /dev/shm of the sandbox's own: a fresh directory bound there, removed
     // with the Confinement (never the host's /dev/shm).
     std::string tmpl = "/dev/shm/codex-sandbox-shm-XXXXXX";
