@@ -1,6 +1,7 @@
 #include "cli/engine.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -59,13 +60,21 @@ Result<std::unique_ptr<Engine>> Engine::Open(const GlobalOptions& global, const 
   }
   core::StoreLocation location = engine->config_.session_store;
   if (flags.ephemeral) {
+    // Under $CODEX_HOME (mode 0700), not in /tmp where every workspace-write
+    // command could read and change it; the workspace policy masks it from
+    // commands in case a writable root covers $CODEX_HOME too.
     std::error_code ec;
-    std::string tmpl =
-        (std::filesystem::temp_directory_path(ec) / "codex-ephemeral-XXXXXX").string();
+    const std::filesystem::path parent =
+        std::filesystem::path(engine->config_.codex_home) / "ephemeral";
+    std::filesystem::create_directories(parent, ec);
+    ::chmod(parent.c_str(), 0700);
+    std::string tmpl = (parent / "XXXXXX").string();
     if (ec || ::mkdtemp(tmpl.data()) == nullptr) {
-      return InternalError("--ephemeral: cannot create a temporary directory; check $TMPDIR");
+      return InternalError("--ephemeral: cannot create a directory under " + parent.string() +
+                           "; check that $CODEX_HOME is writable");
     }
     engine->ephemeral_dir_ = tmpl;
+    engine->config_.sandbox_private_paths.push_back(tmpl);
     location = core::StoreLocation{};  // SQLite, whatever session_store says
     location.path = (std::filesystem::path(tmpl) / "sessions.db").string();
   }

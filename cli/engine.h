@@ -35,7 +35,9 @@ class Engine {
 
   // Loads config (printing its warnings on stderr, once) and opens the
   // store: $CODEX_HOME/sessions.db, or with flags.ephemeral a store in a
-  // private temporary directory removed with the Engine. Does not need an API key.
+  // private directory under $CODEX_HOME/ephemeral (0700, outside every
+  // writable root, masked from commands) removed with the Engine. Does not
+  // need an API key.
   static Result<std::unique_ptr<Engine>> Open(const GlobalOptions& global, const RunFlags& flags);
 
   // Creates the model client (needs the API key), the runner, the tool router

@@ -79,13 +79,14 @@ Result<int> RunSandbox(const GlobalOptions& global, const SandboxArgs& args) {
   core::CommandSpec spec;
   spec.argv = args.command.empty() ? std::vector<std::string>{"true"} : args.command;
   spec.cwd = config.cwd;
+  spec.sandbox = core::SandboxPolicyFor(config);
   spec.sandbox.mode = *mode;
   spec.env_policy = config.shell_environment_policy;
   if (*mode == core::SandboxMode::kWorkspaceWrite) {
-    spec.sandbox.writable_roots = config.writable_roots;
     spec.sandbox.network = args.network || config.sandbox_network_access;
   }
-  ASSIGN_OR_RETURN(core::PreparedCommand prepared, core::PrepareCommand(spec));
+  ASSIGN_OR_RETURN(core::PreparedCommand prepared,
+                   core::PrepareCommand(spec, /*exec_in_place=*/true));
   if (args.explain) {
     Explain(spec, *prepared.confinement);
     return kExitOk;

@@ -18,8 +18,9 @@
 // paths must be relative; after resolving `..` and every symlink on the way
 // (including a final component that is a symlink), the target must lie inside
 // one of the writable roots (ApplyPatchOptions::writable_roots, or the cwd
-// alone when that list is empty). Writes go to the resolved path. Deleting a
-// symlink removes the link, never its target.
+// alone when that list is empty), and with a workspace policy outside every
+// path it protects (`.git`, `.codex`, gitdirs, existing or not). Writes go to the resolved path.
+// Deleting a symlink removes the link, never its target.
 //
 // Error messages are one line (apply errors may carry the unmatched lines after
 // a colon) and match the reference CLI byte for byte, e.g.
@@ -35,6 +36,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "sandbox/workspace_policy.h"
 
 namespace codex::core {
 
@@ -92,8 +94,13 @@ struct ApplyPatchOptions {
   // current directory. Must exist.
   std::string cwd;
   // Absolute directories writes may land in (sandbox workspace-write roots,
-  // normally including cwd). Empty = cwd only.
+  // normally including cwd). Empty = cwd only. Ignored when `policy` is set.
   std::vector<std::string> writable_roots;
+  // The session's workspace policy (sandbox/workspace_policy.h): its roots,
+  // and the protected and private paths no hunk may touch, exactly as the
+  // sandbox keeps them. Not owned; nullptr = `writable_roots` alone
+  // (danger-full-access, `codex apply_patch` run by hand).
+  const sandbox::WorkspacePolicy* policy = nullptr;
 };
 
 enum class FileChangeKind { kAdd, kDelete, kUpdate };

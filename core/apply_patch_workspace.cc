@@ -138,8 +138,18 @@ Result<std::string> Workspace::Resolve(std::string_view rel, bool follow_final) 
     std::deque<std::string> expanded = Components(target);
     todo.insert(todo.begin(), expanded.begin(), expanded.end());
   }
-  for (const std::string& root : roots) {
-    if (IsWithin(cur, root)) return cur;
+  if (policy != nullptr) {
+    const std::string why = policy->WhyNotWritable(cur);
+    if (why.empty()) return cur;
+    if (std::any_of(roots.begin(), roots.end(),
+                    [&](const std::string& r) { return IsWithin(cur, r); })) {
+      return InvalidArgumentError("Refusing to touch '" + std::string(rel) + "': " + why +
+                                  "; change files of the working tree instead");
+    }
+  } else {
+    for (const std::string& root : roots) {
+      if (IsWithin(cur, root)) return cur;
+    }
   }
   return InvalidArgumentError("Refusing to touch '" + std::string(rel) + "': it resolves" +
                               (via_symlink ? " through a symlink" : "") + " to " + cur +
@@ -283,6 +293,11 @@ Result<Workspace> OpenWorkspace(const ApplyPatchOptions& opts) {
                                    "directory");
   }
   ws.cwd = *real_cwd;
+  ws.policy = opts.policy;
+  if (opts.policy != nullptr) {
+    ws.roots = opts.policy->root_paths();
+    return ws;
+  }
   for (const std::string& root : opts.writable_roots) {
     if (root.empty()) continue;
     std::string absolute = root.front() == '/' ? root : JoinPath(ws.cwd, root);

@@ -19,8 +19,9 @@
 namespace codex::core::patch_internal {
 
 struct Workspace {
-  std::string cwd;                 // canonical
-  std::vector<std::string> roots;  // canonical
+  std::string cwd;                                   // canonical
+  std::vector<std::string> roots;                    // canonical
+  const sandbox::WorkspacePolicy* policy = nullptr;  // protected paths, when set
   bool dry_run = false;
   // Dry run: what earlier hunks wrote (content) or deleted (nullopt), by real path.
   std::map<std::string, std::optional<std::string>> overlay;

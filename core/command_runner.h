@@ -33,6 +33,12 @@ struct SandboxPolicy {
   std::string workspace_root;
   std::vector<std::string> writable_roots;  // extra roots (--add-dir)
   bool network = false;                     // only meaningful with workspace-write
+  // [sandbox_workspace_write] exclude_slash_tmp / exclude_tmpdir_env_var:
+  // /tmp and $TMPDIR are writable roots unless excluded.
+  bool exclude_slash_tmp = false;
+  bool exclude_tmpdir_env_var = false;
+  // codex's own state no command may touch (e.g. the --ephemeral store).
+  std::vector<std::string> private_paths;
 };
 
 struct CommandSpec {

@@ -257,7 +257,10 @@ constexpr std::string_view kKnownKeys[] = {
     "instructions",
     "approval_policy",
     "sandbox_mode",
-    "sandbox_workspace_write",
+    "sandbox_workspace_write.network_access",  // [sandbox_workspace_write] key by key (issue 23)
+    "sandbox_workspace_write.writable_roots",
+    "sandbox_workspace_write.exclude_slash_tmp",
+    "sandbox_workspace_write.exclude_tmpdir_env_var",
     "shell_timeout_ms",
     "history.persistence",
     "history.retention_days",
@@ -373,6 +376,18 @@ std::optional<ApprovalPolicy> ParseApprovalPolicy(std::string_view name) {
   if (name == "on-request") return ApprovalPolicy::kOnRequest;
   if (name == "never") return ApprovalPolicy::kNever;
   return std::nullopt;
+}
+
+SandboxPolicy SandboxPolicyFor(const Config& config) {
+  SandboxPolicy policy;
+  policy.mode = config.sandbox_mode;
+  policy.workspace_root = config.cwd;
+  policy.writable_roots = config.writable_roots;
+  policy.network = config.sandbox_network_access;
+  policy.exclude_slash_tmp = config.sandbox_exclude_slash_tmp;
+  policy.exclude_tmpdir_env_var = config.sandbox_exclude_tmpdir_env_var;
+  policy.private_paths = config.sandbox_private_paths;
+  return policy;
 }
 
 std::string_view SandboxModeName(SandboxMode mode) {
@@ -550,6 +565,10 @@ Status ReadModelAndPolicyKeys(const toml::table& root, Config& config) {
     if (auto* t = sww->as_table()) {
       RETURN_IF_ERROR(ReadBool(*t, "sandbox_workspace_write.", "network_access",
                                config.sandbox_network_access));
+      RETURN_IF_ERROR(ReadBool(*t, "sandbox_workspace_write.", "exclude_slash_tmp",
+                               config.sandbox_exclude_slash_tmp));
+      RETURN_IF_ERROR(ReadBool(*t, "sandbox_workspace_write.", "exclude_tmpdir_env_var",
+                               config.sandbox_exclude_tmpdir_env_var));
       if (auto* roots = t->get("writable_roots")) {
         auto* arr = roots->as_array();
         if (!arr) return TypeError("sandbox_workspace_write.", "writable_roots", "an array");

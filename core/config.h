@@ -70,6 +70,11 @@ struct Config {
   SandboxMode sandbox_mode = SandboxMode::kReadOnly;
   std::vector<std::string> writable_roots;  // [sandbox_workspace_write] writable_roots + --add-dir
   bool sandbox_network_access = false;
+  bool sandbox_exclude_slash_tmp = false;       // [sandbox_workspace_write] exclude_slash_tmp
+  bool sandbox_exclude_tmpdir_env_var = false;  // ... exclude_tmpdir_env_var
+  // Paths of codex's own that no command may touch (the --ephemeral store);
+  // set by the CLI, not read from config.toml.
+  std::vector<std::string> sandbox_private_paths;
   std::optional<int64_t> model_context_window;
   std::optional<int64_t> model_auto_compact_token_limit;
   std::string compaction = "auto";  // auto | inline | endpoint | local (README, "Compaction")
@@ -130,6 +135,12 @@ std::string CanonicalDir(const std::string& dir);
 
 // Reads <codex_home>/config.toml (absent = defaults) and applies overrides.
 Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& overrides);
+
+// The session's sandbox for its commands (the shell tool, `!cmd`, `codex
+// sandbox`): sandbox_mode, the workspace (cwd), [sandbox_workspace_write]
+// roots (+ --add-dir), network and the /tmp and $TMPDIR exclusions. The one
+// translation of the config into a SandboxPolicy.
+SandboxPolicy SandboxPolicyFor(const Config& config);
 
 // The built-in providers: "openai" (OPENAI_BASE_URL honoured) and "oss".
 std::map<std::string, ProviderInfo> BuiltInProviders();

@@ -277,3 +277,26 @@ output = 2.0
   CHECK(unknown.status().message().find("unknown key 'model_prices.mini.outptu'") !=
         std::string::npos);
 }
+
+TEST_CASE(
+    "sandbox_workspace_write: exclude_slash_tmp and exclude_tmpdir_env_var reach the policy") {
+  TempHome home;
+  home.Write(R"([sandbox_workspace_write]
+exclude_slash_tmp = true
+network_access = true
+)");
+  ConfigOverrides o;
+  o.dash_c = {"sandbox_workspace_write.exclude_tmpdir_env_var=true"};
+  auto config = LoadConfig(home.path.string(), o);
+  REQUIRE(config.ok());
+  CHECK(config->warnings.empty());
+  const SandboxPolicy policy = SandboxPolicyFor(*config);
+  CHECK(policy.exclude_slash_tmp);
+  CHECK(policy.exclude_tmpdir_env_var);
+  CHECK(policy.network);
+  CHECK(policy.workspace_root == config->cwd);
+  home.Write("[sandbox_workspace_write]\nexclude_slash_tmp = \"yes\"\n");
+  auto bad = LoadConfig(home.path.string(), {});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().find("exclude_slash_tmp") != std::string::npos);
+}

@@ -44,7 +44,10 @@ std::string LoadProjectDocs(const Config& config) {
   const fs::path cwd(config.cwd);
   fs::path root = cwd;
   for (fs::path p = cwd;; p = p.parent_path()) {
-    if (fs::exists(p / ".git", ec)) {
+    // An empty .git directory is no repository: it is the mount point the
+    // sandbox leaves where it keeps an absent .git absent (workspace_policy.h).
+    const fs::path git = p / ".git";
+    if (fs::exists(git, ec) && !(fs::is_directory(git, ec) && fs::is_empty(git, ec))) {
       root = p;
       break;
     }

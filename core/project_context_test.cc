@@ -33,7 +33,10 @@ Config MakeConfig(const fs::path& cwd, const fs::path& home) {
 // True when some ancestor of `dir` (itself included) holds a .git entry.
 bool InsideGitRepository(const fs::path& dir) {
   for (fs::path p = dir;; p = p.parent_path()) {
-    if (fs::exists(p / ".git")) return true;
+    // (An empty .git directory is the sandbox's placeholder, no repository.)
+    if (fs::exists(p / ".git") && !(fs::is_directory(p / ".git") && fs::is_empty(p / ".git"))) {
+      return true;
+    }
     if (p == p.root_path() || p.empty()) return false;
   }
 }
@@ -69,6 +72,7 @@ TEST_CASE("AGENTS.md from the git root down to cwd, in order, and none above the
   const fs::path cwd = repo / "a" / "b";
   fs::create_directories(cwd);
   fs::create_directories(repo / ".git");
+  WriteFile(repo / ".git" / "HEAD", "ref: refs/heads/main\n");  // a repository, not an empty .git
   fs::create_directories(tmp.path() / "home");
   WriteFile(tmp.path() / "AGENTS.md", "ABOVE-THE-ROOT\n");
   WriteFile(repo / "AGENTS.md", "ROOT-DOC\n");
@@ -103,6 +107,7 @@ TEST_CASE("$CODEX_HOME/AGENTS.md comes first") {
   TempDir tmp;
   const fs::path repo = tmp.path() / "repo";
   fs::create_directories(repo / ".git");
+  WriteFile(repo / ".git" / "HEAD", "ref: refs/heads/main\n");  // a repository, not an empty .git
   WriteFile(repo / "AGENTS.md", "PROJECT-DOC\n");
   WriteFile(tmp.path() / "home" / "AGENTS.md", "HOME-DOC\n");
   const std::string docs = LoadProjectDocs(MakeConfig(repo, tmp.path() / "home"));
@@ -136,6 +141,7 @@ TEST_CASE("project docs are capped at 32 KiB") {
   const fs::path cwd = repo / "sub";
   fs::create_directories(cwd);
   fs::create_directories(repo / ".git");
+  WriteFile(repo / ".git" / "HEAD", "ref: refs/heads/main\n");  // a repository, not an empty .git
   fs::create_directories(tmp.path() / "home");
 
   SECTION("one big file: its head is kept, then a marker, and later files are dropped") {
@@ -176,6 +182,7 @@ TEST_CASE("the initial context: permissions, then docs, then one environment_con
   TempDir tmp;
   const fs::path repo = tmp.path() / "repo";
   fs::create_directories(repo / ".git");
+  WriteFile(repo / ".git" / "HEAD", "ref: refs/heads/main\n");  // a repository, not an empty .git
   fs::create_directories(tmp.path() / "home");
   Config config = MakeConfig(repo, tmp.path() / "home");
   config.sandbox_mode = SandboxMode::kWorkspaceWrite;
@@ -265,6 +272,23 @@ TEST_CASE("ContextUpdates: nothing when unchanged, new items when settings chang
     std::vector<Item> bare = {UserMessage("hello")};
     CHECK(ContextUpdates(config, bare).size() == 2);
   }
+}
+
+// Issue 23: the sandbox keeps an absent .git absent with an empty directory
+// (its mount point); started in repo/sub, that must not hide the repository.
+TEST_CASE("An empty .git directory (the sandbox's placeholder) is no repository root") {
+  TempDir tmp;
+  const fs::path repo = tmp.path() / "repo";
+  const fs::path sub = repo / "sub";
+  fs::create_directories(sub / ".git");  // empty
+  fs::create_directories(repo / ".git");
+  WriteFile(repo / ".git" / "HEAD", "ref: refs/heads/main\n");
+  fs::create_directories(tmp.path() / "home");
+  WriteFile(repo / "AGENTS.md", "ROOT-DOC\n");
+  WriteFile(sub / "AGENTS.md", "SUB-DOC\n");
+  const std::string docs = LoadProjectDocs(MakeConfig(sub, tmp.path() / "home"));
+  CHECK(docs.find("ROOT-DOC") != std::string::npos);
+  CHECK(docs.find("SUB-DOC") != std::string::npos);
 }
 
 }  // namespace codex::core

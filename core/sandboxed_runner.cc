@@ -20,9 +20,9 @@ std::string CurrentDirectory() {
   return ::getcwd(buf, sizeof(buf)) != nullptr ? std::string(buf) : std::string(".");
 }
 
-// The sandbox spec for `spec`: workspace-write may write the working
-// directory, /tmp, $TMPDIR (when they exist) and the policy's extra roots.
-sandbox::SandboxSpec ToSandboxSpec(const CommandSpec& spec) {
+// The sandbox spec for `spec`: workspace-write may write what the workspace
+// policy says (sandbox/workspace_policy.h).
+Result<sandbox::SandboxSpec> ToSandboxSpec(const CommandSpec& spec) {
   sandbox::SandboxSpec out;
   switch (spec.sandbox.mode) {
     case SandboxMode::kReadOnly:
@@ -37,24 +37,29 @@ sandbox::SandboxSpec ToSandboxSpec(const CommandSpec& spec) {
   }
   out.network = spec.sandbox.network ? sandbox::Network::kAllowed : sandbox::Network::kDenied;
   if (out.mode == sandbox::Mode::kWorkspaceWrite) {
-    if (!spec.sandbox.workspace_root.empty()) {
-      out.writable_roots.push_back(spec.sandbox.workspace_root);
-    } else {
-      out.writable_roots.push_back(spec.cwd.empty() ? CurrentDirectory() : spec.cwd);
-    }
-    if (IsDirectory("/tmp")) out.writable_roots.push_back("/tmp");
-    const char* tmpdir = std::getenv("TMPDIR");
-    if (tmpdir != nullptr && *tmpdir != '\0' && IsDirectory(tmpdir)) {
-      out.writable_roots.push_back(tmpdir);
-    }
-    for (const std::string& root : spec.sandbox.writable_roots) out.writable_roots.push_back(root);
+    ASSIGN_OR_RETURN(sandbox::WorkspacePolicy policy,
+                     sandbox::WorkspacePolicy::Compute(WritableRootsFor(spec.sandbox, spec.cwd)));
+    out.writable_roots = policy.root_paths();
+    out.private_paths = spec.sandbox.private_paths;
   }
   return out;
 }
 
 }  // namespace
 
-Result<PreparedCommand> PrepareCommand(const CommandSpec& spec) {
+sandbox::WritableRootsSpec WritableRootsFor(const SandboxPolicy& policy, const std::string& cwd) {
+  sandbox::WritableRootsSpec out;
+  out.workspace = !policy.workspace_root.empty() ? policy.workspace_root
+                  : !cwd.empty()                 ? cwd
+                                                 : CurrentDirectory();
+  out.extra = policy.writable_roots;
+  out.exclude_slash_tmp = policy.exclude_slash_tmp;
+  out.exclude_tmpdir_env_var = policy.exclude_tmpdir_env_var;
+  out.private_paths = policy.private_paths;
+  return out;
+}
+
+Result<PreparedCommand> PrepareCommand(const CommandSpec& spec, bool exec_in_place) {
   PreparedCommand prepared;
   sandbox::SpawnOptions& options = prepared.options;
   options.argv = spec.argv;
@@ -66,7 +71,9 @@ Result<PreparedCommand> PrepareCommand(const CommandSpec& spec) {
     return InvalidArgumentError("working directory '" + spec.cwd +
                                 "' does not exist; pass an existing directory");
   }
-  auto confinement = sandbox::Confinement::Prepare(ToSandboxSpec(spec));
+  ASSIGN_OR_RETURN(sandbox::SandboxSpec sandbox_spec, ToSandboxSpec(spec));
+  sandbox_spec.writable_shm = !exec_in_place;
+  auto confinement = sandbox::Confinement::Prepare(sandbox_spec);
   if (!confinement.ok()) return confinement.status();
   prepared.confinement = std::move(*confinement);
   if (prepared.confinement->network() == sandbox::Network::kDenied) {

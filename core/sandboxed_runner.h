@@ -5,9 +5,10 @@
 //     the inherited environment minus names matching *KEY*, *SECRET*,
 //     *TOKEN*, *PASSWORD*, *PASSWD*, *CREDENTIAL*), then spec.env_overrides
 //     (see sandbox/environment.h);
-//   * sandbox: spec.sandbox.mode; for workspace-write the writable roots are
-//     the working directory, /tmp, $TMPDIR and spec.sandbox.writable_roots
-//     (the `.git` of each root stays read-only); the network is
+//   * sandbox: spec.sandbox.mode; for workspace-write the writable roots and
+//     protected paths are the workspace policy's (WritableRootsFor below:
+//     the workspace, /tmp and $TMPDIR unless excluded, the extra roots; `.git`
+//     and `.codex` stay read-only); the network is
 //     off except in danger-full-access or workspace-write with
 //     spec.sandbox.network (see sandbox/confinement.h);
 //   * cancellation: `cancel` is polled every 100 ms; when set, the process
@@ -28,6 +29,7 @@
 #include "core/command_runner.h"
 #include "sandbox/confinement.h"
 #include "sandbox/process.h"
+#include "sandbox/workspace_policy.h"
 
 namespace codex::core {
 
@@ -39,9 +41,17 @@ struct PreparedCommand {
   std::unique_ptr<sandbox::Confinement> confinement;
 };
 
+// The inputs of the workspace policy (sandbox/workspace_policy.h) for a
+// session's sandbox: its workspace (or `cwd` when it names none), extra roots,
+// /tmp and $TMPDIR unless excluded, private paths. The shell tool, `!cmd`,
+// `codex sandbox` and apply_patch all derive their policy from this.
+sandbox::WritableRootsSpec WritableRootsFor(const SandboxPolicy& policy, const std::string& cwd);
+
 // The translation SandboxedRunner::Run uses, also for `codex sandbox`.
 // Errors as for Run (before anything is spawned).
-Result<PreparedCommand> PrepareCommand(const CommandSpec& spec);
+// `exec_in_place`: the command will replace this process (`codex sandbox`),
+// so nothing is left for the Confinement to clean up (no writable /dev/shm).
+Result<PreparedCommand> PrepareCommand(const CommandSpec& spec, bool exec_in_place = false);
 
 class SandboxedRunner : public CommandRunner {
  public:

@@ -1,11 +1,12 @@
 #include "core/tool_router.h"
 
 #include <cstdlib>
-#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/apply_patch.h"
 #include "core/apply_patch_tool.h"
+#include "core/sandboxed_runner.h"
 #include "sandbox/environment.h"
 #include "sandbox/landlock.h"
 #include "sandbox/safe_command.h"
@@ -85,28 +86,6 @@ bool NeedsQuoting(const std::string& s) {
     }
   }
   return false;
-}
-
-// The first path `changes` would write inside the top-level `.git` of one of
-// `options.writable_roots` ("" when none), after resolving symlinks.
-std::string PathInsideGitDir(const std::vector<FileChange>& changes,
-                             const ApplyPatchOptions& options) {
-  namespace fs = std::filesystem;
-  for (const auto& c : changes) {
-    for (const std::string* path : {&c.path, &c.move_path}) {
-      if (path->empty()) continue;
-      std::error_code ec;
-      const fs::path target = fs::weakly_canonical(fs::path(options.cwd) / *path, ec);
-      if (ec) continue;
-      for (const auto& root : options.writable_roots) {
-        const fs::path git = fs::weakly_canonical(fs::path(root) / ".git", ec);
-        if (ec) continue;
-        const fs::path rel = target.lexically_relative(git);
-        if (!rel.empty() && *rel.begin() != "..") return *path;
-      }
-    }
-  }
-  return "";
 }
 
 }  // namespace
@@ -336,10 +315,7 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
   spec.cwd = cwd;
   spec.timeout_ms = timeout_ms > 0 ? timeout_ms : config_.shell_timeout_ms;
   spec.env_policy = config_.shell_environment_policy;
-  spec.sandbox.mode = config_.sandbox_mode;
-  spec.sandbox.workspace_root = config_.cwd;
-  spec.sandbox.writable_roots = config_.writable_roots;
-  spec.sandbox.network = config_.sandbox_network_access;
+  spec.sandbox = SandboxPolicyFor(config_);
   if (choice == SandboxChoice::kUnsandboxed) spec.sandbox.mode = SandboxMode::kDangerFullAccess;
   spec.on_output = [this, id = activity.call_id](std::string_view chunk) {
     observer_.OnToolOutput(id, chunk);
@@ -521,17 +497,21 @@ Result<ToolOutcome> ToolRouter::RunApplyPatch(const Item& call, const std::strin
   ApplyPatchOptions options;
   options.cwd =
       workdir.empty() ? config_.cwd : (workdir[0] == '/' ? workdir : config_.cwd + "/" + workdir);
-  auto workspace_roots = [&] {
-    options.writable_roots.push_back(config_.cwd);
-    options.writable_roots.push_back("/tmp");
-    if (const char* tmp = std::getenv("TMPDIR"); tmp != nullptr && *tmp != '\0') {
-      options.writable_roots.push_back(tmp);
-    }
-    for (const auto& r : config_.writable_roots) options.writable_roots.push_back(r);
+  // The workspace policy the sandbox enforces, computed now: its roots, and
+  // the protected paths (.git, .codex, gitdirs) no hunk may touch.
+  std::optional<sandbox::WorkspacePolicy> policy;
+  auto workspace_roots = [&]() -> Status {
+    auto computed =
+        sandbox::WorkspacePolicy::Compute(WritableRootsFor(SandboxPolicyFor(config_), options.cwd));
+    if (!computed.ok()) return computed.status();
+    policy = std::move(*computed);
+    options.policy = &*policy;
+    return OkStatus();
   };
   // Patches need the user's word under `untrusted`, and whenever the sandbox
   // is read-only and the policy may ask; `never` refuses a read-only write.
   bool ask = config_.approval_policy == ApprovalPolicy::kUntrusted;
+  Status roots_status = OkStatus();
   switch (config_.sandbox_mode) {
     case SandboxMode::kReadOnly:
       if (config_.approval_policy == ApprovalPolicy::kNever) {
@@ -541,32 +521,25 @@ Result<ToolOutcome> ToolRouter::RunApplyPatch(const Item& call, const std::strin
                       "written; ask the user to rerun with --sandbox workspace-write");
       }
       ask = true;
-      workspace_roots();
+      roots_status = workspace_roots();
       break;
     case SandboxMode::kWorkspaceWrite:
-      workspace_roots();
+      roots_status = workspace_roots();
       break;
     case SandboxMode::kDangerFullAccess:
       options.writable_roots.push_back("/");
       break;
   }
+  if (!roots_status.ok()) {
+    observer_.OnToolStarted(activity);
+    return finish(false, "apply_patch was refused: " + roots_status.message());
+  }
+  // Protected paths (.git, .codex, gitdirs) are refused here as the sandbox
+  // refuses them: a hook or a config there would run code outside it later.
   auto preview = PreviewPatch(*parsed, options);
   if (!preview.ok()) {
     observer_.OnToolStarted(activity);
     return finish(false, preview.status().message());
-  }
-  // A root's top-level .git stays read-only, as in the sandbox: a patch
-  // there (a hook, a config) would run code outside it later.
-  if (config_.sandbox_mode != SandboxMode::kDangerFullAccess) {
-    if (std::string git = PathInsideGitDir(preview->changes, options); !git.empty()) {
-      if (config_.approval_policy == ApprovalPolicy::kNever) {
-        observer_.OnToolStarted(activity);
-        return finish(false, "apply_patch was refused: '" + git +
-                                 "' is inside a .git directory, which stays read-only in the "
-                                 "sandbox; change files of the working tree instead");
-      }
-      ask = true;
-    }
   }
   if (ask) {
     ApprovalPlan plan;
@@ -592,6 +565,12 @@ Result<ToolOutcome> ToolRouter::RunApplyPatch(const Item& call, const std::strin
         {c.move_path.empty() ? c.path : c.move_path, std::string(FileChangeKindName(c.kind))});
   }
   observer_.OnToolStarted(activity);
+  // Again, as the filesystem is now (an approval may have taken a while).
+  if (policy) {
+    if (Status again = workspace_roots(); !again.ok()) {
+      return finish(false, "apply_patch was refused: " + again.message());
+    }
+  }
   auto applied = ApplyParsedPatch(*parsed, options);
   if (!applied.ok()) return finish(false, applied.status().message());
   return finish(true, applied->Summary());

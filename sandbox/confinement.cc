@@ -13,7 +13,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <filesystem>
 
 #include "sandbox/capabilities.h"
 #include "sandbox/landlock.h"
@@ -30,118 +30,71 @@ constexpr uint64_t kWriteRights = ll::kWriteFile | ll::kRemoveDir | ll::kRemoveF
                                   ll::kMakeReg | ll::kMakeSock | ll::kMakeFifo | ll::kMakeSym |
                                   ll::kRefer | ll::kTruncate;
 
+// Not /dev/pts: without namespaces it is the host's, and write there reaches
+// every terminal of the user; bubblewrap mounts a devpts of its own.
 constexpr const char* kWritableDevices[] = {"/dev/null",    "/dev/zero", "/dev/full", "/dev/random",
-                                            "/dev/urandom", "/dev/tty",  "/dev/ptmx", "/dev/pts"};
+                                            "/dev/urandom", "/dev/tty",  "/dev/ptmx"};
 
 // Signals the outer bubblewrap process ignores, so that a timeout's SIGTERM
 // to the process group reaches the command through the helper (which forwards
 // it) instead of killing bubblewrap and with it, at once, the whole sandbox.
 constexpr int kLauncherIgnores[] = {SIGTERM, SIGINT, SIGQUIT, SIGHUP};
 
-Result<std::string> Canonical(const std::string& path) {
-  char buf[PATH_MAX];
-  if (::realpath(path.c_str(), buf) == nullptr) {
-    int err = errno;
-    return Status(StatusCode::kInvalidArgument,
-                  ErrnoMessage("writable root '" + path + "' cannot be used", err) +
-                      "; create it or remove it from the writable roots");
-  }
-  struct stat st;
-  if (::stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    return Status(StatusCode::kInvalidArgument,
-                  "writable root '" + path + "' is not a directory; pass a directory");
-  }
-  return std::string(buf);
-}
-
 std::string Join(const std::string& dir, const std::string& name) {
   return dir == "/" ? "/" + name : dir + "/" + name;
 }
 
-// Entries at the top of a writable root that stay read-only: git's
-// repository (hooks, config) and Codex's project settings.
-constexpr const char* kProtectedNames[] = {".git", ".codex"};
-
-bool IsProtectedName(const std::string& name) {
-  for (const char* p : kProtectedNames) {
-    if (name == p) return true;
-  }
-  return false;
+std::string ParentDir(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
 }
 
-// Grants write access beneath `root`; with `split`, each entry of the root
-// but the protected names is granted separately instead (Landlock alone
-// cannot subtract a subtree).
-Status GrantRoot(ll::Ruleset& ruleset, const std::string& root, bool split) {
-  if (!split) return ruleset.AddPathRule(root, kWriteRights);
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
 
-  UniqueFd dir_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!dir_fd) return Status(StatusCode::kInternal, ErrnoMessage("open '" + root + "'", errno));
+// Grants write access beneath `dir`, except to the `holes` inside it (paths
+// that stay read-only, existing or not). Landlock cannot subtract a subtree,
+// so a directory holding a hole is not granted itself: each of its entries
+// is granted separately (or descended into, when a hole lies deeper), and
+// nothing new can be created in it.
+Status GrantAround(ll::Ruleset& ruleset, const std::string& dir,
+                   const std::vector<std::string>& holes) {
+  bool any = false;
+  for (const std::string& h : holes) {
+    if (h == dir) return OkStatus();
+    if (PathWithin(h, dir)) any = true;
+  }
+  if (!any) return ruleset.AddPathRule(dir, kWriteRights);
+
+  UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir_fd) return Status(StatusCode::kInternal, ErrnoMessage("open '" + dir + "'", errno));
   DIR* d = ::fdopendir(dir_fd.get());
-  if (d == nullptr)
-    return Status(StatusCode::kInternal, ErrnoMessage("list '" + root + "'", errno));
+  if (d == nullptr) return Status(StatusCode::kInternal, ErrnoMessage("list '" + dir + "'", errno));
   dir_fd.Release();  // owned by `d` now
   std::vector<std::string> names;
   while (dirent* e = ::readdir(d)) {
     std::string name = e->d_name;
-    if (name != "." && name != ".." && !IsProtectedName(name)) names.push_back(std::move(name));
+    if (name != "." && name != "..") names.push_back(std::move(name));
   }
   ::closedir(d);
 
   for (const std::string& name : names) {
-    std::string path = Join(root, name);
+    const std::string path = Join(dir, name);
     struct stat st;
     if (::lstat(path.c_str(), &st) != 0) continue;  // vanished meanwhile
+    if (S_ISDIR(st.st_mode)) {
+      RETURN_IF_ERROR(GrantAround(ruleset, path, holes));
+      continue;
+    }
+    if (std::find(holes.begin(), holes.end(), path) != holes.end()) continue;
     // Symlinks, sockets and device nodes get nothing.
-    if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) continue;
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) continue;
     Status err = ruleset.AddPathRule(path, kWriteRights);
     if (!err.ok() && err.code() != StatusCode::kNotFound) return err;
   }
   return OkStatus();
-}
-
-std::string FirstLine(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-  return line;
-}
-
-// `target` resolved against `base` when relative, then canonical; "" when it
-// does not exist or is not a directory.
-std::string ResolveDir(const std::string& base, const std::string& target) {
-  if (target.empty()) return "";
-  std::string path = target[0] == '/' ? target : Join(base, target);
-  auto canonical = Canonical(path);
-  return canonical.ok() ? *canonical : "";
-}
-
-// What must stay read-only under `root`: its .git (directory or worktree
-// file); for a worktree file also the gitdir it names and that gitdir's
-// common dir (config and hooks live there); for a symlinked .git its target.
-std::vector<std::string> GitPaths(const std::string& root) {
-  std::vector<std::string> out;
-  const std::string git = Join(root, ".git");
-  struct stat st;
-  if (::lstat(git.c_str(), &st) != 0) return out;
-  if (S_ISLNK(st.st_mode)) {
-    if (std::string target = ResolveDir(root, ".git"); !target.empty()) out.push_back(target);
-    return out;
-  }
-  out.push_back(git);
-  if (!S_ISREG(st.st_mode)) return out;
-  const std::string line = FirstLine(git);
-  constexpr std::string_view kPrefix = "gitdir:";
-  if (line.compare(0, kPrefix.size(), kPrefix) != 0) return out;
-  std::string target = line.substr(kPrefix.size());
-  target.erase(0, target.find_first_not_of(' '));
-  const std::string gitdir = ResolveDir(root, target);
-  if (gitdir.empty()) return out;
-  out.push_back(gitdir);
-  const std::string common = ResolveDir(gitdir, FirstLine(Join(gitdir, "commondir")));
-  if (!common.empty()) out.push_back(common);
-  return out;
 }
 
 // The seccomp program in a sealed memfd, for the helper to read.
@@ -183,28 +136,27 @@ Result<std::unique_ptr<Confinement>> Confinement::Prepare(const SandboxSpec& spe
   }
 
   if (spec.mode == Mode::kWorkspaceWrite) {
-    for (const std::string& root : spec.writable_roots) {
-      ASSIGN_OR_RETURN(std::string canonical, Canonical(root));
-      if (std::find(c->roots_.begin(), c->roots_.end(), canonical) == c->roots_.end()) {
-        c->roots_.push_back(std::move(canonical));
-      }
+    WritableRootsSpec roots;
+    roots.extra = spec.writable_roots;
+    roots.exclude_slash_tmp = true;  // the caller lists /tmp and $TMPDIR when it wants them
+    roots.exclude_tmpdir_env_var = true;
+    roots.private_paths = spec.private_paths;
+    ASSIGN_OR_RETURN(c->policy_, WorkspacePolicy::Compute(roots));
+    c->roots_ = c->policy_.root_paths();
+    for (const ProtectedPath& p : c->policy_.protected_paths()) {
+      // Outside the roots, the read-only / holds them already.
+      if (!p.in_root) continue;
+      // Never mount over the sandbox's own /dev and /proc.
+      if (PathWithin(p.path, "/dev") || PathWithin(p.path, "/proc")) continue;
+      c->protected_.push_back(p.path);
     }
-    // Parents before children, so that a nested root's bind is not hidden.
-    std::sort(c->roots_.begin(), c->roots_.end());
-    for (const std::string& root : c->roots_) {
-      // Without a mount namespace only a root's own top-level entries can be
-      // left out of the grants.
-      std::vector<std::string> paths =
-          c->use_ns_ ? GitPaths(root) : std::vector<std::string>{Join(root, ".git")};
-      paths.push_back(Join(root, ".codex"));
-      for (std::string& path : paths) {
-        struct stat st;
-        if (::lstat(path.c_str(), &st) != 0) continue;
-        if (std::find(c->protected_.begin(), c->protected_.end(), path) == c->protected_.end()) {
-          c->protected_.push_back(std::move(path));
-        }
-      }
-    }
+  }
+
+  if (spec.mode == Mode::kWorkspaceWrite && c->use_ns_ && spec.writable_shm) {
+    // A /dev/shm of the sandbox's own: a fresh directory bound there, removed
+    // with the Confinement (never the host's /dev/shm).
+    std::string tmpl = "/dev/shm/codex-sandbox-shm-XXXXXX";
+    if (IsDirectory("/dev/shm") && ::mkdtemp(tmpl.data()) != nullptr) c->shm_dir_ = tmpl;
   }
 
   if (c->abi_ >= 1) {
@@ -218,21 +170,21 @@ Result<std::unique_ptr<Confinement>> Confinement::Prepare(const SandboxSpec& spe
       Status err = ruleset.AddPathRule(device, kDeviceRights);
       if (!err.ok() && err.code() != StatusCode::kNotFound) return err;
     }
-    for (const std::string& root : c->roots_) {
-      // With the mount namespace, read-only binds keep .git and .codex
-      // read-only, so the whole root is granted (its top level included).
-      bool split = false;
-      for (const char* name : kProtectedNames) {
-        struct stat st;
-        if (::lstat(Join(root, name).c_str(), &st) == 0) split = true;
+    // With the mount namespace, read-only binds keep the protected paths
+    // read-only, so every root is granted whole (its top level included).
+    // Without it, Landlock alone must leave them out (GrantAround): the
+    // protected paths, existing or not, but the top-level .git/.codex of /tmp
+    // and $TMPDIR (leaving those out would forbid creating anything in /tmp),
+    // and codex's private paths.
+    std::vector<std::string> holes;
+    if (!c->use_ns_) {
+      for (const ProtectedPath& p : c->policy_.protected_paths()) {
+        if (p.in_root && !p.temp_top) holes.push_back(p.path);
       }
-      RETURN_IF_ERROR(GrantRoot(ruleset, root, split && !c->use_ns_));
+      for (const std::string& p : c->policy_.private_paths()) holes.push_back(p);
     }
-    if (spec.mode == Mode::kWorkspaceWrite) {
-      if (auto shm = Canonical("/dev/shm"); shm.ok()) {
-        RETURN_IF_ERROR(ruleset.AddPathRule(*shm, kWriteRights));
-      }
-    }
+    for (const std::string& root : c->roots_) RETURN_IF_ERROR(GrantAround(ruleset, root, holes));
+    if (!c->shm_dir_.empty()) RETURN_IF_ERROR(ruleset.AddPathRule(c->shm_dir_, kWriteRights));
     c->ruleset_ = ruleset.TakeFd();
   }
 
@@ -247,17 +199,50 @@ Result<std::unique_ptr<Confinement>> Confinement::Prepare(const SandboxSpec& spe
     a = {bwrap.path, "--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-ipc"};
     if (c->network_ == Network::kDenied) a.push_back("--unshare-net");
     a.insert(a.end(), {"--as-pid-1", "--ro-bind", "/", "/"});
-    for (const std::string& root : c->roots_) a.insert(a.end(), {"--bind", root, root});
+    // The roots, and every directory between a root and a protected path or
+    // a nested root inside it, each bound onto itself: a mount point cannot be
+    // renamed (EBUSY), so `mv repo elsewhere && mkdir -p repo/.git` cannot
+    // swap a protected path (or the workspace) for one of the command's own.
+    std::vector<std::string> binds = c->roots_;
+    auto pin_between = [&](const std::string& path) {
+      for (const std::string& root : c->roots_) {
+        if (root == path || !PathWithin(path, root)) continue;
+        for (std::string d = ParentDir(path); d != root && PathWithin(d, root); d = ParentDir(d)) {
+          struct stat st;
+          if (::lstat(d.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+          if (std::find(binds.begin(), binds.end(), d) == binds.end()) binds.push_back(d);
+        }
+      }
+    };
+    for (const std::string& p : c->protected_) pin_between(p);
+    for (const std::string& p : c->policy_.private_paths()) pin_between(p);
+    for (const std::string& root : c->roots_) pin_between(root);
+    std::sort(binds.begin(), binds.end());  // parents before children
+    for (const std::string& d : binds) a.insert(a.end(), {"--bind", d, d});
     // After the roots, so that a root of "/" cannot bring the host's /dev and
-    // /proc back over the sandbox's own.
+    // /proc back over the sandbox's own. bubblewrap's /dev has an empty,
+    // read-only (Landlock) /dev/shm; workspace-write binds its own over it.
     a.insert(a.end(), {"--dev", "/dev", "--proc", "/proc"});
-    if (spec.mode == Mode::kWorkspaceWrite) {
-      struct stat st;
-      if (::stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode)) {
-        a.insert(a.end(), {"--bind", "/dev/shm", "/dev/shm"});
+    if (!c->shm_dir_.empty()) a.insert(a.end(), {"--bind", c->shm_dir_, "/dev/shm"});
+    for (const ProtectedPath& p : c->policy_.protected_paths()) {
+      if (std::find(c->protected_.begin(), c->protected_.end(), p.path) == c->protected_.end()) {
+        continue;
+      }
+      if (p.exists) {
+        a.insert(a.end(), {"--ro-bind", p.path, p.path});
+      } else if (::access(ParentDir(p.path).c_str(), W_OK) == 0) {
+        // An absent path: an empty read-only tmpfs takes its place, so the
+        // command can neither create it nor replace it (its mount point, an
+        // empty directory, remains on the host; git ignores an empty .git).
+        // Where codex's user cannot write the parent, the command cannot
+        // create the path either, and bubblewrap could not make the mount point.
+        a.insert(a.end(), {"--tmpfs", p.path, "--remount-ro", p.path});
       }
     }
-    for (const std::string& path : c->protected_) a.insert(a.end(), {"--ro-bind", path, path});
+    // Codex's private state: masked by an empty read-only tmpfs.
+    for (const std::string& p : c->policy_.private_paths()) {
+      if (IsDirectory(p)) a.insert(a.end(), {"--tmpfs", p, "--remount-ro", p});
+    }
     a.push_back("--");
   }
 
@@ -265,7 +250,8 @@ Result<std::unique_ptr<Confinement>> Confinement::Prepare(const SandboxSpec& spe
   if (c->use_ns_) {
     ns_detail = "bubblewrap " + bwrap.path + ": user, mount, pid, ipc" +
                 (c->network_ == Network::kDenied ? ", net" : "") +
-                "; private /proc, read-only / with writable roots bound, .git bound read-only";
+                "; private /proc and /dev/shm, read-only / with writable roots bound, "
+                "protected paths (.git, .codex, gitdirs) read-only";
   } else {
     ns_detail = bwrap.reason + " (no private /proc, no process-tree kill by namespace)";
   }
@@ -283,6 +269,13 @@ Result<std::unique_ptr<Confinement>> Confinement::Prepare(const SandboxSpec& spe
     c->layers_.push_back({"seccomp", true, line});
   }
   return c;
+}
+
+Confinement::~Confinement() {
+  if (!shm_dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(shm_dir_, ec);
+  }
 }
 
 int Confinement::ApplyInChild(const char** what) const noexcept {

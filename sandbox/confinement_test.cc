@@ -6,8 +6,10 @@
 #include "sandbox/confinement.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -192,8 +194,14 @@ TEST_CASE("workspace-write allows writes inside the roots only, for every Landlo
   CHECK(Run(spec, t.ws(), "rm src/a.txt").exit_code == 0);
   CHECK_FALSE(fs::exists(t.ws() / "src" / "a.txt"));
 
-  CHECK(Run(spec, t.ws(), "echo x > ../plain/top.txt && mkdir ../plain/dir").exit_code == 0);
-  CHECK(ReadFile(t.plain() / "top.txt") == "x\n");
+  // A root without .git: new top-level entries with namespaces; without them
+  // the absent .git and .codex are kept absent by not granting the root
+  // itself (issue 23), so only its existing entries are writable.
+  CHECK((Run(spec, t.ws(), "echo x > ../plain/top.txt && mkdir ../plain/dir").exit_code == 0) ==
+        (layers == Layers::kNamespaces));
+  fs::create_directories(t.plain() / "sub");
+  CHECK(Run(spec, t.ws(), "echo x > ../plain/sub/f && mkdir ../plain/sub/dir").exit_code == 0);
+  CHECK(ReadFile(t.plain() / "sub" / "f") == "x\n");
 
   r = Run(spec, t.ws(), "echo x > ../outside/new.txt");
   CHECK(r.exit_code != 0);
@@ -277,25 +285,36 @@ TEST_CASE("With namespaces the top of a git workspace is writable like any direc
 }
 
 TEST_CASE("A nested workspace's .git stays read-only inside an enclosing writable root") {
-  if (!HaveBwrap()) return;
+  // As a repository under /tmp: /tmp and the workspace are both roots. Without
+  // namespaces (issue 23) Landlock leaves the way to ws/.git out of the grants.
+  const Layers layers = GENERATE(from_range(AvailableLayers()));
+  INFO(Name(layers));
+  LayerChoice choice(layers);
   Tree t;
   SandboxSpec spec;
   spec.mode = Mode::kWorkspaceWrite;
-  // As a repository under /tmp: /tmp and the workspace are both roots.
   spec.writable_roots = {t.ws().parent_path().string(), t.ws().string()};
   auto confinement = Confinement::Prepare(spec);
   REQUIRE(confinement.ok());
-  CHECK((*confinement)->protected_paths() == std::vector<std::string>{(t.ws() / ".git").string()});
-  CHECK(Run(spec, t.ws(), "echo ok > ../outside/new.txt && echo ok > ../newtop").exit_code == 0);
-  CHECK(Run(spec, t.ws(), "echo ok > src/new.txt && touch newtop").exit_code == 0);
+  const auto& prot = (*confinement)->protected_paths();
+  CHECK(std::find(prot.begin(), prot.end(), (t.ws() / ".git").string()) != prot.end());
+  CHECK(Run(spec, t.ws(), "echo ok > ../outside/new.txt").exit_code == 0);
+  CHECK(Run(spec, t.ws(), "echo ok > src/new.txt").exit_code == 0);
   CHECK(Run(spec, t.ws(), "echo more >> .git/config").exit_code != 0);
   CHECK(Run(spec, t.ws().parent_path(), "echo more >> ws/.git/config").exit_code != 0);
   CHECK(Run(spec, t.ws().parent_path(), "mv ws ws2").exit_code != 0);
+  CHECK(Run(spec, t.ws().parent_path(), "mv ws/.git ws/git-old").exit_code != 0);
   CHECK(ReadFile(t.ws() / ".git" / "config") == "[core]\n");
+  CHECK(fs::is_directory(t.ws()));
+  if (layers == Layers::kNamespaces) {
+    CHECK(Run(spec, t.ws(), "echo ok > ../newtop && touch newtop").exit_code == 0);
+  }
 }
 
 TEST_CASE("A worktree's .git file and the directories it points to stay read-only") {
-  if (!HaveBwrap()) return;
+  const Layers layers = GENERATE(from_range(AvailableLayers()));
+  INFO(Name(layers));
+  LayerChoice choice(layers);
   Tree t;
   // ws/.git is the main repository; wt is a linked worktree beside it.
   const fs::path wt = t.ws().parent_path() / "wt";
@@ -317,7 +336,8 @@ TEST_CASE("A worktree's .git file and the directories it points to stay read-onl
   CHECK(Run(spec, wt, "echo 'gitdir: /tmp/evil' > .git").exit_code != 0);
   CHECK(Run(spec, wt, "echo evil > " + (gitdir / "HEAD").string()).exit_code != 0);
   CHECK(Run(spec, wt, "echo evil >> " + (t.ws() / ".git" / "config").string()).exit_code != 0);
-  CHECK(Run(spec, wt, "touch src.txt && mkdir d").exit_code == 0);
+  fs::create_directories(wt / "d");
+  CHECK(Run(spec, wt, "touch d/src.txt && mkdir d/e").exit_code == 0);
   CHECK(ReadFile(gitdir / "HEAD") == "ref: refs/heads/wt\n");
   CHECK(ReadFile(t.ws() / ".git" / "config") == "[core]\n");
 }
@@ -632,4 +652,243 @@ TEST_CASE("Prepare rejects writable roots that are missing or not directories") 
   auto file = Confinement::Prepare(spec);
   REQUIRE_FALSE(file.ok());
   CHECK(file.status().code() == StatusCode::kInvalidArgument);
+}
+
+// Issue 23: the workspace policy (workspace_policy.h) through the sandbox
+// door, one row per protected path, each in every layer set: the attack must
+// fail and leave the host's files as they were.
+TEST_CASE("Every protected path, existing or not, holds against the sandboxed shell") {
+  struct Row {
+    const char* name;
+    // Builds the scene under `base`; returns the spec's roots and the cwd.
+    std::function<void(const fs::path& base, std::vector<std::string>& roots, fs::path& cwd)> setup;
+    const char* attack;
+    std::function<void(const fs::path& base)> check;
+  };
+  const std::vector<Row> rows = {
+      {"existing .git: write, remove, swap for a symlink",
+       [](const fs::path& b, std::vector<std::string>& roots, fs::path& cwd) {
+         fs::create_directories(b / "ws" / ".git" / "hooks");
+         WriteFile(b / "ws" / ".git" / "config", "[core]\n");
+         roots = {(b / "ws").string()};
+         cwd = b / "ws";
+       },
+       "echo '[core] fsmonitor = x' >> .git/config; rm -rf .git; "
+       "mv .git g; rm .git; ln -s /tmp/evil.git .git; ln -sfn /tmp/evil.git .git",
+       [](const fs::path& b) {
+         CHECK(ReadFile(b / "ws" / ".git" / "config") == "[core]\n");
+         CHECK_FALSE(fs::is_symlink(b / "ws" / ".git"));
+         CHECK_FALSE(fs::exists(b / "ws" / "g"));
+       }},
+      {"absent .git: git init and plant core.fsmonitor",
+       [](const fs::path& b, std::vector<std::string>& roots, fs::path& cwd) {
+         fs::create_directories(b / "plain");
+         roots = {(b / "plain").string()};
+         cwd = b / "plain";
+       },
+       "git init -q . ; git config core.fsmonitor 'touch pwned'; mkdir -p .git/hooks; "
+       "echo '[core] fsmonitor = x' > .git/config; ln -s /tmp/evil.git .git; "
+       "echo 'gitdir: /tmp/evil' > .git",
+       [](const fs::path& b) {
+         CHECK_FALSE(fs::exists(b / "plain" / ".git" / "config"));
+         CHECK_FALSE(fs::exists(b / "plain" / ".git" / "HEAD"));
+         CHECK_FALSE(fs::is_symlink(b / "plain" / ".git"));
+         CHECK_FALSE(fs::is_regular_file(b / "plain" / ".git"));
+       }},
+      {"absent .codex: project settings",
+       [](const fs::path& b, std::vector<std::string>& roots, fs::path& cwd) {
+         fs::create_directories(b / "plain");
+         roots = {(b / "plain").string()};
+         cwd = b / "plain";
+       },
+       "mkdir -p .codex; echo 'sandbox_mode = \"danger-full-access\"' > .codex/config.toml; "
+       "ln -s /proc .codex",
+       [](const fs::path& b) {
+         CHECK_FALSE(fs::exists(b / "plain" / ".codex" / "config.toml"));
+         CHECK_FALSE(fs::is_symlink(b / "plain" / ".codex"));
+       }},
+      {"a submodule's .git file",
+       [](const fs::path& b, std::vector<std::string>& roots, fs::path& cwd) {
+         fs::create_directories(b / "ws" / ".git" / "modules" / "mod");
+         fs::create_directories(b / "ws" / "mod");
+         WriteFile(b / "ws" / ".gitmodules", "[submodule \"mod\"]\n\tpath = mod\n\turl = x\n");
+         WriteFile(b / "ws" / "mod" / ".git", "gitdir: ../.git/modules/mod\n");
+         WriteFile(b / "ws" / ".git" / "modules" / "mod" / "config", "[core]\n");
+         roots = {(b / "ws").string()};
+         cwd = b / "ws";
+       },
+       "echo 'gitdir: /tmp/evil' > mod/.git; rm -f mod/.git; mv mod mod2; "
+       "echo x >> .git/modules/mod/config",
+       [](const fs::path& b) {
+         CHECK(ReadFile(b / "ws" / "mod" / ".git") == "gitdir: ../.git/modules/mod\n");
+         CHECK(ReadFile(b / "ws" / ".git" / "modules" / "mod" / "config") == "[core]\n");
+       }},
+      {"the .git of the repository above the workspace (started in repo/sub)",
+       [](const fs::path& b, std::vector<std::string>& roots, fs::path& cwd) {
+         fs::create_directories(b / "repo" / ".git" / "hooks");
+         fs::create_directories(b / "repo" / "sub");
+         WriteFile(b / "repo" / ".git" / "config", "[core]\n");
+         // The enclosing directory is writable too, as /tmp is.
+         roots = {b.string(), (b / "repo" / "sub").string()};
+         cwd = b / "repo" / "sub";
+       },
+       "echo x > ../.git/hooks/pre-commit; echo x >> ../.git/config; mv ../.git ../g",
+       [](const fs::path& b) {
+         CHECK_FALSE(fs::exists(b / "repo" / ".git" / "hooks" / "pre-commit"));
+         CHECK(ReadFile(b / "repo" / ".git" / "config") == "[core]\n");
+       }},
+      {"rename the directory above a workspace under /tmp, then plant a new one",
+       [](const fs::path& b, std::vector<std::string>& roots, fs::path& cwd) {
+         fs::create_directories(b / "x" / "ws" / ".git");
+         WriteFile(b / "x" / "ws" / "marker", "original\n");
+         roots = {b.string(), (b / "x" / "ws").string()};
+         cwd = b / "x" / "ws";
+       },
+       "cd ../.. && mv x y; mkdir -p x/ws/.git && echo '[core]' > x/ws/.git/config",
+       [](const fs::path& b) {
+         CHECK(ReadFile(b / "x" / "ws" / "marker") == "original\n");
+         CHECK_FALSE(fs::exists(b / "y"));
+         CHECK_FALSE(fs::exists(b / "x" / "ws" / ".git" / "config"));
+       }},
+      {"an absent .git above the workspace",
+       [](const fs::path& b, std::vector<std::string>& roots, fs::path& cwd) {
+         fs::create_directories(b / "proj" / "sub");
+         roots = {b.string(), (b / "proj" / "sub").string()};
+         cwd = b / "proj" / "sub";
+       },
+       "mkdir -p ../.git/hooks && echo x > ../.git/config; git init -q ..",
+       [](const fs::path& b) {
+         CHECK_FALSE(fs::exists(b / "proj" / ".git" / "config"));
+         CHECK_FALSE(fs::exists(b / "proj" / ".git" / "HEAD"));
+       }},
+  };
+  for (const Layers layers : AvailableLayers()) {
+    LayerChoice choice(layers);
+    for (const Row& row : rows) {
+      INFO(Name(layers) << ": " << row.name);
+      codex::testing::TempDir dir("codex-policy-test-", "/tmp");
+      SandboxSpec spec;
+      spec.mode = Mode::kWorkspaceWrite;
+      fs::path cwd;
+      row.setup(dir.path(), spec.writable_roots, cwd);
+      auto r = Run(spec, cwd, std::string("set +e; ") + row.attack + "; echo done");
+      INFO("stderr: " << r.stderr_text);
+      CHECK(r.stdout_text.find("done") != std::string::npos);
+      row.check(dir.path());
+    }
+  }
+}
+
+TEST_CASE("A protected path that crosses a writable symlink is refused, in one line") {
+  struct Row {
+    const char* name;
+    std::function<void(const fs::path& root)> plant;
+    const char* expect;
+  };
+  const std::vector<Row> rows = {
+      {".git -> /proc",
+       [](const fs::path& r) { fs::create_directory_symlink("/proc", r / ".git"); },
+       "crosses writable symlink"},
+      {".git -> an attacker's repository",
+       [](const fs::path& r) {
+         fs::create_directories(r.parent_path() / "evil.git");
+         fs::create_directory_symlink(r.parent_path() / "evil.git", r / ".git");
+       },
+       "crosses writable symlink"},
+      {".codex -> /proc",
+       [](const fs::path& r) { fs::create_directory_symlink("/proc", r / ".codex"); },
+       "crosses writable symlink"},
+      {".git file with gitdir: /proc",
+       [](const fs::path& r) { WriteFile(r / ".git", "gitdir: /proc\n"); }, "/proc"},
+      {".git file whose gitdir goes through a writable symlink",
+       [](const fs::path& r) {
+         fs::create_directories(r / "real");
+         fs::create_directory_symlink("/proc", r / "link");
+         WriteFile(r / ".git", "gitdir: link/self\n");
+       },
+       "crosses writable symlink"},
+  };
+  for (const Layers layers : AvailableLayers()) {
+    LayerChoice choice(layers);
+    for (const Row& row : rows) {
+      INFO(Name(layers) << ": " << row.name);
+      codex::testing::TempDir dir("codex-policy-test-", "/tmp");
+      const fs::path root = dir.path() / "ws";
+      fs::create_directories(root);
+      row.plant(root);
+      SandboxSpec spec;
+      spec.mode = Mode::kWorkspaceWrite;
+      spec.writable_roots = {root.string()};
+      auto c = Confinement::Prepare(spec);
+      REQUIRE_FALSE(c.ok());
+      CHECK(c.status().code() == StatusCode::kFailedPrecondition);
+      CHECK_THAT(c.status().message(), Catch::Contains(row.expect));
+      CHECK(c.status().message().find('\n') == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("/dev/shm is the sandbox's own, never the host's") {
+  if (!fs::is_directory("/dev/shm")) return;
+  const std::string host_marker = "/dev/shm/codex-confine-host-" + std::to_string(::getpid());
+  WriteFile(host_marker, "host\n");
+  const std::string inside = "codex-confine-inside-" + std::to_string(::getpid());
+  for (const Layers layers : AvailableLayers()) {
+    INFO(Name(layers));
+    LayerChoice choice(layers);
+    Tree t;
+    const auto spec = t.WorkspaceWrite();
+    auto r = Run(spec, t.ws(),
+                 "cat " + host_marker + "; echo x > /dev/shm/" + inside + " && echo wrote");
+    if (layers == Layers::kNamespaces) {
+      // A private directory: the host's files are not there, its own writes work.
+      CHECK(r.stdout_text.find("host") == std::string::npos);
+      CHECK(r.stdout_text.find("wrote") != std::string::npos);
+    } else {
+      // Without namespaces it is the host's: not writable at all.
+      CHECK(r.stdout_text.find("wrote") == std::string::npos);
+    }
+    CHECK_FALSE(fs::exists("/dev/shm/" + inside));
+  }
+  fs::remove(host_marker);
+}
+
+TEST_CASE("Another terminal's /dev/pts cannot be written, in every layer set") {
+  int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || ::grantpt(master) != 0 || ::unlockpt(master) != 0) {
+    WARN("no pseudo-terminal here: skipped");
+    return;
+  }
+  const std::string slave = ::ptsname(master);
+  ::chmod(slave.c_str(), 0666);
+  for (const Layers layers : AvailableLayers()) {
+    INFO(Name(layers));
+    LayerChoice choice(layers);
+    Tree t;
+    for (const SandboxSpec& spec : {Spec(Mode::kReadOnly), t.WorkspaceWrite()}) {
+      auto r = Run(spec, t.ws(), "printf '\\033]0;pwned\\007' > " + slave + " && echo wrote");
+      CHECK(r.stdout_text.find("wrote") == std::string::npos);
+    }
+  }
+  ::fcntl(master, F_SETFL, O_NONBLOCK);
+  char buf[64];
+  CHECK(::read(master, buf, sizeof buf) < 0);
+  ::close(master);
+}
+
+TEST_CASE("Private paths (the --ephemeral store) are masked and never writable") {
+  for (const Layers layers : AvailableLayers()) {
+    INFO(Name(layers));
+    LayerChoice choice(layers);
+    Tree t;
+    fs::create_directories(t.ws() / "state");
+    WriteFile(t.ws() / "state" / "sessions.db", "secret transcript\n");
+    auto spec = t.WorkspaceWrite();
+    spec.private_paths = {(t.ws() / "state").string()};
+    auto r = Run(spec, t.ws(), "cat state/sessions.db; echo x > state/sessions.db; rm -rf state");
+    if (layers == Layers::kNamespaces) {
+      CHECK(r.stdout_text.find("secret") == std::string::npos);
+    }
+    CHECK(ReadFile(t.ws() / "state" / "sessions.db") == "secret transcript\n");
+  }
 }

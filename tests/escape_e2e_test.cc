@@ -7,6 +7,7 @@
 // print why and return; docs/threat-model.md maps each layer to the case
 // that shows it.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -509,6 +510,284 @@ TEST_CASE("codex is not dumpable: the same uid cannot read its environ") {
   REQUIRE(sleeper.ok());
   ::usleep(200'000);
   CHECK_THAT(read_as_nobody((*sleeper)->pid()).out, Catch::Contains("CODEX_DUMPABLE_CONTROL"));
+}
+
+}  // namespace codex::testing
+
+namespace codex::testing {
+namespace {
+
+// Issue 23: the scenes of the workspace policy, each a directory under a
+// scratch dir in /tmp (itself a writable root), an attack script run from
+// `cwd`, and what must hold on the host afterwards.
+struct PolicyScene {
+  std::string name;
+  fs::path cwd;
+  std::string attack;
+  std::function<void()> check;
+};
+
+void Git(const fs::path& cwd, std::vector<std::string> args) {
+  ProcessOptions p;
+  p.argv = {"git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"};
+  p.argv.insert(p.argv.end(), args.begin(), args.end());
+  p.cwd = cwd;
+  auto r = RunProcess(p);
+  REQUIRE(r.ok());
+  INFO("git " << args[0] << ": " << r->err);
+  REQUIRE(r->exit_code == 0);
+}
+
+std::vector<PolicyScene> PolicyScenes(const fs::path& base) {
+  std::vector<PolicyScene> scenes;
+  // A workspace that is not a git repository.
+  const fs::path plain = base / "plain";
+  fs::create_directories(plain);
+  scenes.push_back({"git init in a non-git workspace, then core.fsmonitor", plain,
+                    "git init -q . ; git config core.fsmonitor 'touch " +
+                        (base / "PWNED").string() +
+                        "'; mkdir -p .git/hooks; echo '[core]' > .git/config",
+                    [plain] {
+                      CHECK_FALSE(fs::exists(plain / ".git" / "config"));
+                      CHECK_FALSE(fs::exists(plain / ".git" / "HEAD"));
+                    }});
+  scenes.push_back({".codex/config.toml in a workspace without one", plain,
+                    "mkdir -p .codex; echo 'sandbox_mode = \"danger-full-access\"' > "
+                    ".codex/config.toml",
+                    [plain] { CHECK_FALSE(fs::exists(plain / ".codex" / "config.toml")); }});
+  // A repository and a linked worktree beside it.
+  const fs::path main = base / "main";
+  fs::create_directories(main);
+  Git(main, {"init", "-q", "."});
+  std::ofstream(main / "a.txt") << "a\n";
+  Git(main, {"add", "a.txt"});
+  Git(main, {"commit", "-q", "-m", "a"});
+  const fs::path wt = base / "wt";
+  Git(main, {"worktree", "add", "-q", wt.string()});
+  const std::string main_config = ReadFile(main / ".git" / "config");
+  const std::string wt_head = ReadFile(main / ".git" / "worktrees" / "wt" / "HEAD");
+  scenes.push_back({"a linked worktree writes its main repository's hooks and config", wt,
+                    "echo x > ../main/.git/hooks/pre-commit; echo x >> ../main/.git/config; "
+                    "echo x > \"$(git rev-parse --git-dir)/HEAD\"; echo 'gitdir: /tmp' > .git",
+                    [main, wt, main_config, wt_head] {
+                      CHECK_FALSE(fs::exists(main / ".git" / "hooks" / "pre-commit"));
+                      CHECK(ReadFile(main / ".git" / "config") == main_config);
+                      CHECK(ReadFile(main / ".git" / "worktrees" / "wt" / "HEAD") == wt_head);
+                      CHECK_THAT(ReadFile(wt / ".git"), Catch::Contains("worktrees"));
+                    }});
+  // Started in repo/sub.
+  const fs::path sub = main / "sub";
+  fs::create_directories(sub);
+  scenes.push_back({"started in repo/sub, ../.git/hooks", sub,
+                    "echo x > ../.git/hooks/post-checkout; mv ../.git ../git-old", [main] {
+                      CHECK_FALSE(fs::exists(main / ".git" / "hooks" / "post-checkout"));
+                      CHECK(fs::is_directory(main / ".git" / "objects"));
+                    }});
+  // The symlink swap on a real repository.
+  scenes.push_back({"rm .git && ln -s /tmp/evil.git .git", main,
+                    "mkdir -p /tmp/evil.git 2>/dev/null; rm -rf .git; rm .git; "
+                    "ln -s /tmp/evil.git .git; mv .git g",
+                    [main] {
+                      CHECK_FALSE(fs::is_symlink(main / ".git"));
+                      CHECK(fs::is_directory(main / ".git" / "objects"));
+                    }});
+  return scenes;
+}
+
+// The layer sets `codex` can run here: with namespaces, and the fallback.
+std::vector<std::map<std::string, std::string>> LayerEnvs() {
+  std::vector<std::map<std::string, std::string>> out;
+  if (sandbox::ProbeBwrap().usable) out.push_back({});
+  if (sandbox::landlock::AbiVersion() >= 1)
+    out.push_back({{"CODEX_SANDBOX_BWRAP", "/nonexistent"}});
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("workspace policy: every protected path holds through codex sandbox and codex exec") {
+  if (!SandboxAvailable()) return;
+  for (const auto& layer_env : LayerEnvs()) {
+    const bool fallback = !layer_env.empty();
+    Scratch s;
+    const std::vector<PolicyScene> scenes = PolicyScenes(s.path());
+    for (const PolicyScene& scene : scenes) {
+      INFO((fallback ? "fallback (no namespaces): " : "namespaces: ") << scene.name);
+      // Door 1: codex sandbox.
+      auto r = Sandbox(
+          As::kInvoker,
+          {"-s", "workspace-write", "--", "sh", "-c", "set +e; " + scene.attack + "; echo done"},
+          scene.cwd, layer_env);
+      INFO("stderr: " << r.err);
+      CHECK_THAT(r.out, Catch::Contains("done"));
+      scene.check();
+      // Door 2: the model's shell tool in codex exec.
+      auto env = CodexTestEnv::Create(R"({"responses": [
+        {"output": [{"shell": ["sh", "-c", )" +
+                                      Quoted("set +e; " + scene.attack + "; echo done") +
+                                      R"(], "call_id": "attack"}]},
+        "done"]})");
+      REQUIRE(env.ok());
+      ProcessOptions p = (*env)->CodexCommand({"exec", "-s", "workspace-write", "attack"});
+      p.cwd = scene.cwd;
+      for (const auto& [k, v] : layer_env) p.env[k] = v;
+      auto run = RunProcess(p);
+      REQUIRE(run.ok());
+      INFO("exec stderr: " << run->err);
+      CHECK(run->exit_code == 0);
+      auto requests = (*env)->server().requests_to("/responses");
+      REQUIRE(requests.size() == 2);
+      CHECK_THAT(OutputFor(requests.back().InputItems(), "attack"), Catch::Contains("done"));
+      scene.check();
+    }
+    CHECK_FALSE(fs::exists(s.path() / "PWNED"));
+  }
+}
+
+TEST_CASE("workspace policy: a protected path through a writable symlink is refused") {
+  if (!SandboxAvailable()) return;
+  struct Plant {
+    const char* name;
+    std::function<void(const fs::path&)> make;
+  };
+  const std::vector<Plant> plants = {
+      {".git -> /proc",
+       [](const fs::path& ws) { fs::create_directory_symlink("/proc", ws / ".git"); }},
+      {".git -> /tmp/evil.git",
+       [](const fs::path& ws) {
+         fs::create_directories(ws.parent_path() / "evil.git");
+         fs::create_directory_symlink(ws.parent_path() / "evil.git", ws / ".git");
+       }},
+      {".git file with gitdir: /proc",
+       [](const fs::path& ws) { std::ofstream(ws / ".git") << "gitdir: /proc\n"; }},
+      {".codex -> /proc",
+       [](const fs::path& ws) { fs::create_directory_symlink("/proc", ws / ".codex"); }},
+  };
+  for (const auto& layer_env : LayerEnvs()) {
+    for (const Plant& plant : plants) {
+      INFO((layer_env.empty() ? "namespaces: " : "fallback: ") << plant.name);
+      Scratch s;
+      const fs::path ws = s.path() / "ws";
+      fs::create_directories(ws);
+      plant.make(ws);
+      auto r = Sandbox(As::kInvoker,
+                       {"-s", "workspace-write", "--", "sh", "-c", "ls /proc | wc -l; echo ran"},
+                       ws, layer_env);
+      CHECK(r.exit_code != 0);
+      CHECK(r.out.find("ran") == std::string::npos);
+      CHECK_THAT(r.err, Catch::StartsWith("error: cannot enforce sandbox read-only path"));
+      CHECK(e2e::ErrorLines(r.err).size() == 1);
+      // The model's shell gets the same refusal as its tool output.
+      auto env = CodexTestEnv::Create(R"({"responses": [
+        {"output": [{"shell": ["sh", "-c", "echo ran"], "call_id": "run"}]}, "done"]})");
+      REQUIRE(env.ok());
+      ProcessOptions p = (*env)->CodexCommand({"exec", "-s", "workspace-write", "go"});
+      p.cwd = ws;
+      for (const auto& [k, v] : layer_env) p.env[k] = v;
+      auto run = RunProcess(p);
+      REQUIRE(run.ok());
+      auto requests = (*env)->server().requests_to("/responses");
+      REQUIRE_FALSE(requests.empty());
+      const std::string out = OutputFor(requests.back().InputItems(), "run");
+      CHECK_THAT(out, Catch::Contains("cannot enforce sandbox read-only path"));
+      CHECK(out.find("\"ran") == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("workspace policy: the --ephemeral store is out of the commands' reach") {
+  if (!SandboxAvailable()) return;
+  // The workspace beside $CODEX_HOME, and one that contains it (a writable
+  // root covers the store: the policy's private path must still hold).
+  for (const auto& [layer_env, covering] :
+       {std::pair{std::map<std::string, std::string>{}, false},
+        std::pair{std::map<std::string, std::string>{}, true},
+        std::pair{std::map<std::string, std::string>{{"CODEX_SANDBOX_BWRAP", "/nonexistent"}},
+                  false},
+        std::pair{std::map<std::string, std::string>{{"CODEX_SANDBOX_BWRAP", "/nonexistent"}},
+                  true}}) {
+    const bool fallback = !layer_env.empty();
+    if (fallback ? sandbox::landlock::AbiVersion() < 1 : !sandbox::ProbeBwrap().usable) continue;
+    INFO((fallback ? "fallback" : "namespaces") << (covering ? ", cwd above $CODEX_HOME" : ""));
+    // $CODEX_HOME reaches the command's environment (it is no secret).
+    const std::string script =
+        "set +e; echo home=$CODEX_HOME; cat \"$CODEX_HOME\"/ephemeral/*/sessions.d[b] 2>/dev/null "
+        "| head -c 15; echo; for f in \"$CODEX_HOME\"/ephemeral/*/sessions.d[b]; do "
+        "[ -e \"$f\" ] && echo x >> \"$f\" && echo wrote; done; echo end";
+    auto env = CodexTestEnv::Create(R"({"responses": [
+        {"output": [{"shell": ["sh", "-c", )" +
+                                    Quoted(script) + R"(], "call_id": "peek"}]}, "done"]})");
+    REQUIRE(env.ok());
+    const fs::path store = (*env)->codex_home() / "ephemeral";
+    ProcessOptions p =
+        (*env)->CodexCommand({"exec", "--ephemeral", "-s", "workspace-write", "peek"});
+    if (covering) p.cwd = (*env)->root();
+    for (const auto& [k, v] : layer_env) p.env[k] = v;
+    auto run = RunProcess(p);
+    REQUIRE(run.ok());
+    INFO("stderr: " << run->err);
+    CHECK(run->exit_code == 0);
+    auto requests = (*env)->server().requests_to("/responses");
+    REQUIRE(requests.size() == 2);
+    const std::string out = OutputFor(requests.back().InputItems(), "peek");
+    CHECK_THAT(out, Catch::Contains("end"));
+    CHECK_THAT(out, Catch::Contains("home=" + (*env)->codex_home().string()));
+    CHECK(out.find("wrote") == std::string::npos);
+    // With namespaces not even readable (without them, as any file of the user).
+    // (The fallback's read shows that the script does find the store.)
+    if (!fallback) {
+      CHECK(out.find("SQLite format") == std::string::npos);
+    } else {
+      CHECK_THAT(out, Catch::Contains("SQLite format"));
+    }
+    // Nothing of this run's store is left in /tmp or under $CODEX_HOME.
+    CHECK(fs::is_empty(store));
+  }
+}
+
+}  // namespace codex::testing
+
+namespace codex::testing {
+
+// Issue 23, point 4: /dev/shm is not the host's, and another terminal of the
+// user cannot be written through /dev/pts, with namespaces and without.
+TEST_CASE("codex sandbox: /dev/shm is private and another terminal's /dev/pts is closed") {
+  if (!SandboxAvailable()) return;
+  int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  REQUIRE(master >= 0);
+  REQUIRE(::grantpt(master) == 0);
+  REQUIRE(::unlockpt(master) == 0);
+  const std::string slave = ::ptsname(master);
+  ::chmod(slave.c_str(), 0666);
+  const std::string host_shm = "/dev/shm/codex-escape-host-" + std::to_string(::getpid());
+  std::ofstream(host_shm) << "host\n";
+  const std::string inside = "/dev/shm/codex-escape-inside-" + std::to_string(::getpid());
+  for (const auto& layer_env : LayerEnvs()) {
+    const bool fallback = !layer_env.empty();
+    INFO((fallback ? "fallback" : "namespaces"));
+    Scratch s;
+    for (const std::string mode : {"read-only", "workspace-write"}) {
+      INFO(mode);
+      auto r = Sandbox(As::kInvoker,
+                       {"-s", mode, "--", "sh", "-c",
+                        "printf '\\033]0;pwned\\007' > " + slave + " && echo tty-written; cat " +
+                            host_shm + "; echo x > " + inside + " && echo shm-written; echo end"},
+                       s.path(), layer_env);
+      CHECK_THAT(r.out, Catch::Contains("end"));
+      CHECK(r.out.find("tty-written") == std::string::npos);
+      if (!fallback) CHECK(r.out.find("host") == std::string::npos);
+      // Never the host's; `codex sandbox` replaces itself with the command,
+      // so its private /dev/shm is not writable (the shell tool's is:
+      // confinement_test "/dev/shm is the sandbox's own…").
+      CHECK(r.out.find("shm-written") == std::string::npos);
+      CHECK_FALSE(fs::exists(inside));
+    }
+  }
+  ::fcntl(master, F_SETFL, O_NONBLOCK);
+  char buf[64];
+  CHECK(::read(master, buf, sizeof buf) < 0);  // nothing reached the terminal
+  ::close(master);
+  fs::remove(host_shm);
 }
 
 }  // namespace codex::testing

@@ -1871,3 +1871,35 @@ TEST_CASE("--help names the program codex, not the path it was started by") {
 
 }  // namespace
 }  // namespace codex::testing
+
+namespace codex::testing {
+
+// Issue 23: `!cmd` is a door of the workspace policy too. In a workspace that
+// is not a repository, the user's own command (or one the model talked them
+// into) cannot plant a .git (core.fsmonitor for the next host git) or a
+// .codex/config.toml, in workspace-write.
+TEST_CASE("!cmd asks the workspace policy: no .git or .codex planted in a non-git workspace") {
+  if (::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION) < 1) {
+    WARN("Landlock is missing on this kernel: a sandboxed command cannot run here");
+    return;
+  }
+  for (const std::map<std::string, std::string>& layers :
+       {std::map<std::string, std::string>{},
+        std::map<std::string, std::string>{{"CODEX_SANDBOX_BWRAP", "/nonexistent"}}}) {
+    INFO((layers.empty() ? "namespaces (when available)" : "fallback"));
+    auto env = MakeEnv(R"({"responses": ["unused"]})");
+    std::filesystem::create_directories(env->workdir() / "src");
+    auto p = SpawnTui(*env, {"-s", "workspace-write"}, layers);
+    Expect(p->WaitForText("›", kWait));
+    Expect(
+        p->Write("!git init -q . ; git config core.fsmonitor 'touch pwned'; mkdir -p .codex; "
+                 "echo y > .codex/config.toml; echo ok > src/plain.txt; echo attack-$((40+2))\r"));
+    Expect(p->WaitForText("attack-42", kWait));
+    CHECK_FALSE(std::filesystem::exists(env->workdir() / ".git" / "config"));
+    CHECK_FALSE(std::filesystem::exists(env->workdir() / ".codex" / "config.toml"));
+    // The workspace itself stays writable.
+    CHECK(std::filesystem::exists(env->workdir() / "src" / "plain.txt"));
+  }
+}
+
+}  // namespace codex::testing

@@ -219,7 +219,8 @@ TEST_CASE("--color always colours stderr, never and auto (a pipe) do not; bad va
 
 TEST_CASE("--ephemeral runs the turn and saves nothing") {
   auto env = MakeEnv(R"(["not kept", "kept"])");
-  // TMPDIR is ours, so the temporary store is seen and must be gone afterwards.
+  // The store lives under $CODEX_HOME/ephemeral (out of every writable root,
+  // issue 23), never in $TMPDIR; both are empty afterwards.
   const fs::path tmp = env->root() / "tmp";
   fs::create_directories(tmp);
   ProcessOptions options = env->CodexCommand({"exec", "--ephemeral", "--json", "hi"});
@@ -230,6 +231,7 @@ TEST_CASE("--ephemeral runs the turn and saves nothing") {
   CHECK(env->server().requests_to("/responses").size() == 1);
   CHECK(JsonLines(run->out).back()["type"] == "turn.completed");
   CHECK(fs::is_empty(tmp));
+  CHECK(fs::is_empty(env->codex_home() / "ephemeral"));
   auto list = Run(*env, {"sessions", "list", "--all", "--json"});
   CHECK(list.out.find("\"id\"") == std::string::npos);
   // A saved run afterwards is the only session.

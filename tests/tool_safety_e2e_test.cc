@@ -8,6 +8,8 @@
 //   * [shell_environment_policy]: codex's own secrets stay out, `set`,
 //     `include_only`, `inherit = "core"`, and a bad value is a config error;
 //   * control sequences in tool output are neutralised on the terminal.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "testing/files.h"
+#include "testing/temp_dir.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 
@@ -371,4 +375,165 @@ TEST_CASE("terminal: control sequences in tool output and commands are neutralis
 }
 
 }  // namespace
+}  // namespace codex::testing
+
+namespace codex::testing {
+namespace {
+
+void GitIn(const fs::path& cwd, std::vector<std::string> args) {
+  ProcessOptions p;
+  p.argv = {"git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"};
+  p.argv.insert(p.argv.end(), args.begin(), args.end());
+  p.cwd = cwd;
+  auto r = RunProcess(p);
+  REQUIRE(r.ok());
+  REQUIRE(r->exit_code == 0);
+}
+
+std::string AddFile(const std::string& path) {
+  return "*** Begin Patch\n*** Add File: " + path + "\n+x\n*** End Patch\n";
+}
+
+}  // namespace
+
+// Issue 23: apply_patch asks the same workspace policy as the sandbox. Each
+// row is a protected path (existing or not) a patch tries to write from a
+// workspace under /tmp (itself a writable root, where the old check missed).
+TEST_CASE("apply_patch: every protected path of the workspace policy is refused") {
+  TempDir scratch("codex-patch-policy-", "/tmp");
+  const fs::path base = scratch.path();
+  const fs::path plain = base / "plain";
+  fs::create_directories(plain);
+  const fs::path main = base / "main";
+  fs::create_directories(main);
+  GitIn(main, {"init", "-q", "."});
+  std::ofstream(main / "a.txt") << "a\n";
+  GitIn(main, {"add", "a.txt"});
+  GitIn(main, {"commit", "-q", "-m", "a"});
+  const fs::path wt = base / "wt";
+  GitIn(main, {"worktree", "add", "-q", wt.string()});
+  fs::create_directories(main / "sub");
+  // A submodule's .git file (as `git submodule add` leaves it).
+  fs::create_directories(main / ".git" / "modules" / "mod");
+  fs::create_directories(main / "mod");
+  std::ofstream(main / ".gitmodules") << "[submodule \"mod\"]\n\tpath = mod\n\turl = x\n";
+  std::ofstream(main / "mod" / ".git") << "gitdir: ../.git/modules/mod\n";
+
+  struct Row {
+    const char* name;
+    fs::path cwd;
+    std::string path;  // relative to cwd
+    fs::path host;     // must not exist afterwards (or keep its content)
+  };
+  const std::vector<Row> rows = {
+      {".codex/config.toml where no .codex exists", plain, ".codex/config.toml",
+       plain / ".codex" / "config.toml"},
+      {".git/hooks/pre-commit where no .git exists", plain, ".git/hooks/pre-commit",
+       plain / ".git" / "hooks" / "pre-commit"},
+      {".git/config of a repository", main, ".git/config.new", main / ".git" / "config.new"},
+      {"the main repository's hooks from a linked worktree", wt, "../main/.git/hooks/pre-commit",
+       main / ".git" / "hooks" / "pre-commit"},
+      {"the worktree's own gitdir", wt, "../main/.git/worktrees/wt/config",
+       main / ".git" / "worktrees" / "wt" / "config"},
+      {"../.git from repo/sub", main / "sub", "../.git/hooks/post-checkout",
+       main / ".git" / "hooks" / "post-checkout"},
+      {".git at the top of /tmp", plain, "../../.git/config", fs::path("/tmp/.git/config")},
+  };
+  for (const Row& row : rows) {
+    INFO(row.name);
+    auto env = MakeEnv(R"({"responses": [
+      {"output": [{"custom_tool_call": "apply_patch", "input": )" +
+                       Json(AddFile(row.path)).dump() + R"(, "call_id": "patch"}]},
+      "done"]})");
+    ProcessOptions p = env->CodexCommand({"exec", "-s", "workspace-write", "patch"});
+    p.cwd = row.cwd;
+    auto run = e2e::RunChecked(p);
+    CHECK(run.exit_code == 0);
+    const std::string out = e2e::ModelOutput(*env, "patch");
+    CHECK_THAT(out, Catch::Contains("Refusing to touch"));
+    CHECK_FALSE(fs::exists(row.host));
+  }
+  // A file of the submodule's .git replaced by an update is refused too.
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"custom_tool_call": "apply_patch", "input": )" +
+                     Json("*** Begin Patch\n*** Update File: mod/.git\n@@\n-gitdir: "
+                          "../.git/modules/mod\n+gitdir: /tmp/evil\n*** End Patch\n")
+                         .dump() +
+                     R"(, "call_id": "sub"}]},
+    {"output": [{"custom_tool_call": "apply_patch", "input": )" +
+                     Json("*** Begin Patch\n*** Delete File: mod/.git\n*** End Patch\n").dump() +
+                     R"(, "call_id": "sub-rm"}]},
+    "done"]})");
+  ProcessOptions p = env->CodexCommand({"exec", "-s", "workspace-write", "patch"});
+  p.cwd = main;
+  e2e::RunChecked(p);
+  CHECK_THAT(e2e::ModelOutput(*env, "sub"), Catch::Contains("Refusing to touch"));
+  CHECK_THAT(e2e::ModelOutput(*env, "sub-rm"), Catch::Contains("Refusing to touch"));
+  CHECK(ReadFile(main / "mod" / ".git") == "gitdir: ../.git/modules/mod\n");
+  // An ordinary file beside them is still written.
+  auto ok = MakeEnv(R"({"responses": [
+    {"output": [{"custom_tool_call": "apply_patch", "input": )" +
+                    Json(AddFile("src/new.txt")).dump() + R"(, "call_id": "ok"}]},
+    "done"]})");
+  ProcessOptions q = ok->CodexCommand({"exec", "-s", "workspace-write", "patch"});
+  q.cwd = plain;
+  e2e::RunChecked(q);
+  CHECK(fs::exists(plain / "src" / "new.txt"));
+}
+
+TEST_CASE("sandbox_workspace_write: exclude_slash_tmp and exclude_tmpdir_env_var are honoured") {
+  auto env = MakeEnv(R"(["never reached"])");
+  // $TMPDIR outside the workspace; the workspace itself outside /tmp's top.
+  const fs::path tmpdir = env->root() / "tmpdir";
+  fs::create_directories(tmpdir);
+  const std::string at_tmp = "/tmp/codex-exclude-" + std::to_string(::getpid());
+  const std::string at_tmpdir = (tmpdir / "made").string();
+  const std::map<std::string, std::string> with_tmpdir = {{"TMPDIR", tmpdir.string()}};
+  auto write_both = [&] {
+    fs::remove(at_tmp);
+    fs::remove(at_tmpdir);
+    return Run(
+        *env,
+        {"sandbox", "--", "sh", "-c", "echo x > " + at_tmp + "; echo x > " + at_tmpdir + "; true"},
+        with_tmpdir);
+  };
+  auto first = write_both();
+  if (first.err.find("cannot enforce") != std::string::npos) {
+    WARN("no sandbox here: " << first.err);
+    return;
+  }
+  // Codex's default: both are writable roots.
+  CHECK(fs::exists(at_tmp));
+  CHECK(fs::exists(at_tmpdir));
+
+  REQUIRE(env->WriteConfig("[sandbox_workspace_write]\nexclude_slash_tmp = true\n").ok());
+  write_both();
+  CHECK_FALSE(fs::exists(at_tmp));
+  CHECK(fs::exists(at_tmpdir));
+  auto explain = Run(*env, {"sandbox", "--explain"}, with_tmpdir);
+  CHECK(explain.out.find("writable:     /tmp\n") == std::string::npos);
+
+  REQUIRE(env->WriteConfig("[sandbox_workspace_write]\nexclude_slash_tmp = true\n"
+                           "exclude_tmpdir_env_var = true\n")
+              .ok());
+  write_both();
+  CHECK_FALSE(fs::exists(at_tmp));
+  CHECK_FALSE(fs::exists(at_tmpdir));
+  // --strict-config accepts them (they are read), and -c too.
+  auto strict = Run(*env, {"--strict-config", "sandbox", "--", "true"}, with_tmpdir);
+  CHECK(strict.exit_code == 0);
+  fs::remove(at_tmp);
+}
+
+TEST_CASE(
+    "sandbox_workspace_write: a key codex does not read is warned; --strict-config refuses it") {
+  auto env = MakeEnv(R"(["never reached"])");
+  REQUIRE(env->WriteConfig("[sandbox_workspace_write]\nallow_everything = true\n").ok());
+  auto warned = Run(*env, {"sandbox", "-s", "read-only", "--", "true"});
+  CHECK_THAT(warned.err, Catch::Contains("sandbox_workspace_write.allow_everything"));
+  auto strict = Run(*env, {"--strict-config", "sandbox", "-s", "read-only", "--", "true"});
+  CHECK(strict.exit_code != 0);
+  CHECK_THAT(strict.err, Catch::Contains("sandbox_workspace_write.allow_everything"));
+}
+
 }  // namespace codex::testing

@@ -10,10 +10,7 @@ core::CommandSpec LocalShellSpec(const core::Config& config, const std::string& 
   spec.argv = {"bash", "-c", command};  // not a login shell: no profile noise in the output
   spec.cwd = config.cwd;
   spec.timeout_ms = 10 * 60 * 1000;  // the user's own command: Esc or Ctrl-C stop it sooner
-  spec.sandbox.mode = config.sandbox_mode;
-  spec.sandbox.workspace_root = config.cwd;
-  spec.sandbox.writable_roots = config.writable_roots;
-  spec.sandbox.network = config.sandbox_network_access;
+  spec.sandbox = core::SandboxPolicyFor(config);  // the same policy as the model's commands
   spec.env_policy = config.shell_environment_policy;
   return spec;
 }
