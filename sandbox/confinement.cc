@@ -224,18 +224,29 @@ Result<std::unique_ptr<Confinement>> Confinement::Prepare(const SandboxSpec& spe
     // read-only (Landlock) /dev/shm; workspace-write binds its own over it.
     a.insert(a.end(), {"--dev", "/dev", "--proc", "/proc"});
     if (!c->shm_dir_.empty()) a.insert(a.end(), {"--bind", c->shm_dir_, "/dev/shm"});
+    std::error_code ignored;
     for (const ProtectedPath& p : c->policy_.protected_paths()) {
       if (std::find(c->protected_.begin(), c->protected_.end(), p.path) == c->protected_.end()) {
         continue;
       }
       if (p.exists) {
+        // An empty directory may be another sandbox's mount point (below):
+        // share its reservation, so that its creator does not remove it
+        // while this sandbox still mounts it.
+        if (IsDirectory(p.path) && std::filesystem::is_empty(p.path, ignored)) {
+          ASSIGN_OR_RETURN(auto mount_point, MountPoint::Reserve(p.path));
+          c->mount_points_.push_back(std::move(mount_point));
+        }
         a.insert(a.end(), {"--ro-bind", p.path, p.path});
       } else if (::access(ParentDir(p.path).c_str(), W_OK) == 0) {
         // An absent path: an empty read-only tmpfs takes its place, so the
-        // command can neither create it nor replace it (its mount point, an
-        // empty directory, remains on the host; git ignores an empty .git).
-        // Where codex's user cannot write the parent, the command cannot
-        // create the path either, and bubblewrap could not make the mount point.
+        // command can neither create it nor replace it. Its mount point, an
+        // empty directory on the host, is reserved for this Confinement and
+        // removed when no sandbox uses it any more (mount_point.h). Where
+        // codex's user cannot write the parent, the command cannot create the
+        // path either, and no mount point could be made.
+        ASSIGN_OR_RETURN(auto mount_point, MountPoint::Reserve(p.path));
+        c->mount_points_.push_back(std::move(mount_point));
         a.insert(a.end(), {"--tmpfs", p.path, "--remount-ro", p.path});
       }
     }

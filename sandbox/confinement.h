@@ -60,6 +60,7 @@
 
 #include "base/status.h"
 #include "sandbox/launcher.h"
+#include "sandbox/mount_point.h"
 #include "sandbox/process.h"
 #include "sandbox/seccomp_filter.h"
 #include "sandbox/unique_fd.h"
@@ -146,6 +147,9 @@ class Confinement : public ChildSetup {
   std::vector<std::string> protected_;
   WorkspacePolicy policy_;
   std::string shm_dir_;  // the sandbox's own /dev/shm, removed by the destructor
+  // The directories bubblewrap mounts over absent protected paths, removed
+  // again when no sandbox uses them (mount_point.h).
+  std::vector<std::shared_ptr<MountPoint>> mount_points_;
   std::vector<LayerReport> layers_;
 };
 

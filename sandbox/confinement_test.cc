@@ -892,3 +892,52 @@ TEST_CASE("Private paths (the --ephemeral store) are masked and never writable")
     CHECK(ReadFile(t.ws() / "state" / "sessions.db") == "secret transcript\n");
   }
 }
+
+TEST_CASE(
+    "An absent .git or .codex leaves no mount point behind, and holds while another sandbox "
+    "of the same root still runs") {
+  if (!HaveBwrap()) {
+    codex::testing::SkipTest("bubblewrap cannot create namespaces here (" + ProbeBwrap().reason +
+                             "); absent paths get no mount point without them");
+  }
+  Tree t;
+  const auto spec = t.WorkspaceWrite();
+  const fs::path git = t.plain() / ".git";
+  const fs::path codex_dir = t.plain() / ".codex";
+  // One command: the placeholders exist only while it runs.
+  auto once = Run(spec, t.plain(), "test -d .git && test -d .codex && echo reserved");
+  CHECK(once.stdout_text == "reserved\n");
+  CHECK_FALSE(fs::exists(git));
+  CHECK_FALSE(fs::exists(codex_dir));
+
+  // Two sandboxes of the same root at once (parallel tool calls): the first
+  // one ending must not open the path to the second one's command.
+  auto first = Confinement::Prepare(spec);
+  auto second = Confinement::Prepare(spec);
+  REQUIRE(first.ok());
+  REQUIRE(second.ok());
+  CHECK(fs::is_directory(git));
+  first->reset();
+  CHECK(fs::is_directory(git));
+  SpawnOptions options;
+  options.argv = {"/bin/sh", "-c",
+                  "mkdir .git/hooks; echo '[core]' > .git/config; echo x > .codex/config.toml; "
+                  "ls -A .git .codex"};
+  options.cwd = t.plain().string();
+  options.timeout_ms = 20'000;
+  options.child_setup = second->get();
+  auto r = RunProcess(options);
+  REQUIRE(r.ok());
+  INFO(r->output);
+  CHECK(Denied(*r));
+  CHECK(fs::is_empty(git));
+  CHECK(fs::is_empty(codex_dir));
+  second->reset();
+  CHECK_FALSE(fs::exists(git));
+  CHECK_FALSE(fs::exists(codex_dir));
+
+  // A directory that was there before (the user's own empty .git) stays.
+  fs::create_directory(git);
+  Run(spec, t.plain(), "true");
+  CHECK(fs::is_directory(git));
+}
