@@ -8,9 +8,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
+# Each step says what it does, then how long it took (a first run on a new
+# machine spends most of its time installing packages and compiling; README).
+demo_start=$SECONDS
+step_start=$SECONDS
+step_done() {
+  echo "   done in $((SECONDS - step_start)) s (demo so far: $((SECONDS - demo_start)) s)"
+  step_start=$SECONDS
+}
+
+echo "== checking the Debian packages codex needs (scripts/install-deps.sh installs what is missing)"
 scripts/install-deps.sh
-echo "== building codex and the scripted server (first time takes a minute or two)"
+step_done
+echo "== building codex and the scripted server (a first build compiles everything; later ones reuse it)"
 BUILD_DIR="${BUILD_DIR:-build}" TARGETS="codex scripted-responses-server" scripts/build.sh
+step_done
 build="$root/${BUILD_DIR:-build}"
 codex="$build/cli/codex"
 server="$build/tests/scripted-responses-server"
@@ -40,6 +52,7 @@ if [[ -z "$port" ]]; then
   exit 1
 fi
 echo "   listening on 127.0.0.1:$port"
+step_done
 
 cat >"$work/home/config.toml" <<TOML
 model = "gpt-test"
@@ -58,12 +71,15 @@ cd "$work/project"
 echo
 echo "== codex exec \"Say hello from the sandbox\""
 "$codex" exec "Say hello from the sandbox"
+step_done
 echo
 echo "== codex sessions list"
 "$codex" sessions list
+step_done
 echo
 echo "== codex exec resume --last \"And now?\""
 "$codex" exec resume --last "And now?"
+step_done
 echo
 echo "== what the server received (every request stateless: store:false, full input, no previous_response_id)"
 python3 - "$work/requests.jsonl" <<'PY' 2>/dev/null || awk 'END { print NR " requests recorded" }' "$work/requests.jsonl"
@@ -80,4 +96,4 @@ for n, line in enumerate(open(sys.argv[1]), 1):
     print("     " + ", ".join(kinds))
 PY
 echo
-echo "demo finished: the session lives in $CODEX_HOME/sessions.db (removed on exit)"
+echo "demo finished in $((SECONDS - demo_start)) s: the session lives in $CODEX_HOME/sessions.db (removed on exit)"

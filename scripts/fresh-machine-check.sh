@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Runs the README's first command (./scripts/demo.sh) — and with --all also the
+# second (./scripts/test.sh, which must skip nothing) — on a pristine Debian 12,
+# so that a package missing from scripts/install-deps.sh fails here even when
+# every developer machine happens to have it.
+#
+# It builds a minimal Debian 12 root (mmdebstrap --variant=minbase) from this
+# machine's own Debian apt sources (read from /etc/apt, never written into the
+# repo; third-party repositories are left out, so node/npm come from Debian as
+# they would for a new user), puts a `git clone` of HEAD in it (uncommitted
+# files cannot help), and runs the command there as root, in a private mount
+# and PID namespace whose root is pivot_root'ed into the new tree. pivot_root
+# and not chroot: the kernel refuses to create a user namespace from inside a
+# chroot (EPERM), so the codex sandbox (bubblewrap) would not work in one. The
+# root is removed afterwards, also on failure or interrupt.
+#
+# Needs root on the host. Usage: scripts/fresh-machine-check.sh [--all]
+# FRESH_ROOT_PARENT sets where the root is built (default: /var/tmp).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+
+all=0
+case "${1:-}" in
+  "") ;;
+  --all) all=1 ;;
+  *)
+    echo "error: unknown argument '$1'; usage: scripts/fresh-machine-check.sh [--all]" >&2
+    exit 2
+    ;;
+esac
+if [[ $(id -u) -ne 0 ]]; then
+  echo "error: building a Debian root and pivoting into it needs root; run it as root (or with sudo)" >&2
+  exit 1
+fi
+
+start=$SECONDS
+step_start=$SECONDS
+step() {  # prints the step that just ended with its time, and the total so far
+  echo "== fresh machine: $1: $((SECONDS - step_start)) s (total $((SECONDS - start)) s)"
+  step_start=$SECONDS
+}
+
+if ! command -v mmdebstrap >/dev/null; then
+  echo "== fresh machine: installing mmdebstrap (the tool that builds the Debian root)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap >/dev/null
+fi
+
+# This machine's Debian sources, as one-line entries for mmdebstrap. Only
+# Debian's own bookworm suites: a third-party repository (nodesource, a cloud
+# SDK) would give the root packages a new user does not have.
+debian_sources() {
+  local f
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [[ -f "$f" ]] || continue
+    # deb [options] URI SUITE COMPONENTS...
+    sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$f" | awk '$1 == "deb" && NF >= 4 {
+      line = "deb " $2 " " $3; for (i = 4; i <= NF; i++) line = line " " $i; print line }'
+  done
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [[ -f "$f" ]] || continue
+    # deb822 stanzas: Types, URIs, Suites, Components (continuation lines not used by apt for these)
+    awk 'function flush(  u, s, nu, ns, us, ss, i, j) {
+           if (types ~ /(^| )deb( |$)/ && enabled != "no" && uris != "" && suites != "") {
+             nu = split(uris, us, " "); ns = split(suites, ss, " ")
+             for (i = 1; i <= nu; i++) for (j = 1; j <= ns; j++) print "deb " us[i] " " ss[j] " " comps
+           }
+           types = ""; uris = ""; suites = ""; comps = ""; enabled = ""
+         }
+         /^[ \t]*#/ { next }
+         /^[ \t]*$/ { flush(); next }
+         { key = tolower($1); sub(/:$/, "", key); $1 = ""; sub(/^ +/, "")
+           if (key == "types") types = $0; else if (key == "uris") uris = $0
+           else if (key == "suites") suites = $0; else if (key == "components") comps = $0
+           else if (key == "enabled") enabled = tolower($0) }
+         END { flush() }' "$f"
+  done
+}
+mapfile -t sources < <(debian_sources | awk '$3 ~ /^bookworm(-updates|-security)?$/' | sort -u)
+if ((${#sources[@]} == 0)); then
+  echo "error: no Debian bookworm apt source found in /etc/apt/sources.list{,.d}; add one (deb.debian.org or a mirror)" >&2
+  exit 1
+fi
+
+parent="${FRESH_ROOT_PARENT:-/var/tmp}"
+root=$(mktemp -d "$parent/codex-fresh-root-XXXXXX")
+cleanup() {
+  # The mounts live in the namespace of the command below and died with it;
+  # --one-file-system still keeps rm away from anything left mounted.
+  if findmnt -rn -o TARGET | grep -q "^$root"; then
+    echo "error: something is still mounted under $root; not removing it" >&2
+    return
+  fi
+  rm -rf --one-file-system "$root"
+}
+trap cleanup EXIT
+
+echo "== fresh machine: building a minimal Debian 12 root in $root from ${#sources[@]} apt sources"
+mmdebstrap --quiet --variant=minbase --include=ca-certificates bookworm "$root" "${sources[@]}"
+step "mmdebstrap"
+
+git clone --quiet --no-hardlinks "$repo" "$root/src"
+git -C "$root/src" checkout --quiet --detach "$(git rev-parse HEAD)"
+cp /etc/resolv.conf "$root/etc/resolv.conf"  # the root shares this machine's network
+echo "== fresh machine: $root/src is a clone of HEAD $(git rev-parse --short HEAD)"
+
+cmd="./scripts/demo.sh"
+if ((all)); then cmd="./scripts/demo.sh && CI=true ./scripts/test.sh"; fi
+
+# In a new mount + PID namespace: bind the root onto itself, give it /proc,
+# /sys, /dev and a fresh /tmp, pivot_root into it, drop the old root, and run
+# the commands as a newcomer would (a login shell's PATH, HOME=/root).
+inner=$(
+  cat <<'INNER'
+set -euo pipefail
+root=$1
+cmd=$2
+mount --make-rprivate /
+mount --bind "$root" "$root"
+mount -t proc proc "$root/proc"
+mount --rbind /sys "$root/sys"
+mount --rbind /dev "$root/dev"
+mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"
+mkdir -p "$root/.old-root"
+cd "$root"
+pivot_root . .old-root
+umount -l /.old-root
+rmdir /.old-root
+exec /usr/sbin/chroot / /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" LANG=C.UTF-8 \
+  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  /bin/bash -c "cd /src && $cmd"
+INNER
+)
+echo "== fresh machine: running '$cmd' inside it"
+set +e
+unshare --mount --pid --fork --kill-child /bin/bash -c "$inner" inner "$root" "$cmd"
+rc=$?
+set -e
+step "'$cmd' inside the root"
+if ((rc != 0)); then
+  echo "== fresh machine: FAILED ('$cmd' exited $rc)" >&2
+  exit "$rc"
+fi
+echo "== fresh machine: passed"
