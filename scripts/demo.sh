@@ -69,9 +69,23 @@ export SCRIPTED_API_KEY="demo-key-not-secret"
 cd "$work/project"
 
 echo
+echo "== the sandbox the shell tool's commands run in here (codex sandbox --explain: the layers in force)"
+"$codex" sandbox -s read-only --explain -- true
+step_done
+echo
 echo "== codex exec \"Say hello from the sandbox\""
 "$codex" exec "Say hello from the sandbox"
 step_done
+# The scripted model's answer says the command ran whatever happened; what
+# codex sent back to the model says whether it did.
+echo "== checking that the shell tool call really ran (its output went back to the model)"
+if grep -qE 'hello from the sandbox(\\)+nLinux' "$work/requests.jsonl"; then
+  echo "   yes: the function_call_output of request 2 holds the command's two lines, \"hello from the sandbox\" and \"Linux\""
+else
+  echo "error: the shell tool call's output did not come back (did the sandbox fail?); what the server received:" >&2
+  cat "$work/requests.jsonl" >&2
+  exit 1
+fi
 echo
 echo "== codex sessions list"
 "$codex" sessions list

@@ -92,8 +92,10 @@ cleanup() {
     return
   fi
   rm -rf --one-file-system "$root"
+  rm -f "$root.log"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM  # so that the EXIT trap runs
 
 echo "== fresh machine: building a minimal Debian 12 root in $root from ${#sources[@]} apt sources"
 mmdebstrap --quiet --variant=minbase --include=ca-certificates bookworm "$root" "${sources[@]}"
@@ -132,13 +134,20 @@ exec /usr/sbin/chroot / /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" LANG=C.U
 INNER
 )
 echo "== fresh machine: running '$cmd' inside it"
+log="$root.log"
 set +e
-unshare --mount --pid --fork --kill-child /bin/bash -c "$inner" inner "$root" "$cmd"
-rc=$?
+unshare --mount --pid --fork --kill-child /bin/bash -c "$inner" inner "$root" "$cmd" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
 set -e
 step "'$cmd' inside the root"
 if ((rc != 0)); then
   echo "== fresh machine: FAILED ('$cmd' exited $rc)" >&2
   exit "$rc"
+fi
+# The demo's shell call must have run under the full sandbox, not a fallback
+# that a missing package (bubblewrap) or the root's setup would cause.
+if ! grep -qE '^namespaces +on ' "$log"; then
+  echo "== fresh machine: FAILED: the demo's sandbox ran without its namespaces layer (see 'namespaces' above)" >&2
+  exit 1
 fi
 echo "== fresh machine: passed"
