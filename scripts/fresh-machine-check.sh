@@ -36,11 +36,18 @@ fi
 
 start=$SECONDS
 step_start=$SECONDS
-step() {  # prints the step that just ended with its time, and the total so far
-  echo "== fresh machine: $1: $((SECONDS - step_start)) s (total $((SECONDS - start)) s)"
+times_file=$(mktemp)
+step() {  # the step that just ended: its wall time, the total, and the CPU time of
+  # everything run so far (`times`, in this shell: its second line is our
+  # children's), the figure that does not depend on how busy the machine is
+  times >"$times_file"
+  local cpu
+  cpu=$(tail -n 1 "$times_file")
+  echo "== fresh machine: $1: $((SECONDS - step_start)) s wall (total $((SECONDS - start)) s; CPU so far: ${cpu/ / user, } sys)"
   step_start=$SECONDS
 }
 
+trap 'rm -f "$times_file"' EXIT
 if ! command -v mmdebstrap >/dev/null; then
   echo "== fresh machine: installing mmdebstrap (the tool that builds the Debian root)"
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap >/dev/null
@@ -92,7 +99,7 @@ cleanup() {
     return
   fi
   rm -rf --one-file-system "$root"
-  rm -f "$root.log"
+  rm -f "$root.log" "$times_file"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM  # so that the EXIT trap runs
