@@ -110,7 +110,21 @@ step "mmdebstrap"
 
 git clone --quiet --no-hardlinks "$repo" "$root/src"
 git -C "$root/src" checkout --quiet --detach "$(git rev-parse HEAD)"
-cp /etc/resolv.conf "$root/etc/resolv.conf"  # the root shares this machine's network
+# The root shares this machine's network, so it gets what the network needs:
+# the resolver, and the certificate authorities added locally (a proxy that
+# intercepts TLS: npm in `--all` fails without them). Packages are not copied.
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+net_env=()
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+  chroot "$root" update-ca-certificates >/dev/null 2>&1
+  echo "== fresh machine: added this machine's local certificate authorities to the root (for its network)"
+  # Node.js trusts its own bundled authorities unless told otherwise.
+  net_env+=(NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt)
+fi
+for v in http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY; do
+  if [[ -n "${!v:-}" ]]; then net_env+=("$v=${!v}"); fi
+done
 echo "== fresh machine: $root/src is a clone of HEAD $(git rev-parse --short HEAD)"
 
 cmd="./scripts/demo.sh"
@@ -124,6 +138,7 @@ inner=$(
 set -euo pipefail
 root=$1
 cmd=$2
+shift 2  # the rest: NAME=VALUE of this machine's network settings
 mount --make-rprivate /
 mount --bind "$root" "$root"
 mount -t proc proc "$root/proc"
@@ -136,14 +151,15 @@ pivot_root . .old-root
 umount -l /.old-root
 rmdir /.old-root
 exec /usr/sbin/chroot / /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" LANG=C.UTF-8 \
-  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@" \
   /bin/bash -c "cd /src && $cmd"
 INNER
 )
 echo "== fresh machine: running '$cmd' inside it"
 log="$root.log"
 set +e
-unshare --mount --pid --fork --kill-child /bin/bash -c "$inner" inner "$root" "$cmd" 2>&1 | tee "$log"
+unshare --mount --pid --fork --kill-child /bin/bash -c "$inner" inner "$root" "$cmd" \
+  "${net_env[@]}" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 set -e
 step "'$cmd' inside the root"
