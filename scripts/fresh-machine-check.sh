@@ -17,6 +17,9 @@
 # Needs root on the host. Usage: scripts/fresh-machine-check.sh [--all]
 # FRESH_ROOT_PARENT sets where the root is built (default: /var/tmp).
 set -euo pipefail
+# All in one function, read whole before it runs: bash reads a script as it
+# goes, and this one runs long enough for someone to edit it meanwhile.
+main() {
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 
@@ -174,3 +177,6 @@ if ! grep -qE '^namespaces +on ' "$log"; then
   exit 1
 fi
 echo "== fresh machine: passed"
+}
+main "$@"
+exit
