@@ -32,9 +32,7 @@ function(codex_add_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE codex_catch_main codex_warnings ${T_LIBS})
-  target_compile_definitions(${name} PRIVATE
-    CODEX_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    CODEX_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared")
+  target_compile_definitions(${name} PRIVATE CODEX_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 4)
   codex_test_cost(${name})

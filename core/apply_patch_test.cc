@@ -15,6 +15,7 @@
 #include "core/apply_patch_tool.h"
 #include "testing/files.h"
 #include "testing/temp_dir.h"
+#include "testing/test_data.h"
 
 using namespace codex::core;
 namespace fs = std::filesystem;
@@ -792,13 +793,9 @@ TEST_CASE("The Lark grammar accepts exactly the canonical patches the parser acc
   }
 }
 
-TEST_CASE("The Lark grammar agrees with the parser on the shared scenarios") {
+TEST_CASE("The Lark grammar agrees with the parser on the upstream scenarios") {
   namespace fs = std::filesystem;
-  fs::path dir = fs::path(CODEX_SHARED_DIR) / "conformance" / "apply_patch" / "scenarios";
-  if (!fs::is_directory(dir)) {
-    WARN("shared conformance data absent: " << dir.string());
-    return;
-  }
+  const fs::path dir = codex::testing::TestData("conformance/apply_patch/scenarios");
   MiniLark lark(ApplyPatchLarkGrammar());
   int accepted = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {

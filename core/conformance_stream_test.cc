@@ -1,7 +1,7 @@
 // Conformance: every recorded Responses stream in
-// $CODEX_SHARED_DIR/conformance/responses/*.sse goes through ResponseStream
+// tests/data/conformance/responses/*.sse goes through ResponseStream
 // (whole, and fed in small pieces) and must give the documented items, usage
-// and error. Skips (exit 4) when the shared directory is absent.
+// and error.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -17,14 +17,14 @@
 
 #include "core/response_stream.h"
 #include "testing/files.h"
-#include "testing/skip.h"
+#include "testing/test_data.h"
 
 namespace codex::core {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path ConformanceDir() { return fs::path(CODEX_SHARED_DIR) / "conformance" / "responses"; }
+fs::path ConformanceDir() { return codex::testing::TestData("conformance/responses"); }
 
 using codex::testing::ReadFile;
 
@@ -245,9 +245,6 @@ void CheckFile(const fs::path& path) {
 
 TEST_CASE("Conformance: every recorded Responses stream") {
   const fs::path dir = ConformanceDir();
-  if (!fs::is_directory(dir)) {
-    codex::testing::SkipTest(dir.string() + " not found (shared conformance data absent)");
-  }
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() == ".sse") files.push_back(entry.path());

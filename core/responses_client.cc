@@ -315,7 +315,7 @@ httplib::Request ResponsesClient::BuildRequest(std::string_view suffix, std::str
   if (!options_.originator.empty()) req.set_header("originator", options_.originator);
   if (!options_.session_id.empty()) {
     // session_id as earlier Codex versions send it; session-id and thread-id
-    // as 0.169 does (../shared/reference/codex-0.169/requests).
+    // as 0.169 does (the captured requests of tests/data/reference/codex-0.169/README.md).
     req.set_header("session_id", options_.session_id);
     req.set_header("session-id", options_.session_id);
     req.set_header("thread-id", options_.session_id);

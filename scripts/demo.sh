@@ -8,9 +8,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
+# Each step says what it does, then how long it took (a first run on a new
+# machine spends most of its time installing packages and compiling; README).
+demo_start=$SECONDS
+step_start=$SECONDS
+step_done() {
+  echo "   done in $((SECONDS - step_start)) s (demo so far: $((SECONDS - demo_start)) s)"
+  step_start=$SECONDS
+}
+
+echo "== checking the Debian packages codex needs (scripts/install-deps.sh installs what is missing)"
 scripts/install-deps.sh
-echo "== building codex and the scripted server (first time takes a minute or two)"
+step_done
+echo "== building codex and the scripted server (a first build compiles everything; later ones reuse it)"
 BUILD_DIR="${BUILD_DIR:-build}" TARGETS="codex scripted-responses-server" scripts/build.sh
+step_done
 build="$root/${BUILD_DIR:-build}"
 codex="$build/cli/codex"
 server="$build/tests/scripted-responses-server"
@@ -40,6 +52,7 @@ if [[ -z "$port" ]]; then
   exit 1
 fi
 echo "   listening on 127.0.0.1:$port"
+step_done
 
 cat >"$work/home/config.toml" <<TOML
 model = "gpt-test"
@@ -56,14 +69,31 @@ export SCRIPTED_API_KEY="demo-key-not-secret"
 cd "$work/project"
 
 echo
+echo "== the sandbox the shell tool's commands run in here (codex sandbox --explain: the layers in force)"
+"$codex" sandbox -s read-only --explain -- true
+step_done
+echo
 echo "== codex exec \"Say hello from the sandbox\""
 "$codex" exec "Say hello from the sandbox"
+step_done
+# The scripted model's answer says the command ran whatever happened; what
+# codex sent back to the model says whether it did.
+echo "== checking that the shell tool call really ran (its output went back to the model)"
+if grep -qE 'hello from the sandbox(\\)+nLinux' "$work/requests.jsonl"; then
+  echo "   yes: the function_call_output of request 2 holds the command's two lines, \"hello from the sandbox\" and \"Linux\""
+else
+  echo "error: the shell tool call's output did not come back (did the sandbox fail?); what the server received:" >&2
+  cat "$work/requests.jsonl" >&2
+  exit 1
+fi
 echo
 echo "== codex sessions list"
 "$codex" sessions list
+step_done
 echo
 echo "== codex exec resume --last \"And now?\""
 "$codex" exec resume --last "And now?"
+step_done
 echo
 echo "== what the server received (every request stateless: store:false, full input, no previous_response_id)"
 python3 - "$work/requests.jsonl" <<'PY' 2>/dev/null || awk 'END { print NR " requests recorded" }' "$work/requests.jsonl"
@@ -80,4 +110,4 @@ for n, line in enumerate(open(sys.argv[1]), 1):
     print("     " + ", ".join(kinds))
 PY
 echo
-echo "demo finished: the session lives in $CODEX_HOME/sessions.db (removed on exit)"
+echo "demo finished in $((SECONDS - demo_start)) s: the session lives in $CODEX_HOME/sessions.db (removed on exit)"

@@ -7,6 +7,8 @@
 # type's -g; line tables only under SANITIZE=1, enough for its stack traces).
 # CTEST_JOBS sets how many tests run at once (default: two per core).
 # Each step prints its wall time and the CPU time used so far (docs/ci.md).
+# A test that cannot run here skips with a printed reason (listed after
+# ctest); under CI=true such a skip fails the run (testing/skip.h).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="${JOBS:-$(nproc)}"
@@ -24,6 +26,19 @@ step_done() {  # `times` must run in this shell: its second line is the CPU of o
   echo "== timing: $1: $((SECONDS - step_start)) s wall; CPU so far: ${cpu/ / user, } sys"
   step_start=$SECONDS
 }
+# ctest shows a skipped test's output nowhere, so this lists every skip's
+# reason (the "SKIP" lines of testing/skip.h) by test. Under CI=true a skip
+# fails its test instead (testing/skip.cc), so then there are none.
+print_skips() {
+  local log="$1/Testing/Temporary/LastTest.log"
+  [[ -f "$log" ]] || return 0
+  awk '/^[0-9]+\/[0-9]+ Test: / { test = $3 } /^SKIP/ { print "   " test ": " $0 }' "$log" >"$times_file.skips"
+  if [[ -s "$times_file.skips" ]]; then
+    echo "== skipped here (what this machine lacks; CI=true would fail them):"
+    cat "$times_file.skips"
+  fi
+  rm -f "$times_file.skips"
+}
 
 if [[ "${SANITIZE:-0}" == "1" ]]; then
   scripts/install-deps.sh
@@ -33,6 +48,7 @@ if [[ "${SANITIZE:-0}" == "1" ]]; then
   step_done "ASan+UBSan build"
   scripts/install-mcp-test-servers.sh "$BUILD_DIR"
   ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$ctest_jobs" --timeout 900
+  print_skips "$BUILD_DIR"
   step_done "ASan+UBSan ctest"
   exit 0
 fi
@@ -57,6 +73,7 @@ if [[ "${FUZZ:-1}" == "1" ]]; then
   trap 'rm -f "$times_file"; if [[ -n "$fuzz_pid" ]]; then kill "$fuzz_pid" 2>/dev/null || true; fi' EXIT
 fi
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$ctest_jobs" --timeout 600
+print_skips "$BUILD_DIR"
 step_done "ctest (the fuzz build beside it)"
 
 if [[ -n "$fuzz_pid" ]]; then

@@ -1,6 +1,6 @@
 // Import and export of Codex rollout files (JSON Lines, one object per line
 // with "timestamp", "type" and "payload"; see
-// ../shared/reference/codex-0.169/README.md).
+// tests/data/reference/codex-0.169/README.md).
 //
 // Import maps line kinds to the store:
 //   session_meta   -> the session row (id, cwd, model_provider, timestamp)

@@ -1,5 +1,5 @@
-// Imports the real Codex 0.169 rollouts from ../shared/reference and checks
-// they resume. Skips (exit 4) when the shared directory is absent.
+// Imports the real Codex 0.169 rollouts (tests/data/reference/codex-0.169)
+// and checks they resume.
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -11,8 +11,8 @@
 #include "core/item.h"
 #include "storage/rollout.h"
 #include "storage/store_test_support.h"
-#include "testing/skip.h"
 #include "testing/temp_dir.h"
+#include "testing/test_data.h"
 
 using codex::core::ItemKind;
 using codex::storage::SessionDatabase;
@@ -25,12 +25,8 @@ namespace storage = codex::storage;
 
 namespace {
 
-const std::string kRollouts = std::string(CODEX_SHARED_DIR) + "/reference/codex-0.169/rollouts";
-
-void SkipWithoutSharedData() {
-  if (!std::filesystem::is_directory(kRollouts)) {
-    codex::testing::SkipTest(kRollouts + " is absent; the shared reference rollouts are needed");
-  }
+std::string Rollouts() {
+  return codex::testing::TestData("reference/codex-0.169/rollouts").string();
 }
 
 // Every call has exactly one output and every output a call, in order.
@@ -51,10 +47,9 @@ void CheckPaired(const std::vector<core::StoredItem>& items) {
 }  // namespace
 
 TEST_CASE("Every shared Codex rollout imports, resumes and round-trips") {
-  SkipWithoutSharedData();
   StoreDir dir;
   auto store = OpenOrDie(dir.Store("s.db"));
-  auto collected = storage::CollectRolloutFiles({kRollouts});
+  auto collected = storage::CollectRolloutFiles({Rollouts()});
   REQUIRE(collected.errors.empty());
   REQUIRE(!collected.files.empty());
   for (const std::string& file : collected.files) {
@@ -108,10 +103,9 @@ TEST_CASE("Every shared Codex rollout imports, resumes and round-trips") {
 }
 
 TEST_CASE("The compacted rollout becomes a checkpoint with its replacement history") {
-  SkipWithoutSharedData();
   StoreDir dir;
   auto store = OpenOrDie(dir.Store("s.db"));
-  auto collected = storage::CollectRolloutFiles({kRollouts});
+  auto collected = storage::CollectRolloutFiles({Rollouts()});
   REQUIRE(collected.errors.empty());
   bool found = false;
   for (const std::string& file : collected.files) {

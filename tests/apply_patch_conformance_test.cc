@@ -1,12 +1,11 @@
 // Conformance of `codex apply-patch`, run as a real process with its cwd in a
 // fresh temporary directory:
-//  - every scenario in $CODEX_SHARED_DIR/conformance/apply_patch/scenarios
+//  - every scenario in tests/data/conformance/apply_patch/scenarios
 //    (input/ copied in, patch.txt passed as the single argument, then the
 //    whole tree, directories included, compared byte for byte with expected/);
 //  - every case of cli_expectations.json (exit code, exact stdout and stderr,
 //    resulting files);
 //  - the command-line contract itself (stdin, usage errors).
-// The cases that need the shared data exit 4 (skipped) when it is absent.
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,21 +23,14 @@
 #include <vector>
 
 #include "testing/files.h"
-#include "testing/skip.h"
 #include "testing/temp_dir.h"
+#include "testing/test_data.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path DataDir() { return fs::path(CODEX_SHARED_DIR) / "conformance" / "apply_patch"; }
-
-void RequireDataOrSkip() {
-  if (!fs::is_directory(DataDir() / "scenarios") ||
-      !fs::exists(DataDir() / "cli_expectations.json")) {
-    codex::testing::SkipTest(DataDir().string() + " not found (shared conformance data absent)");
-  }
-}
+fs::path DataDir() { return codex::testing::TestData("conformance/apply_patch"); }
 
 using codex::testing::ReadFile;
 using codex::testing::TempDir;
@@ -103,7 +95,7 @@ Tree Snapshot(const fs::path& root) {
   return tree;
 }
 
-// Copies the contents (not the read-only modes of the shared data).
+// Copies the contents (not the modes of the checked-out data).
 void CopyTree(const fs::path& from, const fs::path& to) {
   for (const auto& [rel, content] : Snapshot(from)) {
     if (content) {
@@ -134,7 +126,7 @@ const char kAddPatch[] = "*** Begin Patch\n*** Add File: hello.txt\n+Hello\n*** 
 }  // namespace
 
 // ---------------------------------------------------------------------------
-// The command-line contract (needs no shared data)
+// The command-line contract (needs no recorded data)
 
 TEST_CASE("codex apply-patch reads the patch from stdin when no argument is given") {
   TempDir dir;
@@ -192,10 +184,9 @@ TEST_CASE("codex apply-patch refuses paths outside the working directory") {
 }
 
 // ---------------------------------------------------------------------------
-// Shared conformance data
+// The upstream conformance data (tests/data/conformance/apply_patch)
 
 TEST_CASE("apply_patch scenarios: the final tree matches expected/ exactly") {
-  RequireDataOrSkip();
   std::vector<fs::path> scenarios;
   for (const auto& entry : fs::directory_iterator(DataDir() / "scenarios")) {
     if (entry.is_directory()) scenarios.push_back(entry.path());
@@ -219,7 +210,6 @@ TEST_CASE("apply_patch scenarios: the final tree matches expected/ exactly") {
 }
 
 TEST_CASE("apply_patch CLI expectations: exit code, stdout, stderr and files") {
-  RequireDataOrSkip();
   nlohmann::json doc = nlohmann::json::parse(ReadFile(DataDir() / "cli_expectations.json"));
   const nlohmann::json& cases = doc.at("cases");
   CHECK(cases.size() == 19);

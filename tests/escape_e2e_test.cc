@@ -27,6 +27,7 @@
 #include "sandbox/launcher.h"
 #include "testing/files.h"
 #include "testing/loopback_listener.h"
+#include "testing/skip.h"
 #include "testing/temp_dir.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
@@ -43,7 +44,7 @@ std::string Quoted(const std::string& s) { return Json(s).dump(); }
 
 bool SandboxAvailable() {
   if (sandbox::landlock::AbiVersion() < 1 && !sandbox::ProbeBwrap().usable) {
-    WARN("neither Landlock nor user namespaces here: escape suite skipped");
+    codex::testing::SkipPart("neither Landlock nor user namespaces here: escape suite skipped");
     return false;
   }
   return true;
@@ -239,7 +240,8 @@ TEST_CASE("codex sandbox: no privileges, no host processes, no secrets") {
 TEST_CASE("codex sandbox: .git in a repository under /tmp; the repository top is writable") {
   if (!SandboxAvailable()) return;
   if (!sandbox::ProbeBwrap().usable) {
-    WARN("no namespaces here: " << sandbox::ProbeBwrap().reason << "; .git under /tmp skipped");
+    codex::testing::SkipPart("no namespaces here: " + sandbox::ProbeBwrap().reason +
+                             "; .git under /tmp skipped");
     return;
   }
   Scratch s;
@@ -394,7 +396,7 @@ TEST_CASE("no bubblewrap: the Landlock + seccomp fallback, or a refusal naming t
 
   auto explain = Sandbox(As::kInvoker, {"--explain"}, s.path(), no_bwrap);
   if (sandbox::landlock::AbiVersion() < 1) {
-    WARN("no Landlock here: only the refusal is checked");
+    codex::testing::SkipPart("no Landlock here: only the refusal is checked");
     CHECK(explain.exit_code != 0);
     auto run = Sandbox(As::kInvoker, {"--", "true"}, s.path(), no_bwrap);
     CHECK(run.exit_code != 0);

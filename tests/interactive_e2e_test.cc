@@ -15,6 +15,7 @@
 #include <regex>
 #include <thread>
 
+#include "testing/skip.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 #include "tests/pty_support.h"
@@ -1079,7 +1080,8 @@ TEST_CASE("Esc-Esc walks back through the user's messages; sending an edit forks
 
 TEST_CASE("a command the sandbox refuses: the retry question shows the refusal; 'a' holds") {
   if (::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION) < 1) {
-    WARN("Landlock is missing on this kernel: the sandboxed run cannot be tested here");
+    codex::testing::SkipPart(
+        "Landlock is missing on this kernel: the sandboxed run cannot be tested here");
     return;
   }
   auto env = MakeEnv(R"({"responses": [
@@ -1107,7 +1109,8 @@ TEST_CASE("a command the sandbox refuses: the retry question shows the refusal; 
 
 TEST_CASE("!cmd runs a local command under the session's sandbox; the model sees it next") {
   if (::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION) < 1) {
-    WARN("Landlock is missing on this kernel: a sandboxed command cannot run here");
+    codex::testing::SkipPart(
+        "Landlock is missing on this kernel: a sandboxed command cannot run here");
     return;
   }
   auto env = MakeEnv(R"({"responses": ["first reply", "second reply"]})");
@@ -1477,7 +1480,9 @@ class TmuxCodex {
 
 TEST_CASE("in tmux (lines re-wrap on resize): narrowing and widening leave one composer") {
   if (!TmuxCodex::Available()) {
-    WARN("tmux is not installed: the re-wrapping terminal cannot be tested here");
+    codex::testing::SkipPart(
+        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
+        "tested here");
     return;
   }
   auto env = MakeEnv(R"({"responses": ["fine"]})");
@@ -1526,7 +1531,9 @@ void StartPausedStream(TmuxCodex& t) {
 
 TEST_CASE("in tmux: resizing while a turn streams leaves one spinner and one composer") {
   if (!TmuxCodex::Available()) {
-    WARN("tmux is not installed: the re-wrapping terminal cannot be tested here");
+    codex::testing::SkipPart(
+        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
+        "tested here");
     return;
   }
   auto env = MakeEnv(PausedStreamScript());
@@ -1578,7 +1585,9 @@ TEST_CASE("in tmux: resizing while a turn streams leaves one spinner and one com
 // again and again while the spinner ticks, the lines above stay whole.
 TEST_CASE("in tmux: widening again and again while the spinner ticks keeps the streamed lines") {
   if (!TmuxCodex::Available()) {
-    WARN("tmux is not installed: the re-wrapping terminal cannot be tested here");
+    codex::testing::SkipPart(
+        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
+        "tested here");
     return;
   }
   auto env = MakeEnv(PausedStreamScript());
@@ -1629,7 +1638,9 @@ TEST_CASE("in tmux: widening again and again while the spinner ticks keeps the s
 
 TEST_CASE("in tmux: a command's live output and a resize mid-run leave no stale rows") {
   if (!TmuxCodex::Available()) {
-    WARN("tmux is not installed: the re-wrapping terminal cannot be tested here");
+    codex::testing::SkipPart(
+        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
+        "tested here");
     return;
   }
   auto env = MakeEnv(R"({"responses": [
@@ -1669,7 +1680,9 @@ TEST_CASE("in tmux: a command's live output and a resize mid-run leave no stale 
 
 TEST_CASE("in tmux: the cursor in the middle of a long line stays on its character") {
   if (!TmuxCodex::Available()) {
-    WARN("tmux is not installed: the re-wrapping terminal cannot be tested here");
+    codex::testing::SkipPart(
+        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
+        "tested here");
     return;
   }
   auto env = MakeEnv(R"({"responses": ["fine"]})");
@@ -1711,7 +1724,9 @@ TEST_CASE("in tmux: the cursor in the middle of a long line stays on its charact
 
 TEST_CASE("in tmux: a wide character at the wrap column: the cursor is where it is drawn") {
   if (!TmuxCodex::Available()) {
-    WARN("tmux is not installed: the re-wrapping terminal cannot be tested here");
+    codex::testing::SkipPart(
+        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
+        "tested here");
     return;
   }
   auto env = MakeEnv(R"({"responses": ["fine"]})");
@@ -1751,7 +1766,9 @@ TEST_CASE("in tmux: a wide character at the wrap column: the cursor is where it 
 
 TEST_CASE("in tmux: pickers and popups are laid out again on a resize") {
   if (!TmuxCodex::Available()) {
-    WARN("tmux is not installed: the re-wrapping terminal cannot be tested here");
+    codex::testing::SkipPart(
+        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
+        "tested here");
     return;
   }
   auto env = MakeEnv(R"({"responses": [], "default": "ok {{n}}"})");

@@ -12,8 +12,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <thread>
 
+#include "testing/skip.h"
 #include "tests/catch_run.h"
 #include "tests/mcp/mcp_e2e_helpers.h"
 
@@ -170,14 +172,11 @@ int main(int argc, char** argv) {
   using codex::testing::HaveNode;
   using codex::testing::NpmServer;
   if (!HaveNode()) {
-    std::printf("skipped: node is not installed (scripts/install-deps.sh installs it)\n");
-    return 4;
+    codex::testing::SkipTest("node is not installed (scripts/install-deps.sh installs it)");
   }
   if (NpmServer("server-everything").empty() || NpmServer("server-filesystem").empty()) {
-    std::printf(
-        "skipped: the npm MCP servers are not in %s; run scripts/install-mcp-test-servers.sh\n",
-        MCP_NPM_SERVERS_DIR);
-    return 4;
+    codex::testing::SkipTest(std::string("the npm MCP servers are not in ") + MCP_NPM_SERVERS_DIR +
+                             "; run scripts/install-mcp-test-servers.sh");
   }
   return codex::testing::RunCatch(argc, argv);
 }

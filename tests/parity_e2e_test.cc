@@ -332,8 +332,8 @@ TEST_CASE("model_verbosity and parallel_tool_calls reach the request; defaults a
               .exit_code == 0);
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 2);
-  // Codex 0.169 (../shared/reference/codex-0.169/requests): parallel tool calls on,
-  // reasoning.summary "auto", no text.verbosity unless configured.
+  // Codex 0.169 (the requests captured beside tests/data/reference/codex-0.169): parallel tool
+  // calls on, reasoning.summary "auto", no text.verbosity unless configured.
   CHECK(requests[0].body["parallel_tool_calls"] == true);
   CHECK(requests[0].body["reasoning"] == Json{{"summary", "auto"}});
   CHECK_FALSE(requests[0].body.contains("text"));

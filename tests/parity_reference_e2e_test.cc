@@ -1,8 +1,7 @@
-// Codex parity against ../shared/reference/codex-0.169 (issue 13): exported
+// Codex parity against tests/data/reference/codex-0.169 (issue 13): exported
 // rollouts have the line shapes and session_meta fields of the rollouts the
 // real Codex 0.169 wrote (so it lists and resumes them), and `exec --json`
-// events have the shapes its README records. Exits 4 (skipped) when the
-// reference is absent.
+// events have the shapes its README records.
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -15,7 +14,7 @@
 #include <vector>
 
 #include "testing/files.h"
-#include "testing/skip.h"
+#include "testing/test_data.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 
@@ -27,13 +26,7 @@ using e2e::JsonLines;
 using e2e::MakeEnv;
 using e2e::RunOk;
 
-fs::path ReferenceDir() { return fs::path(CODEX_SHARED_DIR) / "reference" / "codex-0.169"; }
-
-void RequireReferenceOrSkip() {
-  if (!fs::is_directory(ReferenceDir() / "rollouts") || !fs::exists(ReferenceDir() / "README.md")) {
-    SkipTest(ReferenceDir().string() + " not found (the Codex 0.169 reference is absent)");
-  }
-}
+fs::path ReferenceDir() { return codex::testing::TestData("reference/codex-0.169"); }
 
 // Every line of every reference rollout.
 std::vector<Json> ReferenceLines() {
@@ -183,7 +176,6 @@ size_t CountType(const std::vector<Json>& lines, const std::string& type) {
 const char* kAddFile = "*** Begin Patch\n*** Add File: notes.txt\n+hello\n*** End Patch\n";
 
 TEST_CASE("exports of plain, tool-call, compacted and forked sessions have Codex's rollout shape") {
-  RequireReferenceOrSkip();
   auto env = MakeEnv(std::string(R"({"responses": [
     {"output": [{"reasoning": "plan"}], "message": "Hello."},
     {"output": [{"reasoning": "look"}, {"shell": ["bash", "-lc", "echo hi"]}]},
@@ -227,7 +219,6 @@ TEST_CASE("exports of plain, tool-call, compacted and forked sessions have Codex
 }
 
 TEST_CASE("an exported rollout imports back into a fresh store with the same transcript") {
-  RequireReferenceOrSkip();
   auto env = MakeEnv(R"(["first answer", "second answer"])");
   const std::string id = NewSession(*env, {"hi"});
   RunOk(*env, {"exec", "resume", id, "more"});
@@ -242,7 +233,6 @@ TEST_CASE("an exported rollout imports back into a fresh store with the same tra
 }
 
 TEST_CASE("Codex's own rollouts, imported, export again in the shape Codex wrote them") {
-  RequireReferenceOrSkip();
   auto env = MakeEnv(R"(["unused"])");
   for (const auto& e : fs::directory_iterator(ReferenceDir() / "rollouts")) {
     if (e.path().extension() != ".jsonl") continue;
@@ -303,7 +293,6 @@ std::string EventKey(const Json& e) {
 }
 
 TEST_CASE("exec --json events have the shapes of Codex 0.169's (golden)") {
-  RequireReferenceOrSkip();
   auto env = MakeEnv(R"([{"output": [{"shell": ["bash", "-lc", "echo hi"]}]}, "All done."])");
   auto run = RunOk(*env, {"exec", "--json", "-s", "danger-full-access", "go"});
   const auto ours = JsonLines(run.out);

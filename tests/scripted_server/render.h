@@ -1,5 +1,5 @@
 // Turns script entries into what goes on the wire: SSE event streams shaped
-// like the real Responses API (see ../../shared/conformance/responses), JSON
+// like the real Responses API (see tests/data/conformance/responses), JSON
 // bodies for /responses/compact, and JSON error bodies.
 //
 // Rendering is deterministic given the entry, the request and the IssuedState,
