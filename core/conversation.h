@@ -54,6 +54,11 @@ struct TurnResult {
   int compactions = 0;
 };
 
+// The <context_budget> context message a turn starts with once half the
+// auto-compact limit is used: the estimate, the window left, where codex
+// compacts and what it keeps.
+Item ContextBudgetMessage(const ContextBudget& budget);
+
 class Conversation {
  public:
   // Starts a new session in config.cwd with the initial context prepared.

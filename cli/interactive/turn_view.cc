@@ -528,7 +528,8 @@ void TurnView::OnCompaction(const core::CompactionNotice& notice) {
   Separate();
   WriteAbove(style_.Dim("• Compacted the conversation (" + notice.mode + ", " + notice.trigger +
                         "): ~" + GroupThousands(notice.tokens_before) + " → ~" +
-                        GroupThousands(notice.tokens_after) + " tokens") +
+                        GroupThousands(notice.tokens_after) + " tokens" +
+                        (notice.kept.empty() ? "" : "; kept " + NeutralizeControls(notice.kept))) +
              "\n");
 }
 
