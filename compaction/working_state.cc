@@ -28,6 +28,9 @@ constexpr std::string_view kEllipsis = "\xE2\x80\xA6";  // U+2026
 constexpr std::string_view kAnswered = "answered";
 constexpr std::string_view kInProgress = "in progress";
 constexpr std::string_view kInterrupted = "interrupted";
+// A task compacted by a codex that kept no frontier (a session from before
+// it): its answer went into the summary.
+constexpr std::string_view kUnknown = "status unknown";
 
 enum class Section { kNone, kTasks, kPlan, kFiles, kCommands, kProcesses };
 
@@ -236,13 +239,23 @@ std::string ExitOf(const core::Item& output) {
 // What one scan of the items after the newest working-state message adds.
 class Scanner {
  public:
-  explicit Scanner(WorkingState& state) : state_(state) {
+  // `from_frontier`: the scan starts after a frontier message (whose own
+  // summary or compaction item follows it).
+  Scanner(WorkingState& state, bool from_frontier) : state_(state), from_frontier_(from_frontier) {
     // A message read back: its last task may still be running.
     if (!state_.tasks.empty() && state_.tasks.back().status == kInProgress) open_task_ = true;
   }
 
   void Add(const core::Item& item) {
-    if (core::IsRealUserMessage(item)) {
+    if (core::IsUserShellRecord(item)) return;  // the person's `!cmd`, not a task
+    if (core::IsSummaryMessage(item) || item.kind == core::ItemKind::kCompaction) {
+      if (from_frontier_) return;
+      // Compacted without a frontier: whether its tasks were answered is gone.
+      for (auto& t : state_.tasks) {
+        if (t.status != kAnswered) t.status = std::string(kUnknown);
+      }
+      open_task_ = false;
+    } else if (core::IsRealUserMessage(item)) {
       AddUserMessage(item);
     } else if (item.kind == core::ItemKind::kMessage && item.role == "assistant") {
       const std::string text = core::MessageText(item);
@@ -252,8 +265,9 @@ class Scanner {
         open_task_ = false;
       }
     } else if (core::IsCall(item.kind)) {
-      // Work after an answer: the task goes on.
-      if (!state_.tasks.empty() && state_.tasks.back().status == kAnswered && !open_task_) {
+      // Work after an answer (or after a compaction that kept no status): the task goes on.
+      if (!state_.tasks.empty() &&
+          (state_.tasks.back().status == kAnswered || state_.tasks.back().status == kUnknown)) {
         state_.tasks.back().status = std::string(kInProgress);
         state_.tasks.back().answer.clear();
         open_task_ = true;
@@ -344,6 +358,7 @@ class Scanner {
     size_t index;
   };
   WorkingState& state_;
+  bool from_frontier_ = false;
   std::vector<Pending> pending_;
   bool open_task_ = false;
   bool seen_user_message_ = false;
@@ -389,7 +404,7 @@ WorkingState ExtractWorkingState(std::span<const core::Item> transcript, bool tu
     }
   }
   {
-    Scanner scanner(state);
+    Scanner scanner(state, from > 0);
     for (size_t i = from; i < transcript.size(); ++i) scanner.Add(transcript[i]);
   }
   if (!turn_running && !state.tasks.empty() && state.tasks.back().status == kInProgress) {
@@ -470,11 +485,12 @@ std::string KeptSummary(std::span<const core::Item> history) {
     return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
   };
   if (!state.tasks.empty()) {
-    size_t answered = 0, running = 0, interrupted = 0;
+    size_t answered = 0, running = 0, interrupted = 0, unknown = 0;
     for (const auto& t : state.tasks) {
       answered += t.status == kAnswered;
       running += t.status == kInProgress;
       interrupted += t.status == kInterrupted;
+      unknown += t.status == kUnknown;
     }
     std::string detail;
     auto part = [&](size_t n, const char* what) {
@@ -483,6 +499,7 @@ std::string KeptSummary(std::span<const core::Item> history) {
     part(answered, "answered");
     part(running, "in progress");
     part(interrupted, "interrupted");
+    part(unknown, "status unknown");
     add(plural(state.tasks.size(), "task") + " (" + detail + ")");
   }
   if (!state.plan.empty()) {

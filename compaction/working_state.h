@@ -4,7 +4,9 @@
 //  - tasks: each real user message, with its status: answered (with the
 //    start of its final answer), in progress, or interrupted (its turn ended
 //    without an answer: a newer task began, or a compaction between turns
-//    found it unanswered);
+//    found it unanswered); "status unknown" for a task a compaction without a
+//    frontier (an older codex) summarised; the person's `!cmd` records are
+//    not tasks;
 //  - plan: the steps of the newest update_plan call, with their statuses;
 //  - files: every path an apply_patch call named ("*** Add File:",
 //    "*** Update File:", "*** Delete File:", "*** Move to:"), as a custom
@@ -63,7 +65,7 @@ struct PlanStep {
 // answered | in progress | interrupted
 struct Task {
   std::string text;    // the user's message, cut to kMaxLineBytes
-  std::string status;  // "answered" | "in progress" | "interrupted"
+  std::string status;  // "answered" | "in progress" | "interrupted" | "status unknown"
   std::string answer;  // answered: the start of the final answer
   bool operator==(const Task&) const = default;
 };

@@ -222,3 +222,16 @@ TEST_CASE("Frontier: open processes come from the tool layer's list, not from ol
   std::vector<core::Item> later = {*message};
   CHECK(ExtractWorkingState(later).processes.empty());
 }
+
+TEST_CASE("Frontier: a history compacted without one, and `!cmd` records, are not misread") {
+  // An older codex kept the messages and a summary, no frontier: nothing says
+  // whether "old task" was answered, so the frontier does not claim it.
+  std::vector<core::Item> legacy = {
+      core::UserMessage("old task"), core::UserMessage("running task"), SummaryMessage("S"),
+      Call("shell", {{"command", {"ls"}}}, "c1"),
+      core::UserMessage("<user_shell_command>\nls\n</user_shell_command>")};
+  WorkingState state = ExtractWorkingState(legacy);
+  REQUIRE(state.tasks.size() == 2);
+  CHECK(state.tasks[0] == Task{"old task", "status unknown", ""});
+  CHECK(state.tasks[1] == Task{"running task", "in progress", ""});  // work went on after it
+}
