@@ -95,6 +95,7 @@ TEST_CASE("150 tool calls outgrowing a 12k window: none over it, no needless com
     CHECK(result.task_kept);
     CHECK(result.files_kept);
     CHECK(result.plan_kept);
+    CHECK(result.frontier_kept);
     CHECK(result.patch_applied);  // the real tool router ran the model's apply_patch
     switch (mode) {
       case CompactionMode::kLocal:
