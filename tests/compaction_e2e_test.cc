@@ -888,9 +888,10 @@ TEST_CASE("compact undo restores the previous transcript exactly, and refuses af
   REQUIRE(input.size() == before.size() + 2);
   CHECK(Slice(input, 0, before.size()) == before);
   const std::string budget = Text(input[before.size()]);
-  CHECK_THAT(budget, Catch::StartsWith("<context_budget>") &&
-                         Catch::Contains("tokens of the conversation are in use") &&
-                         Catch::Contains("At " + std::to_string(m.limit) + " tokens codex compacts"));
+  CHECK_THAT(budget,
+             Catch::StartsWith("<context_budget>") &&
+                 Catch::Contains("tokens of the conversation are in use") &&
+                 Catch::Contains("At " + std::to_string(m.limit) + " tokens codex compacts"));
   CHECK(IsUserText(input.back(), "second question"));
   for (const auto& item : input) CHECK_FALSE(IsSummaryItem(item));
   CheckAllWireRules(*env, id);
