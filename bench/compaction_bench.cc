@@ -273,7 +273,8 @@ int main(int argc, char** argv) {
     std::string outcome = r.finished ? "finished" : "failed: " + r.failure;
     if (r.finished) {
       outcome += std::string(", kept task ") + (r.task_kept ? "yes" : "NO") + " files " +
-                 (r.files_kept ? "yes" : "NO") + " plan " + (r.plan_kept ? "yes" : "NO");
+                 (r.files_kept ? "yes" : "NO") + " plan " + (r.plan_kept ? "yes" : "NO") +
+                 " frontier " + (r.frontier_kept ? "yes" : "NO");
     }
     // Never served from a cache: the session's first request, every item
     // the model and the tools produced, and every compaction item or

@@ -155,7 +155,8 @@ void JsonEventWriter::OnCompaction(const core::CompactionNotice& notice) {
              {"trigger", notice.trigger},
              {"tokens_before", notice.tokens_before},
              {"tokens_after", notice.tokens_after},
-             {"dropped_items", notice.dropped_items}}));
+             {"dropped_items", notice.dropped_items},
+             {"kept", notice.kept}}));
 }
 
 void JsonEventWriter::OnTurnCompleted(const core::TokenUsage& usage, int context_left_percent) {

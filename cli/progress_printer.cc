@@ -75,6 +75,9 @@ void ProgressPrinter::OnCompaction(const core::CompactionNotice& notice) {
                notice.mode.c_str(), notice.trigger.c_str(),
                static_cast<long long>(notice.tokens_before),
                static_cast<long long>(notice.tokens_after));
+  if (!notice.kept.empty()) {
+    std::fprintf(err_, "  kept: %s\n", NeutralizeControls(notice.kept).c_str());
+  }
 }
 
 void ProgressPrinter::OnTurnFailed(const Status& status) {

@@ -26,6 +26,7 @@
 #include "cli/terminal_text.h"
 #include "cli/work_progress.h"
 #include "compaction/token_accounting.h"
+#include "compaction/working_state.h"
 #include "core/config.h"
 #include "core/context_budget.h"
 #include "core/instructions.h"
@@ -312,6 +313,16 @@ ContextFill EstimateContextFill(const GlobalOptions& global, const core::Session
   return fill;
 }
 
+// The execution frontier the newest compaction of the view kept (its
+// working-state message, compaction/working_state.h), "" when none.
+std::string NewestFrontier(std::span<const core::StoredItem> history) {
+  std::string text;
+  for (const auto& stored : history) {
+    if (compaction::IsWorkingStateMessage(stored.item)) text = core::MessageText(stored.item);
+  }
+  return text;
+}
+
 Status RunShow(const GlobalOptions& global, const std::string& id, bool json, bool full) {
   ASSIGN_OR_RETURN(auto store, OpenStore(/*read_only=*/true));
   ASSIGN_OR_RETURN(auto s, Resolve(*store, id));
@@ -366,6 +377,8 @@ Status RunShow(const GlobalOptions& global, const std::string& id, bool json, bo
                       {"context_window", fill.window},
                       {"context_left_percent", fill.left_percent},
                       {"from_reported_usage", fill.reported}};
+    const std::string frontier = NewestFrontier(d.history);
+    out["frontier"] = frontier.empty() ? Json(nullptr) : Json(frontier);
     PrintText(stdout, Dump(out) + "\n");
     return OkStatus();
   }
@@ -395,6 +408,11 @@ Status RunShow(const GlobalOptions& global, const std::string& id, bool json, bo
          fill.left_percent, static_cast<long long>(fill.window));
   for (const auto& f : d.forks) {
     PrintF(stdout, "fork     %s  %s\n", f.id.c_str(), Clip(Label(f), 60).c_str());
+  }
+  if (const std::string frontier = NewestFrontier(d.history); !frontier.empty()) {
+    PrintF(stdout,
+           "\nfrontier kept by the last compaction (written by codex from the stored items):\n%s",
+           Indent(frontier, "  ", static_cast<size_t>(-1)).c_str());
   }
   const std::vector<size_t> starts = storage::TurnStartIndexes(d.history);
   size_t next_start = 0;

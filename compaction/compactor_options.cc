@@ -7,6 +7,7 @@ Result<CompactorOptions> CompactorOptionsFromConfig(const core::Config& config) 
   CompactorOptions options;
   options.context_window = limits.context_window;
   options.auto_compact_limit = limits.auto_compact_limit;
+  options.soft_compact_limit = limits.soft_compact_limit;
   options.send_item_ids = config.provider.send_item_ids;
   options.reasoning_effort = config.model_reasoning_effort;
   options.reasoning_summary = config.model_reasoning_summary;

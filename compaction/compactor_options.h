@@ -16,6 +16,8 @@ namespace codex::compaction {
 struct CompactorOptions {
   int64_t context_window = kFallbackContextWindow;
   int64_t auto_compact_limit = kFallbackContextWindow * kAutoCompactPercent / 100;
+  // Above it the turn loop compacts at a natural boundary (core::ContextBudget).
+  int64_t soft_compact_limit = auto_compact_limit * kSoftCompactPercent / 100;
   // Recent real user messages kept verbatim (before the half-limit rule shrinks it).
   int64_t user_message_budget = kDefaultUserMessageBudgetTokens;
   bool send_item_ids = false;    // provider.send_item_ids

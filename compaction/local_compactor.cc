@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "compaction/working_state.h"
 #include "core/request_builder.h"
 
 namespace codex::compaction {
@@ -85,7 +86,7 @@ Result<core::CompactionOutput> LocalCompactor::Compact(const core::CompactionInp
   ASSIGN_OR_RETURN(
       std::vector<core::Item> history,
       RebuildHistoryWithin(transcript, input.initial_context, summary, options_.user_message_budget,
-                           input.current_user_message, ceiling));
+                           input.current_user_message, ceiling, input.open_processes));
   core::CompactionOutput out;
   out.mode = "local";
   // The summary as it went into the history (cut when the half-limit rule needed it).
@@ -93,6 +94,7 @@ Result<core::CompactionOutput> LocalCompactor::Compact(const core::CompactionInp
     if (IsSummaryMessage(item)) out.summary = core::MessageText(item).substr(kSummaryPrefix.size());
   }
   out.dropped_items = dropped;
+  out.kept = KeptSummary(history);
   out.tokens_before = EstimateTokens(transcript);
   out.tokens_after = EstimateTokens(history);
   out.new_history = std::move(history);

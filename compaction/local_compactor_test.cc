@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "compaction/working_state.h"
 #include "core/request_builder.h"
 #include "testing/items.h"
 #include "testing/scripted_model_client.h"
@@ -121,11 +122,13 @@ TEST_CASE("Local summary request: the session's exact request + our prompt last,
   CHECK(out->mode == "local");
   CHECK(out->summary == "We fixed the parser.");
   CHECK(out->dropped_items == 0);
-  REQUIRE(out->new_history.size() == 4);
+  REQUIRE(out->new_history.size() == 5);
   CHECK(out->new_history[0].body == input.initial_context[0].body);
   CHECK(out->new_history[1].body == input.initial_context[1].body);
   CHECK(out->new_history[2].body == u1.body);
-  CHECK(out->new_history[3].body == SummaryMessage("We fixed the parser.").body);
+  CHECK(IsWorkingStateMessage(out->new_history[3]));
+  CHECK(out->new_history[4].body == SummaryMessage("We fixed the parser.").body);
+  CHECK_FALSE(out->kept.empty());
   CHECK(out->tokens_before == EstimateTokens(input.transcript));
   CHECK(out->tokens_after == EstimateTokens(out->new_history));
 }
@@ -141,10 +144,13 @@ TEST_CASE("Local compaction mid-turn keeps the current message, before the summa
   core::CancelToken cancel;
   auto out = compactor.Compact(input, cancel);
   REQUIRE(out.ok());
-  REQUIRE(out->new_history.size() == 5);
+  REQUIRE(out->new_history.size() == 6);
   CHECK(core::MessageText(out->new_history[2]) == "before");
   CHECK(out->new_history[3].body == current.body);
-  CHECK(IsSummaryMessage(out->new_history[4]));
+  CHECK(IsWorkingStateMessage(out->new_history[4]));
+  CHECK(IsSummaryMessage(out->new_history[5]));
+  // "before" had no answer and a newer task began: interrupted; the current one runs.
+  CHECK(out->kept == "2 tasks (1 in progress, 1 interrupted)");
 }
 
 TEST_CASE("Local compaction: the summary request overflowing drops the oldest items") {
@@ -254,7 +260,7 @@ TEST_CASE("Local compaction leaves at most half the auto-compact limit") {
   CHECK(roomy->summary == "short");
   CHECK(roomy->new_history.size() > input.initial_context.size() + 2);
   CHECK(
-      core::MessageText(roomy->new_history[roomy->new_history.size() - 2]).rfind("request 19", 0) ==
+      core::MessageText(roomy->new_history[roomy->new_history.size() - 3]).rfind("request 19", 0) ==
       0);
 }
 

@@ -85,10 +85,12 @@ std::optional<core::Item> TruncateUserMessage(const core::Item& message, int64_t
   return FitUserMessage("", core::MessageText(message), max_tokens);
 }
 
-std::vector<core::Item> RebuildHistoryAround(
-    std::span<const core::Item> transcript, std::span<const core::Item> initial_context,
-    std::span<const core::Item> replacement, int64_t user_message_budget,
-    const std::optional<core::Item>& current_user_message) {
+std::vector<core::Item> RebuildHistoryAround(std::span<const core::Item> transcript,
+                                             std::span<const core::Item> initial_context,
+                                             std::span<const core::Item> replacement,
+                                             int64_t user_message_budget,
+                                             const std::optional<core::Item>& current_user_message,
+                                             std::span<const core::OpenProcess> open_processes) {
   std::optional<size_t> current_index;
   if (current_user_message) {
     for (size_t i = transcript.size(); i-- > 0;) {
@@ -127,7 +129,9 @@ std::vector<core::Item> RebuildHistoryAround(
   // shares its prefix through them and through an unchanged working state:
   // only the new summary is past the prompt cache.
   if (current_user_message) out.push_back(*current_user_message);
-  if (auto state = WorkingStateMessage(ExtractWorkingState(transcript))) out.push_back(*state);
+  if (auto state = FrontierMessage(transcript, current_user_message, open_processes)) {
+    out.push_back(*state);
+  }
   out.insert(out.end(), replacement.begin(), replacement.end());
   return out;
 }
@@ -135,19 +139,21 @@ std::vector<core::Item> RebuildHistoryAround(
 std::vector<core::Item> RebuildHistory(std::span<const core::Item> transcript,
                                        std::span<const core::Item> initial_context,
                                        std::string_view summary, int64_t user_message_budget,
-                                       const std::optional<core::Item>& current_user_message) {
+                                       const std::optional<core::Item>& current_user_message,
+                                       std::span<const core::OpenProcess> open_processes) {
   const core::Item summary_item = SummaryMessage(summary);
   return RebuildHistoryAround(transcript, initial_context, {&summary_item, 1}, user_message_budget,
-                              current_user_message);
+                              current_user_message, open_processes);
 }
 
 Result<std::vector<core::Item>> RebuildHistoryAroundWithin(
     std::span<const core::Item> transcript, std::span<const core::Item> initial_context,
     std::span<const core::Item> replacement, int64_t user_message_budget,
-    const std::optional<core::Item>& current_user_message, int64_t max_tokens) {
+    const std::optional<core::Item>& current_user_message, int64_t max_tokens,
+    std::span<const core::OpenProcess> open_processes) {
   int64_t fixed = EstimateTokens(initial_context) + EstimateTokens(replacement);
   if (current_user_message) fixed += EstimateItemTokens(*current_user_message);
-  if (auto state = WorkingStateMessage(ExtractWorkingState(transcript))) {
+  if (auto state = FrontierMessage(transcript, current_user_message, open_processes)) {
     fixed += EstimateItemTokens(*state);
   }
   if (fixed > max_tokens) {
@@ -158,22 +164,24 @@ Result<std::vector<core::Item>> RebuildHistoryAroundWithin(
   }
   return RebuildHistoryAround(transcript, initial_context, replacement,
                               std::min(user_message_budget, max_tokens - fixed),
-                              current_user_message);
+                              current_user_message, open_processes);
 }
 
 Result<std::vector<core::Item>> RebuildHistoryWithin(
     std::span<const core::Item> transcript, std::span<const core::Item> initial_context,
     std::string_view summary, int64_t user_message_budget,
-    const std::optional<core::Item>& current_user_message, int64_t max_tokens) {
+    const std::optional<core::Item>& current_user_message, int64_t max_tokens,
+    std::span<const core::OpenProcess> open_processes) {
   int64_t fixed = EstimateTokens(initial_context);
   if (current_user_message) fixed += EstimateItemTokens(*current_user_message);
-  if (auto state = WorkingStateMessage(ExtractWorkingState(transcript))) {
+  if (auto state = FrontierMessage(transcript, current_user_message, open_processes)) {
     fixed += EstimateItemTokens(*state);
   }
   const int64_t summary_tokens = EstimateItemTokens(SummaryMessage(summary));
   if (fixed + summary_tokens <= max_tokens) {
     const int64_t budget = std::min(user_message_budget, max_tokens - fixed - summary_tokens);
-    return RebuildHistory(transcript, initial_context, summary, budget, current_user_message);
+    return RebuildHistory(transcript, initial_context, summary, budget, current_user_message,
+                          open_processes);
   }
   // No room for user messages: cut the summary to what is left.
   std::optional<core::Item> cut = FitUserMessage(kSummaryPrefix, summary, max_tokens - fixed);
@@ -184,7 +192,24 @@ Result<std::vector<core::Item>> RebuildHistoryWithin(
         "; shorten the message or AGENTS.md, or raise model_auto_compact_token_limit");
   }
   std::string cut_summary = core::MessageText(*cut).substr(kSummaryPrefix.size());
-  return RebuildHistory(transcript, initial_context, cut_summary, 0, current_user_message);
+  return RebuildHistory(transcript, initial_context, cut_summary, 0, current_user_message,
+                        open_processes);
+}
+
+std::optional<core::Item> FrontierMessage(std::span<const core::Item> transcript,
+                                          const std::optional<core::Item>& current_user_message,
+                                          std::span<const core::OpenProcess> open_processes) {
+  const bool turn_running = current_user_message.has_value();
+  if (current_user_message &&
+      std::none_of(transcript.begin(), transcript.end(), [&](const core::Item& item) {
+        return item.body == current_user_message->body;
+      })) {
+    // Compacted before the message was appended: it is still the running task.
+    std::vector<core::Item> with_current(transcript.begin(), transcript.end());
+    with_current.push_back(*current_user_message);
+    return WorkingStateMessage(ExtractWorkingState(with_current, turn_running, open_processes));
+  }
+  return WorkingStateMessage(ExtractWorkingState(transcript, turn_running, open_processes));
 }
 
 int DropOldestItems(std::vector<core::Item>& items, std::span<const core::Item> keep,

@@ -7,7 +7,8 @@
 //   1. the initial context items, as given;
 //   2. the most recent real user messages, within a token budget;
 //   3. mid-turn: the user message the turn answers (the newest user message);
-//   4. the working state (files touched, current plan; working_state.h),
+//   4. the working state (the execution frontier: tasks and their status,
+//      plan, files touched, last commands, open processes; working_state.h),
 //      when there is any;
 //   5. the summary, as a user message starting with kSummaryPrefix (or, for
 //      a server-side compaction, the server's `compaction` item), last.
@@ -35,6 +36,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "core/compactor.h"
 #include "core/item.h"
 #include "core/transcript.h"
 
@@ -75,15 +77,16 @@ std::optional<core::Item> TruncateUserMessage(const core::Item& message, int64_t
 std::vector<core::Item> RebuildHistory(std::span<const core::Item> transcript,
                                        std::span<const core::Item> initial_context,
                                        std::string_view summary, int64_t user_message_budget,
-                                       const std::optional<core::Item>& current_user_message);
+                                       const std::optional<core::Item>& current_user_message,
+                                       std::span<const core::OpenProcess> open_processes = {});
 
 // The same with `replacement` (e.g. a server `compaction` item, kept byte for
 // byte) where the summary message would go.
-std::vector<core::Item> RebuildHistoryAround(std::span<const core::Item> transcript,
-                                             std::span<const core::Item> initial_context,
-                                             std::span<const core::Item> replacement,
-                                             int64_t user_message_budget,
-                                             const std::optional<core::Item>& current_user_message);
+std::vector<core::Item> RebuildHistoryAround(
+    std::span<const core::Item> transcript, std::span<const core::Item> initial_context,
+    std::span<const core::Item> replacement, int64_t user_message_budget,
+    const std::optional<core::Item>& current_user_message,
+    std::span<const core::OpenProcess> open_processes = {});
 
 // RebuildHistoryAround under a ceiling: the user-message budget shrinks to
 // what `max_tokens` leaves; kResourceExhausted when the fixed parts alone
@@ -91,7 +94,8 @@ std::vector<core::Item> RebuildHistoryAround(std::span<const core::Item> transcr
 Result<std::vector<core::Item>> RebuildHistoryAroundWithin(
     std::span<const core::Item> transcript, std::span<const core::Item> initial_context,
     std::span<const core::Item> replacement, int64_t user_message_budget,
-    const std::optional<core::Item>& current_user_message, int64_t max_tokens);
+    const std::optional<core::Item>& current_user_message, int64_t max_tokens,
+    std::span<const core::OpenProcess> open_processes = {});
 
 // RebuildHistory under a ceiling: the result's EstimateTokens is at most
 // `max_tokens`. The user-message budget is shrunk first; if the history is
@@ -101,7 +105,16 @@ Result<std::vector<core::Item>> RebuildHistoryAroundWithin(
 Result<std::vector<core::Item>> RebuildHistoryWithin(
     std::span<const core::Item> transcript, std::span<const core::Item> initial_context,
     std::string_view summary, int64_t user_message_budget,
-    const std::optional<core::Item>& current_user_message, int64_t max_tokens);
+    const std::optional<core::Item>& current_user_message, int64_t max_tokens,
+    std::span<const core::OpenProcess> open_processes = {});
+
+// The working-state message (the frontier) a compaction of `transcript`
+// writes: mid-turn (`current_user_message` given) the last task may be in
+// progress; between turns an unanswered last task was interrupted. nullopt
+// when there is nothing to keep.
+std::optional<core::Item> FrontierMessage(std::span<const core::Item> transcript,
+                                          const std::optional<core::Item>& current_user_message,
+                                          std::span<const core::OpenProcess> open_processes);
 
 // Removes from the front of `items` the oldest droppable units until at least
 // `min_tokens` (estimated) are gone, and at least one unit. A unit is one item,

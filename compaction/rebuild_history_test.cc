@@ -104,12 +104,18 @@ TEST_CASE("RebuildHistory: initial context, recent user messages, summary") {
 
   auto out = RebuildHistory(transcript, initial, "the summary", kDefaultUserMessageBudgetTokens,
                             std::nullopt);
-  REQUIRE(out.size() == 5);
+  REQUIRE(out.size() == 6);
   CHECK(out[0].body == initial[0].body);
   CHECK(out[1].body == initial[1].body);
   CHECK(out[2].body == u1.body);
   CHECK(out[3].body == u2.body);
-  CHECK(out[4].body == SummaryMessage("the summary").body);
+  // The frontier: both tasks answered, the command with its exit.
+  REQUIRE(IsWorkingStateMessage(out[4]));
+  const std::string frontier = core::MessageText(out[4]);
+  CHECK(frontier.find("- [answered] first question\n  answer: Done 1.\n") != std::string::npos);
+  CHECK(frontier.find("- [answered] second question\n  answer: Done 2.\n") != std::string::npos);
+  CHECK(frontier.find("- [no exit code] ls\n") != std::string::npos);
+  CHECK(out[5].body == SummaryMessage("the summary").body);
   CHECK(PairsIntact(out));
 }
 
@@ -123,13 +129,13 @@ TEST_CASE("RebuildHistory: budget edges") {
 
   SECTION("exactly at budget keeps both whole") {
     auto out = RebuildHistory(transcript, initial, "S", both, std::nullopt);
-    REQUIRE(out.size() == 5);
+    REQUIRE(out.size() == 6);
     CHECK(out[2].body == old_msg.body);
     CHECK(out[3].body == new_msg.body);
   }
   SECTION("one token over cuts the oldest in the middle to what is left") {
     auto out = RebuildHistory(transcript, initial, "S", both - 1, std::nullopt);
-    REQUIRE(out.size() == 5);
+    REQUIRE(out.size() == 6);
     CHECK(out[3].body == new_msg.body);
     const std::string cut = core::MessageText(out[2]);
     CHECK(cut.rfind("old: ooo", 0) == 0);
@@ -141,21 +147,23 @@ TEST_CASE("RebuildHistory: budget edges") {
     auto out =
         RebuildHistory(transcript, initial, "S",
                        EstimateItemTokens(new_msg) + kMinPartialMessageTokens - 1, std::nullopt);
-    REQUIRE(out.size() == 4);
+    REQUIRE(out.size() == 5);
     CHECK(out[2].body == new_msg.body);
-    CHECK(IsSummaryMessage(out[3]));
+    CHECK(IsWorkingStateMessage(out[3]));
+    CHECK(IsSummaryMessage(out[4]));
   }
   SECTION("zero budget keeps no user message") {
     auto out = RebuildHistory(transcript, initial, "S", 0, std::nullopt);
-    REQUIRE(out.size() == 3);
-    CHECK(IsSummaryMessage(out[2]));
-    CHECK(RebuildHistory(transcript, initial, "S", -10, std::nullopt).size() == 3);
+    REQUIRE(out.size() == 4);
+    CHECK(IsWorkingStateMessage(out[2]));
+    CHECK(IsSummaryMessage(out[3]));
+    CHECK(RebuildHistory(transcript, initial, "S", -10, std::nullopt).size() == 4);
   }
   SECTION("the walk stops at the first message that does not fit") {
     core::Item tiny = core::UserMessage("tiny");
     std::vector<core::Item> t = Concat(initial, {tiny, old_msg, new_msg});
     auto out = RebuildHistory(t, initial, "S", EstimateItemTokens(new_msg) + 40, std::nullopt);
-    REQUIRE(out.size() == 4);  // tiny would fit, but older than the skipped message
+    REQUIRE(out.size() == 5);  // tiny would fit, but older than the skipped message
     CHECK(out[2].body == new_msg.body);
   }
 }
@@ -174,12 +182,12 @@ TEST_CASE("RebuildHistory: images count at a fixed cost; encrypted items are sum
       Concat(initial, {compaction, image, big_reasoning, core::AssistantMessage("I see a cat")});
   // bytes / 4 would make the image 75k tokens; as counted it fits a 2k budget.
   auto out = RebuildHistory(transcript, initial, "S", 2'000, std::nullopt);
-  REQUIRE(out.size() == 4);
+  REQUIRE(out.size() == 5);
   CHECK(out[2].body == image.body);
   CHECK(out[3].kind == core::ItemKind::kMessage);
   // ... and does not fit a budget below its fixed estimate.
   auto small = RebuildHistory(transcript, initial, "S", kImageTokenEstimate - 1, std::nullopt);
-  REQUIRE(small.size() == 4);
+  REQUIRE(small.size() == 5);
   CHECK(core::MessageText(small[2]) == "see");  // cut copy: text only
   // The encrypted items count in the estimate of what was replaced.
   CHECK(EstimateTokens(transcript) > 15'000);
@@ -196,11 +204,16 @@ TEST_CASE("RebuildHistory: a second compaction replaces the previous summary") {
                                    core::AssistantMessage("Done 2.")});
   auto second = RebuildHistory(transcript, initial, "summary two", kDefaultUserMessageBudgetTokens,
                                std::nullopt);
-  REQUIRE(second.size() == 5);
+  REQUIRE(second.size() == 6);
   CHECK(CountSummaries(second) == 1);
   CHECK(Texts(second)[2] == "first question");
   CHECK(Texts(second)[3] == "second question");
-  CHECK(core::MessageText(second[4]) == std::string(kSummaryPrefix) + "summary two");
+  // The first task stays answered though its answer is only in the frontier now.
+  CHECK(Texts(second)[4].find("- [answered] first question\n  answer: Done 1.") !=
+        std::string::npos);
+  CHECK(Texts(second)[4].find("- [answered] second question\n  answer: Done 2.") !=
+        std::string::npos);
+  CHECK(core::MessageText(second[5]) == std::string(kSummaryPrefix) + "summary two");
 }
 
 TEST_CASE("RebuildHistory: mid-turn, the current user message follows the kept ones") {
@@ -212,23 +225,29 @@ TEST_CASE("RebuildHistory: mid-turn, the current user message follows the kept o
                        core::FunctionCallOutput("c1", "partial")});
 
   auto out = RebuildHistory(transcript, initial, "S", kDefaultUserMessageBudgetTokens, current);
-  REQUIRE(out.size() == 5);
+  REQUIRE(out.size() == 6);
   CHECK(Texts(out)[2] == "earlier request");
   CHECK(out[3].body == current.body);
-  CHECK(IsSummaryMessage(out[4]));
+  CHECK(Texts(out)[4].find("- [answered] earlier request\n  answer: ok\n- [in progress] current "
+                           "request\n") != std::string::npos);
+  CHECK(IsSummaryMessage(out[5]));
 
   // Not charged to the budget.
   auto zero = RebuildHistory(transcript, initial, "S", 0, current);
-  REQUIRE(zero.size() == 4);
+  REQUIRE(zero.size() == 5);
   CHECK(zero[2].body == current.body);
-  CHECK(IsSummaryMessage(zero[3]));
+  CHECK(IsWorkingStateMessage(zero[3]));
+  CHECK(IsSummaryMessage(zero[4]));
 
   // Also kept when it is not in the transcript (compaction before it is appended).
   auto before = RebuildHistory(Concat(initial, {u1}), initial, "S", 1'000, current);
-  REQUIRE(before.size() == 5);
+  REQUIRE(before.size() == 6);
   CHECK(before[2].body == u1.body);
   CHECK(before[3].body == current.body);
-  CHECK(IsSummaryMessage(before[4]));
+  CHECK(
+      Texts(before)[4].find("- [interrupted] earlier request\n- [in progress] current request\n") !=
+      std::string::npos);
+  CHECK(IsSummaryMessage(before[5]));
 }
 
 TEST_CASE("RebuildHistory: a recompaction differs from its own input only from the summary on") {
@@ -248,9 +267,8 @@ TEST_CASE("RebuildHistory: a recompaction differs from its own input only from t
   CHECK(IsWorkingStateMessage(first[3]));
   CHECK(IsSummaryMessage(first[4]));
 
-  auto again =
-      RebuildHistory(Concat(first, {Call("c2"), core::FunctionCallOutput("c2", "more log")}),
-                     initial, "S2", kDefaultUserMessageBudgetTokens, task);
+  auto again = RebuildHistory(Concat(first, {Reasoning("ENC-2")}), initial, "S2",
+                              kDefaultUserMessageBudgetTokens, task);
   REQUIRE(again.size() == first.size());
   for (size_t i = 0; i + 1 < again.size(); ++i) CHECK(again[i].body == first[i].body);
   CHECK(core::MessageText(again.back()) == std::string(kSummaryPrefix) + "S2");
@@ -262,8 +280,9 @@ TEST_CASE("RebuildHistory: injected context later in the transcript is not kept"
       core::UserMessage("<environment_context>\n  <cwd>/other</cwd>\n</environment_context>");
   auto out = RebuildHistory(Concat(initial, {core::UserMessage("q"), env_update}), initial, "S",
                             1'000, std::nullopt);
-  REQUIRE(out.size() == 4);
+  REQUIRE(out.size() == 5);
   CHECK(Texts(out)[2] == "q");
+  CHECK(IsWorkingStateMessage(out[3]));
 }
 
 TEST_CASE("RebuildHistoryWithin enforces a ceiling") {
@@ -285,11 +304,17 @@ TEST_CASE("RebuildHistoryWithin enforces a ceiling") {
     CHECK(core::MessageText(out->back()) == std::string(kSummaryPrefix) + summary);
   }
   SECTION("then the summary is cut") {
-    const int64_t ceiling = fixed + 600;
+    // The frontier (the last kMaxTasks tasks, answered) is fixed like the initial context.
+    const auto frontier = FrontierMessage(transcript, std::nullopt, {});
+    REQUIRE(frontier.has_value());
+    CHECK(core::MessageText(*frontier).find("request 21") == std::string::npos);
+    CHECK(core::MessageText(*frontier).find("- [answered] request 22") != std::string::npos);
+    const int64_t ceiling = fixed + EstimateItemTokens(*frontier) + 600;
     auto out = RebuildHistoryWithin(transcript, initial, summary, 20'000, std::nullopt, ceiling);
     REQUIRE(out.ok());
     CHECK(EstimateTokens(*out) <= ceiling);
-    REQUIRE(out->size() == initial.size() + 1);
+    REQUIRE(out->size() == initial.size() + 2);
+    CHECK(out->at(initial.size()).body == frontier->body);
     CHECK(IsSummaryMessage(out->back()));
     CHECK(core::MessageText(out->back()).find("bytes omitted by compaction") != std::string::npos);
   }

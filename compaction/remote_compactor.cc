@@ -145,13 +145,14 @@ Result<core::CompactionOutput> RemoteCompactor::CompactInline(const core::Compac
 
   ASSIGN_OR_RETURN(const int64_t ceiling,
                    HistoryCeiling(options_, input.request.instructions + input.request.tools_json));
-  Result<std::vector<core::Item>> history =
-      RebuildHistoryAroundWithin(transcript, input.initial_context, {&compaction, 1},
-                                 options_.user_message_budget, input.current_user_message, ceiling);
+  Result<std::vector<core::Item>> history = RebuildHistoryAroundWithin(
+      transcript, input.initial_context, {&compaction, 1}, options_.user_message_budget,
+      input.current_user_message, ceiling, input.open_processes);
   if (!history.ok()) return local_.Compact(input, cancel);
   core::CompactionOutput out;
   out.mode = "inline";
   out.dropped_items = dropped;
+  out.kept = KeptSummary(*history);
   out.tokens_before = EstimateTokens(transcript);
   out.tokens_after = EstimateTokens(*history);
   out.new_history = std::move(history).value();
@@ -185,10 +186,10 @@ Result<core::CompactionOutput> RemoteCompactor::CompactEndpoint(const core::Comp
   ASSIGN_OR_RETURN(std::vector<core::Item> output, ParseCompactOutput(body));
   std::vector<core::Item> history =
       RemoteHistory(output, input.initial_context, input.current_user_message);
-  // The files touched and the plan, read from the transcript, after the initial context.
-  if (auto state = WorkingStateMessage(ExtractWorkingState(transcript))) {
-    history.insert(history.begin() + static_cast<std::ptrdiff_t>(input.initial_context.size()),
-                   *state);
+  // The frontier, read from the transcript, after the server's items and
+  // before the current message: what follows it is what it has not seen.
+  if (auto state = FrontierMessage(transcript, input.current_user_message, input.open_processes)) {
+    history.insert(history.end() - (input.current_user_message ? 1 : 0), *state);
   }
 
   // Half-limit rule: shed the oldest kept messages, never the initial
@@ -214,6 +215,7 @@ Result<core::CompactionOutput> RemoteCompactor::CompactEndpoint(const core::Comp
   core::CompactionOutput out;
   out.mode = "remote";
   out.dropped_items = dropped;
+  out.kept = KeptSummary(kept);
   out.tokens_before = EstimateTokens(transcript);
   out.tokens_after = tokens;
   out.new_history = std::move(kept);

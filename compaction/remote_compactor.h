@@ -47,6 +47,7 @@ class RemoteCompactor final : public core::Compactor {
 
   int64_t context_window() const override { return options_.context_window; }
   int64_t auto_compact_limit() const override { return options_.auto_compact_limit; }
+  int64_t soft_compact_limit() const override { return options_.soft_compact_limit; }
 
   Result<core::CompactionOutput> Compact(const core::CompactionInput& input,
                                          const core::CancelToken& cancel) override;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "compaction/compactor_factory.h"
+#include "compaction/working_state.h"
 #include "core/request_builder.h"
 #include "testing/items.h"
 #include "testing/scripted_model_client.h"
@@ -110,7 +111,7 @@ TEST_CASE("Remote compaction: request shape and the rebuilt history") {
   CHECK(out->mode == "remote");
   CHECK(out->summary.empty());
   CHECK(out->dropped_items == 0);
-  REQUIRE(out->new_history.size() == 4);
+  REQUIRE(out->new_history.size() == 5);
   CHECK(out->new_history[0].body == input.initial_context[0].body);
   CHECK(out->new_history[1].body == input.initial_context[1].body);
   CHECK(out->new_history[2].body == u1.body);
@@ -118,6 +119,9 @@ TEST_CASE("Remote compaction: request shape and the rebuilt history") {
   CHECK(out->new_history[3].body ==
         R"({"type":"compaction","encrypted_content":")" + kEncrypted + R"("})");
   CHECK(out->new_history[3].server_id == "cmp_1");
+  // The frontier after the server's items: what follows it is new to it.
+  CHECK(IsWorkingStateMessage(out->new_history[4]));
+  CHECK_FALSE(out->kept.empty());
   CHECK(out->tokens_before == EstimateTokens(input.transcript));
   CHECK(out->tokens_after == EstimateTokens(out->new_history));
 }
@@ -188,8 +192,9 @@ TEST_CASE("Remote compaction enforces the half-limit rule") {
     CHECK(out->mode == "remote");
     CHECK(out->tokens_after <= limit / 2);
     CHECK(EstimateTokens(out->new_history) == out->tokens_after);
-    CHECK(out->new_history.back().kind == core::ItemKind::kCompaction);
-    CHECK(core::MessageText(out->new_history[out->new_history.size() - 2]).rfind("msg 9", 0) == 0);
+    REQUIRE(IsWorkingStateMessage(out->new_history.back()));
+    CHECK(out->new_history[out->new_history.size() - 2].kind == core::ItemKind::kCompaction);
+    CHECK(core::MessageText(out->new_history[out->new_history.size() - 3]).rfind("msg 9", 0) == 0);
     CHECK(client.stream_bodies.empty());
   }
   SECTION("a compaction item too big on its own: redone locally") {

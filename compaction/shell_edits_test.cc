@@ -118,15 +118,15 @@ TEST_CASE("Working state: shell edits are files touched, and survive a compactio
       {"action", {{"type", "exec"}, {"command", {"tee", "out.txt"}}, {"working_directory", "/w"}}}};
   transcript.push_back(core::DecodeItem(local.dump()).value());
   WorkingState state = ExtractWorkingState(transcript);
-  CHECK(state.files ==
+  CHECK(state.paths() ==
         Files{"src/a.cc", "README.md", "docs/b.txt", "docs/c.txt", "added.txt", "/w/out.txt"});
   // What a compaction writes is read back by the next one.
   auto message = WorkingStateMessage(state);
   REQUIRE(message.has_value());
   std::vector<core::Item> compacted = {*message, ShellCall({"rm", "gone.txt"}, "c6")};
-  CHECK(ExtractWorkingState(compacted).files == Files{"src/a.cc", "README.md", "docs/b.txt",
-                                                      "docs/c.txt", "added.txt", "/w/out.txt",
-                                                      "gone.txt"});
+  CHECK(ExtractWorkingState(compacted).paths() == Files{"src/a.cc", "README.md", "docs/b.txt",
+                                                        "docs/c.txt", "added.txt", "/w/out.txt",
+                                                        "gone.txt"});
 }
 
 TEST_CASE("Shell edits: any script is read without crashing, no placeholder leaks out") {

@@ -171,6 +171,9 @@ TaskResult RunToolCallTask(core::SessionStore& store, core::Compactor* compactor
   result.files_kept = last.find("src/parser.cc") != std::string::npos;
   result.plan_kept = last.find("fix src/parser.cc") != std::string::npos &&
                      last.find("read build.log") != std::string::npos;
+  result.frontier_kept = result.compactions == 0 ||
+                         (last.find(std::string("- [in progress] ") + kTask) != std::string::npos &&
+                          last.find("times] cat build.log") != std::string::npos);
   return result;
 }
 

@@ -38,6 +38,9 @@ struct TaskResult {
   bool task_kept = false;
   bool files_kept = false;
   bool plan_kept = false;
+  // After a compaction the frontier says the task is still in progress and
+  // names the last command with its exit code (compaction/working_state.h).
+  bool frontier_kept = false;
 };
 
 // Runs the task in a new session of `store` (a real store: the bench and the

@@ -48,20 +48,25 @@ std::optional<int64_t> KnownContextWindow(std::string_view model) {
 
 Result<ContextLimits> ResolveContextLimits(std::string_view model,
                                            std::optional<int64_t> window_override,
-                                           std::optional<int64_t> limit_override) {
+                                           std::optional<int64_t> limit_override,
+                                           std::optional<int64_t> soft_override) {
   RETURN_IF_ERROR(PositiveOrError(window_override, "model_context_window"));
   RETURN_IF_ERROR(PositiveOrError(limit_override, "model_auto_compact_token_limit"));
+  RETURN_IF_ERROR(PositiveOrError(soft_override, "model_auto_compact_soft_token_limit"));
   ContextLimits limits;
   limits.context_window =
       window_override.value_or(KnownContextWindow(model).value_or(kFallbackContextWindow));
   limits.auto_compact_limit = limit_override ? std::min(*limit_override, limits.context_window)
                                              : limits.context_window * kAutoCompactPercent / 100;
+  limits.soft_compact_limit = soft_override ? std::min(*soft_override, limits.auto_compact_limit)
+                                            : limits.auto_compact_limit * kSoftCompactPercent / 100;
   return limits;
 }
 
 Result<ContextLimits> ResolveContextLimits(const core::Config& config) {
   return ResolveContextLimits(config.model, config.model_context_window,
-                              config.model_auto_compact_token_limit);
+                              config.model_auto_compact_token_limit,
+                              config.model_auto_compact_soft_token_limit);
 }
 
 }  // namespace codex::compaction

@@ -27,6 +27,9 @@ inline constexpr int64_t kFallbackContextWindow = 128'000;
 
 // model_auto_compact_token_limit defaults to this percentage of the window.
 inline constexpr int kAutoCompactPercent = 90;
+// model_auto_compact_soft_token_limit defaults to this percentage of the
+// auto-compact limit: above it compaction waits for a natural boundary.
+inline constexpr int kSoftCompactPercent = 75;
 
 // The estimate and the overflow test live with the trigger in core.
 using core::ContextLeftPercent;
@@ -44,17 +47,22 @@ std::optional<int64_t> KnownContextWindow(std::string_view model);
 struct ContextLimits {
   int64_t context_window = kFallbackContextWindow;
   int64_t auto_compact_limit = kFallbackContextWindow * kAutoCompactPercent / 100;
+  int64_t soft_compact_limit = auto_compact_limit * kSoftCompactPercent / 100;
 };
 
 // `window_override` if set, else KnownContextWindow(model), else
 // kFallbackContextWindow; the limit is `limit_override` if set (capped at the
 // window: a limit above it could never fire before the server refuses the
-// request), else kAutoCompactPercent of the window. kInvalidArgument, naming
-// the key, when an override is not a positive number.
+// request), else kAutoCompactPercent of the window; the soft limit is
+// `soft_override` if set (capped at the limit), else kSoftCompactPercent of
+// the limit. kInvalidArgument, naming the key, when an override is not a
+// positive number.
 Result<ContextLimits> ResolveContextLimits(std::string_view model,
                                            std::optional<int64_t> window_override,
-                                           std::optional<int64_t> limit_override);
-// The same from config.model, model_context_window and model_auto_compact_token_limit.
+                                           std::optional<int64_t> limit_override,
+                                           std::optional<int64_t> soft_override = std::nullopt);
+// The same from config.model, model_context_window, model_auto_compact_token_limit
+// and model_auto_compact_soft_token_limit.
 Result<ContextLimits> ResolveContextLimits(const core::Config& config);
 
 }  // namespace codex::compaction

@@ -52,6 +52,17 @@ TEST_CASE("Context limits: table, overrides, 90% default, cap and bad values") {
   REQUIRE(window.ok());
   CHECK(window->context_window == 12'000);
   CHECK(window->auto_compact_limit == 10'800);
+  CHECK(window->soft_compact_limit == 8'100);  // 75% of the limit
+
+  auto soft = ResolveContextLimits("gpt-5-codex", 12'000, std::nullopt, 9'000);
+  REQUIRE(soft.ok());
+  CHECK(soft->soft_compact_limit == 9'000);
+  auto soft_capped = ResolveContextLimits("gpt-5-codex", 12'000, std::nullopt, 11'000);
+  REQUIRE(soft_capped.ok());
+  CHECK(soft_capped->soft_compact_limit == 10'800);  // never above the limit
+  auto bad = ResolveContextLimits("gpt-5-codex", 12'000, std::nullopt, -1);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().find("model_auto_compact_soft_token_limit") != std::string::npos);
 
   auto limit = ResolveContextLimits("gpt-4o", std::nullopt, 5'000);
   REQUIRE(limit.ok());
@@ -132,5 +143,6 @@ TEST_CASE("Context left and the overflow error") {
   Status quota = ResourceExhaustedError("quota");
   quota.WithReason(StatusReason::kInsufficientQuota);
   CHECK_FALSE(IsContextWindowExceeded(quota));
-  CHECK_FALSE(IsContextWindowExceeded(UnavailableError("x").WithReason(StatusReason::kContextLengthExceeded)));
+  CHECK_FALSE(IsContextWindowExceeded(
+      UnavailableError("x").WithReason(StatusReason::kContextLengthExceeded)));
 }

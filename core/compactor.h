@@ -22,6 +22,16 @@ namespace codex::core {
 
 enum class CompactionTrigger { kAuto, kManual, kOverflow };
 
+// A process the tool layer keeps running across model requests (unified exec
+// sessions, issue 24): what the execution frontier lists under "Open
+// processes" (compaction/working_state.h). ToolRouter::OpenProcesses() is the
+// one source; it reports none until such sessions exist.
+struct OpenProcess {
+  std::string id;       // the session id the model uses to reach it
+  std::string command;  // what it runs
+  bool operator==(const OpenProcess&) const = default;
+};
+
 struct CompactionInput {
   std::vector<Item> transcript;       // the current view, oldest first
   std::vector<Item> initial_context;  // developer/environment items re-injected after compaction
@@ -32,6 +42,7 @@ struct CompactionInput {
   // input, so the provider serves the whole prefix from its prompt cache.
   RequestOptions request;
   CompactionTrigger trigger = CompactionTrigger::kAuto;
+  std::vector<OpenProcess> open_processes;  // ToolRouter::OpenProcesses() at compaction time
 };
 
 struct CompactionOutput {
@@ -41,6 +52,9 @@ struct CompactionOutput {
   int dropped_items = 0;          // items dropped because the request itself overflowed
   int64_t tokens_before = 0;      // estimate of the transcript it replaced
   int64_t tokens_after = 0;       // estimate of new_history
+  // What the execution frontier kept, in one line for the user
+  // (compaction::KeptSummary); "" when the new history has none.
+  std::string kept;
 };
 
 class Compactor {
@@ -49,6 +63,9 @@ class Compactor {
   // The context window and the auto-compaction threshold in tokens.
   virtual int64_t context_window() const = 0;
   virtual int64_t auto_compact_limit() const = 0;
+  // Above this (at most auto_compact_limit) the turn loop compacts at a
+  // natural boundary (core::ContextBudget); the default is the hard limit.
+  virtual int64_t soft_compact_limit() const { return auto_compact_limit(); }
   // Performs the compaction requests and returns the rewritten history.
   virtual Result<CompactionOutput> Compact(const CompactionInput& input,
                                            const CancelToken& cancel) = 0;

@@ -254,6 +254,7 @@ constexpr std::string_view kKnownKeys[] = {
     "model_verbosity",
     "model_context_window",
     "model_auto_compact_token_limit",
+    "model_auto_compact_soft_token_limit",
     "instructions",
     "approval_policy",
     "sandbox_mode",
@@ -600,6 +601,13 @@ Status ReadLimitKeys(const toml::table& root, Config& config) {
       return InvalidArgumentError("config: model_auto_compact_token_limit must be positive");
     }
     config.model_auto_compact_token_limit = n;
+  }
+  if (root.get("model_auto_compact_soft_token_limit")) {
+    RETURN_IF_ERROR(ReadInt(root, "", "model_auto_compact_soft_token_limit", n));
+    if (n <= 0) {
+      return InvalidArgumentError("config: model_auto_compact_soft_token_limit must be positive");
+    }
+    config.model_auto_compact_soft_token_limit = n;
   }
   RETURN_IF_ERROR(ReadString(root, "", "compaction", config.compaction));
   if (config.compaction != "auto" && config.compaction != "inline" &&

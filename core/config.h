@@ -77,6 +77,9 @@ struct Config {
   std::vector<std::string> sandbox_private_paths;
   std::optional<int64_t> model_context_window;
   std::optional<int64_t> model_auto_compact_token_limit;
+  // Above it compaction waits for a natural boundary (core/context_budget.h);
+  // default 75% of the auto-compact limit.
+  std::optional<int64_t> model_auto_compact_soft_token_limit;
   std::string compaction = "auto";  // auto | inline | endpoint | local (README, "Compaction")
   std::optional<int> history_retention_days;  // [history] retention_days
   std::string instructions;                   // base instructions override ("" = built-in)

@@ -93,10 +93,11 @@ void ContextBudget::OnTurnStarted() {
   overflow_retried_ = false;
 }
 
-bool ContextBudget::ShouldCompactBeforeTurn() const { return limit_ > 0 && usage() >= limit_; }
+bool ContextBudget::ShouldCompactBeforeTurn() const { return limit_ > 0 && usage() >= soft_; }
 
-bool ContextBudget::ShouldCompactBeforeRequest() const {
-  return limit_ > 0 && requests_in_turn_ > 0 && !compacted_since_request_ && usage() >= limit_;
+bool ContextBudget::ShouldCompactBeforeRequest(bool plan_step_completed) const {
+  if (limit_ <= 0 || requests_in_turn_ == 0 || compacted_since_request_) return false;
+  return usage() >= limit_ || (plan_step_completed && usage() >= soft_);
 }
 
 void ContextBudget::OnRequestSent() {

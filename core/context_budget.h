@@ -10,10 +10,15 @@
 // reported total (a new session, a compacted history) the estimate is the
 // fixed part of a request (instructions + tools, bytes / 4) + every item.
 //
-// Decisions:
-//  - before a turn: usage >= limit;
-//  - before a follow-up request of a turn (between tool-call iterations):
-//    usage >= limit, at most once per model request;
+// Decisions (boundaries, not cliffs: between the soft limit and the limit a
+// compaction waits for a natural boundary; never while a command runs, as
+// every decision is taken between model requests, after a whole tool batch):
+//  - before a turn (the end of the previous one is a natural boundary):
+//    usage >= soft limit;
+//  - before a follow-up request of a turn (between tool-call iterations,
+//    after the batch's every call has its output): usage >= limit, or usage
+//    >= soft limit when the batch just run marked a plan step completed; at
+//    most once per model request;
 //  - after a failed request: the server said context_length_exceeded and the
 //    turn has not retried for that yet (compact, then retry once);
 //  - manual (codex compact, /compact): only when usage > half the limit, so
@@ -81,9 +86,14 @@ std::optional<UsageMark> NewestUsageMark(std::span<const StoredItem> view);
 class ContextBudget {
  public:
   ContextBudget() = default;
-  // `auto_compact_limit` <= 0 disables automatic compaction.
-  ContextBudget(int64_t auto_compact_limit, int64_t context_window)
-      : limit_(auto_compact_limit), window_(context_window) {}
+  // `auto_compact_limit` <= 0 disables automatic compaction. `soft_limit`
+  // (<= 0, or above the limit: the limit) is where compaction starts waiting
+  // for a natural boundary.
+  ContextBudget(int64_t auto_compact_limit, int64_t context_window, int64_t soft_limit = 0)
+      : limit_(auto_compact_limit),
+        window_(context_window),
+        soft_(soft_limit > 0 && soft_limit < auto_compact_limit ? soft_limit : auto_compact_limit) {
+  }
 
   // Starts from a whole view: the newest `mark` (if any) plus the items after
   // it, else `fixed_tokens` (instructions + tools) plus every item. Used on
@@ -98,7 +108,9 @@ class ContextBudget {
   // The turn loop's questions, in the order it asks them.
   void OnTurnStarted();
   bool ShouldCompactBeforeTurn() const;
-  bool ShouldCompactBeforeRequest() const;  // a follow-up request of the turn
+  // A follow-up request of the turn; `plan_step_completed`: the tool batch
+  // just run marked a plan step completed (a natural boundary).
+  bool ShouldCompactBeforeRequest(bool plan_step_completed = false) const;
   void OnRequestSent();
   bool ShouldCompactAfterFailure(const Status& failure) const;
   void OnOverflowCompacted();  // the retry after context_length_exceeded is used
@@ -116,11 +128,13 @@ class ContextBudget {
   // ContextLeftPercent(usage(), context_window()).
   int ContextLeftPercent() const { return core::ContextLeftPercent(usage(), window_); }
   int64_t limit() const { return limit_; }
+  int64_t soft_limit() const { return soft_; }
   int64_t context_window() const { return window_; }
 
  private:
   int64_t limit_ = 0;
   int64_t window_ = 0;
+  int64_t soft_ = 0;
   int64_t base_ = 0;
   int64_t pending_ = 0;
   int requests_in_turn_ = 0;

@@ -90,6 +90,31 @@ TEST_CASE("ContextBudget: before a turn, before follow-ups once per request, on 
   CHECK(budget.ShouldCompactAfterFailure(Overflow()));  // a new turn may retry again
 }
 
+TEST_CASE("ContextBudget: from the soft limit, only at a natural boundary; the limit always") {
+  const std::vector<Item> none;
+  ContextBudget budget(1'000, 1'200, 750);
+  CHECK(budget.soft_limit() == 750);
+  budget.Seed(none, std::nullopt, 749);
+  budget.OnTurnStarted();
+  CHECK_FALSE(budget.ShouldCompactBeforeTurn());
+  budget.Seed(none, std::nullopt, 750);
+  CHECK(budget.ShouldCompactBeforeTurn());  // the end of a turn is a boundary
+  budget.OnRequestSent();
+  // The end of an ordinary tool batch is not enough between the limits ...
+  CHECK_FALSE(budget.ShouldCompactBeforeRequest());
+  CHECK_FALSE(budget.ShouldCompactBeforeRequest(/*plan_step_completed=*/false));
+  // ... a batch that completed a plan step is.
+  CHECK(budget.ShouldCompactBeforeRequest(/*plan_step_completed=*/true));
+  budget.Seed(none, std::nullopt, 749);
+  CHECK_FALSE(budget.ShouldCompactBeforeRequest(true));  // under the soft limit: never
+  budget.Seed(none, std::nullopt, 1'000);
+  CHECK(budget.ShouldCompactBeforeRequest(false));  // the limit needs no boundary
+
+  // Without a soft limit, or one above the limit, the limit is the soft limit.
+  CHECK(ContextBudget(1'000, 1'200).soft_limit() == 1'000);
+  CHECK(ContextBudget(1'000, 1'200, 5'000).soft_limit() == 1'000);
+}
+
 TEST_CASE("ContextBudget: a compaction must make the next request smaller than the usage") {
   const std::vector<Item> small = {UserMessage("summary")};
   ContextBudget budget(5'000, 38'000);

@@ -74,11 +74,27 @@ bool HasOwnUserMessage(const std::vector<StoredItem>& stored, const std::string&
 
 }  // namespace
 
+Item ContextBudgetMessage(const ContextBudget& budget) {
+  std::string text = "<context_budget>\n  About " + std::to_string(budget.usage()) +
+                     " tokens of the conversation are in use";
+  if (budget.context_window() > 0) {
+    text += " (" + std::to_string(budget.ContextLeftPercent()) + "% of the " +
+            std::to_string(budget.context_window()) + "-token context window left)";
+  }
+  text += ". At " + std::to_string(budget.limit()) +
+          " tokens codex compacts it, at a natural boundary from " +
+          std::to_string(budget.soft_limit()) +
+          " (a plan step completed, the end of a turn), keeping the tasks and their status, the "
+          "plan, the files touched and the last commands in <working_state>.\n</context_budget>";
+  return UserMessage(text);
+}
+
 Conversation::Conversation(const Config& config, ConversationDeps deps, SessionInfo session)
     : config_(config), deps_(deps), session_(std::move(session)) {
   if (deps_.compactor != nullptr) {
     budget_ =
-        ContextBudget(deps_.compactor->auto_compact_limit(), deps_.compactor->context_window());
+        ContextBudget(deps_.compactor->auto_compact_limit(), deps_.compactor->context_window(),
+                      deps_.compactor->soft_compact_limit());
   }
   budget_.Seed(transcript_, std::nullopt, FixedTokens());
 }
@@ -199,6 +215,7 @@ Result<bool> Conversation::Compact(const std::string& turn_id, CompactionTrigger
   input.current_user_message = current_user_message;
   input.request = Request();
   input.trigger = trigger;
+  if (deps_.tools != nullptr) input.open_processes = deps_.tools->OpenProcesses();
   ASSIGN_OR_RETURN(CompactionOutput out, deps_.compactor->Compact(input, cancel));
   // Before and after as the budget decided (the whole request, from the
   // server's count when there is one), so what is reported is what was
@@ -225,13 +242,18 @@ Result<bool> Conversation::Compact(const std::string& turn_id, CompactionTrigger
   budget_.Seed(transcript_, std::nullopt, FixedTokens());
   budget_.OnCompacted();
 
-  CompactionNotice notice{out.mode, out.tokens_before, out.tokens_after, out.dropped_items,
-                          std::string(CompactionTriggerName(trigger))};
+  CompactionNotice notice{out.mode,
+                          out.tokens_before,
+                          out.tokens_after,
+                          out.dropped_items,
+                          std::string(CompactionTriggerName(trigger)),
+                          out.kept};
   Json event = {{"mode", notice.mode},
                 {"trigger", notice.trigger},
                 {"tokens_before", notice.tokens_before},
                 {"tokens_after", notice.tokens_after},
-                {"dropped_items", notice.dropped_items}};
+                {"dropped_items", notice.dropped_items},
+                {"kept", notice.kept}};
   RETURN_IF_ERROR(deps_.store->RecordEvent(session_.id, turn_id, "compaction", event.dump()));
   deps_.observer->OnCompaction(notice);
   if (out.dropped_items > 0) {
@@ -308,6 +330,9 @@ struct Conversation::TurnState {
   Item user;  // the message the turn answers, once committed
   int stream_retries = 0;
   bool overflow_retried = false;
+  // The tool batch just run marked a plan step completed: a natural boundary
+  // for a compaction above the soft limit.
+  bool plan_step_completed = false;
 };
 
 Result<TurnResult> Conversation::RunTurnHoldingLease(const std::string& user_text,
@@ -365,6 +390,11 @@ Status Conversation::OpenTurn(TurnState& turn, const std::string& user_text,
   if (deps_.compactor != nullptr && budget_.ShouldCompactBeforeTurn()) {
     RETURN_IF_ERROR(CompactForTurn(turn, CompactionTrigger::kAuto, std::nullopt, cancel));
   }
+  // The agent sees its budget once per turn, before the message, when half of
+  // the auto-compact limit is used (appended: every request's prefix stays).
+  if (deps_.compactor != nullptr && budget_.limit() > 0 && budget_.usage() > budget_.limit() / 2) {
+    RETURN_IF_ERROR(Commit(turn.turn_id, {ContextBudgetMessage(budget_)}));
+  }
 
   turn.user = UserMessage(user_text, image_urls);
   RETURN_IF_ERROR(Commit(turn.turn_id, {turn.user}));
@@ -391,9 +421,10 @@ Result<bool> Conversation::SampleAndRunCalls(TurnState& turn, const CancelToken&
   if (cancel.cancelled()) return CancelledError("interrupted");
   // Between tool-call iterations: compact when over the limit, at most once
   // per model request.
-  if (deps_.compactor != nullptr && budget_.ShouldCompactBeforeRequest()) {
+  if (deps_.compactor != nullptr && budget_.ShouldCompactBeforeRequest(turn.plan_step_completed)) {
     RETURN_IF_ERROR(CompactForTurn(turn, CompactionTrigger::kAuto, turn.user, cancel));
   }
+  turn.plan_step_completed = false;
 
   const size_t before = transcript_.size();
   Result<ModelResponse> response = Sample(turn.turn_id, cancel);
@@ -472,6 +503,12 @@ Result<bool> Conversation::RunCalls(TurnState& turn, size_t first_new_item,
                                     const CancelToken& cancel) {
   // In order, committing each output; after a deny-and-stop the rest are
   // answered without running.
+  std::vector<std::string> completed_before;
+  const std::vector<PlanStep> no_plan;
+  const std::vector<PlanStep>& plan = deps_.tools != nullptr ? deps_.tools->plan() : no_plan;
+  for (const auto& step : plan) {
+    if (step.status == "completed") completed_before.push_back(step.step);
+  }
   bool ran = false;
   bool stop = false;
   for (size_t i : DanglingCalls(transcript_, first_new_item)) {
@@ -494,6 +531,12 @@ Result<bool> Conversation::RunCalls(TurnState& turn, size_t first_new_item,
     }
     RETURN_IF_ERROR(Commit(turn.turn_id, {outcome->output}));
     stop = outcome->stop_turn;
+  }
+  for (const auto& step : plan) {
+    if (step.status == "completed" && std::find(completed_before.begin(), completed_before.end(),
+                                                step.step) == completed_before.end()) {
+      turn.plan_step_completed = true;
+    }
   }
   if (stop) return CancelledError("the user denied a request and stopped the turn");
   return ran;

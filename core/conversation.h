@@ -6,12 +6,14 @@
 // moment it is complete, run the tool calls it holds (committing each output),
 // until the model answers without calls. Whether to compact is asked of
 // ContextBudget before a turn, between tool-call iterations (at most once per
-// model request) and on a context_length_exceeded failure (then the request
-// is retried once). Every response's total_tokens is stored with the item it
-// followed, so a resumed session's estimate starts from it. A
-// dropped stream is retried from what was committed, so nothing is lost or
-// duplicated. On open, and after an interrupt, every call without an output
-// gets an "aborted" output, so each request pairs every call with one output.
+// model request, telling it whether the batch just run completed a plan step:
+// a natural boundary above the soft limit) and on a context_length_exceeded
+// failure (then the request is retried once). A turn that starts above half
+// the limit first appends a <context_budget> message (ContextBudgetMessage). Every response's
+// total_tokens is stored with the item it followed, so a resumed session's estimate starts from it.
+// A dropped stream is retried from what was committed, so nothing is lost or duplicated. On open,
+// and after an interrupt, every call without an output gets an "aborted" output, so each request
+// pairs every call with one output.
 //
 // Borrows every dependency for its lifetime; not thread-safe (one thread owns
 // a session). Cancel() may be called from a signal handler via the token.
@@ -53,6 +55,11 @@ struct TurnResult {
   int requests = 0;
   int compactions = 0;
 };
+
+// The <context_budget> context message a turn starts with once half the
+// auto-compact limit is used: the estimate, the window left, where codex
+// compacts and what it keeps.
+Item ContextBudgetMessage(const ContextBudget& budget);
 
 class Conversation {
  public:

@@ -19,6 +19,7 @@
 #include "core/approval.h"
 #include "core/cancel.h"
 #include "core/command_runner.h"
+#include "core/compactor.h"
 #include "core/config.h"
 #include "core/item.h"
 #include "core/mcp_tools.h"
@@ -62,6 +63,11 @@ class ToolRouter {
 
   // The plan as last set by update_plan.
   const std::vector<PlanStep>& plan() const { return plan_; }
+
+  // The processes still running between calls (unified exec sessions, issue
+  // 24), for the execution frontier a compaction keeps. None yet: every
+  // command the router runs ends before its call's output is committed.
+  std::vector<OpenProcess> OpenProcesses() const { return {}; }
 
  private:
   // Asks the approver about `plan` (a kAsk plan); fills `outcome` when denied.

@@ -30,7 +30,7 @@ namespace codex::core {
 // Leading text of the user-role messages that carry context.
 inline constexpr std::string_view kContextMarkers[] = {
     "<environment_context>",    "<user_instructions>", "<permissions instructions>",
-    "# AGENTS.md instructions", "<working_state>",
+    "# AGENTS.md instructions", "<working_state>",     "<context_budget>",
 };
 
 // The fixed start of every summary message compaction writes. Recognising it

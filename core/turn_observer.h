@@ -51,6 +51,8 @@ struct CompactionNotice {
   int64_t tokens_after = 0;
   int dropped_items = 0;
   std::string trigger;  // auto | manual | overflow
+  // What the execution frontier kept (CompactionOutput::kept), "" for none.
+  std::string kept;
 };
 
 class TurnObserver {

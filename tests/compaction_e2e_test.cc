@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -257,13 +258,17 @@ TEST_CASE("local compaction before a turn: summary request, then the rebuilt his
   const Json expected = Slice(requests[0].InputItems(), 0, f.context.size());
   const Json input = requests[3].InputItems();
   INFO("turn input: " << input.dump().substr(0, 3000));
-  REQUIRE(input.size() == expected.size() + 3);
+  REQUIRE(input.size() == expected.size() + 4);
   CHECK(Slice(input, 0, expected.size()) == expected);
   CHECK(IsUserText(input[expected.size()], "first question"));
-  CHECK(IsUserText(input[expected.size() + 1],
+  // The frontier: the first question was answered, echo ran.
+  CHECK_THAT(Text(input[expected.size() + 1]), Catch::StartsWith("<working_state>") &&
+                                                   Catch::Contains("- [answered] first question") &&
+                                                   Catch::Contains("- [exit 0] echo"));
+  CHECK(IsUserText(input[expected.size() + 2],
                    std::string(compaction::kSummaryPrefix) +
                        "SUMMARY-1: the user asked a first question; echo ran."));
-  CHECK(IsUserText(input[expected.size() + 2], "second question"));
+  CHECK(IsUserText(input[expected.size() + 3], "second question"));
   CHECK(CountType(input, "function_call") == 0);
 
   // The store keeps both: the raw items and the compaction.
@@ -279,7 +284,7 @@ TEST_CASE("local compaction before a turn: summary request, then the rebuilt his
   REQUIRE(checkpoints.size() == 1);
   CHECK(checkpoints[0].value("mode", "") == "local");
   CHECK(checkpoints[0].value("trigger", "") == "auto");
-  CHECK(checkpoints[0].value("replacement_items", -1) == static_cast<int>(expected.size() + 2));
+  CHECK(checkpoints[0].value("replacement_items", -1) == static_cast<int>(expected.size() + 3));
   CHECK(checkpoints[0].value("summary", "") ==
         "SUMMARY-1: the user asked a first question; echo ran.");
   bool event = false;
@@ -366,7 +371,7 @@ TEST_CASE("remote compaction: /responses/compact, its items resent byte-identica
   const Json input2 = requests[2].InputItems();
   const size_t n = f.context.size();
   INFO("run 2 input: " << input2.dump().substr(0, 3000));
-  REQUIRE(input2.size() == n + 3);
+  REQUIRE(input2.size() == n + 4);
   CHECK(Slice(input2, 0, n) == Slice(requests[0].InputItems(), 0, n));
   CHECK(IsUserText(input2[n], "Summary: remote digest"));
   const Json& compaction_item = input2[n + 1];
@@ -374,7 +379,8 @@ TEST_CASE("remote compaction: /responses/compact, its items resent byte-identica
   CHECK_FALSE(compaction_item.contains("id"));
   const std::string encrypted = compaction_item.value("encrypted_content", "");
   CHECK(encrypted.rfind("gAAAAA", 0) == 0);
-  CHECK(IsUserText(input2[n + 2], "second question"));
+  CHECK_THAT(Text(input2[n + 2]), Catch::StartsWith("<working_state>"));
+  CHECK(IsUserText(input2[n + 3], "second question"));
 
   // Run 3 only appends, and resends the compaction item byte for byte.
   CHECK(InputExtends(requests[2], requests[3]));
@@ -462,11 +468,14 @@ TEST_CASE("mid-turn: tool outputs push usage over the limit, the turn compacts a
   const Json input = requests[3].InputItems();
   const size_t n = f.context.size();
   INFO("input after compaction: " << input.dump().substr(0, 3000));
-  REQUIRE(input.size() == n + 2);
+  REQUIRE(input.size() == n + 3);
   CHECK(Slice(input, 0, n) == Slice(requests[0].InputItems(), 0, n));
   CHECK(IsUserText(input[n], "do work"));
-  CHECK(IsSummaryItem(input[n + 1]));
-  CHECK_THAT(Text(input[n + 1]), Catch::Contains("SUMMARY-MID"));
+  CHECK_THAT(Text(input[n + 1]), Catch::StartsWith("<working_state>") &&
+                                     Catch::Contains("- [in progress] do work\n") &&
+                                     Catch::Contains(", 2 times] head -c"));
+  CHECK(IsSummaryItem(input[n + 2]));
+  CHECK_THAT(Text(input[n + 2]), Catch::Contains("SUMMARY-MID"));
 
   const Json details = ShowJson(*env, id);
   auto checkpoints = Checkpoints(details);
@@ -520,8 +529,10 @@ TEST_CASE("mid-turn: Ctrl-C during the compaction leaves the session as it was, 
   // The interrupted transcript, both outputs included, was summarised.
   CHECK(CountType(SummarisedTranscript(requests[3]), "function_call_output") == 2);
   const Json input = requests[4].InputItems();
-  REQUIRE(input.size() >= 3);
-  CHECK(IsUserText(input[input.size() - 3], "do work"));
+  REQUIRE(input.size() >= 4);
+  CHECK(IsUserText(input[input.size() - 4], "do work"));
+  // Compacted between turns: the interrupted task says so.
+  CHECK_THAT(Text(input[input.size() - 3]), Catch::Contains("- [interrupted] do work\n"));
   CHECK(IsUserText(input[input.size() - 2],
                    std::string(compaction::kSummaryPrefix) + "SUMMARY-AFTER-RESUME"));
   CHECK(IsUserText(input.back(), "go on"));
@@ -598,11 +609,12 @@ TEST_CASE("overflow: context_length_exceeded compacts and retries once, the turn
   const Json input = requests[3].InputItems();
   const size_t n = f.context.size();
   INFO("retry input: " << input.dump().substr(0, 3000));
-  REQUIRE(input.size() == n + 3);
+  REQUIRE(input.size() == n + 4);
   CHECK(Slice(input, 0, n) == Slice(env->server().requests_to("/responses")[0].InputItems(), 0, n));
   CHECK(IsUserText(input[n], "first question"));
   CHECK(IsUserText(input[n + 1], prompt));
-  CHECK(IsUserText(input[n + 2], std::string(compaction::kSummaryPrefix) + "SUMMARY-OVERFLOW"));
+  CHECK_THAT(Text(input[n + 2]), Catch::StartsWith("<working_state>"));
+  CHECK(IsUserText(input[n + 3], std::string(compaction::kSummaryPrefix) + "SUMMARY-OVERFLOW"));
 
   auto checkpoints = Checkpoints(ShowJson(*env, id));
   REQUIRE(checkpoints.size() == 1);
@@ -654,8 +666,9 @@ TEST_CASE("overflow mid-turn with encrypted reasoning: items resent byte-identic
   CHECK(CountType(retry, "reasoning") == 0);
   CHECK(CountType(retry, "function_call") == 0);
   CHECK(CountType(retry, "compaction") == 1);
-  REQUIRE(retry.size() >= 2);
-  CHECK(IsUserText(retry[retry.size() - 2], "read the log"));
+  REQUIRE(retry.size() >= 3);
+  CHECK(IsUserText(retry[retry.size() - 3], "read the log"));
+  CHECK_THAT(Text(retry[retry.size() - 2]), Catch::StartsWith("<working_state>"));
   CHECK(retry.back().value("type", "") == "compaction");
   CheckAllWireRules(*env, id);
 
@@ -731,8 +744,9 @@ TEST_CASE("overflow: a compaction request that overflows drops the oldest items 
 
   // The retry still starts from the whole conversation's summary, after the message.
   const Json input = requests.back().InputItems();
-  REQUIRE(input.size() >= f.context.size() + 2);
-  CHECK(IsUserText(input[input.size() - 2], prompt));
+  REQUIRE(input.size() >= f.context.size() + 3);
+  CHECK(IsUserText(input[input.size() - 3], prompt));
+  CHECK_THAT(Text(input[input.size() - 2]), Catch::StartsWith("<working_state>"));
   CHECK(IsSummaryItem(input.back()));
 }
 
@@ -781,8 +795,9 @@ TEST_CASE("overflow: a remote compaction request that overflows drops the oldest
   CHECK_THAT(run2.err, Catch::Contains("compaction dropped the " + std::to_string(dropped) +
                                        " oldest items"));
   const Json input = requests[1].InputItems();
-  REQUIRE(input.size() >= 2);
-  CHECK(input[input.size() - 2].value("type", "") == "compaction");
+  REQUIRE(input.size() >= 3);
+  CHECK(input[input.size() - 3].value("type", "") == "compaction");
+  CHECK_THAT(Text(input[input.size() - 2]), Catch::StartsWith("<working_state>"));
   CHECK(IsUserText(input.back(), prompt));
 }
 
@@ -869,8 +884,14 @@ TEST_CASE("compact undo restores the previous transcript exactly, and refuses af
   REQUIRE(requests.size() == 4);
   const Json input = requests[3].InputItems();
   INFO("input after undo: " << input.dump().substr(0, 3000));
-  REQUIRE(input.size() == before.size() + 1);
+  // Over half the limit: the turn tells the model its budget before the message.
+  REQUIRE(input.size() == before.size() + 2);
   CHECK(Slice(input, 0, before.size()) == before);
+  const std::string budget = Text(input[before.size()]);
+  CHECK_THAT(budget,
+             Catch::StartsWith("<context_budget>") &&
+                 Catch::Contains("tokens of the conversation are in use") &&
+                 Catch::Contains("At " + std::to_string(m.limit) + " tokens codex compacts"));
   CHECK(IsUserText(input.back(), "second question"));
   for (const auto& item : input) CHECK_FALSE(IsSummaryItem(item));
   CheckAllWireRules(*env, id);
@@ -912,9 +933,10 @@ TEST_CASE("compact: remote manual compaction and its undo; bad arguments are ref
   REQUIRE(requests.size() == 3);
   // Run 1's last input, its answer, the new message: no compaction item.
   const Json input = requests[2].InputItems();
-  REQUIRE(input.size() == before.size() + 2);
+  REQUIRE(input.size() == before.size() + 3);
   CHECK(Slice(input, 0, before.size()) == before);
   CHECK(CountType(input, "compaction") == 0);
+  CHECK_THAT(Text(input[before.size() + 1]), Catch::StartsWith("<context_budget>"));
   CHECK(IsUserText(input.back(), "second question"));
 
   auto unknown = Run(*env, {"compact", "0000-no-such-session"});
@@ -951,11 +973,14 @@ TEST_CASE("fork and resume after a compaction start from the compacted view") {
   auto compacted_then = [&](const RecordedRequest& r, const std::string& prompt) {
     const Json input = r.InputItems();
     INFO("input: " << input.dump().substr(0, 3000));
-    REQUIRE(input.size() == n + 3);
+    REQUIRE(input.size() == n + 4);
     CHECK(Slice(input, 0, n) == context);
     CHECK(IsUserText(input[n], "first question"));
-    CHECK(IsUserText(input[n + 1], std::string(compaction::kSummaryPrefix) + "SUMMARY-F"));
-    CHECK(IsUserText(input[n + 2], prompt));
+    // The frontier survives the fork and the resume: the first question was answered.
+    CHECK_THAT(Text(input[n + 1]), Catch::StartsWith("<working_state>") &&
+                                       Catch::Contains("- [answered] first question\n"));
+    CHECK(IsUserText(input[n + 2], std::string(compaction::kSummaryPrefix) + "SUMMARY-F"));
+    CHECK(IsUserText(input[n + 3], prompt));
   };
 
   auto fork1 = RunOk(*env, {"exec", "fork", id, "branch one"});
@@ -1144,6 +1169,9 @@ TEST_CASE("--json: a compaction event and context_left_percent on turn.completed
   CHECK(compaction_event.value("tokens_before", 0) > compaction_event.value("tokens_after", 0));
   CHECK(compaction_event.value("tokens_after", 0) > 0);
   CHECK(compaction_event.value("dropped_items", -1) == 0);
+  CHECK(compaction_event.value("kept", "") == "1 task (1 in progress), last command `head -c " +
+                                                  std::to_string(out_bytes) +
+                                                  " /dev/zero | tr '\\0' x` exit 0");
 
   // context_left_percent: what the last request left of the window (its
   // input tokens as the server counted them, plus a few output tokens).
@@ -1156,10 +1184,11 @@ TEST_CASE("--json: a compaction event and context_left_percent on turn.completed
   // Mid-turn remote compaction: initial context, the compaction item, the task last.
   const size_t n = f.context.size();
   const Json input = requests[2].InputItems();
-  REQUIRE(input.size() == n + 2);
+  REQUIRE(input.size() == n + 3);
   CHECK(Slice(input, 0, n) == Slice(requests[0].InputItems(), 0, n));
   CHECK(input[n].value("type", "") == "compaction");
-  CHECK(IsUserText(input[n + 1], "do work"));
+  CHECK_THAT(Text(input[n + 1]), Catch::StartsWith("<working_state>"));
+  CHECK(IsUserText(input[n + 2], "do work"));
   const int64_t used = Tokens(requests.back().body_bytes);
   const int64_t expected = 100 - used * 100 / window;
   CHECK(percent <= expected);
@@ -1324,14 +1353,16 @@ TEST_CASE("resume: inline compaction from a new process, then the history only g
   const size_t n = f.context.size();
   const Json input2 = requests[2].InputItems();
   INFO("after compaction: " << input2.dump().substr(0, 3000));
-  REQUIRE(input2.size() == n + 3);
+  REQUIRE(input2.size() == n + 4);
   CHECK(Slice(input2, 0, n) == Slice(requests[0].InputItems(), 0, n));
   CHECK(IsUserText(input2[n], "first question"));
-  CHECK(input2[n + 1].value("type", "") == "compaction");
-  CHECK_FALSE(input2[n + 1].contains("id"));
-  CHECK(IsUserText(input2[n + 2], "second question"));
+  CHECK_THAT(Text(input2[n + 1]), Catch::StartsWith("<working_state>") &&
+                                      Catch::Contains("- [answered] first question\n"));
+  CHECK(input2[n + 2].value("type", "") == "compaction");
+  CHECK_FALSE(input2[n + 2].contains("id"));
+  CHECK(IsUserText(input2[n + 3], "second question"));
   CHECK(InputExtends(requests[2], requests[3]));
-  CHECK(requests[3].InputItems()[n + 1].dump() == input2[n + 1].dump());
+  CHECK(requests[3].InputItems()[n + 2].dump() == input2[n + 2].dump());
 
   auto checkpoints = Checkpoints(ShowJson(*env, id));
   REQUIRE(checkpoints.size() == 1);
@@ -1360,8 +1391,9 @@ TEST_CASE("inline compaction refused by the server: the legacy endpoint compacts
   REQUIRE(compacts.size() == 1);
   CHECK(compacts[0].status == 200);
   const Json input = requests[2].InputItems();
-  REQUIRE(input.size() >= 2);
-  CHECK(input[input.size() - 2].value("type", "") == "compaction");
+  REQUIRE(input.size() >= 3);
+  CHECK(input[input.size() - 3].value("type", "") == "compaction");
+  CHECK_THAT(Text(input[input.size() - 2]), Catch::StartsWith("<working_state>"));
   auto checkpoints = Checkpoints(ShowJson(*env, id));
   REQUIRE(checkpoints.size() == 1);
   CHECK(checkpoints[0].value("mode", "") == "remote");
@@ -1584,6 +1616,268 @@ TEST_CASE("config: an unknown compaction mode is refused with one clear line") {
   CHECK_THAT(run.err, Catch::Contains("auto, inline, endpoint, local"));
   CHECK(std::count(run.err.begin(), run.err.end(), '\n') == 1);
   CHECK(env->server().requests().empty());
+}
+
+// ---------------------------------------------------------------------------
+// 9. The execution frontier (issue 30): what a compaction must never lose,
+// written by codex from the stored items, in every mode.
+
+namespace {
+
+// The working-state message (the frontier) of a request's input, "" if none.
+std::string FrontierOf(const Json& input) {
+  for (const auto& item : input) {
+    if (IsMessage(item, "user") && Text(item).rfind("<working_state>", 0) == 0) return Text(item);
+  }
+  return "";
+}
+
+// The /responses requests that are neither a summary request nor an inline
+// compaction: what the model was asked to work on.
+std::vector<RecordedRequest> TaskRequests(ScriptedServer& server) {
+  std::vector<RecordedRequest> out;
+  for (const auto& r : server.requests_to("/responses")) {
+    if (!IsSummaryRequest(r) && !IsInlineCompaction(r)) out.push_back(r);
+  }
+  return out;
+}
+
+std::string PlanCall(const std::string& a, const std::string& b, const std::string& c = "") {
+  std::string plan = R"([{"step":"read the log","status":")" + a +
+                     R"("},{"step":"fix the bug","status":")" + b + R"("})";
+  if (!c.empty()) plan += R"(,{"step":"test the fix","status":")" + c + R"("})";
+  return R"({"output": [{"function_call": "update_plan", "arguments": {"plan": )" + plan + "]}}]}";
+}
+
+enum class FrontierMode { kInlineForm, kEndpointForm, kLocalForm };
+
+std::vector<std::string> ModeFlags(FrontierMode mode) {
+  if (mode == FrontierMode::kInlineForm) return kInline;
+  if (mode == FrontierMode::kEndpointForm) return kRemote;
+  return {};
+}
+
+// Issue 30's scenario: turn 1 finishes task X ("X-ALPHA done"); turn 2 sets
+// a plan, writes a file, runs a failing command and then two commands whose
+// outputs force a compaction mid-turn. The first request after the
+// compaction must say that X is answered (and how), that Y runs, the plan,
+// the file with its last action, the last commands with their exit codes;
+// the AGENTS.md rules stay in the initial context.
+void FrontierScenario(FrontierMode mode) {
+  const Footprint& f = Measure();
+  const int64_t limit = LimitFor(f, 2400, 900);
+  const size_t out_bytes = static_cast<size_t>((limit - f.fixed_tokens) * 4 * 55 / 100);
+  std::string script = R"({"responses": [
+    "X-ALPHA done: the parser handles empty input now.",
+    )" + PlanCall("in_progress", "pending") +
+                       R"(,
+    {"output": [{"shell": ["sh", "-c", "echo hi > notes.txt"]}]},
+    {"output": [{"shell": ["sh", "-c", "exit 3"]}]},
+    )" + BigOutputCall(out_bytes) +
+                       "," + BigOutputCall(out_bytes) + ",";
+  if (mode == FrontierMode::kLocalForm) script += R"("SUMMARY-FRONTIER: read the log.",)";
+  script += R"("Y done", "Z done"]})";
+  auto env = MakeEnv(script, LimitConfig(limit));
+  {
+    std::ofstream agents(env->workdir() / "AGENTS.md");
+    agents << "RULE-FRONTIER-42: always run the tests.\n";
+  }
+  auto run1 = RunOk(*env, With(ModeFlags(mode), {"exec", "--full-auto", "do task X"}));
+  const std::string id = SessionIdFromBanner(run1.err);
+  auto run2 =
+      RunOk(*env, With(ModeFlags(mode), {"exec", "--full-auto", "resume", "--last", "do task Y"}));
+  CHECK(run2.out == "Y done\n");
+  CHECK_THAT(run2.err, Catch::Contains("compacted the conversation"));
+  CHECK_THAT(run2.err, Catch::Contains("kept: 2 tasks (1 answered, 1 in progress), plan 0/2 "
+                                       "completed, 1 file, last command `head -c"));
+
+  const auto tasks = TaskRequests(env->server());
+  const auto after = std::find_if(tasks.begin(), tasks.end(), [](const RecordedRequest& r) {
+    return !FrontierOf(r.InputItems()).empty();
+  });
+  REQUIRE(after != tasks.end());
+  CHECK(after - tasks.begin() == 6);  // turn 1, then the 5 requests of turn 2's loop
+  const Json input = after->InputItems();
+  INFO("first request after the compaction: " << input.dump().substr(0, 6000));
+  // The initial context (permissions, AGENTS.md, environment) as the session began.
+  const Json first_input = tasks[0].InputItems();
+  const size_t n = first_input.size() - 1;
+  CHECK(Slice(input, 0, n) == Slice(first_input, 0, n));
+  CHECK(Slice(input, 0, n).dump().find("RULE-FRONTIER-42") != std::string::npos);
+  // Both user messages, the summary or the server's compaction item.
+  CHECK(Count(input, [](const Json& i) { return IsUserText(i, "do task X"); }) == 1);
+  CHECK(Count(input, [](const Json& i) { return IsUserText(i, "do task Y"); }) == 1);
+  if (mode == FrontierMode::kLocalForm) {
+    CHECK(Count(input, IsSummaryItem) == 1);
+  } else {
+    CHECK(CountType(input, "compaction") == 1);
+  }
+  CHECK(CountType(input, "function_call") == 0);
+  // The frontier.
+  const std::string frontier = FrontierOf(input);
+  CHECK_THAT(frontier, Catch::Contains("- [answered] do task X\n  answer: X-ALPHA done: the parser "
+                                       "handles empty input now.\n"));
+  CHECK_THAT(frontier, Catch::Contains("- [in progress] do task Y\n"));
+  CHECK_THAT(frontier, Catch::Contains("Current plan:\n- [in_progress] read the log\n- [pending] "
+                                       "fix the bug\n"));
+  CHECK_THAT(frontier, Catch::Contains("notes.txt\n"));
+  CHECK_THAT(frontier, Catch::Contains("- [written by a command] "));
+  CHECK_THAT(frontier, Catch::Contains("- [exit 0] echo hi > notes.txt\n"));
+  CHECK_THAT(frontier, Catch::Contains("- [exit 3] exit 3\n"));
+  CHECK_THAT(frontier, Catch::Contains("- [exit 0, 2 times] head -c " + std::to_string(out_bytes)));
+  CHECK_THAT(frontier, !Catch::Contains("Open processes"));  // none without unified exec
+  CheckAllWireRules(*env, id);
+
+  // Shown to the user: `sessions show` (text and --json) and the event.
+  auto show = RunOk(*env, {"sessions", "show", id});
+  CHECK_THAT(show.out, Catch::Contains("frontier kept by the last compaction"));
+  CHECK_THAT(show.out, Catch::Contains("  - [answered] do task X\n"));
+  const Json details = ShowJson(*env, id);
+  CHECK(details.value("frontier", "") == frontier);
+  bool event_seen = false;
+  for (const auto& e : details["events"]) {
+    if (e.value("type", "") != "compaction") continue;
+    event_seen = true;
+    CHECK_THAT(e["payload"].value("kept", ""), Catch::Contains("1 answered, 1 in progress"));
+  }
+  CHECK(event_seen);
+
+  // A resumed session carries the same frontier, byte for byte; the new task
+  // comes after it.
+  auto run3 = RunOk(*env, With(ModeFlags(mode), {"exec", "resume", "--last", "do task Z"}));
+  CHECK(run3.out == "Z done\n");
+  const auto all = TaskRequests(env->server());
+  CHECK(FrontierOf(all.back().InputItems()) == frontier);
+}
+
+// The statuses of a frontier's plan, by step.
+std::map<std::string, std::string> PlanStatuses(const std::string& frontier) {
+  std::map<std::string, std::string> out;
+  const size_t plan = frontier.find("Current plan:\n");
+  if (plan == std::string::npos) return out;
+  size_t pos = plan + 14;
+  while (frontier.compare(pos, 3, "- [") == 0) {
+    const size_t close = frontier.find("] ", pos);
+    const size_t end = frontier.find('\n', pos);
+    out[frontier.substr(close + 2, end - close - 2)] = frontier.substr(pos + 3, close - pos - 3);
+    pos = end + 1;
+  }
+  return out;
+}
+
+int StatusRank(const std::string& status) {
+  return status == "completed" ? 2 : status == "in_progress" ? 1 : 0;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "frontier, inline: after a mid-turn compaction X is answered, Y runs, plan, files, "
+    "commands") {
+  FrontierScenario(FrontierMode::kInlineForm);
+}
+
+TEST_CASE(
+    "frontier, endpoint: after a mid-turn compaction X is answered, Y runs, plan, files, "
+    "commands") {
+  FrontierScenario(FrontierMode::kEndpointForm);
+}
+
+TEST_CASE(
+    "frontier, local: after a mid-turn compaction X is answered, Y runs, plan, files, "
+    "commands") {
+  FrontierScenario(FrontierMode::kLocalForm);
+}
+
+TEST_CASE(
+    "frontier: three compactions in one task; finished stays finished, the plan never "
+    "goes back") {
+  const Footprint& f = Measure();
+  const int64_t limit = LimitFor(f, 2400, 900);
+  const size_t out_bytes = static_cast<size_t>((limit - f.fixed_tokens) * 4 * 55 / 100);
+  const std::string big = BigOutputCall(out_bytes);
+  const std::string script =
+      R"({"responses": [
+    "X-ALPHA done.",
+    )" +
+      PlanCall("in_progress", "pending", "pending") + "," + big + "," + big + "," + big + "," +
+      PlanCall("completed", "in_progress", "pending") + "," + big + "," + big + "," + big + "," +
+      PlanCall("completed", "completed", "in_progress") + "," + big + "," + big + "," + big + "," +
+      big + "," + PlanCall("completed", "completed", "completed") + R"(,
+    "Y done"]})";
+  auto env = MakeEnv(script, LimitConfig(limit));
+  auto run1 = RunOk(*env, With(kInline, {"exec", "do task X"}));
+  const std::string id = SessionIdFromBanner(run1.err);
+  auto run2 = RunOk(*env, With(kInline, {"exec", "--json", "resume", "--last", "do task Y"}));
+  CHECK_THAT(run2.out, Catch::Contains("Y done"));
+
+  int compactions = 0;
+  std::string previous;
+  std::map<std::string, std::string> previous_plan;
+  for (const auto& r : TaskRequests(env->server())) {
+    const std::string frontier = FrontierOf(r.InputItems());
+    if (frontier.empty() || frontier == previous) continue;
+    ++compactions;
+    INFO("frontier after compaction " << compactions << ":\n" << frontier);
+    // X stays answered, with its answer; Y runs until the end of the turn.
+    CHECK_THAT(frontier, Catch::Contains("- [answered] do task X\n  answer: X-ALPHA done.\n"));
+    CHECK_THAT(frontier, Catch::Contains("- [in progress] do task Y\n"));
+    CHECK(Count(r.InputItems(), [](const Json& i) { return IsUserText(i, "do task X"); }) == 1);
+    const auto plan = PlanStatuses(frontier);
+    CHECK(plan.size() == 3);
+    for (const auto& [step, status] : previous_plan) {
+      REQUIRE(plan.count(step) == 1);
+      CHECK(StatusRank(plan.at(step)) >= StatusRank(status));
+    }
+    previous_plan = plan;
+    previous = frontier;
+  }
+  CHECK(compactions >= 3);
+  // The plan moved forward across them.
+  CHECK(previous_plan["read the log"] == "completed");
+  // --json: every compaction event says what was kept.
+  int events = 0;
+  for (const auto& e : JsonLines(run2.out)) {
+    if (e.value("type", "") != "compaction") continue;
+    ++events;
+    CHECK_THAT(e.value("kept", ""), Catch::Contains("2 tasks (1 answered, 1 in progress)"));
+  }
+  CHECK(events == compactions);
+  CheckAllWireRules(*env, id);
+}
+
+TEST_CASE("boundaries: above the soft limit compaction waits for a completed plan step") {
+  const Footprint& f = Measure();
+  const int64_t limit = LimitFor(f, 2400, 900);
+  const int64_t soft = limit - 1400;
+  // One output takes usage between the soft limit and the limit.
+  const size_t out_bytes = static_cast<size_t>((limit - 700 - f.fixed_tokens - 150) * 4);
+  const std::string script = R"({"responses": [
+    )" + PlanCall("in_progress", "pending") +
+                             "," + BigOutputCall(out_bytes) + "," + kSmallCall + "," +
+                             PlanCall("completed", "in_progress") + R"(,
+    "done"]})";
+  auto env = MakeEnv(script, LimitConfig(limit) + "model_auto_compact_soft_token_limit = " +
+                                 std::to_string(soft) + "\n");
+  auto run = RunOk(*env, With(kInline, {"exec", "do the work"}));
+  CHECK(run.out == "done\n");
+  const auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 6);
+  // plan, big output, small call, plan step completed: only then the compaction.
+  for (size_t i = 0; i < 4; ++i) CHECK_FALSE(IsInlineCompaction(requests[i]));
+  CHECK(Tokens(requests[3].body_bytes) >= soft);  // above the soft limit ...
+  CHECK(Tokens(requests[3].body_bytes) < limit);  // ... under the limit: it waited
+  CHECK(IsInlineCompaction(requests[4]));
+  CHECK(!FrontierOf(requests[5].InputItems()).empty());
+  CHECK(Checkpoints(ShowJson(*env, SessionIdFromBanner(run.err))).size() == 1);
+}
+
+TEST_CASE("config: a soft compaction limit that is not a positive number is refused clearly") {
+  auto env = MakeEnv(R"(["never"])", "model_auto_compact_soft_token_limit = 0\n");
+  auto run = Run(*env, {"exec", "hi"});
+  CHECK(run.exit_code != 0);
+  CHECK_THAT(run.err, Catch::Contains("model_auto_compact_soft_token_limit must be positive"));
+  CHECK(env->server().requests_to("/responses").empty());
 }
 
 }  // namespace codex::testing

@@ -3,6 +3,7 @@
 // (core::Conversation, core::ToolRouter, the real compactors and a SQLite
 // store) against a simulated server, so what is checked is what codex does.
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -81,7 +82,10 @@ TEST_CASE("150 tool calls outgrowing a 12k window: none over it, no needless com
       const auto replay = sim::ReplayStretches(*steps, steps->restart_bytes, limit);
       CHECK(replay.compactions == result.compactions);
       CHECK(replay.requests == model.stats().requests);
-      CHECK(replay.sent_bytes == model.stats().bytes_sent);
+      // The replay restarts every stretch from the last restart; the
+      // frontier's command line counts the runs ("exit 0, 37 times"), so
+      // earlier restarts differ from it by a digit or two per request.
+      CHECK(std::abs(replay.sent_bytes - model.stats().bytes_sent) <= model.stats().requests * 4);
       CHECK(replay.floor_uncached_bytes <= model.stats().uncached_bytes);
     }
     CHECK(result.compactions <= 9);
@@ -91,6 +95,7 @@ TEST_CASE("150 tool calls outgrowing a 12k window: none over it, no needless com
     CHECK(result.task_kept);
     CHECK(result.files_kept);
     CHECK(result.plan_kept);
+    CHECK(result.frontier_kept);
     CHECK(result.patch_applied);  // the real tool router ran the model's apply_patch
     switch (mode) {
       case CompactionMode::kLocal:
@@ -100,14 +105,15 @@ TEST_CASE("150 tool calls outgrowing a 12k window: none over it, no needless com
         // request and the new content itself (model and tool items, each
         // compaction's item or summary) plus each compaction's ask, a few
         // bytes of JSON per compaction and the working state once (the
-        // rebuilt history keeps the task and an unchanged working state in
-        // the compaction request's prefix).
+        // rebuilt history keeps the task and the working state in the
+        // compaction request's prefix up to its last commands, the volatile
+        // end of the frontier: a new count, the closing tag, per compaction).
         {
           int64_t asks = 0;
           for (const auto& r : model.stats().log) asks += r.ask_bytes;
           CHECK(model.stats().uncached_bytes <=
                 model.stats().log.front().bytes + result.new_content_bytes +
-                    result.compaction_output_bytes + asks + result.compactions * 64 + 512);
+                    result.compaction_output_bytes + asks + result.compactions * 128 + 512);
         }
         CHECK(model.stats().cache_hit_ratio() >= 0.89);
         if (mode == CompactionMode::kLocal) {

@@ -329,6 +329,8 @@ TEST_CASE("/compact, /status and /fork continue in a branch") {
   Expect(p->WaitForText("compacted; context", kWait));
   CHECK(env->server().compactions_served() == 1);
   CHECK(p->screen().Text().find("Compacted the conversation") != std::string::npos);
+  // The compaction line says what the execution frontier kept: both questions, answered.
+  CHECK(p->screen().Text().find("kept: 2 tasks (2 answered)") != std::string::npos);
 
   Expect(p->Write("/status\r"));
   Expect(p->WaitForText("context     ", kWait));

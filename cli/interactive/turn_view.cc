@@ -526,10 +526,13 @@ void TurnView::OnToolCompleted(const core::ToolActivity& activity) {
 void TurnView::OnCompaction(const core::CompactionNotice& notice) {
   std::lock_guard<std::mutex> lock(mutex_);
   Separate();
-  WriteAbove(style_.Dim("• Compacted the conversation (" + notice.mode + ", " + notice.trigger +
-                        "): ~" + GroupThousands(notice.tokens_before) + " → ~" +
-                        GroupThousands(notice.tokens_after) + " tokens") +
-             "\n");
+  std::string out = style_.Dim("• Compacted the conversation (" + notice.mode + ", " +
+                               notice.trigger + "): ~" + GroupThousands(notice.tokens_before) +
+                               " → ~" + GroupThousands(notice.tokens_after) + " tokens") +
+                    "\n";
+  // What the execution frontier kept (compaction/working_state.h), its own line.
+  if (!notice.kept.empty()) out += style_.Dim("  kept: " + NeutralizeControls(notice.kept)) + "\n";
+  WriteAbove(out);
 }
 
 void TurnView::OnTurnCompleted(const core::TokenUsage& usage, int context_left_percent) {
