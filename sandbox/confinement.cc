@@ -40,20 +40,6 @@ constexpr const char* kWritableDevices[] = {"/dev/null",    "/dev/zero", "/dev/f
 // it) instead of killing bubblewrap and with it, at once, the whole sandbox.
 constexpr int kLauncherIgnores[] = {SIGTERM, SIGINT, SIGQUIT, SIGHUP};
 
-std::string Join(const std::string& dir, const std::string& name) {
-  return dir == "/" ? "/" + name : dir + "/" + name;
-}
-
-std::string ParentDir(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
-}
-
-bool IsDirectory(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 // Grants write access beneath `dir`, except to the `holes` inside it (paths
 // that stay read-only, existing or not). Landlock cannot subtract a subtree,
 // so a directory holding a hole is not granted itself: each of its entries
@@ -81,7 +67,7 @@ Status GrantAround(ll::Ruleset& ruleset, const std::string& dir,
   ::closedir(d);
 
   for (const std::string& name : names) {
-    const std::string path = Join(dir, name);
+    const std::string path = JoinPath(dir, name);
     struct stat st;
     if (::lstat(path.c_str(), &st) != 0) continue;  // vanished meanwhile
     if (S_ISDIR(st.st_mode)) {

@@ -13,16 +13,6 @@
 namespace codex::sandbox {
 namespace {
 
-std::string Join(const std::string& dir, const std::string& name) {
-  return dir == "/" ? "/" + name : dir + "/" + name;
-}
-
-std::string Parent(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos || slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
 // "." and ".." resolved lexically, no symlink followed; `path` absolute.
 std::string Lexical(const std::string& path) {
   std::vector<std::string> parts;
@@ -46,11 +36,6 @@ std::string Lexical(const std::string& path) {
 std::string RealPath(const std::string& path) {
   char buf[PATH_MAX];
   return ::realpath(path.c_str(), buf) != nullptr ? std::string(buf) : std::string();
-}
-
-bool IsDir(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 std::string FirstLine(const std::string& path) {
@@ -135,9 +120,9 @@ class Builder {
     if (line.compare(0, kPrefix.size(), kPrefix) != 0) return OkStatus();
     std::string target = line.substr(kPrefix.size());
     target.erase(0, target.find_first_not_of(' '));
-    ASSIGN_OR_RETURN(std::string gitdir, GitDir(dot_git, Parent(dot_git), target));
+    ASSIGN_OR_RETURN(std::string gitdir, GitDir(dot_git, ParentDir(dot_git), target));
     if (gitdir.empty()) return OkStatus();
-    const std::string common = FirstLine(Join(gitdir, "commondir"));
+    const std::string common = FirstLine(JoinPath(gitdir, "commondir"));
     if (common.empty()) return OkStatus();
     ASSIGN_OR_RETURN(std::string ignored, GitDir(dot_git, gitdir, common));
     (void)ignored;
@@ -147,7 +132,7 @@ class Builder {
   Result<std::string> GitDir(const std::string& dot_git, const std::string& base,
                              const std::string& target) {
     if (target.empty()) return std::string();
-    const std::string lexical = Lexical(target[0] == '/' ? target : Join(base, target));
+    const std::string lexical = Lexical(target[0] == '/' ? target : JoinPath(base, target));
     RETURN_IF_ERROR(CrossesLink(lexical, lexical));
     const std::string real = RealPath(lexical);
     for (const char* pseudo : {"/proc", "/sys", "/dev"}) {
@@ -160,7 +145,7 @@ class Builder {
                                                            dot_git);
       }
     }
-    if (real.empty() || !IsDir(real)) {
+    if (real.empty() || !IsDirectory(real)) {
       if (!InRoot(lexical)) return std::string();  // nothing a command could plant there
       return Status(StatusCode::kFailedPrecondition,
                     "cannot enforce sandbox read-only path " + lexical + ": " + dot_git +
@@ -174,7 +159,7 @@ class Builder {
 
   // The `.git` files of the submodules `.gitmodules` in `top` lists.
   Status Submodules(const std::string& top) {
-    std::ifstream in(Join(top, ".gitmodules"));
+    std::ifstream in(JoinPath(top, ".gitmodules"));
     std::string line;
     while (std::getline(in, line)) {
       const size_t eq = line.find('=');
@@ -187,9 +172,9 @@ class Builder {
       value.erase(0, value.find_first_not_of(" \t"));
       value.erase(value.find_last_not_of(" \t\r") + 1);
       if (value.empty() || value[0] == '/') continue;
-      const std::string dot_git = Lexical(Join(top, value) + "/.git");
+      const std::string dot_git = Lexical(JoinPath(top, value) + "/.git");
       if (!InRoot(dot_git)) continue;
-      RETURN_IF_ERROR(CrossesLink(dot_git, Parent(dot_git)));
+      RETURN_IF_ERROR(CrossesLink(dot_git, ParentDir(dot_git)));
       RETURN_IF_ERROR(Entry(dot_git, false, false, true));
     }
     return OkStatus();
@@ -207,6 +192,21 @@ class Builder {
 };
 
 }  // namespace
+
+std::string JoinPath(const std::string& dir, const std::string& name) {
+  return dir == "/" ? "/" + name : dir + "/" + name;
+}
+
+std::string ParentDir(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos || slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
 
 bool PathWithin(const std::string& path, const std::string& dir) {
   if (dir == "/") return !path.empty() && path[0] == '/';
@@ -237,10 +237,10 @@ Result<WorkspacePolicy> WorkspacePolicy::Compute(const WritableRootsSpec& spec) 
   auto add_root = [&](const std::string& path, bool required) -> Status {
     std::string absolute = path;
     if (absolute.empty() || absolute[0] != '/') {
-      absolute = spec.workspace.empty() ? absolute : Join(spec.workspace, path);
+      absolute = spec.workspace.empty() ? absolute : JoinPath(spec.workspace, path);
     }
     const std::string real = RealPath(absolute);
-    if (real.empty() || !IsDir(real)) {
+    if (real.empty() || !IsDirectory(real)) {
       if (!required) return OkStatus();
       if (real.empty()) {
         const int err = errno;
@@ -268,13 +268,13 @@ Result<WorkspacePolicy> WorkspacePolicy::Compute(const WritableRootsSpec& spec) 
   Builder b(policy.roots_);
   for (const WritableRoot& root : policy.roots_) {
     const bool temp_root = root.kind == RootKind::kTemp;
-    RETURN_IF_ERROR(b.Entry(Join(root.path, ".git"), true, temp_root, true));
-    RETURN_IF_ERROR(b.Entry(Join(root.path, ".codex"), true, temp_root, false));
+    RETURN_IF_ERROR(b.Entry(JoinPath(root.path, ".git"), true, temp_root, true));
+    RETURN_IF_ERROR(b.Entry(JoinPath(root.path, ".codex"), true, temp_root, false));
     RETURN_IF_ERROR(b.Submodules(root.path));
     // The repositories above the root: git looks for them there.
     for (std::string dir = root.path; dir != "/";) {
-      dir = Parent(dir);
-      RETURN_IF_ERROR(b.Entry(Join(dir, ".git"), true, false, true));
+      dir = ParentDir(dir);
+      RETURN_IF_ERROR(b.Entry(JoinPath(dir, ".git"), true, false, true));
       RETURN_IF_ERROR(b.Submodules(dir));
     }
   }

@@ -105,4 +105,12 @@ class WorkspacePolicy {
 // Whether `path` is `dir` or lies beneath it (both absolute, normalised).
 bool PathWithin(const std::string& path, const std::string& dir);
 
+// `dir`/`name` (no doubled slash under "/"), the parent of an absolute
+// normalised path ("/" for "/" and its entries), and whether `path` is a
+// directory (symlinks followed): the path helpers of the policy, which the
+// sandbox uses too.
+std::string JoinPath(const std::string& dir, const std::string& name);
+std::string ParentDir(const std::string& path);
+bool IsDirectory(const std::string& path);
+
 }  // namespace codex::sandbox
