@@ -1,8 +1,10 @@
 #include "core/sandboxed_runner.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <utility>
@@ -52,11 +54,9 @@ sandbox::SandboxSpec ToSandboxSpec(const CommandSpec& spec) {
   return out;
 }
 
-}  // namespace
-
-Result<PreparedCommand> PrepareCommand(const CommandSpec& spec) {
-  PreparedCommand prepared;
-  sandbox::SpawnOptions& options = prepared.options;
+// The spawn options for `spec`, without the confinement.
+Result<sandbox::SpawnOptions> SpawnOptionsFor(const CommandSpec& spec) {
+  sandbox::SpawnOptions options;
   options.argv = spec.argv;
   options.cwd = spec.cwd;
   options.env = spec.env_policy;
@@ -66,24 +66,119 @@ Result<PreparedCommand> PrepareCommand(const CommandSpec& spec) {
     return InvalidArgumentError("working directory '" + spec.cwd +
                                 "' does not exist; pass an existing directory");
   }
+  return options;
+}
+
+void MarkNetwork(const sandbox::Confinement& confinement, sandbox::SpawnOptions* options) {
+  if (confinement.network() == sandbox::Network::kDenied) {
+    // Lets tools (and tests) know not to try; the same variable Codex sets.
+    options->env.overrides.emplace("CODEX_SANDBOX_NETWORK_DISABLED", "1");
+  }
+}
+
+// What a server's confinement was computed from and must still match: the
+// spec, and the entries the confinement protects (or, without namespaces,
+// grants one by one) at the top of each writable root. A `.git` created
+// after the server started is protected only by a new server.
+std::string ServerKey(const sandbox::SandboxSpec& spec) {
+  std::string key = std::to_string(static_cast<int>(spec.mode)) + "|" +
+                    std::to_string(static_cast<int>(spec.network));
+  for (const std::string& root : spec.writable_roots) {
+    key += "|" + root;
+    for (const char* name : {"/.git", "/.codex"}) {
+      struct stat st;
+      if (::lstat((root + name).c_str(), &st) == 0) {
+        key +=
+            std::string(name) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_mode);
+        // A worktree's .git file names the directories to protect.
+        if (S_ISREG(st.st_mode)) {
+          key += ":" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+        }
+      }
+    }
+  }
+  return key;
+}
+
+// Without namespaces, a root holding .git or .codex is granted entry by
+// entry: its top-level names are part of the confinement too.
+std::string TopLevelNames(const std::vector<std::string>& roots) {
+  std::string out;
+  for (const std::string& root : roots) {
+    DIR* d = ::opendir(root.c_str());
+    if (d == nullptr) continue;
+    std::vector<std::string> names;
+    while (dirent* e = ::readdir(d)) names.emplace_back(e->d_name);
+    ::closedir(d);
+    std::sort(names.begin(), names.end());
+    out += "|" + root;
+    for (const std::string& n : names) out += "/" + n;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<PreparedCommand> PrepareCommand(const CommandSpec& spec) {
+  PreparedCommand prepared;
+  ASSIGN_OR_RETURN(prepared.options, SpawnOptionsFor(spec));
   auto confinement = sandbox::Confinement::Prepare(ToSandboxSpec(spec));
   if (!confinement.ok()) return confinement.status();
   prepared.confinement = std::move(*confinement);
-  if (prepared.confinement->network() == sandbox::Network::kDenied) {
-    // Lets tools (and tests) know not to try; the same variable Codex sets.
-    options.env.overrides.emplace("CODEX_SANDBOX_NETWORK_DISABLED", "1");
-  }
-  options.child_setup = prepared.confinement.get();
+  MarkNetwork(*prepared.confinement, &prepared.options);
+  prepared.options.child_setup = prepared.confinement.get();
   return prepared;
 }
 
+SandboxedRunner::~SandboxedRunner() = default;
+
+Result<SandboxedRunner::Server> SandboxedRunner::ServerFor(const CommandSpec& spec) {
+  const sandbox::SandboxSpec sandbox_spec = ToSandboxSpec(spec);
+  const std::string key = ServerKey(sandbox_spec);
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = servers_.begin(); it != servers_.end(); ++it) {
+    if (it->key != key) continue;
+    const bool same_grants =
+        it->names.empty() || it->names == TopLevelNames(it->confinement->writable_roots());
+    if (same_grants && it->server->Alive()) return *it;
+    // Dead (reported by the call that saw it die) or stale: replace it.
+    servers_.erase(it);
+    break;
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<sandbox::Confinement> confinement,
+                   sandbox::Confinement::Prepare(sandbox_spec));
+  ASSIGN_OR_RETURN(std::shared_ptr<sandbox::SandboxServer> server,
+                   sandbox::SandboxServer::Start(*confinement));
+  Server entry;
+  entry.key = key;
+  entry.server = std::move(server);
+  if (confinement->mode() != sandbox::Mode::kFullAccess && !confinement->uses_namespaces() &&
+      !confinement->protected_paths().empty()) {
+    entry.names = TopLevelNames(confinement->writable_roots());
+  }
+  entry.confinement = std::shared_ptr<const sandbox::Confinement>(std::move(confinement));
+  // A policy change starts a new server; the old one keeps what it runs
+  // (live exec sessions) until the session ends, up to a few policies.
+  if (servers_.size() >= kMaxServers) servers_.erase(servers_.begin());
+  servers_.push_back(entry);
+  return entry;
+}
+
+Result<sandbox::SpawnOptions> SandboxedRunner::OptionsFor(const CommandSpec& spec,
+                                                          const Server& server) {
+  ASSIGN_OR_RETURN(sandbox::SpawnOptions options, SpawnOptionsFor(spec));
+  MarkNetwork(*server.confinement, &options);
+  return options;
+}
+
 Result<CommandResult> SandboxedRunner::Run(const CommandSpec& spec, const CancelToken& cancel) {
-  ASSIGN_OR_RETURN(PreparedCommand prepared, PrepareCommand(spec));
-  sandbox::SpawnOptions& options = prepared.options;
+  ASSIGN_OR_RETURN(sandbox::SpawnOptions options, SpawnOptionsFor(spec));
+  ASSIGN_OR_RETURN(Server server, ServerFor(spec));
+  MarkNetwork(*server.confinement, &options);
   options.should_cancel = [&cancel] { return cancel.cancelled(); };
   options.on_output = spec.on_output;
 
-  auto run = sandbox::RunProcess(options);
+  auto run = server.server->Run(options);
   if (!run.ok()) return run.status();
   sandbox::ProcessResult& r = *run;
   CommandResult out;

@@ -24,10 +24,14 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
 
 #include "core/command_runner.h"
 #include "sandbox/confinement.h"
 #include "sandbox/process.h"
+#include "sandbox/sandbox_server.h"
 
 namespace codex::core {
 
@@ -43,10 +47,38 @@ struct PreparedCommand {
 // Errors as for Run (before anything is spawned).
 Result<PreparedCommand> PrepareCommand(const CommandSpec& spec);
 
+// Runs each command through the session's sandbox server
+// (sandbox/sandbox_server.h), started on first use for the command's sandbox
+// policy and kept for the runner's lifetime (the session): the first command
+// of a policy pays for bubblewrap, the others about a fork. A different
+// policy (mode, network, writable roots, or a `.git` / `.codex` appearing at
+// the top of a root) starts another server. When a server died, the call
+// that saw it fails with kUnavailable ("the sandbox server stopped (...);
+// the next command starts a new one") and the next call starts a new one.
+// Destroying the runner ends its servers and everything they still run.
 class SandboxedRunner : public CommandRunner {
  public:
   SandboxedRunner() = default;
+  ~SandboxedRunner() override;
   Result<CommandResult> Run(const CommandSpec& spec, const CancelToken& cancel) override;
+
+  // A live server for `spec`'s policy and its confinement (started if need be).
+  struct Server {
+    std::string key;
+    std::string names;  // without namespaces: the roots' top-level names granted
+    std::shared_ptr<sandbox::SandboxServer> server;
+    std::shared_ptr<const sandbox::Confinement> confinement;
+  };
+  Result<Server> ServerFor(const CommandSpec& spec);
+
+  // The spawn options for `spec` (argv, cwd, environment, timeout) as the
+  // server runs them, network marker included.
+  static Result<sandbox::SpawnOptions> OptionsFor(const CommandSpec& spec, const Server& server);
+
+ private:
+  static constexpr size_t kMaxServers = 4;
+  std::mutex mu_;  // guards servers_
+  std::vector<Server> servers_;
 };
 
 }  // namespace codex::core

@@ -1,5 +1,6 @@
 #include "core/sandboxed_runner.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -178,4 +179,66 @@ TEST_CASE("SandboxedRunner enforces the sandbox modes") {
   auto full = run(SandboxMode::kDangerFullAccess, "echo y >> .git/HEAD");
   REQUIRE(full.ok());
   CHECK(full->exit_code == 0);
+}
+
+TEST_CASE("SandboxedRunner protects a .git created after its server started") {
+  if (sandbox::landlock::AbiVersion() < 1) {
+    WARN("skipped: Landlock is not available on this kernel");
+    return;
+  }
+  codex::testing::TempDir dir("codex-runner-git-", "/tmp");
+  SandboxedRunner runner;
+  CancelToken cancel;
+  auto spec = Spec({"sh", "-c", "mkdir .git && echo '[core]' > .git/config"});
+  spec.cwd = dir.path().string();
+  spec.sandbox.mode = SandboxMode::kWorkspaceWrite;
+  spec.sandbox.workspace_root = dir.path().string();
+  auto created = runner.Run(spec, cancel);
+  REQUIRE(created.ok());
+  REQUIRE(created->exit_code == 0);
+  // The same policy, but the confinement must now hold .git read-only: the
+  // next command runs in a new server, not the one that started without it.
+  spec.argv = {"sh", "-c", "echo '[core] hooksPath = /tmp/evil' >> .git/config"};
+  auto attack = runner.Run(spec, cancel);
+  REQUIRE(attack.ok());
+  CHECK(attack->exit_code != 0);
+  std::ifstream config(dir.path() / ".git" / "config");
+  std::string text((std::istreambuf_iterator<char>(config)), std::istreambuf_iterator<char>());
+  CHECK(text == "[core]\n");
+}
+
+TEST_CASE("SandboxedRunner reports a dead server once and starts a new one") {
+  SandboxedRunner runner;
+  CancelToken cancel;
+  auto spec = Spec({"sh", "-c", "echo $$"});
+  auto first = runner.Run(spec, cancel);
+  REQUIRE(first.ok());
+  auto server = runner.ServerFor(spec);
+  REQUIRE(server.ok());
+  REQUIRE(::kill(server->server->server_pid(), SIGKILL) == 0);
+  ::usleep(100'000);
+  // The dead server is noticed before the command is sent: a new one runs it.
+  auto after = runner.Run(spec, cancel);
+  REQUIRE(after.ok());
+  CHECK(after->exit_code == 0);
+  // Killed while a command runs: that call fails with one line.
+  auto again = runner.ServerFor(spec);
+  REQUIRE(again.ok());
+  CHECK(again->server != server->server);
+  std::thread killer([&] {
+    ::usleep(300'000);
+    ::kill(again->server->server_pid(), SIGKILL);
+  });
+  spec.argv = {"sleep", "20"};
+  spec.timeout_ms = 15'000;
+  auto during = runner.Run(spec, cancel);
+  killer.join();
+  REQUIRE_FALSE(during.ok());
+  CHECK(during.status().code() == StatusCode::kUnavailable);
+  CHECK_THAT(during.status().message(), Catch::StartsWith("the sandbox server stopped") &&
+                                            Catch::EndsWith("the next command starts a new one"));
+  spec.argv = {"true"};
+  auto next = runner.Run(spec, cancel);
+  REQUIRE(next.ok());
+  CHECK(next->exit_code == 0);
 }
