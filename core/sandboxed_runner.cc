@@ -1,13 +1,19 @@
 #include "core/sandboxed_runner.h"
 
 #include <dirent.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <utility>
+
+#include "sandbox/output_buffer.h"
 
 namespace codex::core {
 namespace {
@@ -193,6 +199,108 @@ Result<CommandResult> SandboxedRunner::Run(const CommandSpec& spec, const Cancel
   out.gap_offset = r.output_gap_offset;
   out.wall_ms = r.wall_ms;
   return out;
+}
+
+}  // namespace codex::core
+
+namespace codex::core {
+namespace {
+
+// A command the sandbox server keeps running for unified exec.
+class ServedProcess final : public LiveProcess {
+ public:
+  explicit ServedProcess(std::unique_ptr<sandbox::RemoteProcess> proc) : proc_(std::move(proc)) {}
+  ~ServedProcess() override = default;  // RemoteProcess kills what is left
+
+  Status Write(std::string_view bytes) override {
+    const int fd = proc_->input_fd();
+    if (fd < 0) return Status(StatusCode::kFailedPrecondition, "the process takes no input");
+    while (!bytes.empty()) {
+      ssize_t n = ::write(fd, bytes.data(), bytes.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) {
+        pollfd p{fd, POLLOUT, 0};
+        if (::poll(&p, 1, 1'000) <= 0) {
+          return Status(StatusCode::kUnavailable, "the process does not read its input");
+        }
+        continue;
+      }
+      if (n <= 0) {
+        return Status(StatusCode::kFailedPrecondition,
+                      ErrnoMessage("writing to the process", errno));
+      }
+      bytes.remove_prefix(static_cast<size_t>(n));
+    }
+    return OkStatus();
+  }
+
+  Chunk Collect(int64_t wait_ms, size_t cap_bytes, const CancelToken& cancel) override {
+    using Clock = std::chrono::steady_clock;
+    sandbox::HeadTailBuffer buffer(cap_bytes / 2, cap_bytes - cap_bytes / 2);
+    const auto deadline = Clock::now() + std::chrono::milliseconds(std::max<int64_t>(wait_ms, 0));
+    Clock::time_point exit_seen{};
+    for (;;) {
+      const bool exited = proc_->HasExited();
+      if (exited && exit_seen == Clock::time_point{}) exit_seen = Clock::now();
+      const bool open = proc_->stdout_fd() >= 0 || proc_->stderr_fd() >= 0;
+      // After the exit, what is still in the pipes (or held by a leftover
+      // child) gets a short grace.
+      if (exited && (!open || Clock::now() - exit_seen > std::chrono::milliseconds(100))) break;
+      if (!exited && (Clock::now() >= deadline || cancel.cancelled())) break;
+      pollfd fds[3];
+      nfds_t n = 0;
+      if (proc_->stdout_fd() >= 0) fds[n++] = {proc_->stdout_fd(), POLLIN, 0};
+      if (proc_->stderr_fd() >= 0) fds[n++] = {proc_->stderr_fd(), POLLIN, 0};
+      if (!exited && proc_->exit_fd() >= 0) fds[n++] = {proc_->exit_fd(), POLLIN, 0};
+      if (::poll(fds, n, 20) <= 0) continue;
+      for (int which = 0; which < 2; ++which) {
+        const int fd = which == 0 ? proc_->stdout_fd() : proc_->stderr_fd();
+        if (fd < 0) continue;
+        char buf[65536];
+        for (;;) {
+          ssize_t got = ::read(fd, buf, sizeof(buf));
+          if (got > 0) {
+            buffer.Append(std::string_view(buf, static_cast<size_t>(got)));
+            continue;
+          }
+          if (got < 0 && errno == EINTR) continue;
+          if (got < 0 && errno == EAGAIN) break;
+          // End of file, or EIO from a terminal whose last holder closed it.
+          if (which == 0) {
+            proc_->CloseStdout();
+          } else {
+            proc_->CloseStderr();
+          }
+          break;
+        }
+      }
+    }
+    Chunk chunk;
+    chunk.output = buffer.head() + buffer.tail();
+    chunk.dropped = buffer.omitted_bytes();
+    if (proc_->HasExited()) {
+      chunk.exited = true;
+      const int status = proc_->wait_status();
+      chunk.exit_code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+    }
+    return chunk;
+  }
+
+ private:
+  std::unique_ptr<sandbox::RemoteProcess> proc_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<LiveProcess>> SandboxedRunner::Start(const CommandSpec& spec, bool tty) {
+  ASSIGN_OR_RETURN(Server server, ServerFor(spec));
+  ASSIGN_OR_RETURN(sandbox::SpawnOptions options, OptionsFor(spec, server));
+  sandbox::RemoteSpawnOptions remote;
+  remote.stdio = tty ? sandbox::RemoteStdio::kPty : sandbox::RemoteStdio::kPipes;
+  remote.stdin_pipe = true;
+  ASSIGN_OR_RETURN(std::unique_ptr<sandbox::RemoteProcess> proc,
+                   server.server->Spawn(options, remote));
+  return std::unique_ptr<LiveProcess>(new ServedProcess(std::move(proc)));
 }
 
 }  // namespace codex::core

@@ -61,6 +61,9 @@ class SandboxedRunner : public CommandRunner {
   SandboxedRunner() = default;
   ~SandboxedRunner() override;
   Result<CommandResult> Run(const CommandSpec& spec, const CancelToken& cancel) override;
+  // Starts the command in the policy's server (unified exec); its processes
+  // stay inside that server's sandbox for as long as they run.
+  Result<std::unique_ptr<LiveProcess>> Start(const CommandSpec& spec, bool tty) override;
 
   // A live server for `spec`'s policy and its confinement (started if need be).
   struct Server {

@@ -137,7 +137,12 @@ std::string FormatShellOutput(const CommandResult& result) {
 
 std::string BuiltinToolsJson(const Config& config) {
   Json tools = Json::array();
-  tools.push_back(ShellToolJson());
+  if (config.unified_exec) {
+    tools.push_back(Json::parse(ExecCommandToolJson()));
+    tools.push_back(Json::parse(WriteStdinToolJson()));
+  } else {
+    tools.push_back(ShellToolJson());
+  }
   tools.push_back(ApplyPatchToolDefinition(config.provider.apply_patch_tool_type));
   tools.push_back(UpdatePlanToolJson());
   return Dump(tools);
@@ -226,6 +231,8 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
     return RunApplyPatch(call, args["input"].get<std::string>(), "");
   }
   if (name == "update_plan") return RunUpdatePlan(call, j.value("arguments", "{}"));
+  if (name == "exec_command") return RunExecCommand(call, j.value("arguments", "{}"), cancel);
+  if (name == "write_stdin") return RunWriteStdin(call, j.value("arguments", "{}"), cancel);
   return fail("unknown tool '" + name + "'");
 }
 
@@ -249,6 +256,67 @@ ReviewOutcome ToolRouter::Ask(const Item& call, const std::vector<std::string>& 
   }
   const ReviewDecision decision = approver_->Review(request, cancel);
   return ApplyReviewDecision(decision, plan, argv, &approvals_);
+}
+
+Result<ToolRouter::CommandGate> ToolRouter::ApproveCommand(const Item& call,
+                                                           const std::vector<std::string>& argv,
+                                                           const std::string& cwd, bool escalate,
+                                                           const CancelToken& cancel) {
+  CommandGate gate;
+  ApprovalInput& input = gate.input;
+  input.policy = config_.approval_policy;
+  input.sandbox = config_.sandbox_mode;
+  input.argv = argv;
+  // Known-safe also needs the PATH the command will see to hold only
+  // absolute directories (else a planted ./cat could run instead).
+  input.known_safe = sandbox::IsKnownSafeCommand(
+      argv, sandbox::LookupEnv(sandbox::BuildEnvironment(config_.shell_environment_policy,
+                                                         sandbox::CurrentEnvironment()),
+                               "PATH", "/usr/bin:/bin"));
+  input.escalation_requested = escalate;
+  input.sandbox_available =
+      config_.sandbox_mode == SandboxMode::kDangerFullAccess || sandbox::landlock::AbiVersion() > 0;
+  input.session_approval = approvals_.Find(argv);
+  ApprovalPlan plan = DecideApproval(input);
+  gate.choice = plan.sandbox;
+  if (plan.action == ApprovalPlan::Action::kReject) {
+    gate.refusal = "command rejected: " + plan.reason;
+    return gate;
+  }
+  if (plan.action == ApprovalPlan::Action::kAsk) {
+    ReviewOutcome review = Ask(call, argv, cwd, plan, cancel);
+    if (cancel.cancelled()) return CancelledError("interrupted");
+    if (review.action == ReviewOutcome::Action::kDenied) {
+      gate.refusal = approver_ != nullptr
+                         ? "the user denied running this command"
+                         : "this command needs the user's approval, which a non-interactive run "
+                           "cannot ask for; do without it or ask the user to rerun with another "
+                           "approval policy";
+      return gate;
+    }
+    if (review.action == ReviewOutcome::Action::kAbortTurn) {
+      gate.refusal = "the user denied running this command and stopped the turn";
+      gate.stop = true;
+      return gate;
+    }
+    gate.choice = review.sandbox;
+  }
+  gate.run = true;
+  return gate;
+}
+
+CommandSpec ToolRouter::CommandSpecFor(const std::vector<std::string>& argv, const std::string& cwd,
+                                       SandboxChoice choice) const {
+  CommandSpec spec;
+  spec.argv = argv;
+  spec.cwd = cwd;
+  spec.env_policy = config_.shell_environment_policy;
+  spec.sandbox.mode = config_.sandbox_mode;
+  spec.sandbox.workspace_root = config_.cwd;
+  spec.sandbox.writable_roots = config_.writable_roots;
+  spec.sandbox.network = config_.sandbox_network_access;
+  if (choice == SandboxChoice::kUnsandboxed) spec.sandbox.mode = SandboxMode::kDangerFullAccess;
+  return spec;
 }
 
 Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::string> argv,
@@ -275,52 +343,13 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
     return outcome;
   };
 
-  ApprovalInput input;
-  input.policy = config_.approval_policy;
-  input.sandbox = config_.sandbox_mode;
-  input.argv = argv;
-  // Known-safe also needs the PATH the command will see to hold only
-  // absolute directories (else a planted ./cat could run instead).
-  input.known_safe = sandbox::IsKnownSafeCommand(
-      argv, sandbox::LookupEnv(sandbox::BuildEnvironment(config_.shell_environment_policy,
-                                                         sandbox::CurrentEnvironment()),
-                               "PATH", "/usr/bin:/bin"));
-  input.escalation_requested = escalate;
-  input.sandbox_available =
-      config_.sandbox_mode == SandboxMode::kDangerFullAccess || sandbox::landlock::AbiVersion() > 0;
-  input.session_approval = approvals_.Find(argv);
-  ApprovalPlan plan = DecideApproval(input);
-  SandboxChoice choice = plan.sandbox;
-  if (plan.action == ApprovalPlan::Action::kReject) {
-    return refuse("command rejected: " + plan.reason, false);
-  }
-  if (plan.action == ApprovalPlan::Action::kAsk) {
-    ReviewOutcome review = Ask(call, argv, cwd, plan, cancel);
-    if (cancel.cancelled()) return CancelledError("interrupted");
-    if (review.action == ReviewOutcome::Action::kDenied) {
-      return refuse(approver_ != nullptr
-                        ? "the user denied running this command"
-                        : "this command needs the user's approval, which a non-interactive run "
-                          "cannot ask for; do without it or ask the user to rerun with another "
-                          "approval policy",
-                    false);
-    }
-    if (review.action == ReviewOutcome::Action::kAbortTurn) {
-      return refuse("the user denied running this command and stopped the turn", true);
-    }
-    choice = review.sandbox;
-  }
+  ASSIGN_OR_RETURN(CommandGate gate, ApproveCommand(call, argv, cwd, escalate, cancel));
+  if (!gate.run) return refuse(gate.refusal, gate.stop);
+  SandboxChoice choice = gate.choice;
+  ApprovalInput& input = gate.input;
 
-  CommandSpec spec;
-  spec.argv = argv;
-  spec.cwd = cwd;
+  CommandSpec spec = CommandSpecFor(argv, cwd, choice);
   spec.timeout_ms = timeout_ms > 0 ? timeout_ms : config_.shell_timeout_ms;
-  spec.env_policy = config_.shell_environment_policy;
-  spec.sandbox.mode = config_.sandbox_mode;
-  spec.sandbox.workspace_root = config_.cwd;
-  spec.sandbox.writable_roots = config_.writable_roots;
-  spec.sandbox.network = config_.sandbox_network_access;
-  if (choice == SandboxChoice::kUnsandboxed) spec.sandbox.mode = SandboxMode::kDangerFullAccess;
   spec.on_output = [this, id = activity.call_id](std::string_view chunk) {
     observer_.OnToolOutput(id, chunk);
   };

@@ -1,7 +1,9 @@
 // ToolRouter: the tools offered to the model and the dispatch of its calls.
 //
 // Tools: `shell` (argv array, workdir, timeout_ms) run through the
-// CommandRunner under the session's sandbox policy and approval policy;
+// CommandRunner under the session's sandbox policy and approval policy, or,
+// with unified exec (config `features.unified_exec`), `exec_command` and
+// `write_stdin` (core/unified_exec.h) through the same approval path;
 // `apply_patch` (freeform or JSON function per provider, and intercepted when
 // the model runs it through `shell`); `update_plan`. Every call yields exactly
 // one output item, also when the tool fails or is unknown, so the transcript
@@ -20,6 +22,7 @@
 #include "core/item.h"
 #include "core/mcp_tools.h"
 #include "core/turn_observer.h"
+#include "core/unified_exec.h"
 
 namespace codex::core {
 
@@ -61,6 +64,28 @@ class ToolRouter {
   const std::vector<PlanStep>& plan() const { return plan_; }
 
  private:
+  // Whether and how a command may run: the approval policy, the session's
+  // approvals, and the approver when it must be asked. One path for every
+  // tool that runs commands (shell, exec_command).
+  struct CommandGate {
+    bool run = false;
+    SandboxChoice choice = SandboxChoice::kSandboxed;
+    std::string refusal;  // why not, for the model, when !run
+    bool stop = false;    // the user stopped the turn
+    ApprovalInput input;  // what was decided on (for an on-failure retry)
+  };
+  Result<CommandGate> ApproveCommand(const Item& call, const std::vector<std::string>& argv,
+                                     const std::string& cwd, bool escalate,
+                                     const CancelToken& cancel);
+  // The spec of a command the gate let through (no timeout set).
+  CommandSpec CommandSpecFor(const std::vector<std::string>& argv, const std::string& cwd,
+                             SandboxChoice choice) const;
+  // Unified exec (core/tool_router_exec.cc).
+  Result<ToolOutcome> RunExecCommand(const Item& call, const std::string& arguments,
+                                     const CancelToken& cancel);
+  Result<ToolOutcome> RunWriteStdin(const Item& call, const std::string& arguments,
+                                    const CancelToken& cancel);
+
   // Asks the approver about `plan` (a kAsk plan); fills `outcome` when denied.
   ReviewOutcome Ask(const Item& call, const std::vector<std::string>& argv, const std::string& cwd,
                     const ApprovalPlan& plan, const CancelToken& cancel);
@@ -82,6 +107,7 @@ class ToolRouter {
   McpTools* mcp_ = nullptr;
   std::vector<McpToolInfo> mcp_tools_;  // this turn's, in offered order
   std::vector<PlanStep> plan_;
+  ExecSessions exec_sessions_;  // unified exec's live processes, killed with the router
 };
 
 // Formats a finished command for the model: {"output":…,"metadata":{exit_code,duration_seconds}}

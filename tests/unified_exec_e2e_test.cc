@@ -1,0 +1,135 @@
+// Unified exec end to end: the real `codex exec` with `[features]
+// unified_exec = true` against the scripted Responses server. A scripted
+// model starts an interactive Python on a terminal with exec_command, talks
+// to it across three write_stdin calls (its state survives between them)
+// and finds it confined; a background loop keeps running between calls and a
+// later poll sees its newer output; nothing of either outlives codex.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <regex>
+#include <string>
+
+#include "sandbox/landlock.h"
+#include "sandbox/process.h"
+#include "tests/e2e_checks.h"
+#include "tests/e2e_support.h"
+
+namespace codex::testing {
+namespace {
+
+using e2e::MakeEnv;
+using e2e::ModelOutput;
+using e2e::Run;
+
+constexpr const char* kConfig = "[features]\nunified_exec = true\n";
+
+bool HaveLandlock() {
+  if (sandbox::landlock::AbiVersion() >= 1) return true;
+  WARN("skipped: Landlock is not available on this kernel");
+  return false;
+}
+
+// Processes whose command line holds `marker` (pgrep, outside any sandbox).
+std::string Survivors(const std::string& marker) {
+  sandbox::SpawnOptions options;
+  options.argv = {"pgrep", "-f", marker};
+  auto r = sandbox::RunProcess(options);
+  REQUIRE(r.ok());
+  return r->stdout_text;
+}
+
+// The text after "Output:\n".
+std::string OutputPart(const std::string& text) {
+  size_t at = text.find("\nOutput:\n");
+  return at == std::string::npos ? "" : text.substr(at + 9);
+}
+
+}  // namespace
+
+TEST_CASE("unified exec: a Python REPL on a terminal across three write_stdin calls, sandboxed") {
+  if (!HaveLandlock()) return;
+  const std::string marker = "codex-uexec-repl-" + std::to_string(::getpid());
+  const std::string script = R"({"responses": [
+    {"output": [{"function_call": "exec_command", "call_id": "start", "arguments":
+      {"cmd": "python3 -q -i -c '' )" +
+                             marker + R"(", "tty": true, "login": false,
+       "yield_time_ms": 1500}}]},
+    {"output": [{"function_call": "write_stdin", "call_id": "w1", "arguments":
+      {"session_id": 1000, "chars": "x = 6 * 7\n", "yield_time_ms": 500}}]},
+    {"output": [{"function_call": "write_stdin", "call_id": "w2", "arguments":
+      {"session_id": 1000, "chars": "print('answer', x + 1)\n", "yield_time_ms": 1000}}]},
+    {"output": [{"function_call": "write_stdin", "call_id": "w3", "arguments":
+      {"session_id": 1000, "chars": "open('escape-' + str(x), 'w')\n", "yield_time_ms": 1000}}]},
+    {"output": [{"function_call": "write_stdin", "call_id": "unknown", "arguments":
+      {"session_id": 4242, "chars": "x\n"}}]},
+    "done"]})";
+  auto env = MakeEnv(script, kConfig);
+  auto run = Run(*env, {"exec", "talk to python"});
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 0);
+  CHECK(run.out == "done\n");
+
+  // The tools offered are Codex's unified exec pair, not `shell`.
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE_FALSE(requests.empty());
+  const std::string tools = requests.front().body.dump();
+  CHECK_THAT(tools, Catch::Contains("\"exec_command\"") && Catch::Contains("\"write_stdin\""));
+  CHECK(tools.find("\"name\":\"shell\"") == std::string::npos);
+
+  const std::string start = ModelOutput(*env, "start");
+  INFO("start: " << start);
+  CHECK(std::regex_search(start, std::regex("^Chunk ID: [0-9a-f]{6}\nWall time: [0-9]+\\.[0-9]{4} "
+                                            "seconds\nProcess running with session ID 1000\n"
+                                            "Original token count: [0-9]+\nOutput:\n")));
+  CHECK_THAT(ModelOutput(*env, "w1"), Catch::Contains("Process running with session ID 1000"));
+  // x set by the previous call is still there: the same process.
+  const std::string w2 = ModelOutput(*env, "w2");
+  INFO("w2: " << w2);
+  CHECK_THAT(OutputPart(w2), Catch::Contains("answer 43"));
+  // It runs in the sandbox (exec's default read-only): no write to the workspace.
+  const std::string w3 = ModelOutput(*env, "w3");
+  INFO("w3: " << w3);
+  CHECK((w3.find("Read-only file system") != std::string::npos ||
+         w3.find("Permission denied") != std::string::npos));
+  CHECK_FALSE(std::filesystem::exists(env->workdir() / "escape-42"));
+  CHECK_THAT(ModelOutput(*env, "unknown"), Catch::Contains("Unknown process id 4242"));
+  // The REPL was still open when the session ended: it is gone with codex.
+  CHECK(Survivors(marker).empty());
+}
+
+TEST_CASE("unified exec: a background loop keeps running and a later call polls it") {
+  if (!HaveLandlock()) return;
+  const std::string marker = "codex-uexec-loop-" + std::to_string(::getpid());
+  const std::string script = R"({"responses": [
+    {"output": [{"function_call": "exec_command", "call_id": "bg", "arguments":
+      {"cmd": "i=0; while [ $i -lt 3000 ]; do i=$((i+1)); echo tick $i; sleep 0.05; done # )" +
+                             marker + R"(", "login": false, "yield_time_ms": 300}}]},
+    {"output": [{"function_call": "exec_command", "call_id": "other", "arguments":
+      {"cmd": "echo meanwhile; exit 3", "login": false}}]},
+    {"output": [{"function_call": "write_stdin", "call_id": "poll", "arguments":
+      {"session_id": 1000, "chars": "", "yield_time_ms": 1000}}]},
+    "done"]})";
+  auto env = MakeEnv(script, kConfig);
+  auto run = Run(*env, {"exec", "start a server"});
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 0);
+  const std::string bg = ModelOutput(*env, "bg");
+  INFO("bg: " << bg);
+  CHECK_THAT(bg, Catch::Contains("Process running with session ID 1000"));
+  CHECK_THAT(OutputPart(bg), Catch::StartsWith("tick 1\n"));
+  // A command that ends within its yield reports its exit code, no session.
+  const std::string other = ModelOutput(*env, "other");
+  CHECK_THAT(other, Catch::Contains("Process exited with code 3"));
+  CHECK(OutputPart(other) == "meanwhile\n");
+  // The poll sees the loop's later lines, not the ones already returned.
+  const std::string poll = ModelOutput(*env, "poll");
+  INFO("poll: " << poll);
+  CHECK_THAT(poll, Catch::Contains("Process running with session ID 1000"));
+  const std::string later = OutputPart(poll);
+  CHECK(later.find("tick 1\n") != 0);
+  CHECK(std::regex_search(later, std::regex("tick [0-9]{2,}")));
+  CHECK(Survivors(marker).empty());
+}
+
+}  // namespace codex::testing
