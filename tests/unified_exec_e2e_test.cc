@@ -63,7 +63,10 @@ TEST_CASE("unified exec: a Python REPL on a terminal across three write_stdin ca
       {"session_id": 1000, "chars": "open('escape-' + str(x), 'w')\n", "yield_time_ms": 1000}}]},
     {"output": [{"function_call": "write_stdin", "call_id": "unknown", "arguments":
       {"session_id": 4242, "chars": "x\n"}}]},
-    "done"]})";
+    "done",
+    {"output": [{"shell": ["echo", "one-shot"], "call_id": "shell-after"}]},
+    "resumed with shell",
+    "back to unified exec"]})";
   auto env = MakeEnv(script, kConfig);
   auto run = Run(*env, {"exec", "talk to python"});
   INFO("stderr: " << run.err);
@@ -96,6 +99,32 @@ TEST_CASE("unified exec: a Python REPL on a terminal across three write_stdin ca
   CHECK_THAT(ModelOutput(*env, "unknown"), Catch::Contains("Unknown process id 4242"));
   // The REPL was still open when the session ended: it is gone with codex.
   CHECK(Survivors(marker).empty());
+
+  // Resumed with the one-shot shell harness: the exec_command and write_stdin
+  // calls and their outputs are resent as they were (the server checks every
+  // call has its output), and the model now gets `shell`.
+  auto resumed = Run(*env, {"exec", "-c", "features.unified_exec=false", "resume", "--last",
+                            "go on with the shell"});
+  INFO("resume stderr: " << resumed.err);
+  CHECK(resumed.exit_code == 0);
+  CHECK(resumed.out == "resumed with shell\n");
+  requests = env->server().requests_to("/responses");
+  const Json& last = requests.back().body;
+  const std::string input = last["input"].dump();
+  CHECK_THAT(input, Catch::Contains("\"name\":\"exec_command\"") &&
+                        Catch::Contains("\"name\":\"write_stdin\"") &&
+                        Catch::Contains("answer 43"));
+  CHECK_THAT(last["tools"].dump(), Catch::Contains("\"name\":\"shell\""));
+  CHECK(last["tools"].dump().find("\"exec_command\"") == std::string::npos);
+  CHECK_THAT(ModelOutput(*env, "shell-after"), Catch::Contains("one-shot"));
+
+  // And back: the shell call is resent to a model offered exec_command.
+  auto again = Run(*env, {"exec", "resume", "--last", "and again"});
+  CHECK(again.exit_code == 0);
+  CHECK(again.out == "back to unified exec\n");
+  requests = env->server().requests_to("/responses");
+  CHECK_THAT(requests.back().body["input"].dump(), Catch::Contains("\"name\":\"shell\""));
+  CHECK_THAT(requests.back().body["tools"].dump(), Catch::Contains("\"exec_command\""));
 }
 
 TEST_CASE("unified exec: a background loop keeps running and a later call polls it") {
