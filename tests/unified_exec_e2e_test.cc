@@ -161,4 +161,26 @@ TEST_CASE("unified exec: a background loop keeps running and a later call polls 
   CHECK(Survivors(marker).empty());
 }
 
+TEST_CASE("unified exec: escalation goes through the shell tool's approval path") {
+  if (!HaveLandlock()) return;
+  const std::string script = R"({"responses": [
+    {"output": [{"function_call": "exec_command", "call_id": "esc", "arguments":
+      {"cmd": "touch escaped-by-model", "login": false,
+       "sandbox_permissions": "require_escalated", "justification": "needs to write"}}]},
+    {"output": [{"function_call": "exec_command", "call_id": "plain", "arguments":
+      {"cmd": "touch inside-sandbox", "login": false}}]},
+    "done"]})";
+  auto env = e2e::MakeEnv(script, "[features]\nunified_exec = true\n");
+  // Never ask: escalation is refused without running anything.
+  auto never = e2e::Run(*env, {"exec", "-c", "approval_policy=\"never\"", "escalate"});
+  CHECK(never.exit_code == 0);
+  CHECK_THAT(e2e::ModelOutput(*env, "esc"),
+             Catch::StartsWith("exec_command: command rejected: running outside the sandbox is "
+                               "not possible with approval policy 'never'"));
+  CHECK_FALSE(std::filesystem::exists(env->workdir() / "escaped-by-model"));
+  // Without escalation it runs, in the (read-only) sandbox.
+  CHECK_THAT(e2e::ModelOutput(*env, "plain"), Catch::Contains("Process exited with code 1"));
+  CHECK_FALSE(std::filesystem::exists(env->workdir() / "inside-sandbox"));
+}
+
 }  // namespace codex::testing
