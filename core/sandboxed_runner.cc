@@ -1,6 +1,7 @@
 #include "core/sandboxed_runner.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -9,8 +10,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <memory>
+#include <thread>
 #include <utility>
 
 #include "sandbox/output_buffer.h"
@@ -206,11 +209,27 @@ Result<CommandResult> SandboxedRunner::Run(const CommandSpec& spec, const Cancel
 namespace codex::core {
 namespace {
 
-// A command the sandbox server keeps running for unified exec.
+// A command the sandbox server keeps running for unified exec. A reader
+// thread drains its output as it comes (so that it never blocks on a full
+// pipe or terminal between calls), keeping the newest kPendingCapBytes.
 class ServedProcess final : public LiveProcess {
  public:
-  explicit ServedProcess(std::unique_ptr<sandbox::RemoteProcess> proc) : proc_(std::move(proc)) {}
-  ~ServedProcess() override = default;  // RemoteProcess kills what is left
+  static constexpr size_t kPendingCapBytes = 1 << 20;
+
+  explicit ServedProcess(std::unique_ptr<sandbox::RemoteProcess> proc) : proc_(std::move(proc)) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) == 0) {
+      wake_read_ = sandbox::UniqueFd(fds[0]);
+      wake_write_ = sandbox::UniqueFd(fds[1]);
+    }
+    reader_ = std::thread([this] { ReadLoop(); });
+  }
+
+  ~ServedProcess() override {
+    if (wake_write_) (void)!::write(wake_write_.get(), "x", 1);
+    reader_.join();
+    // Then RemoteProcess's destructor kills what is left.
+  }
 
   Status Write(std::string_view bytes) override {
     const int fd = proc_->input_fd();
@@ -235,24 +254,54 @@ class ServedProcess final : public LiveProcess {
   }
 
   Chunk Collect(int64_t wait_ms, size_t cap_bytes, const CancelToken& cancel) override {
-    using Clock = std::chrono::steady_clock;
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max<int64_t>(wait_ms, 0));
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!done_ && !cancel.cancelled() && std::chrono::steady_clock::now() < deadline) {
+      cv_.wait_until(lock, std::min(deadline, std::chrono::steady_clock::now() +
+                                                  std::chrono::milliseconds(50)));
+    }
+    Chunk chunk;
     sandbox::HeadTailBuffer buffer(cap_bytes / 2, cap_bytes - cap_bytes / 2);
-    const auto deadline = Clock::now() + std::chrono::milliseconds(std::max<int64_t>(wait_ms, 0));
+    buffer.Append(pending_);
+    chunk.output = buffer.head() + buffer.tail();
+    chunk.dropped = buffer.omitted_bytes() + dropped_;
+    pending_.clear();
+    dropped_ = 0;
+    if (done_) {
+      chunk.exited = true;
+      chunk.exit_code = exit_code_;
+    }
+    return chunk;
+  }
+
+ private:
+  // Drains stdout, stderr and the exit status until the command ended and
+  // its output is read (100 ms of grace for what leftover children hold), or
+  // the destructor wakes it.
+  void ReadLoop() {
+    using Clock = std::chrono::steady_clock;
     Clock::time_point exit_seen{};
     for (;;) {
       const bool exited = proc_->HasExited();
       if (exited && exit_seen == Clock::time_point{}) exit_seen = Clock::now();
       const bool open = proc_->stdout_fd() >= 0 || proc_->stderr_fd() >= 0;
-      // After the exit, what is still in the pipes (or held by a leftover
-      // child) gets a short grace.
-      if (exited && (!open || Clock::now() - exit_seen > std::chrono::milliseconds(100))) break;
-      if (!exited && (Clock::now() >= deadline || cancel.cancelled())) break;
-      pollfd fds[3];
+      if (exited && (!open || Clock::now() - exit_seen > std::chrono::milliseconds(100))) {
+        const int status = proc_->wait_status();
+        std::lock_guard<std::mutex> lock(mu_);
+        exit_code_ = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+        done_ = true;
+        cv_.notify_all();
+        break;
+      }
+      pollfd fds[4];
       nfds_t n = 0;
+      if (wake_read_) fds[n++] = {wake_read_.get(), POLLIN, 0};
       if (proc_->stdout_fd() >= 0) fds[n++] = {proc_->stdout_fd(), POLLIN, 0};
       if (proc_->stderr_fd() >= 0) fds[n++] = {proc_->stderr_fd(), POLLIN, 0};
       if (!exited && proc_->exit_fd() >= 0) fds[n++] = {proc_->exit_fd(), POLLIN, 0};
-      if (::poll(fds, n, 20) <= 0) continue;
+      if (::poll(fds, n, exited ? 20 : 1'000) <= 0) continue;
+      if (wake_read_ && fds[0].revents != 0) return;
       for (int which = 0; which < 2; ++which) {
         const int fd = which == 0 ? proc_->stdout_fd() : proc_->stderr_fd();
         if (fd < 0) continue;
@@ -260,7 +309,7 @@ class ServedProcess final : public LiveProcess {
         for (;;) {
           ssize_t got = ::read(fd, buf, sizeof(buf));
           if (got > 0) {
-            buffer.Append(std::string_view(buf, static_cast<size_t>(got)));
+            Append(std::string_view(buf, static_cast<size_t>(got)));
             continue;
           }
           if (got < 0 && errno == EINTR) continue;
@@ -275,19 +324,29 @@ class ServedProcess final : public LiveProcess {
         }
       }
     }
-    Chunk chunk;
-    chunk.output = buffer.head() + buffer.tail();
-    chunk.dropped = buffer.omitted_bytes();
-    if (proc_->HasExited()) {
-      chunk.exited = true;
-      const int status = proc_->wait_status();
-      chunk.exit_code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-    }
-    return chunk;
   }
 
- private:
-  std::unique_ptr<sandbox::RemoteProcess> proc_;
+  void Append(std::string_view data) {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending_.append(data);
+    if (pending_.size() > kPendingCapBytes) {
+      const size_t drop = pending_.size() - kPendingCapBytes;
+      pending_.erase(0, drop);
+      dropped_ += static_cast<int64_t>(drop);
+    }
+    cv_.notify_all();
+  }
+
+  std::unique_ptr<sandbox::RemoteProcess> proc_;  // the reader thread's alone once started
+  sandbox::UniqueFd wake_read_;
+  sandbox::UniqueFd wake_write_;
+  std::mutex mu_;  // guards pending_, dropped_, done_, exit_code_
+  std::condition_variable cv_;
+  std::string pending_;  // output not yet collected, the newest kPendingCapBytes
+  int64_t dropped_ = 0;  // older bytes dropped from pending_
+  bool done_ = false;    // exited and drained
+  int exit_code_ = 0;
+  std::thread reader_;
 };
 
 }  // namespace

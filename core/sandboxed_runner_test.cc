@@ -242,3 +242,40 @@ TEST_CASE("SandboxedRunner reports a dead server once and starts a new one") {
   REQUIRE(next.ok());
   CHECK(next->exit_code == 0);
 }
+
+TEST_CASE("A live process's output is drained while nobody collects it") {
+  SandboxedRunner runner;
+  CancelToken cancel;
+  // 300 KB is far more than a pipe holds: without a reader the command
+  // would block on its write and never end.
+  auto spec = Spec({"sh", "-c", "head -c 300000 /dev/zero | tr '\\0' x; echo; echo finished"});
+  auto process = runner.Start(spec, /*tty=*/false);
+  REQUIRE(process.ok());
+  LiveProcess::Chunk chunk;
+  for (int i = 0; i < 100 && !chunk.exited; ++i) {
+    ::usleep(100'000);
+    chunk = (*process)->Collect(0, 1 << 20, cancel);
+    if (chunk.exited) break;
+  }
+  REQUIRE(chunk.exited);
+  CHECK(chunk.exit_code == 0);
+  // Collected with waits of 0 ms: the bytes were read in the background.
+  CHECK(chunk.output.size() + static_cast<size_t>(chunk.dropped) <= 300'010);
+}
+
+TEST_CASE("A live process keeps its state across writes and dies with its handle") {
+  SandboxedRunner runner;
+  CancelToken cancel;
+  auto spec = Spec({"sh", "-c", "while read line; do echo got:$line; done"});
+  auto process = runner.Start(spec, /*tty=*/false);
+  REQUIRE(process.ok());
+  REQUIRE((*process)->Write("one\n").ok());
+  auto first = (*process)->Collect(2'000, 1 << 20, cancel);
+  CHECK_FALSE(first.exited);
+  REQUIRE((*process)->Write("two\n").ok());
+  std::string seen = first.output;
+  for (int i = 0; i < 20 && seen.find("got:two") == std::string::npos; ++i) {
+    seen += (*process)->Collect(100, 1 << 20, cancel).output;
+  }
+  CHECK_THAT(seen, Catch::Contains("got:one\ngot:two\n"));
+}
