@@ -268,6 +268,7 @@ constexpr std::string_view kKnownKeys[] = {
     "hide_agent_reasoning",
     "parallel_tool_calls",
     "features.unified_exec",     // uexec (issue 24)
+    "tools.view_image",          // uexec (issue 24)
     "shell_environment_policy",  // sandbox-cls (issue 10)
     "mcp_servers",               // mcp (issue 16)
     "compaction",                // compaction (issue 12)
@@ -510,6 +511,11 @@ Status ReadModelAndPolicyKeys(const toml::table& root, Config& config) {
   if (auto* features = root.get("features")) {
     if (auto* t = features->as_table()) {
       RETURN_IF_ERROR(ReadBool(*t, "features.", "unified_exec", config.unified_exec));
+    }
+  }
+  if (auto* tools = root.get("tools")) {
+    if (auto* t = tools->as_table()) {
+      RETURN_IF_ERROR(ReadBool(*t, "tools.", "view_image", config.view_image));
     }
   }
   RETURN_IF_ERROR(ReadBool(root, "", "hide_agent_reasoning", config.hide_agent_reasoning));

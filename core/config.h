@@ -75,6 +75,8 @@ struct Config {
   // [features] unified_exec: offer exec_command + write_stdin (live processes,
   // core/unified_exec.h) instead of the one-shot `shell` tool.
   bool unified_exec = false;
+  // [tools] view_image: offer view_image (core/view_image.h).
+  bool view_image = false;
   std::optional<int64_t> project_doc_max_bytes;  // AGENTS.md budget; nullopt = built-in
   bool hide_agent_reasoning = false;             // renderers omit reasoning text
   bool history_persistence = true;               // [history] persistence = "save-all" | "none"

@@ -6,6 +6,7 @@
 
 #include "core/apply_patch.h"
 #include "core/apply_patch_tool.h"
+#include "core/view_image.h"
 #include "sandbox/environment.h"
 #include "sandbox/landlock.h"
 #include "sandbox/safe_command.h"
@@ -145,6 +146,7 @@ std::string BuiltinToolsJson(const Config& config) {
   }
   tools.push_back(ApplyPatchToolDefinition(config.provider.apply_patch_tool_type));
   tools.push_back(UpdatePlanToolJson());
+  if (config.view_image) tools.push_back(Json::parse(ViewImageToolJson()));
   return Dump(tools);
 }
 
@@ -233,6 +235,9 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
   if (name == "update_plan") return RunUpdatePlan(call, j.value("arguments", "{}"));
   if (name == "exec_command") return RunExecCommand(call, j.value("arguments", "{}"), cancel);
   if (name == "write_stdin") return RunWriteStdin(call, j.value("arguments", "{}"), cancel);
+  if (name == "view_image" && config_.view_image) {
+    return RunViewImage(call, j.value("arguments", "{}"));
+  }
   return fail("unknown tool '" + name + "'");
 }
 

@@ -85,6 +85,8 @@ class ToolRouter {
                                      const CancelToken& cancel);
   Result<ToolOutcome> RunWriteStdin(const Item& call, const std::string& arguments,
                                     const CancelToken& cancel);
+  // view_image (core/view_image.h): the image as an input_image output part.
+  Result<ToolOutcome> RunViewImage(const Item& call, const std::string& arguments);
 
   // Asks the approver about `plan` (a kAsk plan); fills `outcome` when denied.
   ReviewOutcome Ask(const Item& call, const std::vector<std::string>& argv, const std::string& cwd,

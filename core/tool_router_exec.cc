@@ -7,6 +7,7 @@
 
 #include "core/tool_router.h"
 #include "core/unified_exec.h"
+#include "core/view_image.h"
 
 namespace codex::core {
 namespace {
@@ -130,6 +131,25 @@ Result<ToolOutcome> ToolRouter::RunWriteStdin(const Item& call, const std::strin
       FormatExecOutput(chunk, SecondsSince(start), chunk.exited ? -1 : id, max_tokens);
   if (chunk.exited) exec_sessions_.Remove(id);
   return reply(text);
+}
+
+Result<ToolOutcome> ToolRouter::RunViewImage(const Item& call, const std::string& arguments) {
+  ToolOutcome outcome;
+  Json args = Json::parse(arguments, nullptr, false);
+  std::string output_json;
+  if (!args.is_object() || !args.contains("path") || !args["path"].is_string()) {
+    output_json = Json("view_image: `path` must be the image's path, as a string").dump();
+  } else {
+    auto image = ViewImageOutputJson(args["path"].get<std::string>(), config_.cwd);
+    output_json = image.ok() ? *image : Json(image.status().message()).dump();
+  }
+  Item item;
+  item.kind = ItemKind::kFunctionCallOutput;
+  item.call_id = call.call_id;
+  item.body = R"({"type":"function_call_output","call_id":)" + Json(call.call_id).dump() +
+              R"(,"output":)" + output_json + "}";
+  outcome.output = std::move(item);
+  return outcome;
 }
 
 }  // namespace codex::core

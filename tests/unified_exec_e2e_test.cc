@@ -12,6 +12,7 @@
 
 #include "sandbox/landlock.h"
 #include "sandbox/process.h"
+#include "testing/files.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 
@@ -181,6 +182,48 @@ TEST_CASE("unified exec: escalation goes through the shell tool's approval path"
   // Without escalation it runs, in the (read-only) sandbox.
   CHECK_THAT(e2e::ModelOutput(*env, "plain"), Catch::Contains("Process exited with code 1"));
   CHECK_FALSE(std::filesystem::exists(env->workdir() / "inside-sandbox"));
+}
+
+TEST_CASE("view_image: a local image reaches the model as an input_image; bad paths say why") {
+  const std::string script = R"({"responses": [
+    {"output": [{"function_call": "view_image", "call_id": "png", "arguments": {"path": "dot.png"}},
+                {"function_call": "view_image", "call_id": "missing",
+                 "arguments": {"path": "nowhere.png"}},
+                {"function_call": "view_image", "call_id": "text",
+                 "arguments": {"path": "notes.txt"}}]},
+    "seen"]})";
+  auto env = MakeEnv(script, "[tools]\nview_image = true\n");
+  // A 1x1 PNG.
+  const std::string png =
+      std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89",
+                  33) +
+      std::string(
+          "\0\0\0\rIDATx\x9c"
+          "c\xf8\x0f\0\0\x01\x01\0\x05\x18\xd8N\0\0\0\0IEND\xae"
+          "B`\x82",
+          34);
+  WriteFile(env->workdir() / "dot.png", png);
+  WriteFile(env->workdir() / "notes.txt", "not an image\n");
+  auto run = Run(*env, {"exec", "look at the picture"});
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 0);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK_THAT(requests[0].body["tools"].dump(), Catch::Contains("\"view_image\""));
+  const Json input = requests[1].body["input"];
+  Json image;
+  for (const auto& item : input) {
+    if (item.value("type", "") == "function_call_output" && item.value("call_id", "") == "png") {
+      image = item["output"];
+    }
+  }
+  REQUIRE(image.is_array());
+  REQUIRE(image.size() == 1);
+  CHECK(image[0]["type"] == "input_image");
+  CHECK(image[0]["image_url"].get<std::string>().rfind("data:image/png;base64,iVBORw0KGgo", 0) ==
+        0);
+  CHECK_THAT(ModelOutput(*env, "missing"), Catch::Contains("unable to locate image at"));
+  CHECK_THAT(ModelOutput(*env, "text"), Catch::Contains("is not a PNG, JPEG, GIF or WebP image"));
 }
 
 }  // namespace codex::testing
