@@ -269,6 +269,7 @@ constexpr std::string_view kKnownKeys[] = {
     "parallel_tool_calls",
     "features.unified_exec",     // uexec (issue 24)
     "tools.view_image",          // uexec (issue 24)
+    "tools.web_search",          // uexec (issue 24)
     "shell_environment_policy",  // sandbox-cls (issue 10)
     "mcp_servers",               // mcp (issue 16)
     "compaction",                // compaction (issue 12)
@@ -516,6 +517,7 @@ Status ReadModelAndPolicyKeys(const toml::table& root, Config& config) {
   if (auto* tools = root.get("tools")) {
     if (auto* t = tools->as_table()) {
       RETURN_IF_ERROR(ReadBool(*t, "tools.", "view_image", config.view_image));
+      RETURN_IF_ERROR(ReadBool(*t, "tools.", "web_search", config.web_search));
     }
   }
   RETURN_IF_ERROR(ReadBool(root, "", "hide_agent_reasoning", config.hide_agent_reasoning));

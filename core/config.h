@@ -77,6 +77,9 @@ struct Config {
   bool unified_exec = false;
   // [tools] view_image: offer view_image (core/view_image.h).
   bool view_image = false;
+  // [tools] web_search: offer the provider's hosted web search ({"type":"web_search"});
+  // its web_search_call items are stored and resent like any other.
+  bool web_search = false;
   std::optional<int64_t> project_doc_max_bytes;  // AGENTS.md budget; nullopt = built-in
   bool hide_agent_reasoning = false;             // renderers omit reasoning text
   bool history_persistence = true;               // [history] persistence = "save-all" | "none"

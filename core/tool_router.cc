@@ -147,6 +147,9 @@ std::string BuiltinToolsJson(const Config& config) {
   tools.push_back(ApplyPatchToolDefinition(config.provider.apply_patch_tool_type));
   tools.push_back(UpdatePlanToolJson());
   if (config.view_image) tools.push_back(Json::parse(ViewImageToolJson()));
+  // The provider's hosted search: it runs server-side and comes back as
+  // web_search_call items (kept and resent verbatim, see core/item.h).
+  if (config.web_search) tools.push_back(Json{{"type", "web_search"}});
   return Dump(tools);
 }
 

@@ -226,4 +226,25 @@ TEST_CASE("view_image: a local image reaches the model as an input_image; bad pa
   CHECK_THAT(ModelOutput(*env, "text"), Catch::Contains("is not a PNG, JPEG, GIF or WebP image"));
 }
 
+TEST_CASE("web_search: offered when configured; its calls show in --json and are resent") {
+  const std::string script = R"({"responses": [
+    {"output": [{"type": "web_search_call", "status": "completed",
+                 "action": {"type": "search", "query": "codex unified exec"}},
+                {"message": "found it"}]},
+    "again"]})";
+  auto env = MakeEnv(script, "[tools]\nweb_search = true\n");
+  auto run = Run(*env, {"exec", "--json", "search the web"});
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::Contains(R"("type":"web_search","query":"codex unified exec")"));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE_FALSE(requests.empty());
+  CHECK_THAT(requests[0].body["tools"].dump(), Catch::Contains(R"({"type":"web_search"})"));
+  auto resumed = Run(*env, {"exec", "resume", "--last", "and again"});
+  CHECK(resumed.exit_code == 0);
+  requests = env->server().requests_to("/responses");
+  CHECK_THAT(requests.back().body["input"].dump(),
+             Catch::Contains("web_search_call") && Catch::Contains("codex unified exec"));
+}
+
 }  // namespace codex::testing
