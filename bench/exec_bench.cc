@@ -170,6 +170,53 @@ int main(int argc, char** argv) {
     Report("exec turn with one tool call (2 requests)", samples, "   target < 20 ms, < 15 MiB");
   }
 
+  // 3. The tool loop: 100 `true` tool calls (4 responses of 25) in one
+  // `codex exec`, under each sandbox mode. The difference between a confined
+  // mode and danger-full-access, divided by 100, is what confinement costs one
+  // command inside a session (issue 24: at most 2 ms).
+  {
+    std::string batch;
+    for (int c = 0; c < 25; ++c) {
+      if (c) batch += ",";
+      batch += R"({"shell": ["true"]})";
+    }
+    const std::string script = R"({"responses": [{"repeat": 4, "entries": [{"output": [)" + batch +
+                               R"(]}]}, "done"], "default": "done"})";
+    double full_ms = 0;
+    for (const char* mode : {"danger-full-access", "read-only", "workspace-write"}) {
+      std::vector<Sample> samples;
+      for (int i = 0; i < std::max(3, runs / 4); ++i) {
+        codex::testing::CodexTestEnvOptions options;
+        options.codex_binary = codex;
+        auto env = CodexTestEnv::Create(script, options);
+        if (!env.ok()) {
+          std::fprintf(stderr, "error: %s\n", env.status().message().c_str());
+          return 1;
+        }
+        Sample s = RunMeasured({codex, "exec", "--sandbox", mode, "run true 100 times"},
+                               ChildEnv(**env), (*env)->workdir());
+        if (s.exit_code != 0) {
+          std::fprintf(stderr, "error: codex exec --sandbox %s failed (exit %d)\n", mode,
+                       s.exit_code);
+          return 1;
+        }
+        samples.push_back(s);
+      }
+      char what[80];
+      std::snprintf(what, sizeof what, "100 `true` calls in one exec, %s", mode);
+      std::vector<double> ms;
+      for (const auto& s : samples) ms.push_back(s.ms);
+      char extra[80] = "";
+      if (std::string(mode) == "danger-full-access") {
+        full_ms = Median(ms);
+      } else {
+        std::snprintf(extra, sizeof extra, "   +%.2f ms a command (target <= 2)",
+                      (Median(ms) - full_ms) / 100.0);
+      }
+      Report(what, samples, extra);
+    }
+  }
+
   // 2. Resume a session of ~`items` items: one turn of calls, 25 per response.
   {
     const int calls = items / 2;

@@ -130,6 +130,16 @@ void JsonEventWriter::OnItemCompleted(const core::Item& item) {
     if (text.empty()) return;
     Emit(Dump({{"type", "item.completed"},
                {"item", {{"id", NextId()}, {"type", "reasoning"}, {"text", text}}}}));
+  } else if (item.kind == core::ItemKind::kOther) {
+    // The provider's hosted web search, as Codex's exec --json reports it.
+    const Json body = Json::parse(item.body, nullptr, false);
+    if (!body.is_object() || body.value("type", "") != "web_search_call") return;
+    std::string query;
+    if (auto action = body.find("action"); action != body.end() && action->is_object()) {
+      if (auto q = action->find("query"); q != action->end() && q->is_string()) query = *q;
+    }
+    Emit(Dump({{"type", "item.completed"},
+               {"item", {{"id", NextId()}, {"type", "web_search"}, {"query", query}}}}));
   } else if (item.kind == core::ItemKind::kMessage && item.role == "assistant") {
     Emit(
         Dump({{"type", "item.completed"},

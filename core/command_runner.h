@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,10 +73,39 @@ struct CommandResult {
   int64_t wall_ms = 0;
 };
 
+// A command that outlives the call that started it (unified exec's
+// exec_command / write_stdin): it keeps running in the session's sandbox
+// while the model reads from and writes to it across calls. Destroying it
+// kills every process it started. Not thread-safe.
+class LiveProcess {
+ public:
+  virtual ~LiveProcess() = default;
+  // Writes `bytes` to the command's stdin (its terminal with a tty).
+  virtual Status Write(std::string_view bytes) = 0;
+
+  struct Chunk {
+    std::string output;   // what arrived, head + tail when longer than the cap
+    int64_t dropped = 0;  // bytes left out between head and tail
+    bool exited = false;  // the command ended (its output drained)
+    int exit_code = 0;    // 128+N for signal N
+  };
+  // Collects output for up to `wait_ms`, returning early once the command
+  // ended or `cancel` fired; keeps at most `cap_bytes` (head + tail).
+  virtual Chunk Collect(int64_t wait_ms, size_t cap_bytes, const CancelToken& cancel) = 0;
+};
+
 class CommandRunner {
  public:
   virtual ~CommandRunner() = default;
   virtual Result<CommandResult> Run(const CommandSpec& spec, const CancelToken& cancel) = 0;
+  // Starts `spec` (argv, cwd, environment, sandbox; no timeout) as a live
+  // process, on a pseudo-terminal with `tty`, else on pipes.
+  // kFailedPrecondition where the runner cannot.
+  virtual Result<std::unique_ptr<LiveProcess>> Start(const CommandSpec& spec, bool tty) {
+    (void)spec;
+    (void)tty;
+    return Status(StatusCode::kFailedPrecondition, "this runner cannot keep processes running");
+  }
 };
 
 }  // namespace codex::core

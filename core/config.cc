@@ -271,6 +271,9 @@ constexpr std::string_view kKnownKeys[] = {
     "project_doc_max_bytes",
     "hide_agent_reasoning",
     "parallel_tool_calls",
+    "features.unified_exec",     // uexec (issue 24)
+    "tools.view_image",          // uexec (issue 24)
+    "tools.web_search",          // uexec (issue 24)
     "shell_environment_policy",  // sandbox-cls (issue 10)
     "mcp_servers",               // mcp (issue 16)
     "compaction",                // compaction (issue 12)
@@ -523,6 +526,17 @@ Status ReadModelAndPolicyKeys(const toml::table& root, Config& config) {
   RETURN_IF_ERROR(
       ReadEnum(root, "", "model_verbosity", {"low", "medium", "high"}, config.model_verbosity));
   RETURN_IF_ERROR(ReadBool(root, "", "parallel_tool_calls", config.parallel_tool_calls));
+  if (auto* features = root.get("features")) {
+    if (auto* t = features->as_table()) {
+      RETURN_IF_ERROR(ReadBool(*t, "features.", "unified_exec", config.unified_exec));
+    }
+  }
+  if (auto* tools = root.get("tools")) {
+    if (auto* t = tools->as_table()) {
+      RETURN_IF_ERROR(ReadBool(*t, "tools.", "view_image", config.view_image));
+      RETURN_IF_ERROR(ReadBool(*t, "tools.", "web_search", config.web_search));
+    }
+  }
   RETURN_IF_ERROR(ReadBool(root, "", "hide_agent_reasoning", config.hide_agent_reasoning));
   if (root.get("project_doc_max_bytes")) {
     int64_t max_bytes = 0;

@@ -91,6 +91,14 @@ struct Config {
   // Codex parity (issue 13).
   std::string model_verbosity;      // low | medium | high; "" = not sent (text.verbosity)
   bool parallel_tool_calls = true;  // sent as Codex 0.169 does
+  // [features] unified_exec: offer exec_command + write_stdin (live processes,
+  // core/unified_exec.h) instead of the one-shot `shell` tool.
+  bool unified_exec = false;
+  // [tools] view_image: offer view_image (core/view_image.h).
+  bool view_image = false;
+  // [tools] web_search: offer the provider's hosted web search ({"type":"web_search"});
+  // its web_search_call items are stored and resent like any other.
+  bool web_search = false;
   std::optional<int64_t> project_doc_max_bytes;  // AGENTS.md budget; nullopt = built-in
   bool hide_agent_reasoning = false;             // renderers omit reasoning text
   bool history_persistence = true;               // [history] persistence = "save-all" | "none"

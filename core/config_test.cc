@@ -185,8 +185,7 @@ inherit = "core"
         std::vector<std::string>{
             "config key 'disable_response_storage' is not supported; it is ignored",
             "config key 'file_opener' is not supported; it is ignored",
-            "config key 'history.max_bytes' is not supported; it is ignored",
-            "config key 'tools' is not supported; it is ignored"});
+            "config key 'history.max_bytes' is not supported; it is ignored"});
   CHECK_FALSE(config->history_persistence);
   o.strict = true;
   auto strict = LoadConfig(home.path.string(), o);

@@ -25,10 +25,14 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
 
 #include "core/command_runner.h"
 #include "sandbox/confinement.h"
 #include "sandbox/process.h"
+#include "sandbox/sandbox_server.h"
 #include "sandbox/workspace_policy.h"
 
 namespace codex::core {
@@ -53,10 +57,47 @@ sandbox::WritableRootsSpec WritableRootsFor(const SandboxPolicy& policy, const s
 // so nothing is left for the Confinement to clean up (no writable /dev/shm).
 Result<PreparedCommand> PrepareCommand(const CommandSpec& spec, bool exec_in_place = false);
 
+// Runs each command through the session's sandbox server
+// (sandbox/sandbox_server.h), started on first use for the command's sandbox
+// policy and kept for the runner's lifetime (the session): the first command
+// of a policy pays for bubblewrap, the others about a fork. A different
+// policy (mode, network, writable roots, or a `.git` / `.codex` appearing at
+// the top of a root) starts another server. When a server died, the call
+// that saw it fails with kUnavailable ("the sandbox server stopped (...);
+// the next command starts a new one") and the next call starts a new one.
+// Destroying the runner ends its servers and everything they still run.
 class SandboxedRunner : public CommandRunner {
  public:
   SandboxedRunner() = default;
+  ~SandboxedRunner() override;
   Result<CommandResult> Run(const CommandSpec& spec, const CancelToken& cancel) override;
+  // Starts the command in the policy's server (unified exec); its processes
+  // stay inside that server's sandbox for as long as they run.
+  Result<std::unique_ptr<LiveProcess>> Start(const CommandSpec& spec, bool tty) override;
+
+  // A live server for `spec`'s policy and its confinement (started if need be).
+  struct Server {
+    std::string key;
+    std::string names;  // without namespaces: the roots' top-level names granted
+    // Declared before the server, so destroyed after it: the confinement
+    // holds the mount points of the server's sandbox (sandbox/mount_point.h).
+    std::shared_ptr<const sandbox::Confinement> confinement;
+    std::shared_ptr<sandbox::SandboxServer> server;
+  };
+  Result<Server> ServerFor(const CommandSpec& spec);
+
+  // The spawn options for `spec` (argv, cwd, environment, timeout) as the
+  // server runs them, network marker included.
+  static Result<sandbox::SpawnOptions> OptionsFor(const CommandSpec& spec, const Server& server);
+
+ private:
+  static constexpr size_t kMaxServers = 4;
+  std::mutex mu_;  // guards servers_ and retired_
+  // The confinements of replaced servers, whose live exec sessions may still
+  // run: their mount points stay until the session ends. Declared before
+  // servers_, so destroyed after every server.
+  std::vector<std::shared_ptr<const sandbox::Confinement>> retired_;
+  std::vector<Server> servers_;
 };
 
 }  // namespace codex::core

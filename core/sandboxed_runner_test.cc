@@ -1,5 +1,6 @@
 #include "core/sandboxed_runner.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -179,4 +180,103 @@ TEST_CASE("SandboxedRunner enforces the sandbox modes") {
   auto full = run(SandboxMode::kDangerFullAccess, "echo y >> .git/HEAD");
   REQUIRE(full.ok());
   CHECK(full->exit_code == 0);
+}
+
+TEST_CASE("SandboxedRunner protects a .git created after its server started") {
+  if (sandbox::landlock::AbiVersion() < 1) {
+    WARN("skipped: Landlock is not available on this kernel");
+    return;
+  }
+  codex::testing::TempDir dir("codex-runner-git-", "/tmp");
+  SandboxedRunner runner;
+  CancelToken cancel;
+  auto spec = Spec({"sh", "-c", "mkdir .git && echo '[core]' > .git/config"});
+  spec.cwd = dir.path().string();
+  spec.sandbox.mode = SandboxMode::kWorkspaceWrite;
+  spec.sandbox.workspace_root = dir.path().string();
+  auto created = runner.Run(spec, cancel);
+  REQUIRE(created.ok());
+  REQUIRE(created->exit_code == 0);
+  // The same policy, but the confinement must now hold .git read-only: the
+  // next command runs in a new server, not the one that started without it.
+  spec.argv = {"sh", "-c", "echo '[core] hooksPath = /tmp/evil' >> .git/config"};
+  auto attack = runner.Run(spec, cancel);
+  REQUIRE(attack.ok());
+  CHECK(attack->exit_code != 0);
+  std::ifstream config(dir.path() / ".git" / "config");
+  std::string text((std::istreambuf_iterator<char>(config)), std::istreambuf_iterator<char>());
+  CHECK(text == "[core]\n");
+}
+
+TEST_CASE("SandboxedRunner reports a dead server once and starts a new one") {
+  SandboxedRunner runner;
+  CancelToken cancel;
+  auto spec = Spec({"sh", "-c", "echo $$"});
+  auto first = runner.Run(spec, cancel);
+  REQUIRE(first.ok());
+  auto server = runner.ServerFor(spec);
+  REQUIRE(server.ok());
+  REQUIRE(::kill(server->server->server_pid(), SIGKILL) == 0);
+  ::usleep(100'000);
+  // The dead server is noticed before the command is sent: a new one runs it.
+  auto after = runner.Run(spec, cancel);
+  REQUIRE(after.ok());
+  CHECK(after->exit_code == 0);
+  // Killed while a command runs: that call fails with one line.
+  auto again = runner.ServerFor(spec);
+  REQUIRE(again.ok());
+  CHECK(again->server != server->server);
+  std::thread killer([&] {
+    ::usleep(300'000);
+    ::kill(again->server->server_pid(), SIGKILL);
+  });
+  spec.argv = {"sleep", "20"};
+  spec.timeout_ms = 15'000;
+  auto during = runner.Run(spec, cancel);
+  killer.join();
+  REQUIRE_FALSE(during.ok());
+  CHECK(during.status().code() == StatusCode::kUnavailable);
+  CHECK_THAT(during.status().message(), Catch::StartsWith("the sandbox server stopped") &&
+                                            Catch::EndsWith("the next command starts a new one"));
+  spec.argv = {"true"};
+  auto next = runner.Run(spec, cancel);
+  REQUIRE(next.ok());
+  CHECK(next->exit_code == 0);
+}
+
+TEST_CASE("A live process's output is drained while nobody collects it") {
+  SandboxedRunner runner;
+  CancelToken cancel;
+  // 300 KB is far more than a pipe holds: without a reader the command
+  // would block on its write and never end.
+  auto spec = Spec({"sh", "-c", "head -c 300000 /dev/zero | tr '\\0' x; echo; echo finished"});
+  auto process = runner.Start(spec, /*tty=*/false);
+  REQUIRE(process.ok());
+  LiveProcess::Chunk chunk;
+  for (int i = 0; i < 100 && !chunk.exited; ++i) {
+    ::usleep(100'000);
+    chunk = (*process)->Collect(0, 1 << 20, cancel);
+    if (chunk.exited) break;
+  }
+  REQUIRE(chunk.exited);
+  CHECK(chunk.exit_code == 0);
+  // Collected with waits of 0 ms: the bytes were read in the background.
+  CHECK(chunk.output.size() + static_cast<size_t>(chunk.dropped) <= 300'010);
+}
+
+TEST_CASE("A live process keeps its state across writes and dies with its handle") {
+  SandboxedRunner runner;
+  CancelToken cancel;
+  auto spec = Spec({"sh", "-c", "while read line; do echo got:$line; done"});
+  auto process = runner.Start(spec, /*tty=*/false);
+  REQUIRE(process.ok());
+  REQUIRE((*process)->Write("one\n").ok());
+  auto first = (*process)->Collect(2'000, 1 << 20, cancel);
+  CHECK_FALSE(first.exited);
+  REQUIRE((*process)->Write("two\n").ok());
+  std::string seen = first.output;
+  for (int i = 0; i < 20 && seen.find("got:two") == std::string::npos; ++i) {
+    seen += (*process)->Collect(100, 1 << 20, cancel).output;
+  }
+  CHECK_THAT(seen, Catch::Contains("got:one\ngot:two\n"));
 }

@@ -7,6 +7,7 @@
 #include "core/apply_patch.h"
 #include "core/apply_patch_tool.h"
 #include "core/sandboxed_runner.h"
+#include "core/view_image.h"
 #include "sandbox/environment.h"
 #include "sandbox/landlock.h"
 #include "sandbox/safe_command.h"
@@ -124,9 +125,18 @@ std::string FormatShellOutput(const CommandResult& result) {
 
 std::string BuiltinToolsJson(const Config& config) {
   Json tools = Json::array();
-  tools.push_back(ShellToolJson(DeclaresEscalation(config.approval_policy)));
+  if (config.unified_exec) {
+    tools.push_back(Json::parse(ExecCommandToolJson()));
+    tools.push_back(Json::parse(WriteStdinToolJson()));
+  } else {
+    tools.push_back(ShellToolJson(DeclaresEscalation(config.approval_policy)));
+  }
   tools.push_back(ApplyPatchToolDefinition(config.provider.apply_patch_tool_type));
   tools.push_back(UpdatePlanToolJson());
+  if (config.view_image) tools.push_back(Json::parse(ViewImageToolJson()));
+  // The provider's hosted search: it runs server-side and comes back as
+  // web_search_call items (kept and resent verbatim, see core/item.h).
+  if (config.web_search) tools.push_back(Json{{"type", "web_search"}});
   return Dump(tools);
 }
 
@@ -215,6 +225,11 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
     return RunApplyPatch(call, args["input"].get<std::string>(), "");
   }
   if (name == "update_plan") return RunUpdatePlan(call, j.value("arguments", "{}"));
+  if (name == "exec_command") return RunExecCommand(call, j.value("arguments", "{}"), cancel);
+  if (name == "write_stdin") return RunWriteStdin(call, j.value("arguments", "{}"), cancel);
+  if (name == "view_image" && config_.view_image) {
+    return RunViewImage(call, j.value("arguments", "{}"));
+  }
   return fail("unknown tool '" + name + "'");
 }
 
@@ -239,6 +254,66 @@ ReviewOutcome ToolRouter::Ask(const Item& call, const std::vector<std::string>& 
   }
   const ReviewDecision decision = approver_->Review(request, cancel);
   return ApplyReviewDecision(decision, plan, argv, &approvals_);
+}
+
+Result<ToolRouter::CommandGate> ToolRouter::ApproveCommand(const Item& call,
+                                                           const std::vector<std::string>& argv,
+                                                           const std::string& cwd,
+                                                           const EscalationRequest& escalation,
+                                                           const CancelToken& cancel) {
+  CommandGate gate;
+  ApprovalInput& input = gate.input;
+  input.policy = config_.approval_policy;
+  input.sandbox = config_.sandbox_mode;
+  input.argv = argv;
+  // Known-safe also needs the PATH the command will see to hold only
+  // absolute directories (else a planted ./cat could run instead).
+  input.known_safe = sandbox::IsKnownSafeCommand(
+      argv, sandbox::LookupEnv(sandbox::BuildEnvironment(config_.shell_environment_policy,
+                                                         sandbox::CurrentEnvironment()),
+                               "PATH", "/usr/bin:/bin"));
+  input.escalation_requested = escalation.escalate;
+  input.sandbox_available =
+      config_.sandbox_mode == SandboxMode::kDangerFullAccess || sandbox::landlock::AbiVersion() > 0;
+  input.session_approval = approvals_.Find(argv);
+  ApprovalPlan plan = DecideApproval(input);
+  gate.choice = plan.sandbox;
+  if (plan.action == ApprovalPlan::Action::kReject) {
+    gate.refusal = "command rejected: " + plan.reason;
+    return gate;
+  }
+  if (plan.action == ApprovalPlan::Action::kAsk) {
+    ReviewOutcome review = Ask(call, argv, cwd, plan, escalation.justification, cancel);
+    if (cancel.cancelled()) return CancelledError("interrupted");
+    if (review.action == ReviewOutcome::Action::kDenied) {
+      gate.rejected_by_user = approver_ != nullptr;
+      gate.refusal = approver_ != nullptr
+                         ? std::string(kRejectedByUser)
+                         : "this command needs the user's approval, which a non-interactive run "
+                           "cannot ask for; do without it or ask the user to rerun with another "
+                           "approval policy";
+      return gate;
+    }
+    if (review.action == ReviewOutcome::Action::kAbortTurn) {
+      gate.refusal = "the user denied running this command and stopped the turn";
+      gate.stop = true;
+      return gate;
+    }
+    gate.choice = review.sandbox;
+  }
+  gate.run = true;
+  return gate;
+}
+
+CommandSpec ToolRouter::CommandSpecFor(const std::vector<std::string>& argv, const std::string& cwd,
+                                       SandboxChoice choice) const {
+  CommandSpec spec;
+  spec.argv = argv;
+  spec.cwd = cwd;
+  spec.env_policy = config_.shell_environment_policy;
+  spec.sandbox = SandboxPolicyFor(config_);
+  if (choice == SandboxChoice::kUnsandboxed) spec.sandbox.mode = SandboxMode::kDangerFullAccess;
+  return spec;
 }
 
 Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::string> argv,
@@ -266,57 +341,22 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
     return outcome;
   };
 
-  ApprovalInput input;
-  input.policy = config_.approval_policy;
-  input.sandbox = config_.sandbox_mode;
-  input.argv = argv;
-  // Known-safe also needs the PATH the command will see to hold only
-  // absolute directories (else a planted ./cat could run instead).
-  input.known_safe = sandbox::IsKnownSafeCommand(
-      argv, sandbox::LookupEnv(sandbox::BuildEnvironment(config_.shell_environment_policy,
-                                                         sandbox::CurrentEnvironment()),
-                               "PATH", "/usr/bin:/bin"));
-  input.escalation_requested = escalation.escalate;
-  input.sandbox_available =
-      config_.sandbox_mode == SandboxMode::kDangerFullAccess || sandbox::landlock::AbiVersion() > 0;
-  input.session_approval = approvals_.Find(argv);
-  ApprovalPlan plan = DecideApproval(input);
-  SandboxChoice choice = plan.sandbox;
-  if (plan.action == ApprovalPlan::Action::kReject) {
-    return refuse("command rejected: " + plan.reason, false);
+  ASSIGN_OR_RETURN(CommandGate gate, ApproveCommand(call, argv, cwd, escalation, cancel));
+  if (gate.rejected_by_user) {
+    // Codex's words and shape: the output is the bare sentence.
+    activity.output = gate.refusal;
+    activity.success = false;
+    observer_.OnToolStarted(activity);
+    observer_.OnToolCompleted(activity);
+    outcome.output = CallOutputFor(call.kind, call.call_id, gate.refusal);
+    return outcome;
   }
-  if (plan.action == ApprovalPlan::Action::kAsk) {
-    ReviewOutcome review = Ask(call, argv, cwd, plan, escalation.justification, cancel);
-    if (cancel.cancelled()) return CancelledError("interrupted");
-    if (review.action == ReviewOutcome::Action::kDenied) {
-      if (approver_ != nullptr) {
-        // Codex's words and shape: the output is the bare sentence.
-        activity.output = std::string(kRejectedByUser);
-        activity.success = false;
-        observer_.OnToolStarted(activity);
-        observer_.OnToolCompleted(activity);
-        outcome.output = CallOutputFor(call.kind, call.call_id, std::string(kRejectedByUser));
-        return outcome;
-      }
-      return refuse(
-          "this command needs the user's approval, which a non-interactive run "
-          "cannot ask for; do without it or ask the user to rerun with another "
-          "approval policy",
-          false);
-    }
-    if (review.action == ReviewOutcome::Action::kAbortTurn) {
-      return refuse("the user denied running this command and stopped the turn", true);
-    }
-    choice = review.sandbox;
-  }
+  if (!gate.run) return refuse(gate.refusal, gate.stop);
+  SandboxChoice choice = gate.choice;
+  ApprovalInput& input = gate.input;
 
-  CommandSpec spec;
-  spec.argv = argv;
-  spec.cwd = cwd;
+  CommandSpec spec = CommandSpecFor(argv, cwd, choice);
   spec.timeout_ms = timeout_ms > 0 ? timeout_ms : config_.shell_timeout_ms;
-  spec.env_policy = config_.shell_environment_policy;
-  spec.sandbox = SandboxPolicyFor(config_);
-  if (choice == SandboxChoice::kUnsandboxed) spec.sandbox.mode = SandboxMode::kDangerFullAccess;
   spec.on_output = [this, id = activity.call_id](std::string_view chunk) {
     observer_.OnToolOutput(id, chunk);
   };

@@ -3,8 +3,10 @@
 // Tools: `shell` (argv array, workdir, timeout_ms; under on-request also
 // Codex's `sandbox_permissions` and `justification`, see core/approval.h) run
 // through the CommandRunner under the session's sandbox policy and approval
-// policy; the tools array depends only on the config, so the request prefix
-// stays byte-stable from turn to turn until the policy changes;
+// policy, or, with unified exec (config `features.unified_exec`),
+// `exec_command` and `write_stdin` (core/unified_exec.h) through the same
+// approval path; the tools array depends only on the config, so the request
+// prefix stays byte-stable from turn to turn until the policy changes;
 // `apply_patch` (freeform or JSON function per provider, and intercepted when
 // the model runs it through `shell`); `update_plan`. Every call yields exactly
 // one output item, also when the tool fails or is unknown, so the transcript
@@ -24,6 +26,7 @@
 #include "core/item.h"
 #include "core/mcp_tools.h"
 #include "core/turn_observer.h"
+#include "core/unified_exec.h"
 
 namespace codex::core {
 
@@ -64,12 +67,38 @@ class ToolRouter {
   // The plan as last set by update_plan.
   const std::vector<PlanStep>& plan() const { return plan_; }
 
-  // The processes still running between calls (unified exec sessions, issue
-  // 24), for the execution frontier a compaction keeps. None yet: every
-  // command the router runs ends before its call's output is committed.
-  std::vector<OpenProcess> OpenProcesses() const { return {}; }
+  // The processes still running between calls (unified exec sessions), for
+  // the execution frontier a compaction keeps.
+  std::vector<OpenProcess> OpenProcesses() const;
 
  private:
+  // Whether and how a command may run: the approval policy, the session's
+  // approvals, and the approver when it must be asked. One path for every
+  // tool that runs commands (shell, exec_command).
+  struct CommandGate {
+    bool run = false;
+    SandboxChoice choice = SandboxChoice::kSandboxed;
+    std::string refusal;  // why not, for the model, when !run
+    bool stop = false;    // the user stopped the turn
+    // The user said no: `refusal` is Codex's bare kRejectedByUser, the
+    // whole output the model gets.
+    bool rejected_by_user = false;
+    ApprovalInput input;  // what was decided on (for an on-failure retry)
+  };
+  Result<CommandGate> ApproveCommand(const Item& call, const std::vector<std::string>& argv,
+                                     const std::string& cwd, const EscalationRequest& escalation,
+                                     const CancelToken& cancel);
+  // The spec of a command the gate let through (no timeout set).
+  CommandSpec CommandSpecFor(const std::vector<std::string>& argv, const std::string& cwd,
+                             SandboxChoice choice) const;
+  // Unified exec (core/tool_router_exec.cc).
+  Result<ToolOutcome> RunExecCommand(const Item& call, const std::string& arguments,
+                                     const CancelToken& cancel);
+  Result<ToolOutcome> RunWriteStdin(const Item& call, const std::string& arguments,
+                                    const CancelToken& cancel);
+  // view_image (core/view_image.h): the image as an input_image output part.
+  Result<ToolOutcome> RunViewImage(const Item& call, const std::string& arguments);
+
   // Asks the approver about `plan` (a kAsk plan); fills `outcome` when denied.
   // `justification` is the model's question when it asked for escalation.
   ReviewOutcome Ask(const Item& call, const std::vector<std::string>& argv, const std::string& cwd,
@@ -94,6 +123,7 @@ class ToolRouter {
   McpTools* mcp_ = nullptr;
   std::vector<McpToolInfo> mcp_tools_;  // this turn's, in offered order
   std::vector<PlanStep> plan_;
+  ExecSessions exec_sessions_;  // unified exec's live processes, killed with the router
 };
 
 // Formats a finished command for the model: {"output":…,"metadata":{exit_code,duration_seconds}}

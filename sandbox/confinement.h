@@ -127,6 +127,16 @@ class Confinement : public ChildSetup {
   // Every layer, active or not, with the reason.
   const std::vector<LayerReport>& layers() const { return layers_; }
 
+  // What the sandbox server (sandbox_server.h) is launched with. With
+  // namespaces: bubblewrap's command line up to and including "--", the
+  // Landlock ruleset (-1 without Landlock) and the sealed seccomp program
+  // (its descriptor and length in instructions), all close-on-exec. Without
+  // namespaces the server is confined by ApplyInChild in its forked child.
+  const std::vector<std::string>& bwrap_argv() const { return bwrap_args_; }
+  int ruleset_fd() const { return ruleset_.get(); }
+  int seccomp_program_fd() const { return seccomp_fd_.get(); }
+  size_t seccomp_length() const { return seccomp_.size(); }
+
  private:
   Confinement() = default;
 

@@ -33,6 +33,7 @@
 #include "sandbox/landlock.h"
 #include "sandbox/launcher.h"
 #include "sandbox/process.h"
+#include "sandbox/sandbox_server.h"
 #include "testing/files.h"
 #include "testing/loopback_listener.h"
 #include "testing/skip.h"
@@ -98,16 +99,24 @@ SandboxSpec Spec(Mode mode) {
   return spec;
 }
 
-// Runs `script` with /bin/sh under `spec` in `cwd`.
-ProcessResult Run(const SandboxSpec& spec, const fs::path& cwd, const std::string& script) {
+// Every command runs the way codex runs it: through a sandbox server
+// (sandbox_server.h) started for `spec`, which forks it from inside the
+// sandbox.
+codex::Result<ProcessResult> RunConfined(const SandboxSpec& spec, const SpawnOptions& options) {
   auto confinement = Confinement::Prepare(spec);
   REQUIRE(confinement.ok());
+  auto server = SandboxServer::Start(**confinement);
+  if (!server.ok()) FAIL(server.status().message());
+  return (*server)->Run(options);
+}
+
+// Runs `script` with /bin/sh under `spec` in `cwd`.
+ProcessResult Run(const SandboxSpec& spec, const fs::path& cwd, const std::string& script) {
   SpawnOptions options;
   options.argv = {"/bin/sh", "-c", script};
   options.cwd = cwd.string();
   options.timeout_ms = 20'000;
-  options.child_setup = confinement->get();
-  auto r = RunProcess(options);
+  auto r = RunConfined(spec, options);
   if (!r.ok()) FAIL(r.status().message());
   return std::move(r).value();
 }
@@ -115,13 +124,10 @@ ProcessResult Run(const SandboxSpec& spec, const fs::path& cwd, const std::strin
 // Runs escape-probe OP ARGS... under `spec`.
 ProcessResult Probe(const SandboxSpec& spec, std::vector<std::string> args) {
   args.insert(args.begin(), ESCAPE_PROBE);
-  auto confinement = Confinement::Prepare(spec);
-  REQUIRE(confinement.ok());
   SpawnOptions options;
   options.argv = std::move(args);
   options.timeout_ms = 20'000;
-  options.child_setup = confinement->get();
-  auto r = RunProcess(options);
+  auto r = RunConfined(spec, options);
   if (!r.ok()) FAIL(r.status().message());
   INFO("probe: " << r->output);
   return std::move(r).value();
@@ -522,7 +528,8 @@ TEST_CASE("With namespaces no host process is visible: no environ, no signals") 
           std::string::npos);
     CHECK(Answer(Probe(spec, {"kill", me})) != "ok");
     auto ls = Run(spec, t.ws(), "ls /proc | grep -c '^[0-9]'");
-    CHECK(std::atoi(ls.stdout_text.c_str()) <= 4);  // the helper, sh, ls, grep
+    // The server, the command's keeper, sh, ls, grep.
+    CHECK(std::atoi(ls.stdout_text.c_str()) <= 5);
   }
   // Even with "/" itself as a writable root (codex started in /).
   SandboxSpec everything;
@@ -549,17 +556,26 @@ TEST_CASE("With namespaces nothing the command started survives it") {
     REQUIRE(r.ok());
     return r->stdout_text;
   };
-  // Daemons that left the process group and the session, after a normal exit.
-  auto r = Run(Spec(Mode::kReadOnly), t.ws(),
-               "setsid sh -c 'exec -a " + marker +
-                   " sleep 60' </dev/null >/dev/null 2>&1 & "
-                   "(sh -c 'exec -a " +
-                   marker + " sleep 60' </dev/null >/dev/null 2>&1 &) ; exit 3");
-  CHECK(r.exit_code == 3);
-  CHECK(survivors().empty());
-  // And after a timeout: still 124, SIGTERM first (the trap runs).
+  // The server stays up between the commands (as in a session): what a
+  // command leaves behind is killed with it, not when the server ends.
   auto confinement = Confinement::Prepare(Spec(Mode::kReadOnly));
   REQUIRE(confinement.ok());
+  auto server = SandboxServer::Start(**confinement);
+  REQUIRE(server.ok());
+  // Daemons that left the process group and the session, after a normal exit.
+  SpawnOptions daemons;
+  daemons.argv = {"sh", "-c",
+                  "setsid sh -c 'exec -a " + marker +
+                      " sleep 60' </dev/null >/dev/null 2>&1 & "
+                      "(sh -c 'exec -a " +
+                      marker + " sleep 60' </dev/null >/dev/null 2>&1 &) ; exit 3"};
+  daemons.cwd = t.ws().string();
+  auto r = (*server)->Run(daemons);
+  REQUIRE(r.ok());
+  CHECK(r->exit_code == 3);
+  CHECK(survivors().empty());
+  CHECK((*server)->Alive());
+  // And after a timeout: still 124, SIGTERM first (the trap runs).
   SpawnOptions options;
   options.argv = {"sh", "-c",
                   "setsid sh -c 'exec -a " + marker +
@@ -567,8 +583,7 @@ TEST_CASE("With namespaces nothing the command started survives it") {
                       "while :; do sleep 0.05; done"};
   options.timeout_ms = 500;
   options.kill_grace_ms = 5'000;
-  options.child_setup = confinement->get();
-  auto timed = RunProcess(options);
+  auto timed = (*server)->Run(options);
   REQUIRE(timed.ok());
   CHECK(timed->timed_out);
   CHECK(timed->exit_code == 124);
@@ -581,7 +596,7 @@ TEST_CASE("With namespaces nothing the command started survives it") {
   options.should_cancel = [&] {
     return std::chrono::steady_clock::now() - start > std::chrono::milliseconds(500);
   };
-  auto cancelled = RunProcess(options);
+  auto cancelled = (*server)->Run(options);
   REQUIRE_FALSE(cancelled.ok());
   CHECK(cancelled.status().code() == StatusCode::kCancelled);
   CHECK(survivors().empty());

@@ -16,6 +16,7 @@
 #include "sandbox/capabilities.h"
 #include "sandbox/landlock.h"
 #include "sandbox/process.h"
+#include "sandbox/sandbox_server.h"
 #include "sandbox/seccomp_filter.h"
 
 namespace codex::sandbox {
@@ -110,6 +111,38 @@ bool ParseFd(const char* text, int* out) {
 
 }  // namespace
 
+int ApplyLayersFromFds(int ruleset_fd, int seccomp_fd, int seccomp_length, const char** what) {
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    *what = "no_new_privs";
+    return errno;
+  }
+  if (ruleset_fd >= 0) {
+    if (int err = landlock::RestrictSelf(ruleset_fd); err != 0) {
+      *what = "landlock_restrict_self";
+      return err;
+    }
+    ::close(ruleset_fd);
+  }
+  if (int err = DropAllCapabilities(); err != 0) {
+    *what = "dropping capabilities";
+    return err;
+  }
+  if (seccomp_fd < 0) return 0;
+  std::vector<sock_filter> program(static_cast<size_t>(seccomp_length));
+  const auto bytes = static_cast<ssize_t>(program.size() * sizeof(sock_filter));
+  if (::pread(seccomp_fd, program.data(), static_cast<size_t>(bytes), 0) != bytes) {
+    *what = "reading the seccomp filter";
+    return errno != 0 ? errno : EIO;
+  }
+  ::close(seccomp_fd);
+  if (int err = InstallSeccompFilter(program.data(), program.size()); err != 0) {
+    *what = "seccomp";
+    return err;
+  }
+  return 0;
+}
+
 // argv: exe kHelperArg mode ruleset seccomp length report -- command...
 void RunHelper(int argc, char** argv) {
   int ruleset_fd = -1;
@@ -126,23 +159,9 @@ void RunHelper(int argc, char** argv) {
   g_report_fd = report_fd;
 
   // The command must not read or trace this process (it holds the report pipe).
-  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) HelperFail("no_new_privs", errno);
-  if (ruleset_fd >= 0) {
-    if (int err = landlock::RestrictSelf(ruleset_fd); err != 0) {
-      HelperFail("landlock_restrict_self", err);
-    }
-    ::close(ruleset_fd);
-  }
-  if (int err = DropAllCapabilities(); err != 0) HelperFail("dropping capabilities", err);
-  std::vector<sock_filter> program(static_cast<size_t>(length));
-  const auto bytes = static_cast<ssize_t>(program.size() * sizeof(sock_filter));
-  if (::pread(seccomp_fd, program.data(), static_cast<size_t>(bytes), 0) != bytes) {
-    HelperFail("reading the seccomp filter", errno != 0 ? errno : EIO);
-  }
-  ::close(seccomp_fd);
-  if (int err = InstallSeccompFilter(program.data(), program.size()); err != 0) {
-    HelperFail("seccomp", err);
+  const char* what = nullptr;
+  if (int err = ApplyLayersFromFds(ruleset_fd, seccomp_fd, length, &what); err != 0) {
+    HelperFail(what, err);
   }
 
   struct sigaction forward;
@@ -192,6 +211,9 @@ namespace {
 __attribute__((constructor(101))) void EnterHelperIfAsked(int argc, char** argv, char**) {
   if (argc >= 2 && argv != nullptr && argv[1] != nullptr && std::strcmp(argv[1], kHelperArg) == 0) {
     RunHelper(argc, argv);
+  }
+  if (argc >= 2 && argv != nullptr && argv[1] != nullptr && std::strcmp(argv[1], kServerArg) == 0) {
+    RunSandboxServer(argc, argv);
   }
 }
 

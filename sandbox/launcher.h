@@ -70,6 +70,14 @@ enum class HelperMode {
   kInteractive,  // `codex sandbox` on a terminal: same session, terminal signals direct
 };
 
+// Applies every layer but the namespaces to the calling process: no dumping,
+// no_new_privs, the Landlock ruleset (`ruleset_fd`, -1 = none; closed),
+// every capability dropped, the seccomp program of `seccomp_length`
+// instructions read from `seccomp_fd` (-1 = none; closed). Returns 0 or an
+// errno value with `*what` naming the step. Used by the helper and the
+// sandbox server (sandbox_server.h) inside bubblewrap.
+int ApplyLayersFromFds(int ruleset_fd, int seccomp_fd, int seccomp_length, const char** what);
+
 // The argv tail that runs the helper from inside bubblewrap.
 std::vector<std::string> HelperArgv(int exe_fd, HelperMode mode, int ruleset_fd, int seccomp_fd,
                                     size_t seccomp_length, int report_fd,

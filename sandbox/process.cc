@@ -28,12 +28,7 @@ constexpr int64_t kFinalDrainMs = 100;            // after the group was killed
 constexpr int64_t kAwaitDescendantsMs = 2'000;    // for a killed launcher's children
 constexpr unsigned kCloseRangeCloexec = 1U << 2;  // CLOSE_RANGE_CLOEXEC (Linux 5.11)
 
-// What the child writes to the error pipe when it cannot exec.
-struct ChildReport {
-  int stage = 0;
-  int err = 0;
-  char what[64] = {};
-};
+using internal::ChildReport;
 
 // Everything the child needs, prepared by the parent (the child allocates nothing).
 struct ChildPlan {
@@ -205,7 +200,9 @@ struct ExecStrings {
   }
 };
 
-Status ReportToError(const ChildReport& report, const SpawnOptions& options) {
+}  // namespace
+
+Status internal::StartError(const ChildReport& report, const SpawnOptions& options) {
   const std::string& program = options.argv[0];
   const std::string detail = report.what[0] != '\0' ? std::string(report.what) : std::string();
   switch (static_cast<ChildStage>(report.stage)) {
@@ -239,6 +236,8 @@ Status ReportToError(const ChildReport& report, const SpawnOptions& options) {
                     ErrnoMessage("cannot start '" + program + "' (" + detail + ")", report.err));
   }
 }
+
+namespace {
 
 Result<UniqueFd> OpenDevNull() {
   int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -286,7 +285,7 @@ Result<pid_t> ForkExec(const SpawnOptions& options, ChildPlan plan, Pipe report_
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    return ReportToError(report, options);
+    return internal::StartError(report, options);
   }
   return pid;
 }
@@ -494,18 +493,56 @@ int ChildProcess::Reap() {
 
 // --- RunProcess ---
 
+namespace {
+
+// A local ChildProcess as Supervise sees it.
+class LocalChild final : public internal::Supervised {
+ public:
+  LocalChild(ChildProcess child, bool launched) : child_(std::move(child)), launched_(launched) {}
+  int stdout_fd() const override { return child_.stdout_fd(); }
+  int stderr_fd() const override { return child_.stderr_fd(); }
+  int exit_fd() const override { return child_.exit_fd(); }
+  bool HasExited() override { return child_.HasExited(); }
+  void CloseStdout() override { child_.CloseStdout(); }
+  void CloseStderr() override { child_.CloseStderr(); }
+  void SignalGroup(int sig) override { child_.SignalGroup(sig); }
+  void KillAll() override {
+    // The leader is not reaped yet, so the group id cannot have been reused.
+    if (launched_) AddDirectChildren(child_.pid(), &descendants_);
+    child_.SignalGroup(SIGKILL);
+  }
+  Result<int> Reap() override {
+    const int status = child_.Reap();
+    AwaitExits(descendants_);
+    return status;
+  }
+
+ private:
+  ChildProcess child_;
+  bool launched_;                      // started through a launcher (the sandbox)
+  std::vector<UniqueFd> descendants_;  // pidfds of the leader's children, see AwaitExits
+};
+
+}  // namespace
+
 Result<ProcessResult> RunProcess(const SpawnOptions& options) {
   const auto start = Clock::now();
   if (options.should_cancel && options.should_cancel()) {
     return Status(StatusCode::kCancelled, "the command was cancelled before it started");
   }
   ASSIGN_OR_RETURN(ChildProcess child, ChildProcess::Spawn(options));
-  std::vector<UniqueFd> descendants;  // pidfds of the leader's children, see AwaitExits
+  LocalChild local(std::move(child), options.child_setup != nullptr);
+  return internal::Supervise(local, options, start);
+}
 
+namespace internal {
+
+Result<ProcessResult> Supervise(Supervised& child, const SpawnOptions& options,
+                                std::chrono::steady_clock::time_point start) {
   ProcessResult result;
   Captures captures(options.output_cap_bytes);
-  bool out_open = true;
-  bool err_open = true;
+  bool out_open = child.stdout_fd() >= 0;
+  bool err_open = child.stderr_fd() >= 0;
   bool exited = false;
   bool term_sent = false;
   bool kill_sent = false;
@@ -537,8 +574,7 @@ Result<ProcessResult> RunProcess(const SpawnOptions& options) {
     }
     if (term_sent && !kill_sent && Clock::now() >= kill_time) {
       kill_sent = true;
-      if (options.child_setup != nullptr) AddDirectChildren(child.pid(), &descendants);
-      child.SignalGroup(SIGKILL);
+      child.KillAll();
     }
 
     int64_t wait_ms = kPollSliceMs;
@@ -583,13 +619,10 @@ Result<ProcessResult> RunProcess(const SpawnOptions& options) {
     }
   }
 
-  // Nothing of the command may outlive it. The leader is not reaped yet, so
-  // the group id cannot have been reused.
-  if (options.child_setup != nullptr) AddDirectChildren(child.pid(), &descendants);
-  child.SignalGroup(SIGKILL);
+  // Nothing of the command may outlive it.
+  child.KillAll();
   if (cancelled) {
-    child.Reap();
-    AwaitExits(descendants);
+    (void)child.Reap();
     return Status(StatusCode::kCancelled, "the command was cancelled");
   }
   const auto drain_start = Clock::now();
@@ -606,8 +639,7 @@ Result<ProcessResult> RunProcess(const SpawnOptions& options) {
       err_open = Drain(child.stderr_fd(), &captures.err, &captures, options.on_output);
     }
   }
-  const int status = child.Reap();
-  AwaitExits(descendants);
+  ASSIGN_OR_RETURN(const int status, child.Reap());
   if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {
@@ -619,6 +651,8 @@ Result<ProcessResult> RunProcess(const SpawnOptions& options) {
   result.wall_ms = MsSince(start);
   return result;
 }
+
+}  // namespace internal
 
 Status ExecInPlace(const SpawnOptions& options) {
   if (options.argv.empty() || options.argv[0].empty()) {
@@ -645,7 +679,7 @@ Status ExecInPlace(const SpawnOptions& options) {
   plan.setup = options.child_setup;
   ChildReport report;
   ChildRun(plan, &report);
-  return ReportToError(report, options);
+  return internal::StartError(report, options);
 }
 
 int ExitCodeForStartError(StatusCode code) {

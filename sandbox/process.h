@@ -34,6 +34,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -190,6 +191,42 @@ Status ExecInPlace(const SpawnOptions& options);
 int ExitCodeForStartError(StatusCode code);
 
 namespace internal {
+
+// What a child writes to its report pipe when it cannot start the command.
+struct ChildReport {
+  int stage = 0;  // a ChildStage
+  int err = 0;
+  char what[64] = {};
+};
+
+// The error RunProcess returns for `report` (the command is options.argv).
+Status StartError(const ChildReport& report, const SpawnOptions& options);
+
+// A started command as RunProcess watches it: a local ChildProcess, or a
+// process the sandbox server (sandbox_server.h) started. Not thread-safe.
+class Supervised {
+ public:
+  virtual ~Supervised() = default;
+  virtual int stdout_fd() const = 0;  // -1: none
+  virtual int stderr_fd() const = 0;  // -1: none
+  // Readable once the command's leader exited; -1 = poll HasExited.
+  virtual int exit_fd() const = 0;
+  virtual bool HasExited() = 0;
+  virtual void CloseStdout() = 0;
+  virtual void CloseStderr() = 0;
+  // Sends `sig` to the command's process group.
+  virtual void SignalGroup(int sig) = 0;
+  // SIGKILL to every process the command left (its group, or its whole tree).
+  virtual void KillAll() = 0;
+  // Waits for the leader and what KillAll ended; the leader's wait status, or
+  // an error when whatever ran it died (the sandbox server).
+  virtual Result<int> Reap() = 0;
+};
+
+// RunProcess's loop after the start (timeout, caps, cancellation, the grace
+// for lingering output, the final kill), for `child` started at `start`.
+Result<ProcessResult> Supervise(Supervised& child, const SpawnOptions& options,
+                                std::chrono::steady_clock::time_point start);
 
 // For the sandbox helper that runs inside the namespaces (sandbox/launcher.h):
 // like ExecInPlace (options.child_setup is ignored), but a failure is written

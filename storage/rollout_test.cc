@@ -61,7 +61,21 @@ std::string MakeRichSession(SessionDatabase& store) {
        Raw(ItemKind::kFunctionCall,
            R"({"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"c1"})",
            "c1"),
-       core::FunctionCallOutput("c1", "a.cc\nb.cc ```fenced```"), core::AssistantMessage("Done.")});
+       core::FunctionCallOutput("c1", "a.cc\nb.cc ```fenced```"),
+       // Unified exec (Codex 0.169's harness): a live process and a write to it.
+       Raw(ItemKind::kFunctionCall,
+           R"({"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"python3 -i\",\"tty\":true}","call_id":"c2"})",
+           "c2"),
+       core::FunctionCallOutput("c2",
+                                "Chunk ID: 529fb3\nWall time: 0.2500 seconds\nProcess running with "
+                                "session ID 1000\nOriginal token count: 1\nOutput:\n>>> "),
+       Raw(ItemKind::kFunctionCall,
+           R"({"type":"function_call","name":"write_stdin","arguments":"{\"session_id\":1000,\"chars\":\"1+1\\n\"}","call_id":"c3"})",
+           "c3"),
+       core::FunctionCallOutput("c3",
+                                "Chunk ID: 0a1b2c\nWall time: 0.2510 seconds\nProcess running with "
+                                "session ID 1000\nOriginal token count: 2\nOutput:\n2\n>>> "),
+       core::AssistantMessage("Done.")});
   Item checkpoint = Raw(
       ItemKind::kCompactionCheckpoint,
       R"({"type":"compaction_checkpoint","mode":"local","trigger":"auto","tokens_before":900,"tokens_after":100,"replacement_items":2,"dropped_items":5,"summary":"we refactored"})");

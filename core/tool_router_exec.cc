@@ -1,0 +1,164 @@
+// ToolRouter's unified exec tools (see core/unified_exec.h): exec_command and
+// write_stdin, through the same approval gate as `shell`.
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "core/tool_router.h"
+#include "core/unified_exec.h"
+#include "core/view_image.h"
+
+namespace codex::core {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using Clock = std::chrono::steady_clock;
+
+int64_t Clamp(int64_t yield_ms) { return std::clamp(yield_ms, kMinYieldMs, kMaxYieldMs); }
+
+int64_t IntArg(const Json& args, const char* name, int64_t fallback) {
+  auto it = args.find(name);
+  return it != args.end() && it->is_number() ? it->get<int64_t>() : fallback;
+}
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string DefaultShell() {
+  const char* shell = std::getenv("SHELL");
+  return shell != nullptr && *shell == '/' ? shell : "/bin/bash";
+}
+
+}  // namespace
+
+Result<ToolOutcome> ToolRouter::RunExecCommand(const Item& call, const std::string& arguments,
+                                               const CancelToken& cancel) {
+  ToolOutcome outcome;
+  auto reply = [&](const std::string& text, bool stop = false) {
+    outcome.output = CallOutputFor(call.kind, call.call_id, text);
+    outcome.stop_turn = stop;
+    return outcome;
+  };
+  Json args = Json::parse(arguments, nullptr, false);
+  if (!args.is_object() || !args.contains("cmd") || !args["cmd"].is_string()) {
+    return reply("exec_command: `cmd` must be the command to run, as a string");
+  }
+  const std::string cmd = args["cmd"].get<std::string>();
+  const std::string workdir = args.value("workdir", Json("")).is_string()
+                                  ? args.value("workdir", std::string())
+                                  : std::string();
+  const std::string shell = args.contains("shell") && args["shell"].is_string()
+                                ? args["shell"].get<std::string>()
+                                : DefaultShell();
+  const bool login =
+      !args.contains("login") || !args["login"].is_boolean() || args["login"].get<bool>();
+  const bool tty = args.contains("tty") && args["tty"].is_boolean() && args["tty"].get<bool>();
+  const int64_t yield_ms = Clamp(IntArg(args, "yield_time_ms", kExecDefaultYieldMs));
+  const int64_t max_tokens = IntArg(args, "max_output_tokens", kDefaultMaxOutputTokens);
+  auto escalation = ParseEscalation(args, config_.approval_policy);
+  if (!escalation.ok()) return reply("exec_command: " + escalation.status().message());
+  const std::vector<std::string> argv = {shell, login ? "-lc" : "-c", cmd};
+  const std::string cwd =
+      workdir.empty() ? config_.cwd : (workdir[0] == '/' ? workdir : config_.cwd + "/" + workdir);
+
+  ToolActivity activity;
+  activity.call_id = call.call_id;
+  activity.tool = "shell";
+  activity.command = JoinCommand(argv);
+  ASSIGN_OR_RETURN(CommandGate gate, ApproveCommand(call, argv, cwd, *escalation, cancel));
+  if (!gate.run) {
+    activity.output = gate.refusal;
+    activity.success = false;
+    observer_.OnToolStarted(activity);
+    observer_.OnToolCompleted(activity);
+    // A user's no is Codex's bare sentence; any other refusal says which tool.
+    return reply(gate.rejected_by_user ? gate.refusal : "exec_command: " + gate.refusal, gate.stop);
+  }
+  const CommandSpec spec = CommandSpecFor(argv, cwd, gate.choice);
+  observer_.OnToolStarted(activity);
+  const auto start = Clock::now();
+  auto process = runner_.Start(spec, tty);
+  if (!process.ok()) {
+    activity.output = process.status().message();
+    activity.exit_code = -1;
+    activity.success = false;
+    observer_.OnToolCompleted(activity);
+    return reply("exec_command failed: " + process.status().message());
+  }
+  LiveProcess::Chunk chunk = (*process)->Collect(yield_ms, kExecCollectCapBytes, cancel);
+  if (cancel.cancelled()) return CancelledError("interrupted");
+  int64_t session_id = -1;
+  if (!chunk.exited) session_id = exec_sessions_.Add(std::move(*process), cmd);
+  activity.output = chunk.output;
+  activity.exit_code = chunk.exited ? chunk.exit_code : 0;
+  activity.success = !chunk.exited || chunk.exit_code == 0;
+  observer_.OnToolCompleted(activity);
+  return reply(FormatExecOutput(chunk, SecondsSince(start), session_id, max_tokens));
+}
+
+Result<ToolOutcome> ToolRouter::RunWriteStdin(const Item& call, const std::string& arguments,
+                                              const CancelToken& cancel) {
+  ToolOutcome outcome;
+  auto reply = [&](const std::string& text) {
+    outcome.output = CallOutputFor(call.kind, call.call_id, text);
+    return outcome;
+  };
+  Json args = Json::parse(arguments, nullptr, false);
+  if (!args.is_object() || !args.contains("session_id") || !args["session_id"].is_number()) {
+    return reply("write_stdin: `session_id` must be the number exec_command returned");
+  }
+  const int64_t id = args["session_id"].get<int64_t>();
+  const std::string chars = args.contains("chars") && args["chars"].is_string()
+                                ? args["chars"].get<std::string>()
+                                : std::string();
+  const int64_t yield_ms = Clamp(IntArg(args, "yield_time_ms", kWriteStdinDefaultYieldMs));
+  const int64_t max_tokens = IntArg(args, "max_output_tokens", kDefaultMaxOutputTokens);
+  LiveProcess* process = exec_sessions_.Find(id);
+  if (process == nullptr) {
+    return reply("write_stdin failed: Unknown process id " + std::to_string(id) +
+                 "; it exited or was never started");
+  }
+  const auto start = Clock::now();
+  if (!chars.empty()) {
+    if (Status written = process->Write(chars); !written.ok()) {
+      return reply("write_stdin failed: " + written.message());
+    }
+  }
+  LiveProcess::Chunk chunk = process->Collect(yield_ms, kExecCollectCapBytes, cancel);
+  if (cancel.cancelled()) return CancelledError("interrupted");
+  const std::string text =
+      FormatExecOutput(chunk, SecondsSince(start), chunk.exited ? -1 : id, max_tokens);
+  if (chunk.exited) exec_sessions_.Remove(id);
+  return reply(text);
+}
+
+Result<ToolOutcome> ToolRouter::RunViewImage(const Item& call, const std::string& arguments) {
+  ToolOutcome outcome;
+  Json args = Json::parse(arguments, nullptr, false);
+  std::string output_json;
+  if (!args.is_object() || !args.contains("path") || !args["path"].is_string()) {
+    output_json = Json("view_image: `path` must be the image's path, as a string").dump();
+  } else {
+    auto image = ViewImageOutputJson(args["path"].get<std::string>(), config_.cwd);
+    output_json = image.ok() ? *image : Json(image.status().message()).dump();
+  }
+  Item item;
+  item.kind = ItemKind::kFunctionCallOutput;
+  item.call_id = call.call_id;
+  item.body = R"({"type":"function_call_output","call_id":)" + Json(call.call_id).dump() +
+              R"(,"output":)" + output_json + "}";
+  outcome.output = std::move(item);
+  return outcome;
+}
+
+std::vector<OpenProcess> ToolRouter::OpenProcesses() const {
+  std::vector<OpenProcess> out;
+  for (auto& [id, command] : exec_sessions_.List()) {
+    out.push_back(OpenProcess{std::to_string(id), std::move(command)});
+  }
+  return out;
+}
+
+}  // namespace codex::core

@@ -1,0 +1,250 @@
+// Unified exec end to end: the real `codex exec` with `[features]
+// unified_exec = true` against the scripted Responses server. A scripted
+// model starts an interactive Python on a terminal with exec_command, talks
+// to it across three write_stdin calls (its state survives between them)
+// and finds it confined; a background loop keeps running between calls and a
+// later poll sees its newer output; nothing of either outlives codex.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <regex>
+#include <string>
+
+#include "sandbox/landlock.h"
+#include "sandbox/process.h"
+#include "testing/files.h"
+#include "tests/e2e_checks.h"
+#include "tests/e2e_support.h"
+
+namespace codex::testing {
+namespace {
+
+using e2e::MakeEnv;
+using e2e::ModelOutput;
+using e2e::Run;
+
+constexpr const char* kConfig = "[features]\nunified_exec = true\n";
+
+bool HaveLandlock() {
+  if (sandbox::landlock::AbiVersion() >= 1) return true;
+  WARN("skipped: Landlock is not available on this kernel");
+  return false;
+}
+
+// Processes whose command line holds `marker` (pgrep, outside any sandbox).
+std::string Survivors(const std::string& marker) {
+  sandbox::SpawnOptions options;
+  options.argv = {"pgrep", "-f", marker};
+  auto r = sandbox::RunProcess(options);
+  REQUIRE(r.ok());
+  return r->stdout_text;
+}
+
+// The text after "Output:\n".
+std::string OutputPart(const std::string& text) {
+  size_t at = text.find("\nOutput:\n");
+  return at == std::string::npos ? "" : text.substr(at + 9);
+}
+
+}  // namespace
+
+TEST_CASE("unified exec: a Python REPL on a terminal across three write_stdin calls, sandboxed") {
+  if (!HaveLandlock()) return;
+  const std::string marker = "codex-uexec-repl-" + std::to_string(::getpid());
+  const std::string script = R"({"responses": [
+    {"output": [{"function_call": "exec_command", "call_id": "start", "arguments":
+      {"cmd": "python3 -q -i -c '' )" +
+                             marker + R"(", "tty": true, "login": false,
+       "yield_time_ms": 1500}}]},
+    {"output": [{"function_call": "write_stdin", "call_id": "w1", "arguments":
+      {"session_id": 1000, "chars": "x = 6 * 7\n", "yield_time_ms": 500}}]},
+    {"output": [{"function_call": "write_stdin", "call_id": "w2", "arguments":
+      {"session_id": 1000, "chars": "print('answer', x + 1)\n", "yield_time_ms": 1000}}]},
+    {"output": [{"function_call": "write_stdin", "call_id": "w3", "arguments":
+      {"session_id": 1000, "chars": "open('escape-' + str(x), 'w')\n", "yield_time_ms": 1000}}]},
+    {"output": [{"function_call": "write_stdin", "call_id": "unknown", "arguments":
+      {"session_id": 4242, "chars": "x\n"}}]},
+    "done",
+    {"output": [{"shell": ["echo", "one-shot"], "call_id": "shell-after"}]},
+    "resumed with shell",
+    "back to unified exec"]})";
+  auto env = MakeEnv(script, kConfig);
+  auto run = Run(*env, {"exec", "talk to python"});
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 0);
+  CHECK(run.out == "done\n");
+
+  // The tools offered are Codex's unified exec pair, not `shell`.
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE_FALSE(requests.empty());
+  const std::string tools = requests.front().body.dump();
+  CHECK_THAT(tools, Catch::Contains("\"exec_command\"") && Catch::Contains("\"write_stdin\""));
+  CHECK(tools.find("\"name\":\"shell\"") == std::string::npos);
+
+  const std::string start = ModelOutput(*env, "start");
+  INFO("start: " << start);
+  CHECK(std::regex_search(start, std::regex("^Chunk ID: [0-9a-f]{6}\nWall time: [0-9]+\\.[0-9]{4} "
+                                            "seconds\nProcess running with session ID 1000\n"
+                                            "Original token count: [0-9]+\nOutput:\n")));
+  CHECK_THAT(ModelOutput(*env, "w1"), Catch::Contains("Process running with session ID 1000"));
+  // x set by the previous call is still there: the same process.
+  const std::string w2 = ModelOutput(*env, "w2");
+  INFO("w2: " << w2);
+  CHECK_THAT(OutputPart(w2), Catch::Contains("answer 43"));
+  // It runs in the sandbox (exec's default read-only): no write to the workspace.
+  const std::string w3 = ModelOutput(*env, "w3");
+  INFO("w3: " << w3);
+  CHECK((w3.find("Read-only file system") != std::string::npos ||
+         w3.find("Permission denied") != std::string::npos));
+  CHECK_FALSE(std::filesystem::exists(env->workdir() / "escape-42"));
+  CHECK_THAT(ModelOutput(*env, "unknown"), Catch::Contains("Unknown process id 4242"));
+  // The REPL was still open when the session ended: it is gone with codex.
+  CHECK(Survivors(marker).empty());
+
+  // Resumed with the one-shot shell harness: the exec_command and write_stdin
+  // calls and their outputs are resent as they were (the server checks every
+  // call has its output), and the model now gets `shell`.
+  auto resumed = Run(*env, {"exec", "-c", "features.unified_exec=false", "resume", "--last",
+                            "go on with the shell"});
+  INFO("resume stderr: " << resumed.err);
+  CHECK(resumed.exit_code == 0);
+  CHECK(resumed.out == "resumed with shell\n");
+  requests = env->server().requests_to("/responses");
+  const Json& last = requests.back().body;
+  const std::string input = last["input"].dump();
+  CHECK_THAT(input, Catch::Contains("\"name\":\"exec_command\"") &&
+                        Catch::Contains("\"name\":\"write_stdin\"") &&
+                        Catch::Contains("answer 43"));
+  CHECK_THAT(last["tools"].dump(), Catch::Contains("\"name\":\"shell\""));
+  CHECK(last["tools"].dump().find("\"exec_command\"") == std::string::npos);
+  CHECK_THAT(ModelOutput(*env, "shell-after"), Catch::Contains("one-shot"));
+
+  // And back: the shell call is resent to a model offered exec_command.
+  auto again = Run(*env, {"exec", "resume", "--last", "and again"});
+  CHECK(again.exit_code == 0);
+  CHECK(again.out == "back to unified exec\n");
+  requests = env->server().requests_to("/responses");
+  CHECK_THAT(requests.back().body["input"].dump(), Catch::Contains("\"name\":\"shell\""));
+  CHECK_THAT(requests.back().body["tools"].dump(), Catch::Contains("\"exec_command\""));
+}
+
+TEST_CASE("unified exec: a background loop keeps running and a later call polls it") {
+  if (!HaveLandlock()) return;
+  const std::string marker = "codex-uexec-loop-" + std::to_string(::getpid());
+  const std::string script = R"({"responses": [
+    {"output": [{"function_call": "exec_command", "call_id": "bg", "arguments":
+      {"cmd": "i=0; while [ $i -lt 3000 ]; do i=$((i+1)); echo tick $i; sleep 0.05; done # )" +
+                             marker + R"(", "login": false, "yield_time_ms": 300}}]},
+    {"output": [{"function_call": "exec_command", "call_id": "other", "arguments":
+      {"cmd": "echo meanwhile; exit 3", "login": false}}]},
+    {"output": [{"function_call": "write_stdin", "call_id": "poll", "arguments":
+      {"session_id": 1000, "chars": "", "yield_time_ms": 1000}}]},
+    "done"]})";
+  auto env = MakeEnv(script, kConfig);
+  auto run = Run(*env, {"exec", "start a server"});
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 0);
+  const std::string bg = ModelOutput(*env, "bg");
+  INFO("bg: " << bg);
+  CHECK_THAT(bg, Catch::Contains("Process running with session ID 1000"));
+  CHECK_THAT(OutputPart(bg), Catch::StartsWith("tick 1\n"));
+  // A command that ends within its yield reports its exit code, no session.
+  const std::string other = ModelOutput(*env, "other");
+  CHECK_THAT(other, Catch::Contains("Process exited with code 3"));
+  CHECK(OutputPart(other) == "meanwhile\n");
+  // The poll sees the loop's later lines, not the ones already returned.
+  const std::string poll = ModelOutput(*env, "poll");
+  INFO("poll: " << poll);
+  CHECK_THAT(poll, Catch::Contains("Process running with session ID 1000"));
+  const std::string later = OutputPart(poll);
+  CHECK(later.find("tick 1\n") != 0);
+  CHECK(std::regex_search(later, std::regex("tick [0-9]{2,}")));
+  CHECK(Survivors(marker).empty());
+}
+
+TEST_CASE("unified exec: escalation goes through the shell tool's approval path") {
+  if (!HaveLandlock()) return;
+  const std::string script = R"({"responses": [
+    {"output": [{"function_call": "exec_command", "call_id": "esc", "arguments":
+      {"cmd": "touch escaped-by-model", "login": false,
+       "sandbox_permissions": "require_escalated", "justification": "needs to write"}}]},
+    {"output": [{"function_call": "exec_command", "call_id": "plain", "arguments":
+      {"cmd": "touch inside-sandbox", "login": false}}]},
+    "done"]})";
+  auto env = e2e::MakeEnv(script, "[features]\nunified_exec = true\n");
+  // Never ask: escalation is refused without running anything.
+  auto never = e2e::Run(*env, {"exec", "-c", "approval_policy=\"never\"", "escalate"});
+  CHECK(never.exit_code == 0);
+  CHECK_THAT(e2e::ModelOutput(*env, "esc"),
+             Catch::StartsWith("exec_command: command rejected: running outside the sandbox is "
+                               "not possible with approval policy 'never'"));
+  CHECK_FALSE(std::filesystem::exists(env->workdir() / "escaped-by-model"));
+  // Without escalation it runs, in the (read-only) sandbox.
+  CHECK_THAT(e2e::ModelOutput(*env, "plain"), Catch::Contains("Process exited with code 1"));
+  CHECK_FALSE(std::filesystem::exists(env->workdir() / "inside-sandbox"));
+}
+
+TEST_CASE("view_image: a local image reaches the model as an input_image; bad paths say why") {
+  const std::string script = R"({"responses": [
+    {"output": [{"function_call": "view_image", "call_id": "png", "arguments": {"path": "dot.png"}},
+                {"function_call": "view_image", "call_id": "missing",
+                 "arguments": {"path": "nowhere.png"}},
+                {"function_call": "view_image", "call_id": "text",
+                 "arguments": {"path": "notes.txt"}}]},
+    "seen"]})";
+  auto env = MakeEnv(script, "[tools]\nview_image = true\n");
+  // A 1x1 PNG.
+  const std::string png =
+      std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89",
+                  33) +
+      std::string(
+          "\0\0\0\rIDATx\x9c"
+          "c\xf8\x0f\0\0\x01\x01\0\x05\x18\xd8N\0\0\0\0IEND\xae"
+          "B`\x82",
+          34);
+  WriteFile(env->workdir() / "dot.png", png);
+  WriteFile(env->workdir() / "notes.txt", "not an image\n");
+  auto run = Run(*env, {"exec", "look at the picture"});
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 0);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK_THAT(requests[0].body["tools"].dump(), Catch::Contains("\"view_image\""));
+  const Json input = requests[1].body["input"];
+  Json image;
+  for (const auto& item : input) {
+    if (item.value("type", "") == "function_call_output" && item.value("call_id", "") == "png") {
+      image = item["output"];
+    }
+  }
+  REQUIRE(image.is_array());
+  REQUIRE(image.size() == 1);
+  CHECK(image[0]["type"] == "input_image");
+  CHECK(image[0]["image_url"].get<std::string>().rfind("data:image/png;base64,iVBORw0KGgo", 0) ==
+        0);
+  CHECK_THAT(ModelOutput(*env, "missing"), Catch::Contains("unable to locate image at"));
+  CHECK_THAT(ModelOutput(*env, "text"), Catch::Contains("is not a PNG, JPEG, GIF or WebP image"));
+}
+
+TEST_CASE("web_search: offered when configured; its calls show in --json and are resent") {
+  const std::string script = R"({"responses": [
+    {"output": [{"type": "web_search_call", "status": "completed",
+                 "action": {"type": "search", "query": "codex unified exec"}},
+                {"message": "found it"}]},
+    "again"]})";
+  auto env = MakeEnv(script, "[tools]\nweb_search = true\n");
+  auto run = Run(*env, {"exec", "--json", "search the web"});
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::Contains(R"("type":"web_search","query":"codex unified exec")"));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE_FALSE(requests.empty());
+  CHECK_THAT(requests[0].body["tools"].dump(), Catch::Contains(R"({"type":"web_search"})"));
+  auto resumed = Run(*env, {"exec", "resume", "--last", "and again"});
+  CHECK(resumed.exit_code == 0);
+  requests = env->server().requests_to("/responses");
+  CHECK_THAT(requests.back().body["input"].dump(),
+             Catch::Contains("web_search_call") && Catch::Contains("codex unified exec"));
+}
+
+}  // namespace codex::testing
