@@ -1,10 +1,15 @@
 #include "cli/config_overrides.h"
 
+#include "cli/compat_args.h"
+
 namespace codex::cli {
 
 core::ConfigOverrides GlobalOverrides(const GlobalOptions& global) {
   core::ConfigOverrides o;
   o.dash_c = global.dash_c;
+  for (std::string& kv : FeatureOverrides(global.enable, global.disable, global.search)) {
+    o.dash_c.push_back(std::move(kv));
+  }
   if (!global.profile.empty()) o.profile = global.profile;
   o.strict = global.strict_config;
   return o;

@@ -174,7 +174,7 @@ TEST_CASE("-i attaches images as input_image data URLs with the right MIME type"
   std::ofstream(env->workdir() / "a.png", std::ios::binary) << kPng;
   std::ofstream(env->workdir() / "b.jpg", std::ios::binary) << kJpeg;
   std::ofstream(env->workdir() / "c.dat", std::ios::binary) << kPng;
-  auto run = Run(*env, {"exec", "-i", "a.png", "--image", "b.jpg,c.dat", "describe"});
+  auto run = Run(*env, {"exec", "-i", "a.png", "--image", "b.jpg,c.dat", "--", "describe"});
   REQUIRE(run.exit_code == 0);
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 1);
