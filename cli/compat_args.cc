@@ -47,8 +47,10 @@ constexpr std::array<std::string_view, 19> kMissing = {
     "remote-control", "update",           "doctor",         "debug",  "apply",       "a",
     "queue",          "migrate-rollouts", "migrate-nfs-db", "cloud",  "exec-server", "features",
     "mcp-server"};
-// `codex exec` subcommands of Codex this codex does not have.
+// Codex subcommands of `exec`, `mcp` and `sandbox` this codex does not have.
 constexpr std::array<std::string_view, 1> kMissingExec = {"review"};
+constexpr std::array<std::string_view, 5> kMissingMcp = {"get", "add", "remove", "login", "logout"};
+constexpr std::array<std::string_view, 1> kMissingSandbox = {"uninstall"};
 
 struct Renamed {
   std::string_view codex;
@@ -200,6 +202,10 @@ std::optional<std::string> MissingCodexSubcommand(const std::vector<std::string>
       j += n;
     }
     if (j < argv.size() && Contains(kMissingExec, argv[j])) return "exec " + argv[j];
+  }
+  if (i + 1 < argv.size() && ((argv[i] == "mcp" && Contains(kMissingMcp, argv[i + 1])) ||
+                              (argv[i] == "sandbox" && Contains(kMissingSandbox, argv[i + 1])))) {
+    return argv[i] + " " + argv[i + 1];
   }
   return std::nullopt;
 }
