@@ -115,5 +115,40 @@ TEST_CASE("--enable/--disable FEATURE and --search are accepted in any position"
   CHECK(env->server().requests_to("/responses").size() == 2);
 }
 
+TEST_CASE("developer_instructions, model_instructions_file and CLAUDE.md reach the model") {
+  auto env = MakeEnv(R"(["ok", "ok"])", R"(developer_instructions = "Answer in French."
+model_instructions_file = "base.md"
+project_doc_fallback_filenames = ["CLAUDE.md"]
+)");
+  std::ofstream(env->codex_home() / "base.md") << "You are the base from a file.";
+  std::ofstream(env->workdir() / "CLAUDE.md") << "Use tabs, never spaces.";
+  auto run = RunOk(*env, {"exec", "hi"});
+  CHECK(run.err.find("warning") == std::string::npos);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  CHECK(requests[0].body["instructions"] == "You are the base from a file.");
+  bool developer = false;
+  bool docs = false;
+  for (const auto& item : requests[0].InputItems()) {
+    const std::string text = item.dump();
+    if (item.value("role", "") == "developer" &&
+        text.find("Answer in French.") != std::string::npos) {
+      developer = true;
+    }
+    if (item.value("role", "") == "user" &&
+        text.find("Use tabs, never spaces.") != std::string::npos) {
+      docs = true;
+    }
+  }
+  CHECK(developer);
+  CHECK(docs);
+  // With an AGENTS.md beside it, CLAUDE.md is not read.
+  std::ofstream(env->workdir() / "AGENTS.md") << "Agents file wins.";
+  RunOk(*env, {"exec", "again"});
+  const std::string second = env->server().requests_to("/responses").back().InputItems().dump();
+  CHECK(second.find("Agents file wins.") != std::string::npos);
+  CHECK(second.find("Use tabs, never spaces.") == std::string::npos);
+}
+
 }  // namespace
 }  // namespace codex::testing

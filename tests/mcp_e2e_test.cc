@@ -34,7 +34,9 @@ TEST_CASE("MCP config: bad [mcp_servers] entries are one-line errors naming the 
   };
   const std::vector<Case> cases = {
       {"[mcp_servers.fs]\ncommand = 5\n", "mcp_servers.fs.command must be a string"},
-      {"[mcp_servers.fs]\ncomand = \"x\"\n", "mcp_servers.fs has an unknown key 'comand'"},
+      {"[mcp_servers.fs]\ncomand = \"x\"\n",
+       "needs command (a stdio server) or url (a streamable "
+       "HTTP one) (it has an unknown key 'comand'; a typo?)"},
       {"[mcp_servers.fs]\ncommand = \"x\"\nurl = \"http://127.0.0.1:1/mcp\"\n",
        "mcp_servers.fs sets both command and url"},
       {"[mcp_servers.fs]\nargs = [\"a\"]\n", "mcp_servers.fs needs command"},
@@ -74,7 +76,7 @@ TEST_CASE("MCP tools follow the built-in ones, sorted by server then tool, named
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 1);
   const auto names = ToolNames(requests[0]);
-  const std::vector<std::string> server_tools = {"add",  "ask",   "crash",    "echo", "fail",
+  const std::vector<std::string> server_tools = {"add",  "ask",  "crash", "echo",     "fail",
                                                  "grow", "huge", "image", "resource", "slow"};
   std::vector<std::string> expected = {"shell", "apply_patch", "update_plan"};
   for (const auto& t : server_tools) expected.push_back("mcp__alpha__" + t);
