@@ -49,7 +49,7 @@ constexpr std::array<std::string_view, 19> kMissing = {
     "mcp-server"};
 // Codex subcommands of `exec`, `mcp` and `sandbox` this codex does not have.
 constexpr std::array<std::string_view, 1> kMissingExec = {"review"};
-constexpr std::array<std::string_view, 5> kMissingMcp = {"get", "add", "remove", "login", "logout"};
+constexpr std::array<std::string_view, 2> kMissingMcp = {"login", "logout"};
 constexpr std::array<std::string_view, 1> kMissingSandbox = {"uninstall"};
 
 struct Renamed {

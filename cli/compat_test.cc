@@ -52,7 +52,8 @@ TEST_CASE("Codex subcommands this codex lacks are named; others are not") {
   CHECK(MissingCodexSubcommand({"codex", "exec", "review", "--base", "main"}) == "exec review");
   CHECK(MissingCodexSubcommand({"codex", "exec", "--json", "-m", "x", "review"}) == "exec review");
   CHECK_FALSE(MissingCodexSubcommand({"codex", "exec", "--", "review"}));
-  CHECK(MissingCodexSubcommand({"codex", "mcp", "add", "x", "--", "npx"}) == "mcp add");
+  CHECK(MissingCodexSubcommand({"codex", "mcp", "login", "x"}) == "mcp login");
+  CHECK_FALSE(MissingCodexSubcommand({"codex", "mcp", "add", "x", "--", "npx"}));
   CHECK(MissingCodexSubcommand({"codex", "sandbox", "uninstall"}) == "sandbox uninstall");
   CHECK_FALSE(MissingCodexSubcommand({"codex", "sandbox", "ls", "add"}));
   CHECK_FALSE(MissingCodexSubcommand({"codex", "mcp", "list"}));

@@ -191,6 +191,8 @@ Status ParseOne(const std::string& name, const toml::table& t, McpServerConfig& 
 
 }  // namespace
 
+bool McpServerNameIsValid(std::string_view name) { return ValidServerName(name); }
+
 bool McpServerConfig::AllowsTool(const std::string& tool) const {
   if (enabled_tools &&
       std::find(enabled_tools->begin(), enabled_tools->end(), tool) == enabled_tools->end()) {

@@ -38,8 +38,9 @@ constexpr std::string_view kEnd = "<!-- END GENERATED -->";
 
 // The Codex subcommand paths whose flags are compared. Commands this codex
 // refuses as a whole (review, login, features, ...) get one row each.
-const std::vector<std::string> kPaths = {"",     "exec", "exec resume", "exec fork",  "resume",
-                                         "fork", "mcp",  "mcp list",    "completion", "sandbox"};
+const std::vector<std::string> kPaths = {
+    "",         "exec",    "exec resume", "exec fork",  "resume",     "fork",   "mcp",
+    "mcp list", "mcp get", "mcp add",     "mcp remove", "completion", "sandbox"};
 // Codex words renamed here (cli/compat_args.cc).
 const std::map<std::string, std::string> kRenamed = {{"archive", "sessions archive"},
                                                      {"unarchive", "sessions unarchive"},
@@ -142,7 +143,8 @@ TEST_CASE("every flag and subcommand of Codex 0.169's help is implemented or ref
         args.push_back(flag.name);
         if (flag.value) args.push_back("x");
         // A positional after it, so that a missing ID or prompt is not what fails.
-        if (path.starts_with("exec") || path == "resume" || path == "fork" || path.empty()) {
+        if (path.starts_with("exec") || path == "resume" || path == "fork" || path.empty() ||
+            path.starts_with("mcp ")) {
           args.push_back("prompt");
         }
         status = "refused";
@@ -184,6 +186,35 @@ TEST_CASE("every flag and subcommand of Codex 0.169's help is implemented or ref
   INFO(
       "docs/codex-compat.md is stale: run CODEX_COMPAT_WRITE=1 build/tests/codex_help_compat_test");
   CHECK(current == generated);
+}
+
+TEST_CASE("the real Codex reads what codex mcp add writes, and the reverse") {
+  auto env = MakeEnv(R"([])");
+  auto real = [&](std::vector<std::string> args) {
+    ProcessOptions p = env->CodexCommand(args);
+    p.argv[0] = kRealCodex.string();
+    return RunChecked(p);
+  };
+  auto ours = [&](std::vector<std::string> args) { return RunChecked(env->CodexCommand(args)); };
+  REQUIRE(ours({"mcp", "add", "mine", "--env", "K=v", "--", "node", "s.js", "--x"}).exit_code == 0);
+  REQUIRE(real({"mcp", "add", "theirs", "--url", "https://example.com/mcp",
+                "--bearer-token-env-var", "TOK"})
+              .exit_code == 0);
+  for (const std::string& name : {std::string("mine"), std::string("theirs")}) {
+    auto a = real({"mcp", "get", name, "--json"});
+    auto b = ours({"mcp", "get", name, "--json"});
+    INFO(name << "\nreal: " << a.out << a.err << "\nours: " << b.out << b.err);
+    REQUIRE(a.exit_code == 0);
+    REQUIRE(b.exit_code == 0);
+    CHECK(Json::parse(a.out) == Json::parse(b.out));
+    CHECK(real({"mcp", "get", name}).out == ours({"mcp", "get", name}).out);
+  }
+  // The table (Codex's env order within one server is a hash order; one key here).
+  CHECK(real({"mcp", "list"}).out == ours({"mcp", "list"}).out);
+  REQUIRE(real({"mcp", "remove", "mine"}).exit_code == 0);
+  REQUIRE(ours({"mcp", "remove", "theirs"}).exit_code == 0);
+  CHECK(Json::parse(ours({"mcp", "list", "--json"}).out).empty());
+  CHECK(Json::parse(real({"mcp", "list", "--json"}).out).empty());
 }
 
 }  // namespace

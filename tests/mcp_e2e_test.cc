@@ -374,21 +374,21 @@ TEST_CASE("MCP list_changed mid-turn appends nothing to the tools of that turn")
   CHECK(ModelOutput(*env, "grown").find("unknown tool") != std::string::npos);
 }
 
-TEST_CASE("codex mcp list shows each server's state and tools, as text and --json") {
+TEST_CASE("codex mcp list --probe shows each server's state and tools, as text and --json") {
   const std::string config = TestServer("good", {}, "enabled_tools = [\"echo\", \"add\"]") +
                              TestServer("off", {}, "enabled = false") +
                              "[mcp_servers.bad]\ncommand = \"/nonexistent/server\"\n"
                              "[mcp_servers.tok]\nurl = \"http://127.0.0.1:9/mcp\"\n"
                              "bearer_token_env_var = \"CODEX_TEST_UNSET_TOKEN\"\n";
   auto env = MakeEnv(R"([])", config);
-  auto text = Run(*env, {"mcp", "list"});
+  auto text = Run(*env, {"mcp", "list", "--probe"});
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("good  ready  stdio") != std::string::npos);
   CHECK(text.out.find("tools (2): add, echo") != std::string::npos);
   CHECK(text.out.find("off  disabled") != std::string::npos);
   CHECK(text.out.find("bad  failed") != std::string::npos);
   CHECK(text.out.find("error: cannot run '/nonexistent/server'") != std::string::npos);
-  auto json = Run(*env, {"mcp", "list", "--json"});
+  auto json = Run(*env, {"mcp", "list", "--probe", "--json"});
   REQUIRE(json.exit_code == 0);
   Json list = Json::parse(json.out);
   REQUIRE(list.size() == 4);
@@ -403,6 +403,49 @@ TEST_CASE("codex mcp list shows each server's state and tools, as text and --jso
   CHECK(list[3]["state"] == "failed");
   CHECK(list[3]["error"].get<std::string>().find("set CODEX_TEST_UNSET_TOKEN") !=
         std::string::npos);
+  CHECK(env->server().requests_to("/responses").empty());
+}
+
+TEST_CASE("codex mcp add/get/remove edit config.toml; mcp list reads it without starting servers") {
+  auto env = MakeEnv(R"([])");
+  // A server that would leave a mark if it were started.
+  const auto mark = env->root() / "started";
+  auto add =
+      Run(*env, {"mcp", "add", "srv", "--env", "A=1", "--", "sh", "-c", "touch " + mark.string()});
+  REQUIRE(add.exit_code == 0);
+  CHECK(add.out == "Added global MCP server 'srv'.\n");
+  REQUIRE(Run(*env, {"mcp", "add", "web", "--url", "https://example.com/mcp",
+                     "--bearer-token-env-var", "TOK"})
+              .exit_code == 0);
+  auto list = Run(*env, {"mcp", "list"});
+  REQUIRE(list.exit_code == 0);
+  CHECK(list.out.find("Name  Command  Args") == 0);
+  CHECK(list.out.find("srv   sh       -c touch") != std::string::npos);
+  CHECK(list.out.find("A=*****") != std::string::npos);
+  CHECK(list.out.find("web   https://example.com/mcp  TOK") != std::string::npos);
+  auto json = Run(*env, {"mcp", "list", "--json"});
+  Json servers = Json::parse(json.out);
+  REQUIRE(servers.size() == 2);
+  CHECK(servers[0]["transport"]["type"] == "stdio");
+  CHECK(servers[0]["transport"]["env"]["A"] == "1");
+  CHECK(servers[1]["transport"]["type"] == "streamable_http");
+  CHECK(servers[1]["auth_status"] == "bearer_token");
+  auto get = Run(*env, {"mcp", "get", "srv", "--json"});
+  REQUIRE(get.exit_code == 0);
+  CHECK(Json::parse(get.out)["transport"]["args"] == Json::array({"-c", "touch " + mark.string()}));
+  CHECK_FALSE(std::filesystem::exists(mark));  // list and get never start a server
+
+  auto missing = Run(*env, {"mcp", "get", "nope"});
+  CHECK(missing.exit_code != 0);
+  CHECK(missing.err.find("No MCP server named 'nope'") != std::string::npos);
+  auto both = Run(*env, {"mcp", "add", "x", "--url", "https://e/mcp", "--", "cmd"});
+  CHECK(both.exit_code == 2);
+  auto bad_name = Run(*env, {"mcp", "add", "a b", "--", "cmd"});
+  CHECK(bad_name.exit_code == 2);
+
+  REQUIRE(Run(*env, {"mcp", "remove", "web"}).out == "Removed global MCP server 'web'.\n");
+  CHECK(Run(*env, {"mcp", "remove", "web"}).out == "No MCP server named 'web' found.\n");
+  CHECK(Json::parse(Run(*env, {"mcp", "list", "--json"}).out).size() == 1);
   CHECK(env->server().requests_to("/responses").empty());
 }
 
