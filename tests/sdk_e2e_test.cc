@@ -106,6 +106,9 @@ TEST_CASE("the TypeScript SDK drives codex: run, tool call, resume, stream, sche
   CHECK(first["items"].back()["type"] == "agent_message");
   CHECK(first["usage"]["input_tokens"].get<int>() > 0);
   CHECK(LastUserOf(requests[0]).text.find("say hi") != std::string::npos);
+  // The SDK names itself in the originator header, as with Codex.
+  CHECK(requests[0].headers.at("originator") == "codex_sdk_ts");
+  CHECK(requests[0].headers.at("x-client-request-id") == thread_id);
 
   // 2. the tool call ran in our sandbox and came back as a command_execution item.
   const Json& tool = steps["tool"];
