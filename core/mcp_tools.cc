@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -41,6 +42,37 @@ std::string Sanitize(const std::string& name) {
 }
 
 }  // namespace
+
+std::string SanitizeMcpName(const std::string& name) { return Sanitize(name); }
+
+std::string McpNamespacesJson(const std::vector<McpToolInfo>& tools) {
+  std::string out;
+  std::vector<std::string> order;
+  std::map<std::string, std::string> members;  // namespace -> ",def,def"
+  for (const auto& t : tools) {
+    if (!members.contains(t.namespace_name)) order.push_back(t.namespace_name);
+    members[t.namespace_name] += "," + t.definition_json;
+  }
+  for (const std::string& ns : order) {
+    Json head = {
+        {"type", "namespace"}, {"name", ns}, {"description", "Tools in the " + ns + " namespace."}};
+    std::string text = Dump(head);
+    text.pop_back();  // '}'
+    out += "," + text + ",\"tools\":[" + members[ns].substr(1) + "]}";
+  }
+  return out;
+}
+
+const McpToolInfo* FindMcpTool(const std::vector<McpToolInfo>& tools, const std::string& ns,
+                               const std::string& name) {
+  for (const auto& t : tools) {
+    if (ns.empty() ? t.qualified_name == name
+                   : (t.namespace_name == ns && t.function_name == name)) {
+      return &t;
+    }
+  }
+  return nullptr;
+}
 
 std::vector<std::string> QualifyMcpToolNames(
     const std::vector<std::pair<std::string, std::string>>& server_and_tool) {

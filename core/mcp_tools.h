@@ -26,10 +26,14 @@
 namespace codex::core {
 
 struct McpToolInfo {
-  std::string qualified_name;   // what the model calls
-  std::string server;           // config name
-  std::string tool;             // the server's name for it
-  std::string definition_json;  // the entry of the request's `tools` array
+  std::string qualified_name;  // the flat name mcp__SERVER__TOOL (older transcripts call it)
+  std::string server;          // config name
+  std::string tool;            // the server's name for it
+  // Codex's namespace form: the tool is `function_name` inside the namespace
+  // tool `namespace_name` ("mcp__SERVER"), both sanitised as Codex does.
+  std::string namespace_name;
+  std::string function_name;
+  std::string definition_json;  // the function entry inside its namespace
   // The tool's annotations (MCP ToolAnnotations), when the server gave them.
   std::optional<bool> read_only_hint;
   std::optional<bool> destructive_hint;
@@ -52,6 +56,22 @@ class McpTools {
                                        const std::string& arguments_json,
                                        const CancelToken& cancel) = 0;
 };
+
+// The MCP part of a request's `tools` array, as Codex 0.169 sends it: one
+// {"type":"namespace","name":"mcp__SERVER","description":"Tools in the
+// mcp__SERVER namespace.","tools":[...]} per server, in the order of `tools`
+// (grouped by namespace_name). Each JSON object is preceded by a comma, ready
+// to append to the built-in list; "" when there are none.
+std::string McpNamespacesJson(const std::vector<McpToolInfo>& tools);
+
+// The tool a function call names: `namespace_name`/`function_name` when the
+// call has a "namespace", else the flat qualified name. nullptr when none.
+const McpToolInfo* FindMcpTool(const std::vector<McpToolInfo>& tools, const std::string& ns,
+                               const std::string& name);
+
+// Codex's sanitising of a namespace or function name: every character other
+// than [A-Za-z0-9_-] becomes '_'.
+std::string SanitizeMcpName(const std::string& name);
 
 // Builds the qualified names of `tools` (in the given order) per the rule
 // above; tools with a repeated name get "" (the caller skips them).

@@ -155,7 +155,7 @@ void ToolRouter::BeginTurn() {
   mcp_tools_ = mcp_->ToolsForTurn();
   std::string json = builtin_tools_json_;
   json.pop_back();  // ']'
-  for (const auto& t : mcp_tools_) json += "," + t.definition_json;
+  json += McpNamespacesJson(mcp_tools_);
   json += ']';
   tools_json_ = std::move(json);
 }
@@ -182,8 +182,10 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
     return fail("unknown custom tool '" + name + "'");
   }
   if (call.kind == ItemKind::kFunctionCall) {
-    for (const auto& t : mcp_tools_) {
-      if (t.qualified_name == name) return RunMcp(call, t, j.value("arguments", "{}"), cancel);
+    const std::string ns =
+        j.value("namespace", Json()).is_string() ? j["namespace"].get<std::string>() : "";
+    if (const McpToolInfo* t = FindMcpTool(mcp_tools_, ns, name)) {
+      return RunMcp(call, *t, j.value("arguments", "{}"), cancel);
     }
   }
   Json args = Json::parse(j.value("arguments", "{}"), nullptr, false);

@@ -131,8 +131,9 @@ TEST_CASE("McpManager: paginated list, list_changed applied at the next turn, th
   router.BeginTurn();
   const std::string turn1 = router.ToolsJson();
   CHECK(turn1.size() > builtin.size());
-  CHECK(turn1.find("mcp__t__slow") != std::string::npos);
-  CHECK(turn1.find("mcp__t__grown") == std::string::npos);
+  CHECK(turn1.find(R"("type":"namespace","name":"mcp__t")") != std::string::npos);
+  CHECK(turn1.find(R"("name":"slow")") != std::string::npos);
+  CHECK(turn1.find(R"("name":"grown")") == std::string::npos);
 
   core::Item call;
   call.kind = core::ItemKind::kFunctionCall;
@@ -146,7 +147,7 @@ TEST_CASE("McpManager: paginated list, list_changed applied at the next turn, th
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   CHECK(router.ToolsJson() == turn1);
   router.BeginTurn();
-  CHECK(router.ToolsJson().find("mcp__t__grown") != std::string::npos);
+  CHECK(router.ToolsJson().find(R"("name":"grown")") != std::string::npos);
   // And the next turn without a change is the same bytes again.
   const std::string turn2 = router.ToolsJson();
   router.BeginTurn();

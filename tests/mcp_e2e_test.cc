@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
@@ -84,14 +85,26 @@ TEST_CASE("MCP tools follow the built-in ones, sorted by server then tool, named
   expected.push_back("mcp__some__echo");
   for (const auto& t : server_tools) expected.push_back("mcp__zeta__" + t);
   CHECK(names == expected);
-  // The definition: a function whose parameters are the server's inputSchema.
-  for (const auto& t : requests[0].body["tools"]) {
-    if (t.value("name", "") != "mcp__alpha__echo") continue;
-    CHECK(t["type"] == "function");
-    CHECK(t["description"] == "Echoes the text back");
-    CHECK(t["parameters"]["properties"].contains("text"));
-    CHECK(t["strict"] == false);
+  // Codex's namespace form (tests/compat/codex-0.169-mcp-capture.json): one
+  // namespace per server holding functions whose parameters are the
+  // server's inputSchema, "required" always present.
+  int namespaces = 0;
+  for (const auto& ns : requests[0].body["tools"]) {
+    if (ns.value("type", "") != "namespace") continue;
+    ++namespaces;
+    if (ns["name"] != "mcp__alpha") continue;
+    CHECK(ns["description"] == "Tools in the mcp__alpha namespace.");
+    for (const auto& t : ns["tools"]) {
+      CHECK(t["type"] == "function");
+      CHECK(t["strict"] == false);
+      CHECK(t["parameters"].contains("required"));
+      if (t["name"] != "echo") continue;
+      CHECK(t["description"] == "Echoes the text back");
+      CHECK(t["parameters"]["properties"].contains("text"));
+      CHECK(t["parameters"]["required"] == Json::array({"text"}));
+    }
   }
+  CHECK(namespaces == 3);
 }
 
 TEST_CASE(
@@ -115,8 +128,9 @@ TEST_CASE(
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 21);
   const std::string tools = requests[0].body["tools"].dump();
-  CHECK(tools.find("mcp__alpha__echo") != std::string::npos);
-  CHECK(tools.find("mcp__beta__add") != std::string::npos);
+  const auto names = ToolNames(requests[0]);
+  CHECK(std::find(names.begin(), names.end(), "mcp__alpha__echo") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "mcp__beta__add") != names.end());
   for (size_t i = 1; i < requests.size(); ++i) {
     INFO("request " << i);
     CHECK(requests[i].body["tools"].dump() == tools);
@@ -404,6 +418,26 @@ TEST_CASE("codex mcp list --probe shows each server's state and tools, as text a
   CHECK(list[3]["error"].get<std::string>().find("set CODEX_TEST_UNSET_TOKEN") !=
         std::string::npos);
   CHECK(env->server().requests_to("/responses").empty());
+}
+
+TEST_CASE("a namespaced MCP call (Codex's form) reaches the tool; the flat name still works") {
+  auto env = MakeEnv(R"([
+    {"output": [{"type": "function_call", "namespace": "mcp__t", "name": "echo",
+                 "arguments": "{\"text\":\"via namespace\"}", "call_id": "ns"}]},
+    {"output": [{"function_call": "mcp__t__echo", "arguments": {"text": "via flat"}, "call_id": "flat"}]},
+    {"output": [{"type": "function_call", "namespace": "mcp__nope", "name": "echo",
+                 "arguments": "{}", "call_id": "bad"}]},
+    "done"])",
+                     TestServer("t", {}));
+  auto run = Run(*env, {"exec", "go"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(ModelOutput(*env, "ns").find("echo: via namespace") != std::string::npos);
+  CHECK(ModelOutput(*env, "flat").find("echo: via flat") != std::string::npos);
+  CHECK(ModelOutput(*env, "bad").find("echo: ") == std::string::npos);
+  // The namespaced call item is resent with its namespace.
+  const std::string input = env->server().requests_to("/responses").back().InputItems().dump();
+  CHECK(input.find("\"namespace\":\"mcp__t\"") != std::string::npos);
 }
 
 TEST_CASE("codex mcp add/get/remove edit config.toml; mcp list reads it without starting servers") {

@@ -43,9 +43,19 @@ inline ProcessResult Run(CodexTestEnv& env, std::vector<std::string> args,
   return e2e::RunChecked(p);
 }
 
+// The tool names of a request; a namespace's tools as NAMESPACE__TOOL (so
+// Codex's mcp__SERVER namespace holding TOOL reads mcp__SERVER__TOOL).
 inline std::vector<std::string> ToolNames(const RecordedRequest& r) {
   std::vector<std::string> names;
-  for (const auto& t : r.body.value("tools", Json::array())) names.push_back(t.value("name", ""));
+  for (const auto& t : r.body.value("tools", Json::array())) {
+    if (t.value("type", "") == "namespace") {
+      for (const auto& f : t.value("tools", Json::array())) {
+        names.push_back(t.value("name", "") + "__" + f.value("name", ""));
+      }
+    } else {
+      names.push_back(t.value("name", ""));
+    }
+  }
   return names;
 }
 
