@@ -79,14 +79,16 @@ std::vector<std::string> QualifyMcpToolNames(
     const std::vector<std::pair<std::string, std::string>>& server_and_tool);
 
 // The function-call output for a CallToolResult (JSON text of the result
-// object): `output` is the JSON value to put in the output item (a string or
-// an array), `success` is false when the result has isError: true. Texts are
-// cut to `max_bytes` head + tail.
+// object), as Codex 0.169 sends it: "Wall time: S seconds\nOutput:" and then
+// structuredContent as one text string, or else an array of input items (the
+// header, then each content block: text, input_image, or the block's JSON).
+// `success` is false when the result has isError: true. Texts are cut to
+// `max_bytes` head + tail.
 struct McpOutput {
   std::string output_json;  // a JSON string or array, ready to embed
   bool success = true;
 };
-McpOutput FormatMcpResult(const std::string& result_json, size_t max_bytes);
+McpOutput FormatMcpResult(const std::string& result_json, size_t max_bytes, double wall_seconds);
 // The output for a call that produced no result (timeout, crash, bad
 // arguments): a text content block "tool call error: <message>", success false.
 McpOutput FormatMcpError(const std::string& message);

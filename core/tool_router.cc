@@ -1,5 +1,6 @@
 #include "core/tool_router.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -471,13 +472,16 @@ Result<ToolOutcome> ToolRouter::RunMcp(const Item& call, const McpToolInfo& tool
     }
   }
   observer_.OnToolStarted(activity);
+  const auto started = std::chrono::steady_clock::now();
   auto result = mcp_->CallTool(tool.server, tool.tool, Dump(args), cancel);
+  const double wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!result.ok()) {
     if (result.status().code() == StatusCode::kCancelled) return result.status();
     return fail(result.status().message());
   }
   activity.mcp_result = *result;
-  McpOutput out = FormatMcpResult(*result, kModelOutputMaxBytes);
+  McpOutput out = FormatMcpResult(*result, kModelOutputMaxBytes, wall_seconds);
   activity.output = out.output_json;
   return finish(out);
 }

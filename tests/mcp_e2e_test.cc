@@ -136,8 +136,8 @@ TEST_CASE(
     CHECK(requests[i].body["tools"].dump() == tools);
     CHECK(InputExtends(requests[i - 1], requests[i]));
   }
-  CHECK(ModelOutput(*env, "c1") == R"([{"type":"text","text":"echo: n1"}])");
-  CHECK(ModelOutput(*env, "c0") == R"({"sum":3.0})");
+  CHECK(McpResultText(ModelOutput(*env, "c1")) == "echo: n1");
+  CHECK(McpResultText(ModelOutput(*env, "c0")) == R"({"sum":3.0})");
 }
 
 TEST_CASE(
@@ -157,17 +157,22 @@ TEST_CASE(
   auto run = Run(*env, {"exec", "--json", "go"});
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
-  CHECK(ModelOutput(*env, "echo") == R"([{"type":"text","text":"echo: hi"}])");
-  CHECK(ModelOutput(*env, "add") == R"({"sum":5.0})");
+  CHECK(McpResultText(ModelOutput(*env, "echo")) == "echo: hi");
+  CHECK(McpResultText(ModelOutput(*env, "add")) == R"({"sum":5.0})");
+  // Codex's shape: the wall-time header, then the blocks as input items.
   Json img = Json::parse(ModelOutput(*env, "img"));
   REQUIRE(img.is_array());
-  REQUIRE(img.size() == 2);
-  CHECK(img[0] == Json({{"type", "input_text"}, {"text", "a tiny image"}}));
-  CHECK(img[1] ==
+  REQUIRE(img.size() == 3);
+  CHECK(img[0]["type"] == "input_text");
+  CHECK(img[0]["text"].get<std::string>().rfind("Wall time: ", 0) == 0);
+  CHECK(img[0]["text"].get<std::string>().ends_with(" seconds\nOutput:"));
+  CHECK(img[1] == Json({{"type", "input_text"}, {"text", "a tiny image"}}));
+  CHECK(img[2] ==
         Json({{"type", "input_image"}, {"image_url", "data:image/png;base64,iVBORw0KGgo="}}));
-  const std::string res = ModelOutput(*env, "res");
-  CHECK(Json::parse(res)[0]["resource"]["text"] == "resource text");
-  CHECK(ModelOutput(*env, "fail") == R"([{"type":"text","text":"the tool failed on purpose"}])");
+  const std::string res = McpResultText(ModelOutput(*env, "res"));
+  CHECK(Json::parse(res)["resource"]["text"] == "resource text");
+  CHECK(ModelOutput(*env, "add").rfind("Wall time: ", 0) == 0);
+  CHECK(McpResultText(ModelOutput(*env, "fail")) == "the tool failed on purpose");
   CHECK(ModelOutput(*env, "badargs").find("must be a JSON object") != std::string::npos);
   // Truncated head + tail like shell output: both ends kept, a marker between.
   const std::string huge_raw = ModelOutput(*env, "huge");
@@ -237,7 +242,7 @@ TEST_CASE(
   CHECK(crash.find("tool call error") != std::string::npos);
   CHECK(crash.find("exited with code 3") != std::string::npos);
   CHECK(ModelOutput(*env, "after").find("not running") != std::string::npos);
-  CHECK(ModelOutput(*env, "noise") == R"([{"type":"text","text":"echo: through noise"}])");
+  CHECK(McpResultText(ModelOutput(*env, "noise")) == "echo: through noise");
   // The garbage was noted in the server's log, not on the terminal.
   CHECK(ReadFile(env->codex_home() / "log" / "mcp-noisy.log").find("not JSON-RPC") !=
         std::string::npos);
@@ -336,7 +341,7 @@ TEST_CASE(
                      config);
   auto run = Run(*env, {"exec", "go"});
   REQUIRE(run.exit_code == 0);
-  CHECK(ModelOutput(*env, "ro") == R"([{"type":"text","text":"echo: ro"}])");
+  CHECK(McpResultText(ModelOutput(*env, "ro")) == "echo: ro");
   CHECK(ModelOutput(*env, "rw").find("needs the user's approval") != std::string::npos);
   const std::string server_log = ReadFile(log);
   CHECK(server_log.find("\"name\":\"echo\"") != std::string::npos);
@@ -351,7 +356,7 @@ TEST_CASE(
                       "approval_policy = \"on-request\"\n" + TestServer("t", {}));
   auto run2 = Run(*env2, {"exec", "go"});
   REQUIRE(run2.exit_code == 0);
-  CHECK(ModelOutput(*env2, "add") == R"({"sum":2.0})");
+  CHECK(McpResultText(ModelOutput(*env2, "add")) == R"({"sum":2.0})");
   CHECK(ModelOutput(*env2, "grow").find("needs the user's approval") != std::string::npos);
 
   // Interactive (answers read from stdin): "always this session" covers that
@@ -367,8 +372,8 @@ TEST_CASE(
   INFO(run3->err);
   CHECK(run3->exit_code == 0);
   CHECK(CountLines(run3->err, "Allow this command?") == 2);
-  CHECK(ModelOutput(*env3, "c1") == R"({"sum":3.0})");
-  CHECK(ModelOutput(*env3, "c2") == R"({"sum":7.0})");
+  CHECK(McpResultText(ModelOutput(*env3, "c1")) == R"({"sum":3.0})");
+  CHECK(McpResultText(ModelOutput(*env3, "c2")) == R"({"sum":7.0})");
   CHECK(ModelOutput(*env3, "c3").find("the user declined this MCP tool call") != std::string::npos);
 }
 
