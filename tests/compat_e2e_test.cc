@@ -150,5 +150,14 @@ project_doc_fallback_filenames = ["CLAUDE.md"]
   CHECK(second.find("Use tabs, never spaces.") == std::string::npos);
 }
 
+TEST_CASE("codex completion without a shell prints the bash script, as Codex") {
+  auto env = MakeEnv(R"([])");
+  auto plain = RunOk(*env, {"completion"});
+  auto bash = RunOk(*env, {"completion", "bash"});
+  CHECK(plain.out == bash.out);
+  CHECK(plain.out.find("complete ") != std::string::npos);
+  CHECK(RunOk(*env, {"completion", "zsh"}).out != bash.out);
+}
+
 }  // namespace
 }  // namespace codex::testing
