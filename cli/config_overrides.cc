@@ -21,6 +21,7 @@ Result<core::ConfigOverrides> OverridesFrom(const GlobalOptions& global, const R
   if (!flags.cd.empty()) o.cwd = flags.cd;
   o.oss = flags.oss;
   o.add_dirs = flags.add_dirs;
+  o.ignore_user_config = flags.ignore_user_config;
   if (flags.full_auto) {
     o.sandbox_mode = core::SandboxMode::kWorkspaceWrite;
     o.approval_policy = core::ApprovalPolicy::kOnRequest;

@@ -221,6 +221,8 @@ void AddExecFlags(CLI::App* cmd, ExecArgs& args) {
                   "JSON Schema FILE the final message must follow (sent as text.format)");
   cmd->add_option("--color", args.color, "Colour on stderr: always | never | auto (default)");
   cmd->add_flag("--ephemeral", args.flags.ephemeral, "Do not save the session");
+  cmd->add_flag("--ignore-user-config", args.flags.ignore_user_config,
+                "Do not read $CODEX_HOME/config.toml (-c, -p and flags still apply)");
 }
 
 }  // namespace

@@ -736,7 +736,12 @@ Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& 
   Config config;
   config.codex_home = codex_home;
   const fs::path path = fs::path(codex_home) / "config.toml";
-  ASSIGN_OR_RETURN(toml::table root, ReadConfigFile(path));
+  toml::table root;
+  // --ignore-user-config (Codex's exec flag): config.toml is not read; -c,
+  // the profile and the flags still apply.
+  if (!overrides.ignore_user_config) {
+    ASSIGN_OR_RETURN(root, ReadConfigFile(path));
+  }
   for (const auto& kv : overrides.dash_c) RETURN_IF_ERROR(ApplyOverride(root, kv));
   RETURN_IF_ERROR(ApplyProfile(codex_home, path, overrides, root, config));
 

@@ -102,6 +102,7 @@ struct ConfigOverrides {
   bool oss = false;                    // --oss: the local open-source provider
   std::optional<std::string> profile;  // -p/--profile NAME
   bool strict = false;                 // --strict-config: unsupported keys are errors
+  bool ignore_user_config = false;     // --ignore-user-config: $CODEX_HOME/config.toml is not read
 };
 
 // Validates `value` of enum key `key` against `allowed`: kInvalidArgument

@@ -159,5 +159,18 @@ TEST_CASE("codex completion without a shell prints the bash script, as Codex") {
   CHECK(RunOk(*env, {"completion", "zsh"}).out != bash.out);
 }
 
+TEST_CASE("exec --ignore-user-config does not read config.toml; -c still applies") {
+  auto env = MakeEnv(R"(["from flags"])", "model_reasoning_effort = \"not-a-level\"\n");
+  // With the file read, its bad value is an error.
+  CHECK(Run(*env, {"exec", "hi"}).exit_code == 2);
+  const std::string provider = "model_providers.scripted={name=\"scripted\",base_url=\"" +
+                               env->server().base_url() +
+                               "\",env_key=\"SCRIPTED_API_KEY\",wire_api=\"responses\"}";
+  auto run = RunOk(*env, {"exec", "--ignore-user-config", "-c", "model_provider=\"scripted\"", "-c",
+                          provider, "-m", "flag-model", "hi"});
+  CHECK(run.out == "from flags\n");
+  CHECK(env->server().requests_to("/responses").at(0).body["model"] == "flag-model");
+}
+
 }  // namespace
 }  // namespace codex::testing
