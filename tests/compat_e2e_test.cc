@@ -50,6 +50,11 @@ TEST_CASE("exec -i a.png b.png -- PROMPT sends two images and the prompt") {
     if (item.value("role", "") == "user") user = item;
   }
   REQUIRE(user["content"].size() == 3);
+  // Without the --, the prompt is read as a third file: one line says what to do.
+  auto eaten = Run(*env, {"exec", "-i", "a.png", "b.png", "describe both"});
+  CHECK(eaten.exit_code == 2);
+  CHECK(eaten.err.find("'--' before it") != std::string::npos);
+  CHECK(env->server().requests_to("/responses").size() == 1);
   CHECK(user["content"][0]["type"] == "input_image");
   CHECK(user["content"][1]["type"] == "input_image");
   CHECK(user["content"][2]["text"] == "describe both");
