@@ -1,8 +1,16 @@
-// Command-line compatibility with the Codex CLI: Codex accepts its global
-// options (-c/--config, -p/--profile, --strict-config, -V/--version) in any
-// position, before or after the subcommand, so they are moved in front of
-// the subcommand before CLI11 parses; and Codex subcommands this codex does
-// not have are refused instead of being sent to the model as a prompt.
+// Command-line compatibility with the Codex CLI 0.169, applied to argv before
+// CLI11 parses (docs/codex-compat.md lists every flag and subcommand):
+//  - Codex accepts its global options (-c/--config, -p/--profile,
+//    --strict-config, --enable/--disable FEATURE, --search, -V/--version) in
+//    any position, before or after the subcommand: they are moved in front.
+//  - Codex's run options (-m, -s, -C, -a, --add-dir, -i, --oss, --full-auto,
+//    --dangerously-bypass-approvals-and-sandbox, --skip-git-repo-check)
+//    given BEFORE `exec`, `resume` or `fork` apply to that subcommand: they
+//    are moved right after its word.
+//  - Codex words with a home here are renamed (`help` → --help, `archive`,
+//    `unarchive`, `delete` → `sessions ...`).
+//  - Codex subcommands this codex does not have are refused by name instead
+//    of being sent to the model as a prompt.
 // Pure functions; thread-safe.
 #pragma once
 
@@ -17,9 +25,20 @@ namespace codex::cli {
 // `sandbox` (its arguments are a command line of their own).
 std::vector<std::string> HoistGlobalOptions(const std::vector<std::string>& argv);
 
-// For argv as HoistGlobalOptions returns it: the Codex subcommand word
-// (apply, login, logout, cloud, features) this codex does not implement when
-// it is the first word after the global options, else nullopt.
+// For argv as HoistGlobalOptions returns it: run options placed before the
+// first subcommand word move to right after it when that word is exec (e),
+// resume or fork; Codex words with a home here are renamed (help, archive,
+// unarchive, delete). Anything else is returned unchanged.
+std::vector<std::string> LowerRunOptions(const std::vector<std::string>& argv);
+
+// For argv as LowerRunOptions returns it: the Codex 0.169 subcommand this
+// codex does not implement ("review", "login", ..., or "exec review") when it
+// is the first word (or `exec`'s first word), else nullopt.
 std::optional<std::string> MissingCodexSubcommand(const std::vector<std::string>& argv);
+
+// The -c overrides Codex derives from --enable F / --disable F (features.F =
+// true/false) and --search (web_search = "live"), in order.
+std::vector<std::string> FeatureOverrides(const std::vector<std::string>& enable,
+                                          const std::vector<std::string>& disable, bool search);
 
 }  // namespace codex::cli

@@ -44,10 +44,58 @@ TEST_CASE("Codex subcommands this codex lacks are named; others are not") {
   CHECK(MissingCodexSubcommand({"codex", "logout"}) == "logout");
   CHECK(MissingCodexSubcommand({"codex", "cloud"}) == "cloud");
   CHECK(MissingCodexSubcommand({"codex", "features", "list"}) == "features");
+  for (const char* word : {"agents", "review", "doctor", "update", "mcp-server", "app-server",
+                           "debug", "plugin", "queue", "exec-server", "a", "remote-control"}) {
+    CHECK(MissingCodexSubcommand({"codex", word}) == word);
+  }
+  CHECK(MissingCodexSubcommand({"codex", "-m", "x", "--oss", "review"}) == "review");
+  CHECK(MissingCodexSubcommand({"codex", "exec", "review", "--base", "main"}) == "exec review");
+  CHECK(MissingCodexSubcommand({"codex", "exec", "--json", "-m", "x", "review"}) == "exec review");
+  CHECK_FALSE(MissingCodexSubcommand({"codex", "exec", "--", "review"}));
+  CHECK(MissingCodexSubcommand({"codex", "mcp", "login", "x"}) == "mcp login");
+  CHECK_FALSE(MissingCodexSubcommand({"codex", "mcp", "add", "x", "--", "npx"}));
+  CHECK(MissingCodexSubcommand({"codex", "sandbox", "uninstall"}) == "sandbox uninstall");
+  CHECK_FALSE(MissingCodexSubcommand({"codex", "sandbox", "ls", "add"}));
   CHECK_FALSE(MissingCodexSubcommand({"codex", "mcp", "list"}));
   CHECK_FALSE(MissingCodexSubcommand({"codex", "exec", "apply"}));  // a prompt word
   CHECK_FALSE(MissingCodexSubcommand({"codex", "apply the patch"}));
   CHECK_FALSE(MissingCodexSubcommand({"codex"}));
+}
+
+TEST_CASE("run options before exec/resume/fork move after its word; others stay") {
+  auto lower = [](Args a) { return LowerRunOptions(HoistGlobalOptions(a)); };
+  CHECK(lower({"codex", "-m", "X", "-s", "workspace-write", "-C", "dir", "exec", "hi"}) ==
+        Args{"codex", "exec", "-m", "X", "-s", "workspace-write", "-C", "dir", "hi"});
+  CHECK(lower({"codex", "--oss", "-c", "a=1", "--full-auto", "exec", "resume", "--last"}) ==
+        Args{"codex", "-c", "a=1", "exec", "--oss", "--full-auto", "resume", "--last"});
+  CHECK(lower({"codex", "--dangerously-bypass-approvals-and-sandbox", "-mgpt", "resume"}) ==
+        Args{"codex", "resume", "--dangerously-bypass-approvals-and-sandbox", "-mgpt"});
+  CHECK(lower({"codex", "-i", "a.png", "b.png", "fork", "ID"}) ==
+        Args{"codex", "fork", "-i", "a.png", "b.png", "ID"});
+  // Interactive: the options stay on the top-level command.
+  CHECK(lower({"codex", "-m", "X", "hello"}) == Args{"codex", "-m", "X", "hello"});
+  // A prompt word that happens to follow -m's value is not a subcommand.
+  CHECK(lower({"codex", "-m", "exec", "hi"}) == Args{"codex", "-m", "exec", "hi"});
+  CHECK(lower({"codex", "--enable", "x", "exec", "--disable", "y", "hi"}) ==
+        Args{"codex", "--enable", "x", "--disable", "y", "exec", "hi"});
+}
+
+TEST_CASE("Codex words with a home here are renamed") {
+  CHECK(LowerRunOptions({"codex", "help"}) == Args{"codex", "--help"});
+  CHECK(LowerRunOptions({"codex", "help", "exec"}) == Args{"codex", "exec", "--help"});
+  CHECK(LowerRunOptions({"codex", "-c", "a=1", "archive", "ID"}) ==
+        Args{"codex", "-c", "a=1", "sessions", "archive", "ID"});
+  CHECK(LowerRunOptions({"codex", "delete", "ID"}) == Args{"codex", "sessions", "rm", "ID"});
+  CHECK(LowerRunOptions({"codex", "unarchive", "ID"}) ==
+        Args{"codex", "sessions", "unarchive", "ID"});
+  CHECK(LowerRunOptions({"codex", "exec", "delete", "it"}) ==
+        Args{"codex", "exec", "delete", "it"});
+}
+
+TEST_CASE("--enable/--disable/--search are -c overrides") {
+  CHECK(FeatureOverrides({"a", "b"}, {"c"}, true) ==
+        Args{"features.a=true", "features.b=true", "features.c=false", "web_search=\"live\""});
+  CHECK(FeatureOverrides({}, {}, false).empty());
 }
 
 TEST_CASE("image MIME types come from the content") {

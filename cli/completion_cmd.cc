@@ -281,9 +281,10 @@ Result<std::string> CompletionScript(const CLI::App& app, std::string_view shell
 
 void RegisterCompletionCommand(CLI::App& app, const GlobalOptions& global, CommandOutcome& result) {
   (void)global;
-  auto shell = std::make_shared<std::string>();
+  // As Codex: SHELL defaults to bash.
+  auto shell = std::make_shared<std::string>("bash");
   CLI::App* cmd = app.add_subcommand("completion", "Print a shell completion script");
-  cmd->add_option("SHELL", *shell, "bash | zsh | fish")->required();
+  cmd->add_option("SHELL", *shell, "bash (default) | zsh | fish");
   cmd->callback([&app, shell, &result]() {
     result.Set([&]() -> Status {
       ASSIGN_OR_RETURN(const std::string script, CompletionScript(app, *shell));

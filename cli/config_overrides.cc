@@ -1,10 +1,15 @@
 #include "cli/config_overrides.h"
 
+#include "cli/compat_args.h"
+
 namespace codex::cli {
 
 core::ConfigOverrides GlobalOverrides(const GlobalOptions& global) {
   core::ConfigOverrides o;
   o.dash_c = global.dash_c;
+  for (std::string& kv : FeatureOverrides(global.enable, global.disable, global.search)) {
+    o.dash_c.push_back(std::move(kv));
+  }
   if (!global.profile.empty()) o.profile = global.profile;
   o.strict = global.strict_config;
   return o;
@@ -16,6 +21,7 @@ Result<core::ConfigOverrides> OverridesFrom(const GlobalOptions& global, const R
   if (!flags.cd.empty()) o.cwd = flags.cd;
   o.oss = flags.oss;
   o.add_dirs = flags.add_dirs;
+  o.ignore_user_config = flags.ignore_user_config;
   if (flags.full_auto) {
     o.sandbox_mode = core::SandboxMode::kWorkspaceWrite;
     o.approval_policy = core::ApprovalPolicy::kOnRequest;

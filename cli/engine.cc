@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -102,7 +103,14 @@ Engine::~Engine() {
 Status Engine::StartModel(core::TurnObserver& observer) {
   observer_ = &observer;
   ASSIGN_OR_RETURN(std::string key, core::ResolveApiKey(config_.provider));
-  ASSIGN_OR_RETURN(auto client, core::ResponsesClient::Create(config_.provider, key));
+  core::ClientOptions client_options;
+  // Codex's override of the originator header; OpenAI's TypeScript SDK sets
+  // it to "codex_sdk_ts" for the codex it spawns.
+  if (const char* o = std::getenv("CODEX_INTERNAL_ORIGINATOR_OVERRIDE"); o != nullptr && *o) {
+    client_options.originator = o;
+  }
+  ASSIGN_OR_RETURN(auto client,
+                   core::ResponsesClient::Create(config_.provider, key, client_options));
   responses_ = client.get();
   client_ = std::move(client);
   ASSIGN_OR_RETURN(compactor_, compaction::MakeCompactor(config_, *client_));

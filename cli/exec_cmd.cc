@@ -210,15 +210,19 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
 
 // The flags of `codex exec` (and its resume/fork) beyond the shared RunFlags.
 void AddExecFlags(CLI::App* cmd, ExecArgs& args) {
-  cmd->add_option("-i,--image", args.images, "Attach an image to the prompt (repeatable)")
+  // As Codex's `-i, --image <FILE>...`: one or more files (and comma lists);
+  // end the list with `--` before a prompt: `-i a.png b.png -- "describe"`.
+  cmd->add_option("-i,--image", args.images, "Attach images to the prompt: FILE... (repeatable)")
       ->delimiter(',')
-      ->allow_extra_args(false);
+      ->allow_extra_args(true);
   cmd->add_option("-o,--output-last-message", args.output_last_message,
                   "Write the agent's last message to FILE");
   cmd->add_option("--output-schema", args.flags.output_schema_file,
                   "JSON Schema FILE the final message must follow (sent as text.format)");
   cmd->add_option("--color", args.color, "Colour on stderr: always | never | auto (default)");
   cmd->add_flag("--ephemeral", args.flags.ephemeral, "Do not save the session");
+  cmd->add_flag("--ignore-user-config", args.flags.ignore_user_config,
+                "Do not read $CODEX_HOME/config.toml (-c, -p and flags still apply)");
 }
 
 }  // namespace

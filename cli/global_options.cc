@@ -11,6 +11,12 @@ void AddGlobalOptions(CLI::App& app, GlobalOptions& global) {
                  "Apply [profiles.NAME] of config.toml (or $CODEX_HOME/NAME.config.toml)");
   app.add_flag("--strict-config", global.strict_config,
                "Make unsupported config.toml keys an error instead of a warning");
+  app.add_option("--enable", global.enable, "Enable a feature (repeatable): -c features.NAME=true")
+      ->allow_extra_args(false);
+  app.add_option("--disable", global.disable,
+                 "Disable a feature (repeatable): -c features.NAME=false")
+      ->allow_extra_args(false);
+  app.add_flag("--search", global.search, "Enable live web search: -c web_search=\"live\"");
 }
 
 }  // namespace codex::cli

@@ -1,4 +1,5 @@
-// The options every `codex` command shares (-c, -p, --strict-config), parsed
+// The options every `codex` command shares (-c, -p, --strict-config,
+// --enable/--disable FEATURE, --search), parsed
 // on the top-level app. main() moves them in front of the subcommand
 // (compat_args.h), so Codex's `codex exec -c k=v` and `codex -c k=v exec`
 // both work. A command reads them in its callback, after parsing.
@@ -11,9 +12,12 @@
 namespace codex::cli {
 
 struct GlobalOptions {
-  std::vector<std::string> dash_c;  // -c key=value
-  std::string profile;              // -p/--profile NAME
-  bool strict_config = false;       // --strict-config
+  std::vector<std::string> dash_c;   // -c key=value
+  std::string profile;               // -p/--profile NAME
+  bool strict_config = false;        // --strict-config
+  std::vector<std::string> enable;   // --enable FEATURE (features.FEATURE = true)
+  std::vector<std::string> disable;  // --disable FEATURE (features.FEATURE = false)
+  bool search = false;               // --search (web_search = "live")
 };
 
 // Adds -c/--config, -p/--profile and --strict-config to the top-level `app`,

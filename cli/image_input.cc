@@ -45,7 +45,10 @@ std::string Base64Encode(std::string_view bytes) {
 Result<std::string> ImageDataUrl(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
-    return InvalidArgumentError("--image " + path + ": no such file; check the path");
+    // -i takes FILE... as Codex's does, so a prompt right after it is read as a file.
+    return InvalidArgumentError("--image " + path +
+                                ": no such file; check the path (a prompt after -i FILE... "
+                                "needs '--' before it)");
   }
   if (!std::filesystem::is_regular_file(path, ec)) {
     return InvalidArgumentError("--image " + path + ": not a regular file; give an image file");

@@ -76,12 +76,13 @@ int main(int argc, char** argv) {
   codex::cli::RegisterSessionsCommands(app, global, outcome);
   codex::cli::RegisterCompactCommand(app, global, outcome);
   codex::cli::RegisterMcpCommands(app, global, outcome);
-  std::vector<std::string> args = codex::cli::HoistGlobalOptions(std::move(raw_args));
+  std::vector<std::string> args =
+      codex::cli::LowerRunOptions(codex::cli::HoistGlobalOptions(std::move(raw_args)));
   if (auto missing = codex::cli::MissingCodexSubcommand(args)) {
     outcome.Set(codex::InvalidArgumentError(
         "'codex " + *missing +
-        "' is a Codex CLI subcommand that this codex does not have; run 'codex --help' for the "
-        "commands it has"));
+        "' is a Codex CLI subcommand that this codex does not have (docs/codex-compat.md); run "
+        "'codex --help' for the commands it has"));
     return outcome.Finish();
   }
   std::vector<char*> hoisted;

@@ -16,7 +16,9 @@ void AddRunFlags(CLI::App* cmd, RunFlags& flags) {
                 "Low-friction automation: -a on-request -s workspace-write");
   cmd->add_flag("--dangerously-bypass-approvals-and-sandbox", flags.bypass,
                 "Run every command without sandbox or approval (only in an isolated VM)");
-  cmd->add_flag("--json", flags.json, "Print JSONL events on stdout");
+  // --experimental-json: Codex's older name for --json, still what the
+  // TypeScript SDK (@openai/codex-sdk) passes.
+  cmd->add_flag("--json,--experimental-json", flags.json, "Print JSONL events on stdout");
   cmd->add_flag("--skip-git-repo-check", flags.skip_git_repo_check,
                 "Accepted for compatibility: codex never requires a git repository");
 }

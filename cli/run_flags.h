@@ -21,8 +21,9 @@ struct RunFlags {
   bool json = false;
   bool skip_git_repo_check = false;  // accepted for Codex compatibility; never required
   // `codex exec` only (AddExecFlags in exec_cmd.cc):
-  bool ephemeral = false;          // --ephemeral: the session lives in a temporary store
-  std::string output_schema_file;  // --output-schema FILE
+  bool ephemeral = false;           // --ephemeral: the session lives in a temporary store
+  std::string output_schema_file;   // --output-schema FILE
+  bool ignore_user_config = false;  // --ignore-user-config: do not read config.toml
 };
 
 // Adds the RunFlags options to `cmd`, storing into `flags` (which must outlive the parse).

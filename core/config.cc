@@ -282,7 +282,28 @@ constexpr std::string_view kKnownKeys[] = {
     "model_prices",              // sessions usage (issue 28)
 };
 
+// Keys Codex 0.169 itself writes into config.toml (trusting a project, the
+// TUI's notices and settings, /experimental feature toggles): accepted
+// without a warning, since a Codex user's file always has them. They have no
+// effect here, except what `features` maps (docs/codex-compat.md).
+constexpr std::string_view kCodexWrittenKeys[] = {
+    "projects", "notice", "tui", "features", "windows_wsl_setup_acknowledged",
+};
+
+// Codex keys this codex honours with Codex's meaning (issue 25).
+constexpr std::string_view kCodexHonouredKeys[] = {
+    "developer_instructions",
+    "model_instructions_file",
+    "project_doc_fallback_filenames",
+};
+
 bool IsKnownKey(std::string_view path) {
+  for (std::string_view k : kCodexWrittenKeys) {
+    if (k == path) return true;
+  }
+  for (std::string_view k : kCodexHonouredKeys) {
+    if (k == path) return true;
+  }
   for (std::string_view k : kKnownKeys) {
     if (k == path) return true;
   }
@@ -751,18 +772,61 @@ std::string CanonicalDir(const std::string& dir) {
   return out;
 }
 
+// developer_instructions, model_instructions_file and
+// project_doc_fallback_filenames, with Codex's meaning.
+Status ReadCodexInstructionKeys(const toml::table& root, const std::string& codex_home,
+                                Config& config) {
+  RETURN_IF_ERROR(ReadString(root, "", "developer_instructions", config.developer_instructions));
+  std::string file;
+  RETURN_IF_ERROR(ReadString(root, "", "model_instructions_file", file));
+  if (!file.empty()) {
+    // Relative to $CODEX_HOME (where config.toml is), "~/" to $HOME.
+    fs::path path(file);
+    if (file.rfind("~/", 0) == 0) path = fs::path(Getenv("HOME")) / file.substr(2);
+    if (path.is_relative()) path = fs::path(codex_home) / path;
+    std::ifstream in(path, std::ios::binary);
+    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    if (!fs::is_regular_file(path) || text.empty()) {
+      return InvalidArgumentError("config: model_instructions_file '" + path.string() +
+                                  "' cannot be read or is empty; fix the path or remove the key");
+    }
+    config.instructions = std::move(text);
+  }
+  if (const toml::node* n = root.get("project_doc_fallback_filenames")) {
+    const toml::array* arr = n->as_array();
+    if (arr == nullptr) {
+      return TypeError("", "project_doc_fallback_filenames", "an array of file names");
+    }
+    for (auto&& a : *arr) {
+      auto v = a.value<std::string>();
+      if (!v || v->empty() || v->find('/') != std::string::npos) {
+        return TypeError("", "project_doc_fallback_filenames",
+                         "an array of file names (no '/'), e.g. [\"CLAUDE.md\"]");
+      }
+      config.project_doc_fallback_filenames.push_back(*v);
+    }
+  }
+  return OkStatus();
+}
+
 // The layers in order: config.toml, -c, the profile, -c again, then the
 // command line's flags; see config.h.
 Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& overrides) {
   Config config;
   config.codex_home = codex_home;
   const fs::path path = fs::path(codex_home) / "config.toml";
-  ASSIGN_OR_RETURN(toml::table root, ReadConfigFile(path));
+  toml::table root;
+  // --ignore-user-config (Codex's exec flag): config.toml is not read; -c,
+  // the profile and the flags still apply.
+  if (!overrides.ignore_user_config) {
+    ASSIGN_OR_RETURN(root, ReadConfigFile(path));
+  }
   for (const auto& kv : overrides.dash_c) RETURN_IF_ERROR(ApplyOverride(root, kv));
   RETURN_IF_ERROR(ApplyProfile(codex_home, path, overrides, root, config));
 
   std::vector<std::string> unsupported;
   CollectUnsupported(root, "", unsupported);
+  RETURN_IF_ERROR(ParseMcpServers(root, config.mcp_servers, unsupported));
   for (const std::string& key : unsupported) {
     if (overrides.strict) {
       return InvalidArgumentError("config key '" + key +
@@ -773,7 +837,7 @@ Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& 
 
   RETURN_IF_ERROR(ReadModelAndPolicyKeys(root, config));
   RETURN_IF_ERROR(ReadLimitKeys(root, config));
-  RETURN_IF_ERROR(ParseMcpServers(root, config.mcp_servers));
+  RETURN_IF_ERROR(ReadCodexInstructionKeys(root, codex_home, config));
   RETURN_IF_ERROR(ReadSessionStore(root, overrides, codex_home, config.session_store));
   RETURN_IF_ERROR(ReadProviders(root, config));
   RETURN_IF_ERROR(ReadModelPrices(root, config));

@@ -82,7 +82,11 @@ struct Config {
   std::optional<int64_t> model_auto_compact_soft_token_limit;
   std::string compaction = "auto";  // auto | inline | endpoint | local (README, "Compaction")
   std::optional<int> history_retention_days;  // [history] retention_days
-  std::string instructions;                   // base instructions override ("" = built-in)
+  std::string instructions;  // base instructions override ("" = built-in); model_instructions_file
+  // Codex's developer_instructions: a developer message after the permissions one.
+  std::string developer_instructions;
+  // Codex's project_doc_fallback_filenames: tried in order in a directory without AGENTS.md.
+  std::vector<std::string> project_doc_fallback_filenames;
   int64_t shell_timeout_ms = 10'000;
   // [shell_environment_policy]: the environment of the commands the model runs.
   sandbox::EnvPolicy shell_environment_policy;
@@ -127,6 +131,7 @@ struct ConfigOverrides {
   bool oss = false;                    // --oss: the local open-source provider
   std::optional<std::string> profile;  // -p/--profile NAME
   bool strict = false;                 // --strict-config: unsupported keys are errors
+  bool ignore_user_config = false;     // --ignore-user-config: $CODEX_HOME/config.toml is not read
 };
 
 // Validates `value` of enum key `key` against `allowed`: kInvalidArgument

@@ -299,3 +299,73 @@ network_access = true
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message().find("exclude_slash_tmp") != std::string::npos);
 }
+
+TEST_CASE("Keys Codex itself writes never warn, even under --strict-config (issue 25)") {
+  TempHome home;
+  home.Write(R"(model = "m"
+windows_wsl_setup_acknowledged = true
+[projects."/home/me/project"]
+trust_level = "trusted"
+[notice]
+hide_full_access_warning = true
+[notice.model_migrations]
+"gpt-5" = "gpt-5.1"
+[tui]
+notifications = true
+[features]
+web_search_request = true
+[mcp_servers.docs]
+url = "https://example.invalid/mcp"
+oauth_resource = "https://example.invalid"
+scopes = ["read", "write"]
+default_tools_approval_mode = "approve"
+supports_parallel_tool_calls = true
+[mcp_servers.docs.tools.search]
+approval_mode = "approve"
+)");
+  auto config = LoadConfig(home.path.string(), {});
+  REQUIRE(config.ok());
+  CHECK(config->warnings.empty());
+  CHECK(config->mcp_servers.at("docs").url == "https://example.invalid/mcp");
+  ConfigOverrides strict;
+  strict.strict = true;
+  CHECK(LoadConfig(home.path.string(), strict).ok());
+}
+
+TEST_CASE("An unknown mcp_servers key warns by its path; --strict-config makes it an error") {
+  TempHome home;
+  home.Write("[mcp_servers.x]\ncommand = \"srv\"\nfuture_knob = 3\n");
+  auto config = LoadConfig(home.path.string(), {});
+  REQUIRE(config.ok());
+  REQUIRE(config->warnings.size() == 1);
+  CHECK(config->warnings[0].find("'mcp_servers.x.future_knob'") != std::string::npos);
+  CHECK(config->mcp_servers.at("x").command == "srv");
+  ConfigOverrides strict;
+  strict.strict = true;
+  auto refused = LoadConfig(home.path.string(), strict);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().message().find("mcp_servers.x.future_knob") != std::string::npos);
+}
+
+TEST_CASE("developer_instructions, model_instructions_file, project_doc_fallback_filenames") {
+  TempHome home;
+  home.Write(R"(developer_instructions = "Always answer in French."
+model_instructions_file = "base.md"
+project_doc_fallback_filenames = ["CLAUDE.md", "GEMINI.md"]
+)");
+  std::ofstream(home.path / "base.md") << "You are a terse agent.";
+  auto config = LoadConfig(home.path.string(), {});
+  REQUIRE(config.ok());
+  CHECK(config->warnings.empty());
+  CHECK(config->developer_instructions == "Always answer in French.");
+  CHECK(config->instructions == "You are a terse agent.");
+  CHECK(config->project_doc_fallback_filenames ==
+        std::vector<std::string>{"CLAUDE.md", "GEMINI.md"});
+
+  home.Write("model_instructions_file = \"missing.md\"\n");
+  auto missing = LoadConfig(home.path.string(), {});
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().message().find("missing.md") != std::string::npos);
+  home.Write("project_doc_fallback_filenames = [\"../x.md\"]\n");
+  CHECK_FALSE(LoadConfig(home.path.string(), {}).ok());
+}

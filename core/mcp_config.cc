@@ -123,7 +123,8 @@ Status CheckTransport(const std::string& name, const toml::table& t, const McpSe
   return OkStatus();
 }
 
-Status ParseOne(const std::string& name, const toml::table& t, McpServerConfig& s) {
+Status ParseOne(const std::string& name, const toml::table& t, McpServerConfig& s,
+                std::vector<std::string>& unsupported) {
   static const std::set<std::string, std::less<>> kKnown = {"command",
                                                             "args",
                                                             "env",
@@ -140,14 +141,18 @@ Status ParseOne(const std::string& name, const toml::table& t, McpServerConfig& 
                                                             "tool_timeout_sec",
                                                             "enabled_tools",
                                                             "disabled_tools"};
+  // Keys Codex itself writes (codex mcp add --scopes/--oauth-resource, a
+  // remembered tool approval): accepted without a word; they have no effect
+  // here (no OAuth, tool approvals follow approval_policy).
+  static const std::set<std::string, std::less<>> kCodexWritten = {
+      "scopes", "oauth_resource", "default_tools_approval_mode", "supports_parallel_tool_calls",
+      "tools"};
+  std::string unknown;  // this server's unknown keys, for the transport error
   for (auto&& [k, v] : t) {
     (void)v;
-    if (kKnown.find(k.str()) == kKnown.end()) {
-      return InvalidArgumentError(
-          "config: mcp_servers." + name + " has an unknown key '" + std::string(k.str()) +
-          "'; a server takes command/args/env/env_vars/cwd (stdio) or url/bearer_token_env_var/"
-          "http_headers/env_http_headers (HTTP), plus enabled, required, startup_timeout_sec, "
-          "tool_timeout_sec, enabled_tools, disabled_tools");
+    if (!kKnown.contains(k.str()) && !kCodexWritten.contains(k.str())) {
+      unsupported.push_back("mcp_servers." + name + "." + std::string(k.str()));
+      unknown += (unknown.empty() ? "'" : ", '") + std::string(k.str()) + "'";
     }
   }
   s.name = name;
@@ -176,10 +181,17 @@ Status ParseOne(const std::string& name, const toml::table& t, McpServerConfig& 
   }
   RETURN_IF_ERROR(ReadStrList(t, name, "disabled_tools", s.disabled_tools));
 
-  return CheckTransport(name, t, s);
+  Status transport = CheckTransport(name, t, s);
+  if (!transport.ok() && !unknown.empty()) {
+    return InvalidArgumentError(transport.message() + " (it has an unknown key " + unknown +
+                                "; a typo?)");
+  }
+  return transport;
 }
 
 }  // namespace
+
+bool McpServerNameIsValid(std::string_view name) { return ValidServerName(name); }
 
 bool McpServerConfig::AllowsTool(const std::string& tool) const {
   if (enabled_tools &&
@@ -189,7 +201,8 @@ bool McpServerConfig::AllowsTool(const std::string& tool) const {
   return std::find(disabled_tools.begin(), disabled_tools.end(), tool) == disabled_tools.end();
 }
 
-Status ParseMcpServers(const toml::table& root, std::map<std::string, McpServerConfig>& out) {
+Status ParseMcpServers(const toml::table& root, std::map<std::string, McpServerConfig>& out,
+                       std::vector<std::string>& unsupported) {
   const toml::node* node = root.get("mcp_servers");
   if (node == nullptr) return OkStatus();
   const toml::table* servers = node->as_table();
@@ -210,7 +223,7 @@ Status ParseMcpServers(const toml::table& root, std::map<std::string, McpServerC
                                   " must be a table ([mcp_servers." + name + "])");
     }
     McpServerConfig server;
-    RETURN_IF_ERROR(ParseOne(name, *t, server));
+    RETURN_IF_ERROR(ParseOne(name, *t, server, unsupported));
     out[name] = std::move(server);
   }
   return OkStatus();

@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace codex::core {
@@ -42,5 +43,8 @@ struct McpServerConfig {
   // Whether the filter lets `tool` through (enabled_tools, then disabled_tools).
   bool AllowsTool(const std::string& tool) const;
 };
+
+// Whether `name` may name a server: letters, digits, '-' and '_' (as Codex).
+bool McpServerNameIsValid(std::string_view name);
 
 }  // namespace codex::core

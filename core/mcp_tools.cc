@@ -2,6 +2,8 @@
 
 #include <openssl/evp.h>
 
+#include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -42,6 +44,37 @@ std::string Sanitize(const std::string& name) {
 
 }  // namespace
 
+std::string SanitizeMcpName(const std::string& name) { return Sanitize(name); }
+
+std::string McpNamespacesJson(const std::vector<McpToolInfo>& tools) {
+  std::string out;
+  std::vector<std::string> order;
+  std::map<std::string, std::string> members;  // namespace -> ",def,def"
+  for (const auto& t : tools) {
+    if (!members.contains(t.namespace_name)) order.push_back(t.namespace_name);
+    members[t.namespace_name] += "," + t.definition_json;
+  }
+  for (const std::string& ns : order) {
+    Json head = {
+        {"type", "namespace"}, {"name", ns}, {"description", "Tools in the " + ns + " namespace."}};
+    std::string text = Dump(head);
+    text.pop_back();  // '}'
+    out += "," + text + ",\"tools\":[" + members[ns].substr(1) + "]}";
+  }
+  return out;
+}
+
+const McpToolInfo* FindMcpTool(const std::vector<McpToolInfo>& tools, const std::string& ns,
+                               const std::string& name) {
+  for (const auto& t : tools) {
+    if (ns.empty() ? t.qualified_name == name
+                   : (t.namespace_name == ns && t.function_name == name)) {
+      return &t;
+    }
+  }
+  return nullptr;
+}
+
 std::vector<std::string> QualifyMcpToolNames(
     const std::vector<std::pair<std::string, std::string>>& server_and_tool) {
   std::vector<std::string> out;
@@ -67,30 +100,25 @@ std::vector<std::string> QualifyMcpToolNames(
   return out;
 }
 
-McpOutput FormatMcpResult(const std::string& result_json, size_t max_bytes) {
+McpOutput FormatMcpResult(const std::string& result_json, size_t max_bytes, double wall_seconds) {
   McpOutput out;
   Json result = Json::parse(result_json, nullptr, false);
   if (!result.is_object()) return FormatMcpError("the server sent a result that is not an object");
   out.success = !(result.contains("isError") && result["isError"] == true);
   auto cut = [&](const std::string& text) { return sandbox::TruncateHeadTail(text, max_bytes); };
+  char header[64];
+  std::snprintf(header, sizeof header, "Wall time: %.4f seconds\nOutput:", wall_seconds);
+  // As Codex 0.169 (tests/compat/codex-0.169-mcp-capture.json): structured
+  // content as one text after the header; otherwise the header, then each
+  // content block as an input item (text as text, images as images, any
+  // other block as its JSON).
   if (auto sc = result.find("structuredContent"); sc != result.end() && !sc->is_null()) {
-    out.output_json = Dump(Json(cut(Dump(*sc))));
+    out.output_json = Dump(Json(std::string(header) + "\n" + cut(Dump(*sc))));
     return out;
   }
   Json content = result.value("content", Json::array());
   if (!content.is_array()) content = Json::array();
-  bool image = false;
-  for (const auto& block : content) {
-    if (block.is_object() && block.value("type", "") == "image" &&
-        block.value("data", Json()).is_string()) {
-      image = true;
-    }
-  }
-  if (!image) {
-    out.output_json = Dump(Json(cut(Dump(content))));
-    return out;
-  }
-  Json items = Json::array();
+  Json items = Json::array({{{"type", "input_text"}, {"text", header}}});
   for (const auto& block : content) {
     const std::string type = block.is_object() ? block.value("type", "") : "";
     if (type == "text" && block.value("text", Json()).is_string()) {

@@ -26,10 +26,14 @@
 namespace codex::core {
 
 struct McpToolInfo {
-  std::string qualified_name;   // what the model calls
-  std::string server;           // config name
-  std::string tool;             // the server's name for it
-  std::string definition_json;  // the entry of the request's `tools` array
+  std::string qualified_name;  // the flat name mcp__SERVER__TOOL (older transcripts call it)
+  std::string server;          // config name
+  std::string tool;            // the server's name for it
+  // Codex's namespace form: the tool is `function_name` inside the namespace
+  // tool `namespace_name` ("mcp__SERVER"), both sanitised as Codex does.
+  std::string namespace_name;
+  std::string function_name;
+  std::string definition_json;  // the function entry inside its namespace
   // The tool's annotations (MCP ToolAnnotations), when the server gave them.
   std::optional<bool> read_only_hint;
   std::optional<bool> destructive_hint;
@@ -53,20 +57,38 @@ class McpTools {
                                        const CancelToken& cancel) = 0;
 };
 
+// The MCP part of a request's `tools` array, as Codex 0.169 sends it: one
+// {"type":"namespace","name":"mcp__SERVER","description":"Tools in the
+// mcp__SERVER namespace.","tools":[...]} per server, in the order of `tools`
+// (grouped by namespace_name). Each JSON object is preceded by a comma, ready
+// to append to the built-in list; "" when there are none.
+std::string McpNamespacesJson(const std::vector<McpToolInfo>& tools);
+
+// The tool a function call names: `namespace_name`/`function_name` when the
+// call has a "namespace", else the flat qualified name. nullptr when none.
+const McpToolInfo* FindMcpTool(const std::vector<McpToolInfo>& tools, const std::string& ns,
+                               const std::string& name);
+
+// Codex's sanitising of a namespace or function name: every character other
+// than [A-Za-z0-9_-] becomes '_'.
+std::string SanitizeMcpName(const std::string& name);
+
 // Builds the qualified names of `tools` (in the given order) per the rule
 // above; tools with a repeated name get "" (the caller skips them).
 std::vector<std::string> QualifyMcpToolNames(
     const std::vector<std::pair<std::string, std::string>>& server_and_tool);
 
 // The function-call output for a CallToolResult (JSON text of the result
-// object): `output` is the JSON value to put in the output item (a string or
-// an array), `success` is false when the result has isError: true. Texts are
-// cut to `max_bytes` head + tail.
+// object), as Codex 0.169 sends it: "Wall time: S seconds\nOutput:" and then
+// structuredContent as one text string, or else an array of input items (the
+// header, then each content block: text, input_image, or the block's JSON).
+// `success` is false when the result has isError: true. Texts are cut to
+// `max_bytes` head + tail.
 struct McpOutput {
   std::string output_json;  // a JSON string or array, ready to embed
   bool success = true;
 };
-McpOutput FormatMcpResult(const std::string& result_json, size_t max_bytes);
+McpOutput FormatMcpResult(const std::string& result_json, size_t max_bytes, double wall_seconds);
 // The output for a call that produced no result (timeout, crash, bad
 // arguments): a text content block "tool call error: <message>", success false.
 McpOutput FormatMcpError(const std::string& message);

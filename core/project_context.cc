@@ -58,8 +58,14 @@ std::string LoadProjectDocs(const Config& config) {
     chain.push_back(p);
     if (p == root || p == p.root_path() || p.empty()) break;
   }
+  // In each directory AGENTS.md, else the first of Codex's
+  // project_doc_fallback_filenames there (e.g. CLAUDE.md).
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-    const fs::path doc = *it / "AGENTS.md";
+    fs::path doc = *it / "AGENTS.md";
+    for (size_t i = 0;
+         !fs::is_regular_file(doc, ec) && i < config.project_doc_fallback_filenames.size(); ++i) {
+      doc = *it / config.project_doc_fallback_filenames[i];
+    }
     if (fs::is_regular_file(doc, ec)) files.push_back(doc);
   }
   // project_doc_max_bytes = 0 turns the docs off, as in Codex.
@@ -153,6 +159,9 @@ std::string PermissionsText(const Config& config) {
 std::vector<Item> InitialContext(const Config& config) {
   std::vector<Item> items;
   items.push_back(DeveloperMessage(PermissionsText(config)));
+  if (!config.developer_instructions.empty()) {
+    items.push_back(DeveloperMessage(config.developer_instructions));
+  }
   std::string docs = LoadProjectDocs(config);
   if (!docs.empty()) {
     items.push_back(UserMessage(std::string(kDocsOpen) + " for " + config.cwd +

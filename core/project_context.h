@@ -16,8 +16,9 @@ namespace codex::core {
 
 inline constexpr size_t kProjectDocMaxBytes = 32 * 1024;
 
-// $CODEX_HOME/AGENTS.md, then every AGENTS.md from the git root (the nearest
-// ancestor of cwd holding .git; cwd itself when there is none) down to cwd,
+// $CODEX_HOME/AGENTS.md, then every AGENTS.md (or, in a directory without
+// one, the first of config.project_doc_fallback_filenames) from the git root
+// (the nearest ancestor of cwd holding .git; cwd itself when there is none) down to cwd,
 // joined and capped at config.project_doc_max_bytes (default
 // kProjectDocMaxBytes; 0 = no docs). "" when there are none.
 std::string LoadProjectDocs(const Config& config);
@@ -29,8 +30,9 @@ std::string EnvironmentContextText(const Config& config);
 // The developer message describing sandbox and approval rules.
 std::string PermissionsText(const Config& config);
 
-// Items for a new session: the permissions developer message, the project
-// docs (when any) and the environment context.
+// Items for a new session: the permissions developer message, the
+// developer_instructions message (when set), the project docs (when any) and
+// the environment context.
 std::vector<Item> InitialContext(const Config& config);
 
 // Items to append before a turn of a resumed session so the model sees the

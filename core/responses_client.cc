@@ -408,7 +408,9 @@ Status ResponsesClient::Run(std::string_view suffix, std::string_view accept, st
                             internal::ResponseSink& sink, StreamObserver* observer,
                             const CancelToken& cancel) {
   const int max_retries = std::max(0, provider_.request_max_retries);
-  request_id_ = NewUuidV7();  // x-client-request-id: one per request, kept across its retries
+  // x-client-request-id: the thread (session) id, as Codex 0.169 sends it
+  // (captured in docs/codex-compat.md); a fresh id only without a session.
+  request_id_ = options_.session_id.empty() ? NewUuidV7() : options_.session_id;
   for (int attempt = 0;; ++attempt) {
     if (cancel.cancelled()) return CancelledError("request cancelled");
     sink.Reset();

@@ -5,10 +5,10 @@
 // POSTs to {base_url}/responses/compact and returns the JSON body. Headers:
 // Authorization: Bearer <key> (when the key is non-empty), Content-Type:
 // application/json, Accept, originator, session_id / session-id / thread-id
-// (when set), x-client-request-id (a new UUID per call, the same across its
-// retries), the provider's http_headers, and env_http_headers whose variable
-// is set. The connection is kept alive and reused by the next call when the
-// server allows it and the previous exchange ended cleanly.
+// (when set), x-client-request-id (the session id, as Codex
+// 0.169 sends it; a new UUID per call when there is no session), the provider's http_headers, and
+// env_http_headers whose variable is set. The connection is kept alive and reused by the next call
+// when the server allows it and the previous exchange ended cleanly.
 //
 // Retries (inside the call, only while nothing has been delivered to the
 // observer for the attempt): transport errors, 5xx, 429 (Retry-After

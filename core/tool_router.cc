@@ -1,5 +1,6 @@
 #include "core/tool_router.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -152,7 +153,7 @@ void ToolRouter::BeginTurn() {
   mcp_tools_ = mcp_->ToolsForTurn();
   std::string json = builtin_tools_json_;
   json.pop_back();  // ']'
-  for (const auto& t : mcp_tools_) json += "," + t.definition_json;
+  json += McpNamespacesJson(mcp_tools_);
   json += ']';
   tools_json_ = std::move(json);
 }
@@ -180,8 +181,10 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
     return fail("unknown custom tool '" + name + "'");
   }
   if (call.kind == ItemKind::kFunctionCall) {
-    for (const auto& t : mcp_tools_) {
-      if (t.qualified_name == name) return RunMcp(call, t, j.value("arguments", "{}"), cancel);
+    const std::string ns =
+        j.value("namespace", Json()).is_string() ? j["namespace"].get<std::string>() : "";
+    if (const McpToolInfo* t = FindMcpTool(mcp_tools_, ns, name)) {
+      return RunMcp(call, *t, j.value("arguments", "{}"), cancel);
     }
   }
   Json args = Json::parse(j.value("arguments", "{}"), nullptr, false);
@@ -505,13 +508,16 @@ Result<ToolOutcome> ToolRouter::RunMcp(const Item& call, const McpToolInfo& tool
     }
   }
   observer_.OnToolStarted(activity);
+  const auto started = std::chrono::steady_clock::now();
   auto result = mcp_->CallTool(tool.server, tool.tool, Dump(args), cancel);
+  const double wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!result.ok()) {
     if (result.status().code() == StatusCode::kCancelled) return result.status();
     return fail(result.status().message());
   }
   activity.mcp_result = *result;
-  McpOutput out = FormatMcpResult(*result, kModelOutputMaxBytes);
+  McpOutput out = FormatMcpResult(*result, kModelOutputMaxBytes, wall_seconds);
   activity.output = out.output_json;
   return finish(out);
 }

@@ -32,6 +32,11 @@ Json Parameters(const Json& tool) {
   if (schema["type"] == "object" && !schema.contains("properties")) {
     schema["properties"] = Json::object();
   }
+  // As Codex 0.169: no "$schema", and "required" always present.
+  schema.erase("$schema");
+  if (schema["type"] == "object" && !schema.contains("required")) {
+    schema["required"] = Json::array();
+  }
   return schema;
 }
 
@@ -196,8 +201,10 @@ std::vector<core::McpToolInfo> McpManager::ToolsForTurn() {
     info.read_only_hint = Hint(t, "readOnlyHint");
     info.destructive_hint = Hint(t, "destructiveHint");
     info.open_world_hint = Hint(t, "openWorldHint");
+    info.namespace_name = core::SanitizeMcpName("mcp__" + info.server);
+    info.function_name = core::SanitizeMcpName(info.tool);
     Json def = {{"type", "function"},
-                {"name", info.qualified_name},
+                {"name", info.function_name},
                 {"description", t.value("description", Json()).is_string()
                                     ? t["description"].get<std::string>()
                                     : std::string()},

@@ -40,27 +40,30 @@ TEST_CASE(
   CHECK(names[5] == "mcp__x__");
 }
 
-TEST_CASE("Result mapping as Codex: structured first, images as content items, else content JSON") {
+TEST_CASE("Result mapping as Codex 0.169: wall-time header, structured as text, else input items") {
   using J = nlohmann::ordered_json;
+  const std::string header = "Wall time: 0.0125 seconds\nOutput:";
   auto out = core::FormatMcpResult(
-      R"({"content":[{"type":"text","text":"t"}],"structuredContent":{"k":1}})", 10240);
-  CHECK(out.output_json == J(R"({"k":1})").dump());
+      R"({"content":[{"type":"text","text":"t"}],"structuredContent":{"k":1}})", 10240, 0.0125);
+  CHECK(out.output_json == J(header + "\n{\"k\":1}").dump());
   CHECK(out.success);
-  out =
-      core::FormatMcpResult(R"({"content":[{"type":"text","text":"bad"}],"isError":true})", 10240);
-  CHECK(out.output_json == J(R"([{"type":"text","text":"bad"}])").dump());
+  out = core::FormatMcpResult(R"({"content":[{"type":"text","text":"bad"}],"isError":true})", 10240,
+                              0.0125);
+  CHECK(out.output_json == J::array({{{"type", "input_text"}, {"text", header}},
+                                     {{"type", "input_text"}, {"text", "bad"}}})
+                               .dump());
   CHECK_FALSE(out.success);
   out = core::FormatMcpResult(
       R"({"content":[{"type":"image","data":"data:image/gif;base64,R0","mimeType":"image/gif"},{"type":"audio","data":"x"}]})",
-      10240);
+      10240, 2);
   CHECK(
       out.output_json ==
-      R"([{"type":"input_image","image_url":"data:image/gif;base64,R0"},{"type":"input_text","text":"{\"type\":\"audio\",\"data\":\"x\"}"}])");
+      R"([{"type":"input_text","text":"Wall time: 2.0000 seconds\nOutput:"},{"type":"input_image","image_url":"data:image/gif;base64,R0"},{"type":"input_text","text":"{\"type\":\"audio\",\"data\":\"x\"}"}])");
   out = core::FormatMcpResult(
-      R"({"content":[{"type":"text","text":")" + std::string(50000, 'y') + R"("}]})", 1000);
-  CHECK(out.output_json.size() < 1300);
+      R"({"content":[{"type":"text","text":")" + std::string(50000, 'y') + R"("}]})", 1000, 0);
+  CHECK(out.output_json.size() < 1400);
   CHECK(out.output_json.find("omitted") != std::string::npos);
-  out = core::FormatMcpResult("[]", 10240);
+  out = core::FormatMcpResult("[]", 10240, 0);
   CHECK_FALSE(out.success);
   out = core::FormatMcpError("boom");
   CHECK(out.output_json == J(R"([{"type":"text","text":"tool call error: boom"}])").dump());
@@ -131,8 +134,9 @@ TEST_CASE("McpManager: paginated list, list_changed applied at the next turn, th
   router.BeginTurn();
   const std::string turn1 = router.ToolsJson();
   CHECK(turn1.size() > builtin.size());
-  CHECK(turn1.find("mcp__t__slow") != std::string::npos);
-  CHECK(turn1.find("mcp__t__grown") == std::string::npos);
+  CHECK(turn1.find(R"("type":"namespace","name":"mcp__t")") != std::string::npos);
+  CHECK(turn1.find(R"("name":"slow")") != std::string::npos);
+  CHECK(turn1.find(R"("name":"grown")") == std::string::npos);
 
   core::Item call;
   call.kind = core::ItemKind::kFunctionCall;
@@ -146,7 +150,7 @@ TEST_CASE("McpManager: paginated list, list_changed applied at the next turn, th
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   CHECK(router.ToolsJson() == turn1);
   router.BeginTurn();
-  CHECK(router.ToolsJson().find("mcp__t__grown") != std::string::npos);
+  CHECK(router.ToolsJson().find(R"("name":"grown")") != std::string::npos);
   // And the next turn without a change is the same bytes again.
   const std::string turn2 = router.ToolsJson();
   router.BeginTurn();

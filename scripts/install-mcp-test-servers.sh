@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Installs the third-party MCP servers the end-to-end tests run
-# (tests/mcp_e2e_test.cc) into <build dir>/mcp-servers, at pinned versions,
-# with npm. Without Node/npm or the network it says so and exits 0: those tests
-# then skip with a printed reason.
+# Installs the npm packages the end-to-end tests run, at pinned versions:
+#  - the third-party MCP servers (tests/mcp_npm_e2e_test.cc) into <build dir>/mcp-servers;
+#  - OpenAI's TypeScript SDK (tests/sdk_e2e_test.cc drives our codex with it)
+#    into <build dir>/codex-compat/sdk, without its own codex binary;
+#  - the real Codex CLI 0.169.0 (tests/codex_compat_test.cc compares its
+#    --help tree with ours) into <build dir>/codex-compat/codex.
+# Without Node/npm or the network it says so and exits 0: those tests then
+# skip with a printed reason (under CI=true they fail instead).
 # Usage: scripts/install-mcp-test-servers.sh [BUILD_DIR]   (default: build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +20,29 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   echo "note: node/npm not found; the MCP end-to-end tests against npm servers will skip" >&2
   exit 0
 fi
+# install_set DEST NPM_FLAGS PACKAGE...: npm install into DEST unless its stamp
+# already names the same packages.
+install_set() {
+  local dest="$1" flags="$2"
+  shift 2
+  local want="$*"
+  local stamp="$dest/.installed"
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    return 0
+  fi
+  mkdir -p "$dest"
+  echo "installing test packages into $dest: $want" >&2
+  # shellcheck disable=SC2086  # flags is a list of words
+  if npm install --prefix "$dest" --no-audit --no-fund --loglevel=error $flags "$@" >&2; then
+    printf '%s' "$want" >"$stamp"
+  else
+    echo "note: npm install into $dest failed; the tests that need it will skip" >&2
+  fi
+}
+# The SDK depends on a codex binary package of its own; the test points it at
+# ours (codexPathOverride), so that optional platform binary is not installed.
+install_set "$build_dir/codex-compat/sdk" "--omit=optional" "@openai/codex-sdk@0.163.0"
+install_set "$build_dir/codex-compat/codex" "" "@openai/codex@0.169.0"
 stamp="$dest/.installed"
 want="${packages[*]}"
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
@@ -34,7 +35,9 @@ TEST_CASE("MCP config: bad [mcp_servers] entries are one-line errors naming the 
   };
   const std::vector<Case> cases = {
       {"[mcp_servers.fs]\ncommand = 5\n", "mcp_servers.fs.command must be a string"},
-      {"[mcp_servers.fs]\ncomand = \"x\"\n", "mcp_servers.fs has an unknown key 'comand'"},
+      {"[mcp_servers.fs]\ncomand = \"x\"\n",
+       "needs command (a stdio server) or url (a streamable "
+       "HTTP one) (it has an unknown key 'comand'; a typo?)"},
       {"[mcp_servers.fs]\ncommand = \"x\"\nurl = \"http://127.0.0.1:1/mcp\"\n",
        "mcp_servers.fs sets both command and url"},
       {"[mcp_servers.fs]\nargs = [\"a\"]\n", "mcp_servers.fs needs command"},
@@ -74,7 +77,7 @@ TEST_CASE("MCP tools follow the built-in ones, sorted by server then tool, named
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 1);
   const auto names = ToolNames(requests[0]);
-  const std::vector<std::string> server_tools = {"add",  "ask",   "crash",    "echo", "fail",
+  const std::vector<std::string> server_tools = {"add",  "ask",  "crash", "echo",     "fail",
                                                  "grow", "huge", "image", "resource", "slow"};
   std::vector<std::string> expected = {"shell", "apply_patch", "update_plan"};
   for (const auto& t : server_tools) expected.push_back("mcp__alpha__" + t);
@@ -82,14 +85,26 @@ TEST_CASE("MCP tools follow the built-in ones, sorted by server then tool, named
   expected.push_back("mcp__some__echo");
   for (const auto& t : server_tools) expected.push_back("mcp__zeta__" + t);
   CHECK(names == expected);
-  // The definition: a function whose parameters are the server's inputSchema.
-  for (const auto& t : requests[0].body["tools"]) {
-    if (t.value("name", "") != "mcp__alpha__echo") continue;
-    CHECK(t["type"] == "function");
-    CHECK(t["description"] == "Echoes the text back");
-    CHECK(t["parameters"]["properties"].contains("text"));
-    CHECK(t["strict"] == false);
+  // Codex's namespace form (tests/compat/codex-0.169-mcp-capture.json): one
+  // namespace per server holding functions whose parameters are the
+  // server's inputSchema, "required" always present.
+  int namespaces = 0;
+  for (const auto& ns : requests[0].body["tools"]) {
+    if (ns.value("type", "") != "namespace") continue;
+    ++namespaces;
+    if (ns["name"] != "mcp__alpha") continue;
+    CHECK(ns["description"] == "Tools in the mcp__alpha namespace.");
+    for (const auto& t : ns["tools"]) {
+      CHECK(t["type"] == "function");
+      CHECK(t["strict"] == false);
+      CHECK(t["parameters"].contains("required"));
+      if (t["name"] != "echo") continue;
+      CHECK(t["description"] == "Echoes the text back");
+      CHECK(t["parameters"]["properties"].contains("text"));
+      CHECK(t["parameters"]["required"] == Json::array({"text"}));
+    }
   }
+  CHECK(namespaces == 3);
 }
 
 TEST_CASE(
@@ -113,15 +128,16 @@ TEST_CASE(
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 21);
   const std::string tools = requests[0].body["tools"].dump();
-  CHECK(tools.find("mcp__alpha__echo") != std::string::npos);
-  CHECK(tools.find("mcp__beta__add") != std::string::npos);
+  const auto names = ToolNames(requests[0]);
+  CHECK(std::find(names.begin(), names.end(), "mcp__alpha__echo") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "mcp__beta__add") != names.end());
   for (size_t i = 1; i < requests.size(); ++i) {
     INFO("request " << i);
     CHECK(requests[i].body["tools"].dump() == tools);
     CHECK(InputExtends(requests[i - 1], requests[i]));
   }
-  CHECK(ModelOutput(*env, "c1") == R"([{"type":"text","text":"echo: n1"}])");
-  CHECK(ModelOutput(*env, "c0") == R"({"sum":3.0})");
+  CHECK(McpResultText(ModelOutput(*env, "c1")) == "echo: n1");
+  CHECK(McpResultText(ModelOutput(*env, "c0")) == R"({"sum":3.0})");
 }
 
 TEST_CASE(
@@ -141,17 +157,22 @@ TEST_CASE(
   auto run = Run(*env, {"exec", "--json", "go"});
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
-  CHECK(ModelOutput(*env, "echo") == R"([{"type":"text","text":"echo: hi"}])");
-  CHECK(ModelOutput(*env, "add") == R"({"sum":5.0})");
+  CHECK(McpResultText(ModelOutput(*env, "echo")) == "echo: hi");
+  CHECK(McpResultText(ModelOutput(*env, "add")) == R"({"sum":5.0})");
+  // Codex's shape: the wall-time header, then the blocks as input items.
   Json img = Json::parse(ModelOutput(*env, "img"));
   REQUIRE(img.is_array());
-  REQUIRE(img.size() == 2);
-  CHECK(img[0] == Json({{"type", "input_text"}, {"text", "a tiny image"}}));
-  CHECK(img[1] ==
+  REQUIRE(img.size() == 3);
+  CHECK(img[0]["type"] == "input_text");
+  CHECK(img[0]["text"].get<std::string>().rfind("Wall time: ", 0) == 0);
+  CHECK(img[0]["text"].get<std::string>().ends_with(" seconds\nOutput:"));
+  CHECK(img[1] == Json({{"type", "input_text"}, {"text", "a tiny image"}}));
+  CHECK(img[2] ==
         Json({{"type", "input_image"}, {"image_url", "data:image/png;base64,iVBORw0KGgo="}}));
-  const std::string res = ModelOutput(*env, "res");
-  CHECK(Json::parse(res)[0]["resource"]["text"] == "resource text");
-  CHECK(ModelOutput(*env, "fail") == R"([{"type":"text","text":"the tool failed on purpose"}])");
+  const std::string res = McpResultText(ModelOutput(*env, "res"));
+  CHECK(Json::parse(res)["resource"]["text"] == "resource text");
+  CHECK(ModelOutput(*env, "add").rfind("Wall time: ", 0) == 0);
+  CHECK(McpResultText(ModelOutput(*env, "fail")) == "the tool failed on purpose");
   CHECK(ModelOutput(*env, "badargs").find("must be a JSON object") != std::string::npos);
   // Truncated head + tail like shell output: both ends kept, a marker between.
   const std::string huge_raw = ModelOutput(*env, "huge");
@@ -221,7 +242,7 @@ TEST_CASE(
   CHECK(crash.find("tool call error") != std::string::npos);
   CHECK(crash.find("exited with code 3") != std::string::npos);
   CHECK(ModelOutput(*env, "after").find("not running") != std::string::npos);
-  CHECK(ModelOutput(*env, "noise") == R"([{"type":"text","text":"echo: through noise"}])");
+  CHECK(McpResultText(ModelOutput(*env, "noise")) == "echo: through noise");
   // The garbage was noted in the server's log, not on the terminal.
   CHECK(ReadFile(env->codex_home() / "log" / "mcp-noisy.log").find("not JSON-RPC") !=
         std::string::npos);
@@ -320,7 +341,7 @@ TEST_CASE(
                      config);
   auto run = Run(*env, {"exec", "go"});
   REQUIRE(run.exit_code == 0);
-  CHECK(ModelOutput(*env, "ro") == R"([{"type":"text","text":"echo: ro"}])");
+  CHECK(McpResultText(ModelOutput(*env, "ro")) == "echo: ro");
   CHECK(ModelOutput(*env, "rw").find("needs the user's approval") != std::string::npos);
   const std::string server_log = ReadFile(log);
   CHECK(server_log.find("\"name\":\"echo\"") != std::string::npos);
@@ -335,7 +356,7 @@ TEST_CASE(
                       "approval_policy = \"on-request\"\n" + TestServer("t", {}));
   auto run2 = Run(*env2, {"exec", "go"});
   REQUIRE(run2.exit_code == 0);
-  CHECK(ModelOutput(*env2, "add") == R"({"sum":2.0})");
+  CHECK(McpResultText(ModelOutput(*env2, "add")) == R"({"sum":2.0})");
   CHECK(ModelOutput(*env2, "grow").find("needs the user's approval") != std::string::npos);
 
   // Interactive (answers read from stdin): "always this session" covers that
@@ -351,8 +372,8 @@ TEST_CASE(
   INFO(run3->err);
   CHECK(run3->exit_code == 0);
   CHECK(CountLines(run3->err, "Allow this command?") == 2);
-  CHECK(ModelOutput(*env3, "c1") == R"({"sum":3.0})");
-  CHECK(ModelOutput(*env3, "c2") == R"({"sum":7.0})");
+  CHECK(McpResultText(ModelOutput(*env3, "c1")) == R"({"sum":3.0})");
+  CHECK(McpResultText(ModelOutput(*env3, "c2")) == R"({"sum":7.0})");
   CHECK(ModelOutput(*env3, "c3").find("the user declined this MCP tool call") != std::string::npos);
 }
 
@@ -372,21 +393,21 @@ TEST_CASE("MCP list_changed mid-turn appends nothing to the tools of that turn")
   CHECK(ModelOutput(*env, "grown").find("unknown tool") != std::string::npos);
 }
 
-TEST_CASE("codex mcp list shows each server's state and tools, as text and --json") {
+TEST_CASE("codex mcp list --probe shows each server's state and tools, as text and --json") {
   const std::string config = TestServer("good", {}, "enabled_tools = [\"echo\", \"add\"]") +
                              TestServer("off", {}, "enabled = false") +
                              "[mcp_servers.bad]\ncommand = \"/nonexistent/server\"\n"
                              "[mcp_servers.tok]\nurl = \"http://127.0.0.1:9/mcp\"\n"
                              "bearer_token_env_var = \"CODEX_TEST_UNSET_TOKEN\"\n";
   auto env = MakeEnv(R"([])", config);
-  auto text = Run(*env, {"mcp", "list"});
+  auto text = Run(*env, {"mcp", "list", "--probe"});
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("good  ready  stdio") != std::string::npos);
   CHECK(text.out.find("tools (2): add, echo") != std::string::npos);
   CHECK(text.out.find("off  disabled") != std::string::npos);
   CHECK(text.out.find("bad  failed") != std::string::npos);
   CHECK(text.out.find("error: cannot run '/nonexistent/server'") != std::string::npos);
-  auto json = Run(*env, {"mcp", "list", "--json"});
+  auto json = Run(*env, {"mcp", "list", "--probe", "--json"});
   REQUIRE(json.exit_code == 0);
   Json list = Json::parse(json.out);
   REQUIRE(list.size() == 4);
@@ -401,6 +422,69 @@ TEST_CASE("codex mcp list shows each server's state and tools, as text and --jso
   CHECK(list[3]["state"] == "failed");
   CHECK(list[3]["error"].get<std::string>().find("set CODEX_TEST_UNSET_TOKEN") !=
         std::string::npos);
+  CHECK(env->server().requests_to("/responses").empty());
+}
+
+TEST_CASE("a namespaced MCP call (Codex's form) reaches the tool; the flat name still works") {
+  auto env = MakeEnv(R"([
+    {"output": [{"type": "function_call", "namespace": "mcp__t", "name": "echo",
+                 "arguments": "{\"text\":\"via namespace\"}", "call_id": "ns"}]},
+    {"output": [{"function_call": "mcp__t__echo", "arguments": {"text": "via flat"}, "call_id": "flat"}]},
+    {"output": [{"type": "function_call", "namespace": "mcp__nope", "name": "echo",
+                 "arguments": "{}", "call_id": "bad"}]},
+    "done"])",
+                     TestServer("t", {}));
+  auto run = Run(*env, {"exec", "go"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(ModelOutput(*env, "ns").find("echo: via namespace") != std::string::npos);
+  CHECK(ModelOutput(*env, "flat").find("echo: via flat") != std::string::npos);
+  CHECK(ModelOutput(*env, "bad").find("echo: ") == std::string::npos);
+  // The namespaced call item is resent with its namespace.
+  const std::string input = env->server().requests_to("/responses").back().InputItems().dump();
+  CHECK(input.find("\"namespace\":\"mcp__t\"") != std::string::npos);
+}
+
+TEST_CASE("codex mcp add/get/remove edit config.toml; mcp list reads it without starting servers") {
+  auto env = MakeEnv(R"([])");
+  // A server that would leave a mark if it were started.
+  const auto mark = env->root() / "started";
+  auto add =
+      Run(*env, {"mcp", "add", "srv", "--env", "A=1", "--", "sh", "-c", "touch " + mark.string()});
+  REQUIRE(add.exit_code == 0);
+  CHECK(add.out == "Added global MCP server 'srv'.\n");
+  REQUIRE(Run(*env, {"mcp", "add", "web", "--url", "https://example.com/mcp",
+                     "--bearer-token-env-var", "TOK"})
+              .exit_code == 0);
+  auto list = Run(*env, {"mcp", "list"});
+  REQUIRE(list.exit_code == 0);
+  CHECK(list.out.find("Name  Command  Args") == 0);
+  CHECK(list.out.find("srv   sh       -c touch") != std::string::npos);
+  CHECK(list.out.find("A=*****") != std::string::npos);
+  CHECK(list.out.find("web   https://example.com/mcp  TOK") != std::string::npos);
+  auto json = Run(*env, {"mcp", "list", "--json"});
+  Json servers = Json::parse(json.out);
+  REQUIRE(servers.size() == 2);
+  CHECK(servers[0]["transport"]["type"] == "stdio");
+  CHECK(servers[0]["transport"]["env"]["A"] == "1");
+  CHECK(servers[1]["transport"]["type"] == "streamable_http");
+  CHECK(servers[1]["auth_status"] == "bearer_token");
+  auto get = Run(*env, {"mcp", "get", "srv", "--json"});
+  REQUIRE(get.exit_code == 0);
+  CHECK(Json::parse(get.out)["transport"]["args"] == Json::array({"-c", "touch " + mark.string()}));
+  CHECK_FALSE(std::filesystem::exists(mark));  // list and get never start a server
+
+  auto missing = Run(*env, {"mcp", "get", "nope"});
+  CHECK(missing.exit_code != 0);
+  CHECK(missing.err.find("No MCP server named 'nope'") != std::string::npos);
+  auto both = Run(*env, {"mcp", "add", "x", "--url", "https://e/mcp", "--", "cmd"});
+  CHECK(both.exit_code == 2);
+  auto bad_name = Run(*env, {"mcp", "add", "a b", "--", "cmd"});
+  CHECK(bad_name.exit_code == 2);
+
+  REQUIRE(Run(*env, {"mcp", "remove", "web"}).out == "Removed global MCP server 'web'.\n");
+  CHECK(Run(*env, {"mcp", "remove", "web"}).out == "No MCP server named 'web' found.\n");
+  CHECK(Json::parse(Run(*env, {"mcp", "list", "--json"}).out).size() == 1);
   CHECK(env->server().requests_to("/responses").empty());
 }
 

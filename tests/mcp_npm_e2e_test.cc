@@ -86,7 +86,7 @@ TEST_CASE("npm @modelcontextprotocol/server-everything and server-filesystem thr
   CHECK(items[4]["server"] == "files");
   CHECK(items[4]["status"] == "failed");
 
-  auto list = Run(*env, {"mcp", "list", "--json"});
+  auto list = Run(*env, {"mcp", "list", "--probe", "--json"});
   REQUIRE(list.exit_code == 0);
   Json servers = Json::parse(list.out);
   REQUIRE(servers.size() == 2);
@@ -149,7 +149,7 @@ TEST_CASE("streamable HTTP: server-everything over HTTP (POST, SSE answers, Mcp-
   CHECK(std::find(names.begin(), names.end(), "mcp__web__echo") != names.end());
   CHECK(ModelOutput(*env, "echo").find("over http") != std::string::npos);
   CHECK(ModelOutput(*env, "sum").find("3") != std::string::npos);
-  auto list = Run(*env, {"mcp", "list", "--json"});
+  auto list = Run(*env, {"mcp", "list", "--probe", "--json"});
   REQUIRE(list.exit_code == 0);
   Json servers = Json::parse(list.out);
   REQUIRE(servers.size() == 1);

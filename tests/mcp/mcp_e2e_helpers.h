@@ -43,10 +43,42 @@ inline ProcessResult Run(CodexTestEnv& env, std::vector<std::string> args,
   return e2e::RunChecked(p);
 }
 
+// The tool names of a request; a namespace's tools as NAMESPACE__TOOL (so
+// Codex's mcp__SERVER namespace holding TOOL reads mcp__SERVER__TOOL).
 inline std::vector<std::string> ToolNames(const RecordedRequest& r) {
   std::vector<std::string> names;
-  for (const auto& t : r.body.value("tools", Json::array())) names.push_back(t.value("name", ""));
+  for (const auto& t : r.body.value("tools", Json::array())) {
+    if (t.value("type", "") == "namespace") {
+      for (const auto& f : t.value("tools", Json::array())) {
+        names.push_back(t.value("name", "") + "__" + f.value("name", ""));
+      }
+    } else {
+      names.push_back(t.value("name", ""));
+    }
+  }
   return names;
+}
+
+// The text of an MCP result as the model got it, without Codex's
+// "Wall time: S seconds\nOutput:" header: a structured result's JSON, or the
+// content blocks' texts joined by "\n" (an image as "<image>"). A non-result
+// output (an error) is returned as it is.
+inline std::string McpResultText(const std::string& output) {
+  static const std::string kWall = "Wall time: ";
+  Json j = Json::parse(output, nullptr, false);
+  if (j.is_array() && !j.empty() && j[0].value("text", "").rfind(kWall, 0) == 0) {
+    std::string text;
+    for (size_t i = 1; i < j.size(); ++i) {
+      if (i > 1) text += "\n";
+      text += j[i].value("type", "") == "input_image" ? "<image>" : j[i].value("text", "");
+    }
+    return text;
+  }
+  if (output.rfind(kWall, 0) == 0) {
+    const size_t nl = output.find("Output:\n");
+    return nl == std::string::npos ? "" : output.substr(nl + 8);
+  }
+  return output;
 }
 
 inline int CountLines(const std::string& text, const std::string& needle) {

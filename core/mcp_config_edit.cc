@@ -1,0 +1,186 @@
+#include "core/mcp_config_edit.h"
+
+#include <toml++/toml.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace codex::core {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+Result<std::string> ReadText(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return std::string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InternalError("cannot read " + path.string() + "; check its permissions");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Result<toml::table> Parse(const std::string& text, const fs::path& path) {
+  try {
+    return toml::parse(text, path.string());
+  } catch (const toml::parse_error& e) {
+    return InvalidArgumentError(path.string() + ":" + std::to_string(e.source().begin.line) + ": " +
+                                std::string(e.description()) + "; fix the file first");
+  }
+}
+
+// Writes `text` to `path` through a temporary file and rename, keeping the mode.
+Status WriteAtomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) return InternalError("cannot write " + tmp.string() + "; check the directory");
+  }
+  std::error_code ec;
+  if (fs::exists(path, ec)) fs::permissions(tmp, fs::status(path, ec).permissions(), ec);
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    return InternalError("cannot replace " + path.string() + ": " + ec.message());
+  }
+  return OkStatus();
+}
+
+// A TOML basic string.
+std::string Quote(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04X", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+// A TOML key: bare when it can be, else quoted.
+std::string Key(const std::string& k) {
+  const bool bare = !k.empty() && std::all_of(k.begin(), k.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+  return bare ? k : Quote(k);
+}
+
+// Whether `line` is the header of [mcp_servers.NAME] or one of its sub-tables.
+bool IsServerHeader(const std::string& line, const std::string& name) {
+  const std::string quoted = "(" + name + "|\"" + name + "\"|'" + name + "')";
+  static const std::string prefix = R"(^\s*\[\s*mcp_servers\s*\.\s*)";
+  const std::regex re(prefix + quoted + R"(\s*(\]|\.))");
+  return std::regex_search(line, re);
+}
+
+bool IsHeader(const std::string& line) {
+  const size_t i = line.find_first_not_of(" \t");
+  return i != std::string::npos && line[i] == '[';
+}
+
+// `text` without the [mcp_servers.NAME] tables (header to the next other header).
+std::string WithoutServer(const std::string& text, const std::string& name) {
+  std::istringstream in(text);
+  std::string out;
+  bool skipping = false;
+  for (std::string line; std::getline(in, line);) {
+    if (IsHeader(line)) skipping = IsServerHeader(line, name);
+    if (!skipping) out += line + "\n";
+  }
+  if (!text.empty() && text.back() != '\n' && !out.empty()) out.pop_back();
+  // A blank line left at the end by the removal goes too.
+  while (out.size() >= 2 && out.ends_with("\n\n")) out.pop_back();
+  return out;
+}
+
+// Whether `after` is `before` with server `name` removed and nothing else changed.
+bool OnlyServerRemoved(toml::table before, const toml::table& after, const std::string& name) {
+  if (auto* servers = before["mcp_servers"].as_table()) {
+    servers->erase(name);
+    if (servers->empty() && after.get("mcp_servers") == nullptr) before.erase("mcp_servers");
+  }
+  return before == after;
+}
+
+}  // namespace
+
+Status WriteMcpServer(const std::string& codex_home, const McpServerConfig& server) {
+  const fs::path path = fs::path(codex_home) / "config.toml";
+  ASSIGN_OR_RETURN(std::string text, ReadText(path));
+  ASSIGN_OR_RETURN(toml::table before, Parse(text, path));
+  if (auto* servers = before["mcp_servers"].as_table(); servers && servers->contains(server.name)) {
+    std::string removed = WithoutServer(text, server.name);
+    ASSIGN_OR_RETURN(toml::table after, Parse(removed, path));
+    if (!OnlyServerRemoved(before, after, server.name)) {
+      return InvalidArgumentError("config.toml defines mcp_servers." + server.name +
+                                  " in a form codex mcp add cannot replace (an inline table); "
+                                  "edit " +
+                                  path.string() + " by hand");
+    }
+    text = std::move(removed);
+  }
+  std::string rendered = "[mcp_servers." + Key(server.name) + "]\n";
+  if (server.is_http()) {
+    rendered += "url = " + Quote(server.url) + "\n";
+    if (!server.bearer_token_env_var.empty()) {
+      rendered += "bearer_token_env_var = " + Quote(server.bearer_token_env_var) + "\n";
+    }
+  } else {
+    rendered += "command = " + Quote(server.command) + "\n";
+    if (!server.args.empty()) {
+      std::string list;
+      for (const auto& a : server.args) list += (list.empty() ? "" : ", ") + Quote(a);
+      rendered += "args = [" + list + "]\n";
+    }
+    if (!server.env.empty()) {
+      rendered += "\n[mcp_servers." + Key(server.name) + ".env]\n";
+      for (const auto& [k, v] : server.env) rendered += Key(k) + " = " + Quote(v) + "\n";
+    }
+  }
+  if (!text.empty()) {
+    if (text.back() != '\n') text += '\n';
+    text += '\n';
+  }
+  text += rendered;
+  if (text.back() != '\n') text += '\n';
+  ASSIGN_OR_RETURN(toml::table check, Parse(text, path));
+  (void)check;
+  std::error_code ec;
+  fs::create_directories(codex_home, ec);
+  return WriteAtomically(path, text);
+}
+
+Result<bool> RemoveMcpServer(const std::string& codex_home, const std::string& name) {
+  const fs::path path = fs::path(codex_home) / "config.toml";
+  ASSIGN_OR_RETURN(std::string text, ReadText(path));
+  ASSIGN_OR_RETURN(toml::table before, Parse(text, path));
+  auto* servers = before["mcp_servers"].as_table();
+  if (servers == nullptr || !servers->contains(name)) return false;
+  std::string removed = WithoutServer(text, name);
+  ASSIGN_OR_RETURN(toml::table after, Parse(removed, path));
+  if (!OnlyServerRemoved(before, after, name)) {
+    return InvalidArgumentError("config.toml defines mcp_servers." + name +
+                                " in a form codex mcp remove cannot edit (an inline table); edit " +
+                                path.string() + " by hand");
+  }
+  RETURN_IF_ERROR(WriteAtomically(path, removed));
+  return true;
+}
+
+}  // namespace codex::core

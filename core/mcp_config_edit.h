@@ -1,0 +1,25 @@
+// `codex mcp add` / `codex mcp remove`: edits the [mcp_servers.NAME] tables
+// of $CODEX_HOME/config.toml in Codex's format (command, args, [.env]; or
+// url, bearer_token_env_var), as a text edit so the rest of the file, its
+// comments included, stays byte for byte. Each edit is checked by parsing
+// the result (only that server changed) and written atomically (temp file +
+// rename). Not thread-safe against other writers of config.toml.
+#pragma once
+
+#include <string>
+
+#include "base/status.h"
+#include "core/mcp_config.h"
+
+namespace codex::core {
+
+// Adds (or replaces, as Codex does) `server` (its name, command/args/env or
+// url/bearer_token_env_var) at the end of config.toml, creating the file.
+Status WriteMcpServer(const std::string& codex_home, const McpServerConfig& server);
+
+// Removes [mcp_servers.NAME] and its sub-tables; false when there was none.
+// kInvalidArgument when the file defines it in a form this edit cannot
+// remove (an inline table): then nothing is written.
+Result<bool> RemoveMcpServer(const std::string& codex_home, const std::string& name);
+
+}  // namespace codex::core

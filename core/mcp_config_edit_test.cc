@@ -1,0 +1,91 @@
+#include "core/mcp_config_edit.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/config.h"
+#include "testing/temp_dir.h"
+
+using namespace codex::core;
+using codex::testing::TempHome;
+
+namespace {
+
+std::string ReadConfig(const TempHome& home) {
+  std::ifstream in(home.path / "config.toml");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("mcp add writes Codex's format and keeps the rest of the file byte for byte") {
+  TempHome home;
+  const std::string original = "# my settings\nmodel = \"m\" # inline note\n\n[tui]\nx = 1\n";
+  home.Write(original);
+  McpServerConfig stdio;
+  stdio.name = "srv";
+  stdio.command = "node";
+  stdio.args = {"server.js", "--flag"};
+  stdio.env = {{"A", "1"}, {"B", "two"}};
+  REQUIRE(WriteMcpServer(home.path.string(), stdio).ok());
+  McpServerConfig http;
+  http.name = "web";
+  http.url = "https://example.com/mcp";
+  http.bearer_token_env_var = "TOK";
+  REQUIRE(WriteMcpServer(home.path.string(), http).ok());
+  CHECK(ReadConfig(home) == original +
+                                "\n[mcp_servers.srv]\ncommand = \"node\"\nargs = [\"server.js\", "
+                                "\"--flag\"]\n\n[mcp_servers.srv.env]\nA = \"1\"\nB = \"two\"\n"
+                                "\n[mcp_servers.web]\nurl = \"https://example.com/mcp\"\n"
+                                "bearer_token_env_var = \"TOK\"\n");
+  auto config = LoadConfig(home.path.string(), {});
+  REQUIRE(config.ok());
+  CHECK(config->mcp_servers.at("srv").args == std::vector<std::string>{"server.js", "--flag"});
+  CHECK(config->mcp_servers.at("srv").env.at("B") == "two");
+  CHECK(config->mcp_servers.at("web").bearer_token_env_var == "TOK");
+
+  // Adding an existing name replaces it, as Codex does; the other stays.
+  McpServerConfig again;
+  again.name = "srv";
+  again.command = "other";
+  REQUIRE(WriteMcpServer(home.path.string(), again).ok());
+  config = LoadConfig(home.path.string(), {});
+  REQUIRE(config.ok());
+  CHECK(config->mcp_servers.at("srv").command == "other");
+  CHECK(config->mcp_servers.at("srv").env.empty());
+  CHECK(config->mcp_servers.contains("web"));
+
+  REQUIRE(RemoveMcpServer(home.path.string(), "srv").value());
+  REQUIRE(RemoveMcpServer(home.path.string(), "web").value());
+  CHECK(ReadConfig(home) == original);
+  auto absent = RemoveMcpServer(home.path.string(), "web");
+  REQUIRE(absent.ok());
+  CHECK_FALSE(*absent);
+}
+
+TEST_CASE("mcp remove refuses an inline table and leaves the file alone") {
+  TempHome home;
+  const std::string original = "[mcp_servers]\nx = { command = \"srv\" }\n";
+  home.Write(original);
+  auto removed = RemoveMcpServer(home.path.string(), "x");
+  REQUIRE_FALSE(removed.ok());
+  CHECK(removed.status().message().find("by hand") != std::string::npos);
+  CHECK(ReadConfig(home) == original);
+}
+
+TEST_CASE("mcp add into a missing config.toml creates it; a broken one is not touched") {
+  TempHome home;
+  std::filesystem::remove(home.path / "config.toml");
+  McpServerConfig s;
+  s.name = "a";
+  s.command = "srv";
+  REQUIRE(WriteMcpServer(home.path.string(), s).ok());
+  CHECK(ReadConfig(home) == "[mcp_servers.a]\ncommand = \"srv\"\n");
+  home.Write("model = [\n");
+  CHECK_FALSE(WriteMcpServer(home.path.string(), s).ok());
+  CHECK(ReadConfig(home) == "model = [\n");
+}

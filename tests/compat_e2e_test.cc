@@ -1,0 +1,181 @@
+// Codex 0.169 command lines as Codex users and their scripts type them
+// (issue 25): top-level options before the subcommand, multi-value -i,
+// Codex subcommand words never sent as prompts.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/e2e_checks.h"
+#include "tests/e2e_support.h"
+
+namespace codex::testing {
+namespace {
+
+using e2e::ErrorLines;
+using e2e::MakeEnv;
+using e2e::Run;
+using e2e::RunOk;
+
+TEST_CASE("-m -s -C --full-auto before exec apply to the exec run") {
+  auto env = MakeEnv(R"(["one", "two", "three"])");
+  std::filesystem::create_directories(env->workdir() / "sub");
+  auto run = RunOk(*env, {"-m", "gpt-before", "-s", "workspace-write", "-C", "sub", "exec", "hi"});
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  CHECK(requests[0].body["model"] == "gpt-before");
+  CHECK(run.err.find("sandbox workspace-write") != std::string::npos);
+  CHECK(requests[0].InputItems().dump().find((env->workdir() / "sub").string()) !=
+        std::string::npos);
+
+  auto bypass = RunOk(*env, {"--dangerously-bypass-approvals-and-sandbox", "exec", "again"});
+  CHECK(bypass.err.find("sandbox danger-full-access") != std::string::npos);
+  // Placed after exec, the same options still mean the same.
+  auto after = RunOk(*env, {"exec", "-m", "gpt-after", "--full-auto", "third"});
+  CHECK(after.err.find("sandbox workspace-write") != std::string::npos);
+  CHECK(env->server().requests_to("/responses").back().body["model"] == "gpt-after");
+}
+
+TEST_CASE("exec -i a.png b.png -- PROMPT sends two images and the prompt") {
+  auto env = MakeEnv(R"(["seen"])");
+  const std::string png("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16);
+  std::ofstream(env->workdir() / "a.png", std::ios::binary) << png;
+  std::ofstream(env->workdir() / "b.png", std::ios::binary) << png;
+  RunOk(*env, {"exec", "-i", "a.png", "b.png", "--", "describe both"});
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  Json user;
+  for (const auto& item : requests[0].InputItems()) {
+    if (item.value("role", "") == "user") user = item;
+  }
+  REQUIRE(user["content"].size() == 3);
+  // Without the --, the prompt is read as a third file: one line says what to do.
+  auto eaten = Run(*env, {"exec", "-i", "a.png", "b.png", "describe both"});
+  CHECK(eaten.exit_code == 2);
+  CHECK(eaten.err.find("'--' before it") != std::string::npos);
+  CHECK(env->server().requests_to("/responses").size() == 1);
+  CHECK(user["content"][0]["type"] == "input_image");
+  CHECK(user["content"][1]["type"] == "input_image");
+  CHECK(user["content"][2]["text"] == "describe both");
+}
+
+TEST_CASE("Codex subcommand words are never a prompt: refused by name, exit 2, nothing sent") {
+  auto env = MakeEnv(R"([])");
+  for (std::vector<std::string> args : {std::vector<std::string>{"review"},
+                                        {"doctor"},
+                                        {"update"},
+                                        {"agents"},
+                                        {"login"},
+                                        {"logout"},
+                                        {"mcp-server"},
+                                        {"app-server"},
+                                        {"apply"},
+                                        {"features", "list"},
+                                        {"debug"},
+                                        {"cloud"},
+                                        {"-m", "x", "review", "--base", "main"},
+                                        {"exec", "review"},
+                                        {"--oss", "exec", "--json", "review", "--commit", "abc"}}) {
+    auto run = Run(*env, args);
+    INFO("args[0]: " << args[0] << "\nstderr: " << run.err);
+    CHECK(run.exit_code == 2);
+    auto lines = ErrorLines(run.err);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].find("Codex CLI subcommand") != std::string::npos);
+    CHECK(run.out.empty());
+  }
+  CHECK(env->server().requests_to("/responses").empty());
+}
+
+TEST_CASE("codex help prints help; archive/delete are the sessions commands") {
+  auto env = MakeEnv(R"(["kept"])");
+  auto help = RunOk(*env, {"help"});
+  CHECK(help.out.find("exec") != std::string::npos);
+  auto help_exec = RunOk(*env, {"help", "exec"});
+  CHECK(help_exec.out.find("--output-schema") != std::string::npos);
+  CHECK(env->server().requests_to("/responses").empty());
+
+  auto run = RunOk(*env, {"exec", "--json", "hello"});
+  std::string id;
+  for (const Json& e : e2e::JsonLines(run.out)) {
+    if (e.is_object() && e.value("type", "") == "thread.started") id = e["thread_id"];
+  }
+  REQUIRE_FALSE(id.empty());
+  RunOk(*env, {"archive", id});
+  auto listed = RunOk(*env, {"sessions", "list", "--json"});
+  CHECK(listed.out.find(id) == std::string::npos);
+  RunOk(*env, {"unarchive", id});
+  CHECK(RunOk(*env, {"sessions", "list", "--json"}).out.find(id) != std::string::npos);
+  RunOk(*env, {"delete", id});
+  auto show = Run(*env, {"sessions", "show", id});
+  CHECK(show.exit_code != 0);
+}
+
+TEST_CASE("--enable/--disable FEATURE and --search are accepted in any position") {
+  auto env = MakeEnv(R"(["a", "b"])");
+  auto run = RunOk(*env, {"--enable", "some_feature", "exec", "--disable", "other", "hi"});
+  CHECK(env->server().requests_to("/responses").size() == 1);
+  auto search = RunOk(*env, {"--search", "exec", "hi"});
+  CHECK(env->server().requests_to("/responses").size() == 2);
+}
+
+TEST_CASE("developer_instructions, model_instructions_file and CLAUDE.md reach the model") {
+  auto env = MakeEnv(R"(["ok", "ok"])", R"(developer_instructions = "Answer in French."
+model_instructions_file = "base.md"
+project_doc_fallback_filenames = ["CLAUDE.md"]
+)");
+  std::ofstream(env->codex_home() / "base.md") << "You are the base from a file.";
+  std::ofstream(env->workdir() / "CLAUDE.md") << "Use tabs, never spaces.";
+  auto run = RunOk(*env, {"exec", "hi"});
+  CHECK(run.err.find("warning") == std::string::npos);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  CHECK(requests[0].body["instructions"] == "You are the base from a file.");
+  bool developer = false;
+  bool docs = false;
+  for (const auto& item : requests[0].InputItems()) {
+    const std::string text = item.dump();
+    if (item.value("role", "") == "developer" &&
+        text.find("Answer in French.") != std::string::npos) {
+      developer = true;
+    }
+    if (item.value("role", "") == "user" &&
+        text.find("Use tabs, never spaces.") != std::string::npos) {
+      docs = true;
+    }
+  }
+  CHECK(developer);
+  CHECK(docs);
+  // With an AGENTS.md beside it, CLAUDE.md is not read.
+  std::ofstream(env->workdir() / "AGENTS.md") << "Agents file wins.";
+  RunOk(*env, {"exec", "again"});
+  const std::string second = env->server().requests_to("/responses").back().InputItems().dump();
+  CHECK(second.find("Agents file wins.") != std::string::npos);
+  CHECK(second.find("Use tabs, never spaces.") == std::string::npos);
+}
+
+TEST_CASE("codex completion without a shell prints the bash script, as Codex") {
+  auto env = MakeEnv(R"([])");
+  auto plain = RunOk(*env, {"completion"});
+  auto bash = RunOk(*env, {"completion", "bash"});
+  CHECK(plain.out == bash.out);
+  CHECK(plain.out.find("complete ") != std::string::npos);
+  CHECK(RunOk(*env, {"completion", "zsh"}).out != bash.out);
+}
+
+TEST_CASE("exec --ignore-user-config does not read config.toml; -c still applies") {
+  auto env = MakeEnv(R"(["from flags"])", "model_reasoning_effort = \"not-a-level\"\n");
+  // With the file read, its bad value is an error.
+  CHECK(Run(*env, {"exec", "hi"}).exit_code == 2);
+  const std::string provider = "model_providers.scripted={name=\"scripted\",base_url=\"" +
+                               env->server().base_url() +
+                               "\",env_key=\"SCRIPTED_API_KEY\",wire_api=\"responses\"}";
+  auto run = RunOk(*env, {"exec", "--ignore-user-config", "-c", "model_provider=\"scripted\"", "-c",
+                          provider, "-m", "flag-model", "hi"});
+  CHECK(run.out == "from flags\n");
+  CHECK(env->server().requests_to("/responses").at(0).body["model"] == "flag-model");
+}
+
+}  // namespace
+}  // namespace codex::testing
