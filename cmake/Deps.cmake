@@ -10,6 +10,10 @@ find_package(tomlplusplus REQUIRED)
 find_package(CLI11 REQUIRED)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 pkg_check_modules(SECCOMP REQUIRED IMPORTED_TARGET libseccomp)
+# The interactive UI: syntax colours of code blocks (GNU Source-highlight) and
+# Unicode widths, grapheme clusters and line breaking (utf8proc).
+pkg_check_modules(SRCHILITE REQUIRED IMPORTED_TARGET source-highlight)
+pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
 if(CODEX_BUILD_TESTS)
   find_package(Catch2 2 REQUIRED)
   # Catch2's implementation is compiled once (codex_catch_impl) and shared by

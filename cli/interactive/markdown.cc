@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "cli/interactive/code_highlight.h"
+
 namespace codex::cli {
 
 namespace {
@@ -231,8 +233,8 @@ class Builder {
           break;
         }
         if (!code_lang_.empty()) Emit("    " + style_.Dim(code_lang_));
-        std::vector<std::string> code_lines;
         if (!code_.empty() && code_.back() == '\n') code_.pop_back();
+        std::vector<std::string> plain;
         size_t pos = 0;
         while (pos <= code_.size()) {
           size_t nl = code_.find('\n', pos);
@@ -245,8 +247,20 @@ class Builder {
               line += c;
             }
           }
-          Emit("    " + (line.empty() ? line : style_.Yellow(line)));
+          plain.push_back(std::move(line));
           pos = nl + 1;
+        }
+        std::string joined;
+        for (size_t k = 0; k < plain.size(); ++k) joined += (k ? "\n" : "") + plain[k];
+        // Colours by the fence's language (code_highlight.h); a language it
+        // does not know keeps the one colour of code.
+        std::optional<std::vector<std::string>> coloured;
+        if (style_.color()) coloured = HighlightCode(joined, code_lang_);
+        if (coloured && coloured->size() != plain.size()) coloured.reset();
+        for (size_t k = 0; k < plain.size(); ++k) {
+          const std::string& line = plain[k];
+          std::string shown = coloured ? (*coloured)[k] : line.empty() ? line : style_.Yellow(line);
+          EmitCodeLine(shown, line);
         }
         EndBlock();
         break;
@@ -385,6 +399,50 @@ class Builder {
     std::string line = p + content;
     while (!line.empty() && line.back() == ' ') line.pop_back();
     lines.push_back(std::move(line));
+  }
+
+  // One line of a code block, indented; a line wider than the block wraps
+  // inside it (cut between grapheme clusters, never back at column 0), its
+  // continuation rows indented like the line itself. Colours open at a cut
+  // are closed at the row's end and opened again on the next row.
+  void EmitCodeLine(const std::string& shown, const std::string& plain) {
+    const size_t lead = std::min(plain.find_first_not_of(' '), plain.size());
+    const int room = width_ - PrefixWidth() - 4;
+    if (width_ <= 0 || room < 8 || DisplayWidth(shown) <= room) {
+      Emit("    " + shown);
+      return;
+    }
+    const int indent = std::min(static_cast<int>(lead), room / 2);
+    std::string row;
+    std::string active;  // the SGR sequence in effect, "" after a reset
+    int col = 0;
+    bool first = true;
+    size_t i = 0;
+    while (i < shown.size()) {
+      if (shown[i] == '\x1b') {
+        size_t end = SkipEscape(shown, i);
+        std::string esc = shown.substr(i, end - i);
+        if (!esc.empty() && esc.back() == 'm') {
+          active = esc == "\x1b[m" || esc == "\x1b[0m" || esc == "\x1b[39m" ? "" : esc;
+        }
+        row += esc;
+        i = end;
+        continue;
+      }
+      size_t probe = i;
+      const int w = CodePointWidth(DecodeUtf8(shown, &probe));
+      const size_t next = std::max(probe, NextGrapheme(shown, i));
+      if (col + w > room && col > (first ? 0 : indent)) {
+        Emit("    " + row + (active.empty() ? "" : "\x1b[m"));
+        first = false;
+        row = std::string(static_cast<size_t>(indent), ' ') + active;
+        col = indent;
+      }
+      row.append(shown, i, next - i);
+      col += w;
+      i = next;
+    }
+    Emit("    " + row);
   }
 
   // Wraps inline text (its "\n" are line breaks) under the current prefix.
