@@ -127,16 +127,20 @@ TEST_CASE("in tmux: an Esc-Esc edit forks at the branch point, keeps the cache k
 TEST_CASE("in tmux: /fork and codex exec fork keep the parent's prompt_cache_key") {
   if (Skip()) return;
   auto env = MakeEnv(R"({"responses": ["answer one", "answer in the fork", "exec fork answer"]})");
-  TmuxCodex t(*env, {}, 160, 30);
+  TmuxCodex t(*env, {}, 70, 30);
   t.WaitForText("›");
-  const std::string original = FirstId(t.Text(), "session ");
+  const std::string original = FirstId(t.Joined(), "session ");
+  REQUIRE(!original.empty());
   t.Type("first question");
   t.Key("Enter");
   t.WaitForText("answer one");
   WaitIdle(t);
   t.Type("/fork");
   t.Key("Enter");
-  t.WaitForText("you are now in the branch");
+  t.WaitForJoined("you are now in the branch");
+  // The line is wider than the screen: wrapped between words, so the new
+  // session's id stays whole on its row instead of being cut by the terminal.
+  CHECK(std::regex_search(t.Text(), std::regex("\n[0-9a-f-]{36}; you are now")));
   t.Type("in the fork");
   t.Key("Enter");
   t.WaitForText("answer in the fork");

@@ -148,9 +148,34 @@ Status InteractiveSession::Reopen(const RunFlags& flags) {
 
 // --- output ---
 
+// `text` with each line wider than the screen wrapped at word boundaries
+// (CJK between characters), so the terminal does not cut it mid-word; lines
+// that fit are left as they are (tables keep their padding).
+std::string InteractiveSession::FitToScreen(std::string_view text) const {
+  const int width = terminal_->Columns() - 1;
+  std::string out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    const bool last = nl == std::string_view::npos;
+    if (last) nl = text.size();
+    std::string_view line = text.substr(pos, nl - pos);
+    if (width > 10 && DisplayWidth(line) > width) {
+      std::string wrapped = WrapLine(line, width, "", "");
+      if (last && !wrapped.empty()) wrapped.pop_back();
+      out += wrapped;
+    } else {
+      out.append(line);
+      if (!last) out += '\n';
+    }
+    pos = nl + 1;
+  }
+  return out;
+}
+
 void InteractiveSession::Say(std::string_view text) {
   if (tty_) {
-    view_->Print(text);  // above the composer when it is drawn
+    view_->Print(FitToScreen(text));  // above the composer when it is drawn
   } else {
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
@@ -159,7 +184,7 @@ void InteractiveSession::Say(std::string_view text) {
 
 void InteractiveSession::Warn(std::string_view message) {
   if (tty_) {
-    view_->Print(style_.Red("error: " + std::string(message)) + "\n");
+    view_->Print(FitToScreen(style_.Red("error: " + std::string(message)) + "\n"));
   } else {
     std::fprintf(stderr, "error: %.*s\n", static_cast<int>(message.size()), message.data());
   }
@@ -433,7 +458,11 @@ void InteractiveSession::RunUserTurn(const std::string& text) {
         // What was queued or steered behind an interrupted turn is not sent:
         // it goes back into the composer to be sent or edited. Ctrl-C now
         // warns before it quits, as at any prompt.
-        composer_.editor().ClearInterrupts();
+        if (live_->quit_warned()) {
+          composer_.editor().NoteInterrupt();  // warned already: the next Ctrl-C quits
+        } else {
+          composer_.editor().ClearInterrupts();
+        }
         composer_.Unqueue();
       }
       return;
@@ -478,7 +507,11 @@ void InteractiveSession::RunLocalShell(const std::string& command) {
     shown.OnTurnFailed(result.status());
     if (tty_) {
       view_->EndTurn();
-      composer_.editor().ClearInterrupts();  // the next Ctrl-C warns first
+      if (live_->quit_warned()) {
+        composer_.editor().NoteInterrupt();  // warned already: the next Ctrl-C quits
+      } else {
+        composer_.editor().ClearInterrupts();  // the next Ctrl-C warns first
+      }
     }
     return;
   }

@@ -101,6 +101,7 @@ class InteractiveSession {
   std::optional<std::string> ReadInputPlain();
   // Acts on an event of the composer at the prompt; the submitted text, if any.
   std::optional<std::optional<std::string>> OnPromptEvent(const EditorEvent& ev);
+  std::string FitToScreen(std::string_view text) const;
   void ShowComposer();
   // The footer under the prompt: model (and reasoning effort), context left,
   // the directory; set at each prompt (not read while a turn runs).

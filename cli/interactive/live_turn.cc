@@ -57,6 +57,7 @@ void LiveTurn::Handle(const EditorEvent& ev, core::CancelToken& cancel, bool* ca
       // Ctrl-C again right after warns (as Codex does); a third quits.
       if (ev.kind == EditorEventKind::kInterrupt && ev.count == 2) {
         composer_.set_hint("Press Ctrl-C again to quit");
+        quit_warned_ = true;
       }
       if (ev.kind == EditorEventKind::kInterrupt && ev.count >= 3) quit_requested_ = true;
       break;
@@ -84,6 +85,7 @@ void LiveTurn::Run(const std::function<void()>& work, core::CancelToken& cancel,
     terminal_.Wake();
   });
   composer_.set_turn_running(true);
+  quit_warned_ = false;
   show_composer_();
   bool cancelled = false;
   while (!done) {

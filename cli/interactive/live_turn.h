@@ -44,6 +44,9 @@ class LiveTurn {
 
   // Ctrl-D (or Ctrl-C three times) during a turn: leave when it has ended.
   bool quit_requested() const { return quit_requested_; }
+  // The last Run showed "Press Ctrl-C again to quit" (a second Ctrl-C while
+  // the turn stopped): the next Ctrl-C at the prompt quits.
+  bool quit_warned() const { return quit_warned_; }
 
  private:
   void RunUiCalls();
@@ -56,6 +59,7 @@ class LiveTurn {
   Composer& composer_;
   std::function<void()> show_composer_;
   bool quit_requested_ = false;
+  bool quit_warned_ = false;
 
   std::mutex mutex_;
   std::condition_variable done_;
