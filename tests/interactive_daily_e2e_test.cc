@@ -509,5 +509,40 @@ TEST_CASE("in tmux: the resume picker searches content, previews, shows a transc
   CHECK(list.out.find("alpha question") != std::string::npos);
 }
 
+TEST_CASE("in tmux: an answer streamed at 60 columns takes the new width after a resize") {
+  if (Skip()) return;
+  std::string answer;
+  for (int p = 1; p <= 12; ++p) {
+    if (p > 1) answer += "\n\n";
+    answer += "para" + std::to_string(p);
+    for (int w = 1; w <= 14; ++w) answer += " word" + std::to_string(w);
+  }
+  nlohmann::json script = {
+      {"responses", {{{"message", answer}, {"pause_after", 5}, {"pause_ms", 4000}}}}};
+  auto env = MakeEnv(script.dump());
+  TmuxCodex t(*env, {}, 60, 60);
+  t.WaitForText("›");
+  t.Type("explain");
+  t.Key("Enter");
+  t.WaitForText("para2");
+  t.Resize(120);
+  t.WaitForText("para12");
+  WaitIdle(t);
+  const std::string text = t.Text();
+  INFO(text);
+  // Every paragraph after the resize is one row (about 100 columns), not
+  // two rows of at most 60 as the first ones.
+  int wide = 0;
+  for (int p = 5; p <= 12; ++p) {
+    const std::string start = "para" + std::to_string(p) + " ";
+    const size_t at = text.find(start);
+    REQUIRE(at != std::string::npos);
+    const std::string row = text.substr(at, text.find('\n', at) - at);
+    if (row.find("word14") != std::string::npos) ++wide;
+  }
+  CHECK(wide == 8);
+  t.Key("C-d");
+}
+
 }  // namespace
 }  // namespace codex::testing

@@ -635,8 +635,100 @@ std::string MarkdownRenderer::Emit(const std::vector<std::string>& lines, size_t
   return out;
 }
 
+namespace {
+
+// Whether nothing after `head` (text ending at a blank line) can continue its
+// last block: no fence left open, and the last block is a paragraph or a
+// heading, not a list item, a quote, indented code or a table that a later
+// block could extend across the blank line.
+bool ClosedAtBlankLine(std::string_view head) {
+  int fences = 0;
+  std::string_view last;
+  size_t pos = 0;
+  while (pos < head.size()) {
+    size_t nl = head.find('\n', pos);
+    if (nl == std::string_view::npos) nl = head.size();
+    std::string_view line = head.substr(pos, nl - pos);
+    pos = nl + 1;
+    const size_t lead = line.find_first_not_of(' ');
+    if (lead == std::string_view::npos) continue;
+    std::string_view body = line.substr(lead);
+    if (lead < 4 && (body.starts_with("```") || body.starts_with("~~~"))) ++fences;
+    last = line;
+  }
+  if (fences % 2 != 0 || last.empty()) return false;
+  const size_t lead = last.find_first_not_of(' ');
+  if (lead >= 4 || last[0] == '\t') return false;
+  std::string_view body = last.substr(lead);
+  if (body[0] == '>' || last.find('|') != std::string_view::npos) return false;
+  if ((body[0] == '-' || body[0] == '*' || body[0] == '+') && body.size() > 1 && body[1] == ' ') {
+    return false;
+  }
+  size_t digits = 0;
+  while (digits < body.size() && digits < 9 && body[digits] >= '0' && body[digits] <= '9') ++digits;
+  if (digits > 0 && digits + 1 < body.size() && (body[digits] == '.' || body[digits] == ')') &&
+      body[digits + 1] == ' ') {
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::string> Trimmed(std::vector<std::string> lines) {
+  while (!lines.empty() && lines.back().empty()) lines.pop_back();
+  return lines;
+}
+
+}  // namespace
+
+std::string MarkdownRenderer::SwitchWidth() {
+  const size_t nl = source_.rfind('\n');
+  if (nl == std::string::npos) return "";
+  const std::string_view complete = std::string_view(source_).substr(0, nl + 1);
+  // The last block boundary (a blank line) all of whose lines before it
+  // have been returned.
+  size_t cut = complete.rfind("\n\n");
+  std::vector<std::string> head_lines;
+  while (cut != std::string_view::npos) {
+    head_lines = Trimmed(RenderMarkdownLines(complete.substr(0, cut + 2), style_, width_));
+    if (head_lines.size() <= emitted_) break;
+    cut = cut == 0 ? std::string_view::npos : complete.rfind("\n\n", cut - 1);
+  }
+  if (cut == std::string_view::npos) return "";
+  const std::string_view head = complete.substr(0, cut + 2);
+  const std::string_view rest = complete.substr(cut + 2);
+  if (rest.find_first_not_of(" \n") == std::string_view::npos) {
+    // Nothing of the next block yet: only where no block can go on.
+    if (!ClosedAtBlankLine(head)) return "";
+  } else {
+    // Splitting the source there must not change what it renders (a list
+    // or a fenced block can span a blank line).
+    std::vector<std::string> joined = head_lines;
+    joined.push_back("");
+    for (auto& line : Trimmed(RenderMarkdownLines(rest, style_, width_))) {
+      joined.push_back(std::move(line));
+    }
+    if (joined != Trimmed(RenderMarkdownLines(complete, style_, width_))) return "";
+  }
+  // The lines before the boundary all returned, none after it.
+  if (emitted_ < head_lines.size() || emitted_ > head_lines.size() + 1) return "";
+  std::string out = emitted_ == head_lines.size() ? "\n" : "";  // the blank line between
+  source_.erase(0, cut + 2);
+  emitted_ = 0;
+  width_ = next_width_;
+  next_width_ = -1;
+  return out;
+}
+
 std::string MarkdownRenderer::Feed(std::string_view delta) {
   source_.append(delta);
+  // A new width starts at a block boundary: the blank line before it, if
+  // not printed yet, comes first.
+  std::string switched;
+  bool now_switched = false;
+  if (next_width_ >= 0 && next_width_ != width_) {
+    switched = SwitchWidth();
+    now_switched = next_width_ < 0;
+  }
   size_t nl = source_.rfind('\n');
   std::string_view all(source_);
   std::string_view complete = nl == std::string::npos ? std::string_view() : all.substr(0, nl + 1);
@@ -645,7 +737,7 @@ std::string MarkdownRenderer::Feed(std::string_view delta) {
   // the partial line grew by a word.
   bool line_ended = delta.find('\n') != std::string_view::npos;
   bool word_ended = delta.find(' ') != std::string_view::npos;
-  if (!line_ended && !word_ended) return "";
+  if (!line_ended && !word_ended && !now_switched) return switched;
 
   long table = -1;
   std::vector<std::string> lines = RenderMarkdownLines(complete, style_, width_, &table);
@@ -668,9 +760,11 @@ std::string MarkdownRenderer::Feed(std::string_view delta) {
       partial.find('|') == std::string_view::npos) {
     long full_table = -1;
     std::vector<std::string> full = RenderMarkdownLines(all, style_, width_, &full_table);
-    if (full_table < 0 && full.size() > lines.size() + 1) return Emit(full, full.size() - 1);
+    if (full_table < 0 && full.size() > lines.size() + 1) {
+      return switched + Emit(full, full.size() - 1);
+    }
   }
-  return Emit(lines, stable);
+  return switched + Emit(lines, stable);
 }
 
 std::string MarkdownRenderer::Finish() {

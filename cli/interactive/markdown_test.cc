@@ -268,3 +268,29 @@ TEST_CASE("Unicode line breaking: CJK breaks between characters; words stay whol
 
 }  // namespace
 }  // namespace codex::cli
+
+namespace codex::cli {
+namespace {
+
+TEST_CASE("streaming: a new width applies from the next block; printed lines stay") {
+  const std::string p1 = "one two three four five six seven eight nine ten";
+  const std::string p2 = "eleven twelve thirteen fourteen fifteen sixteen seventeen";
+  MarkdownRenderer r(kPlain, 20);
+  std::string out = r.Feed(p1 + "\n\n");
+  r.SetWidth(80);
+  out += r.Feed(p2 + "\n\n- a list\n");
+  out += r.Finish();
+  // The first paragraph at 20 columns, the rest at 80 (one row each).
+  CHECK(out == "one two three four\nfive six seven eight\nnine ten\n\n" + p2 + "\n\n• a list\n");
+  // A list is not split at its blank line: its items keep one numbering.
+  MarkdownRenderer list(kPlain, 20);
+  std::string l = list.Feed("1. first item\n\n");
+  list.SetWidth(80);
+  l += list.Feed("2. second item\n");
+  l += list.Finish();
+  CHECK(l.find("2. second item") != std::string::npos);
+  CHECK(l.find("1. second item") == std::string::npos);
+}
+
+}  // namespace
+}  // namespace codex::cli

@@ -402,6 +402,8 @@ void TurnView::FinishReasoning() {
 void TurnView::OnTextDelta(std::string_view delta) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!markdown_) StartMessage();
+  // A resize re-wraps what has not been printed yet, from the next block on.
+  markdown_->SetWidth(terminal_.Columns() - 1);
   std::string out = markdown_->Feed(NeutralizeControls(delta));
   if (!out.empty()) WriteAbove(out);
 }
