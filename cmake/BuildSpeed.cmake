@@ -193,7 +193,7 @@ set(codex_test_costs
   store_backend_e2e_test 19 sandbox_confinement_test 18 tool_safety_e2e_test 17
   tools_e2e_test 16 lease_e2e_test 14 scripted_server_test 12 parity_reference_e2e_test 12
   compaction_simulation_test 11 history_e2e_test 11 exec_e2e_test 10
-  viewer_e2e_test 30 viewer_postgres_e2e_test 15)
+  viewer_e2e_test 30 viewer_postgres_e2e_test 15 interactive_daily_e2e_test 100)
 
 # Called by codex_add_test: the test's COST from the table above.
 function(codex_test_cost name)

@@ -12,6 +12,9 @@ pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 pkg_check_modules(SECCOMP REQUIRED IMPORTED_TARGET libseccomp)
 # utf8proc (libutf8proc-dev): Unicode case folding and decomposition for search
 # (storage/fts_tokenizer.h).
+# The interactive UI: syntax colours of code blocks (GNU Source-highlight) and
+# Unicode widths, grapheme clusters and line breaking (utf8proc, as above).
+pkg_check_modules(SRCHILITE REQUIRED IMPORTED_TARGET source-highlight)
 pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
 if(CODEX_BUILD_TESTS)
   find_package(Catch2 2 REQUIRED)

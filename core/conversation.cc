@@ -4,6 +4,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <utility>
 
 #include "core/compaction_checkpoint.h"
 #include "core/instructions.h"
@@ -72,6 +73,21 @@ bool HasOwnUserMessage(const std::vector<StoredItem>& stored, const std::string&
   });
 }
 
+// The id of the session a fork chain starts from (the session's own id when
+// it is no fork). A parent since purged ends the walk at the oldest one left;
+// the walk is bounded so a damaged store cannot loop it.
+std::string RootSessionId(SessionStore& store, const SessionInfo& session) {
+  std::string root = session.id;
+  std::string parent = session.forked_from_session;
+  for (int depth = 0; !parent.empty() && depth < 256; ++depth) {
+    Result<SessionInfo> up = store.FindSession(parent);
+    if (!up.ok()) break;
+    root = up->id;
+    parent = up->forked_from_session;
+  }
+  return root;
+}
+
 }  // namespace
 
 Item ContextBudgetMessage(const ContextBudget& budget) {
@@ -134,6 +150,7 @@ Result<std::unique_ptr<Conversation>> Conversation::Resume(const Config& config,
   const std::optional<UsageMark> mark = NewestUsageMark(stored);
   c->fork_untitled_ =
       !c->session_.forked_from_session.empty() && !HasOwnUserMessage(stored, c->session_.id);
+  c->cache_key_ = RootSessionId(*deps.store, c->session_);
   for (auto& s : stored) c->transcript_.push_back(std::move(s.item));
   c->budget_.Seed(c->transcript_, mark, c->FixedTokens());
   return c;
@@ -188,7 +205,7 @@ RequestOptions Conversation::Request() const {
   options.output_schema_json = config_.output_schema_json;
   options.reasoning_effort = config_.model_reasoning_effort;
   options.reasoning_summary = config_.model_reasoning_summary;
-  options.prompt_cache_key = session_.id;
+  options.prompt_cache_key = cache_key();
   options.send_item_ids = config_.provider.send_item_ids;
   return options;
 }
@@ -294,9 +311,9 @@ Status Conversation::AcquireTurnLease() {
   return OkStatus();
 }
 
-Result<bool> Conversation::CompactNow(const CancelToken& cancel) {
+Result<bool> Conversation::CompactNow(const CancelToken& cancel, bool when_asked) {
   RETURN_IF_ERROR(AcquireTurnLease());
-  Result<bool> compacted = CompactHoldingLease(cancel);
+  Result<bool> compacted = CompactHoldingLease(cancel, when_asked);
   lease_.reset();
   return compacted;
 }
@@ -309,8 +326,8 @@ Result<TurnResult> Conversation::RunTurn(const std::string& user_text, const Can
   return result;
 }
 
-Result<bool> Conversation::CompactHoldingLease(const CancelToken& cancel) {
-  if (deps_.compactor != nullptr && !budget_.ManualCompactionWorthwhile()) {
+Result<bool> Conversation::CompactHoldingLease(const CancelToken& cancel, bool when_asked) {
+  if (deps_.compactor != nullptr && !when_asked && !budget_.ManualCompactionWorthwhile()) {
     deps_.observer->OnNotice("session " + session_.id + " uses ~" +
                              std::to_string(budget_.usage()) +
                              " tokens, at or under half the auto-compact limit (" +
@@ -328,6 +345,7 @@ struct Conversation::TurnState {
   TurnRecord record;
   TurnResult result;
   Item user;  // the message the turn answers, once committed
+  bool user_committed = false;
   int stream_retries = 0;
   bool overflow_retried = false;
   // The tool batch just run marked a plan step completed: a natural boundary
@@ -351,9 +369,12 @@ Result<TurnResult> Conversation::RunTurnHoldingLease(const std::string& user_tex
   // and observers (--json: turn.failed) hear how it ended.
   if (Status s = OpenTurn(turn, user_text, image_urls, cancel); !s.ok()) return FailTurn(turn, s);
   for (;;) {
+    // A message steered in while the model worked goes in before the next
+    // request; one steered after the model answered asks it once more.
+    if (Status s = CommitSteered(turn); !s.ok()) return FailTurn(turn, s);
     Result<bool> more = SampleAndRunCalls(turn, cancel);
     if (!more.ok()) return FailTurn(turn, more.status());
-    if (!*more) break;
+    if (!*more && !HasSteered()) break;
   }
 
   turn.record.status = TurnStatus::kCompleted;
@@ -365,12 +386,39 @@ Result<TurnResult> Conversation::RunTurnHoldingLease(const std::string& user_tex
   return std::move(turn.result);
 }
 
+Status Conversation::AppendRecord(Item item) { return Commit(NewUuidV7(), {std::move(item)}); }
+
+void Conversation::Steer(std::string text) {
+  std::lock_guard<std::mutex> lock(steer_mutex_);
+  steered_.push_back(std::move(text));
+}
+
+std::vector<std::string> Conversation::TakeSteered() {
+  std::lock_guard<std::mutex> lock(steer_mutex_);
+  return std::exchange(steered_, {});
+}
+
+bool Conversation::HasSteered() {
+  std::lock_guard<std::mutex> lock(steer_mutex_);
+  return !steered_.empty();
+}
+
+Status Conversation::CommitSteered(TurnState& turn) {
+  std::vector<Item> messages;
+  for (std::string& text : TakeSteered()) messages.push_back(UserMessage(text, {}));
+  return Commit(turn.turn_id, std::move(messages));
+}
+
 Status Conversation::FailTurn(TurnState& turn, Status status) {
   // Cancelled means the user interrupted (Ctrl-C, a denial that stops the
   // turn); every other failure is the turn's own.
   const bool interrupted = status.code() == StatusCode::kCancelled;
   (void)CloseDanglingCalls(turn.turn_id,
                            interrupted ? std::string("aborted") : "aborted: " + status.message());
+  if (interrupted && turn.user_committed) {
+    // As Codex does: the next request tells the model the turn was stopped.
+    (void)Commit(turn.turn_id, {UserMessage(TurnAbortedMessage())});
+  }
   turn.record.status = interrupted ? TurnStatus::kInterrupted : TurnStatus::kFailed;
   turn.record.error = status.message();
   turn.record.usage = turn.result.usage;
@@ -398,6 +446,7 @@ Status Conversation::OpenTurn(TurnState& turn, const std::string& user_text,
 
   turn.user = UserMessage(user_text, image_urls);
   RETURN_IF_ERROR(Commit(turn.turn_id, {turn.user}));
+  turn.user_committed = true;
   if (fork_untitled_ && user_text.find_first_not_of(" \t\r\n") != std::string::npos) {
     // A fork's first own message names it, as a new session's does.
     if (Status s = deps_.store->SetTitle(session_.id, user_text); !s.ok()) {

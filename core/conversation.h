@@ -20,6 +20,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -80,6 +81,20 @@ class Conversation {
   Result<TurnResult> RunTurn(const std::string& user_text, const CancelToken& cancel,
                              std::span<const std::string> image_urls = {});
 
+  // Steers the running turn (Codex's Enter during a turn): `text` is sent as
+  // a user message at the turn's next request boundary (before its next
+  // model request, or as one more request when the model had finished).
+  // Safe to call from another thread while RunTurn runs.
+  void Steer(std::string text);
+  // Messages steered too late for the turn that just ended (it was over, or
+  // interrupted): the caller sends them as the next turn or gives them back.
+  std::vector<std::string> TakeSteered();
+
+  // Appends `item` (a record outside any model turn, e.g. the interactive
+  // `!cmd` record) to a session not yet stored: creates its row with the
+  // initial context, as a first user message does.
+  Status AppendRecord(Item item);
+
   // Takes the session's turn lease now (so a caller can be refused before it
   // prints or sends anything); the next RunTurn/CompactNow uses and releases
   // it. kFailedPrecondition / "session_busy" while another process runs a
@@ -88,11 +103,17 @@ class Conversation {
   Status AcquireTurnLease();
 
   // Compacts now (codex compact, /compact), holding the lease. False, with
-  // nothing changed, when the session is under half the auto-compact limit or
-  // a compaction would not shrink it; the reason is then told to the observer.
-  Result<bool> CompactNow(const CancelToken& cancel);
+  // nothing changed, when a compaction would not shrink the history, or
+  // (unless `when_asked`: /compact, which runs whenever the user asks) the
+  // session is under half the auto-compact limit; the reason is then told to
+  // the observer.
+  Result<bool> CompactNow(const CancelToken& cancel, bool when_asked = false);
 
   const SessionInfo& session() const { return session_; }
+  // The prompt_cache_key of every request: the session's own id, or for a
+  // fork (Esc-Esc, /fork, codex fork) the key of the session it was forked
+  // from, so the provider serves the prefix they share from its cache.
+  const std::string& cache_key() const { return cache_key_.empty() ? session_.id : cache_key_; }
   // False for a new session until its first user message is committed (the
   // session row is created with it).
   bool persisted() const { return !pending_; }
@@ -130,7 +151,7 @@ class Conversation {
   // Records the turn as failed (kCancelled: interrupted), gives every open call
   // an "aborted" output, tells the observer; returns `status`.
   Status FailTurn(TurnState& turn, Status status);
-  Result<bool> CompactHoldingLease(const CancelToken& cancel);
+  Result<bool> CompactHoldingLease(const CancelToken& cancel, bool when_asked);
   Status Commit(const std::string& turn_id, std::vector<Item> items);
   Status CloseDanglingCalls(const std::string& turn_id, std::string_view output);
   // False when the compaction would not shrink the history (nothing written).
@@ -150,6 +171,15 @@ class Conversation {
   std::unique_ptr<TurnLease> lease_;   // held during a turn
   ContextBudget budget_;               // when to compact (the one trigger)
   bool fork_untitled_ = false;         // a fork still titled "fork of …" (no own message yet)
+  // Steered messages not yet committed (Steer, from the UI's thread).
+  std::mutex steer_mutex_;
+  std::vector<std::string> steered_;
+  // Commits what was steered since the last request, as user messages.
+  Status CommitSteered(TurnState& turn);
+  bool HasSteered();
+  // The prompt_cache_key every request sends: the id of the session's root
+  // (a fork keeps its parent's key, so the prefix they share stays cached).
+  std::string cache_key_;
 };
 
 }  // namespace codex::core

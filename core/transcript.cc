@@ -59,6 +59,12 @@ bool IsSummaryMessage(const Item& item) {
   return IsUserRoleMessage(item) && TextIsSummary(MessageText(item));
 }
 
+std::string TurnAbortedMessage() {
+  return "<turn_aborted>\nThe user interrupted the previous turn on purpose. Commands that were "
+         "stopped may have run in part; check the current state before repeating them.\n"
+         "</turn_aborted>";
+}
+
 bool IsRealUserMessage(const Item& item) {
   if (!IsUserRoleMessage(item)) return false;
   const std::string text = MessageText(item);

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -31,7 +32,14 @@ namespace codex::core {
 inline constexpr std::string_view kContextMarkers[] = {
     "<environment_context>",    "<user_instructions>", "<permissions instructions>",
     "# AGENTS.md instructions", "<working_state>",     "<context_budget>",
+    "<turn_aborted>",
 };
+
+// The user message recorded after a turn the user interrupted (Esc, Ctrl-C),
+// in Codex 0.169's shape: the model is told the turn was stopped on purpose
+// rather than seeing two user messages in a row. Context (kContextMarkers),
+// not a message the person typed.
+std::string TurnAbortedMessage();
 
 // The fixed start of every summary message compaction writes. Recognising it
 // is how a later compaction knows a message is a summary (summarised again,

@@ -8,6 +8,11 @@ packages=(cmake ninja-build g++ pkg-config git openssl ca-certificates
   nlohmann-json3-dev catch2 libtomlplusplus-dev libcli11-dev libseccomp-dev
   bubblewrap libmd4c-dev libmd4c-html0  # libmd4c-dev's CMake config names libmd4c-html.so, which it does not depend on
   libpq-dev postgresql)  # libpq: the PostgreSQL store; the server: its tests (private initdb)
+# The interactive UI's code blocks are coloured by GNU Source-highlight (a
+# maintained library with grammars for ~150 languages and ANSI output, rather
+# than keyword lists of our own); utf8proc gives Unicode widths, grapheme
+# clusters and the classes line breaking needs, from the Unicode tables.
+packages+=(libsource-highlight-dev libutf8proc-dev)
 # tmux: tests/interactive_e2e_test.cc resizes the interactive UI in a terminal
 # that re-wraps its lines.
 packages+=(tmux)

@@ -127,7 +127,8 @@ bool LooksLikeHexPrefix(std::string_view s) {
 
 std::string TitleFromItems(const std::vector<ImportedItem>& items) {
   for (const ImportedItem& it : items) {
-    if (IsRealUserMessage(it.item)) {
+    // A prompt the person typed; an interactive `!cmd` record names nothing.
+    if (IsTypedUserMessage(it.item)) {
       std::string t = TitleFromText(core::MessageText(it.item));
       if (!t.empty()) return t;
     }

@@ -1003,8 +1003,10 @@ TEST_CASE("fork and resume after a compaction start from the compacted view") {
   compacted_then(requests[3], "branch one");
   compacted_then(requests[4], "branch two");
   compacted_then(requests[5], "on main");
-  CheckWireRules(requests[3], fork1_id);
-  CheckWireRules(requests[4], fork2_id);
+  // A fork keeps its parent's prompt_cache_key (codex exec fork and codex
+  // fork alike): the prefix they share is served from the provider's cache.
+  CheckWireRules(requests[3], id);
+  CheckWireRules(requests[4], id);
   CheckWireRules(requests[5], id);
 }
 
@@ -1482,8 +1484,8 @@ TEST_CASE("fork at an earlier turn: the estimate comes from that turn's count, n
   REQUIRE(input.size() >= 2);
   CHECK(IsSummaryItem(input[input.size() - 2]));
   CHECK(IsUserText(input.back(), "fork question"));
-  CheckWireRules(requests[3], fork_id);
-  CheckWireRules(requests[4], fork_id);
+  CheckWireRules(requests[3], id);  // a fork keeps its parent's prompt_cache_key
+  CheckWireRules(requests[4], id);
 
   auto main = RunOk(*env, {"exec", "resume", id, "main question"});
   CHECK(main.out == "main answer\n");

@@ -19,6 +19,7 @@
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 #include "tests/pty_support.h"
+#include "tests/tmux_support.h"
 
 namespace codex::testing {
 namespace {
@@ -86,7 +87,7 @@ TEST_CASE("a two-turn conversation: streamed Markdown, a tool call, history, Ctr
   Expect(p->WaitForText("›", kWait));
   Expect(p->Write("show me a plan\r"));
   Expect(p->WaitForText("second item", kWait));
-  Expect(p->WaitForText("context left", kWait));
+  Expect(p->WaitForText(" tokens · ", kWait));  // the turn's usage line: it has ended
   std::string text = p->screen().Text();
   CHECK(text.find("› show me a plan") != std::string::npos);
   CHECK(text.find("\nPlan\n") != std::string::npos);  // heading styled, not "# Plan"
@@ -271,7 +272,7 @@ TEST_CASE("Ctrl-C interrupts a turn; the session resumes with what was said") {
   CHECK(Contains(UserTexts(requests[1]), "go on"));
 }
 
-TEST_CASE("Ctrl-C right after an interrupted turn exits, restoring the terminal") {
+TEST_CASE("Ctrl-C right after an interrupted turn warns; the next exits, restoring the terminal") {
   auto env = MakeEnv(R"({"responses": [{"message": "never", "delay_ms": 30000}]})");
   auto p = SpawnTui(*env, {});
   Expect(p->WaitForText("›", kWait));
@@ -286,7 +287,13 @@ TEST_CASE("Ctrl-C right after an interrupted turn exits, restoring the terminal"
       },
       kWait));
   Expect(p->Write("\x03"));
+  // Not gone at once (as Codex): the user is told first.
+  Expect(p->WaitForText("Press Ctrl-C again to quit", kWait));
+  // Still running: what leaving prints does not come.
+  CHECK(!p->WaitForText("resume this session", std::chrono::milliseconds(400)).ok());
+  Expect(p->Write("\x03"));
   auto code = p->WaitExit(kWait);
+  INFO((code.ok() ? std::string() : code.status().message()));
   REQUIRE(code.ok());
   CHECK(*code == 0);
   CHECK(p->raw().rfind("\x1b[?2004l") > p->raw().rfind("\x1b[?2004h"));  // paste mode off again
@@ -592,8 +599,9 @@ TEST_CASE("/help, /model, /approvals, /new, /resume ID and /diff") {
   Expect(p->Write("/help\r"));
   Expect(p->WaitForText("Ctrl-D quit", kWait));
   std::string text = p->screen().Text();
-  for (const char* name : {"/status", "/compact", "/fork [TURN]", "/sessions", "/resume [ID]",
-                           "/model [NAME]", "/approvals [POLICY]", "/diff", "/new", "/quit"}) {
+  for (const char* name :
+       {"/status", "/compact", "/fork [TURN]", "/sessions", "/resume [ID]",
+        "/model [NAME [EFFORT]]", "/approvals [POLICY]", "/diff", "/new", "/quit"}) {
     CHECK(text.find(name) != std::string::npos);
   }
 
@@ -737,14 +745,14 @@ TEST_CASE("a long paragraph streams by screen line; reasoning streams dim; type-
   CHECK(text.find("I am looking at the layout of the tree.") != std::string::npos);
   CHECK(text.find("I am looking") < text.find("word01"));
   CHECK(p->raw().find("\x1b[2m\x1b[3mI am looking") != std::string::npos);  // dim italic
-  CHECK(text.find("word40") == std::string::npos);  // the stream has stalled half-way
-  CHECK(text.find("context left") == std::string::npos);
+  CHECK(text.find("word40") == std::string::npos);      // the stream has stalled half-way
+  CHECK(text.find(" tokens · ") == std::string::npos);  // no usage line: the turn goes on
 
-  // The composer is live: typed text shows under the spinner; Enter queues it.
+  // The composer is live: typed text shows under the spinner; Tab queues it.
   Expect(p->Write("a follow-up"));
   Expect(p->WaitForText("› a follow-up", kWait));
   CHECK(p->screen().Visible().find("Esc to interrupt") != std::string::npos);
-  Expect(p->Write("\r"));
+  Expect(p->Write("\t"));
   Expect(p->WaitForText("↳ queued: a follow-up", kWait));
   // Esc interrupts like Ctrl-C; the queued message is not sent but comes back.
   Expect(p->Write("\x1b"));
@@ -765,7 +773,7 @@ TEST_CASE("a long paragraph streams by screen line; reasoning streams dim; type-
   CHECK(Contains(UserTexts(requests[1]), "a follow-up"));
 }
 
-TEST_CASE("Enter during a turn queues the message; it is sent when the turn ends") {
+TEST_CASE("Tab during a turn queues the message; it is sent when the turn ends") {
   nlohmann::json script = {{"responses",
                             {{{"message", LongParagraph()}, {"pause_after", 6}, {"pause_ms", 6000}},
                              "Second answer.",
@@ -775,9 +783,9 @@ TEST_CASE("Enter during a turn queues the message; it is sent when the turn ends
   Expect(p->WaitForText("›", kWait));
   Expect(p->Write("first\r"));
   Expect(p->WaitForText("word01", kWait));
-  Expect(p->Write("second\r"));
+  Expect(p->Write("second\t"));
   Expect(p->WaitForText("↳ queued: second", kWait));
-  Expect(p->Write("/status\r"));  // a slash command queues too, and runs in order
+  Expect(p->Write("/status\r"));  // Enter on a slash command queues it, to run in order
   Expect(p->WaitForText("↳ queued: /status", kWait));
   Expect(p->WaitForText("Second answer.", kWait));
   Expect(p->WaitForText("model       gpt-test", kWait));
@@ -808,7 +816,7 @@ TEST_CASE("a multi-line message typed during a stream queues whole and is sent w
   Expect(p->Write("line one\x1b\rline two"));
   Expect(p->WaitForText("  line two", kWait));
   CHECK(p->screen().Visible().find("Esc to interrupt") < p->screen().Visible().find("› line one"));
-  Expect(p->Write("\r"));
+  Expect(p->Write("\t"));
   Expect(p->WaitForText("↳ queued: line one…", kWait));  // its first line, marked as cut
   Expect(p->WaitForText("Second answer.", kWait));
   auto requests = env->server().requests_to("/responses");
@@ -1109,23 +1117,19 @@ TEST_CASE("a command the sandbox refuses: the retry question shows the refusal; 
   CHECK(Count(p->screen().Text(), "Allow this command?") == 2);
 }
 
-TEST_CASE("!cmd runs a local command under the session's sandbox; the model sees it next") {
-  if (::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION) < 1) {
-    codex::testing::SkipPart(
-        "Landlock is missing on this kernel: a sandboxed command cannot run here");
-    return;
-  }
+TEST_CASE("!cmd runs the user's own command, unsandboxed; the model sees it next") {
   auto env = MakeEnv(R"({"responses": ["first reply", "second reply"]})");
   auto p = SpawnTui(*env, {});
   Expect(p->WaitForText("›", kWait));
   Expect(p->Write("hello\r"));
   Expect(p->WaitForText("first reply", kWait));
   WaitIdle(*p);
-  Expect(p->Write("!echo local-out; touch nope.txt\r"));
-  Expect(p->WaitForText("• Running echo local-out; touch nope.txt", kWait));
+  Expect(p->Write("!echo local-out; touch made.txt; false\r"));
+  Expect(p->WaitForText("• Running echo local-out; touch made.txt; false", kWait));
   Expect(p->WaitForText("└ local-out", kWait));
-  Expect(p->WaitForText("✗ exit 1", kWait));  // touch is refused: read-only sandbox
-  CHECK(!std::filesystem::exists(env->workdir() / "nope.txt"));
+  Expect(p->WaitForText("✗ exit 1", kWait));
+  // The session's sandbox is read-only; what the user typed runs as the user.
+  CHECK(std::filesystem::exists(env->workdir() / "made.txt"));
   CHECK(env->server().requests_to("/responses").size() == 1);  // nothing sent for it
   WaitIdle(*p);
   Expect(p->Write("what did I run?\r"));
@@ -1136,7 +1140,8 @@ TEST_CASE("!cmd runs a local command under the session's sandbox; the model sees
   for (const auto& t : UserTexts(requests[1])) {
     if (t.rfind("<user_shell_command>", 0) == 0) record = t;
   }
-  CHECK(record.find("<command>\necho local-out; touch nope.txt\n</command>") != std::string::npos);
+  CHECK(record.find("<command>\necho local-out; touch made.txt; false\n</command>") !=
+        std::string::npos);
   CHECK(record.find("Exit code: 1") != std::string::npos);
   CHECK(record.find("local-out") != std::string::npos);
   auto users = UserTexts(requests[1]);
@@ -1336,149 +1341,6 @@ TEST_CASE("!cmd streams too, and what it printed stays when Esc stops it") {
 
 namespace codex::testing {
 namespace {
-
-// codex in a detached tmux session of its own (a private server socket):
-// tmux re-wraps the lines on its screen when the width changes, as VTE,
-// kitty and most terminals do, unlike the Screen model (xterm's rules).
-class TmuxCodex {
- public:
-  // `shell_lines` lines are printed first, as a terminal a user starts codex
-  // in holds a shell's output: when a narrower window re-wraps the screen,
-  // tmux moves its top rows (as many as the re-wrapping added) into the
-  // scrollback, where no program can erase them; on a screen that was full,
-  // those are the shell's rows.
-  TmuxCodex(CodexTestEnv& env, std::vector<std::string> args, int cols, int rows,
-            int shell_lines = 0)
-      : socket_((env.workdir().parent_path() / "tmux.sock").string()) {
-    ProcessOptions codex = env.CodexCommand(std::move(args));
-    std::vector<std::string> argv = {"new-session", "-d",
-                                     "-s",          "t",
-                                     "-x",          std::to_string(cols),
-                                     "-y",          std::to_string(rows),
-                                     "-c",          codex.cwd.string()};
-    if (shell_lines > 0) {
-      for (const char* a : {"sh", "-c", "seq 1 \"$0\" | sed 's/^/shell line /'; exec \"$@\""}) {
-        argv.push_back(a);
-      }
-      argv.push_back(std::to_string(shell_lines));
-    }
-    argv.push_back("env");
-    for (const auto& name : codex.unset_env) {
-      argv.push_back("-u");
-      argv.push_back(name);
-    }
-    for (const auto& [k, v] : codex.env) argv.push_back(k + "=" + v);
-    argv.insert(argv.end(), codex.argv.begin(), codex.argv.end());
-    auto started = Tmux(argv);
-    INFO(started.err);
-    REQUIRE(started.exit_code == 0);
-    // The window keeps the size it is given, not its (absent) client's.
-    REQUIRE(Tmux({"set-option", "-g", "window-size", "manual"}).exit_code == 0);
-    // What codex printed last stays readable after it exits.
-    REQUIRE(Tmux({"set-option", "-g", "remain-on-exit", "on"}).exit_code == 0);
-  }
-  ~TmuxCodex() { (void)Tmux({"kill-server"}); }
-
-  static bool Available() {
-    ProcessOptions o;
-    o.argv = {"tmux", "-V"};
-    auto r = RunProcess(o);
-    return r.ok() && r->exit_code == 0;
-  }
-  void Type(const std::string& text) {
-    REQUIRE(Tmux({"send-keys", "-t", "t", "-l", text}).exit_code == 0);
-  }
-  void Key(const std::string& key) { REQUIRE(Tmux({"send-keys", "-t", "t", key}).exit_code == 0); }
-  // Resizes the window, then waits until codex's terminal has the new size:
-  // tmux re-wraps its screen at once but tells the pty (SIGWINCH) up to
-  // 250 ms later, and what codex draws in between is laid out for the old
-  // width on the re-wrapped screen.
-  void Resize(int cols) {
-    REQUIRE(Tmux({"resize-window", "-t", "t", "-x", std::to_string(cols)}).exit_code == 0);
-    std::string tty = Tmux({"display", "-p", "-t", "t", "#{pane_tty}"}).out;
-    while (!tty.empty() && tty.back() == '\n') tty.pop_back();
-    const auto end = std::chrono::steady_clock::now() + kWait;
-    while (std::chrono::steady_clock::now() < end) {
-      int fd = ::open(tty.c_str(), O_RDONLY | O_NOCTTY | O_CLOEXEC);
-      REQUIRE(fd >= 0);
-      struct winsize ws {};
-      const int r = ::ioctl(fd, TIOCGWINSZ, &ws);
-      ::close(fd);
-      if (r == 0 && ws.ws_col == cols) return;
-      std::this_thread::sleep_for(20ms);
-    }
-    FAIL("the pane's terminal never got width " << cols);
-  }
-  // The pane's history and screen, one row a line (wrapped rows apart).
-  std::string Text() { return Tmux({"capture-pane", "-p", "-t", "t", "-S", "-"}).out; }
-  void WaitFor(const std::function<bool(const std::string&)>& done) {
-    const auto end = std::chrono::steady_clock::now() + kWait;
-    std::string text;
-    while (std::chrono::steady_clock::now() < end) {
-      text = Text();
-      if (done(text)) return;
-      std::this_thread::sleep_for(50ms);
-    }
-    INFO(text);
-    FAIL("the tmux pane never showed what was waited for");
-  }
-  void WaitForText(const std::string& needle) {
-    WaitFor([&](const std::string& t) { return t.find(needle) != std::string::npos; });
-  }
-  // The visible screen only, one row a line, and with wrapped rows joined.
-  std::string Screen() { return Tmux({"capture-pane", "-p", "-t", "t"}).out; }
-  std::string Joined() { return Tmux({"capture-pane", "-p", "-J", "-t", "t", "-S", "-"}).out; }
-  // What the screen shows from the cursor to the end of its row (trailing
-  // blanks dropped), i.e. the characters right of where the user is typing.
-  std::string AtCursor() {
-    std::string pos = Tmux({"display", "-p", "-t", "t", "#{cursor_x} #{cursor_y}"}).out;
-    int x = 0, y = 0;
-    REQUIRE(std::sscanf(pos.c_str(), "%d %d", &x, &y) == 2);
-    std::string screen = Screen();
-    size_t start = 0;
-    for (int r = 0; r < y; ++r) {
-      start = screen.find('\n', start);
-      REQUIRE(start != std::string::npos);
-      ++start;
-    }
-    std::string row = screen.substr(start, screen.find('\n', start) - start);
-    // Column x: characters by their width (CJK and emoji take two columns).
-    size_t i = 0;
-    for (int col = 0; col < x && i < row.size();) {
-      const unsigned char lead = static_cast<unsigned char>(row[i]);
-      col += (lead >= 0xE3 && lead <= 0xE9) || lead >= 0xF0 ? 2 : 1;
-      ++i;
-      while (i < row.size() && (static_cast<unsigned char>(row[i]) & 0xC0) == 0x80) ++i;
-    }
-    std::string rest = row.substr(std::min(i, row.size()));
-    while (!rest.empty() && rest.back() == ' ') rest.pop_back();
-    return rest;
-  }
-  // Waits until the screen stops changing (the spinner's seconds aside).
-  void WaitStill() {
-    std::string last;
-    int same = 0;
-    const auto end = std::chrono::steady_clock::now() + kWait;
-    while (std::chrono::steady_clock::now() < end && same < 3) {
-      std::this_thread::sleep_for(150ms);
-      std::string now = std::regex_replace(Text(), std::regex("[0-9]+s"), "Ns");
-      now = std::regex_replace(now, std::regex("[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]"), "*");
-      same = now == last ? same + 1 : 0;
-      last = now;
-    }
-  }
-
- private:
-  ProcessResult Tmux(std::vector<std::string> args) {
-    ProcessOptions o;
-    o.argv = {"tmux", "-S", socket_};
-    o.argv.insert(o.argv.end(), args.begin(), args.end());
-    auto r = RunProcess(o);
-    REQUIRE(r.ok());
-    return *r;
-  }
-  std::string socket_;
-};
 
 TEST_CASE("in tmux (lines re-wrap on resize): narrowing and widening leave one composer") {
   if (!TmuxCodex::Available()) {
@@ -1897,28 +1759,4 @@ namespace codex::testing {
 // is not a repository, the user's own command (or one the model talked them
 // into) cannot plant a .git (core.fsmonitor for the next host git) or a
 // .codex/config.toml, in workspace-write.
-TEST_CASE("!cmd asks the workspace policy: no .git or .codex planted in a non-git workspace") {
-  if (::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION) < 1) {
-    WARN("Landlock is missing on this kernel: a sandboxed command cannot run here");
-    return;
-  }
-  for (const std::map<std::string, std::string>& layers :
-       {std::map<std::string, std::string>{},
-        std::map<std::string, std::string>{{"CODEX_SANDBOX_BWRAP", "/nonexistent"}}}) {
-    INFO((layers.empty() ? "namespaces (when available)" : "fallback"));
-    auto env = MakeEnv(R"({"responses": ["unused"]})");
-    std::filesystem::create_directories(env->workdir() / "src");
-    auto p = SpawnTui(*env, {"-s", "workspace-write"}, layers);
-    Expect(p->WaitForText("›", kWait));
-    Expect(
-        p->Write("!git init -q . ; git config core.fsmonitor 'touch pwned'; mkdir -p .codex; "
-                 "echo y > .codex/config.toml; echo ok > src/plain.txt; echo attack-$((40+2))\r"));
-    Expect(p->WaitForText("attack-42", kWait));
-    CHECK_FALSE(std::filesystem::exists(env->workdir() / ".git" / "config"));
-    CHECK_FALSE(std::filesystem::exists(env->workdir() / ".codex" / "config.toml"));
-    // The workspace itself stays writable.
-    CHECK(std::filesystem::exists(env->workdir() / "src" / "plain.txt"));
-  }
-}
-
 }  // namespace codex::testing

@@ -38,7 +38,17 @@ EditorEvent Composer::Feed(std::string_view bytes, bool flush) {
     std::optional<Key> key = flush ? keys_.Flush() : keys_.Next();
     if (!key) return {};
     EditorEvent ev;
-    if (!PopupKey(*key, &ev)) ev = editor_.HandleKey(*key);
+    if (PopupKey(*key, &ev)) {
+    } else if (key->code == KeyCode::kTab && turn_running_ &&
+               editor_.buffer().find_first_not_of(" \t\r\n") != std::string::npos) {
+      // Codex's Tab during a turn: the message waits for the turn's end.
+      ev.kind = EditorEventKind::kSubmit;
+      ev.text = editor_.buffer();
+      ev.queue = true;
+      editor_.SetBuffer("");
+    } else {
+      ev = editor_.HandleKey(*key);
+    }
     UpdatePopup();
     if (key->code != KeyCode::kEsc && esc_armed_) {  // another key: no Esc-Esc
       esc_armed_ = false;
@@ -86,6 +96,14 @@ EditorLayout Composer::Layout(std::string_view buffer, size_t cursor, int column
     layout.rows += popup_rows;
     layout.end_row += popup_rows;
     layout.end_col = 0;
+  } else if (with_popup && !status_.empty() && buffer.empty() && columns > 4) {
+    // Only under an empty prompt: while a message is typed its rows get the
+    // room (and a re-wrapping terminal has fewer rows to push out of reach).
+    const std::string footer = CutToWidth(status_, columns - 2);
+    layout.text += "\r\n" + style_.Dim(footer);
+    layout.rows += 1;
+    layout.end_row += 1;
+    layout.end_col = DisplayWidth(footer);
   }
   return layout;
 }

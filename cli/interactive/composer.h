@@ -65,6 +65,15 @@ class Composer {
   // when the turn they waited for was interrupted.
   void Unqueue();
 
+  // While a turn runs, Tab on a message submits it to be queued
+  // (EditorEvent::queue) rather than completing a word.
+  void set_turn_running(bool running) { turn_running_ = running; }
+
+  // The persistent footer under the prompt (model, context left, directory),
+  // drawn dim on one row while no popup is open and nothing is typed; "" for
+  // none.
+  void set_status(std::string status) { status_ = std::move(status); }
+
   void set_hint(std::string hint) { hint_ = std::move(hint); }
   void clear_hint() { hint_.clear(); }
 
@@ -77,6 +86,12 @@ class Composer {
   void StartBacktrack(std::vector<EditTarget> messages);
   // On Enter: the message being edited when the sent text is an edit of one.
   std::optional<EditTarget> TakeEdit();
+
+  // /mention: an "@" in the composer, its file search open.
+  void Mention() {
+    editor_.SetBuffer("@");
+    UpdatePopup();
+  }
 
   // A picker under the prompt: choosing an item submits "/<command> <value>".
   void OpenChoice(const std::string& command, const std::string& current,
@@ -103,7 +118,9 @@ class Composer {
   KeyDecoder keys_;
   std::deque<std::string> queued_;
   std::string hint_;        // a dim line above the prompt ("" = none)
+  std::string status_;      // the footer under the prompt ("" = none)
   bool esc_armed_ = false;  // one Esc on an empty composer: another starts backtracking
+  bool turn_running_ = false;
   std::optional<Backtrack> backtrack_;
 
   // kHistory (Ctrl-R) and kChoice stay open until an item is taken or Esc

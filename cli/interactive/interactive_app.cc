@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -147,9 +148,34 @@ Status InteractiveSession::Reopen(const RunFlags& flags) {
 
 // --- output ---
 
+// `text` with each line wider than the screen wrapped at word boundaries
+// (CJK between characters), so the terminal does not cut it mid-word; lines
+// that fit are left as they are (tables keep their padding).
+std::string InteractiveSession::FitToScreen(std::string_view text) const {
+  const int width = terminal_->Columns() - 1;
+  std::string out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    const bool last = nl == std::string_view::npos;
+    if (last) nl = text.size();
+    std::string_view line = text.substr(pos, nl - pos);
+    if (width > 10 && DisplayWidth(line) > width) {
+      std::string wrapped = WrapLine(line, width, "", "");
+      if (last && !wrapped.empty()) wrapped.pop_back();
+      out += wrapped;
+    } else {
+      out.append(line);
+      if (!last) out += '\n';
+    }
+    pos = nl + 1;
+  }
+  return out;
+}
+
 void InteractiveSession::Say(std::string_view text) {
   if (tty_) {
-    view_->Print(text);  // above the composer when it is drawn
+    view_->Print(FitToScreen(text));  // above the composer when it is drawn
   } else {
     PrintText(stdout, text);
     std::fflush(stdout);
@@ -158,7 +184,7 @@ void InteractiveSession::Say(std::string_view text) {
 
 void InteractiveSession::Warn(std::string_view message) {
   if (tty_) {
-    view_->Print(style_.Red("error: " + NeutralizeControls(message)) + "\n");
+    view_->Print(FitToScreen(style_.Red("error: " + NeutralizeControls(message)) + "\n"));
   } else {
     PrintF(stderr, "error: %.*s\n", static_cast<int>(message.size()), message.data());
   }
@@ -183,6 +209,21 @@ void InteractiveSession::ReplayTranscript() {
 }
 
 // --- input ---
+
+void InteractiveSession::UpdateStatus() {
+  const core::Config& config = engine_->config();
+  std::string dir = config.cwd;
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && *home != '\0' && dir.rfind(home, 0) == 0 &&
+      (dir.size() == std::strlen(home) || dir[std::strlen(home)] == '/')) {
+    dir = "~" + dir.substr(std::strlen(home));
+  }
+  std::string model = config.model;
+  if (!config.model_reasoning_effort.empty()) model += " " + config.model_reasoning_effort;
+  composer_.set_status(NeutralizeControls(model + " · " +
+                                          std::to_string(conversation_->ContextLeftPercent()) +
+                                          "% context left · " + dir));
+}
 
 void InteractiveSession::ShowComposer() {
   view_->SetFooter(composer_.Layout(terminal_->Columns()));
@@ -215,6 +256,7 @@ std::optional<std::string> InteractiveSession::ReadInput() {
 }
 
 std::optional<std::string> InteractiveSession::ReadInputTty() {
+  UpdateStatus();
   while (true) {
     EditorEvent ev = composer_.Feed("", false);
     ShowComposer();
@@ -302,17 +344,44 @@ void InteractiveSession::StartBacktrack() {
   composer_.StartBacktrack(std::move(messages));
 }
 
-Status InteractiveSession::ForkForEdit(std::optional<int64_t> target) {
+Status InteractiveSession::ForkForEdit(std::optional<int64_t> target, const std::string& edit) {
   // A fork is a new pointer into the item tree: the branch shares every item
-  // before the edited message, so the prefix stays cached.
-  const std::string from = conversation_->session().id;
-  ASSIGN_OR_RETURN(core::SessionInfo fork, engine_->store().Fork(from, std::nullopt));
-  RETURN_IF_ERROR(engine_->store().MoveHead(fork.id, fork.head_item_id, target));
+  // before the edited message and keeps its parent's prompt_cache_key
+  // (core::Conversation::cache_key), so the provider serves that prefix from
+  // its cache. It is recorded at the branch point, the last item of the turn
+  // before the edited message, as `codex fork --at-turn N` records it.
+  const core::SessionInfo parent = conversation_->session();
+  ASSIGN_OR_RETURN(std::vector<core::StoredItem> history, engine_->store().LoadHistory(parent));
+  int turns_before = 0;
+  for (const auto& stored : history) {
+    if (core::IsRealUserMessage(stored.item)) ++turns_before;
+    if (target && stored.id == *target) break;
+  }
+  if (!target) turns_before = 0;
+  std::optional<int> at_turn;
+  if (turns_before > 0) at_turn = turns_before;
+  Result<core::SessionInfo> forked = engine_->store().Fork(parent.id, at_turn);
+  if (!forked.ok() && at_turn) forked = engine_->store().Fork(parent.id, std::nullopt);
+  ASSIGN_OR_RETURN(core::SessionInfo fork, std::move(forked));
+  if (fork.head_item_id != target) {
+    // The first message (no turn before it) or a view a compaction rewrote:
+    // the head is moved to the item before the edited message.
+    RETURN_IF_ERROR(engine_->store().MoveHead(fork.id, fork.head_item_id, target));
+  }
   ASSIGN_OR_RETURN(core::SessionInfo moved, engine_->store().FindSession(fork.id));
   RETURN_IF_ERROR(SwitchTo(moved, false));
-  Say(style_.Dim("branched before that message into " + fork.id + "; the old branch " + from +
+  if (tty_) {
+    // The abandoned turns leave the screen (they stay in the old branch):
+    // the screen and its scrollback are drawn again from the branch.
+    terminal_->Write("\x1b[H\x1b[2J\x1b[3J");
+    view_->Redraw(true);
+    Banner(true);
+    ReplayTranscript();
+  }
+  Say(style_.Dim("branched before that message into " + fork.id + "; the old branch " + parent.id +
                  " is kept (/sessions, codex sessions tree)") +
       "\n");
+  if (tty_) EchoPrompt(edit);
   return OkStatus();
 }
 
@@ -322,7 +391,7 @@ bool InteractiveSession::Dispatch(const std::string& input) {
   if (pending_edit_) {
     std::optional<int64_t> parent = pending_edit_->parent;
     pending_edit_.reset();
-    Status forked = ForkForEdit(parent);
+    Status forked = ForkForEdit(parent, input);
     if (!forked.ok()) {
       Warn(forked.message());
       return true;
@@ -350,7 +419,9 @@ bool InteractiveSession::Dispatch(const std::string& input) {
 
 void InteractiveSession::RunUserTurn(const std::string& text) {
   // [history] persistence = "none": prompts are not written to history.jsonl.
-  if (history_ && engine_->config().history_persistence) {
+  if (auto it = in_history_.find(text); it != in_history_.end()) {
+    in_history_.erase(it);  // steered too late for its turn: recorded already
+  } else if (history_ && engine_->config().history_persistence) {
     Status s = history_->Append(conversation_->session().id, text, NowMs() / 1000);
     (void)s;  // history is a convenience; a read-only CODEX_HOME must not stop the session
   }
@@ -360,19 +431,38 @@ void InteractiveSession::RunUserTurn(const std::string& text) {
   if (tty_) {
     TurnInterrupt interrupt(&cancel);  // a SIGINT from elsewhere stops the turn too
     view_->BeginTurn();
-    live_->Run([&] { result = conversation_->RunTurn(text, cancel); }, cancel);
+    // Enter during the turn steers it: the message is shown now and goes to
+    // the model at the turn's next request boundary.
+    auto steer = [this](const std::string& message) {
+      view_->Print(style_.Cyan("› ") + style_.Dim(NeutralizeControls(message)) + "\n");
+      if (history_ && engine_->config().history_persistence) {
+        (void)history_->Append(conversation_->session().id, message, NowMs() / 1000);
+      }
+      conversation_->Steer(message);
+    };
+    live_->Run([&] { result = conversation_->RunTurn(text, cancel); }, cancel, steer);
     view_->EndTurn();
   } else {
     InstallInterruptHandler(&cancel);
     result = conversation_->RunTurn(text, cancel);
     RemoveInterruptHandler();
   }
+  // Steered too late for the turn: sent next, or given back when it stopped.
+  for (std::string& message : conversation_->TakeSteered()) {
+    in_history_.insert(message);  // written to history.jsonl when it was steered
+    composer_.Queue(std::move(message));
+  }
   if (!result.ok()) {
     if (result.status().code() == StatusCode::kCancelled) {
       if (tty_) {
-        composer_.editor().NoteInterrupt();  // another Ctrl-C now quits
-        // What was queued behind an interrupted turn is not sent: it goes
-        // back into the composer to be sent or edited.
+        // What was queued or steered behind an interrupted turn is not sent:
+        // it goes back into the composer to be sent or edited. Ctrl-C now
+        // warns before it quits, as at any prompt.
+        if (live_->quit_warned()) {
+          composer_.editor().NoteInterrupt();  // warned already: the next Ctrl-C quits
+        } else {
+          composer_.editor().ClearInterrupts();
+        }
         composer_.Unqueue();
       }
       return;
@@ -415,7 +505,14 @@ void InteractiveSession::RunLocalShell(const std::string& command) {
   if (!result.ok() && result.status().code() == StatusCode::kCancelled) {
     // Stopped by Esc or Ctrl-C: what it printed so far stays on the screen.
     shown.OnTurnFailed(result.status());
-    if (tty_) view_->EndTurn();
+    if (tty_) {
+      view_->EndTurn();
+      if (live_->quit_warned()) {
+        composer_.editor().NoteInterrupt();  // warned already: the next Ctrl-C quits
+      } else {
+        composer_.editor().ClearInterrupts();  // the next Ctrl-C warns first
+      }
+    }
     return;
   }
   if (result.ok()) {
@@ -439,6 +536,11 @@ void InteractiveSession::RunLocalShell(const std::string& command) {
 }
 
 Status InteractiveSession::AppendUserRecord(const std::string& record) {
+  if (!conversation_->persisted()) {
+    // The first action of a session (or after /new): the record is what
+    // creates the session row, as a first message does.
+    return conversation_->AppendRecord(core::UserMessage(record));
+  }
   ASSIGN_OR_RETURN(core::SessionInfo session,
                    engine_->store().FindSession(conversation_->session().id));
   RETURN_IF_ERROR(
@@ -487,6 +589,15 @@ Status InteractiveSession::Run() {
     if (!input) break;
     if (Blank(*input)) continue;
     if (!Dispatch(*input)) break;
+  }
+  if (usage_.total_tokens > 0) {
+    // As Codex prints on exit: what this run used, all sessions together.
+    std::string used = TokenUsageLine(usage_);
+    if (tty_) {
+      Say(used + "\n");
+    } else {
+      std::fprintf(stderr, "%s\n", used.c_str());
+    }
   }
   // A session that never got a message was never stored: nothing to resume.
   if (!conversation_->persisted()) return OkStatus();

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -101,7 +102,11 @@ class InteractiveSession {
   std::optional<std::string> ReadInputPlain();
   // Acts on an event of the composer at the prompt; the submitted text, if any.
   std::optional<std::optional<std::string>> OnPromptEvent(const EditorEvent& ev);
+  std::string FitToScreen(std::string_view text) const;
   void ShowComposer();
+  // The footer under the prompt: model (and reasoning effort), context left,
+  // the directory; set at each prompt (not read while a turn runs).
+  void UpdateStatus();
   // Leaves `text` in the transcript as the submitted prompt.
   void EchoPrompt(const std::string& text);
   // Leaves the composer in the transcript as it is (leaving the session).
@@ -109,7 +114,7 @@ class InteractiveSession {
   // Esc-Esc: the user's messages of this session for the composer to walk.
   void StartBacktrack();
   // Branches the session just before the edited message (sent as an edit).
-  Status ForkForEdit(std::optional<int64_t> target);
+  Status ForkForEdit(std::optional<int64_t> target, const std::string& edit);
 
   // --- turns ---
   // Handles one submitted input: a "!cmd", a slash command or a prompt;
@@ -131,6 +136,13 @@ class InteractiveSession {
   void ModelCommand(const SlashCommand& cmd);
   void ApprovalsCommand(const SlashCommand& cmd);
   void NewCommand();
+  // more_commands.cc:
+  void InitCommand();
+  void PermissionsCommand(const SlashCommand& cmd);
+  void CopyCommand();
+  void ExportCommand(const SlashCommand& cmd);
+  void McpCommand();
+  void RenameCommand(const SlashCommand& cmd);
   void ShowStatus();
   void ShowSessions();
   void ShowDiff();
@@ -139,7 +151,7 @@ class InteractiveSession {
   void OpenChoice(const std::string& command, const std::string& current,
                   const std::vector<std::pair<std::string, std::string>>& choices);
 
-  const GlobalOptions& global_;
+  GlobalOptions global_;  // a copy: /model EFFORT adds a -c override
   InteractiveOptions options_;
   RunFlags flags_;
   const bool tty_;
@@ -155,6 +167,10 @@ class InteractiveSession {
   Composer composer_;
   std::optional<EditTarget> pending_edit_;  // set when an edited message was sent
   core::TokenUsage usage_;                  // this run's usage, all sessions
+  // Steered messages sent again as a turn of their own (too late for theirs):
+  // already in history.jsonl.
+  std::multiset<std::string> in_history_;
+  bool picking_model_ = false;  // the /model picker is open: an effort follows
 };
 
 }  // namespace codex::cli::interactive_internal

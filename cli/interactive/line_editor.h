@@ -42,6 +42,7 @@ struct EditorEvent {
   EditorEventKind kind = EditorEventKind::kNone;
   std::string text;
   int count = 0;
+  bool queue = false;  // kSubmit by Tab during a turn: queue it, do not steer
 };
 
 class LineEditor {
@@ -72,6 +73,9 @@ class LineEditor {
   // Counts an interrupt that happened elsewhere (a turn was cancelled): a
   // Ctrl-C on the empty buffer right after it reports count 2.
   void NoteInterrupt() { interrupts_ = 1; }
+  // Forgets the Ctrl-C presses so far (the one that stopped a turn): the next
+  // one at the prompt warns before another quits.
+  void ClearInterrupts() { interrupts_ = 0; }
 
   // Words Tab completes when the buffer is one partial word (e.g. "/co").
   void SetCompletions(std::vector<std::string> words) { completions_ = std::move(words); }

@@ -36,10 +36,17 @@ void LiveTurn::RunUiCalls() {
   }
 }
 
-void LiveTurn::Handle(const EditorEvent& ev, core::CancelToken& cancel, bool* cancelled) {
+void LiveTurn::Handle(const EditorEvent& ev, core::CancelToken& cancel, bool* cancelled,
+                      const std::function<void(const std::string&)>& steer) {
   switch (ev.kind) {
     case EditorEventKind::kSubmit:
-      if (!Blank(ev.text)) composer_.Queue(ev.text);
+      if (Blank(ev.text)) break;
+      // Commands and "!cmd" are not messages for the model: they wait.
+      if (ev.queue || !steer || *cancelled || ev.text[0] == '/' || ev.text[0] == '!') {
+        composer_.Queue(ev.text);
+      } else {
+        steer(ev.text);
+      }
       break;
     case EditorEventKind::kEscape:
     case EditorEventKind::kInterrupt:
@@ -47,8 +54,12 @@ void LiveTurn::Handle(const EditorEvent& ev, core::CancelToken& cancel, bool* ca
         *cancelled = true;
         cancel.Cancel();
       }
-      // Ctrl-C again right after: quit, as at the prompt.
-      if (ev.kind == EditorEventKind::kInterrupt && ev.count >= 2) quit_requested_ = true;
+      // Ctrl-C again right after warns (as Codex does); a third quits.
+      if (ev.kind == EditorEventKind::kInterrupt && ev.count == 2) {
+        composer_.set_hint("Press Ctrl-C again to quit");
+        quit_warned_ = true;
+      }
+      if (ev.kind == EditorEventKind::kInterrupt && ev.count >= 3) quit_requested_ = true;
       break;
     case EditorEventKind::kClearScreen:
       terminal_.Write("\x1b[H\x1b[2J");
@@ -65,13 +76,16 @@ void LiveTurn::Handle(const EditorEvent& ev, core::CancelToken& cancel, bool* ca
   }
 }
 
-void LiveTurn::Run(const std::function<void()>& work, core::CancelToken& cancel) {
+void LiveTurn::Run(const std::function<void()>& work, core::CancelToken& cancel,
+                   std::function<void(const std::string&)> steer) {
   std::atomic<bool> done{false};
   std::thread worker([&] {
     work();
     done = true;
     terminal_.Wake();
   });
+  composer_.set_turn_running(true);
+  quit_warned_ = false;
   show_composer_();
   bool cancelled = false;
   while (!done) {
@@ -88,7 +102,7 @@ void LiveTurn::Run(const std::function<void()>& work, core::CancelToken& cancel)
     }
     EditorEvent ev = composer_.Feed(bytes, status == ReadStatus::kTimeout);
     while (ev.kind != EditorEventKind::kNone) {
-      Handle(ev, cancel, &cancelled);
+      Handle(ev, cancel, &cancelled, steer);
       ev = composer_.Feed("", false);
     }
     show_composer_();
@@ -98,6 +112,7 @@ void LiveTurn::Run(const std::function<void()>& work, core::CancelToken& cancel)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));  // Read() would return at once
   }
   worker.join();
+  composer_.set_turn_running(false);
   RunUiCalls();
 }
 

@@ -10,7 +10,13 @@ core::CommandSpec LocalShellSpec(const core::Config& config, const std::string& 
   spec.argv = {"bash", "-c", command};  // not a login shell: no profile noise in the output
   spec.cwd = config.cwd;
   spec.timeout_ms = 10 * 60 * 1000;  // the user's own command: Esc or Ctrl-C stop it sooner
-  spec.sandbox = core::SandboxPolicyFor(config);  // the same policy as the model's commands
+  // What the user typed runs as the user, as in Codex: `!make` and
+  // `!git commit` work whatever the model's sandbox is. (Planted git config
+  // cannot turn it against them: the workspace policy keeps .git and .codex
+  // read-only for the model's commands; docs/interactive.md.)
+  spec.sandbox.mode = core::SandboxMode::kDangerFullAccess;
+  spec.sandbox.workspace_root = config.cwd;
+  spec.sandbox.network = true;
   spec.env_policy = config.shell_environment_policy;
   return spec;
 }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "cli/interactive/code_highlight.h"
+
 namespace codex::cli {
 
 namespace {
@@ -231,8 +233,8 @@ class Builder {
           break;
         }
         if (!code_lang_.empty()) Emit("    " + style_.Dim(code_lang_));
-        std::vector<std::string> code_lines;
         if (!code_.empty() && code_.back() == '\n') code_.pop_back();
+        std::vector<std::string> plain;
         size_t pos = 0;
         while (pos <= code_.size()) {
           size_t nl = code_.find('\n', pos);
@@ -245,8 +247,20 @@ class Builder {
               line += c;
             }
           }
-          Emit("    " + (line.empty() ? line : style_.Yellow(line)));
+          plain.push_back(std::move(line));
           pos = nl + 1;
+        }
+        std::string joined;
+        for (size_t k = 0; k < plain.size(); ++k) joined += (k ? "\n" : "") + plain[k];
+        // Colours by the fence's language (code_highlight.h); a language it
+        // does not know keeps the one colour of code.
+        std::optional<std::vector<std::string>> coloured;
+        if (style_.color()) coloured = HighlightCode(joined, code_lang_);
+        if (coloured && coloured->size() != plain.size()) coloured.reset();
+        for (size_t k = 0; k < plain.size(); ++k) {
+          const std::string& line = plain[k];
+          std::string shown = coloured ? (*coloured)[k] : line.empty() ? line : style_.Yellow(line);
+          EmitCodeLine(shown, line);
         }
         EndBlock();
         break;
@@ -385,6 +399,50 @@ class Builder {
     std::string line = p + content;
     while (!line.empty() && line.back() == ' ') line.pop_back();
     lines.push_back(std::move(line));
+  }
+
+  // One line of a code block, indented; a line wider than the block wraps
+  // inside it (cut between grapheme clusters, never back at column 0), its
+  // continuation rows indented like the line itself. Colours open at a cut
+  // are closed at the row's end and opened again on the next row.
+  void EmitCodeLine(const std::string& shown, const std::string& plain) {
+    const size_t lead = std::min(plain.find_first_not_of(' '), plain.size());
+    const int room = width_ - PrefixWidth() - 4;
+    if (width_ <= 0 || room < 8 || DisplayWidth(shown) <= room) {
+      Emit("    " + shown);
+      return;
+    }
+    const int indent = std::min(static_cast<int>(lead), room / 2);
+    std::string row;
+    std::string active;  // the SGR sequence in effect, "" after a reset
+    int col = 0;
+    bool first = true;
+    size_t i = 0;
+    while (i < shown.size()) {
+      if (shown[i] == '\x1b') {
+        size_t end = SkipEscape(shown, i);
+        std::string esc = shown.substr(i, end - i);
+        if (!esc.empty() && esc.back() == 'm') {
+          active = esc == "\x1b[m" || esc == "\x1b[0m" || esc == "\x1b[39m" ? "" : esc;
+        }
+        row += esc;
+        i = end;
+        continue;
+      }
+      size_t probe = i;
+      const int w = CodePointWidth(DecodeUtf8(shown, &probe));
+      const size_t next = std::max(probe, NextGrapheme(shown, i));
+      if (col + w > room && col > (first ? 0 : indent)) {
+        Emit("    " + row + (active.empty() ? "" : "\x1b[m"));
+        first = false;
+        row = std::string(static_cast<size_t>(indent), ' ') + active;
+        col = indent;
+      }
+      row.append(shown, i, next - i);
+      col += w;
+      i = next;
+    }
+    Emit("    " + row);
   }
 
   // Wraps inline text (its "\n" are line breaks) under the current prefix.
@@ -577,8 +635,100 @@ std::string MarkdownRenderer::Emit(const std::vector<std::string>& lines, size_t
   return out;
 }
 
+namespace {
+
+// Whether nothing after `head` (text ending at a blank line) can continue its
+// last block: no fence left open, and the last block is a paragraph or a
+// heading, not a list item, a quote, indented code or a table that a later
+// block could extend across the blank line.
+bool ClosedAtBlankLine(std::string_view head) {
+  int fences = 0;
+  std::string_view last;
+  size_t pos = 0;
+  while (pos < head.size()) {
+    size_t nl = head.find('\n', pos);
+    if (nl == std::string_view::npos) nl = head.size();
+    std::string_view line = head.substr(pos, nl - pos);
+    pos = nl + 1;
+    const size_t lead = line.find_first_not_of(' ');
+    if (lead == std::string_view::npos) continue;
+    std::string_view body = line.substr(lead);
+    if (lead < 4 && (body.starts_with("```") || body.starts_with("~~~"))) ++fences;
+    last = line;
+  }
+  if (fences % 2 != 0 || last.empty()) return false;
+  const size_t lead = last.find_first_not_of(' ');
+  if (lead >= 4 || last[0] == '\t') return false;
+  std::string_view body = last.substr(lead);
+  if (body[0] == '>' || last.find('|') != std::string_view::npos) return false;
+  if ((body[0] == '-' || body[0] == '*' || body[0] == '+') && body.size() > 1 && body[1] == ' ') {
+    return false;
+  }
+  size_t digits = 0;
+  while (digits < body.size() && digits < 9 && body[digits] >= '0' && body[digits] <= '9') ++digits;
+  if (digits > 0 && digits + 1 < body.size() && (body[digits] == '.' || body[digits] == ')') &&
+      body[digits + 1] == ' ') {
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::string> Trimmed(std::vector<std::string> lines) {
+  while (!lines.empty() && lines.back().empty()) lines.pop_back();
+  return lines;
+}
+
+}  // namespace
+
+std::string MarkdownRenderer::SwitchWidth() {
+  const size_t nl = source_.rfind('\n');
+  if (nl == std::string::npos) return "";
+  const std::string_view complete = std::string_view(source_).substr(0, nl + 1);
+  // The last block boundary (a blank line) all of whose lines before it
+  // have been returned.
+  size_t cut = complete.rfind("\n\n");
+  std::vector<std::string> head_lines;
+  while (cut != std::string_view::npos) {
+    head_lines = Trimmed(RenderMarkdownLines(complete.substr(0, cut + 2), style_, width_));
+    if (head_lines.size() <= emitted_) break;
+    cut = cut == 0 ? std::string_view::npos : complete.rfind("\n\n", cut - 1);
+  }
+  if (cut == std::string_view::npos) return "";
+  const std::string_view head = complete.substr(0, cut + 2);
+  const std::string_view rest = complete.substr(cut + 2);
+  if (rest.find_first_not_of(" \n") == std::string_view::npos) {
+    // Nothing of the next block yet: only where no block can go on.
+    if (!ClosedAtBlankLine(head)) return "";
+  } else {
+    // Splitting the source there must not change what it renders (a list
+    // or a fenced block can span a blank line).
+    std::vector<std::string> joined = head_lines;
+    joined.push_back("");
+    for (auto& line : Trimmed(RenderMarkdownLines(rest, style_, width_))) {
+      joined.push_back(std::move(line));
+    }
+    if (joined != Trimmed(RenderMarkdownLines(complete, style_, width_))) return "";
+  }
+  // The lines before the boundary all returned, none after it.
+  if (emitted_ < head_lines.size() || emitted_ > head_lines.size() + 1) return "";
+  std::string out = emitted_ == head_lines.size() ? "\n" : "";  // the blank line between
+  source_.erase(0, cut + 2);
+  emitted_ = 0;
+  width_ = next_width_;
+  next_width_ = -1;
+  return out;
+}
+
 std::string MarkdownRenderer::Feed(std::string_view delta) {
   source_.append(delta);
+  // A new width starts at a block boundary: the blank line before it, if
+  // not printed yet, comes first.
+  std::string switched;
+  bool now_switched = false;
+  if (next_width_ >= 0 && next_width_ != width_) {
+    switched = SwitchWidth();
+    now_switched = next_width_ < 0;
+  }
   size_t nl = source_.rfind('\n');
   std::string_view all(source_);
   std::string_view complete = nl == std::string::npos ? std::string_view() : all.substr(0, nl + 1);
@@ -587,7 +737,7 @@ std::string MarkdownRenderer::Feed(std::string_view delta) {
   // the partial line grew by a word.
   bool line_ended = delta.find('\n') != std::string_view::npos;
   bool word_ended = delta.find(' ') != std::string_view::npos;
-  if (!line_ended && !word_ended) return "";
+  if (!line_ended && !word_ended && !now_switched) return switched;
 
   long table = -1;
   std::vector<std::string> lines = RenderMarkdownLines(complete, style_, width_, &table);
@@ -610,9 +760,11 @@ std::string MarkdownRenderer::Feed(std::string_view delta) {
       partial.find('|') == std::string_view::npos) {
     long full_table = -1;
     std::vector<std::string> full = RenderMarkdownLines(all, style_, width_, &full_table);
-    if (full_table < 0 && full.size() > lines.size() + 1) return Emit(full, full.size() - 1);
+    if (full_table < 0 && full.size() > lines.size() + 1) {
+      return switched + Emit(full, full.size() - 1);
+    }
   }
-  return Emit(lines, stable);
+  return switched + Emit(lines, stable);
 }
 
 std::string MarkdownRenderer::Finish() {

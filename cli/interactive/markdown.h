@@ -37,13 +37,22 @@ class MarkdownRenderer {
   std::string Feed(std::string_view delta);
   // Every line not yet returned; the renderer is then empty again.
   std::string Finish();
+  // The window's width changed: the lines already returned stay as they are,
+  // the blocks from the next block boundary on are laid out at `width` (a
+  // block half returned keeps the width it started at).
+  void SetWidth(int width) { next_width_ = width; }
 
  private:
   // The lines of render(source_[0, stable)) not returned yet.
   std::string Emit(const std::vector<std::string>& lines, size_t stable);
+  // Starts laying out at next_width_ when every line of the text before the
+  // last block boundary has been returned and none after it; the lines to
+  // print for the switch ("" or a blank separator line).
+  std::string SwitchWidth();
 
   Style style_;
   int width_;
+  int next_width_ = -1;  // a width to switch to at a block boundary; -1 = none
   std::string source_;
   size_t emitted_ = 0;  // lines already returned
 };

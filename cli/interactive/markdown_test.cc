@@ -204,3 +204,93 @@ TEST_CASE("display width and ANSI stripping") {
 
 }  // namespace
 }  // namespace codex::cli
+
+namespace codex::cli {
+namespace {
+
+TEST_CASE("code blocks: coloured by the fence's language; unknown languages keep one colour") {
+  std::string cpp = RenderMarkdown("```cpp\nint main() { return 0; }\n```\n", kColor, 0);
+  // Source-highlight's colours: the type and keyword differ from the rest.
+  CHECK(cpp.find("\x1b[32mint\x1b[m") != std::string::npos);
+  CHECK(cpp.find("\x1b[01;34mreturn\x1b[m") != std::string::npos);
+  CHECK(StripAnsi(cpp) == "    cpp\n    int main() { return 0; }\n");
+  std::string py = RenderMarkdown("```python\ndef f():\n    return 'x'  # c\n```\n", kColor, 0);
+  CHECK(py.find("\x1b[01;34mdef\x1b[m") != std::string::npos);
+  CHECK(StripAnsi(py) == "    python\n    def f():\n        return 'x'  # c\n");
+  std::string unknown = RenderMarkdown("```nosuchlang\nint x;\n```\n", kColor, 0);
+  CHECK(unknown.find("\x1b[33mint x;\x1b[39m") != std::string::npos);
+  // NO_COLOR: no escape codes at all.
+  CHECK(RenderMarkdown("```cpp\nint x;\n```\n", kPlain, 0).find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("code blocks: a long line wraps inside the block, keeping its indent") {
+  std::string line = "    call(alpha, beta, gamma, delta, epsilon, zeta, eta, theta);";
+  std::string out = RenderMarkdown("```\n" + line + "\n```\n", kPlain, 40);
+  // The block's 4 columns, then rows of at most 36; continuation rows keep
+  // the line's own 4-column indent and never start at column 0.
+  // (The first row's trailing blank is dropped, as at every line's end.)
+  CHECK(out == "    " + line.substr(0, 35) + "\n" + "    " + "    " + line.substr(36) + "\n");
+  // Coloured: each row closes what it opened and the next opens it again.
+  std::string coloured = RenderMarkdown("```cpp\n" + line + "\n```\n", kColor, 40);
+  for (size_t pos = 0, nl; (nl = coloured.find('\n', pos)) != std::string::npos; pos = nl + 1) {
+    std::string row = coloured.substr(pos, nl - pos);
+    CHECK(DisplayWidth(row) <= 40);
+  }
+  const std::string bare = StripAnsi(coloured);
+  CHECK(bare.find("    cpp\n    " + line.substr(0, 35)) == 0);
+  CHECK(bare.find("\n        " + line.substr(36) + "\n") != std::string::npos);
+}
+
+TEST_CASE("Unicode line breaking: CJK breaks between characters; words stay whole") {
+  // 20 CJK characters (40 columns) in 30 columns: broken between characters,
+  // not pushed whole to the next line and cut by the terminal.
+  std::string cjk;
+  for (int i = 0; i < 20; ++i) cjk += "漢";
+  std::string out = WrapLine("see " + cjk, 30, "", "");
+  std::string first = out.substr(0, out.find('\n'));
+  CHECK(first.rfind("see 漢", 0) == 0);
+  CHECK(DisplayWidth(first) >= 28);
+  CHECK(DisplayWidth(first) <= 30);
+  // CJK full stop never starts a line.
+  std::string stops;
+  for (int i = 0; i < 14; ++i) stops += "漢";
+  stops += "。";
+  std::string w = WrapLine(stops + "漢", 30, "", "");
+  CHECK(w.find("\n。") == std::string::npos);
+  // Latin words are not split when they fit on a line.
+  CHECK(WrapLine("alpha beta gamma delta", 11, "", "") == "alpha beta\ngamma delta\n");
+  // Grapheme clusters and widths by utf8proc.
+  CHECK(DisplayWidth("👍🏽") == 2);
+  CHECK(DisplayWidth("e\xCC\x81") == 1);  // e + combining acute
+  CHECK(NextGrapheme("👨‍👩‍👧x", 0) == std::string("👨‍👩‍👧").size());
+  CHECK(NextGrapheme("🇫🇷🇩🇪", 0) == std::string("🇫🇷").size());
+}
+
+}  // namespace
+}  // namespace codex::cli
+
+namespace codex::cli {
+namespace {
+
+TEST_CASE("streaming: a new width applies from the next block; printed lines stay") {
+  const std::string p1 = "one two three four five six seven eight nine ten";
+  const std::string p2 = "eleven twelve thirteen fourteen fifteen sixteen seventeen";
+  MarkdownRenderer r(kPlain, 20);
+  std::string out = r.Feed(p1 + "\n\n");
+  r.SetWidth(80);
+  out += r.Feed(p2 + "\n\n- a list\n");
+  out += r.Finish();
+  // The first paragraph at 20 columns, the rest at 80 (one row each).
+  CHECK(out == "one two three four\nfive six seven eight\nnine ten\n\n" + p2 + "\n\n• a list\n");
+  // A list is not split at its blank line: its items keep one numbering.
+  MarkdownRenderer list(kPlain, 20);
+  std::string l = list.Feed("1. first item\n\n");
+  list.SetWidth(80);
+  l += list.Feed("2. second item\n");
+  l += list.Finish();
+  CHECK(l.find("2. second item") != std::string::npos);
+  CHECK(l.find("1. second item") == std::string::npos);
+}
+
+}  // namespace
+}  // namespace codex::cli

@@ -1,5 +1,7 @@
 // The slash commands and the session picker of InteractiveSession.
 #include <algorithm>
+#include <cstdint>
+#include <set>
 
 #include "cli/interactive/drawn_lines.h"
 #include "cli/interactive/interactive_session.h"
@@ -7,8 +9,25 @@
 #include "cli/interactive/session_reports.h"
 #include "cli/interrupt.h"
 #include "cli/session_resolution.h"
+#include "cli/terminal_text.h"
+#include "core/transcript.h"
+#include "storage/session_database.h"
 
 namespace codex::cli::interactive_internal {
+
+namespace {
+
+// Text for the terminal in raw mode: "\n" becomes "\r\n".
+std::string ToCrLf(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\n') out += '\r';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
 
 // --- slash commands ---
 
@@ -43,6 +62,27 @@ bool InteractiveSession::RunSlash(const SlashCommand& cmd) {
       return true;
     case SlashKind::kNew:
       NewCommand();
+      return true;
+    case SlashKind::kInit:
+      InitCommand();
+      return true;
+    case SlashKind::kMention:
+      composer_.Mention();
+      return true;
+    case SlashKind::kPermissions:
+      PermissionsCommand(cmd);
+      return true;
+    case SlashKind::kCopy:
+      CopyCommand();
+      return true;
+    case SlashKind::kExport:
+      ExportCommand(cmd);
+      return true;
+    case SlashKind::kMcp:
+      McpCommand();
+      return true;
+    case SlashKind::kRename:
+      RenameCommand(cmd);
       return true;
     case SlashKind::kQuit:
       return false;
@@ -93,22 +133,48 @@ void InteractiveSession::ResumeCommand(const SlashCommand& cmd) {
 }
 
 void InteractiveSession::ModelCommand(const SlashCommand& cmd) {
+  const bool picked = picking_model_;
+  picking_model_ = false;
   if (cmd.arg.empty() && tty_) {
     OpenChoice("model", engine_->config().model, ModelChoices(engine_->config().model));
+    picking_model_ = true;
     return;
   }
   if (cmd.arg.empty()) {
     Say("model: " + engine_->config().model + "\n");
     return;
   }
+  if (cmd.effort.empty() && tty_ && picked) {
+    // A model chosen in the picker: then the reasoning effort for it: the picker submits "/model
+    // NAME EFFORT".
+    const std::string current = engine_->config().model_reasoning_effort.empty()
+                                    ? "medium"
+                                    : engine_->config().model_reasoning_effort;
+    OpenChoice("model " + cmd.arg, current,
+               {{"minimal", "fastest, least thinking"},
+                {"low", "quick answers"},
+                {"medium", "the default balance"},
+                {"high", "most thorough, slowest"}});
+    return;
+  }
   RunFlags flags = flags_;
   flags.model = cmd.arg;
+  const GlobalOptions before = global_;
+  if (!cmd.effort.empty()) {
+    auto& dash_c = global_.dash_c;
+    std::erase_if(
+        dash_c, [](const std::string& kv) { return kv.rfind("model_reasoning_effort=", 0) == 0; });
+    dash_c.push_back("model_reasoning_effort=\"" + cmd.effort + "\"");
+  }
   Status s = Reopen(flags);
   if (!s.ok()) {
+    global_ = before;
     Warn(s.message());
     return;
   }
-  Say("model set to " + style_.Bold(engine_->config().model) + " for this session\n");
+  std::string effort = engine_->config().model_reasoning_effort;
+  Say("model set to " + style_.Bold(engine_->config().model) +
+      (effort.empty() ? "" : " (reasoning effort " + effort + ")") + " for this session\n");
 }
 
 void InteractiveSession::ApprovalsCommand(const SlashCommand& cmd) {
@@ -192,13 +258,13 @@ void InteractiveSession::Compact() {
     {
       TurnInterrupt interrupt(&cancel);
       view_->BeginTurn("Compacting");
-      s = conversation_->CompactNow(cancel);
+      s = conversation_->CompactNow(cancel, true);  // asked for: run unless it would grow
       view_->EndTurn();
       terminal_->SetCtrlC(CtrlC::kAsKey);
     }
   } else {
     InstallInterruptHandler(&cancel);
-    s = conversation_->CompactNow(cancel);
+    s = conversation_->CompactNow(cancel, true);
     RemoveInterruptHandler();
   }
   if (!s.ok()) {
@@ -221,6 +287,42 @@ Result<std::optional<core::SessionInfo>> InteractiveSession::Pick(bool all) {
                                    " yet; 'codex resume --all' shows every directory");
   }
   SessionPicker picker(std::move(page.sessions), NowMs(), all);
+  auto* database = dynamic_cast<storage::SessionDatabase*>(&engine_->store());
+  PickerHooks hooks;
+  if (database != nullptr) {
+    // "/" finds sessions by what was said in them: the store's full-text
+    // search (FTS5 on SQLite, tsvector on PostgreSQL), not titles alone.
+    hooks.search = [this, database, all](const std::string& text) {
+      std::set<std::string> ids;
+      storage::SearchQuery q;
+      q.text = text;
+      if (!all) q.cwd = engine_->config().cwd;
+      q.limit = 200;
+      if (auto hits = database->Search(q); hits.ok()) {
+        for (const auto& hit : *hits) {
+          for (const auto& where : hit.sessions) ids.insert(where.session.id);
+        }
+      }
+      return ids;
+    };
+  }
+  hooks.preview = [this](const core::SessionInfo& session) {
+    std::vector<std::string> lines;
+    auto items = engine_->store().LoadTranscript(session);
+    if (!items.ok()) return lines;
+    for (const auto& stored : *items) {
+      const core::Item& item = stored.item;
+      const bool user = core::IsTypedUserMessage(item);
+      if (!user && !(item.kind == core::ItemKind::kMessage && item.role == "assistant")) continue;
+      std::string text = core::MessageText(item);
+      for (char& c : text) {
+        if (c == '\n' || c == '\t') c = ' ';
+      }
+      lines.push_back((user ? "› " : "  ") + NeutralizeControls(text));
+    }
+    return lines;
+  };
+  picker.set_hooks(hooks);
   DrawnLines drawn;  // the last drawing, to erase it (re-wrapped after a resize)
   auto erase = [&] {
     std::string out;
@@ -257,6 +359,29 @@ Result<std::optional<core::SessionInfo>> InteractiveSession::Pick(bool all) {
     draw();
   }
   terminal_->Write(erase());
+  if (result == PickerResult::kTranscript) {
+    // The whole conversation, then the picker again.
+    auto items = engine_->store().LoadTranscript(picker.chosen());
+    if (items.ok()) {
+      terminal_->Write(ToCrLf(TranscriptText(style_, *items, terminal_->Columns() - 1)) +
+                       ToCrLf(style_.Dim("(any key: back to the list)")) + "\r\n");
+      std::string bytes;
+      (void)terminal_->Read(&bytes, -1);
+    }
+    return Pick(all);
+  }
+  if (result == PickerResult::kArchive) {
+    const core::SessionInfo target = picker.chosen();
+    Status archived = database != nullptr
+                          ? database->Archive(target.id)
+                          : FailedPreconditionError("this store cannot archive sessions");
+    terminal_->Write(ToCrLf(archived.ok() ? style_.Dim("archived " + target.id +
+                                                       " (codex sessions unarchive brings it back)")
+                                          : style_.Red("error: " + archived.message())) +
+                     "\r\n");
+    return Pick(all);
+  }
+  if (result == PickerResult::kToggleAll) return Pick(!all);
   if (result == PickerResult::kCancelled) return std::optional<core::SessionInfo>();
   return std::optional<core::SessionInfo>(picker.chosen());
 }

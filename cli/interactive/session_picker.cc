@@ -59,16 +59,38 @@ SessionPicker::SessionPicker(std::vector<core::SessionInfo> sessions, int64_t no
 void SessionPicker::Refilter() {
   visible_.clear();
   std::string needle = Lower(filter_);
+  // What the transcripts say, by the store's full-text search.
+  std::set<std::string> content;
+  if (hooks_.search && needle.find_first_not_of(' ') != std::string::npos) {
+    content = hooks_.search(filter_);
+  }
   for (size_t i = 0; i < sessions_.size(); ++i) {
     const auto& s = sessions_[i];
     if (needle.empty() || Lower(s.title).find(needle) != std::string::npos ||
         Lower(s.name).find(needle) != std::string::npos ||
         Lower(s.id).find(needle) != std::string::npos ||
-        Lower(s.cwd).find(needle) != std::string::npos) {
+        Lower(s.cwd).find(needle) != std::string::npos || content.count(s.id) > 0) {
       visible_.push_back(i);
     }
   }
   selected_ = 0;
+}
+
+void SessionPicker::Sort() {
+  std::stable_sort(sessions_.begin(), sessions_.end(),
+                   [&](const core::SessionInfo& a, const core::SessionInfo& b) {
+                     return by_created_ ? a.created_at_ms > b.created_at_ms
+                                        : a.updated_at_ms > b.updated_at_ms;
+                   });
+  Refilter();
+}
+
+void SessionPicker::RemoveSelected() {
+  if (visible_.empty()) return;
+  const size_t at = selected_;
+  sessions_.erase(sessions_.begin() + static_cast<long>(visible_[selected_]));
+  Refilter();
+  selected_ = visible_.empty() ? 0 : std::min(at, visible_.size() - 1);
 }
 
 void SessionPicker::Move(long delta) {
@@ -100,6 +122,9 @@ PickerResult SessionPicker::HandleKey(const Key& key) {
       return PickerResult::kPending;
     case KeyCode::kEnter:
       return visible_.empty() ? PickerResult::kPending : PickerResult::kChosen;
+    case KeyCode::kTab:
+      preview_ = !preview_;
+      return PickerResult::kPending;
     case KeyCode::kEsc:
       if (filtering_) {
         filtering_ = false;
@@ -129,6 +154,15 @@ PickerResult SessionPicker::HandleKey(const Key& key) {
       }
       if (key.text == "/") {
         filtering_ = true;
+      } else if (key.text == "s") {
+        by_created_ = !by_created_;
+        Sort();
+      } else if (key.text == "t" && !visible_.empty()) {
+        return PickerResult::kTranscript;
+      } else if (key.text == "a" && !visible_.empty()) {
+        return PickerResult::kArchive;
+      } else if (key.text == "A") {
+        return PickerResult::kToggleAll;
       } else if (key.text == "k") {
         Move(-1);
       } else if (key.text == "j") {
@@ -155,13 +189,28 @@ std::string SessionPicker::Render(const Style& style, int columns, int max_rows)
   if (columns < 20) columns = 20;
   std::vector<std::string> lines;
   std::string heading = style.Bold("Resume a session");
-  std::string hints = style.Dim("  ↑/↓ move · Enter open · / filter · Esc cancel");
+  std::string hints = style.Dim(
+      std::string("  ↑/↓ move · Enter open · / search · Tab preview · t transcript · a archive · "
+                  "s sort · A ") +
+      (show_cwd_ ? "this directory" : "all directories") + " · Esc cancel");
+  if (DisplayWidth(heading) + DisplayWidth(hints) >= columns) {
+    hints = style.Dim("  Enter open · / search · Tab preview · Esc cancel");
+  }
+  heading += style.Dim(by_created_ ? " (by creation)" : "");
   lines.push_back(DisplayWidth(heading) + DisplayWidth(hints) < columns ? heading + hints
                                                                         : heading);
   if (filtering_ || !filter_.empty()) {
     lines.push_back(style.Cyan("/ ") + filter_ + (filtering_ ? "▏" : ""));
   }
-  int list_rows = std::max(1, max_rows - static_cast<int>(lines.size()) - 1);
+  std::vector<std::string> preview;
+  if (preview_ && hooks_.preview && !visible_.empty()) {
+    preview = hooks_.preview(sessions_[visible_[selected_]]);
+    const size_t room = static_cast<size_t>(std::max(0, max_rows / 2 - 1));
+    if (preview.size() > room)
+      preview.erase(preview.begin(), preview.end() - static_cast<long>(room));
+  }
+  int list_rows = std::max(1, max_rows - static_cast<int>(lines.size()) - 1 -
+                                  static_cast<int>(preview.size() + (preview.empty() ? 0 : 1)));
   if (visible_.empty()) {
     lines.push_back(
         style.Dim(sessions_.empty() ? "  no sessions yet" : "  no session matches the filter"));
@@ -183,6 +232,10 @@ std::string SessionPicker::Render(const Style& style, int columns, int max_rows)
                         Fit(NeutralizeControls(s.id), id_w);
       lines.push_back(r == selected_ ? style.Cyan("› ") + style.Bold(row) : "  " + row);
     }
+  }
+  if (!preview.empty()) {
+    lines.push_back(style.Dim(std::string(static_cast<size_t>(std::min(columns - 1, 40)), '-')));
+    for (const auto& p : preview) lines.push_back(Fit(p, columns - 1));
   }
   lines.push_back(style.Dim(std::to_string(visible_.size()) + " of " +
                             std::to_string(sessions_.size()) + " sessions"));

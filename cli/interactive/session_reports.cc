@@ -34,7 +34,39 @@ std::string BannerText(const Style& style, const core::Config& config,
          WrapLine(style.Dim(settings), width, "   ", "   ") + "\n";
 }
 
+std::string TokenUsageLine(const core::TokenUsage& usage) {
+  std::string line = "Token usage: total=" + GroupThousands(usage.total_tokens) +
+                     " input=" + GroupThousands(usage.input_tokens - usage.cached_input_tokens);
+  if (usage.cached_input_tokens > 0) {
+    line += " (+ " + GroupThousands(usage.cached_input_tokens) + " cached)";
+  }
+  line += " output=" + GroupThousands(usage.output_tokens);
+  if (usage.reasoning_output_tokens > 0) {
+    line += " (reasoning " + GroupThousands(usage.reasoning_output_tokens) + ")";
+  }
+  return line;
+}
+
+namespace {
+
+std::string MessagesText(const Style& style, const std::vector<core::StoredItem>& items, int width,
+                         size_t shown);
+
+}  // namespace
+
 std::string ReplayText(const Style& style, const std::vector<core::StoredItem>& items, int width) {
+  return MessagesText(style, items, width, 6);
+}
+
+std::string TranscriptText(const Style& style, const std::vector<core::StoredItem>& items,
+                           int width) {
+  return MessagesText(style, items, width, SIZE_MAX);
+}
+
+namespace {
+
+std::string MessagesText(const Style& style, const std::vector<core::StoredItem>& items, int width,
+                         size_t shown) {
   std::vector<const core::Item*> messages;
   for (const auto& stored : items) {
     const core::Item& item = stored.item;
@@ -43,8 +75,7 @@ std::string ReplayText(const Style& style, const std::vector<core::StoredItem>& 
       messages.push_back(&item);
     }
   }
-  constexpr size_t kShown = 6;
-  size_t first = messages.size() > kShown ? messages.size() - kShown : 0;
+  size_t first = messages.size() > shown ? messages.size() - shown : 0;
   std::string out;
   if (first > 0) out += style.Dim("  … " + std::to_string(first) + " earlier messages") + "\n";
   for (size_t i = first; i < messages.size(); ++i) {
@@ -57,6 +88,8 @@ std::string ReplayText(const Style& style, const std::vector<core::StoredItem>& 
   }
   return out;
 }
+
+}  // namespace
 
 std::string HelpText(const Style& style, bool keys) {
   std::string out = style.Bold("Commands") + "\n";
@@ -169,7 +202,8 @@ Result<std::string> WorkspaceDiff(const std::string& cwd, const Style& style) {
 
 std::vector<std::pair<std::string, std::string>> ModelChoices(const std::string& current) {
   std::vector<std::pair<std::string, std::string>> out = {{current, "the current model"}};
-  for (const char* m : {"gpt-5-codex", "gpt-5", "gpt-5-mini", "o4-mini"}) {
+  for (const char* m : {"gpt-5.1-codex", "gpt-5.1-codex-mini", "gpt-5-codex", "gpt-5.1", "gpt-5",
+                        "gpt-5-mini", "o4-mini", "o3"}) {
     if (m != current) out.emplace_back(m, "");
   }
   return out;

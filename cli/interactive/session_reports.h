@@ -15,6 +15,7 @@
 #include "cli/interactive/style.h"
 #include "core/config.h"
 #include "core/session_store.h"
+#include "core/token_usage.h"
 
 namespace codex::cli {
 
@@ -24,7 +25,14 @@ std::string BannerText(const Style& style, const core::Config& config,
                        const core::SessionInfo& session, bool resumed, int width);
 // The line describing the session without a terminal (to stderr).
 std::string BannerLine(const core::Config& config, const core::SessionInfo& session, bool resumed);
+// What leaving prints, as Codex does: "Token usage: total=1,234 input=1,000
+// (+ 200 cached) output=234 (reasoning 34)".
+std::string TokenUsageLine(const core::TokenUsage& usage);
 
+// Every message of a transcript (the resume picker's "t"), as ReplayText
+// shows the last six.
+std::string TranscriptText(const Style& style, const std::vector<core::StoredItem>& items,
+                           int width);
 // The last messages of a resumed transcript (what was asked and answered),
 // with a count of the earlier ones, answers rendered as Markdown at `width`.
 std::string ReplayText(const Style& style, const std::vector<core::StoredItem>& items, int width);

@@ -14,11 +14,20 @@ const std::vector<SlashSpec>& SlashCommands() {
        "branch this session (after turn TURN) and continue in the branch"},
       {SlashKind::kSessions, "/sessions", "", "list recent sessions in this directory"},
       {SlashKind::kResume, "/resume", "[ID]", "switch to another session (without ID: pick one)"},
-      {SlashKind::kModel, "/model", "[NAME]", "show or change the model"},
+      {SlashKind::kModel, "/model", "[NAME [EFFORT]]",
+       "show or change the model and its reasoning effort (minimal | low | medium | high)"},
       {SlashKind::kApprovals, "/approvals", "[POLICY]",
        "show or set the approval policy: untrusted | on-failure | on-request | never"},
       {SlashKind::kDiff, "/diff", "", "show the git diff of the workspace (untracked files too)"},
       {SlashKind::kNew, "/new", "", "start a new session"},
+      {SlashKind::kInit, "/init", "", "ask the model to write an AGENTS.md for this project"},
+      {SlashKind::kMention, "/mention", "", "mention a file: opens the @ file search"},
+      {SlashKind::kPermissions, "/permissions", "[PRESET]",
+       "what codex may do without asking: read-only | auto | full-access"},
+      {SlashKind::kCopy, "/copy", "", "copy the last answer to the clipboard (OSC 52)"},
+      {SlashKind::kExport, "/export", "[FILE]", "write this session as Markdown to FILE"},
+      {SlashKind::kMcp, "/mcp", "", "list the configured MCP servers and their tools"},
+      {SlashKind::kRename, "/rename", "NAME", "name this session (codex resume NAME finds it)"},
       {SlashKind::kQuit, "/quit", "", "exit (also /exit, Ctrl-D)"},
   };
   return kCommands;
@@ -81,6 +90,23 @@ std::optional<Result<SlashCommand>> ParseSlashCommand(std::string_view line) {
   if (!takes_arg && !rest.empty()) return usage(std::string(name) + " takes no argument");
   if (needs_arg && rest.empty())
     return usage(std::string(name) + " needs " + std::string(spec->args));
+  if (cmd.kind == SlashKind::kModel && !rest.empty()) {
+    const size_t sp2 = rest.find_first_of(" \t\n");
+    if (sp2 != std::string_view::npos) {
+      std::string_view effort = rest.substr(sp2);
+      effort.remove_prefix(effort.find_first_not_of(" \t\n"));
+      if (effort.find_first_of(" \t\n") != std::string_view::npos) {
+        return usage("/model takes a model and a reasoning effort");
+      }
+      if (effort != "minimal" && effort != "low" && effort != "medium" && effort != "high") {
+        return usage("the reasoning effort is one of minimal, low, medium, high, not '" +
+                     std::string(effort) + "'");
+      }
+      cmd.arg = std::string(rest.substr(0, sp2));
+      cmd.effort = std::string(effort);
+      return Result<SlashCommand>(std::move(cmd));
+    }
+  }
   if (rest.find_first_of(" \t\n") != std::string_view::npos) {
     return usage(std::string(name) + " takes one argument");
   }

@@ -23,6 +23,13 @@ enum class SlashKind {
   kApprovals,
   kDiff,
   kNew,
+  kInit,
+  kMention,
+  kPermissions,
+  kCopy,
+  kExport,
+  kMcp,
+  kRename,
   kQuit,
 };
 
@@ -47,6 +54,7 @@ struct SlashCommand {
   SlashKind kind = SlashKind::kHelp;
   std::string arg;          // /resume ID, /model NAME, /approvals POLICY ("" = show)
   std::optional<int> turn;  // /fork TURN
+  std::string effort;       // /model NAME EFFORT ("" = not given)
 };
 
 // nullopt when `line` is not a command (it does not start with '/'); else

@@ -48,7 +48,12 @@ TEST_CASE("bad commands get a one-line error naming the problem") {
   CHECK(Error("/fork zero") == "TURN must be a positive number, not 'zero'; usage: /fork [TURN]");
   CHECK(Error("/fork 0").find("positive") != std::string::npos);
   CHECK(Error("/status now") == "/status takes no argument; usage: /status");
-  CHECK(Error("/model a b") == "/model takes one argument; usage: /model [NAME]");
+  CHECK(Error("/model a b") ==
+        "the reasoning effort is one of minimal, low, medium, high, not 'b'; usage: /model "
+        "[NAME [EFFORT]]");
+  CHECK(Error("/model a high x") ==
+        "/model takes a model and a reasoning effort; usage: /model [NAME [EFFORT]]");
+  CHECK(Error("/rename") == "/rename needs NAME; usage: /rename NAME");
 }
 
 TEST_CASE("completions list every command") {

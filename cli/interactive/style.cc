@@ -1,6 +1,7 @@
 #include "cli/interactive/style.h"
 
 #include <unistd.h>
+#include <utf8proc.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -106,66 +107,38 @@ size_t PrevCodePoint(std::string_view s, size_t pos) {
   return p;
 }
 
+// Widths and grapheme clusters come from utf8proc (Debian libutf8proc-dev),
+// which follows the Unicode tables of its release (East Asian Width, emoji
+// presentation, UAX #29 extended grapheme clusters) rather than hand-kept
+// ranges here.
 int CodePointWidth(char32_t c) {
   if (c < 0x20 || (c >= 0x7f && c < 0xa0)) return 0;
+  if (c > 0x10ffff) return 1;
+  const auto cp = static_cast<utf8proc_int32_t>(c);
+  // Emoji modifiers (skin tones) and tags only ever extend a cluster.
   if ((c >= 0x1f3fb && c <= 0x1f3ff) || (c >= 0xe0020 && c <= 0xe007f)) return 0;
-  if ((c >= 0x300 && c <= 0x36f) || (c >= 0x200b && c <= 0x200f) || (c >= 0xfe00 && c <= 0xfe0f) ||
-      (c >= 0x1ab0 && c <= 0x1aff) || (c >= 0x20d0 && c <= 0x20ff)) {
-    return 0;
-  }
-  if ((c >= 0x1100 && c <= 0x115f) || (c >= 0x2e80 && c <= 0x303e) ||
-      (c >= 0x3041 && c <= 0x33ff) || (c >= 0x3400 && c <= 0x4dbf) ||
-      (c >= 0x4e00 && c <= 0x9fff) || (c >= 0xa000 && c <= 0xa4cf) ||
-      (c >= 0xac00 && c <= 0xd7a3) || (c >= 0xf900 && c <= 0xfaff) ||
-      (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xff60) ||
-      (c >= 0xffe0 && c <= 0xffe6) || (c >= 0x1f300 && c <= 0x1f64f) ||
-      (c >= 0x1f680 && c <= 0x1f6ff) || (c >= 0x1f1e6 && c <= 0x1f1ff) ||
-      (c >= 0x1f900 && c <= 0x1f9ff) || (c >= 0x1fa70 && c <= 0x1faff) ||
-      (c >= 0x20000 && c <= 0x3fffd)) {
-    return 2;
-  }
-  return 1;
+  // Regional indicators are East Asian Width "N" (utf8proc: 1), but a pair
+  // is a flag, which terminals (tmux, VTE, kitty) draw two columns wide.
+  if (c >= 0x1f1e6 && c <= 0x1f1ff) return 2;
+  const int width = utf8proc_charwidth(cp);
+  if (width == 0 && utf8proc_category(cp) == UTF8PROC_CATEGORY_CO) return 1;  // private use
+  return width;
 }
-
-namespace {
-
-// A code point that never starts a cluster of its own.
-bool Extends(char32_t c) {
-  return (c >= 0x300 && c <= 0x36f) || (c >= 0x1ab0 && c <= 0x1aff) ||
-         (c >= 0x1dc0 && c <= 0x1dff) || (c >= 0x20d0 && c <= 0x20ff) ||
-         (c >= 0xfe00 && c <= 0xfe0f) || (c >= 0xfe20 && c <= 0xfe2f) ||
-         (c >= 0x1f3fb && c <= 0x1f3ff) ||  // skin tones
-         (c >= 0xe0020 && c <= 0xe007f) ||  // tags (subdivision flags)
-         (c >= 0xe0100 && c <= 0xe01ef) || c == 0x200c ||
-         (c >= 0x1160 && c <= 0x11ff) ||  // Hangul medial vowels and final consonants
-         (c >= 0x0900 && c <= 0x0dff && (c & 0x7f) >= 0x3e && (c & 0x7f) <= 0x4d);  // Indic signs
-}
-
-bool RegionalIndicator(char32_t c) { return c >= 0x1f1e6 && c <= 0x1f1ff; }
-
-}  // namespace
 
 size_t NextGrapheme(std::string_view s, size_t pos) {
   if (pos >= s.size()) return s.size();
   size_t i = pos;
-  char32_t first = DecodeUtf8(s, &i);
-  if (first == '\r' && i < s.size() && s[i] == '\n') return i + 1;
-  if (first < 0x20 || first == 0x7f) return i;
-  bool flag_done = false;
+  char32_t prev = DecodeUtf8(s, &i);
+  utf8proc_int32_t state = 0;
   while (i < s.size()) {
     size_t next = i;
     char32_t c = DecodeUtf8(s, &next);
-    if (Extends(c)) {
-      i = next;
-    } else if (c == 0x200d) {  // ZWJ: joins the next code point
-      i = next;
-      if (i < s.size()) DecodeUtf8(s, &i);
-    } else if (RegionalIndicator(first) && RegionalIndicator(c) && !flag_done) {
-      i = next;
-      flag_done = true;
-    } else {
+    if (utf8proc_grapheme_break_stateful(static_cast<utf8proc_int32_t>(prev),
+                                         static_cast<utf8proc_int32_t>(c), &state)) {
       break;
     }
+    prev = c;
+    i = next;
   }
   return i;
 }
@@ -260,6 +233,85 @@ std::string GroupThousands(int64_t n) {
   return out;
 }
 
+namespace {
+
+// Whether a line may break before and after the cluster starting with `c`
+// without a space (UAX #14's ideographic classes: CJK ideographs, kana,
+// Hangul syllables, fullwidth forms), from utf8proc's width and category.
+bool BreaksAround(char32_t c) {
+  if (c < 0x1100 || CodePointWidth(c) != 2) return false;
+  const auto category = utf8proc_category(static_cast<utf8proc_int32_t>(c));
+  return category == UTF8PROC_CATEGORY_LO || category == UTF8PROC_CATEGORY_LM;
+}
+
+// Punctuation that must not start a line (closing marks, CJK full stops and
+// commas): it stays with the cluster before it.
+bool NoBreakBefore(char32_t c) {
+  const auto category = utf8proc_category(static_cast<utf8proc_int32_t>(c));
+  return category == UTF8PROC_CATEGORY_PE || category == UTF8PROC_CATEGORY_PF ||
+         (category == UTF8PROC_CATEGORY_PO && c >= 0x3000);
+}
+
+// One unit the wrapper does not split unless it is wider than a line: a
+// space-separated word, or one ideographic cluster (with the punctuation
+// that cannot start a line after it).
+struct WrapUnit {
+  std::string_view text;
+  bool space_before = false;
+};
+
+std::vector<WrapUnit> WrapUnits(std::string_view text) {
+  std::vector<WrapUnit> units;
+  bool space = false;
+  size_t i = 0;
+  size_t word = std::string_view::npos;  // start of the word being read
+  auto close_word = [&](size_t end) {
+    if (word != std::string_view::npos && end > word) {
+      units.push_back({text.substr(word, end - word), space});
+      space = false;
+    }
+    word = std::string_view::npos;
+  };
+  while (i < text.size()) {
+    if (text[i] == ' ') {
+      close_word(i);
+      space = true;
+      ++i;
+      continue;
+    }
+    if (text[i] == '\x1b') {
+      if (word == std::string_view::npos) word = i;
+      i = SkipEscape(text, i);
+      continue;
+    }
+    size_t probe = i;
+    const char32_t c = DecodeUtf8(text, &probe);
+    size_t next = NextGrapheme(text, i);
+    if (BreaksAround(c)) {
+      close_word(i);
+      // Closing punctuation and escapes after it stay with it.
+      while (next < text.size()) {
+        if (text[next] == '\x1b') {
+          next = SkipEscape(text, next);
+          continue;
+        }
+        size_t q = next;
+        if (!NoBreakBefore(DecodeUtf8(text, &q))) break;
+        next = NextGrapheme(text, next);
+      }
+      units.push_back({text.substr(i, next - i), space});
+      space = false;
+    } else if (word == std::string_view::npos) {
+      word = i;
+    }
+    i = next;
+  }
+  close_word(text.size());
+  return units;
+}
+
+}  // namespace
+
 std::string WrapLine(std::string_view text, int width, std::string_view first_indent,
                      std::string_view rest_indent) {
   std::string out(first_indent);
@@ -271,24 +323,20 @@ std::string WrapLine(std::string_view text, int width, std::string_view first_in
   int col = DisplayWidth(first_indent);
   const int rest_width = DisplayWidth(rest_indent);
   bool line_has_word = false;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t space = text.find(' ', pos);
-    if (space == std::string_view::npos) space = text.size();
-    std::string_view word = text.substr(pos, space - pos);
-    pos = space + 1;
-    int w = DisplayWidth(word);
-    if (line_has_word && col + 1 + w > width) {
+  for (const WrapUnit& unit : WrapUnits(text)) {
+    const std::string_view word = unit.text;
+    const int gap = line_has_word && unit.space_before ? 1 : 0;
+    const int w = DisplayWidth(word);
+    if (line_has_word && col + gap + w > width) {
       out += '\n';
       out += rest_indent;
       col = rest_width;
       line_has_word = false;
-    }
-    if (line_has_word) {
+    } else if (gap > 0) {
       out += ' ';
       ++col;
     }
-    // A word wider than the room left is split at code point boundaries.
+    // A word wider than the room left is split between grapheme clusters.
     size_t i = 0;
     while (i < word.size()) {
       if (word[i] == '\x1b') {
@@ -298,7 +346,9 @@ std::string WrapLine(std::string_view text, int width, std::string_view first_in
         continue;
       }
       size_t start = i;
-      int cw = CodePointWidth(DecodeUtf8(word, &i));
+      size_t probe = i;
+      int cw = CodePointWidth(DecodeUtf8(word, &probe));
+      i = std::max(probe, NextGrapheme(word, start));
       if (col + cw > width && col > rest_width) {
         out += '\n';
         out += rest_indent;

@@ -402,6 +402,8 @@ void TurnView::FinishReasoning() {
 void TurnView::OnTextDelta(std::string_view delta) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!markdown_) StartMessage();
+  // A resize re-wraps what has not been printed yet, from the next block on.
+  markdown_->SetWidth(terminal_.Columns() - 1);
   std::string out = markdown_->Feed(NeutralizeControls(delta));
   if (!out.empty()) WriteAbove(out);
 }
@@ -566,7 +568,11 @@ void TurnView::OnTurnFailed(const Status& status) {
 
 void TurnView::OnNotice(std::string_view message) {
   std::lock_guard<std::mutex> lock(mutex_);
-  WriteAbove(style_.Yellow("⚠ " + NeutralizeControls(message)) + "\n");
+  // A long notice wraps at word boundaries (CJK between characters), not
+  // mid-word where the terminal would cut it.
+  std::string wrapped = WrapLine(NeutralizeControls(message), terminal_.Columns() - 1, "⚠ ", "  ");
+  if (!wrapped.empty() && wrapped.back() == '\n') wrapped.pop_back();
+  WriteAbove(style_.Yellow(wrapped) + "\n");
 }
 
 }  // namespace codex::cli

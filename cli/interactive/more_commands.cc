@@ -1,0 +1,208 @@
+// The slash commands added for daily use (issue 26): /init, /permissions,
+// /copy, /export, /mcp, /rename. Members of InteractiveSession
+// (interactive_session.h), kept apart from session_commands.cc.
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "cli/image_input.h"
+#include "cli/interactive/interactive_session.h"
+#include "cli/terminal_text.h"
+#include "core/transcript.h"
+#include "storage/rollout.h"
+#include "storage/session_database.h"
+
+namespace codex::cli::interactive_internal {
+
+namespace {
+
+// What /init asks the model (our words; the task is Codex's /init).
+constexpr const char* kInitPrompt =
+    "Write an AGENTS.md file at the root of this repository for agents that will work on it. "
+    "Look at the project first (its layout, build and test commands, code style, how changes "
+    "are committed) and describe what an agent needs to work here well: the structure, the "
+    "commands to build, test and lint, conventions to follow, and anything easy to get "
+    "wrong. Keep it short and specific to this project.";
+
+struct PermissionPreset {
+  const char* name;
+  const char* sandbox;
+  const char* approval;
+  const char* help;
+};
+
+constexpr PermissionPreset kPresets[] = {
+    {"read-only", "read-only", "on-request",
+     "read files; ask before editing or running anything that writes"},
+    {"auto", "workspace-write", "on-request",
+     "read and edit in the workspace, run commands there; ask to go further"},
+    {"full-access", "danger-full-access", "never",
+     "everything, network included, without asking (take care)"},
+};
+
+}  // namespace
+
+void InteractiveSession::InitCommand() {
+  const std::filesystem::path agents = std::filesystem::path(engine_->config().cwd) / "AGENTS.md";
+  std::error_code ec;
+  if (std::filesystem::exists(agents, ec)) {
+    Say("AGENTS.md already exists here (" + NeutralizeControls(agents.string()) +
+        "); ask the model to change it if it needs to\n");
+    return;
+  }
+  if (tty_) EchoPrompt("/init");
+  RunUserTurn(kInitPrompt);
+}
+
+void InteractiveSession::PermissionsCommand(const SlashCommand& cmd) {
+  const core::Config& config = engine_->config();
+  const std::string sandbox(core::SandboxModeName(config.sandbox_mode));
+  const std::string approval(core::ApprovalPolicyName(config.approval_policy));
+  std::string current = "custom";
+  for (const auto& p : kPresets) {
+    if (sandbox == p.sandbox && approval == p.approval) current = p.name;
+  }
+  if (cmd.arg.empty() && tty_) {
+    std::vector<std::pair<std::string, std::string>> choices;
+    for (const auto& p : kPresets) choices.emplace_back(p.name, p.help);
+    OpenChoice("permissions", current, choices);
+    return;
+  }
+  if (cmd.arg.empty()) {
+    Say("permissions: " + current + " (sandbox " + sandbox + ", approvals " + approval + ")\n");
+    return;
+  }
+  const PermissionPreset* chosen = nullptr;
+  for (const auto& p : kPresets) {
+    if (cmd.arg == p.name) chosen = &p;
+  }
+  if (chosen == nullptr) {
+    Warn("'" + cmd.arg + "' is not one of read-only, auto, full-access");
+    return;
+  }
+  RunFlags flags = flags_;
+  flags.sandbox = chosen->sandbox;
+  flags.approval = chosen->approval;
+  flags.full_auto = false;
+  flags.bypass = false;
+  Status s = Reopen(flags);
+  if (!s.ok()) {
+    Warn(s.message());
+    return;
+  }
+  Say("permissions set to " + style_.Bold(chosen->name) + " (sandbox " + chosen->sandbox +
+      ", approvals " + chosen->approval + ") for this session\n");
+}
+
+void InteractiveSession::CopyCommand() {
+  auto items = engine_->store().LoadTranscript(conversation_->session());
+  std::string last;
+  if (items.ok() && conversation_->persisted()) {
+    for (const auto& stored : *items) {
+      if (stored.item.kind == core::ItemKind::kMessage && stored.item.role == "assistant") {
+        last = core::MessageText(stored.item);
+      }
+    }
+  }
+  if (last.empty()) {
+    Warn("no answer to copy yet");
+    return;
+  }
+  if (!tty_) {
+    Warn("/copy needs a terminal (it sets the clipboard with OSC 52)");
+    return;
+  }
+  // OSC 52: the terminal (or tmux, with set-clipboard) sets the clipboard,
+  // over ssh too. The text is base64: nothing in it reaches the screen.
+  terminal_->Write("\x1b]52;c;" + Base64Encode(last) + "\x07");
+  Say("copied the last answer (" + std::to_string(last.size()) +
+      " bytes) to the clipboard (OSC 52: your terminal must allow it)\n");
+}
+
+void InteractiveSession::ExportCommand(const SlashCommand& cmd) {
+  if (!conversation_->persisted()) {
+    Warn("nothing to export yet: the session has no message");
+    return;
+  }
+  auto* database = dynamic_cast<storage::SessionDatabase*>(&engine_->store());
+  if (database == nullptr) {
+    Warn("this store cannot export sessions");
+    return;
+  }
+  const std::string id = conversation_->session().id;
+  Result<std::string> text =
+      storage::ExportSession(*database, id, storage::ExportFormat::kMarkdown);
+  if (!text.ok()) {
+    Warn(text.status().message());
+    return;
+  }
+  std::filesystem::path file = cmd.arg.empty() ? "codex-" + id.substr(0, 8) + ".md" : cmd.arg;
+  if (file.is_relative()) file = std::filesystem::path(engine_->config().cwd) / file;
+  std::error_code ec;
+  if (std::filesystem::exists(file, ec)) {
+    Warn(NeutralizeControls(file.string()) + " exists; give /export another file name");
+    return;
+  }
+  std::ofstream out(file, std::ios::binary);
+  out << *text;
+  out.close();
+  if (!out) {
+    Warn("could not write " + NeutralizeControls(file.string()));
+    return;
+  }
+  Say("exported this session as Markdown to " + NeutralizeControls(file.string()) + "\n");
+}
+
+void InteractiveSession::McpCommand() {
+  const core::Config& config = engine_->config();
+  if (config.mcp_servers.empty()) {
+    Say("no MCP servers configured ([mcp_servers.<name>] in config.toml)\n");
+    return;
+  }
+  // The tools the model is offered, named mcp__<server>__<tool>.
+  std::set<std::string> tools;
+  if (engine_->Deps().tools != nullptr) {
+    auto json = nlohmann::json::parse(engine_->Deps().tools->ToolsJson(), nullptr, false);
+    if (json.is_array()) {
+      for (const auto& t : json) {
+        std::string name = t.value("name", "");
+        if (name.rfind("mcp__", 0) == 0) tools.insert(name);
+      }
+    }
+  }
+  std::string out = style_.Bold("MCP servers") + "\n";
+  for (const auto& [name, server] : config.mcp_servers) {
+    std::string what = server.url.empty() ? server.command : server.url;
+    out += "  " + style_.Cyan(NeutralizeControls(name)) + "  " + NeutralizeControls(what) +
+           (server.enabled ? "" : style_.Dim("  (disabled)")) + "\n";
+    const std::string prefix = "mcp__" + name + "__";
+    std::string names;
+    for (const auto& t : tools) {
+      if (t.rfind(prefix, 0) == 0) names += (names.empty() ? "" : ", ") + t.substr(prefix.size());
+    }
+    out += "    tools: " + (names.empty() ? style_.Dim("none") : NeutralizeControls(names)) + "\n";
+  }
+  Say(out);
+}
+
+void InteractiveSession::RenameCommand(const SlashCommand& cmd) {
+  if (!conversation_->persisted()) {
+    Warn("nothing to rename yet: send a message first (the session is stored with it)");
+    return;
+  }
+  auto* database = dynamic_cast<storage::SessionDatabase*>(&engine_->store());
+  if (database == nullptr) {
+    Warn("this store cannot rename sessions");
+    return;
+  }
+  Status s = database->Rename(conversation_->session().id, cmd.arg);
+  if (!s.ok()) {
+    Warn(s.message());
+    return;
+  }
+  Say("session named " + style_.Bold(NeutralizeControls(cmd.arg)) + " (codex resume " +
+      NeutralizeControls(cmd.arg) + ")\n");
+}
+
+}  // namespace codex::cli::interactive_internal

@@ -1,0 +1,548 @@
+// End-to-end tests of issue 26 (interactive mode past Codex): the real codex
+// binary in tmux (tests/tmux_support.h), a terminal that re-wraps its lines
+// as real ones do, against the scripted Responses server.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+#include <thread>
+
+#include "tests/e2e_checks.h"
+#include "tests/e2e_support.h"
+#include "tests/tmux_support.h"
+
+namespace codex::testing {
+namespace {
+
+using e2e::MakeEnv;
+using e2e::RunOk;
+
+// The first session id printed after `prefix` in `text`, "" when none.
+std::string FirstId(const std::string& text, const std::string& prefix) {
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex(prefix + "([0-9a-f-]{36})"))) return "";
+  return m[1];
+}
+
+// The text of every user message in a recorded request's input.
+std::vector<std::string> UserTexts(const RecordedRequest& request) {
+  std::vector<std::string> out;
+  for (const Json& item : ItemsOfType(request, "message")) {
+    if (item.value("role", "") != "user") continue;
+    for (const Json& part : item["content"]) out.push_back(part.value("text", ""));
+  }
+  return out;
+}
+
+bool Contains(const std::vector<std::string>& v, std::string_view s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// The request's input without its last `n` items.
+Json InputPrefix(const RecordedRequest& r, size_t drop) {
+  Json input = r.InputItems();
+  Json out = Json::array();
+  for (size_t i = 0; i + drop < input.size(); ++i) out.push_back(input[i]);
+  return out;
+}
+
+// Waits until the prompt is back (no spinner) after a turn.
+void WaitIdle(TmuxCodex& t) {
+  t.WaitFor([&](const std::string&) {
+    std::string s = t.Screen();
+    return s.find("Esc to interrupt") == std::string::npos && s.rfind("›") != std::string::npos;
+  });
+}
+
+bool Skip() {
+  if (TmuxCodex::Available()) return false;
+  WARN("tmux is not installed: the terminal cannot be tested here");
+  return true;
+}
+
+TEST_CASE("in tmux: an Esc-Esc edit forks at the branch point, keeps the cache key, clears") {
+  if (Skip()) return;
+  auto env = MakeEnv(R"({"responses": ["answer one", "answer two", "answer three",
+                                       "answer to the edit"]})");
+  TmuxCodex t(*env, {}, 100, 40);
+  t.WaitForText("›");
+  const std::string original = FirstId(t.Text(), "session ");
+  REQUIRE(!original.empty());
+  for (const char* q : {"first question", "second question", "third question"}) {
+    t.Type(q);
+    t.Key("Enter");
+    WaitIdle(t);
+  }
+  t.WaitForText("answer three");
+  t.Key("Escape");
+  t.WaitForText("Esc again to edit a previous message");
+  t.Key("Escape");
+  t.WaitForText("editing message 3 of 3");
+  t.Key("Escape");
+  t.WaitForText("editing message 2 of 3");
+  t.Type(", edited");
+  t.Key("Enter");
+  t.WaitForText("answer to the edit");
+  WaitIdle(t);
+
+  // The abandoned turns left the screen, scrollback included; the branch's
+  // own history is shown again.
+  const std::string text = t.Text();
+  INFO(text);
+  CHECK(text.find("answer two") == std::string::npos);
+  CHECK(text.find("third question") == std::string::npos);
+  CHECK(text.find("answer three") == std::string::npos);
+  CHECK(text.find("answer one") != std::string::npos);
+  CHECK(text.find("second question, edited") != std::string::npos);
+  const std::string branch = FirstId(text, "before that message into ");
+  REQUIRE(!branch.empty());
+  CHECK(branch != original);
+
+  // The fork's first request shares the parent's prompt_cache_key and the
+  // prefix of the parent's second request (turn 1), so the cache serves it.
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 4);
+  CHECK(requests[0].body.value("prompt_cache_key", "") == original);
+  CHECK(requests[3].body.value("prompt_cache_key", "") == original);
+  CHECK(InputPrefix(requests[3], 1) == InputPrefix(requests[1], 1));
+  CHECK(Contains(UserTexts(requests[3]), "second question, edited"));
+  CHECK(!Contains(UserTexts(requests[3]), "third question"));
+
+  // Recorded at the branch point, as `codex fork --at-turn 1` records it.
+  auto tree = RunOk(*env, {"sessions", "tree", original});
+  CHECK(tree.out.find(branch) != std::string::npos);
+  CHECK(tree.out.find("(forked after turn 1)") != std::string::npos);
+  auto shown = RunOk(*env, {"sessions", "show", branch});
+  const std::string at = shown.out.substr(shown.out.find("(forked from"));
+  auto by_cli = RunOk(*env, {"fork", original, "--at-turn", "1"});
+  std::string cli_fork = by_cli.out.substr(0, 36);
+  auto cli_shown = RunOk(*env, {"sessions", "show", cli_fork});
+  INFO(shown.out << "\n" << cli_shown.out);
+  CHECK(cli_shown.out.find(at.substr(0, at.find(')') + 1)) != std::string::npos);
+  t.Key("C-d");
+}
+
+TEST_CASE("in tmux: /fork and codex exec fork keep the parent's prompt_cache_key") {
+  if (Skip()) return;
+  auto env = MakeEnv(R"({"responses": ["answer one", "answer in the fork", "exec fork answer"]})");
+  TmuxCodex t(*env, {}, 70, 30);
+  t.WaitForText("›");
+  const std::string original = FirstId(t.Joined(), "session ");
+  REQUIRE(!original.empty());
+  t.Type("first question");
+  t.Key("Enter");
+  t.WaitForText("answer one");
+  WaitIdle(t);
+  t.Type("/fork");
+  t.Key("Enter");
+  t.WaitForJoined("you are now in the branch");
+  // The line is wider than the screen: wrapped between words, so the new
+  // session's id stays whole on its row instead of being cut by the terminal.
+  CHECK(std::regex_search(t.Text(), std::regex("\n[0-9a-f-]{36}; you are now")));
+  t.Type("in the fork");
+  t.Key("Enter");
+  t.WaitForText("answer in the fork");
+  WaitIdle(t);
+  t.Key("C-d");
+  auto exec_fork = RunOk(*env, {"exec", "fork", original, "from exec"});
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  for (const auto& r : requests) CHECK(r.body.value("prompt_cache_key", "") == original);
+  CHECK(exec_fork.out == "exec fork answer\n");
+}
+
+// 40 numbered words: a paragraph several screen lines long.
+std::string LongParagraph() {
+  std::string out;
+  for (int i = 1; i <= 40; ++i)
+    out += (i > 1 ? " " : "") + std::string("word") + (i < 10 ? "0" : "") + std::to_string(i);
+  return out;
+}
+
+TEST_CASE("in tmux: Enter during a turn steers it (sent in the same turn); Tab queues") {
+  if (Skip()) return;
+  nlohmann::json script = {{"responses",
+                            {{{"message", LongParagraph()}, {"pause_after", 6}, {"pause_ms", 3000}},
+                             "Answer with the steer.",
+                             "Answer to the queued one."}}};
+  auto env = MakeEnv(script.dump());
+  TmuxCodex t(*env, {}, 100, 40);
+  t.WaitForText("›");
+  t.Type("first");
+  t.Key("Enter");
+  t.WaitForText("word01");
+  t.Type("also check the tests");
+  t.Key("Enter");  // steers: shown at once, not queued
+  t.WaitForText("› also check the tests");
+  t.Type("afterwards");
+  t.Key("Tab");  // queues
+  t.WaitForText("↳ queued: afterwards");
+  CHECK(t.Text().find("queued: also check") == std::string::npos);
+  t.WaitForText("Answer to the queued one.");
+  WaitIdle(t);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  // The steered message went in the same turn, after the answer it
+  // interrupted, with no further key from the user; the queued one waited
+  // for the turn's end.
+  auto second = UserTexts(requests[1]);
+  CHECK(Contains(second, "first"));
+  CHECK(Contains(second, "also check the tests"));
+  CHECK(!Contains(second, "afterwards"));
+  const std::string body = requests[1].InputItems().dump();
+  CHECK(body.find("word40") < body.find("also check the tests"));
+  CHECK(Contains(UserTexts(requests[2]), "afterwards"));
+  t.Key("C-d");
+}
+
+TEST_CASE("in tmux: after Esc the model is told the turn was aborted; Ctrl-C then warns") {
+  if (Skip()) return;
+  nlohmann::json script = {
+      {"responses",
+       {{{"message", LongParagraph()}, {"pause_after", 6}, {"pause_ms", 60000}}, "Fine."}}};
+  auto env = MakeEnv(script.dump());
+  TmuxCodex t(*env, {}, 100, 30);
+  t.WaitForText("›");
+  t.Type("a long task");
+  t.Key("Enter");
+  t.WaitForText("word01");
+  t.Key("Escape");
+  t.WaitForText("Interrupted");
+  WaitIdle(t);
+  t.Type("something else");
+  t.Key("Enter");
+  t.WaitForText("Fine.");
+  WaitIdle(t);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  const Json input = requests[1].InputItems();
+  // a long task, (the partial answer), <turn_aborted>, something else.
+  std::vector<std::string> users = UserTexts(requests[1]);
+  REQUIRE(users.size() >= 3);
+  CHECK(users[users.size() - 3] == "a long task");
+  CHECK(users[users.size() - 2].rfind("<turn_aborted>\n", 0) == 0);
+  CHECK(users[users.size() - 2].find("</turn_aborted>") != std::string::npos);
+  CHECK(users.back() == "something else");
+  // Esc-Esc offers what the user typed, not the marker.
+  t.Key("Escape");
+  t.Key("Escape");
+  t.WaitForText("editing message 2 of 2");
+  t.Key("C-c");  // cancels the edit
+  t.Key("C-d");
+}
+
+TEST_CASE("in tmux: Ctrl-C right after an interrupt warns first; the next one quits") {
+  if (Skip()) return;
+  nlohmann::json script = {
+      {"responses", {{{"message", LongParagraph()}, {"pause_after", 6}, {"pause_ms", 60000}}}}};
+  auto env = MakeEnv(script.dump());
+  TmuxCodex u(*env, {}, 100, 30);
+  u.WaitForText("›");
+  u.Type("a long task");
+  u.Key("Enter");
+  u.WaitForText("word01");
+  u.Key("C-c");
+  u.WaitForText("Interrupted");
+  WaitIdle(u);
+  u.Key("C-c");
+  u.WaitForText("Press Ctrl-C again to quit");
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  CHECK(u.Text().find("codex resume") == std::string::npos);  // still running
+  u.Key("C-c");
+  u.WaitForText("codex resume");  // left, with the hint to come back
+}
+
+TEST_CASE("in tmux: !cmd runs as the user (outside the read-only sandbox), kept from the start") {
+  if (Skip()) return;
+  auto env = MakeEnv(R"({"responses": ["seen it", "seen the second"]})");
+  TmuxCodex t(*env, {}, 100, 30);
+  t.WaitForText("›");
+  // The first action of a session: a command that writes (the model's
+  // sandbox is read-only here; the user's own command is not sandboxed).
+  t.Type("!echo built > made.txt && cat made.txt");
+  t.Key("Enter");
+  t.WaitForText("└ built");
+  WaitIdle(t);
+  CHECK(std::filesystem::exists(env->workdir() / "made.txt"));
+  CHECK(t.Text().find("error:") == std::string::npos);
+  t.Type("what did I run?");
+  t.Key("Enter");
+  t.WaitForText("seen it");
+  WaitIdle(t);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  std::string record;
+  for (const auto& u : UserTexts(requests[0])) {
+    if (u.rfind("<user_shell_command>", 0) == 0) record = u;
+  }
+  CHECK(record.find("echo built > made.txt") != std::string::npos);
+  CHECK(record.find("built\n") != std::string::npos);
+  // After /new the same: the record starts the new session.
+  t.Type("/new");
+  t.Key("Enter");
+  WaitIdle(t);
+  t.Type("!echo second-output");
+  t.Key("Enter");
+  t.WaitForText("└ second-output");
+  WaitIdle(t);
+  t.Type("and now?");
+  t.Key("Enter");
+  t.WaitForText("seen the second");
+  WaitIdle(t);
+  const std::string text = t.Text();
+  INFO(text);
+  CHECK(text.find("error:") == std::string::npos);
+  requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  bool seen = false;
+  for (const auto& u : UserTexts(requests[1])) {
+    if (u.find("second-output") != std::string::npos) seen = true;
+    CHECK(u.find("made.txt") == std::string::npos);  // a new session
+  }
+  CHECK(seen);
+  // Titled by what the user typed, not by the command record.
+  auto list = RunOk(*env, {"sessions", "list"});
+  CHECK(list.out.find("what did I run?") != std::string::npos);
+  CHECK(list.out.find("user_shell_command") == std::string::npos);
+  t.Key("C-d");
+}
+
+TEST_CASE("in tmux: code is coloured by its language and wraps inside its block; CJK breaks") {
+  if (Skip()) return;
+  const std::string code_line =
+      "        result = compute(alpha, beta, gamma, delta, epsilon, zeta, eta, theta, iota)";
+  std::string cjk;
+  for (int i = 0; i < 40; ++i) cjk += "漢";
+  nlohmann::json script = {
+      {"responses", {"```python\ndef f():\n" + code_line + "\n    return 1\n```\n\n" + cjk}}};
+  auto env = MakeEnv(script.dump());
+  TmuxCodex t(*env, {}, 60, 40);
+  t.WaitForText("›");
+  t.Type("show code");
+  t.Key("Enter");
+  t.WaitForText("return 1");
+  WaitIdle(t);
+  const std::string text = t.Text();
+  INFO(text);
+  // The long line wraps inside the block: its continuation keeps the block's
+  // 4 columns and the line's own 8, never back at column 0.
+  const size_t at = text.find("result = compute(");
+  REQUIRE(at != std::string::npos);
+  const size_t row_end = text.find('\n', at);
+  const std::string next_row = text.substr(row_end + 1, text.find('\n', row_end + 1) - row_end - 1);
+  CHECK(next_row.rfind("            ", 0) == 0);
+  CHECK(next_row.find("iota)") != std::string::npos);
+  // Colours: the keyword "def" and the number are drawn in other colours
+  // than the plain code (tmux's escape-preserving capture).
+  const std::string escaped = t.EscapedText();
+  CHECK(escaped.find("def") != std::string::npos);
+  CHECK(escaped.find("\x1b[1m\x1b[34mdef") != std::string::npos);
+  // 40 CJK characters (80 columns) in 59: broken between characters, the
+  // first row filled rather than the whole run pushed down and cut.
+  const size_t cjk_at = text.find("漢漢");
+  REQUIRE(cjk_at != std::string::npos);
+  const std::string cjk_row = text.substr(cjk_at, text.find('\n', cjk_at) - cjk_at);
+  CHECK(cjk_row.size() >= 3 * 28);
+  t.Key("C-d");
+}
+
+TEST_CASE("in tmux: a footer shows model, context left and directory; usage is printed on exit") {
+  if (Skip()) return;
+  auto env = MakeEnv(R"({"responses": [{"message": "hello", "usage": {"input_tokens": 1200,
+      "cached_tokens": 200, "output_tokens": 34, "reasoning_tokens": 4}}]})");
+  TmuxCodex t(*env, {}, 100, 30);
+  t.WaitForText("% context left · ");
+  std::string screen = t.Screen();
+  INFO(screen);
+  CHECK(std::regex_search(screen, std::regex("gpt-test[a-z ]* · [0-9]+% context left · ")));
+  const std::string dir = env->workdir().filename().string();
+  CHECK(screen.find(dir) != std::string::npos);
+  // Under the prompt, on the last drawn row.
+  CHECK(screen.find("% context left") > screen.rfind("›"));
+  t.Type("hi");
+  t.Key("Enter");
+  t.WaitForText("hello");
+  WaitIdle(t);
+  t.Key("C-d");
+  t.WaitForText("codex resume");
+  const std::string text = t.Text();
+  INFO(text);
+  CHECK(text.find("Token usage: total=1,234 input=1,000 (+ 200 cached) output=34 (reasoning 4)") !=
+        std::string::npos);
+  // The footer is not left behind in the transcript on exit.
+  CHECK(text.find("context left · ") == std::string::npos);
+}
+
+TEST_CASE("in tmux: /rename, /copy, /export, /mcp, /permissions, /mention, /init, /compact") {
+  if (Skip()) return;
+  nlohmann::json script = {{"responses", {LongParagraph(), "I will write AGENTS.md."}}};
+  auto env = MakeEnv(script.dump());
+  std::ofstream(env->workdir() / "notes.txt") << "x\n";
+  TmuxCodex t(*env, {"-c", "model_providers.scripted.supports_compact=true"}, 110, 40);
+  t.WaitForJoined("›");
+  t.Type("/rename early");
+  t.Key("Enter");  // before the first message: nothing stored to name
+  t.WaitForJoined("nothing to rename yet");
+  t.Type("hello");
+  t.Key("Enter");
+  t.WaitForJoined("word40");
+  WaitIdle(t);
+  const std::string id = FirstId(t.Text(), "session ");
+
+  t.Type("/rename daily-work");
+  t.Key("Enter");
+  t.WaitForJoined("session named daily-work");
+  auto shown = RunOk(*env, {"sessions", "show", "daily-work"});
+  CHECK(shown.out.find(id) != std::string::npos);
+
+  t.Type("/copy");
+  t.Key("Enter");
+  t.WaitForJoined("copied the last answer");
+
+  t.Type("/export");
+  t.Key("Enter");
+  t.WaitForJoined("exported this session as Markdown to ");
+  {
+    std::ifstream in(env->workdir() / ("codex-" + id.substr(0, 8) + ".md"));
+    std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(md.find("hello") != std::string::npos);
+    CHECK(md.find("word40") != std::string::npos);
+  }
+  t.Type("/export");
+  t.Key("Enter");  // not overwritten
+  t.WaitForJoined("exists; give /export another file name");
+
+  t.Type("/mcp");
+  t.Key("Enter");
+  t.WaitForJoined("no MCP servers configured");
+
+  t.Type("/permissions auto");
+  t.Key("Enter");
+  t.WaitForJoined("permissions set to auto (sandbox workspace-write, approvals on-request)");
+  t.Type("/permissions");
+  t.Key("Enter");
+  t.WaitForJoined("current: auto");
+  t.WaitFor(
+      [&](const std::string&) { return t.Screen().find("read files;") != std::string::npos; });
+  t.Key("Escape");  // closes the picker
+  t.WaitFor(
+      [&](const std::string&) { return t.Screen().find("read files;") == std::string::npos; });
+
+  t.Type("/mention");
+  t.Key("Enter");
+  t.WaitForJoined("notes.txt");  // the @ file search is open
+  t.Key("Enter");
+  t.WaitForJoined("› notes.txt");
+  t.Key("C-u");
+
+  // /model: the known models, then a reasoning effort for the one chosen.
+  t.Type("/model");
+  t.Key("Enter");
+  t.WaitForJoined("gpt-5.1-codex");
+  t.Key("Enter");  // the current model
+  t.WaitForJoined("most thorough, slowest");
+  t.Key("Down");  // medium -> high
+  t.Key("Enter");
+  t.WaitForJoined("model set to gpt-test (reasoning effort high)");
+  WaitIdle(t);
+  t.WaitFor(
+      [&](const std::string&) { return t.Screen().find("gpt-test high · ") != std::string::npos; });
+
+  t.Type("/init");
+  t.Key("Enter");
+  t.WaitForJoined("I will write AGENTS.md.");
+  WaitIdle(t);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(UserTexts(requests[1]).back().find("AGENTS.md") != std::string::npos);
+  CHECK(requests[1].body["reasoning"].value("effort", "") == "high");
+
+  // /compact when asked, although far under half the limit.
+  t.Type("/compact");
+  t.Key("Enter");
+  t.WaitForJoined("compacted; context");
+  CHECK(env->server().compactions_served() == 1);
+  t.Key("C-d");
+}
+
+TEST_CASE("in tmux: the resume picker searches content, previews, shows a transcript, archives") {
+  if (Skip()) return;
+  auto env = MakeEnv(R"({"responses": ["the answer mentions zebras", "plain answer"]})");
+  RunOk(*env, {"exec", "alpha question"});
+  RunOk(*env, {"exec", "beta question"});
+  TmuxCodex t(*env, {"resume"}, 160, 30);
+  t.WaitForText("Resume a session");
+  t.WaitForText("2 of 2 sessions");
+  // "/" searches what the transcripts say (full-text), not titles only.
+  t.Type("/zebras");
+  t.WaitForText("1 of 2 sessions");
+  CHECK(t.Screen().find("alpha question") != std::string::npos);
+  CHECK(t.Screen().find("beta question") == std::string::npos);
+  t.Key("Escape");  // leaves the search
+  t.WaitForText("2 of 2 sessions");
+  // Tab: a preview of the selected session's conversation.
+  t.Key("Tab");
+  t.WaitForText("  plain answer");
+  t.Key("Tab");
+  // s: sorted by creation.
+  t.Type("s");
+  t.WaitForText("(by creation)");
+  // A: every directory's sessions (the directory column appears).
+  t.Type("A");
+  t.WaitForText("s sort · A this directory");
+  // t: the whole transcript, then the list again.
+  t.Type("t");
+  t.WaitForText("any key: back to the list");
+  CHECK(t.Text().find("› beta question") != std::string::npos);
+  t.Type("x");
+  t.WaitFor(
+      [&](const std::string&) { return t.Screen().find("Resume a session") != std::string::npos; });
+  // a: archive the selected one; it leaves the list.
+  t.Type("a");
+  t.WaitForText("archived ");
+  t.WaitForText("1 of 1 sessions");
+  t.Key("Escape");
+  auto list = RunOk(*env, {"sessions", "list"});
+  CHECK(list.out.find("beta question") == std::string::npos);
+  CHECK(list.out.find("alpha question") != std::string::npos);
+}
+
+TEST_CASE("in tmux: an answer streamed at 60 columns takes the new width after a resize") {
+  if (Skip()) return;
+  std::string answer;
+  for (int p = 1; p <= 12; ++p) {
+    if (p > 1) answer += "\n\n";
+    answer += "para" + std::to_string(p);
+    for (int w = 1; w <= 14; ++w) answer += " word" + std::to_string(w);
+  }
+  nlohmann::json script = {
+      {"responses", {{{"message", answer}, {"pause_after", 5}, {"pause_ms", 4000}}}}};
+  auto env = MakeEnv(script.dump());
+  TmuxCodex t(*env, {}, 60, 60);
+  t.WaitForText("›");
+  t.Type("explain");
+  t.Key("Enter");
+  t.WaitForText("para2");
+  t.Resize(120);
+  t.WaitForText("para12");
+  WaitIdle(t);
+  const std::string text = t.Text();
+  INFO(text);
+  // Every paragraph after the resize is one row (about 100 columns), not
+  // two rows of at most 60 as the first ones.
+  int wide = 0;
+  for (int p = 5; p <= 12; ++p) {
+    const std::string start = "para" + std::to_string(p) + " ";
+    const size_t at = text.find(start);
+    REQUIRE(at != std::string::npos);
+    const std::string row = text.substr(at, text.find('\n', at) - at);
+    if (row.find("word14") != std::string::npos) ++wide;
+  }
+  CHECK(wide == 8);
+  t.Key("C-d");
+}
+
+}  // namespace
+}  // namespace codex::testing
