@@ -596,7 +596,7 @@ Status InteractiveSession::Run() {
     if (tty_) {
       Say(used + "\n");
     } else {
-      std::fprintf(stderr, "%s\n", used.c_str());
+      PrintF(stderr, "%s\n", used.c_str());
     }
   }
   // A session that never got a message was never stored: nothing to resume.
