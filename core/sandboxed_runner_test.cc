@@ -11,6 +11,7 @@
 
 #include "core/approval.h"
 #include "sandbox/landlock.h"
+#include "testing/files.h"
 #include "testing/skip.h"
 #include "testing/temp_dir.h"
 
@@ -190,15 +191,21 @@ TEST_CASE("SandboxedRunner protects a .git created after its server started") {
   codex::testing::TempDir dir("codex-runner-git-", "/tmp");
   SandboxedRunner runner;
   CancelToken cancel;
-  auto spec = Spec({"sh", "-c", "mkdir .git && echo '[core]' > .git/config"});
+  // The model cannot make the repository itself (an absent .git is
+  // protected too); the server starts on a workspace without one.
+  auto spec = Spec({"sh", "-c", "mkdir .git"});
   spec.cwd = dir.path().string();
   spec.sandbox.mode = SandboxMode::kWorkspaceWrite;
   spec.sandbox.workspace_root = dir.path().string();
-  auto created = runner.Run(spec, cancel);
-  REQUIRE(created.ok());
-  REQUIRE(created->exit_code == 0);
-  // The same policy, but the confinement must now hold .git read-only: the
-  // next command runs in a new server, not the one that started without it.
+  auto refused = runner.Run(spec, cancel);
+  REQUIRE(refused.ok());
+  CHECK(refused->exit_code != 0);
+  // The user runs `git init` on the host meanwhile.
+  std::filesystem::create_directories(dir.path() / ".git");
+  codex::testing::WriteFile(dir.path() / ".git" / "config", "[core]\n");
+  // The same policy, but the confinement must now hold the repository
+  // read-only: the next command runs in a new server, not the one that
+  // started without it.
   spec.argv = {"sh", "-c", "echo '[core] hooksPath = /tmp/evil' >> .git/config"};
   auto attack = runner.Run(spec, cancel);
   REQUIRE(attack.ok());
