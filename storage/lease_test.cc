@@ -433,6 +433,9 @@ TEST_CASE("Lease: no session vanishes while a turn holds its lease (racing rm)")
   turns.join();
   CHECK(removed == ids.size());
   CHECK(vanished == 0);
-  CHECK(refused > 0);  // the race took place: some removals met a held lease
+  // Whether removals met a held lease depends on the scheduler (on a loaded
+  // machine the two threads may take turns); the refusal itself is pinned
+  // deterministically by "Lease: rm and archive refuse a session a live
+  // turn holds; purge skips it". Here the claim is that none vanished.
   WARN(held_turns.load() << " leases held, " << refused << " removals refused");
 }
