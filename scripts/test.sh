@@ -41,7 +41,7 @@ print_skips() {
 }
 
 if [[ "${SANITIZE:-0}" == "1" ]]; then
-  scripts/install-deps.sh
+  scripts/install-deps.sh --tests
   export BUILD_DIR=build-asan
   BUILD_TYPE=Debug scripts/build.sh -DCODEX_WERROR=ON -DCODEX_SANITIZE=ON -DCODEX_BUILD_BENCH=OFF \
     -DCODEX_DEBUG_INFO="${CODEX_DEBUG_INFO:-1}"
@@ -53,7 +53,7 @@ if [[ "${SANITIZE:-0}" == "1" ]]; then
   exit 0
 fi
 
-if [[ "${FUZZ:-1}" == "1" ]]; then scripts/install-deps.sh --fuzz; else scripts/install-deps.sh; fi
+if [[ "${FUZZ:-1}" == "1" ]]; then scripts/install-deps.sh --tests --fuzz; else scripts/install-deps.sh --tests; fi
 export BUILD_DIR="${BUILD_DIR:-build}"
 scripts/build.sh -DCODEX_WERROR=ON -DCODEX_DEBUG_INFO="${CODEX_DEBUG_INFO:-}"
 step_done "build"
