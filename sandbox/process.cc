@@ -22,13 +22,16 @@ namespace codex::sandbox {
 namespace {
 
 constexpr const char* kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
-constexpr int64_t kPollSliceMs = 100;             // cancellation latency bound
-constexpr int64_t kPipeGraceAfterExitMs = 250;    // output from lingering children
-constexpr int64_t kFinalDrainMs = 100;            // after the group was killed
-constexpr int64_t kAwaitDescendantsMs = 2'000;    // for a killed launcher's children
-constexpr unsigned kCloseRangeCloexec = 1U << 2;  // CLOSE_RANGE_CLOEXEC (Linux 5.11)
+constexpr int64_t kPollSliceMs = 100;           // cancellation latency bound
+constexpr int64_t kPipeGraceAfterExitMs = 250;  // output from lingering children
+constexpr int64_t kFinalDrainMs = 100;          // after the group was killed
+constexpr int64_t kAwaitDescendantsMs = 2'000;  // for a killed launcher's children
 
 using internal::ChildReport;
+using internal::kCloseRangeCloexec;
+using internal::MakePipe;
+using internal::Pipe;
+using internal::SetNonBlocking;
 
 // Everything the child needs, prepared by the parent (the child allocates nothing).
 struct ChildPlan {
@@ -245,18 +248,6 @@ Result<UniqueFd> OpenDevNull() {
   return UniqueFd(fd);
 }
 
-struct Pipe {
-  UniqueFd read;
-  UniqueFd write;
-};
-
-Result<Pipe> MakePipe() {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0)
-    return Status(StatusCode::kInternal, ErrnoMessage("pipe", errno));
-  return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
-}
-
 // Reads the child's report; false when the pipe closed empty (exec succeeded).
 bool ReadReport(int fd, ChildReport* report) {
   char* p = reinterpret_cast<char*>(report);
@@ -370,12 +361,24 @@ void AwaitExits(const std::vector<UniqueFd>& pidfds) {
   }
 }
 
+}  // namespace
+
+namespace internal {
+
+Result<Pipe> MakePipe() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    return Status(StatusCode::kInternal, ErrnoMessage("pipe", errno));
+  }
+  return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
 void SetNonBlocking(int fd) {
   int flags = ::fcntl(fd, F_GETFL);
   if (flags >= 0) ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
 }
 
-}  // namespace
+}  // namespace internal
 
 std::string ErrnoMessage(const std::string& what, int err) {
   return what + ": " + std::strerror(err);

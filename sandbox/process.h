@@ -192,6 +192,17 @@ int ExitCodeForStartError(StatusCode code);
 
 namespace internal {
 
+// CLOSE_RANGE_CLOEXEC (Linux 5.11), for close_range(2).
+inline constexpr unsigned kCloseRangeCloexec = 1U << 2;
+
+// A close-on-exec pipe; the spawners' (process.cc, sandbox_server.cc) one.
+struct Pipe {
+  UniqueFd read;
+  UniqueFd write;
+};
+Result<Pipe> MakePipe();
+void SetNonBlocking(int fd);
+
 // What a child writes to its report pipe when it cannot start the command.
 struct ChildReport {
   int stage = 0;  // a ChildStage

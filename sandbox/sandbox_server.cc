@@ -29,7 +29,10 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int64_t kStartTimeoutMs = 10'000;
 constexpr int64_t kTreeGoneTimeoutMs = 2'000;  // after KillAll, for the keeper to finish
-constexpr unsigned kCloseRangeCloexec = 1U << 2;
+using internal::kCloseRangeCloexec;
+using internal::MakePipe;
+using internal::Pipe;
+using internal::SetNonBlocking;
 
 bool IsExecutable(const std::string& path) {
   struct stat st;
@@ -49,24 +52,6 @@ std::string ServerExecutablePath() {
     }
   }
   return "/proc/self/exe";
-}
-
-struct Pipe {
-  UniqueFd read;
-  UniqueFd write;
-};
-
-Result<Pipe> MakePipe() {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    return Status(StatusCode::kInternal, ErrnoMessage("pipe", errno));
-  }
-  return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
-}
-
-void SetNonBlocking(int fd) {
-  int flags = ::fcntl(fd, F_GETFL);
-  if (flags >= 0) ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
 }
 
 // Reads up to 4 KiB of what the server wrote on stderr (non-blocking), as
