@@ -219,19 +219,21 @@ __attribute__((constructor(101))) void EnterHelperIfAsked(int argc, char** argv,
 
 }  // namespace
 
-std::string HelperExecutablePath() {
+std::string ExecutableBesideSelf(const std::string& name) {
   char buf[4096];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
   if (n > 0) {
     std::string self(buf, static_cast<size_t>(n));
     size_t slash = self.find_last_of('/');
     if (slash != std::string::npos) {
-      std::string beside = self.substr(0, slash + 1) + kHelperExecutable;
+      std::string beside = self.substr(0, slash + 1) + name;
       if (beside != self && IsExecutable(beside)) return beside;
     }
   }
   return "/proc/self/exe";
 }
+
+std::string HelperExecutablePath() { return ExecutableBesideSelf(kHelperExecutable); }
 
 BwrapAvailability ProbeBwrap() {
   std::lock_guard<std::mutex> lock(g_probe_mutex);

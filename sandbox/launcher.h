@@ -40,6 +40,11 @@ inline constexpr const char* kHelperExecutable = "codex-sandbox-helper";
 // the layers, runs the command, never returns.
 [[noreturn]] void RunHelper(int argc, char** argv);
 
+// The program `name` beside this one when it is there and executable, else
+// this program ("/proc/self/exe"): how codex finds its helper and its
+// sandbox server.
+std::string ExecutableBesideSelf(const std::string& name);
+
 // The executable to run as the helper: kHelperExecutable beside this
 // program when present, else this program.
 std::string HelperExecutablePath();

@@ -34,26 +34,6 @@ using internal::MakePipe;
 using internal::Pipe;
 using internal::SetNonBlocking;
 
-bool IsExecutable(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
-}
-
-// codex-sandbox-server beside this program, else this program.
-std::string ServerExecutablePath() {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n > 0) {
-    std::string self(buf, static_cast<size_t>(n));
-    size_t slash = self.find_last_of('/');
-    if (slash != std::string::npos) {
-      std::string beside = self.substr(0, slash + 1) + kServerExecutable;
-      if (beside != self && IsExecutable(beside)) return beside;
-    }
-  }
-  return "/proc/self/exe";
-}
-
 // Reads up to 4 KiB of what the server wrote on stderr (non-blocking), as
 // one line.
 std::string ReadDiagnostics(int fd) {
@@ -98,7 +78,7 @@ Result<std::shared_ptr<SandboxServer>> SandboxServer::Start(const Confinement& c
   UniqueFd dev_null(::open("/dev/null", O_RDWR | O_CLOEXEC));
   if (!dev_null) return Status(StatusCode::kInternal, ErrnoMessage("open /dev/null", errno));
 
-  const std::string exe = ServerExecutablePath();
+  const std::string exe = ExecutableBesideSelf(kServerExecutable);
   UniqueFd exe_fd(::open(exe.c_str(), O_PATH | O_CLOEXEC));
   if (!exe_fd) return Status(StatusCode::kInternal, ErrnoMessage("open " + exe, errno));
 
