@@ -1,5 +1,10 @@
 #include "cli/sandbox_cmd.h"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -42,7 +47,7 @@ void Explain(const core::CommandSpec& spec, const sandbox::Confinement& c) {
   }
 }
 
-// The command's own exit status once it runs (it replaces this process), so
+// The command's own exit status once it runs (128 + N for a signal), so
 // a failure before that is a Status and a command that cannot start is
 // 127/126 as in a shell.
 Result<int> RunSandbox(const GlobalOptions& global, const SandboxArgs& args) {
@@ -85,18 +90,49 @@ Result<int> RunSandbox(const GlobalOptions& global, const SandboxArgs& args) {
   if (*mode == core::SandboxMode::kWorkspaceWrite) {
     spec.sandbox.network = args.network || config.sandbox_network_access;
   }
-  ASSIGN_OR_RETURN(core::PreparedCommand prepared,
-                   core::PrepareCommand(spec, /*exec_in_place=*/true));
+  ASSIGN_OR_RETURN(core::PreparedCommand prepared, core::PrepareCommand(spec));
   if (args.explain) {
     Explain(spec, *prepared.confinement);
     return kExitOk;
   }
 
+  // The command runs in a child on this terminal (same process group, so
+  // the terminal's Ctrl-C and Ctrl-Z reach it), and codex waits: what the
+  // confinement made on the host (the mount points of absent protected
+  // paths, the sandbox's /dev/shm) is removed when the command ends, which
+  // replacing this process with it could not do.
   std::fflush(nullptr);
-  Status error = sandbox::ExecInPlace(prepared.options);
-  // Only reached when the command could not be started.
-  PrintError(error);
-  return sandbox::ExitCodeForStartError(error.code());
+  const pid_t child = ::fork();
+  if (child < 0) return InternalError(ErrnoMessage("fork", errno));
+  if (child == 0) {
+    Status error = sandbox::ExecInPlace(prepared.options);
+    // Only reached when the command could not be started.
+    PrintError(error);
+    std::fflush(nullptr);
+    ::_exit(sandbox::ExitCodeForStartError(error.code()));
+  }
+  // The terminal's signals go to the command (it is in the foreground
+  // group too); a SIGTERM or SIGHUP sent to codex alone is passed on.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  struct sigaction old_int {
+  }, old_quit{};
+  ::sigaction(SIGINT, &ignore, &old_int);
+  ::sigaction(SIGQUIT, &ignore, &old_quit);
+  static pid_t forward_to = 0;
+  forward_to = child;
+  struct sigaction forward {};
+  forward.sa_handler = [](int sig) {
+    if (forward_to > 0) ::kill(forward_to, sig);
+  };
+  for (int sig : {SIGTERM, SIGHUP}) ::sigaction(sig, &forward, nullptr);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGQUIT, &old_quit, nullptr);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
 }  // namespace

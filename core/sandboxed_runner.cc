@@ -143,11 +143,10 @@ sandbox::WritableRootsSpec WritableRootsFor(const SandboxPolicy& policy, const s
   return out;
 }
 
-Result<PreparedCommand> PrepareCommand(const CommandSpec& spec, bool exec_in_place) {
+Result<PreparedCommand> PrepareCommand(const CommandSpec& spec) {
   PreparedCommand prepared;
   ASSIGN_OR_RETURN(prepared.options, SpawnOptionsFor(spec));
   ASSIGN_OR_RETURN(sandbox::SandboxSpec sandbox_spec, ToSandboxSpec(spec));
-  sandbox_spec.writable_shm = !exec_in_place;
   auto confinement = sandbox::Confinement::Prepare(sandbox_spec);
   if (!confinement.ok()) return confinement.status();
   prepared.confinement = std::move(*confinement);

@@ -53,9 +53,7 @@ sandbox::WritableRootsSpec WritableRootsFor(const SandboxPolicy& policy, const s
 
 // The translation SandboxedRunner::Run uses, also for `codex sandbox`.
 // Errors as for Run (before anything is spawned).
-// `exec_in_place`: the command will replace this process (`codex sandbox`),
-// so nothing is left for the Confinement to clean up (no writable /dev/shm).
-Result<PreparedCommand> PrepareCommand(const CommandSpec& spec, bool exec_in_place = false);
+Result<PreparedCommand> PrepareCommand(const CommandSpec& spec);
 
 // Runs each command through the session's sandbox server
 // (sandbox/sandbox_server.h), started on first use for the command's sandbox

@@ -83,7 +83,7 @@ struct SandboxSpec {
   // kWorkspaceWrite with namespaces: a private, writable /dev/shm (a fresh
   // directory under the host's /dev/shm, removed by ~Confinement). Turn it
   // off when the Confinement is never destroyed (the command replaces this
-  // process, as `codex sandbox` does); /dev/shm is then private and empty but
+  // process); /dev/shm is then private and empty but
   // not writable.
   bool writable_shm = true;
   // Honoured for kWorkspaceWrite only; kReadOnly never has network access and

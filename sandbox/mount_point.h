@@ -16,8 +16,7 @@
 // reservation (the last one to end removes it). Left behind: the directory
 // when its creating process ends while another process still uses it
 // (neither then removes it: the other one did not create it),
-// and when the sandbox replaces this process (`codex sandbox`: the
-// Confinement is never destroyed). Git ignores an empty `.git` directory.
+// and when the process is killed before it can clean up. Git ignores an empty `.git` directory.
 // Thread-safe: the lock is per descriptor, and each MountPoint has its own.
 #pragma once
 

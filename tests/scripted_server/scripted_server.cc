@@ -343,6 +343,12 @@ Result<std::unique_ptr<ScriptedServer>> ScriptedServer::Start(Script script,
   // The socket is bound and listening, so connections queue in the backlog
   // until the thread starts accepting: no readiness race for callers.
   impl->thread = std::thread([p] { p->http.listen_after_bind(); });
+  // httplib's stop() does nothing until the listening loop has started
+  // (is_running): a test that stops the server at once would then wait for
+  // the thread forever. Start returns once the loop runs.
+  for (int i = 0; i < 10'000 && !impl->http.is_running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   return std::unique_ptr<ScriptedServer>(new ScriptedServer(std::move(impl)));
 }
 
