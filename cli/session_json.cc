@@ -1,5 +1,7 @@
 #include "cli/session_json.h"
 
+#include "storage/session_database.h"
+
 namespace codex::cli {
 
 using Json = nlohmann::ordered_json;
@@ -23,6 +25,20 @@ nlohmann::ordered_json SessionJson(const core::SessionInfo& s) {
   j["forked_from_item"] = s.forked_from_item ? Json(*s.forked_from_item) : Json(nullptr);
   j["head_item_id"] = s.head_item_id ? Json(*s.head_item_id) : Json(nullptr);
   return j;
+}
+
+nlohmann::ordered_json TurnJson(const core::TurnRecord& t) {
+  return {{"turn_id", t.turn_id},
+          {"status", storage::TurnStatusName(t.status)},
+          {"error", t.error},
+          {"started_at_ms", t.started_at_ms},
+          {"ended_at_ms", t.ended_at_ms},
+          {"usage",
+           {{"input_tokens", t.usage.input_tokens},
+            {"cached_input_tokens", t.usage.cached_input_tokens},
+            {"output_tokens", t.usage.output_tokens},
+            {"reasoning_output_tokens", t.usage.reasoning_output_tokens},
+            {"total_tokens", t.usage.total_tokens}}}};
 }
 
 }  // namespace codex::cli

@@ -14,4 +14,9 @@ namespace codex::cli {
 // forked_from_item (null when none), head_item_id (null when none).
 nlohmann::ordered_json SessionJson(const core::SessionInfo& s);
 
+// A recorded turn: turn_id, status, error, started_at_ms, ended_at_ms and
+// usage (input, cached input, output, reasoning output and total tokens), as
+// `sessions show --json` and the viewer print it.
+nlohmann::ordered_json TurnJson(const core::TurnRecord& t);
+
 }  // namespace codex::cli

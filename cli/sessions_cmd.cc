@@ -345,19 +345,7 @@ Status RunShow(const GlobalOptions& global, const std::string& id, bool json, bo
     }
     out["items"] = std::move(items);
     Json turns = Json::array();
-    for (const auto& t : d.turns) {
-      turns.push_back({{"turn_id", t.turn_id},
-                       {"status", storage::TurnStatusName(t.status)},
-                       {"error", t.error},
-                       {"started_at_ms", t.started_at_ms},
-                       {"ended_at_ms", t.ended_at_ms},
-                       {"usage",
-                        {{"input_tokens", t.usage.input_tokens},
-                         {"cached_input_tokens", t.usage.cached_input_tokens},
-                         {"output_tokens", t.usage.output_tokens},
-                         {"reasoning_output_tokens", t.usage.reasoning_output_tokens},
-                         {"total_tokens", t.usage.total_tokens}}}});
-    }
+    for (const auto& t : d.turns) turns.push_back(TurnJson(t));
     out["turns"] = std::move(turns);
     Json events = Json::array();
     for (const auto& e : d.events) {

@@ -177,14 +177,6 @@ Json ItemJson(const core::StoredItem& stored, const std::string& session_id) {
   return j;
 }
 
-Json UsageJson(const core::TokenUsage& u) {
-  return {{"input_tokens", u.input_tokens},
-          {"cached_input_tokens", u.cached_input_tokens},
-          {"output_tokens", u.output_tokens},
-          {"reasoning_output_tokens", u.reasoning_output_tokens},
-          {"total_tokens", u.total_tokens}};
-}
-
 }  // namespace
 
 Result<std::string> ViewerApi::Sessions(const Params& params) {
@@ -254,14 +246,7 @@ Result<std::string> ViewerApi::Session(const std::string& id) {
   }
   out["items"] = std::move(items);
   Json turns = Json::array();
-  for (const auto& t : d.turns) {
-    turns.push_back({{"turn_id", t.turn_id},
-                     {"status", storage::TurnStatusName(t.status)},
-                     {"error", t.error},
-                     {"started_at_ms", t.started_at_ms},
-                     {"ended_at_ms", t.ended_at_ms},
-                     {"usage", UsageJson(t.usage)}});
-  }
+  for (const auto& t : d.turns) turns.push_back(TurnJson(t));
   out["turns"] = std::move(turns);
   return Dump(out);
 }
