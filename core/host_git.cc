@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <string_view>
 
@@ -66,7 +67,8 @@ std::string AbsolutePath() {
 
 Result<CommandResult> RunOnce(const std::string& dir, const std::vector<std::string>& args,
                               const std::vector<std::pair<std::string, std::string>>& overrides,
-                              int64_t timeout_ms, SandboxMode mode) {
+                              int64_t timeout_ms, SandboxMode mode,
+                              const std::map<std::string, std::string>& extra_env = {}) {
   CommandSpec spec;
   spec.argv = {"git", "-C", dir, "--no-pager"};
   // Each override twice: as `-c` (every git version) when the key can be
@@ -98,6 +100,7 @@ Result<CommandResult> RunOnce(const std::string& dir, const std::vector<std::str
     env["GIT_CONFIG_KEY_" + std::to_string(i)] = overrides[i].first;
     env["GIT_CONFIG_VALUE_" + std::to_string(i)] = overrides[i].second;
   }
+  for (const auto& [key, value] : extra_env) env[key] = value;
   SandboxedRunner runner;
   CancelToken never;
   return runner.Run(spec, never);
@@ -167,7 +170,42 @@ Result<HostGitResult> HostGit::Run(const std::vector<std::string>& args) const {
   out.exit_code = run->exit_code;
   out.stdout_text = std::move(run->stdout_text);
   out.stderr_text = std::move(run->stderr_text);
+  out.truncated = run->dropped_bytes > 0;
   out.sandboxed = sandboxed_;
+  return out;
+}
+
+Result<HostGitResult> HostGit::RunWriting(const std::vector<std::string>& args,
+                                          const std::string& index_file) const {
+  // What the writing commands read besides the programs already emptied: no
+  // reflog or automatic gc/maintenance (they would touch more of .git), no
+  // split index (it writes shared files beside the user's index), no signing
+  // and a fixed identity for commit-tree, no line-ending conversion.
+  std::vector<std::pair<std::string, std::string>> overrides = overrides_;
+  for (const auto& [key, value] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"core.logAllRefUpdates", "false"},
+           {"gc.auto", "0"},
+           {"maintenance.auto", "false"},
+           {"core.splitIndex", "false"},
+           {"commit.gpgSign", "false"},
+           {"core.autocrlf", "false"},
+           {"core.safecrlf", "false"},
+           {"user.useConfigOnly", "false"}}) {
+    overrides.emplace_back(key, value);
+  }
+  std::map<std::string, std::string> env = {{"GIT_INDEX_FILE", index_file},
+                                            {"GIT_AUTHOR_NAME", "codex"},
+                                            {"GIT_AUTHOR_EMAIL", "codex@localhost"},
+                                            {"GIT_COMMITTER_NAME", "codex"},
+                                            {"GIT_COMMITTER_EMAIL", "codex@localhost"}};
+  auto run = RunOnce(dir_, args, overrides, timeout_ms_, SandboxMode::kDangerFullAccess, env);
+  if (!run.ok()) return run.status();
+  HostGitResult out;
+  out.exit_code = run->exit_code;
+  out.stdout_text = std::move(run->stdout_text);
+  out.stderr_text = std::move(run->stderr_text);
+  out.truncated = run->dropped_bytes > 0;
+  out.sandboxed = false;
   return out;
 }
 
