@@ -225,6 +225,7 @@ TEST_CASE("/undo after resume: a file the user changed since is overwritten only
   CHECK(t.Text().find("  a.txt") != std::string::npos);
   t.Type("n");
   t.WaitForText("nothing was restored");
+  CHECK(t.Text().find("› n") != std::string::npos);
   CHECK(ReadFile(work / "a.txt") == "the user's own edit\n");
   CHECK(ReadFile(work / "b.txt") == "new\n");
   t.WaitStill();

@@ -76,7 +76,8 @@ bool InteractiveSession::AskYesNo(const std::string& question) {
     while ((c = std::fgetc(stdin)) != EOF && c != '\n') line += static_cast<char>(c);
     return !line.empty() && (line[0] == 'y' || line[0] == 'Y');
   }
-  Say(style_.Bold(question) + " [y/N] ");
+  // Whole lines: what the view prints goes above the composer, line by line.
+  Say(style_.Bold(question) + " [y/N]\n");
   while (true) {
     std::string bytes;
     ReadStatus status = terminal_->Read(&bytes, -1);
@@ -84,7 +85,7 @@ bool InteractiveSession::AskYesNo(const std::string& question) {
     if (status != ReadStatus::kData || bytes.empty()) continue;
     const char key = bytes[0];
     const bool yes = key == 'y' || key == 'Y';
-    Say(yes ? "y\n" : "n\n");
+    Say(yes ? "› y\n" : "› n\n");
     return yes;
   }
 }
