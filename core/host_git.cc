@@ -181,7 +181,13 @@ Result<HostGitResult> HostGit::RunWriting(const std::vector<std::string>& args,
   // reflog or automatic gc/maintenance (they would touch more of .git), no
   // split index (it writes shared files beside the user's index), no signing
   // and a fixed identity for commit-tree, no line-ending conversion.
-  std::vector<std::pair<std::string, std::string>> overrides = overrides_;
+  // The repository's config is listed again (outside the sandbox, with the
+  // fixed overrides: listing runs nothing), so a filter driver planted since
+  // Open is emptied too: this command has no sandbox to fall back on.
+  auto list = RunOnce(dir_, {"config", "--list", "-z"}, FixedOverrides(), timeout_ms_,
+                      SandboxMode::kDangerFullAccess);
+  if (!list.ok()) return list.status();
+  std::vector<std::pair<std::string, std::string>> overrides = HostGitOverrides(list->stdout_text);
   for (const auto& [key, value] : std::initializer_list<std::pair<const char*, const char*>>{
            {"core.logAllRefUpdates", "false"},
            {"gc.auto", "0"},

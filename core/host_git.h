@@ -68,7 +68,8 @@ class HostGit {
   // The one door for git commands that write to the repository (the
   // snapshots of core/undo.h: `hash-object -w --no-filters`, `update-index`
   // and `write-tree` on `index_file`, `commit-tree`, `update-ref` of
-  // refs/codex/...): the same overrides and environment as Run, plus
+  // refs/codex/...): the same overrides and environment as Run (the
+  // repository's filter drivers listed again for each command), plus
   // GIT_INDEX_FILE=`index_file` (an absolute path of codex's own, never the
   // user's index), a fixed identity, and no reflog, automatic gc or
   // maintenance, split index, signing or line-ending conversion. It runs

@@ -369,6 +369,11 @@ TEST_CASE("planted fsmonitor, hooks and filters never run while snapshotting and
   Ok(undo->BeginTurn());
   WriteFile(ws.path() / "a.txt", "after\n");
   WriteFile(ws.path() / "b.txt", "created\n");
+  // Planted during the turn, after codex listed the config, as a command could.
+  Git(ws.path(), "config filter.late.clean '" + evil + " late-clean'");
+  Git(ws.path(), "config filter.late.process '" + evil + " late-process'");
+  Git(ws.path(), "config core.fsmonitor '" + evil + " late-fsmonitor'");
+  WriteFile(ws.path() / ".gitattributes", "* filter=late\n");
   Ok(undo->EndTurn("").status());
   auto plan = undo->Plan();
   Ok(plan.status());
@@ -376,12 +381,19 @@ TEST_CASE("planted fsmonitor, hooks and filters never run while snapshotting and
   Ok(undo->Undo((*plan)->turn_id, UndoConflicts::kRefuse).status());
   CHECK(ReadFile(ws.path() / "a.txt") == "before\n");
   CHECK(!fs::exists(ws.path() / "b.txt"));
+  CHECK(ReadFile(ws.path() / ".gitattributes") == "* filter=evil\n");  // the turn's edit undone
   INFO(ReadFile(mark));
   CHECK(!fs::exists(mark));
-  // The plants are live: a git run without codex's overrides runs them.
-  const std::string plain = "git -C '" + ws.path().string() + "' hash-object a.txt >/dev/null 2>&1";
+  // The plants are live: git without codex's overrides runs them (the clean
+  // filter for hash-object, the reference-transaction hook for update-ref).
+  const std::string at = "git -C '" + ws.path().string() + "' ";
+  const std::string plain = at + "hash-object a.txt >/dev/null 2>&1; " + at +
+                            "update-ref refs/probe \"$(" + at + "write-tree)\" >/dev/null 2>&1";
   (void)std::system(plain.c_str());
-  CHECK(fs::exists(mark));
+  const std::string ran = ReadFile(mark);
+  INFO(ran);
+  CHECK(ran.find("evil.sh process") != std::string::npos);
+  CHECK(ran.find("hooks/reference-transaction") != std::string::npos);
 }
 
 TEST_CASE("a plain directory over the limits is refused with one line") {

@@ -51,12 +51,15 @@ core::WorkspaceUndo* InteractiveSession::UndoForSession() {
 }
 
 void InteractiveSession::BeginUndoSnapshot() {
+  // Off for the rest of a session once it failed (a directory over the
+  // limits would only fail again, after walking it again).
+  if (undo_warned_for_ == conversation_->session().id) return;
   core::WorkspaceUndo* undo = UndoForSession();
   if (undo == nullptr) return;
   Status s = undo->BeginTurn();
-  if (!s.ok() && undo_warned_for_ != undo->session_id()) {
-    // Said once a session; the turn runs regardless, only it cannot be undone.
-    Warn("/undo cannot snapshot the files of this session's turns: " + s.message());
+  if (!s.ok()) {
+    // The turn runs regardless; only it cannot be undone.
+    Warn("/undo is off for this session: " + s.message());
     undo_warned_for_ = undo->session_id();
   }
 }
