@@ -425,3 +425,36 @@ TEST_CASE("a plain directory over the total size limit is refused") {
   CHECK(s.code() == codex::StatusCode::kResourceExhausted);
   CHECK(s.message().find("more than 1 MiB") != std::string::npos);
 }
+
+TEST_CASE("a tampered record cannot make /undo write outside the workspace or into .git") {
+  for (const std::string target : {"../escape.txt", ".git/hooks/post-checkout", ".codex/x"}) {
+    INFO(target);
+    TempDir root("undo-tamper-");
+    const fs::path ws = root.path() / "ws";
+    const fs::path state = root.path() / "state";
+    fs::create_directories(ws);
+    WriteFile(ws / "x.txt", "#!/bin/sh\necho planted\n");
+    auto undo = OpenUndo(ws, state);
+    Ok(undo->BeginTurn());
+    fs::remove(ws / "x.txt");
+    Ok(undo->EndTurn("0193aaaa-0000-7000-8000-0000000000ff").status());
+    // Whoever can write the state directory rewrites the record's path.
+    const fs::path record =
+        state / "copy/sessions" / kSession / "0193aaaa-0000-7000-8000-0000000000ff.json";
+    std::string text = ReadFile(record);
+    const size_t at = text.find("\"x.txt\"");
+    REQUIRE(at != std::string::npos);
+    text.replace(at, 7, "\"" + target + "\"");
+    WriteFile(record, text);
+    auto plan = undo->Plan();
+    Ok(plan.status());
+    REQUIRE(plan->has_value());
+    auto done = undo->Undo((*plan)->turn_id, UndoConflicts::kOverwrite);
+    REQUIRE(!done.ok());
+    INFO(done.status().message());
+    CHECK(done.status().message().find("Refusing") != std::string::npos);
+    CHECK(!fs::exists(root.path() / "escape.txt"));
+    CHECK(!fs::exists(ws / ".git"));
+    CHECK(!fs::exists(ws / ".codex"));
+  }
+}
