@@ -426,12 +426,12 @@ void InteractiveSession::RunUserTurn(const std::string& text) {
     (void)s;  // history is a convenience; a read-only CODEX_HOME must not stop the session
   }
   engine_->BindSession(conversation_->session().id);
-  BeginUndoSnapshot();
   core::CancelToken cancel;
   Result<core::TurnResult> result = InternalError("turn did not run");
   if (tty_) {
     TurnInterrupt interrupt(&cancel);  // a SIGINT from elsewhere stops the turn too
     view_->BeginTurn();
+    BeginUndoSnapshot();  // under the spinner: the turn has visibly started
     // Enter during the turn steers it: the message is shown now and goes to
     // the model at the turn's next request boundary.
     auto steer = [this](const std::string& message) {
@@ -444,6 +444,7 @@ void InteractiveSession::RunUserTurn(const std::string& text) {
     live_->Run([&] { result = conversation_->RunTurn(text, cancel); }, cancel, steer);
     view_->EndTurn();
   } else {
+    BeginUndoSnapshot();
     InstallInterruptHandler(&cancel);
     result = conversation_->RunTurn(text, cancel);
     RemoveInterruptHandler();
