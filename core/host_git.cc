@@ -65,7 +65,8 @@ std::string AbsolutePath() {
   return out.empty() ? "/usr/bin:/bin" : out;
 }
 
-Result<CommandResult> RunOnce(const std::string& dir, const std::vector<std::string>& args,
+Result<CommandResult> RunOnce(SandboxedRunner& runner, const std::string& dir,
+                              const std::vector<std::string>& args,
                               const std::vector<std::pair<std::string, std::string>>& overrides,
                               int64_t timeout_ms, SandboxMode mode,
                               const std::map<std::string, std::string>& extra_env = {}) {
@@ -101,7 +102,6 @@ Result<CommandResult> RunOnce(const std::string& dir, const std::vector<std::str
     env["GIT_CONFIG_VALUE_" + std::to_string(i)] = overrides[i].second;
   }
   for (const auto& [key, value] : extra_env) env[key] = value;
-  SandboxedRunner runner;
   CancelToken never;
   return runner.Run(spec, never);
 }
@@ -147,16 +147,18 @@ Result<HostGit> HostGit::Open(const std::string& dir, int64_t timeout_ms) {
   // The read-only sandbox; without one on this machine, the host.
   SandboxMode mode = SandboxMode::kReadOnly;
   const std::vector<std::string> list_args = {"config", "--list", "-z"};
-  auto list = RunOnce(dir, list_args, FixedOverrides(), timeout_ms, mode);
+  auto runner = std::make_shared<SandboxedRunner>();
+  auto list = RunOnce(*runner, dir, list_args, FixedOverrides(), timeout_ms, mode);
   if (!list.ok() && list.status().code() == StatusCode::kFailedPrecondition) {
     mode = SandboxMode::kDangerFullAccess;
-    list = RunOnce(dir, list_args, FixedOverrides(), timeout_ms, mode);
+    list = RunOnce(*runner, dir, list_args, FixedOverrides(), timeout_ms, mode);
   }
   if (!list.ok()) return list.status();
   HostGit git;
   git.dir_ = dir;
   git.timeout_ms_ = timeout_ms;
   git.sandboxed_ = mode == SandboxMode::kReadOnly;
+  git.runner_ = std::move(runner);
   // Outside a repository the listing holds the user's own config only.
   git.overrides_ = HostGitOverrides(list->stdout_text);
   return git;
@@ -164,7 +166,7 @@ Result<HostGit> HostGit::Open(const std::string& dir, int64_t timeout_ms) {
 
 Result<HostGitResult> HostGit::Run(const std::vector<std::string>& args) const {
   const SandboxMode mode = sandboxed_ ? SandboxMode::kReadOnly : SandboxMode::kDangerFullAccess;
-  auto run = RunOnce(dir_, args, overrides_, timeout_ms_, mode);
+  auto run = RunOnce(*runner_, dir_, args, overrides_, timeout_ms_, mode);
   if (!run.ok()) return run.status();
   HostGitResult out;
   out.exit_code = run->exit_code;
@@ -184,7 +186,7 @@ Result<HostGitResult> HostGit::RunWriting(const std::vector<std::string>& args,
   // The repository's config is listed again (outside the sandbox, with the
   // fixed overrides: listing runs nothing), so a filter driver planted since
   // Open is emptied too: this command has no sandbox to fall back on.
-  auto list = RunOnce(dir_, {"config", "--list", "-z"}, FixedOverrides(), timeout_ms_,
+  auto list = RunOnce(*runner_, dir_, {"config", "--list", "-z"}, FixedOverrides(), timeout_ms_,
                       SandboxMode::kDangerFullAccess);
   if (!list.ok()) return list.status();
   std::vector<std::pair<std::string, std::string>> overrides = HostGitOverrides(list->stdout_text);
@@ -204,7 +206,8 @@ Result<HostGitResult> HostGit::RunWriting(const std::vector<std::string>& args,
                                             {"GIT_AUTHOR_EMAIL", "codex@localhost"},
                                             {"GIT_COMMITTER_NAME", "codex"},
                                             {"GIT_COMMITTER_EMAIL", "codex@localhost"}};
-  auto run = RunOnce(dir_, args, overrides, timeout_ms_, SandboxMode::kDangerFullAccess, env);
+  auto run =
+      RunOnce(*runner_, dir_, args, overrides, timeout_ms_, SandboxMode::kDangerFullAccess, env);
   if (!run.ok()) return run.status();
   HostGitResult out;
   out.exit_code = run->exit_code;

@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -38,6 +39,8 @@
 #include "base/status.h"
 
 namespace codex::core {
+
+class SandboxedRunner;
 
 struct HostGitResult {
   int exit_code = 0;
@@ -87,6 +90,10 @@ class HostGit {
   int64_t timeout_ms_ = 0;
   bool sandboxed_ = true;
   std::vector<std::pair<std::string, std::string>> overrides_;
+  // One runner for every command of this HostGit (and its copies): the
+  // read-only sandbox's server is started once, each command after the
+  // first costs about a fork.
+  std::shared_ptr<SandboxedRunner> runner_;
 };
 
 // HostGit::Open(dir, timeout_ms), then Run(args).
