@@ -71,6 +71,11 @@ Result<Capture> TakeCapture(Backend& backend, const std::string& root, const Und
       continue;
     }
     if (!S_ISREG(st.st_mode)) continue;  // a submodule's directory, a fifo ...
+    if (::access(UnderRoot(root, path).c_str(), R_OK) != 0) {
+      cap.skipped.insert(path);  // not ours to read
+      cap.stats[path] = key;
+      continue;
+    }
     total += st.st_size;
     if (total > limits.max_total_bytes) {
       return ResourceExhaustedError("the files under " + root + " hold more than " +
@@ -93,7 +98,14 @@ Result<Capture> TakeCapture(Backend& backend, const std::string& root, const Und
   }
   ASSIGN_OR_RETURN(std::vector<std::string> blobs, backend.Store(to_store));
   if (blobs.size() != to_store.size()) return InternalError("the snapshot stored a wrong count");
-  for (size_t i = 0; i < to_store.size(); ++i) cap.files[to_store[i]].blob = std::move(blobs[i]);
+  for (size_t i = 0; i < to_store.size(); ++i) {
+    if (blobs[i].empty()) {
+      cap.files.erase(to_store[i]);  // unreadable now: like a file too large
+      cap.skipped.insert(to_store[i]);
+      continue;
+    }
+    cap.files[to_store[i]].blob = std::move(blobs[i]);
+  }
   return cap;
 }
 

@@ -62,7 +62,9 @@ class Backend {
   // The candidate files (relative paths, not yet checked): kResourceExhausted
   // when there are more than can be snapshotted.
   virtual Result<std::vector<std::string>> ListFiles() = 0;
-  // Stores the current contents of `paths` (regular files); their blob ids, in order.
+  // Stores the current contents of `paths` (regular files); their blob ids,
+  // in order, "" for a file that could not be read (gone or unreadable
+  // meanwhile: the capture counts it as not snapshotted).
   virtual Result<std::vector<std::string>> Store(const std::vector<std::string>& paths) = 0;
   // The blob ids the current contents would get, storing nothing.
   virtual Result<std::vector<std::string>> Hash(const std::vector<std::string>& paths) = 0;

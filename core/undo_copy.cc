@@ -158,8 +158,9 @@ class CopyBackend final : public Backend {
     RETURN_IF_ERROR(EnsureDir(dir_ + "/blobs"));
     for (const std::string& p : paths) {
       std::string data;
-      if (int err = ReadWhole(root_ + "/" + p, &data, limits_.max_file_bytes)) {
-        return OsFailure("cannot read " + p, err);
+      if (ReadWhole(root_ + "/" + p, &data, limits_.max_file_bytes) != 0) {
+        ids.emplace_back();  // gone or unreadable since it was listed
+        continue;
       }
       std::string id = Sha256Hex(data);
       const std::string blob = dir_ + "/blobs/" + id;

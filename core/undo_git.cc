@@ -209,19 +209,27 @@ class GitBackend final : public Backend {
       const size_t end = std::min(paths.size(), at + kBatch);
       args.insert(args.end(), paths.begin() + static_cast<ptrdiff_t>(at),
                   paths.begin() + static_cast<ptrdiff_t>(end));
-      HostGitResult r;
-      if (write) {
-        const std::string index = IndexPath();
-        ASSIGN_OR_RETURN(r, git_.RunWriting(args, index));
-      } else {
-        ASSIGN_OR_RETURN(r, git_.Run(args));
-      }
-      if (r.exit_code != 0) return GitFailed("hash-object", r);
+      ASSIGN_OR_RETURN(HostGitResult r, HashRun(args, write));
       std::vector<std::string> lines = Lines(r.stdout_text);
-      if (lines.size() != end - at) return InternalError("git hash-object returned a wrong count");
-      for (auto& l : lines) ids.push_back(Trimmed(std::move(l)));
+      if (r.exit_code == 0 && lines.size() == end - at) {
+        for (auto& l : lines) ids.push_back(Trimmed(std::move(l)));
+        continue;
+      }
+      // A file of the batch went away or cannot be read: one at a time,
+      // "" for each that fails.
+      for (size_t i = at; i < end; ++i) {
+        std::vector<std::string> one(args.begin(), args.begin() + (write ? 4 : 3));
+        one.push_back(paths[i]);
+        ASSIGN_OR_RETURN(HostGitResult single, HashRun(one, write));
+        ids.push_back(single.exit_code == 0 ? Trimmed(single.stdout_text) : "");
+      }
     }
     return ids;
+  }
+
+  Result<HostGitResult> HashRun(const std::vector<std::string>& args, bool write) {
+    if (write) return git_.RunWriting(args, IndexPath());
+    return git_.Run(args);
   }
 
   // A tree of `entries` built in a private index.

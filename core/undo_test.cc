@@ -15,6 +15,7 @@
 #include <string>
 
 #include "testing/files.h"
+#include "testing/skip.h"
 #include "testing/temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -189,7 +190,7 @@ TEST_CASE("a plain directory: two turns recorded, undone newest first, across a 
 
 TEST_CASE("a git work tree: objects and a private ref; index, branches, stash untouched") {
   if (!GitAvailable()) {
-    WARN("git is not installed; skipped");
+    codex::testing::SkipPart("git is not installed (scripts/install-deps.sh)");
     return;
   }
   TempDir ws("undo-git-");
@@ -231,7 +232,7 @@ TEST_CASE("a git work tree: objects and a private ref; index, branches, stash un
 
 TEST_CASE("a git work tree keeps a recorded turn as a commit under refs/codex/undo") {
   if (!GitAvailable()) {
-    WARN("git is not installed; skipped");
+    codex::testing::SkipPart("git is not installed (scripts/install-deps.sh)");
     return;
   }
   TempDir ws("undo-git-");
@@ -337,7 +338,7 @@ TEST_CASE("a directory swapped for a symlink after the turn is not written throu
 
 TEST_CASE("planted fsmonitor, hooks and filters never run while snapshotting and undoing") {
   if (!GitAvailable()) {
-    WARN("git is not installed; skipped");
+    codex::testing::SkipPart("git is not installed (scripts/install-deps.sh)");
     return;
   }
   TempDir ws("undo-planted-");
