@@ -388,8 +388,8 @@ TEST_CASE("planted fsmonitor, hooks and filters never run while snapshotting and
   // The plants are live: git without codex's overrides runs them (the clean
   // filter for hash-object, the reference-transaction hook for update-ref).
   const std::string at = "git -C '" + ws.path().string() + "' ";
-  const std::string plain = at + "hash-object a.txt >/dev/null 2>&1; " + at +
-                            "update-ref refs/probe \"$(" + at + "write-tree)\" >/dev/null 2>&1";
+  const std::string plain = "(" + at + "hash-object a.txt; " + at + "update-ref refs/probe \"$(" +
+                            at + "write-tree)\") >/dev/null 2>&1";
   (void)std::system(plain.c_str());
   const std::string ran = ReadFile(mark);
   INFO(ran);
