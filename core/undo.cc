@@ -298,41 +298,51 @@ Result<UndoResult> WorkspaceUndo::Undo(const std::string& turn_id, UndoConflicts
   result.turn_id = turn_id;
   result.skipped = turn.skipped;
   result.overwritten = conflicts;
+  // Every path is checked before anything is written: one that may not be
+  // written refuses the whole undo.
+  struct Target {
+    const Change* change;
+    std::string real;
+    bool exists = false;
+    bool symlink = false;
+  };
+  std::vector<Target> targets;
   for (const Change& c : turn.changes) {
     ASSIGN_OR_RETURN(std::string real, ws.Resolve(c.path, /*follow_final=*/false));
     if (real != UnderRoot(root_, c.path)) {
       return FailedPreconditionError("cannot restore " + c.path +
-                                     ": a directory on its path is now a symlink; nothing more "
-                                     "was restored");
+                                     ": a directory on its path is now a symlink; nothing was "
+                                     "restored");
     }
     struct stat st;
-    const bool exists = ::lstat(real.c_str(), &st) == 0;
-    if (exists && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+    Target t{&c, std::move(real)};
+    t.exists = ::lstat(t.real.c_str(), &st) == 0;
+    t.symlink = t.exists && S_ISLNK(st.st_mode);
+    if (t.exists && !S_ISREG(st.st_mode) && !t.symlink) {
       return FailedPreconditionError("cannot restore " + c.path +
                                      ": it is now a directory or special file; move it away and "
-                                     "run /undo again");
+                                     "run /undo again (nothing was restored)");
+    }
+    targets.push_back(std::move(t));
+  }
+  for (const Target& t : targets) {
+    const Change& c = *t.change;
+    if (t.exists && (!c.before || t.symlink)) {
+      if (int err = ws.Remove(t.real)) {
+        return FailedPreconditionError("cannot remove " + c.path + ": " +
+                                       patch_internal::OsError(err) + "; run /undo again");
+      }
     }
     if (!c.before) {
-      if (exists) {
-        if (int err = ws.Remove(real)) {
-          return FailedPreconditionError("cannot remove " + c.path + ": " +
-                                         patch_internal::OsError(err));
-        }
-        // Directories the removal left empty go too, up to the workspace.
-        for (std::string dir = real.substr(0, real.rfind('/'));
-             dir.size() > root_.size() && ::rmdir(dir.c_str()) == 0;
-             dir = dir.substr(0, dir.rfind('/'))) {
-        }
+      if (!t.exists) continue;
+      // Directories the removal left empty go too, up to the workspace.
+      for (std::string dir = t.real.substr(0, t.real.rfind('/'));
+           dir.size() > root_.size() && ::rmdir(dir.c_str()) == 0;
+           dir = dir.substr(0, dir.rfind('/'))) {
       }
     } else {
-      if (exists && S_ISLNK(st.st_mode)) {
-        if (int err = ws.Remove(real)) {
-          return FailedPreconditionError("cannot replace " + c.path + ": " +
-                                         patch_internal::OsError(err));
-        }
-      }
       RETURN_IF_ERROR(
-          ws.Write(real, c.path, contents[c.path], static_cast<mode_t>(c.before->mode & 0777)));
+          ws.Write(t.real, c.path, contents[c.path], static_cast<mode_t>(c.before->mode & 0777)));
     }
     result.restored.push_back({c.path, ChangeOf(c)});
   }

@@ -321,19 +321,23 @@ TEST_CASE("a directory swapped for a symlink after the turn is not written throu
   TempDir outside("undo-outside-");
   TempDir state("undo-state-");
   WriteFile(ws.path() / "src/a.txt", "before\n");
+  WriteFile(ws.path() / "first.txt", "before\n");
   auto undo = OpenUndo(ws.path(), state.path());
   Ok(undo->BeginTurn());
+  WriteFile(ws.path() / "first.txt", "turn\n");
   fs::remove_all(ws.path() / "src");
   fs::create_directory_symlink(outside.path(), ws.path() / "src");
   auto files = undo->EndTurn("");
   Ok(files.status());
-  CHECK(AsMap(*files) == std::map<std::string, UndoChange>{{"src/a.txt", UndoChange::kDeleted}});
+  CHECK(AsMap(*files) == std::map<std::string, UndoChange>{{"first.txt", UndoChange::kModified},
+                                                           {"src/a.txt", UndoChange::kDeleted}});
   auto plan = undo->Plan();
   Ok(plan.status());
   REQUIRE(plan->has_value());
   auto done = undo->Undo((*plan)->turn_id, UndoConflicts::kOverwrite);
   CHECK(!done.ok());
   CHECK(!fs::exists(outside.path() / "a.txt"));
+  CHECK(ReadFile(ws.path() / "first.txt") == "turn\n");  // checked first, nothing written
 }
 
 TEST_CASE("planted fsmonitor, hooks and filters never run while snapshotting and undoing") {
