@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <string_view>
 
@@ -64,9 +65,11 @@ std::string AbsolutePath() {
   return out.empty() ? "/usr/bin:/bin" : out;
 }
 
-Result<CommandResult> RunOnce(const std::string& dir, const std::vector<std::string>& args,
+Result<CommandResult> RunOnce(SandboxedRunner& runner, const std::string& dir,
+                              const std::vector<std::string>& args,
                               const std::vector<std::pair<std::string, std::string>>& overrides,
-                              int64_t timeout_ms, SandboxMode mode) {
+                              int64_t timeout_ms, SandboxMode mode,
+                              const std::map<std::string, std::string>& extra_env = {}) {
   CommandSpec spec;
   spec.argv = {"git", "-C", dir, "--no-pager"};
   // Each override twice: as `-c` (every git version) when the key can be
@@ -98,7 +101,7 @@ Result<CommandResult> RunOnce(const std::string& dir, const std::vector<std::str
     env["GIT_CONFIG_KEY_" + std::to_string(i)] = overrides[i].first;
     env["GIT_CONFIG_VALUE_" + std::to_string(i)] = overrides[i].second;
   }
-  SandboxedRunner runner;
+  for (const auto& [key, value] : extra_env) env[key] = value;
   CancelToken never;
   return runner.Run(spec, never);
 }
@@ -144,16 +147,18 @@ Result<HostGit> HostGit::Open(const std::string& dir, int64_t timeout_ms) {
   // The read-only sandbox; without one on this machine, the host.
   SandboxMode mode = SandboxMode::kReadOnly;
   const std::vector<std::string> list_args = {"config", "--list", "-z"};
-  auto list = RunOnce(dir, list_args, FixedOverrides(), timeout_ms, mode);
+  auto runner = std::make_shared<SandboxedRunner>();
+  auto list = RunOnce(*runner, dir, list_args, FixedOverrides(), timeout_ms, mode);
   if (!list.ok() && list.status().code() == StatusCode::kFailedPrecondition) {
     mode = SandboxMode::kDangerFullAccess;
-    list = RunOnce(dir, list_args, FixedOverrides(), timeout_ms, mode);
+    list = RunOnce(*runner, dir, list_args, FixedOverrides(), timeout_ms, mode);
   }
   if (!list.ok()) return list.status();
   HostGit git;
   git.dir_ = dir;
   git.timeout_ms_ = timeout_ms;
   git.sandboxed_ = mode == SandboxMode::kReadOnly;
+  git.runner_ = std::move(runner);
   // Outside a repository the listing holds the user's own config only.
   git.overrides_ = HostGitOverrides(list->stdout_text);
   return git;
@@ -161,13 +166,55 @@ Result<HostGit> HostGit::Open(const std::string& dir, int64_t timeout_ms) {
 
 Result<HostGitResult> HostGit::Run(const std::vector<std::string>& args) const {
   const SandboxMode mode = sandboxed_ ? SandboxMode::kReadOnly : SandboxMode::kDangerFullAccess;
-  auto run = RunOnce(dir_, args, overrides_, timeout_ms_, mode);
+  auto run = RunOnce(*runner_, dir_, args, overrides_, timeout_ms_, mode);
   if (!run.ok()) return run.status();
   HostGitResult out;
   out.exit_code = run->exit_code;
   out.stdout_text = std::move(run->stdout_text);
   out.stderr_text = std::move(run->stderr_text);
+  out.truncated = run->dropped_bytes > 0;
   out.sandboxed = sandboxed_;
+  return out;
+}
+
+Result<HostGitResult> HostGit::RunWriting(const std::vector<std::string>& args,
+                                          const std::string& index_file) const {
+  // What the writing commands read besides the programs already emptied: no
+  // reflog or automatic gc/maintenance (they would touch more of .git), no
+  // split index (it writes shared files beside the user's index), no signing
+  // and a fixed identity for commit-tree, no line-ending conversion.
+  // The repository's config is listed again (outside the sandbox, with the
+  // fixed overrides: listing runs nothing), so a filter driver planted since
+  // Open is emptied too: this command has no sandbox to fall back on.
+  auto list = RunOnce(*runner_, dir_, {"config", "--list", "-z"}, FixedOverrides(), timeout_ms_,
+                      SandboxMode::kDangerFullAccess);
+  if (!list.ok()) return list.status();
+  std::vector<std::pair<std::string, std::string>> overrides = HostGitOverrides(list->stdout_text);
+  for (const auto& [key, value] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"core.logAllRefUpdates", "false"},
+           {"gc.auto", "0"},
+           {"maintenance.auto", "false"},
+           {"core.splitIndex", "false"},
+           {"commit.gpgSign", "false"},
+           {"core.autocrlf", "false"},
+           {"core.safecrlf", "false"},
+           {"user.useConfigOnly", "false"}}) {
+    overrides.emplace_back(key, value);
+  }
+  std::map<std::string, std::string> env = {{"GIT_INDEX_FILE", index_file},
+                                            {"GIT_AUTHOR_NAME", "codex"},
+                                            {"GIT_AUTHOR_EMAIL", "codex@localhost"},
+                                            {"GIT_COMMITTER_NAME", "codex"},
+                                            {"GIT_COMMITTER_EMAIL", "codex@localhost"}};
+  auto run =
+      RunOnce(*runner_, dir_, args, overrides, timeout_ms_, SandboxMode::kDangerFullAccess, env);
+  if (!run.ok()) return run.status();
+  HostGitResult out;
+  out.exit_code = run->exit_code;
+  out.stdout_text = std::move(run->stdout_text);
+  out.stderr_text = std::move(run->stderr_text);
+  out.truncated = run->dropped_bytes > 0;
+  out.sandboxed = false;
   return out;
 }
 

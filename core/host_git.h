@@ -24,10 +24,13 @@
 //     (the user's own global config is the user's), GIT_OPTIONAL_LOCKS=0 and
 //     GIT_TERMINAL_PROMPT=0.
 // Nothing else in codex runs git (storage/project_identity reads the config
-// file itself); tests/host_git_e2e_test plants each mechanism.
+// file itself); tests/host_git_e2e_test plants each mechanism. The /undo
+// snapshots (core/undo.h) also write objects and refs/codex/ refs, through
+// HostGit::RunWriting below.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -37,11 +40,16 @@
 
 namespace codex::core {
 
+class SandboxedRunner;
+
 struct HostGitResult {
   int exit_code = 0;
   std::string stdout_text;
   std::string stderr_text;
   bool sandboxed = false;  // it ran inside the read-only sandbox
+  // The output was longer than the runner keeps (1 MiB, head + tail): the
+  // texts lack a middle part.
+  bool truncated = false;
 };
 
 // git in one directory, the way described above. Open lists the
@@ -60,11 +68,32 @@ class HostGit {
   Result<HostGitResult> Run(const std::vector<std::string>& args) const;
   bool sandboxed() const { return sandboxed_; }
 
+  // The one door for git commands that write to the repository (the
+  // snapshots of core/undo.h: `hash-object -w --no-filters`, `update-index`
+  // and `write-tree` on `index_file`, `commit-tree`, `update-ref` of
+  // refs/codex/...): the same overrides and environment as Run (the
+  // repository's filter drivers listed again for each command), plus
+  // GIT_INDEX_FILE=`index_file` (an absolute path of codex's own, never the
+  // user's index), a fixed identity, and no reflog, automatic gc or
+  // maintenance, split index, signing or line-ending conversion. It runs
+  // outside the sandbox: the read-only one cannot write .git and the
+  // workspace-write one keeps .git read-only. So the guarantee is the
+  // overrides alone: no program the repository's config names runs (hooks
+  // such as reference-transaction and post-index-change, fsmonitor, filter
+  // drivers; core/undo_test plants each). Callers pass only plumbing
+  // commands whose paths come after `--` or are object names they made.
+  Result<HostGitResult> RunWriting(const std::vector<std::string>& args,
+                                   const std::string& index_file) const;
+
  private:
   std::string dir_;
   int64_t timeout_ms_ = 0;
   bool sandboxed_ = true;
   std::vector<std::pair<std::string, std::string>> overrides_;
+  // One runner for every command of this HostGit (and its copies): the
+  // read-only sandbox's server is started once, each command after the
+  // first costs about a fork.
+  std::shared_ptr<SandboxedRunner> runner_;
 };
 
 // HostGit::Open(dir, timeout_ms), then Run(args).

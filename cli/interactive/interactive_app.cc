@@ -431,6 +431,7 @@ void InteractiveSession::RunUserTurn(const std::string& text) {
   if (tty_) {
     TurnInterrupt interrupt(&cancel);  // a SIGINT from elsewhere stops the turn too
     view_->BeginTurn();
+    BeginUndoSnapshot();  // under the spinner: the turn has visibly started
     // Enter during the turn steers it: the message is shown now and goes to
     // the model at the turn's next request boundary.
     auto steer = [this](const std::string& message) {
@@ -443,10 +444,12 @@ void InteractiveSession::RunUserTurn(const std::string& text) {
     live_->Run([&] { result = conversation_->RunTurn(text, cancel); }, cancel, steer);
     view_->EndTurn();
   } else {
+    BeginUndoSnapshot();
     InstallInterruptHandler(&cancel);
     result = conversation_->RunTurn(text, cancel);
     RemoveInterruptHandler();
   }
+  EndUndoSnapshot(result.ok() ? result->turn_id : "");  // failed turns change files too
   // Steered too late for the turn: sent next, or given back when it stopped.
   for (std::string& message : conversation_->TakeSteered()) {
     in_history_.insert(message);  // written to history.jsonl when it was steered
@@ -536,17 +539,20 @@ void InteractiveSession::RunLocalShell(const std::string& command) {
 }
 
 Status InteractiveSession::AppendUserRecord(const std::string& record) {
+  return AppendRecord(core::UserMessage(record));
+}
+
+Status InteractiveSession::AppendRecord(core::Item record) {
   if (!conversation_->persisted()) {
     // The first action of a session (or after /new): the record is what
     // creates the session row, as a first message does.
-    return conversation_->AppendRecord(core::UserMessage(record));
+    return conversation_->AppendRecord(std::move(record));
   }
   ASSIGN_OR_RETURN(core::SessionInfo session,
                    engine_->store().FindSession(conversation_->session().id));
-  RETURN_IF_ERROR(
-      engine_->store()
-          .Append(session.id, session.head_item_id, core::NewUuidV7(), {core::UserMessage(record)})
-          .status());
+  RETURN_IF_ERROR(engine_->store()
+                      .Append(session.id, session.head_item_id, core::NewUuidV7(), {record})
+                      .status());
   // The conversation reloads the session it now trails (approvals kept).
   ASSIGN_OR_RETURN(core::SessionInfo fresh, engine_->store().FindSession(session.id));
   ASSIGN_OR_RETURN(conversation_,

@@ -29,6 +29,7 @@
 #include "cli/interactive/turn_view.h"
 #include "cli/progress_printer.h"
 #include "cli/terminal_text.h"
+#include "core/undo.h"
 
 namespace codex::cli::interactive_internal {
 
@@ -127,6 +128,8 @@ class InteractiveSession {
   void RunLocalShell(const std::string& command);
   // Appends `record` (a user message) to the session and reloads it.
   Status AppendUserRecord(const std::string& record);
+  // The same for any item (/undo's developer message).
+  Status AppendRecord(core::Item record);
 
   // --- slash commands ---
   // Runs a slash command; false to quit.
@@ -147,6 +150,15 @@ class InteractiveSession {
   void ShowSessions();
   void ShowDiff();
   void Compact();
+  // undo_command.cc: /undo and the snapshots around each turn
+  // (core/undo.h). The WorkspaceUndo of the current session, opened on
+  // first use and again when the session changes; null when it cannot be.
+  core::WorkspaceUndo* UndoForSession();
+  void BeginUndoSnapshot();
+  void EndUndoSnapshot(const std::string& turn_id);
+  void UndoCommand();
+  // A y/n question (Enter, Esc, Ctrl-C: no); the terminal's key or a stdin line.
+  bool AskYesNo(const std::string& question);
   // Opens a picker under the composer: choosing runs "/<command> <value>".
   void OpenChoice(const std::string& command, const std::string& current,
                   const std::vector<std::pair<std::string, std::string>>& choices);
@@ -171,6 +183,8 @@ class InteractiveSession {
   // already in history.jsonl.
   std::multiset<std::string> in_history_;
   bool picking_model_ = false;  // the /model picker is open: an effort follows
+  std::unique_ptr<core::WorkspaceUndo> undo_;
+  std::string undo_warned_for_;  // the session told why its snapshots are off (once)
 };
 
 }  // namespace codex::cli::interactive_internal

@@ -81,6 +81,9 @@ bool InteractiveSession::RunSlash(const SlashCommand& cmd) {
     case SlashKind::kMcp:
       McpCommand();
       return true;
+    case SlashKind::kUndo:
+      UndoCommand();
+      return true;
     case SlashKind::kRename:
       RenameCommand(cmd);
       return true;

@@ -28,6 +28,8 @@ const std::vector<SlashSpec>& SlashCommands() {
       {SlashKind::kExport, "/export", "[FILE]", "write this session as Markdown to FILE"},
       {SlashKind::kMcp, "/mcp", "", "list the configured MCP servers and their tools"},
       {SlashKind::kRename, "/rename", "NAME", "name this session (codex resume NAME finds it)"},
+      {SlashKind::kUndo, "/undo", "",
+       "restore the files the last turn changed (again: the turn before)"},
       {SlashKind::kQuit, "/quit", "", "exit (also /exit, Ctrl-D)"},
   };
   return kCommands;
