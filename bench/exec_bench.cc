@@ -218,6 +218,7 @@ int main(int argc, char** argv) {
       return Usage(("unknown option " + arg).c_str());
     }
   }
+  if (!codex.empty()) codex = std::filesystem::absolute(codex).string();
   if (codex.empty() || ::access(codex.c_str(), X_OK) != 0) {
     return Usage(("the codex binary '" + codex + "' is not executable; pass --codex PATH").c_str());
   }
@@ -356,6 +357,7 @@ int main(int argc, char** argv) {
   // both so that neither pays for a sandbox the other lacks here. The server
   // accepts resent item ids: Codex 0.169 resends them.
   if (real_codex.empty()) real_codex = DefaultRealCodex(codex);
+  real_codex = std::filesystem::absolute(real_codex).string();  // runs start in a work directory
   if (::access(real_codex.c_str(), X_OK) != 0) {
     std::printf(
         "vs Codex 0.169: skipped, %s is not executable (run "
