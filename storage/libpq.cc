@@ -12,7 +12,7 @@ LibPq g_libpq{};
 
 // One function of `handle` into `slot`; false (and `*missing` named) when absent.
 template <typename Fn>
-bool Resolve(void* handle, const char* name, Fn* slot, std::string* missing) {
+bool ResolveLibPqSymbol(void* handle, const char* name, Fn* slot, std::string* missing) {
   void* sym = ::dlsym(handle, name);
   if (sym == nullptr) {
     *missing = name;
@@ -22,7 +22,7 @@ bool Resolve(void* handle, const char* name, Fn* slot, std::string* missing) {
   return true;
 }
 
-Status LoadOnce() {
+Status LoadLibPqOnce() {
   void* handle = ::dlopen(kLibPqName, RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = ::dlerror();
@@ -33,23 +33,24 @@ Status LoadOnce() {
   }
   std::string missing;
   LibPq& t = g_libpq;
-  const bool ok = Resolve(handle, "PQconnectdbParams", &t.connectdb_params, &missing) &&
-                  Resolve(handle, "PQstatus", &t.status, &missing) &&
-                  Resolve(handle, "PQfinish", &t.finish, &missing) &&
-                  Resolve(handle, "PQreset", &t.reset, &missing) &&
-                  Resolve(handle, "PQerrorMessage", &t.error_message, &missing) &&
-                  Resolve(handle, "PQsetNoticeProcessor", &t.set_notice_processor, &missing) &&
-                  Resolve(handle, "PQexec", &t.exec, &missing) &&
-                  Resolve(handle, "PQexecParams", &t.exec_params, &missing) &&
-                  Resolve(handle, "PQresultStatus", &t.result_status, &missing) &&
-                  Resolve(handle, "PQresultErrorField", &t.result_error_field, &missing) &&
-                  Resolve(handle, "PQresultErrorMessage", &t.result_error_message, &missing) &&
-                  Resolve(handle, "PQclear", &t.clear, &missing) &&
-                  Resolve(handle, "PQntuples", &t.ntuples, &missing) &&
-                  Resolve(handle, "PQgetisnull", &t.getisnull, &missing) &&
-                  Resolve(handle, "PQgetvalue", &t.getvalue, &missing) &&
-                  Resolve(handle, "PQgetlength", &t.getlength, &missing) &&
-                  Resolve(handle, "PQcmdTuples", &t.cmd_tuples, &missing);
+  const bool ok =
+      ResolveLibPqSymbol(handle, "PQconnectdbParams", &t.connectdb_params, &missing) &&
+      ResolveLibPqSymbol(handle, "PQstatus", &t.status, &missing) &&
+      ResolveLibPqSymbol(handle, "PQfinish", &t.finish, &missing) &&
+      ResolveLibPqSymbol(handle, "PQreset", &t.reset, &missing) &&
+      ResolveLibPqSymbol(handle, "PQerrorMessage", &t.error_message, &missing) &&
+      ResolveLibPqSymbol(handle, "PQsetNoticeProcessor", &t.set_notice_processor, &missing) &&
+      ResolveLibPqSymbol(handle, "PQexec", &t.exec, &missing) &&
+      ResolveLibPqSymbol(handle, "PQexecParams", &t.exec_params, &missing) &&
+      ResolveLibPqSymbol(handle, "PQresultStatus", &t.result_status, &missing) &&
+      ResolveLibPqSymbol(handle, "PQresultErrorField", &t.result_error_field, &missing) &&
+      ResolveLibPqSymbol(handle, "PQresultErrorMessage", &t.result_error_message, &missing) &&
+      ResolveLibPqSymbol(handle, "PQclear", &t.clear, &missing) &&
+      ResolveLibPqSymbol(handle, "PQntuples", &t.ntuples, &missing) &&
+      ResolveLibPqSymbol(handle, "PQgetisnull", &t.getisnull, &missing) &&
+      ResolveLibPqSymbol(handle, "PQgetvalue", &t.getvalue, &missing) &&
+      ResolveLibPqSymbol(handle, "PQgetlength", &t.getlength, &missing) &&
+      ResolveLibPqSymbol(handle, "PQcmdTuples", &t.cmd_tuples, &missing);
   if (!ok) {
     return FailedPreconditionError(std::string("the PostgreSQL session store needs ") + kLibPqName +
                                    " with " + missing +
@@ -63,7 +64,7 @@ Status LoadOnce() {
 Result<const LibPq*> LoadLibPq() {
   static std::once_flag once;
   static Status loaded;
-  std::call_once(once, [] { loaded = LoadOnce(); });
+  std::call_once(once, [] { loaded = LoadLibPqOnce(); });
   if (!loaded.ok()) return loaded;
   return &g_libpq;
 }

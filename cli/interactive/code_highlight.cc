@@ -29,7 +29,7 @@ Highlighter& Instance() {
 
 // The module's function, nullptr when the module is not beside codex or
 // cannot be loaded (code blocks then keep the one code colour).
-HighlightCodeFn LoadModule() {
+HighlightCodeFn LoadHighlightModule() {
   const std::string path = sandbox::FileBesideSelf(kHighlightModule);
   if (path.empty()) return nullptr;
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -38,7 +38,7 @@ HighlightCodeFn LoadModule() {
   return fn == nullptr ? nullptr : reinterpret_cast<HighlightCodeFn>(fn);
 }
 
-void AppendText(void* ctx, const char* text, size_t len) {
+void AppendHighlighted(void* ctx, const char* text, size_t len) {
   static_cast<std::string*>(ctx)->append(text, len);
 }
 
@@ -52,14 +52,14 @@ std::optional<std::vector<std::string>> HighlightCode(std::string_view code,
   if (h.failed) return std::nullopt;
   auto key = std::make_pair(std::string(lang), std::string(code));
   if (auto it = h.cache.find(key); it != h.cache.end()) return it->second;
-  if (h.highlight == nullptr) h.highlight = LoadModule();
+  if (h.highlight == nullptr) h.highlight = LoadHighlightModule();
   if (h.highlight == nullptr) {
     h.failed = true;
     return std::nullopt;
   }
   std::string text;
   const int done = h.highlight(key.second.data(), key.second.size(), key.first.data(),
-                               key.first.size(), &AppendText, &text);
+                               key.first.size(), &AppendHighlighted, &text);
   if (done < 0) h.failed = true;  // no data files: plain code blocks from now on
   if (done <= 0) return std::nullopt;
   std::vector<std::string> lines;
