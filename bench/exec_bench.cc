@@ -15,10 +15,10 @@
 //      at least 20x and 12x faster.
 //
 // Each figure is the median (and max) over N runs; peak RSS is the child's
-// ru_maxrss from wait4, CPU its user + system time with the children it
-// waited for (on a loaded machine wall time includes waiting for a core; CPU
-// does not). The server runs in this process, so its CPU time is
-// not charged to codex but shares the machine.
+// ru_maxrss from wait4 (in bench/spawn_measured, so that it is codex's own),
+// CPU its user + system time with the children it waited for (on a loaded
+// machine wall time includes waiting for a core; CPU does not). The server runs in this process, so
+// its CPU time is not charged to codex but shares the machine.
 //
 // Usage: exec_bench [--runs N (default 21)] [--items M (default 1000)] [--codex PATH]
 //                   [--real-codex PATH]
@@ -54,44 +54,63 @@ struct Sample {
   int exit_code = -1;
 };
 
+// bench/spawn_measured beside this program.
+std::string SpawnMeasuredPath() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "spawn_measured";
+  std::string self(buf, static_cast<size_t>(n));
+  return self.substr(0, self.find_last_of('/') + 1) + "spawn_measured";
+}
+
 // Runs `argv` with `env` (full environment, KEY=VALUE) in `cwd`, stdio on
-// /dev/null, and measures it with wait4.
+// /dev/null, through spawn_measured (peak RSS of the command alone).
 Sample RunMeasured(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                    const std::string& cwd) {
+  static const std::string spawner = SpawnMeasuredPath();
+  std::vector<std::string> full = {spawner, cwd};
+  full.insert(full.end(), argv.begin(), argv.end());
   std::vector<char*> cargv;
-  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  for (const auto& a : full) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
   std::vector<char*> cenv;
   for (const auto& e : env) cenv.push_back(const_cast<char*>(e.c_str()));
   cenv.push_back(nullptr);
 
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) {
+    std::fprintf(stderr, "error: pipe: %s\n", std::strerror(errno));
+    std::exit(1);
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-
-  Sample s;
-  const auto start = Clock::now();
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
   pid_t pid = -1;
   const int rc = posix_spawn(&pid, cargv[0], &actions, nullptr, cargv.data(), cenv.data());
   posix_spawn_file_actions_destroy(&actions);
+  ::close(out[1]);
   if (rc != 0) {
     std::fprintf(stderr, "error: cannot run %s: %s\n", cargv[0], std::strerror(rc));
     std::exit(1);
   }
-  int status = 0;
-  struct rusage usage {};
-  while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+  std::string line;
+  char buf[256];
+  for (ssize_t got; (got = ::read(out[0], buf, sizeof buf)) != 0;) {
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) break;
+    line.append(buf, static_cast<size_t>(got));
   }
-  s.ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  s.rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB
-  auto tv_ms = [](const timeval& tv) {
-    return static_cast<double>(tv.tv_sec) * 1000.0 + static_cast<double>(tv.tv_usec) / 1000.0;
-  };
-  s.cpu_ms = tv_ms(usage.ru_utime) + tv_ms(usage.ru_stime);
-  s.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  ::close(out[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  Sample s;
+  long rss_kib = 0;
+  if (std::sscanf(line.c_str(), "%lf %lf %ld %d", &s.ms, &s.cpu_ms, &rss_kib, &s.exit_code) != 4) {
+    std::fprintf(stderr, "error: %s did not measure %s\n", spawner.c_str(), argv[0].c_str());
+    std::exit(1);
+  }
+  s.rss_mib = static_cast<double>(rss_kib) / 1024.0;
   return s;
 }
 
