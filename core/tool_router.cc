@@ -308,6 +308,25 @@ Result<ToolRouter::CommandGate> ToolRouter::ApproveCommand(const Item& call,
   return gate;
 }
 
+ReviewOutcome::Action ToolRouter::RetryWithoutSandbox(const Item& call,
+                                                      const std::vector<std::string>& argv,
+                                                      const std::string& cwd, ApprovalInput& input,
+                                                      const CommandResult& failed,
+                                                      const CancelToken& cancel) {
+  // Other failures (grep finding nothing, a failing test) are the model's to
+  // handle: no point asking the user to lift the sandbox for them.
+  if (!LooksLikeSandboxDenial(failed)) return ReviewOutcome::Action::kDenied;
+  input.sandboxed_run_failed = true;
+  ApprovalPlan retry = DecideApproval(input);
+  if (retry.action != ApprovalPlan::Action::kAsk || retry.sandbox != SandboxChoice::kUnsandboxed) {
+    return ReviewOutcome::Action::kDenied;
+  }
+  // The user decides on what the sandbox refused: its last words.
+  const std::string& out = failed.output;
+  retry.reason += "\n" + out.substr(out.size() > 400 ? out.size() - 400 : 0);
+  return Ask(call, argv, cwd, retry, "", cancel).action;
+}
+
 CommandSpec ToolRouter::CommandSpecFor(const std::vector<std::string>& argv, const std::string& cwd,
                                        SandboxChoice choice) const {
   CommandSpec spec;
@@ -370,21 +389,14 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
   // retried without it. Other failures (grep finding nothing, a failing
   // test) are the model's to handle: no point asking the user to lift it.
   if (result.ok() && choice == SandboxChoice::kSandboxed &&
-      spec.sandbox.mode != SandboxMode::kDangerFullAccess && LooksLikeSandboxDenial(*result)) {
-    input.sandboxed_run_failed = true;
-    ApprovalPlan retry = DecideApproval(input);
-    if (retry.action == ApprovalPlan::Action::kAsk &&
-        retry.sandbox == SandboxChoice::kUnsandboxed) {
-      // The user decides on what the sandbox refused: its last words.
-      const std::string& out = result->output;
-      retry.reason += "\n" + out.substr(out.size() > 400 ? out.size() - 400 : 0);
-      ReviewOutcome review = Ask(call, argv, cwd, retry, "", cancel);
-      if (review.action == ReviewOutcome::Action::kRun) {
-        spec.sandbox.mode = SandboxMode::kDangerFullAccess;
-        result = runner_.Run(spec, cancel);
-      } else if (review.action == ReviewOutcome::Action::kAbortTurn) {
-        outcome.stop_turn = true;
-      }
+      spec.sandbox.mode != SandboxMode::kDangerFullAccess) {
+    const ReviewOutcome::Action retry =
+        RetryWithoutSandbox(call, argv, cwd, input, *result, cancel);
+    if (retry == ReviewOutcome::Action::kRun) {
+      spec.sandbox.mode = SandboxMode::kDangerFullAccess;
+      result = runner_.Run(spec, cancel);
+    } else if (retry == ReviewOutcome::Action::kAbortTurn) {
+      outcome.stop_turn = true;
     }
   }
   if (!result.ok()) {

@@ -88,6 +88,16 @@ class ToolRouter {
   Result<CommandGate> ApproveCommand(const Item& call, const std::vector<std::string>& argv,
                                      const std::string& cwd, const EscalationRequest& escalation,
                                      const CancelToken& cancel);
+  // on-failure: a sandboxed run of `argv` that failed like a sandbox denial
+  // (LooksLikeSandboxDenial) may be rerun without the sandbox when the policy
+  // says so (DecideApproval with sandboxed_run_failed), after asking the user
+  // with the run's last words. kRun = rerun unsandboxed; kAbortTurn = the user
+  // stopped the turn; kDenied = keep the failed run (also when no rerun is
+  // offered: on-request and never leave it to the model, as Codex does). One
+  // path for shell and exec_command.
+  ReviewOutcome::Action RetryWithoutSandbox(const Item& call, const std::vector<std::string>& argv,
+                                            const std::string& cwd, ApprovalInput& input,
+                                            const CommandResult& failed, const CancelToken& cancel);
   // The spec of a command the gate let through (no timeout set).
   CommandSpec CommandSpecFor(const std::vector<std::string>& argv, const std::string& cwd,
                              SandboxChoice choice) const;

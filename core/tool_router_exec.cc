@@ -76,9 +76,9 @@ Result<ToolOutcome> ToolRouter::RunExecCommand(const Item& call, const std::stri
     // A user's no is Codex's bare sentence; any other refusal says which tool.
     return reply(gate.rejected_by_user ? gate.refusal : "exec_command: " + gate.refusal, gate.stop);
   }
-  const CommandSpec spec = CommandSpecFor(argv, cwd, gate.choice);
+  CommandSpec spec = CommandSpecFor(argv, cwd, gate.choice);
   observer_.OnToolStarted(activity);
-  const auto start = Clock::now();
+  auto start = Clock::now();
   auto process = runner_.Start(spec, tty);
   if (!process.ok()) {
     activity.output = process.status().message();
@@ -89,13 +89,41 @@ Result<ToolOutcome> ToolRouter::RunExecCommand(const Item& call, const std::stri
   }
   LiveProcess::Chunk chunk = (*process)->Collect(yield_ms, kExecCollectCapBytes, cancel);
   if (cancel.cancelled()) return CancelledError("interrupted");
+  // on-failure, as for shell: a command the sandbox stopped within its first
+  // yield may be rerun without it once the user agrees. A command still
+  // running is not judged.
+  if (chunk.exited && gate.choice == SandboxChoice::kSandboxed &&
+      spec.sandbox.mode != SandboxMode::kDangerFullAccess) {
+    CommandResult failed;
+    failed.exit_code = chunk.exit_code;
+    failed.output = chunk.output;
+    const ReviewOutcome::Action retry =
+        RetryWithoutSandbox(call, argv, cwd, gate.input, failed, cancel);
+    if (cancel.cancelled()) return CancelledError("interrupted");
+    if (retry == ReviewOutcome::Action::kAbortTurn) outcome.stop_turn = true;
+    if (retry == ReviewOutcome::Action::kRun) {
+      spec.sandbox.mode = SandboxMode::kDangerFullAccess;
+      start = Clock::now();
+      process = runner_.Start(spec, tty);
+      if (!process.ok()) {
+        activity.output = process.status().message();
+        activity.exit_code = -1;
+        activity.success = false;
+        observer_.OnToolCompleted(activity);
+        return reply("exec_command failed: " + process.status().message());
+      }
+      chunk = (*process)->Collect(yield_ms, kExecCollectCapBytes, cancel);
+      if (cancel.cancelled()) return CancelledError("interrupted");
+    }
+  }
   int64_t session_id = -1;
   if (!chunk.exited) session_id = exec_sessions_.Add(std::move(*process), cmd);
   activity.output = chunk.output;
   activity.exit_code = chunk.exited ? chunk.exit_code : 0;
   activity.success = !chunk.exited || chunk.exit_code == 0;
   observer_.OnToolCompleted(activity);
-  return reply(FormatExecOutput(chunk, SecondsSince(start), session_id, max_tokens));
+  return reply(FormatExecOutput(chunk, SecondsSince(start), session_id, max_tokens),
+               outcome.stop_turn);
 }
 
 Result<ToolOutcome> ToolRouter::RunWriteStdin(const Item& call, const std::string& arguments,

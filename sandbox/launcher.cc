@@ -219,18 +219,33 @@ __attribute__((constructor(101))) void EnterHelperIfAsked(int argc, char** argv,
 
 }  // namespace
 
-std::string ExecutableBesideSelf(const std::string& name) {
+namespace {
+
+// `name` in this program's directory, "" when /proc/self/exe cannot be read
+// or names this program itself.
+std::string PathBesideSelf(const std::string& name) {
   char buf[4096];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n > 0) {
-    std::string self(buf, static_cast<size_t>(n));
-    size_t slash = self.find_last_of('/');
-    if (slash != std::string::npos) {
-      std::string beside = self.substr(0, slash + 1) + name;
-      if (beside != self && IsExecutable(beside)) return beside;
-    }
-  }
+  if (n <= 0) return "";
+  std::string self(buf, static_cast<size_t>(n));
+  size_t slash = self.find_last_of('/');
+  if (slash == std::string::npos) return "";
+  std::string beside = self.substr(0, slash + 1) + name;
+  return beside == self ? "" : beside;
+}
+
+}  // namespace
+
+std::string ExecutableBesideSelf(const std::string& name) {
+  const std::string beside = PathBesideSelf(name);
+  if (!beside.empty() && IsExecutable(beside)) return beside;
   return "/proc/self/exe";
+}
+
+std::string FileBesideSelf(const std::string& name) {
+  const std::string beside = PathBesideSelf(name);
+  if (beside.empty() || ::access(beside.c_str(), R_OK) != 0) return "";
+  return beside;
 }
 
 std::string HelperExecutablePath() { return ExecutableBesideSelf(kHelperExecutable); }

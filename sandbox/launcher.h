@@ -45,6 +45,10 @@ inline constexpr const char* kHelperExecutable = "codex-sandbox-helper";
 // sandbox server.
 std::string ExecutableBesideSelf(const std::string& name);
 
+// The path of the file `name` beside this program, "" when there is none
+// (codex's modules: cli/interactive/code_highlight_module.h).
+std::string FileBesideSelf(const std::string& name);
+
 // The executable to run as the helper: kHelperExecutable beside this
 // program when present, else this program.
 std::string HelperExecutablePath();

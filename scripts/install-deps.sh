@@ -22,7 +22,7 @@ packages=(cmake ninja-build g++ pkg-config git openssl ca-certificates
   libsqlite3-dev libsqlitecpp-dev libcpp-httplib-dev libssl-dev zlib1g-dev libbrotli-dev
   nlohmann-json3-dev catch2 libtomlplusplus-dev libcli11-dev libseccomp-dev
   bubblewrap libmd4c-dev libmd4c-html0  # libmd4c-dev's CMake config names libmd4c-html.so, which it does not depend on
-  libpq-dev)  # libpq: the PostgreSQL store
+  libpq-dev)  # libpq: the PostgreSQL store (its header at build time; codex loads libpq5 on demand, storage/libpq.h)
 # The interactive UI's code blocks are coloured by GNU Source-highlight (a
 # maintained library with grammars for ~150 languages and ANSI output, rather
 # than keyword lists of our own); utf8proc gives Unicode widths, grapheme

@@ -1,7 +1,5 @@
 #include "storage/postgres_session_store.h"
 
-#include <libpq-fe.h>
-
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -19,6 +17,7 @@
 #include "core/item.h"
 #include "core/store_location.h"
 #include "core/uuid.h"
+#include "storage/libpq.h"
 #include "storage/migrations.h"
 #include "storage/pg_search.h"
 #include "storage/postgres_store_internal.h"

@@ -7,8 +7,6 @@
 #ifndef CODEX_STORAGE_POSTGRES_STORE_INTERNAL_H_
 #define CODEX_STORAGE_POSTGRES_STORE_INTERNAL_H_
 
-#include <libpq-fe.h>
-
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -26,6 +24,7 @@
 #include "core/item.h"
 #include "core/store_location.h"
 #include "core/uuid.h"
+#include "storage/libpq.h"
 #include "storage/migrations.h"
 #include "storage/pg_search.h"
 #include "storage/postgres_session_store.h"
@@ -109,15 +108,15 @@ inline Param NullParam() { return {true, false, {}}; }
 
 class Rows {
  public:
-  explicit Rows(PGresult* r) : r_(r, &PQclear) {}
-  int size() const { return PQntuples(r_.get()); }
-  bool Null(int row, int col) const { return PQgetisnull(r_.get(), row, col) != 0; }
+  explicit Rows(PGresult* r) : r_(r, Pq().clear) {}
+  int size() const { return Pq().ntuples(r_.get()); }
+  bool Null(int row, int col) const { return Pq().getisnull(r_.get(), row, col) != 0; }
   std::string Str(int row, int col) const {
-    return std::string(PQgetvalue(r_.get(), row, col),
-                       static_cast<size_t>(PQgetlength(r_.get(), row, col)));
+    return std::string(Pq().getvalue(r_.get(), row, col),
+                       static_cast<size_t>(Pq().getlength(r_.get(), row, col)));
   }
   int64_t Int(int row, int col) const {
-    return Null(row, col) ? 0 : std::strtoll(PQgetvalue(r_.get(), row, col), nullptr, 10);
+    return Null(row, col) ? 0 : std::strtoll(Pq().getvalue(r_.get(), row, col), nullptr, 10);
   }
   std::optional<int64_t> OptInt(int row, int col) const {
     if (Null(row, col)) return std::nullopt;
@@ -125,8 +124,8 @@ class Rows {
   }
   // A bytea column in text (hex) output: "\x0a1b..." -> the bytes.
   std::string Bytea(int row, int col) const {
-    const char* v = PQgetvalue(r_.get(), row, col);
-    const size_t n = static_cast<size_t>(PQgetlength(r_.get(), row, col));
+    const char* v = Pq().getvalue(r_.get(), row, col);
+    const size_t n = static_cast<size_t>(Pq().getlength(r_.get(), row, col));
     if (n < 2 || v[0] != '\\' || v[1] != 'x') return std::string(v, n);
     std::string out;
     out.resize((n - 2) / 2);
@@ -143,20 +142,20 @@ class Rows {
   // A bigint (8 bytes) or integer (4 bytes) column of a binary result.
   std::optional<int64_t> BinInt(int row, int col) const {
     if (Null(row, col)) return std::nullopt;
-    const auto* p = reinterpret_cast<const unsigned char*>(PQgetvalue(r_.get(), row, col));
-    const int n = PQgetlength(r_.get(), row, col);
+    const auto* p = reinterpret_cast<const unsigned char*>(Pq().getvalue(r_.get(), row, col));
+    const int n = Pq().getlength(r_.get(), row, col);
     uint64_t v = 0;
     for (int i = 0; i < n; ++i) v = (v << 8) | p[i];
     if (n == 4) return static_cast<int32_t>(static_cast<uint32_t>(v));
     return static_cast<int64_t>(v);
   }
   int64_t Affected() const {
-    const char* t = PQcmdTuples(r_.get());
+    const char* t = Pq().cmd_tuples(r_.get());
     return t && *t ? std::strtoll(t, nullptr, 10) : 0;
   }
 
  private:
-  std::unique_ptr<PGresult, decltype(&PQclear)> r_;
+  std::unique_ptr<PGresult, decltype(LibPq::clear)> r_;
 };
 
 // One libpq connection: statements that throw PgError, and a bounded
@@ -166,6 +165,8 @@ class PgConnection {
  public:
   static Result<std::unique_ptr<PgConnection>> Connect(const std::string& url, int lock_timeout_ms,
                                                        bool read_only, int statement_timeout_ms) {
+    // libpq is loaded on the first PostgreSQL connection, never before (storage/libpq.h).
+    RETURN_IF_ERROR(LoadLibPq().status());
     auto c = std::unique_ptr<PgConnection>(
         new PgConnection(url, lock_timeout_ms, read_only, statement_timeout_ms));
     // Bounded waits on a TCP connection whose peer vanished (a server host
@@ -183,8 +184,8 @@ class PgConnection {
     const char* const values[] = {connect.c_str(),  "1",           idle.c_str(),
                                   interval.c_str(), count.c_str(), user_timeout.c_str(),
                                   url.c_str(),      nullptr};
-    c->conn_ = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
-    if (c->conn_ == nullptr || PQstatus(c->conn_) != CONNECTION_OK) {
+    c->conn_ = Pq().connectdb_params(keys, values, /*expand_dbname=*/1);
+    if (c->conn_ == nullptr || Pq().status(c->conn_) != CONNECTION_OK) {
       return UnavailableError("cannot connect to PostgreSQL at " + c->redacted_ + ": " +
                               c->LastError() + "; check that the server is running and the URL");
     }
@@ -201,7 +202,7 @@ class PgConnection {
   static constexpr int kKeepaliveCount = 3;
   static constexpr int kTcpUserTimeoutMs = 30'000;
   ~PgConnection() {
-    if (conn_) PQfinish(conn_);
+    if (conn_) Pq().finish(conn_);
   }
   PgConnection(const PgConnection&) = delete;
   PgConnection& operator=(const PgConnection&) = delete;
@@ -211,7 +212,7 @@ class PgConnection {
 
   // libpq's last error, one line, the password scrubbed.
   std::string LastError() const {
-    std::string m = conn_ ? PQerrorMessage(conn_) : "out of memory";
+    std::string m = conn_ ? Pq().error_message(conn_) : "out of memory";
     for (char& c : m) {
       if (c == '\n' || c == '\r' || c == '\t') c = ' ';
     }
@@ -234,14 +235,14 @@ class PgConnection {
       formats[i] = params[i].binary ? 1 : 0;
     }
     PGresult* r =
-        PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()), nullptr, values.data(),
-                     lengths.data(), formats.data(), binary_result ? 1 : 0);
+        Pq().exec_params(conn_, sql.c_str(), static_cast<int>(params.size()), nullptr,
+                         values.data(), lengths.data(), formats.data(), binary_result ? 1 : 0);
     return Check(r);
   }
   // Runs a script of several statements without parameters.
-  void Script(const std::string& sql) { Check(PQexec(conn_, sql.c_str())); }
+  void Script(const std::string& sql) { Check(Pq().exec(conn_, sql.c_str())); }
 
-  bool Broken() const { return conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK; }
+  bool Broken() const { return conn_ == nullptr || Pq().status(conn_) != CONNECTION_OK; }
 
   // Re-establishes a broken connection: at most PostgresSessionStore::
   // kReconnectAttempts tries with growing pauses, then kUnavailable.
@@ -250,8 +251,8 @@ class PgConnection {
     for (int attempt = 0; attempt < PostgresSessionStore::kReconnectAttempts; ++attempt) {
       if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
       pause_ms *= 3;
-      PQreset(conn_);
-      if (PQstatus(conn_) == CONNECTION_OK && Configure().ok()) return OkStatus();
+      Pq().reset(conn_);
+      if (Pq().status(conn_) == CONNECTION_OK && Configure().ok()) return OkStatus();
     }
     return UnavailableError("lost the connection to PostgreSQL at " + redacted_ +
                             " and could not reconnect after " +
@@ -271,7 +272,7 @@ class PgConnection {
   Status Configure() {
     // Notices (e.g. "relation already exists, skipping") would go to stderr:
     // a library never prints.
-    PQsetNoticeProcessor(
+    Pq().set_notice_processor(
         conn_, [](void*, const char*) {}, nullptr);
     std::string sql =
         "SET lock_timeout = " + std::to_string(std::max(1, lock_timeout_ms_)) +
@@ -287,16 +288,16 @@ class PgConnection {
   }
 
   Rows Check(PGresult* r) {
-    const ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+    const ExecStatusType st = r ? Pq().result_status(r) : PGRES_FATAL_ERROR;
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return Rows(r);
     std::string sqlstate;
     std::string message;
     if (r) {
-      const char* code = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+      const char* code = Pq().result_error_field(r, PG_DIAG_SQLSTATE);
       sqlstate = code ? code : "";
-      const char* primary = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
-      message = primary ? primary : PQresultErrorMessage(r);
-      PQclear(r);
+      const char* primary = Pq().result_error_field(r, PG_DIAG_MESSAGE_PRIMARY);
+      message = primary ? primary : Pq().result_error_message(r);
+      Pq().clear(r);
     }
     if (message.empty()) message = LastError();
     for (char& c : message) {

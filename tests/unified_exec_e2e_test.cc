@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <regex>
 #include <string>
 
@@ -181,6 +182,63 @@ TEST_CASE("unified exec: escalation goes through the shell tool's approval path"
   // Without escalation it runs, in the (read-only) sandbox.
   CHECK_THAT(e2e::ModelOutput(*env, "plain"), Catch::Contains("Process exited with code 1"));
   CHECK_FALSE(std::filesystem::exists(env->workdir() / "inside-sandbox"));
+}
+
+TEST_CASE("unified exec: on-failure reruns what the sandbox stopped once the user agrees") {
+  if (!HaveLandlock()) return;
+  const std::string script = R"({"responses": [
+    {"output": [{"function_call": "exec_command", "call_id": "grep", "arguments":
+      {"cmd": "grep absent-pattern data.txt", "login": false}}]},
+    {"output": [{"function_call": "exec_command", "call_id": "touch", "arguments":
+      {"cmd": "touch rerun-outside", "login": false}}]},
+    "done"]})";
+  // Approvals without a terminal are read from stdin: the prompt, then "y".
+  auto env = e2e::MakeEnv(script, std::string("approval_policy = \"on-failure\"\n") +
+                                      "sandbox_mode = \"read-only\"\n" + kConfig);
+  std::ofstream(env->workdir() / "data.txt") << "nothing to see\n";
+  auto run = env->RunCodex({}, "make it\ny\n");
+  REQUIRE(run.ok());
+  INFO(run->err);
+  CHECK(run->exit_code == 0);
+  // grep finding nothing is the model's business: exit 1, nobody asked.
+  CHECK_THAT(e2e::ModelOutput(*env, "grep"), Catch::Contains("Process exited with code 1"));
+  size_t asked = 0;
+  for (size_t at = run->err.find("Allow this command?"); at != std::string::npos;
+       at = run->err.find("Allow this command?", at + 1)) {
+    ++asked;
+  }
+  CHECK(asked == 1);
+  // The sandbox's refusal is what the user decides on; once approved the
+  // command runs again outside it and the model gets that run.
+  CHECK_THAT(run->err, Catch::Contains("Read-only file system"));
+  CHECK_THAT(run->err, Catch::Contains("command approved"));
+  CHECK(std::filesystem::exists(env->workdir() / "rerun-outside"));
+  const std::string touched = e2e::ModelOutput(*env, "touch");
+  CHECK_THAT(touched, Catch::Contains("Process exited with code 0"));
+  CHECK_THAT(touched, !Catch::Contains("Read-only file system"));
+}
+
+TEST_CASE("unified exec: a sandbox denial under on-request or a run that cannot ask stays denied") {
+  if (!HaveLandlock()) return;
+  const std::string script = R"({"responses": [
+    {"output": [{"function_call": "exec_command", "call_id": "touch", "arguments":
+      {"cmd": "touch stays-out", "login": false}}]},
+    "done"]})";
+  auto env = e2e::MakeEnv(script, std::string("sandbox_mode = \"read-only\"\n") + kConfig);
+  // on-request: as in Codex, no rerun is offered; the model gets the denial.
+  auto on_request = e2e::Run(*env, {"exec", "-a", "on-request", "try"});
+  CHECK(on_request.exit_code == 0);
+  CHECK(on_request.err.find("needs approval") == std::string::npos);
+  CHECK_THAT(e2e::ModelOutput(*env, "touch"), Catch::Contains("Read-only file system"));
+  CHECK_FALSE(std::filesystem::exists(env->workdir() / "stays-out"));
+  // on-failure in `exec`: the rerun needs the user, whom this run cannot ask.
+  auto env2 = e2e::MakeEnv(script, std::string("sandbox_mode = \"read-only\"\n") + kConfig);
+  auto on_failure = e2e::Run(*env2, {"exec", "-a", "on-failure", "try"});
+  CHECK(on_failure.exit_code == 0);
+  CHECK_THAT(on_failure.err, Catch::Contains("needs approval under the on-failure policy; "
+                                             "declined because this run cannot ask"));
+  CHECK_THAT(e2e::ModelOutput(*env2, "touch"), Catch::Contains("Read-only file system"));
+  CHECK_FALSE(std::filesystem::exists(env2->workdir() / "stays-out"));
 }
 
 TEST_CASE("view_image: a local image reaches the model as an input_image; bad paths say why") {

@@ -1,14 +1,13 @@
 #include "cli/interactive/code_highlight.h"
 
-#include <srchilite/instances.h>
-#include <srchilite/langmap.h>
-#include <srchilite/sourcehighlight.h>
+#include <dlfcn.h>
 
-#include <exception>
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <utility>
+
+#include "cli/interactive/code_highlight_module.h"
+#include "sandbox/launcher.h"
 
 namespace codex::cli {
 
@@ -16,8 +15,7 @@ namespace {
 
 struct Highlighter {
   std::mutex mutex;
-  std::optional<srchilite::SourceHighlight> highlight;
-  srchilite::LangMap* langs = nullptr;
+  HighlightCodeFn highlight = nullptr;  // from codex-highlight.so, loaded at first use
   bool failed = false;
   // The last blocks highlighted: a streamed message is laid out again as it
   // grows, and its finished blocks must not be highlighted each time.
@@ -29,11 +27,19 @@ Highlighter& Instance() {
   return *h;
 }
 
-// The language definition file for a fence's info word, "" when none.
-std::string LangFile(srchilite::LangMap& langs, const std::string& lang) {
-  std::string file = langs.getMappedFileName(lang);
-  if (file.empty()) file = langs.getMappedFileNameFromFileName("code." + lang);
-  return file;
+// The module's function, nullptr when the module is not beside codex or
+// cannot be loaded (code blocks then keep the one code colour).
+HighlightCodeFn LoadHighlightModule() {
+  const std::string path = sandbox::FileBesideSelf(kHighlightModule);
+  if (path.empty()) return nullptr;
+  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) return nullptr;
+  void* fn = ::dlsym(handle, kHighlightSymbol);
+  return fn == nullptr ? nullptr : reinterpret_cast<HighlightCodeFn>(fn);
+}
+
+void AppendHighlighted(void* ctx, const char* text, size_t len) {
+  static_cast<std::string*>(ctx)->append(text, len);
 }
 
 }  // namespace
@@ -46,34 +52,27 @@ std::optional<std::vector<std::string>> HighlightCode(std::string_view code,
   if (h.failed) return std::nullopt;
   auto key = std::make_pair(std::string(lang), std::string(code));
   if (auto it = h.cache.find(key); it != h.cache.end()) return it->second;
-  try {
-    if (!h.highlight) {
-      h.highlight.emplace("esc.outlang");
-      h.highlight->setStyleFile("esc.style");
-      h.langs = srchilite::Instances::getLangMap();
-      h.langs->open();
-    }
-    const std::string file = LangFile(*h.langs, key.first);
-    if (file.empty()) return std::nullopt;
-    std::istringstream in(key.second + "\n");
-    std::ostringstream out;
-    h.highlight->highlight(in, out, file);
-    std::vector<std::string> lines;
-    const std::string text = out.str();
-    size_t pos = 0;
-    while (pos < text.size()) {
-      size_t nl = text.find('\n', pos);
-      if (nl == std::string::npos) nl = text.size();
-      lines.push_back(text.substr(pos, nl - pos) + "\x1b[m");
-      pos = nl + 1;
-    }
-    if (h.cache.size() > 64) h.cache.clear();
-    h.cache.emplace(std::move(key), lines);
-    return lines;
-  } catch (const std::exception&) {
-    h.failed = true;  // no data files: plain code blocks from now on
+  if (h.highlight == nullptr) h.highlight = LoadHighlightModule();
+  if (h.highlight == nullptr) {
+    h.failed = true;
     return std::nullopt;
   }
+  std::string text;
+  const int done = h.highlight(key.second.data(), key.second.size(), key.first.data(),
+                               key.first.size(), &AppendHighlighted, &text);
+  if (done < 0) h.failed = true;  // no data files: plain code blocks from now on
+  if (done <= 0) return std::nullopt;
+  std::vector<std::string> lines;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    lines.push_back(text.substr(pos, nl - pos) + "\x1b[m");
+    pos = nl + 1;
+  }
+  if (h.cache.size() > 64) h.cache.clear();
+  h.cache.emplace(std::move(key), lines);
+  return lines;
 }
 
 }  // namespace codex::cli
