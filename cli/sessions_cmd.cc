@@ -697,8 +697,14 @@ Status RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
     }
   }
   q.dry_run = false;
+  // Thousands of sessions take a while: the progress of import and migrate.
+  WorkProgress progress("purging", "sessions", static_cast<int64_t>(candidates.size()),
+                        WorkProgress::OutputFor(/*silent=*/false));
+  q.progress = [&progress](int64_t done, int64_t) { progress.Update(done); };
   storage::RemoveStats stats;
-  ASSIGN_OR_RETURN(auto removed, store->Purge(q, &stats));
+  auto removed = store->Purge(q, &stats);
+  progress.Finish();
+  RETURN_IF_ERROR(removed.status());
   PrintF(stdout, "purged %lld sessions (%lld items)%s last updated before %s\n",
          static_cast<long long>(stats.sessions), static_cast<long long>(stats.items), where.c_str(),
          LocalTime(q.updated_before_ms).c_str());
