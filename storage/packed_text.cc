@@ -3,7 +3,7 @@
 #include <sqlite3.h>
 #include <zlib.h>
 
-#include <cstring>
+#include <cstdint>
 
 namespace codex::storage {
 namespace {
@@ -174,6 +174,13 @@ Result<std::string> UnpackText(std::string_view packed) {
   for (int i = 0; i < 4; ++i) {
     n |= static_cast<uint32_t>(static_cast<unsigned char>(packed[1 + static_cast<size_t>(i)]))
          << (8 * i);
+  }
+  // Deflate expands at most about 1032:1: a larger recorded size is damage,
+  // refused before allocating it.
+  if (n > (packed.size() - kHeader) * 1032 + 64) {
+    return DataLossError("a stored text is damaged: its recorded size " + std::to_string(n) +
+                         " bytes cannot come from " + std::to_string(packed.size()) +
+                         " packed bytes");
   }
   thread_local Inflater f;
   // A raw stream names no dictionary: it is set before inflating.

@@ -66,4 +66,8 @@ TEST_CASE("UnpackText refuses a damaged or unknown packed text with DataLoss") {
   CHECK(r.status().code() == codex::StatusCode::kDataLoss);
   CHECK(r.status().message().find("newer codex") != std::string::npos);
   CHECK(UnpackText("").status().code() == codex::StatusCode::kDataLoss);
+  // A recorded size no stream of this length can reach is refused before it is allocated.
+  std::string huge = *packed;
+  huge[4] = static_cast<char>(0x7f);  // about 2 GB
+  CHECK(UnpackText(huge).status().message().find("cannot come from") != std::string::npos);
 }
