@@ -6,7 +6,10 @@
 // exec_command calls, item_completed events that repeat the command output,
 // token_usage_record, token_count, task_complete), with varied content: user
 // prompts, tool outputs cut from this repository's own sources and docs,
-// assistant answers from its docs, and incompressible encrypted reasoning.
+// assistant answers from its docs, and encrypted reasoning (random base64).
+// The texts are read from the tree the bench was built from, so figures of
+// two commits differ slightly (hit counts by a few); compare within one run
+// or one commit.
 #pragma once
 
 #include <cstdint>
