@@ -26,7 +26,7 @@ class ItemLinks {
   struct Link {
     std::optional<int64_t> parent;
     ItemKind kind = ItemKind::kMessage;
-    std::string role;
+    std::string role;  // "user" for a user message, else "" (all the turn count asks)
     std::string body;  // user messages and checkpoints only
     std::optional<bool> real_user;
   };
@@ -35,9 +35,7 @@ class ItemLinks {
   Link* Get(int64_t id) {
     auto it = links_.find(id);
     if (it != links_.end()) return &it->second;
-    Add(conn_.Exec(
-        std::string(kLinkCols) + " WHERE session_id = (SELECT session_id FROM items WHERE id = $1)",
-        {P(id)}));
+    Load("session_id = (SELECT session_id FROM items WHERE id = $1)", {P(id)});
     it = links_.find(id);
     return it == links_.end() ? nullptr : &it->second;
   }
@@ -50,8 +48,7 @@ class ItemLinks {
       if (prefetched_.insert(s).second) need.push_back(s);
     }
     if (need.empty()) return;
-    Add(conn_.Exec(std::string(kLinkCols) + " WHERE session_id = ANY($1::text[])",
-                   {P(TextArray(need))}));
+    Load("session_id = ANY($1::text[])", {P(TextArray(need))});
   }
 
   // True when `item` is on the chain from `head` to the root. Parents have
@@ -118,18 +115,34 @@ class ItemLinks {
   }
 
  private:
-  static constexpr const char* kLinkCols =
-      "SELECT id, parent_id, kind, role, CASE WHEN (kind = 'message' AND role = 'user') OR"
-      " kind = 'compaction_checkpoint' THEN body ELSE ''::bytea END FROM items";
-
-  void Add(const Rows& r) {
+  // The items `where` selects: their links first (an index-only scan of
+  // items(session_id, id) INCLUDE (parent_id, kind)), then the bodies the
+  // turn count reads, of user messages and checkpoints only (other rows'
+  // role stays "": only "user" is asked for).
+  void Load(const std::string& where, const std::vector<Param>& params) {
+    Rows r = conn_.Exec("SELECT id, parent_id, kind FROM items WHERE " + where, params);
+    std::string wanted = "{";
     for (int i = 0; i < r.size(); ++i) {
       Link l;
       l.parent = r.OptInt(i, 1);
       l.kind = core::ItemKindFromName(r.Str(i, 2));
-      l.role = r.Str(i, 3);
-      l.body = r.Bytea(i, 4);
-      links_.emplace(r.Int(i, 0), std::move(l));
+      const int64_t id = r.Int(i, 0);
+      if (l.kind == ItemKind::kMessage || l.kind == ItemKind::kCompactionCheckpoint) {
+        wanted += (wanted.size() > 1 ? "," : "") + std::to_string(id);
+      }
+      links_.emplace(id, std::move(l));
+    }
+    wanted += "}";
+    if (wanted.size() == 2) return;
+    Rows b = conn_.Exec(
+        "SELECT id, role, body FROM items WHERE id = ANY($1::bigint[])"
+        " AND ((kind = 'message' AND role = 'user') OR kind = 'compaction_checkpoint')",
+        {P(wanted)});
+    for (int i = 0; i < b.size(); ++i) {
+      auto it = links_.find(b.Int(i, 0));
+      if (it == links_.end()) continue;
+      it->second.role = b.Str(i, 1);
+      it->second.body = b.Bytea(i, 2);
     }
   }
 
