@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/rollout_corpus.h"
 #include "core/item.h"
 #include "core/uuid.h"
 #include "storage/rollout.h"
@@ -181,14 +182,84 @@ void BuildSearchCorpus(const std::string& path) {
               static_cast<long long>(items));
 }
 
+// The corpus of Codex-like rollouts (bench/rollout_corpus.h) imported into a
+// new database: its size against the JSONL, where the bytes are (dbstat),
+// and search at depth.
+void CorpusFigures(const std::string& dir, int sessions) {
+  const std::string path = dir + "/corpus.db";
+  std::filesystem::remove(path);
+  const auto corpus = codex::bench::WriteRolloutCorpus(dir + "/corpus", sessions, 27);
+  const int64_t empty_bytes = [&] {
+    OpenOrDie(path);
+    return DbBytes(path);
+  }();
+  {
+    auto store = OpenOrDie(path);
+    codex::bench::ImportCorpus(*store, corpus);
+  }
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    db.exec("VACUUM");
+  }
+  const int64_t bytes = DbBytes(path) - empty_bytes;
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  const int64_t items = db.execAndGet("SELECT count(*) FROM items").getInt64();
+  std::printf(
+      "Codex-like corpus: %zu rollouts, %lld items, JSONL %.1f MB (%.0f B/item)\n"
+      "  SQLite after import (vacuumed): %.1f MB = %.0f B/item; database / JSONL = %.2fx"
+      "   (target <= 1.0x)\n  where the bytes are (dbstat):",
+      corpus.files.size(), static_cast<long long>(items),
+      static_cast<double>(corpus.jsonl_bytes) / 1e6,
+      static_cast<double>(corpus.jsonl_bytes) / static_cast<double>(items),
+      static_cast<double>(bytes) / 1e6, static_cast<double>(bytes) / static_cast<double>(items),
+      static_cast<double>(bytes) / static_cast<double>(corpus.jsonl_bytes));
+  SQLite::Statement where(db,
+                          "SELECT name, sum(pgsize) FROM dbstat GROUP BY name"
+                          " HAVING sum(pgsize) > 100000 ORDER BY 2 DESC");
+  while (where.executeStep()) {
+    std::printf(" %s %.1f MB", where.getColumn(0).getText(),
+                static_cast<double>(where.getColumn(1).getInt64()) / 1e6);
+  }
+  std::printf("\n");
+  auto store = OpenOrDie(path);
+  for (int limit : {20, 100, 10'000}) {
+    codex::storage::SearchQuery q;
+    q.text = codex::bench::kCorpusCommonWord;
+    q.limit = limit;
+    size_t hits = 0;
+    double wall = 0;
+    Median(
+        3,
+        [&] {
+          auto r = store->Search(q);
+          if (!r.ok()) Die(r.status(), "search");
+          hits = r->size();
+        },
+        &wall);
+    std::printf("  corpus search '%s' --limit %-6d %5zu hits: wall %.2f ms\n", q.text.c_str(),
+                limit, hits, wall);
+  }
+}
+
 }  // namespace
 
-int RunPostgresBench();  // storage_bench_postgres.cc
+int RunPostgresBench(int corpus_sessions, bool corpus_only);  // storage_bench_postgres.cc
 
 int main(int argc, char** argv) {
   if (argc == 4 && std::string(argv[1]) == "--resume-once") return ResumeOnce(argv[2], argv[3]);
+  // --corpus-only: only the Codex-like corpus figures (size, where the bytes
+  // are, search depth). CODEX_BENCH_CORPUS_SESSIONS sets its size.
+  const char* self = argv[0];
+  bool corpus_only = false;
+  if (argc > 1 && std::string(argv[1]) == "--corpus-only") {
+    corpus_only = true;
+    --argc;
+    ++argv;
+  }
+  const char* sessions_env = std::getenv("CODEX_BENCH_CORPUS_SESSIONS");
+  const int corpus_sessions = sessions_env ? std::atoi(sessions_env) : 1'000;
   if (argc == 3 && std::string(argv[1]) == "--backend" && std::string(argv[2]) == "postgresql") {
-    return RunPostgresBench();
+    return RunPostgresBench(corpus_sessions, corpus_only);
   }
   // A directory given on the command line is kept; the default scratch one
   // is removed at the end.
@@ -201,6 +272,10 @@ int main(int argc, char** argv) {
     dir = scratch.emplace("storage-bench-").str();
   }
   std::printf("storage_bench (scratch: %s)\n\n", dir.c_str());
+  if (corpus_only) {
+    CorpusFigures(dir, corpus_sessions);
+    return 0;
+  }
 
   // --- sessions list ---
   {
@@ -302,7 +377,7 @@ int main(int argc, char** argv) {
         "%.2f ms (wall %.2f)   (target <= 30 ms)\n",
         loaded, t_resume, wall);
 
-    const long peak_kb = PeakRssOfResume(argv[0], path, id);
+    const long peak_kb = PeakRssOfResume(self, path, id);
     std::printf(
         "peak memory of a process resuming it (open + find + load): %.1f MB   (target <= 30 MB)\n",
         static_cast<double>(peak_kb) / 1024.0);
@@ -423,5 +498,10 @@ int main(int argc, char** argv) {
                   wall);
     }
   }
+  // Last: the resume's peak memory above is read from a process spawned from
+  // this one, which starts from this process's size (posix_spawn shares it
+  // until exec), so the corpus must not be in memory yet.
+  std::printf("\n");
+  CorpusFigures(dir, corpus_sessions);
   return 0;
 }

@@ -5,14 +5,18 @@
 //   append latency per item, sessions list first page at 100,000 sessions,
 //   resume of a 10,000-item session, search.
 #include <libpq-fe.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "bench/rollout_corpus.h"
 #include "core/item.h"
 #include "storage/pg_test_server.h"
 #include "storage/postgres_session_store.h"
@@ -81,20 +85,84 @@ std::vector<core::Item> Turn(int t) {
                                  ". The tests pass.")};
 }
 
+// The corpus of Codex-like rollouts (bench/rollout_corpus.h) imported into a
+// new database: its size against the JSONL, where the bytes are, search at depth.
+void CorpusFigures(codex::storage::testing::PgTestServer& server, int sessions) {
+  const std::string url = server.NewDatabase();
+  auto opened = PostgresSessionStore::Open(url);
+  if (!opened.ok()) Die(opened.status(), "open");
+  auto store = std::move(opened).value();
+  char tmpl[] = "/tmp/storage-bench-pg-XXXXXX";
+  if (!mkdtemp(tmpl)) Die(codex::InternalError("mkdtemp"), "corpus");
+  const std::string dir = tmpl;
+  const auto corpus = codex::bench::WriteRolloutCorpus(dir, sessions, 27);
+  Sql(url, "VACUUM ANALYZE");
+  const int64_t before = SqlInt(url, "SELECT pg_database_size(current_database())");
+  codex::bench::ImportCorpus(*store, corpus);
+  std::filesystem::remove_all(dir);
+  Sql(url, "VACUUM ANALYZE");
+  const int64_t bytes = SqlInt(url, "SELECT pg_database_size(current_database())") - before;
+  const int64_t items = SqlInt(url, "SELECT count(*) FROM items");
+  std::printf(
+      "Codex-like corpus: %zu rollouts, %lld items, JSONL %.1f MB (%.0f B/item)\n"
+      "  PostgreSQL after import (VACUUM ANALYZE): %.1f MB = %.0f B/item; database / JSONL ="
+      " %.2fx   (target <= 1.5x)\n  where the bytes are (tables with TOAST, indexes):",
+      corpus.files.size(), static_cast<long long>(items),
+      static_cast<double>(corpus.jsonl_bytes) / 1e6,
+      static_cast<double>(corpus.jsonl_bytes) / static_cast<double>(items),
+      static_cast<double>(bytes) / 1e6, static_cast<double>(bytes) / static_cast<double>(items),
+      static_cast<double>(bytes) / static_cast<double>(corpus.jsonl_bytes));
+  {
+    PGconn* c = PQconnectdb(url.c_str());
+    PGresult* r = PQexec(c,
+                         "SELECT c.relname, CASE WHEN c.relkind = 'r' THEN"
+                         " pg_table_size(c.oid) ELSE pg_relation_size(c.oid) END AS b"
+                         " FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace"
+                         " WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i')"
+                         " ORDER BY b DESC");
+    for (int i = 0; i < PQntuples(r); ++i) {
+      const double b = std::stod(PQgetvalue(r, i, 1));
+      if (b > 100'000) std::printf(" %s %.1f MB", PQgetvalue(r, i, 0), b / 1e6);
+    }
+    PQclear(r);
+    PQfinish(c);
+  }
+  std::printf("\n");
+  for (int limit : {20, 100, 10'000}) {
+    std::vector<double> times;
+    size_t hits = 0;
+    for (int i = 0; i < 3; ++i) {
+      times.push_back(WallMs([&] {
+        codex::storage::SearchQuery q;
+        q.text = codex::bench::kCorpusCommonWord;
+        q.limit = limit;
+        auto r = store->Search(q);
+        if (!r.ok()) Die(r.status(), "search");
+        hits = r->size();
+      }));
+    }
+    std::printf("  corpus search '%s' --limit %-6d %5zu hits: wall %.2f ms\n",
+                codex::bench::kCorpusCommonWord, limit, hits, Percentile(times, 0.5));
+  }
+}
+
 }  // namespace
 
-int RunPostgresBench() {
+int RunPostgresBench(int corpus_sessions, bool corpus_only) {
   std::string why;
   auto* server = codex::storage::testing::PgTestServer::Get(&why);
   if (!server) {
     std::fprintf(stderr, "storage_bench: no PostgreSQL server: %s\n", why.c_str());
     return 4;
   }
+  std::printf("storage_bench --backend postgresql (private server, Unix socket, fsync off)\n\n");
+  CorpusFigures(*server, corpus_sessions);
+  if (corpus_only) return 0;
+  std::printf("\n");
   const std::string url = server->NewDatabase();
   auto opened = PostgresSessionStore::Open(url);
   if (!opened.ok()) Die(opened.status(), "open");
   auto store = std::move(opened).value();
-  std::printf("storage_bench --backend postgresql (private server, Unix socket, fsync off)\n");
   std::printf("Times are wall ms of one call, client and server together.\n\n");
 
   // --- append one item, 2,000 times ---

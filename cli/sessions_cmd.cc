@@ -612,6 +612,7 @@ struct PurgeArgs {
   bool yes = false;
   bool all = false;
   std::string cwd;
+  bool json = false;
 };
 
 Status RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
@@ -639,6 +640,9 @@ Status RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
                           .count();
   q.updated_before_ms = now - age_ms;
   const std::string where = q.cwd ? " in " + *q.cwd : std::string(" in every directory");
+  if (args.json && !args.dry_run && !args.yes) {
+    return InvalidArgumentError("purge --json does not ask: pass --yes, or --dry-run to list them");
+  }
   ASSIGN_OR_RETURN(auto store, OpenStore());
   q.dry_run = true;
   storage::RemoveStats seen;
@@ -654,6 +658,24 @@ Status RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
     }
     return last;
   };
+  auto busy_ids = [](const std::vector<storage::BusySession>& busy) {
+    Json ids = Json::array();
+    for (const storage::BusySession& b : busy) ids.push_back(b.session.id);
+    return ids;
+  };
+  // --json: one summary object, no progress and no listing.
+  if (args.json && (args.dry_run || candidates.empty())) {
+    Json would = Json::array();
+    for (const auto& si : candidates) would.push_back(SessionJson(si));
+    Json out = {{"dry_run", args.dry_run},
+                {"updated_before_ms", q.updated_before_ms},
+                {"sessions", candidates.size()},
+                {"busy", busy_ids(seen.busy)}};
+    if (args.dry_run) out["would_remove"] = would;
+    if (!args.dry_run) out["items"] = 0;
+    PrintText(stdout, Dump(out) + "\n");
+    return args.dry_run || seen.busy.empty() ? OkStatus() : skipped(seen.busy);
+  }
   if (candidates.empty() && !seen.busy.empty()) return skipped(seen.busy);
   if (candidates.empty()) {
     PrintF(stdout, "no session%s was last updated before %s; nothing to purge\n", where.c_str(),
@@ -697,8 +719,23 @@ Status RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
     }
   }
   q.dry_run = false;
+  // Thousands of sessions take a while: the progress of import and migrate.
+  WorkProgress progress("purging", "sessions", static_cast<int64_t>(candidates.size()),
+                        WorkProgress::OutputFor(/*silent=*/args.json));
+  q.progress = [&progress](int64_t done, int64_t) { progress.Update(done); };
   storage::RemoveStats stats;
-  ASSIGN_OR_RETURN(auto removed, store->Purge(q, &stats));
+  auto removed = store->Purge(q, &stats);
+  progress.Finish();
+  RETURN_IF_ERROR(removed.status());
+  if (args.json) {
+    PrintText(stdout, Dump(Json{{"dry_run", false},
+                                {"updated_before_ms", q.updated_before_ms},
+                                {"sessions", stats.sessions},
+                                {"items", stats.items},
+                                {"busy", busy_ids(stats.busy)}}) +
+                          "\n");
+    return skipped(stats.busy);
+  }
   PrintF(stdout, "purged %lld sessions (%lld items)%s last updated before %s\n",
          static_cast<long long>(stats.sessions), static_cast<long long>(stats.items), where.c_str(),
          LocalTime(q.updated_before_ms).c_str());
@@ -910,6 +947,9 @@ void RegisterSessionsCommands(CLI::App& app, const GlobalOptions& global, Comman
   auto* purge_all = purge->add_flag("--all", purge_args->all, "Every directory");
   purge->add_option("--cwd", purge_args->cwd, "Sessions started in DIR (default: current)")
       ->excludes(purge_all);
+  purge->add_flag(
+      "--json", purge_args->json,
+      "No progress or listing: one summary object on stdout (needs --yes or --dry-run)");
   purge->callback([&global, purge_args, &result] { result.Set(RunPurge(global, *purge_args)); });
 
   struct ExportArgs {

@@ -835,3 +835,51 @@ TEST_CASE("a store password given on the command line is not in /proc/PID/cmdlin
   CHECK(cmdline.find("Sup3rSecretPw") == std::string::npos);
   CHECK(cmdline.find("Sup3r") == std::string::npos);
 }
+
+TEST_CASE("sessions purge --json: no progress or listing, one summary object") {
+  TempDir home;
+  TempDir work;
+  const std::vector<std::string> old = Seed(home, work.path(), 3, "old");
+  const std::string fresh = Seed(home, work.path(), 1, "new").front();
+  {
+    SQLite::Database db(home.File("sessions.db"), SQLite::OPEN_READWRITE);
+    db.exec("UPDATE sessions SET updated_at_ms = created_at_ms WHERE id <> '" + fresh + "'");
+  }
+  // It never asks: without --yes (or --dry-run) it is refused, nothing removed.
+  Run r = Codex(home, work.path(), {"sessions", "purge", "--older-than", "30d", "--json"});
+  CHECK(r.exit_code == 2);
+  CHECK(Lines(r.err).size() == 1);
+  CHECK(r.err.find("--yes") != std::string::npos);
+  CHECK(r.out.empty());
+  r = Codex(home, work.path(), {"sessions", "purge", "--older-than", "30d", "--json", "--dry-run"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.empty());
+  REQUIRE(Lines(r.out).size() == 1);
+  auto dry = nlohmann::json::parse(r.out);
+  CHECK(dry["dry_run"] == true);
+  CHECK(dry["sessions"] == 3);
+  std::vector<std::string> listed;
+  for (const auto& s : dry["would_remove"]) listed.push_back(s["id"]);
+  std::vector<std::string> want = old;
+  std::sort(listed.begin(), listed.end());
+  std::sort(want.begin(), want.end());
+  CHECK(listed == want);
+  r = Codex(home, work.path(), {"sessions", "purge", "--older-than", "30d", "--json", "--yes"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.empty());  // no progress, even had it run long
+  REQUIRE(Lines(r.out).size() == 1);
+  auto done = nlohmann::json::parse(r.out);
+  CHECK(done["dry_run"] == false);
+  CHECK(done["sessions"] == 3);
+  CHECK(done["items"].get<int64_t>() > 0);
+  CHECK(done["busy"].empty());
+  // Nothing left to purge: still one object.
+  r = Codex(home, work.path(), {"sessions", "purge", "--older-than", "30d", "--json", "--yes"});
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(Lines(r.out).size() == 1);
+  CHECK(nlohmann::json::parse(r.out)["sessions"] == 0);
+  r = Codex(home, work.path(), {"sessions", "list", "--all", "--json"});
+  REQUIRE(Lines(r.out).size() == 1);
+  CHECK(nlohmann::json::parse(r.out)["id"] == fresh);
+}

@@ -4,6 +4,8 @@ find_package(Threads REQUIRED)
 find_package(OpenSSL REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(SQLiteCpp REQUIRED)
+# zlib (zlib1g-dev): the store packs item bodies and event payloads (storage/packed_text.h).
+find_package(ZLIB REQUIRED)
 # libpq (libpq-dev): the PostgreSQL session store backend (storage/postgres_session_store.h).
 find_package(PostgreSQL REQUIRED)
 find_package(tomlplusplus REQUIRED)

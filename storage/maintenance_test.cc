@@ -515,3 +515,59 @@ TEST_CASE("Search names the turn an item belongs to, copies in a compacted histo
   REQUIRE(hits->size() == 1);
   CHECK(hits->at(0).sessions.at(0).turn == 1);
 }
+
+TEST_CASE("Purge of many sessions reports its progress per batch; forks across batches go whole") {
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
+  auto store = OpenOrDie(path);
+  std::vector<SessionInfo> parents;
+  for (int i = 0; i < 150; ++i) parents.push_back(MakeSession(*store, 1));
+  // Forks of the first parents are newer: they fall in the second batch, and
+  // the first batch must keep the items they share until then.
+  for (int i = 0; i < 10; ++i) {
+    auto f = store->Fork(parents[static_cast<size_t>(i)].id, 1);
+    REQUIRE(f.ok());
+    REQUIRE(store->Append(f->id, f->head_item_id, "f", {core::UserMessage("fork turn")}).ok());
+  }
+  // A session that is not old stays, with its items (the pauses put its
+  // millisecond times strictly after the others').
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  core::NewSession keep_spec;
+  keep_spec.items = {core::UserMessage("keep me")};
+  auto keep = store->CreateSession(keep_spec);
+  REQUIRE(keep.ok());
+  const int64_t before = Get(*store, keep->id).updated_at_ms;
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  REQUIRE(store->Append(keep->id, keep->head_item_id, "k", {core::UserMessage("newer")}).ok());
+
+  codex::storage::PurgeQuery q;
+  q.updated_before_ms = before;
+  std::vector<std::pair<int64_t, int64_t>> reports;
+  q.progress = [&](int64_t done, int64_t total) { reports.emplace_back(done, total); };
+  codex::storage::RemoveStats stats;
+  auto gone = store->Purge(q, &stats);
+  REQUIRE(gone.ok());
+  REQUIRE(gone->size() == 160);
+  const auto total = static_cast<int64_t>(gone->size());
+  // One report a batch of kPurgeBatch, counting up to the total.
+  REQUIRE(reports.size() ==
+          (gone->size() + codex::storage::kPurgeBatch - 1) / codex::storage::kPurgeBatch);
+  for (size_t i = 0; i < reports.size(); ++i) {
+    CHECK(reports[i].second == total);
+    CHECK(reports[i].first ==
+          std::min<int64_t>(total, static_cast<int64_t>((i + 1) * codex::storage::kPurgeBatch)));
+  }
+  CHECK(stats.sessions == total);
+  // Everything the purged sessions held is gone, nothing dangles, the kept
+  // session reads whole.
+  CHECK(Count(path,
+              "SELECT count(*) FROM items WHERE parent_id IS NOT NULL AND parent_id NOT IN "
+              "(SELECT id FROM items)") == 0);
+  CHECK(Count(path, "SELECT count(*) FROM items") == 2);
+  CHECK(store->LoadTranscript(Get(*store, keep->id))->size() == 2);
+  // A dry run reports no progress: nothing is removed.
+  reports.clear();
+  q.dry_run = true;
+  REQUIRE(store->Purge(q, &stats).ok());
+  CHECK(reports.empty());
+}

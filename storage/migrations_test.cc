@@ -22,6 +22,9 @@ namespace internal = codex::storage::internal;
 
 namespace {
 
+constexpr const char* kOldEvent =
+    R"({"type":"token_count","info":{"total_token_usage":{"input_tokens":100,"cached_input_tokens":0,"output_tokens":10,"reasoning_output_tokens":5,"total_tokens":110}}})";
+
 int Version(const std::string& path) {
   SQLite::Database db(path, SQLite::OPEN_READONLY);
   auto v = codex::storage::SchemaVersion(db);
@@ -39,8 +42,11 @@ void SeedAtVersion(SQLite::Database& db, int version) {
       " 'old title', 'exec', 1, 1)");
   const std::string user =
       codex::core::UserMessage("ancient zebra question of σίσυφος in 日本語のテキスト").body;
+  // Long enough to be packed from 0007 on (storage/packed_text.h).
+  std::string lines;
+  for (int i = 0; i < 30; ++i) lines += "giraffe output line " + std::to_string(i) + "\\n";
   const std::string out =
-      R"({"type":"function_call_output","call_id":"c1","output":"giraffe output"})";
+      R"({"type":"function_call_output","call_id":"c1","output":")" + lines + R"("})";
   SQLite::Statement ins(db,
                         "INSERT INTO items(parent_id, session_id, kind, role, call_id, body,"
                         " tokens_est, created_at_ms) VALUES (?, "
@@ -60,6 +66,10 @@ void SeedAtVersion(SQLite::Database& db, int version) {
   ins.bind(5, out);
   ins.exec();
   db.exec("UPDATE sessions SET head_item_id = last_insert_rowid()");
+  db.exec(
+      "INSERT INTO events(session_id, turn_id, type, payload, created_at_ms) VALUES"
+      " ('01900000-0000-7000-8000-0000000000aa', 't1', 'token_count', '" +
+      std::string(kOldEvent) + "', 1)");
   if (version >= 3) {
     // From 0003 on the store indexes each item's text as it inserts it.
     db.exec(
@@ -170,6 +180,19 @@ TEST_CASE("A database at every earlier version upgrades with its data intact") {
       auto transcript = store.LoadTranscript(*s);
       REQUIRE(transcript.ok());
       REQUIRE(transcript->size() == 2);
+      {
+        // 0007 packed what packs: the output and the event are BLOBs now,
+        // and read back as the very text that was stored.
+        SQLite::Database raw(path, SQLite::OPEN_READONLY);
+        CHECK(raw.execAndGet("SELECT typeof(body) FROM items WHERE kind = 'function_call_output'")
+                  .getString() == "blob");
+        CHECK(raw.execAndGet("SELECT typeof(payload) FROM events").getString() == "blob");
+      }
+      CHECK(transcript->at(1).item.body.find("giraffe output line 29") != std::string::npos);
+      auto events = store.LoadEvents(s->id);
+      REQUIRE(events.ok());
+      REQUIRE(events->size() == 1);
+      CHECK(events->at(0).payload_json == kOldEvent);
       CHECK(transcript->at(0).item.body ==
             codex::core::UserMessage("ancient zebra question of σίσυφος in 日本語のテキスト").body);
       // Data stored before search existed is searchable after the upgrade.

@@ -18,10 +18,13 @@ namespace {
 RemoveStats RemoveSessions(PgConnection& conn, const std::vector<std::string>& ids) {
   RemoveStats stats;
   if (ids.empty()) return stats;
+  // Purge calls this once a batch within one transaction: the tables are
+  // made once and emptied each time.
   conn.Script(
-      "CREATE TEMP TABLE rm_sessions(id TEXT PRIMARY KEY) ON COMMIT DROP;"
-      "CREATE TEMP TABLE rm_candidates(id BIGINT PRIMARY KEY) ON COMMIT DROP;"
-      "CREATE TEMP TABLE rm_keep(id BIGINT PRIMARY KEY) ON COMMIT DROP;");
+      "CREATE TEMP TABLE IF NOT EXISTS rm_sessions(id TEXT PRIMARY KEY) ON COMMIT DROP;"
+      "CREATE TEMP TABLE IF NOT EXISTS rm_candidates(id BIGINT PRIMARY KEY) ON COMMIT DROP;"
+      "CREATE TEMP TABLE IF NOT EXISTS rm_keep(id BIGINT PRIMARY KEY) ON COMMIT DROP;"
+      "DELETE FROM rm_sessions; DELETE FROM rm_candidates; DELETE FROM rm_keep;");
   conn.Exec("INSERT INTO rm_sessions(id) SELECT DISTINCT unnest($1::text[])", {P(TextArray(ids))});
   conn.Exec(std::string("INSERT INTO rm_candidates(id) ") + kRemovalCandidatesSql +
             " ON CONFLICT DO NOTHING");
@@ -77,9 +80,19 @@ Result<std::vector<SessionInfo>> PostgresSessionStore::Purge(const PurgeQuery& q
   return Transaction(*conn_, "purging old sessions", [&]() -> Result<std::vector<SessionInfo>> {
     const int64_t now = LockLeases(*conn_);
     std::vector<SessionInfo> sessions = select(now);
-    std::vector<std::string> ids;
-    for (const SessionInfo& si : sessions) ids.push_back(si.id);
-    const RemoveStats removed = RemoveSessions(*conn_, ids);
+    RemoveStats removed;
+    // In batches, for the progress (as SqliteSessionStore::Purge: same result).
+    const auto total = static_cast<int64_t>(sessions.size());
+    for (size_t at = 0; at < sessions.size(); at += kPurgeBatch) {
+      std::vector<std::string> ids;
+      for (size_t i = at; i < std::min(sessions.size(), at + kPurgeBatch); ++i) {
+        ids.push_back(sessions[i].id);
+      }
+      const RemoveStats part = RemoveSessions(*conn_, ids);
+      removed.sessions += part.sessions;
+      removed.items += part.items;
+      if (query.progress) query.progress(static_cast<int64_t>(at + ids.size()), total);
+    }
     if (stats) {
       stats->sessions = removed.sessions;
       stats->items = removed.items;

@@ -1,5 +1,6 @@
 // PostgresSessionStore::Search: full-text search over the items of live sessions.
 
+#include <algorithm>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -25,7 +26,7 @@ class ItemLinks {
   struct Link {
     std::optional<int64_t> parent;
     ItemKind kind = ItemKind::kMessage;
-    std::string role;
+    std::string role;  // "user" for a user message, else "" (all the turn count asks)
     std::string body;  // user messages and checkpoints only
     std::optional<bool> real_user;
   };
@@ -34,21 +35,20 @@ class ItemLinks {
   Link* Get(int64_t id) {
     auto it = links_.find(id);
     if (it != links_.end()) return &it->second;
-    Rows r = conn_.Exec(
-        "SELECT id, parent_id, kind, role, CASE WHEN (kind = 'message' AND role = 'user') OR"
-        " kind = 'compaction_checkpoint' THEN body ELSE ''::bytea END FROM items"
-        " WHERE session_id = (SELECT session_id FROM items WHERE id = $1)",
-        {P(id)});
-    for (int i = 0; i < r.size(); ++i) {
-      Link l;
-      l.parent = r.OptInt(i, 1);
-      l.kind = core::ItemKindFromName(r.Str(i, 2));
-      l.role = r.Str(i, 3);
-      l.body = r.Bytea(i, 4);
-      links_.emplace(r.Int(i, 0), std::move(l));
-    }
+    Load("session_id = (SELECT session_id FROM items WHERE id = $1)", {P(id)});
     it = links_.find(id);
     return it == links_.end() ? nullptr : &it->second;
+  }
+
+  // Loads the items of these sessions (those not loaded yet) in one query:
+  // the sessions a page of hits needs, instead of one query each.
+  void Prefetch(const std::vector<std::string>& sessions) {
+    std::vector<std::string> need;
+    for (const std::string& s : sessions) {
+      if (prefetched_.insert(s).second) need.push_back(s);
+    }
+    if (need.empty()) return;
+    Load("session_id = ANY($1::text[])", {P(TextArray(need))});
   }
 
   // True when `item` is on the chain from `head` to the root. Parents have
@@ -115,6 +115,37 @@ class ItemLinks {
   }
 
  private:
+  // The items `where` selects: their links first (an index-only scan of
+  // items(session_id, id) INCLUDE (parent_id, kind)), then the bodies the
+  // turn count reads, of user messages and checkpoints only (other rows'
+  // role stays "": only "user" is asked for).
+  void Load(const std::string& where, const std::vector<Param>& params) {
+    Rows r = conn_.Exec("SELECT id, parent_id, kind FROM items WHERE " + where, params);
+    std::string wanted = "{";
+    for (int i = 0; i < r.size(); ++i) {
+      Link l;
+      l.parent = r.OptInt(i, 1);
+      l.kind = core::ItemKindFromName(r.Str(i, 2));
+      const int64_t id = r.Int(i, 0);
+      if (l.kind == ItemKind::kMessage || l.kind == ItemKind::kCompactionCheckpoint) {
+        wanted += (wanted.size() > 1 ? "," : "") + std::to_string(id);
+      }
+      links_.emplace(id, std::move(l));
+    }
+    wanted += "}";
+    if (wanted.size() == 2) return;
+    Rows b = conn_.Exec(
+        "SELECT id, role, body FROM items WHERE id = ANY($1::bigint[])"
+        " AND ((kind = 'message' AND role = 'user') OR kind = 'compaction_checkpoint')",
+        {P(wanted)});
+    for (int i = 0; i < b.size(); ++i) {
+      auto it = links_.find(b.Int(i, 0));
+      if (it == links_.end()) continue;
+      it->second.role = b.Str(i, 1);
+      it->second.body = b.Bytea(i, 2);
+    }
+  }
+
   struct TurnState {
     int turns = 0;
     size_t replacement_left = 0;  // items still inside a checkpoint's replacement history
@@ -122,6 +153,7 @@ class ItemLinks {
 
   PgConnection& conn_;
   std::unordered_map<int64_t, Link> links_;
+  std::unordered_set<std::string> prefetched_;     // sessions whose items are all in links_
   std::unordered_map<int64_t, TurnState> states_;  // after each item, from the root
   struct Walk {
     bool started = false;
@@ -146,18 +178,47 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
     // session in the middle (a fork of a removed fork links to nothing
     // live; SQLite finds those by walking items down from the match).
     // Each candidate is checked by walking its chain.
+    // For several creators ($1, an array) at once, each row led by its creator.
     std::string candidates_sql =
         std::string(
-            "WITH RECURSIVE f(id) AS (SELECT id FROM (SELECT $1::text AS id UNION"
-            " SELECT o.id FROM sessions AS o WHERE o.forked_from_session IS NOT NULL"
+            "WITH RECURSIVE f(root, id) AS (SELECT seed.root, seed.id FROM"
+            " (SELECT c AS root, c AS id FROM unnest($1::text[]) AS c UNION"
+            " SELECT c, o.id FROM unnest($1::text[]) AS c, sessions AS o"
+            " WHERE o.forked_from_session IS NOT NULL"
             " AND NOT EXISTS (SELECT 1 FROM sessions AS p WHERE p.id = o.forked_from_session))"
-            " AS seed UNION SELECT s.id FROM sessions AS s JOIN f"
-            " ON s.forked_from_session = f.id) SELECT ") +
-        kSessionCols + " FROM sessions WHERE id IN (SELECT id FROM f)";
-    if (scope) candidates_sql += " AND (cwd = $2 OR ($3 <> '' AND project = $3))";
-    candidates_sql += kRecentOrder;
+            " AS seed UNION SELECT f.root, s.id FROM sessions AS s JOIN f"
+            " ON s.forked_from_session = f.id) SELECT ff.root, ") +
+        kSessionCols + " FROM sessions JOIN (SELECT root, id AS fid FROM f) AS ff ON ff.fid = id";
+    if (scope) candidates_sql += " WHERE (cwd = $2 OR ($3 <> '' AND project = $3))";
+    // kRecentOrder within each creator.
+    candidates_sql += " ORDER BY ff.root, updated_at_ms DESC, id COLLATE \"C\" DESC";
     std::map<std::string, std::vector<SessionInfo>> candidates;  // by creator session
     ItemLinks links(*conn_);
+    // The candidates of these creators and the items of every candidate, in
+    // two queries, for those not known yet.
+    auto load = [&](const std::vector<std::string>& creators) {
+      std::vector<std::string> need;
+      for (const std::string& c : creators) {
+        if (!candidates.count(c) && std::find(need.begin(), need.end(), c) == need.end()) {
+          need.push_back(c);
+        }
+      }
+      if (need.empty()) return;
+      std::vector<Param> cp{P(TextArray(need))};
+      if (scope) {
+        cp.push_back(P(scope->cwd));
+        cp.push_back(P(scope->project));
+      }
+      Rows r = conn_->Exec(candidates_sql, cp);
+      std::vector<std::string> sessions = need;
+      for (const std::string& c : need) candidates[c];
+      for (int i = 0; i < r.size(); ++i) {
+        SessionInfo s = ReadSession(r, i, 1);
+        sessions.push_back(s.id);
+        candidates[r.Str(i, 0)].push_back(std::move(s));
+      }
+      links.Prefetch(sessions);
+    };
     std::vector<SearchHit> hits;
     // Pages of the ranking that grow (the first about the size asked for,
     // then doubling): each page ranks every match again (ts_rank reads every
@@ -190,19 +251,21 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
             " AS r JOIN items AS i ON i.id = r.item_id ORDER BY r.rank DESC, r.item_id DESC";
       }
       Rows q = conn_->Exec(sql, params);
+      int loaded_to = 0;  // rows whose sessions are loaded
       for (int r = 0; r < q.size() && hits.size() < static_cast<size_t>(query.limit); ++r) {
+        if (r >= loaded_to) {
+          // The next rows' sessions, as many rows as hits are still wanted
+          // (at least 16): most rows become hits.
+          const int n = std::max(16, query.limit - static_cast<int>(hits.size()));
+          std::vector<std::string> creators;
+          for (int k = r; k < std::min(q.size(), r + n); ++k) creators.push_back(q.Str(k, 1));
+          load(creators);
+          loaded_to = r + n;
+        }
         SearchHit hit;
         hit.item_id = q.Int(r, 0);
         const std::string creator = q.Str(r, 1);
         auto c = candidates.find(creator);
-        if (c == candidates.end()) {
-          std::vector<Param> cp{P(creator)};
-          if (scope) {
-            cp.push_back(P(scope->cwd));
-            cp.push_back(P(scope->project));
-          }
-          c = candidates.emplace(creator, ReadSessions(conn_->Exec(candidates_sql, cp))).first;
-        }
         for (const SessionInfo& session : c->second) {
           if (links.Holds(session.head_item_id, hit.item_id)) hit.sessions.push_back({session, 0});
         }

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "storage/fts_tokenizer.h"
+#include "storage/packed_text.h"
 #include "storage/sqlite_session_store.h"
 
 namespace codex::storage {
@@ -173,7 +174,17 @@ void RegisterSearchTextFunction(sqlite3* db) {
     core::Item item;
     item.kind = core::ItemKindFromName(text(0));
     item.role = text(1);
-    item.body = text(2);
+    if (sqlite3_value_type(argv[2]) == SQLITE_BLOB) {
+      auto body = UnpackText(std::string_view(static_cast<const char*>(sqlite3_value_blob(argv[2])),
+                                              static_cast<size_t>(sqlite3_value_bytes(argv[2]))));
+      if (!body.ok()) {
+        sqlite3_result_error(ctx, body.status().message().c_str(), -1);
+        return;
+      }
+      item.body = std::move(body).value();
+    } else {
+      item.body = text(2);
+    }
     const std::string t = SearchText(item);
     if (t.empty()) {
       sqlite3_result_null(ctx);

@@ -81,7 +81,13 @@ struct PurgeQuery {
   int64_t updated_before_ms = 0;
   std::optional<std::string> cwd;
   bool dry_run = false;  // list what would go, change nothing
+  // Told, as the sessions go (in batches of kPurgeBatch, all in the one
+  // transaction), how many are removed so far of how many; may be empty.
+  std::function<void(int64_t done, int64_t total)> progress;
 };
+
+// How many sessions Purge removes between two progress reports.
+inline constexpr size_t kPurgeBatch = 100;
 
 // One session of a fork tree, in depth-first order (parents before children).
 struct TreeNode {

@@ -59,7 +59,7 @@ void WriteTurnsAndEvents(SQLite::Database& db, const std::string& sid,
     ev.bind(1, sid);
     ev.bind(2, e.turn_id);
     ev.bind(3, e.type);
-    ev.bind(4, e.payload_json);
+    BindStoredText(ev, 4, e.payload_json);
     ev.bind(5, e.created_at_ms != 0 ? e.created_at_ms : default_created_ms);
     ev.exec();
   }

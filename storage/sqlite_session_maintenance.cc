@@ -104,18 +104,32 @@ Result<std::vector<SessionInfo>> SqliteSessionStore::Purge(const PurgeQuery& que
                    [&]() -> Result<std::vector<SessionInfo>> { return select(); });
   }
   // The write lock held since BEGIN IMMEDIATE keeps new leases off until commit.
-  return WithWriteTransaction(*db_, path_, "purging old sessions",
-                              [&]() -> Result<std::vector<SessionInfo>> {
-                                std::vector<SessionInfo> sessions = select();
-                                std::vector<std::string> ids;
-                                for (const SessionInfo& si : sessions) ids.push_back(si.id);
-                                ASSIGN_OR_RETURN(RemoveStats removed, RemoveSessions(ids));
-                                if (stats) {
-                                  stats->sessions = removed.sessions;
-                                  stats->items = removed.items;
-                                }
-                                return sessions;
-                              });
+  return WithWriteTransaction(
+      *db_, path_, "purging old sessions", [&]() -> Result<std::vector<SessionInfo>> {
+        std::vector<SessionInfo> sessions = select();
+        RemoveStats removed;
+        // In batches, for the progress: removing a batch keeps what
+        // the sessions of later batches still need, and the later
+        // batch then takes it, so the result is the same.
+        const auto total = static_cast<int64_t>(sessions.size());
+        for (size_t at = 0; at < sessions.size(); at += kPurgeBatch) {
+          std::vector<std::string> ids;
+          for (size_t i = at; i < std::min(sessions.size(), at + kPurgeBatch); ++i) {
+            ids.push_back(sessions[i].id);
+          }
+          ASSIGN_OR_RETURN(RemoveStats part, RemoveSessions(ids));
+          removed.sessions += part.sessions;
+          removed.items += part.items;
+          if (query.progress) {
+            query.progress(static_cast<int64_t>(at + ids.size()), total);
+          }
+        }
+        if (stats) {
+          stats->sessions = removed.sessions;
+          stats->items = removed.items;
+        }
+        return sessions;
+      });
 }
 
 }  // namespace codex::storage

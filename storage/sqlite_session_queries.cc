@@ -263,7 +263,7 @@ Result<std::vector<EventRecord>> SqliteSessionStore::LoadEvents(std::string_view
       e.session_id = sid;
       e.turn_id = q.getColumn(1).getString();
       e.type = q.getColumn(2).getString();
-      e.payload_json = q.getColumn(3).getString();
+      e.payload_json = ReadStoredText(q.getColumn(3));
       e.created_at_ms = q.getColumn(4).getInt64();
       out.push_back(std::move(e));
     }

@@ -197,7 +197,7 @@ Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& que
         Item item;
         item.kind = core::ItemKindFromName(bodies.getColumn(1).getText());
         item.role = bodies.getColumn(2).getString();
-        item.body = bodies.getColumn(3).getString();
+        item.body = ReadStoredText(bodies.getColumn(3));
         SearchNode& node = nodes[bodies.getColumn(0).getInt64()];
         if (item.kind == ItemKind::kCompactionCheckpoint) {
           node.replacement_items = CheckpointReplacementItems(item).value_or(0);

@@ -218,6 +218,7 @@ Result<std::unique_ptr<SqliteSessionStore>> SqliteSessionStore::Open(const std::
     }
     internal::InstallBusyWait(*db, wait.get());
     RegisterSearchTextFunction(db->getHandle());
+    RegisterPackedTextFunctions(db->getHandle());
     internal::RegisterPlaceFunctions(db->getHandle());
     RETURN_IF_ERROR(RegisterSearchRank(db->getHandle()));
     RETURN_IF_ERROR(RegisterCodexTokenizer(db->getHandle()));
@@ -623,7 +624,7 @@ Status SqliteSessionStore::RecordEvent(std::string_view session_id, std::string_
     q.bind(1, sid);
     q.bind(2, std::string(turn_id));
     q.bind(3, std::string(type));
-    q.bind(4, std::string(payload_json));
+    BindStoredText(q, 4, std::string(payload_json));
     q.bind(5, NowMs());
     q.exec();
     return OkStatus();

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/context_budget.h"
+#include "storage/packed_text.h"
 #include "storage/search_text.h"
 #include "storage/sqlite_session_store.h"
 #include "storage/sqlite_util.h"
@@ -160,6 +161,27 @@ inline int BindScope(SQLite::Statement& q, int i, const DirScope& scope) {
   return i + 3;
 }
 
+// An item body or event payload as it was given: a BLOB column is packed
+// (storage/packed_text.h), TEXT is the text itself. Throws on a damaged one
+// (the callers turn exceptions into a Status).
+inline std::string ReadStoredText(const SQLite::Column& c) {
+  if (!c.isBlob()) return c.getString();
+  auto text = UnpackText(
+      std::string_view(static_cast<const char*>(c.getBlob()), static_cast<size_t>(c.getBytes())));
+  if (!text.ok()) throw std::runtime_error(text.status().message());
+  return std::move(text).value();
+}
+
+// Binds an item body or event payload: packed, as a BLOB, when that is
+// smaller; as TEXT when not.
+inline void BindStoredText(SQLite::Statement& q, int index, const std::string& text) {
+  if (auto packed = PackText(text)) {
+    q.bind(index, packed->data(), static_cast<int>(packed->size()));
+  } else {
+    q.bind(index, text);
+  }
+}
+
 inline StoredItem ReadItem(SQLite::Statement& q) {
   StoredItem s;
   s.id = q.getColumn(0).getInt64();
@@ -172,7 +194,7 @@ inline StoredItem ReadItem(SQLite::Statement& q) {
   s.item.call_id = q.getColumn(7).getString();
   s.item.server_id = q.getColumn(8).getString();
   // getString() keeps embedded NULs: the body comes back byte for byte.
-  s.item.body = q.getColumn(9).getString();
+  s.item.body = ReadStoredText(q.getColumn(9));
   return s;
 }
 
@@ -205,7 +227,7 @@ inline std::vector<int64_t> InsertChain(SQLite::Database& db, std::string_view s
     ins.bind(5, it.item.role);
     ins.bind(6, it.item.call_id);
     ins.bind(7, it.item.server_id);
-    ins.bindNoCopy(8, it.item.body);
+    BindStoredText(ins, 8, it.item.body);
     ins.bind(9, core::EstimateItemTokens(it.item));
     ins.bind(10, it.created_at_ms);
     ins.exec();

@@ -271,7 +271,7 @@ TEST_CASE("client: Ctrl-C while a tool runs aborts the calls, kills the tool, re
     REQUIRE(calls.size() == 2);
     for (const auto& call : calls) {
       auto outputs = db.Query(
-          "SELECT body FROM items WHERE kind = 'function_call_output' AND "
+          "SELECT codex_text(body) FROM items WHERE kind = 'function_call_output' AND "
           "call_id = '" +
           call[0] + "'");
       REQUIRE(outputs.size() == 1);
@@ -279,7 +279,7 @@ TEST_CASE("client: Ctrl-C while a tool runs aborts the calls, kills the tool, re
     }
     // The call that never started was answered "aborted".
     auto second = db.Query(
-        "SELECT body FROM items WHERE kind = 'function_call_output' AND "
+        "SELECT codex_text(body) FROM items WHERE kind = 'function_call_output' AND "
         "call_id = '" +
         calls[1][0] + "'");
     REQUIRE(second.size() == 1);

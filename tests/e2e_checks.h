@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "storage/packed_text.h"
 #include "tests/e2e_support.h"
 
 namespace codex::testing::e2e {
@@ -155,6 +156,8 @@ class Db {
         path.c_str(), &db_,
         access == Access::kReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE, nullptr);
     if (rc_ == SQLITE_OK) sqlite3_busy_timeout(db_, 10'000);
+    // Bodies and payloads may be packed: checks read them as codex_text(body).
+    if (rc_ == SQLITE_OK) codex::storage::RegisterPackedTextFunctions(db_);
   }
   ~Db() { sqlite3_close(db_); }
   Db(const Db&) = delete;

@@ -40,9 +40,9 @@ std::regex BusyLine(const std::string& id) {
 // (role, text) of the messages on the session's chain, oldest first,
 // injected context left out.
 std::vector<std::pair<std::string, std::string>> ChainMessages(Db& db, const std::string& id) {
-  auto rows =
-      db.Query("SELECT i.role, json_extract(i.body, '$.content[0].text') FROM (" + ChainSql(id) +
-               ") c JOIN items i ON i.id = c.id WHERE i.kind = 'message' ORDER BY c.id");
+  auto rows = db.Query(
+      "SELECT i.role, json_extract(codex_text(i.body), '$.content[0].text') FROM (" + ChainSql(id) +
+      ") c JOIN items i ON i.id = c.id WHERE i.kind = 'message' ORDER BY c.id");
   REQUIRE(db.error().empty());
   std::vector<std::pair<std::string, std::string>> out;
   for (auto& r : rows) {

@@ -44,7 +44,7 @@ std::string BusyPrefix(const std::string& id, pid_t pid) {
 
 // The session's chain, oldest first: (item id, turn id, body).
 std::vector<std::vector<std::string>> Chain(Db& db, const std::string& session_id) {
-  auto rows = db.Query("SELECT c.id, i.turn_id, i.body FROM (" + ChainSql(session_id) +
+  auto rows = db.Query("SELECT c.id, i.turn_id, codex_text(i.body) FROM (" + ChainSql(session_id) +
                        ") c JOIN items i ON i.id = c.id ORDER BY c.id");
   INFO(db.error());
   REQUIRE(db.error().empty());
@@ -150,8 +150,9 @@ TEST_CASE("store: a second process is refused while a turn runs, before it sends
   Db db(env->codex_home() / "sessions.db");
   REQUIRE(db.ok());
   CheckLinearHistory(db, id);
-  CHECK(db.Scalar("SELECT count(*) FROM items WHERE body LIKE '%fast turn%'") == "0");
-  CHECK(db.Scalar("SELECT count(*) FROM items WHERE kind = 'function_call_output' AND body LIKE "
+  CHECK(db.Scalar("SELECT count(*) FROM items WHERE codex_text(body) LIKE '%fast turn%'") == "0");
+  CHECK(db.Scalar("SELECT count(*) FROM items WHERE kind = 'function_call_output' AND "
+                  "codex_text(body) LIKE "
                   "'%released%'") == "1");
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 3);
@@ -188,7 +189,7 @@ TEST_CASE("store: two processes racing on one session: the one holding the turn 
   Db db(env->codex_home() / "sessions.db");
   REQUIRE(db.ok());
   CheckLinearHistory(db, id);
-  CHECK(db.Scalar("SELECT count(*) FROM items WHERE body LIKE '%slow answer%'") == "1");
+  CHECK(db.Scalar("SELECT count(*) FROM items WHERE codex_text(body) LIKE '%slow answer%'") == "1");
 }
 
 // ---------------------------------------------------------------------------
@@ -240,7 +241,7 @@ TEST_CASE("store: SIGKILL at 100 random moments never corrupts or loses committe
     std::set<std::vector<std::string>> before;
     {
       Db db(db_path);
-      for (auto& row : db.Query("SELECT id, kind, call_id, length(body) FROM items")) {
+      for (auto& row : db.Query("SELECT id, kind, call_id, length(codex_text(body)) FROM items")) {
         before.insert(row);
       }
     }
@@ -254,7 +255,7 @@ TEST_CASE("store: SIGKILL at 100 random moments never corrupts or loses committe
       REQUIRE(db.ok());
       CHECK(db.Scalar("PRAGMA integrity_check") == "ok");
       std::set<std::vector<std::string>> after;
-      for (auto& row : db.Query("SELECT id, kind, call_id, length(body) FROM items")) {
+      for (auto& row : db.Query("SELECT id, kind, call_id, length(codex_text(body)) FROM items")) {
         after.insert(row);
       }
       CHECK(std::includes(after.begin(), after.end(), before.begin(), before.end()));

@@ -1,0 +1,268 @@
+#include "bench/rollout_corpus.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+#include "core/uuid.h"
+#include "storage/rollout.h"
+
+namespace codex::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void CorpusDie(const std::string& why) {
+  std::fprintf(stderr, "storage_bench: corpus: %s\n", why.c_str());
+  std::exit(1);
+}
+
+std::string ReadWhole(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> SplitLines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// `s` as the inside of a JSON string (no quotes).
+std::string JsonInner(const std::string& s) {
+  const std::string d =
+      nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return d.substr(1, d.size() - 2);
+}
+
+void ReplaceAll(std::string& s, const std::string& from, const std::string& to) {
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
+    s.replace(at, from.size(), to);
+  }
+}
+
+using Subs = std::vector<std::pair<std::string, std::string>>;
+
+std::string Apply(std::string line, const Subs& subs) {
+  for (const auto& [from, to] : subs) ReplaceAll(line, from, to);
+  return line;
+}
+
+// Lines of the template (tests/data/reference/codex-0.169/rollouts/home_basic-…):
+// 0 session_meta; 1 task_started; 2..4 developer + context messages,
+// world_state; 5 turn_context; 6 thread_settings_applied; 7..8 the user
+// message and its item_completed; 9..15 one exec_command call (reasoning,
+// call, usage, item_completed with the output, output, token_count);
+// 16..21 the answer (reasoning, message, usage); 22 task_complete.
+constexpr size_t kTemplateLines = 23;
+const char* const kSessionId = "01a1fca2-b328-7911-a8df-785752aa20b5";
+const char* const kTurnId = "01a1fca2-b345-78b3-998c-83a2122cbb2a";
+const char* const kOutput = R"(pyenv: cannot rehash: /home/user/.pyenv/shims isn't writable\nhi\n)";
+
+struct Sources {
+  struct File {
+    std::string path;  // relative to the source root
+    std::vector<std::string> lines;
+  };
+  std::vector<File> code;                // tool outputs cut from these
+  std::vector<std::string> prose;        // docs lines with words, for answers
+  std::vector<std::string> identifiers;  // for prompts
+};
+
+Sources LoadSources() {
+  Sources s;
+  const fs::path root = CODEX_SOURCE_DIR;
+  for (const char* dir : {"storage", "cli", "core", "compaction", "sandbox", "docs"}) {
+    std::vector<fs::path> found;
+    for (const auto& e : fs::directory_iterator(root / dir)) {
+      const std::string ext = e.path().extension().string();
+      if (e.is_regular_file() && (ext == ".cc" || ext == ".h" || ext == ".md")) {
+        found.push_back(e.path());
+      }
+    }
+    std::sort(found.begin(), found.end());
+    for (const fs::path& p : found) {
+      Sources::File f{fs::relative(p, root).string(), SplitLines(ReadWhole(p))};
+      if (f.lines.size() < 20) continue;
+      if (p.extension() == ".md") {
+        for (const std::string& l : f.lines) {
+          if (l.size() > 60 && l[0] != '#' && l[0] != '|' && l[0] != ' ') s.prose.push_back(l);
+        }
+      }
+      s.code.push_back(std::move(f));
+    }
+  }
+  for (const auto& f : s.code) {
+    for (const std::string& l : f.lines) {
+      std::string word;
+      for (char c : l + " ") {
+        if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+          word += c;
+        } else {
+          if (word.size() >= 8 && std::isupper(static_cast<unsigned char>(word[0]))) {
+            s.identifiers.push_back(word);
+          }
+          word.clear();
+        }
+      }
+    }
+  }
+  if (s.code.empty() || s.prose.empty() || s.identifiers.empty()) {
+    CorpusDie(std::string("no sources under ") + CODEX_SOURCE_DIR);
+  }
+  return s;
+}
+
+class Writer {
+ public:
+  Writer(std::vector<std::string> tmpl, const Sources& src, uint32_t seed)
+      : tmpl_(std::move(tmpl)), src_(src), rng_(seed) {}
+
+  // One session's rollout text; `items` counts its response_item lines.
+  std::string Session(int64_t* items) {
+    const std::string sid = core::NewUuidV7(base_ms_ + counter_ * 60'000);
+    std::string out = Apply(tmpl_[0], {{kSessionId, sid}}) + "\n";
+    const int turns = Pick(1, 8);
+    for (int t = 0; t < turns; ++t) {
+      const std::string tid = core::NewUuidV7(base_ms_ + counter_ * 60'000 + t * 1000);
+      const Subs turn = {{kSessionId, sid},
+                         {kTurnId, tid},
+                         {"please run-tool now", JsonInner(Prompt())},
+                         {"Done 1.", JsonInner(Answer())},
+                         {"ENC-R-1", Encrypted()},
+                         {"\"rs_1\"", "\"rs_" + Next() + "\""},
+                         {"\"msg_1\"", "\"msg_" + Next() + "\""},
+                         {"\"resp_1\"", "\"resp_" + Next() + "\""}};
+      // The first turn carries the context messages, world_state and settings.
+      const std::vector<size_t> head =
+          t == 0 ? std::vector<size_t>{1, 2, 3, 4, 5, 6, 7, 8} : std::vector<size_t>{1, 5, 7, 8};
+      for (size_t i : head) out += Apply(tmpl_[i], turn) + "\n";
+      const int calls = Pick(0, 5);
+      for (int c = 0; c < calls; ++c) {
+        Subs call = turn;
+        const auto& [cmd, output] = ToolRun();
+        call.insert(call.end(), {{"\"rs_0\"", "\"rs_" + Next() + "\""},
+                                 {"ENC-R-0", Encrypted()},
+                                 {"\"fc_0\"", "\"fc_" + Next() + "\""},
+                                 {"call_0", "call_" + Next()},
+                                 {"\"resp_0\"", "\"resp_" + Next() + "\""},
+                                 {"echo hi", JsonInner(cmd)},
+                                 {kOutput, JsonInner(output)}});
+        for (size_t i = 9; i <= 15; ++i) out += Apply(tmpl_[i], call) + "\n";
+        *items += 3;
+      }
+      for (size_t i = 16; i < kTemplateLines; ++i) out += Apply(tmpl_[i], turn) + "\n";
+      *items += (t == 0 ? 3 : 1) + 2;  // context messages, prompt; reasoning, answer
+    }
+    ++counter_;
+    return out;
+  }
+
+ private:
+  int Pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  std::string Next() { return std::to_string(++ids_); }
+
+  std::string Encrypted() {
+    static const char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string s = "gAAAAA";
+    const int n = Pick(800, 2000);
+    for (int i = 0; i < n; ++i) s += kB64[Pick(0, 63)];
+    return s;
+  }
+
+  const std::string& Identifier() {
+    return src_
+        .identifiers[static_cast<size_t>(Pick(0, static_cast<int>(src_.identifiers.size()) - 1))];
+  }
+
+  std::string Prompt() {
+    static const char* kForms[] = {
+        "why does %s fail when the store is empty? fix it and add a test",
+        "rename %s to something clearer and update the callers",
+        "%s is slow on a big session; find out why",
+        "explain what %s does and where it is used",
+        "the build breaks in %s after the last merge, please fix",
+    };
+    const char* form = kForms[Pick(0, 4)];
+    char buf[512];
+    std::snprintf(buf, sizeof buf, form, Identifier().c_str());
+    return buf;
+  }
+
+  std::string Answer() {
+    std::string s;
+    const int n = Pick(1, 5);
+    for (int i = 0; i < n; ++i) {
+      if (i) s += "\n\n";
+      s += src_.prose[static_cast<size_t>(Pick(0, static_cast<int>(src_.prose.size()) - 1))];
+    }
+    return s;
+  }
+
+  // A command and what it printed: a slice of a real file.
+  std::pair<std::string, std::string> ToolRun() {
+    const auto& f = src_.code[static_cast<size_t>(Pick(0, static_cast<int>(src_.code.size()) - 1))];
+    // Most commands print a few lines; some print a whole screen or more.
+    const int want = Pick(0, 9) < 7 ? Pick(1, 30) : Pick(30, 200);
+    const int len = std::min<int>(want, static_cast<int>(f.lines.size()));
+    const int from = Pick(0, static_cast<int>(f.lines.size()) - len);
+    std::string output;
+    for (int i = from; i < from + len && output.size() < 12'000; ++i) {
+      output += f.lines[static_cast<size_t>(i)] + "\n";
+    }
+    return {
+        "sed -n '" + std::to_string(from + 1) + "," + std::to_string(from + len) + "p' " + f.path,
+        output};
+  }
+
+  std::vector<std::string> tmpl_;
+  const Sources& src_;
+  std::mt19937 rng_;
+  int64_t counter_ = 0;
+  int64_t ids_ = 0;
+  const int64_t base_ms_ = 1'780'000'000'000;
+};
+
+}  // namespace
+
+RolloutCorpus WriteRolloutCorpus(const std::string& dir, int sessions, uint32_t seed) {
+  const fs::path tmpl_path =
+      fs::path(CODEX_SOURCE_DIR) / "tests/data/reference/codex-0.169/rollouts/" /
+      "home_basic-rollout-2026-11-21T05-44-43-01a1fca2-b328-7911-a8df-785752aa20b5.jsonl";
+  std::vector<std::string> tmpl = SplitLines(ReadWhole(tmpl_path));
+  if (tmpl.size() < kTemplateLines || tmpl[0].find("\"session_meta\"") == std::string::npos ||
+      tmpl[11].find("\"function_call\"") == std::string::npos ||
+      tmpl[14].find(kOutput) == std::string::npos ||
+      tmpl[22].find("\"task_complete\"") == std::string::npos) {
+    CorpusDie("the template rollout " + tmpl_path.string() + " is not the shape this bench knows");
+  }
+  const Sources src = LoadSources();
+  Writer w(std::move(tmpl), src, seed);
+  RolloutCorpus corpus;
+  fs::create_directories(dir);
+  for (int s = 0; s < sessions; ++s) {
+    const std::string text = w.Session(&corpus.items);
+    const std::string path = dir + "/rollout-" + std::to_string(s) + ".jsonl";
+    std::ofstream(path, std::ios::binary) << text;
+    corpus.files.push_back(path);
+    corpus.jsonl_bytes += static_cast<int64_t>(text.size());
+  }
+  return corpus;
+}
+
+void ImportCorpus(storage::SessionDatabase& store, const RolloutCorpus& corpus) {
+  for (const std::string& f : corpus.files) {
+    auto r = storage::ImportRolloutFile(store, f);
+    if (!r.ok()) CorpusDie("import " + f + ": " + r.status().ToString());
+  }
+}
+
+}  // namespace codex::bench

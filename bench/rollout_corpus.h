@@ -1,0 +1,39 @@
+// A corpus of Codex-like rollouts for storage_bench (both backends): the
+// sessions a real user's ~/.codex/sessions holds, shaped line for line as
+// the real Codex 0.169 rollout in tests/data/reference/codex-0.169/rollouts
+// (session_meta, task_started, turn_context, developer and context messages,
+// world_state, thread_settings_applied, reasoning with encrypted content,
+// exec_command calls, item_completed events that repeat the command output,
+// token_usage_record, token_count, task_complete), with varied content: user
+// prompts, tool outputs cut from this repository's own sources and docs,
+// assistant answers from its docs, and encrypted reasoning (random base64).
+// The texts are read from the tree the bench was built from, so figures of
+// two commits differ slightly (hit counts by a few); compare within one run
+// or one commit.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "storage/session_database.h"
+
+namespace codex::bench {
+
+struct RolloutCorpus {
+  std::vector<std::string> files;  // one rollout per session
+  int64_t jsonl_bytes = 0;         // the files' total size
+  int64_t items = 0;               // response_item lines in them
+};
+
+// Writes `sessions` rollout files into `dir` (deterministic for a `seed`).
+RolloutCorpus WriteRolloutCorpus(const std::string& dir, int sessions, uint32_t seed);
+
+// Imports every file of `corpus` into `store` (as `codex sessions import`);
+// exits the bench on a failure.
+void ImportCorpus(storage::SessionDatabase& store, const RolloutCorpus& corpus);
+
+// A word the corpus's tool outputs hold in most sessions, for search depth.
+inline constexpr const char* kCorpusCommonWord = "session";
+
+}  // namespace codex::bench
