@@ -42,9 +42,15 @@ class Engine {
 
   // Creates the model client (needs the API key), the runner, the tool router
   // and the compactor, reporting to `observer` (which must outlive the Engine).
-  // Starts the [mcp_servers] in parallel; each one that fails is reported
-  // through observer.OnNotice in one line (a `required` one fails the call).
+  // Starts the [mcp_servers] in parallel without waiting for them (only a
+  // `required` one is waited for, and its failure fails the call); each one
+  // that fails is reported through observer.OnNotice in one line, when the
+  // next turn starts (or at ReportMcpNotices).
   Status StartModel(core::TurnObserver& observer);
+
+  // Reports the MCP failures not yet shown; `at_exit` adds one line per
+  // server still starting (codex exec calls it when its turn is over).
+  void ReportMcpNotices(bool at_exit);
 
   // The approver asked when the policy wants the user's word; null (the
   // default, as in `codex exec`) denies and tells the model. Set before

@@ -46,6 +46,70 @@ std::string Sanitize(const std::string& name) {
 
 std::string SanitizeMcpName(const std::string& name) { return Sanitize(name); }
 
+bool IsMcpResourceTool(const std::string& name) {
+  for (const char* n : kMcpResourceToolNames) {
+    if (name == n) return true;
+  }
+  return false;
+}
+
+bool OffersMcpResourceTools(const Config& config) {
+  for (const auto& [name, server] : config.mcp_servers) {
+    if (server.enabled) return true;
+  }
+  return false;
+}
+
+std::string McpResourceToolsJson() {
+  // Codex 0.169's definitions (tests/compat/codex-0.169-mcp-capture.json).
+  auto str = [](const char* description) {
+    return Json{{"type", "string"}, {"description", description}};
+  };
+  auto list = [&](const char* name, const char* description, const char* cursor,
+                  const char* server) {
+    return Json{{"type", "function"},
+                {"name", name},
+                {"description", description},
+                {"strict", false},
+                {"parameters",
+                 {{"type", "object"},
+                  {"properties", {{"cursor", str(cursor)}, {"server", str(server)}}},
+                  {"additionalProperties", false}}}};
+  };
+  const Json tools = Json::array(
+      {list("list_mcp_resources",
+            "Lists resources provided by MCP servers. Resources allow servers to share data that "
+            "provides context to language models, such as files, database schemas, or "
+            "application-specific information. Prefer resources over web search when possible.",
+            "Opaque cursor from a previous list_mcp_resources call; omit for the first page.",
+            "MCP server name. Omit to list resources from every configured server."),
+       list("list_mcp_resource_templates",
+            "Lists resource templates provided by MCP servers. Parameterized resource templates "
+            "allow servers to share data that takes parameters and provides context to language "
+            "models, such as files, database schemas, or application-specific information. "
+            "Prefer resource templates over web search when possible.",
+            "Opaque cursor from a previous list_mcp_resource_templates call; omit for the first "
+            "page.",
+            "MCP server name. Omit to list resource templates from every configured server."),
+       {{"type", "function"},
+        {"name", "read_mcp_resource"},
+        {"description",
+         "Read a specific resource from an MCP server given the server name and resource URI."},
+        {"strict", false},
+        {"parameters",
+         {{"type", "object"},
+          {"properties",
+           {{"server", str("MCP server name exactly as configured. Must match the 'server' "
+                           "field returned by list_mcp_resources.")},
+            {"uri", str("Resource URI to read. Must be one of the URIs returned by "
+                        "list_mcp_resources.")}}},
+          {"required", Json::array({"server", "uri"})},
+          {"additionalProperties", false}}}}});
+  std::string out;
+  for (const auto& t : tools) out += "," + Dump(t);
+  return out;
+}
+
 std::string McpNamespacesJson(const std::vector<McpToolInfo>& tools) {
   std::string out;
   std::vector<std::string> order;

@@ -9,10 +9,10 @@
 // are ordered by server name, then tool name, so the `tools` array of every
 // request is the same bytes for the same servers.
 //
-// Results map to the function-call output as Codex does: `structuredContent`
-// (when present) as its JSON text; otherwise, when some content block is an
-// image, an array of `input_text` / `input_image` items; otherwise the
-// `content` array as JSON text. Texts are cut head + tail like shell output.
+// Results map to the function-call output as Codex does (FormatMcpResult
+// below): a "Wall time" header, then `structuredContent` (when present) as
+// its JSON text, or else each content block as an input item (text as text).
+// Texts are cut head + tail like shell output.
 #pragma once
 
 #include <optional>
@@ -55,7 +55,30 @@ class McpTools {
   virtual Result<std::string> CallTool(const std::string& server, const std::string& tool,
                                        const std::string& arguments_json,
                                        const CancelToken& cancel) = 0;
+  // Runs one of the resource tools (kMcpResourceToolNames) with the model's
+  // argument text. ok: the output as Codex 0.169 sends it (JSON text); an
+  // error's message is what the model is told instead (Codex's wording where
+  // it has one: "unknown MCP server 'X'", "cursor can only be used when a
+  // server is specified", "failed to parse function arguments: ...").
+  virtual Result<std::string> CallResourceTool(const std::string& name,
+                                               const std::string& arguments_json,
+                                               const CancelToken& cancel) = 0;
+  // One line per server that failed to start since the last call (servers
+  // start in the background); the router shows them when a turn starts.
+  virtual std::vector<std::string> TakeNotices() { return {}; }
 };
+
+// Codex 0.169's three resource tools, offered (after the shell tools, as
+// Codex places them) whenever an enabled MCP server is configured — whether
+// or not a server declares resources, and before any server has started, so
+// the tools array does not depend on startup timing.
+inline constexpr const char* kMcpResourceToolNames[] = {
+    "list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"};
+bool IsMcpResourceTool(const std::string& name);
+bool OffersMcpResourceTools(const Config& config);
+// Their definitions, Codex's exact schemas and descriptions, in that order:
+// each JSON object preceded by a comma, ready to append to a tools array.
+std::string McpResourceToolsJson();
 
 // The MCP part of a request's `tools` array, as Codex 0.169 sends it: one
 // {"type":"namespace","name":"mcp__SERVER","description":"Tools in the

@@ -180,11 +180,11 @@ Result<Json> McpClient::Request(const std::string& method, Json params, int64_t 
   }
 }
 
-Status McpClient::Initialize(int64_t timeout_ms) {
+Status McpClient::Initialize(int64_t timeout_ms, const core::CancelToken* cancel) {
   Json params = {{"protocolVersion", kProtocolVersions[0]},
                  {"capabilities", Json::object()},
                  {"clientInfo", {{"name", "codex"}, {"title", "codex"}, {"version", "0.1.0"}}}};
-  ASSIGN_OR_RETURN(Json result, Request("initialize", std::move(params), timeout_ms, nullptr));
+  ASSIGN_OR_RETURN(Json result, Request("initialize", std::move(params), timeout_ms, cancel));
   if (!result.is_object()) {
     return InvalidArgumentError("MCP server '" + name_ + "' sent an initialize result that is " +
                                 "not an object");
@@ -202,13 +202,17 @@ Status McpClient::Initialize(int64_t timeout_ms) {
   }
   protocol_version_ = version;
   server_info_ = result.value("serverInfo", Json::object());
+  const Json caps = result.value("capabilities", Json::object());
+  supports_resources_ =
+      caps.is_object() && caps.contains("resources") && caps["resources"].is_object();
   if (auto* http = dynamic_cast<HttpTransport*>(transport_.get())) {
     http->set_protocol_version(version);
   }
   return Notify("notifications/initialized", Json());
 }
 
-Result<std::vector<Json>> McpClient::ListTools(int64_t timeout_ms) {
+Result<std::vector<Json>> McpClient::ListTools(int64_t timeout_ms,
+                                               const core::CancelToken* cancel) {
   std::vector<Json> tools;
   std::string cursor;
   const auto start = std::chrono::steady_clock::now();
@@ -218,7 +222,7 @@ Result<std::vector<Json>> McpClient::ListTools(int64_t timeout_ms) {
                               .count();
     Json params = cursor.empty() ? Json() : Json{{"cursor", cursor}};
     ASSIGN_OR_RETURN(Json result, Request("tools/list", params,
-                                          std::max<int64_t>(1, timeout_ms - spent), nullptr));
+                                          std::max<int64_t>(1, timeout_ms - spent), cancel));
     if (!result.is_object() || !result.value("tools", Json()).is_array()) {
       return InvalidArgumentError("MCP server '" + name_ + "' sent a tools/list result without " +
                                   "a tools array");

@@ -46,6 +46,8 @@ std::string_view ServerStateName(ServerState state) {
   switch (state) {
     case ServerState::kDisabled:
       return "disabled";
+    case ServerState::kStarting:
+      return "starting";
     case ServerState::kReady:
       return "ready";
     case ServerState::kFailed:
@@ -64,6 +66,9 @@ McpManager::McpManager(const core::Config& config, sandbox::EnvPolicy env_policy
 }
 
 McpManager::~McpManager() {
+  // A server still starting gives up at once (its requests watch shutdown_).
+  shutdown_.Cancel();
+  for (auto& t : starters_) t.join();
   std::vector<std::thread> closers;
   for (auto& s : servers_) {
     if (s->client) closers.emplace_back([&s] { s->client->Close(); });
@@ -86,16 +91,21 @@ void McpManager::StartOne(Server& s) {
   const core::McpServerConfig& c = s.config;
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(codex_home_) / "log", ec);
-  s.log = std::make_unique<ServerLog>(
+  auto log = std::make_unique<ServerLog>(
       (std::filesystem::path(codex_home_) / "log" / ("mcp-" + c.name + ".log")).string());
-  s.log->Note("starting MCP server '" + c.name + "'");
+  ServerLog* log_ptr = log.get();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    s.log = std::move(log);
+  }
+  log_ptr->Note("starting MCP server '" + c.name + "'");
   std::unique_ptr<Transport> transport;
   if (c.is_http()) {
-    transport = std::make_unique<HttpTransport>(HttpOptions{c, s.log.get()});
+    transport = std::make_unique<HttpTransport>(HttpOptions{c, log_ptr});
   } else {
-    transport = std::make_unique<StdioTransport>(StdioOptions{c, cwd_, env_policy_, s.log.get()});
+    transport = std::make_unique<StdioTransport>(StdioOptions{c, cwd_, env_policy_, log_ptr});
   }
-  auto client = std::make_unique<McpClient>(c.name, std::move(transport), s.log.get());
+  auto client = std::make_unique<McpClient>(c.name, std::move(transport), log_ptr);
   const auto start = std::chrono::steady_clock::now();
   auto left = [&] {
     return std::max<int64_t>(
@@ -104,44 +114,106 @@ void McpManager::StartOne(Server& s) {
                                       .count());
   };
   Status st = client->Start();
-  if (st.ok()) st = client->Initialize(left());
+  if (st.ok()) st = client->Initialize(left(), &shutdown_);
   Result<std::vector<Json>> tools =
-      st.ok() ? client->ListTools(left()) : Result<std::vector<Json>>(st);
+      st.ok() ? client->ListTools(left(), &shutdown_) : Result<std::vector<Json>>(st);
   if (!tools.ok()) {
-    s.state = ServerState::kFailed;
-    s.error = tools.status().message();
+    std::string error = tools.status().message();
     if (tools.status().code() == StatusCode::kDeadlineExceeded) {
-      s.error = "did not start within " + FormatSeconds(c.startup_timeout_ms) +
-                " s (startup_timeout_sec)";
+      error = "did not start within " + FormatSeconds(c.startup_timeout_ms) +
+              " s (startup_timeout_sec)";
     }
-    s.log->Note("failed to start: " + s.error);
+    if (shutdown_.cancelled()) error = "codex ended before it started";
+    log_ptr->Note("failed to start: " + error);
     client->Close();
+    std::lock_guard<std::mutex> lock(mu_);
+    s.state = ServerState::kFailed;
+    s.error = std::move(error);
+    s.reported = shutdown_.cancelled();  // nobody is left to tell
+    settled_.notify_all();
     return;
   }
+  std::lock_guard<std::mutex> lock(mu_);
   SetTools(s, std::move(*tools));
   s.client = std::move(client);
   s.state = ServerState::kReady;
-  s.log->Note("ready: protocol " + s.client->protocol_version() + ", " +
-              std::to_string(s.tools.size()) + " tools");
+  log_ptr->Note("ready: protocol " + s.client->protocol_version() + ", " +
+                std::to_string(s.tools.size()) + " tools");
+  settled_.notify_all();
 }
 
-Result<std::vector<std::string>> McpManager::StartAll() {
-  std::vector<std::thread> threads;
+std::string McpManager::FailureLine(const Server& s) const {
+  return "MCP server '" + s.config.name + "' failed to start: " + s.error +
+         " (log: " + (s.log ? s.log->path() : std::string("-")) + ")";
+}
+
+void McpManager::WaitSettled(std::unique_lock<std::mutex>& lock, bool required_only) {
+  settled_.wait(lock, [&] {
+    for (const auto& s : servers_) {
+      if (s->state == ServerState::kStarting && (!required_only || s->config.required)) {
+        return false;
+      }
+    }
+    return true;
+  });
+}
+
+Status McpManager::Start() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!starters_.empty()) return OkStatus();
+    for (auto& s : servers_) {
+      if (!s->config.enabled) continue;
+      s->state = ServerState::kStarting;
+    }
+  }
   for (auto& s : servers_) {
     if (!s->config.enabled) continue;
     Server* p = s.get();
-    threads.emplace_back([this, p] { StartOne(*p); });
+    starters_.emplace_back([this, p] { StartOne(*p); });
   }
-  for (auto& t : threads) t.join();
+  std::unique_lock<std::mutex> lock(mu_);
+  // Servers ready within the grace are in the first turn (Codex 0.169 reaches
+  // its first request about a second after it starts, and offers what is
+  // ready by then); the required ones are waited for.
+  settled_.wait_for(lock, std::chrono::milliseconds(kFirstTurnGraceMs), [&] {
+    for (const auto& s : servers_) {
+      if (s->state == ServerState::kStarting) return false;
+    }
+    return true;
+  });
+  WaitSettled(lock, /*required_only=*/true);
+  for (auto& s : servers_) {
+    if (s->state == ServerState::kFailed && s->config.required) {
+      s->reported = true;
+      return UnavailableError(FailureLine(*s) +
+                              "; it is required (required = true in config.toml)");
+    }
+  }
+  return OkStatus();
+}
+
+Result<std::vector<std::string>> McpManager::StartAll() {
+  RETURN_IF_ERROR(Start());
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    WaitSettled(lock, /*required_only=*/false);
+  }
+  return TakeNotices(false);
+}
+
+std::vector<std::string> McpManager::TakeNotices(bool at_exit) {
+  std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::string> lines;
   for (auto& s : servers_) {
-    if (s->state != ServerState::kFailed) continue;
-    std::string line = "MCP server '" + s->config.name + "' failed to start: " + s->error +
-                       " (log: " + (s->log ? s->log->path() : std::string("-")) + ")";
-    if (s->config.required) {
-      return UnavailableError(line + "; it is required (required = true in config.toml)");
+    if (s->state == ServerState::kFailed && !s->reported) {
+      s->reported = true;
+      lines.push_back(FailureLine(*s));
+    } else if (at_exit && s->state == ServerState::kStarting && !s->reported) {
+      s->reported = true;
+      lines.push_back("MCP server '" + s->config.name +
+                      "' was still starting when codex finished; its tools were not offered");
     }
-    lines.push_back(std::move(line));
   }
   return lines;
 }
@@ -245,6 +317,154 @@ Result<std::string> McpManager::CallTool(const std::string& server, const std::s
   if (!args.is_object()) return InvalidArgumentError("the arguments must be a JSON object");
   ASSIGN_OR_RETURN(Json result, client->CallTool(tool, args, timeout_ms, cancel));
   return Dump(result);
+}
+
+Result<McpClient*> McpManager::ResourceServer(const std::string& name, int64_t* timeout_ms) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& s : servers_) {
+    if (s->config.name != name) continue;
+    if (s->state == ServerState::kStarting) {
+      return UnavailableError("MCP server '" + name + "' is still starting; try again later");
+    }
+    if (s->state != ServerState::kReady || !s->client) {
+      return UnavailableError("MCP server '" + name + "' is not running" +
+                              (s->error.empty() ? std::string() : ": " + s->error));
+    }
+    *timeout_ms = s->config.tool_timeout_ms;
+    return s->client.get();
+  }
+  return NotFoundError("unknown MCP server '" + name + "'");
+}
+
+namespace {
+
+// The model's arguments for a resource tool: an object of string fields.
+// Codex's messages for what it cannot use.
+Result<Json> ResourceArgs(const std::string& text, std::initializer_list<const char*> required) {
+  const bool blank = text.find_first_not_of(" \t\r\n") == std::string::npos;
+  Json args = blank ? Json::object() : Json::parse(text, nullptr, false);
+  if (args.is_discarded()) {
+    return InvalidArgumentError("failed to parse function arguments: not valid JSON");
+  }
+  if (args.is_null()) args = Json::object();
+  if (!args.is_object()) {
+    return InvalidArgumentError("failed to parse function arguments: expected an object");
+  }
+  for (const char* key : required) {
+    if (!args.contains(key)) {
+      return InvalidArgumentError(
+          std::string("failed to parse function arguments: missing field `") + key + "`");
+    }
+  }
+  for (auto& [key, value] : args.items()) {
+    if (value.is_null()) continue;
+    if (!value.is_string()) {
+      return InvalidArgumentError("failed to parse function arguments: `" + key +
+                                  "` must be a string");
+    }
+  }
+  return args;
+}
+
+std::string StringArg(const Json& args, const char* key) {
+  auto it = args.find(key);
+  return it != args.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// Each entry of `items` with "server" first, as Codex lists them.
+void AppendWithServer(Json& out, const Json& items, const std::string& server) {
+  if (!items.is_array()) return;
+  for (const auto& item : items) {
+    if (!item.is_object()) continue;
+    Json entry = {{"server", server}};
+    for (auto& [k, v] : item.items()) {
+      if (k != "server") entry[k] = v;
+    }
+    out.push_back(std::move(entry));
+  }
+}
+
+}  // namespace
+
+Result<std::string> McpManager::ListResources(const Json& args, bool templates,
+                                              const core::CancelToken& cancel) {
+  const std::string method = templates ? "resources/templates/list" : "resources/list";
+  const char* key = templates ? "resourceTemplates" : "resources";
+  const std::string server = StringArg(args, "server");
+  const std::string cursor = StringArg(args, "cursor");
+  auto failed = [&](const Status& st) {
+    return Status(st.code(), method + " failed: " + st.message());
+  };
+  if (server.empty()) {
+    if (!cursor.empty()) {
+      return InvalidArgumentError("cursor can only be used when a server is specified");
+    }
+    // Every ready server that declared resources, by name, every page.
+    std::vector<std::string> names;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto& s : servers_) {
+        if (s->state == ServerState::kReady && s->client && s->client->supports_resources()) {
+          names.push_back(s->config.name);
+        }
+      }
+    }
+    Json all = Json::array();
+    for (const std::string& name : names) {
+      int64_t timeout_ms = 60'000;
+      ASSIGN_OR_RETURN(McpClient * c, ResourceServer(name, &timeout_ms));
+      std::string next;
+      for (int page = 0; page < 1000; ++page) {
+        Json params = next.empty() ? Json() : Json{{"cursor", next}};
+        auto result = c->Call(method, std::move(params), timeout_ms, cancel);
+        if (!result.ok()) return failed(result.status());
+        AppendWithServer(all, result->value(key, Json::array()), name);
+        const Json n = result->value("nextCursor", Json());
+        if (!n.is_string() || n.get<std::string>().empty() || n.get<std::string>() == next) break;
+        next = n.get<std::string>();
+      }
+    }
+    return Dump(Json{{key, all}});
+  }
+  int64_t timeout_ms = 60'000;
+  ASSIGN_OR_RETURN(McpClient * c, ResourceServer(server, &timeout_ms));
+  Json params = cursor.empty() ? Json() : Json{{"cursor", cursor}};
+  auto result = c->Call(method, std::move(params), timeout_ms, cancel);
+  if (!result.ok()) return failed(result.status());
+  Json out = {{"server", server}, {key, Json::array()}};
+  AppendWithServer(out[key], result->value(key, Json::array()), server);
+  const Json n = result->is_object() ? result->value("nextCursor", Json()) : Json();
+  if (n.is_string()) out["nextCursor"] = n;
+  return Dump(out);
+}
+
+Result<std::string> McpManager::CallResourceTool(const std::string& name,
+                                                 const std::string& arguments_json,
+                                                 const core::CancelToken& cancel) {
+  if (name == "read_mcp_resource") {
+    ASSIGN_OR_RETURN(Json args, ResourceArgs(arguments_json, {"server", "uri"}));
+    const std::string server = StringArg(args, "server");
+    const std::string uri = StringArg(args, "uri");
+    int64_t timeout_ms = 60'000;
+    ASSIGN_OR_RETURN(McpClient * c, ResourceServer(server, &timeout_ms));
+    auto result = c->Call("resources/read", {{"uri", uri}}, timeout_ms, cancel);
+    if (!result.ok()) {
+      return Status(result.status().code(), "resources/read failed: " + result.status().message());
+    }
+    Json out = {{"server", server}, {"uri", uri}};
+    if (result->is_object()) {
+      for (auto& [k, v] : result->items()) {
+        if (k != "server" && k != "uri") out[k] = v;
+      }
+    }
+    return Dump(out);
+  }
+  const bool templates = name == "list_mcp_resource_templates";
+  if (!templates && name != "list_mcp_resources") {
+    return NotFoundError("unknown resource tool '" + name + "'");
+  }
+  ASSIGN_OR_RETURN(Json args, ResourceArgs(arguments_json, {}));
+  return ListResources(args, templates, cancel);
 }
 
 }  // namespace codex::mcp

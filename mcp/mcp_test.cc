@@ -239,7 +239,7 @@ TEST_CASE("McpManager starts the servers in parallel") {
   CHECK(lines->empty());
   CHECK(ms >= 3000);
   CHECK(ms < 10'000);
-  CHECK(manager.ToolsForTurn().size() == 40);
+  CHECK(manager.ToolsForTurn().size() == 44);  // 11 tools each
 }
 
 }  // namespace

@@ -77,9 +77,12 @@ TEST_CASE("MCP tools follow the built-in ones, sorted by server then tool, named
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 1);
   const auto names = ToolNames(requests[0]);
-  const std::vector<std::string> server_tools = {"add",  "ask",  "crash", "echo",     "fail",
-                                                 "grow", "huge", "image", "resource", "slow"};
-  std::vector<std::string> expected = {"shell", "apply_patch", "update_plan"};
+  const std::vector<std::string> server_tools = {
+      "add", "ask", "crash", "echo", "fail", "gate", "grow", "huge", "image", "resource", "slow"};
+  // Codex's resource tools come right after the shell tool.
+  std::vector<std::string> expected = {
+      "shell",       "list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource",
+      "apply_patch", "update_plan"};
   for (const auto& t : server_tools) expected.push_back("mcp__alpha__" + t);
   expected.push_back("mcp__some__add");
   expected.push_back("mcp__some__echo");

@@ -8,7 +8,11 @@
 // --protocol V (answers initialize with V instead of the client's version),
 // --env-file FILE (writes its environment there at start), --stderr TEXT
 // (written to stderr at start; --env-file also lists its open descriptors),
-// --exit-at-start CODE.
+// --exit-at-start CODE, --resources (declares the resources capability and
+// serves three resources, two per resources/list page, and one template),
+// --wait-file PATH (before answering initialize, logs "waiting on PATH" and
+// reads PATH to its end: a FIFO holds the server until the test opens it for
+// writing and closes it).
 //
 // Tools: echo {text} (readOnlyHint), add {a, b} (structuredContent {sum}),
 // image (a text and a PNG block), resource (an embedded text resource), fail
@@ -17,7 +21,8 @@
 // that size starting "HEAD" and ending "TAIL"), grow (adds the tool "grown"
 // and sends notifications/tools/list_changed; destructiveHint), ask (sends
 // the client a `ping` and a `sampling/createMessage` request and answers with
-// what came back).
+// what came back), gate {path} (answers once `path` is read to its end: a
+// FIFO the test releases).
 #include <poll.h>
 #include <unistd.h>
 
@@ -44,6 +49,26 @@ bool g_garbage = false;
 size_t g_page_size = 0;
 std::string g_protocol;
 bool g_grown = false;
+bool g_resources = false;
+std::string g_wait_file;
+
+// Reads `path` to its end (a FIFO: until a writer opened and closed it).
+void ReadToEnd(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char c;
+  while (in.get(c)) {
+  }
+}
+
+Json Resources() {
+  return Json::array(
+      {{{"uri", "test://one"},
+        {"name", "one"},
+        {"description", "The first resource"},
+        {"mimeType", "text/plain"}},
+       {{"uri", "test://two"}, {"name", "two"}, {"mimeType", "text/plain"}},
+       {{"uri", "test://blob"}, {"name", "blob"}, {"mimeType", "application/octet-stream"}}});
+}
 
 void Log(const std::string& line) {
   if (g_log.empty()) return;
@@ -97,6 +122,9 @@ Json ToolList() {
   tools.push_back({{"name", "ask"},
                    {"description", "Asks the client two questions"},
                    {"inputSchema", Schema(Json::object())}});
+  tools.push_back({{"name", "gate"},
+                   {"description", "Answers once the file at path is read to its end"},
+                   {"inputSchema", Schema({{"path", {{"type", "string"}}}}, {"path"})}});
   tools.push_back({{"name", "grow"},
                    {"description", "Adds a tool"},
                    {"inputSchema", Schema(Json::object())},
@@ -145,6 +173,10 @@ int main(int argc, char** argv) {
     } else if (a == "--stderr") {
       std::string text = next();
       std::fprintf(stderr, "%s\n", text.c_str());
+    } else if (a == "--resources") {
+      g_resources = true;
+    } else if (a == "--wait-file") {
+      g_wait_file = next();
     } else if (a == "--exit-at-start") {
       return std::atoi(next().c_str());
     }
@@ -228,9 +260,16 @@ int main(int argc, char** argv) {
       Json reply = {{"jsonrpc", "2.0"}, {"id", id}};
       const Json params = m.value("params", Json::object());
       if (method == "initialize") {
+        if (!g_wait_file.empty()) {
+          Log("waiting on " + g_wait_file);
+          ReadToEnd(g_wait_file);
+          Log("released");
+        }
+        Json caps = {{"tools", {{"listChanged", true}}}};
+        if (g_resources) caps["resources"] = Json::object();
         reply["result"] = {{"protocolVersion",
                             g_protocol.empty() ? params.value("protocolVersion", "") : g_protocol},
-                           {"capabilities", {{"tools", {{"listChanged", true}}}}},
+                           {"capabilities", caps},
                            {"serverInfo", {{"name", "mcp-test-server"}, {"version", "1.0"}}}};
       } else if (method == "tools/list") {
         Json all = ToolList();
@@ -290,10 +329,45 @@ int main(int argc, char** argv) {
           g_grown = true;
           Send({{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}});
           reply["result"] = {{"content", {Text("grown")}}};
+        } else if (name == "gate") {
+          ReadToEnd(args.value("path", ""));
+          reply["result"] = {{"content", {Text("gate open")}}};
         } else if (name == "grown") {
           reply["result"] = {{"content", {Text("I am new")}}};
         } else {
           reply["error"] = {{"code", -32602}, {"message", "unknown tool " + name}};
+        }
+      } else if (g_resources &&
+                 (method == "resources/list" || method == "resources/templates/list")) {
+        if (method == "resources/templates/list") {
+          reply["result"] = {{"resourceTemplates",
+                              {{{"uriTemplate", "test://item/{id}"},
+                                {"name", "item"},
+                                {"description", "An item by id"}}}}};
+        } else {
+          // Two per page; the cursor is the index of the next one.
+          const Json all = Resources();
+          size_t from = 0;
+          if (params.contains("cursor")) {
+            from = static_cast<size_t>(std::atoi(params["cursor"].get<std::string>().c_str()));
+          }
+          Json page = Json::array();
+          for (size_t i = from; i < all.size() && i < from + 2; ++i) page.push_back(all[i]);
+          reply["result"] = {{"resources", page}};
+          if (from + 2 < all.size()) reply["result"]["nextCursor"] = std::to_string(from + 2);
+        }
+      } else if (g_resources && method == "resources/read") {
+        const std::string uri = params.value("uri", "");
+        if (uri == "test://one" || uri == "test://two") {
+          reply["result"] = {
+              {"contents",
+               {{{"uri", uri}, {"mimeType", "text/plain"}, {"text", "text of " + uri}}}}};
+        } else if (uri == "test://blob") {
+          reply["result"] = {
+              {"contents",
+               {{{"uri", uri}, {"mimeType", "application/octet-stream"}, {"blob", "AAEC"}}}}};
+        } else {
+          reply["error"] = {{"code", -32002}, {"message", "Resource not found: " + uri}};
         }
       } else if (method == "ping") {
         reply["result"] = Json::object();
