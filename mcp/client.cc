@@ -123,7 +123,7 @@ Status McpClient::Notify(const std::string& method, Json params) {
 }
 
 Result<Json> McpClient::Request(const std::string& method, Json params, int64_t timeout_ms,
-                                const core::CancelToken* cancel) {
+                                const core::CancelToken* cancel, bool codex_error) {
   int64_t id;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -160,6 +160,11 @@ Result<Json> McpClient::Request(const std::string& method, Json params, int64_t 
       if (response.contains("error")) {
         const Json& e = response["error"];
         std::string text = e.is_object() ? e.value("message", Dump(e)) : Dump(e);
+        if (codex_error) {
+          const Json code = e.is_object() ? e.value("code", Json()) : Json();
+          return InternalError("Mcp error: " + (code.is_null() ? std::string("?") : Dump(code)) +
+                               ": " + text);
+        }
         return InternalError("MCP server '" + name_ + "' answered " + method +
                              " with error: " + text);
       }

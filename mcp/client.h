@@ -49,10 +49,11 @@ class McpClient {
   // Every tool (the `tools` entries of all pages), within `timeout_ms`.
   Result<std::vector<Json>> ListTools(int64_t timeout_ms,
                                       const core::CancelToken* cancel = nullptr);
-  // Any other request (resources/list, resources/read, ...): its result.
+  // Any other request (resources/list, resources/read, ...): its result. A
+  // JSON-RPC error reads as Codex words it: "Mcp error: CODE: MESSAGE".
   Result<Json> Call(const std::string& method, Json params, int64_t timeout_ms,
                     const core::CancelToken& cancel) {
-    return Request(method, std::move(params), timeout_ms, &cancel);
+    return Request(method, std::move(params), timeout_ms, &cancel, /*codex_error=*/true);
   }
   // tools/call; returns the result object.
   Result<Json> CallTool(const std::string& tool, const Json& arguments, int64_t timeout_ms,
@@ -71,7 +72,7 @@ class McpClient {
 
  private:
   Result<Json> Request(const std::string& method, Json params, int64_t timeout_ms,
-                       const core::CancelToken* cancel);
+                       const core::CancelToken* cancel, bool codex_error = false);
   Status Notify(const std::string& method, Json params);
   void OnMessage(std::string line);
   void OnClosed(std::string why);

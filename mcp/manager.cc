@@ -392,8 +392,10 @@ Result<std::string> McpManager::ListResources(const Json& args, bool templates,
   const char* key = templates ? "resourceTemplates" : "resources";
   const std::string server = StringArg(args, "server");
   const std::string cursor = StringArg(args, "cursor");
-  auto failed = [&](const Status& st) {
-    return Status(st.code(), method + " failed: " + st.message());
+  // Codex's wording: "resources/list failed: resources/list failed for `S`: ...".
+  auto failed = [&](const std::string& name, const Status& st) {
+    return Status(st.code(),
+                  method + " failed: " + method + " failed for `" + name + "`: " + st.message());
   };
   if (server.empty()) {
     if (!cursor.empty()) {
@@ -417,7 +419,7 @@ Result<std::string> McpManager::ListResources(const Json& args, bool templates,
       for (int page = 0; page < 1000; ++page) {
         Json params = next.empty() ? Json() : Json{{"cursor", next}};
         auto result = c->Call(method, std::move(params), timeout_ms, cancel);
-        if (!result.ok()) return failed(result.status());
+        if (!result.ok()) return failed(name, result.status());
         AppendWithServer(all, result->value(key, Json::array()), name);
         const Json n = result->value("nextCursor", Json());
         if (!n.is_string() || n.get<std::string>().empty() || n.get<std::string>() == next) break;
@@ -430,7 +432,7 @@ Result<std::string> McpManager::ListResources(const Json& args, bool templates,
   ASSIGN_OR_RETURN(McpClient * c, ResourceServer(server, &timeout_ms));
   Json params = cursor.empty() ? Json() : Json{{"cursor", cursor}};
   auto result = c->Call(method, std::move(params), timeout_ms, cancel);
-  if (!result.ok()) return failed(result.status());
+  if (!result.ok()) return failed(server, result.status());
   Json out = {{"server", server}, {key, Json::array()}};
   AppendWithServer(out[key], result->value(key, Json::array()), server);
   const Json n = result->is_object() ? result->value("nextCursor", Json()) : Json();
@@ -449,7 +451,9 @@ Result<std::string> McpManager::CallResourceTool(const std::string& name,
     ASSIGN_OR_RETURN(McpClient * c, ResourceServer(server, &timeout_ms));
     auto result = c->Call("resources/read", {{"uri", uri}}, timeout_ms, cancel);
     if (!result.ok()) {
-      return Status(result.status().code(), "resources/read failed: " + result.status().message());
+      return Status(result.status().code(), "resources/read failed: resources/read failed for `" +
+                                                server + "` (" + uri +
+                                                "): " + result.status().message());
     }
     Json out = {{"server", server}, {"uri", uri}};
     if (result->is_object()) {

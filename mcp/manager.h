@@ -4,11 +4,10 @@
 // Start() starts every enabled server at once (one thread each: initialize,
 // then tools/list, within its startup_timeout_sec) and waits for them at most
 // kFirstTurnGraceMs, except for `required` servers, which it waits for: the
-// first request is not held up by a server that is slow to start. A server's tools are offered from the
-// first ToolsForTurn() after it became ready, so they join at a turn boundary
-// and the tools of one turn never change. StartAll() (mcp list --probe)
-// waits for every server. A server that fails or times out is stopped,
-// reported in one line (TakeNotices), and left out; the others serve the
+// first request is not held up by a server that is slow to start. A server's tools are offered from
+// the first ToolsForTurn() after it became ready, so they join at a turn boundary and the tools of
+// one turn never change. StartAll() (mcp list --probe) waits for every server. A server that fails
+// or times out is stopped, reported in one line (TakeNotices), and left out; the others serve the
 // session. The resource tools (core::kMcpResourceToolNames) ask the ready
 // servers. Tool lists pass enabled_tools /
 // disabled_tools, are ordered by server then tool name and named as Codex
