@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <span>
+#include <string_view>
 #include <thread>
 
 #include "core/tool_router.h"
@@ -371,15 +373,34 @@ std::string StringArg(const Json& args, const char* key) {
   return it != args.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+// The fields Codex 0.169 keeps of a resource, a template and a resource's
+// contents, in the order it writes them (it parses the server's answer into
+// its own types and writes those out; other fields are dropped).
+constexpr std::string_view kResourceFields[] = {"uri",  "name",  "title", "description", "mimeType",
+                                                "size", "icons", "_meta", "annotations"};
+constexpr std::string_view kTemplateFields[] = {"uriTemplate", "name",  "title", "description",
+                                                "mimeType",    "icons", "_meta", "annotations"};
+constexpr std::string_view kContentsFields[] = {"uri", "mimeType", "text", "blob", "_meta"};
+
+Json Reordered(const Json& item, std::span<const std::string_view> fields) {
+  Json out = Json::object();
+  for (std::string_view f : fields) {
+    auto it = item.find(std::string(f));
+    if (it != item.end() && !it->is_null()) out[std::string(f)] = *it;
+  }
+  return out;
+}
+
 // Each entry of `items` with "server" first, as Codex lists them.
-void AppendWithServer(Json& out, const Json& items, const std::string& server) {
+void AppendWithServer(Json& out, const Json& items, const std::string& server, bool templates) {
   if (!items.is_array()) return;
   for (const auto& item : items) {
     if (!item.is_object()) continue;
+    const Json kept =
+        Reordered(item, templates ? std::span<const std::string_view>(kTemplateFields)
+                                  : std::span<const std::string_view>(kResourceFields));
     Json entry = {{"server", server}};
-    for (auto& [k, v] : item.items()) {
-      if (k != "server") entry[k] = v;
-    }
+    for (auto it = kept.begin(); it != kept.end(); ++it) entry[it.key()] = it.value();
     out.push_back(std::move(entry));
   }
 }
@@ -420,7 +441,7 @@ Result<std::string> McpManager::ListResources(const Json& args, bool templates,
         Json params = next.empty() ? Json() : Json{{"cursor", next}};
         auto result = c->Call(method, std::move(params), timeout_ms, cancel);
         if (!result.ok()) return failed(name, result.status());
-        AppendWithServer(all, result->value(key, Json::array()), name);
+        AppendWithServer(all, result->value(key, Json::array()), name, templates);
         const Json n = result->value("nextCursor", Json());
         if (!n.is_string() || n.get<std::string>().empty() || n.get<std::string>() == next) break;
         next = n.get<std::string>();
@@ -434,7 +455,7 @@ Result<std::string> McpManager::ListResources(const Json& args, bool templates,
   auto result = c->Call(method, std::move(params), timeout_ms, cancel);
   if (!result.ok()) return failed(server, result.status());
   Json out = {{"server", server}, {key, Json::array()}};
-  AppendWithServer(out[key], result->value(key, Json::array()), server);
+  AppendWithServer(out[key], result->value(key, Json::array()), server, templates);
   const Json n = result->is_object() ? result->value("nextCursor", Json()) : Json();
   if (n.is_string()) out["nextCursor"] = n;
   return Dump(out);
@@ -455,12 +476,15 @@ Result<std::string> McpManager::CallResourceTool(const std::string& name,
                                                 server + "` (" + uri +
                                                 "): " + result.status().message());
     }
-    Json out = {{"server", server}, {"uri", uri}};
-    if (result->is_object()) {
-      for (auto& [k, v] : result->items()) {
-        if (k != "server" && k != "uri") out[k] = v;
+    Json contents = Json::array();
+    const Json given = result->is_object() ? result->value("contents", Json()) : Json();
+    if (given.is_array()) {
+      for (const auto& part : given) {
+        if (part.is_object()) contents.push_back(Reordered(part, kContentsFields));
       }
     }
+    Json out = {{"server", server}, {"uri", uri}, {"contents", std::move(contents)}};
+    if (result->is_object() && result->contains("_meta")) out["_meta"] = (*result)["_meta"];
     return Dump(out);
   }
   const bool templates = name == "list_mcp_resource_templates";

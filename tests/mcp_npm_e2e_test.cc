@@ -127,6 +127,47 @@ bool Accepts(int port) {
   return ok;
 }
 
+TEST_CASE(
+    "npm server-everything's resources through Codex's resource tools, as Codex 0.169 "
+    "returns them") {
+  const std::string everything = NpmServer("server-everything");
+  REQUIRE_FALSE(everything.empty());
+  const Json capture = Json::parse(ReadFile(MCP_CODEX_CAPTURE));
+  const Json& calls = capture["everything_resource_calls"];
+  REQUIRE(calls.size() == 3);
+  Json script = Json::array();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    script.push_back({{"output", Json::array({{{"function_call", calls[i]["name"]},
+                                               {"arguments", calls[i]["arguments"]},
+                                               {"call_id", "r" + std::to_string(i)}}})}});
+  }
+  script.push_back(
+      {{"output",
+        Json::array(
+            {{{"function_call", "read_mcp_resource"},
+              {"arguments", {{"server", "everything"}, {"uri", "demo://resource/dynamic/blob/7"}}},
+              {"call_id", "blob"}}})}});
+  script.push_back("done");
+  auto env = MakeEnv(script.dump(),
+                     "[mcp_servers.everything]\ncommand = \"node\"\nargs = [" + Quoted(everything) +
+                         ", \"stdio\"]\nstartup_timeout_sec = 60\nrequired = true\n");
+  auto run = Run(*env, {"exec", "go"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    INFO("call " << i << ": " << calls[i]["name"] << " " << calls[i]["arguments"]);
+    CHECK(ModelOutput(*env, "r" + std::to_string(i)) == calls[i]["output"].get<std::string>());
+  }
+  // A blob (its text names the time it was made): Codex's shape, base64 kept.
+  Json blob = Json::parse(ModelOutput(*env, "blob"), nullptr, false);
+  REQUIRE(blob.is_object());
+  CHECK(blob["server"] == "everything");
+  CHECK(blob["uri"] == "demo://resource/dynamic/blob/7");
+  REQUIRE(blob["contents"].size() == 1);
+  CHECK(blob["contents"][0]["blob"].is_string());
+  CHECK_FALSE(blob["contents"][0].contains("text"));
+}
+
 TEST_CASE("streamable HTTP: server-everything over HTTP (POST, SSE answers, Mcp-Session-Id)") {
   const std::string everything = NpmServer("server-everything");
   REQUIRE_FALSE(everything.empty());
