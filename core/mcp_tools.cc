@@ -46,6 +46,12 @@ std::string Sanitize(const std::string& name) {
 
 std::string SanitizeMcpName(const std::string& name) { return Sanitize(name); }
 
+std::string WallHeader(double wall_seconds) {
+  char header[64];
+  std::snprintf(header, sizeof header, "Wall time: %.4f seconds\nOutput:", wall_seconds);
+  return header;
+}
+
 bool IsMcpResourceTool(const std::string& name) {
   for (const char* n : kMcpResourceToolNames) {
     if (name == n) return true;
@@ -167,11 +173,13 @@ std::vector<std::string> QualifyMcpToolNames(
 McpOutput FormatMcpResult(const std::string& result_json, size_t max_bytes, double wall_seconds) {
   McpOutput out;
   Json result = Json::parse(result_json, nullptr, false);
-  if (!result.is_object()) return FormatMcpError("the server sent a result that is not an object");
+  if (!result.is_object()) {
+    return FormatMcpError("tool call error: the server sent a result that is not an object",
+                          wall_seconds);
+  }
   out.success = !(result.contains("isError") && result["isError"] == true);
   auto cut = [&](const std::string& text) { return sandbox::TruncateHeadTail(text, max_bytes); };
-  char header[64];
-  std::snprintf(header, sizeof header, "Wall time: %.4f seconds\nOutput:", wall_seconds);
+  const std::string header = WallHeader(wall_seconds);
   // As Codex 0.169 (tests/compat/codex-0.169-mcp-capture.json): structured
   // content as one text after the header; otherwise the header, then each
   // content block as an input item (text as text, images as images, any
@@ -204,11 +212,11 @@ McpOutput FormatMcpResult(const std::string& result_json, size_t max_bytes, doub
   return out;
 }
 
-McpOutput FormatMcpError(const std::string& message) {
+McpOutput FormatMcpError(const std::string& text, double wall_seconds) {
   McpOutput out;
   out.success = false;
-  Json content = Json::array({{{"type", "text"}, {"text", "tool call error: " + message}}});
-  out.output_json = Dump(Json(Dump(content)));
+  out.output_json = Dump(Json::array({{{"type", "input_text"}, {"text", WallHeader(wall_seconds)}},
+                                      {{"type", "input_text"}, {"text", text}}}));
   return out;
 }
 

@@ -112,9 +112,13 @@ struct McpOutput {
   bool success = true;
 };
 McpOutput FormatMcpResult(const std::string& result_json, size_t max_bytes, double wall_seconds);
-// The output for a call that produced no result (timeout, crash, bad
-// arguments): a text content block "tool call error: <message>", success false.
-McpOutput FormatMcpError(const std::string& message);
+// The output for a call that produced no result, as Codex 0.169 sends it:
+// the "Wall time" header, then `text` ("tool call error: <why>" for a failed
+// call, "err: <why>" for arguments that are not a JSON object), each an
+// input_text item; success false.
+McpOutput FormatMcpError(const std::string& text, double wall_seconds);
+// "Wall time: S seconds\nOutput:", S with four decimals, as Codex writes it.
+std::string WallHeader(double wall_seconds);
 
 // Whether an MCP call needs the user's word under `policy` (as Codex): never
 // asks under `never` or with danger-full-access (except untrusted); untrusted

@@ -196,6 +196,8 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
     if (ns.empty() && IsMcpResourceTool(name) && OffersMcpResourceTools(config_)) {
       return RunMcpResource(call, name, j.value("arguments", ""), cancel);
     }
+    // Codex 0.169's words for a function it has not got in a namespace.
+    if (!ns.empty()) return fail("unsupported call: " + ns + name);
   }
   Json args = Json::parse(j.value("arguments", "{}"), nullptr, false);
   if (!args.is_object()) {
@@ -481,10 +483,12 @@ Result<ToolOutcome> ToolRouter::RunMcp(const Item& call, const McpToolInfo& tool
     outcome.output = std::move(item);
     return outcome;
   };
-  auto fail = [&](const std::string& message) {
+  // As Codex 0.169: the wall-time header, then `prefix` + the message.
+  double wall_seconds = 0;
+  auto fail = [&](const std::string& message, const std::string& prefix = "") {
     activity.error = message;
     activity.output = message;
-    return finish(FormatMcpError(message));
+    return finish(FormatMcpError(prefix + message, wall_seconds));
   };
   // An empty argument string means no arguments, as in Codex.
   const bool blank = arguments.find_first_not_of(" \t\r\n") == std::string::npos;
@@ -492,7 +496,7 @@ Result<ToolOutcome> ToolRouter::RunMcp(const Item& call, const McpToolInfo& tool
   activity.mcp_arguments = args.is_discarded() ? arguments : Dump(args);
   if (!args.is_object()) {
     observer_.OnToolStarted(activity);
-    return fail("the arguments of " + tool.qualified_name + " must be a JSON object");
+    return fail("the arguments of " + tool.qualified_name + " must be a JSON object", "err: ");
   }
   const std::vector<std::string> key = {"mcp", tool.server, tool.tool};
   if (McpCallNeedsApproval(config_.approval_policy, config_.sandbox_mode, tool) &&
@@ -520,11 +524,10 @@ Result<ToolOutcome> ToolRouter::RunMcp(const Item& call, const McpToolInfo& tool
   observer_.OnToolStarted(activity);
   const auto started = std::chrono::steady_clock::now();
   auto result = mcp_->CallTool(tool.server, tool.tool, Dump(args), cancel);
-  const double wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!result.ok()) {
     if (result.status().code() == StatusCode::kCancelled) return result.status();
-    return fail(result.status().message());
+    return fail(result.status().message(), "tool call error: ");
   }
   activity.mcp_result = *result;
   McpOutput out = FormatMcpResult(*result, kModelOutputMaxBytes, wall_seconds);

@@ -67,8 +67,14 @@ TEST_CASE("Result mapping as Codex 0.169: wall-time header, structured as text, 
   CHECK(out.output_json.find("omitted") != std::string::npos);
   out = core::FormatMcpResult("[]", 10240, 0);
   CHECK_FALSE(out.success);
-  out = core::FormatMcpError("boom");
-  CHECK(out.output_json == J(R"([{"type":"text","text":"tool call error: boom"}])").dump());
+  // An error as Codex 0.169 sends it: the header, then the text, not a
+  // JSON-encoded content array.
+  out = core::FormatMcpError("tool call error: boom", 0.5);
+  CHECK(out.output_json ==
+        J::array({{{"type", "input_text"}, {"text", "Wall time: 0.5000 seconds\nOutput:"}},
+                  {{"type", "input_text"}, {"text", "tool call error: boom"}}})
+            .dump());
+  CHECK_FALSE(out.success);
 }
 
 TEST_CASE("Approval rule for MCP calls") {
