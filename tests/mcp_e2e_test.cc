@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tests/mcp/mcp_e2e_helpers.h"
+#include "tests/pty_support.h"
 
 namespace codex::testing {
 namespace {
@@ -630,11 +631,12 @@ TEST_CASE(
   const auto names = ToolNames(first);
   CHECK(std::find(names.begin(), names.end(), "mcp__fast__gate") != names.end());
   for (const auto& n : names) CHECK(n.rfind("mcp__slow", 0) != 0);
-  // Now the slow server starts (codex asks for its tools) before the turn's
-  // next request, which still offers the turn's tools.
+  // Now the slow server starts before the turn's next request, which still
+  // offers the turn's tools. codex notes "ready" in its log for the server
+  // once it holds the server's tools.
   REQUIRE(ReleaseFifo(slow_gate));
-  REQUIRE(
-      Eventually([&] { return ReadFile(slow_log).find("recv tools/list") != std::string::npos; }));
+  const fs::path codex_log = env->codex_home() / "log" / "mcp-slow.log";
+  REQUIRE(Eventually([&] { return ReadFile(codex_log).find("ready: ") != std::string::npos; }));
   REQUIRE(ReleaseFifo(call_gate));
   auto done = (*child)->Wait(std::chrono::seconds(60));
   REQUIRE(done.ok());
@@ -645,6 +647,50 @@ TEST_CASE(
   CHECK(McpResultText(OutputFor(requests[1].InputItems(), "gate")) == "gate open");
   CHECK(requests[1].body["tools"].dump() == first.body["tools"].dump());
   CHECK(done->err.find("MCP server 'slow'") == std::string::npos);  // it did start
+  fs::remove_all(dir);
+}
+
+TEST_CASE("MCP interactive: a server slow to start joins at the next turn") {
+  const fs::path dir = fs::temp_directory_path() / ("mcp-slow-tui-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path gate = dir / "gate";
+  const fs::path server_log = dir / "slow.log";
+  REQUIRE(::mkfifo(gate.c_str(), 0600) == 0);
+  auto env =
+      MakeEnv(R"(["first answer", "second answer"])",
+              TestServer("slow", {"--wait-file", gate.string(), "--log", server_log.string()},
+                         "startup_timeout_sec = 600"));
+  ProcessOptions options = env->CodexCommand({});
+  auto tui = PtyProcess::Spawn(options);
+  REQUIRE(tui.ok());
+  PtyProcess& p = **tui;
+  const auto wait = std::chrono::seconds(30);
+  REQUIRE(p.WaitForText("›", wait).ok());
+  REQUIRE(p.Write("one\r").ok());
+  REQUIRE(p.WaitForText("first answer", wait).ok());
+  REQUIRE(env->server().requests_to("/responses").size() == 1);
+  CHECK(ReadFile(server_log).find("released") == std::string::npos);  // still held
+  for (const auto& n : ToolNames(env->server().requests_to("/responses")[0])) {
+    CHECK(n.rfind("mcp__slow", 0) != 0);
+  }
+  REQUIRE(ReleaseFifo(gate));
+  const fs::path codex_log = env->codex_home() / "log" / "mcp-slow.log";
+  REQUIRE(Eventually([&] { return ReadFile(codex_log).find("ready: ") != std::string::npos; }));
+  REQUIRE(p.Write("two\r").ok());
+  REQUIRE(p.WaitForText("second answer", wait).ok());
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  const auto names = ToolNames(requests[1]);
+  CHECK(std::find(names.begin(), names.end(), "mcp__slow__echo") != names.end());
+  // The part before the MCP tools is the same bytes in both turns.
+  const std::string t1 = requests[0].body["tools"].dump();
+  const std::string t2 = requests[1].body["tools"].dump();
+  CHECK(t2.rfind(t1.substr(0, t1.size() - 1), 0) == 0);
+  REQUIRE(p.Write("\x04").ok());  // Ctrl-D
+  auto code = p.WaitExit(wait);
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
   fs::remove_all(dir);
 }
 
