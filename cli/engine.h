@@ -57,6 +57,12 @@ class Engine {
   // StartModel; borrowed for the Engine's lifetime.
   void set_approver(core::Approver* approver) { approver_ = approver; }
 
+  // The MCP servers and their state now (starting, ready, failed, disabled);
+  // empty when none is configured or StartModel has not run.
+  std::vector<mcp::ServerStatus> McpServers() const {
+    return mcp_ ? mcp_->Servers() : std::vector<mcp::ServerStatus>{};
+  }
+
   // Names the session the model requests belong to (session_id headers).
   void BindSession(const std::string& session_id);
 

@@ -674,9 +674,15 @@ TEST_CASE("MCP interactive: a server slow to start joins at the next turn") {
   for (const auto& n : ToolNames(env->server().requests_to("/responses")[0])) {
     CHECK(n.rfind("mcp__slow", 0) != 0);
   }
+  // /mcp tells the user what is going on.
+  REQUIRE(p.Write("/mcp\r").ok());
+  REQUIRE(p.WaitForText("its tools are offered from the first turn after it is ready", wait).ok());
+  CHECK(p.screen().Text().find("starting") != std::string::npos);
   REQUIRE(ReleaseFifo(gate));
   const fs::path codex_log = env->codex_home() / "log" / "mcp-slow.log";
   REQUIRE(Eventually([&] { return ReadFile(codex_log).find("ready: ") != std::string::npos; }));
+  REQUIRE(p.Write("/mcp\r").ok());
+  REQUIRE(p.WaitForText("tools: add, ask, crash, echo", wait).ok());
   REQUIRE(p.Write("two\r").ok());
   REQUIRE(p.WaitForText("second answer", wait).ok());
   auto requests = env->server().requests_to("/responses");
