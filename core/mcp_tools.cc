@@ -44,7 +44,16 @@ std::string Sanitize(const std::string& name) {
 
 }  // namespace
 
-std::string SanitizeMcpName(const std::string& name) { return Sanitize(name); }
+std::string SanitizeMcpName(const std::string& name) {
+  // Codex 0.169: "my-srv" is offered as mcp__my_srv, "rich.shape-x" as rich_shape_x.
+  std::string out;
+  for (char c : name) {
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    out += ok ? c : '_';
+  }
+  return out.empty() ? "_" : out;
+}
 
 std::string WallHeader(double wall_seconds) {
   char header[64];
@@ -120,13 +129,19 @@ std::string McpNamespacesJson(const std::vector<McpToolInfo>& tools) {
   std::string out;
   std::vector<std::string> order;
   std::map<std::string, std::string> members;  // namespace -> ",def,def"
+  std::map<std::string, std::string> descriptions;
   for (const auto& t : tools) {
-    if (!members.contains(t.namespace_name)) order.push_back(t.namespace_name);
+    if (!members.contains(t.namespace_name)) {
+      order.push_back(t.namespace_name);
+      descriptions[t.namespace_name] = t.namespace_description;
+    }
     members[t.namespace_name] += "," + t.definition_json;
   }
   for (const std::string& ns : order) {
-    Json head = {
-        {"type", "namespace"}, {"name", ns}, {"description", "Tools in the " + ns + " namespace."}};
+    Json head = {{"type", "namespace"},
+                 {"name", ns},
+                 {"description", descriptions[ns].empty() ? "Tools in the " + ns + " namespace."
+                                                          : descriptions[ns]}};
     std::string text = Dump(head);
     text.pop_back();  // '}'
     out += "," + text + ",\"tools\":[" + members[ns].substr(1) + "]}";

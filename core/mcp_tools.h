@@ -32,6 +32,9 @@ struct McpToolInfo {
   // Codex's namespace form: the tool is `function_name` inside the namespace
   // tool `namespace_name` ("mcp__SERVER"), both sanitised as Codex does.
   std::string namespace_name;
+  // The server's `instructions` (initialize), which Codex 0.169 sends as the
+  // namespace's description; "" = "Tools in the mcp__SERVER namespace.".
+  std::string namespace_description;
   std::string function_name;
   std::string definition_json;  // the function entry inside its namespace
   // The tool's annotations (MCP ToolAnnotations), when the server gave them.
@@ -82,9 +85,9 @@ std::string McpResourceToolsJson();
 
 // The MCP part of a request's `tools` array, as Codex 0.169 sends it: one
 // {"type":"namespace","name":"mcp__SERVER","description":"Tools in the
-// mcp__SERVER namespace.","tools":[...]} per server, in the order of `tools`
-// (grouped by namespace_name). Each JSON object is preceded by a comma, ready
-// to append to the built-in list; "" when there are none.
+// mcp__SERVER namespace." (or the server's instructions),"tools":[...]} per server, in the order of
+// `tools` (grouped by namespace_name). Each JSON object is preceded by a comma, ready to append to
+// the built-in list; "" when there are none.
 std::string McpNamespacesJson(const std::vector<McpToolInfo>& tools);
 
 // The tool a function call names: `namespace_name`/`function_name` when the
@@ -92,8 +95,8 @@ std::string McpNamespacesJson(const std::vector<McpToolInfo>& tools);
 const McpToolInfo* FindMcpTool(const std::vector<McpToolInfo>& tools, const std::string& ns,
                                const std::string& name);
 
-// Codex's sanitising of a namespace or function name: every character other
-// than [A-Za-z0-9_-] becomes '_'.
+// Codex 0.169's sanitising of a namespace or function name: every character
+// other than [A-Za-z0-9_] becomes '_' (the flat names above keep '-').
 std::string SanitizeMcpName(const std::string& name);
 
 // Builds the qualified names of `tools` (in the given order) per the rule

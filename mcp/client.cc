@@ -207,6 +207,13 @@ Status McpClient::Initialize(int64_t timeout_ms, const core::CancelToken* cancel
   }
   protocol_version_ = version;
   server_info_ = result.value("serverInfo", Json::object());
+  if (result.value("instructions", Json()).is_string()) {
+    // Trimmed, as Codex 0.169 sends them (server-everything's end in "\n").
+    instructions_ = result["instructions"].get<std::string>();
+    const size_t b = instructions_.find_first_not_of(" \t\r\n");
+    const size_t e = instructions_.find_last_not_of(" \t\r\n");
+    instructions_ = b == std::string::npos ? "" : instructions_.substr(b, e - b + 1);
+  }
   const Json caps = result.value("capabilities", Json::object());
   supports_resources_ =
       caps.is_object() && caps.contains("resources") && caps["resources"].is_object();

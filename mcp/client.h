@@ -66,6 +66,8 @@ class McpClient {
 
   const std::string& protocol_version() const { return protocol_version_; }
   const Json& server_info() const { return server_info_; }
+  // The `instructions` of the server's initialize answer ("" = none).
+  const std::string& instructions() const { return instructions_; }
   // Whether the server's initialize answer declared `capabilities.resources`.
   bool supports_resources() const { return supports_resources_; }
   Transport& transport() { return *transport_; }
@@ -91,6 +93,7 @@ class McpClient {
   std::string protocol_version_;
   Json server_info_;
   bool supports_resources_ = false;
+  std::string instructions_;
 };
 
 }  // namespace codex::mcp

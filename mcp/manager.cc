@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <span>
 #include <string_view>
 #include <thread>
@@ -22,24 +23,84 @@ std::optional<bool> Hint(const Json& tool, const char* key) {
   return v->get<bool>();
 }
 
-// The `parameters` of a tool: its inputSchema, made an object schema.
+// A JSON schema as Codex 0.169 passes it on (it parses the server's schema
+// into its own type and writes that out; tests/mcp/mcp_test_server.cc
+// --rich-schema holds a schema of every shape, compared with what Codex sent):
+// "type" (inferred from properties/items/enum/const/format/minimum when
+// absent), "description", "items" (default {"type":"string"}), "enum" (a
+// "const" becomes a one-value enum), "properties" (sorted by name, always
+// present for an object), "required" (when given), "additionalProperties",
+// "anyOf"; everything else ("$schema", "default", "format", "title", bounds)
+// is dropped, and a schema with no type and no anyOf becomes {}.
+Json CodexSchema(const Json& in) {
+  Json out = Json::object();
+  if (!in.is_object()) return out;
+  Json type = in.value("type", Json());
+  if (!type.is_string() && !(type.is_array() && !type.empty())) {
+    type = Json();
+    if (in.contains("properties") || in.contains("required") ||
+        in.contains("additionalProperties")) {
+      type = "object";
+    } else if (in.contains("items") || in.contains("prefixItems")) {
+      type = "array";
+    } else if (in.contains("enum") || in.contains("const") || in.contains("format")) {
+      type = "string";
+    } else if (in.contains("minimum") || in.contains("maximum") ||
+               in.contains("exclusiveMinimum") || in.contains("exclusiveMaximum") ||
+               in.contains("multipleOf")) {
+      type = "number";
+    }
+  }
+  const bool any_of = in.value("anyOf", Json()).is_array();
+  if (type.is_null() && !any_of) return out;
+  auto is = [&](const char* t) {
+    if (type.is_string()) return type == t;
+    for (const auto& x : type) {
+      if (x == t) return true;
+    }
+    return false;
+  };
+  if (!type.is_null()) out["type"] = type;
+  if (in.value("description", Json()).is_string()) out["description"] = in["description"];
+  if (is("array")) {
+    out["items"] = in.contains("items") ? CodexSchema(in["items"]) : Json{{"type", "string"}};
+  }
+  if (in.value("enum", Json()).is_array()) {
+    out["enum"] = in["enum"];
+  } else if (in.contains("const")) {
+    out["enum"] = Json::array({in["const"]});
+  }
+  if (is("object")) {
+    std::map<std::string, Json> sorted;
+    if (in.value("properties", Json()).is_object()) {
+      for (auto it = in["properties"].begin(); it != in["properties"].end(); ++it) {
+        sorted[it.key()] = CodexSchema(it.value());
+      }
+    }
+    Json props = Json::object();
+    for (auto& [k, v] : sorted) props[k] = std::move(v);
+    out["properties"] = std::move(props);
+    if (in.value("required", Json()).is_array()) out["required"] = in["required"];
+    if (in.contains("additionalProperties")) {
+      const Json& ap = in["additionalProperties"];
+      out["additionalProperties"] = ap.is_boolean() ? ap : CodexSchema(ap);
+    }
+  }
+  if (any_of) {
+    Json branches = Json::array();
+    for (const auto& b : in["anyOf"]) branches.push_back(CodexSchema(b));
+    out["anyOf"] = std::move(branches);
+  }
+  return out;
+}
+
+// The `parameters` of a tool: its inputSchema as Codex passes it on, an
+// object schema.
 Json Parameters(const Json& tool) {
   Json schema = tool.value("inputSchema", Json::object());
   if (!schema.is_object()) schema = Json::object();
-  if (!schema.contains("type")) {
-    Json typed = {{"type", "object"}};
-    for (auto& [k, v] : schema.items()) typed[k] = v;
-    schema = std::move(typed);
-  }
-  if (schema["type"] == "object" && !schema.contains("properties")) {
-    schema["properties"] = Json::object();
-  }
-  // As Codex 0.169: no "$schema", and "required" always present.
-  schema.erase("$schema");
-  if (schema["type"] == "object" && !schema.contains("required")) {
-    schema["required"] = Json::array();
-  }
-  return schema;
+  if (!schema.contains("type")) schema["type"] = "object";
+  return CodexSchema(schema);
 }
 
 }  // namespace
@@ -276,6 +337,7 @@ std::vector<core::McpToolInfo> McpManager::ToolsForTurn() {
     info.destructive_hint = Hint(t, "destructiveHint");
     info.open_world_hint = Hint(t, "openWorldHint");
     info.namespace_name = core::SanitizeMcpName("mcp__" + info.server);
+    info.namespace_description = refs[i].first->client->instructions();
     info.function_name = core::SanitizeMcpName(info.tool);
     Json def = {{"type", "function"},
                 {"name", info.function_name},

@@ -40,6 +40,9 @@ TEST_CASE(
   CHECK(names[3].empty());
   CHECK(names[4].empty());
   CHECK(names[5] == "mcp__x__");
+  // The namespace form (Codex 0.169) keeps only [A-Za-z0-9_].
+  CHECK(core::SanitizeMcpName("mcp__my-srv") == "mcp__my_srv");
+  CHECK(core::SanitizeMcpName("rich.shape-x") == "rich_shape_x");
 }
 
 TEST_CASE("Result mapping as Codex 0.169: wall-time header, structured as text, else input items") {

@@ -700,5 +700,29 @@ TEST_CASE("MCP interactive: a server slow to start joins at the next turn") {
   fs::remove_all(dir);
 }
 
+TEST_CASE(
+    "MCP namespace as Codex 0.169 sends it: server instructions, names to [A-Za-z0-9_], every "
+    "schema shape rewritten the same bytes") {
+  const Json capture = Json::parse(ReadFile(MCP_CODEX_CAPTURE));
+  auto env = MakeEnv(R"([
+    {"output": [{"type": "function_call", "namespace": "mcp__my_srv", "name": "rich_shape_x",
+                 "arguments": "{}", "call_id": "rich"}]},
+    "done"])",
+                     TestServer("my-srv", {"--rich-schema"}, "required = true"));
+  auto run = Run(*env, {"exec", "go"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  Json ns;
+  for (const auto& t : requests[0].body["tools"]) {
+    if (t.value("type", "") == "namespace") ns = t;
+  }
+  REQUIRE(ns.is_object());
+  CHECK(ns.dump() == capture["rich_namespace"].dump());
+  // The sanitised names reach the server's own tool.
+  CHECK(ModelOutput(*env, "rich").find("unknown tool rich.shape-x") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace codex::testing

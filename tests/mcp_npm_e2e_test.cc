@@ -61,6 +61,23 @@ TEST_CASE("npm @modelcontextprotocol/server-everything and server-filesystem thr
   const auto names = ToolNames(requests[0]);
   CHECK(std::find(names.begin(), names.end(), "mcp__everything__echo") != names.end());
   CHECK(std::find(names.begin(), names.end(), "mcp__files__read_text_file") != names.end());
+  // server-everything's namespace, the same bytes as Codex 0.169 sent (its
+  // instructions as the description, get-sum as get_sum, schemas rewritten),
+  // less the two elicitation tools the server offers only to a client that
+  // declares elicitation, as Codex does.
+  {
+    Json expected = Json::parse(ReadFile(MCP_CODEX_CAPTURE))["everything_namespace"];
+    Json kept = Json::array();
+    for (const auto& t : expected["tools"]) {
+      if (t["name"].get<std::string>().find("elicitation") == std::string::npos) kept.push_back(t);
+    }
+    expected["tools"] = kept;
+    Json offered;
+    for (const auto& t : requests[0].body["tools"]) {
+      if (t.value("name", "") == "mcp__everything") offered = t;
+    }
+    CHECK(offered.dump() == expected.dump());
+  }
   // Sorted by server, then tool, after the built-in tools (and Codex's three
   // resource tools among them).
   std::vector<std::string> mcp;

@@ -50,6 +50,7 @@ size_t g_page_size = 0;
 std::string g_protocol;
 bool g_grown = false;
 bool g_resources = false;
+bool g_rich = false;  // --rich-schema: the tool "rich.shape-x" and server instructions
 std::string g_wait_file;
 
 // Reads `path` to its end (a FIFO: until a writer opened and closed it).
@@ -129,6 +130,41 @@ Json ToolList() {
                    {"description", "Adds a tool"},
                    {"inputSchema", Schema(Json::object())},
                    {"annotations", {{"destructiveHint", true}}}});
+  if (g_rich) {
+    Json p = Json::object();
+    p["zeta"] = {{"type", "integer"}, {"description", "an int"}, {"minimum", 1}, {"default", 3}};
+    p["alpha"] = {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "list"}};
+    Json nested_props = Json::object();
+    nested_props["b"] = {{"type", "boolean"}};
+    nested_props["a"] = {{"type", Json::array({"string", "null"})}};
+    p["nested"] = {{"type", "object"},
+                   {"description", "obj"},
+                   {"properties", nested_props},
+                   {"required", Json::array({"a"})},
+                   {"additionalProperties", false}};
+    p["anything"] = {{"description", "no type"}};
+    p["choice"] = {{"enum", Json::array({"x", "y"})}};
+    p["num"] = {{"type", "number"}, {"format", "float"}, {"title", "T"}};
+    p["arr2"] = {{"type", "array"}};
+    p["map"] = {{"type", "object"}, {"additionalProperties", {{"type", "number"}}}};
+    p["either"] = {{"anyOf", Json::array({Json{{"type", "string"}},
+                                          Json{{"type", "number"}, {"description", "n"}}})},
+                   {"description", "one of two"}};
+    p["flag"] = {{"type", "boolean"}, {"description", "a flag"}, {"default", true}};
+    p["fixed"] = {{"const", "k"}};
+    p["level"] = {{"type", "integer"}, {"enum", Json::array({1, 2})}};
+    Json q = Json::object();
+    q["q"] = {{"type", "string"}};
+    p["items2"] = {{"type", "array"}, {"items", {{"type", "object"}, {"properties", q}}}};
+    Json schema = {{"$schema", "http://json-schema.org/draft-07/schema#"},
+                   {"type", "object"},
+                   {"properties", p},
+                   {"additionalProperties", false}};
+    tools.push_back({{"name", "rich.shape-x"},
+                     {"description", "A schema with every shape"},
+                     {"inputSchema", schema}});
+    tools.push_back({{"name", "bare"}, {"inputSchema", {{"type", "object"}}}});
+  }
   if (g_grown) {
     tools.push_back({{"name", "grown"},
                      {"description", "Added by grow"},
@@ -173,6 +209,8 @@ int main(int argc, char** argv) {
     } else if (a == "--stderr") {
       std::string text = next();
       std::fprintf(stderr, "%s\n", text.c_str());
+    } else if (a == "--rich-schema") {
+      g_rich = true;
     } else if (a == "--resources") {
       g_resources = true;
     } else if (a == "--wait-file") {
@@ -271,6 +309,7 @@ int main(int argc, char** argv) {
                             g_protocol.empty() ? params.value("protocolVersion", "") : g_protocol},
                            {"capabilities", caps},
                            {"serverInfo", {{"name", "mcp-test-server"}, {"version", "1.0"}}}};
+        if (g_rich) reply["result"]["instructions"] = "Use these tools with care.";
       } else if (method == "tools/list") {
         Json all = ToolList();
         size_t start = 0;
