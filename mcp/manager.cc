@@ -30,8 +30,8 @@ std::optional<bool> Hint(const Json& tool, const char* key) {
 // absent), "description", "items" (default {"type":"string"}), "enum" (a
 // "const" becomes a one-value enum), "properties" (sorted by name, always
 // present for an object), "required" (when given), "additionalProperties",
-// "anyOf"; everything else ("$schema", "default", "format", "title", bounds)
-// is dropped, and a schema with no type and no anyOf becomes {}.
+// "anyOf"/"oneOf"/"allOf"; everything else ("$schema", "default", "format", "title", bounds)
+// is dropped, and a schema with no type and no combinator becomes {}.
 Json CodexSchema(const Json& in) {
   Json out = Json::object();
   if (!in.is_object()) return out;
@@ -51,8 +51,10 @@ Json CodexSchema(const Json& in) {
       type = "number";
     }
   }
-  const bool any_of = in.value("anyOf", Json()).is_array();
-  if (type.is_null() && !any_of) return out;
+  constexpr const char* kCombinators[] = {"anyOf", "oneOf", "allOf"};
+  bool combined = false;
+  for (const char* c : kCombinators) combined = combined || in.value(c, Json()).is_array();
+  if (type.is_null() && !combined) return out;
   auto is = [&](const char* t) {
     if (type.is_string()) return type == t;
     for (const auto& x : type) {
@@ -86,10 +88,11 @@ Json CodexSchema(const Json& in) {
       out["additionalProperties"] = ap.is_boolean() ? ap : CodexSchema(ap);
     }
   }
-  if (any_of) {
+  for (const char* c : kCombinators) {
+    if (!in.value(c, Json()).is_array()) continue;
     Json branches = Json::array();
-    for (const auto& b : in["anyOf"]) branches.push_back(CodexSchema(b));
-    out["anyOf"] = std::move(branches);
+    for (const auto& b : in[c]) branches.push_back(CodexSchema(b));
+    out[c] = std::move(branches);
   }
   return out;
 }

@@ -152,6 +152,9 @@ Json ToolList() {
                    {"description", "one of two"}};
     p["flag"] = {{"type", "boolean"}, {"description", "a flag"}, {"default", true}};
     p["fixed"] = {{"const", "k"}};
+    p["other"] = {{"oneOf", Json::array({Json{{"type", "string"}}, Json{{"type", "boolean"}}})}};
+    p["all"] = {{"type", "object"},
+                {"allOf", Json::array({Json{{"properties", {{"x", {{"type", "string"}}}}}}})}};
     p["level"] = {{"type", "integer"}, {"enum", Json::array({1, 2})}};
     Json q = Json::object();
     q["q"] = {{"type", "string"}};
