@@ -118,11 +118,18 @@ Status Engine::StartModel(core::TurnObserver& observer) {
   tools_ = std::make_unique<core::ToolRouter>(config_, *runner_, approver_, observer);
   if (!config_.mcp_servers.empty()) {
     mcp_ = std::make_unique<mcp::McpManager>(config_, McpEnvironmentPolicy(config_));
-    ASSIGN_OR_RETURN(auto failures, mcp_->StartAll());
-    for (const auto& line : failures) observer.OnNotice(line);
+    // Not waited for (only required servers are): a slow server's tools join
+    // at the first turn that starts after it is ready.
+    RETURN_IF_ERROR(mcp_->Start());
+    ReportMcpNotices(false);
     tools_->set_mcp_tools(mcp_.get());
   }
   return OkStatus();
+}
+
+void Engine::ReportMcpNotices(bool at_exit) {
+  if (mcp_ == nullptr || observer_ == nullptr) return;
+  for (const auto& line : mcp_->TakeNotices(at_exit)) observer_->OnNotice(line);
 }
 
 void Engine::BindSession(const std::string& session_id) {

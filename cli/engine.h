@@ -42,14 +42,26 @@ class Engine {
 
   // Creates the model client (needs the API key), the runner, the tool router
   // and the compactor, reporting to `observer` (which must outlive the Engine).
-  // Starts the [mcp_servers] in parallel; each one that fails is reported
-  // through observer.OnNotice in one line (a `required` one fails the call).
+  // Starts the [mcp_servers] in parallel without waiting for them (only a
+  // `required` one is waited for, and its failure fails the call); each one
+  // that fails is reported through observer.OnNotice in one line, when the
+  // next turn starts (or at ReportMcpNotices).
   Status StartModel(core::TurnObserver& observer);
+
+  // Reports the MCP failures not yet shown; `at_exit` adds one line per
+  // server still starting (codex exec calls it when its turn is over).
+  void ReportMcpNotices(bool at_exit);
 
   // The approver asked when the policy wants the user's word; null (the
   // default, as in `codex exec`) denies and tells the model. Set before
   // StartModel; borrowed for the Engine's lifetime.
   void set_approver(core::Approver* approver) { approver_ = approver; }
+
+  // The MCP servers and their state now (starting, ready, failed, disabled);
+  // empty when none is configured or StartModel has not run.
+  std::vector<mcp::ServerStatus> McpServers() const {
+    return mcp_ ? mcp_->Servers() : std::vector<mcp::ServerStatus>{};
+  }
 
   // Names the session the model requests belong to (session_id headers).
   void BindSession(const std::string& session_id);

@@ -183,6 +183,7 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
   InstallInterruptHandler(&cancel);
   auto result = conversation->RunTurn(prompt, cancel, image_urls);
   RemoveInterruptHandler();
+  engine->ReportMcpNotices(/*at_exit=*/true);
   if (!result.ok()) {
     const Status& failed = result.status();
     if (failed.code() != StatusCode::kCancelled) return failed;

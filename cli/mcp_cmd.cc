@@ -117,11 +117,11 @@ Json TransportJson(const core::McpServerConfig& s) {
           {"env_vars", s.env_vars}, {"cwd", OrNull(s.cwd)}};
 }
 
-// Seconds as Codex prints them (null unless set; ours always has a value,
-// so the defaults print as null).
+// Seconds as Codex prints them: a float (5.0), null unless set (ours always
+// has a value, so the defaults print as null).
 Json Seconds(int64_t ms, int64_t default_ms) {
   if (ms == default_ms) return Json();
-  return ms % 1000 == 0 ? Json(ms / 1000) : Json(static_cast<double>(ms) / 1000.0);
+  return Json(static_cast<double>(ms) / 1000.0);
 }
 
 Result<core::Config> LoadForMcp(const GlobalOptions& global) {

@@ -44,19 +44,104 @@ std::string Sanitize(const std::string& name) {
 
 }  // namespace
 
-std::string SanitizeMcpName(const std::string& name) { return Sanitize(name); }
+std::string SanitizeMcpName(const std::string& name) {
+  // Codex 0.169: "my-srv" is offered as mcp__my_srv, "rich.shape-x" as rich_shape_x.
+  std::string out;
+  for (char c : name) {
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    out += ok ? c : '_';
+  }
+  return out.empty() ? "_" : out;
+}
+
+std::string WallHeader(double wall_seconds) {
+  char header[64];
+  std::snprintf(header, sizeof header, "Wall time: %.4f seconds\nOutput:", wall_seconds);
+  return header;
+}
+
+bool IsMcpResourceTool(const std::string& name) {
+  for (const char* n : kMcpResourceToolNames) {
+    if (name == n) return true;
+  }
+  return false;
+}
+
+bool OffersMcpResourceTools(const Config& config) {
+  for (const auto& [name, server] : config.mcp_servers) {
+    if (server.enabled) return true;
+  }
+  return false;
+}
+
+std::string McpResourceToolsJson() {
+  // Codex 0.169's definitions (tests/compat/codex-0.169-mcp-capture.json).
+  auto str = [](const char* description) {
+    return Json{{"type", "string"}, {"description", description}};
+  };
+  auto list = [&](const char* name, const char* description, const char* cursor,
+                  const char* server) {
+    return Json{{"type", "function"},
+                {"name", name},
+                {"description", description},
+                {"strict", false},
+                {"parameters",
+                 {{"type", "object"},
+                  {"properties", {{"cursor", str(cursor)}, {"server", str(server)}}},
+                  {"additionalProperties", false}}}};
+  };
+  const Json tools = Json::array(
+      {list("list_mcp_resources",
+            "Lists resources provided by MCP servers. Resources allow servers to share data that "
+            "provides context to language models, such as files, database schemas, or "
+            "application-specific information. Prefer resources over web search when possible.",
+            "Opaque cursor from a previous list_mcp_resources call; omit for the first page.",
+            "MCP server name. Omit to list resources from every configured server."),
+       list("list_mcp_resource_templates",
+            "Lists resource templates provided by MCP servers. Parameterized resource templates "
+            "allow servers to share data that takes parameters and provides context to language "
+            "models, such as files, database schemas, or application-specific information. "
+            "Prefer resource templates over web search when possible.",
+            "Opaque cursor from a previous list_mcp_resource_templates call; omit for the first "
+            "page.",
+            "MCP server name. Omit to list resource templates from every configured server."),
+       {{"type", "function"},
+        {"name", "read_mcp_resource"},
+        {"description",
+         "Read a specific resource from an MCP server given the server name and resource URI."},
+        {"strict", false},
+        {"parameters",
+         {{"type", "object"},
+          {"properties",
+           {{"server", str("MCP server name exactly as configured. Must match the 'server' "
+                           "field returned by list_mcp_resources.")},
+            {"uri", str("Resource URI to read. Must be one of the URIs returned by "
+                        "list_mcp_resources.")}}},
+          {"required", Json::array({"server", "uri"})},
+          {"additionalProperties", false}}}}});
+  std::string out;
+  for (const auto& t : tools) out += "," + Dump(t);
+  return out;
+}
 
 std::string McpNamespacesJson(const std::vector<McpToolInfo>& tools) {
   std::string out;
   std::vector<std::string> order;
   std::map<std::string, std::string> members;  // namespace -> ",def,def"
+  std::map<std::string, std::string> descriptions;
   for (const auto& t : tools) {
-    if (!members.contains(t.namespace_name)) order.push_back(t.namespace_name);
+    if (!members.contains(t.namespace_name)) {
+      order.push_back(t.namespace_name);
+      descriptions[t.namespace_name] = t.namespace_description;
+    }
     members[t.namespace_name] += "," + t.definition_json;
   }
   for (const std::string& ns : order) {
-    Json head = {
-        {"type", "namespace"}, {"name", ns}, {"description", "Tools in the " + ns + " namespace."}};
+    Json head = {{"type", "namespace"},
+                 {"name", ns},
+                 {"description", descriptions[ns].empty() ? "Tools in the " + ns + " namespace."
+                                                          : descriptions[ns]}};
     std::string text = Dump(head);
     text.pop_back();  // '}'
     out += "," + text + ",\"tools\":[" + members[ns].substr(1) + "]}";
@@ -103,11 +188,13 @@ std::vector<std::string> QualifyMcpToolNames(
 McpOutput FormatMcpResult(const std::string& result_json, size_t max_bytes, double wall_seconds) {
   McpOutput out;
   Json result = Json::parse(result_json, nullptr, false);
-  if (!result.is_object()) return FormatMcpError("the server sent a result that is not an object");
+  if (!result.is_object()) {
+    return FormatMcpError("tool call error: the server sent a result that is not an object",
+                          wall_seconds);
+  }
   out.success = !(result.contains("isError") && result["isError"] == true);
   auto cut = [&](const std::string& text) { return sandbox::TruncateHeadTail(text, max_bytes); };
-  char header[64];
-  std::snprintf(header, sizeof header, "Wall time: %.4f seconds\nOutput:", wall_seconds);
+  const std::string header = WallHeader(wall_seconds);
   // As Codex 0.169 (tests/compat/codex-0.169-mcp-capture.json): structured
   // content as one text after the header; otherwise the header, then each
   // content block as an input item (text as text, images as images, any
@@ -140,11 +227,11 @@ McpOutput FormatMcpResult(const std::string& result_json, size_t max_bytes, doub
   return out;
 }
 
-McpOutput FormatMcpError(const std::string& message) {
+McpOutput FormatMcpError(const std::string& text, double wall_seconds) {
   McpOutput out;
   out.success = false;
-  Json content = Json::array({{{"type", "text"}, {"text", "tool call error: " + message}}});
-  out.output_json = Dump(Json(Dump(content)));
+  out.output_json = Dump(Json::array({{{"type", "input_text"}, {"text", WallHeader(wall_seconds)}},
+                                      {{"type", "input_text"}, {"text", text}}}));
   return out;
 }
 

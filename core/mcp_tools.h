@@ -9,10 +9,10 @@
 // are ordered by server name, then tool name, so the `tools` array of every
 // request is the same bytes for the same servers.
 //
-// Results map to the function-call output as Codex does: `structuredContent`
-// (when present) as its JSON text; otherwise, when some content block is an
-// image, an array of `input_text` / `input_image` items; otherwise the
-// `content` array as JSON text. Texts are cut head + tail like shell output.
+// Results map to the function-call output as Codex does (FormatMcpResult
+// below): a "Wall time" header, then `structuredContent` (when present) as
+// its JSON text, or else each content block as an input item (text as text).
+// Texts are cut head + tail like shell output.
 #pragma once
 
 #include <optional>
@@ -32,6 +32,9 @@ struct McpToolInfo {
   // Codex's namespace form: the tool is `function_name` inside the namespace
   // tool `namespace_name` ("mcp__SERVER"), both sanitised as Codex does.
   std::string namespace_name;
+  // The server's `instructions` (initialize), which Codex 0.169 sends as the
+  // namespace's description; "" = "Tools in the mcp__SERVER namespace.".
+  std::string namespace_description;
   std::string function_name;
   std::string definition_json;  // the function entry inside its namespace
   // The tool's annotations (MCP ToolAnnotations), when the server gave them.
@@ -55,13 +58,36 @@ class McpTools {
   virtual Result<std::string> CallTool(const std::string& server, const std::string& tool,
                                        const std::string& arguments_json,
                                        const CancelToken& cancel) = 0;
+  // Runs one of the resource tools (kMcpResourceToolNames) with the model's
+  // argument text. ok: the output as Codex 0.169 sends it (JSON text); an
+  // error's message is what the model is told instead (Codex's wording where
+  // it has one: "unknown MCP server 'X'", "cursor can only be used when a
+  // server is specified", "failed to parse function arguments: ...").
+  virtual Result<std::string> CallResourceTool(const std::string& name,
+                                               const std::string& arguments_json,
+                                               const CancelToken& cancel) = 0;
+  // One line per server that failed to start since the last call (servers
+  // start in the background); the router shows them when a turn starts.
+  virtual std::vector<std::string> TakeNotices() { return {}; }
 };
+
+// Codex 0.169's three resource tools, offered (after the shell tools, as
+// Codex places them) whenever an enabled MCP server is configured — whether
+// or not a server declares resources, and before any server has started, so
+// the tools array does not depend on startup timing.
+inline constexpr const char* kMcpResourceToolNames[] = {
+    "list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"};
+bool IsMcpResourceTool(const std::string& name);
+bool OffersMcpResourceTools(const Config& config);
+// Their definitions, Codex's exact schemas and descriptions, in that order:
+// each JSON object preceded by a comma, ready to append to a tools array.
+std::string McpResourceToolsJson();
 
 // The MCP part of a request's `tools` array, as Codex 0.169 sends it: one
 // {"type":"namespace","name":"mcp__SERVER","description":"Tools in the
-// mcp__SERVER namespace.","tools":[...]} per server, in the order of `tools`
-// (grouped by namespace_name). Each JSON object is preceded by a comma, ready
-// to append to the built-in list; "" when there are none.
+// mcp__SERVER namespace." (or the server's instructions),"tools":[...]} per server, in the order of
+// `tools` (grouped by namespace_name). Each JSON object is preceded by a comma, ready to append to
+// the built-in list; "" when there are none.
 std::string McpNamespacesJson(const std::vector<McpToolInfo>& tools);
 
 // The tool a function call names: `namespace_name`/`function_name` when the
@@ -69,8 +95,8 @@ std::string McpNamespacesJson(const std::vector<McpToolInfo>& tools);
 const McpToolInfo* FindMcpTool(const std::vector<McpToolInfo>& tools, const std::string& ns,
                                const std::string& name);
 
-// Codex's sanitising of a namespace or function name: every character other
-// than [A-Za-z0-9_-] becomes '_'.
+// Codex 0.169's sanitising of a namespace or function name: every character
+// other than [A-Za-z0-9_] becomes '_' (the flat names above keep '-').
 std::string SanitizeMcpName(const std::string& name);
 
 // Builds the qualified names of `tools` (in the given order) per the rule
@@ -89,9 +115,13 @@ struct McpOutput {
   bool success = true;
 };
 McpOutput FormatMcpResult(const std::string& result_json, size_t max_bytes, double wall_seconds);
-// The output for a call that produced no result (timeout, crash, bad
-// arguments): a text content block "tool call error: <message>", success false.
-McpOutput FormatMcpError(const std::string& message);
+// The output for a call that produced no result, as Codex 0.169 sends it:
+// the "Wall time" header, then `text` ("tool call error: <why>" for a failed
+// call, "err: <why>" for arguments that are not a JSON object), each an
+// input_text item; success false.
+McpOutput FormatMcpError(const std::string& text, double wall_seconds);
+// "Wall time: S seconds\nOutput:", S with four decimals, as Codex writes it.
+std::string WallHeader(double wall_seconds);
 
 // Whether an MCP call needs the user's word under `policy` (as Codex): never
 // asks under `never` or with danger-full-access (except untrusted); untrusted

@@ -132,6 +132,12 @@ std::string BuiltinToolsJson(const Config& config) {
   } else {
     tools.push_back(ShellToolJson(DeclaresEscalation(config.approval_policy)));
   }
+  // Where Codex 0.169 puts them: right after the shell tools.
+  if (OffersMcpResourceTools(config)) {
+    for (auto& t : Json::parse("[" + McpResourceToolsJson().substr(1) + "]")) {
+      tools.push_back(std::move(t));
+    }
+  }
   tools.push_back(ApplyPatchToolDefinition(config.provider.apply_patch_tool_type));
   tools.push_back(UpdatePlanToolJson());
   if (config.view_image) tools.push_back(Json::parse(ViewImageToolJson()));
@@ -150,6 +156,7 @@ ToolRouter::ToolRouter(const Config& config, CommandRunner& runner, Approver* ap
 
 void ToolRouter::BeginTurn() {
   if (mcp_ == nullptr) return;
+  for (const std::string& line : mcp_->TakeNotices()) observer_.OnNotice(line);
   mcp_tools_ = mcp_->ToolsForTurn();
   std::string json = builtin_tools_json_;
   json.pop_back();  // ']'
@@ -186,6 +193,11 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
     if (const McpToolInfo* t = FindMcpTool(mcp_tools_, ns, name)) {
       return RunMcp(call, *t, j.value("arguments", "{}"), cancel);
     }
+    if (ns.empty() && IsMcpResourceTool(name) && OffersMcpResourceTools(config_)) {
+      return RunMcpResource(call, name, j.value("arguments", ""), cancel);
+    }
+    // Codex 0.169's words for a function it has not got in a namespace.
+    if (!ns.empty()) return fail("unsupported call: " + ns + name);
   }
   Json args = Json::parse(j.value("arguments", "{}"), nullptr, false);
   if (!args.is_object()) {
@@ -483,10 +495,12 @@ Result<ToolOutcome> ToolRouter::RunMcp(const Item& call, const McpToolInfo& tool
     outcome.output = std::move(item);
     return outcome;
   };
-  auto fail = [&](const std::string& message) {
+  // As Codex 0.169: the wall-time header, then `prefix` + the message.
+  double wall_seconds = 0;
+  auto fail = [&](const std::string& message, const std::string& prefix = "") {
     activity.error = message;
     activity.output = message;
-    return finish(FormatMcpError(message));
+    return finish(FormatMcpError(prefix + message, wall_seconds));
   };
   // An empty argument string means no arguments, as in Codex.
   const bool blank = arguments.find_first_not_of(" \t\r\n") == std::string::npos;
@@ -494,7 +508,7 @@ Result<ToolOutcome> ToolRouter::RunMcp(const Item& call, const McpToolInfo& tool
   activity.mcp_arguments = args.is_discarded() ? arguments : Dump(args);
   if (!args.is_object()) {
     observer_.OnToolStarted(activity);
-    return fail("the arguments of " + tool.qualified_name + " must be a JSON object");
+    return fail("the arguments of " + tool.qualified_name + " must be a JSON object", "err: ");
   }
   const std::vector<std::string> key = {"mcp", tool.server, tool.tool};
   if (McpCallNeedsApproval(config_.approval_policy, config_.sandbox_mode, tool) &&
@@ -522,16 +536,45 @@ Result<ToolOutcome> ToolRouter::RunMcp(const Item& call, const McpToolInfo& tool
   observer_.OnToolStarted(activity);
   const auto started = std::chrono::steady_clock::now();
   auto result = mcp_->CallTool(tool.server, tool.tool, Dump(args), cancel);
-  const double wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (!result.ok()) {
     if (result.status().code() == StatusCode::kCancelled) return result.status();
-    return fail(result.status().message());
+    return fail(result.status().message(), "tool call error: ");
   }
   activity.mcp_result = *result;
   McpOutput out = FormatMcpResult(*result, kModelOutputMaxBytes, wall_seconds);
   activity.output = out.output_json;
   return finish(out);
+}
+
+Result<ToolOutcome> ToolRouter::RunMcpResource(const Item& call, const std::string& name,
+                                               const std::string& arguments,
+                                               const CancelToken& cancel) {
+  // Shown as Codex shows it: an MCP call of the "codex" server.
+  ToolActivity activity;
+  activity.call_id = call.call_id;
+  activity.tool = "mcp";
+  activity.mcp_server = "codex";
+  activity.mcp_tool = name;
+  activity.command = "codex." + name;
+  Json args = Json::parse(arguments, nullptr, false);
+  activity.mcp_arguments = args.is_discarded() ? arguments : Dump(args);
+  observer_.OnToolStarted(activity);
+  Result<std::string> result =
+      mcp_ != nullptr ? mcp_->CallResourceTool(name, arguments, cancel)
+                      : Result<std::string>(UnavailableError("no MCP server is running"));
+  if (!result.ok() && result.status().code() == StatusCode::kCancelled) return result.status();
+  // As Codex 0.169: the output is the JSON text, or the error's message.
+  const std::string text = result.ok() ? *result : result.status().message();
+  activity.success = result.ok();
+  if (!result.ok()) activity.error = text;
+  activity.output = sandbox::TruncateHeadTail(text, kModelOutputMaxBytes);
+  activity.mcp_result =
+      result.ok() ? Dump(Json{{"content", Json::array({{{"type", "text"}, {"text", text}}})}}) : "";
+  observer_.OnToolCompleted(activity);
+  ToolOutcome outcome;
+  outcome.output = CallOutputFor(call.kind, call.call_id, activity.output);
+  return outcome;
 }
 
 Result<ToolOutcome> ToolRouter::RunApplyPatch(const Item& call, const std::string& patch,

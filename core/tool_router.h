@@ -120,6 +120,8 @@ class ToolRouter {
   Result<ToolOutcome> RunApplyPatch(const Item& call, const std::string& patch,
                                     const std::string& workdir);
   Result<ToolOutcome> RunUpdatePlan(const Item& call, const std::string& arguments);
+  Result<ToolOutcome> RunMcpResource(const Item& call, const std::string& name,
+                                     const std::string& arguments, const CancelToken& cancel);
   Result<ToolOutcome> RunMcp(const Item& call, const McpToolInfo& tool,
                              const std::string& arguments, const CancelToken& cancel);
 

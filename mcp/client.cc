@@ -123,7 +123,7 @@ Status McpClient::Notify(const std::string& method, Json params) {
 }
 
 Result<Json> McpClient::Request(const std::string& method, Json params, int64_t timeout_ms,
-                                const core::CancelToken* cancel) {
+                                const core::CancelToken* cancel, bool codex_error) {
   int64_t id;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -160,6 +160,11 @@ Result<Json> McpClient::Request(const std::string& method, Json params, int64_t 
       if (response.contains("error")) {
         const Json& e = response["error"];
         std::string text = e.is_object() ? e.value("message", Dump(e)) : Dump(e);
+        if (codex_error) {
+          const Json code = e.is_object() ? e.value("code", Json()) : Json();
+          return InternalError("Mcp error: " + (code.is_null() ? std::string("?") : Dump(code)) +
+                               ": " + text);
+        }
         return InternalError("MCP server '" + name_ + "' answered " + method +
                              " with error: " + text);
       }
@@ -180,11 +185,11 @@ Result<Json> McpClient::Request(const std::string& method, Json params, int64_t 
   }
 }
 
-Status McpClient::Initialize(int64_t timeout_ms) {
+Status McpClient::Initialize(int64_t timeout_ms, const core::CancelToken* cancel) {
   Json params = {{"protocolVersion", kProtocolVersions[0]},
                  {"capabilities", Json::object()},
                  {"clientInfo", {{"name", "codex"}, {"title", "codex"}, {"version", "0.1.0"}}}};
-  ASSIGN_OR_RETURN(Json result, Request("initialize", std::move(params), timeout_ms, nullptr));
+  ASSIGN_OR_RETURN(Json result, Request("initialize", std::move(params), timeout_ms, cancel));
   if (!result.is_object()) {
     return InvalidArgumentError("MCP server '" + name_ + "' sent an initialize result that is " +
                                 "not an object");
@@ -202,13 +207,24 @@ Status McpClient::Initialize(int64_t timeout_ms) {
   }
   protocol_version_ = version;
   server_info_ = result.value("serverInfo", Json::object());
+  if (result.value("instructions", Json()).is_string()) {
+    // Trimmed, as Codex 0.169 sends them (server-everything's end in "\n").
+    instructions_ = result["instructions"].get<std::string>();
+    const size_t b = instructions_.find_first_not_of(" \t\r\n");
+    const size_t e = instructions_.find_last_not_of(" \t\r\n");
+    instructions_ = b == std::string::npos ? "" : instructions_.substr(b, e - b + 1);
+  }
+  const Json caps = result.value("capabilities", Json::object());
+  supports_resources_ =
+      caps.is_object() && caps.contains("resources") && caps["resources"].is_object();
   if (auto* http = dynamic_cast<HttpTransport*>(transport_.get())) {
     http->set_protocol_version(version);
   }
   return Notify("notifications/initialized", Json());
 }
 
-Result<std::vector<Json>> McpClient::ListTools(int64_t timeout_ms) {
+Result<std::vector<Json>> McpClient::ListTools(int64_t timeout_ms,
+                                               const core::CancelToken* cancel) {
   std::vector<Json> tools;
   std::string cursor;
   const auto start = std::chrono::steady_clock::now();
@@ -218,7 +234,7 @@ Result<std::vector<Json>> McpClient::ListTools(int64_t timeout_ms) {
                               .count();
     Json params = cursor.empty() ? Json() : Json{{"cursor", cursor}};
     ASSIGN_OR_RETURN(Json result, Request("tools/list", params,
-                                          std::max<int64_t>(1, timeout_ms - spent), nullptr));
+                                          std::max<int64_t>(1, timeout_ms - spent), cancel));
     if (!result.is_object() || !result.value("tools", Json()).is_array()) {
       return InvalidArgumentError("MCP server '" + name_ + "' sent a tools/list result without " +
                                   "a tools array");

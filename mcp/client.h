@@ -43,10 +43,18 @@ class McpClient {
   McpClient& operator=(const McpClient&) = delete;
 
   Status Start();
-  // initialize + notifications/initialized, within `timeout_ms`.
-  Status Initialize(int64_t timeout_ms);
+  // initialize + notifications/initialized, within `timeout_ms`; gives up
+  // (kCancelled) when `cancel` fires.
+  Status Initialize(int64_t timeout_ms, const core::CancelToken* cancel = nullptr);
   // Every tool (the `tools` entries of all pages), within `timeout_ms`.
-  Result<std::vector<Json>> ListTools(int64_t timeout_ms);
+  Result<std::vector<Json>> ListTools(int64_t timeout_ms,
+                                      const core::CancelToken* cancel = nullptr);
+  // Any other request (resources/list, resources/read, ...): its result. A
+  // JSON-RPC error reads as Codex words it: "Mcp error: CODE: MESSAGE".
+  Result<Json> Call(const std::string& method, Json params, int64_t timeout_ms,
+                    const core::CancelToken& cancel) {
+    return Request(method, std::move(params), timeout_ms, &cancel, /*codex_error=*/true);
+  }
   // tools/call; returns the result object.
   Result<Json> CallTool(const std::string& tool, const Json& arguments, int64_t timeout_ms,
                         const core::CancelToken& cancel);
@@ -58,11 +66,15 @@ class McpClient {
 
   const std::string& protocol_version() const { return protocol_version_; }
   const Json& server_info() const { return server_info_; }
+  // The `instructions` of the server's initialize answer ("" = none).
+  const std::string& instructions() const { return instructions_; }
+  // Whether the server's initialize answer declared `capabilities.resources`.
+  bool supports_resources() const { return supports_resources_; }
   Transport& transport() { return *transport_; }
 
  private:
   Result<Json> Request(const std::string& method, Json params, int64_t timeout_ms,
-                       const core::CancelToken* cancel);
+                       const core::CancelToken* cancel, bool codex_error = false);
   Status Notify(const std::string& method, Json params);
   void OnMessage(std::string line);
   void OnClosed(std::string why);
@@ -80,6 +92,8 @@ class McpClient {
   std::atomic<bool> tools_changed_{false};
   std::string protocol_version_;
   Json server_info_;
+  bool supports_resources_ = false;
+  std::string instructions_;
 };
 
 }  // namespace codex::mcp

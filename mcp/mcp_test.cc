@@ -2,6 +2,8 @@
 // qualification, the result mapping, the approval rule, and McpManager with
 // the tool router against the real mcp-test-server process (pagination,
 // list_changed applied at the next turn only, cancellation, a crash).
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -38,6 +40,9 @@ TEST_CASE(
   CHECK(names[3].empty());
   CHECK(names[4].empty());
   CHECK(names[5] == "mcp__x__");
+  // The namespace form (Codex 0.169) keeps only [A-Za-z0-9_].
+  CHECK(core::SanitizeMcpName("mcp__my-srv") == "mcp__my_srv");
+  CHECK(core::SanitizeMcpName("rich.shape-x") == "rich_shape_x");
 }
 
 TEST_CASE("Result mapping as Codex 0.169: wall-time header, structured as text, else input items") {
@@ -65,8 +70,14 @@ TEST_CASE("Result mapping as Codex 0.169: wall-time header, structured as text, 
   CHECK(out.output_json.find("omitted") != std::string::npos);
   out = core::FormatMcpResult("[]", 10240, 0);
   CHECK_FALSE(out.success);
-  out = core::FormatMcpError("boom");
-  CHECK(out.output_json == J(R"([{"type":"text","text":"tool call error: boom"}])").dump());
+  // An error as Codex 0.169 sends it: the header, then the text, not a
+  // JSON-encoded content array.
+  out = core::FormatMcpError("tool call error: boom", 0.5);
+  CHECK(out.output_json ==
+        J::array({{{"type", "input_text"}, {"text", "Wall time: 0.5000 seconds\nOutput:"}},
+                  {{"type", "input_text"}, {"text", "tool call error: boom"}}})
+            .dump());
+  CHECK_FALSE(out.success);
 }
 
 TEST_CASE("Approval rule for MCP calls") {
@@ -111,6 +122,42 @@ struct Fixture {
 };
 
 class NullObserver : public core::TurnObserver {};
+
+// Collects the notices the router shows when a turn starts.
+class NoticeObserver : public core::TurnObserver {
+ public:
+  void OnNotice(std::string_view message) override { notices.emplace_back(message); }
+  std::vector<std::string> notices;
+};
+
+// Opens the FIFO `path` for writing once its reader has it open, and closes
+// it: the reader sees its end. False when no reader came within 30 s.
+bool ReleaseFifo(const std::string& path) {
+  for (int i = 0; i < 600; ++i) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) {
+      ::close(fd);
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+std::string ReadFileOr(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Waits (30 s at most) until `pred` holds.
+template <typename Pred>
+bool Eventually(Pred pred) {
+  for (int i = 0; i < 600; ++i) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return pred();
+}
 
 class NullRunner : public core::CommandRunner {
  public:
@@ -239,7 +286,100 @@ TEST_CASE("McpManager starts the servers in parallel") {
   CHECK(lines->empty());
   CHECK(ms >= 3000);
   CHECK(ms < 10'000);
-  CHECK(manager.ToolsForTurn().size() == 40);
+  CHECK(manager.ToolsForTurn().size() == 44);  // 11 tools each
+}
+
+TEST_CASE(
+    "McpManager: a server slow to start does not hold up the first turn; its tools join at the "
+    "next turn boundary, never mid-turn") {
+  Fixture f({});
+  const std::string gate = f.home + "/slow-gate";
+  const std::string log = f.home + "/slow.log";
+  REQUIRE(::mkfifo(gate.c_str(), 0600) == 0);
+  core::McpServerConfig slow = f.config.mcp_servers["t"];
+  slow.name = "slow";
+  slow.args = {"--wait-file", gate, "--log", log};
+  f.config.mcp_servers["slow"] = slow;
+  f.config.mcp_servers["t"].required = true;  // the fast one is waited for
+  McpManager manager(f.config, sandbox::EnvPolicy{});
+  REQUIRE(manager.Start().ok());  // returns while "slow" is blocked on its FIFO
+  NullRunner runner;
+  NoticeObserver observer;
+  core::ToolRouter router(f.config, runner, nullptr, observer);
+  router.set_mcp_tools(&manager);
+  router.BeginTurn();
+  const std::string turn1 = router.ToolsJson();
+  CHECK(turn1.find(R"("name":"mcp__t")") != std::string::npos);
+  CHECK(turn1.find(R"("name":"mcp__slow")") == std::string::npos);
+  // The resource tools are there from the start: they do not depend on timing.
+  CHECK(turn1.find(R"("name":"list_mcp_resources")") != std::string::npos);
+  CHECK(ReadFileOr(log).find("waiting on " + gate) != std::string::npos);
+  // Its resources are not there yet either; the model is told why.
+  core::CancelToken cancel;
+  auto early = manager.CallResourceTool("list_mcp_resources", R"({"server":"slow"})", cancel);
+  REQUIRE_FALSE(early.ok());
+  CHECK(early.status().message() == "MCP server 'slow' is still starting; try again later");
+
+  REQUIRE(ReleaseFifo(gate));
+  REQUIRE(Eventually([&] {
+    for (const auto& s : manager.Servers()) {
+      if (s.name == "slow") return s.state == ServerState::kReady;
+    }
+    return false;
+  }));
+  CHECK(router.ToolsJson() == turn1);  // the turn under way keeps its tools
+  router.BeginTurn();
+  const std::string turn2 = router.ToolsJson();
+  CHECK(turn2.find(R"("name":"mcp__slow")") != std::string::npos);
+  // Everything before the first namespace (the built-in and resource tools)
+  // is the same bytes; "slow" sorts before "t".
+  const size_t ns = turn1.find(R"({"type":"namespace")");
+  REQUIRE(ns != std::string::npos);
+  CHECK(turn2.compare(0, ns, turn1, 0, ns) == 0);
+  CHECK(turn2.find(R"("name":"mcp__slow")") < turn2.find(R"("name":"mcp__t")"));
+  CHECK(observer.notices.empty());
+}
+
+TEST_CASE("McpManager: a failure after the first turn started is told when the next one starts") {
+  Fixture f({});
+  const std::string gate = f.home + "/gate";
+  REQUIRE(::mkfifo(gate.c_str(), 0600) == 0);
+  // Blocked on the FIFO, then answers initialize with a protocol codex refuses.
+  f.config.mcp_servers["t"].args = {"--wait-file", gate, "--protocol", "1999-01-01"};
+  McpManager manager(f.config, sandbox::EnvPolicy{});
+  REQUIRE(manager.Start().ok());
+  NullRunner runner;
+  NoticeObserver observer;
+  core::ToolRouter router(f.config, runner, nullptr, observer);
+  router.set_mcp_tools(&manager);
+  router.BeginTurn();
+  CHECK(observer.notices.empty());
+  REQUIRE(ReleaseFifo(gate));
+  REQUIRE(Eventually([&] { return manager.Servers()[0].state == ServerState::kFailed; }));
+  router.BeginTurn();
+  REQUIRE(observer.notices.size() == 1);
+  CHECK(observer.notices[0].find("MCP server 't' failed to start:") == 0);
+  CHECK(observer.notices[0].find("1999-01-01") != std::string::npos);
+  router.BeginTurn();
+  CHECK(observer.notices.size() == 1);  // told once
+}
+
+TEST_CASE(
+    "McpManager: a server still starting at exit is named once; the destructor does not wait") {
+  Fixture f({});
+  const std::string gate = f.home + "/never";
+  REQUIRE(::mkfifo(gate.c_str(), 0600) == 0);
+  f.config.mcp_servers["t"].args = {"--wait-file", gate};
+  f.config.mcp_servers["t"].startup_timeout_ms = 3'600'000;
+  {
+    McpManager manager(f.config, sandbox::EnvPolicy{});
+    REQUIRE(manager.Start().ok());
+    auto lines = manager.TakeNotices(/*at_exit=*/true);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0] ==
+          "MCP server 't' was still starting when codex finished; its tools were not offered");
+    CHECK(manager.TakeNotices(true).empty());
+  }  // the server never answers; destroying the manager stops it all the same
 }
 
 }  // namespace

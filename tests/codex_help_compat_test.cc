@@ -209,8 +209,17 @@ TEST_CASE("the real Codex reads what codex mcp add writes, and the reverse") {
     CHECK(Json::parse(a.out) == Json::parse(b.out));
     CHECK(real({"mcp", "get", name}).out == ours({"mcp", "get", name}).out);
   }
+  // A server written by hand, disabled, with timeouts: list reads it from
+  // config.toml alone (its command does not exist), in the same bytes.
+  {
+    std::ofstream(env->codex_home() / "config.toml", std::ios::app)
+        << "\n[mcp_servers.off]\ncommand = \"/nonexistent/server\"\nenabled = false\n"
+           "startup_timeout_sec = 5\ntool_timeout_sec = 7.5\n";
+  }
   // The table (Codex's env order within one server is a hash order; one key here).
   CHECK(real({"mcp", "list"}).out == ours({"mcp", "list"}).out);
+  CHECK(real({"mcp", "list", "--json"}).out == ours({"mcp", "list", "--json"}).out);
+  REQUIRE(real({"mcp", "remove", "off"}).exit_code == 0);
   REQUIRE(real({"mcp", "remove", "mine"}).exit_code == 0);
   REQUIRE(ours({"mcp", "remove", "theirs"}).exit_code == 0);
   CHECK(Json::parse(ours({"mcp", "list", "--json"}).out).empty());

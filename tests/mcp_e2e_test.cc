@@ -4,9 +4,12 @@
 // mapping (text, structured, image, resource, isError), truncation, faults of
 // the in-repo mcp-test-server (crash mid-call, slow start, garbage frames,
 // huge output, tool timeout, Ctrl-C cancellation), stderr to the log,
-// environment filtering, approvals, `codex mcp list`. The third-party npm
-// servers are in mcp_npm_e2e_test.cc.
+// environment filtering, approvals, `codex mcp list`, Codex's resource tools
+// (compared with what Codex 0.169 sent, tests/compat/), a server slow to
+// start. The third-party npm servers are in mcp_npm_e2e_test.cc.
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +22,7 @@
 #include <vector>
 
 #include "tests/mcp/mcp_e2e_helpers.h"
+#include "tests/pty_support.h"
 
 namespace codex::testing {
 namespace {
@@ -77,9 +81,12 @@ TEST_CASE("MCP tools follow the built-in ones, sorted by server then tool, named
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 1);
   const auto names = ToolNames(requests[0]);
-  const std::vector<std::string> server_tools = {"add",  "ask",  "crash", "echo",     "fail",
-                                                 "grow", "huge", "image", "resource", "slow"};
-  std::vector<std::string> expected = {"shell", "apply_patch", "update_plan"};
+  const std::vector<std::string> server_tools = {
+      "add", "ask", "crash", "echo", "fail", "gate", "grow", "huge", "image", "resource", "slow"};
+  // Codex's resource tools come right after the shell tool.
+  std::vector<std::string> expected = {
+      "shell",       "list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource",
+      "apply_patch", "update_plan"};
   for (const auto& t : server_tools) expected.push_back("mcp__alpha__" + t);
   expected.push_back("mcp__some__add");
   expected.push_back("mcp__some__echo");
@@ -239,7 +246,15 @@ TEST_CASE(
     CHECK(name.rfind("mcp__oldproto", 0) != 0);
   }
   const std::string crash = ModelOutput(*env, "crash");
-  CHECK(crash.find("tool call error") != std::string::npos);
+  // As Codex 0.169 sends a failed call: the wall-time header and the error
+  // as input_text items, not a JSON-encoded content array.
+  const Json crash_items = Json::parse(crash, nullptr, false);
+  REQUIRE(crash_items.is_array());
+  REQUIRE(crash_items.size() == 2);
+  CHECK(crash_items[0]["type"] == "input_text");
+  CHECK(crash_items[0]["text"].get<std::string>().rfind("Wall time: ", 0) == 0);
+  CHECK(crash_items[1]["type"] == "input_text");
+  CHECK(crash_items[1]["text"].get<std::string>().rfind("tool call error: ", 0) == 0);
   CHECK(crash.find("exited with code 3") != std::string::npos);
   CHECK(ModelOutput(*env, "after").find("not running") != std::string::npos);
   CHECK(McpResultText(ModelOutput(*env, "noise")) == "echo: through noise");
@@ -439,7 +454,8 @@ TEST_CASE("a namespaced MCP call (Codex's form) reaches the tool; the flat name 
   REQUIRE(run.exit_code == 0);
   CHECK(ModelOutput(*env, "ns").find("echo: via namespace") != std::string::npos);
   CHECK(ModelOutput(*env, "flat").find("echo: via flat") != std::string::npos);
-  CHECK(ModelOutput(*env, "bad").find("echo: ") == std::string::npos);
+  // Codex 0.169's words for a namespaced function it has not got.
+  CHECK(ModelOutput(*env, "bad") == "unsupported call: mcp__nopeecho");
   // The namespaced call item is resent with its namespace.
   const std::string input = env->server().requests_to("/responses").back().InputItems().dump();
   CHECK(input.find("\"namespace\":\"mcp__t\"") != std::string::npos);
@@ -486,6 +502,226 @@ TEST_CASE("codex mcp add/get/remove edit config.toml; mcp list reads it without 
   CHECK(Run(*env, {"mcp", "remove", "web"}).out == "No MCP server named 'web' found.\n");
   CHECK(Json::parse(Run(*env, {"mcp", "list", "--json"}).out).size() == 1);
   CHECK(env->server().requests_to("/responses").empty());
+}
+
+// Opens the FIFO `path` for writing once its reader has it open, and closes
+// it: the reader sees its end. False when no reader came within 30 s.
+bool ReleaseFifo(const fs::path& path) {
+  for (int i = 0; i < 600; ++i) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) {
+      ::close(fd);
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+// Waits (30 s at most) until `pred` holds.
+template <typename Pred>
+bool Eventually(Pred pred) {
+  for (int i = 0; i < 600; ++i) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return pred();
+}
+
+TEST_CASE(
+    "MCP resource tools: Codex 0.169's definitions, and every output the same bytes as Codex's") {
+  // What Codex 0.169 sent for the same calls against the same servers.
+  const Json capture = Json::parse(ReadFile(MCP_CODEX_CAPTURE));
+  const Json& calls = capture["resource_calls"];
+  REQUIRE(calls.size() >= 9);
+  Json script = Json::array();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    script.push_back({{"output", Json::array({{{"function_call", calls[i]["name"]},
+                                               {"arguments", calls[i]["arguments"]},
+                                               {"call_id", "r" + std::to_string(i)}}})}});
+  }
+  script.push_back("done");
+  // required: waited for, so both are ready for the first call.
+  auto env = MakeEnv(script.dump(), TestServer("t", {"--resources"}, "required = true") +
+                                        TestServer("u", {}, "required = true"));
+  auto run = Run(*env, {"exec", "go"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == calls.size() + 1);
+  // Offered right after the shell tool, exactly as Codex defines them.
+  const Json& tools = requests[0].body["tools"];
+  REQUIRE(tools.size() > 4);
+  CHECK(tools[0]["name"] == "shell");
+  for (size_t i = 0; i < 3; ++i) {
+    CHECK(tools[i + 1].dump() == capture["mcp_resource_tools"][i].dump());
+  }
+  for (size_t i = 0; i < calls.size(); ++i) {
+    INFO("call " << i << ": " << calls[i]["name"] << " " << calls[i]["arguments"]);
+    CHECK(ModelOutput(*env, "r" + std::to_string(i)) == calls[i]["output"].get<std::string>());
+  }
+}
+
+TEST_CASE(
+    "MCP resource tools: Codex's errors for bad arguments, an unknown server; none offered "
+    "without an enabled server") {
+  auto env = MakeEnv(R"([
+    {"output": [{"function_call": "list_mcp_resources", "arguments": {"cursor": "abc"}, "call_id": "cursor"}]},
+    {"output": [{"function_call": "read_mcp_resource", "arguments": {"uri": "test://one"}, "call_id": "noserver"}]},
+    {"output": [{"function_call": "read_mcp_resource", "arguments": {"server": "nope", "uri": "x"}, "call_id": "nope"}]},
+    {"output": [{"function_call": "list_mcp_resources", "arguments": "not json", "call_id": "garbage"}]},
+    {"output": [{"function_call": "list_mcp_resource_templates", "arguments": {}, "call_id": "tpl"}]},
+    "done"])",
+                     TestServer("t", {"--resources"}, "required = true"));
+  auto run = Run(*env, {"exec", "go"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  // The texts Codex 0.169 sends for these.
+  CHECK(ModelOutput(*env, "cursor") == "cursor can only be used when a server is specified");
+  CHECK(ModelOutput(*env, "noserver") ==
+        "failed to parse function arguments: missing field `server`");
+  CHECK(ModelOutput(*env, "nope") == "unknown MCP server 'nope'");
+  CHECK(ModelOutput(*env, "garbage").rfind("failed to parse function arguments: ", 0) == 0);
+  CHECK(
+      ModelOutput(*env, "tpl") ==
+      R"({"resourceTemplates":[{"server":"t","uriTemplate":"test://item/{id}","name":"item","description":"An item by id"}]})");
+
+  // Only a disabled server: no resource tools, and a call is an unknown tool.
+  auto off = MakeEnv(R"([
+    {"output": [{"function_call": "list_mcp_resources", "arguments": {}, "call_id": "off"}]},
+    "done"])",
+                     TestServer("t", {"--resources"}, "enabled = false"));
+  REQUIRE(Run(*off, {"exec", "go"}).exit_code == 0);
+  for (const auto& name : ToolNames(off->server().requests_to("/responses")[0])) {
+    CHECK(name.find("mcp") == std::string::npos);
+  }
+  CHECK(ModelOutput(*off, "off") == "unknown tool 'list_mcp_resources'");
+}
+
+TEST_CASE(
+    "MCP a server slow to start does not hold up the first request, and its tools do not join "
+    "mid-turn") {
+  const fs::path dir = fs::temp_directory_path() / ("mcp-slow-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path slow_gate = dir / "slow-gate";
+  const fs::path call_gate = dir / "call-gate";
+  const fs::path slow_log = dir / "slow.log";
+  REQUIRE(::mkfifo(slow_gate.c_str(), 0600) == 0);
+  REQUIRE(::mkfifo(call_gate.c_str(), 0600) == 0);
+  // The model calls fast's gate tool, which answers when the test releases
+  // call_gate; meanwhile the test lets the slow server finish starting.
+  Json script =
+      Json::array({{{"output", Json::array({{{"function_call", "mcp__fast__gate"},
+                                             {"arguments", {{"path", call_gate.string()}}},
+                                             {"call_id", "gate"}}})}},
+                   "done"});
+  auto env = MakeEnv(
+      script.dump(),
+      TestServer("fast", {}, "required = true") +
+          TestServer("slow", {"--wait-file", slow_gate.string(), "--log", slow_log.string()},
+                     "startup_timeout_sec = 600"));
+  auto child = ChildProcess::Spawn(env->CodexCommand({"exec", "go"}));
+  REQUIRE(child.ok());
+  // The first request arrives while the slow server is held on its FIFO.
+  REQUIRE(Eventually([&] { return !env->server().requests_to("/responses").empty(); }));
+  CHECK(ReadFile(slow_log).find("waiting on " + slow_gate.string()) != std::string::npos);
+  CHECK(ReadFile(slow_log).find("released") == std::string::npos);
+  const RecordedRequest first = env->server().requests_to("/responses")[0];
+  const auto names = ToolNames(first);
+  CHECK(std::find(names.begin(), names.end(), "mcp__fast__gate") != names.end());
+  for (const auto& n : names) CHECK(n.rfind("mcp__slow", 0) != 0);
+  // Now the slow server starts before the turn's next request, which still
+  // offers the turn's tools. codex notes "ready" in its log for the server
+  // once it holds the server's tools.
+  REQUIRE(ReleaseFifo(slow_gate));
+  const fs::path codex_log = env->codex_home() / "log" / "mcp-slow.log";
+  REQUIRE(Eventually([&] { return ReadFile(codex_log).find("ready: ") != std::string::npos; }));
+  REQUIRE(ReleaseFifo(call_gate));
+  auto done = (*child)->Wait(std::chrono::seconds(60));
+  REQUIRE(done.ok());
+  INFO(done->err);
+  CHECK(done->exit_code == 0);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(McpResultText(OutputFor(requests[1].InputItems(), "gate")) == "gate open");
+  CHECK(requests[1].body["tools"].dump() == first.body["tools"].dump());
+  CHECK(done->err.find("MCP server 'slow'") == std::string::npos);  // it did start
+  fs::remove_all(dir);
+}
+
+TEST_CASE("MCP interactive: a server slow to start joins at the next turn") {
+  const fs::path dir = fs::temp_directory_path() / ("mcp-slow-tui-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path gate = dir / "gate";
+  const fs::path server_log = dir / "slow.log";
+  REQUIRE(::mkfifo(gate.c_str(), 0600) == 0);
+  auto env =
+      MakeEnv(R"(["first answer", "second answer"])",
+              TestServer("slow", {"--wait-file", gate.string(), "--log", server_log.string()},
+                         "startup_timeout_sec = 600"));
+  ProcessOptions options = env->CodexCommand({});
+  auto tui = PtyProcess::Spawn(options);
+  REQUIRE(tui.ok());
+  PtyProcess& p = **tui;
+  const auto wait = std::chrono::seconds(30);
+  REQUIRE(p.WaitForText("›", wait).ok());
+  REQUIRE(p.Write("one\r").ok());
+  REQUIRE(p.WaitForText("first answer", wait).ok());
+  REQUIRE(env->server().requests_to("/responses").size() == 1);
+  CHECK(ReadFile(server_log).find("released") == std::string::npos);  // still held
+  for (const auto& n : ToolNames(env->server().requests_to("/responses")[0])) {
+    CHECK(n.rfind("mcp__slow", 0) != 0);
+  }
+  // /mcp tells the user what is going on.
+  REQUIRE(p.Write("/mcp\r").ok());
+  REQUIRE(p.WaitForText("its tools are offered from the first turn after it is ready", wait).ok());
+  CHECK(p.screen().Text().find("starting") != std::string::npos);
+  REQUIRE(ReleaseFifo(gate));
+  const fs::path codex_log = env->codex_home() / "log" / "mcp-slow.log";
+  REQUIRE(Eventually([&] { return ReadFile(codex_log).find("ready: ") != std::string::npos; }));
+  REQUIRE(p.Write("/mcp\r").ok());
+  REQUIRE(p.WaitForText("tools: add, ask, crash, echo", wait).ok());
+  REQUIRE(p.Write("two\r").ok());
+  REQUIRE(p.WaitForText("second answer", wait).ok());
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  const auto names = ToolNames(requests[1]);
+  CHECK(std::find(names.begin(), names.end(), "mcp__slow__echo") != names.end());
+  // The part before the MCP tools is the same bytes in both turns.
+  const std::string t1 = requests[0].body["tools"].dump();
+  const std::string t2 = requests[1].body["tools"].dump();
+  CHECK(t2.rfind(t1.substr(0, t1.size() - 1), 0) == 0);
+  REQUIRE(p.Write("\x04").ok());  // Ctrl-D
+  auto code = p.WaitExit(wait);
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE(
+    "MCP namespace as Codex 0.169 sends it: server instructions, names to [A-Za-z0-9_], every "
+    "schema shape rewritten the same bytes") {
+  const Json capture = Json::parse(ReadFile(MCP_CODEX_CAPTURE));
+  auto env = MakeEnv(R"([
+    {"output": [{"type": "function_call", "namespace": "mcp__my_srv", "name": "rich_shape_x",
+                 "arguments": "{}", "call_id": "rich"}]},
+    "done"])",
+                     TestServer("my-srv", {"--rich-schema"}, "required = true"));
+  auto run = Run(*env, {"exec", "go"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  Json ns;
+  for (const auto& t : requests[0].body["tools"]) {
+    if (t.value("type", "") == "namespace") ns = t;
+  }
+  REQUIRE(ns.is_object());
+  CHECK(ns.dump() == capture["rich_namespace"].dump());
+  // The sanitised names reach the server's own tool.
+  CHECK(ModelOutput(*env, "rich").find("unknown tool rich.shape-x") != std::string::npos);
 }
 
 }  // namespace

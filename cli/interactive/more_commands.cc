@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "cli/image_input.h"
 #include "cli/interactive/interactive_session.h"
@@ -160,26 +159,32 @@ void InteractiveSession::McpCommand() {
     Say("no MCP servers configured ([mcp_servers.<name>] in config.toml)\n");
     return;
   }
-  // The tools the model is offered, named mcp__<server>__<tool>.
-  std::set<std::string> tools;
-  if (engine_->Deps().tools != nullptr) {
-    auto json = nlohmann::json::parse(engine_->Deps().tools->ToolsJson(), nullptr, false);
-    if (json.is_array()) {
-      for (const auto& t : json) {
-        std::string name = t.value("name", "");
-        if (name.rfind("mcp__", 0) == 0) tools.insert(name);
-      }
-    }
-  }
+  // Each server's state now; its tools join the model's at the next turn
+  // once it is ready.
+  const std::vector<mcp::ServerStatus> servers = engine_->McpServers();
   std::string out = style_.Bold("MCP servers") + "\n";
   for (const auto& [name, server] : config.mcp_servers) {
     std::string what = server.url.empty() ? server.command : server.url;
-    out += "  " + style_.Cyan(NeutralizeControls(name)) + "  " + NeutralizeControls(what) +
-           (server.enabled ? "" : style_.Dim("  (disabled)")) + "\n";
-    const std::string prefix = "mcp__" + name + "__";
+    const mcp::ServerStatus* status = nullptr;
+    for (const auto& s : servers) {
+      if (s.name == name) status = &s;
+    }
+    std::string state = "disabled";
+    if (server.enabled && status != nullptr)
+      state = std::string(mcp::ServerStateName(status->state));
+    if (server.enabled && status == nullptr) state = "not started";
+    out += "  " + style_.Cyan(NeutralizeControls(name)) + "  " + NeutralizeControls(what) + "  " +
+           (state == "ready" ? state : style_.Dim(state)) + "\n";
+    if (status != nullptr && status->state == mcp::ServerState::kFailed) {
+      out += "    error: " + NeutralizeControls(status->error) + "\n";
+    }
+    if (status != nullptr && status->state == mcp::ServerState::kStarting) {
+      out +=
+          "    " + style_.Dim("its tools are offered from the first turn after it is ready") + "\n";
+    }
     std::string names;
-    for (const auto& t : tools) {
-      if (t.rfind(prefix, 0) == 0) names += (names.empty() ? "" : ", ") + t.substr(prefix.size());
+    if (status != nullptr) {
+      for (const auto& t : status->tools) names += (names.empty() ? "" : ", ") + t;
     }
     out += "    tools: " + (names.empty() ? style_.Dim("none") : NeutralizeControls(names)) + "\n";
   }

@@ -8,7 +8,11 @@
 // --protocol V (answers initialize with V instead of the client's version),
 // --env-file FILE (writes its environment there at start), --stderr TEXT
 // (written to stderr at start; --env-file also lists its open descriptors),
-// --exit-at-start CODE.
+// --exit-at-start CODE, --resources (declares the resources capability and
+// serves three resources, two per resources/list page, and one template),
+// --wait-file PATH (before answering initialize, logs "waiting on PATH" and
+// reads PATH to its end: a FIFO holds the server until the test opens it for
+// writing and closes it).
 //
 // Tools: echo {text} (readOnlyHint), add {a, b} (structuredContent {sum}),
 // image (a text and a PNG block), resource (an embedded text resource), fail
@@ -17,7 +21,8 @@
 // that size starting "HEAD" and ending "TAIL"), grow (adds the tool "grown"
 // and sends notifications/tools/list_changed; destructiveHint), ask (sends
 // the client a `ping` and a `sampling/createMessage` request and answers with
-// what came back).
+// what came back), gate {path} (answers once `path` is read to its end: a
+// FIFO the test releases).
 #include <poll.h>
 #include <unistd.h>
 
@@ -44,6 +49,27 @@ bool g_garbage = false;
 size_t g_page_size = 0;
 std::string g_protocol;
 bool g_grown = false;
+bool g_resources = false;
+bool g_rich = false;  // --rich-schema: the tool "rich.shape-x" and server instructions
+std::string g_wait_file;
+
+// Reads `path` to its end (a FIFO: until a writer opened and closed it).
+void ReadToEnd(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char c;
+  while (in.get(c)) {
+  }
+}
+
+Json Resources() {
+  return Json::array(
+      {{{"uri", "test://one"},
+        {"name", "one"},
+        {"description", "The first resource"},
+        {"mimeType", "text/plain"}},
+       {{"uri", "test://two"}, {"name", "two"}, {"mimeType", "text/plain"}},
+       {{"uri", "test://blob"}, {"name", "blob"}, {"mimeType", "application/octet-stream"}}});
+}
 
 void Log(const std::string& line) {
   if (g_log.empty()) return;
@@ -97,10 +123,51 @@ Json ToolList() {
   tools.push_back({{"name", "ask"},
                    {"description", "Asks the client two questions"},
                    {"inputSchema", Schema(Json::object())}});
+  tools.push_back({{"name", "gate"},
+                   {"description", "Answers once the file at path is read to its end"},
+                   {"inputSchema", Schema({{"path", {{"type", "string"}}}}, {"path"})}});
   tools.push_back({{"name", "grow"},
                    {"description", "Adds a tool"},
                    {"inputSchema", Schema(Json::object())},
                    {"annotations", {{"destructiveHint", true}}}});
+  if (g_rich) {
+    Json p = Json::object();
+    p["zeta"] = {{"type", "integer"}, {"description", "an int"}, {"minimum", 1}, {"default", 3}};
+    p["alpha"] = {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "list"}};
+    Json nested_props = Json::object();
+    nested_props["b"] = {{"type", "boolean"}};
+    nested_props["a"] = {{"type", Json::array({"string", "null"})}};
+    p["nested"] = {{"type", "object"},
+                   {"description", "obj"},
+                   {"properties", nested_props},
+                   {"required", Json::array({"a"})},
+                   {"additionalProperties", false}};
+    p["anything"] = {{"description", "no type"}};
+    p["choice"] = {{"enum", Json::array({"x", "y"})}};
+    p["num"] = {{"type", "number"}, {"format", "float"}, {"title", "T"}};
+    p["arr2"] = {{"type", "array"}};
+    p["map"] = {{"type", "object"}, {"additionalProperties", {{"type", "number"}}}};
+    p["either"] = {{"anyOf", Json::array({Json{{"type", "string"}},
+                                          Json{{"type", "number"}, {"description", "n"}}})},
+                   {"description", "one of two"}};
+    p["flag"] = {{"type", "boolean"}, {"description", "a flag"}, {"default", true}};
+    p["fixed"] = {{"const", "k"}};
+    p["other"] = {{"oneOf", Json::array({Json{{"type", "string"}}, Json{{"type", "boolean"}}})}};
+    p["all"] = {{"type", "object"},
+                {"allOf", Json::array({Json{{"properties", {{"x", {{"type", "string"}}}}}}})}};
+    p["level"] = {{"type", "integer"}, {"enum", Json::array({1, 2})}};
+    Json q = Json::object();
+    q["q"] = {{"type", "string"}};
+    p["items2"] = {{"type", "array"}, {"items", {{"type", "object"}, {"properties", q}}}};
+    Json schema = {{"$schema", "http://json-schema.org/draft-07/schema#"},
+                   {"type", "object"},
+                   {"properties", p},
+                   {"additionalProperties", false}};
+    tools.push_back({{"name", "rich.shape-x"},
+                     {"description", "A schema with every shape"},
+                     {"inputSchema", schema}});
+    tools.push_back({{"name", "bare"}, {"inputSchema", {{"type", "object"}}}});
+  }
   if (g_grown) {
     tools.push_back({{"name", "grown"},
                      {"description", "Added by grow"},
@@ -145,6 +212,12 @@ int main(int argc, char** argv) {
     } else if (a == "--stderr") {
       std::string text = next();
       std::fprintf(stderr, "%s\n", text.c_str());
+    } else if (a == "--rich-schema") {
+      g_rich = true;
+    } else if (a == "--resources") {
+      g_resources = true;
+    } else if (a == "--wait-file") {
+      g_wait_file = next();
     } else if (a == "--exit-at-start") {
       return std::atoi(next().c_str());
     }
@@ -228,10 +301,18 @@ int main(int argc, char** argv) {
       Json reply = {{"jsonrpc", "2.0"}, {"id", id}};
       const Json params = m.value("params", Json::object());
       if (method == "initialize") {
+        if (!g_wait_file.empty()) {
+          Log("waiting on " + g_wait_file);
+          ReadToEnd(g_wait_file);
+          Log("released");
+        }
+        Json caps = {{"tools", {{"listChanged", true}}}};
+        if (g_resources) caps["resources"] = Json::object();
         reply["result"] = {{"protocolVersion",
                             g_protocol.empty() ? params.value("protocolVersion", "") : g_protocol},
-                           {"capabilities", {{"tools", {{"listChanged", true}}}}},
+                           {"capabilities", caps},
                            {"serverInfo", {{"name", "mcp-test-server"}, {"version", "1.0"}}}};
+        if (g_rich) reply["result"]["instructions"] = "Use these tools with care.";
       } else if (method == "tools/list") {
         Json all = ToolList();
         size_t start = 0;
@@ -290,10 +371,45 @@ int main(int argc, char** argv) {
           g_grown = true;
           Send({{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}});
           reply["result"] = {{"content", {Text("grown")}}};
+        } else if (name == "gate") {
+          ReadToEnd(args.value("path", ""));
+          reply["result"] = {{"content", {Text("gate open")}}};
         } else if (name == "grown") {
           reply["result"] = {{"content", {Text("I am new")}}};
         } else {
           reply["error"] = {{"code", -32602}, {"message", "unknown tool " + name}};
+        }
+      } else if (g_resources &&
+                 (method == "resources/list" || method == "resources/templates/list")) {
+        if (method == "resources/templates/list") {
+          reply["result"] = {{"resourceTemplates",
+                              {{{"uriTemplate", "test://item/{id}"},
+                                {"name", "item"},
+                                {"description", "An item by id"}}}}};
+        } else {
+          // Two per page; the cursor is the index of the next one.
+          const Json all = Resources();
+          size_t from = 0;
+          if (params.contains("cursor")) {
+            from = static_cast<size_t>(std::atoi(params["cursor"].get<std::string>().c_str()));
+          }
+          Json page = Json::array();
+          for (size_t i = from; i < all.size() && i < from + 2; ++i) page.push_back(all[i]);
+          reply["result"] = {{"resources", page}};
+          if (from + 2 < all.size()) reply["result"]["nextCursor"] = std::to_string(from + 2);
+        }
+      } else if (g_resources && method == "resources/read") {
+        const std::string uri = params.value("uri", "");
+        if (uri == "test://one" || uri == "test://two") {
+          reply["result"] = {
+              {"contents",
+               {{{"uri", uri}, {"mimeType", "text/plain"}, {"text", "text of " + uri}}}}};
+        } else if (uri == "test://blob") {
+          reply["result"] = {
+              {"contents",
+               {{{"uri", uri}, {"mimeType", "application/octet-stream"}, {"blob", "AAEC"}}}}};
+        } else {
+          reply["error"] = {{"code", -32002}, {"message", "Resource not found: " + uri}};
         }
       } else if (method == "ping") {
         reply["result"] = Json::object();
