@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "base/json.h"
 #include "cli/terminal_text.h"
 
 namespace codex::cli {
@@ -10,8 +11,6 @@ namespace codex::cli {
 using Json = nlohmann::ordered_json;
 
 namespace {
-
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 // The reasoning summary text of a reasoning item ("" when it has none).
 std::string ReasoningText(const core::Item& item) {

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "base/json.h"
+#include "base/time.h"
 #include "cli/age_arg.h"
 #include "cli/config_overrides.h"
 #include "cli/exit_codes.h"
@@ -71,14 +73,7 @@ Result<std::optional<std::string>> ScopeDir(bool all, const std::string& cwd) {
   return std::optional<std::string>(core::CanonicalDir(cur.string()));
 }
 
-std::string LocalTime(int64_t ms) {
-  const std::time_t t = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &tm);
-  return buf;
-}
+std::string LocalTime(int64_t ms) { return FormatLocalTime(ms, "%Y-%m-%d %H:%M"); }
 
 // At most `max` code points of `s`, "…" appended when cut; newlines become spaces.
 std::string Clip(std::string_view s, size_t max) {
@@ -94,8 +89,6 @@ std::string Clip(std::string_view s, size_t max) {
   }
   return out;
 }
-
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 std::string Label(const core::SessionInfo& s) {
   std::string label = s.title.empty() ? "(untitled)" : s.title;
@@ -634,9 +627,7 @@ Status RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
   storage::PurgeQuery q;
   ASSIGN_OR_RETURN(auto scope, ScopeDir(args.all, args.cwd));
   q.cwd = scope;
-  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+  const int64_t now = NowMs();
   q.updated_before_ms = now - age_ms;
   const std::string where = q.cwd ? " in " + *q.cwd : std::string(" in every directory");
   ASSIGN_OR_RETURN(auto store, OpenStore());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "base/strings.h"
 #include "compaction/shell_edits.h"
 #include "core/apply_patch.h"
 #include "core/transcript.h"
@@ -47,9 +48,7 @@ std::string Line(std::string_view text) {
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   }
   if (out.size() <= kMaxLineBytes) return out;
-  size_t cut = kMaxLineBytes - kEllipsis.size();
-  while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
-  out.resize(cut);
+  out.resize(Utf8Prefix(out, kMaxLineBytes - kEllipsis.size()).size());
   out += kEllipsis;
   return out;
 }

@@ -48,14 +48,14 @@ ServerError ParseServerError(const std::string& body) {
     for (char c : std::string_view(body).substr(0, 300)) {
       e.message.push_back(c == '\n' || c == '\r' || c == '\t' ? ' ' : c);
     }
-    e.message = std::string(Trim(e.message));
+    e.message = std::string(TrimHttpWhitespace(e.message));
   }
   return e;
 }
 
 // Retry-After in seconds (integer or decimal); HTTP dates are ignored.
 std::optional<long long> ParseRetryAfterHeader(std::string_view value) {
-  value = Trim(value);
+  value = TrimHttpWhitespace(value);
   if (value.empty()) return std::nullopt;
   for (char c : value) {
     if ((c < '0' || c > '9') && c != '.') return std::nullopt;

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "base/json.h"
+
 namespace codex::core {
 
 namespace {
@@ -52,8 +54,6 @@ std::optional<TokenUsage> ParseUsage(const Json& response) {
   return u;
 }
 
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
-
 // A short printable excerpt of a payload for warnings.
 std::string Excerpt(std::string_view data) {
   constexpr size_t kMax = 40;
@@ -69,7 +69,7 @@ bool IsSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+char LowerChar(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 }  // namespace
 
@@ -77,7 +77,7 @@ std::optional<int64_t> ParseRetryAfterMs(std::string_view message) {
   constexpr std::string_view kPhrase = "try again in";
   for (size_t start = 0; start + kPhrase.size() <= message.size(); ++start) {
     size_t i = 0;
-    while (i < kPhrase.size() && Lower(message[start + i]) == kPhrase[i]) ++i;
+    while (i < kPhrase.size() && LowerChar(message[start + i]) == kPhrase[i]) ++i;
     if (i < kPhrase.size()) continue;
     size_t p = start + kPhrase.size();
     while (p < message.size() && IsSpace(message[p])) ++p;
@@ -92,9 +92,10 @@ std::optional<int64_t> ParseRetryAfterMs(std::string_view message) {
     while (p < message.size() && IsSpace(message[p])) ++p;
     if (p >= message.size()) continue;
     double scale = 0;
-    if (Lower(message[p]) == 's') {
+    if (LowerChar(message[p]) == 's') {
       scale = 1000.0;  // "s", "second", "seconds"
-    } else if (Lower(message[p]) == 'm' && p + 1 < message.size() && Lower(message[p + 1]) == 's') {
+    } else if (LowerChar(message[p]) == 'm' && p + 1 < message.size() &&
+               LowerChar(message[p + 1]) == 's') {
       scale = 1.0;
     } else {
       continue;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "base/json.h"
 #include "core/apply_patch.h"
 #include "core/apply_patch_tool.h"
 #include "core/sandboxed_runner.h"
@@ -21,8 +22,6 @@ using Json = nlohmann::ordered_json;
 namespace {
 
 constexpr size_t kModelOutputMaxBytes = 10 * 1024;
-
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 // The shell tool. Under on-request it declares the escalation fields Codex
 // 0.169 declares (names, types and descriptions as on its wire), so the model

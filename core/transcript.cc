@@ -5,17 +5,14 @@
 #include <set>
 #include <string>
 
+#include "base/strings.h"
+
 namespace codex::core {
 
 namespace {
 
 bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
-}
-
-std::string_view TrimLeft(std::string_view s) {
-  const size_t start = s.find_first_not_of(" \t\r\n");
-  return start == std::string_view::npos ? std::string_view() : s.substr(start);
 }
 
 bool TextIsContext(std::string_view text) {

@@ -4,13 +4,12 @@
 #include <filesystem>
 #include <thread>
 
+#include "base/json.h"
 #include "core/tool_router.h"
 
 namespace codex::mcp {
 
 namespace {
-
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 std::optional<bool> Hint(const Json& tool, const char* key) {
   auto a = tool.find("annotations");

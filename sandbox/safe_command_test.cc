@@ -263,7 +263,7 @@ TEST_CASE("Classifier table: option spellings that run programs or write files")
       {{"bash", "-lc", "sort {-o,f} a"}, false},     // brace expansion makes an option
       {{"bash", "-lc", "sort --out\\=f a"}, false},  // quote removal first
       {{"bash", "-lc", "sort '--ou'tput=f a"}, false},
-      {{"zsh", "-lc", "sort =sort"}, true},            // zsh's =cmd is only a path
+      {{"zsh", "-lc", "sort =sort"}, true},        // zsh's =cmd is only a path
       {{"bash", "-lc", "cd bin && cat f"}, true},  // safe only with a trusted PATH (below)
       {{"bash", "-lc", "date +%s && printf '%s\\n' ok"}, true},
   };

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/time.h"
 #include "core/session_lease.h"
 
 namespace codex::storage {
@@ -82,9 +83,7 @@ namespace {
 Status NoTurnRunning(SessionDatabase& from, const std::string& id) {
   ASSIGN_OR_RETURN(std::optional<core::LeaseHolder> holder, from.CurrentLease(id));
   if (!holder) return OkStatus();
-  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+  const int64_t now = NowMs();
   if (core::LeaseHolderIsGone(*holder, core::CurrentProcessHolder().host, now)) return OkStatus();
   return core::SessionBusyError(id, *holder);
 }

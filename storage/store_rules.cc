@@ -3,6 +3,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "base/strings.h"
 #include "core/item.h"
 #include "core/session_lease.h"
 #include "core/uuid.h"
@@ -59,7 +60,7 @@ std::vector<TreeNode> TreeOrder(SessionInfo root, std::vector<SessionInfo> desce
 }
 
 Status CheckImport(const ImportedSession& session) {
-  if (!core::LooksLikeUuid(ToLower(session.spec.id))) {
+  if (!core::LooksLikeUuid(Lower(session.spec.id))) {
     return InvalidArgumentError("imported session id '" + session.spec.id + "' is not a UUID");
   }
   for (const EventRecord& e : session.events) {
@@ -72,7 +73,7 @@ Status CheckImport(const ImportedSession& session) {
 }
 
 Status CheckCopy(const SessionCopy& copy) {
-  const std::string sid = ToLower(copy.info.id);
+  const std::string sid = Lower(copy.info.id);
   if (!core::LooksLikeUuid(sid)) {
     return InvalidArgumentError("copied session id '" + copy.info.id + "' is not a UUID");
   }
@@ -98,23 +99,6 @@ core::TurnStatus TurnStatusFromName(std::string_view s) {
   if (s == "failed") return core::TurnStatus::kFailed;
   if (s == "interrupted") return core::TurnStatus::kInterrupted;
   return core::TurnStatus::kCompleted;
-}
-
-std::string ToLower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
-std::string_view TrimView(std::string_view s) {
-  const auto is_space = [](char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-  };
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
 }
 
 bool LooksLikeHexPrefix(std::string_view s) {

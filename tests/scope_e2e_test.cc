@@ -8,6 +8,7 @@
 // directory name are different scopes; two checkouts of one repository are
 // one.
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>

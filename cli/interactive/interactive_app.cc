@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 
+#include "base/time.h"
 #include "cli/interactive/file_search.h"
 #include "cli/interactive/interactive_session.h"
 #include "cli/interactive/local_shell.h"
@@ -27,12 +28,6 @@
 namespace codex::cli {
 
 namespace interactive_internal {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 namespace {
 

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "base/json.h"
+#include "base/strings.h"
 #include "cli/session_json.h"
 #include "cli/viewer/markdown_html.h"
 #include "core/transcript.h"
@@ -15,8 +17,6 @@ namespace codex::cli::viewer {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 std::string Param(const Params& params, const std::string& key) {
   auto it = params.find(key);
