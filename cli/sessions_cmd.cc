@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "base/json.h"
+#include "base/path.h"
 #include "base/time.h"
 #include "cli/age_arg.h"
 #include "cli/config_overrides.h"
@@ -60,17 +61,17 @@ Result<std::unique_ptr<SessionDatabase>> OpenStore(bool read_only = false) {
 constexpr int kNoTurn = -2147483647 - 1;  // --at-turn not given
 
 // The directory a command is scoped to: --cwd DIR or the current directory,
-// as core::CanonicalDir writes it; nullopt with --all.
+// as CanonicalPath (base/path.h) writes it; nullopt with --all.
 Result<std::optional<std::string>> ScopeDir(bool all, const std::string& cwd) {
   if (all) return std::optional<std::string>();
   // The form sessions record their cwd in (Config::cwd): through a symlink too.
-  if (!cwd.empty()) return std::optional<std::string>(core::CanonicalDir(cwd));
+  if (!cwd.empty()) return std::optional<std::string>(CanonicalPath(cwd));
   std::error_code ec;
   auto cur = std::filesystem::current_path(ec);
   if (ec) {
     return FailedPreconditionError("cannot read the current directory; pass --cwd DIR or --all");
   }
-  return std::optional<std::string>(core::CanonicalDir(cur.string()));
+  return std::optional<std::string>(CanonicalPath(cur.string()));
 }
 
 std::string LocalTime(int64_t ms) { return FormatLocalTime(ms, "%Y-%m-%d %H:%M"); }

@@ -191,7 +191,7 @@ TEST_CASE("scope: same directory name in checkouts of different repositories are
 
 namespace codex::testing {
 
-// Issue 29: one path canonicaliser (core::CanonicalDir) where sessions record
+// Issue 29: one path canonicaliser (base/path.h CanonicalPath) where sessions record
 // their cwd and where `--cwd DIR` names it, so a symlink finds the session.
 TEST_CASE(
     "scope: sessions list/search/purge --cwd through a symlink find the directory's sessions") {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/json.h"
+#include "base/path.h"
 #include "base/strings.h"
 #include "cli/session_json.h"
 #include "cli/viewer/markdown_html.h"
@@ -40,14 +41,7 @@ Result<int> LimitParam(const Params& params, int fallback) {
 std::optional<std::string> CwdParam(const Params& params) {
   std::string cwd = Param(params, "cwd");
   if (cwd.empty()) return std::nullopt;
-  if (cwd.size() > 1 && cwd.back() == '/') cwd.pop_back();
-  return cwd;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
+  return CanonicalPath(cwd);  // as sessions record it: a symlinked directory finds its sessions
 }
 
 // The snippet (matched terms wrapped in [ ]) as parts, a part marked "hit"
