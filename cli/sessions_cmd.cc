@@ -17,6 +17,7 @@
 
 #include "base/json.h"
 #include "base/path.h"
+#include "base/shell.h"
 #include "base/time.h"
 #include "cli/age_arg.h"
 #include "cli/config_overrides.h"
@@ -148,11 +149,11 @@ Status RunList(const ListArgs& args) {
     if (args.all) {
       more += " --all";
     } else if (!args.cwd.empty()) {
-      more += " --cwd '" + *q.cwd + "'";
+      more += " --cwd " + ShellQuote(*q.cwd);  // valid shell for any directory name
     }
     if (args.archived) more += " --archived";
     if (args.limit != 20) more += " --limit " + std::to_string(args.limit);
-    more += " --cursor " + page.next_cursor;
+    more += " --cursor " + ShellQuote(page.next_cursor);
     PrintF(stderr, "%s\n", more.c_str());
   }
   return OkStatus();

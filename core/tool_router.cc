@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "base/json.h"
+#include "base/shell.h"
 #include "core/apply_patch.h"
 #include "core/apply_patch_tool.h"
 #include "core/sandboxed_runner.h"
@@ -78,39 +79,7 @@ Json UpdatePlanToolJson() {
         {"additionalProperties", false}}}};
 }
 
-bool NeedsQuoting(const std::string& s) {
-  if (s.empty()) return true;
-  for (char c : s) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) ||
-          std::string_view("-_./=:,+@%").find(c) != std::string_view::npos)) {
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
-
-std::string JoinCommand(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const auto& a : argv) {
-    if (!out.empty()) out += ' ';
-    if (!NeedsQuoting(a)) {
-      out += a;
-      continue;
-    }
-    out += '\'';
-    for (char c : a) {
-      if (c == '\'') {
-        out += "'\\''";
-      } else {
-        out += c;
-      }
-    }
-    out += '\'';
-  }
-  return out;
-}
 
 std::string FormatShellOutput(const CommandResult& result) {
   std::string text = result.output;
@@ -247,7 +216,7 @@ ReviewOutcome ToolRouter::Ask(const Item& call, const std::vector<std::string>& 
   request.justification = justification;
   if (approver_ == nullptr) {
     // Non-interactive: nobody can answer, so the request is declined.
-    observer_.OnNotice("`" + JoinCommand(argv) + "` needs approval under the " +
+    observer_.OnNotice("`" + ShellJoin(argv) + "` needs approval under the " +
                        std::string(ApprovalPolicyName(config_.approval_policy)) +
                        " policy; declined because this run cannot ask");
     ReviewOutcome declined;
@@ -325,7 +294,7 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
   ToolActivity activity;
   activity.call_id = call.call_id;
   activity.tool = "shell";
-  activity.command = JoinCommand(argv);
+  activity.command = ShellJoin(argv);
   const std::string cwd =
       workdir.empty() ? config_.cwd : (workdir[0] == '/' ? workdir : config_.cwd + "/" + workdir);
 

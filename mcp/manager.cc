@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "base/json.h"
+#include "base/shell.h"
 #include "core/tool_router.h"
 
 namespace codex::mcp {
@@ -157,7 +158,7 @@ std::vector<ServerStatus> McpManager::Servers() const {
     } else {
       std::vector<std::string> argv = {s->config.command};
       argv.insert(argv.end(), s->config.args.begin(), s->config.args.end());
-      st.target = core::JoinCommand(argv);
+      st.target = ShellJoin(argv);
     }
     st.state = s->state;
     st.error = s->error;

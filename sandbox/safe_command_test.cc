@@ -2,9 +2,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "base/shell.h"
 #include "sandbox/shell_lexer.h"
 
 using namespace codex::sandbox;
+using codex::ShellJoin;
+using codex::ShellQuote;
 using Argv = std::vector<std::string>;
 
 namespace {
@@ -268,7 +271,7 @@ TEST_CASE("Classifier table: option spellings that run programs or write files")
       {{"bash", "-lc", "date +%s && printf '%s\\n' ok"}, true},
   };
   for (const ClassifierRow& row : rows) {
-    INFO("argv: " << JoinShellWords(row.argv));
+    INFO("argv: " << ShellJoin(row.argv));
     CHECK(IsKnownSafeCommand(row.argv) == row.safe);
   }
   CHECK(rows.size() >= 4 + 30);

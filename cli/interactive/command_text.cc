@@ -1,12 +1,13 @@
 #include "cli/interactive/command_text.h"
 
+#include "base/shell.h"
 #include "core/tool_router.h"
 
 namespace codex::cli {
 
 namespace {
 
-// Splits a JoinCommand() line back into its words; false when the line is
+// Splits a ShellJoin() line back into its words; false when the line is
 // not in that form.
 bool SplitJoined(std::string_view s, std::vector<std::string>* words) {
   std::string word;
@@ -54,7 +55,7 @@ std::string ShownCommand(const std::vector<std::string>& argv) {
 std::string ShownCommandLine(std::string_view joined) {
   std::vector<std::string> words;
   if (!SplitJoined(joined, &words)) return std::string(joined);
-  if (core::JoinCommand(words) != joined) return std::string(joined);  // not JoinCommand's form
+  if (ShellJoin(words) != joined) return std::string(joined);  // not ShellJoin's form
   return ShownCommand(words);
 }
 

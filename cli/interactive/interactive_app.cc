@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 
+#include "base/shell.h"
 #include "base/time.h"
 #include "cli/interactive/file_search.h"
 #include "cli/interactive/interactive_session.h"
@@ -479,7 +480,7 @@ void InteractiveSession::RunLocalShell(const std::string& command) {
   core::CommandSpec spec = LocalShellSpec(engine_->config(), command);
   core::ToolActivity activity;
   activity.tool = "shell";
-  activity.command = core::JoinCommand(spec.argv);
+  activity.command = ShellJoin(spec.argv);
   core::SandboxedRunner runner;
   core::CancelToken cancel;
   Result<core::CommandResult> result = InternalError("the command did not run");
