@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "base/shell.h"
 #include "base/strings.h"
 #include "compaction/shell_edits.h"
 #include "core/apply_patch.h"
@@ -188,7 +189,7 @@ std::string StringField(const Json& j, const char* key) {
 // How a command is shown: a shell's script (bash -lc X, sh -c X) as X, any
 // other argv joined with spaces.
 std::string CommandText(const std::vector<std::string>& argv) {
-  if (argv.size() == 3 && (argv[1] == "-lc" || argv[1] == "-c")) return Line(argv[2]);
+  if (const auto script = ShellScriptOf(argv)) return Line(*script);
   std::string text;
   for (const auto& a : argv) {
     if (!text.empty()) text += ' ';

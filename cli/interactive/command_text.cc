@@ -43,13 +43,8 @@ bool SplitJoined(std::string_view s, std::vector<std::string>* words) {
 }  // namespace
 
 std::string ShownCommand(const std::vector<std::string>& argv) {
-  if (argv.size() == 3 && (argv[1] == "-lc" || argv[1] == "-c")) {
-    std::string_view shell = argv[0];
-    size_t slash = shell.rfind('/');
-    if (slash != std::string_view::npos) shell.remove_prefix(slash + 1);
-    if (shell == "bash" || shell == "sh" || shell == "zsh") return argv[2];
-  }
-  return core::JoinCommand(argv);
+  if (const auto script = ShellScriptOf(argv)) return std::string(*script);
+  return ShellJoin(argv);
 }
 
 std::string ShownCommandLine(std::string_view joined) {
