@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "compaction/working_state.h"
+#include "core/model_client.h"
 #include "core/request_builder.h"
 
 namespace codex::compaction {
@@ -38,7 +39,7 @@ Status NothingLeftToDrop(const Status& last, std::string_view what) {
       std::string(what) +
       " exceeds the model's context window even after dropping every older item (" +
       last.message() + "); start a new session or raise the provider's window");
-  status.WithReason(StatusReason::kContextLengthExceeded);
+  status.WithReason(core::reason::kContextLengthExceeded);
   return status;
 }
 

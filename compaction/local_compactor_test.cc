@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "compaction/working_state.h"
+#include "core/model_client.h"
 #include "core/request_builder.h"
 #include "testing/items.h"
 #include "testing/scripted_model_client.h"
@@ -200,7 +201,7 @@ TEST_CASE("Local compaction: overflow with nothing left to drop is an error") {
   auto out = compactor.Compact(input, cancel);
   REQUIRE_FALSE(out.ok());
   CHECK(out.status().code() == StatusCode::kResourceExhausted);
-  CHECK(out.status().reason() == StatusReason::kContextLengthExceeded);
+  CHECK(out.status().reason() == core::reason::kContextLengthExceeded);
   CHECK(client.stream_bodies.size() == 3);  // full, then without q, then without a
 }
 

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "core/http_endpoint.h"
+#include "core/model_client.h"
 #include "core/response_stream.h"
 #include "core/retry_policy.h"
 
@@ -91,7 +92,7 @@ AttemptResult ClassifyHttpReply(int http_status, const std::string& body,
   const std::string detail = server.message.empty() ? "" : ": " + server.message;
   if (http_status == 429) {
     a.status = ResourceExhaustedError("rate limited by " + url + " (" + http + ")" + detail)
-                   .WithReason(StatusReason::kRateLimitExceeded);
+                   .WithReason(core::reason::kRateLimitExceeded);
     std::optional<long long> ms = ParseRetryAfterHeader(retry_after_header);
     if (!ms) ms = ParseRetryAfterMs(server.message);
     if (ms) {
@@ -102,16 +103,16 @@ AttemptResult ClassifyHttpReply(int http_status, const std::string& body,
   }
   if (http_status >= 500) {
     a.status = UnavailableError("server error from " + url + " (" + http + ")" + detail)
-                   .WithReason(StatusReason::kServerError);
+                   .WithReason(core::reason::kServerError);
     return a;
   }
   if (http_status >= 400) {
     a.status = InvalidArgumentError("the server rejected the request (" + http + ")" + detail)
-                   .WithReason(StatusReason::kRejectedByServer);
+                   .WithReason(core::reason::kRejectedByServer);
     return a;
   }
   a.status = UnavailableError("unexpected " + http + " from " + url)
-                 .WithReason(StatusReason::kServerError);
+                 .WithReason(core::reason::kServerError);
   return a;
 }
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "base/json.h"
+#include "core/model_client.h"
 
 namespace codex::core {
 
@@ -112,30 +113,30 @@ Status ClassifyResponseError(std::string_view code, std::string_view message) {
     return ResourceExhaustedError(message.empty()
                                       ? "the conversation exceeds the model's context window"
                                       : std::string(message))
-        .WithReason(StatusReason::kContextLengthExceeded);
+        .WithReason(core::reason::kContextLengthExceeded);
   }
   if (code == "insufficient_quota") {
     return ResourceExhaustedError(
                "you exceeded your current API quota (insufficient_quota); check your plan and "
                "billing details with your provider, then try again")
-        .WithReason(StatusReason::kInsufficientQuota);
+        .WithReason(core::reason::kInsufficientQuota);
   }
   if (code == "usage_not_included") {
     return ResourceExhaustedError(
                "model usage is not included in your plan (usage_not_included); check your plan "
                "and billing details or use an API key")
-        .WithReason(StatusReason::kUsageNotIncluded);
+        .WithReason(core::reason::kUsageNotIncluded);
   }
   if (code == "rate_limit_exceeded") {
     Status s = ResourceExhaustedError(message.empty() ? "rate limit exceeded; try again later"
                                                       : std::string(message));
-    s.WithReason(StatusReason::kRateLimitExceeded);
+    s.WithReason(core::reason::kRateLimitExceeded);
     if (auto ms = ParseRetryAfterMs(message)) s.WithRetryAfterMs(*ms);
     return s;
   }
   std::string text =
       message.empty() ? std::string("response.failed event received") : std::string(message);
-  return UnavailableError(std::move(text)).WithReason(StatusReason::kServerError);
+  return UnavailableError(std::move(text)).WithReason(core::reason::kServerError);
 }
 
 ResponseStream::ResponseStream(StreamObserver& observer)
@@ -257,7 +258,7 @@ void ResponseStream::OnOutcome(std::string_view type, const Json& event) {
     std::string reason(details != nullptr ? Str(*details, "reason") : std::string_view());
     if (reason.empty()) reason = "unknown";
     failure_ = FailedPreconditionError("response incomplete: " + reason)
-                   .WithReason(StatusReason::kIncomplete);
+                   .WithReason(core::reason::kIncomplete);
   } else {
     outcome_ = Outcome::kFailed;
     const Json* error = Obj(response, "error");
@@ -269,7 +270,7 @@ void ResponseStream::OnOutcome(std::string_view type, const Json& event) {
       failure_ = ClassifyResponseError(error_code_, error_message_);
     } else {
       failure_ =
-          UnavailableError("response.failed event received").WithReason(StatusReason::kServerError);
+          UnavailableError("response.failed event received").WithReason(core::reason::kServerError);
     }
   }
 }
@@ -289,9 +290,10 @@ Result<ModelResponse> ResponseStream::Finish() {
     Status s = ClassifyResponseError(error_code_, error_message_);
     if (s.code() != StatusCode::kUnavailable) return s;
     return UnavailableError("stream closed before response.completed: " + error_message_)
-        .WithReason(StatusReason::kStreamClosed);
+        .WithReason(core::reason::kStreamClosed);
   }
-  return UnavailableError("stream closed before response.completed").WithReason(StatusReason::kStreamClosed);
+  return UnavailableError("stream closed before response.completed")
+      .WithReason(core::reason::kStreamClosed);
 }
 
 }  // namespace codex::core

@@ -69,7 +69,7 @@ Status SessionBusyError(std::string_view session_id, const LeaseHolder& holder,
       "session " + id + " is busy: a turn is running in codex pid " + std::to_string(holder.pid) +
       " on " + holder.host + " since " + hhmm + "; " +
       (advice.empty() ? "wait, or run 'codex fork " + id + "'" : std::string(advice)));
-  s.WithReason(StatusReason::kSessionBusy);
+  s.WithReason(core::reason::kSessionBusy);
   return s;
 }
 

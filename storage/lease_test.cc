@@ -89,7 +89,7 @@ TEST_CASE("Lease: a second process is refused while the turn runs, and gets it a
           FILE* f = std::fopen(busy_file.c_str(), "w");
           std::fputs(l.status().message().c_str(), f);
           std::fclose(f);
-          return l.status().reason() == codex::StatusReason::kSessionBusy ? 0 : 12;
+          return l.status().reason() == codex::core::reason::kSessionBusy ? 0 : 12;
         }) == 0);
   std::string message(std::filesystem::file_size(busy_file), '\0');
   FILE* f = std::fopen(busy_file.c_str(), "r");
@@ -151,14 +151,14 @@ TEST_CASE("Lease: a dead holder's lease is taken over") {
             auto other = OpenStore(path);
             if (!other.ok()) return 1;
             auto l = (*other)->AcquireTurnLease(kSession);
-            return !l.ok() && l.status().reason() == codex::StatusReason::kSessionBusy ? 0 : 2;
+            return !l.ok() && l.status().reason() == codex::core::reason::kSessionBusy ? 0 : 2;
           }) == 0);
   }
   SECTION("another host: live while the heartbeat is fresh, taken over when stale") {
     InsertLease(path, kSession, 4242, "some-other-host", NowMs() - 5'000);
     auto l = store->AcquireTurnLease(kSession);
     REQUIRE_FALSE(l.ok());
-    CHECK(l.status().reason() == codex::StatusReason::kSessionBusy);
+    CHECK(l.status().reason() == codex::core::reason::kSessionBusy);
     CHECK(l.status().message().find("codex pid 4242 on some-other-host since") !=
           std::string::npos);
     InsertLease(path, kSession, 4242, "some-other-host", NowMs() - core::kLeaseStaleMs - 1'000);
@@ -314,14 +314,14 @@ TEST_CASE("Lease: rm and archive refuse a session a live turn holds; purge skips
 
   auto rm = store->Remove(held.id);
   REQUIRE_FALSE(rm.ok());
-  CHECK(rm.status().reason() == codex::StatusReason::kSessionBusy);
+  CHECK(rm.status().reason() == codex::core::reason::kSessionBusy);
   CHECK(rm.status().message().rfind("session " + held.id +
                                         " is busy: a turn is running in codex pid " +
                                         std::to_string(::getpid()) + " on ",
                                     0) == 0);
   CHECK(rm.status().message().find("wait for it to end, then run this again") != std::string::npos);
   auto archived = store->Archive(held.id);
-  CHECK(archived.reason() == codex::StatusReason::kSessionBusy);
+  CHECK(archived.reason() == codex::core::reason::kSessionBusy);
   // Nothing changed: the session, its item and its lease are all there.
   auto still = store->FindSession(held.id);
   REQUIRE(still.ok());
@@ -369,7 +369,7 @@ TEST_CASE("Lease: a gone holder's lease does not block rm, archive or purge") {
   CHECK(store->Remove(a.id).ok());
   CHECK(store->Archive(b.id).ok());
   auto live = store->Remove(c.id);
-  CHECK(live.status().reason() == codex::StatusReason::kSessionBusy);
+  CHECK(live.status().reason() == codex::core::reason::kSessionBusy);
   CHECK(live.status().message().find("codex pid 4242 on some-other-host") != std::string::npos);
   codex::storage::RemoveStats stats;
   auto purged = store->Purge(PurgeEverything(false), &stats);
@@ -424,7 +424,7 @@ TEST_CASE("Lease: no session vanishes while a turn holds its lease (racing rm)")
         gone[i] = true;
         ++removed;
       } else {
-        REQUIRE(r.status().reason() == codex::StatusReason::kSessionBusy);
+        REQUIRE(r.status().reason() == codex::core::reason::kSessionBusy);
         ++refused;
       }
     }

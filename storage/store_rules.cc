@@ -6,6 +6,7 @@
 #include "base/strings.h"
 #include "core/item.h"
 #include "core/session_lease.h"
+#include "core/session_store.h"
 #include "core/uuid.h"
 #include "storage/project_identity.h"
 
@@ -17,7 +18,7 @@ Status SessionAdvanced(std::string_view id) {
   std::string sid(id);
   Status s = FailedPreconditionError(
       "session " + sid + " was advanced by another process; use 'codex fork " + sid + "'");
-  s.WithReason(StatusReason::kSessionAdvanced);
+  s.WithReason(core::reason::kSessionAdvanced);
   return s;
 }
 
@@ -35,7 +36,7 @@ Status AmbiguousPrefix(std::string_view key, const std::vector<SessionInfo>& can
   if (candidates.size() > 10) list += "\n  ...";
   Status ambiguous = InvalidArgumentError("session prefix '" + std::string(key) +
                                           "' is ambiguous; give more characters of one of:" + list);
-  ambiguous.WithReason(StatusReason::kAmbiguousPrefix);
+  ambiguous.WithReason(core::reason::kAmbiguousPrefix);
   return ambiguous;
 }
 
