@@ -83,6 +83,48 @@ function(codex_collect_targets dir out)
   set(${out} ${targets} PARENT_SCOPE)
 endfunction()
 
+# Called once at the end of the top-level CMakeLists.txt: every C++ target
+# of ours with its source files (relative to the source root) and the targets
+# it links, written to <build>/codex_targets.txt for tests/dependency_rule_test
+# (the dependency rule read from the build's targets, not from file names):
+#   target NAME DIR
+#   source PATH
+#   link TARGET
+function(codex_write_target_map)
+  codex_collect_targets(${PROJECT_SOURCE_DIR} all_targets)
+  set(out "")
+  foreach(t ${all_targets})
+    get_target_property(type ${t} TYPE)
+    if(NOT type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|OBJECT_LIBRARY|INTERFACE_LIBRARY)$")
+      continue()
+    endif()
+    get_target_property(dir ${t} SOURCE_DIR)
+    file(RELATIVE_PATH rel_dir ${PROJECT_SOURCE_DIR} ${dir})
+    string(APPEND out "target ${t} ${rel_dir}\n")
+    if(NOT type STREQUAL "INTERFACE_LIBRARY")
+      get_target_property(sources ${t} SOURCES)
+      foreach(s ${sources})
+        if(NOT IS_ABSOLUTE ${s})
+          set(s ${dir}/${s})
+        endif()
+        file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${s})
+        if(NOT rel MATCHES "^\\.\\.")
+          string(APPEND out "source ${rel}\n")
+        endif()
+      endforeach()
+      get_target_property(libs ${t} LINK_LIBRARIES)
+    else()
+      get_target_property(libs ${t} INTERFACE_LINK_LIBRARIES)
+    endif()
+    foreach(l ${libs})
+      if(TARGET ${l})
+        string(APPEND out "link ${l}\n")
+      endif()
+    endforeach()
+  endforeach()
+  file(WRITE ${CMAKE_BINARY_DIR}/codex_targets.txt "${out}")
+endfunction()
+
 # Test code (CODEX_TEST_O0): the Catch2 binaries, everything defined in
 # tests/ and testing/, and the test support libraries.
 function(codex_is_test_target t out)

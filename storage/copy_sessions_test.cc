@@ -15,7 +15,7 @@
 #include "core/compaction_checkpoint.h"
 #include "core/session_lease.h"
 #include "storage/open_database.h"
-#include "storage/store_test_support.h"
+#include "testing/store_test_support.h"
 #include "testing/temp_dir.h"
 
 using codex::StatusCode;

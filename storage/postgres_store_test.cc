@@ -1,5 +1,5 @@
 // PostgresSessionStore's own promises, against the private server
-// (storage/pg_test_server.h): migrations with checksums, newer-schema
+// (testing/pg_test_server.h): migrations with checksums, newer-schema
 // refusal and concurrent first opens; URLs and passwords never in messages;
 // a lost connection or a stopped server. The shared contract is tested by
 // the storage tests' PostgreSQL runs (storage_test_postgresql, ...).
@@ -24,9 +24,9 @@
 
 #include "core/item.h"
 #include "storage/migrations.h"
-#include "storage/pg_test_server.h"
 #include "storage/postgres_session_store.h"
-#include "storage/store_test_support.h"
+#include "testing/pg_test_server.h"
+#include "testing/store_test_support.h"
 
 using codex::StatusCode;
 using codex::storage::PostgresSessionStore;

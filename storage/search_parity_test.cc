@@ -1,4 +1,4 @@
-// Search promises both backends keep alike (storage/store_test_support.h):
+// Search promises both backends keep alike (testing/store_test_support.h):
 // the same folding of words, and hits credited to every live session that
 // holds an item, through fork lineages whose sessions were removed.
 #include <catch2/catch.hpp>
@@ -6,7 +6,7 @@
 #include <set>
 
 #include "core/item.h"
-#include "storage/store_test_support.h"
+#include "testing/store_test_support.h"
 
 using codex::core::NewSession;
 using codex::core::SessionInfo;

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "core/item.h"
-#include "storage/store_test_support.h"
+#include "testing/store_test_support.h"
 
 namespace core = codex::core;
 using codex::storage::SessionDatabase;

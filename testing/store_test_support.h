@@ -1,7 +1,7 @@
 // Storage tests against either backend (test support, not linked into
 // codex). A test binary runs its cases against the backend named by
 // $CODEX_TEST_STORE: "sqlite" (the default) or "postgresql" (a private
-// server, storage/pg_test_server.h, started once per binary). ctest runs
+// server, testing/pg_test_server.h, started once per binary). ctest runs
 // each storage test binary once per backend (storage/CMakeLists.txt), so
 // every assertion holds for both; a PostgreSQL run whose server binaries are
 // absent exits 4 (skipped) with the reason printed.

@@ -1,4 +1,4 @@
-#include "storage/pg_test_server.h"
+#include "testing/pg_test_server.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "storage/store_test_support.h"
+#include "testing/store_test_support.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <libpq-fe.h>
@@ -8,9 +8,9 @@
 #include <string_view>
 
 #include "storage/open_database.h"
-#include "storage/pg_test_server.h"
 #include "storage/postgres_session_store.h"
 #include "storage/sqlite_session_store.h"
+#include "testing/pg_test_server.h"
 #include "testing/skip.h"
 
 namespace codex::storage::testing {

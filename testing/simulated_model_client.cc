@@ -1,4 +1,4 @@
-#include "compaction/simulated_model_client.h"
+#include "testing/simulated_model_client.h"
 
 #include <algorithm>
 #include <cstdint>
