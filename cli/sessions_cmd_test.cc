@@ -24,6 +24,7 @@
 
 #include "core/item.h"
 #include "storage/sqlite_session_store.h"
+#include "testing/files.h"
 #include "testing/temp_dir.h"
 
 using codex::storage::SqliteSessionStore;
@@ -37,13 +38,6 @@ struct Run {
   std::string out;
   std::string err;
 };
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // codex ARGS... with CODEX_HOME=home, run in `cwd`; stdout/stderr via files.
 Run Codex(const TempDir& home, const std::string& cwd, std::vector<std::string> args) {
@@ -69,8 +63,8 @@ Run Codex(const TempDir& home, const std::string& cwd, std::vector<std::string> 
   REQUIRE(::waitpid(pid, &status, 0) == pid);
   Run r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = Slurp(out_path);
-  r.err = Slurp(err_path);
+  r.out = ::codex::testing::ReadFile(out_path);
+  r.err = ::codex::testing::ReadFile(err_path);
   return r;
 }
 
@@ -260,7 +254,7 @@ TEST_CASE("sessions export and import round-trip through files") {
   CHECK(r.out.find("skipped " + id) != std::string::npos);
   r = Codex(other_home, work.path(), {"sessions", "export", id});
   REQUIRE(r.exit_code == 0);
-  auto a = Lines(Slurp(file)), b = Lines(r.out);
+  auto a = Lines(::codex::testing::ReadFile(file)), b = Lines(r.out);
   REQUIRE(a.size() == b.size());
   for (size_t i = 1; i < a.size(); ++i) CHECK(a[i] == b[i]);  // all but session_meta
 
@@ -779,8 +773,8 @@ TEST_CASE("a full disk is named: no space left on device, and the path") {
                              work.File("big.jsonl") + "' >'" + home.File("out") + "' 2>'" +
                              home.File("err") + "'; echo \\$? >'" + home.File("rc") + "'";
   REQUIRE(std::system(("unshare -Urm sh -c \"" + script + "\"").c_str()) == 0);
-  CHECK(Slurp(home.File("rc")) == "1\n");
-  const std::string err = Slurp(home.File("err"));
+  CHECK(::codex::testing::ReadFile(home.File("rc")) == "1\n");
+  const std::string err = ::codex::testing::ReadFile(home.File("err"));
   INFO(err);
   CHECK(err.find("no space left on device") != std::string::npos);
   CHECK(err.find(full + "/sessions.db") != std::string::npos);
@@ -822,7 +816,8 @@ TEST_CASE("a store password given on the command line is not in /proc/PID/cmdlin
   pollfd p{listener, POLLIN, 0};
   REQUIRE(::poll(&p, 1, 20'000) == 1);
   const int conn = ::accept(listener, nullptr, nullptr);
-  const std::string cmdline = Slurp("/proc/" + std::to_string(pid) + "/cmdline");
+  const std::string cmdline =
+      ::codex::testing::ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
   ::kill(pid, SIGKILL);
   int status = 0;
   ::waitpid(pid, &status, 0);

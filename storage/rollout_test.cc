@@ -102,7 +102,7 @@ std::string MakeRichSession(SessionDatabase& store) {
 
 std::string WriteFile(const StoreDir& dir, const std::string& name, const std::string& text) {
   const std::string path = dir.File(name);
-  std::ofstream(path, std::ios::binary) << text;
+  ::codex::testing::WriteFile(path, text);
   return path;
 }
 

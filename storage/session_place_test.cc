@@ -22,14 +22,10 @@ using codex::storage::SessionDatabase;
 using codex::storage::testing::OpenStore;
 using codex::storage::testing::StoreDir;
 using codex::testing::TempDir;
+using codex::testing::WriteFile;
 namespace fs = std::filesystem;
 
 namespace {
-
-void WriteFile(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-}
 
 // A checkout at `dir` whose config holds `config`.
 void Checkout(const fs::path& dir, const std::string& config) {

@@ -12,4 +12,9 @@ namespace codex::testing {
 // malformed fixture prints why and aborts the test binary.
 core::Item Decoded(std::string_view json);
 
+// A session's initial context as compaction tests need it: a permissions
+// developer message naming `approval_policy` and an environment context
+// for the working directory /p.
+std::vector<core::Item> MinimalInitialContext(std::string_view approval_policy = "never");
+
 }  // namespace codex::testing

@@ -44,14 +44,10 @@ Result<std::unique_ptr<SessionDatabase>> OpenStore(const std::string& location,
   return OpenDatabase(loc, std::move(options));
 }
 
-std::unique_ptr<SessionDatabase> OpenOrDie(const std::string& location, StoreOptions options) {
-  auto store = OpenStore(location, std::move(options));
-  if (!store.ok()) {
-    std::fprintf(stderr, "error: cannot open the test store %s: %s\n", location.c_str(),
-                 store.status().ToString().c_str());
-    std::abort();
-  }
-  return std::move(store).value();
+void DieOpening(const std::string& location, const Status& status) {
+  std::fprintf(stderr, "error: cannot open the test store %s: %s\n", location.c_str(),
+               status.ToString().c_str());
+  std::abort();
 }
 
 int64_t QueryInt(const std::string& location, const std::string& sql) {
