@@ -255,7 +255,11 @@ bool IsSafeSimpleCommand(const Args& argv) {
 }  // namespace
 
 bool IsKnownSafeCommand(const std::vector<std::string>& argv) {
-  if (const std::optional<std::string_view> script = ShellScriptOf(argv)) {
+  // The wrapper's form is Codex's rule (base/shell.h); the shell itself must
+  // be one the classifier trusts (a bare name or in /bin, /usr/bin), as any
+  // program it lets run.
+  const std::optional<std::string_view> script = ShellScriptOf(argv);
+  if (script && !ProgramName(argv[0]).empty()) {
     auto list = ParseCommandList(*script);
     if (!list.ok()) return false;
     return std::all_of(list->commands.begin(), list->commands.end(), IsSafeSimpleCommand);
