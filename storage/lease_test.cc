@@ -12,12 +12,14 @@
 #include <thread>
 #include <vector>
 
+#include "base/time.h"
 #include "core/item.h"
 #include "core/session_lease.h"
 #include "storage/sqlite_session_store.h"
 #include "testing/store_test_support.h"
 #include "testing/temp_dir.h"
 
+using codex::NowMs;
 using codex::StatusCode;
 using codex::storage::SessionDatabase;
 using codex::storage::StoreOptions;
@@ -53,12 +55,6 @@ void InsertLease(const std::string& path, const std::string& session, int64_t pi
       " heartbeat_at_ms) VALUES ('" +
           session + "', 't', " + std::to_string(pid) + ", '" + host + "', '" + process_start +
           "', " + std::to_string(heartbeat_ms) + ", " + std::to_string(heartbeat_ms) + ")");
-}
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 constexpr const char* kSession = "01900000-0000-7000-8000-000000000001";
