@@ -26,6 +26,7 @@
 #include "storage/sqlite_session_store.h"
 #include "testing/files.h"
 #include "testing/temp_dir.h"
+#include "tests/e2e_support.h"
 
 using codex::storage::SqliteSessionStore;
 using codex::testing::TempDir;
@@ -39,32 +40,22 @@ struct Run {
   std::string err;
 };
 
-// codex ARGS... with CODEX_HOME=home, run in `cwd`; stdout/stderr via files.
+// codex ARGS... with CODEX_HOME=home and TZ=UTC, run in `cwd` (through the
+// tests' one process spawner, tests/e2e_support.h).
 Run Codex(const TempDir& home, const std::string& cwd, std::vector<std::string> args) {
-  const std::string out_path = home.File("stdout"), err_path = home.File("stderr");
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(120);
-    if (::chdir(cwd.c_str()) != 0) ::_exit(121);
-    ::setenv("CODEX_HOME", home.path().c_str(), 1);
-    ::setenv("TZ", "UTC", 1);
-    std::vector<char*> argv;
-    std::string bin = CODEX_BINARY;
-    argv.push_back(bin.data());
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(bin.c_str(), argv.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  ::codex::testing::ProcessOptions p;
+  p.argv = {CODEX_BINARY};
+  p.argv.insert(p.argv.end(), args.begin(), args.end());
+  p.cwd = cwd;
+  p.env = {{"CODEX_HOME", home.path().string()}, {"TZ", "UTC"}};
+  auto run = ::codex::testing::RunProcess(p);
+  INFO(run.status().ToString());
+  REQUIRE(run.ok());
+  REQUIRE_FALSE(run->timed_out);
   Run r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = ::codex::testing::ReadFile(out_path);
-  r.err = ::codex::testing::ReadFile(err_path);
+  r.exit_code = run->exit_code >= 0 ? run->exit_code : 128 + run->term_signal;
+  r.out = run->out;
+  r.err = run->err;
   return r;
 }
 
