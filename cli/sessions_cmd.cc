@@ -23,6 +23,7 @@
 #include "cli/config_overrides.h"
 #include "cli/exit_codes.h"
 #include "cli/session_json.h"
+#include "cli/session_resolution.h"
 #include "cli/sessions_migrate.h"
 #include "cli/sessions_serve.h"
 #include "cli/sessions_usage.h"
@@ -58,8 +59,6 @@ Result<std::unique_ptr<SessionDatabase>> OpenStore(bool read_only = false) {
   static const GlobalOptions kNone;
   return OpenConfiguredStore(g_global != nullptr ? *g_global : kNone, read_only);
 }
-
-constexpr int kNoTurn = -2147483647 - 1;  // --at-turn not given
 
 // The directory a command is scoped to: --cwd DIR or the current directory,
 // as CanonicalPath (base/path.h) writes it; nullopt with --all.

@@ -11,15 +11,6 @@ namespace codex::compaction {
 
 namespace {
 
-// The summary response is not part of the session: nothing is committed.
-class DiscardingObserver final : public core::StreamObserver {
- public:
-  Status OnOutputItemDone(const core::Item& item) override {
-    (void)item;
-    return OkStatus();
-  }
-};
-
 // The text of the last assistant message that has any.
 std::string SummaryText(const core::ModelResponse& response) {
   for (auto it = response.items.rbegin(); it != response.items.rend(); ++it) {
@@ -63,7 +54,7 @@ Result<core::CompactionOutput> LocalCompactor::Compact(const core::CompactionInp
     if (cancel.cancelled()) return CancelledError("compaction interrupted");
     std::vector<core::Item> request_items = summarised;
     request_items.push_back(core::UserMessage(kCompactionPrompt));
-    DiscardingObserver observer;
+    core::DiscardingObserver observer;
     Result<core::ModelResponse> response =
         client_.Stream(core::BuildResponsesRequest(request, request_items), observer, cancel);
     if (response.ok()) {

@@ -8,12 +8,12 @@
 
 namespace codex::compaction {
 
-namespace {
-
 bool SameBodyAsAny(const core::Item& item, std::span<const core::Item> items) {
   return std::any_of(items.begin(), items.end(),
                      [&](const core::Item& other) { return other.body == item.body; });
 }
+
+namespace {
 
 std::string OmittedMarker(size_t omitted_bytes) {
   return "\n[... " + std::to_string(omitted_bytes) + " bytes omitted by compaction ...]\n";

@@ -4,7 +4,9 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "compaction/rebuild_history.h"
 #include "compaction/working_state.h"
+#include "core/model_client.h"
 #include "core/request_builder.h"
 
 namespace codex::compaction {
@@ -26,20 +28,6 @@ bool IsEndpointMissing(const Status& status) {
   return status.code() == StatusCode::kNotFound ||
          (status.code() == StatusCode::kInvalidArgument &&
           status.message().find("HTTP 404") != std::string::npos);
-}
-
-// The compaction response is not part of the session: nothing is committed.
-class DiscardingObserver final : public core::StreamObserver {
- public:
-  Status OnOutputItemDone(const core::Item& item) override {
-    (void)item;
-    return OkStatus();
-  }
-};
-
-bool SameBodyAsAny(const core::Item& item, std::span<const core::Item> items) {
-  return std::any_of(items.begin(), items.end(),
-                     [&](const core::Item& other) { return other.body == item.body; });
 }
 
 }  // namespace
@@ -111,7 +99,7 @@ Result<core::CompactionOutput> RemoteCompactor::CompactInline(const core::Compac
     if (cancel.cancelled()) return CancelledError("compaction interrupted");
     std::vector<core::Item> request_items = compacted;
     request_items.push_back(CompactionTriggerItem());
-    DiscardingObserver observer;
+    core::DiscardingObserver observer;
     Result<core::ModelResponse> response =
         client_.Stream(core::BuildResponsesRequest(input.request, request_items), observer, cancel);
     if (response.ok()) {

@@ -60,6 +60,16 @@ class StreamObserver {
   virtual void OnRetry(std::string_view message) { (void)message; }
 };
 
+// Commits nothing: for a request whose response is not part of the session
+// (a compaction's summary or replacement history).
+class DiscardingObserver final : public StreamObserver {
+ public:
+  Status OnOutputItemDone(const Item& item) override {
+    (void)item;
+    return OkStatus();
+  }
+};
+
 struct ModelResponse {
   std::string response_id;
   std::optional<TokenUsage> usage;  // nullopt when response.completed had none

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "base/shell.h"
+#include "base/strings.h"
 #include "base/time.h"
 #include "cli/interactive/file_search.h"
 #include "cli/interactive/interactive_session.h"
@@ -40,9 +41,7 @@ bool UseTerminal() {
 
 }  // namespace
 
-bool Blank(std::string_view text) {
-  return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
-}
+bool Blank(std::string_view text) { return Trim(text).empty(); }
 
 InteractiveSession::InteractiveSession(const GlobalOptions& global, InteractiveOptions options)
     : global_(global),
