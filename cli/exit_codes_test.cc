@@ -14,6 +14,7 @@
 #include "core/session_store.h"
 
 namespace cli = codex::cli;
+namespace core = codex::core;
 using codex::Status;
 using codex::StatusCode;
 using codex::StatusReason;
