@@ -13,8 +13,6 @@ namespace codex::compaction {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
-
 Status BadCompactBody(std::string_view why) {
   return InvalidArgumentError(
       "POST /responses/compact returned " + std::string(why) +
@@ -33,7 +31,8 @@ bool IsEndpointMissing(const Status& status) {
 }  // namespace
 
 Result<std::vector<core::Item>> ParseCompactOutput(std::string_view body) {
-  Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  nlohmann::ordered_json j =
+      nlohmann::ordered_json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return BadCompactBody("a body that is not a JSON object");
   auto output = j.find("output");
   if (output == j.end() || !output->is_array()) return BadCompactBody("no \"output\" array");
