@@ -3,6 +3,7 @@
 // valid UTF-8). Header-only over nlohmann/json.
 #pragma once
 
+#include <concepts>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -11,7 +12,10 @@ namespace codex {
 inline std::string Dump(const nlohmann::json& j) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
-inline std::string Dump(const nlohmann::ordered_json& j) {
+// For ordered_json (key order kept). A template, so that a braced list,
+// Dump({{"k", v}}), is a nlohmann::json without ambiguity.
+template <typename J>
+requires std::same_as<J, nlohmann::ordered_json> std::string Dump(const J& j) {
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 

@@ -135,14 +135,17 @@ std::vector<std::string> IncludesOf(std::istream& text) {
 }
 
 // Every include of a file of a target (its sources, and the headers it
-// owns) that names a header whose owner the target does not link, as
+// owns) that names a header none of whose owners the target links, as
 // "file (target) includes header (owner)". `read` gives a file's includes.
 template <typename Read>
 std::vector<std::string> Violations(const TargetMap& map,
-                                    const std::map<std::string, std::string>& owners, Read read) {
+                                    const std::map<std::string, std::set<std::string>>& owners,
+                                    Read read) {
   std::map<std::string, std::set<std::string>> files;  // target -> its files
   for (const auto& [t, sources] : map.sources) files[t].insert(sources.begin(), sources.end());
-  for (const auto& [h, t] : owners) files[t].insert(h);
+  for (const auto& [h, ts] : owners) {
+    for (const std::string& t : ts) files[t].insert(h);
+  }
   std::vector<std::string> out;
   for (const auto& [t, paths] : files) {
     const std::set<std::string> allowed = Closure(map, t);
