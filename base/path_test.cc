@@ -35,11 +35,12 @@ TEST_CASE("CanonicalPath resolves symlinks, dots and trailing slashes to one tex
   fs::create_directory_symlink("real/proj/", tmp.path / "rel-link");
   fs::create_directory_symlink(tmp.path / "rel-link", tmp.path / "chain");
   const std::string want = real.string();
-  for (const fs::path& p :
-       {real, tmp.path / "abs-link", tmp.path / "rel-link/", tmp.path / "chain" / ".",
-        tmp.path / "real" / ".." / "abs-link" / "", tmp.path / "." / "real" / "proj" / "//"}) {
-    INFO(p.string());
-    CHECK(CanonicalPath(p.string()) == want);
+  for (const std::string& p :
+       {real.string(), (tmp.path / "abs-link").string(), (tmp.path / "rel-link/").string(),
+        (tmp.path / "chain" / ".").string(), (tmp.path / "real" / ".." / "abs-link" / "").string(),
+        (tmp.path / "." / "real" / "proj").string() + "//"}) {
+    INFO(p);
+    CHECK(CanonicalPath(p) == want);
   }
   // A path below a symlink that does not exist (yet): the existing part resolves.
   CHECK(CanonicalPath((tmp.path / "abs-link" / "new" / "").string()) == want + "/new");
