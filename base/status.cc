@@ -34,48 +34,12 @@ std::string_view StatusCodeName(StatusCode code) {
   return "UNKNOWN";
 }
 
-std::string_view StatusReasonName(StatusReason reason) {
-  switch (reason) {
-    case StatusReason::kNone:
-      return "";
-    case StatusReason::kContextLengthExceeded:
-      return "context_length_exceeded";
-    case StatusReason::kInsufficientQuota:
-      return "insufficient_quota";
-    case StatusReason::kUsageNotIncluded:
-      return "usage_not_included";
-    case StatusReason::kRateLimitExceeded:
-      return "rate_limit_exceeded";
-    case StatusReason::kServerError:
-      return "server_error";
-    case StatusReason::kIncomplete:
-      return "incomplete";
-    case StatusReason::kStreamClosed:
-      return "stream_closed";
-    case StatusReason::kTransport:
-      return "transport";
-    case StatusReason::kTls:
-      return "tls";
-    case StatusReason::kRejectedByServer:
-      return "rejected_by_server";
-    case StatusReason::kRetriesExhausted:
-      return "retries_exhausted";
-    case StatusReason::kSessionAdvanced:
-      return "session_advanced";
-    case StatusReason::kSessionBusy:
-      return "session_busy";
-    case StatusReason::kAmbiguousPrefix:
-      return "ambiguous_prefix";
-  }
-  return "";
-}
-
 std::string Status::ToString() const {
   if (ok()) return "OK";
   std::string s(StatusCodeName(code_));
   s += ": ";
   s += message_;
-  if (reason_ != StatusReason::kNone) s += " [" + std::string(StatusReasonName(reason_)) + "]";
+  if (!reason_.empty()) s += " [" + std::string(reason_.name()) + "]";
   return s;
 }
 

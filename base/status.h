@@ -34,27 +34,30 @@ enum class StatusCode {
 std::string_view StatusCodeName(StatusCode code);
 
 // A finer-grained reason within a code that callers branch on (retry, compact,
-// exit code 3). A closed set: add a value here, never compare strings.
-enum class StatusReason {
-  kNone = 0,
-  kContextLengthExceeded,  // the request does not fit the model's context window
-  kInsufficientQuota,      // the account's quota is used up
-  kUsageNotIncluded,       // the plan does not include API usage
-  kRateLimitExceeded,      // 429 / rate limit (retryable after a delay)
-  kServerError,            // 5xx or a response.failed event
-  kIncomplete,             // response.incomplete
-  kStreamClosed,           // the stream ended before response.completed
-  kTransport,              // connect/read failure below HTTP
-  kTls,                    // TLS handshake or certificate failure (not retried)
-  kRejectedByServer,       // a 4xx the server gave for a well-formed request
-  kRetriesExhausted,       // every retry failed
-  kSessionAdvanced,        // the session's head moved under a writer
-  kSessionBusy,            // another process holds the turn lease
-  kAmbiguousPrefix,        // a session id prefix matches several sessions
+// exit code 3). An open code: base/ knows none of them. The module whose
+// errors carry a reason defines it as a constant beside them
+// (core/model_client.h: the model's and the transport's, core/session_store.h:
+// the session store's), e.g.
+//   inline constexpr StatusReason kSessionBusy{"session_busy"};
+// and callers compare with those constants, never with literal text. The name
+// is snake_case and unique across the modules (logs and tests print it).
+class StatusReason {
+ public:
+  constexpr StatusReason() = default;  // no reason
+  constexpr explicit StatusReason(std::string_view name) : name_(name) {}
+
+  // "context_length_exceeded"; empty for no reason.
+  constexpr std::string_view name() const { return name_; }
+  constexpr bool empty() const { return name_.empty(); }
+
+  friend constexpr bool operator==(StatusReason a, StatusReason b) { return a.name_ == b.name_; }
+
+ private:
+  std::string_view name_;  // a string literal of the defining module
 };
 
 // The snake_case name of a reason ("context_length_exceeded"), for logs and tests.
-std::string_view StatusReasonName(StatusReason reason);
+constexpr std::string_view StatusReasonName(StatusReason reason) { return reason.name(); }
 
 class [[nodiscard]] Status {
  public:
@@ -67,7 +70,7 @@ class [[nodiscard]] Status {
   StatusCode code() const { return code_; }
   const std::string& message() const { return message_; }
 
-  // A finer-grained reason within the code, e.g. kContextLengthExceeded.
+  // A finer-grained reason within the code, e.g. core::reason::kContextLengthExceeded.
   StatusReason reason() const { return reason_; }
   Status& WithReason(StatusReason reason) {
     reason_ = reason;
@@ -86,7 +89,7 @@ class [[nodiscard]] Status {
  private:
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
-  StatusReason reason_ = StatusReason::kNone;
+  StatusReason reason_;
   long long retry_after_ms_ = 0;
 };
 

@@ -13,7 +13,7 @@
 // produced (every one is new input once, whatever the compaction does), the
 // hit ratio that floor allows at the same bytes sent, and what each
 // compaction adds above it. Under the table, from the inline run's request
-// log (compaction/stretch_replay.h): what the request a stretch restarts from
+// log (bench/stretch_replay.h): what the request a stretch restarts from
 // is made of, the compaction count the trigger's rule gives when the run's own
 // steps are replayed, the restart or limit one fewer would need, and the best
 // hit ratio there.
@@ -28,13 +28,13 @@
 #include <string>
 #include <string_view>
 
+#include "bench/stretch_replay.h"
 #include "compaction/compactor_factory.h"
-#include "compaction/simulated_model_client.h"
-#include "compaction/simulated_task.h"
-#include "compaction/stretch_replay.h"
 #include "compaction/working_state.h"
 #include "core/transcript.h"
 #include "storage/sqlite_session_store.h"
+#include "testing/simulated_model_client.h"
+#include "testing/simulated_task.h"
 #include "testing/temp_dir.h"
 
 namespace {
@@ -105,7 +105,7 @@ RestartParts Dissect(const std::string& body) {
 double Kb(int64_t bytes) { return static_cast<double>(bytes) / 1000.0; }
 
 // The floor analysis of the inline run: its own request log replayed with
-// the trigger's rule (compaction/stretch_replay.h).
+// the trigger's rule (bench/stretch_replay.h).
 void PrintFloor(const InlineRun& run, int64_t window) {
   using compaction::sim::ReplayStretches;
   const auto steps = compaction::sim::ReadSteps(run.stats.log);
@@ -120,7 +120,7 @@ void PrintFloor(const InlineRun& run, int64_t window) {
   for (int64_t step : steps->steps) content += step;
   const auto measured = ReplayStretches(*steps, steps->restart_bytes, limit);
   std::printf(
-      "\nfloor (inline), from the run's request log (compaction/stretch_replay.h):\n"
+      "\nfloor (inline), from the run's request log (bench/stretch_replay.h):\n"
       "  restart: a stretch starts at %lld B after a compaction: envelope %lld, instructions + "
       "tools %lld,\n"
       "    initial context %lld, task message %lld, working state %lld, compaction item %lld "

@@ -29,11 +29,13 @@
 #include "core/uuid.h"
 #include "storage/rollout.h"
 #include "storage/sqlite_session_store.h"
+#include "testing/store_test_support.h"
 #include "testing/temp_dir.h"
 
 namespace {
 
 using codex::storage::SqliteSessionStore;
+using codex::storage::testing::OpenOrDie;
 namespace core = codex::core;
 using Clock = std::chrono::steady_clock;
 
@@ -66,12 +68,6 @@ double Median(int runs, const std::function<void()>& fn, double* wall = nullptr)
 [[noreturn]] void Die(const codex::Status& s, const char* what) {
   std::fprintf(stderr, "storage_bench: %s: %s\n", what, s.ToString().c_str());
   std::exit(1);
-}
-
-std::unique_ptr<SqliteSessionStore> OpenOrDie(const std::string& path) {
-  auto store = SqliteSessionStore::Open(path);
-  if (!store.ok()) Die(store.status(), "open");
-  return std::move(store).value();
 }
 
 // Database bytes after folding the WAL into the main file.
@@ -122,7 +118,7 @@ std::vector<core::Item> Turn(int t) {
 // The child side of the peak-memory figure: resume session `id` of `path`
 // (open, find, load the transcript) and exit.
 int ResumeOnce(const std::string& path, const std::string& id) {
-  auto store = OpenOrDie(path);
+  auto store = OpenOrDie<SqliteSessionStore>(path);
   auto s = store->FindSession(id);
   if (!s.ok()) Die(s.status(), "find");
   auto transcript = store->LoadTranscript(*s);
@@ -149,7 +145,7 @@ long PeakRssOfResume(const char* self, const std::string& path, const std::strin
 // 300,000 items: 3,000 sessions of 25 turns (4 items each), one in ten
 // forked after turn 10 and continued by 5 turns of its own.
 void BuildSearchCorpus(const std::string& path) {
-  auto store = OpenOrDie(path);
+  auto store = OpenOrDie<SqliteSessionStore>(path);
   const char* words[] = {"parser", "linker", "socket", "cache",  "widget",
                          "thread", "buffer", "kernel", "schema", "router"};
   int64_t items = 0;
@@ -281,7 +277,7 @@ int main(int argc, char** argv) {
   {
     const std::string path = dir + "/list.db";
     std::filesystem::remove(path);
-    { OpenOrDie(path); }
+    { OpenOrDie<SqliteSessionStore>(path); }
     std::printf("Times are median CPU ms of the calling process (wall ms where shown).\n\n");
     std::printf("sessions list, first page of 20 (median of 51 runs):\n");
     int have = 0;
@@ -292,10 +288,10 @@ int main(int argc, char** argv) {
       core::ListQuery cwd;
       cwd.cwd = "/home/user/project7";
       core::ListQuery page2;
-      auto store = OpenOrDie(path);
+      auto store = OpenOrDie<SqliteSessionStore>(path);
       page2.cursor = (*store->ListSessions(all)).next_cursor;
       const double t_open_list = Median(51, [&] {
-        auto s = OpenOrDie(path);
+        auto s = OpenOrDie<SqliteSessionStore>(path);
         if (!s->ListSessions(all).ok()) Die(codex::InternalError("list"), "list");
       });
       const double t_all = Median(51, [&] { (void)store->ListSessions(all); });
@@ -316,11 +312,11 @@ int main(int argc, char** argv) {
     std::string id;
     int64_t body_bytes = 0;
     const int64_t empty_bytes = [&] {
-      OpenOrDie(path);
+      OpenOrDie<SqliteSessionStore>(path);
       return DbBytes(path);
     }();
     {
-      auto store = OpenOrDie(path);
+      auto store = OpenOrDie<SqliteSessionStore>(path);
       auto s = store->CreateSession({});
       if (!s.ok()) Die(s.status(), "create");
       id = s->id;
@@ -349,7 +345,7 @@ int main(int argc, char** argv) {
         static_cast<double>(full_bytes - empty_bytes) / 10'000.0,
         static_cast<double>(body_bytes) / 10'000.0);
     {
-      auto store = OpenOrDie(path);
+      auto store = OpenOrDie<SqliteSessionStore>(path);
       auto jsonl = codex::storage::ExportSession(*store, id, codex::storage::ExportFormat::kJsonl);
       if (!jsonl.ok()) Die(jsonl.status(), "export");
       std::printf(
@@ -364,7 +360,7 @@ int main(int argc, char** argv) {
     const double t_resume = Median(
         21,
         [&] {
-          auto store = OpenOrDie(path);
+          auto store = OpenOrDie<SqliteSessionStore>(path);
           auto s = store->FindSession(id);
           if (!s.ok()) Die(s.status(), "find");
           auto transcript = store->LoadTranscript(*s);
@@ -383,7 +379,7 @@ int main(int argc, char** argv) {
         static_cast<double>(peak_kb) / 1024.0);
 
     {
-      auto store = OpenOrDie(path);
+      auto store = OpenOrDie<SqliteSessionStore>(path);
       codex::storage::SearchQuery q;
       q.text = "TODOs";  // in every turn: the top 20 each walk to the head
       q.limit = 20;
@@ -413,7 +409,7 @@ int main(int argc, char** argv) {
       }
     }
 
-    auto store = OpenOrDie(path);
+    auto store = OpenOrDie<SqliteSessionStore>(path);
     const int64_t before = DbBytes(path);
     const double t_fork = Median(
         201,
@@ -463,7 +459,7 @@ int main(int argc, char** argv) {
     const std::string path = dir + "/search.db";
     std::filesystem::remove(path);
     BuildSearchCorpus(path);
-    auto store = OpenOrDie(path);
+    auto store = OpenOrDie<SqliteSessionStore>(path);
     struct Case {
       const char* label;
       const char* text;

@@ -1,5 +1,5 @@
 // storage_bench --backend postgresql: the PostgreSQL store on a private
-// server (storage/pg_test_server.h, Unix socket on loopback, fsync off)
+// server (testing/pg_test_server.h, Unix socket on loopback, fsync off)
 // started by the bench itself. Prints wall-clock figures (the work happens
 // in the server process, so the caller's CPU time says little):
 //   append latency per item, sessions list first page at 100,000 sessions,
@@ -18,9 +18,9 @@
 
 #include "bench/rollout_corpus.h"
 #include "core/item.h"
-#include "storage/pg_test_server.h"
 #include "storage/postgres_session_store.h"
 #include "storage/rollout.h"
+#include "testing/pg_test_server.h"
 
 namespace core = codex::core;
 using codex::storage::PostgresSessionStore;

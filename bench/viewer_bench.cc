@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "storage/store_test_support.h"
+#include "testing/store_test_support.h"
 #include "testing/temp_dir.h"
 #include "tests/e2e_support.h"
 

@@ -4,7 +4,7 @@
 #include <map>
 #include <memory>
 
-#include "sandbox/shell_lexer.h"
+#include "base/shell.h"
 
 namespace codex::cli {
 
@@ -73,7 +73,7 @@ std::string Join(const std::vector<std::string>& v, const char* sep = " ") {
 }
 
 // Quoted for sh-like shells (fish reads the same quoting).
-std::string Quote(std::string_view s) { return sandbox::QuoteShellWord(s); }
+std::string Quote(std::string_view s) { return ShellQuote(s); }
 
 std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 

@@ -23,8 +23,6 @@ namespace codex::cli {
 
 namespace {
 
-constexpr int kNoTurn = -2147483647 - 1;  // --at-turn not given
-
 struct ExecArgs {
   RunFlags flags;
   std::string prompt;

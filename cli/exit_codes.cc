@@ -3,6 +3,8 @@
 #include <cstdio>
 
 #include "cli/terminal_text.h"
+#include "core/model_client.h"
+#include "core/session_store.h"
 #include "core/store_location.h"
 
 namespace codex::cli {
@@ -13,7 +15,7 @@ int ExitCodeFor(const Status& status) {
       return kExitOk;
     case StatusCode::kInvalidArgument:
       // A request the server refused is not a mistake on our command line.
-      return status.reason() == StatusReason::kRejectedByServer ? kExitError : kExitUsage;
+      return status.reason() == core::reason::kRejectedByServer ? kExitError : kExitUsage;
     case StatusCode::kNotFound:
       return kExitNotFound;
     case StatusCode::kUnauthenticated:
@@ -21,8 +23,8 @@ int ExitCodeFor(const Status& status) {
     case StatusCode::kCancelled:
       return kExitInterrupted;
     case StatusCode::kFailedPrecondition:
-      return status.reason() == StatusReason::kSessionAdvanced ||
-                     status.reason() == StatusReason::kSessionBusy
+      return status.reason() == core::reason::kSessionAdvanced ||
+                     status.reason() == core::reason::kSessionBusy
                  ? kExitConflict
                  : kExitError;
     default:

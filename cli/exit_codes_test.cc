@@ -10,7 +10,11 @@
 #include <sstream>
 #include <string>
 
+#include "core/model_client.h"
+#include "core/session_store.h"
+
 namespace cli = codex::cli;
+namespace core = codex::core;
 using codex::Status;
 using codex::StatusCode;
 using codex::StatusReason;
@@ -51,17 +55,17 @@ TEST_CASE("ExitCodeFor maps each code and the reasons that change it") {
   CHECK(cli::ExitCodeFor(codex::InvalidArgumentError("x")) == cli::kExitUsage);
   // A request the server refused is not a mistake on the command line.
   CHECK(cli::ExitCodeFor(WithReason(codex::InvalidArgumentError("x"),
-                                    StatusReason::kRejectedByServer)) == cli::kExitError);
+                                    core::reason::kRejectedByServer)) == cli::kExitError);
   // An ambiguous prefix is: give more characters.
   CHECK(cli::ExitCodeFor(WithReason(codex::InvalidArgumentError("x"),
-                                    StatusReason::kAmbiguousPrefix)) == cli::kExitUsage);
+                                    core::reason::kAmbiguousPrefix)) == cli::kExitUsage);
   CHECK(cli::ExitCodeFor(codex::NotFoundError("x")) == cli::kExitNotFound);
   CHECK(cli::ExitCodeFor(codex::UnauthenticatedError("x")) == cli::kExitAuth);
   CHECK(cli::ExitCodeFor(codex::CancelledError("x")) == cli::kExitInterrupted);
   CHECK(cli::ExitCodeFor(WithReason(codex::FailedPreconditionError("x"),
-                                    StatusReason::kSessionAdvanced)) == cli::kExitConflict);
+                                    core::reason::kSessionAdvanced)) == cli::kExitConflict);
   CHECK(cli::ExitCodeFor(WithReason(codex::FailedPreconditionError("x"),
-                                    StatusReason::kSessionBusy)) == cli::kExitConflict);
+                                    core::reason::kSessionBusy)) == cli::kExitConflict);
   CHECK(cli::ExitCodeFor(codex::FailedPreconditionError("x")) == cli::kExitError);
   for (StatusCode code :
        {StatusCode::kResourceExhausted, StatusCode::kDeadlineExceeded, StatusCode::kUnavailable,
@@ -86,7 +90,7 @@ TEST_CASE("CommandOutcome: nothing set and OK are exit 0, silently") {
 TEST_CASE("CommandOutcome: a failure is one error line and ExitCodeFor's code") {
   cli::CommandOutcome outcome;
   outcome.Set(WithReason(codex::FailedPreconditionError("session 0193 is busy; wait"),
-                         StatusReason::kSessionBusy));
+                         core::reason::kSessionBusy));
   int code = -1;
   const std::string err = CaptureStderr([&] { code = outcome.Finish(); });
   CHECK(err == "error: session 0193 is busy; wait\n");

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "base/json.h"
 #include "cli/terminal_text.h"
 
 namespace codex::cli {
@@ -10,8 +11,6 @@ namespace codex::cli {
 using Json = nlohmann::ordered_json;
 
 namespace {
-
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 // The reasoning summary text of a reasoning item ("" when it has none).
 std::string ReasoningText(const core::Item& item) {
@@ -111,11 +110,11 @@ std::string JsonEventWriter::IdFor(const std::string& call_id) {
 }
 
 void JsonEventWriter::ThreadStarted(const std::string& session_id) {
-  Emit(Dump({{"type", "thread.started"}, {"thread_id", session_id}}));
+  Emit(Dump(Json{{"type", "thread.started"}, {"thread_id", session_id}}));
 }
 
 void JsonEventWriter::Error(const std::string& message) {
-  Emit(Dump({{"type", "error"}, {"message", message}}));
+  Emit(Dump(Json{{"type", "error"}, {"message", message}}));
 }
 
 void JsonEventWriter::OnTurnStarted(std::string_view) {
@@ -128,8 +127,8 @@ void JsonEventWriter::OnItemCompleted(const core::Item& item) {
     if (hide_reasoning_) return;
     std::string text = ReasoningText(item);
     if (text.empty()) return;
-    Emit(Dump({{"type", "item.completed"},
-               {"item", {{"id", NextId()}, {"type", "reasoning"}, {"text", text}}}}));
+    Emit(Dump(Json{{"type", "item.completed"},
+                   {"item", {{"id", NextId()}, {"type", "reasoning"}, {"text", text}}}}));
   } else if (item.kind == core::ItemKind::kOther) {
     // The provider's hosted web search, as Codex's exec --json reports it.
     const Json body = Json::parse(item.body, nullptr, false);
@@ -138,51 +137,51 @@ void JsonEventWriter::OnItemCompleted(const core::Item& item) {
     if (auto action = body.find("action"); action != body.end() && action->is_object()) {
       if (auto q = action->find("query"); q != action->end() && q->is_string()) query = *q;
     }
-    Emit(Dump({{"type", "item.completed"},
-               {"item", {{"id", NextId()}, {"type", "web_search"}, {"query", query}}}}));
+    Emit(Dump(Json{{"type", "item.completed"},
+                   {"item", {{"id", NextId()}, {"type", "web_search"}, {"query", query}}}}));
   } else if (item.kind == core::ItemKind::kMessage && item.role == "assistant") {
-    Emit(
-        Dump({{"type", "item.completed"},
-              {"item",
-               {{"id", NextId()}, {"type", "agent_message"}, {"text", core::MessageText(item)}}}}));
+    Emit(Dump(
+        Json{{"type", "item.completed"},
+             {"item",
+              {{"id", NextId()}, {"type", "agent_message"}, {"text", core::MessageText(item)}}}}));
   }
 }
 
 void JsonEventWriter::OnToolStarted(const core::ToolActivity& activity) {
   if (activity.tool == "update_plan") return;  // reported once, on completion
-  Emit(Dump({{"type", "item.started"},
-             {"item", ActivityItem(IdFor(activity.call_id), activity, false, cwd_)}}));
+  Emit(Dump(Json{{"type", "item.started"},
+                 {"item", ActivityItem(IdFor(activity.call_id), activity, false, cwd_)}}));
 }
 
 void JsonEventWriter::OnToolCompleted(const core::ToolActivity& activity) {
-  Emit(Dump({{"type", "item.completed"},
-             {"item", ActivityItem(IdFor(activity.call_id), activity, true, cwd_)}}));
+  Emit(Dump(Json{{"type", "item.completed"},
+                 {"item", ActivityItem(IdFor(activity.call_id), activity, true, cwd_)}}));
 }
 
 void JsonEventWriter::OnCompaction(const core::CompactionNotice& notice) {
-  Emit(Dump({{"type", "compaction"},
-             {"mode", notice.mode},
-             {"trigger", notice.trigger},
-             {"tokens_before", notice.tokens_before},
-             {"tokens_after", notice.tokens_after},
-             {"dropped_items", notice.dropped_items},
-             {"kept", notice.kept}}));
+  Emit(Dump(Json{{"type", "compaction"},
+                 {"mode", notice.mode},
+                 {"trigger", notice.trigger},
+                 {"tokens_before", notice.tokens_before},
+                 {"tokens_after", notice.tokens_after},
+                 {"dropped_items", notice.dropped_items},
+                 {"kept", notice.kept}}));
 }
 
 void JsonEventWriter::OnTurnCompleted(const core::TokenUsage& usage, int context_left_percent) {
-  Emit(Dump({{"type", "turn.completed"},
-             {"usage",
-              {{"input_tokens", usage.input_tokens},
-               {"cached_input_tokens", usage.cached_input_tokens},
-               {"output_tokens", usage.output_tokens},
-               {"reasoning_output_tokens", usage.reasoning_output_tokens},
-               {"cache_write_input_tokens", usage.cache_write_input_tokens}}},
-             {"context_left_percent", context_left_percent}}));
+  Emit(Dump(Json{{"type", "turn.completed"},
+                 {"usage",
+                  {{"input_tokens", usage.input_tokens},
+                   {"cached_input_tokens", usage.cached_input_tokens},
+                   {"output_tokens", usage.output_tokens},
+                   {"reasoning_output_tokens", usage.reasoning_output_tokens},
+                   {"cache_write_input_tokens", usage.cache_write_input_tokens}}},
+                 {"context_left_percent", context_left_percent}}));
 }
 
 void JsonEventWriter::OnTurnFailed(const Status& status) {
   Error(status.message());
-  Emit(Dump({{"type", "turn.failed"}, {"error", {{"message", status.message()}}}}));
+  Emit(Dump(Json{{"type", "turn.failed"}, {"error", {{"message", status.message()}}}}));
 }
 
 void JsonEventWriter::OnRetry(std::string_view message) {

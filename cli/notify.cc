@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <nlohmann/json.hpp>
 
+#include "base/json.h"
+
 namespace codex::cli {
 
 std::string NotificationJson(const TurnCompleteNotification& n) {
@@ -16,7 +18,7 @@ std::string NotificationJson(const TurnCompleteNotification& n) {
                               {"cwd", n.cwd},
                               {"input-messages", n.input_messages},
                               {"last-assistant-message", n.last_assistant_message}};
-  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  return Dump(j);
 }
 
 void RunNotify(const std::vector<std::string>& program_and_args, const std::string& json) {

@@ -19,6 +19,9 @@
 
 namespace codex::cli {
 
+// The value of an `--at-turn N` option that was not given (exec, sessions fork).
+inline constexpr int kNoTurn = -2147483647 - 1;
+
 // The newest non-archived session in the scope of `cwd`, or anywhere with
 // `all`; nullopt when the scope holds none.
 Result<std::optional<core::SessionInfo>> LatestInScope(core::SessionStore& store,

@@ -15,10 +15,15 @@
 #include <string>
 #include <vector>
 
+#include "base/json.h"
+#include "base/path.h"
+#include "base/shell.h"
+#include "base/time.h"
 #include "cli/age_arg.h"
 #include "cli/config_overrides.h"
 #include "cli/exit_codes.h"
 #include "cli/session_json.h"
+#include "cli/session_resolution.h"
 #include "cli/sessions_migrate.h"
 #include "cli/sessions_serve.h"
 #include "cli/sessions_usage.h"
@@ -55,30 +60,21 @@ Result<std::unique_ptr<SessionDatabase>> OpenStore(bool read_only = false) {
   return OpenConfiguredStore(g_global != nullptr ? *g_global : kNone, read_only);
 }
 
-constexpr int kNoTurn = -2147483647 - 1;  // --at-turn not given
-
 // The directory a command is scoped to: --cwd DIR or the current directory,
-// as core::CanonicalDir writes it; nullopt with --all.
+// as CanonicalPath (base/path.h) writes it; nullopt with --all.
 Result<std::optional<std::string>> ScopeDir(bool all, const std::string& cwd) {
   if (all) return std::optional<std::string>();
   // The form sessions record their cwd in (Config::cwd): through a symlink too.
-  if (!cwd.empty()) return std::optional<std::string>(core::CanonicalDir(cwd));
+  if (!cwd.empty()) return std::optional<std::string>(CanonicalPath(cwd));
   std::error_code ec;
   auto cur = std::filesystem::current_path(ec);
   if (ec) {
     return FailedPreconditionError("cannot read the current directory; pass --cwd DIR or --all");
   }
-  return std::optional<std::string>(core::CanonicalDir(cur.string()));
+  return std::optional<std::string>(CanonicalPath(cur.string()));
 }
 
-std::string LocalTime(int64_t ms) {
-  const std::time_t t = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &tm);
-  return buf;
-}
+std::string LocalTime(int64_t ms) { return FormatLocalTime(ms, "%Y-%m-%d %H:%M"); }
 
 // At most `max` code points of `s`, "…" appended when cut; newlines become spaces.
 std::string Clip(std::string_view s, size_t max) {
@@ -94,8 +90,6 @@ std::string Clip(std::string_view s, size_t max) {
   }
   return out;
 }
-
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 std::string Label(const core::SessionInfo& s) {
   std::string label = s.title.empty() ? "(untitled)" : s.title;
@@ -154,11 +148,11 @@ Status RunList(const ListArgs& args) {
     if (args.all) {
       more += " --all";
     } else if (!args.cwd.empty()) {
-      more += " --cwd '" + *q.cwd + "'";
+      more += " --cwd " + ShellQuote(*q.cwd);  // valid shell for any directory name
     }
     if (args.archived) more += " --archived";
     if (args.limit != 20) more += " --limit " + std::to_string(args.limit);
-    more += " --cursor " + page.next_cursor;
+    more += " --cursor " + ShellQuote(page.next_cursor);
     PrintF(stderr, "%s\n", more.c_str());
   }
   return OkStatus();
@@ -635,9 +629,7 @@ Status RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
   storage::PurgeQuery q;
   ASSIGN_OR_RETURN(auto scope, ScopeDir(args.all, args.cwd));
   q.cwd = scope;
-  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+  const int64_t now = NowMs();
   q.updated_before_ms = now - age_ms;
   const std::string where = q.cwd ? " in " + *q.cwd : std::string(" in every directory");
   if (args.json && !args.dry_run && !args.yes) {

@@ -24,7 +24,9 @@
 
 #include "core/item.h"
 #include "storage/sqlite_session_store.h"
+#include "testing/files.h"
 #include "testing/temp_dir.h"
+#include "tests/e2e_support.h"
 
 using codex::storage::SqliteSessionStore;
 using codex::testing::TempDir;
@@ -38,39 +40,22 @@ struct Run {
   std::string err;
 };
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// codex ARGS... with CODEX_HOME=home, run in `cwd`; stdout/stderr via files.
+// codex ARGS... with CODEX_HOME=home and TZ=UTC, run in `cwd` (through the
+// tests' one process spawner, tests/e2e_support.h).
 Run Codex(const TempDir& home, const std::string& cwd, std::vector<std::string> args) {
-  const std::string out_path = home.File("stdout"), err_path = home.File("stderr");
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(120);
-    if (::chdir(cwd.c_str()) != 0) ::_exit(121);
-    ::setenv("CODEX_HOME", home.path().c_str(), 1);
-    ::setenv("TZ", "UTC", 1);
-    std::vector<char*> argv;
-    std::string bin = CODEX_BINARY;
-    argv.push_back(bin.data());
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(bin.c_str(), argv.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  ::codex::testing::ProcessOptions p;
+  p.argv = {CODEX_BINARY};
+  p.argv.insert(p.argv.end(), args.begin(), args.end());
+  p.cwd = cwd;
+  p.env = {{"CODEX_HOME", home.path().string()}, {"TZ", "UTC"}};
+  auto run = ::codex::testing::RunProcess(p);
+  INFO(run.status().ToString());
+  REQUIRE(run.ok());
+  REQUIRE_FALSE(run->timed_out);
   Run r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = Slurp(out_path);
-  r.err = Slurp(err_path);
+  r.exit_code = run->exit_code >= 0 ? run->exit_code : 128 + run->term_signal;
+  r.out = run->out;
+  r.err = run->err;
   return r;
 }
 
@@ -260,7 +245,7 @@ TEST_CASE("sessions export and import round-trip through files") {
   CHECK(r.out.find("skipped " + id) != std::string::npos);
   r = Codex(other_home, work.path(), {"sessions", "export", id});
   REQUIRE(r.exit_code == 0);
-  auto a = Lines(Slurp(file)), b = Lines(r.out);
+  auto a = Lines(::codex::testing::ReadFile(file)), b = Lines(r.out);
   REQUIRE(a.size() == b.size());
   for (size_t i = 1; i < a.size(); ++i) CHECK(a[i] == b[i]);  // all but session_meta
 
@@ -779,8 +764,8 @@ TEST_CASE("a full disk is named: no space left on device, and the path") {
                              work.File("big.jsonl") + "' >'" + home.File("out") + "' 2>'" +
                              home.File("err") + "'; echo \\$? >'" + home.File("rc") + "'";
   REQUIRE(std::system(("unshare -Urm sh -c \"" + script + "\"").c_str()) == 0);
-  CHECK(Slurp(home.File("rc")) == "1\n");
-  const std::string err = Slurp(home.File("err"));
+  CHECK(::codex::testing::ReadFile(home.File("rc")) == "1\n");
+  const std::string err = ::codex::testing::ReadFile(home.File("err"));
   INFO(err);
   CHECK(err.find("no space left on device") != std::string::npos);
   CHECK(err.find(full + "/sessions.db") != std::string::npos);
@@ -822,7 +807,8 @@ TEST_CASE("a store password given on the command line is not in /proc/PID/cmdlin
   pollfd p{listener, POLLIN, 0};
   REQUIRE(::poll(&p, 1, 20'000) == 1);
   const int conn = ::accept(listener, nullptr, nullptr);
-  const std::string cmdline = Slurp("/proc/" + std::to_string(pid) + "/cmdline");
+  const std::string cmdline =
+      ::codex::testing::ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
   ::kill(pid, SIGKILL);
   int status = 0;
   ::waitpid(pid, &status, 0);

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "base/json.h"
+#include "base/time.h"
 #include "cli/age_arg.h"
 #include "cli/config_overrides.h"
 #include "cli/store_open.h"
@@ -37,14 +39,7 @@ struct Sums {
   int64_t priced_turns = 0;
 };
 
-std::string LocalDay(int64_t ms) {
-  const std::time_t t = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
+std::string LocalDay(int64_t ms) { return FormatLocalTime(ms, "%Y-%m-%d"); }
 
 std::string GroupKey(const std::string& by, const core::SessionInfo& s, const core::TurnRecord& t) {
   if (by == "model") return s.model.empty() ? "(unknown)" : s.model;
@@ -142,9 +137,7 @@ Status RunUsage(const GlobalOptions& global, const UsageArgs& args) {
   int64_t since_ms = 0;
   if (!args.since.empty()) {
     ASSIGN_OR_RETURN(int64_t age, ParseAge(args.since, "--since"));
-    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
+    const int64_t now = NowMs();
     since_ms = now - age;
   }
   ASSIGN_OR_RETURN(core::Config config,
@@ -166,7 +159,7 @@ Status RunUsage(const GlobalOptions& global, const UsageArgs& args) {
     }
     out["groups"] = std::move(list);
     out["total"] = SumsJson(total);
-    PrintText(stdout, out.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n");
+    PrintText(stdout, Dump(out) + "\n");
     return OkStatus();
   }
   if (groups.empty()) {

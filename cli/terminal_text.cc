@@ -6,42 +6,10 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "base/strings.h"
+
 namespace codex::cli {
 namespace {
-
-// Length of the valid UTF-8 sequence starting at text[i] and its code point,
-// or 0 when the bytes there are not one (overlong, surrogate, truncated...).
-size_t DecodeUtf8(std::string_view text, size_t i, uint32_t* cp) {
-  const auto b0 = static_cast<unsigned char>(text[i]);
-  size_t len = 0;
-  uint32_t min = 0;
-  if (b0 < 0x80) {
-    *cp = b0;
-    return 1;
-  } else if ((b0 & 0xE0) == 0xC0) {
-    len = 2;
-    *cp = b0 & 0x1F;
-    min = 0x80;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    len = 3;
-    *cp = b0 & 0x0F;
-    min = 0x800;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    len = 4;
-    *cp = b0 & 0x07;
-    min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (i + len > text.size()) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    const auto b = static_cast<unsigned char>(text[i + k]);
-    if ((b & 0xC0) != 0x80) return 0;
-    *cp = (*cp << 6) | (b & 0x3F);
-  }
-  if (*cp < min || *cp > 0x10FFFF || (*cp >= 0xD800 && *cp <= 0xDFFF)) return 0;
-  return len;
-}
 
 void AppendCodePoint(std::string* out, uint32_t cp) {
   char buf[16];

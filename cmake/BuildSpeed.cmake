@@ -47,15 +47,18 @@ option(CODEX_UNITY "Compile each multi-file test binary as one translation unit"
 set(codex_unity_skip
   core/transcript_test.cc storage/maintenance_test.cc storage/search_parity_test.cc
   compaction/local_compactor_test.cc compaction/remote_compactor_test.cc
-  tests/scripted_server/invariants.cc tests/scripted_server/scripted_server.cc
-  mcp/manager.cc compaction/remote_compactor.cc compaction/compactor_factory.cc)
-# In a Debug build (the ASan job) these libraries compile in batches of 8 files
-# too; an optimized build keeps one translation unit per file for the shipped
-# code, as it is shipped. Not yet codex_core, codex_storage and the codex
-# program: their files repeat file-scope names (and in cli/ a call can silently
-# resolve to another file's function: turn_view.cc's FirstLine went unused).
-set(codex_unity_debug_targets codex_sandbox codex_tui codex_compaction codex_mcp)
-
+  tests/scripted_server/invariants.cc tests/scripted_server/scripted_server.cc)
+# CODEX_UNITY_LIBS: the shipped libraries and the codex program compile in
+# batches of 8 files (CMake's unity build), in every build type. Their files
+# define no two file-scope helpers of one name (the one home for each is
+# base/; a helper that genuinely differs has a name of its own), so a batch
+# compiles as its files do alone; the batches are a build-time measure only:
+# about half the CPU time of the -O2 library compiles (docs/ci.md). OFF gives
+# one translation unit per file back.
+option(CODEX_UNITY_LIBS "Compile the shipped libraries and programs in batches of 8 files" ON)
+set(codex_unity_lib_targets
+  codex_base codex_sandbox codex_core codex_storage codex_compaction codex_mcp codex_tui
+  codex_viewer codex_cli_compat codex)
 if(CODEX_FUZZ)
   # The fuzz build compiles a few files with per-target sanitizer flags a
   # shared precompiled header cannot match.
@@ -81,6 +84,48 @@ function(codex_collect_targets dir out)
     list(APPEND targets ${sub_targets})
   endforeach()
   set(${out} ${targets} PARENT_SCOPE)
+endfunction()
+
+# Called once at the end of the top-level CMakeLists.txt: every C++ target
+# of ours with its source files (relative to the source root) and the targets
+# it links, written to <build>/codex_targets.txt for tests/dependency_rule_test
+# (the dependency rule read from the build's targets, not from file names):
+#   target NAME DIR
+#   source PATH
+#   link TARGET
+function(codex_write_target_map)
+  codex_collect_targets(${PROJECT_SOURCE_DIR} all_targets)
+  set(out "")
+  foreach(t ${all_targets})
+    get_target_property(type ${t} TYPE)
+    if(NOT type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|OBJECT_LIBRARY|INTERFACE_LIBRARY)$")
+      continue()
+    endif()
+    get_target_property(dir ${t} SOURCE_DIR)
+    file(RELATIVE_PATH rel_dir ${PROJECT_SOURCE_DIR} ${dir})
+    string(APPEND out "target ${t} ${rel_dir}\n")
+    if(NOT type STREQUAL "INTERFACE_LIBRARY")
+      get_target_property(sources ${t} SOURCES)
+      foreach(s ${sources})
+        if(NOT IS_ABSOLUTE ${s})
+          set(s ${dir}/${s})
+        endif()
+        file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${s})
+        if(NOT rel MATCHES "^\\.\\.")
+          string(APPEND out "source ${rel}\n")
+        endif()
+      endforeach()
+      get_target_property(libs ${t} LINK_LIBRARIES)
+    else()
+      get_target_property(libs ${t} INTERFACE_LINK_LIBRARIES)
+    endif()
+    foreach(l ${libs})
+      if(TARGET ${l})
+        string(APPEND out "link ${l}\n")
+      endif()
+    endforeach()
+  endforeach()
+  file(WRITE ${CMAKE_BINARY_DIR}/codex_targets.txt "${out}")
 endfunction()
 
 # Test code (CODEX_TEST_O0): the Catch2 binaries, everything defined in
@@ -113,6 +158,14 @@ function(codex_use_pch)
     if(NOT type MATCHES "^(EXECUTABLE|STATIC_LIBRARY|SHARED_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$")
       continue()
     endif()
+    if(CODEX_UNITY AND NOT CODEX_FUZZ AND t IN_LIST codex_unity_lib_targets
+       AND (CODEX_UNITY_LIBS OR CMAKE_BUILD_TYPE STREQUAL "Debug"))
+      set_target_properties(${t} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+      foreach(f ${codex_unity_skip})
+        set_source_files_properties(${PROJECT_SOURCE_DIR}/${f} TARGET_DIRECTORY ${t}
+                                    PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+      endforeach()
+    endif()
     if(test_o0)
       codex_is_test_target(${t} is_test)
       if(NOT is_test)
@@ -126,13 +179,6 @@ function(codex_use_pch)
       list(LENGTH sources n_sources)
       if(is_test AND n_sources GREATER 1)
         set_target_properties(${t} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
-        foreach(f ${codex_unity_skip})
-          set_source_files_properties(${PROJECT_SOURCE_DIR}/${f} TARGET_DIRECTORY ${t}
-                                      PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
-        endforeach()
-      endif()
-      if(CMAKE_BUILD_TYPE STREQUAL "Debug" AND t IN_LIST codex_unity_debug_targets)
-        set_target_properties(${t} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
         foreach(f ${codex_unity_skip})
           set_source_files_properties(${PROJECT_SOURCE_DIR}/${f} TARGET_DIRECTORY ${t}
                                       PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)

@@ -4,20 +4,12 @@
 #include <utility>
 
 #include "compaction/working_state.h"
+#include "core/model_client.h"
 #include "core/request_builder.h"
 
 namespace codex::compaction {
 
 namespace {
-
-// The summary response is not part of the session: nothing is committed.
-class DiscardingObserver final : public core::StreamObserver {
- public:
-  Status OnOutputItemDone(const core::Item& item) override {
-    (void)item;
-    return OkStatus();
-  }
-};
 
 // The text of the last assistant message that has any.
 std::string SummaryText(const core::ModelResponse& response) {
@@ -38,7 +30,7 @@ Status NothingLeftToDrop(const Status& last, std::string_view what) {
       std::string(what) +
       " exceeds the model's context window even after dropping every older item (" +
       last.message() + "); start a new session or raise the provider's window");
-  status.WithReason(StatusReason::kContextLengthExceeded);
+  status.WithReason(core::reason::kContextLengthExceeded);
   return status;
 }
 
@@ -62,7 +54,7 @@ Result<core::CompactionOutput> LocalCompactor::Compact(const core::CompactionInp
     if (cancel.cancelled()) return CancelledError("compaction interrupted");
     std::vector<core::Item> request_items = summarised;
     request_items.push_back(core::UserMessage(kCompactionPrompt));
-    DiscardingObserver observer;
+    core::DiscardingObserver observer;
     Result<core::ModelResponse> response =
         client_.Stream(core::BuildResponsesRequest(request, request_items), observer, cancel);
     if (response.ok()) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "compaction/working_state.h"
+#include "core/model_client.h"
 #include "core/request_builder.h"
 #include "testing/items.h"
 #include "testing/scripted_model_client.h"
@@ -15,6 +16,7 @@ using namespace codex::compaction;
 using codex::testing::AssistantReply;
 using codex::testing::ContextOverflow;
 using codex::testing::Decoded;
+using codex::testing::MinimalInitialContext;
 using codex::testing::ScriptedModelClient;
 using Json = nlohmann::ordered_json;
 
@@ -25,15 +27,10 @@ core::Item Call(const std::string& call_id) {
                  call_id + R"("})");
 }
 
-std::vector<core::Item> InitialContext() {
-  return {core::DeveloperMessage("<permissions instructions>never</permissions instructions>"),
-          core::UserMessage("<environment_context>\n  <cwd>/p</cwd>\n</environment_context>")};
-}
-
 core::CompactionInput MakeInput(std::vector<core::Item> transcript) {
   core::CompactionInput input;
-  input.initial_context = InitialContext();
-  input.transcript = InitialContext();
+  input.initial_context = MinimalInitialContext();
+  input.transcript = MinimalInitialContext();
   input.transcript.insert(input.transcript.end(), transcript.begin(), transcript.end());
   input.request.prompt_cache_key = "0193aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee";
   input.request.model = "gpt-test";
@@ -200,7 +197,7 @@ TEST_CASE("Local compaction: overflow with nothing left to drop is an error") {
   auto out = compactor.Compact(input, cancel);
   REQUIRE_FALSE(out.ok());
   CHECK(out.status().code() == StatusCode::kResourceExhausted);
-  CHECK(out.status().reason() == StatusReason::kContextLengthExceeded);
+  CHECK(out.status().reason() == core::reason::kContextLengthExceeded);
   CHECK(client.stream_bodies.size() == 3);  // full, then without q, then without a
 }
 

@@ -2,32 +2,18 @@
 
 #include <algorithm>
 
+#include "base/strings.h"
 #include "compaction/token_accounting.h"
 #include "compaction/working_state.h"
 
 namespace codex::compaction {
-
-namespace {
 
 bool SameBodyAsAny(const core::Item& item, std::span<const core::Item> items) {
   return std::any_of(items.begin(), items.end(),
                      [&](const core::Item& other) { return other.body == item.body; });
 }
 
-bool IsContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
-
-// The largest UTF-8 boundary <= pos.
-size_t BoundaryAtOrBefore(std::string_view text, size_t pos) {
-  pos = std::min(pos, text.size());
-  while (pos > 0 && pos < text.size() && IsContinuationByte(text[pos])) --pos;
-  return pos;
-}
-
-// The smallest UTF-8 boundary >= pos.
-size_t BoundaryAtOrAfter(std::string_view text, size_t pos) {
-  while (pos < text.size() && IsContinuationByte(text[pos])) ++pos;
-  return pos;
-}
+namespace {
 
 std::string OmittedMarker(size_t omitted_bytes) {
   return "\n[... " + std::to_string(omitted_bytes) + " bytes omitted by compaction ...]\n";
@@ -69,11 +55,11 @@ std::string TruncateMiddle(std::string_view text, size_t max_bytes) {
   // The marker's length with the largest possible count bounds the real one.
   const size_t marker_bound = OmittedMarker(text.size()).size();
   if (marker_bound >= max_bytes) {
-    return std::string(text.substr(0, BoundaryAtOrBefore(text, max_bytes)));
+    return std::string(text.substr(0, Utf8BoundaryAtOrBefore(text, max_bytes)));
   }
   const size_t keep = max_bytes - marker_bound;
-  const size_t head_end = BoundaryAtOrBefore(text, keep / 2);
-  const size_t tail_start = BoundaryAtOrAfter(text, text.size() - (keep - keep / 2));
+  const size_t head_end = Utf8BoundaryAtOrBefore(text, keep / 2);
+  const size_t tail_start = Utf8BoundaryAtOrAfter(text, text.size() - (keep - keep / 2));
   std::string out(text.substr(0, head_end));
   out += OmittedMarker(tail_start - head_end);
   out += text.substr(tail_start);

@@ -58,6 +58,9 @@ using core::kSummaryPrefix;
 // The summary as a user message: kSummaryPrefix + `summary`.
 core::Item SummaryMessage(std::string_view summary);
 
+// Whether an item of `items` has the same body (byte for byte) as `item`.
+bool SameBodyAsAny(const core::Item& item, std::span<const core::Item> items);
+
 // `text` cut to at most `max_bytes` bytes by removing its middle (on UTF-8
 // boundaries) and putting a marker saying how much was removed in its place.
 // `text` itself when it fits; a plain head cut when even the marker does not fit.

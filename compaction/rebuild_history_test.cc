@@ -11,6 +11,7 @@
 using namespace codex;
 using namespace codex::compaction;
 using codex::testing::Decoded;
+using codex::testing::MinimalInitialContext;
 
 namespace {
 
@@ -23,11 +24,6 @@ core::Item Call(const std::string& call_id) {
 core::Item Reasoning(const std::string& enc) {
   return Decoded(R"({"type":"reasoning","summary":[],"content":null,"encrypted_content":")" + enc +
                  R"("})");
-}
-
-std::vector<core::Item> InitialContext() {
-  return {core::DeveloperMessage("<permissions instructions>read-only</permissions instructions>"),
-          core::UserMessage("<environment_context>\n  <cwd>/p</cwd>\n</environment_context>")};
 }
 
 std::vector<core::Item> Concat(std::vector<core::Item> a, const std::vector<core::Item>& b) {
@@ -95,7 +91,7 @@ TEST_CASE("Classification of user messages") {
 }
 
 TEST_CASE("RebuildHistory: initial context, recent user messages, summary") {
-  const auto initial = InitialContext();
+  const auto initial = MinimalInitialContext("read-only");
   core::Item u1 = core::UserMessage("first question");
   core::Item u2 = core::UserMessage("second question");
   std::vector<core::Item> transcript =
@@ -120,7 +116,7 @@ TEST_CASE("RebuildHistory: initial context, recent user messages, summary") {
 }
 
 TEST_CASE("RebuildHistory: budget edges") {
-  const auto initial = InitialContext();
+  const auto initial = MinimalInitialContext("read-only");
   core::Item old_msg = core::UserMessage("old: " + std::string(2000, 'o'));
   core::Item new_msg = core::UserMessage("new: " + std::string(400, 'n'));
   std::vector<core::Item> transcript =
@@ -169,7 +165,7 @@ TEST_CASE("RebuildHistory: budget edges") {
 }
 
 TEST_CASE("RebuildHistory: images count at a fixed cost; encrypted items are summarised") {
-  const auto initial = InitialContext();
+  const auto initial = MinimalInitialContext("read-only");
   core::Item image;
   image.kind = core::ItemKind::kMessage;
   image.role = "user";
@@ -195,7 +191,7 @@ TEST_CASE("RebuildHistory: images count at a fixed cost; encrypted items are sum
 }
 
 TEST_CASE("RebuildHistory: a second compaction replaces the previous summary") {
-  const auto initial = InitialContext();
+  const auto initial = MinimalInitialContext("read-only");
   core::Item u1 = core::UserMessage("first question");
   auto first = RebuildHistory(Concat(initial, {u1, core::AssistantMessage("Done 1.")}), initial,
                               "summary one", kDefaultUserMessageBudgetTokens, std::nullopt);
@@ -217,7 +213,7 @@ TEST_CASE("RebuildHistory: a second compaction replaces the previous summary") {
 }
 
 TEST_CASE("RebuildHistory: mid-turn, the current user message follows the kept ones") {
-  const auto initial = InitialContext();
+  const auto initial = MinimalInitialContext("read-only");
   core::Item u1 = core::UserMessage("earlier request");
   core::Item current = core::UserMessage("current request");
   std::vector<core::Item> transcript =
@@ -254,7 +250,7 @@ TEST_CASE("RebuildHistory: a recompaction differs from its own input only from t
   // The prompt-cache property: the request after a compaction must share
   // with the compaction request (the compacted transcript) everything up to
   // the new summary when the task and the working state did not change.
-  const auto initial = InitialContext();
+  const auto initial = MinimalInitialContext("read-only");
   core::Item task = core::UserMessage("fix the build");
   core::Item patch = Decoded(
       R"({"type":"custom_tool_call","name":"apply_patch","call_id":"p1","input":"*** Begin )"
@@ -275,7 +271,7 @@ TEST_CASE("RebuildHistory: a recompaction differs from its own input only from t
 }
 
 TEST_CASE("RebuildHistory: injected context later in the transcript is not kept") {
-  const auto initial = InitialContext();
+  const auto initial = MinimalInitialContext("read-only");
   core::Item env_update =
       core::UserMessage("<environment_context>\n  <cwd>/other</cwd>\n</environment_context>");
   auto out = RebuildHistory(Concat(initial, {core::UserMessage("q"), env_update}), initial, "S",
@@ -286,7 +282,7 @@ TEST_CASE("RebuildHistory: injected context later in the transcript is not kept"
 }
 
 TEST_CASE("RebuildHistoryWithin enforces a ceiling") {
-  const auto initial = InitialContext();
+  const auto initial = MinimalInitialContext("read-only");
   std::vector<core::Item> transcript = initial;
   for (int i = 0; i < 30; ++i) {
     transcript.push_back(core::UserMessage("request " + std::to_string(i) + std::string(800, 'r')));
@@ -350,7 +346,7 @@ TEST_CASE("TruncateMiddle keeps head and tail on UTF-8 boundaries") {
 }
 
 TEST_CASE("DropOldestItems: calls and outputs go together; context and summaries stay") {
-  const auto initial = InitialContext();
+  const auto initial = MinimalInitialContext("read-only");
   core::Item summary = SummaryMessage("before");
   std::vector<core::Item> items =
       Concat(initial, {summary, Reasoning("R1"), Call("c1"), Call("c2"),

@@ -4,14 +4,14 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "compaction/rebuild_history.h"
 #include "compaction/working_state.h"
+#include "core/model_client.h"
 #include "core/request_builder.h"
 
 namespace codex::compaction {
 
 namespace {
-
-using Json = nlohmann::ordered_json;
 
 Status BadCompactBody(std::string_view why) {
   return InvalidArgumentError(
@@ -28,24 +28,11 @@ bool IsEndpointMissing(const Status& status) {
           status.message().find("HTTP 404") != std::string::npos);
 }
 
-// The compaction response is not part of the session: nothing is committed.
-class DiscardingObserver final : public core::StreamObserver {
- public:
-  Status OnOutputItemDone(const core::Item& item) override {
-    (void)item;
-    return OkStatus();
-  }
-};
-
-bool SameBodyAsAny(const core::Item& item, std::span<const core::Item> items) {
-  return std::any_of(items.begin(), items.end(),
-                     [&](const core::Item& other) { return other.body == item.body; });
-}
-
 }  // namespace
 
 Result<std::vector<core::Item>> ParseCompactOutput(std::string_view body) {
-  Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  nlohmann::ordered_json j =
+      nlohmann::ordered_json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return BadCompactBody("a body that is not a JSON object");
   auto output = j.find("output");
   if (output == j.end() || !output->is_array()) return BadCompactBody("no \"output\" array");
@@ -111,7 +98,7 @@ Result<core::CompactionOutput> RemoteCompactor::CompactInline(const core::Compac
     if (cancel.cancelled()) return CancelledError("compaction interrupted");
     std::vector<core::Item> request_items = compacted;
     request_items.push_back(CompactionTriggerItem());
-    DiscardingObserver observer;
+    core::DiscardingObserver observer;
     Result<core::ModelResponse> response =
         client_.Stream(core::BuildResponsesRequest(input.request, request_items), observer, cancel);
     if (response.ok()) {

@@ -16,20 +16,16 @@ using namespace codex::compaction;
 using codex::testing::AssistantReply;
 using codex::testing::ContextOverflow;
 using codex::testing::Decoded;
+using codex::testing::MinimalInitialContext;
 using codex::testing::ScriptedModelClient;
 using Json = nlohmann::ordered_json;
 
 namespace {
 
-std::vector<core::Item> InitialContext() {
-  return {core::DeveloperMessage("<permissions instructions>never</permissions instructions>"),
-          core::UserMessage("<environment_context>\n  <cwd>/p</cwd>\n</environment_context>")};
-}
-
 core::CompactionInput MakeInput(const std::vector<core::Item>& transcript) {
   core::CompactionInput input;
-  input.initial_context = InitialContext();
-  input.transcript = InitialContext();
+  input.initial_context = MinimalInitialContext();
+  input.transcript = MinimalInitialContext();
   input.transcript.insert(input.transcript.end(), transcript.begin(), transcript.end());
   input.request.prompt_cache_key = "0193aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee";
   input.request.model = "gpt-test";
@@ -127,7 +123,7 @@ TEST_CASE("Remote compaction: request shape and the rebuilt history") {
 }
 
 TEST_CASE("RemoteHistory keeps messages and compaction items, current message last") {
-  const auto initial = InitialContext();
+  const auto initial = MinimalInitialContext();
   core::Item current = core::UserMessage("current");
   std::vector<core::Item> output = {
       core::DeveloperMessage("server copy of rules"),

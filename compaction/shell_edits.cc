@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "base/shell.h"
 #include "sandbox/shell_lexer.h"
 
 namespace codex::compaction {
@@ -438,11 +439,7 @@ std::vector<std::string> ShellScriptWrittenFiles(std::string_view script,
 std::vector<std::string> ShellWrittenFiles(const std::vector<std::string>& argv,
                                            std::string_view workdir) {
   if (argv.empty()) return {};
-  const std::string_view shell = Basename(argv[0]);
-  if ((shell == "bash" || shell == "sh" || shell == "zsh" || shell == "dash") && argv.size() >= 3 &&
-      (argv[1] == "-c" || argv[1] == "-lc" || argv[1] == "-cl")) {
-    return ShellScriptWrittenFiles(argv[2], workdir);
-  }
+  if (const auto script = ShellScriptOf(argv)) return ShellScriptWrittenFiles(*script, workdir);
   Collector files(workdir);
   AnalyzeCommand(argv, {}, files);
   return files.Take();

@@ -3,8 +3,8 @@
 // state (working_state.h) as apply_patch edits do.
 //
 // Conservative: a path is reported only when the command names it literally.
-// Recognised, in an argv or in the script of `bash|sh|zsh|dash -c/-lc SCRIPT`
-// (each simple command of a list joined by && || ; | or newlines):
+// Recognised, in an argv or in the script of `bash|sh|zsh -c/-lc SCRIPT` (base/shell.h
+// ShellScriptOf) (each simple command of a list joined by && || ; | or newlines):
 //  - output redirections `> F`, `>> F`, `>| F`, `&> F`, `&>> F`, `N> F`,
 //    `N>> F` (not /dev/null, /dev/stdout, /dev/stderr, /dev/fd/N, nor fd
 //    duplications such as `2>&1`);

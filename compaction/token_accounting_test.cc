@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "core/model_client.h"
+
 using namespace codex;
 using namespace codex::compaction;
 
@@ -138,11 +140,11 @@ TEST_CASE("Context left and the overflow error") {
   CHECK(ContextLeftPercent(10, 0) == 100);  // unknown window: nothing known used
 
   Status overflow = ResourceExhaustedError("too long");
-  overflow.WithReason(StatusReason::kContextLengthExceeded);
+  overflow.WithReason(core::reason::kContextLengthExceeded);
   CHECK(IsContextWindowExceeded(overflow));
   Status quota = ResourceExhaustedError("quota");
-  quota.WithReason(StatusReason::kInsufficientQuota);
+  quota.WithReason(core::reason::kInsufficientQuota);
   CHECK_FALSE(IsContextWindowExceeded(quota));
   CHECK_FALSE(IsContextWindowExceeded(
-      UnavailableError("x").WithReason(StatusReason::kContextLengthExceeded)));
+      UnavailableError("x").WithReason(core::reason::kContextLengthExceeded)));
 }

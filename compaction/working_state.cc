@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "base/shell.h"
+#include "base/strings.h"
 #include "compaction/shell_edits.h"
 #include "core/apply_patch.h"
 #include "core/transcript.h"
@@ -47,9 +49,7 @@ std::string Line(std::string_view text) {
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   }
   if (out.size() <= kMaxLineBytes) return out;
-  size_t cut = kMaxLineBytes - kEllipsis.size();
-  while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
-  out.resize(cut);
+  out.resize(Utf8Prefix(out, kMaxLineBytes - kEllipsis.size()).size());
   out += kEllipsis;
   return out;
 }
@@ -189,7 +189,7 @@ std::string StringField(const Json& j, const char* key) {
 // How a command is shown: a shell's script (bash -lc X, sh -c X) as X, any
 // other argv joined with spaces.
 std::string CommandText(const std::vector<std::string>& argv) {
-  if (argv.size() == 3 && (argv[1] == "-lc" || argv[1] == "-c")) return Line(argv[2]);
+  if (const auto script = ShellScriptOf(argv)) return Line(*script);
   std::string text;
   for (const auto& a : argv) {
     if (!text.empty()) text += ' ';

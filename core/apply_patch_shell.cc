@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "base/shell.h"
 #include "core/apply_patch.h"
 #include "core/apply_patch_text.h"
 #include "sandbox/shell_lexer.h"
@@ -78,20 +79,14 @@ std::optional<ShellApplyPatch> MatchHeredocScript(std::string_view s) {
   return std::nullopt;
 }
 
-std::string_view Basename(std::string_view path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
 }  // namespace
 
 Result<std::optional<ShellApplyPatch>> MatchShellApplyPatch(const std::vector<std::string>& argv) {
   std::optional<ShellApplyPatch> found;
   if (argv.size() == 2 && (argv[0] == "apply_patch" || argv[0] == "applypatch")) {
     found = ShellApplyPatch{argv[1], ""};
-  } else if (argv.size() == 3 && (argv[1] == "-lc" || argv[1] == "-c")) {
-    std::string_view shell = Basename(argv[0]);
-    if (shell == "bash" || shell == "zsh" || shell == "sh") found = MatchHeredocScript(argv[2]);
+  } else if (const auto script = ShellScriptOf(argv)) {
+    found = MatchHeredocScript(*script);
   }
   if (!found) return std::optional<ShellApplyPatch>();
   RETURN_IF_ERROR(ParsePatch(found->patch).status());

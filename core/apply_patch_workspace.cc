@@ -12,6 +12,7 @@
 #include <deque>
 #include <utility>
 
+#include "base/path.h"
 #include "core/apply_patch_text.h"
 #include "sandbox/unique_fd.h"
 
@@ -57,12 +58,6 @@ std::string LexicalNormal(const std::string& absolute) {
     out = JoinPath(out, c);
   }
   return out;
-}
-
-std::optional<std::string> RealPath(const std::string& path) {
-  char buf[PATH_MAX];
-  if (::realpath(path.c_str(), buf) == nullptr) return std::nullopt;
-  return std::string(buf);
 }
 
 bool IsWithin(const std::string& path, const std::string& root) {

@@ -2,8 +2,9 @@
 // tests can fix it. SystemClock is thread-safe.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
+
+#include "base/time.h"
 
 namespace codex::core {
 
@@ -15,11 +16,7 @@ class Clock {
 
 class SystemClock final : public Clock {
  public:
-  int64_t NowMs() const override {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  }
+  int64_t NowMs() const override { return codex::NowMs(); }
 };
 
 }  // namespace codex::core

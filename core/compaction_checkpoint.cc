@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json.h"
+
 namespace codex::core {
 
 namespace {
@@ -40,7 +42,7 @@ Item MakeCheckpointItem(const CompactionOutput& output, CompactionTrigger trigge
   };
   Item item;
   item.kind = ItemKind::kCompactionCheckpoint;
-  item.body = j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  item.body = Dump(j);
   return item;
 }
 

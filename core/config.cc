@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/path.h"
 #include "core/mcp_config_parse.h"
 
 namespace codex::core {
@@ -749,7 +750,7 @@ Status ApplyCommandLine(const ConfigOverrides& overrides, Config& config) {
     cwd = fs::current_path(ec).string();
     if (ec) return InternalError("cannot read the current directory: " + ec.message());
   }
-  const std::string abs = CanonicalDir(cwd);
+  const std::string abs = CanonicalPath(cwd);  // base/path.h: where --cwd matches it too
   if (!fs::is_directory(abs, ec)) {
     return InvalidArgumentError("working directory '" + cwd + "' does not exist");
   }
@@ -761,16 +762,6 @@ Status ApplyCommandLine(const ConfigOverrides& overrides, Config& config) {
 }
 
 }  // namespace
-
-std::string CanonicalDir(const std::string& dir) {
-  std::error_code ec;
-  fs::path abs = fs::absolute(dir, ec);
-  if (ec) return dir;
-  fs::path canonical = fs::weakly_canonical(abs, ec);
-  std::string out = (ec ? abs.lexically_normal() : canonical.lexically_normal()).string();
-  while (out.size() > 1 && out.back() == '/') out.pop_back();
-  return out;
-}
 
 // developer_instructions, model_instructions_file and
 // project_doc_fallback_filenames, with Codex's meaning.

@@ -142,13 +142,6 @@ Status CheckEnum(std::string_view key, std::string_view value,
 // $CODEX_HOME, else ~/.codex (absolute, not created).
 std::string DefaultCodexHome();
 
-// The one form a directory takes where sessions record and match it
-// (Config::cwd, `sessions list/search/purge --cwd DIR`): absolute (against the
-// current directory), symlinks resolved as far as the path exists, the rest
-// normalised, no trailing '/'. A path that does not exist here (another
-// machine's, for --cwd) keeps its lexical form.
-std::string CanonicalDir(const std::string& dir);
-
 // Reads <codex_home>/config.toml (absent = defaults) and applies overrides.
 Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& overrides);
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/model_client.h"
 #include "core/session_store.h"
 
 namespace codex::core {
@@ -67,7 +68,7 @@ std::optional<UsageMark> NewestUsageMark(std::span<const StoredItem> view) {
 
 bool IsContextWindowExceeded(const Status& status) {
   return status.code() == StatusCode::kResourceExhausted &&
-         status.reason() == StatusReason::kContextLengthExceeded;
+         status.reason() == core::reason::kContextLengthExceeded;
 }
 
 void ContextBudget::Seed(std::span<const Item> transcript, std::optional<UsageMark> mark,

@@ -1,7 +1,7 @@
 // ContextBudget: the one component that decides when a session compacts
 // (ARCHITECTURE.md, Compaction). The turn loop (core/conversation.cc) asks
 // it; the compaction simulation test and bench/compaction_bench run that same
-// loop (compaction/simulated_task.h), so what they measure is what the
+// loop (testing/simulated_task.h), so what they measure is what the
 // binary does.
 //
 // Usage estimate = the total_tokens the server last reported for this view

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/model_client.h"
 #include "core/session_store.h"
 
 using namespace codex;
@@ -22,7 +23,7 @@ TokenUsage Total(int64_t total) {
 
 Status Overflow() {
   Status s = ResourceExhaustedError("too long");
-  s.WithReason(StatusReason::kContextLengthExceeded);
+  s.WithReason(core::reason::kContextLengthExceeded);
   return s;
 }
 
@@ -82,7 +83,7 @@ TEST_CASE("ContextBudget: before a turn, before follow-ups once per request, on 
   CHECK(budget.ShouldCompactAfterFailure(Overflow()));
   CHECK_FALSE(budget.ShouldCompactAfterFailure(UnavailableError("dropped")));
   Status quota = ResourceExhaustedError("quota");
-  quota.WithReason(StatusReason::kInsufficientQuota);
+  quota.WithReason(core::reason::kInsufficientQuota);
   CHECK_FALSE(budget.ShouldCompactAfterFailure(quota));
   budget.OnOverflowCompacted();
   CHECK_FALSE(budget.ShouldCompactAfterFailure(Overflow()));  // retried once only

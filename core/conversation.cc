@@ -8,6 +8,7 @@
 
 #include "core/compaction_checkpoint.h"
 #include "core/instructions.h"
+#include "core/model_client.h"
 #include "core/project_context.h"
 #include "core/request_builder.h"
 #include "core/retry_policy.h"
@@ -525,13 +526,13 @@ Result<Conversation::AfterFailure> Conversation::RecoverFromFailedRequest(
     return DanglingCalls(transcript_, first_new_item).empty() ? AfterFailure::kRequestAgain
                                                               : AfterFailure::kRunCommittedCalls;
   }
-  if (turn.overflow_retried && failure.reason() == StatusReason::kContextLengthExceeded) {
+  if (turn.overflow_retried && failure.reason() == core::reason::kContextLengthExceeded) {
     // Compacting did not make room: say so and what to do, not just the server's words.
     Status still = ResourceExhaustedError(
         "the conversation still exceeds the model's context window after compacting (" +
         failure.message() + "); start a new session, or branch from an earlier turn with 'codex " +
         "fork " + session_.id + " --at-turn N'");
-    still.WithReason(StatusReason::kContextLengthExceeded);
+    still.WithReason(core::reason::kContextLengthExceeded);
     return still;
   }
   return failure;

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "core/request_builder.h"
+#include "core/session_store.h"
 #include "testing/fake_command_runner.h"
 #include "testing/fixed_clock.h"
 #include "testing/items.h"
@@ -267,7 +268,7 @@ TEST_CASE("A turn holds the lease from before its first commit to its end") {
   REQUIRE((*other)->AcquireTurnLease().ok());
   auto turn = (*conv)->RunTurn("again", cancel);
   REQUIRE_FALSE(turn.ok());
-  CHECK(turn.status().reason() == StatusReason::kSessionBusy);
+  CHECK(turn.status().reason() == core::reason::kSessionBusy);
   CHECK(h.store.items_.size() == items_before);
   CHECK(h.client.stream_bodies.size() == 1);
 }
@@ -309,7 +310,7 @@ TEST_CASE(
   REQUIRE((*conv)->RunTurn("first", cancel).ok());
   auto turn = (*conv)->RunTurn("mine", cancel);
   REQUIRE_FALSE(turn.ok());
-  CHECK(turn.status().reason() == StatusReason::kSessionAdvanced);
+  CHECK(turn.status().reason() == core::reason::kSessionAdvanced);
   for (const auto& it : h.store.Chain(h.store.FindSession((*conv)->session().id)->head_item_id)) {
     CHECK(MessageText(it.item) != "late");
   }

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/strings.h"
+
 namespace codex::core {
 namespace http_internal {
 namespace {
@@ -78,7 +80,7 @@ bool SplitHostPort(std::string_view authority, std::string& host, std::optional<
 Result<ProxySetting> ParseProxy(std::string_view var, std::string_view value) {
   const std::string bad = "invalid proxy in " + std::string(var) +
                           ": expected http://host:port; fix or unset the variable";
-  std::string_view rest = Trim(value);
+  std::string_view rest = TrimHttpWhitespace(value);
   if (const size_t sep = rest.find("://"); sep != std::string_view::npos) {
     if (Lower(rest.substr(0, sep)) != "http") {
       return InvalidArgumentError("unsupported proxy scheme in " + std::string(var) +
@@ -105,15 +107,7 @@ Result<ProxySetting> ParseProxy(std::string_view var, std::string_view value) {
 
 }  // namespace
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
-std::string_view Trim(std::string_view s) {
+std::string_view TrimHttpWhitespace(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
@@ -151,7 +145,7 @@ Result<Endpoint> ParseBaseUrl(const ProviderInfo& provider) {
   const std::string bad_url = "invalid base_url '" + provider.base_url + "' for " + where +
                               ": expected http(s)://host[:port][/path]; fix it in config.toml";
   Endpoint ep;
-  std::string_view url = Trim(provider.base_url);
+  std::string_view url = TrimHttpWhitespace(provider.base_url);
   const size_t sep = url.find("://");
   if (sep == std::string_view::npos) return InvalidArgumentError(bad_url);
   ep.scheme = Lower(url.substr(0, sep));
@@ -224,13 +218,13 @@ Result<CaLocation> FindCaCertificates(const std::string& explicit_file) {
 }  // namespace http_internal
 
 bool HostMatchesNoProxy(std::string_view host_in, std::string_view no_proxy) {
-  const std::string host = http_internal::Lower(host_in);
+  const std::string host = Lower(host_in);
   size_t start = 0;
   while (start <= no_proxy.size()) {
     size_t comma = no_proxy.find(',', start);
     if (comma == std::string_view::npos) comma = no_proxy.size();
     std::string entry =
-        http_internal::Lower(http_internal::Trim(no_proxy.substr(start, comma - start)));
+        Lower(http_internal::TrimHttpWhitespace(no_proxy.substr(start, comma - start)));
     start = comma + 1;
     if (entry.empty()) continue;
     if (entry == "*") return true;

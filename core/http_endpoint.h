@@ -55,10 +55,9 @@ struct CaLocation {
 };
 Result<CaLocation> FindCaCertificates(const std::string& explicit_file);
 
-// Without leading and trailing spaces and tabs (HTTP's optional whitespace).
-std::string_view Trim(std::string_view s);
-// ASCII lower case.
-std::string Lower(std::string_view s);
+// Without leading and trailing spaces and tabs (HTTP's optional whitespace;
+// base/strings.h's Trim removes every ASCII space).
+std::string_view TrimHttpWhitespace(std::string_view s);
 
 // The value of an environment variable, nullptr when unset or empty.
 const char* Env(const char* name);

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "core/http_endpoint.h"
+#include "core/model_client.h"
 #include "core/response_stream.h"
 #include "core/retry_policy.h"
 
@@ -48,14 +49,14 @@ ServerError ParseServerError(const std::string& body) {
     for (char c : std::string_view(body).substr(0, 300)) {
       e.message.push_back(c == '\n' || c == '\r' || c == '\t' ? ' ' : c);
     }
-    e.message = std::string(Trim(e.message));
+    e.message = std::string(TrimHttpWhitespace(e.message));
   }
   return e;
 }
 
 // Retry-After in seconds (integer or decimal); HTTP dates are ignored.
 std::optional<long long> ParseRetryAfterHeader(std::string_view value) {
-  value = Trim(value);
+  value = TrimHttpWhitespace(value);
   if (value.empty()) return std::nullopt;
   for (char c : value) {
     if ((c < '0' || c > '9') && c != '.') return std::nullopt;
@@ -91,7 +92,7 @@ AttemptResult ClassifyHttpReply(int http_status, const std::string& body,
   const std::string detail = server.message.empty() ? "" : ": " + server.message;
   if (http_status == 429) {
     a.status = ResourceExhaustedError("rate limited by " + url + " (" + http + ")" + detail)
-                   .WithReason(StatusReason::kRateLimitExceeded);
+                   .WithReason(core::reason::kRateLimitExceeded);
     std::optional<long long> ms = ParseRetryAfterHeader(retry_after_header);
     if (!ms) ms = ParseRetryAfterMs(server.message);
     if (ms) {
@@ -102,16 +103,16 @@ AttemptResult ClassifyHttpReply(int http_status, const std::string& body,
   }
   if (http_status >= 500) {
     a.status = UnavailableError("server error from " + url + " (" + http + ")" + detail)
-                   .WithReason(StatusReason::kServerError);
+                   .WithReason(core::reason::kServerError);
     return a;
   }
   if (http_status >= 400) {
     a.status = InvalidArgumentError("the server rejected the request (" + http + ")" + detail)
-                   .WithReason(StatusReason::kRejectedByServer);
+                   .WithReason(core::reason::kRejectedByServer);
     return a;
   }
   a.status = UnavailableError("unexpected " + http + " from " + url)
-                 .WithReason(StatusReason::kServerError);
+                 .WithReason(core::reason::kServerError);
   return a;
 }
 

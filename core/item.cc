@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json.h"
+
 namespace codex::core {
 
 using Json = nlohmann::ordered_json;
@@ -30,8 +32,6 @@ constexpr KindName kKindNames[] = {
 // Fields that describe server state or client bookkeeping, never resent.
 constexpr std::string_view kStrippedFields[] = {"id", "status",
                                                 "internal_chat_message_metadata_passthrough"};
-
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 Item MessageItem(std::string_view role, std::string_view part_type, std::string_view text) {
   Json j = {{"type", "message"},

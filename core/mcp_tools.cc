@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "base/json.h"
 #include "sandbox/truncate.h"
 
 namespace codex::core {
@@ -16,8 +17,6 @@ using Json = nlohmann::ordered_json;
 namespace {
 
 constexpr size_t kMaxToolNameBytes = 64;
-
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 std::string Sha1Hex(const std::string& s) {
   unsigned char digest[EVP_MAX_MD_SIZE];

@@ -20,6 +20,23 @@
 
 namespace codex::core {
 
+// The reasons (base/status.h) a model request's error carries: what callers
+// retry, compact or report on.
+namespace reason {
+inline constexpr StatusReason kContextLengthExceeded{"context_length_exceeded"};  // does not fit
+inline constexpr StatusReason kInsufficientQuota{"insufficient_quota"};  // the quota is used up
+inline constexpr StatusReason kUsageNotIncluded{"usage_not_included"};   // the plan lacks API use
+inline constexpr StatusReason kRateLimitExceeded{
+    "rate_limit_exceeded"};                                    // 429, retry after a delay
+inline constexpr StatusReason kServerError{"server_error"};    // 5xx or response.failed
+inline constexpr StatusReason kIncomplete{"incomplete"};       // response.incomplete
+inline constexpr StatusReason kStreamClosed{"stream_closed"};  // ended before response.completed
+inline constexpr StatusReason kTransport{"transport"};         // connect/read failure below HTTP
+inline constexpr StatusReason kTls{"tls"};                     // TLS failure (not retried)
+inline constexpr StatusReason kRejectedByServer{"rejected_by_server"};  // a 4xx for a sound request
+inline constexpr StatusReason kRetriesExhausted{"retries_exhausted"};   // every retry failed
+}  // namespace reason
+
 // Callbacks made while a response streams. Returning a non-OK Status from
 // OnOutputItemDone aborts the stream with that status.
 class StreamObserver {
@@ -41,6 +58,16 @@ class StreamObserver {
   virtual void OnWarning(std::string_view message) { (void)message; }
   // The client is about to retry (message like "Reconnecting 1/5…").
   virtual void OnRetry(std::string_view message) { (void)message; }
+};
+
+// Commits nothing: for a request whose response is not part of the session
+// (a compaction's summary or replacement history).
+class DiscardingObserver final : public StreamObserver {
+ public:
+  Status OnOutputItemDone(const Item& item) override {
+    (void)item;
+    return OkStatus();
+  }
 };
 
 struct ModelResponse {

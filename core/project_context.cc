@@ -23,10 +23,6 @@ std::string ReadFile(const fs::path& path) {
   return ss.str();
 }
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 std::string ShellName() {
   const char* shell = std::getenv("SHELL");
   if (shell == nullptr || *shell == '\0') return "bash";
@@ -176,8 +172,8 @@ std::vector<Item> ContextUpdates(const Config& config, std::span<const Item> tra
   for (const Item& item : transcript) {
     if (item.kind != ItemKind::kMessage) continue;
     std::string text = MessageText(item);
-    if (StartsWith(text, kEnvOpen)) last_env = text;
-    if (StartsWith(text, kPermissionsOpen)) last_perm = text;
+    if (text.starts_with(kEnvOpen)) last_env = text;
+    if (text.starts_with(kPermissionsOpen)) last_perm = text;
   }
   std::vector<Item> out;
   const std::string perm = PermissionsText(config);

@@ -2,12 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json.h"
+
 namespace codex::core {
 
-std::string JsonQuote(std::string_view text) {
-  return nlohmann::json(std::string(text))
-      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+std::string JsonQuote(std::string_view text) { return Dump(nlohmann::json(std::string(text))); }
 
 std::string BuildInputArray(std::span<const Item> input, bool send_item_ids) {
   size_t total = 2;

@@ -4,6 +4,9 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "base/json.h"
+#include "core/model_client.h"
+
 namespace codex::core {
 
 namespace {
@@ -52,8 +55,6 @@ std::optional<TokenUsage> ParseUsage(const Json& response) {
   return u;
 }
 
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
-
 // A short printable excerpt of a payload for warnings.
 std::string Excerpt(std::string_view data) {
   constexpr size_t kMax = 40;
@@ -69,7 +70,7 @@ bool IsSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+char LowerChar(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 }  // namespace
 
@@ -77,7 +78,7 @@ std::optional<int64_t> ParseRetryAfterMs(std::string_view message) {
   constexpr std::string_view kPhrase = "try again in";
   for (size_t start = 0; start + kPhrase.size() <= message.size(); ++start) {
     size_t i = 0;
-    while (i < kPhrase.size() && Lower(message[start + i]) == kPhrase[i]) ++i;
+    while (i < kPhrase.size() && LowerChar(message[start + i]) == kPhrase[i]) ++i;
     if (i < kPhrase.size()) continue;
     size_t p = start + kPhrase.size();
     while (p < message.size() && IsSpace(message[p])) ++p;
@@ -92,9 +93,10 @@ std::optional<int64_t> ParseRetryAfterMs(std::string_view message) {
     while (p < message.size() && IsSpace(message[p])) ++p;
     if (p >= message.size()) continue;
     double scale = 0;
-    if (Lower(message[p]) == 's') {
+    if (LowerChar(message[p]) == 's') {
       scale = 1000.0;  // "s", "second", "seconds"
-    } else if (Lower(message[p]) == 'm' && p + 1 < message.size() && Lower(message[p + 1]) == 's') {
+    } else if (LowerChar(message[p]) == 'm' && p + 1 < message.size() &&
+               LowerChar(message[p + 1]) == 's') {
       scale = 1.0;
     } else {
       continue;
@@ -111,30 +113,30 @@ Status ClassifyResponseError(std::string_view code, std::string_view message) {
     return ResourceExhaustedError(message.empty()
                                       ? "the conversation exceeds the model's context window"
                                       : std::string(message))
-        .WithReason(StatusReason::kContextLengthExceeded);
+        .WithReason(core::reason::kContextLengthExceeded);
   }
   if (code == "insufficient_quota") {
     return ResourceExhaustedError(
                "you exceeded your current API quota (insufficient_quota); check your plan and "
                "billing details with your provider, then try again")
-        .WithReason(StatusReason::kInsufficientQuota);
+        .WithReason(core::reason::kInsufficientQuota);
   }
   if (code == "usage_not_included") {
     return ResourceExhaustedError(
                "model usage is not included in your plan (usage_not_included); check your plan "
                "and billing details or use an API key")
-        .WithReason(StatusReason::kUsageNotIncluded);
+        .WithReason(core::reason::kUsageNotIncluded);
   }
   if (code == "rate_limit_exceeded") {
     Status s = ResourceExhaustedError(message.empty() ? "rate limit exceeded; try again later"
                                                       : std::string(message));
-    s.WithReason(StatusReason::kRateLimitExceeded);
+    s.WithReason(core::reason::kRateLimitExceeded);
     if (auto ms = ParseRetryAfterMs(message)) s.WithRetryAfterMs(*ms);
     return s;
   }
   std::string text =
       message.empty() ? std::string("response.failed event received") : std::string(message);
-  return UnavailableError(std::move(text)).WithReason(StatusReason::kServerError);
+  return UnavailableError(std::move(text)).WithReason(core::reason::kServerError);
 }
 
 ResponseStream::ResponseStream(StreamObserver& observer)
@@ -256,7 +258,7 @@ void ResponseStream::OnOutcome(std::string_view type, const Json& event) {
     std::string reason(details != nullptr ? Str(*details, "reason") : std::string_view());
     if (reason.empty()) reason = "unknown";
     failure_ = FailedPreconditionError("response incomplete: " + reason)
-                   .WithReason(StatusReason::kIncomplete);
+                   .WithReason(core::reason::kIncomplete);
   } else {
     outcome_ = Outcome::kFailed;
     const Json* error = Obj(response, "error");
@@ -268,7 +270,7 @@ void ResponseStream::OnOutcome(std::string_view type, const Json& event) {
       failure_ = ClassifyResponseError(error_code_, error_message_);
     } else {
       failure_ =
-          UnavailableError("response.failed event received").WithReason(StatusReason::kServerError);
+          UnavailableError("response.failed event received").WithReason(core::reason::kServerError);
     }
   }
 }
@@ -288,9 +290,10 @@ Result<ModelResponse> ResponseStream::Finish() {
     Status s = ClassifyResponseError(error_code_, error_message_);
     if (s.code() != StatusCode::kUnavailable) return s;
     return UnavailableError("stream closed before response.completed: " + error_message_)
-        .WithReason(StatusReason::kStreamClosed);
+        .WithReason(core::reason::kStreamClosed);
   }
-  return UnavailableError("stream closed before response.completed").WithReason(StatusReason::kStreamClosed);
+  return UnavailableError("stream closed before response.completed")
+      .WithReason(core::reason::kStreamClosed);
 }
 
 }  // namespace codex::core

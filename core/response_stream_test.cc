@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "core/model_client.h"
+
 namespace codex::core {
 namespace {
 
@@ -160,7 +162,7 @@ TEST_CASE("ResponseStream: unknown and deliberately ignored types cause no callb
   REQUIRE(rec.text.empty());
   REQUIRE(rec.reasoning.empty());
   REQUIRE(rec.warnings.empty());
-  REQUIRE(rs.Finish().status().reason() == StatusReason::kStreamClosed);
+  REQUIRE(rs.Finish().status().reason() == core::reason::kStreamClosed);
 }
 
 TEST_CASE("ResponseStream: an undecodable item is skipped with a warning") {
@@ -187,14 +189,14 @@ TEST_CASE("ResponseStream: a stream without response.completed is stream_closed"
   Recorder rec;
   auto r = Run(Sse(kCreated) + Sse(kMessageDone), rec);
   REQUIRE(r.status().code() == StatusCode::kUnavailable);
-  REQUIRE(r.status().reason() == StatusReason::kStreamClosed);
+  REQUIRE(r.status().reason() == core::reason::kStreamClosed);
   REQUIRE(r.status().message() == "stream closed before response.completed");
   REQUIRE(rec.done.size() == 1);  // delivered before the drop
 
   // A truncated final event is not JSON: warned about, still stream_closed.
   Recorder rec2;
   auto cut = Run(Sse(kCreated) + "data: {\"type\":\"response.compl", rec2);
-  REQUIRE(cut.status().reason() == StatusReason::kStreamClosed);
+  REQUIRE(cut.status().reason() == core::reason::kStreamClosed);
   REQUIRE(rec2.warnings.size() == 1);
 }
 
@@ -211,7 +213,7 @@ TEST_CASE("ResponseStream: response.incomplete is kFailedPrecondition naming the
           Sse(R"({"type":"response.incomplete","response":{"id":"r","incomplete_details":{"reason":"content_filter"}}})"),
       rec);
   REQUIRE(r.status().code() == StatusCode::kFailedPrecondition);
-  REQUIRE(r.status().reason() == StatusReason::kIncomplete);
+  REQUIRE(r.status().reason() == core::reason::kIncomplete);
   REQUIRE(r.status().message() == "response incomplete: content_filter");
   REQUIRE(rec.done.size() == 1);
 }
@@ -225,26 +227,26 @@ TEST_CASE("ResponseStream: response.failed codes are classified") {
   Recorder rec;
   auto ctx = Run(Failed("context_length_exceeded", "too long"), rec);
   REQUIRE(ctx.status().code() == StatusCode::kResourceExhausted);
-  REQUIRE(ctx.status().reason() == StatusReason::kContextLengthExceeded);
+  REQUIRE(ctx.status().reason() == core::reason::kContextLengthExceeded);
 
   auto quota = Run(Failed("insufficient_quota", "You exceeded your current quota"), rec);
   REQUIRE(quota.status().code() == StatusCode::kResourceExhausted);
-  REQUIRE(quota.status().reason() == StatusReason::kInsufficientQuota);
+  REQUIRE(quota.status().reason() == core::reason::kInsufficientQuota);
   REQUIRE(quota.status().message().find("billing") != std::string::npos);
 
   auto usage = Run(Failed("usage_not_included", "x"), rec);
   REQUIRE(usage.status().code() == StatusCode::kResourceExhausted);
-  REQUIRE(usage.status().reason() == StatusReason::kUsageNotIncluded);
+  REQUIRE(usage.status().reason() == core::reason::kUsageNotIncluded);
   REQUIRE(usage.status().message().find("plan") != std::string::npos);
 
   auto rate = Run(Failed("rate_limit_exceeded", "Slow down. Please try again in 1.5s."), rec);
   REQUIRE(rate.status().code() == StatusCode::kResourceExhausted);
-  REQUIRE(rate.status().reason() == StatusReason::kRateLimitExceeded);
+  REQUIRE(rate.status().reason() == core::reason::kRateLimitExceeded);
   REQUIRE(rate.status().retry_after_ms() == 1500);
 
   auto other = Run(Failed("server_error", "The server had an error"), rec);
   REQUIRE(other.status().code() == StatusCode::kUnavailable);
-  REQUIRE(other.status().reason() == StatusReason::kServerError);
+  REQUIRE(other.status().reason() == core::reason::kServerError);
   REQUIRE(other.status().message() == "The server had an error");
 
   auto bare = Run(Sse(R"({"type":"response.failed","response":{"id":"r","error":null}})"), rec);
@@ -265,18 +267,18 @@ TEST_CASE("ResponseStream: an error event is reported when the stream then fails
       Sse(R"({"type":"error","error":{"type":"insufficient_quota","code":null,"message":"quota","param":null}})") +
           Sse(R"({"type":"response.failed","response":{"id":"r"}})"),
       rec);
-  REQUIRE(nested.status().reason() == StatusReason::kInsufficientQuota);
+  REQUIRE(nested.status().reason() == core::reason::kInsufficientQuota);
 
   // Flat payload, then the stream closes.
   auto flat = Run(
       Sse(R"({"type":"error","code":"server_error","message":"overloaded","param":null})"), rec);
   REQUIRE(flat.status().code() == StatusCode::kUnavailable);
-  REQUIRE(flat.status().reason() == StatusReason::kStreamClosed);
+  REQUIRE(flat.status().reason() == core::reason::kStreamClosed);
   REQUIRE(flat.status().message() == "stream closed before response.completed: overloaded");
 
   auto ctx =
       Run(Sse(R"({"type":"error","code":"context_length_exceeded","message":"too big"})"), rec);
-  REQUIRE(ctx.status().reason() == StatusReason::kContextLengthExceeded);
+  REQUIRE(ctx.status().reason() == core::reason::kContextLengthExceeded);
 
   // An error event followed by completion is not an error.
   auto ok = Run(Sse(R"({"type":"error","code":"x","message":"y"})") + Sse(kCompletedNoUsage), rec);

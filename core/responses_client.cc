@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "core/http_errors.h"
+#include "core/model_client.h"
 #include "core/response_stream.h"
 #include "core/retry_policy.h"
 #include "core/uuid.h"
@@ -359,21 +360,21 @@ AttemptResult ResponsesClient::Classify(const internal::Exchange& x, internal::R
   if (x.status / 100 == 2) {
     if (x.idle && !sink.terminal()) {
       a.status =
-          UnavailableError("idle timeout waiting for SSE").WithReason(StatusReason::kStreamClosed);
+          UnavailableError("idle timeout waiting for SSE").WithReason(core::reason::kStreamClosed);
       a.retry = IsRetryable(a.status) && !sink.delivered();
       return a;
     }
     a.status = sink.Finish(x.error == httplib::Error::Success || x.idle);
     // Only a stream that ended early is retried here; a response.failed is
     // the server's verdict, passed up (the turn loop retries it).
-    a.retry = IsRetryable(a.status) && a.status.reason() == StatusReason::kStreamClosed &&
+    a.retry = IsRetryable(a.status) && a.status.reason() == core::reason::kStreamClosed &&
               !sink.delivered();
     return a;
   }
   if (x.status < 0) {
     if (x.idle) {
       a.status = UnavailableError("idle timeout waiting for a response from " + url)
-                     .WithReason(StatusReason::kTransport);
+                     .WithReason(core::reason::kTransport);
       a.retry = IsRetryable(a.status);
       return a;
     }
@@ -386,7 +387,7 @@ AttemptResult ResponsesClient::Classify(const internal::Exchange& x, internal::R
                       : "the certificate is not valid for host " + endpoint_.host +
                             "; check base_url in config.toml";
       a.status = UnavailableError("TLS certificate verification failed for " + url + ": " + hint)
-                     .WithReason(StatusReason::kTls);
+                     .WithReason(core::reason::kTls);
       return a;
     }
     if (x.error == httplib::Error::SSLLoadingCerts) {
@@ -397,7 +398,7 @@ AttemptResult ResponsesClient::Classify(const internal::Exchange& x, internal::R
     }
     a.status = UnavailableError("cannot reach " + url + ": " + TransportErrorText(x.error) +
                                 "; check base_url in config.toml or your network")
-                   .WithReason(StatusReason::kTransport);
+                   .WithReason(core::reason::kTransport);
     a.retry = IsRetryable(a.status);
     return a;
   }
@@ -418,7 +419,7 @@ Status ResponsesClient::Run(std::string_view suffix, std::string_view accept, st
     if (!a.retry) return a.status;
     if (attempt >= max_retries) {
       // Already retried here: callers must not retry again on top.
-      return a.status.WithReason(StatusReason::kRetriesExhausted);
+      return a.status.WithReason(core::reason::kRetriesExhausted);
     }
     const int n = attempt + 1;
     const long long delay = RetryDelayMs(a.retry_after_ms, options_.backoff_base_ms, n);
@@ -470,11 +471,11 @@ class BodySink : public internal::ResponseSink {
   Status Finish(bool transport_ok) override {
     if (!transport_ok) {
       return UnavailableError("connection closed while reading the compact response")
-          .WithReason(StatusReason::kStreamClosed);
+          .WithReason(core::reason::kStreamClosed);
     }
     if (!nlohmann::json::accept(body_)) {
       return UnavailableError("the compact endpoint returned a body that is not JSON")
-          .WithReason(StatusReason::kServerError);
+          .WithReason(core::reason::kServerError);
     }
     return OkStatus();
   }

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/model_client.h"
 #include "testing/scoped_env.h"
 
 namespace codex::core {
@@ -221,7 +222,7 @@ TEST_CASE("ResponsesClient: persistent 5xx ends as kUnavailable server_error") {
   CancelToken cancel;
   auto r = client->Stream("{}", rec, cancel);
   REQUIRE(r.status().code() == StatusCode::kUnavailable);
-  REQUIRE(r.status().reason() == StatusReason::kRetriesExhausted);
+  REQUIRE(r.status().reason() == core::reason::kRetriesExhausted);
   REQUIRE(r.status().message().find("HTTP 503") != std::string::npos);
   REQUIRE(r.status().message().find("upstream overloaded") != std::string::npos);
   REQUIRE(server.count() == 3);
@@ -261,7 +262,7 @@ TEST_CASE("ResponsesClient: 429 honours Retry-After") {
     CancelToken cancel;
     auto r = client->Stream("{}", rec, cancel);
     REQUIRE(r.status().code() == StatusCode::kResourceExhausted);
-    REQUIRE(r.status().reason() == StatusReason::kRetriesExhausted);
+    REQUIRE(r.status().reason() == core::reason::kRetriesExhausted);
     REQUIRE(r.status().retry_after_ms() == 3000);
     REQUIRE(r.status().message().find("slow down") != std::string::npos);
     REQUIRE(server.count() == 3);
@@ -283,7 +284,7 @@ TEST_CASE("ResponsesClient: 429 insufficient_quota is fatal at once") {
   CancelToken cancel;
   auto r = client->Stream("{}", rec, cancel);
   REQUIRE(r.status().code() == StatusCode::kResourceExhausted);
-  REQUIRE(r.status().reason() == StatusReason::kInsufficientQuota);
+  REQUIRE(r.status().reason() == core::reason::kInsufficientQuota);
   REQUIRE(server.count() == 1);
 }
 
@@ -339,7 +340,7 @@ TEST_CASE("ResponsesClient: 400 context_length_exceeded is classified") {
   CancelToken cancel;
   auto r = client->Stream("{}", rec, cancel);
   REQUIRE(r.status().code() == StatusCode::kResourceExhausted);
-  REQUIRE(r.status().reason() == StatusReason::kContextLengthExceeded);
+  REQUIRE(r.status().reason() == core::reason::kContextLengthExceeded);
 }
 
 TEST_CASE("ResponsesClient: an unreachable endpoint is kUnavailable after retries") {
@@ -356,7 +357,7 @@ TEST_CASE("ResponsesClient: an unreachable endpoint is kUnavailable after retrie
   CancelToken cancel;
   auto r = client->Stream("{}", rec, cancel);
   REQUIRE(r.status().code() == StatusCode::kUnavailable);
-  REQUIRE(r.status().reason() == StatusReason::kRetriesExhausted);
+  REQUIRE(r.status().reason() == core::reason::kRetriesExhausted);
   REQUIRE(r.status().message().rfind(
               "cannot reach http://127.0.0.1:" + std::to_string(port) + "/v1/responses: ", 0) == 0);
   REQUIRE(r.status().message().find("check base_url in config.toml") != std::string::npos);
@@ -375,7 +376,7 @@ TEST_CASE("ResponsesClient: a stream dropped after delivery is stream_closed, no
   CancelToken cancel;
   auto r = client->Stream("{}", rec, cancel);
   REQUIRE(r.status().code() == StatusCode::kUnavailable);
-  REQUIRE(r.status().reason() == StatusReason::kStreamClosed);
+  REQUIRE(r.status().reason() == core::reason::kStreamClosed);
   REQUIRE(r.status().message() == "stream closed before response.completed");
   REQUIRE(rec.items.size() == 1);  // delivered before the drop
   REQUIRE(server.count() == 1);
@@ -397,7 +398,7 @@ TEST_CASE("ResponsesClient: a connection cut mid-stream is stream_closed") {
   CancelToken cancel;
   auto r = client->Stream("{}", rec, cancel);
   REQUIRE(r.status().code() == StatusCode::kUnavailable);
-  REQUIRE(r.status().reason() == StatusReason::kStreamClosed);
+  REQUIRE(r.status().reason() == core::reason::kStreamClosed);
   REQUIRE(server.count() == 1);
 }
 
@@ -437,7 +438,7 @@ TEST_CASE("ResponsesClient: no byte within the idle timeout drops the stream") {
   CancelToken cancel;
   auto r = client->Stream("{}", rec, cancel);
   REQUIRE(r.status().code() == StatusCode::kUnavailable);
-  REQUIRE(r.status().reason() == StatusReason::kStreamClosed);
+  REQUIRE(r.status().reason() == core::reason::kStreamClosed);
   REQUIRE(r.status().message() == "idle timeout waiting for SSE");
   REQUIRE(rec.text == "Hello");
   REQUIRE(server.count() == 1);
@@ -506,7 +507,7 @@ TEST_CASE("ResponsesClient: response.failed in the stream is classified") {
   Recorder rec;
   CancelToken cancel;
   auto r = client->Stream("{}", rec, cancel);
-  REQUIRE(r.status().reason() == StatusReason::kRateLimitExceeded);
+  REQUIRE(r.status().reason() == core::reason::kRateLimitExceeded);
   REQUIRE(r.status().retry_after_ms() == 2500);
 }
 
@@ -621,7 +622,7 @@ TEST_CASE("ResponsesClient: http_proxy is used, NO_PROXY bypasses it") {
     Recorder rec;
     CancelToken cancel;
     auto r = client->Stream("{}", rec, cancel);
-    REQUIRE(r.status().reason() == StatusReason::kRetriesExhausted);  // direct to the closed port
+    REQUIRE(r.status().reason() == core::reason::kRetriesExhausted);  // direct to the closed port
     REQUIRE(proxy.count() == 1);
   }
   {

@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "core/model_client.h"
 #include "core/responses_client.h"
 #include "testing/scoped_env.h"
 #include "testing/skip.h"
@@ -134,7 +135,7 @@ TEST_CASE("HTTPS: verification against the system store, SSL_CERT_FILE and SSL_C
     auto r = StreamOnce(server.base(), {}, retries);
     INFO(r.status().message());
     REQUIRE(r.status().code() == StatusCode::kUnavailable);
-    REQUIRE(r.status().reason() == StatusReason::kTls);
+    REQUIRE(r.status().reason() == core::reason::kTls);
     REQUIRE(r.status().message().find("certificate verification failed") != std::string::npos);
     REQUIRE(r.status().message().find("SSL_CERT_FILE") != std::string::npos);
     REQUIRE(retries == 0);
@@ -172,7 +173,7 @@ TEST_CASE("HTTPS: a trusted certificate for another host name is refused") {
   int retries = 0;
   auto r = StreamOnce(server.base(), {}, retries);
   INFO(r.status().message());
-  REQUIRE(r.status().reason() == StatusReason::kTls);
+  REQUIRE(r.status().reason() == core::reason::kTls);
   REQUIRE(retries == 0);
   REQUIRE(server.requests == 0);
 }

@@ -4,15 +4,17 @@
 #include <cmath>
 #include <random>
 
+#include "core/model_client.h"
+
 namespace codex::core {
 
 bool IsRetryable(const Status& status) {
   if (status.ok()) return false;
-  if (status.reason() == StatusReason::kRetriesExhausted || status.reason() == StatusReason::kTls) {
+  if (status.reason() == core::reason::kRetriesExhausted || status.reason() == core::reason::kTls) {
     return false;
   }
   return status.code() == StatusCode::kUnavailable ||
-         status.reason() == StatusReason::kRateLimitExceeded;
+         status.reason() == core::reason::kRateLimitExceeded;
 }
 
 int64_t RetryDelayMs(int64_t retry_after_ms, int64_t base_ms, int retry) {

@@ -3,31 +3,32 @@
 #include <catch2/catch.hpp>
 
 #include "core/http_errors.h"
+#include "core/model_client.h"
 
 using namespace codex;
 using namespace codex::core;
 
 TEST_CASE("IsRetryable: unavailable and rate limits, never TLS or exhausted retries") {
   CHECK_FALSE(IsRetryable(OkStatus()));
-  CHECK(IsRetryable(UnavailableError("502").WithReason(StatusReason::kServerError)));
-  CHECK(IsRetryable(UnavailableError("drop").WithReason(StatusReason::kStreamClosed)));
-  CHECK(IsRetryable(UnavailableError("refused").WithReason(StatusReason::kTransport)));
+  CHECK(IsRetryable(UnavailableError("502").WithReason(core::reason::kServerError)));
+  CHECK(IsRetryable(UnavailableError("drop").WithReason(core::reason::kStreamClosed)));
+  CHECK(IsRetryable(UnavailableError("refused").WithReason(core::reason::kTransport)));
   CHECK(IsRetryable(UnavailableError("no reason")));
-  CHECK(IsRetryable(ResourceExhaustedError("429").WithReason(StatusReason::kRateLimitExceeded)));
+  CHECK(IsRetryable(ResourceExhaustedError("429").WithReason(core::reason::kRateLimitExceeded)));
 
-  CHECK_FALSE(IsRetryable(UnavailableError("bad cert").WithReason(StatusReason::kTls)));
-  CHECK_FALSE(IsRetryable(UnavailableError("502").WithReason(StatusReason::kRetriesExhausted)));
+  CHECK_FALSE(IsRetryable(UnavailableError("bad cert").WithReason(core::reason::kTls)));
+  CHECK_FALSE(IsRetryable(UnavailableError("502").WithReason(core::reason::kRetriesExhausted)));
   CHECK_FALSE(IsRetryable(
-      ResourceExhaustedError("window").WithReason(StatusReason::kContextLengthExceeded)));
+      ResourceExhaustedError("window").WithReason(core::reason::kContextLengthExceeded)));
   CHECK_FALSE(
-      IsRetryable(ResourceExhaustedError("quota").WithReason(StatusReason::kInsufficientQuota)));
+      IsRetryable(ResourceExhaustedError("quota").WithReason(core::reason::kInsufficientQuota)));
   CHECK_FALSE(IsRetryable(ResourceExhaustedError("plain resource exhausted")));
-  CHECK_FALSE(IsRetryable(InvalidArgumentError("400").WithReason(StatusReason::kRejectedByServer)));
+  CHECK_FALSE(IsRetryable(InvalidArgumentError("400").WithReason(core::reason::kRejectedByServer)));
   CHECK_FALSE(IsRetryable(UnauthenticatedError("401")));
   CHECK_FALSE(IsRetryable(CancelledError("ctrl-c")));
   CHECK_FALSE(IsRetryable(DeadlineExceededError("slow")));
   CHECK_FALSE(IsRetryable(
-      FailedPreconditionError("response incomplete").WithReason(StatusReason::kIncomplete)));
+      FailedPreconditionError("response incomplete").WithReason(core::reason::kIncomplete)));
 }
 
 TEST_CASE("The client's HTTP classification retries what IsRetryable allows, nothing else") {

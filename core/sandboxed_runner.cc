@@ -300,13 +300,13 @@ class ServedProcess final : public LiveProcess {
   // its output is read (100 ms of grace for what leftover children hold), or
   // the destructor wakes it.
   void ReadLoop() {
-    using Clock = std::chrono::steady_clock;
-    Clock::time_point exit_seen{};
+    using SteadyClock = std::chrono::steady_clock;
+    SteadyClock::time_point exit_seen{};
     for (;;) {
       const bool exited = proc_->HasExited();
-      if (exited && exit_seen == Clock::time_point{}) exit_seen = Clock::now();
+      if (exited && exit_seen == SteadyClock::time_point{}) exit_seen = SteadyClock::now();
       const bool open = proc_->stdout_fd() >= 0 || proc_->stderr_fd() >= 0;
-      if (exited && (!open || Clock::now() - exit_seen > std::chrono::milliseconds(100))) {
+      if (exited && (!open || SteadyClock::now() - exit_seen > std::chrono::milliseconds(100))) {
         const int status = proc_->wait_status();
         std::lock_guard<std::mutex> lock(mu_);
         exit_code_ = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);

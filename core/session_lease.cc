@@ -8,6 +8,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "base/time.h"
+
 namespace codex::core {
 
 namespace {
@@ -62,16 +64,12 @@ bool LeaseHolderIsGone(const LeaseHolder& holder, std::string_view my_host, int6
 Status SessionBusyError(std::string_view session_id, const LeaseHolder& holder,
                         std::string_view advice) {
   const std::string id(session_id);
-  const std::time_t t = static_cast<std::time_t>(holder.started_at_ms / 1000);
-  std::tm tm{};
-  ::localtime_r(&t, &tm);
-  char hhmm[16];
-  std::strftime(hhmm, sizeof(hhmm), "%H:%M", &tm);
+  const std::string hhmm = FormatLocalTime(holder.started_at_ms, "%H:%M");
   Status s = FailedPreconditionError(
       "session " + id + " is busy: a turn is running in codex pid " + std::to_string(holder.pid) +
       " on " + holder.host + " since " + hhmm + "; " +
       (advice.empty() ? "wait, or run 'codex fork " + id + "'" : std::string(advice)));
-  s.WithReason(StatusReason::kSessionBusy);
+  s.WithReason(core::reason::kSessionBusy);
   return s;
 }
 

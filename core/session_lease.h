@@ -24,6 +24,11 @@
 
 namespace codex::core {
 
+// The reason (base/status.h) of SessionBusyError: another process holds the turn lease.
+namespace reason {
+inline constexpr StatusReason kSessionBusy{"session_busy"};
+}  // namespace reason
+
 inline constexpr int64_t kLeaseHeartbeatMs = 5'000;
 // A lease held from another host is live while its heartbeat is younger than
 // this (12 missed heartbeats).

@@ -21,6 +21,14 @@
 
 namespace codex::core {
 
+// The reasons (base/status.h) a session store's error carries (and
+// kSessionBusy, core/session_lease.h).
+namespace reason {
+inline constexpr StatusReason kSessionAdvanced{
+    "session_advanced"};  // the head moved under a writer
+inline constexpr StatusReason kAmbiguousPrefix{"ambiguous_prefix"};  // an id prefix matches several
+}  // namespace reason
+
 struct SessionInfo {
   std::string id;                       // UUIDv7 text
   std::optional<int64_t> head_item_id;  // nullopt while the session has no item

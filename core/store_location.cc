@@ -13,10 +13,6 @@ constexpr std::string_view kSchemes[] = {"postgresql://", "postgres://"};
 constexpr std::string_view kUsage =
     "; use postgresql://USER@HOST:PORT/DB?sslmode=verify-full, sqlite:PATH or a file path";
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -66,7 +62,7 @@ struct UrlParts {
 // credentials end at the last '@' within it.
 std::optional<UrlParts> SplitUrl(std::string_view url) {
   for (std::string_view scheme : kSchemes) {
-    if (!StartsWith(url, scheme)) continue;
+    if (!url.starts_with(scheme)) continue;
     std::string_view rest = url.substr(scheme.size());
     UrlParts p;
     const size_t q = rest.find('?');
@@ -99,7 +95,7 @@ std::vector<std::string> Passwords(std::string_view url) {
     out.emplace_back(parts->userinfo.substr(colon + 1));
   }
   for (std::string_view kv : Split(parts->query, '&')) {
-    if (StartsWith(kv, "password=")) out.emplace_back(kv.substr(9));
+    if (kv.starts_with("password=")) out.emplace_back(kv.substr(9));
   }
   const size_t raw = out.size();
   for (size_t i = 0; i < raw; ++i) {
@@ -130,7 +126,7 @@ Status CheckPostgresUrl(std::string_view source, std::string_view url) {
   }
   for (std::string_view host : Split(parts->hosts, ',')) {
     std::string_view port;
-    if (StartsWith(host, "[")) {
+    if (host.starts_with("[")) {
       const size_t close = host.find(']');
       if (close == host.npos) return Bad(source, url, "an IPv6 host lacks its closing ']'");
       if (close + 1 < host.size()) {
@@ -179,7 +175,7 @@ Status CheckPostgresUrl(std::string_view source, std::string_view url) {
 
 std::string ExpandPath(std::string_view path) {
   std::string p(path);
-  if (StartsWith(p, "~/")) {
+  if (p.starts_with("~/")) {
     const char* home = std::getenv("HOME");
     if (home != nullptr && *home != '\0') p = std::string(home) + p.substr(1);
   }
@@ -198,7 +194,7 @@ Result<StoreLocation> ParseStoreLocation(std::string_view setting, const std::st
     return loc;
   }
   for (std::string_view scheme : kSchemes) {
-    if (StartsWith(setting, scheme)) {
+    if (setting.starts_with(scheme)) {
       RETURN_IF_ERROR(CheckPostgresUrl(source, setting));
       loc.kind = StoreLocation::Kind::kPostgres;
       loc.url = std::string(setting);
@@ -206,9 +202,9 @@ Result<StoreLocation> ParseStoreLocation(std::string_view setting, const std::st
     }
   }
   std::string_view path = setting;
-  if (StartsWith(path, "sqlite://")) {
+  if (path.starts_with("sqlite://")) {
     path.remove_prefix(9);
-  } else if (StartsWith(path, "sqlite:")) {
+  } else if (path.starts_with("sqlite:")) {
     path.remove_prefix(7);
   } else if (const size_t colon = path.find("://"); colon != path.npos) {
     return Bad(source, setting, "unknown scheme '" + std::string(path.substr(0, colon)) + "'");

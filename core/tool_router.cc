@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "base/json.h"
+#include "base/shell.h"
 #include "core/apply_patch.h"
 #include "core/apply_patch_tool.h"
 #include "core/sandboxed_runner.h"
@@ -21,8 +23,6 @@ using Json = nlohmann::ordered_json;
 namespace {
 
 constexpr size_t kModelOutputMaxBytes = 10 * 1024;
-
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 // The shell tool. Under on-request it declares the escalation fields Codex
 // 0.169 declares (names, types and descriptions as on its wire), so the model
@@ -79,39 +79,7 @@ Json UpdatePlanToolJson() {
         {"additionalProperties", false}}}};
 }
 
-bool NeedsQuoting(const std::string& s) {
-  if (s.empty()) return true;
-  for (char c : s) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) ||
-          std::string_view("-_./=:,+@%").find(c) != std::string_view::npos)) {
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
-
-std::string JoinCommand(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const auto& a : argv) {
-    if (!out.empty()) out += ' ';
-    if (!NeedsQuoting(a)) {
-      out += a;
-      continue;
-    }
-    out += '\'';
-    for (char c : a) {
-      if (c == '\'') {
-        out += "'\\''";
-      } else {
-        out += c;
-      }
-    }
-    out += '\'';
-  }
-  return out;
-}
 
 std::string FormatShellOutput(const CommandResult& result) {
   std::string text = result.output;
@@ -260,7 +228,7 @@ ReviewOutcome ToolRouter::Ask(const Item& call, const std::vector<std::string>& 
   request.justification = justification;
   if (approver_ == nullptr) {
     // Non-interactive: nobody can answer, so the request is declined.
-    observer_.OnNotice("`" + JoinCommand(argv) + "` needs approval under the " +
+    observer_.OnNotice("`" + ShellJoin(argv) + "` needs approval under the " +
                        std::string(ApprovalPolicyName(config_.approval_policy)) +
                        " policy; declined because this run cannot ask");
     ReviewOutcome declined;
@@ -357,7 +325,7 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
   ToolActivity activity;
   activity.call_id = call.call_id;
   activity.tool = "shell";
-  activity.command = JoinCommand(argv);
+  activity.command = ShellJoin(argv);
   const std::string cwd =
       workdir.empty() ? config_.cwd : (workdir[0] == '/' ? workdir : config_.cwd + "/" + workdir);
 

@@ -142,7 +142,6 @@ class ToolRouter {
 // with the output cut to 10 KiB (head + tail, with a marker).
 std::string FormatShellOutput(const CommandResult& result);
 
-// Shell-quotes argv for display ("bash -lc 'echo hi'").
-std::string JoinCommand(const std::vector<std::string>& argv);
+// Shell-quoting argv for display ("bash -lc 'echo hi'") is base/shell.h's ShellJoin.
 
 }  // namespace codex::core

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "base/shell.h"
 #include "core/tool_router.h"
 #include "core/unified_exec.h"
 #include "core/view_image.h"
@@ -66,7 +67,7 @@ Result<ToolOutcome> ToolRouter::RunExecCommand(const Item& call, const std::stri
   ToolActivity activity;
   activity.call_id = call.call_id;
   activity.tool = "shell";
-  activity.command = JoinCommand(argv);
+  activity.command = ShellJoin(argv);
   ASSIGN_OR_RETURN(CommandGate gate, ApproveCommand(call, argv, cwd, *escalation, cancel));
   if (!gate.run) {
     activity.output = gate.refusal;

@@ -5,27 +5,20 @@
 #include <set>
 #include <string>
 
+#include "base/strings.h"
+
 namespace codex::core {
 
 namespace {
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
-std::string_view TrimLeft(std::string_view s) {
-  const size_t start = s.find_first_not_of(" \t\r\n");
-  return start == std::string_view::npos ? std::string_view() : s.substr(start);
-}
-
 bool TextIsContext(std::string_view text) {
   text = TrimLeft(text);
   return std::any_of(std::begin(kContextMarkers), std::end(kContextMarkers),
-                     [&](std::string_view marker) { return StartsWith(text, marker); });
+                     [&](std::string_view marker) { return text.starts_with(marker); });
 }
 
 bool TextIsSummary(std::string_view text) {
-  return StartsWith(text, kSummaryPrefix) || StartsWith(text, kCodexSummaryPrefix);
+  return text.starts_with(kSummaryPrefix) || text.starts_with(kCodexSummaryPrefix);
 }
 
 }  // namespace
@@ -73,11 +66,13 @@ bool IsRealUserMessage(const Item& item) {
 }
 
 bool IsUserShellRecord(const Item& item) {
-  return IsUserRoleMessage(item) && StartsWith(MessageText(item), kUserShellRecordPrefix);
+  return IsUserRoleMessage(item) &&
+         std::string_view(MessageText(item)).starts_with(kUserShellRecordPrefix);
 }
 
 bool IsTypedUserMessage(const Item& item) {
-  return IsRealUserMessage(item) && !StartsWith(MessageText(item), kUserShellRecordPrefix);
+  return IsRealUserMessage(item) &&
+         !std::string_view(MessageText(item)).starts_with(kUserShellRecordPrefix);
 }
 
 bool Answers(const Item& output, const Item& call) {

@@ -6,15 +6,15 @@
 #include <mutex>
 #include <random>
 
+#include "base/time.h"
+
 namespace codex::core {
 
 std::string NewUuidV7(int64_t unix_ms) {
   static std::mutex mu;
   static std::mt19937_64 rng{std::random_device{}()};
   if (unix_ms == 0) {
-    unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                  std::chrono::system_clock::now().time_since_epoch())
-                  .count();
+    unix_ms = NowMs();
   }
   uint64_t r1, r2;
   {

@@ -3,7 +3,7 @@
 // The input is used twice: as a `bash -lc` script, and split at NUL bytes as
 // an argv. Checks, beyond the sanitizers:
 //   * a script the classifier calls safe is one the lexer accepts;
-//   * lexing is faithful: re-quoting every word (QuoteShellWord) and joining
+//   * lexing is faithful: re-quoting every word (ShellQuote) and joining
 //     the commands with their operators lexes back to the same commands and
 //     operators;
 //   * a refusal always carries a message;
@@ -15,17 +15,20 @@
 #include <string_view>
 #include <vector>
 
+#include "base/shell.h"
 #include "sandbox/safe_command.h"
 #include "sandbox/shell_lexer.h"
 
 using namespace codex::sandbox;
+using codex::ShellJoin;
+using codex::ShellQuote;
 
 namespace {
 
 std::string Rebuild(const ShellCommandList& list) {
   std::string out;
   for (size_t i = 0; i < list.commands.size(); ++i) {
-    out += JoinShellWords(list.commands[i]);
+    out += ShellJoin(list.commands[i]);
     if (i < list.operators.size()) {
       out += ' ';
       out += ShellOperatorText(list.operators[i]);

@@ -2,11 +2,11 @@
 
 #include <chrono>
 
+#include "base/json.h"
+
 namespace codex::mcp {
 
 namespace {
-
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 std::string Clip(const std::string& s, size_t n = 200) {
   return s.size() <= n ? s : s.substr(0, n) + "…";

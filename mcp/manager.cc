@@ -7,13 +7,13 @@
 #include <string_view>
 #include <thread>
 
+#include "base/json.h"
+#include "base/shell.h"
 #include "core/tool_router.h"
 
 namespace codex::mcp {
 
 namespace {
-
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 std::optional<bool> Hint(const Json& tool, const char* key) {
   auto a = tool.find("annotations");
@@ -296,7 +296,7 @@ std::vector<ServerStatus> McpManager::Servers() const {
     } else {
       std::vector<std::string> argv = {s->config.command};
       argv.insert(argv.end(), s->config.args.begin(), s->config.args.end());
-      st.target = core::JoinCommand(argv);
+      st.target = ShellJoin(argv);
     }
     st.state = s->state;
     st.error = s->error;

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "base/time.h"
 #include "mcp/transport.h"
 
 namespace codex::mcp {
@@ -18,12 +19,6 @@ namespace codex::mcp {
 namespace {
 
 constexpr size_t kMaxMessageBytes = 64u << 20;  // one JSON-RPC line
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // The program to exec: `command` when it has a '/', else the first
 // executable match in `path_list`.
@@ -60,12 +55,7 @@ ServerLog::~ServerLog() {
 
 void ServerLog::Note(const std::string& line) {
   if (fd_ < 0) return;
-  char stamp[32];
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  std::string record = std::string("[codex ") + stamp + "] " + line + "\n";
+  std::string record = "[codex " + FormatRfc3339(NowMs()) + "] " + line + "\n";
   // One write with O_APPEND: records from several threads do not interleave.
   (void)!write(fd_, record.data(), record.size());
 }
@@ -253,7 +243,7 @@ Status StdioTransport::Send(const std::string& message, int64_t timeout_ms,
   pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
   Status status = OkStatus();
   size_t off = 0;
-  const int64_t deadline = NowMs() + (timeout_ms > 0 ? timeout_ms : 60'000);
+  const int64_t deadline = SteadyNowMs() + (timeout_ms > 0 ? timeout_ms : 60'000);
   while (off < data.size()) {
     ssize_t n = write(stdin_fd_, data.data() + off, data.size() - off);
     if (n > 0) {
@@ -262,7 +252,7 @@ Status StdioTransport::Send(const std::string& message, int64_t timeout_ms,
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) {
-      if (NowMs() > deadline) {
+      if (SteadyNowMs() > deadline) {
         status = DeadlineExceededError("the server does not read its input");
         break;
       }

@@ -5,6 +5,7 @@
 #include <span>
 #include <string_view>
 
+#include "base/shell.h"
 #include "sandbox/shell_lexer.h"
 
 namespace codex::sandbox {
@@ -251,19 +252,14 @@ bool IsSafeSimpleCommand(const Args& argv) {
   return false;
 }
 
-// `bash -lc SCRIPT` and friends: the script, or nothing.
-const std::string* ShellScript(const Args& argv) {
-  if (argv.size() != 3) return nullptr;
-  const std::string_view shell = ProgramName(argv[0]);
-  if (!OneOf(shell, {"bash", "sh", "zsh", "dash"})) return nullptr;
-  if (!OneOf(argv[1], {"-c", "-lc", "-cl"})) return nullptr;
-  return &argv[2];
-}
-
 }  // namespace
 
 bool IsKnownSafeCommand(const std::vector<std::string>& argv) {
-  if (const std::string* script = ShellScript(argv)) {
+  // The wrapper's form is Codex's rule (base/shell.h); the shell itself must
+  // be one the classifier trusts (a bare name or in /bin, /usr/bin), as any
+  // program it lets run.
+  const std::optional<std::string_view> script = ShellScriptOf(argv);
+  if (script && !ProgramName(argv[0]).empty()) {
     auto list = ParseCommandList(*script);
     if (!list.ok()) return false;
     return std::all_of(list->commands.begin(), list->commands.end(), IsSafeSimpleCommand);

@@ -30,9 +30,9 @@
 // Not safe at all: git (a repository's own config runs programs from plain
 // `git status`/`git diff`: core.fsmonitor, diff.external, textconv), xargs,
 // env, nice, timeout, awk, any shell other than the wrapper below.
-// `bash|sh|zsh|dash -c|-lc SCRIPT` is safe when SCRIPT (see shell_lexer.h)
-// is simple commands joined by && || ; | and every one of them is known-safe;
-// nothing in such a script can assign a variable (`VAR=x cmd`, `printf -v`,
+// `bash|sh|zsh -c|-lc SCRIPT` (base/shell.h ShellScriptOf) is safe when
+// SCRIPT (see shell_lexer.h) is simple commands joined by && || ; | and every one of them is
+// known-safe; nothing in such a script can assign a variable (`VAR=x cmd`, `printf -v`,
 // `$...` are refused), so a later command cannot be redirected to another
 // program. An argv[0] holding '=' is never safe, nor is anything the lexer
 // refuses (redirections, substitutions, globs, ...).

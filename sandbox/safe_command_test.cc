@@ -2,9 +2,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "base/shell.h"
 #include "sandbox/shell_lexer.h"
 
 using namespace codex::sandbox;
+using codex::ShellJoin;
+using codex::ShellQuote;
 using Argv = std::vector<std::string>;
 
 namespace {
@@ -263,12 +266,12 @@ TEST_CASE("Classifier table: option spellings that run programs or write files")
       {{"bash", "-lc", "sort {-o,f} a"}, false},     // brace expansion makes an option
       {{"bash", "-lc", "sort --out\\=f a"}, false},  // quote removal first
       {{"bash", "-lc", "sort '--ou'tput=f a"}, false},
-      {{"zsh", "-lc", "sort =sort"}, true},            // zsh's =cmd is only a path
+      {{"zsh", "-lc", "sort =sort"}, true},        // zsh's =cmd is only a path
       {{"bash", "-lc", "cd bin && cat f"}, true},  // safe only with a trusted PATH (below)
       {{"bash", "-lc", "date +%s && printf '%s\\n' ok"}, true},
   };
   for (const ClassifierRow& row : rows) {
-    INFO("argv: " << JoinShellWords(row.argv));
+    INFO("argv: " << ShellJoin(row.argv));
     CHECK(IsKnownSafeCommand(row.argv) == row.safe);
   }
   CHECK(rows.size() >= 4 + 30);

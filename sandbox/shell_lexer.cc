@@ -184,12 +184,6 @@ class Lexer {
   std::vector<ShellToken> tokens_;
 };
 
-bool IsPlainChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-         c == '@' || c == '%' || c == '+' || c == ':' || c == ',' || c == '.' || c == '/' ||
-         c == '-';
-}
-
 }  // namespace
 
 std::string_view ShellOperatorText(ShellOperator op) {
@@ -242,31 +236,6 @@ Result<ShellCommandList> ParseCommandList(std::string_view script) {
     list.commands.pop_back();
   }
   return list;
-}
-
-std::string QuoteShellWord(std::string_view word) {
-  bool plain = !word.empty();
-  for (char c : word) plain = plain && IsPlainChar(c);
-  if (plain) return std::string(word);
-  std::string out = "'";
-  for (char c : word) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out.push_back(c);
-    }
-  }
-  out.push_back('\'');
-  return out;
-}
-
-std::string JoinShellWords(const std::vector<std::string>& words) {
-  std::string out;
-  for (const std::string& w : words) {
-    if (!out.empty()) out.push_back(' ');
-    out += QuoteShellWord(w);
-  }
-  return out;
 }
 
 }  // namespace codex::sandbox

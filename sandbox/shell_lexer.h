@@ -59,11 +59,6 @@ struct ShellCommandList {
 // empty script, an operator without a command on each side, is refused.
 Result<ShellCommandList> ParseCommandList(std::string_view script);
 
-// `word` quoted so that a POSIX shell reads it back as exactly that word:
-// unchanged when it only holds [A-Za-z0-9_@%+:,./-], else in single quotes.
-std::string QuoteShellWord(std::string_view word);
-
-// The words quoted and joined by spaces, e.g. for showing a command to a user.
-std::string JoinShellWords(const std::vector<std::string>& words);
+// Quoting a word back for a shell is base/shell.h's (ShellQuote, ShellJoin).
 
 }  // namespace codex::sandbox

@@ -2,8 +2,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "base/shell.h"
+
 using codex::StatusCode;
 using namespace codex::sandbox;
+using codex::ShellJoin;
+using codex::ShellQuote;
 using Words = std::vector<std::string>;
 
 namespace {
@@ -128,16 +132,16 @@ TEST_CASE("Characters that are only special elsewhere stay literal") {
   CHECK(WordsOf("git log --format=%H%n") == Words{"git", "log", "--format=%H%n"});
 }
 
-TEST_CASE("QuoteShellWord round-trips through the lexer") {
-  CHECK(QuoteShellWord("plain-word_1.txt") == "plain-word_1.txt");
-  CHECK(QuoteShellWord("") == "''");
-  CHECK(QuoteShellWord("a b") == "'a b'");
-  CHECK(QuoteShellWord("it's") == "'it'\\''s'");
-  CHECK(QuoteShellWord("X=1") == "'X=1'");
+TEST_CASE("ShellQuote round-trips through the lexer") {
+  CHECK(ShellQuote("plain-word_1.txt") == "plain-word_1.txt");
+  CHECK(ShellQuote("") == "''");
+  CHECK(ShellQuote("a b") == "'a b'");
+  CHECK(ShellQuote("it's") == "'it'\\''s'");
+  CHECK(ShellQuote("X=1") == "'X=1'");
   const Words words = {"echo", "",   "a b",  "it's", "$HOME", "`x`", "*",  "~",
                        "\"",   "\\", "a\nb", "{}",   "x=y",   ";",   "&&", "#c"};
-  CHECK(JoinShellWords({"ls", "-la", "my dir"}) == "ls -la 'my dir'");
-  CHECK(WordsOf(JoinShellWords(words)) == words);
+  CHECK(ShellJoin({"ls", "-la", "my dir"}) == "ls -la 'my dir'");
+  CHECK(WordsOf(ShellJoin(words)) == words);
 }
 
 TEST_CASE("ReadShellWord reads one word by the lexer's rules and stops before what follows") {

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
+#include "base/strings.h"
+
 namespace codex::sandbox {
 namespace {
-
-bool IsContinuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
 // Length of the head to keep: at most `budget` bytes, ending after a newline
 // when there is one, else not splitting a UTF-8 sequence.
@@ -14,7 +14,7 @@ size_t HeadLength(std::string_view text, size_t budget) {
   size_t nl = text.rfind('\n', budget == 0 ? 0 : budget - 1);
   if (nl != std::string_view::npos && nl < budget) return nl + 1;
   size_t len = budget;
-  while (len > 0 && IsContinuation(text[len])) --len;
+  while (len > 0 && IsUtf8Continuation(text[len])) --len;
   return len;
 }
 
@@ -27,7 +27,7 @@ size_t TailStart(std::string_view text, size_t budget, size_t min_start) {
   if (text[start - 1] == '\n') return start;
   size_t nl = text.find('\n', start);
   if (nl != std::string_view::npos && nl + 1 < text.size()) return nl + 1;
-  while (start < text.size() && IsContinuation(text[start])) ++start;
+  while (start < text.size() && IsUtf8Continuation(text[start])) ++start;
   return start;
 }
 

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "base/path.h"
+
 namespace codex::sandbox {
 namespace {
 
@@ -31,11 +33,6 @@ std::string Lexical(const std::string& path) {
   std::string out;
   for (const std::string& c : parts) out += "/" + c;
   return out.empty() ? "/" : out;
-}
-
-std::string RealPath(const std::string& path) {
-  char buf[PATH_MAX];
-  return ::realpath(path.c_str(), buf) != nullptr ? std::string(buf) : std::string();
 }
 
 std::string FirstLine(const std::string& path) {
@@ -104,7 +101,7 @@ class Builder {
     if (S_ISLNK(st.st_mode)) {
       if (InRoot(path)) return Refuse(path, path);
       // A link no command can change; what it points to may still be writable.
-      const std::string target = RealPath(path);
+      const std::string target = RealPath(path).value_or("");
       if (!target.empty() && InRoot(target)) Add(target, true, false);
       return OkStatus();
     }
@@ -134,7 +131,7 @@ class Builder {
     if (target.empty()) return std::string();
     const std::string lexical = Lexical(target[0] == '/' ? target : JoinPath(base, target));
     RETURN_IF_ERROR(CrossesLink(lexical, lexical));
-    const std::string real = RealPath(lexical);
+    const std::string real = RealPath(lexical).value_or("");
     for (const char* pseudo : {"/proc", "/sys", "/dev"}) {
       if (!real.empty() && PathWithin(real, pseudo)) {
         return Status(StatusCode::kFailedPrecondition, "cannot enforce sandbox read-only path " +
@@ -231,7 +228,7 @@ Result<WorkspacePolicy> WorkspacePolicy::Compute(const WritableRootsSpec& spec) 
   for (const char* t :
        {static_cast<const char*>("/tmp"), static_cast<const char*>(std::getenv("TMPDIR"))}) {
     if (t != nullptr && t[0] == '/') {
-      if (std::string real = RealPath(t); !real.empty()) temp_real.push_back(real);
+      if (std::string real = RealPath(t).value_or(""); !real.empty()) temp_real.push_back(real);
     }
   }
   auto add_root = [&](const std::string& path, bool required) -> Status {
@@ -239,7 +236,7 @@ Result<WorkspacePolicy> WorkspacePolicy::Compute(const WritableRootsSpec& spec) 
     if (absolute.empty() || absolute[0] != '/') {
       absolute = spec.workspace.empty() ? absolute : JoinPath(spec.workspace, path);
     }
-    const std::string real = RealPath(absolute);
+    const std::string real = RealPath(absolute).value_or("");
     if (real.empty() || !IsDirectory(real)) {
       if (!required) return OkStatus();
       if (real.empty()) {
@@ -280,7 +277,7 @@ Result<WorkspacePolicy> WorkspacePolicy::Compute(const WritableRootsSpec& spec) 
   }
   policy.protected_ = b.Take();
   for (const std::string& p : spec.private_paths) {
-    if (std::string real = RealPath(p); !real.empty()) policy.private_.push_back(real);
+    if (std::string real = RealPath(p).value_or(""); !real.empty()) policy.private_.push_back(real);
   }
   return policy;
 }

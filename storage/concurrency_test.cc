@@ -7,8 +7,9 @@
 #include <set>
 
 #include "core/item.h"
+#include "core/session_store.h"
 #include "storage/sqlite_session_store.h"
-#include "storage/store_test_support.h"
+#include "testing/store_test_support.h"
 #include "testing/temp_dir.h"
 
 using codex::storage::SessionDatabase;
@@ -131,7 +132,7 @@ TEST_CASE("Two processes resuming one session: the second append is a conflict")
   REQUIRE(store.ok());
   auto mine = (*store)->Append(id, head, "t", {core::AssistantMessage("parent")});
   REQUIRE_FALSE(mine.ok());
-  CHECK(mine.status().reason() == codex::StatusReason::kSessionAdvanced);
+  CHECK(mine.status().reason() == codex::core::reason::kSessionAdvanced);
   auto transcript = (*store)->LoadTranscript(*(*store)->FindSession(id));
   REQUIRE(transcript.ok());
   REQUIRE(transcript->size() == 2);
@@ -165,7 +166,7 @@ TEST_CASE("Eight processes taking turns on one session: no turn interleaved, no 
         // the head, commit three items, release.
         auto lease = (*store)->AcquireTurnLease(id);
         if (!lease.ok()) {
-          if (lease.status().reason() != codex::StatusReason::kSessionBusy) std::_Exit(2);
+          if (lease.status().reason() != codex::core::reason::kSessionBusy) std::_Exit(2);
           ::usleep(2'000);
           continue;
         }

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/time.h"
 #include "core/session_lease.h"
 
 namespace codex::storage {
@@ -82,14 +83,12 @@ namespace {
 Status NoTurnRunning(SessionDatabase& from, const std::string& id) {
   ASSIGN_OR_RETURN(std::optional<core::LeaseHolder> holder, from.CurrentLease(id));
   if (!holder) return OkStatus();
-  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+  const int64_t now = NowMs();
   if (core::LeaseHolderIsGone(*holder, core::CurrentProcessHolder().host, now)) return OkStatus();
   return core::SessionBusyError(id, *holder);
 }
 
-bool IsBusy(const Status& s) { return s.reason() == StatusReason::kSessionBusy; }
+bool IsBusy(const Status& s) { return s.reason() == core::reason::kSessionBusy; }
 
 }  // namespace
 
@@ -174,7 +173,7 @@ Result<CopyStats> CopyAllSessions(SessionDatabase& from, SessionDatabase& to,
         if (!after.ok()) return true;  // removed meanwhile
         if (after->head_item_id != s.head_item_id || after->updated_at_ms != s.updated_at_ms) {
           still_idle = FailedPreconditionError("session " + s.id + " changed while it was read");
-          still_idle.WithReason(StatusReason::kSessionBusy);
+          still_idle.WithReason(core::reason::kSessionBusy);
         }
       }
       if (!still_idle.ok()) {
@@ -221,7 +220,7 @@ Result<CopyStats> CopyAllSessions(SessionDatabase& from, SessionDatabase& to,
           std::to_string(later.size()) + " session" + (later.size() == 1 ? "" : "s") +
           " not copied while a turn runs on " + (later.size() == 1 ? "it" : "them") + " (" +
           busy_status.message() + ")");
-      s.WithReason(StatusReason::kSessionBusy);
+      s.WithReason(core::reason::kSessionBusy);
       return s;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));

@@ -13,8 +13,9 @@
 #include <thread>
 
 #include "core/compaction_checkpoint.h"
+#include "core/session_lease.h"
 #include "storage/open_database.h"
-#include "storage/store_test_support.h"
+#include "testing/store_test_support.h"
 #include "testing/temp_dir.h"
 
 using codex::StatusCode;
@@ -287,7 +288,7 @@ TEST_CASE("A session whose turn is running is copied only once the turn has ende
   auto first = CopyAllSessions(*src, *dst, {}, std::chrono::milliseconds(0));
   REQUIRE_FALSE(first.ok());
   CHECK(first.status().code() == StatusCode::kFailedPrecondition);
-  CHECK(first.status().reason() == codex::StatusReason::kSessionBusy);
+  CHECK(first.status().reason() == codex::core::reason::kSessionBusy);
   CHECK(first.status().message().find("2 sessions not copied") != std::string::npos);
   CHECK(first.status().message().find("pid " + std::to_string(pid)) != std::string::npos);
   CHECK(dst->FindSession(idle.id).ok());

@@ -12,12 +12,14 @@
 #include <thread>
 #include <vector>
 
+#include "base/time.h"
 #include "core/item.h"
 #include "core/session_lease.h"
 #include "storage/sqlite_session_store.h"
-#include "storage/store_test_support.h"
+#include "testing/store_test_support.h"
 #include "testing/temp_dir.h"
 
+using codex::NowMs;
 using codex::StatusCode;
 using codex::storage::SessionDatabase;
 using codex::storage::StoreOptions;
@@ -55,12 +57,6 @@ void InsertLease(const std::string& path, const std::string& session, int64_t pi
           "', " + std::to_string(heartbeat_ms) + ", " + std::to_string(heartbeat_ms) + ")");
 }
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 constexpr const char* kSession = "01900000-0000-7000-8000-000000000001";
 
 }  // namespace
@@ -89,7 +85,7 @@ TEST_CASE("Lease: a second process is refused while the turn runs, and gets it a
           FILE* f = std::fopen(busy_file.c_str(), "w");
           std::fputs(l.status().message().c_str(), f);
           std::fclose(f);
-          return l.status().reason() == codex::StatusReason::kSessionBusy ? 0 : 12;
+          return l.status().reason() == codex::core::reason::kSessionBusy ? 0 : 12;
         }) == 0);
   std::string message(std::filesystem::file_size(busy_file), '\0');
   FILE* f = std::fopen(busy_file.c_str(), "r");
@@ -151,14 +147,14 @@ TEST_CASE("Lease: a dead holder's lease is taken over") {
             auto other = OpenStore(path);
             if (!other.ok()) return 1;
             auto l = (*other)->AcquireTurnLease(kSession);
-            return !l.ok() && l.status().reason() == codex::StatusReason::kSessionBusy ? 0 : 2;
+            return !l.ok() && l.status().reason() == codex::core::reason::kSessionBusy ? 0 : 2;
           }) == 0);
   }
   SECTION("another host: live while the heartbeat is fresh, taken over when stale") {
     InsertLease(path, kSession, 4242, "some-other-host", NowMs() - 5'000);
     auto l = store->AcquireTurnLease(kSession);
     REQUIRE_FALSE(l.ok());
-    CHECK(l.status().reason() == codex::StatusReason::kSessionBusy);
+    CHECK(l.status().reason() == codex::core::reason::kSessionBusy);
     CHECK(l.status().message().find("codex pid 4242 on some-other-host since") !=
           std::string::npos);
     InsertLease(path, kSession, 4242, "some-other-host", NowMs() - core::kLeaseStaleMs - 1'000);
@@ -314,14 +310,14 @@ TEST_CASE("Lease: rm and archive refuse a session a live turn holds; purge skips
 
   auto rm = store->Remove(held.id);
   REQUIRE_FALSE(rm.ok());
-  CHECK(rm.status().reason() == codex::StatusReason::kSessionBusy);
+  CHECK(rm.status().reason() == codex::core::reason::kSessionBusy);
   CHECK(rm.status().message().rfind("session " + held.id +
                                         " is busy: a turn is running in codex pid " +
                                         std::to_string(::getpid()) + " on ",
                                     0) == 0);
   CHECK(rm.status().message().find("wait for it to end, then run this again") != std::string::npos);
   auto archived = store->Archive(held.id);
-  CHECK(archived.reason() == codex::StatusReason::kSessionBusy);
+  CHECK(archived.reason() == codex::core::reason::kSessionBusy);
   // Nothing changed: the session, its item and its lease are all there.
   auto still = store->FindSession(held.id);
   REQUIRE(still.ok());
@@ -369,7 +365,7 @@ TEST_CASE("Lease: a gone holder's lease does not block rm, archive or purge") {
   CHECK(store->Remove(a.id).ok());
   CHECK(store->Archive(b.id).ok());
   auto live = store->Remove(c.id);
-  CHECK(live.status().reason() == codex::StatusReason::kSessionBusy);
+  CHECK(live.status().reason() == codex::core::reason::kSessionBusy);
   CHECK(live.status().message().find("codex pid 4242 on some-other-host") != std::string::npos);
   codex::storage::RemoveStats stats;
   auto purged = store->Purge(PurgeEverything(false), &stats);
@@ -424,7 +420,7 @@ TEST_CASE("Lease: no session vanishes while a turn holds its lease (racing rm)")
         gone[i] = true;
         ++removed;
       } else {
-        REQUIRE(r.status().reason() == codex::StatusReason::kSessionBusy);
+        REQUIRE(r.status().reason() == codex::core::reason::kSessionBusy);
         ++refused;
       }
     }

@@ -8,7 +8,7 @@
 
 #include "core/item.h"
 #include "storage/sqlite_session_store.h"
-#include "storage/store_test_support.h"
+#include "testing/store_test_support.h"
 #include "testing/temp_dir.h"
 
 using codex::StatusCode;

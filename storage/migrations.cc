@@ -5,11 +5,10 @@
 
 #include <set>
 
+#include "base/time.h"
 #include "storage/sqlite_util.h"
 
 namespace codex::storage {
-
-using internal::NowMs;
 
 std::string MigrationChecksum(std::string_view sql) {
   unsigned char digest[EVP_MAX_MD_SIZE];

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "base/strings.h"
 #include "storage/fts_tokenizer.h"
 #include "storage/search_text.h"
 
@@ -17,29 +18,6 @@ using Token = FtsToken;
 
 // SQLite's FTS5 tokens (storage/fts_tokenizer.h): the same words, folded alike.
 std::vector<Token> Tokens(std::string_view text) { return FtsTokens(text); }
-
-// Length of the valid UTF-8 sequence at s[i], 0 when invalid.
-size_t Utf8Length(std::string_view s, size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  size_t n = 0;
-  if (c < 0x80) return 1;
-  if ((c & 0xE0) == 0xC0 && c >= 0xC2)
-    n = 2;
-  else if ((c & 0xF0) == 0xE0)
-    n = 3;
-  else if ((c & 0xF8) == 0xF0 && c <= 0xF4)
-    n = 4;
-  else
-    return 0;
-  if (i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k) {
-    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
-  }
-  const auto c1 = static_cast<unsigned char>(s[i + 1]);
-  if (n == 3 && ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0))) return 0;
-  if (n == 4 && ((c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 >= 0x90))) return 0;
-  return n;
-}
 
 std::string Quote(std::string_view lexeme) {
   std::string out = "'";
@@ -58,7 +36,7 @@ std::string CleanText(std::string text) {
       text[i++] = ' ';
       continue;
     }
-    const size_t n = Utf8Length(text, i);
+    const size_t n = DecodeUtf8(text, i);
     if (n == 0) {
       text[i++] = ' ';
     } else {

@@ -1,5 +1,6 @@
 // PostgresSessionStore: importing rollouts and copying sessions between stores.
 
+#include "base/strings.h"
 #include "storage/postgres_session_store.h"
 #include "storage/postgres_store_internal.h"
 
@@ -9,10 +10,9 @@ using namespace postgres_internal;  // NOLINT(google-build-using-namespace)
 
 Result<bool> PostgresSessionStore::ImportSession(const ImportedSession& session) {
   RETURN_IF_ERROR(CheckImport(session));
-  const std::string sid = ToLower(session.spec.id);
+  const std::string sid = Lower(session.spec.id);
   return Transaction(*conn_, "importing " + sid, [&]() -> Result<bool> {
-    const int64_t created =
-        session.spec.created_at_ms != 0 ? session.spec.created_at_ms : LocalNowMs();
+    const int64_t created = session.spec.created_at_ms != 0 ? session.spec.created_at_ms : NowMs();
     const int64_t updated = std::max(created, session.updated_at_ms);
     int64_t tokens = 0;
     for (const core::TurnRecord& t : session.turns) tokens += t.usage.total_tokens;
@@ -52,7 +52,7 @@ Result<bool> PostgresSessionStore::ImportSession(const ImportedSession& session)
 
 Result<bool> PostgresSessionStore::CopySession(const SessionCopy& copy) {
   RETURN_IF_ERROR(CheckCopy(copy));
-  const std::string sid = ToLower(copy.info.id);
+  const std::string sid = Lower(copy.info.id);
   return Transaction(*conn_, "copying " + sid, [&]() -> Result<bool> {
     const SessionInfo& info = copy.info;
     Rows ins = conn_->Exec(

@@ -1,6 +1,7 @@
 // PostgresSessionStore: reading sessions back (find, latest, list, chains,
 // tree, turns, events, show).
 
+#include "base/strings.h"
 #include "storage/postgres_session_store.h"
 #include "storage/postgres_store_internal.h"
 
@@ -9,10 +10,10 @@ namespace codex::storage {
 using namespace postgres_internal;  // NOLINT(google-build-using-namespace)
 
 Result<SessionInfo> PostgresSessionStore::FindSession(std::string_view id_or_name) {
-  const std::string key(TrimView(id_or_name));
+  const std::string key(Trim(id_or_name));
   if (key.empty()) return InvalidArgumentError("empty session id; give an id, a prefix or a name");
   return Read(*conn_, "finding a session", [&]() -> Result<SessionInfo> {
-    const std::string lower = ToLower(key);
+    const std::string lower = Lower(key);
     if (auto s = SessionById(*conn_, lower)) return *s;
     {
       Rows q = conn_->Exec(std::string("SELECT ") + kSessionCols + " FROM sessions WHERE name = $1",

@@ -13,6 +13,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "base/strings.h"
 #include "core/context_budget.h"
 #include "core/item.h"
 #include "core/store_location.h"
@@ -74,7 +75,7 @@ class PgMigrationTarget final : public MigrationTarget {
       conn_.Exec(
           "INSERT INTO schema_migrations(version, name, checksum, applied_at_ms)"
           " VALUES ($1, $2, $3, $4)",
-          {P(m.version), P(m.name), P(checksum), P(LocalNowMs())});
+          {P(m.version), P(m.name), P(checksum), P(NowMs())});
       return OkStatus();
     });
   }
@@ -243,7 +244,7 @@ Result<std::unique_ptr<PostgresSessionStore>> PostgresSessionStore::Open(const s
 
 Result<SessionInfo> PostgresSessionStore::CreateSession(const core::NewSession& spec) {
   SessionInfo s;
-  s.id = spec.id.empty() ? core::NewUuidV7() : ToLower(spec.id);
+  s.id = spec.id.empty() ? core::NewUuidV7() : Lower(spec.id);
   if (!core::LooksLikeUuid(s.id)) {
     return InvalidArgumentError("session id '" + spec.id + "' is not a UUID");
   }
@@ -254,7 +255,7 @@ Result<SessionInfo> PostgresSessionStore::CreateSession(const core::NewSession& 
   s.provider = spec.provider;
   s.title = spec.title;
   s.source = spec.source.empty() ? "exec" : spec.source;
-  s.created_at_ms = spec.created_at_ms != 0 ? spec.created_at_ms : LocalNowMs();
+  s.created_at_ms = spec.created_at_ms != 0 ? spec.created_at_ms : NowMs();
   s.updated_at_ms = s.created_at_ms;
   return Transaction(*conn_, "creating a session", [&]() -> Result<SessionInfo> {
     SessionInfo out = s;
@@ -345,7 +346,7 @@ Result<std::vector<int64_t>> PostgresSessionStore::Append(std::string_view sessi
                                                           std::string_view turn_id,
                                                           const std::vector<Item>& items) {
   const std::string sid(session_id);
-  const int64_t now = LocalNowMs();
+  const int64_t now = NowMs();
   std::vector<ImportedItem> batch;
   batch.reserve(items.size());
   for (const Item& item : items) batch.push_back({std::string(turn_id), now, item});
@@ -383,7 +384,7 @@ Status PostgresSessionStore::MoveHead(std::string_view session_id,
       }
     }
     conn_->Exec("UPDATE sessions SET head_item_id = $1, updated_at_ms = $2 WHERE id = $3",
-                {P(new_head), P(LocalNowMs()), P(sid)});
+                {P(new_head), P(NowMs()), P(sid)});
     return OkStatus();
   });
 }
@@ -427,8 +428,7 @@ Status PostgresSessionStore::RecordEvent(std::string_view session_id, std::strin
     conn_->Exec(
         "INSERT INTO events(session_id, turn_id, type, payload, created_at_ms)"
         " VALUES ($1, $2, $3, $4, $5)",
-        {P(sid), P(turn_id), P(type), P(pg::CleanText(std::string(payload_json))),
-         P(LocalNowMs())});
+        {P(sid), P(turn_id), P(type), P(pg::CleanText(std::string(payload_json))), P(NowMs())});
     return OkStatus();
   });
 }
@@ -444,7 +444,7 @@ Result<SessionInfo> PostgresSessionStore::Fork(std::string_view session_id,
                        LoadChain(*conn_, parent.head_item_id, false));
       ASSIGN_OR_RETURN(head, ForkHeadAtTurn(sid, history, *at_turn));
     }
-    SessionInfo fork = NewFork(parent, head, LocalNowMs());
+    SessionInfo fork = NewFork(parent, head, NowMs());
     conn_->Exec(
         "INSERT INTO sessions(id, head_item_id, forked_from_session, forked_from_item, cwd,"
         " model, provider, title, source, created_at_ms, updated_at_ms, host, project)"
@@ -492,11 +492,11 @@ Status PostgresSessionStore::Unarchive(std::string_view id) {
 
 Status PostgresSessionStore::Rename(std::string_view id, std::string_view name) {
   const std::string sid(id);
-  const std::string new_name(TrimView(name));
+  const std::string new_name(Trim(name));
   if (new_name.find('\n') != std::string::npos) {
     return InvalidArgumentError("a session name must be one line");
   }
-  if (LooksLikeHexPrefix(ToLower(new_name))) {
+  if (LooksLikeHexPrefix(Lower(new_name))) {
     return InvalidArgumentError("'" + new_name +
                                 "' could be read as a session id prefix (only hex digits and "
                                 "'-'); choose a name with another letter in it");

@@ -20,6 +20,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "base/time.h"
 #include "core/context_budget.h"
 #include "core/item.h"
 #include "core/store_location.h"
@@ -56,19 +57,11 @@ using internal::ScopeOf;
 using internal::SessionAdvanced;
 using internal::SkipLeased;
 using internal::TitleFromItems;
-using internal::ToLower;
 using internal::TreeOrder;
-using internal::TrimView;
 using internal::TurnStatusFromName;
 using internal::UnknownSession;
 
 namespace postgres_internal {
-
-inline int64_t LocalNowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // The server's wall clock in ms: lease times across hosts use one clock.
 inline constexpr const char* kServerNowMs =

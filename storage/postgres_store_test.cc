@@ -1,5 +1,5 @@
 // PostgresSessionStore's own promises, against the private server
-// (storage/pg_test_server.h): migrations with checksums, newer-schema
+// (testing/pg_test_server.h): migrations with checksums, newer-schema
 // refusal and concurrent first opens; URLs and passwords never in messages;
 // a lost connection or a stopped server. The shared contract is tested by
 // the storage tests' PostgreSQL runs (storage_test_postgresql, ...).
@@ -24,13 +24,14 @@
 
 #include "core/item.h"
 #include "storage/migrations.h"
-#include "storage/pg_test_server.h"
 #include "storage/postgres_session_store.h"
-#include "storage/store_test_support.h"
+#include "testing/pg_test_server.h"
+#include "testing/store_test_support.h"
 
 using codex::StatusCode;
 using codex::storage::PostgresSessionStore;
 using codex::storage::RedactPostgresUrl;
+using codex::storage::testing::OpenOrDie;
 using codex::storage::testing::PgTestServer;
 using codex::storage::testing::QueryInt;
 namespace core = codex::core;
@@ -40,13 +41,6 @@ namespace {
 PgTestServer& Server() {
   REQUIRE(codex::storage::testing::IsPostgres());  // exits 4 when no server binaries
   return *PgTestServer::Get(nullptr);
-}
-
-std::unique_ptr<PostgresSessionStore> OpenOrDie(const std::string& url) {
-  auto store = PostgresSessionStore::Open(url);
-  INFO(store.status().ToString());
-  REQUIRE(store.ok());
-  return std::move(store).value();
 }
 
 std::string DatabaseName(const std::string& url) {
@@ -81,7 +75,7 @@ TEST_CASE("A server that cannot be reached is one clear line without the passwor
 TEST_CASE(
     "PostgreSQL migrations: recorded with checksums, an edited one and a newer schema refused") {
   const std::string url = Server().NewDatabase();
-  { auto store = OpenOrDie(url); }
+  { auto store = OpenOrDie<PostgresSessionStore>(url); }
   const auto& migrations = codex::storage::internal::EmbeddedPostgresMigrations();
   REQUIRE_FALSE(migrations.empty());
   CHECK(QueryInt(url, "SELECT count(*) FROM schema_migrations") ==
@@ -89,7 +83,7 @@ TEST_CASE(
   CHECK(QueryInt(url, "SELECT count(*) FROM schema_migrations WHERE checksum = '" +
                           codex::storage::MigrationChecksum(migrations[0].sql) + "'") == 1);
   // Reopening applies nothing again.
-  { auto again = OpenOrDie(url); }
+  { auto again = OpenOrDie<PostgresSessionStore>(url); }
   CHECK(QueryInt(url, "SELECT count(*) FROM schema_migrations") ==
         static_cast<int64_t>(migrations.size()));
 
@@ -145,7 +139,7 @@ TEST_CASE("Eight processes opening a new PostgreSQL database at once all succeed
 TEST_CASE("A connection killed by the server is re-established; nothing committed is lost") {
   PgTestServer& server = Server();
   const std::string url = server.NewDatabase();
-  auto store = OpenOrDie(url);
+  auto store = OpenOrDie<PostgresSessionStore>(url);
   core::NewSession spec;
   spec.items = {core::UserMessage("before")};
   auto s = store->CreateSession(spec);
@@ -167,7 +161,7 @@ TEST_CASE("A connection killed by the server is re-established; nothing committe
 TEST_CASE("A stopped server: bounded retries, then one clear line; after restart all is there") {
   PgTestServer& server = Server();
   const std::string url = server.NewDatabase();
-  auto store = OpenOrDie(url);
+  auto store = OpenOrDie<PostgresSessionStore>(url);
   core::NewSession spec;
   spec.items = {core::UserMessage("kept")};
   auto s = store->CreateSession(spec);
@@ -230,7 +224,7 @@ TEST_CASE("A read-only PostgreSQL store reads and refuses every write") {
   const std::string url = Server().NewDatabase();
   std::string id;
   {
-    auto store = OpenOrDie(url);
+    auto store = OpenOrDie<PostgresSessionStore>(url);
     core::NewSession spec;
     spec.items = {core::UserMessage("hello")};
     auto s = store->CreateSession(spec);
@@ -307,7 +301,7 @@ TEST_CASE("Search rows indexed with the earlier folding are re-indexed at the ne
   const std::string url = Server().NewDatabase();
   std::string id;
   {
-    auto store = OpenOrDie(url);
+    auto store = OpenOrDie<PostgresSessionStore>(url);
     core::NewSession spec;
     spec.items = {core::UserMessage("un Café à l'École")};
     auto s = store->CreateSession(spec);
@@ -319,7 +313,7 @@ TEST_CASE("Search rows indexed with the earlier folding are re-indexed at the ne
            "UPDATE items_search SET tsv = '''Café'':2 ''un'':1 ''École'':5'::tsvector,"
            " folding = 1");
   CHECK(QueryInt(url, "SELECT count(*) FROM items_search WHERE folding < 3") == 1);
-  auto store = OpenOrDie(url);
+  auto store = OpenOrDie<PostgresSessionStore>(url);
   CHECK(QueryInt(url, "SELECT count(*) FROM items_search WHERE folding < 3") == 0);
   codex::storage::SearchQuery q;
   q.text = "cafe ecole";
@@ -473,7 +467,7 @@ TEST_CASE("A database at schema version 3 upgrades: items_search loses its text,
        "', to_tsvector('simple', '" + text + "'), 2)");
   PQfinish(admin);
 
-  auto store = OpenOrDie(url);
+  auto store = OpenOrDie<PostgresSessionStore>(url);
   CHECK(QueryInt(url, "SELECT max(version) FROM schema_migrations") == 4);
   CHECK(QueryInt(url,
                  "SELECT count(*) FROM information_schema.columns"
@@ -509,7 +503,7 @@ TEST_CASE("Connections carry TCP keepalives (idle 15 s) unless the URL says othe
   tcp_url.replace(tcp_url.find(host), host.size(),
                   "host=127.0.0.1&port=" + std::to_string(relay.port()));
   {
-    auto store = OpenOrDie(tcp_url);
+    auto store = OpenOrDie<PostgresSessionStore>(tcp_url);
     CHECK(store->ListSessions({}).ok());
     const std::vector<long> timers = KeepaliveTimers(relay.port());
     REQUIRE(timers.size() == 1);
@@ -517,14 +511,14 @@ TEST_CASE("Connections carry TCP keepalives (idle 15 s) unless the URL says othe
     CHECK(timers[0] <= 15 * 100);
   }
   {
-    auto store = OpenOrDie(tcp_url + "&keepalives_idle=600");
+    auto store = OpenOrDie<PostgresSessionStore>(tcp_url + "&keepalives_idle=600");
     CHECK(store->ListSessions({}).ok());
     const std::vector<long> timers = KeepaliveTimers(relay.port());
     REQUIRE(timers.size() == 1);
     CHECK(timers[0] > 15 * 100);
   }
   {
-    auto store = OpenOrDie(tcp_url + "&keepalives=0");
+    auto store = OpenOrDie<PostgresSessionStore>(tcp_url + "&keepalives=0");
     CHECK(store->ListSessions({}).ok());
     CHECK(KeepaliveTimers(relay.port()) == std::vector<long>{-1});
   }

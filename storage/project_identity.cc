@@ -12,23 +12,13 @@
 #include <optional>
 #include <system_error>
 
+#include "base/strings.h"
+
 namespace codex::storage {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // The text of the regular file `p` (symlinks followed), nullopt for anything
 // else: the workspace is the model's to write, and a FIFO planted as

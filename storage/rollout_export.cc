@@ -20,7 +20,7 @@ namespace {
 class LineWriter {
  public:
   void Add(int64_t ts, std::string_view type, std::string_view payload) {
-    out_ += "{\"timestamp\":\"" + FormatTimestamp(ts) + "\",\"ordinal\":";
+    out_ += "{\"timestamp\":\"" + FormatRfc3339Ms(ts) + "\",\"ordinal\":";
     out_ += std::to_string(ordinal_++);
     out_ += ",\"type\":\"";
     out_ += type;
@@ -68,7 +68,7 @@ Json SessionMeta(const core::SessionInfo& s) {
   const std::string instructions(core::BaseInstructions());
   Json meta = {{"session_id", s.id},
                {"id", s.id},
-               {"timestamp", FormatTimestamp(s.created_at_ms)},
+               {"timestamp", FormatRfc3339Ms(s.created_at_ms)},
                {"cwd", s.cwd},
                {"originator", s.source == "interactive" ? "codex_cli_rs" : "codex_exec"},
                {"cli_version", core::kCodexVersion},

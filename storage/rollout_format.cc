@@ -5,8 +5,6 @@
 
 namespace codex::storage::rollout_internal {
 
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
-
 size_t SkipWs(std::string_view s, size_t i) {
   while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) ++i;
   return i;
@@ -121,17 +119,6 @@ int64_t ParseTimestamp(const std::string& text) {
     ms += frac;
   }
   return ms;
-}
-
-std::string FormatTimestamp(int64_t ms) {
-  const std::time_t t = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[48];
-  std::snprintf(out, sizeof out, "%s.%03dZ", buf, static_cast<int>(ms % 1000));
-  return out;
 }
 
 std::string StringField(const Json& j, const char* key) {

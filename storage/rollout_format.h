@@ -11,7 +11,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/json.h"
 #include "base/status.h"
+#include "base/time.h"
 #include "core/token_usage.h"
 #include "storage/rollout.h"
 #include "storage/session_database.h"
@@ -19,9 +21,6 @@
 namespace codex::storage::rollout_internal {
 
 using Json = nlohmann::ordered_json;
-
-// Compact JSON text; invalid UTF-8 is replaced, never thrown on.
-std::string Dump(const Json& j);
 
 // The index of the first non-whitespace byte of `s` at or after `i`.
 size_t SkipWs(std::string_view s, size_t i);
@@ -35,7 +34,6 @@ std::vector<std::string_view> RawElements(std::string_view arr);
 // "2026-11-21T05:44:45.282Z" (or +00:00, or no fraction) -> Unix ms; 0 if unparsable.
 int64_t ParseTimestamp(const std::string& text);
 // Unix ms -> "2026-11-21T05:44:45.282Z".
-std::string FormatTimestamp(int64_t ms);
 
 // j[key] when `j` is an object and it is a string, else "".
 std::string StringField(const Json& j, const char* key);

@@ -35,8 +35,8 @@ std::string Header(const core::SessionInfo& s) {
   out += "- session: `" + s.id + "`" + (s.name.empty() ? "" : " (" + s.name + ")") + "\n";
   out += "- cwd: `" + s.cwd + "`\n";
   out += "- model: " + s.model + " (" + s.provider + ")\n";
-  out += "- created: " + FormatTimestamp(s.created_at_ms) + ", updated " +
-         FormatTimestamp(s.updated_at_ms) + "\n";
+  out += "- created: " + FormatRfc3339Ms(s.created_at_ms) + ", updated " +
+         FormatRfc3339Ms(s.updated_at_ms) + "\n";
   if (!s.forked_from_session.empty()) {
     out += "- forked from: `" + s.forked_from_session + "`\n";
   }

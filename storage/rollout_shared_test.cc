@@ -10,7 +10,7 @@
 
 #include "core/item.h"
 #include "storage/rollout.h"
-#include "storage/store_test_support.h"
+#include "testing/store_test_support.h"
 #include "testing/temp_dir.h"
 #include "testing/test_data.h"
 

@@ -9,7 +9,8 @@
 
 #include "core/item.h"
 #include "storage/sqlite_session_store.h"
-#include "storage/store_test_support.h"
+#include "testing/files.h"
+#include "testing/store_test_support.h"
 #include "testing/temp_dir.h"
 
 using codex::StatusCode;
@@ -99,9 +100,9 @@ std::string MakeRichSession(SessionDatabase& store) {
   return s->id;
 }
 
-std::string WriteFile(const StoreDir& dir, const std::string& name, const std::string& text) {
+std::string WriteInDir(const StoreDir& dir, const std::string& name, const std::string& text) {
   const std::string path = dir.File(name);
-  std::ofstream(path, std::ios::binary) << text;
+  ::codex::testing::WriteFile(path, text);
   return path;
 }
 
@@ -121,7 +122,7 @@ TEST_CASE("Export then import keeps every item body byte for byte") {
   auto jsonl = storage::ExportSession(*src, id, ExportFormat::kJsonl);
   INFO(jsonl.status().ToString());
   REQUIRE(jsonl.ok());
-  const std::string path = WriteFile(dir, "out.jsonl", *jsonl);
+  const std::string path = WriteInDir(dir, "out.jsonl", *jsonl);
 
   auto dst = OpenOrDie(dir.Store("dst.db"));
   auto outcome = storage::ImportRolloutFile(*dst, path);
@@ -210,20 +211,21 @@ TEST_CASE("Import rejects malformed files with file and line") {
   auto store = OpenOrDie(dir.Store("s.db"));
   const std::string meta =
       R"({"timestamp":"2026-01-02T03:04:05.678Z","type":"session_meta","payload":{"id":"01900000-0000-7000-8000-0000000000ab","cwd":"/x","timestamp":"2026-01-02T03:04:05.000Z"}})";
-  auto bad_json = storage::ImportRolloutFile(*store, WriteFile(dir, "a.jsonl", meta + "\n{oops\n"));
+  auto bad_json =
+      storage::ImportRolloutFile(*store, WriteInDir(dir, "a.jsonl", meta + "\n{oops\n"));
   REQUIRE_FALSE(bad_json.ok());
   CHECK(bad_json.status().code() == StatusCode::kInvalidArgument);
   CHECK(bad_json.status().message().find("a.jsonl:2:") != std::string::npos);
 
   auto no_meta = storage::ImportRolloutFile(
       *store,
-      WriteFile(dir, "b.jsonl", R"({"type":"response_item","payload":{"type":"message"}})"));
+      WriteInDir(dir, "b.jsonl", R"({"type":"response_item","payload":{"type":"message"}})"));
   REQUIRE_FALSE(no_meta.ok());
   CHECK(no_meta.status().message().find("no session_meta") != std::string::npos);
 
   auto bad_item = storage::ImportRolloutFile(
       *store,
-      WriteFile(dir, "c.jsonl", meta + "\n" + R"({"type":"response_item","payload":{"x":1}})"));
+      WriteInDir(dir, "c.jsonl", meta + "\n" + R"({"type":"response_item","payload":{"x":1}})"));
   REQUIRE_FALSE(bad_item.ok());
   CHECK(bad_item.status().message().find("c.jsonl:2:") != std::string::npos);
   // Nothing was imported by the failures.
@@ -233,7 +235,7 @@ TEST_CASE("Import rejects malformed files with file and line") {
   // A field of the wrong type is an error, not an exception.
   auto bad_type = storage::ImportRolloutFile(
       *store,
-      WriteFile(
+      WriteInDir(
           dir, "e.jsonl",
           meta + "\n" + R"({"type":"codex_turn","payload":{"turn_id":"t","started_at_ms":"x"}})"));
   REQUIRE_FALSE(bad_type.ok());
@@ -246,7 +248,7 @@ TEST_CASE("Import rejects malformed files with file and line") {
   CHECK(missing.errors[0].message().find("nope: no such file or directory") != std::string::npos);
 
   // A minimal valid file: timestamps come from the meta line.
-  auto ok = storage::ImportRolloutFile(*store, WriteFile(dir, "d.jsonl", meta + "\n"));
+  auto ok = storage::ImportRolloutFile(*store, WriteInDir(dir, "d.jsonl", meta + "\n"));
   REQUIRE(ok.ok());
   auto s = store->FindSession("01900000-0000-7000-8000-0000000000ab");
   REQUIRE(s.ok());
@@ -297,8 +299,8 @@ TEST_CASE("A rollout cut off by a crash imports every complete line and names wh
   for (size_t cut : {size_t{1}, torn.size() / 2, torn.size() - 1}) {
     INFO("cut at " << cut);
     auto store = OpenOrDie(dir.Store("cut" + std::to_string(cut) + ".db"));
-    auto outcome =
-        storage::ImportRolloutFile(*store, WriteFile(dir, "cut.jsonl", head + torn.substr(0, cut)));
+    auto outcome = storage::ImportRolloutFile(
+        *store, WriteInDir(dir, "cut.jsonl", head + torn.substr(0, cut)));
     INFO(outcome.status().ToString());
     REQUIRE(outcome.ok());
     CHECK(outcome->imported);
@@ -309,7 +311,7 @@ TEST_CASE("A rollout cut off by a crash imports every complete line and names wh
     auto again = storage::ExportSession(*store, id, ExportFormat::kJsonl);
     REQUIRE(again.ok());
     auto whole = OpenOrDie(dir.Store("whole" + std::to_string(cut) + ".db"));
-    auto ref = storage::ImportRolloutFile(*whole, WriteFile(dir, "head.jsonl", head));
+    auto ref = storage::ImportRolloutFile(*whole, WriteInDir(dir, "head.jsonl", head));
     REQUIRE(ref.ok());
     CHECK_FALSE(ref->dropped_tail.has_value());
     auto ref_text = storage::ExportSession(*whole, id, ExportFormat::kJsonl);
@@ -318,12 +320,12 @@ TEST_CASE("A rollout cut off by a crash imports every complete line and names wh
   }
   // A complete last line without its newline is kept, not dropped.
   auto store = OpenOrDie(dir.Store("complete.db"));
-  auto complete = storage::ImportRolloutFile(*store, WriteFile(dir, "c.jsonl", head + torn));
+  auto complete = storage::ImportRolloutFile(*store, WriteInDir(dir, "c.jsonl", head + torn));
   REQUIRE(complete.ok());
   CHECK_FALSE(complete->dropped_tail.has_value());
   // A torn line that is not the last is damage, not a crash: refused with its line number.
   auto middle = storage::ImportRolloutFile(
-      *store, WriteFile(dir, "m.jsonl", head + torn.substr(0, 10) + "\n" + torn + "\n"));
+      *store, WriteInDir(dir, "m.jsonl", head + torn.substr(0, 10) + "\n" + torn + "\n"));
   REQUIRE_FALSE(middle.ok());
   CHECK(middle.status().message().find("m.jsonl:" + std::to_string(last_item + 1) + ":") !=
         std::string::npos);
@@ -332,10 +334,10 @@ TEST_CASE("A rollout cut off by a crash imports every complete line and names wh
 TEST_CASE("CollectRolloutFiles walks directories recursively for .jsonl") {
   StoreDir dir;
   std::filesystem::create_directories(dir.File("2026/01/02"));
-  WriteFile(dir, "2026/01/02/rollout-b.jsonl", "");
-  WriteFile(dir, "2026/01/02/notes.txt", "");
-  WriteFile(dir, "2026/rollout-a.jsonl", "");
-  const std::string explicit_file = WriteFile(dir, "x.txt", "");
+  WriteInDir(dir, "2026/01/02/rollout-b.jsonl", "");
+  WriteInDir(dir, "2026/01/02/notes.txt", "");
+  WriteInDir(dir, "2026/rollout-a.jsonl", "");
+  const std::string explicit_file = WriteInDir(dir, "x.txt", "");
   auto collected = storage::CollectRolloutFiles({dir.File("2026"), explicit_file});
   CHECK(collected.errors.empty());
   const auto& files = collected.files;
@@ -376,7 +378,7 @@ TEST_CASE("Imported turns and title follow core/transcript.h on tricky user mess
           R"({"type":"message","role":"assistant","content":[{"type":"output_text","text":"a cat"}]})") +
       // Looks like a marker but is not one: turn 2, and the title.
       user("# AGENTS.md is out of date, please fix it");
-  auto imported = storage::ImportRolloutFile(*store, WriteFile(dir, "tricky.jsonl", text));
+  auto imported = storage::ImportRolloutFile(*store, WriteInDir(dir, "tricky.jsonl", text));
   INFO(imported.status().ToString());
   REQUIRE(imported.ok());
   auto s = store->FindSession(id);

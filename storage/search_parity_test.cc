@@ -1,4 +1,4 @@
-// Search promises both backends keep alike (storage/store_test_support.h):
+// Search promises both backends keep alike (testing/store_test_support.h):
 // the same folding of words, and hits credited to every live session that
 // holds an item, through fork lineages whose sessions were removed.
 #include <catch2/catch.hpp>
@@ -6,25 +6,18 @@
 #include <set>
 
 #include "core/item.h"
-#include "storage/store_test_support.h"
+#include "testing/store_test_support.h"
 
 using codex::core::NewSession;
 using codex::core::SessionInfo;
 using codex::storage::SearchHit;
 using codex::storage::SearchQuery;
 using codex::storage::SessionDatabase;
-using codex::storage::testing::OpenStore;
+using codex::storage::testing::OpenOrDie;
 using codex::storage::testing::StoreDir;
 namespace core = codex::core;
 
 namespace {
-
-std::unique_ptr<SessionDatabase> OpenOrDie(StoreDir& dir) {
-  auto store = OpenStore(dir.Store("s.db"));
-  INFO(store.status().ToString());
-  REQUIRE(store.ok());
-  return std::move(store).value();
-}
 
 SessionInfo Create(SessionDatabase& store, const std::string& text) {
   NewSession spec;
@@ -56,7 +49,7 @@ std::set<std::string> Holders(const std::vector<SearchHit>& hits) {
 
 TEST_CASE("Search folds case and diacritics the same on both backends") {
   StoreDir dir;
-  auto store = OpenOrDie(dir);
+  auto store = OpenOrDie(dir.Store("s.db"));
   const SessionInfo s = Create(*store, "Le CAFÉ de l'École, naïve idée");
   for (const char* q : {"cafe", "café", "CAFE", "ecole", "École", "naive", "\"l ecole\"", "id*"}) {
     INFO(q);
@@ -69,7 +62,7 @@ TEST_CASE("Search folds case and diacritics the same on both backends") {
 
 TEST_CASE("A hit is credited through fork lineages after their sessions are removed") {
   StoreDir dir;
-  auto store = OpenOrDie(dir);
+  auto store = OpenOrDie(dir.Store("s.db"));
   const SessionInfo a = Create(*store, "axolotl from the root");
   auto b = store->Fork(a.id, std::nullopt);
   REQUIRE(b.ok());
@@ -119,7 +112,7 @@ const std::vector<std::pair<std::string, std::string>>& Documents() {
 
 TEST_CASE("One search semantics on both backends: punctuation, emoji, long words, CJK, accents") {
   StoreDir dir;
-  auto store = OpenOrDie(dir);
+  auto store = OpenOrDie(dir.Store("s.db"));
   std::map<std::string, std::string> name_of;  // session id -> document name
   for (const auto& [name, text] : Documents()) name_of[Create(*store, text).id] = name;
   const std::string long_word(2048, 'q');
@@ -192,7 +185,7 @@ TEST_CASE("One search semantics on both backends: punctuation, emoji, long words
 
 TEST_CASE("Deep searches page through every hit once on both backends") {
   StoreDir dir;
-  auto store = OpenOrDie(dir);
+  auto store = OpenOrDie(dir.Store("s.db"));
   std::set<std::string> ids;
   for (int i = 0; i < 260; ++i) ids.insert(Create(*store, "yak number " + std::to_string(i)).id);
   SearchQuery q;

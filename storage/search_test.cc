@@ -13,22 +13,17 @@
 #include "storage/fts_tokenizer.h"
 #include "storage/search_text.h"
 #include "storage/sqlite_session_store.h"
+#include "testing/store_test_support.h"
 #include "testing/temp_dir.h"
 
 using codex::core::Item;
 using codex::core::SessionInfo;
 using codex::storage::SqliteSessionStore;
+using codex::storage::testing::OpenOrDie;
 using codex::testing::TempDir;
 namespace core = codex::core;
 
 namespace {
-
-std::unique_ptr<SqliteSessionStore> OpenOrDie(const std::string& path) {
-  auto store = SqliteSessionStore::Open(path);
-  INFO(store.status().ToString());
-  REQUIRE(store.ok());
-  return std::move(store).value();
-}
 
 SessionInfo Get(SqliteSessionStore& store, const std::string& id) {
   auto s = store.FindSession(id);
@@ -71,7 +66,7 @@ std::vector<Item> TurnItems(Words& words) {
 
 TEST_CASE("Search holders and turns match the sessions' histories over random fork trees") {
   TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  auto store = OpenOrDie<SqliteSessionStore>(dir.File("s.db"));
   Words words;
   std::mt19937 rng(20261123);
   std::vector<std::string> live;
@@ -178,7 +173,7 @@ TEST_CASE("Search holders and turns match the sessions' histories over random fo
 
 TEST_CASE("Search: a fork of a removed fork still finds the grandparent's and parent's text") {
   TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  auto store = OpenOrDie<SqliteSessionStore>(dir.File("s.db"));
   core::NewSession spec;
   spec.cwd = "/w";
   spec.items = {core::UserMessage("grandparent kestrel"), core::AssistantMessage("ok")};
@@ -206,7 +201,7 @@ TEST_CASE("Search: a fork of a removed fork still finds the grandparent's and pa
 
 TEST_CASE("Search fills its page past better matches no live session holds") {
   TempDir dir;
-  auto store = OpenOrDie(dir.File("s.db"));
+  auto store = OpenOrDie<SqliteSessionStore>(dir.File("s.db"));
   core::NewSession spec;
   spec.cwd = "/w";
   spec.items = {core::UserMessage("start")};
@@ -237,7 +232,7 @@ TEST_CASE("Search fills its page past better matches no live session holds") {
 TEST_CASE("Search ranks as FTS5's bm25(), newer first on a tie") {
   TempDir dir;
   const std::string path = dir.File("s.db");
-  auto store = OpenOrDie(path);
+  auto store = OpenOrDie<SqliteSessionStore>(path);
   core::NewSession spec;
   spec.cwd = "/w";
   spec.items = {core::UserMessage("badger")};

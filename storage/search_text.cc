@@ -8,8 +8,6 @@
 
 namespace codex::storage {
 
-using Json = nlohmann::json;
-
 namespace {
 
 void AppendLine(std::string& out, std::string_view text) {
@@ -19,7 +17,7 @@ void AppendLine(std::string& out, std::string_view text) {
 }
 
 // Every string leaf of `j`, in document order, one per line (keys skipped).
-void AppendStrings(std::string& out, const Json& j) {
+void AppendStrings(std::string& out, const nlohmann::json& j) {
   if (j.is_string()) {
     AppendLine(out, j.get_ref<const std::string&>());
   } else if (j.is_array() || j.is_object()) {
@@ -30,7 +28,7 @@ void AppendStrings(std::string& out, const Json& j) {
 }
 
 // A command array as one shell-like line: ["bash","-lc","ls -la"] -> "bash -lc ls -la".
-std::string JoinCommand(const Json& argv) {
+std::string JoinCommand(const nlohmann::json& argv) {
   std::string line;
   for (const auto& a : argv) {
     if (!a.is_string()) continue;
@@ -41,7 +39,7 @@ std::string JoinCommand(const Json& argv) {
 }
 
 // Text parts of a content/output array ({"text": ...} objects), or the string itself.
-void AppendContent(std::string& out, const Json& content) {
+void AppendContent(std::string& out, const nlohmann::json& content) {
   if (content.is_string()) {
     AppendLine(out, content.get_ref<const std::string&>());
     return;
@@ -60,7 +58,7 @@ void AppendContent(std::string& out, const Json& content) {
 // A tool's arguments (a JSON text): the command line when there is one,
 // then every other string value.
 void AppendArguments(std::string& out, const std::string& arguments) {
-  const Json args = Json::parse(arguments, nullptr, false);
+  const nlohmann::json args = nlohmann::json::parse(arguments, nullptr, false);
   if (args.is_discarded()) {
     AppendLine(out, arguments);
     return;
@@ -80,11 +78,11 @@ void AppendArguments(std::string& out, const std::string& arguments) {
 
 // A tool output: a string (possibly the JSON {"output": ..., "metadata": ...}
 // the shell tool returns) or an array of content parts.
-void AppendOutput(std::string& out, const Json& output) {
+void AppendOutput(std::string& out, const nlohmann::json& output) {
   if (output.is_string()) {
     const std::string& s = output.get_ref<const std::string&>();
     if (!s.empty() && s.front() == '{') {
-      const Json inner = Json::parse(s, nullptr, false);
+      const nlohmann::json inner = nlohmann::json::parse(s, nullptr, false);
       if (inner.is_object()) {
         auto o = inner.find("output");
         if (o != inner.end() && o->is_string()) {
@@ -119,44 +117,44 @@ std::string SearchText(const core::Item& item) {
     default:
       return {};
   }
-  const Json body = Json::parse(item.body, nullptr, false);
+  const nlohmann::json body = nlohmann::json::parse(item.body, nullptr, false);
   if (!body.is_object()) return {};
   std::string out;
-  auto field = [&](const char* name) -> const Json* {
+  auto field = [&](const char* name) -> const nlohmann::json* {
     auto it = body.find(name);
     return it == body.end() ? nullptr : &*it;
   };
   switch (item.kind) {
     case ItemKind::kMessage:
-      if (const Json* c = field("content")) AppendContent(out, *c);
+      if (const nlohmann::json* c = field("content")) AppendContent(out, *c);
       break;
     case ItemKind::kReasoning:
-      if (const Json* s = field("summary")) AppendContent(out, *s);
+      if (const nlohmann::json* s = field("summary")) AppendContent(out, *s);
       break;
     case ItemKind::kFunctionCall:
-      if (const Json* n = field("name"); n && n->is_string()) {
+      if (const nlohmann::json* n = field("name"); n && n->is_string()) {
         AppendLine(out, n->get_ref<const std::string&>());
       }
-      if (const Json* a = field("arguments"); a && a->is_string()) {
+      if (const nlohmann::json* a = field("arguments"); a && a->is_string()) {
         AppendArguments(out, a->get_ref<const std::string&>());
       }
       break;
     case ItemKind::kCustomToolCall:
-      if (const Json* n = field("name"); n && n->is_string()) {
+      if (const nlohmann::json* n = field("name"); n && n->is_string()) {
         AppendLine(out, n->get_ref<const std::string&>());
       }
-      if (const Json* in = field("input"); in && in->is_string()) {
+      if (const nlohmann::json* in = field("input"); in && in->is_string()) {
         AppendLine(out, in->get_ref<const std::string&>());
       }
       break;
     case ItemKind::kLocalShellCall:
-      if (const Json* a = field("action"); a && a->is_object()) {
+      if (const nlohmann::json* a = field("action"); a && a->is_object()) {
         auto c = a->find("command");
         if (c != a->end() && c->is_array()) AppendLine(out, JoinCommand(*c));
       }
       break;
     default:  // the outputs
-      if (const Json* o = field("output")) AppendOutput(out, *o);
+      if (const nlohmann::json* o = field("output")) AppendOutput(out, *o);
       break;
   }
   return out;

@@ -1,7 +1,7 @@
 // Where a session was made: its host and project (storage/project_identity.h),
 // and the directory filter of list, latest, search and purge across machines
 // whose checkouts of one repository live at different paths. Runs against
-// both backends (storage/store_test_support.h).
+// both backends (testing/store_test_support.h).
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -9,7 +9,8 @@
 #include "core/item.h"
 #include "core/session_lease.h"
 #include "storage/project_identity.h"
-#include "storage/store_test_support.h"
+#include "testing/files.h"
+#include "testing/store_test_support.h"
 #include "testing/temp_dir.h"
 
 using codex::core::ListQuery;
@@ -21,14 +22,10 @@ using codex::storage::SessionDatabase;
 using codex::storage::testing::OpenStore;
 using codex::storage::testing::StoreDir;
 using codex::testing::TempDir;
+using codex::testing::WriteFile;
 namespace fs = std::filesystem;
 
 namespace {
-
-void WriteFile(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-}
 
 // A checkout at `dir` whose config holds `config`.
 void Checkout(const fs::path& dir, const std::string& config) {

@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/strings.h"
 #include "core/context_budget.h"
 #include "core/uuid.h"
 #include "storage/migrations.h"
@@ -69,7 +70,7 @@ void WriteTurnsAndEvents(SQLite::Database& db, const std::string& sid,
 
 Result<bool> SqliteSessionStore::ImportSession(const ImportedSession& session) {
   RETURN_IF_ERROR(CheckImport(session));
-  const std::string sid = ToLower(session.spec.id);
+  const std::string sid = Lower(session.spec.id);
   return WithWriteTransaction(*db_, path_, "importing " + sid, [&]() -> Result<bool> {
     SQLite::Statement exists(*db_, "SELECT 1 FROM sessions WHERE id = ?");
     exists.bind(1, sid);
@@ -122,7 +123,7 @@ Result<bool> SqliteSessionStore::ImportSession(const ImportedSession& session) {
 // keys need; each part is a few binds of one prepared statement.
 Result<bool> SqliteSessionStore::CopySession(const SessionCopy& copy) {
   RETURN_IF_ERROR(CheckCopy(copy));
-  const std::string sid = ToLower(copy.info.id);
+  const std::string sid = Lower(copy.info.id);
   return WithWriteTransaction(*db_, path_, "copying " + sid, [&]() -> Result<bool> {
     SQLite::Statement exists(*db_, "SELECT 1 FROM sessions WHERE id = ?");
     exists.bind(1, sid);

@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/strings.h"
 #include "core/context_budget.h"
 #include "core/uuid.h"
 #include "storage/migrations.h"
@@ -36,10 +37,10 @@ namespace codex::storage {
 using namespace sqlite_internal;  // NOLINT(google-build-using-namespace)
 
 Result<SessionInfo> SqliteSessionStore::FindSession(std::string_view id_or_name) {
-  const std::string key(TrimView(id_or_name));
+  const std::string key(Trim(id_or_name));
   if (key.empty()) return InvalidArgumentError("empty session id; give an id, a prefix or a name");
   return Guarded(path_, "finding a session", [&]() -> Result<SessionInfo> {
-    const std::string lower = ToLower(key);
+    const std::string lower = Lower(key);
     {
       SQLite::Statement q(*db_,
                           std::string("SELECT ") + kSessionCols + " FROM sessions WHERE id = ?");

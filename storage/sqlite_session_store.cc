@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/strings.h"
 #include "core/context_budget.h"
 #include "core/uuid.h"
 #include "storage/fts_tokenizer.h"
@@ -109,15 +110,12 @@ std::string TitleFromText(std::string_view text) {
   std::string_view line;
   while (!text.empty()) {
     const size_t nl = text.find('\n');
-    line = TrimView(text.substr(0, nl));
+    line = Trim(text.substr(0, nl));
     if (!line.empty() || nl == std::string_view::npos) break;
     text.remove_prefix(nl + 1);
   }
   if (line.size() <= kTitleMaxBytes) return std::string(line);
-  size_t cut = kTitleMaxBytes;
-  // Do not split a UTF-8 sequence: back up over continuation bytes.
-  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(TrimView(line.substr(0, cut))) + "…";
+  return std::string(Trim(Utf8Prefix(line, kTitleMaxBytes))) + "…";
 }
 
 SqliteSessionStore::SqliteSessionStore(std::string path, std::unique_ptr<SQLite::Database> db,
@@ -301,7 +299,7 @@ Result<SessionInfo> SqliteSessionStore::GetById(std::string_view id) {
 
 Result<SessionInfo> SqliteSessionStore::CreateSession(const core::NewSession& spec) {
   SessionInfo s;
-  s.id = spec.id.empty() ? core::NewUuidV7() : ToLower(spec.id);
+  s.id = spec.id.empty() ? core::NewUuidV7() : Lower(spec.id);
   if (!core::LooksLikeUuid(s.id)) {
     return InvalidArgumentError("session id '" + spec.id + "' is not a UUID");
   }
@@ -701,11 +699,11 @@ Status SqliteSessionStore::Unarchive(std::string_view id) {
 
 Status SqliteSessionStore::Rename(std::string_view id, std::string_view name) {
   const std::string sid(id);
-  const std::string new_name(TrimView(name));
+  const std::string new_name(Trim(name));
   if (new_name.find('\n') != std::string::npos) {
     return InvalidArgumentError("a session name must be one line");
   }
-  if (LooksLikeHexPrefix(ToLower(new_name))) {
+  if (LooksLikeHexPrefix(Lower(new_name))) {
     return InvalidArgumentError("'" + new_name +
                                 "' could be read as a session id prefix (only hex digits and "
                                 "'-'); choose a name with another letter in it");

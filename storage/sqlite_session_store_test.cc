@@ -6,8 +6,9 @@
 #include <set>
 
 #include "core/item.h"
+#include "core/session_store.h"
 #include "core/uuid.h"
-#include "storage/store_test_support.h"
+#include "testing/store_test_support.h"
 #include "testing/temp_dir.h"
 
 using codex::StatusCode;
@@ -152,7 +153,7 @@ TEST_CASE("Append is compare-and-set on the head") {
   auto conflict = b->Append(s.id, first.back(), "t2", {codex::core::AssistantMessage("from b")});
   REQUIRE_FALSE(conflict.ok());
   CHECK(conflict.status().code() == StatusCode::kFailedPrecondition);
-  CHECK(conflict.status().reason() == codex::StatusReason::kSessionAdvanced);
+  CHECK(conflict.status().reason() == codex::core::reason::kSessionAdvanced);
   CHECK(conflict.status().message() ==
         "session " + s.id + " was advanced by another process; use 'codex fork " + s.id + "'");
   // Nothing of b's was written.
@@ -162,7 +163,7 @@ TEST_CASE("Append is compare-and-set on the head") {
                                                      codex::core::AssistantMessage("from a").body});
   // A stale nullopt head also conflicts.
   auto stale = b->Append(s.id, std::nullopt, "t", {codex::core::UserMessage("x")});
-  CHECK(stale.status().reason() == codex::StatusReason::kSessionAdvanced);
+  CHECK(stale.status().reason() == codex::core::reason::kSessionAdvanced);
   // Unknown session.
   auto missing = b->Append(codex::core::NewUuidV7(), std::nullopt, "t", {});
   CHECK(missing.status().code() == StatusCode::kNotFound);

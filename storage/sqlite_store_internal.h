@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/time.h"
 #include "core/context_budget.h"
 #include "storage/packed_text.h"
 #include "storage/search_text.h"
@@ -41,15 +42,12 @@ using internal::kRemovalKeepSql;
 using internal::LocalHost;
 using internal::LooksLikeHexPrefix;
 using internal::NewFork;
-using internal::NowMs;
 using internal::RefuseIfLeased;
 using internal::ScopeOf;
 using internal::SessionAdvanced;
 using internal::SkipLeased;
 using internal::TitleFromItems;
-using internal::ToLower;
 using internal::TreeOrder;
-using internal::TrimView;
 using internal::TurnStatusFromName;
 using internal::UnknownSession;
 using internal::WithWriteTransaction;

@@ -15,12 +15,6 @@
 
 namespace codex::storage::internal {
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 namespace {
 
 int ExtendedCode(const std::exception& e) {

@@ -19,8 +19,6 @@
 
 namespace codex::storage::internal {
 
-int64_t NowMs();
-
 // The Status for an exception thrown while doing `what` on the database at
 // `path`. SQLite errors keep their extended result code in the message;
 // corruption maps to kDataLoss, lock contention to kUnavailable.

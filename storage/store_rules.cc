@@ -3,8 +3,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "base/strings.h"
 #include "core/item.h"
 #include "core/session_lease.h"
+#include "core/session_store.h"
 #include "core/uuid.h"
 #include "storage/project_identity.h"
 
@@ -16,7 +18,7 @@ Status SessionAdvanced(std::string_view id) {
   std::string sid(id);
   Status s = FailedPreconditionError(
       "session " + sid + " was advanced by another process; use 'codex fork " + sid + "'");
-  s.WithReason(StatusReason::kSessionAdvanced);
+  s.WithReason(core::reason::kSessionAdvanced);
   return s;
 }
 
@@ -34,7 +36,7 @@ Status AmbiguousPrefix(std::string_view key, const std::vector<SessionInfo>& can
   if (candidates.size() > 10) list += "\n  ...";
   Status ambiguous = InvalidArgumentError("session prefix '" + std::string(key) +
                                           "' is ambiguous; give more characters of one of:" + list);
-  ambiguous.WithReason(StatusReason::kAmbiguousPrefix);
+  ambiguous.WithReason(core::reason::kAmbiguousPrefix);
   return ambiguous;
 }
 
@@ -59,7 +61,7 @@ std::vector<TreeNode> TreeOrder(SessionInfo root, std::vector<SessionInfo> desce
 }
 
 Status CheckImport(const ImportedSession& session) {
-  if (!core::LooksLikeUuid(ToLower(session.spec.id))) {
+  if (!core::LooksLikeUuid(Lower(session.spec.id))) {
     return InvalidArgumentError("imported session id '" + session.spec.id + "' is not a UUID");
   }
   for (const EventRecord& e : session.events) {
@@ -72,7 +74,7 @@ Status CheckImport(const ImportedSession& session) {
 }
 
 Status CheckCopy(const SessionCopy& copy) {
-  const std::string sid = ToLower(copy.info.id);
+  const std::string sid = Lower(copy.info.id);
   if (!core::LooksLikeUuid(sid)) {
     return InvalidArgumentError("copied session id '" + copy.info.id + "' is not a UUID");
   }
@@ -98,23 +100,6 @@ core::TurnStatus TurnStatusFromName(std::string_view s) {
   if (s == "failed") return core::TurnStatus::kFailed;
   if (s == "interrupted") return core::TurnStatus::kInterrupted;
   return core::TurnStatus::kCompleted;
-}
-
-std::string ToLower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
-std::string_view TrimView(std::string_view s) {
-  const auto is_space = [](char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-  };
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
 }
 
 bool LooksLikeHexPrefix(std::string_view s) {

@@ -23,8 +23,6 @@ Status UnknownSession(std::string_view id);
 // `candidates` (in id order; the first 10 are listed, "..." says there are more).
 Status AmbiguousPrefix(std::string_view key, const std::vector<core::SessionInfo>& candidates);
 core::TurnStatus TurnStatusFromName(std::string_view s);
-std::string ToLower(std::string_view s);
-std::string_view TrimView(std::string_view s);
 // Only hex digits and '-': could be read as a session id prefix.
 bool LooksLikeHexPrefix(std::string_view s);
 // The title for a session from the first real user message among `items`.

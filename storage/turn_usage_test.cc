@@ -5,22 +5,18 @@
 #include <chrono>
 #include <map>
 
+#include "base/time.h"
 #include "core/item.h"
-#include "storage/store_test_support.h"
+#include "testing/store_test_support.h"
 
 namespace core = codex::core;
+using codex::NowMs;
 using codex::storage::SessionDatabase;
 using codex::storage::TurnUsage;
 using codex::storage::testing::OpenOrDie;
 using codex::storage::testing::StoreDir;
 
 namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // Appends `items` to `id` in turn `turn`, recording a usage after each of
 // the first `requests` of them, then the turn itself.

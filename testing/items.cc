@@ -16,4 +16,10 @@ core::Item Decoded(std::string_view json) {
   return *std::move(item);
 }
 
+std::vector<core::Item> MinimalInitialContext(std::string_view approval_policy) {
+  return {core::DeveloperMessage("<permissions instructions>" + std::string(approval_policy) +
+                                 "</permissions instructions>"),
+          core::UserMessage("<environment_context>\n  <cwd>/p</cwd>\n</environment_context>")};
+}
+
 }  // namespace codex::testing

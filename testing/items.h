@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "core/item.h"
 
@@ -10,5 +11,10 @@ namespace codex::testing {
 // core::DecodeItem of `json`, which a test writes and must be valid: a
 // malformed fixture prints why and aborts the test binary.
 core::Item Decoded(std::string_view json);
+
+// A session's initial context as compaction tests need it: a permissions
+// developer message naming `approval_policy` and an environment context
+// for the working directory /p.
+std::vector<core::Item> MinimalInitialContext(std::string_view approval_policy = "never");
 
 }  // namespace codex::testing

@@ -1,5 +1,7 @@
 #include "testing/memory_session_store.h"
 
+#include "core/session_store.h"
+
 namespace codex::testing {
 
 using core::Item;
@@ -69,7 +71,7 @@ Result<std::vector<int64_t>> MemorySessionStore::Append(std::string_view session
                                                         const std::vector<Item>& items) {
   SessionInfo& s = sessions_[std::string(session_id)];
   if (s.head_item_id != expected_head) {
-    return FailedPreconditionError("advanced").WithReason(StatusReason::kSessionAdvanced);
+    return FailedPreconditionError("advanced").WithReason(core::reason::kSessionAdvanced);
   }
   std::vector<int64_t> ids;
   for (const Item& item : items) {

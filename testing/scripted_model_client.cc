@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/model_client.h"
+
 namespace codex::testing {
 
 namespace {
@@ -61,7 +63,7 @@ ScriptedModelClient::Step Drop(std::vector<core::Item> items) {
   return [items = std::move(items)](core::StreamObserver& observer) -> Result<core::ModelResponse> {
     for (const core::Item& item : items) RETURN_IF_ERROR(observer.OnOutputItemDone(item));
     return UnavailableError("stream closed before response.completed")
-        .WithReason(StatusReason::kStreamClosed);
+        .WithReason(core::reason::kStreamClosed);
   };
 }
 
@@ -76,7 +78,7 @@ Status ContextOverflow() {
   Status status = ResourceExhaustedError(
       "Your input exceeds the context window of this model. Please adjust your input and try "
       "again.");
-  status.WithReason(StatusReason::kContextLengthExceeded);
+  status.WithReason(core::reason::kContextLengthExceeded);
   return status;
 }
 

@@ -6,10 +6,6 @@
 //  - every case of cli_expectations.json (exit code, exact stdout and stderr,
 //    resulting files);
 //  - the command-line contract itself (stdin, usage errors).
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -25,6 +21,7 @@
 #include "testing/files.h"
 #include "testing/temp_dir.h"
 #include "testing/test_data.h"
+#include "tests/e2e_support.h"
 
 namespace {
 
@@ -42,38 +39,20 @@ struct RunResult {
   std::string err;
 };
 
-// Runs `codex <args...>` with `cwd` as its working directory. Output goes
-// through files in a separate directory so the workspace holds nothing extra.
+// Runs `codex <args...>` with `cwd` as its working directory, through the
+// one process spawner of the tests (tests/e2e_support.h).
 RunResult RunCodex(const std::vector<std::string>& args, const fs::path& cwd,
                    const std::optional<std::string>& stdin_text = std::nullopt) {
-  TempDir io;
-  const fs::path in = io.path() / "stdin", out = io.path() / "stdout", err = io.path() / "stderr";
-  WriteFile(in, stdin_text.value_or(""));
-  std::vector<std::string> argv_storage{CODEX_BINARY};
-  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : argv_storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    int fd_in = ::open(stdin_text ? in.c_str() : "/dev/null", O_RDONLY);
-    int fd_out = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int fd_err = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd_in < 0 || fd_out < 0 || fd_err < 0 || ::chdir(cwd.c_str()) != 0 ||
-        ::dup2(fd_in, 0) < 0 || ::dup2(fd_out, 1) < 0 || ::dup2(fd_err, 2) < 0) {
-      ::_exit(127);
-    }
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  RunResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = ReadFile(out);
-  r.err = ReadFile(err);
-  return r;
+  codex::testing::ProcessOptions p;
+  p.argv = {CODEX_BINARY};
+  p.argv.insert(p.argv.end(), args.begin(), args.end());
+  p.cwd = cwd;
+  p.stdin_text = stdin_text;
+  auto run = codex::testing::RunProcess(p);
+  INFO(run.status().ToString());
+  REQUIRE(run.ok());
+  REQUIRE_FALSE(run->timed_out);
+  return RunResult{run->exit_code, run->out, run->err};
 }
 
 // Relative path -> file bytes, or nullopt for a directory.

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "bench/stretch_replay.h"
 #include "compaction/compactor_factory.h"
-#include "compaction/simulated_model_client.h"
-#include "compaction/simulated_task.h"
-#include "compaction/stretch_replay.h"
 #include "compaction/token_accounting.h"
 #include "storage/sqlite_session_store.h"
+#include "testing/simulated_model_client.h"
+#include "testing/simulated_task.h"
 #include "testing/temp_dir.h"
 
 using namespace codex;

@@ -2,7 +2,7 @@
 // binary: two "machines" (two CODEX_HOMEs, two scripted servers; the second
 // one also in its own UTS namespace with another host name where the kernel
 // allows it) sharing one database on the private test server
-// (storage/pg_test_server.h). Skipped (exit 4, reason printed) only when the
+// (testing/pg_test_server.h). Skipped (exit 4, reason printed) only when the
 // PostgreSQL server binaries are absent.
 #include <signal.h>
 #include <unistd.h>
@@ -19,7 +19,7 @@
 #include <thread>
 
 #include "storage/open_database.h"
-#include "storage/pg_test_server.h"
+#include "testing/pg_test_server.h"
 #include "testing/skip.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"

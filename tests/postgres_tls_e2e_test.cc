@@ -1,5 +1,5 @@
 // `sslmode=verify-full` against the private PostgreSQL server
-// (storage/pg_test_server.h) with a test CA made at test time by the openssl
+// (testing/pg_test_server.h) with a test CA made at test time by the openssl
 // CLI: codex works over TLS with the right CA and refuses the server, in one
 // line, with another one. Its own binary: the server restarts with TLS on.
 // Skipped (exit 4, reason printed) when the PostgreSQL server binaries or
@@ -11,7 +11,7 @@
 #include <fstream>
 #include <string>
 
-#include "storage/pg_test_server.h"
+#include "testing/pg_test_server.h"
 #include "testing/skip.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"

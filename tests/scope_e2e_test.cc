@@ -8,6 +8,7 @@
 // directory name are different scopes; two checkouts of one repository are
 // one.
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -190,7 +191,7 @@ TEST_CASE("scope: same directory name in checkouts of different repositories are
 
 namespace codex::testing {
 
-// Issue 29: one path canonicaliser (core::CanonicalDir) where sessions record
+// Issue 29: one path canonicaliser (base/path.h CanonicalPath) where sessions record
 // their cwd and where `--cwd DIR` names it, so a symlink finds the session.
 TEST_CASE(
     "scope: sessions list/search/purge --cwd through a symlink find the directory's sessions") {
@@ -224,6 +225,50 @@ TEST_CASE(
   auto absent = RunIn(*env, env->workdir(), {"sessions", "list", "--cwd", "/no/such/dir/"});
   CHECK(absent.exit_code == 0);
   CHECK(absent.out.find(id) == std::string::npos);
+}
+
+// Issue 29: the next-page hint of `sessions list` is a command a user pastes
+// into a shell. For a directory whose name holds a quote, a space and a `$`,
+// the hint run through `sh -c` (codex on PATH) must list the rest of that
+// directory's sessions: each session on exactly one of the two pages.
+TEST_CASE("scope: the next-page hint of sessions list is valid shell for a directory named it's") {
+  auto env = MakeEnv(R"({"responses": [], "default": {"message": "answer {{n}}"}})");
+  const fs::path dir = env->workdir() / "it's a $HOME";
+  fs::create_directories(dir);
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) {
+    auto made = RunIn(*env, dir, {"exec", "question " + std::to_string(i)});
+    REQUIRE(made.exit_code == 0);
+    ids.push_back(SessionIdFromBanner(made.err));
+  }
+  auto first =
+      RunIn(*env, env->workdir(), {"sessions", "list", "--cwd", dir.string(), "--limit", "2"});
+  REQUIRE(first.exit_code == 0);
+  const std::string prefix = "next page: ";
+  const size_t at = first.err.find(prefix);
+  REQUIRE(at != std::string::npos);
+  std::string hint = first.err.substr(at + prefix.size());
+  hint = hint.substr(0, hint.find('\n'));
+  INFO("hint: " << hint);
+  REQUIRE(hint.rfind("codex ", 0) == 0);
+  const fs::path bin = env->root() / "bin";
+  fs::create_directories(bin);
+  fs::create_symlink(env->codex_binary(), bin / "codex");
+  ProcessOptions sh;
+  sh.argv = {"sh", "-c", hint};
+  sh.env = env->Env();
+  const char* path = std::getenv("PATH");
+  sh.env["PATH"] = bin.string() + ":" + (path != nullptr ? path : "/usr/bin:/bin");
+  sh.cwd = "/";  // the hint names the directory itself
+  auto second = RunChecked(sh);
+  CHECK(second.exit_code == 0);
+  CHECK(second.err.find("next page") == std::string::npos);
+  for (const std::string& id : ids) {
+    INFO("session " << id);
+    const bool on_first = first.out.find(id) != std::string::npos;
+    const bool on_second = second.out.find(id) != std::string::npos;
+    CHECK(on_first != on_second);
+  }
 }
 
 }  // namespace codex::testing

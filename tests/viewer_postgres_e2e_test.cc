@@ -1,5 +1,5 @@
 // The session viewer and the usage report on a PostgreSQL store (the
-// private test server, storage/pg_test_server.h): the same sessions as
+// private test server, testing/pg_test_server.h): the same sessions as
 // viewer_e2e_test, made by real `codex exec` runs with `session_store` set to
 // the database, are listed, searched, shown, drawn as a tree and summed.
 // Skipped (exit 4, reason printed) only when the PostgreSQL server binaries
@@ -10,7 +10,7 @@
 #include <map>
 #include <string>
 
-#include "storage/pg_test_server.h"
+#include "testing/pg_test_server.h"
 #include "testing/skip.h"
 #include "tests/e2e_checks.h"
 #include "tests/viewer_e2e_support.h"

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <string>
 
+#include "base/strings.h"
 #include "cli/interactive/command_text.h"
 #include "cli/interactive/drawn_lines.h"
 #include "cli/interactive/keys.h"
@@ -38,11 +39,6 @@ constexpr Option kOptions[] = {
      "No, and tell codex what to do differently"},
 };
 constexpr int kOptionCount = 4;
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 std::string Indent(std::string_view text, std::string_view prefix) {
   std::string out;

@@ -1,12 +1,13 @@
 #include "cli/interactive/command_text.h"
 
+#include "base/shell.h"
 #include "core/tool_router.h"
 
 namespace codex::cli {
 
 namespace {
 
-// Splits a JoinCommand() line back into its words; false when the line is
+// Splits a ShellJoin() line back into its words; false when the line is
 // not in that form.
 bool SplitJoined(std::string_view s, std::vector<std::string>* words) {
   std::string word;
@@ -42,19 +43,14 @@ bool SplitJoined(std::string_view s, std::vector<std::string>* words) {
 }  // namespace
 
 std::string ShownCommand(const std::vector<std::string>& argv) {
-  if (argv.size() == 3 && (argv[1] == "-lc" || argv[1] == "-c")) {
-    std::string_view shell = argv[0];
-    size_t slash = shell.rfind('/');
-    if (slash != std::string_view::npos) shell.remove_prefix(slash + 1);
-    if (shell == "bash" || shell == "sh" || shell == "zsh") return argv[2];
-  }
-  return core::JoinCommand(argv);
+  if (const auto script = ShellScriptOf(argv)) return std::string(*script);
+  return ShellJoin(argv);
 }
 
 std::string ShownCommandLine(std::string_view joined) {
   std::vector<std::string> words;
   if (!SplitJoined(joined, &words)) return std::string(joined);
-  if (core::JoinCommand(words) != joined) return std::string(joined);  // not JoinCommand's form
+  if (ShellJoin(words) != joined) return std::string(joined);  // not ShellJoin's form
   return ShownCommand(words);
 }
 

@@ -11,7 +11,7 @@ namespace codex::cli {
 
 std::string ShownCommand(const std::vector<std::string>& argv);
 
-// The same for a command line quoted the way core::JoinCommand quotes
+// The same for a command line quoted the way ShellJoin quotes
 // (words separated by spaces, single quotes, '\'' for a quote).
 std::string ShownCommandLine(std::string_view joined);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/strings.h"
 #include "cli/interactive/file_search.h"
 #include "cli/interactive/slash_commands.h"
 #include "cli/terminal_text.h"
@@ -10,11 +11,6 @@
 namespace codex::cli {
 
 namespace {
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // The longest prefix of `s` at most `width` columns wide, whole clusters.
 std::string CutToWidth(std::string_view s, int width) {

@@ -37,7 +37,7 @@ bool Skipped(const std::string& name) {
          name == "build" || name == "dist" || name == "__pycache__";
 }
 
-char Lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+char LowerChar(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
 
 // The score of `query` in `path` (higher is better), nullopt when it is not
 // a subsequence.
@@ -50,7 +50,7 @@ std::optional<int> Score(std::string_view path, std::string_view query) {
     size_t qi = 0;
     size_t last = std::string_view::npos;
     for (size_t i = from; i < path.size() && qi < query.size(); ++i) {
-      if (Lower(path[i]) != Lower(query[qi])) continue;
+      if (LowerChar(path[i]) != LowerChar(query[qi])) continue;
       score += 1;
       if (last != std::string_view::npos && i == last + 1) score += 5;  // consecutive
       if (i == from || path[i - 1] == '/' || path[i - 1] == '_' || path[i - 1] == '-' ||

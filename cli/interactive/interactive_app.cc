@@ -11,6 +11,9 @@
 #include <memory>
 #include <optional>
 
+#include "base/shell.h"
+#include "base/strings.h"
+#include "base/time.h"
 #include "cli/interactive/file_search.h"
 #include "cli/interactive/interactive_session.h"
 #include "cli/interactive/local_shell.h"
@@ -28,12 +31,6 @@ namespace codex::cli {
 
 namespace interactive_internal {
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 namespace {
 
 bool UseTerminal() {
@@ -44,9 +41,7 @@ bool UseTerminal() {
 
 }  // namespace
 
-bool Blank(std::string_view text) {
-  return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
-}
+bool Blank(std::string_view text) { return Trim(text).empty(); }
 
 InteractiveSession::InteractiveSession(const GlobalOptions& global, InteractiveOptions options)
     : global_(global),
@@ -487,7 +482,7 @@ void InteractiveSession::RunLocalShell(const std::string& command) {
   core::CommandSpec spec = LocalShellSpec(engine_->config(), command);
   core::ToolActivity activity;
   activity.tool = "shell";
-  activity.command = core::JoinCommand(spec.argv);
+  activity.command = ShellJoin(spec.argv);
   core::SandboxedRunner runner;
   core::CancelToken cancel;
   Result<core::CommandResult> result = InternalError("the command did not run");

@@ -33,7 +33,6 @@
 
 namespace codex::cli::interactive_internal {
 
-int64_t NowMs();
 // Whether `text` (one submitted input) is blank.
 bool Blank(std::string_view text);
 

@@ -4,15 +4,9 @@
 #include <chrono>
 #include <thread>
 
+#include "base/strings.h"
+
 namespace codex::cli {
-
-namespace {
-
-bool Blank(std::string_view text) {
-  return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
-}
-
-}  // namespace
 
 void LiveTurn::RunOnUi(const std::function<void()>& fn) {
   std::unique_lock<std::mutex> lock(mutex_);
@@ -40,7 +34,7 @@ void LiveTurn::Handle(const EditorEvent& ev, core::CancelToken& cancel, bool* ca
                       const std::function<void(const std::string&)>& steer) {
   switch (ev.kind) {
     case EditorEventKind::kSubmit:
-      if (Blank(ev.text)) break;
+      if (Trim(ev.text).empty()) break;
       // Commands and "!cmd" are not messages for the model: they wait.
       if (ev.queue || !steer || *cancelled || ev.text[0] == '/' || ev.text[0] == '!') {
         composer_.Queue(ev.text);

@@ -33,7 +33,7 @@ std::string Printable(std::string_view line) {
 }
 
 // `line` cut to `width` columns ("…" marks a cut).
-std::string Fit(const std::string& line, int width) {
+std::string FitWithEllipsis(const std::string& line, int width) {
   if (DisplayWidth(line) <= width) return line;
   std::string out;
   int w = 0;
@@ -88,7 +88,7 @@ std::string OutputView::LiveRows(int width, std::string_view first_indent,
   bool first = true;
   for (const std::string& line : Last(kLiveLines)) {
     std::string_view lead = first ? first_indent : indent;
-    out += std::string(lead) + Fit(Printable(line), width - DisplayWidth(lead)) + "\n";
+    out += std::string(lead) + FitWithEllipsis(Printable(line), width - DisplayWidth(lead)) + "\n";
     first = false;
   }
   return out;

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "base/json.h"
+
 namespace codex::cli {
 
 std::vector<std::string> PromptHistory::Load(size_t max_entries) const {
@@ -29,7 +31,7 @@ Status PromptHistory::Append(std::string_view session_id, std::string_view text,
                              int64_t unix_seconds) const {
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) return OkStatus();
   nlohmann::json j = {{"session_id", session_id}, {"ts", unix_seconds}, {"text", text}};
-  std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::string line = Dump(j) + "\n";
   int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) {
     return UnavailableError("cannot open " + path_ + ": " + std::strerror(errno) +

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <set>
 
+#include "base/time.h"
 #include "cli/interactive/drawn_lines.h"
 #include "cli/interactive/interactive_session.h"
 #include "cli/interactive/session_picker.h"

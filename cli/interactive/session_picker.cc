@@ -3,17 +3,13 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/strings.h"
+#include "base/time.h"
 #include "cli/terminal_text.h"
 
 namespace codex::cli {
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // `s` on one line, cut to `width` columns (with "…" when cut), then padded.
 std::string Fit(std::string_view s, int width) {
@@ -41,15 +37,6 @@ std::string Fit(std::string_view s, int width) {
 }
 
 }  // namespace
-
-std::string Ago(int64_t then_ms, int64_t now_ms) {
-  int64_t s = std::max<int64_t>(0, (now_ms - then_ms) / 1000);
-  if (s < 5) return "just now";
-  if (s < 60) return std::to_string(s) + "s ago";
-  if (s < 3600) return std::to_string(s / 60) + "m ago";
-  if (s < 86400) return std::to_string(s / 3600) + "h ago";
-  return std::to_string(s / 86400) + "d ago";
-}
 
 SessionPicker::SessionPicker(std::vector<core::SessionInfo> sessions, int64_t now_ms, bool show_cwd)
     : sessions_(std::move(sessions)), now_ms_(now_ms), show_cwd_(show_cwd) {

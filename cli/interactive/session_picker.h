@@ -82,7 +82,4 @@ class SessionPicker {
   PickerHooks hooks_;
 };
 
-// "just now", "42s ago", "5m ago", "3h ago", "2d ago".
-std::string Ago(int64_t then_ms, int64_t now_ms);
-
 }  // namespace codex::cli

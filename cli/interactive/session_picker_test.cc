@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "base/time.h"
+
 namespace codex::cli {
 namespace {
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "base/time.h"
 #include "cli/interactive/approval_prompt.h"
 #include "cli/interactive/local_shell.h"
 #include "cli/interactive/markdown.h"

@@ -24,8 +24,8 @@ int g_out_fd = -1;
 struct termios g_saved {};
 volatile sig_atomic_t g_have_saved = 0;
 volatile sig_atomic_t g_resized = 0;
-std::atomic<core::CancelToken*> g_token{nullptr};
-volatile sig_atomic_t g_interrupts = 0;
+std::atomic<core::CancelToken*> g_ui_token{nullptr};
+volatile sig_atomic_t g_ui_interrupts = 0;
 
 void RestoreForExit() {
   if (!g_have_saved) return;
@@ -36,14 +36,14 @@ void RestoreForExit() {
 void OnWinch(int) { g_resized = 1; }
 
 void OnInterrupt(int sig) {
-  g_interrupts = g_interrupts + 1;
-  if (g_interrupts > 1 || sig == SIGTERM || sig == SIGHUP) {
+  g_ui_interrupts = g_ui_interrupts + 1;
+  if (g_ui_interrupts > 1 || sig == SIGTERM || sig == SIGHUP) {
     RestoreForExit();
     constexpr char kMsg[] = "\r\n\x1b[Kinterrupted\r\n";
     (void)!::write(g_out_fd >= 0 ? g_out_fd : STDERR_FILENO, kMsg, sizeof kMsg - 1);
     _exit(128 + sig);
   }
-  if (core::CancelToken* token = g_token.load()) token->Cancel();
+  if (core::CancelToken* token = g_ui_token.load()) token->Cancel();
 }
 
 // Restores the terminal on SIGTERM/SIGHUP outside turns too.
@@ -183,14 +183,14 @@ int Terminal::Rows() const {
 }
 
 TurnInterrupt::TurnInterrupt(core::CancelToken* token) {
-  g_token.store(token);
-  g_interrupts = 0;
+  g_ui_token.store(token);
+  g_ui_interrupts = 0;
   Handle(SIGINT, OnInterrupt);
 }
 
 TurnInterrupt::~TurnInterrupt() {
   signal(SIGINT, SIG_IGN);
-  g_token.store(nullptr);
+  g_ui_token.store(nullptr);
 }
 
 }  // namespace codex::cli

@@ -5,6 +5,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "base/json.h"
+#include "base/path.h"
+#include "base/strings.h"
 #include "cli/session_json.h"
 #include "cli/viewer/markdown_html.h"
 #include "core/transcript.h"
@@ -15,8 +18,6 @@ namespace codex::cli::viewer {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 std::string Param(const Params& params, const std::string& key) {
   auto it = params.find(key);
@@ -40,14 +41,7 @@ Result<int> LimitParam(const Params& params, int fallback) {
 std::optional<std::string> CwdParam(const Params& params) {
   std::string cwd = Param(params, "cwd");
   if (cwd.empty()) return std::nullopt;
-  if (cwd.size() > 1 && cwd.back() == '/') cwd.pop_back();
-  return cwd;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
+  return CanonicalPath(cwd);  // as sessions record it: a symlinked directory finds its sessions
 }
 
 // The snippet (matched terms wrapped in [ ]) as parts, a part marked "hit"

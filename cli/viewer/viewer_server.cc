@@ -7,6 +7,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "base/json.h"
 #include "cli/viewer/viewer_assets.h"
 
 namespace codex::cli::viewer {
@@ -37,8 +38,7 @@ void SendJson(httplib::Response& res, const Result<std::string>& body) {
                : s.code() == StatusCode::kInvalidArgument ? 400
                                                           : 500;
   nlohmann::json err = {{"error", s.message()}};
-  res.set_content(err.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                  "application/json; charset=utf-8");
+  res.set_content(Dump(err), "application/json; charset=utf-8");
 }
 
 Params QueryParams(const httplib::Request& req) {

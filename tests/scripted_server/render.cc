@@ -4,14 +4,14 @@
 #include <chrono>
 #include <cstdio>
 
+#include "base/json.h"
+
 namespace codex::testing {
 
 namespace {
 
 constexpr size_t kTextDeltas = 4;
 constexpr size_t kArgumentDeltas = 3;
-
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 int64_t NowSeconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(

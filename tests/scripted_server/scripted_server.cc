@@ -12,6 +12,8 @@
 #include <mutex>
 #include <thread>
 
+#include "base/json.h"
+#include "base/strings.h"
 #include "tests/scripted_server/invariants.h"
 #include "tests/scripted_server/render.h"
 
@@ -22,14 +24,6 @@ namespace {
 // Enough workers that many concurrent (possibly stalled) streams never starve
 // a new request; httplib's default is 8.
 constexpr size_t kWorkerThreads = 32;
-
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;

@@ -1,4 +1,4 @@
-#include "storage/pg_test_server.h"
+#include "testing/pg_test_server.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -19,6 +19,8 @@
 #include <sstream>
 #include <utility>
 
+#include "testing/files.h"
+
 namespace codex::storage::testing {
 
 namespace {
@@ -35,13 +37,6 @@ std::string FindBinDir() {
     }
   }
   return {};
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // Runs one SQL statement as the superuser on database `db`; "" on success,
@@ -110,7 +105,7 @@ bool PgTestServer::RunAsServerUser(const std::vector<std::string>& argv, std::st
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
   }
-  if (output) *output = ReadFile(out_path);
+  if (output) *output = ::codex::testing::ReadFile(out_path);
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
@@ -161,7 +156,8 @@ bool PgTestServer::Init(std::string* why_not) {
   }
   StartWatchdog();
   if (!Start()) {
-    *why_not = "the private PostgreSQL server did not start: " + ReadFile(log_file_);
+    *why_not =
+        "the private PostgreSQL server did not start: " + ::codex::testing::ReadFile(log_file_);
     return false;
   }
   return true;
@@ -312,7 +308,7 @@ int PgTestServer::EnableTls(const std::string& cert_file, const std::string& key
   }
   tcp_port_ = port;
   if (!Start()) {
-    *why_not = "the server did not start with TLS: " + ReadFile(log_file_);
+    *why_not = "the server did not start with TLS: " + ::codex::testing::ReadFile(log_file_);
     tcp_port_ = 0;
     Start();
     return 0;

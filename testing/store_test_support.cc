@@ -1,4 +1,4 @@
-#include "storage/store_test_support.h"
+#include "testing/store_test_support.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <libpq-fe.h>
@@ -8,9 +8,9 @@
 #include <string_view>
 
 #include "storage/open_database.h"
-#include "storage/pg_test_server.h"
 #include "storage/postgres_session_store.h"
 #include "storage/sqlite_session_store.h"
+#include "testing/pg_test_server.h"
 #include "testing/skip.h"
 
 namespace codex::storage::testing {
@@ -44,14 +44,10 @@ Result<std::unique_ptr<SessionDatabase>> OpenStore(const std::string& location,
   return OpenDatabase(loc, std::move(options));
 }
 
-std::unique_ptr<SessionDatabase> OpenOrDie(const std::string& location, StoreOptions options) {
-  auto store = OpenStore(location, std::move(options));
-  if (!store.ok()) {
-    std::fprintf(stderr, "error: cannot open the test store %s: %s\n", location.c_str(),
-                 store.status().ToString().c_str());
-    std::abort();
-  }
-  return std::move(store).value();
+void DieOpening(const std::string& location, const Status& status) {
+  std::fprintf(stderr, "error: cannot open the test store %s: %s\n", location.c_str(),
+               status.ToString().c_str());
+  std::abort();
 }
 
 int64_t QueryInt(const std::string& location, const std::string& sql) {

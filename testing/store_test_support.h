@@ -1,7 +1,7 @@
 // Storage tests against either backend (test support, not linked into
 // codex). A test binary runs its cases against the backend named by
 // $CODEX_TEST_STORE: "sqlite" (the default) or "postgresql" (a private
-// server, storage/pg_test_server.h, started once per binary). ctest runs
+// server, testing/pg_test_server.h, started once per binary). ctest runs
 // each storage test binary once per backend (storage/CMakeLists.txt), so
 // every assertion holds for both; a PostgreSQL run whose server binaries are
 // absent exits 4 (skipped) with the reason printed.
@@ -10,6 +10,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "base/status.h"
 #include "storage/session_database.h"
@@ -28,9 +30,25 @@ inline bool IsPostgres() { return TestBackend() == Backend::kPostgres; }
 Result<std::unique_ptr<SessionDatabase>> OpenStore(const std::string& location,
                                                    StoreOptions options = {});
 
-// OpenStore, for a store the test's setup needs: a failure prints the status
-// and aborts the test binary.
-std::unique_ptr<SessionDatabase> OpenOrDie(const std::string& location, StoreOptions options = {});
+// Prints that `location` could not be opened, with `status`, and aborts.
+[[noreturn]] void DieOpening(const std::string& location, const Status& status);
+
+// The one "open or die", for a store a test's (or a bench's) setup needs: a
+// failure prints the status and aborts the binary. OpenOrDie(location) opens
+// the run's backend (OpenStore); OpenOrDie<SqliteSessionStore>(path) or
+// OpenOrDie<PostgresSessionStore>(url) that class's Open.
+template <typename Store = SessionDatabase>
+std::unique_ptr<Store> OpenOrDie(const std::string& location, StoreOptions options = {}) {
+  Result<std::unique_ptr<Store>> opened = [&]() -> Result<std::unique_ptr<Store>> {
+    if constexpr (std::is_same_v<Store, SessionDatabase>) {
+      return OpenStore(location, std::move(options));
+    } else {
+      return Store::Open(location, std::move(options));
+    }
+  }();
+  if (!opened.ok()) DieOpening(location, opened.status());
+  return std::move(opened).value();
+}
 
 // Runs `sql` on the database at `location` outside any store object (as a
 // test's adversary would) and returns the first column of the first row as

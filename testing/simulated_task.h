@@ -12,9 +12,9 @@
 #include <cstdint>
 #include <string>
 
-#include "compaction/simulated_model_client.h"
 #include "core/compactor.h"
 #include "core/session_store.h"
+#include "testing/simulated_model_client.h"
 
 namespace codex::compaction::sim {
 

@@ -1,4 +1,4 @@
-#include "compaction/simulated_model_client.h"
+#include "testing/simulated_model_client.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include "compaction/local_compactor.h"
 #include "compaction/rebuild_history.h"
 #include "compaction/token_accounting.h"
+#include "core/model_client.h"
 
 namespace codex::compaction::sim {
 
@@ -78,7 +79,7 @@ Status SimulatedModelClient::Admit(std::string_view request_body) {
     Status status = ResourceExhaustedError("Your input exceeds the context window of this model (" +
                                            std::to_string(tokens) + " > " +
                                            std::to_string(context_window_) + " tokens)");
-    status.WithReason(StatusReason::kContextLengthExceeded);
+    status.WithReason(core::reason::kContextLengthExceeded);
     return status;
   }
   return OkStatus();

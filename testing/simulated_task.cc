@@ -1,4 +1,4 @@
-#include "compaction/simulated_task.h"
+#include "testing/simulated_task.h"
 
 #include <stdlib.h>
 

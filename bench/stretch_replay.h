@@ -20,7 +20,7 @@
 #include <span>
 #include <vector>
 
-#include "compaction/simulated_model_client.h"
+#include "testing/simulated_model_client.h"
 
 namespace codex::compaction::sim {
 

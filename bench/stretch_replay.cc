@@ -1,4 +1,4 @@
-#include "compaction/stretch_replay.h"
+#include "bench/stretch_replay.h"
 
 #include <algorithm>
 
