@@ -14,7 +14,7 @@
 #include <set>
 #include <string>
 
-#include "storage/pg_test_server.h"
+#include "testing/pg_test_server.h"
 #include "testing/skip.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
