@@ -14,8 +14,12 @@
 # chroot (EPERM), so the codex sandbox (bubblewrap) would not work in one. The
 # root is removed afterwards, also on failure or interrupt.
 #
-# Needs root on the host. Usage: scripts/fresh-machine-check.sh [--all]
+# Needs root on the host. Usage: scripts/fresh-machine-check.sh [--all] [--keep]
 # FRESH_ROOT_PARENT sets where the root is built (default: /var/tmp).
+# --keep leaves the root (and its build) in place and prints its path;
+# FRESH_ROOT=that path runs again in it: no new mmdebstrap, its /src moved to
+# this HEAD, what the last run installed and built still there (quick to
+# iterate on a failure; the proof of a complete install is a run without it).
 set -euo pipefail
 # All in one function, read whole before it runs: bash reads a script as it
 # goes, and this one runs long enough for someone to edit it meanwhile.
@@ -24,14 +28,23 @@ cd "$(dirname "$0")/.."
 repo=$(pwd)
 
 all=0
-case "${1:-}" in
-  "") ;;
-  --all) all=1 ;;
-  *)
-    echo "error: unknown argument '$1'; usage: scripts/fresh-machine-check.sh [--all]" >&2
-    exit 2
-    ;;
-esac
+keep=0
+for arg in "$@"; do
+  case "$arg" in
+    --all) all=1 ;;
+    --keep) keep=1 ;;
+    *)
+      echo "error: unknown argument '$arg'; usage: scripts/fresh-machine-check.sh [--all] [--keep]" >&2
+      exit 2
+      ;;
+  esac
+done
+reuse="${FRESH_ROOT:-}"
+if [[ -n "$reuse" && ! -d "$reuse/src/.git" ]]; then
+  echo "error: FRESH_ROOT=$reuse is not a root a --keep run left (no $reuse/src/.git); unset it" >&2
+  exit 2
+fi
+if [[ -n "$reuse" ]]; then keep=1; fi
 if [[ $(id -u) -ne 0 ]]; then
   echo "error: building a Debian root and pivoting into it needs root; run it as root (or with sudo)" >&2
   exit 1
@@ -93,8 +106,17 @@ if ((${#sources[@]} == 0)); then
 fi
 
 parent="${FRESH_ROOT_PARENT:-/var/tmp}"
-root=$(mktemp -d "$parent/codex-fresh-root-XXXXXX")
+if [[ -n "$reuse" ]]; then
+  root=$(cd "$reuse" && pwd)
+else
+  root=$(mktemp -d "$parent/codex-fresh-root-XXXXXX")
+fi
 cleanup() {
+  if ((keep)); then
+    rm -f "$times_file"
+    echo "== fresh machine: kept the root: FRESH_ROOT=$root scripts/fresh-machine-check.sh runs in it again; rm -rf --one-file-system $root removes it"
+    return
+  fi
   # The mounts live in the namespace of the command below and died with it;
   # --one-file-system still keeps rm away from anything left mounted.
   if findmnt -rn -o TARGET | grep -q "^$root"; then
@@ -107,12 +129,17 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM  # so that the EXIT trap runs
 
-echo "== fresh machine: building a minimal Debian 12 root in $root from ${#sources[@]} apt sources"
-mmdebstrap --quiet --variant=minbase --include=ca-certificates bookworm "$root" "${sources[@]}"
-step "mmdebstrap"
-
-git clone --quiet --no-hardlinks "$repo" "$root/src"
-git -C "$root/src" checkout --quiet --detach "$(git rev-parse HEAD)"
+if [[ -n "$reuse" ]]; then
+  echo "== fresh machine: reusing the root $root (not pristine: the last run's packages and build are in it)"
+  git -C "$root/src" fetch --quiet "$repo" HEAD
+  git -C "$root/src" checkout --quiet --detach "$(git rev-parse HEAD)"
+else
+  echo "== fresh machine: building a minimal Debian 12 root in $root from ${#sources[@]} apt sources"
+  mmdebstrap --quiet --variant=minbase --include=ca-certificates bookworm "$root" "${sources[@]}"
+  step "mmdebstrap"
+  git clone --quiet --no-hardlinks "$repo" "$root/src"
+  git -C "$root/src" checkout --quiet --detach "$(git rev-parse HEAD)"
+fi
 # The root shares this machine's network, so it gets what the network needs:
 # the resolver, and the certificate authorities added locally (a proxy that
 # intercepts TLS: npm in `--all` fails without them). Packages are not copied.
