@@ -1,11 +1,52 @@
 #include <httplib.h>
 
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
 #include "core/sse_parser.h"
 #include "mcp/transport.h"
 
 namespace codex::mcp {
+namespace {
+
+// What a server said about refusing a POST, from the body of its non-2xx
+// answer, as a fragment of one line: a JSON-RPC error's message and its data
+// when that is text (the SDK servers put the real cause there, e.g. a 400
+// "Parse error" whose data is "ReferenceError: crypto is not defined"), else
+// the body itself; whitespace runs (newlines too) become one space, and it is
+// cut at 300 bytes on a character boundary. Empty when the body says nothing.
+std::string HttpRefusalReason(const std::string& body) {
+  std::string text = body;
+  const nlohmann::json parsed = nlohmann::json::parse(body, nullptr, false);
+  if (parsed.is_object() && parsed.contains("error") && parsed["error"].is_object()) {
+    const nlohmann::json& e = parsed["error"];
+    text = e.contains("message") && e["message"].is_string() ? e["message"].get<std::string>() : "";
+    if (e.contains("data") && e["data"].is_string()) {
+      const std::string data = e["data"].get<std::string>();
+      text += text.empty() ? data : ": " + data;
+    }
+  }
+  std::string line;
+  bool space = false;
+  for (const char c : text) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+      space = !line.empty();
+      continue;
+    }
+    if (space) line += ' ';
+    space = false;
+    line += c;
+  }
+  constexpr size_t kMax = 300;
+  if (line.size() > kMax) {
+    size_t cut = kMax;
+    while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;
+    line = line.substr(0, cut) + "...";
+  }
+  return line;
+}
+
+}  // namespace
 
 struct HttpTransport::Impl {
   HttpOptions options;
@@ -121,8 +162,9 @@ Status HttpTransport::Send(const std::string& message, int64_t timeout_ms,
     return UnavailableError("the server ended the MCP session (HTTP 404)");
   }
   if (status_code / 100 != 2) {
+    const std::string reason = HttpRefusalReason(body);
     return UnavailableError("POST " + d.options.config.url + " answered HTTP " +
-                            std::to_string(status_code) +
+                            std::to_string(status_code) + (reason.empty() ? "" : ": " + reason) +
                             (status_code == 401 ? " (check bearer_token_env_var)" : ""));
   }
   if (sse) {

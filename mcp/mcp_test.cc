@@ -1,8 +1,10 @@
 // Unit tests of the MCP pieces below the CLI: Codex's tool-name
 // qualification, the result mapping, the approval rule, and McpManager with
 // the tool router against the real mcp-test-server process (pagination,
-// list_changed applied at the next turn only, cancellation, a crash).
+// list_changed applied at the next turn only, cancellation, a crash), and
+// what the streamable HTTP transport sends and makes of a server's refusal.
 #include <fcntl.h>
+#include <httplib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +17,7 @@
 #include "core/mcp_tools.h"
 #include "core/tool_router.h"
 #include "mcp/manager.h"
+#include "mcp/transport.h"
 #include "testing/temp_dir.h"
 
 namespace codex::mcp {
@@ -265,6 +268,102 @@ TEST_CASE(
   auto failed = strict.StartAll();
   REQUIRE_FALSE(failed.ok());
   CHECK(failed.status().message().find("required") != std::string::npos);
+}
+
+TEST_CASE(
+    "HTTP transport: what a POST carries, and a refusal names the server's reason in one line") {
+  httplib::Server server;
+  std::mutex mu;
+  httplib::Headers seen;
+  std::string seen_body;
+  server.Post("/mcp", [&](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard<std::mutex> lock(mu);
+    seen = req.headers;
+    seen_body = req.body;
+    const std::string kind = req.get_header_value("X-Kind");
+    if (kind == "jsonrpc") {
+      // What @modelcontextprotocol/sdk >= 1.25 answered on Node 18.
+      res.status = 400;
+      res.set_content(R"({"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error",)"
+                      R"("data":"ReferenceError: crypto is not defined"},"id":null})",
+                      "application/json");
+    } else if (kind == "text") {
+      res.status = 503;
+      res.set_content("  upstream down\r\n\tretry later\n", "text/plain");
+    } else if (kind == "long") {
+      std::string body;
+      for (int i = 0; i < 400; ++i) body += "\xc3\xa9";  // "é": 2 bytes
+      res.status = 500;
+      res.set_content(body, "text/plain");
+    } else if (kind == "empty") {
+      res.status = 400;
+    } else {
+      res.set_content(R"({"jsonrpc":"2.0","id":1,"result":{}})", "application/json");
+    }
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  REQUIRE(port > 0);
+  std::thread loop([&] { server.listen_after_bind(); });
+  struct StopAtEnd {  // also when a REQUIRE below throws
+    httplib::Server& server;
+    std::thread& loop;
+    ~StopAtEnd() {
+      server.stop();
+      loop.join();
+    }
+  } stop_at_end{server, loop};
+  // stop() before the loop runs does nothing, and join() would wait forever.
+  for (int i = 0; i < 10'000 && !server.is_running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  REQUIRE(server.is_running());
+  auto send = [&](const std::string& kind, std::vector<std::string>* messages = nullptr) {
+    HttpOptions options;
+    options.config.name = "web";
+    options.config.url = "http://127.0.0.1:" + std::to_string(port) + "/mcp";
+    options.config.http_headers["X-Kind"] = kind;
+    HttpTransport transport(options);
+    REQUIRE(transport
+                .Start(
+                    [&](std::string m) {
+                      if (messages != nullptr) messages->push_back(std::move(m));
+                    },
+                    [](std::string) {})
+                .ok());
+    return transport.Send(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", 5000, nullptr);
+  };
+
+  std::vector<std::string> messages;
+  REQUIRE(send("ok", &messages).ok());
+  REQUIRE(messages.size() == 1);
+  CHECK(messages[0] == R"({"jsonrpc":"2.0","id":1,"result":{}})");
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto header = [&](const char* name) {
+      auto it = seen.find(name);
+      return it == seen.end() ? std::string("(absent)") : it->second;
+    };
+    // The streamable HTTP transport's rule: the client accepts both answers.
+    CHECK(header("Accept") == "application/json, text/event-stream");
+    CHECK(header("Content-Type") == "application/json");
+    CHECK(header("X-Kind") == "ok");
+    CHECK(seen_body == R"({"jsonrpc":"2.0","id":1,"method":"ping"})");
+    // Before initialize there is no session and no negotiated version to send.
+    CHECK(header("Mcp-Session-Id") == "(absent)");
+    CHECK(header("MCP-Protocol-Version") == "(absent)");
+  }
+
+  const std::string url = "POST http://127.0.0.1:" + std::to_string(port) + "/mcp answered HTTP ";
+  Status rpc = send("jsonrpc");
+  CHECK(rpc.code() == StatusCode::kUnavailable);
+  CHECK(rpc.message() == url + "400: Parse error: ReferenceError: crypto is not defined");
+  CHECK(send("text").message() == url + "503: upstream down retry later");
+  CHECK(send("empty").message() == url + "400");
+  const std::string cut = send("long").message();
+  CHECK(cut.find('\n') == std::string::npos);
+  CHECK(cut.rfind(url + "500: \xc3\xa9", 0) == 0);
+  CHECK(cut.size() <= url.size() + 5 + 300 + 3);
+  CHECK(cut.substr(cut.size() - 5) == "\xc3\xa9...");  // cut between characters, not inside one
 }
 
 TEST_CASE("McpManager starts the servers in parallel") {

@@ -14,8 +14,14 @@
 # chroot (EPERM), so the codex sandbox (bubblewrap) would not work in one. The
 # root is removed afterwards, also on failure or interrupt.
 #
-# Needs root on the host. Usage: scripts/fresh-machine-check.sh [--all]
+# Needs root on the host. Usage: scripts/fresh-machine-check.sh [--all] [--keep]
 # FRESH_ROOT_PARENT sets where the root is built (default: /var/tmp).
+# --keep leaves the root (and its build) in place and prints its path;
+# FRESH_ROOT=that path runs again in it: no new mmdebstrap, its /src moved to
+# this HEAD, what the last run installed and built still there (quick to
+# iterate on a failure; the proof of a complete install is a run without it).
+# There FRESH_CMD, when set, is run instead of the README's commands (e.g. one
+# test: FRESH_CMD='CI=true ctest --test-dir build -R NAME').
 set -euo pipefail
 # All in one function, read whole before it runs: bash reads a script as it
 # goes, and this one runs long enough for someone to edit it meanwhile.
@@ -24,14 +30,27 @@ cd "$(dirname "$0")/.."
 repo=$(pwd)
 
 all=0
-case "${1:-}" in
-  "") ;;
-  --all) all=1 ;;
-  *)
-    echo "error: unknown argument '$1'; usage: scripts/fresh-machine-check.sh [--all]" >&2
-    exit 2
-    ;;
-esac
+keep=0
+for arg in "$@"; do
+  case "$arg" in
+    --all) all=1 ;;
+    --keep) keep=1 ;;
+    *)
+      echo "error: unknown argument '$arg'; usage: scripts/fresh-machine-check.sh [--all] [--keep]" >&2
+      exit 2
+      ;;
+  esac
+done
+reuse="${FRESH_ROOT:-}"
+if [[ -n "$reuse" && ! -d "$reuse/src/.git" ]]; then
+  echo "error: FRESH_ROOT=$reuse is not a root a --keep run left (no $reuse/src/.git); unset it" >&2
+  exit 2
+fi
+if [[ -n "$reuse" ]]; then keep=1; fi
+if [[ -n "${FRESH_CMD:-}" && -z "$reuse" ]]; then
+  echo "error: FRESH_CMD is for a kept root (FRESH_ROOT=...); a pristine check runs the README's commands" >&2
+  exit 2
+fi
 if [[ $(id -u) -ne 0 ]]; then
   echo "error: building a Debian root and pivoting into it needs root; run it as root (or with sudo)" >&2
   exit 1
@@ -93,8 +112,17 @@ if ((${#sources[@]} == 0)); then
 fi
 
 parent="${FRESH_ROOT_PARENT:-/var/tmp}"
-root=$(mktemp -d "$parent/codex-fresh-root-XXXXXX")
+if [[ -n "$reuse" ]]; then
+  root=$(cd "$reuse" && pwd)
+else
+  root=$(mktemp -d "$parent/codex-fresh-root-XXXXXX")
+fi
 cleanup() {
+  if ((keep)); then
+    rm -f "$times_file"
+    echo "== fresh machine: kept the root: FRESH_ROOT=$root scripts/fresh-machine-check.sh runs in it again; rm -rf --one-file-system $root removes it"
+    return
+  fi
   # The mounts live in the namespace of the command below and died with it;
   # --one-file-system still keeps rm away from anything left mounted.
   if findmnt -rn -o TARGET | grep -q "^$root"; then
@@ -107,12 +135,17 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM  # so that the EXIT trap runs
 
-echo "== fresh machine: building a minimal Debian 12 root in $root from ${#sources[@]} apt sources"
-mmdebstrap --quiet --variant=minbase --include=ca-certificates bookworm "$root" "${sources[@]}"
-step "mmdebstrap"
-
-git clone --quiet --no-hardlinks "$repo" "$root/src"
-git -C "$root/src" checkout --quiet --detach "$(git rev-parse HEAD)"
+if [[ -n "$reuse" ]]; then
+  echo "== fresh machine: reusing the root $root (not pristine: the last run's packages and build are in it)"
+  git -C "$root/src" fetch --quiet "$repo" HEAD
+  git -C "$root/src" checkout --quiet --detach "$(git rev-parse HEAD)"
+else
+  echo "== fresh machine: building a minimal Debian 12 root in $root from ${#sources[@]} apt sources"
+  mmdebstrap --quiet --variant=minbase --include=ca-certificates bookworm "$root" "${sources[@]}"
+  step "mmdebstrap"
+  git clone --quiet --no-hardlinks "$repo" "$root/src"
+  git -C "$root/src" checkout --quiet --detach "$(git rev-parse HEAD)"
+fi
 # The root shares this machine's network, so it gets what the network needs:
 # the resolver, and the certificate authorities added locally (a proxy that
 # intercepts TLS: npm in `--all` fails without them). Packages are not copied.
@@ -132,6 +165,7 @@ echo "== fresh machine: $root/src is a clone of HEAD $(git rev-parse --short HEA
 
 cmd="./scripts/demo.sh"
 if ((all)); then cmd="./scripts/demo.sh && CI=true ./scripts/test.sh"; fi
+if [[ -n "${FRESH_CMD:-}" ]]; then cmd=$FRESH_CMD; fi
 
 # In a new mount + PID namespace: bind the root onto itself, give it /proc,
 # /sys, /dev and a fresh /tmp, pivot_root into it, drop the old root, and run
@@ -172,7 +206,7 @@ if ((rc != 0)); then
 fi
 # The demo's shell call must have run under the full sandbox, not a fallback
 # that a missing package (bubblewrap) or the root's setup would cause.
-if ! grep -qE '^namespaces +on ' "$log"; then
+if [[ -z "${FRESH_CMD:-}" ]] && ! grep -qE '^namespaces +on ' "$log"; then
   echo "== fresh machine: FAILED: the demo's sandbox ran without its namespaces layer (see 'namespaces' above)" >&2
   exit 1
 fi

@@ -40,8 +40,8 @@ TEST_CASE("npm @modelcontextprotocol/server-everything and server-filesystem thr
   auto env = MakeEnv(
       R"([
     {"output": [{"function_call": "mcp__everything__echo", "arguments": {"message": "hello npm"}, "call_id": "echo"}]},
-    {"output": [{"function_call": "mcp__everything__get-sum", "arguments": {"a": 40, "b": 2}, "call_id": "sum"}]},
-    {"output": [{"function_call": "mcp__everything__get-tiny-image", "arguments": {}, "call_id": "img"}]},
+    {"output": [{"function_call": "mcp__everything__add", "arguments": {"a": 40, "b": 2}, "call_id": "sum"}]},
+    {"output": [{"function_call": "mcp__everything__getTinyImage", "arguments": {}, "call_id": "img"}]},
     {"output": [{"function_call": "mcp__files__read_text_file", "arguments": {"path": "notes.txt"}, "call_id": "read"}]},
     {"output": [{"function_call": "mcp__files__read_text_file", "arguments": {"path": "/etc/hostname"}, "call_id": "outside"}]},
     "done"])",
@@ -204,7 +204,7 @@ TEST_CASE("streamable HTTP: server-everything over HTTP (POST, SSE answers, Mcp-
   auto env = MakeEnv(
       R"([
     {"output": [{"function_call": "mcp__web__echo", "arguments": {"message": "over http"}, "call_id": "echo"}]},
-    {"output": [{"function_call": "mcp__web__get-sum", "arguments": {"a": 1, "b": 2}, "call_id": "sum"}]},
+    {"output": [{"function_call": "mcp__web__add", "arguments": {"a": 1, "b": 2}, "call_id": "sum"}]},
     "done"])",
       "[mcp_servers.web]\nurl = " + Quoted(url) +
           "\nhttp_headers = { X-Test = \"yes\" }\nstartup_timeout_sec = 30\nrequired = true\n");
