@@ -1,13 +1,12 @@
 #include "core/mcp_tools.h"
 
-#include <openssl/evp.h>
-
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "base/json.h"
+#include "base/sha.h"
 #include "sandbox/truncate.h"
 
 namespace codex::core {
@@ -18,18 +17,6 @@ namespace {
 
 constexpr size_t kMaxToolNameBytes = 64;
 
-std::string Sha1Hex(const std::string& s) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (EVP_Digest(s.data(), s.size(), digest, &len, EVP_sha1(), nullptr) != 1) return "";
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 15];
-  }
-  return out;
-}
 
 std::string Sanitize(const std::string& name) {
   std::string out;

@@ -4,9 +4,6 @@
 // a retry is core/http_errors.cc.
 #include "core/responses_client.h"
 
-#include <httplib.h>
-#include <openssl/x509.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -18,6 +15,7 @@
 #include <thread>
 #include <utility>
 
+#include "core/http_client.h"
 #include "core/http_errors.h"
 #include "core/model_client.h"
 #include "core/response_stream.h"
@@ -57,23 +55,6 @@ bool SleepUnlessCancelled(long long ms, const CancelToken& cancel) {
   return !cancel.cancelled();
 }
 
-std::string TransportErrorText(httplib::Error error) {
-  switch (error) {
-    case httplib::Error::Connection:
-      return "connection failed";
-    case httplib::Error::ConnectionTimeout:
-      return "connection timed out";
-    case httplib::Error::Read:
-      return "connection closed while reading the response";
-    case httplib::Error::Write:
-      return "connection closed while sending the request";
-    case httplib::Error::SSLConnection:
-      return "TLS handshake failed";
-    default:
-      return httplib::to_string(error);
-  }
-}
-
 }  // namespace
 
 namespace internal {
@@ -95,11 +76,12 @@ struct Exchange {
   int status = -1;          // the HTTP status; -1 when no response arrived
   std::string retry_after;  // the Retry-After header
   std::string error_body;   // the start (kMaxErrorBody) of a body that is not 2xx
-  httplib::Error error = httplib::Error::Success;
+  HttpError error = HttpError::kSuccess;
   bool cancelled = false;
-  bool idle = false;       // nothing arrived for the idle timeout
-  Status sink_error;       // the sink refused the body
-  long verify_result = 0;  // OpenSSL's certificate verification result
+  bool idle = false;         // nothing arrived for the idle timeout
+  Status sink_error;         // the sink refused the body
+  std::string verify_error;  // HttpConnection::verify_error()
+  std::string detail;        // HttpConnection::detail()
 };
 
 // Sends `req` on `cli` from a worker thread and feeds a 2xx body to `sink` on
@@ -109,7 +91,7 @@ struct Exchange {
 // Long (~95 lines) on purpose: the worker's callbacks, the consumer loop and the
 // stop-and-join handshake share one mutex, condition variable and queue whose
 // lifetime must end only after the join; one scope keeps that visible.
-Exchange RunExchange(httplib::Client& cli, httplib::Request& req, ResponseSink& sink,
+Exchange RunExchange(HttpConnection& cli, const HttpRequest& req, ResponseSink& sink,
                      const CancelToken& cancel, int64_t idle_ms) {
   Exchange x;
   // State shared with the worker; guarded by `mu` except `stop` (and `x` once
@@ -120,35 +102,33 @@ Exchange RunExchange(httplib::Client& cli, httplib::Request& req, ResponseSink& 
   bool done = false;
   std::atomic<bool> stop{false};
 
-  req.response_handler = [&](const httplib::Response& res) {
+  auto on_head = [&](const HttpResponseHead& res) {
     std::lock_guard<std::mutex> lock(mu);
     x.status = res.status;
-    x.retry_after = res.get_header_value("Retry-After");
+    x.retry_after = res.Header("Retry-After");
     cv.notify_all();
     return !stop.load();
   };
-  req.content_receiver = [&](const char* data, size_t len, uint64_t, uint64_t) {
+  auto on_body = [&](std::string_view data) {
     if (stop.load()) return false;
     std::lock_guard<std::mutex> lock(mu);
     if (x.status / 100 == 2) {
-      chunks.emplace_back(data, len);
+      chunks.emplace_back(data);
     } else if (x.error_body.size() < kMaxErrorBody) {
-      x.error_body.append(data, std::min(len, kMaxErrorBody - x.error_body.size()));
+      x.error_body.append(data.substr(0, kMaxErrorBody - x.error_body.size()));
     }
     cv.notify_all();
     return true;
   };
 
   std::thread worker([&] {
-    httplib::Response res;
-    httplib::Error err = httplib::Error::Success;
+    HttpError err = HttpError::kSuccess;
     try {
-      cli.send(req, res, err);
+      err = cli.Send(req, on_head, on_body);
     } catch (...) {
-      err = httplib::Error::Unknown;
+      err = HttpError::kRead;
     }
     std::lock_guard<std::mutex> lock(mu);
-    if (x.status < 0 && res.status > 0) x.status = res.status;
     x.error = err;
     done = true;
     cv.notify_all();
@@ -196,12 +176,13 @@ Exchange RunExchange(httplib::Client& cli, httplib::Request& req, ResponseSink& 
       std::unique_lock<std::mutex> lock(mu);
       if (done) break;
     }
-    cli.stop();  // shuts the socket down under the worker's feet
+    cli.Stop();  // shuts the socket down under the worker's feet
     std::unique_lock<std::mutex> lock(mu);
     cv.wait_for(lock, kPollInterval, [&] { return done; });
   }
   worker.join();
-  x.verify_result = cli.get_openssl_verify_result();
+  x.verify_error = cli.verify_error();
+  x.detail = cli.detail();
   return x;
 }
 
@@ -273,56 +254,49 @@ std::string ResponsesClient::DisplayUrl(std::string_view suffix) const {
          std::string(suffix);
 }
 
-httplib::Client& ResponsesClient::Connection() {
-  // One client (and its kept-alive connection) for the requests of a session;
-  // a fresh one after any attempt that did not end cleanly.
+HttpConnection& ResponsesClient::Connection() {
+  // One connection kept alive for the requests of a session; a fresh one
+  // after any attempt that did not end cleanly.
   if (http_ == nullptr) {
-    http_ =
-        std::make_unique<httplib::Client>(endpoint_.scheme + "://" + HostForUrl(endpoint_.host) +
-                                          ":" + std::to_string(endpoint_.port));
+    HttpTarget t;
+    t.scheme = endpoint_.scheme;
+    t.host = endpoint_.host;
+    t.port = endpoint_.port;
+    t.proxy_host = endpoint_.proxy_host;
+    t.proxy_port = endpoint_.proxy_port;
+    t.proxy_user = proxy_user_;
+    t.proxy_password = proxy_password_;
+    t.ca_file = ca_file_;
+    t.ca_dir = ca_dir_;
+    t.connect_timeout_ms = std::max<int64_t>(options_.connect_timeout_ms, 1);
+    // The socket's own timeout only backs up our idle timer, so it is longer.
+    t.io_timeout_ms = IdleTimeoutMs() + 5'000;
+    http_ = std::make_unique<HttpConnection>(std::move(t));
   }
-  httplib::Client& cli = *http_;
-  const int64_t idle_ms = IdleTimeoutMs();
-  // httplib's own read timeout only backs up our idle timer, so it is longer.
-  const auto transport_timeout = milliseconds(idle_ms + 5'000);
-  cli.set_connection_timeout(milliseconds(std::max<int64_t>(options_.connect_timeout_ms, 1)));
-  cli.set_read_timeout(transport_timeout);
-  cli.set_write_timeout(transport_timeout);
-  cli.set_keep_alive(true);
-  cli.set_url_encode(false);
-  cli.set_follow_location(false);
-  if (!endpoint_.proxy_host.empty()) {
-    cli.set_proxy(endpoint_.proxy_host, endpoint_.proxy_port);
-    if (!proxy_user_.empty()) cli.set_proxy_basic_auth(proxy_user_, proxy_password_);
-  }
-  if (endpoint_.scheme == "https") {
-    cli.enable_server_certificate_verification(true);
-    if (!ca_file_.empty() || !ca_dir_.empty()) cli.set_ca_cert_path(ca_file_, ca_dir_);
-  }
-  return cli;
+  return *http_;
 }
 
-httplib::Request ResponsesClient::BuildRequest(std::string_view suffix, std::string_view accept,
-                                               std::string_view body) const {
-  httplib::Request req;
+HttpRequest ResponsesClient::BuildRequest(std::string_view suffix, std::string_view accept,
+                                          std::string_view body) const {
+  HttpRequest req;
   req.method = "POST";
   req.path = endpoint_.path_prefix + std::string(suffix) + query_;
   req.body = std::string(body);
-  for (const auto& [name, value] : headers_) req.set_header(name, value);
-  req.set_header("Content-Type", "application/json");
-  req.set_header("Accept", std::string(accept));
-  if (accept == "text/event-stream") req.set_header("Accept-Encoding", "identity");
-  req.set_header("User-Agent", options_.user_agent);
-  if (!options_.originator.empty()) req.set_header("originator", options_.originator);
+  for (const auto& [name, value] : headers_) req.headers.emplace_back(name, value);
+  req.headers.emplace_back("Content-Type", "application/json");
+  req.headers.emplace_back("Accept", std::string(accept));
+  if (accept == "text/event-stream") req.headers.emplace_back("Accept-Encoding", "identity");
+  req.headers.emplace_back("User-Agent", options_.user_agent);
+  if (!options_.originator.empty()) req.headers.emplace_back("originator", options_.originator);
   if (!options_.session_id.empty()) {
     // session_id as earlier Codex versions send it; session-id and thread-id
     // as 0.169 does (the captured requests of tests/data/reference/codex-0.169/README.md).
-    req.set_header("session_id", options_.session_id);
-    req.set_header("session-id", options_.session_id);
-    req.set_header("thread-id", options_.session_id);
+    req.headers.emplace_back("session_id", options_.session_id);
+    req.headers.emplace_back("session-id", options_.session_id);
+    req.headers.emplace_back("thread-id", options_.session_id);
   }
-  req.set_header("x-client-request-id", request_id_);
-  if (!api_key_.empty()) req.set_header("Authorization", "Bearer " + api_key_);
+  req.headers.emplace_back("x-client-request-id", request_id_);
+  if (!api_key_.empty()) req.headers.emplace_back("Authorization", "Bearer " + api_key_);
   return req;
 }
 
@@ -334,11 +308,11 @@ AttemptResult ResponsesClient::RunOnce(std::string_view suffix, std::string_view
                                        std::string_view body, internal::ResponseSink& sink,
                                        const CancelToken& cancel) {
   const std::string url = DisplayUrl(suffix);  // no query: it may hold secrets
-  httplib::Client& cli = Connection();
-  httplib::Request req = BuildRequest(suffix, accept, body);
+  HttpConnection& cli = Connection();
+  const HttpRequest req = BuildRequest(suffix, accept, body);
   const internal::Exchange x = internal::RunExchange(cli, req, sink, cancel, IdleTimeoutMs());
   // Keep the connection only after an exchange that ended cleanly.
-  if (x.cancelled || x.idle || !x.sink_error.ok() || x.error != httplib::Error::Success ||
+  if (x.cancelled || x.idle || !x.sink_error.ok() || x.error != HttpError::kSuccess ||
       x.status / 100 != 2) {
     http_.reset();
   }
@@ -364,7 +338,7 @@ AttemptResult ResponsesClient::Classify(const internal::Exchange& x, internal::R
       a.retry = IsRetryable(a.status) && !sink.delivered();
       return a;
     }
-    a.status = sink.Finish(x.error == httplib::Error::Success || x.idle);
+    a.status = sink.Finish(x.error == HttpError::kSuccess || x.idle);
     // Only a stream that ended early is retried here; a response.failed is
     // the server's verdict, passed up (the turn loop retries it).
     a.retry = IsRetryable(a.status) && a.status.reason() == core::reason::kStreamClosed &&
@@ -378,25 +352,29 @@ AttemptResult ResponsesClient::Classify(const internal::Exchange& x, internal::R
       a.retry = IsRetryable(a.status);
       return a;
     }
-    if (x.error == httplib::Error::SSLServerVerification) {
-      const long verify = x.verify_result;
+    if (x.error == HttpError::kTlsVerification) {
       const std::string hint =
-          verify != 0 ? std::string(X509_verify_cert_error_string(verify)) +
-                            "; if you use a private CA, set SSL_CERT_FILE to its certificate "
-                            "bundle"
-                      : "the certificate is not valid for host " + endpoint_.host +
-                            "; check base_url in config.toml";
+          !x.verify_error.empty()
+              ? x.verify_error +
+                    "; if you use a private CA, set SSL_CERT_FILE to its certificate bundle"
+              : "the certificate is not valid for host " + endpoint_.host +
+                    "; check base_url in config.toml";
       a.status = UnavailableError("TLS certificate verification failed for " + url + ": " + hint)
                      .WithReason(core::reason::kTls);
       return a;
     }
-    if (x.error == httplib::Error::SSLLoadingCerts) {
+    if (x.error == HttpError::kTlsLoadingCerts) {
       a.status = InvalidArgumentError("cannot load CA certificates from '" +
                                       (ca_file_.empty() ? ca_dir_ : ca_file_) +
                                       "'; fix SSL_CERT_FILE / SSL_CERT_DIR");
       return a;
     }
-    a.status = UnavailableError("cannot reach " + url + ": " + TransportErrorText(x.error) +
+    if (x.error == HttpError::kTlsLibrary) {
+      a.status = FailedPreconditionError(x.detail);
+      return a;
+    }
+    a.status = UnavailableError("cannot reach " + url + ": " + HttpErrorText(x.error) +
+                                (x.detail.empty() ? "" : " (" + x.detail + ")") +
                                 "; check base_url in config.toml or your network")
                    .WithReason(core::reason::kTransport);
     a.retry = IsRetryable(a.status);

@@ -52,12 +52,10 @@
 #include "core/http_endpoint.h"
 #include "core/model_client.h"
 
-namespace httplib {
-class Client;
-struct Request;
-}  // namespace httplib
-
 namespace codex::core {
+
+class HttpConnection;
+struct HttpRequest;
 
 namespace internal {
 class ResponseSink;
@@ -107,9 +105,9 @@ class ResponsesClient : public ModelClient {
                                        std::string_view body, internal::ResponseSink& sink,
                                        const CancelToken& cancel);
   // The kept-alive client, made anew after an exchange that did not end cleanly.
-  httplib::Client& Connection();
-  httplib::Request BuildRequest(std::string_view suffix, std::string_view accept,
-                                std::string_view body) const;
+  HttpConnection& Connection();
+  HttpRequest BuildRequest(std::string_view suffix, std::string_view accept,
+                           std::string_view body) const;
   // What an exchange came to: a cancel, a sink error, a 2xx body's end, a
   // transport failure, else the HTTP error (http_errors.h).
   http_internal::AttemptResult Classify(const internal::Exchange& exchange,
@@ -126,9 +124,9 @@ class ResponsesClient : public ModelClient {
   std::map<std::string, std::string> headers_;  // provider + env headers, resolved at Create
   std::string proxy_user_;
   std::string proxy_password_;
-  std::string query_;                      // "?k=v&..." or ""
-  std::string request_id_;                 // x-client-request-id of the current call
-  std::unique_ptr<httplib::Client> http_;  // kept-alive connection; null = connect anew
+  std::string query_;                     // "?k=v&..." or ""
+  std::string request_id_;                // x-client-request-id of the current call
+  std::unique_ptr<HttpConnection> http_;  // kept-alive connection; null = connect anew
 };
 
 }  // namespace codex::core

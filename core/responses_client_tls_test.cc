@@ -2,7 +2,8 @@
 // certificates are generated at test time with the `openssl` CLI: a private
 // CA is refused by default and accepted once SSL_CERT_FILE (or SSL_CERT_DIR,
 // or ClientOptions::ca_cert_file) names it; a certificate for another host is
-// refused even from a trusted CA. Skips (exit 4) when `openssl` is missing.
+// refused even from a trusted CA, by IP address or by host name, and so is
+// an expired one. Skips (exit 4) when `openssl` is missing.
 #include <httplib.h>
 #include <unistd.h>
 
@@ -43,6 +44,7 @@ class Certificates {
               "-addext 'basicConstraints=critical,CA:TRUE' "
               "-addext 'keyUsage=critical,keyCertSign,cRLSign'") &&
           Leaf("server", "IP:127.0.0.1,DNS:localhost") && Leaf("other", "DNS:other.test") &&
+          Leaf("expired", "IP:127.0.0.1,DNS:localhost", "-1") &&
           Run("mkdir certs && cp ca.pem certs/ && openssl rehash certs");
   }
   bool ok() const { return ok_; }
@@ -53,7 +55,8 @@ class Certificates {
     const std::string full = "cd '" + dir_.string() + "' && " + command + " >/dev/null 2>&1";
     return std::system(full.c_str()) == 0;
   }
-  bool Leaf(const std::string& name, const std::string& san) {
+  // `days` -1: a certificate whose validity ended yesterday.
+  bool Leaf(const std::string& name, const std::string& san, const std::string& days = "2") {
     {
       std::ofstream ext(dir_ / (name + ".ext"));
       ext << "subjectAltName=" << san << "\nbasicConstraints=CA:FALSE\n";
@@ -63,7 +66,7 @@ class Certificates {
            Run("openssl x509 -req -in " + name +
                ".csr -CA ca.pem -CAkey ca.key -CAcreateserial "
                "-out " +
-               name + ".pem -days 2 -extfile " + name + ".ext");
+               name + ".pem -days " + days + " -extfile " + name + ".ext");
   }
 
   codex::testing::TempDir tmp_{"codex_tls_test."};
@@ -89,6 +92,8 @@ class TlsServer {
     thread_.join();
   }
   std::string base() const { return "https://127.0.0.1:" + std::to_string(port_); }
+  // The same server by host name (the certificate's DNS names, and SNI).
+  std::string named_base() const { return "https://localhost:" + std::to_string(port_); }
 
   std::atomic<int> requests{0};
 
@@ -148,6 +153,12 @@ TEST_CASE("HTTPS: verification against the system store, SSL_CERT_FILE and SSL_C
     REQUIRE(r->response_id == "resp_tls");
     REQUIRE(server.requests == 1);
   }
+  SECTION("a host name is matched against the certificate's DNS names") {
+    ScopedEnv f("SSL_CERT_FILE", certs.Path("ca.pem")), d("SSL_CERT_DIR", std::nullopt);
+    auto r = StreamOnce(server.named_base(), {}, retries);
+    INFO(r.status().message());
+    REQUIRE(r.ok());
+  }
   SECTION("SSL_CERT_DIR with a hashed CA is accepted") {
     ScopedEnv f("SSL_CERT_FILE", std::nullopt), d("SSL_CERT_DIR", certs.Path("certs"));
     auto r = StreamOnce(server.base(), {}, retries);
@@ -174,6 +185,41 @@ TEST_CASE("HTTPS: a trusted certificate for another host name is refused") {
   auto r = StreamOnce(server.base(), {}, retries);
   INFO(r.status().message());
   REQUIRE(r.status().reason() == core::reason::kTls);
+  REQUIRE(retries == 0);
+  REQUIRE(server.requests == 0);
+}
+
+TEST_CASE("HTTPS: a trusted certificate for another DNS name is refused when asked by name") {
+  Certificates certs;
+  if (!certs.ok())
+    codex::testing::SkipTest("could not generate test certificates with the openssl CLI");
+  ScopedEnv p1("https_proxy", std::nullopt), p2("HTTPS_PROXY", std::nullopt),
+      p3("all_proxy", std::nullopt), p4("ALL_PROXY", std::nullopt);
+  TlsServer server(certs.Path("other.pem"), certs.Path("other.key"));
+  ScopedEnv f("SSL_CERT_FILE", certs.Path("ca.pem"));
+  int retries = 0;
+  auto r = StreamOnce(server.named_base(), {}, retries);
+  INFO(r.status().message());
+  REQUIRE(r.status().reason() == core::reason::kTls);
+  REQUIRE(r.status().message().find("not valid for host localhost") != std::string::npos);
+  REQUIRE(retries == 0);
+  REQUIRE(server.requests == 0);
+}
+
+TEST_CASE("HTTPS: an expired certificate from a trusted CA is refused") {
+  Certificates certs;
+  if (!certs.ok())
+    codex::testing::SkipTest("could not generate test certificates with the openssl CLI");
+  ScopedEnv p1("https_proxy", std::nullopt), p2("HTTPS_PROXY", std::nullopt),
+      p3("all_proxy", std::nullopt), p4("ALL_PROXY", std::nullopt);
+  TlsServer server(certs.Path("expired.pem"), certs.Path("expired.key"));
+  ScopedEnv f("SSL_CERT_FILE", certs.Path("ca.pem"));
+  int retries = 0;
+  auto r = StreamOnce(server.base(), {}, retries);
+  INFO(r.status().message());
+  REQUIRE(r.status().code() == StatusCode::kUnavailable);
+  REQUIRE(r.status().reason() == core::reason::kTls);
+  REQUIRE(r.status().message().find("expired") != std::string::npos);
   REQUIRE(retries == 0);
   REQUIRE(server.requests == 0);
 }

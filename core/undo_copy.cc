@@ -4,7 +4,6 @@
 // Everything it writes is codex's own, outside the workspace.
 #include <dirent.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "base/sha.h"
 #include "core/undo.h"
 #include "core/undo_backend.h"
 
@@ -21,19 +21,6 @@ namespace codex::core::undo_internal {
 namespace {
 
 using Json = nlohmann::json;
-
-std::string Sha256Hex(std::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), digest, &len, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 15];
-  }
-  return out;
-}
 
 // Reads a whole file without following a symlink in its last component.
 // 0 or an errno.

@@ -1,8 +1,8 @@
-#include <httplib.h>
-
+#include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "core/http_client.h"
 #include "core/sse_parser.h"
 #include "mcp/transport.h"
 
@@ -52,19 +52,19 @@ struct HttpTransport::Impl {
   HttpOptions options;
   MessageFn on_message;
   ClosedFn on_closed;
-  std::string origin;  // scheme://host[:port]
+  core::HttpTarget target;  // scheme, host, port
   std::string path;
   std::mutex mu;
   std::string session_id;
   std::string protocol_version;
-  httplib::Headers base_headers;
+  core::HttpHeaders base_headers;
   bool closed = false;
 
-  httplib::Headers Headers() {
-    httplib::Headers h = base_headers;
+  core::HttpHeaders Headers() {
+    core::HttpHeaders h = base_headers;
     std::lock_guard<std::mutex> lock(mu);
-    if (!session_id.empty()) h.emplace("Mcp-Session-Id", session_id);
-    if (!protocol_version.empty()) h.emplace("MCP-Protocol-Version", protocol_version);
+    if (!session_id.empty()) h.emplace_back("Mcp-Session-Id", session_id);
+    if (!protocol_version.empty()) h.emplace_back("MCP-Protocol-Version", protocol_version);
     return h;
   }
 };
@@ -86,13 +86,47 @@ Status HttpTransport::Start(MessageFn on_message, ClosedFn on_closed) {
   d.on_closed = std::move(on_closed);
   const std::string& url = d.options.config.url;
   const size_t scheme_end = url.find("://");
-  const size_t path_start = url.find('/', scheme_end + 3);
-  d.origin = path_start == std::string::npos ? url : url.substr(0, path_start);
+  const size_t path_start =
+      scheme_end == std::string::npos ? std::string::npos : url.find_first_of("/?", scheme_end + 3);
+  d.target.scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
+  if (d.target.scheme != "http" && d.target.scheme != "https") {
+    return InvalidArgumentError("the url of an MCP server must start with http:// or https://: " +
+                                url);
+  }
+  const std::string authority =
+      url.substr(scheme_end + 3,
+                 path_start == std::string::npos ? std::string::npos : path_start - scheme_end - 3);
   d.path = path_start == std::string::npos ? "/" : url.substr(path_start);
-  for (const auto& [k, v] : d.options.config.http_headers) d.base_headers.emplace(k, v);
+  if (d.path.front() == '?') d.path.insert(0, "/");
+  d.target.port = d.target.scheme == "https" ? 443 : 80;
+  std::string port;
+  if (!authority.empty() && authority.front() == '[') {
+    const size_t close = authority.find(']');
+    d.target.host = authority.substr(1, close == std::string::npos ? std::string::npos : close - 1);
+    if (close != std::string::npos && close + 1 < authority.size() && authority[close + 1] == ':') {
+      port = authority.substr(close + 2);
+    }
+  } else {
+    const size_t colon = authority.rfind(':');
+    d.target.host = authority.substr(0, colon);
+    if (colon != std::string::npos) port = authority.substr(colon + 1);
+  }
+  if (!port.empty()) {
+    const bool digits = port.size() <= 5 && std::all_of(port.begin(), port.end(), [](char c) {
+                          return c >= '0' && c <= '9';
+                        });
+    if (!digits || std::stoi(port) == 0 || std::stoi(port) > 65535) {
+      return InvalidArgumentError("the url of an MCP server has a bad port: " + url);
+    }
+    d.target.port = std::stoi(port);
+  }
+  if (d.target.host.empty()) {
+    return InvalidArgumentError("the url of an MCP server names no host: " + url);
+  }
+  for (const auto& [k, v] : d.options.config.http_headers) d.base_headers.emplace_back(k, v);
   for (const auto& [header, var] : d.options.config.env_http_headers) {
     if (const char* v = std::getenv(var.c_str()); v != nullptr && *v != '\0') {
-      d.base_headers.emplace(header, v);
+      d.base_headers.emplace_back(header, v);
     }
   }
   if (!d.options.config.bearer_token_env_var.empty()) {
@@ -101,7 +135,7 @@ Status HttpTransport::Start(MessageFn on_message, ClosedFn on_closed) {
       return UnauthenticatedError("set " + d.options.config.bearer_token_env_var +
                                   " (bearer_token_env_var of this server)");
     }
-    d.base_headers.emplace("Authorization", std::string("Bearer ") + token);
+    d.base_headers.emplace_back("Authorization", std::string("Bearer ") + token);
   }
   return OkStatus();
 }
@@ -109,54 +143,52 @@ Status HttpTransport::Start(MessageFn on_message, ClosedFn on_closed) {
 Status HttpTransport::Send(const std::string& message, int64_t timeout_ms,
                            const std::function<bool()>& should_abort) {
   Impl& d = *impl_;
-  httplib::Client client(d.origin);
   const int64_t t = timeout_ms > 0 ? timeout_ms : 60'000;
-  client.set_connection_timeout(std::chrono::milliseconds(std::min<int64_t>(t, 30'000)));
-  client.set_read_timeout(std::chrono::milliseconds(t));
-  client.set_write_timeout(std::chrono::milliseconds(t));
-  httplib::Headers headers = d.Headers();
-  headers.emplace("Accept", "application/json, text/event-stream");
+  core::HttpTarget target = d.target;
+  target.connect_timeout_ms = std::min<int64_t>(t, 30'000);
+  target.io_timeout_ms = t;
+  core::HttpConnection client(std::move(target));
 
   std::string body;
   bool sse = false;
-  bool sse_known = false;
   Status parse_status = OkStatus();
   core::SseParser parser([&](const core::SseEvent& e) {
     if (!e.data.empty()) d.on_message(std::string(e.data));
     return OkStatus();
   });
-  httplib::Request req;
+  core::HttpRequest req;
   req.method = "POST";
   req.path = d.path;
-  req.headers = headers;
+  req.headers = d.Headers();
+  req.headers.emplace_back("Accept", "application/json, text/event-stream");
+  req.headers.emplace_back("Content-Type", "application/json");
   req.body = message;
-  req.set_header("Content-Type", "application/json");
+  req.keep_alive = false;
   int status_code = 0;
-  req.response_handler = [&](const httplib::Response& r) {
+  auto on_head = [&](const core::HttpResponseHead& r) {
     status_code = r.status;
-    sse = r.get_header_value("Content-Type").find("text/event-stream") != std::string::npos;
-    sse_known = true;
-    if (r.has_header("Mcp-Session-Id")) {
+    sse = r.Header("Content-Type").find("text/event-stream") != std::string::npos;
+    if (r.Has("Mcp-Session-Id")) {
       std::lock_guard<std::mutex> lock(d.mu);
-      d.session_id = r.get_header_value("Mcp-Session-Id");
+      d.session_id = r.Header("Mcp-Session-Id");
     }
     return true;
   };
-  req.content_receiver = [&](const char* data, size_t len, uint64_t, uint64_t) {
+  auto on_body = [&](std::string_view data) {
     if (should_abort && should_abort()) return false;
-    if (sse_known && sse && status_code / 100 == 2) {
-      parse_status = parser.Feed(std::string_view(data, len));
+    if (sse && status_code / 100 == 2) {
+      parse_status = parser.Feed(data);
       return parse_status.ok();
     }
-    body.append(data, len);
+    body.append(data);
     return body.size() < (64u << 20);
   };
-  httplib::Response res;
-  httplib::Error err = httplib::Error::Success;
-  const bool ok = client.send(req, res, err);
-  if (!ok) {
+  const core::HttpError err = client.Send(req, on_head, on_body);
+  if (err != core::HttpError::kSuccess) {
     if (should_abort && should_abort()) return CancelledError("interrupted");
-    return UnavailableError("POST " + d.options.config.url + " failed: " + httplib::to_string(err));
+    return UnavailableError("POST " + d.options.config.url +
+                            " failed: " + core::HttpErrorText(err) +
+                            (client.detail().empty() ? "" : " (" + client.detail() + ")"));
   }
   if (status_code == 404 && !d.session_id.empty()) {
     return UnavailableError("the server ended the MCP session (HTTP 404)");
@@ -184,11 +216,17 @@ void HttpTransport::Close() {
     d.closed = true;
     session = d.session_id;
   }
-  if (!session.empty() && !d.origin.empty()) {
-    httplib::Client client(d.origin);
-    client.set_connection_timeout(std::chrono::seconds(2));
-    client.set_read_timeout(std::chrono::seconds(2));
-    (void)client.Delete(d.path, d.Headers());
+  if (!session.empty() && !d.target.host.empty()) {
+    core::HttpTarget target = d.target;
+    target.connect_timeout_ms = 2'000;
+    target.io_timeout_ms = 2'000;
+    core::HttpConnection client(std::move(target));
+    core::HttpRequest req;
+    req.method = "DELETE";
+    req.path = d.path;
+    req.headers = d.Headers();
+    req.keep_alive = false;
+    (void)client.Send(req, nullptr, nullptr);
   }
 }
 

@@ -1,28 +1,16 @@
 #include "storage/migrations.h"
 
 #include <SQLiteCpp/Statement.h>
-#include <openssl/evp.h>
 
 #include <set>
 
 #include "base/time.h"
+#include "base/sha.h"
 #include "storage/sqlite_util.h"
 
 namespace codex::storage {
 
-std::string MigrationChecksum(std::string_view sql) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(sql.data(), sql.size(), digest, &len, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(len * 2);
-  for (unsigned int i = 0; i < len; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 0xf];
-  }
-  return out;
-}
+std::string MigrationChecksum(std::string_view sql) { return Sha256Hex(sql); }
 
 int LatestSchemaVersion() {
   const auto& all = internal::EmbeddedMigrations();

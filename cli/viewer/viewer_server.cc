@@ -1,14 +1,16 @@
 #include "cli/viewer/viewer_server.h"
 
-#include <httplib.h>
+#include <dlfcn.h>
 #include <sys/random.h>
 
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "base/json.h"
 #include "cli/viewer/viewer_assets.h"
+#include "sandbox/launcher.h"
 
 namespace codex::cli::viewer {
 
@@ -28,9 +30,10 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
-void SendJson(httplib::Response& res, const Result<std::string>& body) {
+void SendJson(ServedResponse& res, const Result<std::string>& body) {
   if (body.ok()) {
-    res.set_content(*body, "application/json; charset=utf-8");
+    res.body = *body;
+    res.content_type = "application/json; charset=utf-8";
     return;
   }
   const Status& s = body.status();
@@ -38,11 +41,39 @@ void SendJson(httplib::Response& res, const Result<std::string>& body) {
                : s.code() == StatusCode::kInvalidArgument ? 400
                                                           : 500;
   nlohmann::json err = {{"error", s.message()}};
-  res.set_content(Dump(err), "application/json; charset=utf-8");
+  res.body = Dump(err);
+  res.content_type = "application/json; charset=utf-8";
 }
 
-Params QueryParams(const httplib::Request& req) {
-  return Params(req.params.begin(), req.params.end());
+// The factory of codex-viewer-http.so into `out`; kFailedPrecondition naming what to do
+// when the module is missing or broken.
+Status LoadViewerHttpModule(MakeLoopbackServerFn* out) {
+  static MakeLoopbackServerFn make = nullptr;
+  static std::string error;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const std::string path = sandbox::FileBesideSelf(kViewerHttpModule);
+    void* handle = path.empty() ? nullptr : ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    void* fn = handle == nullptr ? nullptr : ::dlsym(handle, kViewerHttpSymbol);
+    if (fn == nullptr) {
+      const char* why = path.empty() ? "not found beside codex" : ::dlerror();
+      error = std::string("the session viewer needs ") + kViewerHttpModule +
+              " beside codex, which cannot be loaded (" + (why ? why : "unknown error") +
+              "); reinstall codex with its modules";
+      return;
+    }
+    make = reinterpret_cast<MakeLoopbackServerFn>(fn);
+  });
+  if (make == nullptr) return FailedPreconditionError(error);
+  *out = make;
+  return OkStatus();
+}
+
+// The id of /TOKEN/api/<kind>/<id> (one segment, not empty), "" otherwise.
+std::string_view IdAfter(std::string_view rest, std::string_view prefix) {
+  if (rest.substr(0, prefix.size()) != prefix) return {};
+  const std::string_view id = rest.substr(prefix.size());
+  return id.find('/') == std::string_view::npos ? id : std::string_view{};
 }
 
 }  // namespace
@@ -82,31 +113,19 @@ int CheckRequest(std::string_view method, std::string_view host, std::string_vie
 }
 
 ViewerServer::ViewerServer(ViewerApi& api, std::string token)
-    : api_(api), token_(std::move(token)), server_(std::make_unique<httplib::Server>()) {}
+    : api_(api), token_(std::move(token)) {
+  handler_ = [this](const ServedRequest& req, ServedResponse& res) { Handle(req, res); };
+}
 
 ViewerServer::~ViewerServer() = default;
 
 Result<std::unique_ptr<ViewerServer>> ViewerServer::Bind(ViewerApi& api, int port,
                                                          std::string token) {
+  MakeLoopbackServerFn make = nullptr;
+  RETURN_IF_ERROR(LoadViewerHttpModule(&make));
   std::unique_ptr<ViewerServer> server(new ViewerServer(api, std::move(token)));
-  // SO_REUSEADDR alone: httplib's default adds SO_REUSEPORT, with which a
-  // second listener (another viewer, or any process of this user) could
-  // share the port and take half the requests, tokens included.
-  server->server_->set_socket_options([](int sock) {
-    int yes = 1;
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
-  // Small JSON answers on a kept-alive connection would otherwise wait for
-  // the peer's delayed ACK (~40 ms each).
-  server->server_->set_tcp_nodelay(true);
-  server->AddRoutes();
-  if (port == 0) {
-    server->port_ = server->server_->bind_to_any_port("127.0.0.1");
-  } else if (server->server_->bind_to_port("127.0.0.1", port)) {
-    server->port_ = port;
-  } else {
-    server->port_ = -1;
-  }
+  server->server_.reset(make(&server->handler_));
+  server->port_ = server->server_->Bind(port);
   if (server->port_ <= 0) {
     return UnavailableError("cannot listen on 127.0.0.1:" + std::to_string(port) +
                             "; choose another --port (or leave it out for any free port)");
@@ -119,63 +138,61 @@ std::string ViewerServer::url() const {
 }
 
 Status ViewerServer::Run() {
-  if (!server_->listen_after_bind()) {
+  if (!server_->Listen()) {
     return UnavailableError("the viewer stopped serving on 127.0.0.1:" + std::to_string(port_));
   }
   return OkStatus();
 }
 
-void ViewerServer::Stop() { server_->stop(); }
+void ViewerServer::Stop() { server_->Stop(); }
 
-void ViewerServer::AddRoutes() {
-  httplib::Server& s = *server_;
-  s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    const int refused =
-        CheckRequest(req.method, req.get_header_value("Host"), req.path, token_, port_);
-    if (refused == 0) return httplib::Server::HandlerResponse::Unhandled;
+void ViewerServer::Handle(const ServedRequest& req, ServedResponse& res) {
+  const int refused = CheckRequest(req.method, req.host, req.path, token_, port_);
+  if (refused == 0) {
+    Route(req, res);
+  } else {
     res.status = refused;
-    res.set_content(refused == 403   ? "forbidden host\n"
-                    : refused == 405 ? "read-only: only GET\n"
-                                     : "not found\n",
-                    "text/plain; charset=utf-8");
-    if (refused == 405) res.set_header("Allow", "GET");
-    return httplib::Server::HandlerResponse::Handled;
-  });
-  s.set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
-    res.set_header("Content-Security-Policy", kCsp);
-    res.set_header("X-Content-Type-Options", "nosniff");
-    res.set_header("Referrer-Policy", "no-referrer");
-    res.set_header("X-Frame-Options", "DENY");
-    res.set_header("Cache-Control", "no-store");
-  });
-  // The token segment was checked by the pre-routing handler.
-  s.Get(R"(/[0-9a-f]+)", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_redirect("/" + token_ + "/");
-  });
-  s.Get(R"(/[0-9a-f]+/(|index\.html|app\.js|style\.css))", [](const httplib::Request& req,
-                                                              httplib::Response& res) {
-    const std::string name = req.matches[1].str().empty() ? "index.html" : req.matches[1].str();
-    const ViewerAsset* asset = FindViewerAsset(name);
+    res.body = refused == 403   ? "forbidden host\n"
+               : refused == 405 ? "read-only: only GET\n"
+                                : "not found\n";
+    res.content_type = "text/plain; charset=utf-8";
+    if (refused == 405) res.headers.emplace_back("Allow", "GET");
+  }
+  res.headers.emplace_back("Content-Security-Policy", kCsp);
+  res.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  res.headers.emplace_back("Referrer-Policy", "no-referrer");
+  res.headers.emplace_back("X-Frame-Options", "DENY");
+  res.headers.emplace_back("Cache-Control", "no-store");
+}
+
+// The token segment was checked by Handle.
+void ViewerServer::Route(const ServedRequest& req, ServedResponse& res) {
+  const std::string_view rest = std::string_view(req.path).substr(1 + token_.size());
+  if (rest.empty()) {
+    res.status = 302;
+    res.headers.emplace_back("Location", "/" + token_ + "/");
+    return;
+  }
+  if (rest == "/" || rest == "/index.html" || rest == "/app.js" || rest == "/style.css") {
+    const ViewerAsset* asset = FindViewerAsset(rest == "/" ? "index.html" : rest.substr(1));
     if (asset == nullptr) {
       res.status = 404;
       return;
     }
-    res.set_content(std::string(asset->body), std::string(asset->content_type));
-  });
-  s.Get(R"(/[0-9a-f]+/api/sessions)", [this](const httplib::Request& req, httplib::Response& res) {
-    SendJson(res, api_.Sessions(QueryParams(req)));
-  });
-  s.Get(R"(/[0-9a-f]+/api/search)", [this](const httplib::Request& req, httplib::Response& res) {
-    SendJson(res, api_.Search(QueryParams(req)));
-  });
-  s.Get(R"(/[0-9a-f]+/api/session/([^/]+))",
-        [this](const httplib::Request& req, httplib::Response& res) {
-          SendJson(res, api_.Session(req.matches[1].str()));
-        });
-  s.Get(R"(/[0-9a-f]+/api/tree/([^/]+))",
-        [this](const httplib::Request& req, httplib::Response& res) {
-          SendJson(res, api_.Tree(req.matches[1].str()));
-        });
+    res.body = std::string(asset->body);
+    res.content_type = std::string(asset->content_type);
+    return;
+  }
+  const Params params(req.params.begin(), req.params.end());
+  if (rest == "/api/sessions") return SendJson(res, api_.Sessions(params));
+  if (rest == "/api/search") return SendJson(res, api_.Search(params));
+  if (const std::string_view id = IdAfter(rest, "/api/session/"); !id.empty()) {
+    return SendJson(res, api_.Session(std::string(id)));
+  }
+  if (const std::string_view id = IdAfter(rest, "/api/tree/"); !id.empty()) {
+    return SendJson(res, api_.Tree(std::string(id)));
+  }
+  res.status = 404;
 }
 
 }  // namespace codex::cli::viewer

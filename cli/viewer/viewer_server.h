@@ -17,6 +17,9 @@
 // Routes under /TOKEN/: "" (the page), app.js, style.css (embedded at build
 // time, viewer_assets.h), and the JSON of ViewerApi under api/.
 //
+// The server itself (cpp-httplib, which brings OpenSSL) lives in the module
+// codex-viewer-http.so beside codex (http_server_module.h), loaded by Bind.
+//
 // Thread-safety: Run blocks on the calling thread and serves from a pool;
 // Stop may be called from any thread (e.g. a signal-waiting one).
 #pragma once
@@ -25,11 +28,8 @@
 #include <string>
 
 #include "base/status.h"
+#include "cli/viewer/http_server_module.h"
 #include "cli/viewer/viewer_api.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace codex::cli::viewer {
 
@@ -43,7 +43,8 @@ int CheckRequest(std::string_view method, std::string_view host, std::string_vie
 class ViewerServer {
  public:
   // Binds 127.0.0.1:`port` (0 = any free port). kUnavailable when the port
-  // cannot be bound. `api` must outlive the server.
+  // cannot be bound, kFailedPrecondition when the module cannot be loaded.
+  // `api` must outlive the server.
   static Result<std::unique_ptr<ViewerServer>> Bind(ViewerApi& api, int port, std::string token);
   ~ViewerServer();
 
@@ -57,12 +58,15 @@ class ViewerServer {
 
  private:
   ViewerServer(ViewerApi& api, std::string token);
-  void AddRoutes();
+  // The rules, then the routes, then the headers every response carries.
+  void Handle(const ServedRequest& req, ServedResponse& res);
+  void Route(const ServedRequest& req, ServedResponse& res);
 
   ViewerApi& api_;
   std::string token_;
   int port_ = 0;
-  std::unique_ptr<httplib::Server> server_;
+  ServeHandler handler_;
+  std::unique_ptr<LoopbackServer> server_;
 };
 
 }  // namespace codex::cli::viewer
