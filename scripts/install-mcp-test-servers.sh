@@ -14,17 +14,15 @@ build_dir="${1:-${BUILD_DIR:-build}}"
 dest="$build_dir/mcp-servers"
 # They must run on Debian 12's own Node.js (18.20), the one install-deps.sh
 # gives a new machine. From 1.25.0 on, @modelcontextprotocol/sdk's streamable
-# HTTP server calls the global `crypto.randomUUID()`, which Node 18 does not
-# have (a global `crypto` came with Node 19, although the SDK says node >= 18):
-# every POST then answers HTTP 400 {"code":-32700,"message":"Parse error",
-# "data":"ReferenceError: crypto is not defined"}. So server-everything is the
-# last release that accepts an SDK before 1.25 (2025.12.18, sdk ^1.24.0), and
-# sdk 1.24.3 is installed beside it so that npm resolves that range to it and not
-# to the newest 1.x. server-filesystem speaks stdio only (no global crypto on
-# that path), so it keeps its own newer SDK, nested under it.
+# HTTP server calls the global `crypto.randomUUID()`, which Node 18 has only
+# behind --experimental-global-webcrypto (a global `crypto` came with Node 19,
+# although the SDK says node >= 18): without it every POST answers HTTP 400
+# "ReferenceError: crypto is not defined". The version is the one the Codex
+# 0.169 captures in tests/compat/ were made against (tool names, resources,
+# instructions), so it is not pinned back; mcp_npm_e2e_test starts the HTTP
+# server with that flag when `node` is 18.
 packages=(
-  "@modelcontextprotocol/server-everything@2025.12.18"
-  "@modelcontextprotocol/sdk@1.24.3"
+  "@modelcontextprotocol/server-everything@2026.8.31"
   "@modelcontextprotocol/server-filesystem@2026.8.31"
 )
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
