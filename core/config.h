@@ -83,6 +83,10 @@ struct Config {
   std::string compaction = "auto";  // auto | inline | endpoint | local (README, "Compaction")
   std::optional<int> history_retention_days;  // [history] retention_days
   std::string instructions;  // base instructions override ("" = built-in); model_instructions_file
+  // A review session (core/review.h): its guidelines, sent as the first
+  // developer message, and no base instructions, as Codex 0.169's review
+  // turn; set by the CLI, not read from config.toml.
+  std::string review_guidelines;
   // Codex's developer_instructions: a developer message after the permissions one.
   std::string developer_instructions;
   // Codex's project_doc_fallback_filenames: tried in order in a directory without AGENTS.md.
