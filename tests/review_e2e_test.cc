@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "testing/files.h"
+#include "testing/skip.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
+#include "tests/tmux_support.h"
 
 namespace codex::testing {
 namespace {
@@ -234,6 +236,57 @@ TEST_CASE("review's own git runs through host_git: a planted core.fsmonitor neve
   p.cwd = env->workdir();
   REQUIRE(RunProcess(p).ok());
   CHECK(fs::exists(marker));
+}
+
+// /review in the interactive session, on a terminal (tmux): the review runs as
+// a session of its own with Codex's request, its findings drawn rendered, and
+// the session the user was in goes on with its own transcript and key.
+TEST_CASE("in tmux: /review, /review base BRANCH, then the session goes on") {
+  if (!TmuxCodex::Available()) {
+    SkipPart("tmux is not installed (scripts/install-deps.sh): /review cannot be tested here");
+    return;
+  }
+  auto env =
+      MakeEnv(Json{{"responses",
+                    {"first answer", kTwoFindings,
+                     "{\"findings\":[],\"overall_explanation\":\"Base ok.\"}", "after the review"}}}
+                  .dump());
+  const Repo repo = MakeRepo(env->workdir());
+  TmuxCodex t(*env, {}, 120, 50);
+  t.WaitForText("›");
+  t.Type("hello");
+  t.Key("Enter");
+  t.WaitForText("first answer");
+  t.Type("/review");
+  t.Key("Enter");
+  t.WaitForText(">> Code review started: current changes <<");
+  t.WaitForText("<< Code review finished >>");
+  std::string text = t.Joined();
+  INFO(text);
+  CHECK_THAT(text, Catch::Contains("Full review comments:"));
+  CHECK_THAT(text, Catch::Contains("[P1] Off by one — /w/a.txt:3-4"));
+  CHECK_THAT(text, Catch::Contains("Reads past the end."));
+  CHECK_THAT(text, Catch::Contains("Unclear."));  // the last line too
+  CHECK(text.find("\"findings\"") == std::string::npos);  // never the raw JSON
+  t.Type("/review base main");
+  t.Key("Enter");
+  t.WaitForText(">> Code review started: changes against 'main' <<");
+  t.WaitForText("Base ok.");
+  t.Type("and now?");
+  t.Key("Enter");
+  t.WaitForText("after the review");
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 4);
+  CheckReviewRequest(requests[1]);
+  CheckReviewRequest(requests[2]);
+  CHECK_THAT(LastUserText(requests[1]), Catch::Contains("current code changes"));
+  CHECK_THAT(LastUserText(requests[2]), Catch::Contains("`git diff " + repo.base_sha + "`"));
+  // The user's session: its own instructions and key, the review not in it.
+  CHECK(requests[3].body.contains("instructions"));
+  CHECK(requests[3].body["prompt_cache_key"] == requests[0].body["prompt_cache_key"]);
+  CHECK(requests[1].body["prompt_cache_key"] != requests[0].body["prompt_cache_key"]);
+  CHECK(requests[3].body.dump().find("Off by one") == std::string::npos);
+  CHECK(LastUserText(requests[3]) == "and now?");
 }
 
 }  // namespace

@@ -30,6 +30,7 @@ enum class SlashKind {
   kExport,
   kMcp,
   kRename,
+  kReview,
   kQuit,
 };
 
