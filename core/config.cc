@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/mcp_config_parse.h"
@@ -292,9 +293,8 @@ constexpr std::string_view kCodexWrittenKeys[] = {
 
 // Codex keys this codex honours with Codex's meaning (issue 25).
 constexpr std::string_view kCodexHonouredKeys[] = {
-    "developer_instructions",
-    "model_instructions_file",
-    "project_doc_fallback_filenames",
+    "model_catalog_json",      "tool_output_token_limit",        "developer_instructions",
+    "model_instructions_file", "project_doc_fallback_filenames",
 };
 
 bool IsKnownKey(std::string_view path) {
@@ -559,6 +559,14 @@ Status ReadModelAndPolicyKeys(const toml::table& root, Config& config) {
     }
   }
   RETURN_IF_ERROR(ReadBool(root, "", "hide_agent_reasoning", config.hide_agent_reasoning));
+  if (root.get("tool_output_token_limit")) {
+    int64_t limit = 0;
+    RETURN_IF_ERROR(ReadInt(root, "", "tool_output_token_limit", limit));
+    if (limit <= 0) {
+      return InvalidArgumentError("config: tool_output_token_limit must be a positive number");
+    }
+    config.tool_output_token_limit = limit;
+  }
   if (root.get("project_doc_max_bytes")) {
     int64_t max_bytes = 0;
     RETURN_IF_ERROR(ReadInt(root, "", "project_doc_max_bytes", max_bytes));
@@ -809,6 +817,52 @@ Status ReadCodexInstructionKeys(const toml::table& root, const std::string& code
   return OkStatus();
 }
 
+// Codex's model_catalog_json: a JSON file {"models":[{"slug":…,
+// "default_reasoning_level":…, "default_reasoning_summary":…,
+// "default_verbosity":…, "support_verbosity":…}, …]} whose entry for the
+// session's model gives the reasoning effort, summary and verbosity that
+// config.toml, the profile and -c leave unset, as Codex 0.169 takes them (it
+// has no built-in table: without a catalog it sends only summary "auto").
+Status ApplyModelCatalog(const toml::table& root, const std::string& codex_home, Config& config) {
+  std::string file;
+  RETURN_IF_ERROR(ReadString(root, "", "model_catalog_json", file));
+  if (file.empty()) return OkStatus();
+  fs::path path(file);
+  if (file.rfind("~/", 0) == 0) path = fs::path(Getenv("HOME")) / file.substr(2);
+  if (path.is_relative()) path = fs::path(codex_home) / path;
+  if (!fs::is_regular_file(path)) {
+    return InvalidArgumentError("config: model_catalog_json '" + path.string() +
+                                "' cannot be read; fix the path or remove the key");
+  }
+  std::ifstream in(path, std::ios::binary);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const nlohmann::json catalog = nlohmann::json::parse(text, nullptr, false);
+  if (!catalog.is_object() || !catalog.contains("models") || !catalog["models"].is_array()) {
+    return InvalidArgumentError("config: model_catalog_json '" + path.string() +
+                                "' is not a JSON object with a \"models\" array");
+  }
+  for (const nlohmann::json& m : catalog["models"]) {
+    if (!m.is_object() || m.value("slug", "") != config.model) continue;
+    auto text_of = [&](const char* key) {
+      auto it = m.find(key);
+      return it != m.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    if (root.get("model_reasoning_effort") == nullptr) {
+      config.model_reasoning_effort = text_of("default_reasoning_level");
+    }
+    if (root.get("model_reasoning_summary") == nullptr &&
+        !text_of("default_reasoning_summary").empty()) {
+      config.model_reasoning_summary = text_of("default_reasoning_summary");
+    }
+    const bool verbosity = m.value("support_verbosity", false);
+    if (root.get("model_verbosity") == nullptr && verbosity) {
+      config.model_verbosity = text_of("default_verbosity");
+    }
+    break;
+  }
+  return OkStatus();
+}
+
 // The layers in order: config.toml, -c, the profile, -c again, then the
 // command line's flags; see config.h.
 Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& overrides) {
@@ -842,6 +896,7 @@ Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& 
   RETURN_IF_ERROR(ReadProviders(root, config));
   RETURN_IF_ERROR(ReadModelPrices(root, config));
   RETURN_IF_ERROR(ApplyCommandLine(overrides, config));
+  RETURN_IF_ERROR(ApplyModelCatalog(root, codex_home, config));  // for the final model
   return config;
 }
 

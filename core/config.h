@@ -107,6 +107,9 @@ struct Config {
   // [tools] web_search: offer the provider's hosted web search ({"type":"web_search"});
   // its web_search_call items are stored and resent like any other.
   bool web_search = false;
+  // Codex's tool_output_token_limit: how much of a tool's output (shell, MCP)
+  // the model gets (ModelOutputMaxBytes in core/tool_router.h); nullopt = 10 KiB.
+  std::optional<int64_t> tool_output_token_limit;
   std::optional<int64_t> project_doc_max_bytes;  // AGENTS.md budget; nullopt = built-in
   bool hide_agent_reasoning = false;             // renderers omit reasoning text
   bool history_persistence = true;               // [history] persistence = "save-all" | "none"
