@@ -293,7 +293,8 @@ constexpr std::string_view kCodexWrittenKeys[] = {
 
 // Codex keys this codex honours with Codex's meaning (issue 25).
 constexpr std::string_view kCodexHonouredKeys[] = {
-    "model_catalog_json",      "tool_output_token_limit",        "developer_instructions",
+    "compact_prompt",          "experimental_compact_prompt_file", "web_search",
+    "model_catalog_json",      "tool_output_token_limit",          "developer_instructions",
     "model_instructions_file", "project_doc_fallback_filenames",
 };
 
@@ -547,11 +548,20 @@ Status ReadModelAndPolicyKeys(const toml::table& root, Config& config) {
   RETURN_IF_ERROR(
       ReadEnum(root, "", "model_verbosity", {"low", "medium", "high"}, config.model_verbosity));
   RETURN_IF_ERROR(ReadBool(root, "", "parallel_tool_calls", config.parallel_tool_calls));
+  // Codex's [features] flags (--enable/--disable F) that have a counterpart
+  // here; the others are accepted and change nothing (docs/codex-compat.md).
   if (auto* features = root.get("features")) {
     if (auto* t = features->as_table()) {
       RETURN_IF_ERROR(ReadBool(*t, "features.", "unified_exec", config.unified_exec));
+      RETURN_IF_ERROR(ReadBool(*t, "features.", "view_image", config.view_image));
+      RETURN_IF_ERROR(ReadBool(*t, "features.", "web_search_request", config.web_search));
+      RETURN_IF_ERROR(ReadBool(*t, "features.", "web_search_cached", config.web_search));
     }
   }
+  // Codex's top-level web_search ("live" | "cached" | "disabled"; --search is "live").
+  std::string web_search;
+  RETURN_IF_ERROR(ReadEnum(root, "", "web_search", {"live", "cached", "disabled"}, web_search));
+  if (!web_search.empty()) config.web_search = web_search != "disabled";
   if (auto* tools = root.get("tools")) {
     if (auto* t = tools->as_table()) {
       RETURN_IF_ERROR(ReadBool(*t, "tools.", "view_image", config.view_image));
@@ -799,6 +809,21 @@ Status ReadCodexInstructionKeys(const toml::table& root, const std::string& code
                                   "' cannot be read or is empty; fix the path or remove the key");
     }
     config.instructions = std::move(text);
+  }
+  RETURN_IF_ERROR(ReadString(root, "", "compact_prompt", config.compact_prompt));
+  std::string prompt_file;
+  RETURN_IF_ERROR(ReadString(root, "", "experimental_compact_prompt_file", prompt_file));
+  if (!prompt_file.empty()) {
+    fs::path path(prompt_file);
+    if (prompt_file.rfind("~/", 0) == 0) path = fs::path(Getenv("HOME")) / prompt_file.substr(2);
+    if (path.is_relative()) path = fs::path(codex_home) / path;
+    std::ifstream in(path, std::ios::binary);
+    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    if (!fs::is_regular_file(path) || text.empty()) {
+      return InvalidArgumentError("config: experimental_compact_prompt_file '" + path.string() +
+                                  "' cannot be read or is empty; fix the path or remove the key");
+    }
+    config.compact_prompt = std::move(text);
   }
   if (const toml::node* n = root.get("project_doc_fallback_filenames")) {
     const toml::array* arr = n->as_array();

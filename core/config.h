@@ -110,6 +110,9 @@ struct Config {
   // Codex's tool_output_token_limit: how much of a tool's output (shell, MCP)
   // the model gets (ModelOutputMaxBytes in core/tool_router.h); nullopt = 10 KiB.
   std::optional<int64_t> tool_output_token_limit;
+  // Codex's compact_prompt (or the text of experimental_compact_prompt_file):
+  // the local compaction's summary prompt; "" = the built-in one.
+  std::string compact_prompt;
   std::optional<int64_t> project_doc_max_bytes;  // AGENTS.md budget; nullopt = built-in
   bool hide_agent_reasoning = false;             // renderers omit reasoning text
   bool history_persistence = true;               // [history] persistence = "save-all" | "none"

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -110,12 +111,38 @@ TEST_CASE("codex help prints help; archive/delete are the sessions commands") {
   CHECK(show.exit_code != 0);
 }
 
-TEST_CASE("--enable/--disable FEATURE and --search are accepted in any position") {
-  auto env = MakeEnv(R"(["a", "b"])");
+// The tool names a request offers.
+std::set<std::string> ToolNames(const RecordedRequest& r) {
+  std::set<std::string> names;
+  for (const auto& t : r.body["tools"]) names.insert(t.value("name", t.value("type", "")));
+  return names;
+}
+
+TEST_CASE("--enable/--disable FEATURE and --search: accepted anywhere, mapped where we have it") {
+  auto env = MakeEnv(R"({"default": "ok"})");
   auto run = RunOk(*env, {"--enable", "some_feature", "exec", "--disable", "other", "hi"});
-  CHECK(env->server().requests_to("/responses").size() == 1);
-  auto search = RunOk(*env, {"--search", "exec", "hi"});
-  CHECK(env->server().requests_to("/responses").size() == 2);
+  CHECK(run.err.find("warning") == std::string::npos);  // Codex's other features: silent
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  CHECK_FALSE(ToolNames(requests[0]).contains("web_search"));
+  CHECK_FALSE(ToolNames(requests[0]).contains("view_image"));
+  CHECK(ToolNames(requests[0]).contains("shell"));
+  // --search is web_search = "live": the hosted search is offered.
+  run = RunOk(*env, {"--search", "exec", "hi"});
+  CHECK(run.err.find("warning") == std::string::npos);
+  CHECK(ToolNames(env->server().requests_to("/responses").back()).contains("web_search"));
+  // Codex's feature names with a counterpart here.
+  RunOk(*env, {"exec", "--enable", "view_image", "--enable", "unified_exec", "hi"});
+  auto names = ToolNames(env->server().requests_to("/responses").back());
+  CHECK(names.contains("view_image"));
+  CHECK(names.contains("exec_command"));
+  CHECK_FALSE(names.contains("shell"));
+  RunOk(*env, {"--enable", "web_search_request", "exec", "hi"});
+  CHECK(ToolNames(env->server().requests_to("/responses").back()).contains("web_search"));
+  RunOk(*env, {"exec", "-c", "web_search=\"disabled\"", "hi"});
+  CHECK_FALSE(ToolNames(env->server().requests_to("/responses").back()).contains("web_search"));
+  auto bad = Run(*env, {"exec", "-c", "web_search=\"sometimes\"", "hi"});
+  CHECK(bad.exit_code == 2);
 }
 
 TEST_CASE("developer_instructions, model_instructions_file and CLAUDE.md reach the model") {
