@@ -42,13 +42,14 @@ constexpr std::array<std::string_view, 12> kOurCommands = {
 // Codex 0.169 subcommands this codex does not have (`codex --help` of 0.169,
 // plus mcp-server from earlier releases). `archive`, `unarchive`, `delete`
 // and `help` are renamed instead (kRenamed).
-constexpr std::array<std::string_view, 18> kMissing = {
+constexpr std::array<std::string_view, 17> kMissing = {
     "agents",           "login",          "logout", "plugin",      "app-server", "remote-control",
     "update",           "doctor",         "debug",  "apply",       "a",          "queue",
-    "migrate-rollouts", "migrate-nfs-db", "cloud",  "exec-server", "features",   "mcp-server"};
+    "migrate-rollouts", "migrate-nfs-db", "cloud",  "exec-server", "mcp-server"};
 // Codex subcommands of `exec`, `mcp` and `sandbox` this codex does not have.
 constexpr std::array<std::string_view, 0> kMissingExec = {};
 constexpr std::array<std::string_view, 2> kMissingMcp = {"login", "logout"};
+constexpr std::array<std::string_view, 2> kMissingFeatures = {"enable", "disable"};
 constexpr std::array<std::string_view, 1> kMissingSandbox = {"uninstall"};
 
 struct Renamed {
@@ -207,6 +208,7 @@ std::optional<std::string> MissingCodexSubcommand(const std::vector<std::string>
     if (j < argv.size() && Contains(kMissingExec, argv[j])) return "exec " + argv[j];
   }
   if (i + 1 < argv.size() && ((argv[i] == "mcp" && Contains(kMissingMcp, argv[i + 1])) ||
+                              (argv[i] == "features" && Contains(kMissingFeatures, argv[i + 1])) ||
                               (argv[i] == "sandbox" && Contains(kMissingSandbox, argv[i + 1])))) {
     return argv[i] + " " + argv[i + 1];
   }

@@ -72,7 +72,7 @@ TEST_CASE("Codex subcommand words are never a prompt: refused by name, exit 2, n
                                         {"mcp-server"},
                                         {"app-server"},
                                         {"apply"},
-                                        {"features", "list"},
+                                        {"features", "enable", "unified_exec"},
                                         {"debug"},
                                         {"cloud"},
                                         {"-m", "x", "doctor", "--base", "main"}}) {
@@ -143,6 +143,24 @@ TEST_CASE("--enable/--disable FEATURE and --search: accepted anywhere, mapped wh
   CHECK_FALSE(ToolNames(env->server().requests_to("/responses").back()).contains("web_search"));
   auto bad = Run(*env, {"exec", "-c", "web_search=\"sometimes\"", "hi"});
   CHECK(bad.exit_code == 2);
+}
+
+TEST_CASE("codex features list: the features that act here, their stage and effective state") {
+  auto env = MakeEnv(R"([])", "[features]\nview_image = true\nsome_codex_feature = true\n");
+  auto run = RunOk(*env, {"features", "list"});
+  CHECK(run.err.empty());
+  // Codex's table form: name and stage padded, then true|false.
+  CHECK(run.out ==
+        "unified_exec        stable      false\n"
+        "view_image          stable      true\n"
+        "web_search_cached   deprecated  false\n"
+        "web_search_request  deprecated  false\n");
+  run = RunOk(*env, {"--enable", "unified_exec", "features", "list", "--disable", "view_image"});
+  CHECK_THAT(run.out, Catch::Contains("unified_exec        stable      true\n"));
+  CHECK_THAT(run.out, Catch::Contains("view_image          stable      false\n"));
+  run = RunOk(*env, {"-c", "web_search=\"live\"", "features", "list"});
+  CHECK_THAT(run.out, Catch::Contains("web_search_request  deprecated  true\n"));
+  CHECK(env->server().requests_to("/responses").empty());
 }
 
 TEST_CASE("developer_instructions, model_instructions_file and CLAUDE.md reach the model") {
