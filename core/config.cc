@@ -293,9 +293,15 @@ constexpr std::string_view kCodexWrittenKeys[] = {
 
 // Codex keys this codex honours with Codex's meaning (issue 25).
 constexpr std::string_view kCodexHonouredKeys[] = {
-    "compact_prompt",          "experimental_compact_prompt_file", "web_search",
-    "model_catalog_json",      "tool_output_token_limit",          "developer_instructions",
-    "model_instructions_file", "project_doc_fallback_filenames",
+    "history.max_bytes",
+    "compact_prompt",
+    "experimental_compact_prompt_file",
+    "web_search",
+    "model_catalog_json",
+    "tool_output_token_limit",
+    "developer_instructions",
+    "model_instructions_file",
+    "project_doc_fallback_filenames",
 };
 
 bool IsKnownKey(std::string_view path) {
@@ -674,6 +680,14 @@ Status ReadLimitKeys(const toml::table& root, Config& config) {
       if (t->get("retention_days")) {
         RETURN_IF_ERROR(ReadInt(*t, "history.", "retention_days", n));
         config.history_retention_days = static_cast<int>(n);
+      }
+      if (t->get("max_bytes")) {
+        int64_t max_bytes = 0;
+        RETURN_IF_ERROR(ReadInt(*t, "history.", "max_bytes", max_bytes));
+        if (max_bytes <= 0) {
+          return InvalidArgumentError("config: history.max_bytes must be a positive number");
+        }
+        config.history_max_bytes = max_bytes;
       }
       std::string persistence = "save-all";
       RETURN_IF_ERROR(ReadEnum(*t, "history.", "persistence", {"save-all", "none"}, persistence));

@@ -115,10 +115,12 @@ struct Config {
   std::string compact_prompt;
   std::optional<int64_t> project_doc_max_bytes;  // AGENTS.md budget; nullopt = built-in
   bool hide_agent_reasoning = false;             // renderers omit reasoning text
-  bool history_persistence = true;               // [history] persistence = "save-all" | "none"
-  std::vector<std::string> notify;               // program + args, run with the turn-complete JSON
-  std::string output_schema_json;                // --output-schema: the JSON Schema text; "" = none
-  std::string profile;                           // the [profiles.NAME] applied ("" = none)
+  // [history] max_bytes (Codex's): history.jsonl is cut to its newest entries that fit.
+  std::optional<int64_t> history_max_bytes;
+  bool history_persistence = true;  // [history] persistence = "save-all" | "none"
+  std::vector<std::string> notify;  // program + args, run with the turn-complete JSON
+  std::string output_schema_json;   // --output-schema: the JSON Schema text; "" = none
+  std::string profile;              // the [profiles.NAME] applied ("" = none)
   // Where sessions live (core/store_location.h): `session_store`, else
   // CODEX_SESSION_STORE, else SQLite at $CODEX_HOME/sessions.db.
   StoreLocation session_store;

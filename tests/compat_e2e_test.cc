@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "testing/files.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 
@@ -18,6 +19,7 @@ using e2e::ErrorLines;
 using e2e::MakeEnv;
 using e2e::Run;
 using e2e::RunOk;
+namespace fs = std::filesystem;
 
 TEST_CASE("-m -s -C --full-auto before exec apply to the exec run") {
   auto env = MakeEnv(R"(["one", "two", "three"])");
@@ -218,6 +220,31 @@ TEST_CASE("exec --ignore-user-config does not read config.toml; -c still applies
                           provider, "-m", "flag-model", "hi"});
   CHECK(run.out == "from flags\n");
   CHECK(env->server().requests_to("/responses").at(0).body["model"] == "flag-model");
+}
+
+// Codex's history.max_bytes: history.jsonl keeps only its newest entries that fit.
+TEST_CASE("history.max_bytes caps history.jsonl, the newest prompts kept") {
+  std::string input;
+  for (int i = 0; i < 10; ++i) input += "prompt number " + std::to_string(i) + " with padding\n";
+  for (const bool capped : {true, false}) {
+    INFO("capped " << capped);
+    auto env = MakeEnv(R"({"default": "ok"})", capped ? "[history]\nmax_bytes = 400\n" : "");
+    auto run = Run(*env, {}, input);  // the interactive session, reading lines from stdin
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(run.err.find("max_bytes") == std::string::npos);  // honoured, not warned
+    REQUIRE(env->server().requests_to("/responses").size() == 10);
+    const fs::path history = env->codex_home() / "history.jsonl";
+    const std::string text = ReadFile(history);
+    CHECK_THAT(text, Catch::Contains("prompt number 9 with padding"));
+    if (capped) {
+      CHECK(fs::file_size(history) <= 400);
+      CHECK(text.find("prompt number 0 ") == std::string::npos);
+    } else {
+      CHECK(fs::file_size(history) > 400);
+      CHECK_THAT(text, Catch::Contains("prompt number 0 "));
+    }
+  }
 }
 
 }  // namespace
