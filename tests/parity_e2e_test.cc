@@ -264,7 +264,7 @@ TEST_CASE("piped stdin with a prompt is appended as a <stdin> block; '-' reads t
 
 TEST_CASE("Codex subcommands this codex lacks exit 2 and send nothing") {
   auto env = MakeEnv(R"(["never"])");
-  for (std::string word : {"apply", "login", "logout", "cloud", "features"}) {
+  for (std::string word : {"apply", "login", "logout", "cloud", "doctor"}) {
     auto run = Run(*env, {word});
     INFO(word);
     CheckUsageError(*env, run, {"'codex " + word + "'", "does not have"});
@@ -287,11 +287,13 @@ web_search = true
 [history]
 persistence = "save-all"
 max_bytes = 1000
+not_a_codex_key = 1
 )");
   auto run = Run(*env, {"exec", "-c", "disable_response_storage=true", "hi"});
   REQUIRE(run.exit_code == 0);
-  // ([tools] web_search is honoured: the hosted tool is offered.)
-  for (std::string key : {"file_opener", "history.max_bytes", "disable_response_storage"}) {
+  // ([tools] web_search and history.max_bytes are honoured.)
+  CHECK(run.err.find("max_bytes") == std::string::npos);
+  for (std::string key : {"file_opener", "history.not_a_codex_key", "disable_response_storage"}) {
     INFO(key);
     CHECK(CountOf(run.err, "warning: config key '" + key + "' is not supported; it is ignored\n") ==
           1);
