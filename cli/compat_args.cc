@@ -35,31 +35,33 @@ constexpr std::array<std::string_view, 4> kRunFlags = {
 constexpr std::array<std::string_view, 4> kRunCommands = {"exec", "e", "resume", "fork"};
 
 // Every subcommand word of this codex (the ones main.cc registers).
-constexpr std::array<std::string_view, 11> kOurCommands = {
+constexpr std::array<std::string_view, 12> kOurCommands = {
     "exec",     "e",       "resume", "completion", "sandbox", "apply-patch",
-    "sessions", "compact", "mcp",    "fork",       "help"};
+    "sessions", "compact", "mcp",    "fork",       "help",    "review"};
 
 // Codex 0.169 subcommands this codex does not have (`codex --help` of 0.169,
 // plus mcp-server from earlier releases). `archive`, `unarchive`, `delete`
 // and `help` are renamed instead (kRenamed).
-constexpr std::array<std::string_view, 19> kMissing = {
-    "agents",         "review",           "login",          "logout", "plugin",      "app-server",
-    "remote-control", "update",           "doctor",         "debug",  "apply",       "a",
-    "queue",          "migrate-rollouts", "migrate-nfs-db", "cloud",  "exec-server", "features",
-    "mcp-server"};
+constexpr std::array<std::string_view, 17> kMissing = {
+    "agents",           "login",          "logout", "plugin",      "app-server", "remote-control",
+    "update",           "doctor",         "debug",  "apply",       "a",          "queue",
+    "migrate-rollouts", "migrate-nfs-db", "cloud",  "exec-server", "mcp-server"};
 // Codex subcommands of `exec`, `mcp` and `sandbox` this codex does not have.
-constexpr std::array<std::string_view, 1> kMissingExec = {"review"};
+constexpr std::array<std::string_view, 0> kMissingExec = {};
 constexpr std::array<std::string_view, 2> kMissingMcp = {"login", "logout"};
+constexpr std::array<std::string_view, 2> kMissingFeatures = {"enable", "disable"};
 constexpr std::array<std::string_view, 1> kMissingSandbox = {"uninstall"};
 
 struct Renamed {
   std::string_view codex;
   std::array<std::string_view, 2> ours;
 };
-// Codex words whose meaning lives under another name here.
-constexpr std::array<Renamed, 3> kRenamed = {{{"archive", {"sessions", "archive"}},
+// Codex words whose meaning lives under another name here (`codex review` is
+// Codex's `codex exec review`, and so it is here).
+constexpr std::array<Renamed, 4> kRenamed = {{{"archive", {"sessions", "archive"}},
                                               {"unarchive", {"sessions", "unarchive"}},
-                                              {"delete", {"sessions", "rm"}}}};
+                                              {"delete", {"sessions", "rm"}},
+                                              {"review", {"exec", "review"}}}};
 
 bool Contains(auto const& list, std::string_view arg) {
   return std::find(list.begin(), list.end(), arg) != list.end();
@@ -170,8 +172,10 @@ std::vector<std::string> LowerRunOptions(const std::vector<std::string>& argv) {
   }
   for (const Renamed& r : kRenamed) {
     if (w == r.codex) {
-      out.insert(out.end(), run.begin(), run.end());
+      // Run options given before `review` apply to it (after `exec review`).
+      if (w != "review") out.insert(out.end(), run.begin(), run.end());
       out.insert(out.end(), r.ours.begin(), r.ours.end());
+      if (w == "review") out.insert(out.end(), run.begin(), run.end());
       out.insert(out.end(), argv.begin() + static_cast<long>(word) + 1, argv.end());
       return out;
     }
@@ -204,6 +208,7 @@ std::optional<std::string> MissingCodexSubcommand(const std::vector<std::string>
     if (j < argv.size() && Contains(kMissingExec, argv[j])) return "exec " + argv[j];
   }
   if (i + 1 < argv.size() && ((argv[i] == "mcp" && Contains(kMissingMcp, argv[i + 1])) ||
+                              (argv[i] == "features" && Contains(kMissingFeatures, argv[i + 1])) ||
                               (argv[i] == "sandbox" && Contains(kMissingSandbox, argv[i + 1])))) {
     return argv[i] + " " + argv[i + 1];
   }

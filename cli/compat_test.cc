@@ -43,14 +43,15 @@ TEST_CASE("Codex subcommands this codex lacks are named; others are not") {
   CHECK(MissingCodexSubcommand({"codex", "-c", "a=1", "login", "--with-api-key"}) == "login");
   CHECK(MissingCodexSubcommand({"codex", "logout"}) == "logout");
   CHECK(MissingCodexSubcommand({"codex", "cloud"}) == "cloud");
-  CHECK(MissingCodexSubcommand({"codex", "features", "list"}) == "features");
-  for (const char* word : {"agents", "review", "doctor", "update", "mcp-server", "app-server",
-                           "debug", "plugin", "queue", "exec-server", "a", "remote-control"}) {
+  CHECK_FALSE(MissingCodexSubcommand({"codex", "features", "list"}));  // implemented
+  CHECK(MissingCodexSubcommand({"codex", "features", "enable", "x"}) == "features enable");
+  for (const char* word : {"agents", "doctor", "update", "mcp-server", "app-server", "debug",
+                           "plugin", "queue", "exec-server", "a", "remote-control"}) {
     CHECK(MissingCodexSubcommand({"codex", word}) == word);
   }
-  CHECK(MissingCodexSubcommand({"codex", "-m", "x", "--oss", "review"}) == "review");
-  CHECK(MissingCodexSubcommand({"codex", "exec", "review", "--base", "main"}) == "exec review");
-  CHECK(MissingCodexSubcommand({"codex", "exec", "--json", "-m", "x", "review"}) == "exec review");
+  // review is implemented (codex review = codex exec review).
+  CHECK_FALSE(MissingCodexSubcommand({"codex", "-m", "x", "--oss", "review"}));
+  CHECK_FALSE(MissingCodexSubcommand({"codex", "exec", "review", "--base", "main"}));
   CHECK_FALSE(MissingCodexSubcommand({"codex", "exec", "--", "review"}));
   CHECK(MissingCodexSubcommand({"codex", "mcp", "login", "x"}) == "mcp login");
   CHECK_FALSE(MissingCodexSubcommand({"codex", "mcp", "add", "x", "--", "npx"}));
@@ -86,6 +87,9 @@ TEST_CASE("Codex words with a home here are renamed") {
   CHECK(LowerRunOptions({"codex", "-c", "a=1", "archive", "ID"}) ==
         Args{"codex", "-c", "a=1", "sessions", "archive", "ID"});
   CHECK(LowerRunOptions({"codex", "delete", "ID"}) == Args{"codex", "sessions", "rm", "ID"});
+  // codex review is codex exec review; run options before it follow it.
+  CHECK(LowerRunOptions({"codex", "-c", "a=1", "-m", "X", "review", "--uncommitted"}) ==
+        Args{"codex", "-c", "a=1", "exec", "review", "-m", "X", "--uncommitted"});
   CHECK(LowerRunOptions({"codex", "unarchive", "ID"}) ==
         Args{"codex", "sessions", "unarchive", "ID"});
   CHECK(LowerRunOptions({"codex", "exec", "delete", "it"}) ==

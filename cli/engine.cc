@@ -15,6 +15,7 @@
 #include "cli/terminal_text.h"
 #include "compaction/compactor_factory.h"
 #include "core/responses_client.h"
+#include "core/review.h"
 #include "core/sandboxed_runner.h"
 #include "storage/sqlite_session_store.h"
 
@@ -55,6 +56,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const GlobalOptions& global, const 
     }
     warned = true;
   }
+  if (flags.review) engine->config_.review_guidelines = std::string(core::ReviewGuidelines());
   if (!flags.output_schema_file.empty()) {
     ASSIGN_OR_RETURN(engine->config_.output_schema_json,
                      ReadOutputSchema(flags.output_schema_file));

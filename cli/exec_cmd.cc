@@ -15,9 +15,11 @@
 #include "cli/json_events.h"
 #include "cli/notify.h"
 #include "cli/progress_printer.h"
+#include "cli/review_display.h"
 #include "cli/run_flags.h"
 #include "cli/session_resolution.h"
 #include "cli/terminal_text.h"
+#include "core/review.h"
 
 namespace codex::cli {
 
@@ -35,9 +37,15 @@ struct ExecArgs {
   bool all = false;       // resume --last: the newest of every directory
   bool existing = false;  // resume --last: fail when none is in scope, not start one
   int at_turn = kNoTurn;
+  // review: exactly one of these says what to review
+  bool review_uncommitted = false;
+  std::string review_base;
+  std::string review_commit;
+  std::string review_title;
+  std::string review_prompt;  // custom review instructions ("-": stdin)
 };
 
-enum class ExecMode { kNew, kResume, kFork };
+enum class ExecMode { kNew, kResume, kFork, kReview };
 
 // The prompt text: the argument, or stdin for "-" (or when absent and stdin
 // is not a terminal). With a prompt argument, piped stdin is appended as a
@@ -56,6 +64,45 @@ Result<std::string> ReadPrompt(const std::string& arg) {
     return InvalidArgumentError("no prompt: pass it as an argument, or '-' to read it from stdin");
   }
   return prompt;
+}
+
+// What `exec review` reviews: one of --uncommitted, --base, --commit, PROMPT.
+Result<core::ReviewTarget> ReviewTargetFrom(const ExecArgs& args) {
+  std::vector<std::string> given;
+  core::ReviewTarget target;
+  if (args.review_uncommitted) {
+    given.push_back("--uncommitted");
+    target.kind = core::ReviewTarget::Kind::kUncommitted;
+  }
+  if (!args.review_base.empty()) {
+    given.push_back("--base");
+    target.kind = core::ReviewTarget::Kind::kBaseBranch;
+    target.branch = args.review_base;
+  }
+  if (!args.review_commit.empty()) {
+    given.push_back("--commit");
+    target.kind = core::ReviewTarget::Kind::kCommit;
+    target.sha = args.review_commit;
+    target.title = args.review_title;
+  }
+  if (!args.review_prompt.empty()) {
+    given.push_back("PROMPT");
+    target.kind = core::ReviewTarget::Kind::kCustom;
+    ASSIGN_OR_RETURN(target.instructions, ReadPrompt(args.review_prompt));
+  }
+  if (!args.review_title.empty() && args.review_commit.empty()) {
+    return InvalidArgumentError("--title names the commit of --commit SHA; add --commit");
+  }
+  if (given.empty()) {
+    return InvalidArgumentError(
+        "review needs --uncommitted, --base BRANCH, --commit SHA, or PROMPT (your own review "
+        "instructions)");
+  }
+  if (given.size() > 1) {
+    return InvalidArgumentError("review takes one of --uncommitted, --base, --commit or PROMPT; " +
+                                given[0] + " and " + given[1] + " were both given");
+  }
+  return target;
 }
 
 // Writes the final message for -o/--output-last-message.
@@ -122,8 +169,24 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
     ASSIGN_OR_RETURN(std::string url, ImageDataUrl(path));
     image_urls.push_back(std::move(url));
   }
-  ASSIGN_OR_RETURN(const std::string prompt, ReadPrompt(prompt_arg));
+  std::optional<core::ReviewTarget> review;
+  if (mode == ExecMode::kReview) {
+    ASSIGN_OR_RETURN(review, ReviewTargetFrom(args));
+    args.flags.review = true;
+  }
+  std::string prompt;
+  if (!review) {
+    ASSIGN_OR_RETURN(prompt, ReadPrompt(prompt_arg));
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Open(global, args.flags));
+  std::string review_hint;
+  if (review) {
+    // Before anything is sent: the git it runs goes through core/host_git.h.
+    ASSIGN_OR_RETURN(core::ReviewRequest request,
+                     core::PrepareReview(*review, engine->config().cwd));
+    prompt = request.prompt;
+    review_hint = request.hint;
+  }
 
   std::unique_ptr<core::TurnObserver> observer;
   JsonEventWriter* json = nullptr;
@@ -135,7 +198,10 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
   } else {
     observer = std::make_unique<ProgressPrinter>(stderr, color);
   }
-  RETURN_IF_ERROR(engine->StartModel(*observer));
+  // A review's answer (the findings as JSON) is shown rendered (cli/review_display.h).
+  std::unique_ptr<core::TurnObserver> review_display;
+  if (review) review_display = std::make_unique<ReviewDisplayObserver>(*observer);
+  RETURN_IF_ERROR(engine->StartModel(review_display ? *review_display : *observer));
 
   core::SessionStore& store = engine->store();
   const core::Config& config = engine->config();
@@ -147,8 +213,9 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
     ASSIGN_OR_RETURN(resumed, LatestInScope(store, config.cwd, args.all));
     if (!resumed && args.existing) return NoSessionInScope(config.cwd, args.all);
   }
-  if (mode == ExecMode::kNew || (args.last && !resumed)) {
-    ASSIGN_OR_RETURN(conversation, core::Conversation::Create(config, engine->Deps(), "exec"));
+  if (mode == ExecMode::kNew || mode == ExecMode::kReview || (args.last && !resumed)) {
+    ASSIGN_OR_RETURN(conversation, core::Conversation::Create(config, engine->Deps(),
+                                                              review ? "review" : "exec"));
   } else {
     ASSIGN_OR_RETURN(core::SessionInfo session,
                      resumed ? Result<core::SessionInfo>(*resumed)
@@ -175,6 +242,7 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
            conversation->session().id.c_str(), config.model.c_str(),
            config.model_provider_id.c_str(),
            std::string(core::SandboxModeName(config.sandbox_mode)).c_str());
+    if (review) PrintF(stderr, "review: %s\n", review_hint.c_str());
   }
 
   core::CancelToken cancel;
@@ -189,6 +257,7 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
                                           conversation->session().id + "'");
     return interrupted.WithReason(failed.reason());
   }
+  if (review) result->final_message = ReviewShownText(result->final_message);
   if (!args.output_last_message.empty()) {
     RETURN_IF_ERROR(WriteLastMessage(args.output_last_message, result->final_message));
   }
@@ -258,10 +327,26 @@ void RegisterExecCommand(CLI::App& app, const GlobalOptions& global, CommandOutc
   AddRunFlags(fork, args->flags);
   AddExecFlags(fork, *args);
 
-  exec->callback([&global, args, &result, resume, fork]() {
+  CLI::App* review = exec->add_subcommand(
+      "review", "Review code changes: --uncommitted, --base BRANCH, --commit SHA, or PROMPT");
+  review->fallthrough();
+  review->add_flag("--uncommitted", args->review_uncommitted,
+                   "Review staged, unstaged and untracked changes");
+  review->add_option("--base", args->review_base,
+                     "Review the changes against BRANCH (from their merge base)");
+  review->add_option("--commit", args->review_commit, "Review the changes made by commit SHA");
+  review->add_option("--title", args->review_title,
+                     "The commit's title, for the prompt and the summary (with --commit)");
+  review->add_option("PROMPT", args->review_prompt,
+                     "Your own review instructions, or '-' to read them from stdin");
+  AddRunFlags(review, args->flags);
+  AddExecFlags(review, *args);
+
+  exec->callback([&global, args, &result, resume, fork, review]() {
     ExecMode mode = ExecMode::kNew;
     if (resume->parsed()) mode = ExecMode::kResume;
     if (fork->parsed()) mode = ExecMode::kFork;
+    if (review->parsed()) mode = ExecMode::kReview;
     result.Set(RunExec(global, *args, mode));
   });
 }

@@ -18,6 +18,7 @@
 #include "cli/completion_cmd.h"
 #include "cli/exec_cmd.h"
 #include "cli/exit_codes.h"
+#include "cli/features_cmd.h"
 #include "cli/global_options.h"
 #include "cli/interactive/interactive_cmd.h"
 #include "cli/mcp_cmd.h"
@@ -76,6 +77,7 @@ int main(int argc, char** argv) {
   codex::cli::RegisterSessionsCommands(app, global, outcome);
   codex::cli::RegisterCompactCommand(app, global, outcome);
   codex::cli::RegisterMcpCommands(app, global, outcome);
+  codex::cli::RegisterFeaturesCommand(app, global, outcome);
   std::vector<std::string> args =
       codex::cli::LowerRunOptions(codex::cli::HoistGlobalOptions(std::move(raw_args)));
   if (auto missing = codex::cli::MissingCodexSubcommand(args)) {

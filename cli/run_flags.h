@@ -24,6 +24,7 @@ struct RunFlags {
   bool ephemeral = false;           // --ephemeral: the session lives in a temporary store
   std::string output_schema_file;   // --output-schema FILE
   bool ignore_user_config = false;  // --ignore-user-config: do not read config.toml
+  bool review = false;              // `exec review`: a review session (core/review.h)
 };
 
 // Adds the RunFlags options to `cmd`, storing into `flags` (which must outlive the parse).

@@ -11,6 +11,7 @@ Result<CompactorOptions> CompactorOptionsFromConfig(const core::Config& config) 
   options.send_item_ids = config.provider.send_item_ids;
   options.reasoning_effort = config.model_reasoning_effort;
   options.reasoning_summary = config.model_reasoning_summary;
+  options.prompt = config.compact_prompt;
   return options;
 }
 

@@ -23,6 +23,9 @@ struct CompactorOptions {
   bool send_item_ids = false;    // provider.send_item_ids
   std::string reasoning_effort;  // "" = omitted (summary request)
   std::string reasoning_summary = "auto";
+  // The local compactor's summary prompt: Codex's compact_prompt /
+  // experimental_compact_prompt_file; "" = ours (kCompactionPrompt).
+  std::string prompt;
 };
 
 // The most a compacted history may take: half the auto-compact limit minus

@@ -53,7 +53,8 @@ Result<core::CompactionOutput> LocalCompactor::Compact(const core::CompactionInp
   while (true) {
     if (cancel.cancelled()) return CancelledError("compaction interrupted");
     std::vector<core::Item> request_items = summarised;
-    request_items.push_back(core::UserMessage(kCompactionPrompt));
+    request_items.push_back(
+        core::UserMessage(options_.prompt.empty() ? kCompactionPrompt : options_.prompt));
     core::DiscardingObserver observer;
     Result<core::ModelResponse> response =
         client_.Stream(core::BuildResponsesRequest(request, request_items), observer, cancel);

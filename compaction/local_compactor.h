@@ -31,7 +31,8 @@
 
 namespace codex::compaction {
 
-// Our summary prompt, sent as the last user message of the summary request.
+// Our summary prompt, sent as the last user message of the summary request
+// (unless compact_prompt / experimental_compact_prompt_file replace it).
 inline constexpr std::string_view kCompactionPrompt =
     "Context checkpoint: this conversation is about to be compacted. Everything above will be "
     "replaced by the summary you write now, and the assistant that continues the work will "

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "base/path.h"
@@ -293,6 +294,12 @@ constexpr std::string_view kCodexWrittenKeys[] = {
 
 // Codex keys this codex honours with Codex's meaning (issue 25).
 constexpr std::string_view kCodexHonouredKeys[] = {
+    "history.max_bytes",
+    "compact_prompt",
+    "experimental_compact_prompt_file",
+    "web_search",
+    "model_catalog_json",
+    "tool_output_token_limit",
     "developer_instructions",
     "model_instructions_file",
     "project_doc_fallback_filenames",
@@ -548,11 +555,20 @@ Status ReadModelAndPolicyKeys(const toml::table& root, Config& config) {
   RETURN_IF_ERROR(
       ReadEnum(root, "", "model_verbosity", {"low", "medium", "high"}, config.model_verbosity));
   RETURN_IF_ERROR(ReadBool(root, "", "parallel_tool_calls", config.parallel_tool_calls));
+  // Codex's [features] flags (--enable/--disable F) that have a counterpart
+  // here; the others are accepted and change nothing (docs/codex-compat.md).
   if (auto* features = root.get("features")) {
     if (auto* t = features->as_table()) {
       RETURN_IF_ERROR(ReadBool(*t, "features.", "unified_exec", config.unified_exec));
+      RETURN_IF_ERROR(ReadBool(*t, "features.", "view_image", config.view_image));
+      RETURN_IF_ERROR(ReadBool(*t, "features.", "web_search_request", config.web_search));
+      RETURN_IF_ERROR(ReadBool(*t, "features.", "web_search_cached", config.web_search));
     }
   }
+  // Codex's top-level web_search ("live" | "cached" | "disabled"; --search is "live").
+  std::string web_search;
+  RETURN_IF_ERROR(ReadEnum(root, "", "web_search", {"live", "cached", "disabled"}, web_search));
+  if (!web_search.empty()) config.web_search = web_search != "disabled";
   if (auto* tools = root.get("tools")) {
     if (auto* t = tools->as_table()) {
       RETURN_IF_ERROR(ReadBool(*t, "tools.", "view_image", config.view_image));
@@ -560,6 +576,14 @@ Status ReadModelAndPolicyKeys(const toml::table& root, Config& config) {
     }
   }
   RETURN_IF_ERROR(ReadBool(root, "", "hide_agent_reasoning", config.hide_agent_reasoning));
+  if (root.get("tool_output_token_limit")) {
+    int64_t limit = 0;
+    RETURN_IF_ERROR(ReadInt(root, "", "tool_output_token_limit", limit));
+    if (limit <= 0) {
+      return InvalidArgumentError("config: tool_output_token_limit must be a positive number");
+    }
+    config.tool_output_token_limit = limit;
+  }
   if (root.get("project_doc_max_bytes")) {
     int64_t max_bytes = 0;
     RETURN_IF_ERROR(ReadInt(root, "", "project_doc_max_bytes", max_bytes));
@@ -657,6 +681,14 @@ Status ReadLimitKeys(const toml::table& root, Config& config) {
       if (t->get("retention_days")) {
         RETURN_IF_ERROR(ReadInt(*t, "history.", "retention_days", n));
         config.history_retention_days = static_cast<int>(n);
+      }
+      if (t->get("max_bytes")) {
+        int64_t max_bytes = 0;
+        RETURN_IF_ERROR(ReadInt(*t, "history.", "max_bytes", max_bytes));
+        if (max_bytes <= 0) {
+          return InvalidArgumentError("config: history.max_bytes must be a positive number");
+        }
+        config.history_max_bytes = max_bytes;
       }
       std::string persistence = "save-all";
       RETURN_IF_ERROR(ReadEnum(*t, "history.", "persistence", {"save-all", "none"}, persistence));
@@ -783,6 +815,21 @@ Status ReadCodexInstructionKeys(const toml::table& root, const std::string& code
     }
     config.instructions = std::move(text);
   }
+  RETURN_IF_ERROR(ReadString(root, "", "compact_prompt", config.compact_prompt));
+  std::string prompt_file;
+  RETURN_IF_ERROR(ReadString(root, "", "experimental_compact_prompt_file", prompt_file));
+  if (!prompt_file.empty()) {
+    fs::path path(prompt_file);
+    if (prompt_file.rfind("~/", 0) == 0) path = fs::path(Getenv("HOME")) / prompt_file.substr(2);
+    if (path.is_relative()) path = fs::path(codex_home) / path;
+    std::ifstream in(path, std::ios::binary);
+    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    if (!fs::is_regular_file(path) || text.empty()) {
+      return InvalidArgumentError("config: experimental_compact_prompt_file '" + path.string() +
+                                  "' cannot be read or is empty; fix the path or remove the key");
+    }
+    config.compact_prompt = std::move(text);
+  }
   if (const toml::node* n = root.get("project_doc_fallback_filenames")) {
     const toml::array* arr = n->as_array();
     if (arr == nullptr) {
@@ -796,6 +843,52 @@ Status ReadCodexInstructionKeys(const toml::table& root, const std::string& code
       }
       config.project_doc_fallback_filenames.push_back(*v);
     }
+  }
+  return OkStatus();
+}
+
+// Codex's model_catalog_json: a JSON file {"models":[{"slug":…,
+// "default_reasoning_level":…, "default_reasoning_summary":…,
+// "default_verbosity":…, "support_verbosity":…}, …]} whose entry for the
+// session's model gives the reasoning effort, summary and verbosity that
+// config.toml, the profile and -c leave unset, as Codex 0.169 takes them (it
+// has no built-in table: without a catalog it sends only summary "auto").
+Status ApplyModelCatalog(const toml::table& root, const std::string& codex_home, Config& config) {
+  std::string file;
+  RETURN_IF_ERROR(ReadString(root, "", "model_catalog_json", file));
+  if (file.empty()) return OkStatus();
+  fs::path path(file);
+  if (file.rfind("~/", 0) == 0) path = fs::path(Getenv("HOME")) / file.substr(2);
+  if (path.is_relative()) path = fs::path(codex_home) / path;
+  if (!fs::is_regular_file(path)) {
+    return InvalidArgumentError("config: model_catalog_json '" + path.string() +
+                                "' cannot be read; fix the path or remove the key");
+  }
+  std::ifstream in(path, std::ios::binary);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const nlohmann::json catalog = nlohmann::json::parse(text, nullptr, false);
+  if (!catalog.is_object() || !catalog.contains("models") || !catalog["models"].is_array()) {
+    return InvalidArgumentError("config: model_catalog_json '" + path.string() +
+                                "' is not a JSON object with a \"models\" array");
+  }
+  for (const nlohmann::json& m : catalog["models"]) {
+    if (!m.is_object() || m.value("slug", "") != config.model) continue;
+    auto text_of = [&](const char* key) {
+      auto it = m.find(key);
+      return it != m.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    if (root.get("model_reasoning_effort") == nullptr) {
+      config.model_reasoning_effort = text_of("default_reasoning_level");
+    }
+    if (root.get("model_reasoning_summary") == nullptr &&
+        !text_of("default_reasoning_summary").empty()) {
+      config.model_reasoning_summary = text_of("default_reasoning_summary");
+    }
+    const bool verbosity = m.value("support_verbosity", false);
+    if (root.get("model_verbosity") == nullptr && verbosity) {
+      config.model_verbosity = text_of("default_verbosity");
+    }
+    break;
   }
   return OkStatus();
 }
@@ -833,6 +926,7 @@ Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& 
   RETURN_IF_ERROR(ReadProviders(root, config));
   RETURN_IF_ERROR(ReadModelPrices(root, config));
   RETURN_IF_ERROR(ApplyCommandLine(overrides, config));
+  RETURN_IF_ERROR(ApplyModelCatalog(root, codex_home, config));  // for the final model
   return config;
 }
 

@@ -83,6 +83,10 @@ struct Config {
   std::string compaction = "auto";  // auto | inline | endpoint | local (README, "Compaction")
   std::optional<int> history_retention_days;  // [history] retention_days
   std::string instructions;  // base instructions override ("" = built-in); model_instructions_file
+  // A review session (core/review.h): its guidelines, sent as the first
+  // developer message, and no base instructions, as Codex 0.169's review
+  // turn; set by the CLI, not read from config.toml.
+  std::string review_guidelines;
   // Codex's developer_instructions: a developer message after the permissions one.
   std::string developer_instructions;
   // Codex's project_doc_fallback_filenames: tried in order in a directory without AGENTS.md.
@@ -103,12 +107,20 @@ struct Config {
   // [tools] web_search: offer the provider's hosted web search ({"type":"web_search"});
   // its web_search_call items are stored and resent like any other.
   bool web_search = false;
+  // Codex's tool_output_token_limit: how much of a tool's output (shell, MCP)
+  // the model gets (ModelOutputMaxBytes in core/tool_router.h); nullopt = 10 KiB.
+  std::optional<int64_t> tool_output_token_limit;
+  // Codex's compact_prompt (or the text of experimental_compact_prompt_file):
+  // the local compaction's summary prompt; "" = the built-in one.
+  std::string compact_prompt;
   std::optional<int64_t> project_doc_max_bytes;  // AGENTS.md budget; nullopt = built-in
   bool hide_agent_reasoning = false;             // renderers omit reasoning text
-  bool history_persistence = true;               // [history] persistence = "save-all" | "none"
-  std::vector<std::string> notify;               // program + args, run with the turn-complete JSON
-  std::string output_schema_json;                // --output-schema: the JSON Schema text; "" = none
-  std::string profile;                           // the [profiles.NAME] applied ("" = none)
+  // [history] max_bytes (Codex's): history.jsonl is cut to its newest entries that fit.
+  std::optional<int64_t> history_max_bytes;
+  bool history_persistence = true;  // [history] persistence = "save-all" | "none"
+  std::vector<std::string> notify;  // program + args, run with the turn-complete JSON
+  std::string output_schema_json;   // --output-schema: the JSON Schema text; "" = none
+  std::string profile;              // the [profiles.NAME] applied ("" = none)
   // Where sessions live (core/store_location.h): `session_store`, else
   // CODEX_SESSION_STORE, else SQLite at $CODEX_HOME/sessions.db.
   StoreLocation session_store;

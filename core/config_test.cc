@@ -184,9 +184,9 @@ inherit = "core"
   CHECK(config->warnings ==
         std::vector<std::string>{
             "config key 'disable_response_storage' is not supported; it is ignored",
-            "config key 'file_opener' is not supported; it is ignored",
-            "config key 'history.max_bytes' is not supported; it is ignored"});
+            "config key 'file_opener' is not supported; it is ignored"});
   CHECK_FALSE(config->history_persistence);
+  CHECK(config->history_max_bytes == 10);  // Codex's history.max_bytes, honoured
   o.strict = true;
   auto strict = LoadConfig(home.path.string(), o);
   REQUIRE_FALSE(strict.ok());

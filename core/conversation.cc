@@ -198,8 +198,12 @@ int64_t Conversation::FixedTokens() const {
 RequestOptions Conversation::Request() const {
   RequestOptions options;
   options.model = config_.model;
-  options.instructions =
-      config_.instructions.empty() ? std::string(BaseInstructions()) : config_.instructions;
+  // A review session sends no base instructions: its guidelines are its first
+  // developer message (core/review.h), as in Codex 0.169.
+  if (config_.review_guidelines.empty()) {
+    options.instructions =
+        config_.instructions.empty() ? std::string(BaseInstructions()) : config_.instructions;
+  }
   options.tools_json = deps_.tools ? deps_.tools->ToolsJson() : "[]";
   options.parallel_tool_calls = config_.parallel_tool_calls;
   options.verbosity = config_.model_verbosity;

@@ -1,5 +1,6 @@
 // The one home for running `git` on the host for codex's own purposes (the
-// interactive UI's `@` file list and `/diff`), in a directory the model may
+// interactive UI's `@` file list and `/diff`, and a review's `git status` and
+// `git merge-base`, core/review.h), in a directory the model may
 // have written. A repository's own config (and files it names) can make a
 // plain `git ls-files` or `git diff` run programs: core.fsmonitor, filter
 // drivers (filter.*.clean/smudge/process, run by `git diff`), external diff

@@ -154,6 +154,8 @@ std::string PermissionsText(const Config& config) {
 
 std::vector<Item> InitialContext(const Config& config) {
   std::vector<Item> items;
+  if (!config.review_guidelines.empty())
+    items.push_back(DeveloperMessage(config.review_guidelines));
   items.push_back(DeveloperMessage(PermissionsText(config)));
   if (!config.developer_instructions.empty()) {
     items.push_back(DeveloperMessage(config.developer_instructions));

@@ -30,7 +30,8 @@ std::string EnvironmentContextText(const Config& config);
 // The developer message describing sandbox and approval rules.
 std::string PermissionsText(const Config& config);
 
-// Items for a new session: the permissions developer message, the
+// Items for a new session: the review guidelines (a review session only), the
+// permissions developer message, the
 // developer_instructions message (when set), the project docs (when any) and
 // the environment context.
 std::vector<Item> InitialContext(const Config& config);

@@ -22,7 +22,6 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-constexpr size_t kModelOutputMaxBytes = 10 * 1024;
 
 // The shell tool. Under on-request it declares the escalation fields Codex
 // 0.169 declares (names, types and descriptions as on its wire), so the model
@@ -81,11 +80,16 @@ Json UpdatePlanToolJson() {
 
 }  // namespace
 
-std::string FormatShellOutput(const CommandResult& result) {
+size_t ModelOutputMaxBytes(const Config& config) {
+  if (!config.tool_output_token_limit) return kModelOutputMaxBytes;
+  return static_cast<size_t>(*config.tool_output_token_limit) * 4;
+}
+
+std::string FormatShellOutput(const CommandResult& result, size_t max_bytes) {
   std::string text = result.output;
   if (result.timed_out) text += "\n[command timed out]";
   const sandbox::OutputGap gap{result.gap_offset, result.dropped_bytes, result.dropped_lines};
-  Json j = {{"output", sandbox::TruncateHeadTail(text, gap, kModelOutputMaxBytes)},
+  Json j = {{"output", sandbox::TruncateHeadTail(text, gap, max_bytes)},
             {"metadata",
              {{"exit_code", result.exit_code},
               {"duration_seconds", static_cast<double>(result.wall_ms) / 1000.0}}}};
@@ -338,7 +342,8 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
     CommandResult refused;
     refused.exit_code = -1;
     refused.output = message;
-    outcome.output = CallOutputFor(call.kind, call.call_id, FormatShellOutput(refused));
+    outcome.output = CallOutputFor(call.kind, call.call_id,
+                                   FormatShellOutput(refused, ModelOutputMaxBytes(config_)));
     outcome.stop_turn = stop;
     return outcome;
   };
@@ -388,7 +393,8 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
     CommandResult failed;
     failed.exit_code = -1;
     failed.output = "failed to run command: " + result.status().message();
-    outcome.output = CallOutputFor(call.kind, call.call_id, FormatShellOutput(failed));
+    outcome.output = CallOutputFor(call.kind, call.call_id,
+                                   FormatShellOutput(failed, ModelOutputMaxBytes(config_)));
     return outcome;
   }
   // What the user sees (--json aggregated_output, excerpts): the captured
@@ -401,7 +407,8 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
   activity.exit_code = result->exit_code;
   activity.success = result->exit_code == 0;
   observer_.OnToolCompleted(activity);
-  outcome.output = CallOutputFor(call.kind, call.call_id, FormatShellOutput(*result));
+  outcome.output = CallOutputFor(call.kind, call.call_id,
+                                 FormatShellOutput(*result, ModelOutputMaxBytes(config_)));
   return outcome;
 }
 
@@ -510,7 +517,7 @@ Result<ToolOutcome> ToolRouter::RunMcp(const Item& call, const McpToolInfo& tool
     return fail(result.status().message(), "tool call error: ");
   }
   activity.mcp_result = *result;
-  McpOutput out = FormatMcpResult(*result, kModelOutputMaxBytes, wall_seconds);
+  McpOutput out = FormatMcpResult(*result, ModelOutputMaxBytes(config_), wall_seconds);
   activity.output = out.output_json;
   return finish(out);
 }

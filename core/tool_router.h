@@ -139,8 +139,13 @@ class ToolRouter {
 };
 
 // Formats a finished command for the model: {"output":…,"metadata":{exit_code,duration_seconds}}
-// with the output cut to 10 KiB (head + tail, with a marker).
-std::string FormatShellOutput(const CommandResult& result);
+// with the output cut to `max_bytes` (head + tail, with a marker).
+inline constexpr size_t kModelOutputMaxBytes = 10 * 1024;
+std::string FormatShellOutput(const CommandResult& result, size_t max_bytes = kModelOutputMaxBytes);
+
+// How much of a tool's output the model gets: Codex's tool_output_token_limit
+// (about 4 bytes a token), else kModelOutputMaxBytes.
+size_t ModelOutputMaxBytes(const Config& config);
 
 // Shell-quoting argv for display ("bash -lc 'echo hi'") is base/shell.h's ShellJoin.
 

@@ -432,6 +432,37 @@ TEST_CASE("remote compaction: a provider without /responses/compact (404) is com
   CheckAllWireRules(*env, id);
 }
 
+// Codex's compact_prompt and experimental_compact_prompt_file (issue 25): the
+// local compaction's summary request ends with that prompt instead of ours.
+TEST_CASE("compact_prompt / experimental_compact_prompt_file replace the summary prompt") {
+  const ManualCompactSetup m = ForManualCompact(Measure());
+  for (const std::string& key :
+       {std::string("compact_prompt"), std::string("experimental_compact_prompt_file")}) {
+    INFO(key);
+    const std::string script = std::string(R"({"responses": [)") + kSmallCall + "," +
+                               Quoted(m.answer) + R"(, "SUMMARY-CUSTOM"]})";
+    const std::string mine = "Summarise in three bullet points, in German.";
+    std::string config = m.config + "compaction = \"local\"\n";
+    if (key == "compact_prompt") {
+      config += "compact_prompt = \"" + mine + "\"\n";
+    } else {
+      config += "experimental_compact_prompt_file = \"prompt.txt\"\n";
+    }
+    auto env = MakeEnv(script, config);
+    std::ofstream(env->codex_home() / "prompt.txt") << mine;
+    auto run1 = RunOk(*env, {"exec", "first question"});
+    CHECK(run1.err.find(key) == std::string::npos);  // honoured, not warned
+    const std::string id = SessionIdFromBanner(run1.err);
+    RunOk(*env, {"compact", id});
+    auto requests = env->server().requests_to("/responses");
+    REQUIRE(requests.size() == 3);
+    const Json input = requests[2].InputItems();
+    REQUIRE_FALSE(input.empty());
+    CHECK(IsUserText(input.back(), mine));
+    CHECK_FALSE(IsSummaryRequest(requests[2]));  // not our built-in prompt
+  }
+}
+
 // ---------------------------------------------------------------------------
 // 3. Mid-turn compaction between tool calls.
 

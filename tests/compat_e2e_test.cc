@@ -4,9 +4,11 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "testing/files.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 
@@ -17,6 +19,7 @@ using e2e::ErrorLines;
 using e2e::MakeEnv;
 using e2e::Run;
 using e2e::RunOk;
+namespace fs = std::filesystem;
 
 TEST_CASE("-m -s -C --full-auto before exec apply to the exec run") {
   auto env = MakeEnv(R"(["one", "two", "three"])");
@@ -62,8 +65,8 @@ TEST_CASE("exec -i a.png b.png -- PROMPT sends two images and the prompt") {
 
 TEST_CASE("Codex subcommand words are never a prompt: refused by name, exit 2, nothing sent") {
   auto env = MakeEnv(R"([])");
-  for (std::vector<std::string> args : {std::vector<std::string>{"review"},
-                                        {"doctor"},
+  // (`review` is a command now: tests/review_e2e_test.cc.)
+  for (std::vector<std::string> args : {std::vector<std::string>{"doctor"},
                                         {"update"},
                                         {"agents"},
                                         {"login"},
@@ -71,12 +74,10 @@ TEST_CASE("Codex subcommand words are never a prompt: refused by name, exit 2, n
                                         {"mcp-server"},
                                         {"app-server"},
                                         {"apply"},
-                                        {"features", "list"},
+                                        {"features", "enable", "unified_exec"},
                                         {"debug"},
                                         {"cloud"},
-                                        {"-m", "x", "review", "--base", "main"},
-                                        {"exec", "review"},
-                                        {"--oss", "exec", "--json", "review", "--commit", "abc"}}) {
+                                        {"-m", "x", "doctor", "--base", "main"}}) {
     auto run = Run(*env, args);
     INFO("args[0]: " << args[0] << "\nstderr: " << run.err);
     CHECK(run.exit_code == 2);
@@ -112,12 +113,56 @@ TEST_CASE("codex help prints help; archive/delete are the sessions commands") {
   CHECK(show.exit_code != 0);
 }
 
-TEST_CASE("--enable/--disable FEATURE and --search are accepted in any position") {
-  auto env = MakeEnv(R"(["a", "b"])");
+// The tool names a request offers.
+std::set<std::string> ToolNames(const RecordedRequest& r) {
+  std::set<std::string> names;
+  for (const auto& t : r.body["tools"]) names.insert(t.value("name", t.value("type", "")));
+  return names;
+}
+
+TEST_CASE("--enable/--disable FEATURE and --search: accepted anywhere, mapped where we have it") {
+  auto env = MakeEnv(R"({"default": "ok"})");
   auto run = RunOk(*env, {"--enable", "some_feature", "exec", "--disable", "other", "hi"});
-  CHECK(env->server().requests_to("/responses").size() == 1);
-  auto search = RunOk(*env, {"--search", "exec", "hi"});
-  CHECK(env->server().requests_to("/responses").size() == 2);
+  CHECK(run.err.find("warning") == std::string::npos);  // Codex's other features: silent
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  CHECK_FALSE(ToolNames(requests[0]).contains("web_search"));
+  CHECK_FALSE(ToolNames(requests[0]).contains("view_image"));
+  CHECK(ToolNames(requests[0]).contains("shell"));
+  // --search is web_search = "live": the hosted search is offered.
+  run = RunOk(*env, {"--search", "exec", "hi"});
+  CHECK(run.err.find("warning") == std::string::npos);
+  CHECK(ToolNames(env->server().requests_to("/responses").back()).contains("web_search"));
+  // Codex's feature names with a counterpart here.
+  RunOk(*env, {"exec", "--enable", "view_image", "--enable", "unified_exec", "hi"});
+  auto names = ToolNames(env->server().requests_to("/responses").back());
+  CHECK(names.contains("view_image"));
+  CHECK(names.contains("exec_command"));
+  CHECK_FALSE(names.contains("shell"));
+  RunOk(*env, {"--enable", "web_search_request", "exec", "hi"});
+  CHECK(ToolNames(env->server().requests_to("/responses").back()).contains("web_search"));
+  RunOk(*env, {"exec", "-c", "web_search=\"disabled\"", "hi"});
+  CHECK_FALSE(ToolNames(env->server().requests_to("/responses").back()).contains("web_search"));
+  auto bad = Run(*env, {"exec", "-c", "web_search=\"sometimes\"", "hi"});
+  CHECK(bad.exit_code == 2);
+}
+
+TEST_CASE("codex features list: the features that act here, their stage and effective state") {
+  auto env = MakeEnv(R"([])", "[features]\nview_image = true\nsome_codex_feature = true\n");
+  auto run = RunOk(*env, {"features", "list"});
+  CHECK(run.err.empty());
+  // Codex's table form: name and stage padded, then true|false.
+  CHECK(run.out ==
+        "unified_exec        stable      false\n"
+        "view_image          stable      true\n"
+        "web_search_cached   deprecated  false\n"
+        "web_search_request  deprecated  false\n");
+  run = RunOk(*env, {"--enable", "unified_exec", "features", "list", "--disable", "view_image"});
+  CHECK_THAT(run.out, Catch::Contains("unified_exec        stable      true\n"));
+  CHECK_THAT(run.out, Catch::Contains("view_image          stable      false\n"));
+  run = RunOk(*env, {"-c", "web_search=\"live\"", "features", "list"});
+  CHECK_THAT(run.out, Catch::Contains("web_search_request  deprecated  true\n"));
+  CHECK(env->server().requests_to("/responses").empty());
 }
 
 TEST_CASE("developer_instructions, model_instructions_file and CLAUDE.md reach the model") {
@@ -175,6 +220,31 @@ TEST_CASE("exec --ignore-user-config does not read config.toml; -c still applies
                           provider, "-m", "flag-model", "hi"});
   CHECK(run.out == "from flags\n");
   CHECK(env->server().requests_to("/responses").at(0).body["model"] == "flag-model");
+}
+
+// Codex's history.max_bytes: history.jsonl keeps only its newest entries that fit.
+TEST_CASE("history.max_bytes caps history.jsonl, the newest prompts kept") {
+  std::string input;
+  for (int i = 0; i < 10; ++i) input += "prompt number " + std::to_string(i) + " with padding\n";
+  for (const bool capped : {true, false}) {
+    INFO("capped " << capped);
+    auto env = MakeEnv(R"({"default": "ok"})", capped ? "[history]\nmax_bytes = 400\n" : "");
+    auto run = Run(*env, {}, input);  // the interactive session, reading lines from stdin
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(run.err.find("max_bytes") == std::string::npos);  // honoured, not warned
+    REQUIRE(env->server().requests_to("/responses").size() == 10);
+    const fs::path history = env->codex_home() / "history.jsonl";
+    const std::string text = ReadFile(history);
+    CHECK_THAT(text, Catch::Contains("prompt number 9 with padding"));
+    if (capped) {
+      CHECK(fs::file_size(history) <= 400);
+      CHECK(text.find("prompt number 0 ") == std::string::npos);
+    } else {
+      CHECK(fs::file_size(history) > 400);
+      CHECK_THAT(text, Catch::Contains("prompt number 0 "));
+    }
+  }
 }
 
 }  // namespace

@@ -264,7 +264,7 @@ TEST_CASE("piped stdin with a prompt is appended as a <stdin> block; '-' reads t
 
 TEST_CASE("Codex subcommands this codex lacks exit 2 and send nothing") {
   auto env = MakeEnv(R"(["never"])");
-  for (std::string word : {"apply", "login", "logout", "cloud", "features"}) {
+  for (std::string word : {"apply", "login", "logout", "cloud", "doctor"}) {
     auto run = Run(*env, {word});
     INFO(word);
     CheckUsageError(*env, run, {"'codex " + word + "'", "does not have"});
@@ -287,11 +287,13 @@ web_search = true
 [history]
 persistence = "save-all"
 max_bytes = 1000
+not_a_codex_key = 1
 )");
   auto run = Run(*env, {"exec", "-c", "disable_response_storage=true", "hi"});
   REQUIRE(run.exit_code == 0);
-  // ([tools] web_search is honoured: the hosted tool is offered.)
-  for (std::string key : {"file_opener", "history.max_bytes", "disable_response_storage"}) {
+  // ([tools] web_search and history.max_bytes are honoured.)
+  CHECK(run.err.find("max_bytes") == std::string::npos);
+  for (std::string key : {"file_opener", "history.not_a_codex_key", "disable_response_storage"}) {
     INFO(key);
     CHECK(CountOf(run.err, "warning: config key '" + key + "' is not supported; it is ignored\n") ==
           1);
@@ -521,6 +523,78 @@ TEST_CASE("the requests of a turn reuse one connection when the server keeps it 
   REQUIRE(separate.size() == 3);
   CHECK(separate[0].remote_port != separate[1].remote_port);
   CHECK(separate[1].remote_port != separate[2].remote_port);
+}
+
+// Issue 25: Codex 0.169 has no built-in table of model defaults (against an
+// API-key provider it sends reasoning {"summary":"auto"} for gpt-5-codex,
+// gpt-5, gpt-5.1-codex alike: captured); its model_catalog_json gives them.
+// Captured from Codex 0.169 with such a catalog: the model's entry gives the
+// effort (default_reasoning_level), the summary (default_reasoning_summary)
+// and text.verbosity (default_verbosity, when support_verbosity); config,
+// the profile and -c win; another model's entry changes nothing.
+TEST_CASE("model_catalog_json gives the model's reasoning defaults; config wins") {
+  auto env = MakeEnv(R"({"default": "ok"})");
+  const fs::path catalog = env->codex_home() / "models.json";
+  std::ofstream(catalog) << R"({"models": [
+      {"slug": "gpt-5-codex", "default_reasoning_level": "high", "default_verbosity": "low",
+       "support_verbosity": true, "default_reasoning_summary": "detailed"},
+      {"slug": "gpt-5", "default_reasoning_level": "minimal", "default_verbosity": "high",
+       "support_verbosity": false}]})";
+  auto run = [&](std::vector<std::string> args) {
+    std::vector<std::string> all = {"exec", "-c", "model_catalog_json=\"models.json\""};
+    all.insert(all.end(), args.begin(), args.end());
+    all.push_back("hi");
+    auto r = Run(*env, all);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.err.find("model_catalog_json") == std::string::npos);  // honoured, not warned
+    return env->server().requests_to("/responses").back().body;
+  };
+  Json body = run({"-m", "gpt-5-codex"});
+  CHECK(body["reasoning"] == Json{{"effort", "high"}, {"summary", "detailed"}});
+  CHECK(body["text"] == Json{{"verbosity", "low"}});
+  body = run({"-m", "gpt-5-codex", "-c", "model_reasoning_effort=\"low\"", "-c",
+              "model_verbosity=\"high\"", "-c", "model_reasoning_summary=\"auto\""});
+  CHECK(body["reasoning"] == Json{{"effort", "low"}, {"summary", "auto"}});
+  CHECK(body["text"] == Json{{"verbosity", "high"}});
+  body = run({"-m", "gpt-5"});  // no support_verbosity: no text.verbosity
+  CHECK(body["reasoning"] == Json{{"effort", "minimal"}, {"summary", "auto"}});
+  CHECK_FALSE(body.contains("text"));
+  body = run({"-m", "gpt-5.1-codex"});  // not in the catalog: what Codex sends without one
+  CHECK(body["reasoning"] == Json{{"summary", "auto"}});
+  CHECK_FALSE(body.contains("text"));
+  // Without the catalog, the same for a model it names.
+  auto plain = Run(*env, {"exec", "-m", "gpt-5-codex", "hi"});
+  REQUIRE(plain.exit_code == 0);
+  CHECK(env->server().requests_to("/responses").back().body["reasoning"] ==
+        Json{{"summary", "auto"}});
+  auto bad = Run(*env, {"exec", "-c", "model_catalog_json=\"missing.json\"", "hi"});
+  CHECK(bad.exit_code == 2);
+  REQUIRE(ErrorLines(bad.err).size() == 1);
+  CHECK_THAT(ErrorLines(bad.err)[0], Catch::Contains("model_catalog_json"));
+}
+
+// Codex's tool_output_token_limit bounds what the model gets of a command's
+// output (about 4 bytes a token); without it, 10 KiB.
+TEST_CASE("tool_output_token_limit bounds the tool output sent to the model") {
+  const std::string script =
+      R"([{"output": [{"shell": ["bash", "-c", "head -c 40000 /dev/zero | tr '\\0' x"],
+                       "call_id": "big"}]}, "done"])";
+  auto env = MakeEnv(script, "tool_output_token_limit = 500\n");
+  auto run = Run(*env, {"exec", "go"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.err.find("tool_output_token_limit") == std::string::npos);  // not warned
+  const std::string limited = e2e::ShellResult(*env, "big").output;
+  CHECK(limited.size() <= 2000 + 200);  // 500 tokens = 2000 bytes, plus the marker
+  CHECK(limited.size() >= 1000);
+  auto plain_env = MakeEnv(script);
+  REQUIRE(Run(*plain_env, {"exec", "go"}).exit_code == 0);
+  const std::string plain = e2e::ShellResult(*plain_env, "big").output;
+  CHECK(plain.size() > 9 * 1024);  // the default: 10 KiB
+  CHECK(plain.size() <= 10 * 1024 + 200);
+  auto bad = Run(*env, {"exec", "-c", "tool_output_token_limit=0", "go"});
+  CHECK(bad.exit_code == 2);
 }
 
 }  // namespace

@@ -67,7 +67,8 @@ Status InteractiveSession::Open() {
   RETURN_IF_ERROR(StartEngine(flags_, &engine_));
   const core::Config& config = engine_->config();
   if (view_) view_->set_hide_reasoning(config.hide_agent_reasoning);
-  history_ = std::make_unique<PromptHistory>(config.codex_home + "/history.jsonl");
+  history_ = std::make_unique<PromptHistory>(config.codex_home + "/history.jsonl",
+                                             config.history_max_bytes.value_or(0));
   if (tty_) {
     composer_.editor() = LineEditor(history_->Load());
     composer_.editor().SetCompletions(SlashCompletions());

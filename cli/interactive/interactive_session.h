@@ -145,6 +145,8 @@ class InteractiveSession {
   void ExportCommand(const SlashCommand& cmd);
   void McpCommand();
   void RenameCommand(const SlashCommand& cmd);
+  // /review: a review session of its own (core/review.h), shown here as it runs.
+  void ReviewCommand(const SlashCommand& cmd);
   void ShowStatus();
   void ShowSessions();
   void ShowDiff();

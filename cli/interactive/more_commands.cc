@@ -7,7 +7,9 @@
 
 #include "cli/image_input.h"
 #include "cli/interactive/interactive_session.h"
+#include "cli/review_display.h"
 #include "cli/terminal_text.h"
+#include "core/review.h"
 #include "core/transcript.h"
 #include "storage/rollout.h"
 #include "storage/session_database.h"
@@ -52,6 +54,56 @@ void InteractiveSession::InitCommand() {
   }
   if (tty_) EchoPrompt("/init");
   RunUserTurn(kInitPrompt);
+}
+
+// /review [base BRANCH | commit SHA [TITLE] | INSTRUCTIONS]: the review of
+// `codex review` (core/review.h) as a session of its own, run here with its
+// answer rendered as Codex renders it; the session the user is in goes on.
+void InteractiveSession::ReviewCommand(const SlashCommand& cmd) {
+  core::ReviewTarget target;
+  const std::string& arg = cmd.arg;
+  auto word_after = [&](size_t n) {
+    std::string rest = arg.substr(std::min(arg.size(), n));
+    rest.erase(0, std::min(rest.size(), rest.find_first_not_of(" \t")));
+    return rest;
+  };
+  if (arg.starts_with("base ")) {
+    target.kind = core::ReviewTarget::Kind::kBaseBranch;
+    target.branch = word_after(5);
+  } else if (arg.starts_with("commit ")) {
+    target.kind = core::ReviewTarget::Kind::kCommit;
+    const std::string rest = word_after(7);
+    const size_t sp = rest.find_first_of(" \t");
+    target.sha = rest.substr(0, sp);
+    if (sp != std::string::npos) target.title = word_after(7 + sp);
+  } else if (!arg.empty()) {
+    target.kind = core::ReviewTarget::Kind::kCustom;
+    target.instructions = arg;
+  }
+  auto request = core::PrepareReview(target, engine_->config().cwd);
+  if (!request.ok()) {
+    Warn(request.status().message());
+    return;
+  }
+  core::Config config = engine_->config();
+  config.review_guidelines = std::string(core::ReviewGuidelines());
+  ReviewDisplayObserver shown(observer());
+  core::ConversationDeps deps = engine_->Deps();
+  deps.observer = &shown;
+  auto review = core::Conversation::Create(config, deps, "review");
+  if (!review.ok()) {
+    Warn(review.status().message());
+    return;
+  }
+  Say(style_.Bold(">> Code review started: " + NeutralizeControls(request->hint) + " <<") + "\n");
+  // The review runs in place of the session for one turn; its prompt is not
+  // the user's, so it stays out of history.jsonl.
+  std::swap(conversation_, *review);
+  in_history_.insert(request->prompt);
+  RunUserTurn(request->prompt);
+  std::swap(conversation_, *review);
+  engine_->BindSession(conversation_->session().id);
+  Say(style_.Bold("<< Code review finished >>") + "\n");
 }
 
 void InteractiveSession::PermissionsCommand(const SlashCommand& cmd) {

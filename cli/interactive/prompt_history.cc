@@ -1,6 +1,8 @@
 #include "cli/interactive/prompt_history.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -37,14 +39,43 @@ Status PromptHistory::Append(std::string_view session_id, std::string_view text,
     return UnavailableError("cannot open " + path_ + ": " + std::strerror(errno) +
                             "; prompt history is not saved");
   }
+  if (max_bytes_ > 0) ::flock(fd, LOCK_EX);  // a trim in another process waits
   ssize_t n;
   do {
     n = ::write(fd, line.data(), line.size());
   } while (n < 0 && errno == EINTR);
   int saved = errno;
+  Status trimmed = OkStatus();
+  if (n == static_cast<ssize_t>(line.size()) && max_bytes_ > 0) trimmed = Trim(fd);
   ::close(fd);
   if (n != static_cast<ssize_t>(line.size())) {
     return UnavailableError("cannot write " + path_ + ": " + std::strerror(saved));
+  }
+  return trimmed;
+}
+
+Status PromptHistory::Trim(int fd) const {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || st.st_size <= max_bytes_) return OkStatus();
+  std::ifstream in(path_, std::ios::binary);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  // The newest whole lines that fit.
+  size_t start = text.size();
+  while (start > 0) {
+    const size_t prev = start >= 2 ? text.rfind('\n', start - 2) : std::string::npos;
+    const size_t line_start = prev == std::string::npos ? 0 : prev + 1;
+    if (static_cast<int64_t>(text.size() - line_start) > max_bytes_) break;
+    start = line_start;
+  }
+  const std::string tmp = path_ + ".trim";
+  int out = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (out < 0) return UnavailableError("cannot trim " + path_ + ": " + std::strerror(errno));
+  const std::string kept = text.substr(start);
+  const bool written = ::write(out, kept.data(), kept.size()) == static_cast<ssize_t>(kept.size());
+  ::close(out);
+  if (!written || ::rename(tmp.c_str(), path_.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return UnavailableError("cannot trim " + path_ + " to history.max_bytes");
   }
   return OkStatus();
 }

@@ -88,6 +88,9 @@ bool InteractiveSession::RunSlash(const SlashCommand& cmd) {
     case SlashKind::kRename:
       RenameCommand(cmd);
       return true;
+    case SlashKind::kReview:
+      ReviewCommand(cmd);
+      return true;
     case SlashKind::kQuit:
       return false;
   }

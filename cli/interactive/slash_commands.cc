@@ -30,6 +30,8 @@ const std::vector<SlashSpec>& SlashCommands() {
       {SlashKind::kRename, "/rename", "NAME", "name this session (codex resume NAME finds it)"},
       {SlashKind::kUndo, "/undo", "",
        "restore the files the last turn changed (again: the turn before)"},
+      {SlashKind::kReview, "/review", "[base BRANCH | commit SHA [TITLE] | INSTRUCTIONS]",
+       "review the uncommitted changes (or a branch, a commit, or by your instructions)"},
       {SlashKind::kQuit, "/quit", "", "exit (also /exit, Ctrl-D)"},
   };
   return kCommands;
@@ -108,6 +110,10 @@ std::optional<Result<SlashCommand>> ParseSlashCommand(std::string_view line) {
       cmd.effort = std::string(effort);
       return Result<SlashCommand>(std::move(cmd));
     }
+  }
+  if (cmd.kind == SlashKind::kReview) {  // free text: what to review
+    cmd.arg = std::string(rest);
+    return Result<SlashCommand>(std::move(cmd));
   }
   if (rest.find_first_of(" \t\n") != std::string_view::npos) {
     return usage(std::string(name) + " takes one argument");

@@ -31,6 +31,7 @@ enum class SlashKind {
   kMcp,
   kRename,
   kUndo,
+  kReview,
   kQuit,
 };
 

@@ -360,6 +360,9 @@ void TurnView::FinishMessage(const core::Item* item) {
     if (item == nullptr) return;
     std::string text = core::MessageText(*item);
     if (text.empty()) return;
+    // Its last line ends too, as a streamed message's does (else the next
+    // line drawn would overwrite it).
+    if (text.back() != '\n') text += '\n';
     StartMessage();
     std::string out = markdown_->Feed(NeutralizeControls(text)) + markdown_->Finish();
     if (!out.empty()) WriteAbove(out);
