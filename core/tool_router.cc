@@ -132,9 +132,10 @@ std::string BuiltinToolsJson(const Config& config) {
   } else {
     tools.push_back(ShellToolJson(DeclaresEscalation(config.approval_policy)));
   }
+  // Codex 0.169's order: the command tools, then view_image.
+  if (config.view_image) tools.push_back(Json::parse(ViewImageToolJson()));
   tools.push_back(ApplyPatchToolDefinition(config.provider.apply_patch_tool_type));
   tools.push_back(UpdatePlanToolJson());
-  if (config.view_image) tools.push_back(Json::parse(ViewImageToolJson()));
   // The provider's hosted search: it runs server-side and comes back as
   // web_search_call items (kept and resent verbatim, see core/item.h).
   if (config.web_search) tools.push_back(Json{{"type", "web_search"}});
