@@ -79,7 +79,8 @@ TEST_CASE("MCP tools follow the built-in ones, sorted by server then tool, named
   const auto names = ToolNames(requests[0]);
   const std::vector<std::string> server_tools = {"add",  "ask",  "crash", "echo",     "fail",
                                                  "grow", "huge", "image", "resource", "slow"};
-  std::vector<std::string> expected = {"shell", "apply_patch", "update_plan"};
+  std::vector<std::string> expected = {"exec_command", "write_stdin", "view_image", "apply_patch",
+                                       "update_plan"};
   for (const auto& t : server_tools) expected.push_back("mcp__alpha__" + t);
   expected.push_back("mcp__some__add");
   expected.push_back("mcp__some__echo");
