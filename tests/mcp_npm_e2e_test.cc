@@ -59,7 +59,12 @@ TEST_CASE("npm @modelcontextprotocol/server-everything and server-filesystem thr
   CHECK(std::find(names.begin(), names.end(), "mcp__everything__echo") != names.end());
   CHECK(std::find(names.begin(), names.end(), "mcp__files__read_text_file") != names.end());
   // Sorted by server, then tool, after the built-in tools.
-  std::vector<std::string> mcp(names.begin() + 3, names.end());
+  const auto first_mcp = std::find_if(
+      names.begin(), names.end(), [](const std::string& n) { return n.rfind("mcp__", 0) == 0; });
+  CHECK(first_mcp != names.begin());  // the built-in tools come first
+  std::vector<std::string> mcp(first_mcp, names.end());
+  REQUIRE_FALSE(mcp.empty());
+  for (const auto& n : mcp) CHECK(n.rfind("mcp__", 0) == 0);
   CHECK(std::is_sorted(mcp.begin(), mcp.end()));
   CHECK(mcp.front().rfind("mcp__everything__", 0) == 0);
   CHECK(mcp.back().rfind("mcp__files__", 0) == 0);
