@@ -100,10 +100,13 @@ struct Config {
   std::string model_verbosity;      // low | medium | high; "" = not sent (text.verbosity)
   bool parallel_tool_calls = true;  // sent as Codex 0.169 does
   // [features] unified_exec: offer exec_command + write_stdin (live processes,
-  // core/unified_exec.h) instead of the one-shot `shell` tool.
-  bool unified_exec = false;
-  // [tools] view_image: offer view_image (core/view_image.h).
-  bool view_image = false;
+  // core/unified_exec.h) instead of the one-shot `shell` tool. On by default,
+  // as in Codex 0.169; `false` offers `shell`. A `shell` call in a recorded
+  // session runs under either harness.
+  bool unified_exec = true;
+  // [tools] view_image: offer view_image (core/view_image.h). On by default,
+  // as in Codex 0.169.
+  bool view_image = true;
   // [tools] web_search: offer the provider's hosted web search ({"type":"web_search"});
   // its web_search_call items are stored and resent like any other.
   bool web_search = false;

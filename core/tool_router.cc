@@ -104,15 +104,15 @@ std::string BuiltinToolsJson(const Config& config) {
   } else {
     tools.push_back(ShellToolJson(DeclaresEscalation(config.approval_policy)));
   }
-  // Where Codex 0.169 puts them: right after the shell tools.
+  // Where Codex 0.169 puts them: right after the command tools, then view_image.
   if (OffersMcpResourceTools(config)) {
     for (auto& t : Json::parse("[" + McpResourceToolsJson().substr(1) + "]")) {
       tools.push_back(std::move(t));
     }
   }
+  if (config.view_image) tools.push_back(Json::parse(ViewImageToolJson()));
   tools.push_back(ApplyPatchToolDefinition(config.provider.apply_patch_tool_type));
   tools.push_back(UpdatePlanToolJson());
-  if (config.view_image) tools.push_back(Json::parse(ViewImageToolJson()));
   // The provider's hosted search: it runs server-side and comes back as
   // web_search_call items (kept and resent verbatim, see core/item.h).
   if (config.web_search) tools.push_back(Json{{"type", "web_search"}});

@@ -1,11 +1,13 @@
 // ToolRouter: the tools offered to the model and the dispatch of its calls.
 //
-// Tools: `shell` (argv array, workdir, timeout_ms; under on-request also
-// Codex's `sandbox_permissions` and `justification`, see core/approval.h) run
-// through the CommandRunner under the session's sandbox policy and approval
-// policy, or, with unified exec (config `features.unified_exec`),
-// `exec_command` and `write_stdin` (core/unified_exec.h) through the same
-// approval path; the tools array depends only on the config, so the request
+// Tools, in Codex 0.169's order: unified exec's `exec_command` and
+// `write_stdin` (core/unified_exec.h; the default, as in Codex), or with
+// `features.unified_exec = false` the one-shot `shell` (argv array, workdir,
+// timeout_ms; under on-request also Codex's `sandbox_permissions` and
+// `justification`, see core/approval.h), both run through the CommandRunner
+// under the session's sandbox and approval policies (one approval path); a
+// `shell` call is executed whichever is offered, so a recorded session
+// resumes under either; `view_image`; the tools array depends only on the config, so the request
 // prefix stays byte-stable from turn to turn until the policy changes;
 // `apply_patch` (freeform or JSON function per provider, and intercepted when
 // the model runs it through `shell`); `update_plan`. Every call yields exactly

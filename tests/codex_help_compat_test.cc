@@ -4,7 +4,9 @@
 // the same place lists it) or refused: our codex, given it, exits 2 with one
 // error line naming it and sends nothing to the model. The resulting table is
 // the generated part of docs/codex-compat.md; the test fails when the doc is
-// stale (CODEX_COMPAT_WRITE=1 rewrites it). Without the real Codex it skips
+// stale (CODEX_COMPAT_WRITE=1 rewrites it). The real Codex also reads what
+// ours writes: `codex mcp add` config, and an exported session with
+// exec_command and shell calls, which it resumes. Without the real Codex it skips
 // (exit 4) with the reason, except under CI=true, where it fails.
 #include <catch2/catch.hpp>
 #include <cstdio>
@@ -230,6 +232,56 @@ TEST_CASE("the real Codex reads what codex mcp add writes, and the reverse") {
   REQUIRE(ours({"mcp", "remove", "theirs"}).exit_code == 0);
   CHECK(Json::parse(ours({"mcp", "list", "--json"}).out).empty());
   CHECK(Json::parse(real({"mcp", "list", "--json"}).out).empty());
+}
+
+// The call and output items of `request` whose call_id is in `ids`, in order,
+// with their keys sorted (Codex writes a function_call's keys in its own
+// order; the values are what is compared).
+std::vector<nlohmann::json> CallItems(const RecordedRequest& request,
+                                      const std::set<std::string>& ids) {
+  std::vector<nlohmann::json> out;
+  for (const auto& item : request.InputItems()) {
+    if (ids.count(item.value("call_id", ""))) out.push_back(nlohmann::json::parse(item.dump()));
+  }
+  return out;
+}
+
+TEST_CASE("the real Codex resumes a session we recorded with exec_command and shell calls") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"function_call": "exec_command", "call_id": "ux1",
+                 "arguments": {"cmd": "echo from-exec-command", "login": false}}]},
+    {"output": [{"shell": ["echo", "from-shell"], "call_id": "sh1"}]},
+    "ours done"], "default": "theirs {{n}}"})");
+  auto ours = RunChecked(env->CodexCommand({"exec", "--json", "use both tools"}));
+  INFO("ours: " << ours.err);
+  REQUIRE(ours.exit_code == 0);
+  const std::string id = e2e::JsonLines(ours.out).front()["thread_id"];
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  const std::set<std::string> ids = {"ux1", "sh1"};
+  const std::vector<nlohmann::json> sent = CallItems(requests.back(), ids);
+  REQUIRE(sent.size() == 4);  // two calls, two outputs
+  CHECK(sent[0]["name"] == "exec_command");
+  CHECK_THAT(sent[1].dump(), Catch::Contains("from-exec-command"));
+
+  // Exported where Codex looks for its rollouts, and resumed by the real Codex.
+  auto exported = RunChecked(env->CodexCommand({"sessions", "export", id, "--format", "jsonl"}));
+  REQUIRE(exported.exit_code == 0);
+  const std::filesystem::path dir = env->codex_home() / "sessions/2026/11/26";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / ("rollout-2026-11-26T04-00-00-" + id + ".jsonl")) << exported.out;
+  ProcessOptions p = env->CodexCommand({"exec", "--skip-git-repo-check", "resume", id, "carry on"});
+  p.argv[0] = kRealCodex.string();
+  auto theirs = RunChecked(p);
+  INFO("real Codex: " << theirs.out << theirs.err);
+  REQUIRE(theirs.exit_code == 0);
+  requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() >= 4);
+  // Our calls and outputs reach the model again (outputs byte for byte), and the real
+  // Codex offers the same command tools ours does by default.
+  CHECK(CallItems(requests.back(), ids) == sent);
+  CHECK(requests.back().body["tools"][0]["name"] == "exec_command");
+  CHECK(requests.back().body["tools"][1]["name"] == "write_stdin");
 }
 
 }  // namespace

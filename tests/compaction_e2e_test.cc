@@ -600,9 +600,13 @@ size_t ResumeGrowth(const std::string& prompt) { return 180 + prompt.size(); }
 
 TEST_CASE("overflow: context_length_exceeded compacts and retries once, the turn succeeds") {
   const Footprint& f = Measure();
-  auto env = MakeEnv(ThreeCallScript(2000));
+  // The one-shot shell harness (the script's calls are `shell` calls): the
+  // window below is cut to the size of its tools array.
+  auto env = MakeEnv(ThreeCallScript(2000), "[features]\nunified_exec = false\n");
   const std::string id = ThreeCallSession(*env);
   const size_t run1_last = env->server().requests_to("/responses").back().body_bytes;
+  const size_t tools_bytes =
+      env->server().requests_to("/responses").back().body["tools"].dump().size();
 
   // The summary request is the turn request plus the ask, so a window just
   // under the turn request rejects both; the compactor then drops the oldest
@@ -610,8 +614,8 @@ TEST_CASE("overflow: context_length_exceeded compacts and retries once, the turn
   const std::string prompt = "second question";
   const size_t turn_bytes = run1_last + ResumeGrowth(prompt);
   const size_t prompt_item = compaction::kCompactionPrompt.size() + 80;
-  REQUIRE(f.tools_bytes > prompt_item + 800);
-  const size_t gap = f.tools_bytes - prompt_item;
+  REQUIRE(tools_bytes > prompt_item + 800);
+  const size_t gap = tools_bytes - prompt_item;
   const int64_t window = Tokens(turn_bytes - gap / 2);
   auto server = ScriptedServer::Start(R"({"max_input_tokens": )" + std::to_string(window) +
                                       R"(, "responses": ["SUMMARY-OVERFLOW", "second answer"]})");

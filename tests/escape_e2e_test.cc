@@ -21,10 +21,12 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sandbox/landlock.h"
 #include "sandbox/launcher.h"
+#include "sandbox/shell_lexer.h"
 #include "testing/files.h"
 #include "testing/loopback_listener.h"
 #include "testing/skip.h"
@@ -41,6 +43,27 @@ using e2e::OutputFor;
 constexpr char kSecret[] = "sk-escape-suite-SECRET-4242";
 
 std::string Quoted(const std::string& s) { return Json(s).dump(); }
+
+// The two tools a model runs commands with: a rule about the sandbox is
+// checked through both.
+enum class ModelDoor { kShell, kExecCommand };
+
+const char* DoorName(ModelDoor door) {
+  return door == ModelDoor::kShell ? "shell" : "exec_command";
+}
+
+// A scripted response calling `door` with the shell command `script` under `call_id`.
+std::string DoorCall(ModelDoor door, const std::string& script, const std::string& call_id) {
+  Json call;
+  if (door == ModelDoor::kShell) {
+    call = {{"shell", Json::array({"sh", "-c", script})}, {"call_id", call_id}};
+  } else {
+    call = {{"function_call", "exec_command"},
+            {"call_id", call_id},
+            {"arguments", {{"cmd", script}, {"login", false}, {"yield_time_ms", 10000}}}};
+  }
+  return Json{{"output", Json::array({call})}}.dump();
+}
 
 bool SandboxAvailable() {
   if (sandbox::landlock::AbiVersion() < 1 && !sandbox::ProbeBwrap().usable) {
@@ -316,71 +339,76 @@ TEST_CASE("codex exec: the model's shell cannot escape, read keys, or leave daem
   CodexTestEnvOptions options;
   options.api_key = kSecret;
   ::setenv("CODEX_ESCAPE_TEST_SECRET", kSecret, 1);  // this process: another host process
-  auto env = CodexTestEnv::Create(R"({"responses": [
-    {"output": [{"shell": [)" + Quoted(ESCAPE_PROBE) +
-                                      R"(, "connect-unix", )" + Quoted(path) +
-                                      R"(], "call_id": "unix"}]},
-    {"output": [{"shell": [)" + Quoted(ESCAPE_PROBE) +
-                                      R"(, "connect-abstract", )" + Quoted(abstract) +
-                                      R"(], "call_id": "abstract"}]},
-    {"output": [{"shell": ["sh", "-c", )" +
-                                      Quoted(environ_scan) +
-                                      R"(], "call_id": "environ"}]},
-    {"output": [{"shell": [)" + Quoted(ESCAPE_PROBE) +
-                                      R"(, "caps"], "call_id": "caps"}]},
-    {"output": [{"shell": [)" + Quoted(ESCAPE_PROBE) +
-                                      R"(, "settimeofday"], "call_id": "clock"}]},
-    {"output": [{"shell": ["sh", "-c", "echo x >> .git/config"], "call_id": "git"}]},
-    {"output": [{"shell": ["sh", "-c", "mkdir build && touch top.txt && echo made"],
-                 "call_id": "top"}]},
-    {"output": [{"shell": ["sh", "-c", )" +
-                                      Quoted(daemons) + R"(], "call_id": "daemons"}]},
-    {"output": [{"shell": ["sh", "-c", )" +
-                                      Quoted(stubborn) +
-                                      R"(], "timeout_ms": 500, "call_id": "timeout"}]},
-    "done"]})",
-                                  options);
-  REQUIRE(env.ok());
-  CodexTestEnv& e = **env;
-  const fs::path ws = e.workdir();
-  ProcessOptions init;
-  init.argv = {"git", "init", "-q", ws.string()};
-  auto gi = RunProcess(init);
-  REQUIRE(gi.ok());
-  const std::string config = ReadFile(ws / ".git" / "config");
+  const std::string probe = sandbox::QuoteShellWord(ESCAPE_PROBE);
+  // Every attack through both of the model's doors: `shell` and `exec_command`.
+  for (const ModelDoor door : {ModelDoor::kShell, ModelDoor::kExecCommand}) {
+    INFO("door: " << DoorName(door));
+    std::string script = R"({"responses": [)";
+    for (const auto& [cmd, id] : std::vector<std::pair<std::string, std::string>>{
+             {probe + " connect-unix " + sandbox::QuoteShellWord(path), "unix"},
+             {probe + " connect-abstract " + sandbox::QuoteShellWord(abstract), "abstract"},
+             {environ_scan, "environ"},
+             {probe + " caps", "caps"},
+             {probe + " settimeofday", "clock"},
+             {"echo x >> .git/config", "git"},
+             {"mkdir -p build && touch top.txt && echo made", "top"},
+             {daemons, "daemons"}}) {
+      script += DoorCall(door, cmd, id) + ",";
+    }
+    // A command that outlives its call: the shell tool's timeout, or a
+    // unified exec session still running when the turn ends.
+    Json stubborn_call = Json::parse(DoorCall(door, stubborn, "timeout"));
+    if (door == ModelDoor::kShell) {
+      stubborn_call["output"][0]["timeout_ms"] = 500;
+    } else {
+      stubborn_call["output"][0]["arguments"]["yield_time_ms"] = 500;
+    }
+    script += stubborn_call.dump() + R"(, "done"]})";
+    auto env = CodexTestEnv::Create(script, options);
+    REQUIRE(env.ok());
+    CodexTestEnv& e = **env;
+    const fs::path ws = e.workdir();
+    ProcessOptions init;
+    init.argv = {"git", "init", "-q", ws.string()};
+    auto gi = RunProcess(init);
+    REQUIRE(gi.ok());
+    const std::string config = ReadFile(ws / ".git" / "config");
 
-  ProcessOptions p = e.CodexCommand({"exec", "--full-auto", "attack"});
-  p.env["OPENAI_API_KEY"] = kSecret;
-  auto run = RunProcess(p);
-  REQUIRE(run.ok());
-  INFO("stderr: " << run->err);
-  CHECK(run->exit_code == 0);
-  const std::string remaining = Survivors(marker);
-  KillSurvivors(marker);
-  CHECK(remaining.empty());
+    ProcessOptions p = e.CodexCommand({"exec", "--full-auto", "attack"});
+    p.env["OPENAI_API_KEY"] = kSecret;
+    auto run = RunProcess(p);
+    REQUIRE(run.ok());
+    INFO("stderr: " << run->err);
+    CHECK(run->exit_code == 0);
+    const std::string remaining = Survivors(marker);
+    KillSurvivors(marker);
+    CHECK(remaining.empty());
 
-  auto requests = e.server().requests_to("/responses");
-  REQUIRE_FALSE(requests.empty());
-  auto output = [&](const std::string& id) {
-    std::string text = OutputFor(requests.back().InputItems(), id);
-    Json j = Json::parse(text, nullptr, false);
-    return j.is_object() ? j.value("output", std::string()) : text;
-  };
-  CHECK_THAT(output("unix"), Catch::Contains("denied EPERM"));
-  CHECK_THAT(output("abstract"), Catch::Contains("denied EPERM"));
-  CHECK_FALSE(pathname_listener.Connected());
-  CHECK_FALSE(abstract_listener.Connected());
-  CHECK_THAT(output("environ"), Catch::Contains("scanned"));
-  CHECK(output("environ").find(kSecret) == std::string::npos);
-  CHECK_THAT(output("caps"), Catch::Contains("CapEff:\t0000000000000000"));
-  CHECK_THAT(output("clock"), Catch::Contains("denied EPERM"));
-  CHECK(ReadFile(ws / ".git" / "config") == config);
-  if (sandbox::ProbeBwrap().usable) {
-    CHECK_THAT(output("top"), Catch::Contains("made"));
-    CHECK(fs::is_directory(ws / "build"));
+    auto requests = e.server().requests_to("/responses");
+    REQUIRE_FALSE(requests.empty());
+    auto output = [&](const std::string& id) {
+      std::string text = OutputFor(requests.back().InputItems(), id);
+      Json j = Json::parse(text, nullptr, false);
+      return j.is_object() ? j.value("output", std::string()) : text;
+    };
+    CHECK_THAT(output("unix"), Catch::Contains("denied EPERM"));
+    CHECK_THAT(output("abstract"), Catch::Contains("denied EPERM"));
+    CHECK_FALSE(pathname_listener.Connected());
+    CHECK_FALSE(abstract_listener.Connected());
+    CHECK_THAT(output("environ"), Catch::Contains("scanned"));
+    CHECK(output("environ").find(kSecret) == std::string::npos);
+    CHECK_THAT(output("caps"), Catch::Contains("CapEff:\t0000000000000000"));
+    CHECK_THAT(output("clock"), Catch::Contains("denied EPERM"));
+    CHECK(ReadFile(ws / ".git" / "config") == config);
+    if (sandbox::ProbeBwrap().usable) {
+      CHECK_THAT(output("top"), Catch::Contains("made"));
+      CHECK(fs::is_directory(ws / "build"));
+    }
+    CHECK_THAT(output("daemons"), Catch::Contains("started"));
+    CHECK_THAT(output("timeout"),
+               Catch::Contains(door == ModelDoor::kShell ? "timed out"
+                                                         : "Process running with session ID"));
   }
-  CHECK_THAT(output("daemons"), Catch::Contains("started"));
-  CHECK_THAT(output("timeout"), Catch::Contains("timed out"));
 }
 
 // Without bubblewrap (CODEX_SANDBOX_BWRAP naming no executable) the command
@@ -623,24 +651,26 @@ TEST_CASE("workspace policy: every protected path holds through codex sandbox an
       INFO("stderr: " << r.err);
       CHECK_THAT(r.out, Catch::Contains("done"));
       scene.check();
-      // Door 2: the model's shell tool in codex exec.
-      auto env = CodexTestEnv::Create(R"({"responses": [
-        {"output": [{"shell": ["sh", "-c", )" +
-                                      Quoted("set +e; " + scene.attack + "; echo done") +
-                                      R"(], "call_id": "attack"}]},
-        "done"]})");
-      REQUIRE(env.ok());
-      ProcessOptions p = (*env)->CodexCommand({"exec", "-s", "workspace-write", "attack"});
-      p.cwd = scene.cwd;
-      for (const auto& [k, v] : layer_env) p.env[k] = v;
-      auto run = RunProcess(p);
-      REQUIRE(run.ok());
-      INFO("exec stderr: " << run->err);
-      CHECK(run->exit_code == 0);
-      auto requests = (*env)->server().requests_to("/responses");
-      REQUIRE(requests.size() == 2);
-      CHECK_THAT(OutputFor(requests.back().InputItems(), "attack"), Catch::Contains("done"));
-      scene.check();
+      // Doors 2 and 3: the model's tools in codex exec, the one-shot `shell`
+      // and unified exec's `exec_command` (the default harness).
+      for (const ModelDoor door : {ModelDoor::kShell, ModelDoor::kExecCommand}) {
+        INFO("door: " << DoorName(door));
+        auto env = CodexTestEnv::Create(
+            R"({"responses": [)" +
+            DoorCall(door, "set +e; " + scene.attack + "; echo done", "attack") + R"(, "done"]})");
+        REQUIRE(env.ok());
+        ProcessOptions p = (*env)->CodexCommand({"exec", "-s", "workspace-write", "attack"});
+        p.cwd = scene.cwd;
+        for (const auto& [k, v] : layer_env) p.env[k] = v;
+        auto run = RunProcess(p);
+        REQUIRE(run.ok());
+        INFO("exec stderr: " << run->err);
+        CHECK(run->exit_code == 0);
+        auto requests = (*env)->server().requests_to("/responses");
+        REQUIRE(requests.size() == 2);
+        CHECK_THAT(OutputFor(requests.back().InputItems(), "attack"), Catch::Contains("done"));
+        scene.check();
+      }
     }
     CHECK_FALSE(fs::exists(s.path() / "PWNED"));
   }
@@ -679,20 +709,23 @@ TEST_CASE("workspace policy: a protected path through a writable symlink is refu
       CHECK(r.out.find("ran") == std::string::npos);
       CHECK_THAT(r.err, Catch::StartsWith("error: cannot enforce sandbox read-only path"));
       CHECK(e2e::ErrorLines(r.err).size() == 1);
-      // The model's shell gets the same refusal as its tool output.
-      auto env = CodexTestEnv::Create(R"({"responses": [
-        {"output": [{"shell": ["sh", "-c", "echo ran"], "call_id": "run"}]}, "done"]})");
-      REQUIRE(env.ok());
-      ProcessOptions p = (*env)->CodexCommand({"exec", "-s", "workspace-write", "go"});
-      p.cwd = ws;
-      for (const auto& [k, v] : layer_env) p.env[k] = v;
-      auto run = RunProcess(p);
-      REQUIRE(run.ok());
-      auto requests = (*env)->server().requests_to("/responses");
-      REQUIRE_FALSE(requests.empty());
-      const std::string out = OutputFor(requests.back().InputItems(), "run");
-      CHECK_THAT(out, Catch::Contains("cannot enforce sandbox read-only path"));
-      CHECK(out.find("\"ran") == std::string::npos);
+      // The model's shell and exec_command get the same refusal as their tool output.
+      for (const ModelDoor door : {ModelDoor::kShell, ModelDoor::kExecCommand}) {
+        INFO("door: " << DoorName(door));
+        auto env = CodexTestEnv::Create(R"({"responses": [)" + DoorCall(door, "echo r''an", "run") +
+                                        R"(, "done"]})");
+        REQUIRE(env.ok());
+        ProcessOptions p = (*env)->CodexCommand({"exec", "-s", "workspace-write", "go"});
+        p.cwd = ws;
+        for (const auto& [k, v] : layer_env) p.env[k] = v;
+        auto run = RunProcess(p);
+        REQUIRE(run.ok());
+        auto requests = (*env)->server().requests_to("/responses");
+        REQUIRE_FALSE(requests.empty());
+        const std::string out = OutputFor(requests.back().InputItems(), "run");
+        CHECK_THAT(out, Catch::Contains("cannot enforce sandbox read-only path"));
+        CHECK(out.find("ran") == std::string::npos);
+      }
     }
   }
 }

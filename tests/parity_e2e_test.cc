@@ -469,8 +469,10 @@ TEST_CASE("turn.completed usage carries cache_write_input_tokens from the respon
 }
 
 TEST_CASE("requests carry the session id headers; x-client-request-id is the thread id") {
+  // The one-shot shell harness: the compaction limit below is cut to its tools array.
   auto env = MakeEnv(R"([{"output": [{"shell": ["bash", "-lc", "true"]}]}, "done",
-                         {"http_error": 503}, "after retry"])");
+                         {"http_error": 503}, "after retry"])",
+                     "[features]\nunified_exec = false\n");
   auto run = Run(*env, {"exec", "--json", "-s", "danger-full-access", "go"});
   REQUIRE(run.exit_code == 0);
   const std::string thread = JsonLines(run.out).front()["thread_id"];

@@ -180,10 +180,13 @@ TEST_CASE("exports of plain, tool-call, compacted and forked sessions have Codex
     {"output": [{"reasoning": "plan"}], "message": "Hello."},
     {"output": [{"reasoning": "look"}, {"shell": ["bash", "-lc", "echo hi"]}]},
     {"output": [{"custom_tool_call": "apply_patch", "input": )") +
-                     Json(kAddFile).dump() + R"(}]},
+                         Json(kAddFile).dump() + R"(}]},
     "Patched.",
     "after compaction",
-    "on the branch"]})");
+    "on the branch"]})",
+                     // The one-shot shell harness: the compaction limit below
+                     // is cut to its tools array.
+                     "[features]\nunified_exec = false\n");
 
   const std::string plain = NewSession(*env, {"hi"});
   auto lines = CheckRollout(Export(*env, plain), plain);

@@ -19,9 +19,10 @@
 #include <string>
 #include <vector>
 
+#include "sandbox/shell_lexer.h"
 #include "testing/files.h"
-#include "testing/temp_dir.h"
 #include "testing/skip.h"
+#include "testing/temp_dir.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 
@@ -75,38 +76,60 @@ TEST_CASE("untrusted + danger-full-access: no classifier bypass runs without app
       {"tree-out", {"tree", "-o", "marker-tree-out"}},
       {"uniq-out", {"uniq", "big.txt", "marker-uniq-out"}},
   };
-  std::string script = R"({"responses": [)";
-  for (const Bypass& b : bypasses) {
-    Json argv = b.argv;
-    script += R"({"output": [{"shell": )" + argv.dump() + R"(, "call_id": ")" + b.id + R"("}]},)";
-  }
-  script += R"({"output": [{"shell": ["cat", "big.txt"], "call_id": "control"}]}, "done"]})";
-  auto env = MakeEnv(script);
-  const fs::path dir = env->workdir();
-  std::ofstream(dir / "big.txt") << "b\na\nc\n";
-  // ./x and ./bin/cat record that they ran.
-  for (const fs::path& prog : {dir / "x", dir / "bin" / "cat"}) {
-    fs::create_directories(prog.parent_path());
-    std::ofstream(prog) << "#!/bin/sh\ntouch \"" << dir.string() << "/marker-${1:-cat}\"\n";
-    fs::permissions(prog, fs::perms::owner_all);
-  }
+  // Both doors of the model: the one-shot `shell` (argv) and unified exec's
+  // `exec_command` (the same command as a shell string).
+  for (const bool exec_command : {false, true}) {
+    INFO((exec_command ? "exec_command" : "shell"));
+    auto call = [&](const std::vector<std::string>& argv, const std::string& id) {
+      Json c = {{"call_id", id}};
+      if (exec_command) {
+        c["function_call"] = "exec_command";
+        c["arguments"] = {{"cmd", sandbox::JoinShellWords(argv)}, {"login", false}};
+      } else {
+        c["shell"] = argv;
+      }
+      return Json{{"output", Json::array({c})}}.dump();
+    };
+    std::string script = R"({"responses": [)";
+    for (const Bypass& b : bypasses) script += call(b.argv, b.id) + ",";
+    script += call({"cat", "big.txt"}, "control") + R"(, "done"]})";
+    auto env = MakeEnv(script);
+    const fs::path dir = env->workdir();
+    std::ofstream(dir / "big.txt") << "b\na\nc\n";
+    // ./x and ./bin/cat record that they ran.
+    for (const fs::path& prog : {dir / "x", dir / "bin" / "cat"}) {
+      fs::create_directories(prog.parent_path());
+      std::ofstream(prog) << "#!/bin/sh\ntouch \"" << dir.string() << "/marker-${1:-cat}\"\n";
+      fs::permissions(prog, fs::perms::owner_all);
+    }
 
-  auto run = Run(*env, {"exec", "-a", "untrusted", "-s", "danger-full-access", "try"});
-  CHECK(run.exit_code == 0);
-  for (const Bypass& b : bypasses) {
-    INFO("bypass " << b.id);
-    const ShellOutput out = ShellResult(*env, b.id);
-    CHECK(out.exit_code != 0);
-    CHECK_THAT(out.output, Catch::Contains("needs the user's approval"));
+    auto run = Run(*env, {"exec", "-a", "untrusted", "-s", "danger-full-access", "try"});
+    CHECK(run.exit_code == 0);
+    for (const Bypass& b : bypasses) {
+      INFO("bypass " << b.id);
+      if (exec_command) {
+        CHECK_THAT(e2e::ModelOutput(*env, b.id), Catch::Contains("needs the user's approval"));
+      } else {
+        const ShellOutput out = ShellResult(*env, b.id);
+        CHECK(out.exit_code != 0);
+        CHECK_THAT(out.output, Catch::Contains("needs the user's approval"));
+      }
+    }
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      INFO("left behind: " << entry.path());
+      CHECK(entry.path().filename().string().rfind("marker", 0) != 0);
+    }
+    // A known-safe command still runs without asking.
+    if (exec_command) {
+      const std::string control = e2e::ModelOutput(*env, "control");
+      CHECK_THAT(control, Catch::Contains("Process exited with code 0") &&
+                              Catch::EndsWith("Output:\nb\na\nc\n"));
+    } else {
+      const ShellOutput control = ShellResult(*env, "control");
+      CHECK(control.exit_code == 0);
+      CHECK(control.output == "b\na\nc\n");
+    }
   }
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    INFO("left behind: " << entry.path());
-    CHECK(entry.path().filename().string().rfind("marker", 0) != 0);
-  }
-  // A known-safe command still runs without asking.
-  const ShellOutput control = ShellResult(*env, "control");
-  CHECK(control.exit_code == 0);
-  CHECK(control.output == "b\na\nc\n");
 }
 
 TEST_CASE("untrusted: a relative PATH entry makes even cat ask") {

@@ -413,8 +413,11 @@ Json ShellParameters(const RecordedRequest& r) {
   return Json();
 }
 
+// The one-shot `shell` tool, offered as Codex offers it: with unified exec off.
+constexpr const char* kShellHarness = "[features]\nunified_exec = false\n";
+
 TEST_CASE("escalation: the shell tool declares Codex's fields under on-request only") {
-  auto env = MakeEnv(R"({"responses": [], "default": "reply {{n}}"})");
+  auto env = MakeEnv(R"({"responses": [], "default": "reply {{n}}"})", kShellHarness);
   auto on_request = e2e::RunOk(*env, {"exec", "-a", "on-request", "one"});
   auto resumed = e2e::RunOk(*env, {"exec", "-a", "on-request", "resume", "--last", "two"});
   auto never = e2e::RunOk(*env, {"exec", "-a", "never", "three"});
@@ -442,7 +445,7 @@ TEST_CASE("escalation: the shell tool declares Codex's fields under on-request o
 
 TEST_CASE("escalation: interactive, the tools stay byte-stable across turns until /approvals") {
   auto env = MakeEnv(R"({"responses": [], "default": "reply {{n}}"})",
-                     "approval_policy = \"on-request\"\n");
+                     "approval_policy = \"on-request\"\n" + std::string(kShellHarness));
   auto p = SpawnTui(*env, {});
   Expect(p->WaitForText("›", kWait));
   Expect(p->Write("one\r"));

@@ -1,15 +1,18 @@
-// Unified exec end to end: the real `codex exec` with `[features]
-// unified_exec = true` against the scripted Responses server. A scripted
+// Unified exec end to end: the real `codex exec` with its default harness
+// (Codex 0.169's: exec_command + write_stdin) against the scripted Responses
+// server. A scripted
 // model starts an interactive Python on a terminal with exec_command, talks
 // to it across three write_stdin calls (its state survives between them)
 // and finds it confined; a background loop keeps running between calls and a
 // later poll sees its newer output; nothing of either outlives codex.
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "sandbox/landlock.h"
 #include "sandbox/process.h"
@@ -24,7 +27,8 @@ using e2e::MakeEnv;
 using e2e::ModelOutput;
 using e2e::Run;
 
-constexpr const char* kConfig = "[features]\nunified_exec = true\n";
+// No config: unified exec is the default, as in Codex 0.169.
+constexpr const char* kConfig = "";
 
 bool HaveLandlock() {
   if (sandbox::landlock::AbiVersion() >= 1) return true;
@@ -172,7 +176,7 @@ TEST_CASE("unified exec: escalation goes through the shell tool's approval path"
     {"output": [{"function_call": "exec_command", "call_id": "plain", "arguments":
       {"cmd": "touch inside-sandbox", "login": false}}]},
     "done"]})";
-  auto env = e2e::MakeEnv(script, "[features]\nunified_exec = true\n");
+  auto env = e2e::MakeEnv(script, kConfig);
   // Under never the escalation fields are not honoured (core/approval.h:
   // only on-request declares them): the command runs in the sandbox.
   auto never = e2e::Run(*env, {"exec", "-c", "approval_policy=\"never\"", "escalate"});
@@ -249,7 +253,7 @@ TEST_CASE("view_image: a local image reaches the model as an input_image; bad pa
                 {"function_call": "view_image", "call_id": "text",
                  "arguments": {"path": "notes.txt"}}]},
     "seen"]})";
-  auto env = MakeEnv(script, "[tools]\nview_image = true\n");
+  auto env = MakeEnv(script, kConfig);  // offered by default, as in Codex 0.169
   // A 1x1 PNG.
   const std::string png =
       std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89",
@@ -302,6 +306,103 @@ TEST_CASE("web_search: offered when configured; its calls show in --json and are
   requests = env->server().requests_to("/responses");
   CHECK_THAT(requests.back().body["input"].dump(),
              Catch::Contains("web_search_call") && Catch::Contains("codex unified exec"));
+}
+
+namespace {
+
+// The names of the tools of a request, in order ("web_search" for the hosted one).
+std::vector<std::string> ToolNames(const Json& body) {
+  std::vector<std::string> names;
+  for (const auto& t : body["tools"]) names.push_back(t.value("name", t.value("type", "")));
+  return names;
+}
+
+// The parameter names a tool declares, sorted.
+std::vector<std::string> ParameterNames(const Json& body, const std::string& tool) {
+  std::vector<std::string> names;
+  for (const auto& t : body["tools"]) {
+    if (t.value("name", "") != tool) continue;
+    for (const auto& [k, v] : t["parameters"]["properties"].items()) names.push_back(k);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "default harness: Codex 0.169's tools and order; features.unified_exec=false gives shell") {
+  auto env = MakeEnv(R"({"responses": [], "default": "reply {{n}}"})");
+  e2e::RunOk(*env, {"exec", "one"});
+  e2e::RunOk(*env, {"exec", "-c", "features.unified_exec=false", "two"});
+  e2e::RunOk(*env, {"exec", "-c", "features.unified_exec=false", "-c", "tools.view_image=false",
+                    "-c", "tools.web_search=true", "three"});
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  // What Codex 0.169 offers the unknown model "gpt-test" (the reference
+  // requests and tests/compat/codex-0.169-mcp-capture.json) in its order,
+  // less the tools this codex does not implement, and then apply_patch and
+  // update_plan.
+  CHECK(ToolNames(requests[0].body) == std::vector<std::string>{"exec_command", "write_stdin",
+                                                                "view_image", "apply_patch",
+                                                                "update_plan"});
+  // Codex 0.169's parameter names (the reference requests list them).
+  CHECK(ParameterNames(requests[0].body, "exec_command") ==
+        std::vector<std::string>{"cmd", "justification", "login", "max_output_tokens",
+                                 "prefix_rule", "sandbox_permissions", "shell", "tty", "workdir",
+                                 "yield_time_ms"});
+  CHECK(ParameterNames(requests[0].body, "write_stdin") ==
+        std::vector<std::string>{"chars", "max_output_tokens", "session_id", "yield_time_ms"});
+  CHECK(ParameterNames(requests[0].body, "view_image") == std::vector<std::string>{"path"});
+  // Codex's key for the one-shot harness (Codex 0.169 reads it, yet offers
+  // exec_command anyway): here `shell` takes the pair's place.
+  CHECK(ToolNames(requests[1].body) ==
+        std::vector<std::string>{"shell", "view_image", "apply_patch", "update_plan"});
+  CHECK(ToolNames(requests[2].body) ==
+        std::vector<std::string>{"shell", "apply_patch", "update_plan", "web_search"});
+}
+
+namespace {
+
+// The items of `input` for `call_id` (the call and its output), as sent.
+std::vector<std::string> ItemsOf(const Json& input, const std::string& call_id) {
+  std::vector<std::string> out;
+  for (const auto& item : input) {
+    if (item.value("call_id", "") == call_id) out.push_back(item.dump());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a session recorded with shell resumes under the default harness, resent unchanged") {
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["sh", "-c", "echo recorded-by-shell; exit 3"], "call_id": "old"}]},
+    "shell turn done",
+    {"output": [{"shell": ["sh", "-c", "echo still-runs"], "call_id": "late"}]},
+    "resumed done"]})");
+  auto first = Run(*env, {"exec", "-c", "features.unified_exec=false", "use the shell"});
+  INFO("stderr: " << first.err);
+  REQUIRE(first.exit_code == 0);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  const std::vector<std::string> recorded = ItemsOf(requests[1].body["input"], "old");
+  REQUIRE(recorded.size() == 2);  // the call and its output
+  CHECK_THAT(recorded[1], Catch::Contains("recorded-by-shell"));
+
+  // Resumed with no config: the model now gets exec_command, the old shell
+  // call and output are resent byte for byte, and a late `shell` call from a
+  // model that remembers the old tool still runs (in the sandbox).
+  auto resumed = Run(*env, {"exec", "resume", "--last", "go on"});
+  INFO("resume stderr: " << resumed.err);
+  CHECK(resumed.exit_code == 0);
+  CHECK(resumed.out == "resumed done\n");
+  requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 4);
+  CHECK(ItemsOf(requests[2].body["input"], "old") == recorded);
+  CHECK(ItemsOf(requests[3].body["input"], "old") == recorded);
+  CHECK(ToolNames(requests[2].body).front() == "exec_command");
+  CHECK_THAT(ModelOutput(*env, "late"), Catch::Contains("still-runs"));
 }
 
 }  // namespace codex::testing
