@@ -322,7 +322,7 @@ void RegisterExecCommand(CLI::App& app, const GlobalOptions& global, CommandOutc
 
   CLI::App* fork = exec->add_subcommand("fork", "Branch a session, then continue the branch");
   fork->fallthrough();
-  fork->add_option("--at-turn", args->at_turn, "Keep only the first N turns (1 to the count)");
+  fork->add_option("--at-turn", args->at_turn, "Keep only the first N turns (0 to the count)");
   fork->add_option("ARGS", args->positionals, "ID PROMPT");
   AddRunFlags(fork, args->flags);
   AddExecFlags(fork, *args);

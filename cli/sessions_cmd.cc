@@ -978,7 +978,8 @@ void RegisterSessionsCommands(CLI::App& app, const GlobalOptions& global, Comman
   CLI::App* fork = app.add_subcommand("fork", "Branch a session; prints the new session id");
   fork->add_option("ID", *fork_id, "Session id, unique prefix or name")->required();
   fork->add_option("--at-turn", *fork_turn,
-                   "Branch after turn N (1 to the session's turn count) instead of the head");
+                   "Branch after turn N (1 to the session's turn count; 0: before the first turn) "
+                   "instead of the head");
   fork->callback([fork_id, fork_turn, &result] { result.Set(RunFork(*fork_id, *fork_turn)); });
 }
 

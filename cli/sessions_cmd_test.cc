@@ -417,14 +417,26 @@ TEST_CASE("sessions tree draws siblings with ├─/└─ and names each fork's
   CHECK(nlohmann::json::parse(lines[1])["fork_turn"] == 1);
   CHECK(nlohmann::json::parse(lines[0])["fork_turn"].is_null());
 
-  // --at-turn out of range names the range; 0 is not a huge number.
-  for (const char* bad : {"0", "3", "-1"}) {
+  // --at-turn out of range names the range; -1 is not a huge number.
+  for (const char* bad : {"3", "-1"}) {
     INFO(bad);
     r = Codex(home, work.path(), {"fork", id, "--at-turn", bad});
     CHECK(r.exit_code == 2);
-    CHECK(r.err.find("give a number from 1 to 2") != std::string::npos);
+    CHECK(r.err.find("give a number from 0 to 2") != std::string::npos);
     CHECK(Lines(r.err).size() == 1);
   }
+  // 0 branches before the first turn (what an Esc-Esc edit of the first
+  // message records): the tree says so.
+  r = Codex(home, work.path(), {"fork", id, "--at-turn", "0"});
+  REQUIRE(r.exit_code == 0);
+  const std::string f0 = Lines(r.out).at(0);
+  r = Codex(home, work.path(), {"sessions", "tree", id});
+  REQUIRE(r.exit_code == 0);
+  const std::string tree = r.out;
+  const size_t row = tree.find(f0);
+  REQUIRE(row != std::string::npos);
+  CHECK(tree.substr(row, tree.find('\n', row) - row).find("(forked before turn 1)") !=
+        std::string::npos);
 }
 
 TEST_CASE("sessions show prints tool output as text, cut unless --full") {

@@ -13,6 +13,8 @@
 
 #include "base/path.h"
 #include "core/mcp_config_parse.h"
+#include "core/project_context.h"
+#include "core/project_trust.h"
 
 namespace codex::core {
 
@@ -928,6 +930,40 @@ Result<Config> LoadConfig(const std::string& codex_home, const ConfigOverrides& 
   RETURN_IF_ERROR(ApplyCommandLine(overrides, config));
   RETURN_IF_ERROR(ApplyModelCatalog(root, codex_home, config));  // for the final model
   return config;
+}
+
+Result<ProjectTrust> LoadProjectTrust(const std::string& codex_home,
+                                      const ConfigOverrides& overrides, const std::string& cwd) {
+  const fs::path path = fs::path(codex_home) / "config.toml";
+  toml::table root;
+  if (!overrides.ignore_user_config) {
+    ASSIGN_OR_RETURN(root, ReadConfigFile(path));
+  }
+  for (const auto& kv : overrides.dash_c) RETURN_IF_ERROR(ApplyOverride(root, kv));
+  Config scratch;
+  scratch.codex_home = codex_home;
+  RETURN_IF_ERROR(ApplyProfile(codex_home, path, overrides, root, scratch));
+  ProjectTrust trust;
+  trust.project = ProjectRoot(cwd);
+  trust.sandbox_mode_named = root.contains("sandbox_mode") || overrides.sandbox_mode.has_value();
+  trust.approval_policy_named =
+      root.contains("approval_policy") || overrides.approval_policy.has_value();
+  const toml::table* projects = root["projects"].as_table();
+  if (projects == nullptr) return trust;
+  for (const std::string& dir : {cwd, trust.project}) {
+    const toml::table* project = (*projects)[dir].as_table();
+    if (project == nullptr) continue;
+    std::string level;
+    RETURN_IF_ERROR(ReadString(*project, "projects.\"" + dir + "\".", "trust_level", level));
+    if (level.empty()) continue;
+    if (level != "trusted" && level != "untrusted") {
+      return InvalidArgumentError("config: projects.\"" + dir + "\".trust_level '" + level +
+                                  "' is not one of trusted, untrusted");
+    }
+    trust.level = level;
+    break;
+  }
+  return trust;
 }
 
 Result<std::string> ResolveApiKey(const ProviderInfo& provider) {

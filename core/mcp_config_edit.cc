@@ -166,6 +166,62 @@ Status WriteMcpServer(const std::string& codex_home, const McpServerConfig& serv
   return WriteAtomically(path, text);
 }
 
+Status WriteProjectTrust(const std::string& codex_home, const std::string& project,
+                         const std::string& level) {
+  const fs::path path = fs::path(codex_home) / "config.toml";
+  ASSIGN_OR_RETURN(std::string text, ReadText(path));
+  ASSIGN_OR_RETURN(toml::table before, Parse(text, path));
+  (void)before;
+  const std::string header = "[projects." + Quote(project) + "]";
+  const std::string line = "trust_level = " + Quote(level);
+  // The table as Codex writes it: its trust_level line is replaced, or one is
+  // put under the header; without the table, it is appended.
+  std::istringstream in(text);
+  std::string out;
+  bool in_table = false;
+  bool done = false;
+  for (std::string l; std::getline(in, l);) {
+    const bool is_header = !l.empty() && l[0] == '[';
+    if (in_table && !done && is_header) {
+      // The table had no trust_level: it goes after its last line.
+      size_t blanks = 0;
+      while (out.size() >= 2 && out.compare(out.size() - 2, 2, "\n\n") == 0) {
+        out.pop_back();
+        ++blanks;
+      }
+      out += line + "\n";
+      out.append(blanks, '\n');
+      done = true;
+    }
+    if (is_header) in_table = l == header;
+    if (in_table && !done && std::regex_match(l, std::regex("\\s*trust_level\\s*=.*"))) {
+      out += line + "\n";
+      done = true;
+      continue;
+    }
+    out += l + "\n";
+  }
+  if (in_table && !done) {
+    out += line + "\n";
+    done = true;
+  }
+  if (!done) {
+    if (!out.empty()) out += "\n";
+    out += header + "\n" + line + "\n";
+  }
+  Result<toml::table> after = Parse(out, path);
+  const auto* recorded =
+      after.ok() ? (*after)["projects"][project]["trust_level"].as_string() : nullptr;
+  if (recorded == nullptr || recorded->get() != level) {
+    return InvalidArgumentError(path.string() +
+                                " defines projects in a form codex cannot edit; add " + header +
+                                " with " + line + " by hand");
+  }
+  std::error_code ec;
+  fs::create_directories(codex_home, ec);
+  return WriteAtomically(path, out);
+}
+
 Result<bool> RemoveMcpServer(const std::string& codex_home, const std::string& name) {
   const fs::path path = fs::path(codex_home) / "config.toml";
   ASSIGN_OR_RETURN(std::string text, ReadText(path));

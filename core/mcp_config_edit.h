@@ -1,4 +1,5 @@
-// `codex mcp add` / `codex mcp remove`: edits the [mcp_servers.NAME] tables
+// The edits codex makes to $CODEX_HOME/config.toml. `codex mcp add` /
+// `codex mcp remove`: edits the [mcp_servers.NAME] tables
 // of $CODEX_HOME/config.toml in Codex's format (command, args, [.env]; or
 // url, bearer_token_env_var), as a text edit so the rest of the file, its
 // comments included, stays byte for byte. Each edit is checked by parsing
@@ -21,5 +22,12 @@ Status WriteMcpServer(const std::string& codex_home, const McpServerConfig& serv
 // kInvalidArgument when the file defines it in a form this edit cannot
 // remove (an inline table): then nothing is written.
 Result<bool> RemoveMcpServer(const std::string& codex_home, const std::string& name);
+
+// Records the answer to "Trust this folder?" as Codex does, so that Codex
+// reads it too: `[projects."<project>"]` with `trust_level = "<level>"`
+// ("trusted" or "untrusted"), the table's line replaced when it exists, else
+// the table appended. The same checks and atomic write as above.
+Status WriteProjectTrust(const std::string& codex_home, const std::string& project,
+                         const std::string& level);
 
 }  // namespace codex::core

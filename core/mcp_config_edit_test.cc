@@ -89,3 +89,29 @@ TEST_CASE("mcp add into a missing config.toml creates it; a broken one is not to
   CHECK_FALSE(WriteMcpServer(home.path.string(), s).ok());
   CHECK(ReadConfig(home) == "model = [\n");
 }
+
+TEST_CASE("the trust record is Codex's table; replaced in place, the rest kept byte for byte") {
+  TempHome home;
+  const std::string original =
+      "# mine\nmodel = \"m\"\n\n[projects.\"/a\"]\nother = 1\n\n[tui]\nx = 1\n";
+  home.Write(original);
+  // A table that exists gets the line; one that does not is appended.
+  REQUIRE(WriteProjectTrust(home.path.string(), "/a", "trusted").ok());
+  REQUIRE(WriteProjectTrust(home.path.string(), "/b \"q\"", "untrusted").ok());
+  CHECK(ReadConfig(home) ==
+        "# mine\nmodel = \"m\"\n\n[projects.\"/a\"]\nother = 1\ntrust_level = \"trusted\"\n\n"
+        "[tui]\nx = 1\n\n[projects.\"/b \\\"q\\\"\"]\ntrust_level = \"untrusted\"\n");
+  // Asked again: the line is replaced, not added.
+  REQUIRE(WriteProjectTrust(home.path.string(), "/a", "untrusted").ok());
+  const std::string now = ReadConfig(home);
+  CHECK(now.find("trust_level = \"trusted\"") == std::string::npos);
+  CHECK(now.find("[projects.\"/a\"]\nother = 1\ntrust_level = \"untrusted\"\n\n[tui]") !=
+        std::string::npos);
+  // A form the edit cannot make sense of is refused, the file untouched.
+  TempHome inline_home;
+  inline_home.Write("projects = { \"/a\" = { trust_level = \"trusted\" } }\n");
+  auto s = WriteProjectTrust(inline_home.path.string(), "/c", "trusted");
+  CHECK(!s.ok());
+  CHECK(s.message().find("by hand") != std::string::npos);
+  CHECK(ReadConfig(inline_home) == "projects = { \"/a\" = { trust_level = \"trusted\" } }\n");
+}

@@ -31,6 +31,20 @@ std::string ShellName() {
 
 }  // namespace
 
+std::string ProjectRoot(const std::string& cwd) {
+  std::error_code ec;
+  for (fs::path p = cwd;; p = p.parent_path()) {
+    // An empty .git directory is no repository: it is the mount point the
+    // sandbox leaves where it keeps an absent .git absent (workspace_policy.h).
+    const fs::path git = p / ".git";
+    if (fs::exists(git, ec) && !(fs::is_directory(git, ec) && fs::is_empty(git, ec))) {
+      return p.string();
+    }
+    if (p == p.root_path() || p.empty()) break;
+  }
+  return cwd;
+}
+
 std::string LoadProjectDocs(const Config& config) {
   std::vector<fs::path> files;
   std::error_code ec;
@@ -38,17 +52,7 @@ std::string LoadProjectDocs(const Config& config) {
   if (fs::is_regular_file(home_doc, ec)) files.push_back(home_doc);
 
   const fs::path cwd(config.cwd);
-  fs::path root = cwd;
-  for (fs::path p = cwd;; p = p.parent_path()) {
-    // An empty .git directory is no repository: it is the mount point the
-    // sandbox leaves where it keeps an absent .git absent (workspace_policy.h).
-    const fs::path git = p / ".git";
-    if (fs::exists(git, ec) && !(fs::is_directory(git, ec) && fs::is_empty(git, ec))) {
-      root = p;
-      break;
-    }
-    if (p == p.root_path() || p.empty()) break;
-  }
+  const fs::path root = ProjectRoot(config.cwd);
   std::vector<fs::path> chain;
   for (fs::path p = cwd;; p = p.parent_path()) {
     chain.push_back(p);

@@ -16,6 +16,11 @@ namespace codex::core {
 
 inline constexpr size_t kProjectDocMaxBytes = 32 * 1024;
 
+// The git work tree's top holding `cwd` (the nearest ancestor with a .git that
+// is not an empty directory), else `cwd` itself. Where AGENTS.md files are
+// looked for from, and where a trust decision for `cwd` is recorded.
+std::string ProjectRoot(const std::string& cwd);
+
 // $CODEX_HOME/AGENTS.md, then every AGENTS.md (or, in a directory without
 // one, the first of config.project_doc_fallback_filenames) from the git root
 // (the nearest ancestor of cwd holding .git; cwd itself when there is none) down to cwd,

@@ -167,7 +167,7 @@ class SessionStore {
                              std::string_view type, std::string_view payload_json) = 0;
 
   // A new session whose head is an existing item of `session_id`: its head, or
-  // the last item of turn `at_turn` (1-based) when given. No item is copied.
+  // the last item of turn `at_turn` (1-based; 0: before turn 1). No item is copied.
   // Its title is "fork of <the parent's title>" (of the parent's first 8 id
   // characters when untitled), cut like any title, until its first own user
   // message replaces it (Conversation does, through SetTitle).

@@ -121,22 +121,29 @@ std::string TitleFromItems(const std::vector<ImportedItem>& items) {
   return {};
 }
 
-Result<int64_t> ForkHeadAtTurn(const std::string& sid, const std::vector<core::StoredItem>& history,
-                               int at_turn) {
+Result<std::optional<int64_t>> ForkHeadAtTurn(const std::string& sid,
+                                              const std::vector<core::StoredItem>& history,
+                                              int at_turn) {
   const std::vector<size_t> starts = TurnStartIndexes(history);
   const int n = static_cast<int>(starts.size());
   if (n == 0) {
     return InvalidArgumentError("session " + sid + " has no turns yet; fork it without --at-turn");
   }
-  if (at_turn < 1 || at_turn > n) {
-    return InvalidArgumentError("--at-turn " + std::to_string(at_turn) +
-                                " is out of range: " + "session " + sid + " has " +
-                                std::to_string(n) + " turn" + (n == 1 ? "" : "s") +
-                                "; give a number from 1 to " + std::to_string(n));
+  if (at_turn < 0 || at_turn > n) {
+    return InvalidArgumentError(
+        "--at-turn " + std::to_string(at_turn) + " is out of range: " + "session " + sid + " has " +
+        std::to_string(n) + " turn" + (n == 1 ? "" : "s") + "; give a number from 0 to " +
+        std::to_string(n) + " (0: before the first turn)");
+  }
+  if (at_turn == 0) {
+    // Before turn 1: what precedes its message (the session's context), or
+    // nothing when the message starts the chain.
+    if (starts[0] == 0) return std::optional<int64_t>();
+    return std::optional<int64_t>(history[starts[0] - 1].id);
   }
   const size_t k = static_cast<size_t>(at_turn);
   const size_t last = k < starts.size() ? starts[k] - 1 : history.size() - 1;
-  return history[last].id;
+  return std::optional<int64_t>(history[last].id);
 }
 
 SessionInfo NewFork(const SessionInfo& parent, std::optional<int64_t> head, int64_t now_ms) {

@@ -28,9 +28,11 @@ bool LooksLikeHexPrefix(std::string_view s);
 // The title for a session from the first real user message among `items`.
 std::string TitleFromItems(const std::vector<ImportedItem>& items);
 // The item a fork at turn `at_turn` (1-based) of `history` starts from: the
-// last item of that turn. kInvalidArgument naming the range otherwise.
-Result<int64_t> ForkHeadAtTurn(const std::string& sid, const std::vector<core::StoredItem>& history,
-                               int at_turn);
+// last item of that turn; for 0, the item before turn 1's message (none when
+// it starts the chain). kInvalidArgument naming the range otherwise.
+Result<std::optional<int64_t>> ForkHeadAtTurn(const std::string& sid,
+                                              const std::vector<core::StoredItem>& history,
+                                              int at_turn);
 // The row of a new fork of `parent` at `head`: a new id, the parent's place
 // (cwd, host, project), model and provider, and the title "fork of <parent title>" (or of the
 // parent id's first 8 characters) until its first own user message names it.

@@ -385,6 +385,12 @@ Status CodexTestEnv::WriteConfig(std::string_view extra_config) {
       << "base_url = \"" << server_->base_url() << "\"\n"
       << "env_key = \"SCRIPTED_API_KEY\"\n"
       << "wire_api = \"responses\"\n";
+  if (!options_.workdir_trust.empty()) {
+    std::error_code ec;
+    const std::filesystem::path work = std::filesystem::canonical(work_, ec);
+    out << "\n[projects.\"" << (ec ? work_ : work).string() << "\"]\n"
+        << "trust_level = \"" << options_.workdir_trust << "\"\n";
+  }
   out.close();
   if (!out) return InternalError("cannot write " + (home_ / "config.toml").string());
   return OkStatus();

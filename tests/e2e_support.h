@@ -119,6 +119,9 @@ struct CodexTestEnvOptions {
   std::string extra_config;                  // TOML appended to config.toml (top-level keys first!)
   std::string api_key = "sk-scripted-test";  // exported as SCRIPTED_API_KEY
   ServerOptions server;                      // e.g. a record_path
+  // [projects."<workdir>"] trust_level, as Codex's "Trust this folder?"
+  // records it; "" = undecided: the interactive session on a terminal asks.
+  std::string workdir_trust = "untrusted";
 };
 
 // A temporary CODEX_HOME wired to an in-process ScriptedServer. config.toml:
@@ -130,6 +133,8 @@ struct CodexTestEnvOptions {
 //   base_url = "http://127.0.0.1:PORT/v1"
 //   env_key = "SCRIPTED_API_KEY"
 //   wire_api = "responses"
+//   [projects."<workdir>"]            (unless options.workdir_trust is "")
+//   trust_level = "<workdir_trust>"   (decided: the interactive session does not ask)
 class CodexTestEnv {
  public:
   static Result<std::unique_ptr<CodexTestEnv>> Create(std::string_view script_json,

@@ -124,6 +124,81 @@ TEST_CASE("in tmux: an Esc-Esc edit forks at the branch point, keeps the cache k
   t.Key("C-d");
 }
 
+TEST_CASE("in tmux: Esc-Esc on the very first message branches from before the first turn") {
+  if (Skip()) return;
+  auto env = MakeEnv(R"({"responses": ["answer one", "answer two", "answer to the edit",
+                                       "answer after the edit"]})");
+  TmuxCodex t(*env, {}, 100, 40);
+  t.WaitForText("›");
+  const std::string original = FirstId(t.Text(), "session ");
+  REQUIRE(!original.empty());
+  for (const char* q : {"first question", "second question"}) {
+    t.Type(q);
+    t.Key("Enter");
+    WaitIdle(t);
+  }
+  t.WaitForText("answer two");
+  t.Key("Escape");
+  t.WaitForText("Esc again to edit a previous message");
+  t.Key("Escape");
+  t.WaitForText("editing message 2 of 2");
+  t.Key("Escape");
+  t.WaitForText("editing message 1 of 2");
+  t.Type(", rewritten");  // (emptying the composer would cancel the edit)
+  t.Key("Enter");
+  t.WaitForText("answer to the edit");
+  WaitIdle(t);
+  const std::string text = t.Text();
+  INFO(text);
+  CHECK(text.find("answer one") == std::string::npos);  // nothing of the old branch stays
+  CHECK(text.find("second question") == std::string::npos);
+  const std::string branch = FirstId(text, "before that message into ");
+  REQUIRE(!branch.empty());
+
+  // The edit's request holds no turn of the parent: only the context the
+  // session starts with, then the rewritten message, under the parent's key.
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  std::vector<std::string> users = UserTexts(requests[2]);
+  CHECK(Contains(users, "first question, rewritten"));
+  CHECK(!Contains(users, "first question"));
+  CHECK(!Contains(users, "second question"));
+  for (const Json& item : requests[2].InputItems()) {
+    CHECK(item.value("role", "") != "assistant");
+  }
+  CHECK(InputPrefix(requests[2], 1) == InputPrefix(requests[0], 1));
+  CHECK(requests[2].body.value("prompt_cache_key", "") == original);
+
+  // Recorded before turn 1, as `codex fork --at-turn 0` records it.
+  auto tree = RunOk(*env, {"sessions", "tree", original});
+  INFO(tree.out);
+  const size_t row = tree.out.find(branch);
+  REQUIRE(row != std::string::npos);
+  CHECK(tree.out.substr(row, tree.out.find('\n', row) - row).find("(forked before turn 1)") !=
+        std::string::npos);
+  auto shown = RunOk(*env, {"sessions", "show", branch});
+  auto by_cli = RunOk(*env, {"fork", original, "--at-turn", "0"});
+  auto cli_shown = RunOk(*env, {"sessions", "show", by_cli.out.substr(0, 36)});
+  const std::string at = shown.out.substr(shown.out.find("(forked from"));
+  INFO(shown.out << "\n" << cli_shown.out);
+  CHECK(cli_shown.out.find(at.substr(0, at.find(')') + 1)) != std::string::npos);
+
+  // The branch goes on from there; Esc-Esc in it offers its own message only.
+  t.Type("and next");
+  t.Key("Enter");
+  t.WaitForText("answer after the edit");
+  WaitIdle(t);
+  t.Key("Escape");
+  t.WaitForText("Esc again to edit a previous message");
+  t.Key("Escape");
+  t.WaitForText("editing message 2 of 2");
+  t.Key("Escape");
+  t.WaitForText("editing message 1 of 2");
+  CHECK(t.Screen().find("› first question, rewritten") != std::string::npos);
+  t.Key("C-c");
+  t.Key("C-d");
+}
+
 TEST_CASE("in tmux: /fork and codex exec fork keep the parent's prompt_cache_key") {
   if (Skip()) return;
   auto env = MakeEnv(R"({"responses": ["answer one", "answer in the fork", "exec fork answer"]})");
@@ -542,6 +617,116 @@ TEST_CASE("in tmux: an answer streamed at 60 columns takes the new width after a
   }
   CHECK(wide == 8);
   t.Key("C-d");
+}
+
+// The contents of $CODEX_HOME/config.toml.
+std::string ConfigText(CodexTestEnv& env) {
+  std::ifstream in(env.codex_home() / "config.toml");
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// A test env whose work directory has no trust decision recorded.
+std::unique_ptr<CodexTestEnv> UndecidedEnv(const std::string& script, std::string extra = {}) {
+  CodexTestEnvOptions options;
+  options.workdir_trust = "";
+  options.extra_config = std::move(extra);
+  return MakeEnv(script, std::move(options));
+}
+
+TEST_CASE("in tmux: the first start asks 'Trust this folder?'; the answer is Codex's record") {
+  if (Skip()) return;
+  auto env = UndecidedEnv(R"({"responses": ["first", "second", "third"]})");
+  const std::string work = std::filesystem::canonical(env->workdir()).string();
+  const std::string record = "[projects.\"" + work + "\"]\ntrust_level = \"trusted\"\n";
+  {
+    TmuxCodex t(*env, {}, 160, 30);
+    t.WaitForText("Trust this folder?");
+    t.WaitForText(work);
+    CHECK(t.Text().find("›") == t.Text().find("› 1. Yes"));  // no composer before the answer
+    CHECK(env->server().requests_to("/responses").empty());
+    t.Key("Enter");
+    t.WaitForText("approval on-request · sandbox workspace-write");
+    t.WaitForText("trusted " + work);
+    t.WaitFor([&](const std::string& text) {
+      return text.find("Trust this folder?") == std::string::npos;
+    });
+    t.Type("hi");
+    t.Key("Enter");
+    t.WaitForText("first");
+    WaitIdle(t);
+    t.Key("C-d");
+  }
+  // Recorded as Codex writes it; the rest of the file is untouched.
+  const std::string config = ConfigText(*env);
+  INFO(config);
+  CHECK(config.find(record) != std::string::npos);
+  CHECK(config.find("[model_providers.scripted]") != std::string::npos);
+  {
+    // Started again: nothing asked, the recorded trust holds.
+    TmuxCodex t(*env, {}, 160, 30);
+    t.WaitForText("approval on-request · sandbox workspace-write");
+    t.WaitForText("›");
+    CHECK(t.Text().find("Trust this folder?") == std::string::npos);
+    t.Key("C-d");
+  }
+  // A subdirectory of a git work tree asks for, and records, the tree's top.
+  std::filesystem::create_directories(env->workdir() / "repo" / ".git");
+  std::filesystem::create_directories(env->workdir() / "repo" / "src");
+  std::ofstream(env->workdir() / "repo" / ".git" / "HEAD") << "ref: refs/heads/main\n";
+  {
+    TmuxCodex t(*env, {"-C", (env->workdir() / "repo" / "src").string()}, 160, 30);
+    t.WaitForText("Trust this folder?");
+    t.WaitForText(work + "/repo\n");
+    t.Key("2");  // not trusted: read-only, and still on-request
+    t.WaitForText("approval on-request · sandbox read-only");
+    t.WaitForText("›");
+    t.Key("C-d");
+  }
+  CHECK(ConfigText(*env).find("[projects.\"" + work + "/repo\"]\ntrust_level = \"untrusted\"\n") !=
+        std::string::npos);
+  CHECK(ConfigText(*env).find(record) != std::string::npos);
+}
+
+TEST_CASE("in tmux: flags and config.toml skip the trust question; exec never asks") {
+  if (Skip()) return;
+  {
+    // A flag names the sandbox: no question, the flag wins, the unnamed
+    // approval is on-request; nothing is recorded.
+    auto env = UndecidedEnv(R"({"responses": ["x"]})");
+    TmuxCodex t(*env, {"-s", "danger-full-access"}, 160, 30);
+    t.WaitForText("approval on-request · sandbox danger-full-access");
+    t.WaitForText("›");
+    CHECK(t.Text().find("Trust this folder?") == std::string::npos);
+    t.Key("C-d");
+    CHECK(ConfigText(*env).find("[projects.") == std::string::npos);
+  }
+  {
+    // config.toml names the approval: no question; the sandbox follows the
+    // (absent) trust: read-only.
+    auto env = UndecidedEnv(R"({"responses": ["x"]})", "approval_policy = \"never\"\n");
+    TmuxCodex t(*env, {}, 160, 30);
+    t.WaitForText("approval never · sandbox read-only");
+    t.WaitForText("›");
+    CHECK(t.Text().find("Trust this folder?") == std::string::npos);
+    t.Key("C-d");
+  }
+  {
+    // A recorded trust with a flag: the flag wins for what it names.
+    auto env = MakeEnv(R"({"responses": ["x"]})");  // recorded "untrusted"
+    TmuxCodex t(*env, {"-a", "untrusted"}, 160, 30);
+    t.WaitForText("approval untrusted · sandbox read-only");
+    t.Key("C-d");
+  }
+  {
+    // codex exec in an undecided folder: no question, exec's defaults, and
+    // nothing recorded.
+    auto env = UndecidedEnv(R"({"responses": ["exec answer"]})");
+    auto run = RunOk(*env, {"exec", "hello"});
+    CHECK(run.out.find("exec answer") != std::string::npos);
+    CHECK(run.err.find("Trust") == std::string::npos);
+    CHECK(run.err.find("sandbox read-only") != std::string::npos);
+    CHECK(ConfigText(*env).find("[projects.") == std::string::npos);
+  }
 }
 
 }  // namespace

@@ -174,8 +174,10 @@ void Screen::Csi(std::string_view params, char final) {
       } else if (mode == 1) {
         for (int r = 0; r < row_; ++r) clear(r, 0, cols_);
         clear(row_, 0, col_ + 1);
-      } else {
+      } else if (mode == 2) {
         for (int r = 0; r < rows_; ++r) clear(r, 0, cols_);
+      } else if (mode == 3) {
+        scrollback_.clear();  // xterm's "erase saved lines"
       }
       break;
     }

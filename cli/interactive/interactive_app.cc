@@ -14,14 +14,18 @@
 #include "base/shell.h"
 #include "base/strings.h"
 #include "base/time.h"
+#include "cli/config_overrides.h"
 #include "cli/interactive/file_search.h"
 #include "cli/interactive/interactive_session.h"
 #include "cli/interactive/local_shell.h"
 #include "cli/interactive/session_reports.h"
+#include "cli/interactive/trust_prompt.h"
 #include "cli/interrupt.h"
 #include "cli/notify.h"
 #include "cli/session_resolution.h"
 #include "cli/terminal_text.h"
+#include "core/mcp_config_edit.h"
+#include "core/project_trust.h"
 #include "core/sandboxed_runner.h"
 #include "core/tool_router.h"
 #include "core/transcript.h"
@@ -52,7 +56,32 @@ InteractiveSession::InteractiveSession(const GlobalOptions& global, InteractiveO
 
 // --- start and the engine ---
 
-Status InteractiveSession::Open() {
+Result<bool> InteractiveSession::ApplyTrust() {
+  ASSIGN_OR_RETURN(core::ConfigOverrides overrides, OverridesFrom(global_, flags_));
+  ASSIGN_OR_RETURN(core::Config config, core::LoadConfig(core::DefaultCodexHome(), overrides));
+  ASSIGN_OR_RETURN(core::ProjectTrust trust,
+                   core::LoadProjectTrust(config.codex_home, overrides, config.cwd));
+  std::string level = trust.level;
+  if (level.empty() && !trust.sandbox_mode_named && !trust.approval_policy_named) {
+    const TrustAnswer answer = AskTrust(*terminal_, style_, trust.project);
+    if (answer == TrustAnswer::kQuit) return false;
+    level = answer == TrustAnswer::kTrusted ? "trusted" : "untrusted";
+    Status saved = core::WriteProjectTrust(config.codex_home, trust.project, level);
+    if (!saved.ok()) {
+      Warn("the answer was not recorded (asked again next time): " + saved.message());
+    } else {
+      Say(style_.Dim((level == "trusted" ? "trusted " : "not trusted: ") +
+                     NeutralizeControls(trust.project) + " (recorded in " + config.codex_home +
+                     "/config.toml)") +
+          "\n");
+    }
+  }
+  if (!trust.sandbox_mode_named) flags_.sandbox = TrustSandbox(level);
+  if (!trust.approval_policy_named) flags_.approval = TrustApproval(level);
+  return true;
+}
+
+Result<bool> InteractiveSession::Open() {
   if (tty_) {
     ASSIGN_OR_RETURN(terminal_, Terminal::Open(STDIN_FILENO, STDOUT_FILENO));
     view_ = std::make_unique<TurnView>(*terminal_, style_);
@@ -64,6 +93,10 @@ Status InteractiveSession::Open() {
     plain_ = std::make_unique<PlainObserver>(stderr);
     approvals_ = std::make_unique<LineApprovalPrompt>(stdin, stderr);
   }
+  if (tty_) {
+    ASSIGN_OR_RETURN(const bool go_on, ApplyTrust());
+    if (!go_on) return false;
+  }
   RETURN_IF_ERROR(StartEngine(flags_, &engine_));
   const core::Config& config = engine_->config();
   if (view_) view_->set_hide_reasoning(config.hide_agent_reasoning);
@@ -73,7 +106,7 @@ Status InteractiveSession::Open() {
     composer_.editor() = LineEditor(history_->Load());
     composer_.editor().SetCompletions(SlashCompletions());
   }
-  return OkStatus();
+  return true;
 }
 
 Result<bool> InteractiveSession::OpenConversation(bool* resumed) {
@@ -354,14 +387,13 @@ Status InteractiveSession::ForkForEdit(std::optional<int64_t> target, const std:
     if (target && stored.id == *target) break;
   }
   if (!target) turns_before = 0;
-  std::optional<int> at_turn;
-  if (turns_before > 0) at_turn = turns_before;
-  Result<core::SessionInfo> forked = engine_->store().Fork(parent.id, at_turn);
-  if (!forked.ok() && at_turn) forked = engine_->store().Fork(parent.id, std::nullopt);
+  // 0 for the first message: the branch starts before turn 1 (its context).
+  Result<core::SessionInfo> forked = engine_->store().Fork(parent.id, turns_before);
+  if (!forked.ok()) forked = engine_->store().Fork(parent.id, std::nullopt);
   ASSIGN_OR_RETURN(core::SessionInfo fork, std::move(forked));
   if (fork.head_item_id != target) {
-    // The first message (no turn before it) or a view a compaction rewrote:
-    // the head is moved to the item before the edited message.
+    // A view a compaction rewrote (turns counted differently there): the
+    // head is moved to the item before the edited message.
     RETURN_IF_ERROR(engine_->store().MoveHead(fork.id, fork.head_item_id, target));
   }
   ASSIGN_OR_RETURN(core::SessionInfo moved, engine_->store().FindSession(fork.id));
@@ -566,8 +598,10 @@ Status InteractiveSession::Run() {
         "'codex sessions list' shows the ids");
   }
   bool resumed = false;
-  Status opened = Open();
-  Result<bool> conversation = opened.ok() ? OpenConversation(&resumed) : Result<bool>(opened);
+  Result<bool> opened = Open();
+  if (opened.ok() && !*opened) return OkStatus();  // left at the trust question
+  Result<bool> conversation =
+      opened.ok() ? OpenConversation(&resumed) : Result<bool>(opened.status());
   if (!conversation.ok()) {
     terminal_.reset();  // the terminal restored before the error is printed
     return conversation.status();

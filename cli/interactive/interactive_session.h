@@ -76,7 +76,12 @@ class InteractiveSession {
  private:
   // --- start and the engine ---
   // The terminal (or the plain observers), the engine and prompt history.
-  Status Open();
+  // false when the user left at the trust question.
+  Result<bool> Open();
+  // "Trust this folder?" when it is to be asked (cli/interactive/trust_prompt.h),
+  // then the sandbox and approval flags the trust gives the unnamed settings;
+  // false when the user left instead of answering.
+  Result<bool> ApplyTrust();
   // The conversation to start with: new, resumed, or picked.
   // Ok(false) when the picker was cancelled.
   Result<bool> OpenConversation(bool* resumed);
