@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/shell.h"
 #include "sandbox/landlock.h"
 #include "sandbox/launcher.h"
 #include "sandbox/shell_lexer.h"
@@ -339,14 +340,14 @@ TEST_CASE("codex exec: the model's shell cannot escape, read keys, or leave daem
   CodexTestEnvOptions options;
   options.api_key = kSecret;
   ::setenv("CODEX_ESCAPE_TEST_SECRET", kSecret, 1);  // this process: another host process
-  const std::string probe = sandbox::QuoteShellWord(ESCAPE_PROBE);
+  const std::string probe = ShellQuote(ESCAPE_PROBE);
   // Every attack through both of the model's doors: `shell` and `exec_command`.
   for (const ModelDoor door : {ModelDoor::kShell, ModelDoor::kExecCommand}) {
     INFO("door: " << DoorName(door));
     std::string script = R"({"responses": [)";
     for (const auto& [cmd, id] : std::vector<std::pair<std::string, std::string>>{
-             {probe + " connect-unix " + sandbox::QuoteShellWord(path), "unix"},
-             {probe + " connect-abstract " + sandbox::QuoteShellWord(abstract), "abstract"},
+             {probe + " connect-unix " + ShellQuote(path), "unix"},
+             {probe + " connect-abstract " + ShellQuote(abstract), "abstract"},
              {environ_scan, "environ"},
              {probe + " caps", "caps"},
              {probe + " settimeofday", "clock"},

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "base/shell.h"
 #include "sandbox/shell_lexer.h"
 #include "testing/files.h"
 #include "testing/skip.h"
@@ -84,7 +85,7 @@ TEST_CASE("untrusted + danger-full-access: no classifier bypass runs without app
       Json c = {{"call_id", id}};
       if (exec_command) {
         c["function_call"] = "exec_command";
-        c["arguments"] = {{"cmd", sandbox::JoinShellWords(argv)}, {"login", false}};
+        c["arguments"] = {{"cmd", ShellJoin(argv)}, {"login", false}};
       } else {
         c["shell"] = argv;
       }

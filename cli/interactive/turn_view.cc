@@ -14,7 +14,7 @@ constexpr const char* kFrames[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "�
 constexpr int kFrameCount = 10;
 
 // The first line of `s`, with "…" when there were more.
-std::string FirstLine(std::string_view s) {
+std::string FirstLineWithEllipsis(std::string_view s) {
   size_t nl = s.find('\n');
   if (nl == std::string_view::npos) return std::string(s);
   return std::string(s.substr(0, nl)) + " …";
@@ -444,7 +444,8 @@ void TurnView::OnToolStarted(const core::ToolActivity& activity) {
   output_.Clear();
   Separate();
   if (activity.tool == "shell") {
-    std::string command = FirstLine(NeutralizeControls(ShownCommandLine(activity.command)));
+    std::string command =
+        FirstLineWithEllipsis(NeutralizeControls(ShownCommandLine(activity.command)));
     WriteAbove(style_.Bold(denied_ ? "• Denied " : "• Running ") + style_.Cyan(command) + "\n");
   } else if (activity.tool == "apply_patch") {
     WriteAbove(style_.Bold(denied_ ? "• Denied patch" : "• Applying patch") + "\n");
