@@ -151,7 +151,15 @@ TEST_CASE("Fork at a turn ends at the last item of that turn") {
   REQUIRE(f3.ok());
   CHECK(f3->head_item_id == parent.head_item_id);
 
-  for (int bad : {0, 4, -1}) {
+  // Turn 0 is "before turn 1" (Esc-Esc on the first message, fork --at-turn 0):
+  // the session's context and nothing of its turns.
+  auto f0 = store->Fork(parent.id, 0);
+  REQUIRE(f0.ok());
+  auto t0 = store->LoadTranscript(*f0);
+  REQUIRE(t0.ok());
+  CHECK(t0->size() == 2);
+
+  for (int bad : {4, -1}) {
     auto r = store->Fork(parent.id, bad);
     REQUIRE_FALSE(r.ok());
     CHECK(r.status().code() == StatusCode::kInvalidArgument);

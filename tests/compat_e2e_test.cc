@@ -126,17 +126,23 @@ TEST_CASE("--enable/--disable FEATURE and --search: accepted anywhere, mapped wh
   CHECK(run.err.find("warning") == std::string::npos);  // Codex's other features: silent
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 1);
+  // Codex 0.169's defaults: unified exec and view_image on, no hosted search.
   CHECK_FALSE(ToolNames(requests[0]).contains("web_search"));
-  CHECK_FALSE(ToolNames(requests[0]).contains("view_image"));
-  CHECK(ToolNames(requests[0]).contains("shell"));
+  CHECK(ToolNames(requests[0]).contains("view_image"));
+  CHECK(ToolNames(requests[0]).contains("exec_command"));
+  CHECK_FALSE(ToolNames(requests[0]).contains("shell"));
   // --search is web_search = "live": the hosted search is offered.
   run = RunOk(*env, {"--search", "exec", "hi"});
   CHECK(run.err.find("warning") == std::string::npos);
   CHECK(ToolNames(env->server().requests_to("/responses").back()).contains("web_search"));
   // Codex's feature names with a counterpart here.
-  RunOk(*env, {"exec", "--enable", "view_image", "--enable", "unified_exec", "hi"});
+  RunOk(*env, {"exec", "--disable", "view_image", "--disable", "unified_exec", "hi"});
   auto names = ToolNames(env->server().requests_to("/responses").back());
-  CHECK(names.contains("view_image"));
+  CHECK_FALSE(names.contains("view_image"));
+  CHECK_FALSE(names.contains("exec_command"));
+  CHECK(names.contains("shell"));
+  RunOk(*env, {"exec", "-c", "features.unified_exec=false", "--enable", "unified_exec", "hi"});
+  names = ToolNames(env->server().requests_to("/responses").back());
   CHECK(names.contains("exec_command"));
   CHECK_FALSE(names.contains("shell"));
   RunOk(*env, {"--enable", "web_search_request", "exec", "hi"});
@@ -148,18 +154,18 @@ TEST_CASE("--enable/--disable FEATURE and --search: accepted anywhere, mapped wh
 }
 
 TEST_CASE("codex features list: the features that act here, their stage and effective state") {
-  auto env = MakeEnv(R"([])", "[features]\nview_image = true\nsome_codex_feature = true\n");
+  auto env = MakeEnv(R"([])", "[features]\nview_image = false\nsome_codex_feature = true\n");
   auto run = RunOk(*env, {"features", "list"});
   CHECK(run.err.empty());
   // Codex's table form: name and stage padded, then true|false.
   CHECK(run.out ==
-        "unified_exec        stable      false\n"
-        "view_image          stable      true\n"
+        "unified_exec        stable      true\n"
+        "view_image          stable      false\n"
         "web_search_cached   deprecated  false\n"
         "web_search_request  deprecated  false\n");
-  run = RunOk(*env, {"--enable", "unified_exec", "features", "list", "--disable", "view_image"});
-  CHECK_THAT(run.out, Catch::Contains("unified_exec        stable      true\n"));
-  CHECK_THAT(run.out, Catch::Contains("view_image          stable      false\n"));
+  run = RunOk(*env, {"--disable", "unified_exec", "features", "list", "--enable", "view_image"});
+  CHECK_THAT(run.out, Catch::Contains("unified_exec        stable      false\n"));
+  CHECK_THAT(run.out, Catch::Contains("view_image          stable      true\n"));
   run = RunOk(*env, {"-c", "web_search=\"live\"", "features", "list"});
   CHECK_THAT(run.out, Catch::Contains("web_search_request  deprecated  true\n"));
   CHECK(env->server().requests_to("/responses").empty());

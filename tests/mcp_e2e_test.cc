@@ -550,12 +550,13 @@ TEST_CASE(
   REQUIRE(run.exit_code == 0);
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == calls.size() + 1);
-  // Offered right after the shell tool, exactly as Codex defines them.
+  // Offered right after the command tools, exactly as Codex defines them.
   const Json& tools = requests[0].body["tools"];
-  REQUIRE(tools.size() > 4);
-  CHECK(tools[0]["name"] == "shell");
+  REQUIRE(tools.size() > 5);
+  CHECK(tools[0]["name"] == "exec_command");
+  CHECK(tools[1]["name"] == "write_stdin");
   for (size_t i = 0; i < 3; ++i) {
-    CHECK(tools[i + 1].dump() == capture["mcp_resource_tools"][i].dump());
+    CHECK(tools[i + 2].dump() == capture["mcp_resource_tools"][i].dump());
   }
   for (size_t i = 0; i < calls.size(); ++i) {
     INFO("call " << i << ": " << calls[i]["name"] << " " << calls[i]["arguments"]);
