@@ -17,7 +17,6 @@ namespace {
 
 constexpr size_t kMaxToolNameBytes = 64;
 
-
 std::string Sanitize(const std::string& name) {
   std::string out;
   for (char c : name) {

@@ -22,7 +22,6 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-
 // The shell tool. Under on-request it declares the escalation fields Codex
 // 0.169 declares (names, types and descriptions as on its wire), so the model
 // can ask to run a command outside the sandbox; under every other policy it

@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "base/time.h"
 #include "base/sha.h"
+#include "base/time.h"
 #include "storage/sqlite_util.h"
 
 namespace codex::storage {

@@ -266,7 +266,7 @@ TEST_CASE("in tmux: /review, /review base BRANCH, then the session goes on") {
   CHECK_THAT(text, Catch::Contains("Full review comments:"));
   CHECK_THAT(text, Catch::Contains("[P1] Off by one — /w/a.txt:3-4"));
   CHECK_THAT(text, Catch::Contains("Reads past the end."));
-  CHECK_THAT(text, Catch::Contains("Unclear."));  // the last line too
+  CHECK_THAT(text, Catch::Contains("Unclear."));          // the last line too
   CHECK(text.find("\"findings\"") == std::string::npos);  // never the raw JSON
   t.Type("/review base main");
   t.Key("Enter");

@@ -67,8 +67,8 @@ TEST_CASE("an unwritable history names the file") {
 }  // namespace codex::cli
 
 TEST_CASE("history.max_bytes: an append over the limit drops the oldest entries") {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("prompt_history_max." + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("prompt_history_max." + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "history.jsonl").string();
   codex::cli::PromptHistory history(path, 200);
@@ -78,8 +78,8 @@ TEST_CASE("history.max_bytes: an append over the limit drops the oldest entries"
   }
   const auto kept = history.Load();
   REQUIRE(kept.size() >= 2);
-  CHECK(kept.back() == "prompt number 19");  // the newest stays, whole
-  CHECK(kept.front() != "prompt number 0");  // the oldest went
+  CHECK(kept.back() == "prompt number 19");                             // the newest stays, whole
+  CHECK(kept.front() != "prompt number 0");                             // the oldest went
   for (const auto& k : kept) CHECK(k.rfind("prompt number ", 0) == 0);  // whole lines only
   codex::cli::PromptHistory unlimited(path);
   for (int i = 0; i < 20; ++i) REQUIRE(unlimited.Append("s", "more", 1).ok());
