@@ -164,17 +164,26 @@ Result<HostGit> HostGit::Open(const std::string& dir, int64_t timeout_ms) {
   return git;
 }
 
+namespace {
+
+// What a finished git command hands back to the caller.
+HostGitResult ToHostGitResult(CommandResult run, bool sandboxed) {
+  HostGitResult out;
+  out.exit_code = run.exit_code;
+  out.stdout_text = std::move(run.stdout_text);
+  out.stderr_text = std::move(run.stderr_text);
+  out.truncated = run.dropped_bytes > 0;
+  out.sandboxed = sandboxed;
+  return out;
+}
+
+}  // namespace
+
 Result<HostGitResult> HostGit::Run(const std::vector<std::string>& args) const {
   const SandboxMode mode = sandboxed_ ? SandboxMode::kReadOnly : SandboxMode::kDangerFullAccess;
   auto run = RunOnce(*runner_, dir_, args, overrides_, timeout_ms_, mode);
   if (!run.ok()) return run.status();
-  HostGitResult out;
-  out.exit_code = run->exit_code;
-  out.stdout_text = std::move(run->stdout_text);
-  out.stderr_text = std::move(run->stderr_text);
-  out.truncated = run->dropped_bytes > 0;
-  out.sandboxed = sandboxed_;
-  return out;
+  return ToHostGitResult(std::move(*run), sandboxed_);
 }
 
 Result<HostGitResult> HostGit::RunWriting(const std::vector<std::string>& args,
@@ -209,13 +218,7 @@ Result<HostGitResult> HostGit::RunWriting(const std::vector<std::string>& args,
   auto run =
       RunOnce(*runner_, dir_, args, overrides, timeout_ms_, SandboxMode::kDangerFullAccess, env);
   if (!run.ok()) return run.status();
-  HostGitResult out;
-  out.exit_code = run->exit_code;
-  out.stdout_text = std::move(run->stdout_text);
-  out.stderr_text = std::move(run->stderr_text);
-  out.truncated = run->dropped_bytes > 0;
-  out.sandboxed = false;
-  return out;
+  return ToHostGitResult(std::move(*run), /*sandboxed=*/false);
 }
 
 Result<HostGitResult> RunHostGit(const std::string& dir, const std::vector<std::string>& args,
