@@ -10,26 +10,22 @@ namespace codex::cli {
 
 using Json = nlohmann::ordered_json;
 
-namespace {
-
-// The reasoning summary text of a reasoning item ("" when it has none).
-std::string ReasoningText(const core::Item& item) {
+std::string ReasoningText(const core::Item& item, std::string_view field) {
   Json j = Json::parse(item.body, nullptr, false);
   std::string text;
   if (!j.is_object()) return text;
-  for (const char* field : {"summary", "content"}) {
-    auto it = j.find(field);
-    if (it == j.end() || !it->is_array()) continue;
-    for (const auto& part : *it) {
-      if (part.is_object() && part.contains("text") && part["text"].is_string()) {
-        if (!text.empty()) text += "\n\n";
-        text += part["text"].get<std::string>();
-      }
+  auto it = j.find(field);
+  if (it == j.end() || !it->is_array()) return text;
+  for (const auto& part : *it) {
+    if (part.is_object() && part.contains("text") && part["text"].is_string()) {
+      if (!text.empty()) text += "\n\n";
+      text += part["text"].get<std::string>();
     }
-    if (!text.empty()) break;
   }
   return text;
 }
+
+namespace {
 
 // `path` made absolute against `cwd`, as Codex reports file changes.
 std::string AbsolutePath(const std::string& cwd, const std::string& path) {
@@ -124,8 +120,13 @@ void JsonEventWriter::OnTurnStarted(std::string_view) {
 
 void JsonEventWriter::OnItemCompleted(const core::Item& item) {
   if (item.kind == core::ItemKind::kReasoning) {
-    if (hide_reasoning_) return;
-    std::string text = ReasoningText(item);
+    // The summary (unless hide_agent_reasoning); the raw reasoning text only
+    // with show_raw_agent_reasoning, after the summary.
+    std::string text = hide_reasoning_ ? "" : ReasoningText(item, "summary");
+    if (show_raw_reasoning_) {
+      const std::string raw = ReasoningText(item, "content");
+      if (!raw.empty()) text += (text.empty() ? "" : "\n\n") + raw;
+    }
     if (text.empty()) return;
     Emit(Dump(Json{{"type", "item.completed"},
                    {"item", {{"id", NextId()}, {"type", "reasoning"}, {"text", text}}}}));

@@ -14,12 +14,21 @@
 
 namespace codex::cli {
 
+// The texts of a reasoning item's `field` array ("summary" or the raw
+// "content"), joined by blank lines; "" when it has none.
+std::string ReasoningText(const core::Item& item, std::string_view field);
+
 class JsonEventWriter final : public core::TurnObserver {
  public:
   // `cwd` resolves relative file_change paths; `hide_reasoning`
-  // (hide_agent_reasoning) leaves reasoning items out.
-  explicit JsonEventWriter(std::FILE* out, std::string cwd = "", bool hide_reasoning = false)
-      : out_(out), cwd_(std::move(cwd)), hide_reasoning_(hide_reasoning) {}
+  // (hide_agent_reasoning) leaves reasoning summaries out; `show_raw_reasoning`
+  // (show_raw_agent_reasoning) adds the raw reasoning text.
+  explicit JsonEventWriter(std::FILE* out, std::string cwd = "", bool hide_reasoning = false,
+                           bool show_raw_reasoning = false)
+      : out_(out),
+        cwd_(std::move(cwd)),
+        hide_reasoning_(hide_reasoning),
+        show_raw_reasoning_(show_raw_reasoning) {}
 
   void ThreadStarted(const std::string& session_id);
   // A failure outside a turn (e.g. an unreachable endpoint before it began).
@@ -43,6 +52,7 @@ class JsonEventWriter final : public core::TurnObserver {
   std::FILE* out_;
   std::string cwd_;
   bool hide_reasoning_ = false;
+  bool show_raw_reasoning_ = false;
   int next_id_ = 0;
   std::vector<std::pair<std::string, std::string>> call_ids_;  // call_id -> item id
 };
