@@ -192,8 +192,7 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
   JsonEventWriter* json = nullptr;
   if (args.flags.json) {
     auto writer = std::make_unique<JsonEventWriter>(stdout, engine->config().cwd,
-                                                    engine->config().hide_agent_reasoning,
-                                                    engine->config().show_raw_agent_reasoning);
+                                                    engine->config().hide_agent_reasoning);
     json = writer.get();
     observer = std::move(writer);
   } else {

@@ -120,13 +120,10 @@ void JsonEventWriter::OnTurnStarted(std::string_view) {
 
 void JsonEventWriter::OnItemCompleted(const core::Item& item) {
   if (item.kind == core::ItemKind::kReasoning) {
-    // The summary (unless hide_agent_reasoning); the raw reasoning text only
-    // with show_raw_agent_reasoning, after the summary.
-    std::string text = hide_reasoning_ ? "" : ReasoningText(item, "summary");
-    if (show_raw_reasoning_) {
-      const std::string raw = ReasoningText(item, "content");
-      if (!raw.empty()) text += (text.empty() ? "" : "\n\n") + raw;
-    }
+    // The summary only: Codex 0.169's exec --json never carries the raw
+    // reasoning text, show_raw_agent_reasoning or not.
+    if (hide_reasoning_) return;
+    std::string text = ReasoningText(item, "summary");
     if (text.empty()) return;
     Emit(Dump(Json{{"type", "item.completed"},
                    {"item", {{"id", NextId()}, {"type", "reasoning"}, {"text", text}}}}));

@@ -21,14 +21,11 @@ std::string ReasoningText(const core::Item& item, std::string_view field);
 class JsonEventWriter final : public core::TurnObserver {
  public:
   // `cwd` resolves relative file_change paths; `hide_reasoning`
-  // (hide_agent_reasoning) leaves reasoning summaries out; `show_raw_reasoning`
-  // (show_raw_agent_reasoning) adds the raw reasoning text.
-  explicit JsonEventWriter(std::FILE* out, std::string cwd = "", bool hide_reasoning = false,
-                           bool show_raw_reasoning = false)
-      : out_(out),
-        cwd_(std::move(cwd)),
-        hide_reasoning_(hide_reasoning),
-        show_raw_reasoning_(show_raw_reasoning) {}
+  // (hide_agent_reasoning) leaves reasoning items out. A reasoning item's
+  // text is its summary: as in Codex 0.169, raw reasoning text is never
+  // emitted here (show_raw_agent_reasoning shows it to people only).
+  explicit JsonEventWriter(std::FILE* out, std::string cwd = "", bool hide_reasoning = false)
+      : out_(out), cwd_(std::move(cwd)), hide_reasoning_(hide_reasoning) {}
 
   void ThreadStarted(const std::string& session_id);
   // A failure outside a turn (e.g. an unreachable endpoint before it began).
@@ -52,7 +49,6 @@ class JsonEventWriter final : public core::TurnObserver {
   std::FILE* out_;
   std::string cwd_;
   bool hide_reasoning_ = false;
-  bool show_raw_reasoning_ = false;
   int next_id_ = 0;
   std::vector<std::pair<std::string, std::string>> call_ids_;  // call_id -> item id
 };

@@ -431,9 +431,13 @@ TEST_CASE("show_raw_agent_reasoning shows the raw reasoning text; by default it 
   // The raw text tries to plant an OSC 8 hyperlink on the user's terminal.
   const std::string turn =
       R"({"output": [{"reasoning": "summary line", "content": "raw chain \u001b]8;;https://evil.example/\u0007click\u001b]8;;\u0007 end"}], "message": "answer"})";
-  auto env = MakeEnv("[" + turn + "," + turn + "," + turn + "," + turn + "]");
+  const std::string raw_only =
+      R"({"output": [{"reasoning": "", "content": "only raw text"}], "message": "answer"})";
+  auto env = MakeEnv("[" + turn + "," + turn + "," + turn + "," + turn + "," + raw_only + "," +
+                     raw_only + "]");
 
-  // Default: nothing raw, neither for people nor in --json.
+  // Default: nothing raw, neither for people nor in --json (before, exec
+  // --json showed the raw content of a reasoning item without a summary).
   auto human = Run(*env, {"exec", "hi"});
   REQUIRE(human.exit_code == 0);
   CHECK(human.err.find("raw chain") == std::string::npos);
@@ -452,7 +456,8 @@ TEST_CASE("show_raw_agent_reasoning shows the raw reasoning text; by default it 
   CHECK(shown.err.find("warning") == std::string::npos);
   CHECK(shown.out == "answer\n");
 
-  // --json: the reasoning item's text is the summary, then the raw text.
+  // --json: the reasoning item's text is the summary alone, key or not, as the
+  // real Codex 0.169 emits it (checked against it on the scripted server).
   auto shown_json = Run(*env, {"exec", "--json", "-c", "show_raw_agent_reasoning=true", "hi"});
   REQUIRE(shown_json.exit_code == 0);
   bool found = false;
@@ -461,10 +466,18 @@ TEST_CASE("show_raw_agent_reasoning shows the raw reasoning text; by default it 
       continue;
     }
     found = true;
-    CHECK_THAT(e["item"]["text"].get<std::string>(),
-               Catch::StartsWith("summary line\n\nraw chain ") && Catch::EndsWith(" end"));
+    CHECK(e["item"]["text"] == "summary line");
   }
   CHECK(found);
+
+  // A reasoning item with raw text and no summary: --json has no reasoning
+  // item for it (key on or off); exec's human output shows it with the key.
+  auto raw_json = Run(*env, {"exec", "--json", "-c", "show_raw_agent_reasoning=true", "hi"});
+  REQUIRE(raw_json.exit_code == 0);
+  CHECK(raw_json.out.find("only raw text") == std::string::npos);
+  auto raw_human = Run(*env, {"exec", "-c", "show_raw_agent_reasoning=true", "hi"});
+  REQUIRE(raw_human.exit_code == 0);
+  CHECK_THAT(raw_human.err, Catch::Contains("thinking\n  only raw text"));
 }
 
 // ---------------------------------------------------------------------------
