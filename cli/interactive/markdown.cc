@@ -345,20 +345,20 @@ class Builder {
       auto [href, start] = links_.back();
       links_.pop_back();
       std::string shown = StripAnsi(std::string_view(inline_).substr(start));
-      std::string path;
-      int line = 0;
-      if (style_.color() && style_.file_links() && LocalFileTarget(href, path, line)) {
-        // file_opener: the text becomes a hyperlink to the file for the editor.
-        std::string text = inline_.substr(start);
-        inline_.resize(start);
-        inline_ += style_.FileLink(path, line, text);
-        return 0;
-      }
       std::string bare = href;
       if (bare.rfind("mailto:", 0) == 0) bare = bare.substr(7);
       if (!href.empty() && shown != href && shown != bare && "http://" + shown != href &&
           "https://" + shown != href) {
         inline_ += " " + style_.Dim("(" + href + ")");
+      }
+      std::string path;
+      int line = 0;
+      if (style_.color() && style_.file_links() && LocalFileTarget(href, path, line)) {
+        // file_opener: the text shown (as without it) becomes a hyperlink
+        // to the file for the editor.
+        std::string text = inline_.substr(start);
+        inline_.resize(start);
+        inline_ += style_.FileLink(path, line, text);
       }
     }
     return 0;
