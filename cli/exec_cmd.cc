@@ -196,7 +196,8 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
     json = writer.get();
     observer = std::move(writer);
   } else {
-    observer = std::make_unique<ProgressPrinter>(stderr, color);
+    observer =
+        std::make_unique<ProgressPrinter>(stderr, color, engine->config().show_raw_agent_reasoning);
   }
   // A review's answer (the findings as JSON) is shown rendered (cli/review_display.h).
   std::unique_ptr<core::TurnObserver> review_display;

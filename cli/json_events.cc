@@ -10,26 +10,22 @@ namespace codex::cli {
 
 using Json = nlohmann::ordered_json;
 
-namespace {
-
-// The reasoning summary text of a reasoning item ("" when it has none).
-std::string ReasoningText(const core::Item& item) {
+std::string ReasoningText(const core::Item& item, std::string_view field) {
   Json j = Json::parse(item.body, nullptr, false);
   std::string text;
   if (!j.is_object()) return text;
-  for (const char* field : {"summary", "content"}) {
-    auto it = j.find(field);
-    if (it == j.end() || !it->is_array()) continue;
-    for (const auto& part : *it) {
-      if (part.is_object() && part.contains("text") && part["text"].is_string()) {
-        if (!text.empty()) text += "\n\n";
-        text += part["text"].get<std::string>();
-      }
+  auto it = j.find(field);
+  if (it == j.end() || !it->is_array()) return text;
+  for (const auto& part : *it) {
+    if (part.is_object() && part.contains("text") && part["text"].is_string()) {
+      if (!text.empty()) text += "\n\n";
+      text += part["text"].get<std::string>();
     }
-    if (!text.empty()) break;
   }
   return text;
 }
+
+namespace {
 
 // `path` made absolute against `cwd`, as Codex reports file changes.
 std::string AbsolutePath(const std::string& cwd, const std::string& path) {
@@ -124,8 +120,10 @@ void JsonEventWriter::OnTurnStarted(std::string_view) {
 
 void JsonEventWriter::OnItemCompleted(const core::Item& item) {
   if (item.kind == core::ItemKind::kReasoning) {
+    // The summary only: Codex 0.169's exec --json never carries the raw
+    // reasoning text, show_raw_agent_reasoning or not.
     if (hide_reasoning_) return;
-    std::string text = ReasoningText(item);
+    std::string text = ReasoningText(item, "summary");
     if (text.empty()) return;
     Emit(Dump(Json{{"type", "item.completed"},
                    {"item", {{"id", NextId()}, {"type", "reasoning"}, {"text", text}}}}));

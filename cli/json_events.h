@@ -14,10 +14,16 @@
 
 namespace codex::cli {
 
+// The texts of a reasoning item's `field` array ("summary" or the raw
+// "content"), joined by blank lines; "" when it has none.
+std::string ReasoningText(const core::Item& item, std::string_view field);
+
 class JsonEventWriter final : public core::TurnObserver {
  public:
   // `cwd` resolves relative file_change paths; `hide_reasoning`
-  // (hide_agent_reasoning) leaves reasoning items out.
+  // (hide_agent_reasoning) leaves reasoning items out. A reasoning item's
+  // text is its summary: as in Codex 0.169, raw reasoning text is never
+  // emitted here (show_raw_agent_reasoning shows it to people only).
   explicit JsonEventWriter(std::FILE* out, std::string cwd = "", bool hide_reasoning = false)
       : out_(out), cwd_(std::move(cwd)), hide_reasoning_(hide_reasoning) {}
 

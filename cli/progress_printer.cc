@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "cli/json_events.h"
 #include "cli/terminal_text.h"
 
 namespace codex::cli {
@@ -23,6 +24,14 @@ std::string Excerpt(const std::string& raw, int max_lines, const std::string& in
 }
 
 void ProgressPrinter::OnItemCompleted(const core::Item& item) {
+  if (item.kind == core::ItemKind::kReasoning && show_raw_reasoning_) {
+    const std::string raw = ReasoningText(item, "content");
+    if (!raw.empty()) {
+      std::fprintf(err_, "%s\n%s", style_.Magenta(style_.Italic("thinking")).c_str(),
+                   Excerpt(raw, 1000, "  ").c_str());
+    }
+    return;
+  }
   if (item.kind == core::ItemKind::kMessage && item.role == "assistant") {
     std::fprintf(err_, "%s\n%s", style_.Magenta(style_.Bold("codex")).c_str(),
                  Excerpt(core::MessageText(item), 1000, "  ").c_str());

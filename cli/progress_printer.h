@@ -13,8 +13,11 @@ namespace codex::cli {
 class ProgressPrinter final : public core::TurnObserver {
  public:
   // `color` (exec --color): headers and exit marks in ANSI colour.
-  explicit ProgressPrinter(std::FILE* err, Color color = Color::kDisabled)
-      : err_(err), style_(color) {}
+  // `show_raw_reasoning` (show_raw_agent_reasoning): a reasoning item's raw
+  // text is printed under "thinking".
+  explicit ProgressPrinter(std::FILE* err, Color color = Color::kDisabled,
+                           bool show_raw_reasoning = false)
+      : err_(err), style_(color), show_raw_reasoning_(show_raw_reasoning) {}
 
   void OnItemCompleted(const core::Item& item) override;
   void OnToolStarted(const core::ToolActivity& activity) override;
@@ -26,6 +29,7 @@ class ProgressPrinter final : public core::TurnObserver {
  private:
   std::FILE* err_;
   Style style_;
+  bool show_raw_reasoning_ = false;
 };
 
 // The first `max_lines` lines of `text`, each prefixed with `indent`, and a

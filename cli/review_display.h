@@ -25,6 +25,7 @@ class ReviewDisplayObserver : public core::TurnObserver {
   void OnTurnStarted(std::string_view turn_id) override { inner_.OnTurnStarted(turn_id); }
   void OnTextDelta(std::string_view) override {}
   void OnReasoningDelta(std::string_view delta) override { inner_.OnReasoningDelta(delta); }
+  void OnRawReasoningDelta(std::string_view delta) override { inner_.OnRawReasoningDelta(delta); }
   void OnItemCompleted(const core::Item& item) override;
   void OnToolStarted(const core::ToolActivity& a) override { inner_.OnToolStarted(a); }
   void OnToolOutput(std::string_view call_id, std::string_view chunk) override {

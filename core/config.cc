@@ -305,6 +305,8 @@ constexpr std::string_view kCodexHonouredKeys[] = {
     "developer_instructions",
     "model_instructions_file",
     "project_doc_fallback_filenames",
+    "show_raw_agent_reasoning",
+    "file_opener",
 };
 
 bool IsKnownKey(std::string_view path) {
@@ -578,6 +580,10 @@ Status ReadModelAndPolicyKeys(const toml::table& root, Config& config) {
     }
   }
   RETURN_IF_ERROR(ReadBool(root, "", "hide_agent_reasoning", config.hide_agent_reasoning));
+  RETURN_IF_ERROR(ReadBool(root, "", "show_raw_agent_reasoning", config.show_raw_agent_reasoning));
+  RETURN_IF_ERROR(ReadEnum(root, "", "file_opener",
+                           {"vscode", "vscode-insiders", "windsurf", "cursor", "none"},
+                           config.file_opener));
   if (root.get("tool_output_token_limit")) {
     int64_t limit = 0;
     RETURN_IF_ERROR(ReadInt(root, "", "tool_output_token_limit", limit));

@@ -118,6 +118,13 @@ struct Config {
   std::string compact_prompt;
   std::optional<int64_t> project_doc_max_bytes;  // AGENTS.md budget; nullopt = built-in
   bool hide_agent_reasoning = false;             // renderers omit reasoning text
+  // Codex's show_raw_agent_reasoning: renderers also show the raw reasoning
+  // text (reasoning_text content and deltas), not only the summaries.
+  bool show_raw_agent_reasoning = false;
+  // Codex's file_opener: the URI scheme of the hyperlinks the interactive UI
+  // makes of local file references ("vscode", "vscode-insiders", "windsurf",
+  // "cursor"; "none" = plain text).
+  std::string file_opener = "vscode";
   // [history] max_bytes (Codex's): history.jsonl is cut to its newest entries that fit.
   std::optional<int64_t> history_max_bytes;
   bool history_persistence = true;  // [history] persistence = "save-all" | "none"

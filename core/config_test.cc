@@ -167,7 +167,9 @@ set = { MY_FLAG = "1", PATH = "/usr/bin" }
 TEST_CASE("Unsupported keys are collected once each, known ones and their tables are not") {
   TempHome home;
   home.Write(R"(model = "m"
-file_opener = "vscode"
+file_opener = "cursor"
+show_raw_agent_reasoning = true
+not_a_codex_key = 1
 mcp_servers = { x = { command = "y" } }
 [history]
 persistence = "none"
@@ -184,7 +186,9 @@ inherit = "core"
   CHECK(config->warnings ==
         std::vector<std::string>{
             "config key 'disable_response_storage' is not supported; it is ignored",
-            "config key 'file_opener' is not supported; it is ignored"});
+            "config key 'not_a_codex_key' is not supported; it is ignored"});
+  CHECK(config->file_opener == "cursor");  // Codex's file_opener, honoured
+  CHECK(config->show_raw_agent_reasoning);
   CHECK_FALSE(config->history_persistence);
   CHECK(config->history_max_bytes == 10);  // Codex's history.max_bytes, honoured
   o.strict = true;

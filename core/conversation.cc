@@ -38,6 +38,9 @@ class CommitObserver final : public StreamObserver {
   void OnReasoningDelta(std::string_view, std::string_view delta) override {
     observer_.OnReasoningDelta(delta);
   }
+  void OnRawReasoningDelta(std::string_view, std::string_view delta) override {
+    observer_.OnRawReasoningDelta(delta);
+  }
   Status OnOutputItemDone(const Item& item) override {
     RETURN_IF_ERROR(commit_(item));
     observer_.OnItemCompleted(item);

@@ -46,8 +46,13 @@ class StreamObserver {
   virtual void OnTextDelta(std::string_view item_id, std::string_view delta) {
     (void)item_id, (void)delta;
   }
-  // A reasoning summary or reasoning text delta.
+  // A reasoning summary delta.
   virtual void OnReasoningDelta(std::string_view item_id, std::string_view delta) {
+    (void)item_id, (void)delta;
+  }
+  // A raw reasoning text delta (response.reasoning_text.delta), shown only
+  // with show_raw_agent_reasoning.
+  virtual void OnRawReasoningDelta(std::string_view item_id, std::string_view delta) {
     (void)item_id, (void)delta;
   }
   // A new output item started (its JSON as received).

@@ -171,7 +171,11 @@ Status ResponseStream::HandleEvent(std::string_view data) {
     const std::string_view delta = Str(j, "delta");
     if (!delta.empty()) {
       delivered_ = true;
-      observer_.OnReasoningDelta(Str(j, "item_id"), delta);
+      if (type == "response.reasoning_text.delta") {
+        observer_.OnRawReasoningDelta(Str(j, "item_id"), delta);
+      } else {
+        observer_.OnReasoningDelta(Str(j, "item_id"), delta);
+      }
     }
     return OkStatus();
   }

@@ -10,8 +10,8 @@
 //   response.output_item.done                -> DecodeItem -> OnOutputItemDone
 //                                               (a non-OK Status aborts the stream)
 //   response.output_text.delta               -> OnTextDelta
-//   response.reasoning_summary_text.delta,
-//   response.reasoning_text.delta            -> OnReasoningDelta
+//   response.reasoning_summary_text.delta    -> OnReasoningDelta
+//   response.reasoning_text.delta            -> OnRawReasoningDelta
 //   response.reasoning_summary_part.added    -> OnReasoningDelta("\n\n") between parts
 //   error                                    -> remembered (flat or nested payload)
 //   response.completed / failed / incomplete -> the outcome (the first one wins)
@@ -32,8 +32,8 @@
 // Not thread-safe; the observer is borrowed and must outlive the stream.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>

@@ -17,6 +17,9 @@ class Recorder : public StreamObserver {
     text_item_ids.emplace_back(item_id);
   }
   void OnReasoningDelta(std::string_view, std::string_view delta) override { reasoning += delta; }
+  void OnRawReasoningDelta(std::string_view, std::string_view delta) override {
+    raw_reasoning += delta;
+  }
   void OnOutputItemAdded(std::string_view item_json) override { added.emplace_back(item_json); }
   Status OnOutputItemDone(const Item& item) override {
     if (!fail_with.ok()) return fail_with;
@@ -28,6 +31,7 @@ class Recorder : public StreamObserver {
   std::string text;
   std::vector<std::string> text_item_ids;
   std::string reasoning;
+  std::string raw_reasoning;
   std::vector<std::string> added;
   std::vector<Item> done;
   std::vector<std::string> warnings;
@@ -114,7 +118,8 @@ TEST_CASE("ResponseStream: deltas reach the observer; the event line is ignored"
   REQUIRE(r.ok());
   REQUIRE(rec.text == "hi there");
   REQUIRE(rec.text_item_ids == std::vector<std::string>{"msg_1", "msg_1"});
-  REQUIRE(rec.reasoning == "plan\n\nmore!");
+  REQUIRE(rec.reasoning == "plan\n\nmore");  // raw reasoning text is kept apart
+  REQUIRE(rec.raw_reasoning == "!");
 }
 
 TEST_CASE("ResponseStream: output_item.added passes the item JSON") {

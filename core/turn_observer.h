@@ -61,6 +61,9 @@ class TurnObserver {
   virtual void OnTurnStarted(std::string_view turn_id) { (void)turn_id; }
   virtual void OnTextDelta(std::string_view delta) { (void)delta; }
   virtual void OnReasoningDelta(std::string_view delta) { (void)delta; }
+  // Raw reasoning text (not a summary); renderers show it only with
+  // show_raw_agent_reasoning.
+  virtual void OnRawReasoningDelta(std::string_view delta) { (void)delta; }
   // A model output item was committed (messages, reasoning, calls).
   virtual void OnItemCompleted(const Item& item) { (void)item; }
   virtual void OnToolStarted(const ToolActivity& activity) { (void)activity; }

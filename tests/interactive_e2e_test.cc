@@ -10,7 +10,9 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <thread>
@@ -791,6 +793,60 @@ TEST_CASE("a long paragraph streams by screen line; reasoning streams dim; type-
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 2);
   CHECK(Contains(UserTexts(requests[1]), "a follow-up"));
+}
+
+// Every OSC 8 sequence in `raw` opens a link to `scheme`://file/… or closes one.
+bool OnlyOurHyperlinks(const std::string& raw, const std::string& scheme) {
+  for (size_t at = raw.find("\x1b]8;;"); at != std::string::npos;
+       at = raw.find("\x1b]8;;", at + 1)) {
+    const std::string_view rest = std::string_view(raw).substr(at + 5);
+    if (rest.rfind(scheme + "://file/", 0) != 0 && rest.rfind("\x1b\\", 0) != 0) return false;
+  }
+  return true;
+}
+
+TEST_CASE("show_raw_agent_reasoning and file_opener in the interactive UI") {
+  // A message citing a file, and model text that tries to plant its own
+  // hyperlink; the reasoning item carries raw reasoning_text (streamed as
+  // response.reasoning_text.delta) besides its summary.
+  nlohmann::json turn = {
+      {"output", {{{"reasoning", "summary words"}, {"content", "raw chain of thought"}}}},
+      {"message",
+       "See [main.rs](src/main.rs:12) and \x1b]8;;https://evil.example/\x07"
+       "click\x1b]8;;\x07 done."}};
+  struct Case {
+    std::string config;
+    std::map<std::string, std::string> env;
+    std::string scheme;  // "" = no hyperlink expected
+    bool raw_shown;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"", {}, "vscode", false},  // the defaults: Codex's vscode, no raw reasoning
+           {"show_raw_agent_reasoning = true\nfile_opener = \"cursor\"\n", {}, "cursor", true},
+           {"file_opener = \"none\"\n", {}, "", false},
+           {"", {{"NO_COLOR", "1"}}, "", false},
+       }) {
+    INFO("config: " << c.config << " env: " << c.env.size());
+    nlohmann::json script = {{"responses", {turn}}};
+    auto env = MakeEnv(script.dump());
+    if (!c.config.empty()) Expect(env->WriteConfig(c.config));
+    auto p = SpawnTui(*env, {}, c.env);
+    Expect(p->WaitForText("›", kWait));
+    Expect(p->Write("look\r"));
+    WaitTurnEnd(*p);
+    const std::string text = p->screen().Text();
+    CHECK(text.find("summary words") != std::string::npos);
+    CHECK((text.find("raw chain of thought") != std::string::npos) == c.raw_shown);
+    CHECK(p->raw().find("evil.example/\x07") == std::string::npos);
+    if (c.scheme.empty()) {
+      CHECK(p->raw().find("\x1b]8;") == std::string::npos);
+      continue;
+    }
+    const std::string work = std::filesystem::canonical(env->workdir()).string();
+    CHECK_THAT(p->raw(),
+               Catch::Contains("\x1b]8;;" + c.scheme + "://file" + work + "/src/main.rs:12\x1b\\"));
+    CHECK(OnlyOurHyperlinks(p->raw(), c.scheme));
+  }
 }
 
 TEST_CASE("Tab during a turn queues the message; it is sent when the turn ends") {

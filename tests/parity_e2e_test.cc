@@ -282,6 +282,8 @@ TEST_CASE("Codex subcommands this codex lacks exit 2 and send nothing") {
 
 TEST_CASE("unsupported config keys are warned about once each; --strict-config rejects them") {
   auto env = MakeEnv(R"(["ok", "ok"])", R"(file_opener = "vscode"
+show_raw_agent_reasoning = false
+speculative_key = 1
 [tools]
 web_search = true
 [history]
@@ -293,7 +295,11 @@ not_a_codex_key = 1
   REQUIRE(run.exit_code == 0);
   // ([tools] web_search and history.max_bytes are honoured.)
   CHECK(run.err.find("max_bytes") == std::string::npos);
-  for (std::string key : {"file_opener", "history.not_a_codex_key", "disable_response_storage"}) {
+  // (file_opener and show_raw_agent_reasoning are honoured.)
+  CHECK(run.err.find("file_opener") == std::string::npos);
+  CHECK(run.err.find("show_raw_agent_reasoning") == std::string::npos);
+  for (std::string key :
+       {"speculative_key", "history.not_a_codex_key", "disable_response_storage"}) {
     INFO(key);
     CHECK(CountOf(run.err, "warning: config key '" + key + "' is not supported; it is ignored\n") ==
           1);
@@ -303,7 +309,8 @@ not_a_codex_key = 1
 
   auto strict = Run(*env, {"exec", "--strict-config", "hi"});
   CHECK(strict.exit_code == 2);
-  CHECK_THAT(strict.err, Catch::Contains("file_opener"));
+  CHECK_THAT(strict.err, Catch::Contains("is not supported (--strict-config)"));
+  CHECK(strict.err.find("file_opener") == std::string::npos);
   CHECK(env->server().requests_to("/responses").size() == 1);
 
   // Keys other engineers own are known, never warned about.
@@ -416,6 +423,61 @@ TEST_CASE("hide_agent_reasoning leaves reasoning out of exec --json") {
   CHECK(hidden.out.find("\"type\":\"reasoning\"") == std::string::npos);
   CHECK(hidden.out.find("thinking hard") == std::string::npos);
   CHECK(hidden.out.find("\"agent_message\"") != std::string::npos);
+}
+
+TEST_CASE("show_raw_agent_reasoning shows the raw reasoning text; by default it stays hidden") {
+  // The reasoning item carries a summary and raw reasoning_text content, which
+  // the scripted server also streams as response.reasoning_text.delta events.
+  // The raw text tries to plant an OSC 8 hyperlink on the user's terminal.
+  const std::string turn =
+      R"({"output": [{"reasoning": "summary line", "content": "raw chain \u001b]8;;https://evil.example/\u0007click\u001b]8;;\u0007 end"}], "message": "answer"})";
+  const std::string raw_only =
+      R"({"output": [{"reasoning": "", "content": "only raw text"}], "message": "answer"})";
+  auto env = MakeEnv("[" + turn + "," + turn + "," + turn + "," + turn + "," + raw_only + "," +
+                     raw_only + "]");
+
+  // Default: nothing raw, neither for people nor in --json (before, exec
+  // --json showed the raw content of a reasoning item without a summary).
+  auto human = Run(*env, {"exec", "hi"});
+  REQUIRE(human.exit_code == 0);
+  CHECK(human.err.find("raw chain") == std::string::npos);
+  auto json = Run(*env, {"exec", "--json", "hi"});
+  REQUIRE(json.exit_code == 0);
+  CHECK(json.out.find("raw chain") == std::string::npos);
+  CHECK(json.out.find("summary line") != std::string::npos);
+
+  // On: exec's human output shows it under "thinking", with the escape
+  // sequences neutralised (no ESC byte reaches the terminal).
+  auto shown = Run(*env, {"exec", "-c", "show_raw_agent_reasoning=true", "hi"});
+  REQUIRE(shown.exit_code == 0);
+  CHECK_THAT(shown.err, Catch::Contains("thinking\n  raw chain"));
+  CHECK_THAT(shown.err, Catch::Contains("end"));
+  CHECK(shown.err.find('\x1b') == std::string::npos);
+  CHECK(shown.err.find("warning") == std::string::npos);
+  CHECK(shown.out == "answer\n");
+
+  // --json: the reasoning item's text is the summary alone, key or not, as the
+  // real Codex 0.169 emits it (checked against it on the scripted server).
+  auto shown_json = Run(*env, {"exec", "--json", "-c", "show_raw_agent_reasoning=true", "hi"});
+  REQUIRE(shown_json.exit_code == 0);
+  bool found = false;
+  for (const auto& e : JsonLines(shown_json.out)) {
+    if (e.value("type", "") != "item.completed" || e["item"].value("type", "") != "reasoning") {
+      continue;
+    }
+    found = true;
+    CHECK(e["item"]["text"] == "summary line");
+  }
+  CHECK(found);
+
+  // A reasoning item with raw text and no summary: --json has no reasoning
+  // item for it (key on or off); exec's human output shows it with the key.
+  auto raw_json = Run(*env, {"exec", "--json", "-c", "show_raw_agent_reasoning=true", "hi"});
+  REQUIRE(raw_json.exit_code == 0);
+  CHECK(raw_json.out.find("only raw text") == std::string::npos);
+  auto raw_human = Run(*env, {"exec", "-c", "show_raw_agent_reasoning=true", "hi"});
+  REQUIRE(raw_human.exit_code == 0);
+  CHECK_THAT(raw_human.err, Catch::Contains("thinking\n  only raw text"));
 }
 
 // ---------------------------------------------------------------------------

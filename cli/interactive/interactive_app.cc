@@ -99,7 +99,11 @@ Result<bool> InteractiveSession::Open() {
   }
   RETURN_IF_ERROR(StartEngine(flags_, &engine_));
   const core::Config& config = engine_->config();
-  if (view_) view_->set_hide_reasoning(config.hide_agent_reasoning);
+  if (view_) {
+    view_->set_hide_reasoning(config.hide_agent_reasoning);
+    view_->set_show_raw_reasoning(config.show_raw_agent_reasoning);
+    view_->set_file_opener(config.file_opener, config.cwd);
+  }
   history_ = std::make_unique<PromptHistory>(config.codex_home + "/history.jsonl",
                                              config.history_max_bytes.value_or(0));
   if (tty_) {

@@ -32,6 +32,37 @@ struct Cell {
 
 std::string AttributeText(const MD_ATTRIBUTE& a) { return std::string(a.text, a.size); }
 
+// A link target that names a local file: "/abs/path", "file:///abs/path" or a
+// relative path, with an optional ":LINE[:COL]" or "#LLINE". Sets `path` and
+// `line` (0 when none); false for URLs (a scheme), mailto: and #anchors.
+bool LocalFileTarget(std::string_view href, std::string& path, int& line) {
+  if (href.rfind("file://", 0) == 0) {
+    href.remove_prefix(7);
+  } else if (href.empty() || href.front() == '#' || href.find("://") != std::string_view::npos ||
+             href.rfind("mailto:", 0) == 0) {
+    return false;
+  }
+  line = 0;
+  auto digits = [](std::string_view d) {
+    return !d.empty() && d.size() < 9 &&
+           std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (size_t h = href.rfind("#L"); h != std::string_view::npos && digits(href.substr(h + 2))) {
+    line = std::stoi(std::string(href.substr(h + 2)));
+    href = href.substr(0, h);
+  } else {
+    for (int part = 0; part < 2; ++part) {  // ":LINE" or ":LINE:COL": the first number wins
+      const size_t c = href.rfind(':');
+      if (c == std::string_view::npos || !digits(href.substr(c + 1))) break;
+      line = std::stoi(std::string(href.substr(c + 1)));
+      href = href.substr(0, c);
+    }
+  }
+  if (href.empty() || href.find(':') != std::string_view::npos) return false;
+  path = std::string(href);
+  return true;
+}
+
 // The text of an entity ("&amp;", "&#233;", "&#x1F600;"); unknown ones stay as written.
 std::string DecodeEntity(std::string_view e) {
   static const std::pair<std::string_view, std::string_view> kNamed[] = {
@@ -320,6 +351,15 @@ class Builder {
           "https://" + shown != href) {
         inline_ += " " + style_.Dim("(" + href + ")");
       }
+      std::string path;
+      int line = 0;
+      if (style_.color() && style_.file_links() && LocalFileTarget(href, path, line)) {
+        // file_opener: the text shown (as without it) becomes a hyperlink
+        // to the file for the editor.
+        std::string text = inline_.substr(start);
+        inline_.resize(start);
+        inline_ += style_.FileLink(path, line, text);
+      }
     }
     return 0;
   }
@@ -342,13 +382,45 @@ class Builder {
         AddInline(DecodeEntity(text));
         break;
       default:
-        AddInline(text);
+        AddCitations(text);
         break;
     }
     return 0;
   }
 
  private:
+  // Codex's file citations, "【F:path†L12】" or "【F:path†L12-L20】", become
+  // "path:12" linked with the file_opener (kept as written without one).
+  void AddCitations(std::string_view text) {
+    static constexpr std::string_view kOpen = "\u3010F:";   // 【F:
+    static constexpr std::string_view kDagger = "\u2020L";  // †L
+    static constexpr std::string_view kClose = "\u3011";    // 】
+    while (style_.file_links()) {
+      const size_t open = text.find(kOpen);
+      if (open == std::string_view::npos) break;
+      const size_t dagger = text.find(kDagger, open);
+      const size_t close = text.find(kClose, open);
+      if (dagger == std::string_view::npos || close == std::string_view::npos || dagger > close) {
+        break;
+      }
+      const std::string path(text.substr(open + kOpen.size(), dagger - open - kOpen.size()));
+      std::string_view range =
+          text.substr(dagger + kDagger.size(), close - dagger - kDagger.size());
+      size_t n = 0;
+      while (n < range.size() && n < 8 && range[n] >= '0' && range[n] <= '9') ++n;
+      if (path.empty() || n == 0 || path.find('\n') != std::string::npos) break;
+      const int line = std::stoi(std::string(range.substr(0, n)));
+      AddInline(text.substr(0, open));
+      const size_t at = inline_.size();
+      AddInline(path + ":" + std::to_string(line));
+      std::string label = inline_.substr(at);
+      inline_.resize(at);
+      inline_ += style_.FileLink(path, line, style_.Underline(label));
+      text.remove_prefix(close + kClose.size());
+    }
+    AddInline(text);
+  }
+
   void AddInline(std::string_view raw) {
     std::string s;
     for (char c : raw) s += c == '\t' ? ' ' : c;

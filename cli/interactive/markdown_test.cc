@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "cli/terminal_text.h"
+
 namespace codex::cli {
 namespace {
 
@@ -185,6 +187,60 @@ TEST_CASE("colour detection honours NO_COLOR, TERM and tty") {
   CHECK(DetectColor({{"TERM", "dumb"}}, true) == Color::kDisabled);
   CHECK(DetectColor({}, true) == Color::kDisabled);
   CHECK(DetectColor({{"TERM", "xterm"}}, false) == Color::kDisabled);
+}
+
+// How many times `needle` occurs in `s`.
+size_t Occurrences(const std::string& s, std::string_view needle) {
+  size_t n = 0;
+  for (size_t at = s.find(needle); at != std::string::npos; at = s.find(needle, at + 1)) ++n;
+  return n;
+}
+
+TEST_CASE("file_opener: local file links and Codex citations become OSC 8 hyperlinks") {
+  const std::string md =
+      "See [main.rs](src/main.rs:12), [abs](/opt/lib/x.h#L7) and \u3010F:/abs/x.py\u2020L42-L50"
+      "\u3011; the [site](https://example.com) stays a URL.\n";
+  const std::string out = RenderMarkdown(md, kColor.WithFileLinks("vscode", "/work/proj"), 0);
+  CHECK_THAT(out, Catch::Contains("\x1b]8;;vscode://file/work/proj/src/main.rs:12\x1b\\"));
+  CHECK_THAT(out, Catch::Contains("\x1b]8;;vscode://file/opt/lib/x.h:7\x1b\\"));
+  CHECK_THAT(out, Catch::Contains("\x1b]8;;vscode://file/abs/x.py:42\x1b\\"));
+  CHECK(StripAnsi(out).find("x.py:42;") != std::string::npos);  // the citation's text
+  // The text shown is as without file_opener (Codex shows the target after the label).
+  CHECK(StripAnsi(out).find("See main.rs (src/main.rs:12), abs (/opt/lib/x.h#L7) and") !=
+        std::string::npos);
+  CHECK(StripAnsi(out).find("(https://example.com)") != std::string::npos);
+  CHECK(Occurrences(out, "\x1b]8;;") == 6);  // three links, each opened and closed
+  // Each editor's scheme.
+  for (const char* scheme : {"vscode-insiders", "windsurf", "cursor"}) {
+    INFO(scheme);
+    CHECK_THAT(
+        RenderMarkdown(md, kColor.WithFileLinks(scheme, "/w"), 0),
+        Catch::Contains("\x1b]8;;" + std::string(scheme) + "://file/w/src/main.rs:12\x1b\\"));
+  }
+  // "none", and no colour (NO_COLOR, TERM=dumb, not a tty): no hyperlink at all.
+  const std::string none = RenderMarkdown(md, kColor.WithFileLinks("none", "/w"), 0);
+  CHECK(none.find("\x1b]8") == std::string::npos);
+  CHECK(none.find("\u3010F:/abs/x.py") != std::string::npos);  // citations stay as written
+  const std::string plain = RenderMarkdown(md, kPlain.WithFileLinks("vscode", "/w"), 0);
+  CHECK(plain.find('\x1b') == std::string::npos);
+  // Without the setting (the default Style) nothing changes either.
+  CHECK(RenderMarkdown(md, kColor, 0).find("\x1b]8") == std::string::npos);
+}
+
+TEST_CASE("file_opener: a model cannot plant its own OSC 8 or break out of ours") {
+  const Style style = kColor.WithFileLinks("vscode", "/w");
+  // Model text as the interactive UI receives it: through the terminal-safe rule.
+  const std::string model =
+      "\x1b]8;;https://evil.example/\x07click\x1b]8;;\x07 and [f](src/a.rs:3)\n";
+  const std::string out = RenderMarkdown(NeutralizeControls(model), style, 0);
+  CHECK(out.find("evil.example/\x07") == std::string::npos);
+  CHECK(out.find('\x07') == std::string::npos);
+  CHECK(Occurrences(out, "\x1b]8;;") == 2);  // only our link to src/a.rs, opened and closed
+  CHECK_THAT(out, Catch::Contains("\x1b]8;;vscode://file/w/src/a.rs:3\x1b\\"));
+  // A path with escape bytes, a backslash or a space is percent-encoded in the URI.
+  CHECK(style.FileLink("/a\x1b\\b\x07"
+                       "c d",
+                       3, "t") == "\x1b]8;;vscode://file/a%1B%5Cb%07c%20d:3\x1b\\t\x1b]8;;\x1b\\");
 }
 
 TEST_CASE("thousands are grouped") {

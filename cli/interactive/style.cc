@@ -4,7 +4,9 @@
 #include <utf8proc.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace codex::cli {
@@ -36,6 +38,34 @@ Color DetectColor(int fd) {
     if (const char* v = std::getenv(name)) env[name] = v;
   }
   return DetectColor(env, isatty(fd) == 1);
+}
+
+Style Style::WithFileLinks(std::string scheme, std::string cwd) const {
+  Style copy = *this;
+  copy.file_scheme_ = scheme == "none" ? "" : std::move(scheme);
+  copy.file_cwd_ = std::move(cwd);
+  return copy;
+}
+
+std::string Style::FileLink(std::string_view path, int line, std::string_view text) const {
+  if (!color_ || file_scheme_.empty() || path.empty()) return std::string(text);
+  std::string abs(path);
+  if (abs.front() != '/' && !file_cwd_.empty()) {
+    abs = file_cwd_ + (file_cwd_.back() == '/' ? "" : "/") + abs;
+  }
+  std::string uri = file_scheme_ + "://file";
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  for (unsigned char c : abs) {
+    if (std::isalnum(c) || (c != 0 && std::strchr("/-._~+,=@", c) != nullptr)) {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += kHex[c >> 4];
+      uri += kHex[c & 15];
+    }
+  }
+  if (line > 0) uri += ":" + std::to_string(line);
+  return "\x1b]8;;" + uri + "\x1b\\" + std::string(text) + "\x1b]8;;\x1b\\";
 }
 
 size_t SkipEscape(std::string_view s, size_t i) {

@@ -32,9 +32,22 @@ class Style {
   std::string Magenta(std::string_view s) const { return Wrap(s, "35", "39"); }
   std::string Cyan(std::string_view s) const { return Wrap(s, "36", "39"); }
 
+  // A copy that links file references with Codex's file_opener `scheme`
+  // ("vscode", "vscode-insiders", "windsurf", "cursor"; "" or "none" = no
+  // links); relative paths are taken against `cwd`.
+  Style WithFileLinks(std::string scheme, std::string cwd) const;
+  bool file_links() const { return !file_scheme_.empty(); }
+  // `text` as an OSC 8 hyperlink to SCHEME://file/ABS_PATH[:LINE] (line 0 =
+  // none), as Codex's file_opener makes them, when colour is on and a scheme
+  // is set; otherwise `text` unchanged. The URI is percent-encoded, so no
+  // byte of `path` can end the sequence or start another.
+  std::string FileLink(std::string_view path, int line, std::string_view text) const;
+
  private:
   std::string Wrap(std::string_view s, const char* on, const char* off) const;
   bool color_;
+  std::string file_scheme_;
+  std::string file_cwd_;
 };
 
 // Whether colour should be used for output on `fd`: not when NO_COLOR is set

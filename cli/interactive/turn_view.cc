@@ -413,6 +413,15 @@ void TurnView::OnTextDelta(std::string_view delta) {
 
 void TurnView::OnReasoningDelta(std::string_view delta) {
   if (hide_reasoning_) return;
+  ShowReasoning(delta);
+}
+
+void TurnView::OnRawReasoningDelta(std::string_view delta) {
+  if (show_raw_reasoning_) ShowReasoning(delta);
+}
+
+void TurnView::ShowReasoning(std::string_view raw_delta) {
+  const std::string delta = NeutralizeControls(raw_delta);
   std::lock_guard<std::mutex> lock(mutex_);
   reasoning_.append(delta);
   if (reasoning_.size() > 4096) reasoning_.erase(0, reasoning_.size() - 2048);

@@ -82,9 +82,17 @@ class TurnView final : public core::TurnObserver {
   // hide_agent_reasoning: reasoning summaries are neither shown nor used as
   // the spinner's label.
   void set_hide_reasoning(bool hide) { hide_reasoning_ = hide; }
+  // show_raw_agent_reasoning: raw reasoning text is shown as summaries are.
+  void set_show_raw_reasoning(bool show) { show_raw_reasoning_ = show; }
+  // file_opener: file references in rendered messages become hyperlinks for
+  // that editor (Style::FileLink), relative ones against `cwd`. Before a turn.
+  void set_file_opener(const std::string& scheme, const std::string& cwd) {
+    style_ = style_.WithFileLinks(scheme, cwd);
+  }
 
   void OnTextDelta(std::string_view delta) override;
   void OnReasoningDelta(std::string_view delta) override;
+  void OnRawReasoningDelta(std::string_view delta) override;
   void OnItemCompleted(const core::Item& item) override;
   void OnToolStarted(const core::ToolActivity& activity) override;
   void OnToolOutput(std::string_view call_id, std::string_view chunk) override;
@@ -117,6 +125,7 @@ class TurnView final : public core::TurnObserver {
   void StartMessage();
   void FinishMessage(const core::Item* item);
   void FinishReasoning();
+  void ShowReasoning(std::string_view delta);  // without mutex_ held
   void Separate();
 
   Terminal& terminal_;
@@ -130,6 +139,7 @@ class TurnView final : public core::TurnObserver {
   std::string label_ = "Working";
   std::string reasoning_;  // for the spinner's headline
   bool hide_reasoning_ = false;
+  bool show_raw_reasoning_ = false;
   std::chrono::steady_clock::time_point started_;
   std::optional<MarkdownRenderer> markdown_;      // while a message streams
   std::optional<MarkdownRenderer> reasoning_md_;  // while a reasoning summary streams
