@@ -217,6 +217,12 @@ function(codex_use_pch)
     if(t STREQUAL "codex_catch_impl")
       continue()
     endif()
+    # The modules loaded on demand (codex-highlight.so, codex-viewer-http.so) are
+    # built -fPIC, which a header precompiled for the programs cannot serve.
+    get_target_property(type ${t} TYPE)
+    if(type STREQUAL "MODULE_LIBRARY" OR type STREQUAL "SHARED_LIBRARY")
+      continue()
+    endif()
     get_target_property(libs ${t} LINK_LIBRARIES)
     if(libs AND ("codex_catch_main" IN_LIST libs OR "codex_catch_impl" IN_LIST libs
                  OR "Catch2::Catch2" IN_LIST libs))
