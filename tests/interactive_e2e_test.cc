@@ -8,13 +8,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include "testing/skip.h"
@@ -1835,4 +1838,181 @@ namespace codex::testing {
 // is not a repository, the user's own command (or one the model talked them
 // into) cannot plant a .git (core.fsmonitor for the next host git) or a
 // .codex/config.toml, in workspace-write.
+}  // namespace codex::testing
+
+namespace codex::testing {
+namespace {
+
+// Twelve paragraphs, each `para<NN>` then 30 numbered words then `end<NN>`:
+// every word is unique, so a word cut by a line break or printed twice shows.
+std::string TwelveParagraphs() {
+  std::string text;
+  for (int p = 1; p <= 12; ++p) {
+    char head[16];
+    std::snprintf(head, sizeof head, "para%02d", p);
+    text += head;
+    for (int w = 1; w <= 30; ++w) text += " w" + std::to_string(p) + "x" + std::to_string(w);
+    char end[16];
+    std::snprintf(end, sizeof end, " end%02d", p);
+    text += end;
+    text += p < 12 ? "\n\n" : "";
+  }
+  return text;
+}
+
+// The longest row of each of the first `paragraphs` paragraphs in `text` (rows from the para<NN>
+// row to the end<NN> row), and whether every word of every paragraph is there once.
+std::vector<int> ParagraphWidths(const std::string& text, bool* words_once, int paragraphs = 12) {
+  std::vector<std::string> rows;
+  std::istringstream in(text);
+  for (std::string row; std::getline(in, row);) rows.push_back(row);
+  std::vector<int> widths;
+  *words_once = true;
+  std::map<std::string, int> seen;
+  std::istringstream words(text);
+  for (std::string w; words >> w;) ++seen[w];
+  for (int p = 1; p <= paragraphs; ++p) {
+    char head[16], end[16];
+    std::snprintf(head, sizeof head, "para%02d", p);
+    std::snprintf(end, sizeof end, "end%02d", p);
+    int widest = 0;
+    bool in_para = false;
+    for (const std::string& row : rows) {
+      if (row.find(head) != std::string::npos) in_para = true;
+      if (in_para) widest = std::max(widest, static_cast<int>(row.size()));
+      if (in_para && row.find(end) != std::string::npos) break;
+    }
+    widths.push_back(widest);
+    if (seen[head] != 1 || seen[end] != 1) *words_once = false;
+    for (int w = 1; w <= 30; ++w) {
+      if (seen["w" + std::to_string(p) + "x" + std::to_string(w)] != 1) *words_once = false;
+    }
+  }
+  return widths;
+}
+
+TEST_CASE("in tmux: a resize lays an answer already printed out again at the new width") {
+  if (!TmuxCodex::Available()) {
+    codex::testing::SkipPart(
+        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
+        "tested here");
+    return;
+  }
+  nlohmann::json script = {{"responses", {TwelveParagraphs(), "second answer"}}};
+  auto env = MakeEnv(script.dump());
+  TmuxCodex t(*env, {}, 60, 30);
+  t.WaitForText("›");
+  t.Type("explain");
+  t.Key("Enter");
+  t.WaitForText("end12");
+  t.WaitStill();
+  bool once = false;
+  std::vector<int> widths = ParagraphWidths(t.Text(), &once);
+  {
+    INFO(t.Text());
+    CHECK(once);
+    for (int w : widths) CHECK(w <= 60);
+  }
+  // Widened: every paragraph takes the new width (tmux does not join rows
+  // that codex ended itself, so only a new layout makes them longer).
+  t.Resize(120);
+  t.WaitFor([&](const std::string& s) {
+    bool all = false;
+    std::vector<int> now = ParagraphWidths(s, &all);
+    return all && *std::min_element(now.begin(), now.end()) > 60;
+  });
+  t.WaitStill();
+  std::string text = t.Text();
+  widths = ParagraphWidths(text, &once);
+  {
+    INFO(text);
+    CHECK(once);  // no paragraph lost or printed twice, no word cut
+    for (int w : widths) {
+      CHECK(w > 60);
+      CHECK(w <= 120);
+    }
+    CHECK(Count(text, "› explain") == 1);  // the question, once
+    CHECK(Count(text, "para01") == 1);
+  }
+  // The composer works after: the next message is sent.
+  t.Type("next one");
+  t.WaitForText("› next one");
+  t.Key("Enter");
+  t.WaitForText("second answer");
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(Contains(UserTexts(requests[1]), "next one"));
+  // Narrowed again: re-wrapped at 60 columns, no word cut by the terminal.
+  t.Resize(60);
+  t.WaitFor([&](const std::string& s) {
+    bool all = false;
+    std::vector<int> now = ParagraphWidths(s, &all);
+    return all && *std::max_element(now.begin(), now.end()) <= 60;
+  });
+  t.WaitStill();
+  text = t.Text();
+  widths = ParagraphWidths(text, &once);
+  INFO(text);
+  CHECK(once);
+  for (int w : widths) CHECK(w <= 60);
+  CHECK(Count(text, "second answer") == 1);
+  CHECK(Count(text, "› next one") == 1);
+  CHECK(Count(text, "› explain") == 1);
+}
+
+// While a turn streams: the answers printed before it are laid out again, and
+// the one streaming keeps every word it printed.
+TEST_CASE("in tmux: a resize while a turn streams lays out the earlier answer again") {
+  if (!TmuxCodex::Available()) {
+    codex::testing::SkipPart(
+        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
+        "tested here");
+    return;
+  }
+  nlohmann::json script = {
+      {"responses",
+       {TwelveParagraphs(),
+        {{"message", LongParagraph()}, {"pause_after", 6}, {"pause_ms", 60000}}}}};
+  auto env = MakeEnv(script.dump());
+  TmuxCodex t(*env, {}, 60, 30);
+  t.WaitForText("›");
+  t.Type("explain");
+  t.Key("Enter");
+  t.WaitForText("end12");
+  t.WaitStill();
+  t.Type("more");
+  t.Key("Enter");
+  t.WaitForText("word01");
+  t.WaitForText("Esc to interrupt");
+  t.WaitStill();
+  std::string before = t.Joined();
+  std::string last;
+  const std::regex word("word[0-9]{2}");
+  for (std::sregex_iterator it(before.begin(), before.end(), word), end; it != end; ++it) {
+    last = it->str();
+  }
+  REQUIRE(!last.empty());
+  t.Resize(120);
+  t.WaitFor([&](const std::string& s) {
+    bool all = false;
+    std::vector<int> now = ParagraphWidths(s, &all);
+    return all && *std::min_element(now.begin(), now.end()) > 60;
+  });
+  t.WaitStill();
+  std::string text = t.Text();
+  bool once = false;
+  std::vector<int> widths = ParagraphWidths(text, &once);
+  INFO(text);
+  CHECK(once);
+  for (int w : widths) CHECK(w > 60);
+  CHECK(Count(text, "› explain") == 1);
+  CHECK(Count(text, "› more") == 1);
+  CHECK(Count(text, "word01") == 1);  // the answer streaming keeps what it printed
+  CHECK(Count(text, last) == 1);
+  CHECK(Count(t.Screen(), "Esc to interrupt") == 1);
+  t.Key("Escape");
+  t.WaitForText("■ Interrupted.");
+}
+
+}  // namespace
 }  // namespace codex::testing

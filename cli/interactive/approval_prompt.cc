@@ -263,7 +263,9 @@ std::optional<ReviewDecision> MenuKey(const Key& key, const std::vector<MenuChoi
 
 ReviewDecision TtyApprovalPrompt::AskHere(const ApprovalQuestion& question) {
   view_.PauseSpinner();
-  terminal_.Write("\n" + DescribeApproval(question, style_, 40));
+  const std::string asked = "\n" + DescribeApproval(question, style_, 40);
+  terminal_.Write(asked);
+  view_.Remember(asked);  // printed again should a resize lay the transcript out again
   const std::vector<MenuChoice> choices = MenuChoices(question);
   const int count = static_cast<int>(choices.size());
   int selected = 0;
@@ -318,7 +320,9 @@ ReviewDecision TtyApprovalPrompt::AskHere(const ApprovalQuestion& question) {
     said = "command approved, and every command starting with `" +
            NeutralizeControls(PrefixWords(question.prefix)) + "` for the session";
   }
-  terminal_.Write((yes ? style_.Green("✔ ") : style_.Red("✗ ")) + said + "\r\n");
+  const std::string answered = (yes ? style_.Green("✔ ") : style_.Red("✗ ")) + said + "\r\n";
+  terminal_.Write(answered);
+  view_.Remember(answered);
   if (!yes) view_.NoteDenied();
   view_.ResumeSpinner();
   return *answer;

@@ -406,6 +406,7 @@ Status InteractiveSession::ForkForEdit(std::optional<int64_t> target, const std:
     // The abandoned turns leave the screen (they stay in the old branch):
     // the screen and its scrollback are drawn again from the branch.
     terminal_->Write("\x1b[H\x1b[2J\x1b[3J");
+    view_->ForgetPrinted();  // what a resize would print again is the branch's now
     view_->Redraw(true);
     Banner(true);
     ReplayTranscript();

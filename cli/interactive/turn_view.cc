@@ -105,6 +105,7 @@ void TurnView::CommitFooter() {
   if (drawn_ && drawn_footer_) {
     out += Move(footer_.end_row - footer_.cursor_row, 'B');
     out += "\r\n";
+    Log(footer_.text + "\r\n");  // the prompt as sent stays in the transcript
   } else if (drawn_) {
     out += "\r\n";  // under the spinner: it stays, as the footer would
   }
@@ -152,7 +153,77 @@ std::unique_lock<std::mutex> TurnView::LockTerminal() {
   // are no longer known to be the ones printed here.
   if (terminal_.writes() != own_writes_) above_.clear();
   columns_ = terminal_.Columns();  // once per drawing: every row of it agrees
+  if (std::string out = Relayout(); !out.empty()) Emit(out);
   return lock;
+}
+
+namespace {
+
+constexpr size_t kPrintedKeptBytes = 4 << 20;  // the oldest printed blocks go beyond this
+
+}  // namespace
+
+void TurnView::Log(std::string_view text) {
+  if (text.empty()) return;
+  if (log_.empty()) log_columns_ = columns_ > 0 ? columns_ : terminal_.Columns();
+  if (log_.empty() || log_.back().markdown) log_.push_back({});
+  log_.back().text.append(text);
+  log_bytes_ += text.size();
+  while (log_bytes_ > kPrintedKeptBytes && log_.size() > 1 && open_answer_ != size_t{0}) {
+    log_bytes_ -= log_.front().text.size();
+    log_.pop_front();
+    if (open_answer_) --*open_answer_;
+  }
+}
+
+std::string TurnView::Relayout() {
+  if (log_.empty() || paused_ || columns_ <= 0 || columns_ == log_columns_) return "";
+  log_columns_ = columns_;
+  const int width = columns_ - 1;
+  // Home, erase the screen, erase the scrollback (xterm's 3J, which tmux,
+  // VTE, kitty and the rest honour): nothing of the old layout stays.
+  std::string out = "\x1b[H\x1b[2J\x1b[3J";
+  for (size_t i = 0; i < log_.size(); ++i) {
+    const Printed& p = log_[i];
+    if (!p.markdown) {
+      out += p.text;
+    } else if (open_answer_ && *open_answer_ == i && markdown_) {
+      // Still streaming: its lines so far as printed (a renderer laying it
+      // out again would hold back the words of the block still open, which
+      // were printed already); the renderer takes the new width from its
+      // next block, and the whole answer is laid out again at the next
+      // change of width once it has ended.
+      out += p.shown;
+      markdown_->SetWidth(width);
+    } else {
+      // Its last line ends, as a streamed answer's does (fed whole without
+      // it, the renderer would keep that line back as still partial).
+      MarkdownRenderer md(style_, width);
+      out += md.Feed(p.text);
+      if (!p.text.empty() && p.text.back() != '\n') out += md.Feed("\n");
+      out += md.Finish();
+    }
+  }
+  drawn_ = false;
+  drawn_footer_ = false;
+  drawn_lines_.Clear();
+  drawn_spinner_ = false;
+  drawn_output_rows_ = 0;
+  live_cursor_row_ = 0;
+  above_.clear();
+  return out;
+}
+
+void TurnView::Remember(std::string_view text) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Log(text);
+}
+
+void TurnView::ForgetPrinted() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  log_.clear();
+  log_bytes_ = 0;
+  open_answer_.reset();
 }
 
 void TurnView::Emit(std::string_view out) {
@@ -315,8 +386,13 @@ void TurnView::SpinnerLoop() {
   }
 }
 
-void TurnView::WriteAbove(std::string_view text) {
+void TurnView::WriteAbove(std::string_view text, bool remember) {
   auto term = LockTerminal();
+  WriteAboveLocked(text, remember);
+}
+
+void TurnView::WriteAboveLocked(std::string_view text, bool remember) {
+  if (remember) Log(text);
   std::string out = EraseLiveText();
   out.append(text);
   // Its lines, kept to be printed again should a frame have drawn over them.
@@ -352,6 +428,8 @@ void TurnView::StartMessage() {
   Separate();
   WriteAbove(style_.Bold(style_.Magenta("codex")) + "\n");
   markdown_.emplace(style_, terminal_.Columns() - 1);
+  log_.push_back({"", true, ""});
+  open_answer_ = log_.size() - 1;
 }
 
 void TurnView::FinishMessage(const core::Item* item) {
@@ -364,14 +442,25 @@ void TurnView::FinishMessage(const core::Item* item) {
     // line drawn would overwrite it).
     if (text.back() != '\n') text += '\n';
     StartMessage();
-    std::string out = markdown_->Feed(NeutralizeControls(text)) + markdown_->Finish();
-    if (!out.empty()) WriteAbove(out);
+    auto term = LockTerminal();
+    const std::string source = NeutralizeControls(text);
+    if (open_answer_) {
+      log_[*open_answer_].text += source;
+      log_bytes_ += source.size();
+    }
+    std::string out = markdown_->Feed(source) + markdown_->Finish();
+    if (open_answer_) log_[*open_answer_].shown += out;
+    if (!out.empty()) WriteAboveLocked(out, false);
     markdown_.reset();
+    open_answer_.reset();
     return;
   }
+  auto term = LockTerminal();  // a re-layout first, so the rest is laid out as the lines above
   std::string out = markdown_->Finish();
-  if (!out.empty()) WriteAbove(out);
+  if (open_answer_) log_[*open_answer_].shown += out;
+  if (!out.empty()) WriteAboveLocked(out, false);
   markdown_.reset();
+  open_answer_.reset();
 }
 
 namespace {
@@ -405,10 +494,17 @@ void TurnView::FinishReasoning() {
 void TurnView::OnTextDelta(std::string_view delta) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!markdown_) StartMessage();
-  // A resize re-wraps what has not been printed yet, from the next block on.
-  markdown_->SetWidth(terminal_.Columns() - 1);
-  std::string out = markdown_->Feed(NeutralizeControls(delta));
-  if (!out.empty()) WriteAbove(out);
+  // A new width lays out the whole answer again (Relayout, under the lock)
+  // before this delta is rendered.
+  auto term = LockTerminal();
+  const std::string source = NeutralizeControls(delta);
+  if (open_answer_) {
+    log_[*open_answer_].text += source;
+    log_bytes_ += source.size();
+  }
+  std::string out = markdown_->Feed(source);
+  if (open_answer_) log_[*open_answer_].shown += out;
+  if (!out.empty()) WriteAboveLocked(out, false);
 }
 
 void TurnView::OnReasoningDelta(std::string_view delta) {

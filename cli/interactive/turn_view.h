@@ -70,6 +70,12 @@ class TurnView final : public core::TurnObserver {
 
   // Writes complete lines above the live region.
   void Print(std::string_view text);
+  // Keeps `text`, which another drawer (an approval question) wrote above
+  // the live region, for the re-layout after a resize.
+  void Remember(std::string_view text);
+  // Forgets what was printed (the screen and its scrollback were cleared and
+  // are drawn again from elsewhere: an Esc-Esc branch).
+  void ForgetPrinted();
 
   // The approval prompt's answer for the command about to be reported: a
   // denied one is shown as denied rather than as a failure.
@@ -109,7 +115,17 @@ class TurnView final : public core::TurnObserver {
   std::unique_lock<std::mutex> LockTerminal();
   // Writes `out` (under LockTerminal()).
   void Emit(std::string_view out);
-  void WriteAbove(std::string_view text);
+  // `remember`: kept for the re-layout as printed (an answer's lines are
+  // kept as its Markdown source instead).
+  void WriteAbove(std::string_view text, bool remember = true);
+  // With LockTerminal() held.
+  void WriteAboveLocked(std::string_view text, bool remember);
+  void Log(std::string_view text);
+  // The window's width changed since what is above the live region was
+  // printed: the screen and scrollback are cleared and all of it is printed
+  // again, each answer's Markdown laid out at the new width (as Codex renders
+  // its history again). With LockTerminal() held; "" when nothing changed.
+  std::string Relayout();
   std::string EraseLiveText();
   std::string DrawLiveText();
   // Erases, then draws, the live region.
@@ -166,6 +182,17 @@ class TurnView final : public core::TurnObserver {
   int live_cursor_row_ = 0;
   EditorLayout footer_;
   bool has_footer_ = false;
+  // What was printed above the live region, oldest first, to print it again
+  // at a new width: text as printed, or an answer's Markdown source.
+  struct Printed {
+    std::string text;
+    bool markdown = false;
+    std::string shown;  // markdown: the lines printed of it so far
+  };
+  std::deque<Printed> log_;
+  size_t log_bytes_ = 0;
+  std::optional<size_t> open_answer_;  // log_ index of the answer streaming now
+  int log_columns_ = 0;                // the width log_ was last printed at
   // The last lines printed above the live region (WriteAbove), as long as
   // nothing else wrote since (own_writes_ is the Terminal's count after our
   // last write): printed again after a width change (EraseLiveText).
