@@ -96,7 +96,7 @@ std::map<std::string, std::string> UserGitState(const fs::path& repo) {
 
 // Two turns on `ws` and their undo, the same on either backend.
 void TwoTurnsAndUndo(const fs::path& ws, const fs::path& state) {
-  const std::string binary("\x00\x01\xff\xfe binary\n\x00", 18);
+  const std::string binary("\x00\x01\xff\xfe binary\n\x00", 13);
   WriteFile(ws / "keep.txt", "keep\n");
   WriteFile(ws / "edit.txt", "old\n");
   WriteFile(ws / "gone.txt", "deleted by turn 1\n");
