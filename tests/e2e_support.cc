@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -329,6 +330,21 @@ std::vector<Json> ItemsOfType(const RecordedRequest& request, std::string_view t
     if (t == type) out.push_back(item);
   }
   return out;
+}
+
+std::vector<std::string> UserTexts(const RecordedRequest& request) {
+  std::vector<std::string> out;
+  for (const Json& item : ItemsOfType(request, "message")) {
+    if (item.value("role", "") != "user") continue;
+    for (const Json& part : item["content"]) out.push_back(part.value("text", ""));
+  }
+  return out;
+}
+
+std::string FirstId(const std::string& text, const std::string& prefix) {
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex(prefix + "([0-9a-f-]{36})"))) return "";
+  return m[1];
 }
 
 Result<std::unique_ptr<CodexTestEnv>> CodexTestEnv::Create(std::string_view script_json,

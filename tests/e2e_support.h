@@ -113,6 +113,12 @@ Result<std::vector<RecordedRequest>> ReadRecordFile(const std::filesystem::path&
 // type count as "message").
 std::vector<Json> ItemsOfType(const RecordedRequest& request, std::string_view type);
 
+// The text of every user message in `request`'s input, in order.
+std::vector<std::string> UserTexts(const RecordedRequest& request);
+
+// The first session id printed after `prefix` (a regex) in `text`, "" when none.
+std::string FirstId(const std::string& text, const std::string& prefix);
+
 struct CodexTestEnvOptions {
   std::string codex_binary;  // "" = CodexBinaryPath()
   std::string model = "gpt-test";

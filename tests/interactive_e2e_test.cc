@@ -64,25 +64,8 @@ void WaitTurnEnd(PtyProcess& p, size_t from = 0) {
       kWait));
 }
 
-// The text of every user message in a recorded request's input.
-std::vector<std::string> UserTexts(const RecordedRequest& request) {
-  std::vector<std::string> out;
-  for (const Json& item : ItemsOfType(request, "message")) {
-    if (item.value("role", "") != "user") continue;
-    for (const Json& part : item["content"]) out.push_back(part.value("text", ""));
-  }
-  return out;
-}
-
 bool Contains(const std::vector<std::string>& v, std::string_view s) {
   return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-// The first session id printed after `prefix` in `text`, "" when none.
-std::string FirstId(const std::string& text, const std::string& prefix) {
-  std::smatch m;
-  if (!std::regex_search(text, m, std::regex(prefix + "([0-9a-f-]{36})"))) return "";
-  return m[1];
 }
 
 // The session id printed in the last "resume this session with: codex resume <id>".
