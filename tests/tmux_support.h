@@ -34,7 +34,7 @@ class TmuxCodex {
   // those are the shell's rows.
   TmuxCodex(CodexTestEnv& env, std::vector<std::string> args, int cols, int rows,
             int shell_lines = 0)
-      : socket_((env.workdir().parent_path() / "tmux.sock").string()) {
+      : socket_(NextSocket(env)) {
     ProcessOptions codex = env.CodexCommand(std::move(args));
     std::vector<std::string> argv = {"new-session", "-d",
                                      "-s",          "t",
@@ -62,6 +62,10 @@ class TmuxCodex {
     // What codex printed last stays readable after it exits.
     REQUIRE(Tmux({"set-option", "-g", "remain-on-exit", "on"}).exit_code == 0);
   }
+  // kill-server returns before the server has gone; a later TmuxCodex in
+  // the same test uses a socket of its own, never one whose server is still
+  // exiting (a client that reaches that one fails: "server exited
+  // unexpectedly").
   ~TmuxCodex() { (void)Tmux({"kill-server"}); }
 
   static bool Available() {
@@ -167,6 +171,10 @@ class TmuxCodex {
     auto r = RunProcess(o);
     REQUIRE(r.ok());
     return *r;
+  }
+  static std::string NextSocket(CodexTestEnv& env) {
+    static int count = 0;
+    return (env.workdir().parent_path() / ("tmux" + std::to_string(++count) + ".sock")).string();
   }
   std::string socket_;
 };
