@@ -49,7 +49,6 @@ constexpr std::array<std::string_view, 17> kMissing = {
 // Codex subcommands of `exec`, `mcp` and `sandbox` this codex does not have.
 constexpr std::array<std::string_view, 0> kMissingExec = {};
 constexpr std::array<std::string_view, 2> kMissingMcp = {"login", "logout"};
-constexpr std::array<std::string_view, 2> kMissingFeatures = {"enable", "disable"};
 constexpr std::array<std::string_view, 1> kMissingSandbox = {"uninstall"};
 
 struct Renamed {
@@ -208,7 +207,6 @@ std::optional<std::string> MissingCodexSubcommand(const std::vector<std::string>
     if (j < argv.size() && Contains(kMissingExec, argv[j])) return "exec " + argv[j];
   }
   if (i + 1 < argv.size() && ((argv[i] == "mcp" && Contains(kMissingMcp, argv[i + 1])) ||
-                              (argv[i] == "features" && Contains(kMissingFeatures, argv[i + 1])) ||
                               (argv[i] == "sandbox" && Contains(kMissingSandbox, argv[i + 1])))) {
     return argv[i] + " " + argv[i + 1];
   }

@@ -1,13 +1,12 @@
 // The one home for running `git` on the host for codex's own purposes (the
 // interactive UI's `@` file list and `/diff`, and a review's `git status` and
-// `git merge-base`, core/review.h), in a directory the model may
-// have written. A repository's own config (and files it names) can make a
-// plain `git ls-files` or `git diff` run programs: core.fsmonitor, filter
-// drivers (filter.*.clean/smudge/process, run by `git diff`), external diff
-// and textconv, hooks, pagers, editors, signing and transport programs,
-// credential helpers, also reached through include.path / includeIf. A
-// sandboxed command can plant any of them (`git init && git config ...`), so
-// codex's git:
+// `git merge-base` and the /review picker's branches and commits, core/review.h), in a directory
+// the model may have written. A repository's own config (and files it names) can make a plain `git
+// ls-files` or `git diff` run programs: core.fsmonitor, filter drivers
+// (filter.*.clean/smudge/process, run by `git diff`), external diff and textconv, hooks, pagers,
+// editors, signing and transport programs, credential helpers, also reached through include.path /
+// includeIf. A sandboxed command can plant any of them (`git init && git config ...`), so codex's
+// git:
 //   * runs inside the read-only sandbox with the network off (the strongest
 //     layer: whatever still runs can write nothing and reach no one); only
 //     when no sandbox is available on this machine does it run unsandboxed;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <regex>
 #include <sstream>
 
@@ -166,24 +167,28 @@ Status WriteMcpServer(const std::string& codex_home, const McpServerConfig& serv
   return WriteAtomically(path, text);
 }
 
-Status WriteProjectTrust(const std::string& codex_home, const std::string& project,
-                         const std::string& level) {
-  const fs::path path = fs::path(codex_home) / "config.toml";
-  ASSIGN_OR_RETURN(std::string text, ReadText(path));
-  ASSIGN_OR_RETURN(toml::table before, Parse(text, path));
-  (void)before;
-  const std::string header = "[projects." + Quote(project) + "]";
-  const std::string line = "trust_level = " + Quote(level);
-  // The table as Codex writes it: its trust_level line is replaced, or one is
-  // put under the header; without the table, it is appended.
+namespace {
+
+// `text` with `key = value` set in the table whose header line `is_header`
+// accepts: the key's line in that table gets the new value (a comment after
+// it kept), else the line goes after the table's last line; without the table,
+// `header` and the line are appended. The caller checks the result by parsing.
+std::string SetKeyInTable(const std::string& text,
+                          const std::function<bool(const std::string&)>& is_header,
+                          const std::string& header, const std::string& key,
+                          const std::string& value) {
+  const std::string line = Key(key) + " = " + value;
+  const std::regex key_line("(\\s*" +
+                            std::regex_replace(key, std::regex(R"([^A-Za-z0-9_])"), "\\$&") +
+                            R"(\s*=\s*)(true|false|"[^"\\]*"|'[^']*')(\s*(#.*)?))");
   std::istringstream in(text);
   std::string out;
   bool in_table = false;
   bool done = false;
   for (std::string l; std::getline(in, l);) {
-    const bool is_header = !l.empty() && l[0] == '[';
-    if (in_table && !done && is_header) {
-      // The table had no trust_level: it goes after its last line.
+    const bool header_line = IsHeader(l);
+    if (in_table && !done && header_line) {
+      // The table had no such key: it goes after its last line.
       size_t blanks = 0;
       while (out.size() >= 2 && out.compare(out.size() - 2, 2, "\n\n") == 0) {
         out.pop_back();
@@ -193,9 +198,10 @@ Status WriteProjectTrust(const std::string& codex_home, const std::string& proje
       out.append(blanks, '\n');
       done = true;
     }
-    if (is_header) in_table = l == header;
-    if (in_table && !done && std::regex_match(l, std::regex("\\s*trust_level\\s*=.*"))) {
-      out += line + "\n";
+    if (header_line) in_table = is_header(l);
+    std::smatch m;
+    if (in_table && !done && std::regex_match(l, m, key_line)) {
+      out += m[1].str() + value + m[3].str() + "\n";
       done = true;
       continue;
     }
@@ -209,13 +215,56 @@ Status WriteProjectTrust(const std::string& codex_home, const std::string& proje
     if (!out.empty()) out += "\n";
     out += header + "\n" + line + "\n";
   }
+  return out;
+}
+
+}  // namespace
+
+Status WriteProjectTrust(const std::string& codex_home, const std::string& project,
+                         const std::string& level) {
+  const fs::path path = fs::path(codex_home) / "config.toml";
+  ASSIGN_OR_RETURN(std::string text, ReadText(path));
+  ASSIGN_OR_RETURN(toml::table before, Parse(text, path));
+  (void)before;
+  const std::string header = "[projects." + Quote(project) + "]";
+  const std::string out = SetKeyInTable(
+      text, [&header](const std::string& l) { return l == header; }, header, "trust_level",
+      Quote(level));
   Result<toml::table> after = Parse(out, path);
   const auto* recorded =
       after.ok() ? (*after)["projects"][project]["trust_level"].as_string() : nullptr;
   if (recorded == nullptr || recorded->get() != level) {
     return InvalidArgumentError(path.string() +
                                 " defines projects in a form codex cannot edit; add " + header +
-                                " with " + line + " by hand");
+                                " with trust_level = " + Quote(level) + " by hand");
+  }
+  std::error_code ec;
+  fs::create_directories(codex_home, ec);
+  return WriteAtomically(path, out);
+}
+
+Status WriteFeatureFlag(const std::string& codex_home, const std::string& name, bool enabled) {
+  const fs::path path = fs::path(codex_home) / "config.toml";
+  ASSIGN_OR_RETURN(std::string text, ReadText(path));
+  ASSIGN_OR_RETURN(toml::table before, Parse(text, path));
+  static const std::regex features_header(R"(^\s*\[\s*features\s*\]\s*(#.*)?$)");
+  const std::string out = SetKeyInTable(
+      text, [](const std::string& l) { return std::regex_match(l, features_header); }, "[features]",
+      name, enabled ? "true" : "false");
+  // Only features.NAME may differ, and it must now be `enabled`.
+  toml::table expected = before;
+  if (expected.get("features") == nullptr) expected.insert("features", toml::table{});
+  bool ok = false;
+  if (auto* features = expected["features"].as_table()) {
+    features->insert_or_assign(name, enabled);
+    Result<toml::table> after = Parse(out, path);
+    ok = after.ok() && *after == expected;
+  }
+  if (!ok) {
+    return InvalidArgumentError(path.string() +
+                                " defines features in a form codex cannot edit (an inline table "
+                                "or dotted keys); set features." +
+                                Key(name) + " = " + (enabled ? "true" : "false") + " by hand");
   }
   std::error_code ec;
   fs::create_directories(codex_home, ec);

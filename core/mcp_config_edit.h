@@ -1,5 +1,5 @@
-// The edits codex makes to $CODEX_HOME/config.toml. `codex mcp add` /
-// `codex mcp remove`: edits the [mcp_servers.NAME] tables
+// The edits codex makes to $CODEX_HOME/config.toml (the one home for them).
+// `codex mcp add` / `codex mcp remove`: edits the [mcp_servers.NAME] tables
 // of $CODEX_HOME/config.toml in Codex's format (command, args, [.env]; or
 // url, bearer_token_env_var), as a text edit so the rest of the file, its
 // comments included, stays byte for byte. Each edit is checked by parsing
@@ -29,5 +29,13 @@ Result<bool> RemoveMcpServer(const std::string& codex_home, const std::string& n
 // the table appended. The same checks and atomic write as above.
 Status WriteProjectTrust(const std::string& codex_home, const std::string& project,
                          const std::string& level);
+
+// `codex features enable|disable NAME`: sets `NAME = true|false` in the
+// [features] table as Codex does (the key's value replaced in place, a comment
+// after it kept; else the line put at the end of the table; else the table
+// appended). kInvalidArgument, nothing written, when the file does not parse
+// (naming file and line) or defines features in a form this edit cannot
+// change (an inline table, dotted keys).
+Status WriteFeatureFlag(const std::string& codex_home, const std::string& name, bool enabled);
 
 }  // namespace codex::core

@@ -115,3 +115,55 @@ TEST_CASE("the trust record is Codex's table; replaced in place, the rest kept b
   CHECK(s.message().find("by hand") != std::string::npos);
   CHECK(ReadConfig(inline_home) == "projects = { \"/a\" = { trust_level = \"trusted\" } }\n");
 }
+
+TEST_CASE("features enable/disable: Codex's [features] line, the rest of the file byte for byte") {
+  TempHome home;
+  const std::string original =
+      "# my settings\nmodel = \"m\" # inline note\n\n[mcp_servers.a]\ncommand = \"x\"\n";
+  home.Write(original);
+  // No [features] table: appended, as the real Codex 0.169 writes it.
+  REQUIRE(WriteFeatureFlag(home.path.string(), "unified_exec", true).ok());
+  REQUIRE(WriteFeatureFlag(home.path.string(), "view_image", false).ok());
+  CHECK(ReadConfig(home) == original + "\n[features]\nunified_exec = true\nview_image = false\n");
+  auto config = LoadConfig(home.path.string(), {});
+  REQUIRE(config.ok());
+  CHECK(config->unified_exec);
+  CHECK_FALSE(config->view_image);
+
+  // An existing key in a table followed by others: its value changes in place,
+  // its comment stays; a new key goes to the end of the table, not of the file.
+  TempHome table_home;
+  const std::string table =
+      "[features]\n# keep me\nview_image = true # trailing\n\n[profiles.p]\nmodel = \"y\"\n";
+  table_home.Write(table);
+  REQUIRE(WriteFeatureFlag(table_home.path.string(), "view_image", false).ok());
+  REQUIRE(WriteFeatureFlag(table_home.path.string(), "multi_agent", true).ok());
+  CHECK(ReadConfig(table_home) ==
+        "[features]\n# keep me\nview_image = false # trailing\nmulti_agent = true\n\n"
+        "[profiles.p]\nmodel = \"y\"\n");
+  // Set again to the same value: the file does not change.
+  REQUIRE(WriteFeatureFlag(table_home.path.string(), "multi_agent", true).ok());
+  CHECK(ReadConfig(table_home).find("multi_agent = true\n\n[profiles.p]") != std::string::npos);
+}
+
+TEST_CASE("features enable refuses what it cannot edit; nothing written") {
+  // A file that does not parse: the error names file and line.
+  TempHome broken;
+  broken.Write("# first\nmodel = \"x\n[features]\n");
+  auto s = WriteFeatureFlag(broken.path.string(), "unified_exec", true);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.message().find((broken.path / "config.toml").string() + ":2:") != std::string::npos);
+  CHECK(s.message().find('\n') == std::string::npos);
+  CHECK(ReadConfig(broken) == "# first\nmodel = \"x\n[features]\n");
+  // Inline table and dotted keys: refused by hand, file untouched.
+  for (const std::string& text : {std::string("features = { view_image = true }\n"),
+                                  std::string("features.view_image = true\nmodel = \"x\"\n")}) {
+    TempHome h;
+    h.Write(text);
+    auto r = WriteFeatureFlag(h.path.string(), "unified_exec", true);
+    INFO(text);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.message().find("by hand") != std::string::npos);
+    CHECK(ReadConfig(h) == text);
+  }
+}

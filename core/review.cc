@@ -1,6 +1,7 @@
 #include "core/review.h"
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "core/host_git.h"
 
@@ -189,6 +190,41 @@ Result<ReviewRequest> PrepareReview(const ReviewTarget& target, const std::strin
     }
   }
   return InternalError("unknown review target");
+}
+
+Result<ReviewBranches> ListReviewBranches(const std::string& cwd) {
+  ASSIGN_OR_RETURN(HostGit git, HostGit::Open(cwd));
+  ASSIGN_OR_RETURN(HostGitResult refs, git.Run({"for-each-ref", "--sort=-committerdate",
+                                                "--format=%(refname:short)", "refs/heads/"}));
+  if (refs.exit_code != 0) return NotAWorkTree(cwd);
+  ReviewBranches out;
+  ASSIGN_OR_RETURN(HostGitResult head, git.Run({"symbolic-ref", "--quiet", "--short", "HEAD"}));
+  if (head.exit_code == 0) out.current = Trim(head.stdout_text);
+  std::istringstream in(refs.stdout_text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line != out.current) out.names.push_back(line);
+  }
+  if (!out.current.empty()) out.names.push_back(out.current);
+  return out;
+}
+
+Result<std::vector<ReviewCommit>> RecentReviewCommits(const std::string& cwd, size_t limit) {
+  ASSIGN_OR_RETURN(HostGitResult log,
+                   RunHostGit(cwd, {"log", "--no-show-signature", "-n", std::to_string(limit),
+                                    "--format=%h %s", "HEAD", "--"}));
+  std::vector<ReviewCommit> out;
+  if (log.exit_code != 0) {
+    ASSIGN_OR_RETURN(HostGitResult top, RunHostGit(cwd, {"rev-parse", "--show-toplevel"}));
+    if (top.exit_code != 0) return NotAWorkTree(cwd);
+    return out;  // a repository without commits
+  }
+  std::istringstream in(log.stdout_text);
+  for (std::string line; std::getline(in, line);) {
+    const size_t sp = line.find(' ');
+    if (sp == std::string::npos) continue;
+    out.push_back({line.substr(0, sp), line.substr(sp + 1)});
+  }
+  return out;
 }
 
 ReviewOutput ParseReviewOutput(std::string_view text) {

@@ -44,6 +44,26 @@ struct ReviewRequest {
 // kFailedPrecondition naming the directory.
 Result<ReviewRequest> PrepareReview(const ReviewTarget& target, const std::string& cwd);
 
+// What the interactive /review picker offers (cli/interactive), read from the
+// git work tree `cwd` through core/host_git.h like the rest of a review:
+// the local branches, the current one (`current`, "" on a detached HEAD)
+// last and the others by their latest commit, newest first; and the newest
+// `limit` commits of HEAD with their subjects. Branch names and subjects are
+// the repository's (a subject may hold any byte but a newline): callers show
+// them through the terminal-safe rule. Outside a work tree,
+// kFailedPrecondition naming the directory.
+struct ReviewBranches {
+  std::string current;
+  std::vector<std::string> names;
+};
+Result<ReviewBranches> ListReviewBranches(const std::string& cwd);
+
+struct ReviewCommit {
+  std::string sha;  // abbreviated as git abbreviates it: unique in the repository
+  std::string subject;
+};
+Result<std::vector<ReviewCommit>> RecentReviewCommits(const std::string& cwd, size_t limit);
+
 // The developer message a review session starts with.
 std::string_view ReviewGuidelines();
 

@@ -234,6 +234,50 @@ TEST_CASE("the real Codex reads what codex mcp add writes, and the reverse") {
   CHECK(Json::parse(real({"mcp", "list", "--json"}).out).empty());
 }
 
+TEST_CASE("the real Codex reads what codex features enable/disable write, and the reverse") {
+  auto env = MakeEnv(R"([])", "# mine\n[tui]\nnotifications = true\n");
+  auto real = [&](std::vector<std::string> args) {
+    ProcessOptions p = env->CodexCommand(args);
+    p.argv[0] = kRealCodex.string();
+    return RunChecked(p);
+  };
+  auto ours = [&](std::vector<std::string> args) { return RunChecked(env->CodexCommand(args)); };
+  // The real Codex's row of a feature in its `features list`.
+  auto real_row = [&](const std::string& name) {
+    auto run = real({"features", "list"});
+    REQUIRE(run.exit_code == 0);
+    std::smatch m;
+    const std::regex row("(^|\n)" + name + " +[a-z ]+? +(true|false)\n");
+    REQUIRE(std::regex_search(run.out, m, row));
+    return m[2].str();
+  };
+  // Both defaults as the real Codex has them, then flipped by ours. (Not
+  // unified_exec: the real Codex 0.169 lists it true whatever the file says.)
+  REQUIRE(real_row("view_image") == "true");
+  REQUIRE(real_row("multi_agent_v2") == "false");
+  auto a = ours({"features", "disable", "view_image"});
+  auto b = ours({"features", "enable", "multi_agent_v2"});
+  INFO(a.err << b.err);
+  REQUIRE(a.exit_code == 0);
+  REQUIRE(b.exit_code == 0);
+  CHECK(real_row("view_image") == "false");
+  CHECK(real_row("multi_agent_v2") == "true");
+  // Ours said what the real Codex says for the same edit.
+  auto theirs = real({"features", "enable", "unified_exec"});
+  CHECK(theirs.out == "Enabled feature `unified_exec` in config.toml.\n");
+  CHECK(theirs.out == ours({"features", "enable", "unified_exec"}).out);
+  // The reverse: what the real Codex writes, ours reads.
+  REQUIRE(real({"features", "enable", "view_image"}).exit_code == 0);
+  CHECK_THAT(ours({"features", "list"}).out,
+             Catch::Contains("view_image          stable      true\n"));
+  REQUIRE(real({"features", "disable", "view_image"}).exit_code == 0);
+  CHECK_THAT(ours({"features", "list"}).out,
+             Catch::Contains("view_image          stable      false\n"));
+  // An unknown name fails in both (Codex: exit 1 and a backtrace; ours: one line, exit 2).
+  CHECK(real({"features", "enable", "no_such_feature"}).exit_code != 0);
+  CHECK(ours({"features", "enable", "no_such_feature"}).exit_code == 2);
+}
+
 // The call and output items of `request` whose call_id is in `ids`, in order,
 // with their keys sorted (Codex writes a function_call's keys in its own
 // order; the values are what is compared).

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -74,7 +75,6 @@ TEST_CASE("Codex subcommand words are never a prompt: refused by name, exit 2, n
                                         {"mcp-server"},
                                         {"app-server"},
                                         {"apply"},
-                                        {"features", "enable", "unified_exec"},
                                         {"debug"},
                                         {"cloud"},
                                         {"-m", "x", "doctor", "--base", "main"}}) {
@@ -168,6 +168,66 @@ TEST_CASE("codex features list: the features that act here, their stage and effe
   CHECK_THAT(run.out, Catch::Contains("view_image          stable      true\n"));
   run = RunOk(*env, {"-c", "web_search=\"live\"", "features", "list"});
   CHECK_THAT(run.out, Catch::Contains("web_search_request  deprecated  true\n"));
+  CHECK(env->server().requests_to("/responses").empty());
+}
+
+TEST_CASE(
+    "codex features enable/disable write [features] as Codex does; bad input writes nothing") {
+  auto env = MakeEnv(R"([])",
+                     "# my settings\n[tui]\nnotifications = true # note\n\n"
+                     "[mcp_servers.a]\ncommand = \"x\"\n");
+  const auto config = [&] {
+    std::ifstream in(env->codex_home() / "config.toml");
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string original = config();
+  REQUIRE(original.find("notifications = true # note\n\n[mcp_servers.a]\ncommand = \"x\"\n") !=
+          std::string::npos);
+  // Codex 0.169's words, on stdout; the table appended, the rest kept.
+  auto run = RunOk(*env, {"features", "enable", "unified_exec"});
+  CHECK(run.out == "Enabled feature `unified_exec` in config.toml.\n");
+  CHECK(run.err.empty());
+  run = RunOk(*env, {"features", "disable", "view_image"});
+  CHECK(run.out == "Disabled feature `view_image` in config.toml.\n");
+  CHECK(config() == original + "\n[features]\nunified_exec = true\nview_image = false\n");
+  // What it wrote acts here.
+  CHECK_THAT(RunOk(*env, {"features", "list"}).out,
+             Catch::Contains("view_image          stable      false\n"));
+  // A Codex feature without a counterpart here is written, and the user told so.
+  run = RunOk(*env, {"features", "enable", "multi_agent"});
+  CHECK(run.out == "Enabled feature `multi_agent` in config.toml.\n");
+  REQUIRE(ErrorLines(run.err).empty());
+  CHECK_THAT(run.err, Catch::Contains("does not act on `multi_agent`"));
+  const std::string written = config();
+  CHECK(written.ends_with("view_image = false\nmulti_agent = true\n"));
+
+  // Bad input: one line naming what was wrong, exit 2, the file untouched.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"features", "enable", "no_such_feature"},
+        {"features", "disable", "no_such_feature"},
+        {"-p", "work", "features", "enable", "unified_exec"},
+        {"features", "enable"}}) {
+    run = Run(*env, args);
+    INFO(args.back() << ": " << run.err);
+    CHECK(run.exit_code == 2);
+    auto lines = ErrorLines(run.err);
+    REQUIRE(lines.size() == 1);
+    CHECK(run.out.empty());
+    CHECK(config() == written);
+    if (args.back() == "no_such_feature") {
+      CHECK_THAT(lines[0], Catch::Contains("'no_such_feature'"));
+      CHECK_THAT(lines[0], Catch::Contains("codex features list"));
+    }
+  }
+  // A config.toml that does not parse: named with its line, nothing written.
+  const std::string broken = "# fine\nmodel = \"unterminated\n[features]\n";
+  std::ofstream(env->codex_home() / "config.toml", std::ios::trunc) << broken;
+  run = Run(*env, {"features", "enable", "unified_exec"});
+  CHECK(run.exit_code == 2);
+  auto lines = ErrorLines(run.err);
+  REQUIRE(lines.size() == 1);
+  CHECK_THAT(lines[0], Catch::Contains((env->codex_home() / "config.toml").string() + ":2:"));
+  CHECK(config() == broken);
   CHECK(env->server().requests_to("/responses").empty());
 }
 

@@ -241,7 +241,7 @@ TEST_CASE("review's own git runs through host_git: a planted core.fsmonitor neve
 // /review in the interactive session, on a terminal (tmux): the review runs as
 // a session of its own with Codex's request, its findings drawn rendered, and
 // the session the user was in goes on with its own transcript and key.
-TEST_CASE("in tmux: /review, /review base BRANCH, then the session goes on") {
+TEST_CASE("in tmux: /review uncommitted, /review base BRANCH, then the session goes on") {
   if (!TmuxCodex::Available()) {
     SkipPart("tmux is not installed (scripts/install-deps.sh): /review cannot be tested here");
     return;
@@ -257,7 +257,7 @@ TEST_CASE("in tmux: /review, /review base BRANCH, then the session goes on") {
   t.Type("hello");
   t.Key("Enter");
   t.WaitForText("first answer");
-  t.Type("/review");
+  t.Type("/review uncommitted");
   t.Key("Enter");
   t.WaitForText(">> Code review started: current changes <<");
   t.WaitForText("<< Code review finished >>");
@@ -287,6 +287,166 @@ TEST_CASE("in tmux: /review, /review base BRANCH, then the session goes on") {
   CHECK(requests[1].body["prompt_cache_key"] != requests[0].body["prompt_cache_key"]);
   CHECK(requests[3].body.dump().find("Off by one") == std::string::npos);
   CHECK(LastUserText(requests[3]) == "and now?");
+}
+
+// /review alone on a terminal: Codex 0.169's presets in the picker (its words
+// and order, captured from the real Codex's TUI), then the branches or recent
+// commits of the repository (read through host_git: a planted core.fsmonitor
+// never runs) or the composer for instructions. Each choice must send exactly
+// the request its typed form sends; Esc at each level sends nothing; a commit
+// subject holding escape sequences is drawn inert.
+TEST_CASE("in tmux: /review's picker sends what the typed modes send; Esc sends nothing") {
+  if (!TmuxCodex::Available()) {
+    SkipPart("tmux is not installed (scripts/install-deps.sh): /review cannot be tested here");
+    return;
+  }
+  auto env =
+      MakeEnv(R"({"default": "{\"findings\":[],\"overall_explanation\":\"Looked {{n}}.\"}"})");
+  const Repo repo = MakeRepo(env->workdir());
+  // On top of feature: a commit whose subject tries to retitle the terminal.
+  Git(env->workdir(),
+      {"commit", "-q", "--allow-empty", "-m", "evil \x1b]2;pwned\x07 \x1b[31mred subject"});
+  const std::string evil = Git(env->workdir(), {"log", "-1", "--format=%h"});
+  const std::string three = Git(env->workdir(), {"log", "-1", "--format=%h", "HEAD~1"});
+  const fs::path marker = env->root() / "fsmonitor-ran";
+  Git(env->workdir(), {"config", "core.fsmonitor", "touch " + marker.string() + "; false"});
+
+  // And codex's own environment asks every git to trace itself into a file:
+  // host_git builds git's environment from nothing, so no git codex runs
+  // writes it (for-each-ref and log never run an fsmonitor, a plain git
+  // with this environment would write the trace).
+  const fs::path trace = env->root() / "git-trace";
+  TmuxCodex t(*env, {}, 120, 60, 0, {{"GIT_TRACE", trace.string()}});
+  t.WaitForText("›");
+  auto requests = [&] { return env->server().requests_to("/responses"); };
+  size_t done = 0;  // reviews finished so far
+  // Runs what the keys choose (or the typed command) to its end; its request.
+  auto finish = [&] {
+    ++done;
+    t.WaitForText("Looked " + std::to_string(done) + ".");
+    t.WaitForText("<< Code review finished >>");
+    REQUIRE(requests().size() == done);
+    return requests().back();
+  };
+  auto typed = [&](const std::string& command) {
+    t.Type(command);
+    t.Key("Enter");
+    return finish();
+  };
+  auto same = [&](const RecordedRequest& picked, const RecordedRequest& by_hand) {
+    CheckReviewRequest(picked);
+    INFO("picked: " << picked.InputItems().dump() << "\ntyped: " << by_hand.InputItems().dump());
+    CHECK(picked.InputItems() == by_hand.InputItems());
+    CHECK(picked.body["tools"] == by_hand.body["tools"]);
+  };
+  auto open_presets = [&] {
+    t.Type("/review");
+    t.Key("Enter");
+    t.WaitForText("Select a review preset");
+    t.WaitForText("Custom review instructions");
+  };
+
+  // The presets, in Codex's order and words; Esc closes them, nothing sent.
+  open_presets();
+  std::string screen = t.Screen();
+  INFO(screen);
+  const size_t base_row = screen.find("Review against a base branch (PR Style)");
+  const size_t uncommitted_row = screen.find("Review uncommitted changes");
+  const size_t commit_row = screen.find("Review a commit");
+  const size_t custom_row = screen.find("Custom review instructions");
+  REQUIRE(custom_row != std::string::npos);
+  CHECK(base_row < uncommitted_row);
+  CHECK(uncommitted_row < commit_row);
+  CHECK(commit_row < custom_row);
+  t.Key("Escape");
+  t.WaitStill();
+  CHECK(requests().empty());
+
+  // Against a base branch: the branches, the current one named and last.
+  open_presets();
+  t.Key("Enter");
+  t.WaitForText("Select a base branch (current branch: feature)");
+  t.WaitForText("/review base feature");
+  screen = t.Screen();
+  CHECK(screen.find("/review base main") < screen.find("/review base feature"));
+  t.Key("Escape");  // out of the branch list: nothing sent
+  t.WaitStill();
+  CHECK(requests().empty());
+  open_presets();
+  t.Key("Enter");
+  t.WaitForText("/review base feature");
+  t.Key("Enter");  // main, the first
+  t.WaitForText(">> Code review started: changes against 'main' <<");
+  const RecordedRequest picked_base = finish();
+  CHECK_THAT(LastUserText(picked_base), Catch::Contains("`git diff " + repo.base_sha + "`"));
+  same(picked_base, typed("/review base main"));
+
+  // Uncommitted changes.
+  open_presets();
+  t.Key("Down");
+  t.Key("Enter");
+  t.WaitForText(">> Code review started: current changes <<");
+  const RecordedRequest picked_uncommitted = finish();
+  CHECK_THAT(LastUserText(picked_uncommitted), Catch::Contains("current code changes"));
+  same(picked_uncommitted, typed("/review uncommitted"));
+
+  // A commit: the recent ones, newest first, their subjects inert.
+  open_presets();
+  t.Key("Down");
+  t.Key("Down");
+  t.Key("Enter");
+  t.WaitForText("Select a commit to review");
+  t.WaitForText("/review commit " + three + " add three");
+  screen = t.Text();
+  CHECK_THAT(screen, Catch::Contains("/review commit " + evil + " evil ^[]2;pwned^G ^[[31mred"));
+  CHECK(t.PaneTitle().find("pwned") == std::string::npos);
+  t.Key("Escape");
+  t.WaitStill();
+  CHECK(requests().size() == done);
+  t.Type("/review commit");  // the commit list straight away
+  t.Key("Enter");
+  t.WaitForText("Select a commit to review");
+  t.WaitStill();
+  t.Key("Down");  // the second: "add three"
+  t.Key("Enter");
+  t.WaitForText(">> Code review started: commit " + three + ": add three <<");
+  const RecordedRequest picked_commit = finish();
+  CHECK_THAT(LastUserText(picked_commit), Catch::Contains("commit " + three + " (\"add three\")"));
+  same(picked_commit, typed("/review commit " + three + " add three"));
+  // The evil one picked: its subject reaches the model as written, the screen inert.
+  t.Type("/review commit");
+  t.Key("Enter");
+  t.WaitForText("Select a commit to review");
+  t.WaitStill();
+  t.Key("Enter");
+  t.WaitForText(">> Code review started: commit " + evil + ": evil ^[]2;pwned^G");
+  const RecordedRequest picked_evil = finish();
+  CHECK_THAT(LastUserText(picked_evil), Catch::Contains("evil \x1b]2;pwned\x07"));
+  CHECK(t.PaneTitle().find("pwned") == std::string::npos);
+
+  // Custom instructions: the composer holds "/review " for them.
+  open_presets();
+  t.Key("Up");
+  t.Key("Enter");
+  t.WaitForText("Custom review instructions: type them after /review");
+  t.Type("look only at error handling");
+  t.Key("Enter");
+  t.WaitForText(">> Code review started: look only at error handling <<");
+  const RecordedRequest picked_custom = finish();
+  CHECK(LastUserText(picked_custom) == "look only at error handling");
+  same(picked_custom, typed("/review look only at error handling"));
+
+  // None of the picker's git (nor the reviews') ran the planted fsmonitor,
+  // and the attack is live: the repository's plain `git status` runs it.
+  CHECK_FALSE(fs::exists(marker));
+  CHECK_FALSE(fs::exists(trace));
+  ProcessOptions p;
+  p.argv = {"git", "status", "--porcelain"};
+  p.cwd = env->workdir();
+  p.env = {{"GIT_TRACE", trace.string()}};
+  REQUIRE(RunProcess(p).ok());
+  CHECK(fs::exists(marker));
+  CHECK(fs::exists(trace));
 }
 
 }  // namespace

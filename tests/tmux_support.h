@@ -14,6 +14,7 @@
 #include <regex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tests/e2e_support.h"
@@ -32,10 +33,12 @@ class TmuxCodex {
   // tmux moves its top rows (as many as the re-wrapping added) into the
   // scrollback, where no program can erase them; on a screen that was full,
   // those are the shell's rows.
+  // `extra_env` is added to codex's environment.
   TmuxCodex(CodexTestEnv& env, std::vector<std::string> args, int cols, int rows,
-            int shell_lines = 0)
+            int shell_lines = 0, std::vector<std::pair<std::string, std::string>> extra_env = {})
       : socket_(NextSocket(env)) {
     ProcessOptions codex = env.CodexCommand(std::move(args));
+    for (auto& [k, v] : extra_env) codex.env[k] = v;
     std::vector<std::string> argv = {"new-session", "-d",
                                      "-s",          "t",
                                      "-x",          std::to_string(cols),
@@ -149,6 +152,8 @@ class TmuxCodex {
     while (!rest.empty() && rest.back() == ' ') rest.pop_back();
     return rest;
   }
+  // The pane's title (what an OSC 0/2 sequence written to the terminal set).
+  std::string PaneTitle() { return Tmux({"display", "-p", "-t", "t", "#{pane_title}"}).out; }
   // Waits until the screen stops changing (the spinner's seconds aside).
   void WaitStill() {
     std::string last;

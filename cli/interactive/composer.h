@@ -93,6 +93,12 @@ class Composer {
     UpdatePopup();
   }
 
+  // Puts `text` in the editor, the cursor at its end (/review custom: "/review ").
+  void Prefill(const std::string& text) {
+    editor_.SetBuffer(text);
+    UpdatePopup();
+  }
+
   // A picker under the prompt: choosing an item submits "/<command> <value>".
   void OpenChoice(const std::string& command, const std::string& current,
                   const std::vector<std::pair<std::string, std::string>>& choices);

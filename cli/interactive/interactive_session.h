@@ -166,8 +166,11 @@ class InteractiveSession {
   // A y/n question (Enter, Esc, Ctrl-C: no); the terminal's key or a stdin line.
   bool AskYesNo(const std::string& question);
   // Opens a picker under the composer: choosing runs "/<command> <value>".
+  // The picker under the prompt (the one for /model, /approvals, /permissions,
+  // /review): a dim line with `title` (if any) and how to choose.
   void OpenChoice(const std::string& command, const std::string& current,
-                  const std::vector<std::pair<std::string, std::string>>& choices);
+                  const std::vector<std::pair<std::string, std::string>>& choices,
+                  const std::string& title = "");
 
   GlobalOptions global_;  // a copy: /model EFFORT adds a -c override
   InteractiveOptions options_;

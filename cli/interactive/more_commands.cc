@@ -56,17 +56,76 @@ void InteractiveSession::InitCommand() {
   RunUserTurn(kInitPrompt);
 }
 
-// /review [base BRANCH | commit SHA [TITLE] | INSTRUCTIONS]: the review of
-// `codex review` (core/review.h) as a session of its own, run here with its
-// answer rendered as Codex renders it; the session the user is in goes on.
+// /review [base BRANCH | uncommitted | commit SHA [TITLE] | INSTRUCTIONS]:
+// the review of `codex review` (core/review.h) as a session of its own, run
+// here with its answer rendered as Codex renders it; the session the user is
+// in goes on. On a terminal, `/review` alone opens Codex's four presets in the
+// picker (OpenChoice), and `/review base` / `/review commit` the branches /
+// recent commits to choose from; each choice submits the typed form, so a
+// picked review is the typed one. `/review custom` puts "/review " in the
+// composer for the instructions. Branch names and commit subjects are the
+// repository's: the picker draws them through NeutralizeControls.
 void InteractiveSession::ReviewCommand(const SlashCommand& cmd) {
   core::ReviewTarget target;
   const std::string& arg = cmd.arg;
+  const std::string& cwd = engine_->config().cwd;
   auto word_after = [&](size_t n) {
     std::string rest = arg.substr(std::min(arg.size(), n));
     rest.erase(0, std::min(rest.size(), rest.find_first_not_of(" \t")));
     return rest;
   };
+  if (arg.empty() && tty_) {
+    OpenChoice("review", "",
+               {{"base", "Review against a base branch (PR Style)"},
+                {"uncommitted", "Review uncommitted changes"},
+                {"commit", "Review a commit"},
+                {"custom", "Custom review instructions"}},
+               "Select a review preset");
+    return;
+  }
+  if (arg == "base" || arg == "commit") {
+    if (!tty_) {
+      Warn("/review " + arg + " needs " +
+           (arg == "base" ? "a branch: /review base BRANCH"
+                          : "a commit: /review commit SHA [TITLE]"));
+      return;
+    }
+    std::vector<std::pair<std::string, std::string>> choices;
+    std::string title;
+    if (arg == "base") {
+      auto branches = core::ListReviewBranches(cwd);
+      if (!branches.ok()) {
+        Warn(branches.status().message());
+        return;
+      }
+      for (const std::string& b : branches->names) choices.emplace_back("base " + b, "");
+      title = "Select a base branch" +
+              (branches->current.empty() ? "" : " (current branch: " + branches->current + ")");
+    } else {
+      auto commits = core::RecentReviewCommits(cwd, 12);
+      if (!commits.ok()) {
+        Warn(commits.status().message());
+        return;
+      }
+      // The typed form with the subject as its title, as Codex titles a picked commit.
+      for (const core::ReviewCommit& c : *commits) {
+        choices.emplace_back("commit " + c.sha + (c.subject.empty() ? "" : " " + c.subject), "");
+      }
+      title = "Select a commit to review";
+    }
+    if (choices.empty()) {
+      Warn(arg == "base" ? "no branch to review against here"
+                         : "no commit to review here (the repository has none)");
+      return;
+    }
+    OpenChoice("review", "", choices, title);
+    return;
+  }
+  if (arg == "custom" && tty_) {
+    composer_.Prefill("/review ");
+    Say(style_.Dim("Custom review instructions: type them after /review and press Enter") + "\n");
+    return;
+  }
   if (arg.starts_with("base ")) {
     target.kind = core::ReviewTarget::Kind::kBaseBranch;
     target.branch = word_after(5);
@@ -76,11 +135,11 @@ void InteractiveSession::ReviewCommand(const SlashCommand& cmd) {
     const size_t sp = rest.find_first_of(" \t");
     target.sha = rest.substr(0, sp);
     if (sp != std::string::npos) target.title = word_after(7 + sp);
-  } else if (!arg.empty()) {
+  } else if (!arg.empty() && arg != "uncommitted") {
     target.kind = core::ReviewTarget::Kind::kCustom;
     target.instructions = arg;
   }
-  auto request = core::PrepareReview(target, engine_->config().cwd);
+  auto request = core::PrepareReview(target, cwd);
   if (!request.ok()) {
     Warn(request.status().message());
     return;

@@ -221,11 +221,15 @@ void InteractiveSession::NewCommand() {
   Banner(false);
 }
 
-void InteractiveSession::OpenChoice(
-    const std::string& command, const std::string& current,
-    const std::vector<std::pair<std::string, std::string>>& choices) {
+void InteractiveSession::OpenChoice(const std::string& command, const std::string& current,
+                                    const std::vector<std::pair<std::string, std::string>>& choices,
+                                    const std::string& title) {
   composer_.OpenChoice(command, current, choices);
-  Say(style_.Dim("choose with ↑↓ and Enter (Esc closes); current: " + current) + "\n");
+  // The title may name a branch: the repository's text.
+  Say(style_.Dim(NeutralizeControls((title.empty() ? "" : title + ": ") +
+                                    "choose with ↑↓ and Enter (Esc closes)" +
+                                    (current.empty() ? "" : "; current: " + current))) +
+      "\n");
 }
 
 void InteractiveSession::ShowStatus() {

@@ -30,8 +30,9 @@ const std::vector<SlashSpec>& SlashCommands() {
       {SlashKind::kRename, "/rename", "NAME", "name this session (codex resume NAME finds it)"},
       {SlashKind::kUndo, "/undo", "",
        "restore the files the last turn changed (again: the turn before)"},
-      {SlashKind::kReview, "/review", "[base BRANCH | commit SHA [TITLE] | INSTRUCTIONS]",
-       "review the uncommitted changes (or a branch, a commit, or by your instructions)"},
+      {SlashKind::kReview, "/review",
+       "[base BRANCH | uncommitted | commit SHA [TITLE] | INSTRUCTIONS]",
+       "review my current changes and find issues (a picker of what to review)"},
       {SlashKind::kQuit, "/quit", "", "exit (also /exit, Ctrl-D)"},
   };
   return kCommands;
