@@ -275,6 +275,12 @@ Result<WorkspacePolicy> WorkspacePolicy::Compute(const WritableRootsSpec& spec) 
       RETURN_IF_ERROR(b.Submodules(dir));
     }
   }
+  for (const std::string& p : spec.read_only_paths) {
+    // Canonical already: no link left for a command to swap.
+    if (std::string real = RealPath(p).value_or(""); !real.empty()) {
+      RETURN_IF_ERROR(b.Entry(real, false, false, false));
+    }
+  }
   policy.protected_ = b.Take();
   for (const std::string& p : spec.private_paths) {
     if (std::string real = RealPath(p).value_or(""); !real.empty()) policy.private_.push_back(real);
