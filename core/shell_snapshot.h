@@ -11,8 +11,9 @@
 // exported variables the command would inherit, then `exec bash -l -c DUMP`
 // runs the login files and lists the state they left: exported variables
 // (with their attributes), `shopt -p`, `set +o`, `declare -f`, `alias -p`,
-// each section behind a line holding a random nonce (so what the dotfiles
-// print cannot forge one). It runs through the session's CommandRunner with
+// each section behind a line holding a random nonce (so that what the
+// dotfiles print is not taken for a section; they are the user's own files,
+// trusted as much as at every `bash -lc`). It runs through the session's CommandRunner with
 // the session's sandbox policy (never unsandboxed, whatever the command was
 // approved for), in $HOME (not the workspace: the dotfiles run where they
 // would at login, not in an untrusted checkout), with kShellSnapshotTimeoutMs.
