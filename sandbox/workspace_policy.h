@@ -60,6 +60,8 @@ struct WritableRootsSpec {
   // Codex's own files that commands read but never write (the shell
   // snapshots, core/shell_snapshot.h): protected like `.git` wherever a root
   // covers them. They must exist to be protected (an absent one is skipped).
+  // One that only a temp root covers is `temp_top` (kept writable by the
+  // Landlock-only fallback, as /tmp's top-level .git; see ProtectedPath).
   std::vector<std::string> read_only_paths;
 };
 

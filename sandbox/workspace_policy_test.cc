@@ -156,6 +156,18 @@ TEST_CASE("Read-only paths (the shell snapshots): protected inside a root, skipp
   CHECK(Find(*p, dir.path() / "absent") == nullptr);
   CHECK_THAT(p->WhyNotWritable((snapshots / "1.2.ab.sh").string()), Catch::Contains("read-only"));
   CHECK(p->WhyNotWritable((dir.path() / "home" / ".codex" / "other").string()).empty());
+
+  // Covered by /tmp alone: still protected, marked for the Landlock-only
+  // fallback as /tmp's own top-level .git is.
+  spec.extra.clear();
+  spec.exclude_slash_tmp = false;
+  auto in_tmp = WorkspacePolicy::Compute(spec);
+  REQUIRE(in_tmp.ok());
+  pp = Find(*in_tmp, snapshots);
+  REQUIRE(pp != nullptr);
+  CHECK(pp->in_root);
+  CHECK(pp->temp_top);
+  CHECK_THAT(in_tmp->WhyNotWritable((snapshots / "x.sh").string()), Catch::Contains("read-only"));
 }
 
 TEST_CASE("A worktree's gitdir and common dir, a submodule's .git file") {

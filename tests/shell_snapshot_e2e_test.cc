@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sandbox/landlock.h"
+#include "sandbox/launcher.h"
 #include "testing/files.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
@@ -111,9 +112,6 @@ TEST_CASE("shell snapshot: the profile runs once a session; no call leaks into t
   INFO("stderr: " << run.err);
   REQUIRE(run.exit_code == 0);
 
-  // One capture, four commands: the profile ran once.
-  CHECK(ProfileRuns(home) == 1);
-
   const std::string c1 = Output(*env, "c1");
   INFO("c1: " << c1);
   // Spawned as a non-login bash -c (the rewrite at spawn time) ...
@@ -127,20 +125,28 @@ TEST_CASE("shell snapshot: the profile runs once a session; no call leaks into t
   // Neither the export nor the cd of c1, nor the profile's own `cd /`.
   CHECK(c2 == "leaked=no\npwd=" + workdir + "\nsnap_fn:two\n");
 
-  // A sandboxed command can neither change nor remove the snapshot ...
+  // A sandboxed command can neither change nor remove the snapshot (with
+  // namespaces: $CODEX_HOME lies under /tmp here, a writable root) ...
   const std::string c3 = Output(*env, "c3");
   INFO("c3: " << c3);
-  CHECK(c3.find("wrote") == std::string::npos);
-  CHECK(c3.find("removed") == std::string::npos);
-  CHECK_THAT(c3,
-             (Catch::Contains("Read-only file system") || Catch::Contains("Permission denied")) &&
-                 Catch::EndsWith("tried\n"));
-  // ... so the next call starts from it, untouched; nested shells do not
-  // source it again.
+  const bool namespaces = sandbox::ProbeBwrap().usable;
+  if (namespaces) {
+    CHECK(c3.find("wrote") == std::string::npos);
+    CHECK(c3.find("removed") == std::string::npos);
+    CHECK_THAT(c3, Catch::Contains("Read-only file system") && Catch::EndsWith("tried\n"));
+  } else {
+    WARN("no namespaces here (" + sandbox::ProbeBwrap().reason +
+         "): Landlock alone leaves a snapshot under /tmp writable; checking that a changed one "
+         "is not sourced");
+  }
+  // ... so the next call starts from it untouched (or, changed, from plain
+  // -lc, never from what was planted); nested shells do not source it again.
   const std::string c4 = Output(*env, "c4");
   INFO("c4: " << c4);
   CHECK(c4 == "snap_fn:four\nvar=from the profile\nnested=\n");
-  CHECK(ProfileRuns(home) == 1);
+  // One capture, four commands: the profile ran once (twice when the changed
+  // snapshot was dropped for plain -lc).
+  CHECK(ProfileRuns(home) == (namespaces ? 1 : 2));
 
   // The model's calls and --json show `bash -lc SCRIPT` as sent.
   const auto commands = CompletedItems(run.out, "command_execution");
