@@ -244,6 +244,7 @@ struct FeatureRow {
 // The features with a counterpart here (core/config.cc reads them), by name.
 std::vector<FeatureRow> KnownFeatures(const core::Config& config) {
   return {
+      {"shell_snapshot", "stable", config.shell_snapshot},
       {"unified_exec", "stable", config.unified_exec},
       {"view_image", "stable", config.view_image},
       {"web_search_cached", "deprecated", config.web_search},

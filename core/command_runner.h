@@ -40,6 +40,9 @@ struct SandboxPolicy {
   bool exclude_tmpdir_env_var = false;
   // codex's own state no command may touch (e.g. the --ephemeral store).
   std::vector<std::string> private_paths;
+  // codex's own files commands may read but never write (the shell
+  // snapshots, core/shell_snapshot.h).
+  std::vector<std::string> read_only_paths;
 };
 
 struct CommandSpec {

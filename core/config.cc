@@ -15,6 +15,7 @@
 #include "core/mcp_config_parse.h"
 #include "core/project_context.h"
 #include "core/project_trust.h"
+#include "core/shell_snapshot.h"
 
 namespace codex::core {
 
@@ -276,6 +277,7 @@ constexpr std::string_view kKnownKeys[] = {
     "hide_agent_reasoning",
     "parallel_tool_calls",
     "features.unified_exec",     // uexec (issue 24)
+    "features.shell_snapshot",   // shell snapshot (issue 24)
     "tools.view_image",          // uexec (issue 24)
     "tools.web_search",          // uexec (issue 24)
     "shell_environment_policy",  // sandbox-cls (issue 10)
@@ -424,6 +426,9 @@ SandboxPolicy SandboxPolicyFor(const Config& config) {
   policy.exclude_slash_tmp = config.sandbox_exclude_slash_tmp;
   policy.exclude_tmpdir_env_var = config.sandbox_exclude_tmpdir_env_var;
   policy.private_paths = config.sandbox_private_paths;
+  if (config.shell_snapshot && !config.codex_home.empty()) {
+    policy.read_only_paths.push_back(ShellSnapshotDir(config.codex_home));
+  }
   return policy;
 }
 
@@ -564,6 +569,7 @@ Status ReadModelAndPolicyKeys(const toml::table& root, Config& config) {
   if (auto* features = root.get("features")) {
     if (auto* t = features->as_table()) {
       RETURN_IF_ERROR(ReadBool(*t, "features.", "unified_exec", config.unified_exec));
+      RETURN_IF_ERROR(ReadBool(*t, "features.", "shell_snapshot", config.shell_snapshot));
       RETURN_IF_ERROR(ReadBool(*t, "features.", "view_image", config.view_image));
       RETURN_IF_ERROR(ReadBool(*t, "features.", "web_search_request", config.web_search));
       RETURN_IF_ERROR(ReadBool(*t, "features.", "web_search_cached", config.web_search));

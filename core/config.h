@@ -104,6 +104,10 @@ struct Config {
   // as in Codex 0.169; `false` offers `shell`. A `shell` call in a recorded
   // session runs under either harness.
   bool unified_exec = true;
+  // [features] shell_snapshot: capture the login shell's state once per
+  // session and run each `bash -lc SCRIPT` as `bash -c SCRIPT` from it
+  // (core/shell_snapshot.h). On by default, as in Codex 0.169.
+  bool shell_snapshot = true;
   // [tools] view_image: offer view_image (core/view_image.h). On by default,
   // as in Codex 0.169.
   bool view_image = true;

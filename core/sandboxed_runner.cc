@@ -53,6 +53,7 @@ Result<sandbox::SandboxSpec> ToSandboxSpec(const CommandSpec& spec) {
                      sandbox::WorkspacePolicy::Compute(WritableRootsFor(spec.sandbox, spec.cwd)));
     out.writable_roots = policy.root_paths();
     out.private_paths = spec.sandbox.private_paths;
+    out.read_only_paths = spec.sandbox.read_only_paths;
   }
   return out;
 }
@@ -90,12 +91,14 @@ Result<std::string> ServerKey(const sandbox::SandboxSpec& spec) {
                     std::to_string(static_cast<int>(spec.network));
   for (const std::string& root : spec.writable_roots) key += "|" + root;
   for (const std::string& p : spec.private_paths) key += "|private:" + p;
+  for (const std::string& p : spec.read_only_paths) key += "|read-only:" + p;
   if (spec.mode != sandbox::Mode::kWorkspaceWrite) return key;
   sandbox::WritableRootsSpec roots;
   roots.extra = spec.writable_roots;
   roots.exclude_slash_tmp = true;  // spec.writable_roots lists them when wanted
   roots.exclude_tmpdir_env_var = true;
   roots.private_paths = spec.private_paths;
+  roots.read_only_paths = spec.read_only_paths;
   ASSIGN_OR_RETURN(sandbox::WorkspacePolicy policy, sandbox::WorkspacePolicy::Compute(roots));
   std::error_code ignored;
   for (const sandbox::ProtectedPath& p : policy.protected_paths()) {
@@ -140,6 +143,7 @@ sandbox::WritableRootsSpec WritableRootsFor(const SandboxPolicy& policy, const s
   out.exclude_slash_tmp = policy.exclude_slash_tmp;
   out.exclude_tmpdir_env_var = policy.exclude_tmpdir_env_var;
   out.private_paths = policy.private_paths;
+  out.read_only_paths = policy.read_only_paths;
   return out;
 }
 

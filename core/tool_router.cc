@@ -123,6 +123,12 @@ ToolRouter::ToolRouter(const Config& config, CommandRunner& runner, Approver* ap
     : config_(config), runner_(runner), approver_(approver), observer_(observer) {
   tools_json_ = BuiltinToolsJson(config);
   builtin_tools_json_ = tools_json_;
+  if (config.shell_snapshot && !config.codex_home.empty()) {
+    shell_snapshot_ = std::make_unique<ShellSnapshot>(
+        ShellSnapshot::Options{ShellSnapshotDir(config.codex_home), SandboxPolicyFor(config),
+                               config.shell_environment_policy, "", kShellSnapshotTimeoutMs},
+        runner);
+  }
 }
 
 void ToolRouter::BeginTurn() {
@@ -362,6 +368,7 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
   ApprovalInput& input = gate.input;
 
   CommandSpec spec = CommandSpecFor(argv, cwd, choice);
+  if (shell_snapshot_) shell_snapshot_->Prepare(spec, cancel);
   spec.timeout_ms = timeout_ms > 0 ? timeout_ms : config_.shell_timeout_ms;
   spec.on_output = [this, id = activity.call_id](std::string_view chunk) {
     observer_.OnToolOutput(id, chunk);

@@ -27,6 +27,7 @@
 #include "core/config.h"
 #include "core/item.h"
 #include "core/mcp_tools.h"
+#include "core/shell_snapshot.h"
 #include "core/turn_observer.h"
 #include "core/unified_exec.h"
 
@@ -138,6 +139,8 @@ class ToolRouter {
   std::vector<McpToolInfo> mcp_tools_;  // this turn's, in offered order
   std::vector<PlanStep> plan_;
   ExecSessions exec_sessions_;  // unified exec's live processes, killed with the router
+  // features.shell_snapshot: login commands start from it (null when off).
+  std::unique_ptr<ShellSnapshot> shell_snapshot_;
 };
 
 // Formats a finished command for the model: {"output":…,"metadata":{exit_code,duration_seconds}}

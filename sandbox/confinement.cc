@@ -127,6 +127,7 @@ Result<std::unique_ptr<Confinement>> Confinement::Prepare(const SandboxSpec& spe
     roots.exclude_slash_tmp = true;  // the caller lists /tmp and $TMPDIR when it wants them
     roots.exclude_tmpdir_env_var = true;
     roots.private_paths = spec.private_paths;
+    roots.read_only_paths = spec.read_only_paths;
     ASSIGN_OR_RETURN(c->policy_, WorkspacePolicy::Compute(roots));
     c->roots_ = c->policy_.root_paths();
     for (const ProtectedPath& p : c->policy_.protected_paths()) {

@@ -80,6 +80,9 @@ struct SandboxSpec {
   // kWorkspaceWrite only: codex's own state (e.g. the --ephemeral store),
   // masked with namespaces and never writable.
   std::vector<std::string> private_paths;
+  // kWorkspaceWrite only: codex's own files commands may read but never
+  // write (WritableRootsSpec::read_only_paths).
+  std::vector<std::string> read_only_paths;
   // kWorkspaceWrite with namespaces: a private, writable /dev/shm (a fresh
   // directory under the host's /dev/shm, removed by ~Confinement). Turn it
   // off when the Confinement is never destroyed (the command replaces this

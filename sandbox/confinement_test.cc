@@ -909,6 +909,32 @@ TEST_CASE("Private paths (the --ephemeral store) are masked and never writable")
   }
 }
 
+TEST_CASE("Read-only paths (the shell snapshots) are readable and never writable") {
+  for (const Layers layers : AvailableLayers()) {
+    INFO(Name(layers));
+    LayerChoice choice(layers);
+    Tree t;
+    const fs::path dir = t.ws() / "home" / ".codex" / "shell_snapshots";
+    fs::create_directories(dir);
+    fs::create_directories(t.ws() / "src");
+    WriteFile(dir / "1.2.ab.sh", "export FROM_SNAPSHOT=1\n");
+    auto spec = t.WorkspaceWrite();
+    spec.read_only_paths = {dir.string()};
+    auto r = Run(spec, t.ws(),
+                 "d=home/.codex/shell_snapshots; . $d/1.2.ab.sh && echo read=$FROM_SNAPSHOT; "
+                 "echo 'echo planted' >> $d/1.2.ab.sh; echo x > $d/new.sh; rm -f $d/1.2.ab.sh; "
+                 "mv $d $d.away; mv home/.codex home/.codex.away; mkdir -p $d; "
+                 "echo planted > $d/1.2.ab.sh; echo done");
+    INFO(r.output);
+    CHECK_THAT(r.stdout_text, Catch::StartsWith("read=1\n") && Catch::EndsWith("done\n"));
+    CHECK(ReadFile(dir / "1.2.ab.sh") == "export FROM_SNAPSHOT=1\n");
+    CHECK_FALSE(fs::exists(dir / "new.sh"));
+    // The rest of the workspace stays writable (without namespaces, but for
+    // new entries in the directories on the way to it, as for a nested .git).
+    CHECK(Run(spec, t.ws(), "echo y > src/other && echo ok").stdout_text == "ok\n");
+  }
+}
+
 TEST_CASE(
     "An absent .git or .codex leaves no mount point behind, and holds while another sandbox "
     "of the same root still runs") {

@@ -275,6 +275,18 @@ Result<WorkspacePolicy> WorkspacePolicy::Compute(const WritableRootsSpec& spec) 
       RETURN_IF_ERROR(b.Submodules(dir));
     }
   }
+  for (const std::string& p : spec.read_only_paths) {
+    // Canonical already: no link left for a command to swap.
+    const std::string real = RealPath(p).value_or("");
+    if (real.empty()) continue;
+    // Covered by /tmp or $TMPDIR only: a temp-root path for the Landlock-only
+    // fallback (a hole there would forbid creating anything in /tmp).
+    const bool temp_only =
+        std::none_of(policy.roots_.begin(), policy.roots_.end(), [&](const WritableRoot& r) {
+          return r.kind == RootKind::kWorkspace && PathWithin(real, r.path);
+        });
+    RETURN_IF_ERROR(b.Entry(real, false, temp_only, false));
+  }
   policy.protected_ = b.Take();
   for (const std::string& p : spec.private_paths) {
     if (std::string real = RealPath(p).value_or(""); !real.empty()) policy.private_.push_back(real);

@@ -22,7 +22,9 @@
 //         that contains the workspace: started in repo/sub, `../.git/hooks`
 //         is protected; absent ones too where a root covers them);
 //       - the `.git` file of each submodule listed in the repository's
-//         `.gitmodules`.
+//         `.gitmodules`;
+//       - codex's read-only paths (WritableRootsSpec::read_only_paths) that
+//         exist.
 //   * private_paths(): neither readable (with namespaces) nor writable.
 // Compute() refuses (kFailedPrecondition, one line) a protected path that
 // crosses a symlink a command could have written (`.git -> /proc`,
@@ -55,6 +57,12 @@ struct WritableRootsSpec {
   bool exclude_tmpdir_env_var = false;
   // Paths codex keeps for itself; they must exist to be masked.
   std::vector<std::string> private_paths;
+  // Codex's own files that commands read but never write (the shell
+  // snapshots, core/shell_snapshot.h): protected like `.git` wherever a root
+  // covers them. They must exist to be protected (an absent one is skipped).
+  // One that only a temp root covers is `temp_top` (kept writable by the
+  // Landlock-only fallback, as /tmp's top-level .git; see ProtectedPath).
+  std::vector<std::string> read_only_paths;
 };
 
 enum class RootKind {

@@ -134,6 +134,42 @@ TEST_CASE("Protected paths exist or not; WhyNotWritable names the one that cover
   CHECK(p->WhyNotWritable((sub / ".codex-notes").string()).empty());
 }
 
+TEST_CASE("Read-only paths (the shell snapshots): protected inside a root, skipped when absent") {
+  codex::testing::TempDir dir("codex-policy-unit-", "/tmp");
+  const fs::path work = dir.path() / "work";
+  const fs::path snapshots = dir.path() / "home" / ".codex" / "shell_snapshots";
+  fs::create_directories(work);
+  fs::create_directories(snapshots);
+  WritableRootsSpec spec;
+  spec.workspace = work.string();
+  spec.extra = {dir.path().string()};  // as /tmp covers a $CODEX_HOME under it
+  spec.exclude_slash_tmp = true;
+  spec.exclude_tmpdir_env_var = true;
+  spec.read_only_paths = {snapshots.string(), (dir.path() / "absent").string()};
+  auto p = WorkspacePolicy::Compute(spec);
+  REQUIRE(p.ok());
+  const ProtectedPath* pp = Find(*p, snapshots);
+  REQUIRE(pp != nullptr);
+  CHECK(pp->exists);
+  CHECK(pp->in_root);
+  CHECK_FALSE(pp->temp_top);
+  CHECK(Find(*p, dir.path() / "absent") == nullptr);
+  CHECK_THAT(p->WhyNotWritable((snapshots / "1.2.ab.sh").string()), Catch::Contains("read-only"));
+  CHECK(p->WhyNotWritable((dir.path() / "home" / ".codex" / "other").string()).empty());
+
+  // Covered by /tmp alone: still protected, marked for the Landlock-only
+  // fallback as /tmp's own top-level .git is.
+  spec.extra.clear();
+  spec.exclude_slash_tmp = false;
+  auto in_tmp = WorkspacePolicy::Compute(spec);
+  REQUIRE(in_tmp.ok());
+  pp = Find(*in_tmp, snapshots);
+  REQUIRE(pp != nullptr);
+  CHECK(pp->in_root);
+  CHECK(pp->temp_top);
+  CHECK_THAT(in_tmp->WhyNotWritable((snapshots / "x.sh").string()), Catch::Contains("read-only"));
+}
+
 TEST_CASE("A worktree's gitdir and common dir, a submodule's .git file") {
   codex::testing::TempDir dir("codex-policy-unit-", "/tmp");
   const fs::path main = dir.path() / "main";

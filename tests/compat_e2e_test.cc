@@ -159,6 +159,7 @@ TEST_CASE("codex features list: the features that act here, their stage and effe
   CHECK(run.err.empty());
   // Codex's table form: name and stage padded, then true|false.
   CHECK(run.out ==
+        "shell_snapshot      stable      true\n"
         "unified_exec        stable      true\n"
         "view_image          stable      false\n"
         "web_search_cached   deprecated  false\n"
@@ -168,6 +169,8 @@ TEST_CASE("codex features list: the features that act here, their stage and effe
   CHECK_THAT(run.out, Catch::Contains("view_image          stable      true\n"));
   run = RunOk(*env, {"-c", "web_search=\"live\"", "features", "list"});
   CHECK_THAT(run.out, Catch::Contains("web_search_request  deprecated  true\n"));
+  run = RunOk(*env, {"--disable", "shell_snapshot", "features", "list"});
+  CHECK_THAT(run.out, Catch::Contains("shell_snapshot      stable      false\n"));
   CHECK(env->server().requests_to("/responses").empty());
 }
 

@@ -1,0 +1,381 @@
+#include "core/shell_snapshot.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+
+#include "base/shell.h"
+#include "base/time.h"
+#include "core/session_lease.h"
+
+namespace codex::core {
+namespace {
+
+constexpr int64_t kForeignRetentionMs = 7LL * 24 * 3600 * 1000;  // Codex's retention
+
+// Lists each exported variable as "ATTRIBUTES NAME=VALUE", VALUE quoted by
+// printf %q (one line whatever it holds).
+constexpr const char* kListExports =
+    R"(for __codex_n in $(compgen -e); do printf '%s %s=%q\n' "${!__codex_n@a}" )"
+    R"("$__codex_n" "${!__codex_n}"; done; unset __codex_n)";
+
+const std::set<std::string, std::less<>>& NeverCarried() {
+  // cwd and nesting are the command's own; `_` is the last argument;
+  // BASH_ENV is handled on its own (the first line of the file).
+  static const std::set<std::string, std::less<>> names = {"PWD", "OLDPWD", "SHLVL", "_",
+                                                           "BASH_ENV"};
+  return names;
+}
+
+std::string RandomHex(int bytes) {
+  std::random_device rd;
+  std::string out;
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (int i = 0; i < bytes; ++i) {
+    const unsigned v = rd() & 0xffu;
+    out.push_back(kHex[v >> 4]);
+    out.push_back(kHex[v & 0xfu]);
+  }
+  return out;
+}
+
+bool DebugLogging() {
+  const char* log = std::getenv("RUST_LOG");
+  if (log == nullptr) return false;
+  const std::string_view v(log);
+  return v.find("debug") != std::string_view::npos || v.find("trace") != std::string_view::npos;
+}
+
+struct Var {
+  std::string attributes;
+  std::string value;  // as printf %q wrote it
+};
+
+// Parses the lines of an exports section.
+std::map<std::string, Var> ParseExports(std::string_view text) {
+  std::map<std::string, Var> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    const std::string_view line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    const size_t space = line.find(' ');
+    if (space == std::string_view::npos) continue;
+    const size_t eq = line.find('=', space);
+    if (eq == std::string_view::npos || eq == space + 1) continue;
+    Var v{std::string(line.substr(0, space)), std::string(line.substr(eq + 1))};
+    out[std::string(line.substr(space + 1, eq - space - 1))] = std::move(v);
+  }
+  return out;
+}
+
+bool Settable(const std::string& name, const Var& var) {
+  // Read-only (bash refuses to set them) and arrays (not exportable).
+  if (var.attributes.find_first_of("raA") != std::string::npos) return false;
+  return NeverCarried().count(name) == 0;
+}
+
+// The sections of a capture: name -> text (without the marker lines).
+std::map<std::string, std::string> Sections(std::string_view text, std::string_view nonce) {
+  std::map<std::string, std::string> out;
+  const std::string marker = std::string(nonce) + " ";
+  std::string* current = nullptr;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    const std::string_view line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (line.size() > marker.size() && line.compare(0, marker.size(), marker) == 0) {
+      current = &out[std::string(line.substr(marker.size()))];
+      continue;
+    }
+    if (current != nullptr) {
+      current->append(line);
+      current->push_back('\n');
+    }
+  }
+  return out;
+}
+
+void Debug(const std::string& line) {
+  if (DebugLogging()) std::fprintf(stderr, "codex: shell snapshot: %s\n", line.c_str());
+}
+
+struct SnapshotName {
+  int64_t pid = 0;
+  std::string start;
+};
+
+// `<pid>.<start>.<nonce>.sh` (or `.sh.tmp`, one being written).
+std::optional<SnapshotName> ParseName(const std::string& name) {
+  auto digits = [](std::string_view s) {
+    return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  const size_t a = name.find('.');
+  if (a == std::string::npos) return std::nullopt;
+  const size_t b = name.find('.', a + 1);
+  if (b == std::string::npos) return std::nullopt;
+  const std::string_view pid(name.data(), a);
+  const std::string_view start(name.data() + a + 1, b - a - 1);
+  const std::string_view rest(name.data() + b + 1, name.size() - b - 1);
+  const bool suffix = (rest.size() > 3 && rest.substr(rest.size() - 3) == ".sh") ||
+                      (rest.size() > 7 && rest.substr(rest.size() - 7) == ".sh.tmp");
+  if (!digits(pid) || pid.size() > 9 || !digits(start) || !suffix) return std::nullopt;
+  return SnapshotName{std::stoll(std::string(pid)), std::string(start)};
+}
+
+}  // namespace
+
+std::string ShellSnapshotDir(const std::string& codex_home) {
+  return codex_home + "/shell_snapshots";
+}
+
+bool IsLoginBashScript(const std::vector<std::string>& argv) {
+  if (!ShellScriptOf(argv) || argv[1] != "-lc") return false;
+  const std::string& shell = argv[0];
+  const size_t slash = shell.rfind('/');
+  return shell.compare(slash == std::string::npos ? 0 : slash + 1, std::string::npos, "bash") == 0;
+}
+
+std::vector<std::string> ShellSnapshotCaptureArgv(const std::string& bash,
+                                                  const std::string& nonce) {
+  auto mark = [&](const char* section) {
+    return "printf '\\n%s\\n' " + ShellQuote(nonce + " " + section) + "\n";
+  };
+  // Before the login files: what a command inherits, to leave out what they
+  // did not change. Then the login shell itself, which lists what they left.
+  const std::string pre =
+      mark("env-before") + kListExports + "\nexec \"$BASH\" -l -c \"$1\" codex-shell-snapshot\n";
+  const std::string dump = mark("env-after") + kListExports + "\n" + mark("shopt") + "shopt -p\n" +
+                           mark("set") + "set +o\n" + mark("functions") + "declare -f\n" +
+                           mark("aliases") + "alias -p\n" + mark("end");
+  return {bash, "-c", pre, "codex-shell-snapshot", dump};
+}
+
+Result<std::string> RenderShellSnapshot(std::string_view capture_stdout, std::string_view nonce) {
+  const auto sections = Sections(capture_stdout, nonce);
+  for (const char* name : {"env-before", "env-after", "shopt", "set", "functions", "aliases"}) {
+    if (sections.count(name) == 0) {
+      return FailedPreconditionError(std::string("the capture printed no ") + name + " section");
+    }
+  }
+  if (sections.count("end") == 0) {
+    return FailedPreconditionError("the capture stopped before its end (the login files exited?)");
+  }
+  const auto before = ParseExports(sections.at("env-before"));
+  const auto after = ParseExports(sections.at("env-after"));
+
+  std::string out =
+      "# Shell snapshot written by codex (core/shell_snapshot.h): the login shell's state,\n"
+      "# sourced through BASH_ENV by each `bash -lc` command of one session.\n";
+  // First: the shells this command starts must not source the file again.
+  if (auto it = after.find("BASH_ENV");
+      it != after.end() && it->second.attributes.find('r') == std::string::npos) {
+    out += "export BASH_ENV=" + it->second.value + "\n";
+  } else {
+    out += "unset BASH_ENV\n";
+  }
+  out += "# shopt\n";
+  const std::string shopt = sections.at("shopt");
+  size_t pos = 0;
+  while (pos < shopt.size()) {
+    size_t nl = shopt.find('\n', pos);
+    if (nl == std::string::npos) nl = shopt.size();
+    const std::string line = shopt.substr(pos, nl - pos);
+    pos = nl + 1;
+    // login_shell and restricted_shell cannot be set; the rest may not exist
+    // in another bash (2>/dev/null).
+    if (line.rfind("shopt -", 0) != 0 || line.find("login_shell") != std::string::npos ||
+        line.find("restricted_shell") != std::string::npos) {
+      continue;
+    }
+    out += line + " 2>/dev/null\n";
+  }
+  out += "# functions\n" + sections.at("functions");
+  out += "# aliases\n" + sections.at("aliases");
+  out += "# variables the login files set, changed or removed\n";
+  for (const auto& [name, var] : after) {
+    if (!Settable(name, var)) continue;
+    auto was = before.find(name);
+    if (was != before.end() && was->second.value == var.value) continue;
+    out += "export " + name + "=" + var.value + "\n";
+  }
+  for (const auto& [name, var] : before) {
+    if (after.count(name) != 0 || !Settable(name, var)) continue;
+    out += "unset " + name + "\n";
+  }
+  // Last, so that an errexit or nounset from the login files cannot stop
+  // the lines above.
+  out += "# set -o\n";
+  const std::string set = sections.at("set");
+  pos = 0;
+  while (pos < set.size()) {
+    size_t nl = set.find('\n', pos);
+    if (nl == std::string::npos) nl = set.size();
+    const std::string line = set.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (line.rfind("set -o ", 0) == 0) out += line + "\n";
+  }
+  return out;
+}
+
+void ApplyShellSnapshot(const std::string& path, CommandSpec& spec) {
+  spec.argv[1] = "-c";
+  spec.env_overrides["BASH_ENV"] = path;
+}
+
+void RemoveStaleShellSnapshots(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;
+  const LeaseHolder me = CurrentProcessHolder();
+  const int64_t now_ms = NowMs();
+  std::vector<std::string> stale;
+  while (dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    const std::string path = dir + "/" + name;
+    if (auto ours = ParseName(name)) {
+      LeaseHolder holder;
+      holder.pid = ours->pid;
+      holder.host = me.host;
+      holder.process_start = ours->start;
+      if (LeaseHolderIsGone(holder, me.host, now_ms)) stale.push_back(path);
+      continue;
+    }
+    // Another program's (Codex's `<thread id>.<n>.sh`): its retention.
+    struct stat st;
+    if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        now_ms - static_cast<int64_t>(st.st_mtime) * 1000 > kForeignRetentionMs) {
+      stale.push_back(path);
+    }
+  }
+  ::closedir(d);
+  for (const std::string& path : stale) ::unlink(path.c_str());
+}
+
+ShellSnapshot::ShellSnapshot(Options options, CommandRunner& runner)
+    : options_(std::move(options)), runner_(runner) {
+  ::mkdir(options_.dir.c_str(), 0700);
+  struct stat st;
+  if (::lstat(options_.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    Fail(FailedPreconditionError("cannot use " + options_.dir));
+    return;
+  }
+  RemoveStaleShellSnapshots(options_.dir);
+  const LeaseHolder me = CurrentProcessHolder();
+  path_ = options_.dir + "/" + std::to_string(me.pid) + "." +
+          (me.process_start.empty() ? "0" : me.process_start) + "." + RandomHex(8) + ".sh";
+  const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    Fail(FailedPreconditionError("cannot create " + path_));
+    path_.clear();
+    return;
+  }
+  ::close(fd);
+}
+
+ShellSnapshot::~ShellSnapshot() {
+  if (!path_.empty()) ::unlink(path_.c_str());
+}
+
+void ShellSnapshot::Fail(Status why) {
+  state_ = State::kFailed;
+  Debug("using plain login shells: " + why.message());
+  status_ = std::move(why);
+}
+
+bool ShellSnapshot::Unchanged() const {
+  struct stat st;
+  if (::lstat(path_.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  const int64_t mtime_ns =
+      static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  return st.st_dev == dev_ && st.st_ino == ino_ && st.st_size == size_ && mtime_ns == mtime_ns_;
+}
+
+Status ShellSnapshot::Capture(const std::string& bash, const CancelToken& cancel) {
+  const std::string nonce = "codex-snapshot-" + RandomHex(12);
+  CommandSpec capture;
+  capture.argv = ShellSnapshotCaptureArgv(bash, nonce);
+  capture.cwd = options_.capture_cwd;
+  if (capture.cwd.empty()) {
+    const char* home = std::getenv("HOME");
+    struct stat st;
+    capture.cwd = home != nullptr && *home == '/' && ::stat(home, &st) == 0 && S_ISDIR(st.st_mode)
+                      ? home
+                      : "/";
+  }
+  capture.env_policy = options_.env_policy;
+  capture.sandbox = options_.sandbox;
+  capture.timeout_ms = options_.timeout_ms;
+  auto result = runner_.Run(capture, cancel);
+  if (!result.ok()) return result.status();
+  if (result->timed_out) {
+    return DeadlineExceededError("the login shell took longer than " +
+                                 std::to_string(options_.timeout_ms) + " ms");
+  }
+  if (result->exit_code != 0) {
+    return FailedPreconditionError("the login shell exited with code " +
+                                   std::to_string(result->exit_code));
+  }
+  if (result->dropped_bytes > 0) return FailedPreconditionError("the capture is too large");
+  ASSIGN_OR_RETURN(std::string text, RenderShellSnapshot(result->stdout_text, nonce));
+
+  // Written beside it, then renamed over it: a command never sees half a file.
+  const std::string tmp = path_ + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return InternalError("cannot write " + tmp);
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) {
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return InternalError("cannot write " + tmp);
+    }
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path_.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return InternalError("cannot rename " + tmp);
+  }
+  struct stat st;
+  if (::lstat(path_.c_str(), &st) != 0) return InternalError("cannot stat " + path_);
+  dev_ = st.st_dev;
+  ino_ = st.st_ino;
+  size_ = st.st_size;
+  mtime_ns_ = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  return OkStatus();
+}
+
+void ShellSnapshot::Prepare(CommandSpec& spec, const CancelToken& cancel) {
+  if (!IsLoginBashScript(spec.argv) || state_ == State::kFailed) return;
+  if (state_ == State::kNotTried) {
+    Status captured = Capture(spec.argv[0], cancel);
+    if (!captured.ok()) {
+      // Interrupted: the next login command tries again.
+      if (captured.code() != StatusCode::kCancelled) Fail(std::move(captured));
+      return;
+    }
+    state_ = State::kReady;
+    Debug("captured " + path_);
+  }
+  if (!Unchanged()) {
+    Fail(FailedPreconditionError(path_ + " changed after codex wrote it"));
+    return;
+  }
+  ApplyShellSnapshot(path_, spec);
+}
+
+}  // namespace codex::core

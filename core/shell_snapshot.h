@@ -1,0 +1,136 @@
+// Shell snapshot (Codex 0.169's `shell_snapshot` feature, default on): the
+// login shell's state is captured once per session and each login command
+// then starts from it instead of re-running /etc/profile and the dotfiles.
+//
+// What a login command is: argv `[.../bash, -lc, SCRIPT]` (base/shell.h's
+// ShellScriptOf, the shell named bash), as exec_command builds it with
+// `login` (the default) and as the model may send it to `shell`. zsh and sh
+// keep `-lc` (the snapshot is bash syntax).
+//
+// The capture: at the first login command (lazily), `bash -c PRE` lists the
+// exported variables the command would inherit, then `exec bash -l -c DUMP`
+// runs the login files and lists the state they left: exported variables
+// (with their attributes), `shopt -p`, `set +o`, `declare -f`, `alias -p`,
+// each section behind a line holding a random nonce (so that what the
+// dotfiles print is not taken for a section; they are the user's own files,
+// trusted as much as at every `bash -lc`). It runs through the session's CommandRunner with
+// the session's sandbox policy (never unsandboxed, whatever the command was
+// approved for), in $HOME (not the workspace: the dotfiles run where they
+// would at login, not in an untrusted checkout), with kShellSnapshotTimeoutMs.
+// A capture that fails, times out or exits non-zero leaves every login
+// command on plain `-lc` for the rest of the session; the reason is kept
+// (status()) and, under RUST_LOG=debug, printed on stderr — nothing else.
+//
+// The file: codex writes it itself (RenderShellSnapshot) under
+// $CODEX_HOME/shell_snapshots/ as `<pid>.<process start>.<nonce>.sh`, mode
+// 0600, replaced atomically. It holds the shell options, the `set -o`
+// options that were on, the functions, the aliases, and `export` / `unset`
+// for each variable the login files added, changed or removed — never PWD,
+// OLDPWD, SHLVL, `_`, read-only variables (bash refuses them) or a variable
+// the login files left as it was (so what codex sets per command, such as
+// CODEX_SANDBOX_NETWORK_DISABLED, is never frozen at its capture value). The
+// directory is a read-only path of the sandbox policy (SandboxPolicyFor):
+// readable by commands, writable by none, wherever a writable root covers
+// $CODEX_HOME (sandbox/workspace_policy.h). Before each use the file's
+// identity (inode, size, mtime) is checked against what codex wrote; a file
+// changed by anyone else is never sourced again (plain `-lc` from then on).
+//
+// The rewrite (spawn time only: the model, approvals, the safe-command rule,
+// `--json` and the rollout keep `bash -lc SCRIPT`): argv becomes
+// `[.../bash, -c, SCRIPT]` with BASH_ENV naming the snapshot, which a
+// non-interactive bash sources before SCRIPT; the snapshot's first line
+// restores BASH_ENV as the command would have had it, so the shells the
+// command starts do not source it again. Each command starts from the
+// snapshot: a `cd` or `export` in one call does not reach the next.
+//
+// Lifetime: one ShellSnapshot per session (ToolRouter); its file is removed
+// when it is destroyed; RemoveStaleShellSnapshots (called at construction)
+// removes the files of codex processes that are gone (core/session_lease.h's
+// rule: the pid no longer runs, or runs another process) and any file not
+// named as codex names them. Not thread-safe.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "core/cancel.h"
+#include "core/command_runner.h"
+
+namespace codex::core {
+
+inline constexpr int64_t kShellSnapshotTimeoutMs = 10'000;  // Codex's
+
+// $CODEX_HOME/shell_snapshots.
+std::string ShellSnapshotDir(const std::string& codex_home);
+
+// Whether `argv` is a login bash script `[.../bash, -lc, SCRIPT]`.
+bool IsLoginBashScript(const std::vector<std::string>& argv);
+
+// The capture command for bash at `bash` with section marker `nonce`.
+std::vector<std::string> ShellSnapshotCaptureArgv(const std::string& bash,
+                                                  const std::string& nonce);
+
+// The snapshot file's text from the capture's stdout, or kFailedPrecondition
+// naming what is missing (a section, the end marker: the login files exited
+// early).
+Result<std::string> RenderShellSnapshot(std::string_view capture_stdout, std::string_view nonce);
+
+// Rewrites `spec` (a login bash script) to start from the snapshot at
+// `path`: `-lc` becomes `-c` and BASH_ENV names the file.
+void ApplyShellSnapshot(const std::string& path, CommandSpec& spec);
+
+// Removes from `dir` the snapshots of codex processes that are gone, and
+// files not named `<pid>.<start>.<nonce>.sh`.
+void RemoveStaleShellSnapshots(const std::string& dir);
+
+class ShellSnapshot {
+ public:
+  struct Options {
+    std::string dir;                // ShellSnapshotDir(codex_home)
+    SandboxPolicy sandbox;          // the session's policy (the capture's)
+    sandbox::EnvPolicy env_policy;  // the session's [shell_environment_policy]
+    std::string capture_cwd;        // "" = $HOME, else /
+    int64_t timeout_ms = kShellSnapshotTimeoutMs;
+  };
+  // Creates the directory (0700), removes stale snapshots and reserves this
+  // session's file (empty until the capture), so the directory's state, and
+  // with it the sandbox server's key, stays the same all session.
+  ShellSnapshot(Options options, CommandRunner& runner);
+  ~ShellSnapshot();
+  ShellSnapshot(const ShellSnapshot&) = delete;
+  ShellSnapshot& operator=(const ShellSnapshot&) = delete;
+
+  // When `spec` is a login bash script: captures the snapshot if this is the
+  // first one, then rewrites `spec` to start from it (ApplyShellSnapshot), or
+  // leaves it as it is when there is no usable snapshot.
+  void Prepare(CommandSpec& spec, const CancelToken& cancel);
+
+  // The snapshot file ("" when the directory cannot be used).
+  const std::string& path() const { return path_; }
+  // Why there is no snapshot (OK while none was tried or when it is ready).
+  const Status& status() const { return status_; }
+
+ private:
+  enum class State { kNotTried, kReady, kFailed };
+  Status Capture(const std::string& bash, const CancelToken& cancel);
+  bool Unchanged() const;
+  void Fail(Status why);
+
+  Options options_;
+  CommandRunner& runner_;
+  std::string path_;
+  State state_ = State::kNotTried;
+  Status status_;
+  // What codex wrote: a file that no longer matches is not sourced.
+  dev_t dev_ = 0;
+  ino_t ino_ = 0;
+  off_t size_ = 0;
+  int64_t mtime_ns_ = 0;
+};
+
+}  // namespace codex::core

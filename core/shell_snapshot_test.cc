@@ -1,0 +1,262 @@
+#include "core/shell_snapshot.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/sandboxed_runner.h"
+#include "testing/files.h"
+#include "testing/scoped_env.h"
+#include "testing/temp_dir.h"
+
+namespace codex::core {
+namespace {
+
+using testing::ReadFile;
+using testing::ScopedEnv;
+using testing::TempDir;
+using testing::WriteFile;
+
+// A home whose ~/.profile exports a variable, defines a function and an
+// alias, changes directory, and counts its runs in ~/counter.
+void WriteProfile(const std::filesystem::path& home, const std::string& extra = "") {
+  WriteFile(home / ".profile",
+            "echo profile-ran >> \"$HOME/counter\"\n"
+            "echo noise from the profile\n"
+            "export SNAP_VAR='two words'\"\n\"'and a newline'\n"
+            "snap_fn() { echo \"fn:$1\"; }\n"
+            "alias snap_alias='echo aliased'\n"
+            "unset SNAP_GONE\n"
+            "cd /\n" +
+                extra);
+}
+
+int Runs(const std::filesystem::path& home) {
+  const std::string text = ReadFile(home / "counter");
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+CommandSpec Unconfined(std::vector<std::string> argv, const std::string& cwd) {
+  CommandSpec spec;
+  spec.argv = std::move(argv);
+  spec.cwd = cwd;
+  spec.sandbox.mode = SandboxMode::kDangerFullAccess;
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("IsLoginBashScript: only [.../bash, -lc, SCRIPT]") {
+  CHECK(IsLoginBashScript({"bash", "-lc", "ls"}));
+  CHECK(IsLoginBashScript({"/usr/bin/bash", "-lc", ""}));
+  CHECK_FALSE(IsLoginBashScript({"bash", "-c", "ls"}));
+  CHECK_FALSE(IsLoginBashScript({"zsh", "-lc", "ls"}));
+  CHECK_FALSE(IsLoginBashScript({"sh", "-lc", "ls"}));
+  CHECK_FALSE(IsLoginBashScript({"/opt/mybash", "-lc", "ls"}));
+  CHECK_FALSE(IsLoginBashScript({"bash", "-lc", "ls", "extra"}));
+  CHECK_FALSE(IsLoginBashScript({"bash", "-cl", "ls"}));
+  CHECK_FALSE(IsLoginBashScript({"ls", "-lc"}));
+}
+
+TEST_CASE("ApplyShellSnapshot: -lc becomes -c, the script is untouched, BASH_ENV names the file") {
+  CommandSpec spec;
+  spec.argv = {"/bin/bash", "-lc", "echo 'it''s' && cd /tmp"};
+  spec.env_overrides["KEEP"] = "1";
+  ApplyShellSnapshot("/home/u/.codex/shell_snapshots/1.2.ab.sh", spec);
+  CHECK(spec.argv == std::vector<std::string>{"/bin/bash", "-c", "echo 'it''s' && cd /tmp"});
+  CHECK(spec.env_overrides.at("BASH_ENV") == "/home/u/.codex/shell_snapshots/1.2.ab.sh");
+  CHECK(spec.env_overrides.at("KEEP") == "1");
+}
+
+TEST_CASE("RenderShellSnapshot from a real login bash: what the profile left, nothing else") {
+  TempDir home;
+  WriteProfile(home.path(), "export PATH=\"$HOME/bin:$PATH\"\n");
+  ScopedEnv set_home("HOME", home.path().string());
+  ScopedEnv gone("SNAP_GONE", "was here");
+  ScopedEnv unchanged("SNAP_UNCHANGED", "same");
+  SandboxedRunner runner;
+  const std::string nonce = "codex-snapshot-test";
+  auto result =
+      runner.Run(Unconfined(ShellSnapshotCaptureArgv("/bin/bash", nonce), home.path().string()),
+                 CancelToken());
+  REQUIRE(result.ok());
+  REQUIRE(result->exit_code == 0);
+  auto text = RenderShellSnapshot(result->stdout_text, nonce);
+  REQUIRE(text.ok());
+  INFO(*text);
+  // What the profile did.
+  CHECK_THAT(*text, Catch::Contains("export SNAP_VAR=$'two words\\nand a newline'\n"));
+  CHECK_THAT(*text, Catch::Contains("snap_fn ()"));
+  CHECK_THAT(*text, Catch::Contains("alias snap_alias='echo aliased'"));
+  CHECK_THAT(*text, Catch::Contains("unset SNAP_GONE\n"));
+  CHECK_THAT(*text, Catch::Contains("export PATH=" + home.path().string() + "/bin:"));
+  // Never: cwd, nesting, `_`, what the profile left alone, read-only options,
+  // nor anything the profile printed.
+  for (const char* absent : {"PWD=", "OLDPWD", "SHLVL", "export _=", "SNAP_UNCHANGED",
+                             "login_shell", "restricted_shell", "noise from the profile"}) {
+    CHECK(text->find(absent) == std::string::npos);
+  }
+  CHECK(text->rfind("# Shell snapshot", 0) == 0);
+  CHECK_THAT(*text, Catch::Contains("\nunset BASH_ENV\n"));
+
+  // Sourced through BASH_ENV by a non-login bash -c in another directory:
+  // the state is there, the profile does not run, cwd is the command's own,
+  // and BASH_ENV is gone for what the command starts.
+  WriteFile(home.path() / "snap.sh", *text);
+  TempDir work;
+  CommandSpec run = Unconfined(
+      {"/bin/bash", "-lc",
+       "printf '%s|' \"$SNAP_VAR\" \"$(snap_fn x)\" \"$PWD\" "
+       "\"${BASH_ENV-unset}\" \"${SNAP_GONE-unset}\"; shopt -q login_shell || echo not-login"},
+      work.path().string());
+  ApplyShellSnapshot((home.path() / "snap.sh").string(), run);
+  auto ran = runner.Run(run, CancelToken());
+  REQUIRE(ran.ok());
+  INFO(ran->output);
+  CHECK(ran->stdout_text ==
+        "two words\nand a newline|fn:x|" + work.path().string() + "|unset|unset|not-login\n");
+  CHECK(ran->stderr_text.empty());
+  CHECK(Runs(home.path()) == 1);  // the capture's run only
+}
+
+TEST_CASE("RenderShellSnapshot refuses a capture the login files cut short") {
+  const std::string nonce = "n0";
+  CHECK_FALSE(RenderShellSnapshot("", nonce).ok());
+  const std::string partial =
+      "n0 env-before\nx A=1\nn0 env-after\nx A=2\nn0 shopt\nn0 set\n"
+      "n0 functions\nn0 aliases\n";
+  CHECK_FALSE(RenderShellSnapshot(partial, nonce).ok());
+  auto whole = RenderShellSnapshot(partial + "n0 end\n", nonce);
+  REQUIRE(whole.ok());
+  CHECK_THAT(*whole, Catch::Contains("export A=2\n"));
+  // A marker with another nonce is text, not a section.
+  auto forged = RenderShellSnapshot(partial + "n1 end\n", nonce);
+  CHECK_FALSE(forged.ok());
+  // Read-only variables are never set (bash refuses them).
+  auto ro = RenderShellSnapshot(
+      "n0 env-before\nn0 env-after\nrx RO=1\nx OK=1\nn0 shopt\nn0 set\nset -o errexit\n"
+      "set +o xtrace\nn0 functions\nn0 aliases\nn0 end\n",
+      nonce);
+  REQUIRE(ro.ok());
+  CHECK(ro->find("RO=") == std::string::npos);
+  CHECK_THAT(*ro, Catch::Contains("export OK=1\n"));
+  // Options that were on, last (errexit cannot stop the lines above).
+  CHECK_THAT(*ro, Catch::EndsWith("set -o errexit\n"));
+  CHECK(ro->find("xtrace") == std::string::npos);
+}
+
+TEST_CASE("ShellSnapshot: captured once, used by every login bash, removed at the end") {
+  TempDir root;
+  const std::filesystem::path home = root.path() / "home";
+  std::filesystem::create_directories(home);
+  WriteProfile(home);
+  ScopedEnv set_home("HOME", home.string());
+  SandboxedRunner runner;
+  const std::string dir = (root.path() / "shell_snapshots").string();
+  std::string path;
+  {
+    ShellSnapshot::Options options;
+    options.dir = dir;
+    options.sandbox.mode = SandboxMode::kDangerFullAccess;
+    ShellSnapshot snapshot(options, runner);
+    path = snapshot.path();
+    REQUIRE_FALSE(path.empty());
+    struct stat st;
+    REQUIRE(::stat(dir.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0700);
+    CHECK(std::filesystem::exists(path));  // reserved before the capture
+    // SHLVL as a plain bash would have it (the snapshot does not freeze it).
+    auto plain = runner.Run(Unconfined({"bash", "-c", "echo $SHLVL"}, ""), CancelToken());
+    REQUIRE(plain.ok());
+    for (int i = 0; i < 3; ++i) {
+      CommandSpec spec =
+          Unconfined({"bash", "-lc", "snap_fn $SHLVL; export LEAK=1; cd /"}, root.path().string());
+      snapshot.Prepare(spec, CancelToken());
+      CHECK(spec.argv[1] == "-c");
+      auto ran = runner.Run(spec, CancelToken());
+      REQUIRE(ran.ok());
+      CHECK(ran->stdout_text == "fn:" + plain->stdout_text);
+    }
+    CHECK(snapshot.status().ok());
+    CHECK(Runs(home) == 1);
+    struct stat file;
+    REQUIRE(::stat(path.c_str(), &file) == 0);
+    CHECK((file.st_mode & 0777) == 0600);
+    // Not a login bash: left alone.
+    CommandSpec other = Unconfined({"zsh", "-lc", "true"}, "");
+    snapshot.Prepare(other, CancelToken());
+    CHECK(other.argv[1] == "-lc");
+    CHECK(other.env_overrides.count("BASH_ENV") == 0);
+
+    // Changed behind codex's back: never sourced again.
+    WriteFile(path, "echo planted\n");
+    CommandSpec after = Unconfined({"bash", "-lc", "true"}, "");
+    snapshot.Prepare(after, CancelToken());
+    CHECK(after.argv[1] == "-lc");
+    CHECK(after.env_overrides.count("BASH_ENV") == 0);
+    CHECK_FALSE(snapshot.status().ok());
+  }
+  CHECK_FALSE(std::filesystem::exists(path));
+}
+
+TEST_CASE("ShellSnapshot: a profile that fails or hangs leaves plain -lc") {
+  TempDir root;
+  const std::filesystem::path home = root.path() / "home";
+  std::filesystem::create_directories(home);
+  ScopedEnv set_home("HOME", home.string());
+  SandboxedRunner runner;
+  for (const std::string& profile : {std::string("exit 3\n"), std::string("sleep 30\n")}) {
+    WriteFile(home / ".profile", profile);
+    ShellSnapshot::Options options;
+    options.dir = (root.path() / "shell_snapshots").string();
+    options.sandbox.mode = SandboxMode::kDangerFullAccess;
+    options.timeout_ms = 500;
+    ShellSnapshot snapshot(options, runner);
+    CommandSpec spec = Unconfined({"bash", "-lc", "echo hi"}, "");
+    snapshot.Prepare(spec, CancelToken());
+    INFO(profile);
+    CHECK(spec.argv[1] == "-lc");
+    CHECK(spec.env_overrides.count("BASH_ENV") == 0);
+    CHECK_FALSE(snapshot.status().ok());
+  }
+}
+
+TEST_CASE("RemoveStaleShellSnapshots: gone processes' files, old foreign ones") {
+  TempDir dir;
+  const auto p = [&](const std::string& name) { return dir.path() / name; };
+  // A process that has exited: its pid no longer runs (or runs another).
+  pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  const std::string dead = std::to_string(child) + ".12345.ab.sh";
+  WriteFile(p(dead), "x");
+  WriteFile(p(dead + ".tmp"), "x");
+  ShellSnapshot::Options options;
+  options.dir = dir.path().string();
+  options.sandbox.mode = SandboxMode::kDangerFullAccess;
+  SandboxedRunner runner;
+  // Codex's own names: kept while young, removed after 7 days.
+  WriteFile(p("0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.123.sh"), "x");
+  WriteFile(p("old-foreign.sh"), "x");
+  const auto old = std::filesystem::file_time_type::clock::now() - std::chrono::hours(24 * 8);
+  std::filesystem::last_write_time(p("old-foreign.sh"), old);
+  ShellSnapshot snapshot(options, runner);  // cleans at construction
+  CHECK_FALSE(std::filesystem::exists(p(dead)));
+  CHECK_FALSE(std::filesystem::exists(p(dead + ".tmp")));
+  CHECK(std::filesystem::exists(snapshot.path()));
+  CHECK(std::filesystem::exists(p("0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.123.sh")));
+  CHECK_FALSE(std::filesystem::exists(p("old-foreign.sh")));
+  // A second codex process's cleanup keeps a live one's file.
+  RemoveStaleShellSnapshots(dir.path().string());
+  CHECK(std::filesystem::exists(snapshot.path()));
+}
+
+}  // namespace codex::core

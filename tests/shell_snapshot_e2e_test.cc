@@ -1,0 +1,229 @@
+// Shell snapshot end to end (core/shell_snapshot.h): the real `codex exec`
+// against the scripted server, with a HOME whose ~/.profile exports a
+// variable, defines a function and an alias, changes directory and counts its
+// runs. In one session the profile runs once (the capture), every login
+// command sees its state, none sees what an earlier call changed, the model
+// and `--json` still see `bash -lc`, a sandboxed command cannot change the
+// snapshot, and the file is gone when codex ends. With the feature off the
+// profile runs at every call; a profile that fails or hangs at the capture
+// leaves plain `-lc` with nothing shown to the user.
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "sandbox/landlock.h"
+#include "sandbox/launcher.h"
+#include "testing/files.h"
+#include "tests/e2e_checks.h"
+#include "tests/e2e_support.h"
+
+namespace codex::testing {
+namespace {
+
+using e2e::CompletedItems;
+using e2e::MakeEnv;
+using e2e::ModelOutput;
+using e2e::RunChecked;
+
+bool HaveLandlock() {
+  if (sandbox::landlock::AbiVersion() >= 1) return true;
+  WARN("skipped: Landlock is not available on this kernel");
+  return false;
+}
+
+constexpr const char* kProfile =
+    "echo ran >> \"$HOME/counter\"\n"
+    "export SNAP_VAR='from the profile'\n"
+    "snap_fn() { echo \"snap_fn:$1\"; }\n"
+    "alias snap_alias='echo aliased'\n"
+    "cd /\n";
+
+std::filesystem::path MakeHome(CodexTestEnv& env, const std::string& profile) {
+  const std::filesystem::path home = env.root() / "home";
+  std::filesystem::create_directories(home);
+  WriteFile(home / ".profile", profile);
+  return home;
+}
+
+int ProfileRuns(const std::filesystem::path& home) {
+  if (!std::filesystem::exists(home / "counter")) return 0;
+  const std::string text = ReadFile(home / "counter");
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// `codex exec --json --sandbox workspace-write ARGS... PROMPT` with HOME and SHELL set.
+ProcessResult RunExec(CodexTestEnv& env, const std::filesystem::path& home,
+                      std::vector<std::string> extra) {
+  std::vector<std::string> args = {"exec", "--json", "--sandbox", "workspace-write",
+                                   "--skip-git-repo-check"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.push_back("go");
+  ProcessOptions p = env.CodexCommand(args);
+  p.env["HOME"] = home.string();
+  p.env["SHELL"] = "/bin/bash";
+  p.unset_env.push_back("RUST_LOG");
+  p.unset_env.push_back("BASH_ENV");
+  return RunChecked(p);
+}
+
+std::string Output(CodexTestEnv& env, const std::string& call_id) {
+  const std::string text = ModelOutput(env, call_id);
+  const size_t at = text.find("\nOutput:\n");
+  return at == std::string::npos ? "<no output in: " + text + ">" : text.substr(at + 9);
+}
+
+std::string Call(const std::string& id, const std::string& cmd) {
+  return R"({"output": [{"function_call": "exec_command", "call_id": ")" + id +
+         R"(", "arguments": {"cmd": )" + Json(cmd).dump() + "}}]}";
+}
+
+std::vector<std::filesystem::path> Snapshots(const std::filesystem::path& codex_home) {
+  std::vector<std::filesystem::path> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(codex_home / "shell_snapshots", ec)) {
+    out.push_back(e.path());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("shell snapshot: the profile runs once a session; no call leaks into the next") {
+  if (!HaveLandlock()) return;
+  const std::string script =
+      "{\"responses\": [" +
+      Call("c1",
+           "ps -o args= -p $$; echo \"var=$SNAP_VAR\"; snap_fn one; alias snap_alias; "
+           "export LEAKED=1; cd /usr; echo \"pwd=$PWD\"") +
+      "," + Call("c2", "echo \"leaked=${LEAKED-no}\"; echo \"pwd=$PWD\"; snap_fn two") + "," +
+      Call("c3",
+           "for f in \"$CODEX_HOME\"/shell_snapshots/*.sh; do echo 'echo planted' >> \"$f\" && "
+           "echo wrote; rm -f \"$f\" && echo removed; done; echo tried") +
+      "," + Call("c4", "snap_fn four; echo \"var=$SNAP_VAR\"; bash -c 'echo nested=$BASH_ENV'") +
+      ", \"done\"]}";
+  auto env = MakeEnv(script, "");
+  const auto home = MakeHome(*env, kProfile);
+  const std::string workdir = std::filesystem::canonical(env->workdir()).string();
+  ProcessResult run = RunExec(*env, home, {});
+  INFO("stderr: " << run.err);
+  REQUIRE(run.exit_code == 0);
+
+  const std::string c1 = Output(*env, "c1");
+  INFO("c1: " << c1);
+  // Spawned as a non-login bash -c (the rewrite at spawn time) ...
+  CHECK_THAT(c1, Catch::StartsWith("/bin/bash -c ps -o args="));
+  // ... that has the profile's variable, function and alias (defined; as
+  // under `bash -lc`, a non-interactive shell does not expand it).
+  CHECK_THAT(c1, Catch::Contains("var=from the profile\nsnap_fn:one\nalias "
+                                 "snap_alias='echo aliased'\npwd=/usr\n"));
+  const std::string c2 = Output(*env, "c2");
+  INFO("c2: " << c2);
+  // Neither the export nor the cd of c1, nor the profile's own `cd /`.
+  CHECK(c2 == "leaked=no\npwd=" + workdir + "\nsnap_fn:two\n");
+
+  // A sandboxed command can neither change nor remove the snapshot (with
+  // namespaces: $CODEX_HOME lies under /tmp here, a writable root) ...
+  const std::string c3 = Output(*env, "c3");
+  INFO("c3: " << c3);
+  const bool namespaces = sandbox::ProbeBwrap().usable;
+  if (namespaces) {
+    CHECK(c3.find("wrote") == std::string::npos);
+    CHECK(c3.find("removed") == std::string::npos);
+    CHECK_THAT(c3, Catch::Contains("Read-only file system") && Catch::EndsWith("tried\n"));
+  } else {
+    WARN("no namespaces here (" + sandbox::ProbeBwrap().reason +
+         "): Landlock alone leaves a snapshot under /tmp writable; checking that a changed one "
+         "is not sourced");
+  }
+  // ... so the next call starts from it untouched (or, changed, from plain
+  // -lc, never from what was planted); nested shells do not source it again.
+  const std::string c4 = Output(*env, "c4");
+  INFO("c4: " << c4);
+  CHECK(c4 == "snap_fn:four\nvar=from the profile\nnested=\n");
+  // One capture, four commands: the profile ran once (twice when the changed
+  // snapshot was dropped for plain -lc).
+  CHECK(ProfileRuns(home) == (namespaces ? 1 : 2));
+
+  // The model's calls and --json show `bash -lc SCRIPT` as sent.
+  const auto commands = CompletedItems(run.out, "command_execution");
+  REQUIRE(commands.size() == 4);
+  for (const auto& item : commands) {
+    CHECK_THAT(item.value("command", ""), Catch::StartsWith("/bin/bash -lc "));
+  }
+  // Nothing said about it; the file is gone with the session.
+  CHECK(run.err.find("snapshot") == std::string::npos);
+  CHECK(Snapshots(env->codex_home()).empty());
+}
+
+TEST_CASE("shell snapshot: off (config or --disable), the profile runs at every call") {
+  if (!HaveLandlock()) return;
+  const std::string script = "{\"responses\": [" + Call("a", "ps -o args= -p $$; snap_fn a") + "," +
+                             Call("b", "snap_fn b") + "," + Call("c", "snap_fn c") +
+                             ", \"done\"], \"default\": \"done\"}";
+  for (const std::vector<std::string>& off :
+       {std::vector<std::string>{"-c", "features.shell_snapshot=false"},
+        std::vector<std::string>{"--disable", "shell_snapshot"}}) {
+    auto env = MakeEnv(script, "");
+    const auto home = MakeHome(*env, kProfile);
+    ProcessResult run = RunExec(*env, home, off);
+    INFO("stderr: " << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK(ProfileRuns(home) == 3);
+    CHECK_THAT(Output(*env, "a"), Catch::StartsWith("/bin/bash -lc ps -o args="));
+    CHECK_THAT(Output(*env, "c"), Catch::EndsWith("snap_fn:c\n"));
+    CHECK_FALSE(std::filesystem::exists(env->codex_home() / "shell_snapshots"));
+  }
+}
+
+TEST_CASE("shell snapshot: the one-shot shell tool's [bash, -lc, SCRIPT] starts from it too") {
+  if (!HaveLandlock()) return;
+  const std::string script = R"({"responses": [
+    {"output": [{"shell": ["bash", "-lc", "snap_fn s1; export X=1"], "call_id": "s1"}]},
+    {"output": [{"shell": ["bash", "-lc", "snap_fn s2; echo x=${X-none}"], "call_id": "s2"}]},
+    {"output": [{"shell": ["bash", "-c", "echo plain; type snap_fn >/dev/null 2>&1 || echo no-fn"],
+                 "call_id": "s3"}]},
+    "done"]})";
+  auto env = MakeEnv(script, "");
+  const auto home = MakeHome(*env, kProfile);
+  ProcessResult run = RunExec(*env, home, {"-c", "features.unified_exec=false"});
+  INFO("stderr: " << run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(e2e::ShellResult(*env, "s1").output == "snap_fn:s1\n");
+  CHECK(e2e::ShellResult(*env, "s2").output == "snap_fn:s2\nx=none\n");
+  // Not a login shell: not rewritten, no snapshot.
+  CHECK(e2e::ShellResult(*env, "s3").output == "plain\nno-fn\n");
+  CHECK(ProfileRuns(home) == 1);
+}
+
+TEST_CASE("shell snapshot: a profile that fails or hangs at the capture leaves plain -lc") {
+  if (!HaveLandlock()) return;
+  // The first run of the profile (the capture) exits 3, or hangs past the
+  // 10 s timeout; the later ones behave.
+  for (const char* first : {"exit 3", "sleep 60"}) {
+    const std::string profile =
+        std::string("if [ ! -e \"$HOME/first\" ]; then : > \"$HOME/first\"; ") + first + "; fi\n" +
+        kProfile;
+    const std::string script = "{\"responses\": [" +
+                               Call("a", "ps -o args= -p $$; snap_fn a; echo \"var=$SNAP_VAR\"") +
+                               "," + Call("b", "snap_fn b") + ", \"done\"]}";
+    auto env = MakeEnv(script, "");
+    const auto home = MakeHome(*env, profile);
+    ProcessResult run = RunExec(*env, home, {});
+    INFO(first << "\nstderr: " << run.err);
+    REQUIRE(run.exit_code == 0);
+    // Both commands ran as login shells, each with the profile.
+    CHECK(Output(*env, "a") ==
+          "/bin/bash -lc ps -o args= -p $$; snap_fn a; echo \"var=$SNAP_VAR\"\n"
+          "snap_fn:a\nvar=from the profile\n");
+    CHECK(Output(*env, "b") == "snap_fn:b\n");
+    CHECK(ProfileRuns(home) == 2);
+    CHECK(run.err.find("snapshot") == std::string::npos);
+    CHECK(Snapshots(env->codex_home()).empty());
+  }
+}
+
+}  // namespace codex::testing
