@@ -10,7 +10,7 @@
 #include "core/config.h"
 #include "core/context_budget.h"
 #include "core/instructions.h"
-#include "core/tool_router.h"
+#include "core/tool_schemas.h"
 #include "core/transcript.h"
 
 namespace codex::cli {
