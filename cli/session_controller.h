@@ -1,6 +1,6 @@
 // SessionController: the lifecycle of the session one run of codex drives,
-// shared by `codex exec` (exec_cmd.cc) and the interactive UI
-// (cli/interactive/): the engine opened for the run's flags (engine.h), the
+// shared by `codex exec` (exec_cmd.cc), `codex compact` (compact_cmd.cc) and
+// the interactive UI (cli/interactive/): the engine opened for the run's flags (engine.h), the
 // model side started with the run's observer and approver, which session it
 // is on (a new one, one resumed, a fork of one), a user turn run on it (the
 // request headers bound to it first), a compaction asked for, and the engine

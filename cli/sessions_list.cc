@@ -27,7 +27,7 @@ struct ListArgs {
   bool json = false;
 };
 
-Status RunList(const GlobalOptions& global, const ListArgs& args) {
+Status RunSessionsList(const GlobalOptions& global, const ListArgs& args) {
   core::ListQuery q;
   ASSIGN_OR_RETURN(auto scope, ScopeDir(args.all, args.cwd));
   q.cwd = scope;
@@ -87,7 +87,8 @@ void AddSessionsListCommand(CLI::App* sessions, const GlobalOptions& global,
   list->add_flag("--archived", list_args->archived, "List archived sessions instead");
   list->add_flag("--json", list_args->json,
                  "JSON Lines: one session per line, then {\"next_cursor\"} when there is more");
-  list->callback([&global, list_args, &result] { result.Set(RunList(global, *list_args)); });
+  list->callback(
+      [&global, list_args, &result] { result.Set(RunSessionsList(global, *list_args)); });
 }
 
 }  // namespace codex::cli

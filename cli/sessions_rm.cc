@@ -11,7 +11,7 @@ namespace codex::cli {
 
 namespace {
 
-Status RunRemove(const GlobalOptions& global, const std::string& id) {
+Status RunSessionsRm(const GlobalOptions& global, const std::string& id) {
   ASSIGN_OR_RETURN(auto store, OpenConfiguredStore(global));
   ASSIGN_OR_RETURN(auto s, store->FindSession(id));
   ASSIGN_OR_RETURN(auto stats, store->Remove(s.id));
@@ -26,7 +26,7 @@ void AddSessionsRmCommand(CLI::App* sessions, const GlobalOptions& global, Comma
   auto rm_id = std::make_shared<std::string>();
   CLI::App* rm = sessions->add_subcommand("rm", "Delete a session (items shared with forks stay)");
   rm->add_option("ID", *rm_id, "Session id, unique prefix or name")->required();
-  rm->callback([&global, rm_id, &result] { result.Set(RunRemove(global, *rm_id)); });
+  rm->callback([&global, rm_id, &result] { result.Set(RunSessionsRm(global, *rm_id)); });
 }
 
 }  // namespace codex::cli
