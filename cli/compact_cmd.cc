@@ -5,6 +5,7 @@
 #include "cli/engine.h"
 #include "cli/interrupt.h"
 #include "cli/progress_printer.h"
+#include "cli/session_controller.h"
 #include "cli/session_resolution.h"
 #include "cli/terminal_text.h"
 #include "core/compaction_checkpoint.h"
@@ -26,17 +27,19 @@ Status RunCompact(const GlobalOptions& global, CompactArgs& args) {
   if (args.id.empty() && !args.last) {
     return InvalidArgumentError("codex compact needs a session id or --last");
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Open(global, args.flags));
-  ASSIGN_OR_RETURN(core::SessionInfo session, ResolveSession(engine->store(), args.id, args.last,
-                                                             args.all, engine->config().cwd));
+  ASSIGN_OR_RETURN(std::unique_ptr<SessionController> controller,
+                   SessionController::Open(global, args.flags));
+  ASSIGN_OR_RETURN(
+      core::SessionInfo session,
+      ResolveSession(controller->store(), args.id, args.last, args.all, controller->config().cwd));
   ProgressPrinter printer(stderr);
-  RETURN_IF_ERROR(engine->StartModel(printer));
-  engine->BindSession(session.id);
-  ASSIGN_OR_RETURN(std::unique_ptr<core::Conversation> conversation,
-                   core::Conversation::Resume(engine->config(), engine->Deps(), session));
+  RETURN_IF_ERROR(controller->StartModel(printer, /*approver=*/nullptr));
+  controller->engine().BindSession(session.id);
+  RETURN_IF_ERROR(controller->Resume(session));
+  core::Conversation* conversation = &controller->conversation();
   core::CancelToken cancel;
   InstallInterruptHandler(&cancel);
-  Result<bool> compacted = conversation->CompactNow(cancel);
+  Result<bool> compacted = controller->CompactNow(cancel, /*asked=*/false);
   RemoveInterruptHandler();
   if (!compacted.ok()) return compacted.status();
   if (!*compacted) {

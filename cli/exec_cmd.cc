@@ -17,6 +17,7 @@
 #include "cli/progress_printer.h"
 #include "cli/review_display.h"
 #include "cli/run_flags.h"
+#include "cli/session_controller.h"
 #include "cli/session_resolution.h"
 #include "cli/terminal_text.h"
 #include "core/review.h"
@@ -178,12 +179,13 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
   if (!review) {
     ASSIGN_OR_RETURN(prompt, ReadPrompt(prompt_arg));
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Open(global, args.flags));
+  ASSIGN_OR_RETURN(std::unique_ptr<SessionController> session,
+                   SessionController::Open(global, args.flags));
   std::string review_hint;
   if (review) {
     // Before anything is sent: the git it runs goes through core/host_git.h.
     ASSIGN_OR_RETURN(core::ReviewRequest request,
-                     core::PrepareReview(*review, engine->config().cwd));
+                     core::PrepareReview(*review, session->config().cwd));
     prompt = request.prompt;
     review_hint = request.hint;
   }
@@ -191,22 +193,23 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
   std::unique_ptr<core::TurnObserver> observer;
   JsonEventWriter* json = nullptr;
   if (args.flags.json) {
-    auto writer = std::make_unique<JsonEventWriter>(stdout, engine->config().cwd,
-                                                    engine->config().hide_agent_reasoning);
+    auto writer = std::make_unique<JsonEventWriter>(stdout, session->config().cwd,
+                                                    session->config().hide_agent_reasoning);
     json = writer.get();
     observer = std::move(writer);
   } else {
-    observer =
-        std::make_unique<ProgressPrinter>(stderr, color, engine->config().show_raw_agent_reasoning);
+    observer = std::make_unique<ProgressPrinter>(stderr, color,
+                                                 session->config().show_raw_agent_reasoning);
   }
   // A review's answer (the findings as JSON) is shown rendered (cli/review_display.h).
   std::unique_ptr<core::TurnObserver> review_display;
   if (review) review_display = std::make_unique<ReviewDisplayObserver>(*observer);
-  RETURN_IF_ERROR(engine->StartModel(review_display ? *review_display : *observer));
+  // codex exec never asks: a request for approval is declined and the model told.
+  RETURN_IF_ERROR(
+      session->StartModel(review_display ? *review_display : *observer, /*approver=*/nullptr));
 
-  core::SessionStore& store = engine->store();
-  const core::Config& config = engine->config();
-  std::unique_ptr<core::Conversation> conversation;
+  core::SessionStore& store = session->store();
+  const core::Config& config = session->config();
   // `resume --last` with no session in scope (cli/session_resolution.h)
   // starts a new one, as Codex 0.169 does; --existing makes it an error.
   std::optional<core::SessionInfo> resumed;
@@ -215,20 +218,21 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
     if (!resumed && args.existing) return NoSessionInScope(config.cwd, args.all);
   }
   if (mode == ExecMode::kNew || mode == ExecMode::kReview || (args.last && !resumed)) {
-    ASSIGN_OR_RETURN(conversation, core::Conversation::Create(config, engine->Deps(),
-                                                              review ? "review" : "exec"));
+    RETURN_IF_ERROR(session->StartNew(review ? "review" : "exec"));
   } else {
-    ASSIGN_OR_RETURN(core::SessionInfo session,
+    ASSIGN_OR_RETURN(core::SessionInfo chosen,
                      resumed ? Result<core::SessionInfo>(*resumed)
                              : ResolveSession(store, id, false, false, config.cwd));
     if (mode == ExecMode::kFork) {
       std::optional<int> at;
       if (args.at_turn != kNoTurn) at = args.at_turn;
-      ASSIGN_OR_RETURN(session, store.Fork(session.id, at));
+      RETURN_IF_ERROR(session->ForkAndResume(chosen, at).status());
+    } else {
+      RETURN_IF_ERROR(session->Resume(chosen));
     }
-    ASSIGN_OR_RETURN(conversation, core::Conversation::Resume(config, engine->Deps(), session));
   }
-  engine->BindSession(conversation->session().id);
+  core::Conversation* conversation = &session->conversation();
+  session->engine().BindSession(conversation->session().id);
   // Refused here, before anything is printed or sent, while another process
   // runs a turn on this session.
   RETURN_IF_ERROR(conversation->AcquireTurnLease());
@@ -248,9 +252,9 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
 
   core::CancelToken cancel;
   InstallInterruptHandler(&cancel);
-  auto result = conversation->RunTurn(prompt, cancel, image_urls);
+  auto result = session->RunTurn(prompt, cancel, image_urls);
   RemoveInterruptHandler();
-  engine->ReportMcpNotices(/*at_exit=*/true);
+  session->engine().ReportMcpNotices(/*at_exit=*/true);
   if (!result.ok()) {
     const Status& failed = result.status();
     if (failed.code() != StatusCode::kCancelled) return failed;

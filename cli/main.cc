@@ -19,6 +19,7 @@
 #include "cli/exec_cmd.h"
 #include "cli/exit_codes.h"
 #include "cli/features_cmd.h"
+#include "cli/fork_cmd.h"
 #include "cli/global_options.h"
 #include "cli/interactive/interactive_cmd.h"
 #include "cli/mcp_cmd.h"
@@ -75,6 +76,7 @@ int main(int argc, char** argv) {
   codex::cli::RegisterSandboxCommand(app, global, outcome);
   codex::cli::RegisterApplyPatchCommand(app, global, outcome);
   codex::cli::RegisterSessionsCommands(app, global, outcome);
+  codex::cli::RegisterForkCommand(app, global, outcome);
   codex::cli::RegisterCompactCommand(app, global, outcome);
   codex::cli::RegisterMcpCommands(app, global, outcome);
   codex::cli::RegisterFeaturesCommand(app, global, outcome);

@@ -1,21 +1,13 @@
-// `codex sessions ...` (list, show, tree, search, rm, archive, unarchive,
-// rename, purge, export, import) and `codex fork ID [--at-turn N]`: the
-// management commands over $CODEX_HOME/sessions.db (storage/). It also
-// registers `sessions migrate`, `sessions usage` and `sessions serve`, each in
-// its own file (sessions_migrate.h, sessions_usage.h, sessions_serve.h).
-//
-// Output contract:
-//   sessions list        a table (ID, UPDATED in local time, CWD, TITLE), newest
-//                        first; when more sessions exist the last line is
-//                        "next page: codex sessions list --cursor <C>".
-//   sessions list --json JSON Lines: one session object per line (id, name,
-//                        title, cwd, model, provider, source, created_at_ms,
-//                        updated_at_ms, archived, tokens_used,
-//                        forked_from_session, head_item_id); when more exist
-//                        a last line {"next_cursor":"<C>"}.
-//   sessions search --json  JSON Lines, one hit per line, best first.
-//   sessions show --json one JSON object (session, items, turns, events, forks).
-//   fork                 prints the new session id alone on stdout.
+// `codex sessions ...`: the management commands over the configured session
+// store (storage/). This file registers the `sessions` command; each
+// subcommand lives in a file of its own, with its output contract in its
+// header: list (sessions_list.h), show (sessions_show.h), tree
+// (sessions_tree.h), search (sessions_search.h), rm (sessions_rm.h), archive
+// and unarchive (sessions_archive.h), rename (sessions_rename.h), purge
+// (sessions_purge.h), export (sessions_export.h), import
+// (sessions_import.h), migrate (sessions_migrate.h), usage
+// (sessions_usage.h) and serve (sessions_serve.h). What they share:
+// sessions_common.h. `codex fork` is fork_cmd.h.
 // Errors: one "error: ..." line on stderr and the exit codes of exit_codes.h.
 #pragma once
 

@@ -1,83 +1,20 @@
 #include "core/tool_router.h"
 
 #include <chrono>
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "base/json.h"
 #include "base/shell.h"
 #include "core/apply_patch.h"
-#include "core/apply_patch_tool.h"
 #include "core/sandboxed_runner.h"
+#include "core/tool_args.h"
 #include "core/view_image.h"
-#include "sandbox/environment.h"
-#include "sandbox/landlock.h"
-#include "sandbox/safe_command.h"
 #include "sandbox/truncate.h"
 
 namespace codex::core {
 
 using Json = nlohmann::ordered_json;
-
-namespace {
-
-// The shell tool. Under on-request it declares the escalation fields Codex
-// 0.169 declares (names, types and descriptions as on its wire), so the model
-// can ask to run a command outside the sandbox; under every other policy it
-// declares neither, and the router honours only declared fields.
-Json ShellToolJson(bool escalation) {
-  Json properties = {
-      {"command",
-       {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "argv to run"}}},
-      {"workdir", {{"type", "string"}, {"description", "working directory (default: cwd)"}}},
-      {"timeout_ms", {{"type", "number"}, {"description", "timeout in milliseconds"}}}};
-  if (escalation) {
-    const Json fields = EscalationProperties();
-    for (const auto& [name, schema] : fields.items()) properties[name] = schema;
-  }
-  return Json{{"type", "function"},
-              {"name", "shell"},
-              {"description",
-               "Runs a command on the user's machine and returns its output. `command` is an argv "
-               "array executed without a shell; use [\"bash\", \"-lc\", \"...\"] for shell syntax. "
-               "Runs inside the session's sandbox."},
-              {"strict", false},
-              {"parameters",
-               {{"type", "object"},
-                {"properties", std::move(properties)},
-                {"required", Json::array({"command"})},
-                {"additionalProperties", false}}}};
-}
-
-Json UpdatePlanToolJson() {
-  return Json{
-      {"type", "function"},
-      {"name", "update_plan"},
-      {"description",
-       "Records the task plan shown to the user: a list of steps, each pending, in_progress or "
-       "completed, with at most one in_progress."},
-      {"strict", false},
-      {"parameters",
-       {{"type", "object"},
-        {"properties",
-         {{"explanation", {{"type", "string"}}},
-          {"plan",
-           {{"type", "array"},
-            {"items",
-             {{"type", "object"},
-              {"properties",
-               {{"step", {{"type", "string"}}},
-                {"status",
-                 {{"type", "string"},
-                  {"enum", Json::array({"pending", "in_progress", "completed"})}}}}},
-              {"required", Json::array({"step", "status"})},
-              {"additionalProperties", false}}}}}}},
-        {"required", Json::array({"plan"})},
-        {"additionalProperties", false}}}};
-}
-
-}  // namespace
 
 size_t ModelOutputMaxBytes(const Config& config) {
   if (!config.tool_output_token_limit) return kModelOutputMaxBytes;
@@ -95,32 +32,9 @@ std::string FormatShellOutput(const CommandResult& result, size_t max_bytes) {
   return Dump(j);
 }
 
-std::string BuiltinToolsJson(const Config& config) {
-  Json tools = Json::array();
-  if (config.unified_exec) {
-    tools.push_back(Json::parse(ExecCommandToolJson()));
-    tools.push_back(Json::parse(WriteStdinToolJson()));
-  } else {
-    tools.push_back(ShellToolJson(DeclaresEscalation(config.approval_policy)));
-  }
-  // Where Codex 0.169 puts them: right after the command tools, then view_image.
-  if (OffersMcpResourceTools(config)) {
-    for (auto& t : Json::parse("[" + McpResourceToolsJson().substr(1) + "]")) {
-      tools.push_back(std::move(t));
-    }
-  }
-  if (config.view_image) tools.push_back(Json::parse(ViewImageToolJson()));
-  tools.push_back(ApplyPatchToolDefinition(config.provider.apply_patch_tool_type));
-  tools.push_back(UpdatePlanToolJson());
-  // The provider's hosted search: it runs server-side and comes back as
-  // web_search_call items (kept and resent verbatim, see core/item.h).
-  if (config.web_search) tools.push_back(Json{{"type", "web_search"}});
-  return Dump(tools);
-}
-
 ToolRouter::ToolRouter(const Config& config, CommandRunner& runner, Approver* approver,
                        TurnObserver& observer)
-    : config_(config), runner_(runner), approver_(approver), observer_(observer) {
+    : config_(config), runner_(runner), observer_(observer), approval_(config, approver, observer) {
   tools_json_ = BuiltinToolsJson(config);
   builtin_tools_json_ = tools_json_;
   if (config.shell_snapshot && !config.codex_home.empty()) {
@@ -151,14 +65,9 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
     return outcome;
   };
   if (call.kind == ItemKind::kLocalShellCall) {
-    const Json& action = j.value("action", Json::object());
-    std::vector<std::string> argv;
-    for (const auto& a : action.value("command", Json::array())) {
-      if (a.is_string()) argv.push_back(a.get<std::string>());
-    }
-    return RunShell(call, argv, action.value("working_directory", ""),
-                    action.value("timeout_ms", config_.shell_timeout_ms), EscalationRequest{},
-                    cancel);
+    ShellArgs shell = DecodeLocalShellAction(j, config_.shell_timeout_ms);
+    return RunShell(call, std::move(shell.argv), std::move(shell.workdir), shell.timeout_ms,
+                    EscalationRequest{}, cancel);
   }
   if (call.kind == ItemKind::kCustomToolCall) {
     if (name == "apply_patch") return RunApplyPatch(call, j.value("input", ""), "");
@@ -176,26 +85,14 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
     // Codex 0.169's words for a function it has not got in a namespace.
     if (!ns.empty()) return fail("unsupported call: " + ns + name);
   }
-  Json args = Json::parse(j.value("arguments", "{}"), nullptr, false);
-  if (!args.is_object()) {
-    return fail("failed to parse the arguments of '" + name + "' as a JSON object");
-  }
+  auto parsed = DecodeArgumentsObject(name, j.value("arguments", "{}"));
+  if (!parsed.ok()) return fail(parsed.status().message());
+  const Json& args = *parsed;
   if (name == "shell" || name == "container.exec") {
-    auto cmd = args.find("command");
-    if (cmd == args.end() || !cmd->is_array() || cmd->empty()) {
-      return fail("shell: `command` must be a non-empty array of strings");
-    }
-    std::vector<std::string> argv;
-    for (const auto& a : *cmd) {
-      if (!a.is_string()) return fail("shell: `command` must be an array of strings");
-      argv.push_back(a.get<std::string>());
-    }
-    std::string workdir;
-    if (auto w = args.find("workdir"); w != args.end() && w->is_string()) workdir = *w;
-    int64_t timeout = config_.shell_timeout_ms;
-    if (auto t = args.find("timeout_ms"); t != args.end() && t->is_number()) {
-      timeout = t->get<int64_t>();
-    }
+    auto shell = DecodeShellArgs(args, config_.shell_timeout_ms);
+    if (!shell.ok()) return fail(shell.status().message());
+    std::vector<std::string>& argv = shell->argv;
+    const std::string& workdir = shell->workdir;
     // apply_patch sent through the shell is applied the same way as the tool.
     auto intercepted = MatchShellApplyPatch(argv);
     if (!intercepted.ok()) return fail(intercepted.status().message());
@@ -208,13 +105,12 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
     }
     auto escalation = ParseEscalation(args, config_.approval_policy);
     if (!escalation.ok()) return fail(escalation.status().message());
-    return RunShell(call, argv, workdir, timeout, *escalation, cancel);
+    return RunShell(call, argv, workdir, shell->timeout_ms, *escalation, cancel);
   }
   if (name == "apply_patch") {
-    if (!args.contains("input") || !args["input"].is_string()) {
-      return fail("apply_patch: `input` must be the patch text");
-    }
-    return RunApplyPatch(call, args["input"].get<std::string>(), "");
+    auto input = DecodeApplyPatchInput(args);
+    if (!input.ok()) return fail(input.status().message());
+    return RunApplyPatch(call, *input, "");
   }
   if (name == "update_plan") return RunUpdatePlan(call, j.value("arguments", "{}"));
   if (name == "exec_command") return RunExecCommand(call, j.value("arguments", "{}"), cancel);
@@ -223,97 +119,6 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
     return RunViewImage(call, j.value("arguments", "{}"));
   }
   return fail("unknown tool '" + name + "'");
-}
-
-ReviewOutcome ToolRouter::Ask(const Item& call, const std::vector<std::string>& argv,
-                              const std::string& cwd, const ApprovalPlan& plan,
-                              const std::string& justification, const CancelToken& cancel) {
-  ApprovalRequest request;
-  request.call_id = call.call_id;
-  request.argv = argv;
-  request.cwd = cwd;
-  request.sandbox = plan.sandbox;
-  request.reason = plan.reason;
-  request.justification = justification;
-  if (approver_ == nullptr) {
-    // Non-interactive: nobody can answer, so the request is declined.
-    observer_.OnNotice("`" + ShellJoin(argv) + "` needs approval under the " +
-                       std::string(ApprovalPolicyName(config_.approval_policy)) +
-                       " policy; declined because this run cannot ask");
-    ReviewOutcome declined;
-    declined.action = ReviewOutcome::Action::kDenied;
-    return declined;
-  }
-  const ReviewDecision decision = approver_->Review(request, cancel);
-  return ApplyReviewDecision(decision, plan, argv, &approvals_);
-}
-
-Result<ToolRouter::CommandGate> ToolRouter::ApproveCommand(const Item& call,
-                                                           const std::vector<std::string>& argv,
-                                                           const std::string& cwd,
-                                                           const EscalationRequest& escalation,
-                                                           const CancelToken& cancel) {
-  CommandGate gate;
-  ApprovalInput& input = gate.input;
-  input.policy = config_.approval_policy;
-  input.sandbox = config_.sandbox_mode;
-  input.argv = argv;
-  // Known-safe also needs the PATH the command will see to hold only
-  // absolute directories (else a planted ./cat could run instead).
-  input.known_safe = sandbox::IsKnownSafeCommand(
-      argv, sandbox::LookupEnv(sandbox::BuildEnvironment(config_.shell_environment_policy,
-                                                         sandbox::CurrentEnvironment()),
-                               "PATH", "/usr/bin:/bin"));
-  input.escalation_requested = escalation.escalate;
-  input.sandbox_available =
-      config_.sandbox_mode == SandboxMode::kDangerFullAccess || sandbox::landlock::AbiVersion() > 0;
-  input.session_approval = approvals_.Find(argv);
-  ApprovalPlan plan = DecideApproval(input);
-  gate.choice = plan.sandbox;
-  if (plan.action == ApprovalPlan::Action::kReject) {
-    gate.refusal = "command rejected: " + plan.reason;
-    return gate;
-  }
-  if (plan.action == ApprovalPlan::Action::kAsk) {
-    ReviewOutcome review = Ask(call, argv, cwd, plan, escalation.justification, cancel);
-    if (cancel.cancelled()) return CancelledError("interrupted");
-    if (review.action == ReviewOutcome::Action::kDenied) {
-      gate.rejected_by_user = approver_ != nullptr;
-      gate.refusal = approver_ != nullptr
-                         ? std::string(kRejectedByUser)
-                         : "this command needs the user's approval, which a non-interactive run "
-                           "cannot ask for; do without it or ask the user to rerun with another "
-                           "approval policy";
-      return gate;
-    }
-    if (review.action == ReviewOutcome::Action::kAbortTurn) {
-      gate.refusal = "the user denied running this command and stopped the turn";
-      gate.stop = true;
-      return gate;
-    }
-    gate.choice = review.sandbox;
-  }
-  gate.run = true;
-  return gate;
-}
-
-ReviewOutcome::Action ToolRouter::RetryWithoutSandbox(const Item& call,
-                                                      const std::vector<std::string>& argv,
-                                                      const std::string& cwd, ApprovalInput& input,
-                                                      const CommandResult& failed,
-                                                      const CancelToken& cancel) {
-  // Other failures (grep finding nothing, a failing test) are the model's to
-  // handle: no point asking the user to lift the sandbox for them.
-  if (!LooksLikeSandboxDenial(failed)) return ReviewOutcome::Action::kDenied;
-  input.sandboxed_run_failed = true;
-  ApprovalPlan retry = DecideApproval(input);
-  if (retry.action != ApprovalPlan::Action::kAsk || retry.sandbox != SandboxChoice::kUnsandboxed) {
-    return ReviewOutcome::Action::kDenied;
-  }
-  // The user decides on what the sandbox refused: its last words.
-  const std::string& out = failed.output;
-  retry.reason += "\n" + out.substr(out.size() > 400 ? out.size() - 400 : 0);
-  return Ask(call, argv, cwd, retry, "", cancel).action;
 }
 
 CommandSpec ToolRouter::CommandSpecFor(const std::vector<std::string>& argv, const std::string& cwd,
@@ -353,7 +158,7 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
     return outcome;
   };
 
-  ASSIGN_OR_RETURN(CommandGate gate, ApproveCommand(call, argv, cwd, escalation, cancel));
+  ASSIGN_OR_RETURN(CommandGate gate, approval_.ApproveCommand(call, argv, cwd, escalation, cancel));
   if (gate.rejected_by_user) {
     // Codex's words and shape: the output is the bare sentence.
     activity.output = gate.refusal;
@@ -382,7 +187,7 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
   if (result.ok() && choice == SandboxChoice::kSandboxed &&
       spec.sandbox.mode != SandboxMode::kDangerFullAccess) {
     const ReviewOutcome::Action retry =
-        RetryWithoutSandbox(call, argv, cwd, input, *result, cancel);
+        approval_.RetryWithoutSandbox(call, argv, cwd, input, *result, cancel);
     if (retry == ReviewOutcome::Action::kRun) {
       spec.sandbox.mode = SandboxMode::kDangerFullAccess;
       result = runner_.Run(spec, cancel);
@@ -424,32 +229,14 @@ Result<ToolOutcome> ToolRouter::RunUpdatePlan(const Item& call, const std::strin
     outcome.output = CallOutputFor(call.kind, call.call_id, text);
     return outcome;
   };
-  Json args = Json::parse(arguments, nullptr, false);
-  if (!args.is_object() || !args.contains("plan") || !args["plan"].is_array()) {
-    return reply("update_plan: `plan` must be an array of {step, status}");
-  }
-  std::vector<PlanStep> plan;
-  int in_progress = 0;
-  for (const auto& s : args["plan"]) {
-    if (!s.is_object() || !s.value("step", Json()).is_string() ||
-        !s.value("status", Json()).is_string()) {
-      return reply("update_plan: every step needs a string `step` and `status`");
-    }
-    PlanStep step{s["step"].get<std::string>(), s["status"].get<std::string>()};
-    if (step.status != "pending" && step.status != "in_progress" && step.status != "completed") {
-      return reply("update_plan: status '" + step.status +
-                   "' is not one of pending, in_progress, completed");
-    }
-    if (step.status == "in_progress") ++in_progress;
-    plan.push_back(std::move(step));
-  }
-  if (in_progress > 1) return reply("update_plan: at most one step may be in_progress");
-  plan_ = plan;
+  auto args = DecodeUpdatePlanArgs(Json::parse(arguments, nullptr, false));
+  if (!args.ok()) return reply(args.status().message());
+  plan_ = args->plan;
   ToolActivity activity;
   activity.call_id = call.call_id;
   activity.tool = "update_plan";
-  activity.plan = plan;
-  activity.explanation = args.value("explanation", "");
+  activity.plan = args->plan;
+  activity.explanation = args->explanation;
   activity.success = true;
   observer_.OnToolStarted(activity);
   observer_.OnToolCompleted(activity);
@@ -493,19 +280,19 @@ Result<ToolOutcome> ToolRouter::RunMcp(const Item& call, const McpToolInfo& tool
   }
   const std::vector<std::string> key = {"mcp", tool.server, tool.tool};
   if (McpCallNeedsApproval(config_.approval_policy, config_.sandbox_mode, tool) &&
-      !approvals_.Find(key)) {
+      !approval_.approvals().Find(key)) {
     ApprovalPlan plan;
     plan.action = ApprovalPlan::Action::kAsk;
     plan.sandbox = SandboxChoice::kUnsandboxed;
     plan.reason = "MCP tool '" + tool.tool + "' of server '" + tool.server +
                   "' (MCP servers run outside the sandbox) with arguments " +
                   activity.mcp_arguments;
-    ReviewOutcome review = Ask(call, key, config_.cwd, plan, "", cancel);
+    ReviewOutcome review = approval_.Ask(call, key, config_.cwd, plan, "", cancel);
     if (cancel.cancelled()) return CancelledError("interrupted");
     if (review.action != ReviewOutcome::Action::kRun) {
       observer_.OnToolStarted(activity);
       ToolOutcome denied =
-          fail(approver_ != nullptr
+          fail(approval_.can_ask()
                    ? "the user declined this MCP tool call"
                    : "this MCP tool call needs the user's approval, which a non-interactive "
                      "run cannot ask for; do without it or ask the user to rerun with "
@@ -634,7 +421,7 @@ Result<ToolOutcome> ToolRouter::RunApplyPatch(const Item& call, const std::strin
       diff += std::string(FileChangeKindName(c.kind)) + " " + c.path + "\n" + c.unified_diff;
     }
     plan.reason = diff;
-    ReviewOutcome review = Ask(call, argv, options.cwd, plan, "", CancelToken());
+    ReviewOutcome review = approval_.Ask(call, argv, options.cwd, plan, "", CancelToken());
     if (review.action != ReviewOutcome::Action::kRun) {
       observer_.OnToolStarted(activity);
       ToolOutcome denied = finish(false, "the user denied applying this patch");

@@ -1,19 +1,14 @@
-// ToolRouter: the tools offered to the model and the dispatch of its calls.
-//
-// Tools, in Codex 0.169's order: unified exec's `exec_command` and
-// `write_stdin` (core/unified_exec.h; the default, as in Codex), or with
-// `features.unified_exec = false` the one-shot `shell` (argv array, workdir,
-// timeout_ms; under on-request also Codex's `sandbox_permissions` and
-// `justification`, see core/approval.h), both run through the CommandRunner
-// under the session's sandbox and approval policies (one approval path); a
-// `shell` call is executed whichever is offered, so a recorded session
-// resumes under either; `view_image`; the tools array depends only on the config, so the request
-// prefix stays byte-stable from turn to turn until the policy changes;
-// `apply_patch` (freeform or JSON function per provider, and intercepted when
-// the model runs it through `shell`); `update_plan`. Every call yields exactly
-// one output item, also when the tool fails or is unknown, so the transcript
-// stays valid. Not thread-safe; borrows the runner, approver and observer for
-// its lifetime.
+// ToolRouter: the dispatch and execution of the model's tool calls. What is
+// offered on the wire is core/tool_schemas.h, how each call's arguments are
+// decoded core/tool_args.h, and whether a command may run (asking the user)
+// core/approval_flow.h; the router runs what they let through: `shell` (also
+// `container.exec` and local_shell_call; executed whichever command tool is
+// offered, so a recorded session resumes under either), unified exec's
+// `exec_command` and `write_stdin` (core/tool_router_exec.cc, core/unified_exec.h),
+// `view_image`, `apply_patch` (and one the model runs through `shell`),
+// `update_plan`, and the MCP tools. Every call yields exactly one output item,
+// also when the tool fails or is unknown, so the transcript stays valid. Not
+// thread-safe; borrows the runner, approver and observer for its lifetime.
 #pragma once
 
 #include <memory>
@@ -21,6 +16,7 @@
 #include <vector>
 
 #include "core/approval.h"
+#include "core/approval_flow.h"
 #include "core/cancel.h"
 #include "core/command_runner.h"
 #include "core/compactor.h"
@@ -28,6 +24,7 @@
 #include "core/item.h"
 #include "core/mcp_tools.h"
 #include "core/shell_snapshot.h"
+#include "core/tool_schemas.h"
 #include "core/turn_observer.h"
 #include "core/unified_exec.h"
 
@@ -39,11 +36,6 @@ struct ToolOutcome {
   Item output;
   bool stop_turn = false;
 };
-
-// The `tools` array of the built-in tools for `config` (what ToolRouter sends
-// before any MCP tool): also what `codex sessions show` counts as the fixed
-// part of a request.
-std::string BuiltinToolsJson(const Config& config);
 
 class ToolRouter {
  public:
@@ -75,32 +67,6 @@ class ToolRouter {
   std::vector<OpenProcess> OpenProcesses() const;
 
  private:
-  // Whether and how a command may run: the approval policy, the session's
-  // approvals, and the approver when it must be asked. One path for every
-  // tool that runs commands (shell, exec_command).
-  struct CommandGate {
-    bool run = false;
-    SandboxChoice choice = SandboxChoice::kSandboxed;
-    std::string refusal;  // why not, for the model, when !run
-    bool stop = false;    // the user stopped the turn
-    // The user said no: `refusal` is Codex's bare kRejectedByUser, the
-    // whole output the model gets.
-    bool rejected_by_user = false;
-    ApprovalInput input;  // what was decided on (for an on-failure retry)
-  };
-  Result<CommandGate> ApproveCommand(const Item& call, const std::vector<std::string>& argv,
-                                     const std::string& cwd, const EscalationRequest& escalation,
-                                     const CancelToken& cancel);
-  // on-failure: a sandboxed run of `argv` that failed like a sandbox denial
-  // (LooksLikeSandboxDenial) may be rerun without the sandbox when the policy
-  // says so (DecideApproval with sandboxed_run_failed), after asking the user
-  // with the run's last words. kRun = rerun unsandboxed; kAbortTurn = the user
-  // stopped the turn; kDenied = keep the failed run (also when no rerun is
-  // offered: on-request and never leave it to the model, as Codex does). One
-  // path for shell and exec_command.
-  ReviewOutcome::Action RetryWithoutSandbox(const Item& call, const std::vector<std::string>& argv,
-                                            const std::string& cwd, ApprovalInput& input,
-                                            const CommandResult& failed, const CancelToken& cancel);
   // The spec of a command the gate let through (no timeout set).
   CommandSpec CommandSpecFor(const std::vector<std::string>& argv, const std::string& cwd,
                              SandboxChoice choice) const;
@@ -112,11 +78,6 @@ class ToolRouter {
   // view_image (core/view_image.h): the image as an input_image output part.
   Result<ToolOutcome> RunViewImage(const Item& call, const std::string& arguments);
 
-  // Asks the approver about `plan` (a kAsk plan); fills `outcome` when denied.
-  // `justification` is the model's question when it asked for escalation.
-  ReviewOutcome Ask(const Item& call, const std::vector<std::string>& argv, const std::string& cwd,
-                    const ApprovalPlan& plan, const std::string& justification,
-                    const CancelToken& cancel);
   Result<ToolOutcome> RunShell(const Item& call, std::vector<std::string> argv, std::string workdir,
                                int64_t timeout_ms, const EscalationRequest& escalation,
                                const CancelToken& cancel);
@@ -130,9 +91,8 @@ class ToolRouter {
 
   const Config& config_;
   CommandRunner& runner_;
-  Approver* approver_;
-  SessionApprovals approvals_;
   TurnObserver& observer_;
+  ApprovalFlow approval_;  // the gate of every command, patch and MCP call
   std::string tools_json_;
   std::string builtin_tools_json_;  // the built-in tools' array
   McpTools* mcp_ = nullptr;

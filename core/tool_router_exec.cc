@@ -1,11 +1,10 @@
 // ToolRouter's unified exec tools (see core/unified_exec.h): exec_command and
 // write_stdin, through the same approval gate as `shell`.
-#include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "base/shell.h"
+#include "core/tool_args.h"
 #include "core/tool_router.h"
 #include "core/unified_exec.h"
 #include "core/view_image.h"
@@ -16,20 +15,8 @@ namespace {
 using Json = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
 
-int64_t Clamp(int64_t yield_ms) { return std::clamp(yield_ms, kMinYieldMs, kMaxYieldMs); }
-
-int64_t IntArg(const Json& args, const char* name, int64_t fallback) {
-  auto it = args.find(name);
-  return it != args.end() && it->is_number() ? it->get<int64_t>() : fallback;
-}
-
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::string DefaultShell() {
-  const char* shell = std::getenv("SHELL");
-  return shell != nullptr && *shell == '/' ? shell : "/bin/bash";
 }
 
 }  // namespace
@@ -42,24 +29,17 @@ Result<ToolOutcome> ToolRouter::RunExecCommand(const Item& call, const std::stri
     outcome.stop_turn = stop;
     return outcome;
   };
-  Json args = Json::parse(arguments, nullptr, false);
-  if (!args.is_object() || !args.contains("cmd") || !args["cmd"].is_string()) {
-    return reply("exec_command: `cmd` must be the command to run, as a string");
-  }
-  const std::string cmd = args["cmd"].get<std::string>();
-  const std::string workdir = args.value("workdir", Json("")).is_string()
-                                  ? args.value("workdir", std::string())
-                                  : std::string();
-  const std::string shell = args.contains("shell") && args["shell"].is_string()
-                                ? args["shell"].get<std::string>()
-                                : DefaultShell();
-  const bool login =
-      !args.contains("login") || !args["login"].is_boolean() || args["login"].get<bool>();
-  const bool tty = args.contains("tty") && args["tty"].is_boolean() && args["tty"].get<bool>();
-  const int64_t yield_ms = Clamp(IntArg(args, "yield_time_ms", kExecDefaultYieldMs));
-  const int64_t max_tokens = IntArg(args, "max_output_tokens", kDefaultMaxOutputTokens);
-  auto escalation = ParseEscalation(args, config_.approval_policy);
-  if (!escalation.ok()) return reply("exec_command: " + escalation.status().message());
+  auto args =
+      DecodeExecCommandArgs(Json::parse(arguments, nullptr, false), config_.approval_policy);
+  if (!args.ok()) return reply(args.status().message());
+  const std::string& cmd = args->cmd;
+  const std::string& workdir = args->workdir;
+  const std::string& shell = args->shell;
+  const bool login = args->login;
+  const bool tty = args->tty;
+  const int64_t yield_ms = args->yield_ms;
+  const int64_t max_tokens = args->max_tokens;
+  const EscalationRequest& escalation = args->escalation;
   const std::vector<std::string> argv = {shell, login ? "-lc" : "-c", cmd};
   const std::string cwd =
       workdir.empty() ? config_.cwd : (workdir[0] == '/' ? workdir : config_.cwd + "/" + workdir);
@@ -68,7 +48,7 @@ Result<ToolOutcome> ToolRouter::RunExecCommand(const Item& call, const std::stri
   activity.call_id = call.call_id;
   activity.tool = "shell";
   activity.command = ShellJoin(argv);
-  ASSIGN_OR_RETURN(CommandGate gate, ApproveCommand(call, argv, cwd, *escalation, cancel));
+  ASSIGN_OR_RETURN(CommandGate gate, approval_.ApproveCommand(call, argv, cwd, escalation, cancel));
   if (!gate.run) {
     activity.output = gate.refusal;
     activity.success = false;
@@ -100,7 +80,7 @@ Result<ToolOutcome> ToolRouter::RunExecCommand(const Item& call, const std::stri
     failed.exit_code = chunk.exit_code;
     failed.output = chunk.output;
     const ReviewOutcome::Action retry =
-        RetryWithoutSandbox(call, argv, cwd, gate.input, failed, cancel);
+        approval_.RetryWithoutSandbox(call, argv, cwd, gate.input, failed, cancel);
     if (cancel.cancelled()) return CancelledError("interrupted");
     if (retry == ReviewOutcome::Action::kAbortTurn) outcome.stop_turn = true;
     if (retry == ReviewOutcome::Action::kRun) {
@@ -135,16 +115,12 @@ Result<ToolOutcome> ToolRouter::RunWriteStdin(const Item& call, const std::strin
     outcome.output = CallOutputFor(call.kind, call.call_id, text);
     return outcome;
   };
-  Json args = Json::parse(arguments, nullptr, false);
-  if (!args.is_object() || !args.contains("session_id") || !args["session_id"].is_number()) {
-    return reply("write_stdin: `session_id` must be the number exec_command returned");
-  }
-  const int64_t id = args["session_id"].get<int64_t>();
-  const std::string chars = args.contains("chars") && args["chars"].is_string()
-                                ? args["chars"].get<std::string>()
-                                : std::string();
-  const int64_t yield_ms = Clamp(IntArg(args, "yield_time_ms", kWriteStdinDefaultYieldMs));
-  const int64_t max_tokens = IntArg(args, "max_output_tokens", kDefaultMaxOutputTokens);
+  auto args = DecodeWriteStdinArgs(Json::parse(arguments, nullptr, false));
+  if (!args.ok()) return reply(args.status().message());
+  const int64_t id = args->session_id;
+  const std::string& chars = args->chars;
+  const int64_t yield_ms = args->yield_ms;
+  const int64_t max_tokens = args->max_tokens;
   LiveProcess* process = exec_sessions_.Find(id);
   if (process == nullptr) {
     return reply("write_stdin failed: Unknown process id " + std::to_string(id) +
@@ -166,12 +142,12 @@ Result<ToolOutcome> ToolRouter::RunWriteStdin(const Item& call, const std::strin
 
 Result<ToolOutcome> ToolRouter::RunViewImage(const Item& call, const std::string& arguments) {
   ToolOutcome outcome;
-  Json args = Json::parse(arguments, nullptr, false);
+  auto path = DecodeViewImagePath(Json::parse(arguments, nullptr, false));
   std::string output_json;
-  if (!args.is_object() || !args.contains("path") || !args["path"].is_string()) {
-    output_json = Json("view_image: `path` must be the image's path, as a string").dump();
+  if (!path.ok()) {
+    output_json = Json(path.status().message()).dump();
   } else {
-    auto image = ViewImageOutputJson(args["path"].get<std::string>(), config_.cwd);
+    auto image = ViewImageOutputJson(*path, config_.cwd);
     output_json = image.ok() ? *image : Json(image.status().message()).dump();
   }
   Item item;

@@ -52,7 +52,7 @@ InteractiveSession::InteractiveSession(const GlobalOptions& global, InteractiveO
       options_(std::move(options)),
       tty_(UseTerminal()),
       style_(tty_ ? DetectColor(STDOUT_FILENO) : Color::kDisabled),
-      composer_(style_, [this] { return ListWorkspaceFiles(engine_->config().cwd); }) {}
+      composer_(style_, [this] { return ListWorkspaceFiles(engine().config().cwd); }) {}
 
 // --- start and the engine ---
 
@@ -97,8 +97,8 @@ Result<bool> InteractiveSession::Open() {
     ASSIGN_OR_RETURN(const bool go_on, ApplyTrust());
     if (!go_on) return false;
   }
-  RETURN_IF_ERROR(StartEngine(flags_, &engine_));
-  const core::Config& config = engine_->config();
+  RETURN_IF_ERROR(StartEngine(flags_, &session_));
+  const core::Config& config = engine().config();
   if (view_) {
     view_->set_hide_reasoning(config.hide_agent_reasoning);
     view_->set_show_raw_reasoning(config.show_raw_agent_reasoning);
@@ -122,37 +122,33 @@ Result<bool> InteractiveSession::OpenConversation(bool* resumed) {
   } else if (options_.start == SessionStart::kResumeLast) {
     // None in scope (cli/session_resolution.h): a new session, as Codex
     // 0.169 starts, unless --existing asked for an error.
-    ASSIGN_OR_RETURN(session, LatestInScope(engine_->store(), engine_->config().cwd, options_.all));
+    ASSIGN_OR_RETURN(session, LatestInScope(engine().store(), engine().config().cwd, options_.all));
     if (!session && options_.existing) {
-      return NoSessionInScope(engine_->config().cwd, options_.all);
+      return NoSessionInScope(engine().config().cwd, options_.all);
     }
     *resumed = session.has_value();
   } else if (*resumed) {
-    ASSIGN_OR_RETURN(session, ResolveSession(engine_->store(), options_.session_id, false, false,
-                                             engine_->config().cwd));
+    ASSIGN_OR_RETURN(session, ResolveSession(engine().store(), options_.session_id, false, false,
+                                             engine().config().cwd));
   }
   if (session) {
-    ASSIGN_OR_RETURN(conversation_,
-                     core::Conversation::Resume(engine_->config(), engine_->Deps(), *session));
+    RETURN_IF_ERROR(session_->Resume(*session));
   } else {
-    ASSIGN_OR_RETURN(conversation_,
-                     core::Conversation::Create(engine_->config(), engine_->Deps(), "interactive"));
+    RETURN_IF_ERROR(session_->StartNew("interactive"));
   }
   return true;
 }
 
-Status InteractiveSession::StartEngine(const RunFlags& flags, std::unique_ptr<Engine>* out) {
-  ASSIGN_OR_RETURN(auto engine, Engine::Open(global_, flags));
-  engine->set_approver(approvals_.get());
-  RETURN_IF_ERROR(engine->StartModel(observer()));
-  *out = std::move(engine);
+Status InteractiveSession::StartEngine(const RunFlags& flags,
+                                       std::unique_ptr<SessionController>* out) {
+  ASSIGN_OR_RETURN(auto session, SessionController::Open(global_, flags));
+  RETURN_IF_ERROR(session->StartModel(observer(), approvals_.get()));
+  *out = std::move(session);
   return OkStatus();
 }
 
 Status InteractiveSession::SwitchTo(core::SessionInfo session, bool announce) {
-  ASSIGN_OR_RETURN(auto conversation,
-                   core::Conversation::Resume(engine_->config(), engine_->Deps(), session));
-  conversation_ = std::move(conversation);
+  RETURN_IF_ERROR(session_->Resume(session));
   if (approvals_) approvals_->ResetSession();
   if (announce) {
     Banner(true);
@@ -162,19 +158,7 @@ Status InteractiveSession::SwitchTo(core::SessionInfo session, bool announce) {
 }
 
 Status InteractiveSession::Reopen(const RunFlags& flags) {
-  std::unique_ptr<Engine> engine;
-  RETURN_IF_ERROR(StartEngine(flags, &engine));
-  if (conversation_->persisted()) {
-    ASSIGN_OR_RETURN(auto session, engine->store().FindSession(conversation_->session().id));
-    ASSIGN_OR_RETURN(conversation_,
-                     core::Conversation::Resume(engine->config(), engine->Deps(), session));
-  } else {
-    // Nothing asked yet, so nothing stored: start afresh with the new settings.
-    ASSIGN_OR_RETURN(conversation_,
-                     core::Conversation::Create(engine->config(), engine->Deps(), "interactive",
-                                                conversation_->session().id));
-  }
-  engine_ = std::move(engine);
+  RETURN_IF_ERROR(session_->Reopen(global_, flags));
   flags_ = flags;
   return OkStatus();
 }
@@ -226,17 +210,17 @@ void InteractiveSession::Warn(std::string_view message) {
 void InteractiveSession::Banner(bool resumed) {
   if (!tty_) {
     PrintF(stderr, "%s\n",
-           BannerLine(engine_->config(), conversation_->session(), resumed).c_str());
+           BannerLine(engine().config(), conversation().session(), resumed).c_str());
     return;
   }
-  Say(BannerText(style_, engine_->config(), conversation_->session(), resumed,
+  Say(BannerText(style_, engine().config(), conversation().session(), resumed,
                  terminal_->Columns() - 1));
 }
 
 // Shows the tail of a resumed transcript: what was asked and answered.
 void InteractiveSession::ReplayTranscript() {
   if (!tty_) return;
-  auto items = engine_->store().LoadTranscript(conversation_->session());
+  auto items = engine().store().LoadTranscript(conversation().session());
   if (!items.ok()) return;
   Say(ReplayText(style_, *items, terminal_->Columns() - 1));
 }
@@ -244,7 +228,7 @@ void InteractiveSession::ReplayTranscript() {
 // --- input ---
 
 void InteractiveSession::UpdateStatus() {
-  const core::Config& config = engine_->config();
+  const core::Config& config = engine().config();
   std::string dir = config.cwd;
   const char* home = std::getenv("HOME");
   if (home != nullptr && *home != '\0' && dir.rfind(home, 0) == 0 &&
@@ -254,7 +238,7 @@ void InteractiveSession::UpdateStatus() {
   std::string model = config.model;
   if (!config.model_reasoning_effort.empty()) model += " " + config.model_reasoning_effort;
   composer_.set_status(NeutralizeControls(model + " · " +
-                                          std::to_string(conversation_->ContextLeftPercent()) +
+                                          std::to_string(conversation().ContextLeftPercent()) +
                                           "% context left · " + dir));
 }
 
@@ -363,7 +347,7 @@ std::optional<std::string> InteractiveSession::ReadInputPlain() {
 }
 
 void InteractiveSession::StartBacktrack() {
-  auto items = engine_->store().LoadTranscript(conversation_->session());
+  auto items = engine().store().LoadTranscript(conversation().session());
   if (!items.ok()) {
     Warn(items.status().message());
     return;
@@ -383,8 +367,8 @@ Status InteractiveSession::ForkForEdit(std::optional<int64_t> target, const std:
   // (core::Conversation::cache_key), so the provider serves that prefix from
   // its cache. It is recorded at the branch point, the last item of the turn
   // before the edited message, as `codex fork --at-turn N` records it.
-  const core::SessionInfo parent = conversation_->session();
-  ASSIGN_OR_RETURN(std::vector<core::StoredItem> history, engine_->store().LoadHistory(parent));
+  const core::SessionInfo parent = conversation().session();
+  ASSIGN_OR_RETURN(std::vector<core::StoredItem> history, engine().store().LoadHistory(parent));
   int turns_before = 0;
   for (const auto& stored : history) {
     if (core::IsRealUserMessage(stored.item)) ++turns_before;
@@ -392,15 +376,15 @@ Status InteractiveSession::ForkForEdit(std::optional<int64_t> target, const std:
   }
   if (!target) turns_before = 0;
   // 0 for the first message: the branch starts before turn 1 (its context).
-  Result<core::SessionInfo> forked = engine_->store().Fork(parent.id, turns_before);
-  if (!forked.ok()) forked = engine_->store().Fork(parent.id, std::nullopt);
+  Result<core::SessionInfo> forked = engine().store().Fork(parent.id, turns_before);
+  if (!forked.ok()) forked = engine().store().Fork(parent.id, std::nullopt);
   ASSIGN_OR_RETURN(core::SessionInfo fork, std::move(forked));
   if (fork.head_item_id != target) {
     // A view a compaction rewrote (turns counted differently there): the
     // head is moved to the item before the edited message.
-    RETURN_IF_ERROR(engine_->store().MoveHead(fork.id, fork.head_item_id, target));
+    RETURN_IF_ERROR(engine().store().MoveHead(fork.id, fork.head_item_id, target));
   }
-  ASSIGN_OR_RETURN(core::SessionInfo moved, engine_->store().FindSession(fork.id));
+  ASSIGN_OR_RETURN(core::SessionInfo moved, engine().store().FindSession(fork.id));
   RETURN_IF_ERROR(SwitchTo(moved, false));
   if (tty_) {
     // The abandoned turns leave the screen (they stay in the old branch):
@@ -454,11 +438,10 @@ void InteractiveSession::RunUserTurn(const std::string& text) {
   // [history] persistence = "none": prompts are not written to history.jsonl.
   if (auto it = in_history_.find(text); it != in_history_.end()) {
     in_history_.erase(it);  // steered too late for its turn: recorded already
-  } else if (history_ && engine_->config().history_persistence) {
-    Status s = history_->Append(conversation_->session().id, text, NowMs() / 1000);
+  } else if (history_ && engine().config().history_persistence) {
+    Status s = history_->Append(conversation().session().id, text, NowMs() / 1000);
     (void)s;  // history is a convenience; a read-only CODEX_HOME must not stop the session
   }
-  engine_->BindSession(conversation_->session().id);
   core::CancelToken cancel;
   Result<core::TurnResult> result = InternalError("turn did not run");
   if (tty_) {
@@ -469,22 +452,22 @@ void InteractiveSession::RunUserTurn(const std::string& text) {
     // the model at the turn's next request boundary.
     auto steer = [this](const std::string& message) {
       view_->Print(style_.Cyan("› ") + style_.Dim(NeutralizeControls(message)) + "\n");
-      if (history_ && engine_->config().history_persistence) {
-        (void)history_->Append(conversation_->session().id, message, NowMs() / 1000);
+      if (history_ && engine().config().history_persistence) {
+        (void)history_->Append(conversation().session().id, message, NowMs() / 1000);
       }
-      conversation_->Steer(message);
+      conversation().Steer(message);
     };
-    live_->Run([&] { result = conversation_->RunTurn(text, cancel); }, cancel, steer);
+    live_->Run([&] { result = session_->RunTurn(text, cancel); }, cancel, steer);
     view_->EndTurn();
   } else {
     BeginUndoSnapshot();
     InstallInterruptHandler(&cancel);
-    result = conversation_->RunTurn(text, cancel);
+    result = session_->RunTurn(text, cancel);
     RemoveInterruptHandler();
   }
   EndUndoSnapshot(result.ok() ? result->turn_id : "");  // failed turns change files too
   // Steered too late for the turn: sent next, or given back when it stopped.
-  for (std::string& message : conversation_->TakeSteered()) {
+  for (std::string& message : conversation().TakeSteered()) {
     in_history_.insert(message);  // written to history.jsonl when it was steered
     composer_.Queue(std::move(message));
   }
@@ -507,8 +490,8 @@ void InteractiveSession::RunUserTurn(const std::string& text) {
     return;
   }
   usage_ += result->usage;
-  const core::Config& config = engine_->config();
-  RunNotify(config.notify, NotificationJson({conversation_->session().id,
+  const core::Config& config = engine().config();
+  RunNotify(config.notify, NotificationJson({conversation().session().id,
                                              result->turn_id,
                                              config.cwd,
                                              {text},
@@ -517,7 +500,7 @@ void InteractiveSession::RunUserTurn(const std::string& text) {
 }
 
 void InteractiveSession::RunLocalShell(const std::string& command) {
-  core::CommandSpec spec = LocalShellSpec(engine_->config(), command);
+  core::CommandSpec spec = LocalShellSpec(engine().config(), command);
   core::ToolActivity activity;
   activity.tool = "shell";
   activity.command = ShellJoin(spec.argv);
@@ -576,21 +559,20 @@ Status InteractiveSession::AppendUserRecord(const std::string& record) {
 }
 
 Status InteractiveSession::AppendRecord(core::Item record) {
-  if (!conversation_->persisted()) {
+  if (!conversation().persisted()) {
     // The first action of a session (or after /new): the record is what
     // creates the session row, as a first message does.
-    return conversation_->AppendRecord(std::move(record));
+    return conversation().AppendRecord(std::move(record));
   }
   ASSIGN_OR_RETURN(core::SessionInfo session,
-                   engine_->store().FindSession(conversation_->session().id));
-  RETURN_IF_ERROR(engine_->store()
+                   engine().store().FindSession(conversation().session().id));
+  RETURN_IF_ERROR(engine()
+                      .store()
                       .Append(session.id, session.head_item_id, core::NewUuidV7(), {record})
                       .status());
   // The conversation reloads the session it now trails (approvals kept).
-  ASSIGN_OR_RETURN(core::SessionInfo fresh, engine_->store().FindSession(session.id));
-  ASSIGN_OR_RETURN(conversation_,
-                   core::Conversation::Resume(engine_->config(), engine_->Deps(), fresh));
-  return OkStatus();
+  ASSIGN_OR_RETURN(core::SessionInfo fresh, engine().store().FindSession(session.id));
+  return session_->Resume(fresh);
 }
 
 // --- the session ---
@@ -605,13 +587,12 @@ Status InteractiveSession::Run() {
   bool resumed = false;
   Result<bool> opened = Open();
   if (opened.ok() && !*opened) return OkStatus();  // left at the trust question
-  Result<bool> conversation =
-      opened.ok() ? OpenConversation(&resumed) : Result<bool>(opened.status());
-  if (!conversation.ok()) {
+  Result<bool> chosen = opened.ok() ? OpenConversation(&resumed) : Result<bool>(opened.status());
+  if (!chosen.ok()) {
     terminal_.reset();  // the terminal restored before the error is printed
-    return conversation.status();
+    return chosen.status();
   }
-  if (!*conversation) {
+  if (!*chosen) {
     terminal_->Write("no session chosen\r\n");
     return OkStatus();
   }
@@ -641,8 +622,8 @@ Status InteractiveSession::Run() {
     }
   }
   // A session that never got a message was never stored: nothing to resume.
-  if (!conversation_->persisted()) return OkStatus();
-  std::string bye = "resume this session with: codex resume " + conversation_->session().id;
+  if (!conversation().persisted()) return OkStatus();
+  std::string bye = "resume this session with: codex resume " + conversation().session().id;
   if (tty_) {
     Say(style_.Dim(bye) + "\n");
   } else {

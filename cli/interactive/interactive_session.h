@@ -28,6 +28,7 @@
 #include "cli/interactive/terminal.h"
 #include "cli/interactive/turn_view.h"
 #include "cli/progress_printer.h"
+#include "cli/session_controller.h"
 #include "cli/terminal_text.h"
 #include "core/undo.h"
 
@@ -85,10 +86,13 @@ class InteractiveSession {
   // The conversation to start with: new, resumed, or picked.
   // Ok(false) when the picker was cancelled.
   Result<bool> OpenConversation(bool* resumed);
-  Status StartEngine(const RunFlags& flags, std::unique_ptr<Engine>* out);
+  Status StartEngine(const RunFlags& flags, std::unique_ptr<SessionController>* out);
   Status SwitchTo(core::SessionInfo session, bool announce);
   Result<std::optional<core::SessionInfo>> Pick(bool all);
   Status Reopen(const RunFlags& flags);
+  // The engine and the open session's conversation (session_controller.h).
+  Engine& engine() { return session_->engine(); }
+  core::Conversation& conversation() { return session_->conversation(); }
   core::TurnObserver& observer() {
     return tty_ ? static_cast<core::TurnObserver&>(*view_)
                 : static_cast<core::TurnObserver&>(*plain_);
@@ -181,8 +185,7 @@ class InteractiveSession {
   std::unique_ptr<TurnView> view_;
   std::unique_ptr<LiveTurn> live_;
   std::unique_ptr<ApprovalPrompt> approvals_;
-  std::unique_ptr<Engine> engine_;
-  std::unique_ptr<core::Conversation> conversation_;
+  std::unique_ptr<SessionController> session_;  // the engine and the open session
   std::unique_ptr<PromptHistory> history_;
   std::unique_ptr<PlainObserver> plain_;
   Composer composer_;

@@ -45,7 +45,7 @@ constexpr PermissionPreset kPresets[] = {
 }  // namespace
 
 void InteractiveSession::InitCommand() {
-  const std::filesystem::path agents = std::filesystem::path(engine_->config().cwd) / "AGENTS.md";
+  const std::filesystem::path agents = std::filesystem::path(engine().config().cwd) / "AGENTS.md";
   std::error_code ec;
   if (std::filesystem::exists(agents, ec)) {
     Say("AGENTS.md already exists here (" + NeutralizeControls(agents.string()) +
@@ -68,7 +68,7 @@ void InteractiveSession::InitCommand() {
 void InteractiveSession::ReviewCommand(const SlashCommand& cmd) {
   core::ReviewTarget target;
   const std::string& arg = cmd.arg;
-  const std::string& cwd = engine_->config().cwd;
+  const std::string& cwd = engine().config().cwd;
   auto word_after = [&](size_t n) {
     std::string rest = arg.substr(std::min(arg.size(), n));
     rest.erase(0, std::min(rest.size(), rest.find_first_not_of(" \t")));
@@ -144,10 +144,10 @@ void InteractiveSession::ReviewCommand(const SlashCommand& cmd) {
     Warn(request.status().message());
     return;
   }
-  core::Config config = engine_->config();
+  core::Config config = engine().config();
   config.review_guidelines = std::string(core::ReviewGuidelines());
   ReviewDisplayObserver shown(observer());
-  core::ConversationDeps deps = engine_->Deps();
+  core::ConversationDeps deps = engine().Deps();
   deps.observer = &shown;
   auto review = core::Conversation::Create(config, deps, "review");
   if (!review.ok()) {
@@ -157,16 +157,16 @@ void InteractiveSession::ReviewCommand(const SlashCommand& cmd) {
   Say(style_.Bold(">> Code review started: " + NeutralizeControls(request->hint) + " <<") + "\n");
   // The review runs in place of the session for one turn; its prompt is not
   // the user's, so it stays out of history.jsonl.
-  std::swap(conversation_, *review);
+  std::unique_ptr<core::Conversation> own = session_->Exchange(std::move(*review));
   in_history_.insert(request->prompt);
   RunUserTurn(request->prompt);
-  std::swap(conversation_, *review);
-  engine_->BindSession(conversation_->session().id);
+  session_->Exchange(std::move(own));
+  engine().BindSession(conversation().session().id);
   Say(style_.Bold("<< Code review finished >>") + "\n");
 }
 
 void InteractiveSession::PermissionsCommand(const SlashCommand& cmd) {
-  const core::Config& config = engine_->config();
+  const core::Config& config = engine().config();
   const std::string sandbox(core::SandboxModeName(config.sandbox_mode));
   const std::string approval(core::ApprovalPolicyName(config.approval_policy));
   std::string current = "custom";
@@ -206,9 +206,9 @@ void InteractiveSession::PermissionsCommand(const SlashCommand& cmd) {
 }
 
 void InteractiveSession::CopyCommand() {
-  auto items = engine_->store().LoadTranscript(conversation_->session());
+  auto items = engine().store().LoadTranscript(conversation().session());
   std::string last;
-  if (items.ok() && conversation_->persisted()) {
+  if (items.ok() && conversation().persisted()) {
     for (const auto& stored : *items) {
       if (stored.item.kind == core::ItemKind::kMessage && stored.item.role == "assistant") {
         last = core::MessageText(stored.item);
@@ -231,16 +231,16 @@ void InteractiveSession::CopyCommand() {
 }
 
 void InteractiveSession::ExportCommand(const SlashCommand& cmd) {
-  if (!conversation_->persisted()) {
+  if (!conversation().persisted()) {
     Warn("nothing to export yet: the session has no message");
     return;
   }
-  auto* database = dynamic_cast<storage::SessionDatabase*>(&engine_->store());
+  auto* database = dynamic_cast<storage::SessionDatabase*>(&engine().store());
   if (database == nullptr) {
     Warn("this store cannot export sessions");
     return;
   }
-  const std::string id = conversation_->session().id;
+  const std::string id = conversation().session().id;
   Result<std::string> text =
       storage::ExportSession(*database, id, storage::ExportFormat::kMarkdown);
   if (!text.ok()) {
@@ -248,7 +248,7 @@ void InteractiveSession::ExportCommand(const SlashCommand& cmd) {
     return;
   }
   std::filesystem::path file = cmd.arg.empty() ? "codex-" + id.substr(0, 8) + ".md" : cmd.arg;
-  if (file.is_relative()) file = std::filesystem::path(engine_->config().cwd) / file;
+  if (file.is_relative()) file = std::filesystem::path(engine().config().cwd) / file;
   std::error_code ec;
   if (std::filesystem::exists(file, ec)) {
     Warn(NeutralizeControls(file.string()) + " exists; give /export another file name");
@@ -265,14 +265,14 @@ void InteractiveSession::ExportCommand(const SlashCommand& cmd) {
 }
 
 void InteractiveSession::McpCommand() {
-  const core::Config& config = engine_->config();
+  const core::Config& config = engine().config();
   if (config.mcp_servers.empty()) {
     Say("no MCP servers configured ([mcp_servers.<name>] in config.toml)\n");
     return;
   }
   // Each server's state now; its tools join the model's at the next turn
   // once it is ready.
-  const std::vector<mcp::ServerStatus> servers = engine_->McpServers();
+  const std::vector<mcp::ServerStatus> servers = engine().McpServers();
   std::string out = style_.Bold("MCP servers") + "\n";
   for (const auto& [name, server] : config.mcp_servers) {
     std::string what = server.url.empty() ? server.command : server.url;
@@ -303,16 +303,16 @@ void InteractiveSession::McpCommand() {
 }
 
 void InteractiveSession::RenameCommand(const SlashCommand& cmd) {
-  if (!conversation_->persisted()) {
+  if (!conversation().persisted()) {
     Warn("nothing to rename yet: send a message first (the session is stored with it)");
     return;
   }
-  auto* database = dynamic_cast<storage::SessionDatabase*>(&engine_->store());
+  auto* database = dynamic_cast<storage::SessionDatabase*>(&engine().store());
   if (database == nullptr) {
     Warn("this store cannot rename sessions");
     return;
   }
-  Status s = database->Rename(conversation_->session().id, cmd.arg);
+  Status s = database->Rename(conversation().session().id, cmd.arg);
   if (!s.ok()) {
     Warn(s.message());
     return;

@@ -98,8 +98,8 @@ bool InteractiveSession::RunSlash(const SlashCommand& cmd) {
 }
 
 void InteractiveSession::ForkCommand(const SlashCommand& cmd) {
-  std::string from = conversation_->session().id;
-  auto forked = engine_->store().Fork(from, cmd.turn);
+  std::string from = conversation().session().id;
+  auto forked = engine().store().Fork(from, cmd.turn);
   if (!forked.ok()) {
     Warn(forked.status().message());
     return;
@@ -128,7 +128,7 @@ void InteractiveSession::ResumeCommand(const SlashCommand& cmd) {
     if (!picked->has_value()) return;
     target = **picked;
   } else {
-    auto found = ResolveSession(engine_->store(), cmd.arg, false, false, engine_->config().cwd);
+    auto found = ResolveSession(engine().store(), cmd.arg, false, false, engine().config().cwd);
     if (!found.ok()) {
       Warn(found.status().message());
       return;
@@ -143,20 +143,20 @@ void InteractiveSession::ModelCommand(const SlashCommand& cmd) {
   const bool picked = picking_model_;
   picking_model_ = false;
   if (cmd.arg.empty() && tty_) {
-    OpenChoice("model", engine_->config().model, ModelChoices(engine_->config().model));
+    OpenChoice("model", engine().config().model, ModelChoices(engine().config().model));
     picking_model_ = true;
     return;
   }
   if (cmd.arg.empty()) {
-    Say("model: " + engine_->config().model + "\n");
+    Say("model: " + engine().config().model + "\n");
     return;
   }
   if (cmd.effort.empty() && tty_ && picked) {
     // A model chosen in the picker: then the reasoning effort for it: the picker submits "/model
     // NAME EFFORT".
-    const std::string current = engine_->config().model_reasoning_effort.empty()
+    const std::string current = engine().config().model_reasoning_effort.empty()
                                     ? "medium"
-                                    : engine_->config().model_reasoning_effort;
+                                    : engine().config().model_reasoning_effort;
     OpenChoice("model " + cmd.arg, current,
                {{"minimal", "fastest, least thinking"},
                 {"low", "quick answers"},
@@ -179,13 +179,13 @@ void InteractiveSession::ModelCommand(const SlashCommand& cmd) {
     Warn(s.message());
     return;
   }
-  std::string effort = engine_->config().model_reasoning_effort;
-  Say("model set to " + style_.Bold(engine_->config().model) +
+  std::string effort = engine().config().model_reasoning_effort;
+  Say("model set to " + style_.Bold(engine().config().model) +
       (effort.empty() ? "" : " (reasoning effort " + effort + ")") + " for this session\n");
 }
 
 void InteractiveSession::ApprovalsCommand(const SlashCommand& cmd) {
-  const std::string current(core::ApprovalPolicyName(engine_->config().approval_policy));
+  const std::string current(core::ApprovalPolicyName(engine().config().approval_policy));
   if (cmd.arg.empty() && tty_) {
     OpenChoice("approvals", current, ApprovalChoices());
     return;
@@ -211,12 +211,10 @@ void InteractiveSession::ApprovalsCommand(const SlashCommand& cmd) {
 }
 
 void InteractiveSession::NewCommand() {
-  auto created = core::Conversation::Create(engine_->config(), engine_->Deps(), "interactive");
-  if (!created.ok()) {
-    Warn(created.status().message());
+  if (Status created = session_->StartNew("interactive"); !created.ok()) {
+    Warn(created.message());
     return;
   }
-  conversation_ = std::move(*created);
   if (approvals_) approvals_->ResetSession();
   Banner(false);
 }
@@ -233,27 +231,27 @@ void InteractiveSession::OpenChoice(const std::string& command, const std::strin
 }
 
 void InteractiveSession::ShowStatus() {
-  core::SessionInfo session = conversation_->session();
-  if (auto fresh = engine_->store().FindSession(session.id); fresh.ok()) session = *fresh;
-  Say(StatusText(style_, engine_->config(), session, usage_.total_tokens,
-                 conversation_->ContextLeftPercent(), conversation_->EstimatedTokens()));
+  core::SessionInfo session = conversation().session();
+  if (auto fresh = engine().store().FindSession(session.id); fresh.ok()) session = *fresh;
+  Say(StatusText(style_, engine().config(), session, usage_.total_tokens,
+                 conversation().ContextLeftPercent(), conversation().EstimatedTokens()));
 }
 
 void InteractiveSession::ShowSessions() {
   core::ListQuery query;
-  query.cwd = engine_->config().cwd;
+  query.cwd = engine().config().cwd;
   query.limit = 15;
-  auto page = engine_->store().ListSessions(query);
+  auto page = engine().store().ListSessions(query);
   if (!page.ok()) {
     Warn(page.status().message());
     return;
   }
-  Say(SessionsText(style_, page->sessions, conversation_->session().id, engine_->config().cwd,
+  Say(SessionsText(style_, page->sessions, conversation().session().id, engine().config().cwd,
                    NowMs()));
 }
 
 void InteractiveSession::ShowDiff() {
-  Result<std::string> diff = WorkspaceDiff(engine_->config().cwd, style_);
+  Result<std::string> diff = WorkspaceDiff(engine().config().cwd, style_);
   if (!diff.ok()) {
     Warn(diff.status().message());
     return;
@@ -269,13 +267,13 @@ void InteractiveSession::Compact() {
     {
       TurnInterrupt interrupt(&cancel);
       view_->BeginTurn("Compacting");
-      s = conversation_->CompactNow(cancel, true);  // asked for: run unless it would grow
+      s = session_->CompactNow(cancel, true);  // asked for: run unless it would grow
       view_->EndTurn();
       terminal_->SetCtrlC(CtrlC::kAsKey);
     }
   } else {
     InstallInterruptHandler(&cancel);
-    s = conversation_->CompactNow(cancel, true);
+    s = session_->CompactNow(cancel, true);
     RemoveInterruptHandler();
   }
   if (!s.ok()) {
@@ -284,21 +282,21 @@ void InteractiveSession::Compact() {
     return;
   }
   if (!*s) return;  // the observer already said why nothing was compacted
-  Say("compacted; context " + std::to_string(conversation_->ContextLeftPercent()) + "% left\n");
+  Say("compacted; context " + std::to_string(conversation().ContextLeftPercent()) + "% left\n");
 }
 
 Result<std::optional<core::SessionInfo>> InteractiveSession::Pick(bool all) {
   core::ListQuery query;
-  if (!all) query.cwd = engine_->config().cwd;
+  if (!all) query.cwd = engine().config().cwd;
   query.limit = 200;
-  ASSIGN_OR_RETURN(core::ListPage page, engine_->store().ListSessions(query));
+  ASSIGN_OR_RETURN(core::ListPage page, engine().store().ListSessions(query));
   if (page.sessions.empty()) {
     return NotFoundError(all ? "there are no sessions yet; start one with 'codex'"
-                             : "no session in " + engine_->config().cwd +
+                             : "no session in " + engine().config().cwd +
                                    " yet; 'codex resume --all' shows every directory");
   }
   SessionPicker picker(std::move(page.sessions), NowMs(), all);
-  auto* database = dynamic_cast<storage::SessionDatabase*>(&engine_->store());
+  auto* database = dynamic_cast<storage::SessionDatabase*>(&engine().store());
   PickerHooks hooks;
   if (database != nullptr) {
     // "/" finds sessions by what was said in them: the store's full-text
@@ -307,7 +305,7 @@ Result<std::optional<core::SessionInfo>> InteractiveSession::Pick(bool all) {
       std::set<std::string> ids;
       storage::SearchQuery q;
       q.text = text;
-      if (!all) q.cwd = engine_->config().cwd;
+      if (!all) q.cwd = engine().config().cwd;
       q.limit = 200;
       if (auto hits = database->Search(q); hits.ok()) {
         for (const auto& hit : *hits) {
@@ -319,7 +317,7 @@ Result<std::optional<core::SessionInfo>> InteractiveSession::Pick(bool all) {
   }
   hooks.preview = [this](const core::SessionInfo& session) {
     std::vector<std::string> lines;
-    auto items = engine_->store().LoadTranscript(session);
+    auto items = engine().store().LoadTranscript(session);
     if (!items.ok()) return lines;
     for (const auto& stored : *items) {
       const core::Item& item = stored.item;
@@ -372,7 +370,7 @@ Result<std::optional<core::SessionInfo>> InteractiveSession::Pick(bool all) {
   terminal_->Write(erase());
   if (result == PickerResult::kTranscript) {
     // The whole conversation, then the picker again.
-    auto items = engine_->store().LoadTranscript(picker.chosen());
+    auto items = engine().store().LoadTranscript(picker.chosen());
     if (items.ok()) {
       terminal_->Write(ToCrLf(TranscriptText(style_, *items, terminal_->Columns() - 1)) +
                        ToCrLf(style_.Dim("(any key: back to the list)")) + "\r\n");

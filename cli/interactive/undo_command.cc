@@ -36,11 +36,11 @@ std::string NameList(const std::vector<std::string>& names) {
 }  // namespace
 
 core::WorkspaceUndo* InteractiveSession::UndoForSession() {
-  const std::string& id = conversation_->session().id;
+  const std::string& id = conversation().session().id;
   if (undo_ && undo_->session_id() == id) return undo_.get();
   undo_.reset();
   auto opened =
-      core::WorkspaceUndo::Open(engine_->config().cwd, engine_->config().codex_home + "/undo", id);
+      core::WorkspaceUndo::Open(engine().config().cwd, engine().config().codex_home + "/undo", id);
   if (!opened.ok()) {
     if (undo_warned_for_ != id) Warn("/undo is off for this session: " + opened.status().message());
     undo_warned_for_ = id;
@@ -53,7 +53,7 @@ core::WorkspaceUndo* InteractiveSession::UndoForSession() {
 void InteractiveSession::BeginUndoSnapshot() {
   // Off for the rest of a session once it failed (a directory over the
   // limits would only fail again, after walking it again).
-  if (undo_warned_for_ == conversation_->session().id) return;
+  if (undo_warned_for_ == conversation().session().id) return;
   core::WorkspaceUndo* undo = UndoForSession();
   if (undo == nullptr) return;
   Status s = undo->BeginTurn();

@@ -1,0 +1,104 @@
+#include "cli/sessions_import.h"
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "base/json.h"
+#include "cli/store_open.h"
+#include "cli/terminal_text.h"
+#include "cli/work_progress.h"
+#include "storage/rollout.h"
+
+namespace codex::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Goes on after a path or file that fails (its error line printed at once);
+// exits 1 when any failed (README, Exit codes), 0 otherwise. Progress on
+// stderr (cli/work_progress.h); with --json only a summary object on stdout.
+Result<int> RunImport(const GlobalOptions& global, const std::vector<std::string>& paths,
+                      bool json) {
+  storage::RolloutFiles collected = storage::CollectRolloutFiles(paths);
+  int failed = 0;
+  for (const Status& error : collected.errors) {
+    PrintError(error);
+    ++failed;
+  }
+  if (collected.files.empty()) {
+    if (failed == 0) {
+      PrintError(FailedPreconditionError(
+          "no .jsonl rollout files found under the given paths; Codex keeps them in "
+          "~/.codex/sessions"));
+    }
+    return kExitError;
+  }
+  ASSIGN_OR_RETURN(auto store, OpenConfiguredStore(global));
+  int imported = 0, skipped = 0, cut = 0;
+  WorkProgress progress("importing", "files", static_cast<int64_t>(collected.files.size()),
+                        WorkProgress::OutputFor(json));
+  int64_t done = 0;
+  for (const std::string& file : collected.files) {
+    auto outcome = storage::ImportRolloutFile(*store, file);
+    progress.Update(++done);
+    if (!outcome.ok()) {
+      progress.Finish();
+      PrintError(outcome.status());
+      ++failed;
+      continue;
+    }
+    if (outcome->imported) {
+      ++imported;
+      if (!json) PrintF(stdout, "imported %s from %s\n", outcome->session_id.c_str(), file.c_str());
+    } else {
+      ++skipped;
+      if (!json) {
+        PrintF(stdout, "skipped %s from %s (already imported)\n", outcome->session_id.c_str(),
+               file.c_str());
+      }
+    }
+    if (outcome->dropped_tail) {
+      ++cut;
+      progress.Finish();
+      PrintF(stderr,
+             "warning: %s:%zu: the last line was cut off (%zu bytes without a newline, "
+             "what a crash leaves); it was dropped, lines 1-%zu were imported\n",
+             file.c_str(), outcome->dropped_tail->line, outcome->dropped_tail->bytes,
+             outcome->dropped_tail->line - 1);
+    }
+  }
+  progress.Finish();
+  std::fflush(stdout);
+  if (json) {
+    PrintText(stdout, Dump(Json{{"imported", imported},
+                                {"already_present", skipped},
+                                {"failed", failed},
+                                {"cut_off_last_lines_dropped", cut}}) +
+                          "\n");
+  } else {
+    PrintF(stderr, "%d imported, %d already present, %d failed\n", imported, skipped, failed);
+  }
+  return failed > 0 ? kExitError : kExitOk;
+}
+
+}  // namespace
+
+void AddSessionsImportCommand(CLI::App* sessions, const GlobalOptions& global,
+                              CommandOutcome& result) {
+  auto import_paths = std::make_shared<std::vector<std::string>>();
+  auto import_json = std::make_shared<bool>(false);
+  CLI::App* imp = sessions->add_subcommand(
+      "import", "Import Codex rollout files (directories are searched for *.jsonl)");
+  imp->add_option("PATH", *import_paths, "Rollout files or directories")->required();
+  imp->add_flag("--json", *import_json,
+                "No per-file lines or progress: one summary object on stdout at the end");
+  imp->callback([&global, import_paths, import_json, &result] {
+    result.Set(RunImport(global, *import_paths, *import_json));
+  });
+}
+
+}  // namespace codex::cli

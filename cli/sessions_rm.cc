@@ -1,0 +1,32 @@
+#include "cli/sessions_rm.h"
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/store_open.h"
+#include "cli/terminal_text.h"
+
+namespace codex::cli {
+
+namespace {
+
+Status RunSessionsRm(const GlobalOptions& global, const std::string& id) {
+  ASSIGN_OR_RETURN(auto store, OpenConfiguredStore(global));
+  ASSIGN_OR_RETURN(auto s, store->FindSession(id));
+  ASSIGN_OR_RETURN(auto stats, store->Remove(s.id));
+  PrintF(stdout, "removed session %s (%lld items deleted; items shared with forks kept)\n",
+         s.id.c_str(), static_cast<long long>(stats.items));
+  return OkStatus();
+}
+
+}  // namespace
+
+void AddSessionsRmCommand(CLI::App* sessions, const GlobalOptions& global, CommandOutcome& result) {
+  auto rm_id = std::make_shared<std::string>();
+  CLI::App* rm = sessions->add_subcommand("rm", "Delete a session (items shared with forks stay)");
+  rm->add_option("ID", *rm_id, "Session id, unique prefix or name")->required();
+  rm->callback([&global, rm_id, &result] { result.Set(RunSessionsRm(global, *rm_id)); });
+}
+
+}  // namespace codex::cli

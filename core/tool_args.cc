@@ -1,0 +1,141 @@
+#include "core/tool_args.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "core/unified_exec.h"
+
+namespace codex::core {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+int64_t ClampYield(int64_t yield_ms) { return std::clamp(yield_ms, kMinYieldMs, kMaxYieldMs); }
+
+int64_t IntArg(const Json& args, const char* name, int64_t fallback) {
+  auto it = args.find(name);
+  return it != args.end() && it->is_number() ? it->get<int64_t>() : fallback;
+}
+
+std::string DefaultShell() {
+  const char* shell = std::getenv("SHELL");
+  return shell != nullptr && *shell == '/' ? shell : "/bin/bash";
+}
+
+}  // namespace
+
+Result<Json> DecodeArgumentsObject(const std::string& name, const std::string& arguments) {
+  Json args = Json::parse(arguments, nullptr, false);
+  if (!args.is_object()) {
+    return InvalidArgumentError("failed to parse the arguments of '" + name + "' as a JSON object");
+  }
+  return args;
+}
+
+Result<ShellArgs> DecodeShellArgs(const Json& args, int64_t default_timeout_ms) {
+  auto cmd = args.find("command");
+  if (cmd == args.end() || !cmd->is_array() || cmd->empty()) {
+    return InvalidArgumentError("shell: `command` must be a non-empty array of strings");
+  }
+  ShellArgs out;
+  for (const auto& a : *cmd) {
+    if (!a.is_string()) return InvalidArgumentError("shell: `command` must be an array of strings");
+    out.argv.push_back(a.get<std::string>());
+  }
+  if (auto w = args.find("workdir"); w != args.end() && w->is_string()) out.workdir = *w;
+  out.timeout_ms = default_timeout_ms;
+  if (auto t = args.find("timeout_ms"); t != args.end() && t->is_number()) {
+    out.timeout_ms = t->get<int64_t>();
+  }
+  return out;
+}
+
+ShellArgs DecodeLocalShellAction(const Json& body, int64_t default_timeout_ms) {
+  const Json& action = body.value("action", Json::object());
+  ShellArgs out;
+  for (const auto& a : action.value("command", Json::array())) {
+    if (a.is_string()) out.argv.push_back(a.get<std::string>());
+  }
+  out.workdir = action.value("working_directory", "");
+  out.timeout_ms = action.value("timeout_ms", default_timeout_ms);
+  return out;
+}
+
+Result<std::string> DecodeApplyPatchInput(const Json& args) {
+  if (!args.contains("input") || !args["input"].is_string()) {
+    return InvalidArgumentError("apply_patch: `input` must be the patch text");
+  }
+  return args["input"].get<std::string>();
+}
+
+Result<UpdatePlanArgs> DecodeUpdatePlanArgs(const Json& args) {
+  if (!args.is_object() || !args.contains("plan") || !args["plan"].is_array()) {
+    return InvalidArgumentError("update_plan: `plan` must be an array of {step, status}");
+  }
+  UpdatePlanArgs out;
+  int in_progress = 0;
+  for (const auto& s : args["plan"]) {
+    if (!s.is_object() || !s.value("step", Json()).is_string() ||
+        !s.value("status", Json()).is_string()) {
+      return InvalidArgumentError("update_plan: every step needs a string `step` and `status`");
+    }
+    PlanStep step{s["step"].get<std::string>(), s["status"].get<std::string>()};
+    if (step.status != "pending" && step.status != "in_progress" && step.status != "completed") {
+      return InvalidArgumentError("update_plan: status '" + step.status +
+                                  "' is not one of pending, in_progress, completed");
+    }
+    if (step.status == "in_progress") ++in_progress;
+    out.plan.push_back(std::move(step));
+  }
+  if (in_progress > 1) {
+    return InvalidArgumentError("update_plan: at most one step may be in_progress");
+  }
+  out.explanation = args.value("explanation", "");
+  return out;
+}
+
+Result<ExecCommandArgs> DecodeExecCommandArgs(const Json& args, ApprovalPolicy policy) {
+  if (!args.is_object() || !args.contains("cmd") || !args["cmd"].is_string()) {
+    return InvalidArgumentError("exec_command: `cmd` must be the command to run, as a string");
+  }
+  ExecCommandArgs out;
+  out.cmd = args["cmd"].get<std::string>();
+  out.workdir = args.value("workdir", Json("")).is_string() ? args.value("workdir", std::string())
+                                                            : std::string();
+  out.shell = args.contains("shell") && args["shell"].is_string() ? args["shell"].get<std::string>()
+                                                                  : DefaultShell();
+  out.login = !args.contains("login") || !args["login"].is_boolean() || args["login"].get<bool>();
+  out.tty = args.contains("tty") && args["tty"].is_boolean() && args["tty"].get<bool>();
+  out.yield_ms = ClampYield(IntArg(args, "yield_time_ms", kExecDefaultYieldMs));
+  out.max_tokens = IntArg(args, "max_output_tokens", kDefaultMaxOutputTokens);
+  auto escalation = ParseEscalation(args, policy);
+  if (!escalation.ok()) {
+    return InvalidArgumentError("exec_command: " + escalation.status().message());
+  }
+  out.escalation = *escalation;
+  return out;
+}
+
+Result<WriteStdinArgs> DecodeWriteStdinArgs(const Json& args) {
+  if (!args.is_object() || !args.contains("session_id") || !args["session_id"].is_number()) {
+    return InvalidArgumentError(
+        "write_stdin: `session_id` must be the number exec_command returned");
+  }
+  WriteStdinArgs out;
+  out.session_id = args["session_id"].get<int64_t>();
+  out.chars = args.contains("chars") && args["chars"].is_string() ? args["chars"].get<std::string>()
+                                                                  : std::string();
+  out.yield_ms = ClampYield(IntArg(args, "yield_time_ms", kWriteStdinDefaultYieldMs));
+  out.max_tokens = IntArg(args, "max_output_tokens", kDefaultMaxOutputTokens);
+  return out;
+}
+
+Result<std::string> DecodeViewImagePath(const Json& args) {
+  if (!args.is_object() || !args.contains("path") || !args["path"].is_string()) {
+    return InvalidArgumentError("view_image: `path` must be the image's path, as a string");
+  }
+  return args["path"].get<std::string>();
+}
+
+}  // namespace codex::core

@@ -1,0 +1,154 @@
+// ToolRouter's dispatch and execution (core/tool_router.h): each call reaches
+// its tool, runs (a fake runner records commands; apply_patch writes real
+// files in a temporary directory), and yields exactly one output item, also
+// for bad arguments and unknown tools, whose text is the one line the
+// decoders and the router give.
+#include "core/tool_router.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "testing/fake_command_runner.h"
+#include "testing/files.h"
+#include "testing/items.h"
+#include "testing/temp_dir.h"
+
+using namespace codex::core;
+
+namespace {
+
+using CallJson = nlohmann::ordered_json;
+
+class ActivityLog : public TurnObserver {
+ public:
+  void OnToolStarted(const ToolActivity& a) override { started.push_back(a.tool); }
+  void OnToolCompleted(const ToolActivity& a) override { completed.push_back(a); }
+  std::vector<std::string> started;
+  std::vector<ToolActivity> completed;
+};
+
+struct RouterRig {
+  explicit RouterRig(const std::string& cwd) {
+    config.cwd = cwd;
+    config.approval_policy = ApprovalPolicy::kNever;
+    config.sandbox_mode = SandboxMode::kDangerFullAccess;
+    config.unified_exec = false;
+  }
+  ToolOutcome Call(const std::string& name, const std::string& arguments) {
+    CallJson body = {
+        {"type", "function_call"}, {"name", name}, {"arguments", arguments}, {"call_id", "c1"}};
+    return Run(codex::testing::Decoded(body.dump()));
+  }
+  ToolOutcome Run(const Item& call) {
+    if (!router) router = std::make_unique<ToolRouter>(config, runner, nullptr, log);
+    auto outcome = router->Dispatch(call, cancel);
+    REQUIRE(outcome.ok());
+    CHECK(outcome->output.call_id == call.call_id);
+    return *outcome;
+  }
+  Config config;
+  codex::testing::FakeCommandRunner runner;
+  ActivityLog log;
+  CancelToken cancel;
+  std::unique_ptr<ToolRouter> router;
+};
+
+// The output item's text (its `output` string).
+std::string OutputText(const ToolOutcome& outcome) {
+  const CallJson body = CallJson::parse(outcome.output.body);
+  return body["output"].is_string() ? body["output"].get<std::string>() : body["output"].dump();
+}
+
+}  // namespace
+
+TEST_CASE("shell runs the argv in the workdir and reports output and exit code") {
+  codex::testing::TempDir dir;
+  RouterRig rig(dir.str());
+  const ToolOutcome out = rig.Call("shell", R"({"command":["echo","hi"],"workdir":"sub"})");
+  REQUIRE(rig.runner.ran.size() == 1);
+  CHECK(rig.runner.ran[0] == std::vector<std::string>{"echo", "hi"});
+  CHECK(out.output.kind == ItemKind::kFunctionCallOutput);
+  const CallJson result = CallJson::parse(OutputText(out));
+  CHECK(result["output"] == "ran hi\n");
+  CHECK(result["metadata"]["exit_code"] == 0);
+  CHECK_FALSE(out.stop_turn);
+  REQUIRE(rig.log.completed.size() == 1);
+  CHECK(rig.log.completed[0].command == "echo hi");
+  CHECK(rig.log.completed[0].success);
+  // container.exec and a local_shell_call run the same way.
+  rig.Call("container.exec", R"({"command":["true"]})");
+  rig.Run(
+      codex::testing::Decoded(R"({"type":"local_shell_call","call_id":"c2","status":"completed",)"
+                              R"("action":{"type":"exec","command":["ls","-a"]}})"));
+  REQUIRE(rig.runner.ran.size() == 3);
+  CHECK(rig.runner.ran[2] == std::vector<std::string>{"ls", "-a"});
+}
+
+TEST_CASE("bad arguments and unknown tools are one output line; nothing runs") {
+  codex::testing::TempDir dir;
+  RouterRig rig(dir.str());
+  CHECK(OutputText(rig.Call("shell", R"({"command":"echo hi"})")) ==
+        "shell: `command` must be a non-empty array of strings");
+  CHECK(OutputText(rig.Call("shell", "not json")) ==
+        "failed to parse the arguments of 'shell' as a JSON object");
+  CHECK(OutputText(rig.Call("apply_patch", R"({})")) ==
+        "apply_patch: `input` must be the patch text");
+  CHECK(OutputText(rig.Call("nope", R"({})")) == "unknown tool 'nope'");
+  CHECK(OutputText(rig.Run(codex::testing::Decoded(
+            R"({"type":"custom_tool_call","name":"nope","input":"x","call_id":"c3"})"))) ==
+        "unknown custom tool 'nope'");
+  CHECK(rig.runner.ran.empty());
+}
+
+TEST_CASE("update_plan records the plan; a bad plan leaves the last one") {
+  codex::testing::TempDir dir;
+  RouterRig rig(dir.str());
+  CHECK(OutputText(rig.Call("update_plan", R"({"plan":[{"step":"read","status":"in_progress"},)"
+                                           R"({"step":"fix","status":"pending"}]})")) ==
+        "Plan updated");
+  REQUIRE(rig.router->plan().size() == 2);
+  CHECK(rig.router->plan()[0].step == "read");
+  CHECK(OutputText(rig.Call("update_plan", R"({"plan":[{"step":"x","status":"later"}]})")) ==
+        "update_plan: status 'later' is not one of pending, in_progress, completed");
+  CHECK(rig.router->plan().size() == 2);
+}
+
+TEST_CASE("apply_patch writes the file, also when the model runs it through shell") {
+  codex::testing::TempDir dir;
+  RouterRig rig(dir.str());
+  const std::string patch = "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n";
+  const ToolOutcome out = rig.Call("apply_patch", CallJson{{"input", patch}}.dump());
+  CHECK(codex::testing::ReadFile(dir.path() / "hello.txt") == "hello\n");
+  CHECK(OutputText(out).find("hello.txt") != std::string::npos);
+
+  const std::string second = "*** Begin Patch\n*** Add File: again.txt\n+again\n*** End Patch\n";
+  rig.Call("shell", CallJson{{"command", {"apply_patch", second}}}.dump());
+  CHECK(codex::testing::ReadFile(dir.path() / "again.txt") == "again\n");
+  CHECK(rig.runner.ran.empty());  // applied by the router, not run as a command
+}
+
+TEST_CASE("unified exec: a runner that cannot keep processes, an unknown session") {
+  codex::testing::TempDir dir;
+  RouterRig rig(dir.str());
+  rig.config.unified_exec = true;
+  CHECK(OutputText(rig.Call("exec_command", R"({"cmd":"sleep 5"})")) ==
+        "exec_command failed: this runner cannot keep processes running");
+  CHECK(OutputText(rig.Call("exec_command", R"({"cmd":5})")) ==
+        "exec_command: `cmd` must be the command to run, as a string");
+  CHECK(OutputText(rig.Call("write_stdin", R"({"session_id":1234,"chars":"q"})")) ==
+        "write_stdin failed: Unknown process id 1234; it exited or was never started");
+  CHECK(rig.router->OpenProcesses().empty());
+}
+
+TEST_CASE("view_image: a missing file and bad arguments are text outputs") {
+  codex::testing::TempDir dir;
+  RouterRig rig(dir.str());
+  CHECK(OutputText(rig.Call("view_image", R"({"path":7})")) ==
+        "view_image: `path` must be the image's path, as a string");
+  const std::string missing = OutputText(rig.Call("view_image", R"({"path":"none.png"})"));
+  CHECK_FALSE(missing.empty());
+  CHECK(missing.find("input_image") == std::string::npos);
+}

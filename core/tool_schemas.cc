@@ -1,0 +1,98 @@
+#include "core/tool_schemas.h"
+
+#include <nlohmann/json.hpp>
+
+#include "base/json.h"
+#include "core/apply_patch_tool.h"
+#include "core/approval.h"
+#include "core/mcp_tools.h"
+#include "core/unified_exec.h"
+#include "core/view_image.h"
+
+namespace codex::core {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+// The shell tool. Under on-request it declares the escalation fields Codex
+// 0.169 declares (names, types and descriptions as on its wire), so the model
+// can ask to run a command outside the sandbox; under every other policy it
+// declares neither, and the router honours only declared fields.
+Json ShellToolJson(bool escalation) {
+  Json properties = {
+      {"command",
+       {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "argv to run"}}},
+      {"workdir", {{"type", "string"}, {"description", "working directory (default: cwd)"}}},
+      {"timeout_ms", {{"type", "number"}, {"description", "timeout in milliseconds"}}}};
+  if (escalation) {
+    const Json fields = EscalationProperties();
+    for (const auto& [name, schema] : fields.items()) properties[name] = schema;
+  }
+  return Json{{"type", "function"},
+              {"name", "shell"},
+              {"description",
+               "Runs a command on the user's machine and returns its output. `command` is an argv "
+               "array executed without a shell; use [\"bash\", \"-lc\", \"...\"] for shell syntax. "
+               "Runs inside the session's sandbox."},
+              {"strict", false},
+              {"parameters",
+               {{"type", "object"},
+                {"properties", std::move(properties)},
+                {"required", Json::array({"command"})},
+                {"additionalProperties", false}}}};
+}
+
+Json UpdatePlanToolJson() {
+  return Json{
+      {"type", "function"},
+      {"name", "update_plan"},
+      {"description",
+       "Records the task plan shown to the user: a list of steps, each pending, in_progress or "
+       "completed, with at most one in_progress."},
+      {"strict", false},
+      {"parameters",
+       {{"type", "object"},
+        {"properties",
+         {{"explanation", {{"type", "string"}}},
+          {"plan",
+           {{"type", "array"},
+            {"items",
+             {{"type", "object"},
+              {"properties",
+               {{"step", {{"type", "string"}}},
+                {"status",
+                 {{"type", "string"},
+                  {"enum", Json::array({"pending", "in_progress", "completed"})}}}}},
+              {"required", Json::array({"step", "status"})},
+              {"additionalProperties", false}}}}}}},
+        {"required", Json::array({"plan"})},
+        {"additionalProperties", false}}}};
+}
+
+}  // namespace
+
+std::string BuiltinToolsJson(const Config& config) {
+  Json tools = Json::array();
+  if (config.unified_exec) {
+    tools.push_back(Json::parse(ExecCommandToolJson()));
+    tools.push_back(Json::parse(WriteStdinToolJson()));
+  } else {
+    tools.push_back(ShellToolJson(DeclaresEscalation(config.approval_policy)));
+  }
+  // Where Codex 0.169 puts them: right after the command tools, then view_image.
+  if (OffersMcpResourceTools(config)) {
+    for (auto& t : Json::parse("[" + McpResourceToolsJson().substr(1) + "]")) {
+      tools.push_back(std::move(t));
+    }
+  }
+  if (config.view_image) tools.push_back(Json::parse(ViewImageToolJson()));
+  tools.push_back(ApplyPatchToolDefinition(config.provider.apply_patch_tool_type));
+  tools.push_back(UpdatePlanToolJson());
+  // The provider's hosted search: it runs server-side and comes back as
+  // web_search_call items (kept and resent verbatim, see core/item.h).
+  if (config.web_search) tools.push_back(Json{{"type", "web_search"}});
+  return Dump(tools);
+}
+
+}  // namespace codex::core
