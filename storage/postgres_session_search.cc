@@ -232,24 +232,14 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
       // directory only items whose creator is in it (or is gone, leaving
       // forks) can be held there.
       std::vector<Param> params{P(tsq.text), P(page), P(offset)};
-      // Unscoped, the ranking reads items_search alone; the page's creators
-      // are joined after the LIMIT (not for every match).
-      std::string sql;
+      // The lexemes are in the item's row (items.tsv, migration 0005): the
+      // ranking reads one table, the creator with the match.
+      std::string sql = "SELECT id, session_id FROM items WHERE tsv @@ $1::tsquery";
       if (scope) {
-        sql =
-            "SELECT s.item_id, i.session_id FROM items_search AS s"
-            " JOIN items AS i ON i.id = s.item_id WHERE s.tsv @@ $1::tsquery"
-            " AND (i.session_id IN (SELECT id FROM sessions WHERE " +
-            ScopeSql(params, *scope) +
-            ") OR i.session_id NOT IN (SELECT id FROM sessions))"
-            " ORDER BY ts_rank(s.tsv, $1::tsquery) DESC, s.item_id DESC LIMIT $2 OFFSET $3";
-      } else {
-        sql =
-            "SELECT r.item_id, i.session_id FROM (SELECT s.item_id,"
-            " ts_rank(s.tsv, $1::tsquery) AS rank FROM items_search AS s"
-            " WHERE s.tsv @@ $1::tsquery ORDER BY rank DESC, s.item_id DESC LIMIT $2 OFFSET $3)"
-            " AS r JOIN items AS i ON i.id = r.item_id ORDER BY r.rank DESC, r.item_id DESC";
+        sql += " AND (session_id IN (SELECT id FROM sessions WHERE " + ScopeSql(params, *scope) +
+               ") OR session_id NOT IN (SELECT id FROM sessions))";
       }
+      sql += " ORDER BY ts_rank(tsv, $1::tsquery) DESC, id DESC LIMIT $2 OFFSET $3";
       Rows q = conn_->Exec(sql, params);
       int loaded_to = 0;  // rows whose sessions are loaded
       for (int r = 0; r < q.size() && hits.size() < static_cast<size_t>(query.limit); ++r) {

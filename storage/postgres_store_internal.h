@@ -521,23 +521,22 @@ inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view ses
     for (int i = 0; i < r.size(); ++i) ids.push_back(r.Int(i, 0));
   }
   std::sort(ids.begin(), ids.end());
-  constexpr size_t kChunk = 500;  // 10 parameters a row, well under libpq's 65535
+  constexpr size_t kChunk = 500;  // 12 parameters a row, well under libpq's 65535
   for (size_t start = 0; start < items.size(); start += kChunk) {
     const size_t end = std::min(items.size(), start + kChunk);
+    // The lexemes go in the item's row (tsv; NULL when it has no text to search).
     std::string sql =
         "INSERT INTO items(id, parent_id, session_id, turn_id, kind, role, call_id, server_id,"
-        " body, tokens_est, created_at_ms) VALUES ";
+        " body, tokens_est, created_at_ms, tsv) VALUES ";
     std::vector<Param> params;
-    std::string search_sql = "INSERT INTO items_search(item_id, tsv) VALUES ";
-    std::vector<Param> search_params;
     for (size_t i = start; i < end; ++i) {
       const ImportedItem& it = items[i];
       const std::optional<int64_t> p = i == 0 ? parent : std::optional<int64_t>(ids[i - 1]);
       const size_t b = params.size();
       if (i > start) sql += ',';
       sql += "(";
-      for (size_t k = 1; k <= 11; ++k) sql += (k > 1 ? ",$" : "$") + std::to_string(b + k);
-      sql += ")";
+      for (size_t k = 1; k <= 12; ++k) sql += (k > 1 ? ",$" : "$") + std::to_string(b + k);
+      sql += "::tsvector)";
       params.push_back(P(ids[i]));
       params.push_back(P(p));
       params.push_back(P(session_id));
@@ -549,17 +548,10 @@ inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view ses
       params.push_back(Bytes(it.item.body));
       params.push_back(P(core::EstimateItemTokens(it.item)));
       params.push_back(P(it.created_at_ms));
-      const std::string text = pg::CleanText(SearchText(it.item));
-      if (!text.empty()) {
-        const size_t sb = search_params.size();
-        if (sb) search_sql += ',';
-        search_sql += "($" + std::to_string(sb + 1) + ",$" + std::to_string(sb + 2) + "::tsvector)";
-        search_params.push_back(P(ids[i]));
-        search_params.push_back(P(pg::TsVectorOf(text)));
-      }
+      const std::string tsv = pg::TsVectorOf(pg::CleanText(SearchText(it.item)));
+      params.push_back(tsv.empty() ? Param{true, false, {}} : P(tsv));
     }
     conn.Exec(sql, params);
-    if (!search_params.empty()) conn.Exec(search_sql, search_params);
   }
   return ids;
 }
