@@ -507,6 +507,22 @@ auto Read(PgConnection& conn, std::string_view what, F&& body) -> decltype(body(
   }
 }
 
+// The integer that stands for a session id in items (session_keys,
+// migration 0005): made at the session's first item, never removed (items
+// outlive their session when a fork still reaches them).
+inline int64_t SessionKey(PgConnection& conn, std::string_view session_id) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    Rows k = conn.Exec("SELECT key FROM session_keys WHERE id = $1", {P(session_id)});
+    if (k.size() > 0) return k.Int(0, 0);
+    k = conn.Exec(
+        "INSERT INTO session_keys(id) VALUES ($1) ON CONFLICT (id) DO NOTHING"
+        " RETURNING key",
+        {P(session_id)});
+    if (k.size() > 0) return k.Int(0, 0);
+  }
+  throw PgError{Status(StatusCode::kInternal, "no key for session " + std::string(session_id))};
+}
+
 // Inserts `items` chained from `parent` (ids drawn first, then one INSERT
 // per chunk); returns their ids.
 inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view session_id,
@@ -521,12 +537,13 @@ inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view ses
     for (int i = 0; i < r.size(); ++i) ids.push_back(r.Int(i, 0));
   }
   std::sort(ids.begin(), ids.end());
+  const int64_t key = SessionKey(conn, session_id);
   constexpr size_t kChunk = 500;  // 12 parameters a row, well under libpq's 65535
   for (size_t start = 0; start < items.size(); start += kChunk) {
     const size_t end = std::min(items.size(), start + kChunk);
     // The lexemes go in the item's row (tsv; NULL when it has no text to search).
     std::string sql =
-        "INSERT INTO items(id, parent_id, session_id, turn_id, kind, role, call_id, server_id,"
+        "INSERT INTO items(id, parent_id, session_key, turn_id, kind, role, call_id, server_id,"
         " body, tokens_est, created_at_ms, tsv) VALUES ";
     std::vector<Param> params;
     for (size_t i = start; i < end; ++i) {
@@ -539,7 +556,7 @@ inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view ses
       sql += "::tsvector)";
       params.push_back(P(ids[i]));
       params.push_back(P(p));
-      params.push_back(P(session_id));
+      params.push_back(P(key));
       params.push_back(P(it.turn_id));
       params.push_back(P(core::ItemKindName(it.item.kind)));
       params.push_back(P(it.item.role));
@@ -616,8 +633,8 @@ inline Result<ChainWalk> WalkChain(PgConnection& conn, int64_t head, bool stop_a
     auto it = known.find(*cur);
     if (it == known.end()) {
       Rows r = conn.Exec(
-          "SELECT id, parent_id, kind = 'compaction_checkpoint', session_id FROM items"
-          " WHERE session_id = (SELECT session_id FROM items WHERE id = $1) AND id <= $1",
+          "SELECT id, parent_id, kind = 'compaction_checkpoint', session_key FROM items"
+          " WHERE session_key = (SELECT session_key FROM items WHERE id = $1) AND id <= $1",
           {P(*cur)});
       if (r.size() > 0) segments.push_back(r.Str(0, 3));
       for (int i = 0; i < r.size(); ++i) {
@@ -665,15 +682,16 @@ inline Result<std::vector<StoredItem>> LoadChain(PgConnection& conn, std::option
   for (size_t i = 0; i < ids.size(); ++i) slot.emplace(ids[i], ids.size() - 1 - i);
   out.resize(ids.size());
   size_t filled = 0;
-  // The bodies: one range scan of (session_id, id) per creator session, in
+  // The bodies: one range scan of (session_key, id) per creator session, in
   // binary; rows off the chain (another branch of the same session) are
   // skipped.
   for (const auto& [session, range] : walk.ranges) {
     Rows q = conn.Exec(
-        "SELECT i.id, i.parent_id, i.session_id, i.turn_id, i.created_at_ms, i.kind, i.role,"
+        "SELECT i.id, i.parent_id, k.id, i.turn_id, i.created_at_ms, i.kind, i.role,"
         " i.call_id, i.server_id, i.body, u.total_tokens FROM items AS i"
+        " JOIN session_keys AS k ON k.key = i.session_key"
         " LEFT JOIN item_usage AS u ON u.item_id = i.id"
-        " WHERE i.session_id = $1 AND i.id BETWEEN $2 AND $3",
+        " WHERE i.session_key = $1 AND i.id BETWEEN $2 AND $3",
         {P(session), P(range.first), P(range.second)}, /*binary_result=*/true);
     for (int r = 0; r < q.size(); ++r) {
       const int64_t id = q.BinInt(r, 0).value_or(0);

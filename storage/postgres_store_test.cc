@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -520,6 +521,8 @@ TEST_CASE("A store at schema version 4 upgrades in place: every item kept, the s
       {"walrus", std::nullopt}, {"zebra stripes", std::nullopt}};
   std::vector<std::string> before;
   std::string forked;
+  std::vector<std::string> sessions;
+  std::map<std::string, std::string> transcripts;  // by session: ids, creators, bodies
   {
     auto store = OpenOrDie<PostgresSessionStore>(url);
     std::optional<core::SessionInfo> first;
@@ -529,6 +532,7 @@ TEST_CASE("A store at schema version 4 upgrades in place: every item kept, the s
       spec.items = {core::UserMessage("zebra session " + std::to_string(k))};
       auto s = store->CreateSession(spec);
       REQUIRE(s.ok());
+      sessions.push_back(s->id);
       if (!first) first = *s;
       std::optional<int64_t> head = s->head_item_id;
       for (int t = 0; t < 90; ++t) {
@@ -548,6 +552,14 @@ TEST_CASE("A store at schema version 4 upgrades in place: every item kept, the s
     REQUIRE(store->Append(forked, fork->head_item_id, "f", {core::UserMessage("zebra in the fork")})
                 .ok());
     for (const auto& [text, cwd] : queries) before.push_back(SearchTrace(*store, text, cwd, 250));
+    sessions.push_back(forked);
+    for (const std::string& id : sessions) {
+      auto transcript = store->LoadTranscript(*store->FindSession(id));
+      REQUIRE(transcript.ok());
+      for (const auto& t : *transcript) {
+        transcripts[id] += std::to_string(t.id) + t.session_id + t.item.body;
+      }
+    }
   }
   const int64_t items = QueryInt(url, "SELECT count(*) FROM items");
   const int64_t with_text = QueryInt(url, "SELECT count(*) FROM items WHERE tsv IS NOT NULL");
@@ -557,8 +569,9 @@ TEST_CASE("A store at schema version 4 upgrades in place: every item kept, the s
   const int64_t bodies = QueryInt(url, digest);
   REQUIRE(items == 3 * (1 + 270) + 1);
   // Back to what a codex of schema version 4 stored (0001..0004): the lexemes
-  // in items_search, one row per item with text; one row still of the
-  // earlier folding rules, left for the re-index.
+  // in items_search, one row per item with text, items naming their session
+  // by its text id; one row still of the earlier folding rules, left for the
+  // re-index.
   PGconn* admin = PQconnectdb(url.c_str());
   REQUIRE(PQstatus(admin) == CONNECTION_OK);
   PGresult* r = PQexec(
@@ -572,6 +585,11 @@ TEST_CASE("A store at schema version 4 upgrades in place: every item kept, the s
       " UPDATE items_search SET folding = 2, tsv = 'obsolete'::tsvector"
       "   WHERE item_id = (SELECT max(id) FROM items WHERE role = 'assistant');"
       " DROP TABLE items_refold; ALTER TABLE items DROP COLUMN tsv;"
+      " ALTER TABLE items ADD COLUMN session_id TEXT;"
+      " UPDATE items AS i SET session_id = k.id FROM session_keys AS k WHERE k.key = i.session_key;"
+      " ALTER TABLE items ALTER COLUMN session_id SET NOT NULL; DROP INDEX items_session;"
+      " ALTER TABLE items DROP COLUMN session_key; DROP TABLE session_keys;"
+      " CREATE INDEX items_session ON items(session_id, id) INCLUDE (parent_id, kind);"
       " DELETE FROM schema_migrations WHERE version > 4; COMMIT");
   INFO(PQerrorMessage(admin));
   REQUIRE(PQresultStatus(r) == PGRES_COMMAND_OK);
@@ -589,17 +607,33 @@ TEST_CASE("A store at schema version 4 upgrades in place: every item kept, the s
   CHECK(QueryInt(url, "SELECT count(*) FROM items WHERE tsv IS NOT NULL") == with_text);
   CHECK(QueryInt(url, "SELECT count(*) FROM items_refold") == 0);  // re-indexed at the open
   CHECK(QueryInt(url, digest) == bodies);
+  CHECK(QueryInt(url, "SELECT count(*) FROM session_keys") == 4);
+  CHECK(QueryInt(url,
+                 "SELECT count(*) FROM information_schema.columns"
+                 " WHERE table_name = 'items' AND column_name = 'session_id'") == 0);
   for (size_t k = 0; k < queries.size(); ++k) {
     INFO(queries[k].first);
     CHECK(SearchTrace(*store, queries[k].first, queries[k].second, 250) == before[k]);
   }
   CHECK(before[0].find(forked) != std::string::npos);
   CHECK(std::count(before[0].begin(), before[0].end(), '\n') == 250);
-  // And it takes new items as before.
+  // Every session loads the same transcript, and takes new items as before.
+  for (const std::string& id : sessions) {
+    auto found = store->FindSession(id);
+    REQUIRE(found.ok());
+    auto transcript = store->LoadTranscript(*found);
+    REQUIRE(transcript.ok());
+    std::string text;
+    for (const auto& t : *transcript) text += std::to_string(t.id) + t.session_id + t.item.body;
+    CHECK(text == transcripts[id]);
+  }
   auto s = store->FindSession(forked);
   REQUIRE(s.ok());
   REQUIRE(store->Append(forked, s->head_item_id, "g", {core::UserMessage("okapi now")}).ok());
   CHECK(SearchTrace(*store, "okapi", std::nullopt, 20).find(forked) != std::string::npos);
+  auto fresh = store->FindSession(forked);
+  REQUIRE(fresh.ok());
+  CHECK(store->LoadTranscript(*fresh)->back().session_id == forked);
 }
 
 TEST_CASE("Connections carry TCP keepalives (idle 15 s) unless the URL says otherwise") {
