@@ -568,33 +568,10 @@ TEST_CASE("A store at schema version 4 upgrades in place: every item kept, the s
       " FROM items";
   const int64_t bodies = QueryInt(url, digest);
   REQUIRE(items == 3 * (1 + 270) + 1);
-  // Back to what a codex of schema version 4 stored (0001..0004): the lexemes
-  // in items_search, one row per item with text, items naming their session
-  // by its text id; one row still of the earlier folding rules, left for the
-  // re-index.
-  PGconn* admin = PQconnectdb(url.c_str());
-  REQUIRE(PQstatus(admin) == CONNECTION_OK);
-  PGresult* r = PQexec(
-      admin,
-      "BEGIN;"
-      " CREATE TABLE items_search (item_id BIGINT PRIMARY KEY REFERENCES items(id) ON DELETE"
-      " CASCADE, tsv TSVECTOR NOT NULL, folding SMALLINT NOT NULL DEFAULT 3);"
-      " CREATE INDEX items_search_tsv ON items_search USING GIN (tsv);"
-      " CREATE INDEX items_search_refold ON items_search(item_id) WHERE folding < 3;"
-      " INSERT INTO items_search(item_id, tsv) SELECT id, tsv FROM items WHERE tsv IS NOT NULL;"
-      " UPDATE items_search SET folding = 2, tsv = 'obsolete'::tsvector"
-      "   WHERE item_id = (SELECT max(id) FROM items WHERE role = 'assistant');"
-      " DROP TABLE items_refold; ALTER TABLE items DROP COLUMN tsv;"
-      " ALTER TABLE items ADD COLUMN session_id TEXT;"
-      " UPDATE items AS i SET session_id = k.id FROM session_keys AS k WHERE k.key = i.session_key;"
-      " ALTER TABLE items ALTER COLUMN session_id SET NOT NULL; DROP INDEX items_session;"
-      " ALTER TABLE items DROP COLUMN session_key; DROP TABLE session_keys;"
-      " CREATE INDEX items_session ON items(session_id, id) INCLUDE (parent_id, kind);"
-      " DELETE FROM schema_migrations WHERE version > 4; COMMIT");
-  INFO(PQerrorMessage(admin));
-  REQUIRE(PQresultStatus(r) == PGRES_COMMAND_OK);
-  PQclear(r);
-  PQfinish(admin);
+  // Back to what a codex of schema version 4 stored; one item's lexemes of
+  // the earlier folding rules, left for the re-index.
+  codex::storage::testing::TakePostgresBackToSchema4(
+      url, QueryInt(url, "SELECT max(id) FROM items WHERE role = 'assistant'"));
   REQUIRE(QueryInt(url, "SELECT max(version) FROM schema_migrations") == 4);
 
   auto store = OpenOrDie<PostgresSessionStore>(url);
