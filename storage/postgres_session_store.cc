@@ -84,10 +84,10 @@ class PgMigrationTarget final : public MigrationTarget {
   PgConnection& conn_;
 };
 
-// Re-indexes the items whose lexemes were made with earlier rules (listed in
-// items_refold by migration 0005: folding < 3, before migration 0004) from their item's text with
-// the current ones (storage/pg_search.h), a batch per transaction: an interrupted run is finished
-// by the next open.
+// Re-indexes the items whose lexemes were made with earlier rules (listed
+// in items_refold by migration 0005: folding < 3, before migration 0004)
+// from their body with the current ones (TsVectorParam), a batch per
+// transaction: an interrupted run is finished by the next open.
 Status RefoldSearchIndex(PgConnection& conn) {
   constexpr int kBatch = 1000;
   while (true) {
@@ -102,9 +102,8 @@ Status RefoldSearchIndex(PgConnection& conn) {
         item.kind = core::ItemKindFromName(q.Str(r, 1));
         item.role = q.Str(r, 2);
         item.body = q.Bytea(r, 3);
-        const std::string tsv = pg::TsVectorOf(pg::CleanText(SearchText(item)));
         conn.Exec("UPDATE items SET tsv = $2::tsvector WHERE id = $1",
-                  {P(q.Int(r, 0)), tsv.empty() ? Param{true, false, {}} : P(tsv)});
+                  {P(q.Int(r, 0)), TsVectorParam(item)});
         conn.Exec("DELETE FROM items_refold WHERE item_id = $1", {P(q.Int(r, 0))});
       }
       return q.size();

@@ -507,6 +507,13 @@ auto Read(PgConnection& conn, std::string_view what, F&& body) -> decltype(body(
   }
 }
 
+// An item's lexemes as items.tsv stores them (storage/pg_search.h, over the
+// text storage/search_text.h derives): NULL when it has no word to search.
+inline Param TsVectorParam(const Item& item) {
+  const std::string tsv = pg::TsVectorOf(pg::CleanText(SearchText(item)));
+  return tsv.empty() ? Param{true, false, {}} : P(tsv);
+}
+
 // The integer that stands for a session id in items (session_keys,
 // migration 0005): made at the session's first item, never removed (items
 // outlive their session when a fork still reaches them).
@@ -565,8 +572,7 @@ inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view ses
       params.push_back(Bytes(it.item.body));
       params.push_back(P(core::EstimateItemTokens(it.item)));
       params.push_back(P(it.created_at_ms));
-      const std::string tsv = pg::TsVectorOf(pg::CleanText(SearchText(it.item)));
-      params.push_back(tsv.empty() ? Param{true, false, {}} : P(tsv));
+      params.push_back(TsVectorParam(it.item));
     }
     conn.Exec(sql, params);
   }
