@@ -217,9 +217,8 @@ int RunPostgresBench(int corpus_sessions, bool corpus_only) {
           static_cast<double>(after - before) / static_cast<double>(jsonl->size()));
       // Where the bytes are: each table of the store (with its TOAST) and each index.
       std::string where = " ";
-      for (const char* rel : {"items", "items_pkey", "items_parent", "items_session",
-                              "items_search", "items_search_pkey", "items_search_tsv",
-                              "items_search_refold", "item_usage", "events", "sessions"}) {
+      for (const char* rel : {"items", "items_pkey", "items_parent", "items_session", "items_tsv",
+                              "items_refold", "item_usage", "events", "sessions"}) {
         const std::string r(rel);
         where +=
             " " + r + " " +

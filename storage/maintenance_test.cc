@@ -227,7 +227,7 @@ TEST_CASE("Remove keeps items other sessions still reach, deletes the rest") {
               "SELECT count(*) FROM items WHERE parent_id IS NOT NULL AND parent_id NOT IN "
               "(SELECT id FROM items)") == 0);
   CHECK(Count(path, codex::storage::testing::IsPostgres()
-                        ? "SELECT count(*) FROM items_search WHERE item_id NOT IN"
+                        ? "SELECT count(*) FROM items_refold WHERE item_id NOT IN"
                           " (SELECT id FROM items)"
                         : "SELECT count(*) FROM items_fts_docsize WHERE id NOT IN"
                           " (SELECT id FROM items)") == 0);
@@ -306,7 +306,7 @@ TEST_CASE("Purge deletes old sessions only, in one directory or all, or lists th
   CHECK(stats.items == 6);
   CHECK(Count(path, "SELECT count(*) FROM items") == 0);
   CHECK(Count(path, codex::storage::testing::IsPostgres()
-                        ? "SELECT count(*) FROM items_search"
+                        ? "SELECT count(*) FROM items_refold"
                         : "SELECT count(*) FROM items_fts_docsize") == 0);
 }
 

@@ -30,7 +30,8 @@ RemoveStats RemoveSessions(PgConnection& conn, const std::vector<std::string>& i
             " ON CONFLICT DO NOTHING");
   conn.Exec(
       "INSERT INTO rm_candidates(id)"
-      " SELECT id FROM items WHERE session_id IN (SELECT id FROM rm_sessions)"
+      " SELECT id FROM items WHERE session_key IN (SELECT key FROM session_keys"
+      " WHERE id IN (SELECT id FROM rm_sessions))"
       " ON CONFLICT DO NOTHING");
   conn.Exec(std::string("INSERT INTO rm_keep(id) ") + kRemovalKeepSql + " ON CONFLICT DO NOTHING");
   conn.Exec("DELETE FROM session_leases WHERE session_id IN (SELECT id FROM rm_sessions)");

@@ -168,9 +168,10 @@ Result<std::vector<TurnUsage>> PostgresSessionStore::TurnsSince(int64_t since_ms
   return Read(*conn_, "summing usage", [&]() -> Result<std::vector<TurnUsage>> {
     // As the SQLite backend: requests grouped once from item_usage.
     Rows q = conn_->Exec(
-        "WITH r AS (SELECT i.session_id, i.turn_id, count(*) AS n"
+        "WITH r AS (SELECT k.id AS session_id, i.turn_id, count(*) AS n"
         " FROM item_usage AS u JOIN items AS i ON i.id = u.item_id"
-        " WHERE i.created_at_ms >= $1 GROUP BY i.session_id, i.turn_id)"
+        " JOIN session_keys AS k ON k.key = i.session_key"
+        " WHERE i.created_at_ms >= $1 GROUP BY k.id, i.turn_id)"
         " SELECT t.session_id, t.turn_id, t.status, t.error, t.input_tokens,"
         " t.cached_input_tokens, t.output_tokens, t.reasoning_output_tokens, t.total_tokens,"
         " t.started_at_ms, t.ended_at_ms, coalesce(r.n, 0)"

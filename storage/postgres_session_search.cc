@@ -35,7 +35,7 @@ class ItemLinks {
   Link* Get(int64_t id) {
     auto it = links_.find(id);
     if (it != links_.end()) return &it->second;
-    Load("session_id = (SELECT session_id FROM items WHERE id = $1)", {P(id)});
+    Load("session_key = (SELECT session_key FROM items WHERE id = $1)", {P(id)});
     it = links_.find(id);
     return it == links_.end() ? nullptr : &it->second;
   }
@@ -48,7 +48,8 @@ class ItemLinks {
       if (prefetched_.insert(s).second) need.push_back(s);
     }
     if (need.empty()) return;
-    Load("session_id = ANY($1::text[])", {P(TextArray(need))});
+    Load("session_key IN (SELECT key FROM session_keys WHERE id = ANY($1::text[]))",
+         {P(TextArray(need))});
   }
 
   // True when `item` is on the chain from `head` to the root. Parents have
@@ -116,7 +117,7 @@ class ItemLinks {
 
  private:
   // The items `where` selects: their links first (an index-only scan of
-  // items(session_id, id) INCLUDE (parent_id, kind)), then the bodies the
+  // items(session_key, id) INCLUDE (parent_id, kind)), then the bodies the
   // turn count reads, of user messages and checkpoints only (other rows'
   // role stays "": only "user" is asked for).
   void Load(const std::string& where, const std::vector<Param>& params) {
@@ -232,24 +233,21 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
       // directory only items whose creator is in it (or is gone, leaving
       // forks) can be held there.
       std::vector<Param> params{P(tsq.text), P(page), P(offset)};
-      // Unscoped, the ranking reads items_search alone; the page's creators
-      // are joined after the LIMIT (not for every match).
-      std::string sql;
+      // The lexemes are in the item's row (items.tsv, migration 0005): the
+      // ranking reads one table; the creator's id (session_keys) is joined
+      // after the LIMIT, for the page's rows only.
+      std::string sql =
+          "SELECT r.id, k.id FROM (SELECT id, session_key, ts_rank(tsv, $1::tsquery) AS rank"
+          " FROM items WHERE tsv @@ $1::tsquery";
       if (scope) {
-        sql =
-            "SELECT s.item_id, i.session_id FROM items_search AS s"
-            " JOIN items AS i ON i.id = s.item_id WHERE s.tsv @@ $1::tsquery"
-            " AND (i.session_id IN (SELECT id FROM sessions WHERE " +
-            ScopeSql(params, *scope) +
-            ") OR i.session_id NOT IN (SELECT id FROM sessions))"
-            " ORDER BY ts_rank(s.tsv, $1::tsquery) DESC, s.item_id DESC LIMIT $2 OFFSET $3";
-      } else {
-        sql =
-            "SELECT r.item_id, i.session_id FROM (SELECT s.item_id,"
-            " ts_rank(s.tsv, $1::tsquery) AS rank FROM items_search AS s"
-            " WHERE s.tsv @@ $1::tsquery ORDER BY rank DESC, s.item_id DESC LIMIT $2 OFFSET $3)"
-            " AS r JOIN items AS i ON i.id = r.item_id ORDER BY r.rank DESC, r.item_id DESC";
+        sql +=
+            " AND session_key IN (SELECT key FROM session_keys WHERE id IN (SELECT id FROM"
+            " sessions WHERE " +
+            ScopeSql(params, *scope) + ") OR id NOT IN (SELECT id FROM sessions))";
       }
+      sql +=
+          " ORDER BY rank DESC, id DESC LIMIT $2 OFFSET $3) AS r"
+          " JOIN session_keys AS k ON k.key = r.session_key ORDER BY r.rank DESC, r.id DESC";
       Rows q = conn_->Exec(sql, params);
       int loaded_to = 0;  // rows whose sessions are loaded
       for (int r = 0; r < q.size() && hits.size() < static_cast<size_t>(query.limit); ++r) {

@@ -84,27 +84,27 @@ class PgMigrationTarget final : public MigrationTarget {
   PgConnection& conn_;
 };
 
-// Re-indexes the search rows made with earlier rules (folding < 3: before
-// migration 0004) from their item's text with the current ones
-// (storage/pg_search.h), a batch per transaction: an interrupted run is
-// finished by the next open.
+// Re-indexes the items whose lexemes were made with earlier rules (listed
+// in items_refold by migration 0005: folding < 3, before migration 0004)
+// from their body with the current ones (TsVectorParam), a batch per
+// transaction: an interrupted run is finished by the next open.
 Status RefoldSearchIndex(PgConnection& conn) {
   constexpr int kBatch = 1000;
   while (true) {
     Result<int> done = Transaction(conn, "re-indexing search text", [&]() -> Result<int> {
       conn.Exec("SET LOCAL statement_timeout = 0");
       Rows q = conn.Exec(
-          "SELECT s.item_id, i.kind, i.role, i.body FROM items_search AS s"
-          " JOIN items AS i ON i.id = s.item_id WHERE s.folding < 3 ORDER BY s.item_id LIMIT $1"
-          " FOR UPDATE OF s",
+          "SELECT r.item_id, i.kind, i.role, i.body FROM items_refold AS r"
+          " JOIN items AS i ON i.id = r.item_id ORDER BY r.item_id LIMIT $1 FOR UPDATE OF r",
           {P(kBatch)});
       for (int r = 0; r < q.size(); ++r) {
         Item item;
         item.kind = core::ItemKindFromName(q.Str(r, 1));
         item.role = q.Str(r, 2);
         item.body = q.Bytea(r, 3);
-        conn.Exec("UPDATE items_search SET tsv = $2::tsvector, folding = 3 WHERE item_id = $1",
-                  {P(q.Int(r, 0)), P(pg::TsVectorOf(pg::CleanText(SearchText(item))))});
+        conn.Exec("UPDATE items SET tsv = $2::tsvector WHERE id = $1",
+                  {P(q.Int(r, 0)), TsVectorParam(item)});
+        conn.Exec("DELETE FROM items_refold WHERE item_id = $1", {P(q.Int(r, 0))});
       }
       return q.size();
     });

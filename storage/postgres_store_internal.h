@@ -507,6 +507,29 @@ auto Read(PgConnection& conn, std::string_view what, F&& body) -> decltype(body(
   }
 }
 
+// An item's lexemes as items.tsv stores them (storage/pg_search.h, over the
+// text storage/search_text.h derives): NULL when it has no word to search.
+inline Param TsVectorParam(const Item& item) {
+  const std::string tsv = pg::TsVectorOf(pg::CleanText(SearchText(item)));
+  return tsv.empty() ? Param{true, false, {}} : P(tsv);
+}
+
+// The integer that stands for a session id in items (session_keys,
+// migration 0005): made at the session's first item, never removed (items
+// outlive their session when a fork still reaches them).
+inline int64_t SessionKey(PgConnection& conn, std::string_view session_id) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    Rows k = conn.Exec("SELECT key FROM session_keys WHERE id = $1", {P(session_id)});
+    if (k.size() > 0) return k.Int(0, 0);
+    k = conn.Exec(
+        "INSERT INTO session_keys(id) VALUES ($1) ON CONFLICT (id) DO NOTHING"
+        " RETURNING key",
+        {P(session_id)});
+    if (k.size() > 0) return k.Int(0, 0);
+  }
+  throw PgError{Status(StatusCode::kInternal, "no key for session " + std::string(session_id))};
+}
+
 // Inserts `items` chained from `parent` (ids drawn first, then one INSERT
 // per chunk); returns their ids.
 inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view session_id,
@@ -521,26 +544,26 @@ inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view ses
     for (int i = 0; i < r.size(); ++i) ids.push_back(r.Int(i, 0));
   }
   std::sort(ids.begin(), ids.end());
-  constexpr size_t kChunk = 500;  // 10 parameters a row, well under libpq's 65535
+  const int64_t key = SessionKey(conn, session_id);
+  constexpr size_t kChunk = 500;  // 12 parameters a row, well under libpq's 65535
   for (size_t start = 0; start < items.size(); start += kChunk) {
     const size_t end = std::min(items.size(), start + kChunk);
+    // The lexemes go in the item's row (tsv; NULL when it has no text to search).
     std::string sql =
-        "INSERT INTO items(id, parent_id, session_id, turn_id, kind, role, call_id, server_id,"
-        " body, tokens_est, created_at_ms) VALUES ";
+        "INSERT INTO items(id, parent_id, session_key, turn_id, kind, role, call_id, server_id,"
+        " body, tokens_est, created_at_ms, tsv) VALUES ";
     std::vector<Param> params;
-    std::string search_sql = "INSERT INTO items_search(item_id, tsv) VALUES ";
-    std::vector<Param> search_params;
     for (size_t i = start; i < end; ++i) {
       const ImportedItem& it = items[i];
       const std::optional<int64_t> p = i == 0 ? parent : std::optional<int64_t>(ids[i - 1]);
       const size_t b = params.size();
       if (i > start) sql += ',';
       sql += "(";
-      for (size_t k = 1; k <= 11; ++k) sql += (k > 1 ? ",$" : "$") + std::to_string(b + k);
-      sql += ")";
+      for (size_t k = 1; k <= 12; ++k) sql += (k > 1 ? ",$" : "$") + std::to_string(b + k);
+      sql += "::tsvector)";
       params.push_back(P(ids[i]));
       params.push_back(P(p));
-      params.push_back(P(session_id));
+      params.push_back(P(key));
       params.push_back(P(it.turn_id));
       params.push_back(P(core::ItemKindName(it.item.kind)));
       params.push_back(P(it.item.role));
@@ -549,17 +572,9 @@ inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view ses
       params.push_back(Bytes(it.item.body));
       params.push_back(P(core::EstimateItemTokens(it.item)));
       params.push_back(P(it.created_at_ms));
-      const std::string text = pg::CleanText(SearchText(it.item));
-      if (!text.empty()) {
-        const size_t sb = search_params.size();
-        if (sb) search_sql += ',';
-        search_sql += "($" + std::to_string(sb + 1) + ",$" + std::to_string(sb + 2) + "::tsvector)";
-        search_params.push_back(P(ids[i]));
-        search_params.push_back(P(pg::TsVectorOf(text)));
-      }
+      params.push_back(TsVectorParam(it.item));
     }
     conn.Exec(sql, params);
-    if (!search_params.empty()) conn.Exec(search_sql, search_params);
   }
   return ids;
 }
@@ -624,8 +639,8 @@ inline Result<ChainWalk> WalkChain(PgConnection& conn, int64_t head, bool stop_a
     auto it = known.find(*cur);
     if (it == known.end()) {
       Rows r = conn.Exec(
-          "SELECT id, parent_id, kind = 'compaction_checkpoint', session_id FROM items"
-          " WHERE session_id = (SELECT session_id FROM items WHERE id = $1) AND id <= $1",
+          "SELECT id, parent_id, kind = 'compaction_checkpoint', session_key FROM items"
+          " WHERE session_key = (SELECT session_key FROM items WHERE id = $1) AND id <= $1",
           {P(*cur)});
       if (r.size() > 0) segments.push_back(r.Str(0, 3));
       for (int i = 0; i < r.size(); ++i) {
@@ -673,15 +688,16 @@ inline Result<std::vector<StoredItem>> LoadChain(PgConnection& conn, std::option
   for (size_t i = 0; i < ids.size(); ++i) slot.emplace(ids[i], ids.size() - 1 - i);
   out.resize(ids.size());
   size_t filled = 0;
-  // The bodies: one range scan of (session_id, id) per creator session, in
+  // The bodies: one range scan of (session_key, id) per creator session, in
   // binary; rows off the chain (another branch of the same session) are
   // skipped.
   for (const auto& [session, range] : walk.ranges) {
     Rows q = conn.Exec(
-        "SELECT i.id, i.parent_id, i.session_id, i.turn_id, i.created_at_ms, i.kind, i.role,"
+        "SELECT i.id, i.parent_id, k.id, i.turn_id, i.created_at_ms, i.kind, i.role,"
         " i.call_id, i.server_id, i.body, u.total_tokens FROM items AS i"
+        " JOIN session_keys AS k ON k.key = i.session_key"
         " LEFT JOIN item_usage AS u ON u.item_id = i.id"
-        " WHERE i.session_id = $1 AND i.id BETWEEN $2 AND $3",
+        " WHERE i.session_key = $1 AND i.id BETWEEN $2 AND $3",
         {P(session), P(range.first), P(range.second)}, /*binary_result=*/true);
     for (int r = 0; r < q.size(); ++r) {
       const int64_t id = q.BinInt(r, 0).value_or(0);

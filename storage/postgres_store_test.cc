@@ -12,12 +12,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -297,7 +299,7 @@ TEST_CASE(
   CHECK(store->LoadTranscript(*store->FindSession(s->id))->size() == 2);
 }
 
-TEST_CASE("Search rows indexed with the earlier folding are re-indexed at the next open") {
+TEST_CASE("Items listed with the earlier folding are re-indexed at the next open") {
   const std::string url = Server().NewDatabase();
   std::string id;
   {
@@ -308,13 +310,13 @@ TEST_CASE("Search rows indexed with the earlier folding are re-indexed at the ne
     REQUIRE(s.ok());
     id = s->id;
   }
-  // As a database written before migration 0003 holds it: unfolded lexemes.
-  QueryInt(url,
-           "UPDATE items_search SET tsv = '''Café'':2 ''un'':1 ''École'':5'::tsvector,"
-           " folding = 1");
-  CHECK(QueryInt(url, "SELECT count(*) FROM items_search WHERE folding < 3") == 1);
+  // As migration 0005 leaves a database written before 0003: unfolded
+  // lexemes in the item's row, the item listed for re-indexing.
+  QueryInt(url, "UPDATE items SET tsv = '''Café'':2 ''un'':1 ''École'':5'::tsvector");
+  QueryInt(url, "INSERT INTO items_refold(item_id) SELECT id FROM items");
+  CHECK(QueryInt(url, "SELECT count(*) FROM items_refold") == 1);
   auto store = OpenOrDie<PostgresSessionStore>(url);
-  CHECK(QueryInt(url, "SELECT count(*) FROM items_search WHERE folding < 3") == 0);
+  CHECK(QueryInt(url, "SELECT count(*) FROM items_refold") == 0);
   codex::storage::SearchQuery q;
   q.text = "cafe ecole";
   auto hits = store->Search(q);
@@ -428,7 +430,7 @@ std::vector<long> KeepaliveTimers(int port) {
 
 }  // namespace
 
-TEST_CASE("A database at schema version 3 upgrades: items_search loses its text, rows re-indexed") {
+TEST_CASE("A database at schema version 3 upgrades: the text stored once, rows re-indexed") {
   const std::string url = Server().NewDatabase();
   PGconn* admin = PQconnectdb(url.c_str());
   REQUIRE(PQstatus(admin) == CONNECTION_OK);
@@ -468,11 +470,14 @@ TEST_CASE("A database at schema version 3 upgrades: items_search loses its text,
   PQfinish(admin);
 
   auto store = OpenOrDie<PostgresSessionStore>(url);
-  CHECK(QueryInt(url, "SELECT max(version) FROM schema_migrations") == 4);
+  CHECK(QueryInt(url, "SELECT max(version) FROM schema_migrations") ==
+        codex::storage::internal::EmbeddedPostgresMigrations().back().version);
+  // 0004 dropped the text, 0005 the table: the lexemes are in the item's row.
   CHECK(QueryInt(url,
-                 "SELECT count(*) FROM information_schema.columns"
-                 " WHERE table_name = 'items_search' AND column_name = 'text'") == 0);
-  CHECK(QueryInt(url, "SELECT count(*) FROM items_search WHERE folding < 3") == 0);
+                 "SELECT count(*) FROM information_schema.tables"
+                 " WHERE table_name = 'items_search'") == 0);
+  CHECK(QueryInt(url, "SELECT count(*) FROM items_refold") == 0);
+  CHECK(QueryInt(url, "SELECT count(*) FROM items WHERE tsv IS NOT NULL") == 1);
   for (const char* q : {"σισυφος", "日本語", "テキスト", "mythe"}) {
     INFO(q);
     codex::storage::SearchQuery query;
@@ -483,6 +488,129 @@ TEST_CASE("A database at schema version 3 upgrades: items_search loses its text,
     CHECK(hits->at(0).sessions.at(0).session.id == id);
     CHECK(hits->at(0).snippet.find('[') != std::string::npos);
   }
+}
+
+namespace {
+
+// A search's results as one comparable text: item, kind, role, snippet, and
+// each holder with its turn, in the order given.
+std::string SearchTrace(PostgresSessionStore& store, const std::string& text,
+                        std::optional<std::string> cwd, int limit) {
+  codex::storage::SearchQuery q;
+  q.text = text;
+  q.cwd = std::move(cwd);
+  q.limit = limit;
+  auto hits = store.Search(q);
+  if (!hits.ok()) return "error: " + hits.status().ToString();
+  std::string out;
+  for (const auto& h : *hits) {
+    out += std::to_string(h.item_id) + " " + h.kind + " " + h.role + " " + h.snippet + " <-";
+    for (const auto& w : h.sessions) out += " " + w.session.id + "#" + std::to_string(w.turn);
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("A store at schema version 4 upgrades in place: every item kept, the same search") {
+  const std::string url = Server().NewDatabase();
+  const std::vector<std::pair<std::string, std::optional<std::string>>> queries = {
+      {"zebra", std::nullopt},  {"zebra", std::string("/w/a")}, {"\"turn 7\"", std::nullopt},
+      {"quag*", std::nullopt},  {"日本語", std::nullopt},       {"σισυφος", std::nullopt},
+      {"walrus", std::nullopt}, {"zebra stripes", std::nullopt}};
+  std::vector<std::string> before;
+  std::string forked;
+  std::vector<std::string> sessions;
+  std::map<std::string, std::string> transcripts;  // by session: ids, creators, bodies
+  {
+    auto store = OpenOrDie<PostgresSessionStore>(url);
+    std::optional<core::SessionInfo> first;
+    for (int k = 0; k < 3; ++k) {
+      core::NewSession spec;
+      spec.cwd = k == 0 ? "/w/a" : "/w/b";
+      spec.items = {core::UserMessage("zebra session " + std::to_string(k))};
+      auto s = store->CreateSession(spec);
+      REQUIRE(s.ok());
+      sessions.push_back(s->id);
+      if (!first) first = *s;
+      std::optional<int64_t> head = s->head_item_id;
+      for (int t = 0; t < 90; ++t) {
+        // 270 items with "zebra" in each session: more than the first ranking page (200).
+        auto ids = store->Append(
+            s->id, head, "t" + std::to_string(t),
+            {core::UserMessage("turn " + std::to_string(t) + " zebra stripes quagga"),
+             core::AssistantMessage(t % 2 ? "le mythe de σίσυφος" : "日本語のテキスト zebra"),
+             core::FunctionCallOutput("c" + std::to_string(t), "")});
+        REQUIRE(ids.ok());
+        head = ids->back();
+      }
+    }
+    auto fork = store->Fork(first->id, std::nullopt);
+    REQUIRE(fork.ok());
+    forked = fork->id;
+    REQUIRE(store->Append(forked, fork->head_item_id, "f", {core::UserMessage("zebra in the fork")})
+                .ok());
+    for (const auto& [text, cwd] : queries) before.push_back(SearchTrace(*store, text, cwd, 250));
+    sessions.push_back(forked);
+    for (const std::string& id : sessions) {
+      auto transcript = store->LoadTranscript(*store->FindSession(id));
+      REQUIRE(transcript.ok());
+      for (const auto& t : *transcript) {
+        transcripts[id] += std::to_string(t.id) + t.session_id + t.item.body;
+      }
+    }
+  }
+  const int64_t items = QueryInt(url, "SELECT count(*) FROM items");
+  const int64_t with_text = QueryInt(url, "SELECT count(*) FROM items WHERE tsv IS NOT NULL");
+  const std::string digest =
+      "SELECT ('x' || left(md5(string_agg(body::text, ',' ORDER BY id)), 15))::bit(60)::bigint"
+      " FROM items";
+  const int64_t bodies = QueryInt(url, digest);
+  REQUIRE(items == 3 * (1 + 270) + 1);
+  // Back to what a codex of schema version 4 stored; one item's lexemes of
+  // the earlier folding rules, left for the re-index.
+  codex::storage::testing::TakePostgresBackToSchema4(
+      url, QueryInt(url, "SELECT max(id) FROM items WHERE role = 'assistant'"));
+  REQUIRE(QueryInt(url, "SELECT max(version) FROM schema_migrations") == 4);
+
+  auto store = OpenOrDie<PostgresSessionStore>(url);
+  CHECK(QueryInt(url, "SELECT max(version) FROM schema_migrations") ==
+        codex::storage::internal::EmbeddedPostgresMigrations().back().version);
+  CHECK(QueryInt(url,
+                 "SELECT count(*) FROM information_schema.tables"
+                 " WHERE table_name = 'items_search'") == 0);
+  CHECK(QueryInt(url, "SELECT count(*) FROM items") == items);
+  CHECK(QueryInt(url, "SELECT count(*) FROM items WHERE tsv IS NOT NULL") == with_text);
+  CHECK(QueryInt(url, "SELECT count(*) FROM items_refold") == 0);  // re-indexed at the open
+  CHECK(QueryInt(url, digest) == bodies);
+  CHECK(QueryInt(url, "SELECT count(*) FROM session_keys") == 4);
+  CHECK(QueryInt(url,
+                 "SELECT count(*) FROM information_schema.columns"
+                 " WHERE table_name = 'items' AND column_name = 'session_id'") == 0);
+  for (size_t k = 0; k < queries.size(); ++k) {
+    INFO(queries[k].first);
+    CHECK(SearchTrace(*store, queries[k].first, queries[k].second, 250) == before[k]);
+  }
+  CHECK(before[0].find(forked) != std::string::npos);
+  CHECK(std::count(before[0].begin(), before[0].end(), '\n') == 250);
+  // Every session loads the same transcript, and takes new items as before.
+  for (const std::string& id : sessions) {
+    auto found = store->FindSession(id);
+    REQUIRE(found.ok());
+    auto transcript = store->LoadTranscript(*found);
+    REQUIRE(transcript.ok());
+    std::string text;
+    for (const auto& t : *transcript) text += std::to_string(t.id) + t.session_id + t.item.body;
+    CHECK(text == transcripts[id]);
+  }
+  auto s = store->FindSession(forked);
+  REQUIRE(s.ok());
+  REQUIRE(store->Append(forked, s->head_item_id, "g", {core::UserMessage("okapi now")}).ok());
+  CHECK(SearchTrace(*store, "okapi", std::nullopt, 20).find(forked) != std::string::npos);
+  auto fresh = store->FindSession(forked);
+  REQUIRE(fresh.ok());
+  CHECK(store->LoadTranscript(*fresh)->back().session_id == forked);
 }
 
 TEST_CASE("Connections carry TCP keepalives (idle 15 s) unless the URL says otherwise") {

@@ -50,6 +50,29 @@ void DieOpening(const std::string& location, const Status& status) {
   std::abort();
 }
 
+void TakePostgresBackToSchema4(const std::string& url, int64_t stale_item) {
+  QueryInt(url,
+           "BEGIN;"
+           " CREATE TABLE items_search (item_id BIGINT PRIMARY KEY REFERENCES items(id) ON DELETE"
+           " CASCADE, tsv TSVECTOR NOT NULL, folding SMALLINT NOT NULL DEFAULT 3);"
+           " CREATE INDEX items_search_tsv ON items_search USING GIN (tsv);"
+           " CREATE INDEX items_search_refold ON items_search(item_id) WHERE folding < 3;"
+           " INSERT INTO items_search(item_id, tsv) SELECT id, tsv FROM items"
+           "   WHERE tsv IS NOT NULL;"
+           " UPDATE items_search SET folding = 2, tsv = 'obsolete'::tsvector WHERE item_id = " +
+               std::to_string(stale_item) +
+               ";"
+               " DROP TABLE items_refold; ALTER TABLE items DROP COLUMN tsv;"
+               " ALTER TABLE items ADD COLUMN session_id TEXT;"
+               " UPDATE items AS i SET session_id = k.id FROM session_keys AS k"
+               "   WHERE k.key = i.session_key;"
+               " ALTER TABLE items ALTER COLUMN session_id SET NOT NULL;"
+               " DROP INDEX items_session; ALTER TABLE items DROP COLUMN session_key;"
+               " DROP TABLE session_keys;"
+               " CREATE INDEX items_session ON items(session_id, id) INCLUDE (parent_id, kind);"
+               " DELETE FROM schema_migrations WHERE version > 4; COMMIT");
+}
+
 int64_t QueryInt(const std::string& location, const std::string& sql) {
   if (!IsPostgresUrl(location)) {
     SQLite::Database db(location, SQLite::OPEN_READWRITE);

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <thread>
@@ -21,6 +23,7 @@
 #include "storage/open_database.h"
 #include "testing/pg_test_server.h"
 #include "testing/skip.h"
+#include "testing/store_test_support.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 
@@ -494,6 +497,57 @@ TEST_CASE("postgres: exec resume --last never continues a teammate's session els
   auto wide = Run(*me, {"exec", "resume", "--last", "--all", "wider"});
   CHECK(wide.exit_code == 0);
   CHECK(SessionIdFromBanner(wide.err) == SessionIdFromBanner(mine.err));
+}
+
+TEST_CASE("postgres: a store of schema version 4 is upgraded at the first open; same search") {
+  const std::string url = Server().NewDatabase();
+  {
+    auto store = OpenUrl(url);
+    for (int k = 0; k < 3; ++k) {
+      core::NewSession spec;
+      spec.cwd = "/w";
+      spec.items = {core::UserMessage("okapi session " + std::to_string(k))};
+      auto s = store->CreateSession(spec);
+      REQUIRE(s.ok());
+      std::optional<int64_t> head = s->head_item_id;
+      for (int t = 0; t < 25; ++t) {
+        auto ids = store->Append(s->id, head, "t" + std::to_string(t),
+                                 {core::UserMessage("okapi turn " + std::to_string(t)),
+                                  core::AssistantMessage("no match here " + std::to_string(t))});
+        REQUIRE(ids.ok());
+        head = ids->back();
+      }
+    }
+  }
+  auto m = Machine(url, R"(["unused"])");
+  const std::vector<std::string> search = {"sessions", "search",  "okapi", "--all",
+                                           "--json",   "--limit", "100"};
+  auto before = Run(*m, search);
+  INFO(before.err);
+  REQUIRE(before.exit_code == 0);
+  REQUIRE(std::count(before.out.begin(), before.out.end(), '\n') == 3 * 26);
+
+  storage::testing::TakePostgresBackToSchema4(url);
+  REQUIRE(storage::testing::QueryInt(url, "SELECT max(version) FROM schema_migrations") == 4);
+  // The first command brings the store up to date, then answers as before.
+  auto after = Run(*m, search);
+  INFO(after.err);
+  CHECK(after.exit_code == 0);
+  CHECK(after.out == before.out);
+  CHECK(storage::testing::QueryInt(url, "SELECT max(version) FROM schema_migrations") > 4);
+  // sessions migrate reads the upgraded store whole: every item, verified.
+  const auto dest = m->root() / "copy.db";
+  auto copy = Run(*m, {"sessions", "migrate", "--json", "--to", "sqlite:" + dest.string()});
+  INFO(copy.err);
+  CHECK(copy.exit_code == 0);
+  auto summary = nlohmann::json::parse(copy.out);
+  CHECK(summary["copied"] == 3);
+  CHECK(summary["verified"] == true);
+  CHECK(summary["destination"]["items"] == 3 * 51);
+  auto copied = Run(*m, {"-c", "session_store=sqlite:" + dest.string(), "sessions", "search",
+                         "okapi", "--all", "--json", "--limit", "100"});
+  CHECK(copied.exit_code == 0);
+  CHECK(std::count(copied.out.begin(), copied.out.end(), '\n') == 3 * 26);
 }
 
 }  // namespace codex::testing
