@@ -121,6 +121,8 @@ class PostgresSessionStore final : public SessionDatabase {
   Result<bool> CopySession(const SessionCopy& copy) override;
 
  private:
+  // The store's wall clock (StoreOptions::clock).
+  int64_t Now() const { return ClockOr(options_.clock).NowMs(); }
   PostgresSessionStore(std::string url, StoreOptions options,
                        std::unique_ptr<internal::PgConnection> conn);
 

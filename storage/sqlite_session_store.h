@@ -120,6 +120,8 @@ class SqliteSessionStore final : public SessionDatabase {
   Result<bool> CopySession(const SessionCopy& copy) override;
 
  private:
+  // The store's wall clock (StoreOptions::clock).
+  int64_t Now() const { return ClockOr(options_.clock).NowMs(); }
   SqliteSessionStore(std::string path, std::unique_ptr<SQLite::Database> db, StoreOptions options,
                      std::unique_ptr<internal::BusyWait> wait);
 
