@@ -196,8 +196,9 @@ TEST_CASE("McpManager: paginated list, list_changed applied at the next turn, th
   auto out = router.Dispatch(call, cancel);
   REQUIRE(out.ok());
   CHECK(out->output.body.find("grown") != std::string::npos);
-  // Give the notification time to arrive; the tools stay as they were for this turn.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // The server sent notifications/tools/list_changed before this answer, on
+  // the same stream, read in order by one thread: it has arrived. The tools
+  // stay as they were for this turn.
   CHECK(router.ToolsJson() == turn1);
   router.BeginTurn();
   CHECK(router.ToolsJson().find(R"("name":"grown")") != std::string::npos);
@@ -209,17 +210,26 @@ TEST_CASE("McpManager: paginated list, list_changed applied at the next turn, th
 
 TEST_CASE("McpManager: cancel and crash during calls") {
   Fixture f({});
+  const std::string log = f.home + "/t.log";
+  f.config.mcp_servers["t"].args = {"--log", log};
   McpManager manager(f.config, sandbox::EnvPolicy{});
   REQUIRE(manager.StartAll().ok());
   core::CancelToken cancel;
+  // Cancelled once the server has the call (its log says so): the call is
+  // interrupted in flight, not refused before it was sent.
+  bool server_had_it = false;
   std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    server_had_it =
+        Eventually([&] { return ReadFileOr(log).find(R"("name":"slow")") != std::string::npos; });
     cancel.Cancel();
   });
   auto slow = manager.CallTool("t", "slow", R"({"ms":30000})", cancel);
   canceller.join();
+  CHECK(server_had_it);
   REQUIRE_FALSE(slow.ok());
   CHECK(slow.status().code() == StatusCode::kCancelled);
+  // And the server was told: it dropped that pending call ("cancelled <id>").
+  CHECK(Eventually([&] { return ReadFileOr(log).find("\ncancelled ") != std::string::npos; }));
   core::CancelToken fresh;
   auto echo = manager.CallTool("t", "echo", R"({"text":"still here"})", fresh);
   REQUIRE(echo.ok());
