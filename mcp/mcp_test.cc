@@ -18,12 +18,14 @@
 #include "core/tool_router.h"
 #include "mcp/manager.h"
 #include "mcp/transport.h"
+#include "testing/eventually.h"
 #include "testing/temp_dir.h"
 
 namespace codex::mcp {
 namespace {
 
 namespace fs = std::filesystem;
+using codex::testing::Eventually;
 
 TEST_CASE(
     "Qualified names: mcp__server__tool, sanitised, hashed past 64 bytes, duplicates skipped") {
@@ -150,16 +152,6 @@ bool ReleaseFifo(const std::string& path) {
 std::string ReadFileOr(const std::string& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-// Waits (30 s at most) until `pred` holds.
-template <typename Pred>
-bool Eventually(Pred pred) {
-  for (int i = 0; i < 600; ++i) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return pred();
 }
 
 class NullRunner : public core::CommandRunner {
