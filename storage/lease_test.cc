@@ -24,6 +24,7 @@ using codex::NowMs;
 using codex::StatusCode;
 using codex::storage::SessionDatabase;
 using codex::storage::StoreOptions;
+using codex::storage::testing::InsertLease;
 using codex::storage::testing::OpenOrDie;
 using codex::storage::testing::OpenStore;
 using codex::storage::testing::StoreDir;
@@ -42,20 +43,6 @@ int InChild(F child) {
   REQUIRE(::waitpid(pid, &status, 0) == pid);
   REQUIRE(WIFEXITED(status));
   return WEXITSTATUS(status);
-}
-
-// Writes a lease row as another process (or host) would have left it.
-void InsertLease(const std::string& path, const std::string& session, int64_t pid,
-                 const std::string& host, int64_t heartbeat_ms,
-                 const std::string& process_start = "") {
-  codex::storage::testing::QueryInt(
-      path, "DELETE FROM session_leases WHERE session_id = '" + session + "'");
-  codex::storage::testing::QueryInt(
-      path,
-      "INSERT INTO session_leases(session_id, token, pid, host, process_start, started_at_ms,"
-      " heartbeat_at_ms) VALUES ('" +
-          session + "', 't', " + std::to_string(pid) + ", '" + host + "', '" + process_start +
-          "', " + std::to_string(heartbeat_ms) + ", " + std::to_string(heartbeat_ms) + ")");
 }
 
 constexpr const char* kSession = "01900000-0000-7000-8000-000000000001";

@@ -294,6 +294,12 @@ Result<std::optional<core::LeaseHolder>> PostgresSessionStore::CurrentLease(
               });
 }
 
+Result<int64_t> PostgresSessionStore::LeaseNowMs() {
+  return Read(*conn_, "reading the server's clock", [&]() -> Result<int64_t> {
+    return conn_->Exec(std::string("SELECT ") + kServerNowMs).Int(0, 0);
+  });
+}
+
 Result<std::unique_ptr<core::TurnLease>> PostgresSessionStore::AcquireTurnLease(
     std::string_view session_id) {
   const std::string sid(session_id);

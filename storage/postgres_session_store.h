@@ -105,6 +105,7 @@ class PostgresSessionStore final : public SessionDatabase {
 
   // SessionDatabase (see storage/session_database.h).
   Result<std::optional<core::LeaseHolder>> CurrentLease(std::string_view session_id) override;
+  Result<int64_t> LeaseNowMs() override;
   Status Archive(std::string_view id) override;
   Status Unarchive(std::string_view id) override;
   Status Rename(std::string_view id, std::string_view name) override;

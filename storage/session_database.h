@@ -215,6 +215,10 @@ class SessionDatabase : public core::SessionStore {
 
   // The lease currently recorded for `session_id` (live or not); nullopt when none.
   virtual Result<std::optional<core::LeaseHolder>> CurrentLease(std::string_view session_id) = 0;
+  // The time this store judges leases by (the now_ms of core::LeaseHolderIsGone):
+  // its Clock on SQLite, the server's clock on PostgreSQL. A caller that judges
+  // a CurrentLease itself (a copy's source) asks this, never its own clock.
+  virtual Result<int64_t> LeaseNowMs() = 0;
 
   // --- Maintenance (codex sessions ...). `id` is a full session id. ---
 

@@ -449,6 +449,8 @@ Result<std::optional<core::LeaseHolder>> SqliteSessionStore::CurrentLease(
                  [&]() -> Result<std::optional<core::LeaseHolder>> { return LeaseRow(*db_, sid); });
 }
 
+Result<int64_t> SqliteSessionStore::LeaseNowMs() { return Now(); }
+
 Result<std::unique_ptr<core::TurnLease>> SqliteSessionStore::AcquireTurnLease(
     std::string_view session_id) {
   const std::string sid(session_id);
