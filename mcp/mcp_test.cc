@@ -138,15 +138,12 @@ class NoticeObserver : public core::TurnObserver {
 // Opens the FIFO `path` for writing once its reader has it open, and closes
 // it: the reader sees its end. False when no reader came within 30 s.
 bool ReleaseFifo(const std::string& path) {
-  for (int i = 0; i < 600; ++i) {
+  return Eventually([&] {
     const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd >= 0) {
-      ::close(fd);
-      return true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
+    if (fd < 0) return false;
+    ::close(fd);
+    return true;
+  });
 }
 
 std::string ReadFileOr(const std::string& path) {
@@ -315,10 +312,7 @@ TEST_CASE(
     }
   } stop_at_end{server, loop};
   // stop() before the loop runs does nothing, and join() would wait forever.
-  for (int i = 0; i < 10'000 && !server.is_running(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  REQUIRE(server.is_running());
+  REQUIRE(Eventually([&] { return server.is_running(); }));
   auto send = [&](const std::string& kind, std::vector<std::string>* messages = nullptr) {
     HttpOptions options;
     options.config.name = "web";
@@ -369,24 +363,35 @@ TEST_CASE(
 }
 
 TEST_CASE("McpManager starts the servers in parallel") {
-  // Four servers that each take 3 s to start: one after the other that is
-  // 12 s; together it is about 3 s. The bound leaves room for a loaded machine.
-  Fixture f({"--startup-delay-ms", "3000"});
-  for (const char* name : {"b", "c", "d"}) {
+  // Four servers that each hold their answer to initialize until the test
+  // releases them: one after the other, the second would never be asked
+  // before the first answered. All four asked at once is the proof.
+  Fixture f({});
+  std::vector<std::string> gates, logs;
+  for (const char* name : {"t", "b", "c", "d"}) {
+    const std::string gate = f.home + "/" + name + "-gate";
+    REQUIRE(::mkfifo(gate.c_str(), 0600) == 0);
+    gates.push_back(gate);
+    logs.push_back(f.home + "/" + name + ".log");
     core::McpServerConfig s = f.config.mcp_servers["t"];
     s.name = name;
+    s.args = {"--wait-file", gate, "--log", logs.back()};
     f.config.mcp_servers[name] = s;
   }
   McpManager manager(f.config, sandbox::EnvPolicy{});
-  const auto start = std::chrono::steady_clock::now();
-  auto lines = manager.StartAll();
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::steady_clock::now() - start)
-                      .count();
+  Result<std::vector<std::string>> lines = std::vector<std::string>{};
+  std::thread starter([&] { lines = manager.StartAll(); });
+  const bool all_asked = Eventually([&] {
+    for (const std::string& log : logs) {
+      if (ReadFileOr(log).find("waiting on") == std::string::npos) return false;
+    }
+    return true;
+  });
+  for (const std::string& gate : gates) ReleaseFifo(gate);
+  starter.join();
+  CHECK(all_asked);
   REQUIRE(lines.ok());
   CHECK(lines->empty());
-  CHECK(ms >= 3000);
-  CHECK(ms < 10'000);
   CHECK(manager.ToolsForTurn().size() == 44);  // 11 tools each
 }
 
