@@ -16,7 +16,6 @@
 #include <map>
 #include <set>
 #include <string>
-#include <thread>
 
 #include "storage/open_database.h"
 #include "testing/pg_test_server.h"
@@ -155,7 +154,12 @@ TEST_CASE("postgres: one machine's retention_days never purges the shared databa
   CodexTestEnvOptions options;
   options.extra_config = "session_store = \"" + url + "\"\n[history]\nretention_days = 0\n";
   auto a = MakeEnv(R"(["answer"])", std::move(options));
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // Last touched two days ago: past any retention_days cutoff machine A could apply.
+  REQUIRE(storage::testing::QueryInt(
+              url,
+              "WITH old AS (UPDATE sessions SET updated_at_ms = updated_at_ms - 172800000"
+              " WHERE id = '" +
+                  id + "' RETURNING 1) SELECT count(*) FROM old") == 1);
   auto run = Run(*a, {"exec", "hello"});
   INFO(run.err);
   CHECK(run.exit_code == 0);
