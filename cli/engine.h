@@ -8,10 +8,10 @@
 #include <memory>
 #include <string>
 
+#include "base/clock.h"
 #include "cli/global_options.h"
 #include "cli/run_flags.h"
 #include "core/approval.h"
-#include "core/clock.h"
 #include "core/command_runner.h"
 #include "core/compactor.h"
 #include "core/config.h"
@@ -81,7 +81,7 @@ class Engine {
   std::unique_ptr<mcp::McpManager> mcp_;  // outlives tools_, which borrows it
   std::unique_ptr<core::ToolRouter> tools_;
   std::unique_ptr<core::Compactor> compactor_;
-  core::SystemClock clock_;
+  RealClock clock_;
   core::TurnObserver* observer_ = nullptr;
   core::Approver* approver_ = nullptr;
 };

@@ -237,10 +237,9 @@ endfunction()
 # run (a fresh CI clone has none; later runs use Testing/Temporary/
 # CTestCostData.txt) it would start them in definition order and the long
 # end-to-end tests, defined last, would run alone at the end. Seconds of an
-# ASan run; postgres_e2e_test leads because 62 s of it is the real wait for a
-# lease's heartbeat to go stale, which overlaps with the other tests.
+# ASan run.
 set(codex_test_costs
-  postgres_e2e_test 120 store_e2e_test 100 compaction_e2e_test 90 escape_e2e_test 47
+  postgres_e2e_test 55 store_e2e_test 100 compaction_e2e_test 90 escape_e2e_test 47
   parity_e2e_test 36 interactive_e2e_test 27 sessions_cmd_test 25 mcp_e2e_test 21
   store_backend_e2e_test 19 sandbox_confinement_test 18 tool_safety_e2e_test 17
   tools_e2e_test 16 lease_e2e_test 14 scripted_server_test 12 parity_reference_e2e_test 12

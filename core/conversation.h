@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
 #include "core/cancel.h"
-#include "core/clock.h"
 #include "core/compactor.h"
 #include "core/config.h"
 #include "core/context_budget.h"
@@ -45,7 +45,7 @@ struct ConversationDeps {
   ModelClient* client = nullptr;
   ToolRouter* tools = nullptr;
   Compactor* compactor = nullptr;  // may be null: no compaction
-  Clock* clock = nullptr;
+  const Clock* clock = nullptr;    // base/clock.h
   TurnObserver* observer = nullptr;
 };
 

@@ -10,8 +10,8 @@
 #include "core/request_builder.h"
 #include "core/session_store.h"
 #include "testing/fake_command_runner.h"
-#include "testing/fixed_clock.h"
 #include "testing/items.h"
+#include "testing/manual_clock.h"
 #include "testing/memory_session_store.h"
 #include "testing/scripted_model_client.h"
 
@@ -72,7 +72,7 @@ struct Harness {
   testing::MemorySessionStore store;
   testing::ScriptedModelClient client;
   testing::FakeCommandRunner runner;
-  testing::FixedClock clock;
+  testing::ManualClock clock;
   RecordingObserver observer;
   std::unique_ptr<ToolRouter> router;
 };

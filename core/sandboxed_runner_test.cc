@@ -5,12 +5,14 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
 #include "core/approval.h"
 #include "sandbox/landlock.h"
+#include "testing/eventually.h"
 #include "testing/files.h"
 #include "testing/skip.h"
 #include "testing/temp_dir.h"
@@ -26,6 +28,14 @@ CommandSpec Spec(std::vector<std::string> argv) {
   spec.argv = std::move(argv);
   spec.sandbox.mode = SandboxMode::kDangerFullAccess;
   return spec;
+}
+
+// True once `pid` has exited: gone, or a zombie its parent has not reaped.
+bool ProcessEnded(pid_t pid) {
+  const std::string stat = codex::testing::ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] == 'Z' ||
+         stat[paren + 2] == 'X';
 }
 
 }  // namespace
@@ -89,16 +99,25 @@ TEST_CASE("SandboxedRunner turns spawn failures into Status codes") {
 TEST_CASE("SandboxedRunner honours the CancelToken") {
   SandboxedRunner runner;
   CancelToken cancel;
-  auto spec = Spec({"sleep", "30"});
+  codex::testing::TempDir dir("codex-runner-cancel-");
+  // The command says when it runs (a file appears), then outlives the test.
+  auto spec =
+      Spec({"sh", "-c", "echo $$ > started.tmp && mv started.tmp started && exec sleep 30"});
+  spec.cwd = dir.str();
   spec.timeout_ms = 60'000;
+  bool was_running = false;
   std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    was_running = codex::testing::Eventually([&] { return fs::exists(dir.path() / "started"); });
     cancel.Cancel();
   });
   auto r = runner.Run(spec, cancel);
   canceller.join();
+  CHECK(was_running);  // cancelled in flight, not before it started
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == StatusCode::kCancelled);
+  // The running command was stopped, not left behind.
+  const pid_t pid = static_cast<pid_t>(std::stol(codex::testing::ReadFile(dir.path() / "started")));
+  CHECK(codex::testing::Eventually([&] { return ::kill(pid, 0) != 0 && errno == ESRCH; }));
 
   // Already cancelled: nothing runs.
   auto again = runner.Run(Spec({"true"}), cancel);
@@ -223,8 +242,9 @@ TEST_CASE("SandboxedRunner reports a dead server once and starts a new one") {
   REQUIRE(first.ok());
   auto server = runner.ServerFor(spec);
   REQUIRE(server.ok());
-  REQUIRE(::kill(server->server->server_pid(), SIGKILL) == 0);
-  ::usleep(100'000);
+  const pid_t dead = server->server->server_pid();
+  REQUIRE(::kill(dead, SIGKILL) == 0);
+  REQUIRE(codex::testing::Eventually([&] { return ProcessEnded(dead); }));
   // The dead server is noticed before the command is sent: a new one runs it.
   auto after = runner.Run(spec, cancel);
   REQUIRE(after.ok());
@@ -233,14 +253,19 @@ TEST_CASE("SandboxedRunner reports a dead server once and starts a new one") {
   auto again = runner.ServerFor(spec);
   REQUIRE(again.ok());
   CHECK(again->server != server->server);
+  // Killed once the command runs (it says so with a file).
+  codex::testing::TempDir dir("codex-runner-dead-");
+  bool was_running = false;
   std::thread killer([&] {
-    ::usleep(300'000);
+    was_running = codex::testing::Eventually([&] { return fs::exists(dir.path() / "running"); });
     ::kill(again->server->server_pid(), SIGKILL);
   });
-  spec.argv = {"sleep", "20"};
+  // (Same cwd as above: the command goes to the server ServerFor named.)
+  spec.argv = {"sh", "-c", ": > \"$1\" && exec sleep 20", "sh", (dir.path() / "running").string()};
   spec.timeout_ms = 15'000;
   auto during = runner.Run(spec, cancel);
   killer.join();
+  CHECK(was_running);
   REQUIRE_FALSE(during.ok());
   CHECK(during.status().code() == StatusCode::kUnavailable);
   CHECK_THAT(during.status().message(), Catch::StartsWith("the sandbox server stopped") &&

@@ -53,7 +53,9 @@ class TurnLease {
 LeaseHolder CurrentProcessHolder();
 
 // True when `holder` can no longer be running its turn (see the rules above),
-// judged from this process on host `my_host` at wall-clock `now_ms`.
+// judged from this process on host `my_host` at wall-clock `now_ms`: the time
+// of the store that holds the lease (its Clock, or a server's clock), never the
+// caller's own, since heartbeats were stamped with it.
 bool LeaseHolderIsGone(const LeaseHolder& holder, std::string_view my_host, int64_t now_ms);
 
 // kFailedPrecondition, reason "session_busy" (exit 3): "session <id> is busy:

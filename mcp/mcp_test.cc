@@ -18,12 +18,14 @@
 #include "core/tool_router.h"
 #include "mcp/manager.h"
 #include "mcp/transport.h"
+#include "testing/eventually.h"
 #include "testing/temp_dir.h"
 
 namespace codex::mcp {
 namespace {
 
 namespace fs = std::filesystem;
+using codex::testing::Eventually;
 
 TEST_CASE(
     "Qualified names: mcp__server__tool, sanitised, hashed past 64 bytes, duplicates skipped") {
@@ -136,30 +138,17 @@ class NoticeObserver : public core::TurnObserver {
 // Opens the FIFO `path` for writing once its reader has it open, and closes
 // it: the reader sees its end. False when no reader came within 30 s.
 bool ReleaseFifo(const std::string& path) {
-  for (int i = 0; i < 600; ++i) {
+  return Eventually([&] {
     const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd >= 0) {
-      ::close(fd);
-      return true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
+    if (fd < 0) return false;
+    ::close(fd);
+    return true;
+  });
 }
 
 std::string ReadFileOr(const std::string& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-// Waits (30 s at most) until `pred` holds.
-template <typename Pred>
-bool Eventually(Pred pred) {
-  for (int i = 0; i < 600; ++i) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return pred();
 }
 
 class NullRunner : public core::CommandRunner {
@@ -196,8 +185,9 @@ TEST_CASE("McpManager: paginated list, list_changed applied at the next turn, th
   auto out = router.Dispatch(call, cancel);
   REQUIRE(out.ok());
   CHECK(out->output.body.find("grown") != std::string::npos);
-  // Give the notification time to arrive; the tools stay as they were for this turn.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // The server sent notifications/tools/list_changed before this answer, on
+  // the same stream, read in order by one thread: it has arrived. The tools
+  // stay as they were for this turn.
   CHECK(router.ToolsJson() == turn1);
   router.BeginTurn();
   CHECK(router.ToolsJson().find(R"("name":"grown")") != std::string::npos);
@@ -209,17 +199,26 @@ TEST_CASE("McpManager: paginated list, list_changed applied at the next turn, th
 
 TEST_CASE("McpManager: cancel and crash during calls") {
   Fixture f({});
+  const std::string log = f.home + "/t.log";
+  f.config.mcp_servers["t"].args = {"--log", log};
   McpManager manager(f.config, sandbox::EnvPolicy{});
   REQUIRE(manager.StartAll().ok());
   core::CancelToken cancel;
+  // Cancelled once the server has the call (its log says so): the call is
+  // interrupted in flight, not refused before it was sent.
+  bool server_had_it = false;
   std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    server_had_it =
+        Eventually([&] { return ReadFileOr(log).find(R"("name":"slow")") != std::string::npos; });
     cancel.Cancel();
   });
   auto slow = manager.CallTool("t", "slow", R"({"ms":30000})", cancel);
   canceller.join();
+  CHECK(server_had_it);
   REQUIRE_FALSE(slow.ok());
   CHECK(slow.status().code() == StatusCode::kCancelled);
+  // And the server was told: it dropped that pending call ("cancelled <id>").
+  CHECK(Eventually([&] { return ReadFileOr(log).find("\ncancelled ") != std::string::npos; }));
   core::CancelToken fresh;
   auto echo = manager.CallTool("t", "echo", R"({"text":"still here"})", fresh);
   REQUIRE(echo.ok());
@@ -313,10 +312,7 @@ TEST_CASE(
     }
   } stop_at_end{server, loop};
   // stop() before the loop runs does nothing, and join() would wait forever.
-  for (int i = 0; i < 10'000 && !server.is_running(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  REQUIRE(server.is_running());
+  REQUIRE(Eventually([&] { return server.is_running(); }));
   auto send = [&](const std::string& kind, std::vector<std::string>* messages = nullptr) {
     HttpOptions options;
     options.config.name = "web";
@@ -367,24 +363,35 @@ TEST_CASE(
 }
 
 TEST_CASE("McpManager starts the servers in parallel") {
-  // Four servers that each take 3 s to start: one after the other that is
-  // 12 s; together it is about 3 s. The bound leaves room for a loaded machine.
-  Fixture f({"--startup-delay-ms", "3000"});
-  for (const char* name : {"b", "c", "d"}) {
+  // Four servers that each hold their answer to initialize until the test
+  // releases them: one after the other, the second would never be asked
+  // before the first answered. All four asked at once is the proof.
+  Fixture f({});
+  std::vector<std::string> gates, logs;
+  for (const char* name : {"t", "b", "c", "d"}) {
+    const std::string gate = f.home + "/" + name + "-gate";
+    REQUIRE(::mkfifo(gate.c_str(), 0600) == 0);
+    gates.push_back(gate);
+    logs.push_back(f.home + "/" + name + ".log");
     core::McpServerConfig s = f.config.mcp_servers["t"];
     s.name = name;
+    s.args = {"--wait-file", gate, "--log", logs.back()};
     f.config.mcp_servers[name] = s;
   }
   McpManager manager(f.config, sandbox::EnvPolicy{});
-  const auto start = std::chrono::steady_clock::now();
-  auto lines = manager.StartAll();
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::steady_clock::now() - start)
-                      .count();
+  Result<std::vector<std::string>> lines = std::vector<std::string>{};
+  std::thread starter([&] { lines = manager.StartAll(); });
+  const bool all_asked = Eventually([&] {
+    for (const std::string& log : logs) {
+      if (ReadFileOr(log).find("waiting on") == std::string::npos) return false;
+    }
+    return true;
+  });
+  for (const std::string& gate : gates) ReleaseFifo(gate);
+  starter.join();
+  CHECK(all_asked);
   REQUIRE(lines.ok());
   CHECK(lines->empty());
-  CHECK(ms >= 3000);
-  CHECK(ms < 10'000);
   CHECK(manager.ToolsForTurn().size() == 44);  // 11 tools each
 }
 

@@ -8,7 +8,6 @@
 #include <thread>
 #include <vector>
 
-#include "base/time.h"
 #include "core/session_lease.h"
 
 namespace codex::storage {
@@ -83,7 +82,7 @@ namespace {
 Status NoTurnRunning(SessionDatabase& from, const std::string& id) {
   ASSIGN_OR_RETURN(std::optional<core::LeaseHolder> holder, from.CurrentLease(id));
   if (!holder) return OkStatus();
-  const int64_t now = NowMs();
+  ASSIGN_OR_RETURN(const int64_t now, from.LeaseNowMs());
   if (core::LeaseHolderIsGone(*holder, core::CurrentProcessHolder().host, now)) return OkStatus();
   return core::SessionBusyError(id, *holder);
 }

@@ -12,9 +12,11 @@
 #include <chrono>
 #include <thread>
 
+#include "base/time.h"
 #include "core/compaction_checkpoint.h"
 #include "core/session_lease.h"
 #include "storage/open_database.h"
+#include "testing/manual_clock.h"
 #include "testing/store_test_support.h"
 #include "testing/temp_dir.h"
 
@@ -313,6 +315,42 @@ TEST_CASE("A session whose turn is running is copied only once the turn has ende
   CHECK(copied.back() == "assistant: the answer at last");
   CHECK(copied == UserAndAssistantTexts(*src, busy.id));
   REQUIRE(VerifyCopy(*src, *dst, nullptr, nullptr).ok());
+}
+
+TEST_CASE("A copy judges another host's lease by the source's clock") {
+  // Time passes without waiting: by the source's clock on SQLite (moved
+  // forward), by the server's on PostgreSQL (the heartbeat moved back).
+  codex::testing::ManualClock clock(codex::NowMs());
+  StoreOptions options;
+  options.clock = &clock;
+  StoreDir dir;
+  const std::string src_location = dir.Store("src.db");
+  auto src = codex::storage::testing::OpenOrDie(src_location, options);
+  if (!codex::storage::testing::IsPostgres()) {
+    auto now = src->LeaseNowMs();
+    REQUIRE(now.ok());
+    CHECK(*now == clock.NowMs());
+  }
+  const SessionInfo held = MakeSession(*src, 1, "held");
+  codex::storage::testing::InsertLease(src_location, held.id, 4242, "some-other-host",
+                                       clock.NowMs());
+  auto dst = Open(dir.File("dst.db"));
+  auto fresh = CopyAllSessions(*src, *dst, {}, std::chrono::milliseconds(0));
+  REQUIRE_FALSE(fresh.ok());
+  CHECK(fresh.status().reason() == codex::core::reason::kSessionBusy);
+  CHECK(fresh.status().message().find("on some-other-host") != std::string::npos);
+  if (codex::storage::testing::IsPostgres()) {
+    codex::storage::testing::QueryInt(
+        src_location, "UPDATE session_leases SET heartbeat_at_ms = heartbeat_at_ms - " +
+                          std::to_string(codex::core::kLeaseStaleMs + 1'000));
+  } else {
+    clock.Advance(codex::core::kLeaseStaleMs + 1'000);
+  }
+  auto stale = CopyAllSessions(*src, *dst, {}, std::chrono::milliseconds(0));
+  INFO(stale.status().ToString());
+  REQUIRE(stale.ok());
+  CHECK(stale->copied == 1);
+  CHECK(dst->FindSession(held.id).ok());
 }
 
 TEST_CASE("A copy killed mid-way blocks no turn; the next run finishes it") {

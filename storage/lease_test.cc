@@ -16,6 +16,7 @@
 #include "core/item.h"
 #include "core/session_lease.h"
 #include "storage/sqlite_session_store.h"
+#include "testing/manual_clock.h"
 #include "testing/store_test_support.h"
 #include "testing/temp_dir.h"
 
@@ -23,6 +24,7 @@ using codex::NowMs;
 using codex::StatusCode;
 using codex::storage::SessionDatabase;
 using codex::storage::StoreOptions;
+using codex::storage::testing::InsertLease;
 using codex::storage::testing::OpenOrDie;
 using codex::storage::testing::OpenStore;
 using codex::storage::testing::StoreDir;
@@ -41,20 +43,6 @@ int InChild(F child) {
   REQUIRE(::waitpid(pid, &status, 0) == pid);
   REQUIRE(WIFEXITED(status));
   return WEXITSTATUS(status);
-}
-
-// Writes a lease row as another process (or host) would have left it.
-void InsertLease(const std::string& path, const std::string& session, int64_t pid,
-                 const std::string& host, int64_t heartbeat_ms,
-                 const std::string& process_start = "") {
-  codex::storage::testing::QueryInt(
-      path, "DELETE FROM session_leases WHERE session_id = '" + session + "'");
-  codex::storage::testing::QueryInt(
-      path,
-      "INSERT INTO session_leases(session_id, token, pid, host, process_start, started_at_ms,"
-      " heartbeat_at_ms) VALUES ('" +
-          session + "', 't', " + std::to_string(pid) + ", '" + host + "', '" + process_start +
-          "', " + std::to_string(heartbeat_ms) + ", " + std::to_string(heartbeat_ms) + ")");
 }
 
 constexpr const char* kSession = "01900000-0000-7000-8000-000000000001";
@@ -160,6 +148,72 @@ TEST_CASE("Lease: a dead holder's lease is taken over") {
     InsertLease(path, kSession, 4242, "some-other-host", NowMs() - core::kLeaseStaleMs - 1'000);
     CHECK(store->AcquireTurnLease(kSession).ok());
   }
+}
+
+TEST_CASE("Lease: another host's lease lives exactly kLeaseStaleMs past its last heartbeat") {
+  // Time passes without waiting: SQLite judges by the clock it was given
+  // (moved forward here); PostgreSQL by the server's clock, so there the
+  // row's heartbeat is moved back by as much, which is what a holder that
+  // stopped beating that long ago leaves behind.
+  codex::testing::ManualClock clock(NowMs());
+  StoreOptions options;
+  options.clock = &clock;
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
+  auto store = OpenOrDie(path, options);
+  // The clock starts at the real time: the PostgreSQL server (on this host)
+  // reads the same wall clock.
+  const int64_t beat = clock.NowMs();
+  InsertLease(path, kSession, 4242, "some-other-host", beat);
+  auto pass = [&](int64_t ms) {
+    if (codex::storage::testing::IsPostgres()) {
+      codex::storage::testing::QueryInt(
+          path,
+          "UPDATE session_leases SET heartbeat_at_ms = heartbeat_at_ms - " + std::to_string(ms));
+    } else {
+      clock.Advance(ms);
+    }
+  };
+  auto busy = [&] {
+    auto l = store->AcquireTurnLease(kSession);
+    return !l.ok() && l.status().reason() == core::reason::kSessionBusy;
+  };
+  CHECK(busy());
+  pass(core::kLeaseStaleMs - 10'000);
+  CHECK(busy());  // 50 s without a heartbeat: still live
+  pass(9'000);
+  CHECK(busy());  // 59 s
+  pass(2'000);    // 61 s: the holder is gone
+  auto taken = store->AcquireTurnLease(kSession);
+  REQUIRE(taken.ok());
+  CHECK((*taken)->holder().host == core::CurrentProcessHolder().host);
+  if (!codex::storage::testing::IsPostgres()) {
+    CHECK((*taken)->holder().started_at_ms == clock.NowMs());  // stamped by the given clock
+  }
+}
+
+TEST_CASE("Lease: on SQLite the heartbeat is written with the store's clock") {
+  CODEX_SQLITE_ONLY();
+  codex::testing::ManualClock clock(5'000);
+  StoreOptions options;
+  options.clock = &clock;
+  options.lease_heartbeat_ms = 20;
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
+  auto store = OpenOrDie(path, options);
+  auto lease = store->AcquireTurnLease(kSession);
+  REQUIRE(lease.ok());
+  CHECK((*lease)->holder().heartbeat_at_ms == 5'000);
+  clock.Advance(3'600'000);
+  int64_t beat = 0;
+  for (int i = 0; i < 1'000 && beat != 3'605'000; ++i) {  // the next tick writes it (10 s at most)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    auto now = store->CurrentLease(kSession);
+    REQUIRE(now.ok());
+    REQUIRE(now->has_value());
+    beat = (*now)->heartbeat_at_ms;
+  }
+  CHECK(beat == 3'605'000);
 }
 
 TEST_CASE("Lease: the heartbeat advances while the lease is held") {

@@ -12,7 +12,7 @@ Result<bool> PostgresSessionStore::ImportSession(const ImportedSession& session)
   RETURN_IF_ERROR(CheckImport(session));
   const std::string sid = Lower(session.spec.id);
   return Transaction(*conn_, "importing " + sid, [&]() -> Result<bool> {
-    const int64_t created = session.spec.created_at_ms != 0 ? session.spec.created_at_ms : NowMs();
+    const int64_t created = session.spec.created_at_ms != 0 ? session.spec.created_at_ms : Now();
     const int64_t updated = std::max(created, session.updated_at_ms);
     int64_t tokens = 0;
     for (const core::TurnRecord& t : session.turns) tokens += t.usage.total_tokens;

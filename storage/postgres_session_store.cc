@@ -255,7 +255,7 @@ Result<SessionInfo> PostgresSessionStore::CreateSession(const core::NewSession& 
   s.provider = spec.provider;
   s.title = spec.title;
   s.source = spec.source.empty() ? "exec" : spec.source;
-  s.created_at_ms = spec.created_at_ms != 0 ? spec.created_at_ms : NowMs();
+  s.created_at_ms = spec.created_at_ms != 0 ? spec.created_at_ms : Now();
   s.updated_at_ms = s.created_at_ms;
   return Transaction(*conn_, "creating a session", [&]() -> Result<SessionInfo> {
     SessionInfo out = s;
@@ -292,6 +292,12 @@ Result<std::optional<core::LeaseHolder>> PostgresSessionStore::CurrentLease(
                 if (q.size() == 0) return std::optional<core::LeaseHolder>();
                 return std::optional<core::LeaseHolder>(ReadLease(q, 0));
               });
+}
+
+Result<int64_t> PostgresSessionStore::LeaseNowMs() {
+  return Read(*conn_, "reading the server's clock", [&]() -> Result<int64_t> {
+    return conn_->Exec(std::string("SELECT ") + kServerNowMs).Int(0, 0);
+  });
 }
 
 Result<std::unique_ptr<core::TurnLease>> PostgresSessionStore::AcquireTurnLease(
@@ -346,7 +352,7 @@ Result<std::vector<int64_t>> PostgresSessionStore::Append(std::string_view sessi
                                                           std::string_view turn_id,
                                                           const std::vector<Item>& items) {
   const std::string sid(session_id);
-  const int64_t now = NowMs();
+  const int64_t now = Now();
   std::vector<ImportedItem> batch;
   batch.reserve(items.size());
   for (const Item& item : items) batch.push_back({std::string(turn_id), now, item});
@@ -384,7 +390,7 @@ Status PostgresSessionStore::MoveHead(std::string_view session_id,
       }
     }
     conn_->Exec("UPDATE sessions SET head_item_id = $1, updated_at_ms = $2 WHERE id = $3",
-                {P(new_head), P(NowMs()), P(sid)});
+                {P(new_head), P(Now()), P(sid)});
     return OkStatus();
   });
 }
@@ -428,7 +434,7 @@ Status PostgresSessionStore::RecordEvent(std::string_view session_id, std::strin
     conn_->Exec(
         "INSERT INTO events(session_id, turn_id, type, payload, created_at_ms)"
         " VALUES ($1, $2, $3, $4, $5)",
-        {P(sid), P(turn_id), P(type), P(pg::CleanText(std::string(payload_json))), P(NowMs())});
+        {P(sid), P(turn_id), P(type), P(pg::CleanText(std::string(payload_json))), P(Now())});
     return OkStatus();
   });
 }
@@ -444,7 +450,7 @@ Result<SessionInfo> PostgresSessionStore::Fork(std::string_view session_id,
                        LoadChain(*conn_, parent.head_item_id, false));
       ASSIGN_OR_RETURN(head, ForkHeadAtTurn(sid, history, *at_turn));
     }
-    SessionInfo fork = NewFork(parent, head, NowMs());
+    SessionInfo fork = NewFork(parent, head, Now());
     conn_->Exec(
         "INSERT INTO sessions(id, head_item_id, forked_from_session, forked_from_item, cwd,"
         " model, provider, title, source, created_at_ms, updated_at_ms, host, project)"

@@ -105,6 +105,7 @@ class PostgresSessionStore final : public SessionDatabase {
 
   // SessionDatabase (see storage/session_database.h).
   Result<std::optional<core::LeaseHolder>> CurrentLease(std::string_view session_id) override;
+  Result<int64_t> LeaseNowMs() override;
   Status Archive(std::string_view id) override;
   Status Unarchive(std::string_view id) override;
   Status Rename(std::string_view id, std::string_view name) override;
@@ -121,6 +122,8 @@ class PostgresSessionStore final : public SessionDatabase {
   Result<bool> CopySession(const SessionCopy& copy) override;
 
  private:
+  // The store's wall clock (StoreOptions::clock).
+  int64_t Now() const { return ClockOr(options_.clock).NowMs(); }
   PostgresSessionStore(std::string url, StoreOptions options,
                        std::unique_ptr<internal::PgConnection> conn);
 

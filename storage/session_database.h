@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/clock.h"
 #include "base/status.h"
 #include "core/session_lease.h"
 #include "core/session_store.h"
@@ -53,6 +54,12 @@ struct StoreOptions {
   // limit). Migrations and the wait for another process's migration are
   // exempt. A statement cut short fails with kDeadlineExceeded.
   int statement_timeout_ms = 30'000;
+  // The wall clock the store stamps sessions, items and events with, and (on
+  // SQLite) writes heartbeats with and judges leases by (base/clock.h); null
+  // is the system clock. Must outlive the store and its leases. PostgreSQL
+  // judges leases and purges by the server's clock (one clock for every
+  // host), so a test ages a lease there by moving its heartbeat back.
+  const Clock* clock = nullptr;
 };
 
 // A full-text search match: one item and every live session whose history
@@ -208,6 +215,10 @@ class SessionDatabase : public core::SessionStore {
 
   // The lease currently recorded for `session_id` (live or not); nullopt when none.
   virtual Result<std::optional<core::LeaseHolder>> CurrentLease(std::string_view session_id) = 0;
+  // The time this store judges leases by (the now_ms of core::LeaseHolderIsGone):
+  // its Clock on SQLite, the server's clock on PostgreSQL. A caller that judges
+  // a CurrentLease itself (a copy's source) asks this, never its own clock.
+  virtual Result<int64_t> LeaseNowMs() = 0;
 
   // --- Maintenance (codex sessions ...). `id` is a full session id. ---
 

@@ -75,7 +75,7 @@ Result<bool> SqliteSessionStore::ImportSession(const ImportedSession& session) {
     SQLite::Statement exists(*db_, "SELECT 1 FROM sessions WHERE id = ?");
     exists.bind(1, sid);
     if (exists.executeStep()) return false;
-    const int64_t created = session.spec.created_at_ms != 0 ? session.spec.created_at_ms : NowMs();
+    const int64_t created = session.spec.created_at_ms != 0 ? session.spec.created_at_ms : Now();
     const int64_t updated = std::max(created, session.updated_at_ms);
     int64_t tokens = 0;
     for (const core::TurnRecord& t : session.turns) tokens += t.usage.total_tokens;

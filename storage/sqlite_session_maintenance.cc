@@ -77,7 +77,7 @@ Result<RemoveStats> SqliteSessionStore::Remove(std::string_view id) {
   return WithWriteTransaction(*db_, path_, "removing " + sid, [&]() -> Result<RemoveStats> {
     ASSIGN_OR_RETURN(SessionInfo s, GetById(sid));
     // The write lock held since BEGIN IMMEDIATE keeps new leases off until commit.
-    RETURN_IF_ERROR(RefuseIfLeased(s.id, LeaseRow(*db_, s.id), NowMs()));
+    RETURN_IF_ERROR(RefuseIfLeased(s.id, LeaseRow(*db_, s.id), Now()));
     return RemoveSessions({s.id});
   });
 }
@@ -95,7 +95,7 @@ Result<std::vector<SessionInfo>> SqliteSessionStore::Purge(const PurgeQuery& que
     std::vector<SessionInfo> out;
     while (q.executeStep()) out.push_back(ReadSession(q));
     std::vector<BusySession> busy;
-    out = SkipLeased(std::move(out), LeaseRows(*db_), NowMs(), &busy);
+    out = SkipLeased(std::move(out), LeaseRows(*db_), Now(), &busy);
     if (stats) stats->busy = std::move(busy);
     return out;
   };

@@ -310,7 +310,7 @@ Result<SessionInfo> SqliteSessionStore::CreateSession(const core::NewSession& sp
   s.provider = spec.provider;
   s.title = spec.title;
   s.source = spec.source.empty() ? "exec" : spec.source;
-  s.created_at_ms = spec.created_at_ms != 0 ? spec.created_at_ms : NowMs();
+  s.created_at_ms = spec.created_at_ms != 0 ? spec.created_at_ms : Now();
   s.updated_at_ms = s.created_at_ms;
   return WithWriteTransaction(*db_, path_, "creating a session", [&]() -> Result<SessionInfo> {
     SQLite::Statement exists(*db_, "SELECT 1 FROM sessions WHERE id = ?");
@@ -360,8 +360,9 @@ namespace {
 class SqliteTurnLease final : public core::TurnLease {
  public:
   SqliteTurnLease(std::string path, std::string session_id, std::string token,
-                  core::LeaseHolder holder, int64_t heartbeat_ms)
-      : path_(std::move(path)),
+                  core::LeaseHolder holder, int64_t heartbeat_ms, const Clock& clock)
+      : clock_(clock),
+        path_(std::move(path)),
         session_id_(std::move(session_id)),
         token_(std::move(token)),
         holder_(std::move(holder)),
@@ -399,7 +400,7 @@ class SqliteTurnLease final : public core::TurnLease {
         SQLite::Statement q(*db,
                             "UPDATE session_leases SET heartbeat_at_ms = ?"
                             " WHERE session_id = ? AND token = ?");
-        q.bind(1, NowMs());
+        q.bind(1, clock_.NowMs());
         q.bind(2, session_id_);
         q.bind(3, token_);
         q.exec();
@@ -425,6 +426,7 @@ class SqliteTurnLease final : public core::TurnLease {
     }
   }
 
+  const Clock& clock_;  // the heartbeat's time; outlives the lease (StoreOptions::clock)
   std::string path_;
   std::string session_id_;
   std::string token_;
@@ -447,6 +449,8 @@ Result<std::optional<core::LeaseHolder>> SqliteSessionStore::CurrentLease(
                  [&]() -> Result<std::optional<core::LeaseHolder>> { return LeaseRow(*db_, sid); });
 }
 
+Result<int64_t> SqliteSessionStore::LeaseNowMs() { return Now(); }
+
 Result<std::unique_ptr<core::TurnLease>> SqliteSessionStore::AcquireTurnLease(
     std::string_view session_id) {
   const std::string sid(session_id);
@@ -457,7 +461,7 @@ Result<std::unique_ptr<core::TurnLease>> SqliteSessionStore::AcquireTurnLease(
   core::LeaseHolder me = core::CurrentProcessHolder();
   const std::string token = core::NewUuidV7();
   Status taken = WithWriteTransaction(*db_, path_, "taking the lease of " + sid, [&]() -> Status {
-    const int64_t now = NowMs();
+    const int64_t now = Now();
     SQLite::Statement cur(*db_,
                           "SELECT pid, host, process_start, started_at_ms, heartbeat_at_ms"
                           " FROM session_leases WHERE session_id = ?");
@@ -490,8 +494,8 @@ Result<std::unique_ptr<core::TurnLease>> SqliteSessionStore::AcquireTurnLease(
     return OkStatus();
   });
   RETURN_IF_ERROR(taken);
-  return std::unique_ptr<core::TurnLease>(
-      new SqliteTurnLease(path_, sid, token, me, options_.lease_heartbeat_ms));
+  return std::unique_ptr<core::TurnLease>(new SqliteTurnLease(
+      path_, sid, token, me, options_.lease_heartbeat_ms, ClockOr(options_.clock)));
 }
 
 Result<std::vector<int64_t>> SqliteSessionStore::Append(std::string_view session_id,
@@ -499,7 +503,7 @@ Result<std::vector<int64_t>> SqliteSessionStore::Append(std::string_view session
                                                         std::string_view turn_id,
                                                         const std::vector<Item>& items) {
   const std::string sid(session_id);
-  const int64_t now = NowMs();
+  const int64_t now = Now();
   std::vector<ImportedItem> batch;
   batch.reserve(items.size());
   for (const Item& item : items) batch.push_back({std::string(turn_id), now, item});
@@ -551,7 +555,7 @@ Status SqliteSessionStore::MoveHead(std::string_view session_id,
                           "UPDATE sessions SET head_item_id = ?, updated_at_ms = ?"
                           " WHERE id = ? AND head_item_id IS ?");
     BindOptional(cas, 1, new_head);
-    cas.bind(2, NowMs());
+    cas.bind(2, Now());
     cas.bind(3, sid);
     BindOptional(cas, 4, expected_head);
     if (cas.exec() == 0) return SessionAdvanced(sid);
@@ -623,7 +627,7 @@ Status SqliteSessionStore::RecordEvent(std::string_view session_id, std::string_
     q.bind(2, std::string(turn_id));
     q.bind(3, std::string(type));
     BindStoredText(q, 4, std::string(payload_json));
-    q.bind(5, NowMs());
+    q.bind(5, Now());
     q.exec();
     return OkStatus();
   });
@@ -639,7 +643,7 @@ Result<SessionInfo> SqliteSessionStore::Fork(std::string_view session_id,
       ASSIGN_OR_RETURN(std::vector<StoredItem> history, LoadHistory(parent));
       ASSIGN_OR_RETURN(head, ForkHeadAtTurn(sid, history, *at_turn));
     }
-    SessionInfo fork = NewFork(parent, head, NowMs());
+    SessionInfo fork = NewFork(parent, head, Now());
     SQLite::Statement q(*db_,
                         "INSERT INTO sessions(id, head_item_id, forked_from_session,"
                         " forked_from_item, cwd, model, provider, title, source, created_at_ms,"
@@ -679,7 +683,7 @@ Status SqliteSessionStore::Archive(std::string_view id) {
   const std::string sid(id);
   return WithWriteTransaction(*db_, path_, "archiving " + sid, [&]() -> Status {
     // The write lock held since BEGIN IMMEDIATE keeps new leases off until commit.
-    RETURN_IF_ERROR(RefuseIfLeased(sid, LeaseRow(*db_, sid), NowMs()));
+    RETURN_IF_ERROR(RefuseIfLeased(sid, LeaseRow(*db_, sid), Now()));
     SQLite::Statement q(*db_, "UPDATE sessions SET archived = 1 WHERE id = ?");
     q.bind(1, sid);
     if (q.exec() == 0) return UnknownSession(sid);

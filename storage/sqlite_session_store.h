@@ -65,6 +65,7 @@ class SqliteSessionStore final : public SessionDatabase {
   Result<std::unique_ptr<core::TurnLease>> AcquireTurnLease(std::string_view session_id) override;
   // The lease currently recorded for `session_id` (live or not); nullopt when none.
   Result<std::optional<core::LeaseHolder>> CurrentLease(std::string_view session_id) override;
+  Result<int64_t> LeaseNowMs() override;
   // By full id, name, or any unique id prefix; an ambiguous prefix is
   // kInvalidArgument listing the candidates.
   Result<core::SessionInfo> FindSession(std::string_view id_or_name) override;
@@ -120,6 +121,8 @@ class SqliteSessionStore final : public SessionDatabase {
   Result<bool> CopySession(const SessionCopy& copy) override;
 
  private:
+  // The store's wall clock (StoreOptions::clock).
+  int64_t Now() const { return ClockOr(options_.clock).NowMs(); }
   SqliteSessionStore(std::string path, std::unique_ptr<SQLite::Database> db, StoreOptions options,
                      std::unique_ptr<internal::BusyWait> wait);
 

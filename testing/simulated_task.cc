@@ -11,8 +11,8 @@
 #include <optional>
 #include <vector>
 
+#include "base/clock.h"
 #include "compaction/rebuild_history.h"
-#include "core/clock.h"
 #include "core/command_runner.h"
 #include "core/context_budget.h"
 #include "core/conversation.h"
@@ -121,7 +121,7 @@ TaskResult RunToolCallTask(core::SessionStore& store, core::Compactor* compactor
   BuildLogRunner runner;
   CountingObserver observer;
   core::ToolRouter tools(config, runner, /*approver=*/nullptr, observer);
-  core::SystemClock clock;
+  RealClock clock;
   core::ConversationDeps deps;
   deps.store = &store;
   deps.client = &model;

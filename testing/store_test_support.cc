@@ -102,6 +102,16 @@ int64_t QueryInt(const std::string& location, const std::string& sql) {
   return value;
 }
 
+void InsertLease(const std::string& location, const std::string& session, int64_t pid,
+                 const std::string& host, int64_t heartbeat_ms, const std::string& process_start) {
+  QueryInt(location, "DELETE FROM session_leases WHERE session_id = '" + session + "'");
+  QueryInt(location,
+           "INSERT INTO session_leases(session_id, token, pid, host, process_start, started_at_ms,"
+           " heartbeat_at_ms) VALUES ('" +
+               session + "', 't', " + std::to_string(pid) + ", '" + host + "', '" + process_start +
+               "', " + std::to_string(heartbeat_ms) + ", " + std::to_string(heartbeat_ms) + ")");
+}
+
 std::string StoreDir::Store(const std::string& name) {
   auto it = stores_.find(name);
   if (it != stores_.end()) return it->second;

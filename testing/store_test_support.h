@@ -62,6 +62,13 @@ int64_t QueryInt(const std::string& location, const std::string& sql);
 // ('obsolete', folding 2), left for the re-index. One transaction.
 void TakePostgresBackToSchema4(const std::string& url, int64_t stale_item = 0);
 
+// Writes the lease row of `session` (replacing any) as another process, or a
+// process on `host`, would have left it: last heartbeat (and turn start) at
+// `heartbeat_ms`, process start `process_start` ("" = unknown).
+void InsertLease(const std::string& location, const std::string& session, int64_t pid,
+                 const std::string& host, int64_t heartbeat_ms,
+                 const std::string& process_start = "");
+
 // A temp directory for files, plus store locations by name: Store("s.db")
 // is a file in the directory for SQLite, a fresh database on the private
 // server for PostgreSQL; the same name gives the same location.

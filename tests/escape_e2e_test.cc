@@ -28,6 +28,7 @@
 #include "sandbox/landlock.h"
 #include "sandbox/launcher.h"
 #include "sandbox/shell_lexer.h"
+#include "testing/eventually.h"
 #include "testing/files.h"
 #include "testing/loopback_listener.h"
 #include "testing/skip.h"
@@ -517,10 +518,7 @@ TEST_CASE("codex is not dumpable: the same uid cannot read its environ") {
   auto codex = ChildProcess::Spawn(p);
   REQUIRE(codex.ok());
   // Wait until codex is inside the request (it is then past its startup).
-  for (int i = 0; i < 200 && e.server().requests_to("/responses").empty(); ++i) {
-    ::usleep(20'000);
-  }
-  REQUIRE_FALSE(e.server().requests_to("/responses").empty());
+  REQUIRE(e2e::WaitForRequests(e, 1));
   auto read_as_nobody = [](pid_t pid) {
     ProcessOptions r;
     r.argv = {"setpriv",        "--reuid=65534", "--regid=65534",
@@ -539,7 +537,9 @@ TEST_CASE("codex is not dumpable: the same uid cannot read its environ") {
   sleeper_options.env["CODEX_DUMPABLE_CONTROL"] = "visible";
   auto sleeper = ChildProcess::Spawn(sleeper_options);
   REQUIRE(sleeper.ok());
-  ::usleep(200'000);
+  // Read once setpriv has become `sleep` as nobody (before, it is root's).
+  const std::string comm = "/proc/" + std::to_string((*sleeper)->pid()) + "/comm";
+  REQUIRE(Eventually([&] { return ReadFile(comm) == "sleep\n"; }));
   CHECK_THAT(read_as_nobody((*sleeper)->pid()).out, Catch::Contains("CODEX_DUMPABLE_CONTROL"));
 }
 

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "testing/eventually.h"
 #include "tests/mcp/mcp_e2e_helpers.h"
 #include "tests/pty_support.h"
 
@@ -516,16 +517,6 @@ bool ReleaseFifo(const fs::path& path) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return false;
-}
-
-// Waits (30 s at most) until `pred` holds.
-template <typename Pred>
-bool Eventually(Pred pred) {
-  for (int i = 0; i < 600; ++i) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return pred();
 }
 
 TEST_CASE(

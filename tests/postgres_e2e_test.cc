@@ -18,7 +18,6 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
-#include <thread>
 
 #include "storage/open_database.h"
 #include "testing/pg_test_server.h"
@@ -157,7 +156,12 @@ TEST_CASE("postgres: one machine's retention_days never purges the shared databa
   CodexTestEnvOptions options;
   options.extra_config = "session_store = \"" + url + "\"\n[history]\nretention_days = 0\n";
   auto a = MakeEnv(R"(["answer"])", std::move(options));
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // Last touched two days ago: past any retention_days cutoff machine A could apply.
+  REQUIRE(storage::testing::QueryInt(
+              url,
+              "WITH old AS (UPDATE sessions SET updated_at_ms = updated_at_ms - 172800000"
+              " WHERE id = '" +
+                  id + "' RETURNING 1) SELECT count(*) FROM old") == 1);
   auto run = Run(*a, {"exec", "hello"});
   INFO(run.err);
   CHECK(run.exit_code == 0);
@@ -257,12 +261,26 @@ TEST_CASE("postgres: the lease across hosts names the holder's host; taken over 
     return;
   }
   // Machine A dies mid-turn: from another host its pid cannot be checked, so
-  // the lease is taken over once its heartbeat is older than 60 s.
+  // the lease is taken over once its heartbeat is older than 60 s. The lease
+  // is judged by the server's clock; rather than wait a minute, the dead
+  // holder's last heartbeat is moved back, which is the row a holder that
+  // died that long ago leaves (nothing else in it changes).
   REQUIRE((*holder)->Signal(SIGKILL).ok());
   REQUIRE((*holder)->Wait(std::chrono::seconds(30)).ok());
   auto still = refuse();
   CHECK(still.exit_code == 3);  // the heartbeat is still fresh
-  std::this_thread::sleep_for(std::chrono::seconds(62));
+  auto age_heartbeat_by = [&](int64_t ms) {
+    REQUIRE(
+        storage::testing::QueryInt(
+            url, "WITH aged AS (UPDATE session_leases SET heartbeat_at_ms = heartbeat_at_ms - " +
+                     std::to_string(ms) + " WHERE session_id = '" + id +
+                     "' RETURNING 1) SELECT count(*) FROM aged") == 1);
+  };
+  age_heartbeat_by(50'000);
+  auto at_50s = refuse();
+  INFO(at_50s.err);
+  CHECK(at_50s.exit_code == 3);  // 50 s without a heartbeat: still live
+  age_heartbeat_by(11'000);      // 61 s: the holder is gone
   auto taken = refuse();
   INFO(taken.err);
   CHECK(taken.exit_code == 0);
