@@ -13,9 +13,11 @@
 #include <functional>
 #include <regex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
+#include "testing/skip.h"
 #include "tests/e2e_support.h"
 
 namespace codex::testing {
@@ -73,6 +75,13 @@ class TmuxCodex {
     o.argv = {"tmux", "-V"};
     auto r = RunProcess(o);
     return r.ok() && r->exit_code == 0;
+  }
+  // The one skip of the tmux suites: true (after SkipPart, testing/skip.h,
+  // which fails under CI) when tmux is absent; `what` says what goes untested.
+  static bool Missing(std::string_view what) {
+    if (Available()) return false;
+    SkipPart("tmux is not installed (scripts/install-deps.sh): " + std::string(what));
+    return true;
   }
   void Type(const std::string& text) {
     REQUIRE(Tmux({"send-keys", "-t", "t", "-l", text}).exit_code == 0);

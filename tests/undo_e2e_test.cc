@@ -14,6 +14,7 @@
 #include <string>
 
 #include "testing/files.h"
+#include "testing/git_repo.h"
 #include "testing/skip.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
@@ -24,38 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using e2e::MakeEnv;
-
-// Runs `git ARGS` in `dir` for the test's own setup, with hooks off.
-std::string Git(const fs::path& dir, const std::string& args) {
-  const std::string cmd = "git -C '" + dir.string() +
-                          "' -c core.hooksPath=/dev/null -c user.name=t -c user.email=t@t "
-                          "-c init.defaultBranch=main " +
-                          args + " 2>&1";
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  const int rc = ::pclose(p);
-  INFO(cmd << "\n" << out);
-  REQUIRE(rc == 0);
-  return out;
-}
-
-// Every byte of the user's git state: index, HEAD, config, refs, reflogs, stash.
-std::map<std::string, std::string> UserGitState(const fs::path& repo) {
-  std::map<std::string, std::string> state;
-  for (const auto& e : fs::recursive_directory_iterator(repo / ".git")) {
-    if (!e.is_regular_file()) continue;
-    const std::string rel = fs::relative(e.path(), repo).string();
-    // Objects are added (the snapshots), never changed; refs/codex is codex's own.
-    if (rel.rfind(".git/objects/", 0) == 0 || rel.rfind(".git/refs/codex/", 0) == 0) continue;
-    state[rel] = ReadFile(e.path());
-  }
-  state["status"] = Git(repo, "--no-optional-locks status --porcelain=v1 -uall");
-  state["stash"] = Git(repo, "stash list");
-  return state;
-}
 
 // The texts of the developer messages of a recorded request.
 std::vector<std::string> DeveloperTexts(const RecordedRequest& request) {
@@ -75,11 +44,7 @@ std::string UndoMessages(const RecordedRequest& request) {
   return all;
 }
 
-bool NeedTmux() {
-  if (TmuxCodex::Available()) return true;
-  SkipPart("tmux is not installed (scripts/install-deps.sh): /undo cannot be tested on a terminal");
-  return false;
-}
+bool NeedTmux() { return !TmuxCodex::Missing("/undo cannot be tested on a terminal"); }
 
 }  // namespace
 
