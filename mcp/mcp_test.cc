@@ -19,11 +19,14 @@
 #include "mcp/manager.h"
 #include "mcp/transport.h"
 #include "testing/temp_dir.h"
+#include "testing/wait.h"
 
 namespace codex::mcp {
 namespace {
 
 namespace fs = std::filesystem;
+using codex::testing::Eventually;
+using codex::testing::ReleaseFifo;
 
 TEST_CASE(
     "Qualified names: mcp__server__tool, sanitised, hashed past 64 bytes, duplicates skipped") {
@@ -133,33 +136,9 @@ class NoticeObserver : public core::TurnObserver {
   std::vector<std::string> notices;
 };
 
-// Opens the FIFO `path` for writing once its reader has it open, and closes
-// it: the reader sees its end. False when no reader came within 30 s.
-bool ReleaseFifo(const std::string& path) {
-  for (int i = 0; i < 600; ++i) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd >= 0) {
-      ::close(fd);
-      return true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
-}
-
 std::string ReadFileOr(const std::string& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-// Waits (30 s at most) until `pred` holds.
-template <typename Pred>
-bool Eventually(Pred pred) {
-  for (int i = 0; i < 600; ++i) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return pred();
 }
 
 class NullRunner : public core::CommandRunner {
