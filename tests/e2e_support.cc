@@ -347,6 +347,17 @@ std::string FirstId(const std::string& text, const std::string& prefix) {
   return m[1];
 }
 
+bool Contains(const std::vector<std::string>& texts, std::string_view text) {
+  return std::find(texts.begin(), texts.end(), text) != texts.end();
+}
+
+std::string LongParagraph() {
+  std::string out;
+  for (int i = 1; i <= 40; ++i)
+    out += (i > 1 ? " " : "") + std::string("word") + (i < 10 ? "0" : "") + std::to_string(i);
+  return out;
+}
+
 Result<std::unique_ptr<CodexTestEnv>> CodexTestEnv::Create(std::string_view script_json,
                                                            CodexTestEnvOptions options) {
   if (options.codex_binary.empty()) options.codex_binary = CodexBinaryPath();

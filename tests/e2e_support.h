@@ -119,6 +119,13 @@ std::vector<std::string> UserTexts(const RecordedRequest& request);
 // The first session id printed after `prefix` (a regex) in `text`, "" when none.
 std::string FirstId(const std::string& text, const std::string& prefix);
 
+// True when `texts` holds `text` (as one whole element).
+bool Contains(const std::vector<std::string>& texts, std::string_view text);
+
+// 40 numbered words ("word01 word02 ... word40") on one line: a paragraph
+// several screen lines long, for the interactive suites' wrapping cases.
+std::string LongParagraph();
+
 struct CodexTestEnvOptions {
   std::string codex_binary;  // "" = CodexBinaryPath()
   std::string model = "gpt-test";

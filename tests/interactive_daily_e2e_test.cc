@@ -19,10 +19,6 @@ namespace {
 using e2e::MakeEnv;
 using e2e::RunOk;
 
-bool Contains(const std::vector<std::string>& v, std::string_view s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
-
 // The request's input without its last `n` items.
 Json InputPrefix(const RecordedRequest& r, size_t drop) {
   Json input = r.InputItems();
@@ -39,11 +35,7 @@ void WaitIdle(TmuxCodex& t) {
   });
 }
 
-bool Skip() {
-  if (TmuxCodex::Available()) return false;
-  WARN("tmux is not installed: the terminal cannot be tested here");
-  return true;
-}
+bool Skip() { return TmuxCodex::Missing("the interactive UI cannot be tested on a terminal"); }
 
 TEST_CASE("in tmux: an Esc-Esc edit forks at the branch point, keeps the cache key, clears") {
   if (Skip()) return;
@@ -209,14 +201,6 @@ TEST_CASE("in tmux: /fork and codex exec fork keep the parent's prompt_cache_key
   REQUIRE(requests.size() == 3);
   for (const auto& r : requests) CHECK(r.body.value("prompt_cache_key", "") == original);
   CHECK(exec_fork.out == "exec fork answer\n");
-}
-
-// 40 numbered words: a paragraph several screen lines long.
-std::string LongParagraph() {
-  std::string out;
-  for (int i = 1; i <= 40; ++i)
-    out += (i > 1 ? " " : "") + std::string("word") + (i < 10 ? "0" : "") + std::to_string(i);
-  return out;
 }
 
 TEST_CASE("in tmux: Enter during a turn steers it (sent in the same turn); Tab queues") {

@@ -64,10 +64,6 @@ void WaitTurnEnd(PtyProcess& p, size_t from = 0) {
       kWait));
 }
 
-bool Contains(const std::vector<std::string>& v, std::string_view s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
-
 // The session id printed in the last "resume this session with: codex resume <id>".
 std::string ResumeHint(const std::string& text) {
   std::smatch m;
@@ -704,14 +700,6 @@ void WaitIdle(PtyProcess& p) {
         return v.find("Esc to interrupt") == std::string::npos && v.rfind("›") != std::string::npos;
       },
       kWait));
-}
-
-// 40 numbered words: a paragraph several screen lines long, on one source line.
-std::string LongParagraph() {
-  std::string out;
-  for (int i = 1; i <= 40; ++i)
-    out += (i > 1 ? " " : "") + std::string("word") + (i < 10 ? "0" : "") + std::to_string(i);
-  return out;
 }
 
 TEST_CASE("TERM=dumb prints each assistant message once, the one before a tool call too") {
@@ -1405,12 +1393,7 @@ namespace codex::testing {
 namespace {
 
 TEST_CASE("in tmux (lines re-wrap on resize): narrowing and widening leave one composer") {
-  if (!TmuxCodex::Available()) {
-    codex::testing::SkipPart(
-        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
-        "tested here");
-    return;
-  }
+  if (TmuxCodex::Missing("the re-wrapping terminal cannot be tested here")) return;
   auto env = MakeEnv(R"({"responses": ["fine"]})");
   TmuxCodex t(*env, {}, 100, 30);
   t.WaitForText("›");  // capture-pane drops trailing blanks
@@ -1456,12 +1439,7 @@ void StartPausedStream(TmuxCodex& t) {
 }
 
 TEST_CASE("in tmux: resizing while a turn streams leaves one spinner and one composer") {
-  if (!TmuxCodex::Available()) {
-    codex::testing::SkipPart(
-        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
-        "tested here");
-    return;
-  }
+  if (TmuxCodex::Missing("the re-wrapping terminal cannot be tested here")) return;
   auto env = MakeEnv(PausedStreamScript());
   TmuxCodex t(*env, {}, 100, 30, 40);
   StartPausedStream(t);
@@ -1510,12 +1488,7 @@ TEST_CASE("in tmux: resizing while a turn streams leaves one spinner and one com
 // its cursor motions reach above the spinner into the streamed lines. Widened
 // again and again while the spinner ticks, the lines above stay whole.
 TEST_CASE("in tmux: widening again and again while the spinner ticks keeps the streamed lines") {
-  if (!TmuxCodex::Available()) {
-    codex::testing::SkipPart(
-        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
-        "tested here");
-    return;
-  }
+  if (TmuxCodex::Missing("the re-wrapping terminal cannot be tested here")) return;
   auto env = MakeEnv(PausedStreamScript());
   TmuxCodex t(*env, {}, 100, 30, 40);
   StartPausedStream(t);
@@ -1563,12 +1536,7 @@ TEST_CASE("in tmux: widening again and again while the spinner ticks keeps the s
 }
 
 TEST_CASE("in tmux: a command's live output and a resize mid-run leave no stale rows") {
-  if (!TmuxCodex::Available()) {
-    codex::testing::SkipPart(
-        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
-        "tested here");
-    return;
-  }
+  if (TmuxCodex::Missing("the re-wrapping terminal cannot be tested here")) return;
   auto env = MakeEnv(R"({"responses": [
     {"output": [{"shell": ["bash", "-c",
       "for i in $(seq 1 12); do echo live-output-line-$i-with-some-length-to-wrap-when-narrow; done; while [ ! -e go ]; do sleep 0.1; done; echo final-line"],
@@ -1605,12 +1573,7 @@ TEST_CASE("in tmux: a command's live output and a resize mid-run leave no stale 
 }
 
 TEST_CASE("in tmux: the cursor in the middle of a long line stays on its character") {
-  if (!TmuxCodex::Available()) {
-    codex::testing::SkipPart(
-        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
-        "tested here");
-    return;
-  }
+  if (TmuxCodex::Missing("the re-wrapping terminal cannot be tested here")) return;
   auto env = MakeEnv(R"({"responses": ["fine"]})");
   TmuxCodex t(*env, {}, 100, 30, 40);
   t.WaitForText("›");
@@ -1649,12 +1612,7 @@ TEST_CASE("in tmux: the cursor in the middle of a long line stays on its charact
 }
 
 TEST_CASE("in tmux: a wide character at the wrap column: the cursor is where it is drawn") {
-  if (!TmuxCodex::Available()) {
-    codex::testing::SkipPart(
-        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
-        "tested here");
-    return;
-  }
+  if (TmuxCodex::Missing("the re-wrapping terminal cannot be tested here")) return;
   auto env = MakeEnv(R"({"responses": ["fine"]})");
   // 41 columns: "› " and 19 × 日 fill 40; the 20th does not fit in the last
   // column and starts the second row, leaving that column blank.
@@ -1691,12 +1649,7 @@ TEST_CASE("in tmux: a wide character at the wrap column: the cursor is where it 
 }
 
 TEST_CASE("in tmux: pickers and popups are laid out again on a resize") {
-  if (!TmuxCodex::Available()) {
-    codex::testing::SkipPart(
-        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
-        "tested here");
-    return;
-  }
+  if (TmuxCodex::Missing("the re-wrapping terminal cannot be tested here")) return;
   auto env = MakeEnv(R"({"responses": [], "default": "ok {{n}}"})");
   ExecSession(*env, "alpha project setup");
   ExecSession(*env, "beta bug hunt");
@@ -1875,12 +1828,7 @@ std::vector<int> ParagraphWidths(const std::string& text, bool* words_once, int 
 }
 
 TEST_CASE("in tmux: a resize lays an answer already printed out again at the new width") {
-  if (!TmuxCodex::Available()) {
-    codex::testing::SkipPart(
-        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
-        "tested here");
-    return;
-  }
+  if (TmuxCodex::Missing("the re-wrapping terminal cannot be tested here")) return;
   nlohmann::json script = {{"responses", {TwelveParagraphs(), "second answer"}}};
   auto env = MakeEnv(script.dump());
   TmuxCodex t(*env, {}, 60, 30);
@@ -1946,12 +1894,7 @@ TEST_CASE("in tmux: a resize lays an answer already printed out again at the new
 // While a turn streams: the answers printed before it are laid out again, and
 // the one streaming keeps every word it printed.
 TEST_CASE("in tmux: a resize while a turn streams lays out the earlier answer again") {
-  if (!TmuxCodex::Available()) {
-    codex::testing::SkipPart(
-        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
-        "tested here");
-    return;
-  }
+  if (TmuxCodex::Missing("the re-wrapping terminal cannot be tested here")) return;
   nlohmann::json script = {
       {"responses",
        {TwelveParagraphs(),
