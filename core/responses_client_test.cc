@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/model_client.h"
+#include "testing/loopback_http_server.h"
 #include "testing/scoped_env.h"
 
 namespace codex::core {
@@ -39,21 +40,14 @@ const std::string kFullStream = kCreated + kDelta + kDone + kCompleted;
 // A loopback server; handlers see `stopping` so stalled ones can end.
 class TestServer {
  public:
-  TestServer() {
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    REQUIRE(port_ > 0);
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    // stop() before the accept loop runs would be lost: wait for it.
-    while (!server_.is_running()) std::this_thread::sleep_for(1ms);
-  }
+  TestServer() { REQUIRE(http_.Start()); }
   ~TestServer() {
     stopping = true;
-    server_.stop();
-    thread_.join();
+    http_.Stop();
   }
-  httplib::Server& server() { return server_; }
-  int port() const { return port_; }
-  std::string base() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  httplib::Server& server() { return http_.server(); }
+  int port() const { return http_.port(); }
+  std::string base() const { return http_.base(); }
 
   void Record(const httplib::Request& req) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -75,11 +69,9 @@ class TestServer {
   std::atomic<bool> stopping{false};
 
  private:
-  httplib::Server server_;
-  int port_ = 0;
-  std::thread thread_;
   std::mutex mu_;
   std::vector<httplib::Request> requests_;
+  codex::testing::LoopbackHttpServer<> http_;  // last: stopped before the state its handlers use
 };
 
 class Recorder : public StreamObserver {

@@ -18,6 +18,7 @@
 #include "core/tool_router.h"
 #include "mcp/manager.h"
 #include "mcp/transport.h"
+#include "testing/loopback_http_server.h"
 #include "testing/temp_dir.h"
 #include "testing/wait.h"
 
@@ -251,11 +252,11 @@ TEST_CASE(
 
 TEST_CASE(
     "HTTP transport: what a POST carries, and a refusal names the server's reason in one line") {
-  httplib::Server server;
   std::mutex mu;
   httplib::Headers seen;
   std::string seen_body;
-  server.Post("/mcp", [&](const httplib::Request& req, httplib::Response& res) {
+  codex::testing::LoopbackHttpServer<> http;  // after what its handler uses: stopped first
+  http.server().Post("/mcp", [&](const httplib::Request& req, httplib::Response& res) {
     std::lock_guard<std::mutex> lock(mu);
     seen = req.headers;
     seen_body = req.body;
@@ -280,22 +281,8 @@ TEST_CASE(
       res.set_content(R"({"jsonrpc":"2.0","id":1,"result":{}})", "application/json");
     }
   });
-  const int port = server.bind_to_any_port("127.0.0.1");
-  REQUIRE(port > 0);
-  std::thread loop([&] { server.listen_after_bind(); });
-  struct StopAtEnd {  // also when a REQUIRE below throws
-    httplib::Server& server;
-    std::thread& loop;
-    ~StopAtEnd() {
-      server.stop();
-      loop.join();
-    }
-  } stop_at_end{server, loop};
-  // stop() before the loop runs does nothing, and join() would wait forever.
-  for (int i = 0; i < 10'000 && !server.is_running(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  REQUIRE(server.is_running());
+  REQUIRE(http.Start());
+  const int port = http.port();
   auto send = [&](const std::string& kind, std::vector<std::string>* messages = nullptr) {
     HttpOptions options;
     options.config.name = "web";
