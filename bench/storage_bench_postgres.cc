@@ -23,6 +23,8 @@
 #include "testing/pg_test_server.h"
 
 namespace core = codex::core;
+using codex::bench::BenchTurn;
+using codex::bench::Die;
 using codex::storage::PostgresSessionStore;
 
 namespace {
@@ -38,11 +40,6 @@ double WallMs(const std::function<void()>& fn) {
 double Percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
   return v[static_cast<size_t>(p * static_cast<double>(v.size() - 1))];
-}
-
-[[noreturn]] void Die(const codex::Status& s, const char* what) {
-  std::fprintf(stderr, "storage_bench: %s: %s\n", what, s.ToString().c_str());
-  std::exit(1);
 }
 
 void Sql(const std::string& url, const std::string& sql) {
@@ -68,21 +65,6 @@ int64_t SqlInt(const std::string& url, const std::string& sql) {
   PQclear(r);
   PQfinish(c);
   return v;
-}
-
-std::vector<core::Item> Turn(int t) {
-  core::Item call;
-  call.kind = core::ItemKind::kFunctionCall;
-  call.call_id = "call_" + std::to_string(t);
-  call.body =
-      R"({"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"rg -n TODO src\"]}","call_id":")" +
-      call.call_id + "\"}";
-  std::string output;
-  for (int i = 0; i < 8; ++i) output += "src/file" + std::to_string(i) + ".cc:42: TODO tidy\n";
-  return {core::UserMessage("Please look at the TODOs in src and fix turn " + std::to_string(t)),
-          call, core::FunctionCallOutput(call.call_id, output),
-          core::AssistantMessage("I fixed the TODOs in src/file1.cc for turn " + std::to_string(t) +
-                                 ". The tests pass.")};
 }
 
 // The corpus of Codex-like rollouts (bench/rollout_corpus.h) imported into a
@@ -128,22 +110,7 @@ void CorpusFigures(codex::storage::testing::PgTestServer& server, int sessions) 
     PQfinish(c);
   }
   std::printf("\n");
-  for (int limit : {20, 100, 10'000}) {
-    std::vector<double> times;
-    size_t hits = 0;
-    for (int i = 0; i < 3; ++i) {
-      times.push_back(WallMs([&] {
-        codex::storage::SearchQuery q;
-        q.text = codex::bench::kCorpusCommonWord;
-        q.limit = limit;
-        auto r = store->Search(q);
-        if (!r.ok()) Die(r.status(), "search");
-        hits = r->size();
-      }));
-    }
-    std::printf("  corpus search '%s' --limit %-6d %5zu hits: wall %.2f ms\n",
-                codex::bench::kCorpusCommonWord, limit, hits, Percentile(times, 0.5));
-  }
+  codex::bench::PrintCorpusSearch(*store);
 }
 
 }  // namespace
@@ -199,7 +166,7 @@ int RunPostgresBench(int corpus_sessions, bool corpus_only) {
     big_id = s->id;
     std::optional<int64_t> head = s->head_item_id;
     for (int t = 0; t < 2'500; ++t) {
-      auto r = store->Append(s->id, head, "t" + std::to_string(t), Turn(t));
+      auto r = store->Append(s->id, head, "t" + std::to_string(t), BenchTurn(t));
       if (!r.ok()) Die(r.status(), "append");
       head = r->back();
     }
