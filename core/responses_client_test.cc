@@ -261,78 +261,54 @@ TEST_CASE("ResponsesClient: 429 honours Retry-After") {
   }
 }
 
-TEST_CASE("ResponsesClient: 429 insufficient_quota is fatal at once") {
+TEST_CASE("ResponsesClient: a 4xx the client cannot fix by retrying fails at once, classified") {
+  struct Row {
+    std::string name;
+    int status;
+    std::string body;
+    StatusCode code;
+    std::optional<StatusReason> reason;  // none: not asserted
+    std::string message;                 // the whole message; "" = not asserted
+    std::string message_has;             // a part of it; "" = not asserted
+  };
+  const std::vector<Row> rows = {
+      {"429 insufficient_quota", 429,
+       R"({"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}})",
+       StatusCode::kResourceExhausted, core::reason::kInsufficientQuota, "", ""},
+      // Names the key's variable, never the key.
+      {"401", 401, R"({"error":{"message":"Incorrect API key provided"}})",
+       StatusCode::kUnauthenticated, std::nullopt,
+       "the API key was rejected (HTTP 401); check CODEX_TEST_API_KEY", ""},
+      {"other 4xx: kInvalidArgument with the server's message", 400,
+       R"({"error":{"message":"Unsupported parameter: 'foo'","type":"invalid_request_error"}})",
+       StatusCode::kInvalidArgument, std::nullopt, "", "Unsupported parameter: 'foo'"},
+      {"400 context_length_exceeded", 400,
+       R"({"error":{"message":"Your input exceeds the context window","code":"context_length_exceeded"}})",
+       StatusCode::kResourceExhausted, core::reason::kContextLengthExceeded, "", ""},
+  };
   NoProxyEnv no_proxy;
-  TestServer server;
-  server.server().Post("/v1/responses", [&](const httplib::Request& req, httplib::Response& res) {
-    server.Record(req);
-    res.status = 429;
-    res.set_content(
-        R"({"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}})",
-        "application/json");
-  });
-  auto client = MakeClient(Provider(server.base()));
-  Recorder rec;
-  CancelToken cancel;
-  auto r = client->Stream("{}", rec, cancel);
-  REQUIRE(r.status().code() == StatusCode::kResourceExhausted);
-  REQUIRE(r.status().reason() == core::reason::kInsufficientQuota);
-  REQUIRE(server.count() == 1);
-}
-
-TEST_CASE("ResponsesClient: 401 fails at once naming the key variable") {
-  NoProxyEnv no_proxy;
-  TestServer server;
-  server.server().Post("/v1/responses", [&](const httplib::Request& req, httplib::Response& res) {
-    server.Record(req);
-    res.status = 401;
-    res.set_content(R"({"error":{"message":"Incorrect API key provided"}})", "application/json");
-  });
-  auto client = MakeClient(Provider(server.base()), "sk-wrong-secret");
-  Recorder rec;
-  CancelToken cancel;
-  auto r = client->Stream("{}", rec, cancel);
-  REQUIRE(r.status().code() == StatusCode::kUnauthenticated);
-  REQUIRE(r.status().message() == "the API key was rejected (HTTP 401); check CODEX_TEST_API_KEY");
-  REQUIRE(r.status().message().find("sk-wrong-secret") == std::string::npos);
-  REQUIRE(server.count() == 1);
-  REQUIRE(rec.retries.empty());
-}
-
-TEST_CASE("ResponsesClient: other 4xx is kInvalidArgument with the server's message") {
-  NoProxyEnv no_proxy;
-  TestServer server;
-  server.server().Post("/v1/responses", [&](const httplib::Request& req, httplib::Response& res) {
-    server.Record(req);
-    res.status = 400;
-    res.set_content(
-        R"({"error":{"message":"Unsupported parameter: 'foo'","type":"invalid_request_error"}})",
-        "application/json");
-  });
-  auto client = MakeClient(Provider(server.base()));
-  Recorder rec;
-  CancelToken cancel;
-  auto r = client->Stream("{}", rec, cancel);
-  REQUIRE(r.status().code() == StatusCode::kInvalidArgument);
-  REQUIRE(r.status().message().find("Unsupported parameter: 'foo'") != std::string::npos);
-  REQUIRE(server.count() == 1);
-}
-
-TEST_CASE("ResponsesClient: 400 context_length_exceeded is classified") {
-  NoProxyEnv no_proxy;
-  TestServer server;
-  server.server().Post("/v1/responses", [&](const httplib::Request&, httplib::Response& res) {
-    res.status = 400;
-    res.set_content(
-        R"({"error":{"message":"Your input exceeds the context window","code":"context_length_exceeded"}})",
-        "application/json");
-  });
-  auto client = MakeClient(Provider(server.base()));
-  Recorder rec;
-  CancelToken cancel;
-  auto r = client->Stream("{}", rec, cancel);
-  REQUIRE(r.status().code() == StatusCode::kResourceExhausted);
-  REQUIRE(r.status().reason() == core::reason::kContextLengthExceeded);
+  for (const Row& row : rows) {
+    INFO(row.name);
+    TestServer server;
+    server.server().Post("/v1/responses", [&](const httplib::Request& req, httplib::Response& res) {
+      server.Record(req);
+      res.status = row.status;
+      res.set_content(row.body, "application/json");
+    });
+    auto client = MakeClient(Provider(server.base()), "sk-wrong-secret");
+    Recorder rec;
+    CancelToken cancel;
+    auto r = client->Stream("{}", rec, cancel);
+    CHECK(r.status().code() == row.code);
+    if (row.reason) CHECK(r.status().reason() == *row.reason);
+    if (!row.message.empty()) CHECK(r.status().message() == row.message);
+    if (!row.message_has.empty()) {
+      CHECK(r.status().message().find(row.message_has) != std::string::npos);
+    }
+    CHECK(r.status().message().find("sk-wrong-secret") == std::string::npos);
+    CHECK(server.count() == 1);  // not retried
+    CHECK(rec.retries.empty());
+  }
 }
 
 TEST_CASE("ResponsesClient: an unreachable endpoint is kUnavailable after retries") {
