@@ -16,13 +16,12 @@
 
 #include "testing/files.h"
 #include "testing/git_repo.h"
-#include "testing/skip.h"
 #include "testing/temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace codex::core;
 using codex::testing::Git;
-using codex::testing::GitAvailable;
+using codex::testing::GitMissing;
 using codex::testing::ReadFile;
 using codex::testing::TempDir;
 using codex::testing::UserGitState;
@@ -152,10 +151,7 @@ TEST_CASE("a plain directory: two turns recorded, undone newest first, across a 
 }
 
 TEST_CASE("a git work tree: objects and a private ref; index, branches, stash untouched") {
-  if (!GitAvailable()) {
-    codex::testing::SkipPart("git is not installed (scripts/install-deps.sh)");
-    return;
-  }
+  if (GitMissing()) return;
   TempDir ws("undo-git-");
   TempDir state("undo-state-");
   Git(ws.path(), "init -q");
@@ -194,10 +190,7 @@ TEST_CASE("a git work tree: objects and a private ref; index, branches, stash un
 }
 
 TEST_CASE("a git work tree keeps a recorded turn as a commit under refs/codex/undo") {
-  if (!GitAvailable()) {
-    codex::testing::SkipPart("git is not installed (scripts/install-deps.sh)");
-    return;
-  }
+  if (GitMissing()) return;
   TempDir ws("undo-git-");
   TempDir state("undo-state-");
   Git(ws.path(), "init -q");
@@ -219,7 +212,7 @@ TEST_CASE("a git work tree keeps a recorded turn as a commit under refs/codex/un
 
 TEST_CASE("a file changed since the turn is a conflict: refused, or overwritten when asked") {
   for (bool git : {false, true}) {
-    if (git && !GitAvailable()) continue;
+    if (git && GitMissing()) continue;
     INFO((git ? "git" : "plain"));
     TempDir ws("undo-conflict-");
     TempDir state("undo-state-");
@@ -304,10 +297,7 @@ TEST_CASE("a directory swapped for a symlink after the turn is not written throu
 }
 
 TEST_CASE("planted fsmonitor, hooks and filters never run while snapshotting and undoing") {
-  if (!GitAvailable()) {
-    codex::testing::SkipPart("git is not installed (scripts/install-deps.sh)");
-    return;
-  }
+  if (GitMissing()) return;
   TempDir ws("undo-planted-");
   TempDir state("undo-state-");
   TempDir marks("undo-marks-");

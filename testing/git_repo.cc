@@ -4,12 +4,17 @@
 #include <cstdlib>
 
 #include "testing/files.h"
+#include "testing/skip.h"
 
 namespace codex::testing {
 
 namespace fs = std::filesystem;
 
-bool GitAvailable() { return std::system("git --version >/dev/null 2>&1") == 0; }
+bool GitMissing() {
+  if (std::system("git --version >/dev/null 2>&1") == 0) return false;
+  SkipPart("git is not installed (scripts/install-deps.sh)");
+  return true;
+}
 
 std::string Git(const fs::path& dir, const std::string& args) {
   const std::string cmd = "git -C '" + dir.string() +

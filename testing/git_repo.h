@@ -9,8 +9,9 @@
 
 namespace codex::testing {
 
-// True when a `git` program is on PATH.
-bool GitAvailable();
+// True (after SkipPart, testing/skip.h: a failure under CI) when no `git`
+// program is on PATH; the caller then leaves its git part out.
+bool GitMissing();
 
 // Runs `git ARGS` in `dir` for a test's setup (hooks off, a fixed identity,
 // branch "main"); the code under test never does this. `args` is shell
