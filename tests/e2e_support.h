@@ -41,6 +41,30 @@ struct ProcessOptions {
   std::chrono::milliseconds timeout{60'000};  // for RunProcess
 };
 
+// What execvpe needs to start a child of `options`, prepared before fork()
+// (no allocation after it): argv, and the environment (this process's, then
+// `set` applied and `unset` removed, then options.unset_env removed and
+// options.env applied). The one home of both spawners of tests/
+// (ChildProcess here, PtyProcess in pty_support.h). `options` must outlive it.
+class ExecArgs {
+ public:
+  explicit ExecArgs(const ProcessOptions& options,
+                    const std::map<std::string, std::string>& set = {},
+                    const std::vector<std::string>& unset = {});
+  ExecArgs(const ExecArgs&) = delete;
+  ExecArgs& operator=(const ExecArgs&) = delete;
+
+  char* const* argv() const { return argv_.data(); }
+  char* const* envp() const { return envp_.data(); }
+  const std::string& cwd() const { return cwd_; }  // "" = the current directory
+
+ private:
+  std::vector<std::string> env_strings_;
+  std::vector<char*> argv_;
+  std::vector<char*> envp_;
+  std::string cwd_;
+};
+
 struct ProcessResult {
   int exit_code = -1;      // the exit status, or -1 when killed by a signal
   int term_signal = 0;     // the signal that ended it, 0 if it exited
