@@ -18,6 +18,7 @@
 #include "core/tool_router.h"
 #include "mcp/manager.h"
 #include "mcp/transport.h"
+#include "testing/files.h"
 #include "testing/loopback_http_server.h"
 #include "testing/temp_dir.h"
 #include "testing/wait.h"
@@ -136,11 +137,6 @@ class NoticeObserver : public core::TurnObserver {
   void OnNotice(std::string_view message) override { notices.emplace_back(message); }
   std::vector<std::string> notices;
 };
-
-std::string ReadFileOr(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 class NullRunner : public core::CommandRunner {
  public:
@@ -378,7 +374,7 @@ TEST_CASE(
   CHECK(turn1.find(R"("name":"mcp__slow")") == std::string::npos);
   // The resource tools are there from the start: they do not depend on timing.
   CHECK(turn1.find(R"("name":"list_mcp_resources")") != std::string::npos);
-  CHECK(ReadFileOr(log).find("waiting on " + gate) != std::string::npos);
+  CHECK(codex::testing::ReadFile(log).find("waiting on " + gate) != std::string::npos);
   // Its resources are not there yet either; the model is told why.
   core::CancelToken cancel;
   auto early = manager.CallResourceTool("list_mcp_resources", R"({"server":"slow"})", cancel);

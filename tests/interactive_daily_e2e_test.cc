@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "testing/files.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 #include "tests/tmux_support.h"
@@ -447,8 +448,7 @@ TEST_CASE("in tmux: /rename, /copy, /export, /mcp, /permissions, /mention, /init
   t.Key("Enter");
   t.WaitForJoined("exported this session as Markdown to ");
   {
-    std::ifstream in(env->workdir() / ("codex-" + id.substr(0, 8) + ".md"));
-    std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string md = ReadFile(env->workdir() / ("codex-" + id.substr(0, 8) + ".md"));
     CHECK(md.find("hello") != std::string::npos);
     CHECK(md.find("word40") != std::string::npos);
   }
@@ -587,10 +587,7 @@ TEST_CASE("in tmux: an answer streamed at 60 columns takes the new width after a
 }
 
 // The contents of $CODEX_HOME/config.toml.
-std::string ConfigText(CodexTestEnv& env) {
-  std::ifstream in(env.codex_home() / "config.toml");
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+std::string ConfigText(CodexTestEnv& env) { return ReadFile(env.codex_home() / "config.toml"); }
 
 // A test env whose work directory has no trust decision recorded.
 std::unique_ptr<CodexTestEnv> UndecidedEnv(const std::string& script, std::string extra = {}) {

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "testing/files.h"
 #include "testing/skip.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
@@ -588,8 +589,7 @@ TEST_CASE("a patch approval shows the diff; approved for the session it is not a
   CHECK(Count(text, "Allow these changes?") == 1);
   CHECK(text.find("A notes.txt") != std::string::npos);
   CHECK(text.find("M notes.txt") != std::string::npos);
-  std::ifstream in(env->workdir() / "notes.txt");
-  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string content = ReadFile(env->workdir() / "notes.txt");
   CHECK(content == "changed line\nsecond line\n");
 }
 
