@@ -266,6 +266,19 @@ void ImportCorpus(storage::SessionDatabase& store, const RolloutCorpus& corpus) 
   }
 }
 
+void PrintCorpusSize(const RolloutCorpus& corpus, int64_t items, int64_t bytes,
+                     const char* store_after, const char* target, const char* where) {
+  const auto jsonl = static_cast<double>(corpus.jsonl_bytes);
+  const auto n = static_cast<double>(items);
+  const auto db = static_cast<double>(bytes);
+  std::printf(
+      "Codex-like corpus: %zu rollouts, %lld items, JSONL %.1f MB (%.0f B/item)\n"
+      "  %s: %.1f MB = %.0f B/item; database / JSONL = %.2fx   (target <= %s)\n"
+      "  where the bytes are (%s):",
+      corpus.files.size(), static_cast<long long>(items), jsonl / 1e6, jsonl / n, store_after,
+      db / 1e6, db / n, db / jsonl, target, where);
+}
+
 void PrintCorpusSearch(storage::SessionDatabase& store) {
   for (int limit : {20, 100, 10'000}) {
     storage::SearchQuery q;

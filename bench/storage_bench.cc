@@ -182,15 +182,8 @@ void CorpusFigures(const std::string& dir, int sessions) {
   const int64_t bytes = DbBytes(path) - empty_bytes;
   SQLite::Database db(path, SQLite::OPEN_READONLY);
   const int64_t items = db.execAndGet("SELECT count(*) FROM items").getInt64();
-  std::printf(
-      "Codex-like corpus: %zu rollouts, %lld items, JSONL %.1f MB (%.0f B/item)\n"
-      "  SQLite after import (vacuumed): %.1f MB = %.0f B/item; database / JSONL = %.2fx"
-      "   (target <= 1.0x)\n  where the bytes are (dbstat):",
-      corpus.files.size(), static_cast<long long>(items),
-      static_cast<double>(corpus.jsonl_bytes) / 1e6,
-      static_cast<double>(corpus.jsonl_bytes) / static_cast<double>(items),
-      static_cast<double>(bytes) / 1e6, static_cast<double>(bytes) / static_cast<double>(items),
-      static_cast<double>(bytes) / static_cast<double>(corpus.jsonl_bytes));
+  codex::bench::PrintCorpusSize(corpus, items, bytes, "SQLite after import (vacuumed)", "1.0x",
+                                "dbstat");
   SQLite::Statement where(db,
                           "SELECT name, sum(pgsize) FROM dbstat GROUP BY name"
                           " HAVING sum(pgsize) > 100000 ORDER BY 2 DESC");

@@ -85,15 +85,8 @@ void CorpusFigures(codex::storage::testing::PgTestServer& server, int sessions) 
   Sql(url, "VACUUM ANALYZE");
   const int64_t bytes = SqlInt(url, "SELECT pg_database_size(current_database())") - before;
   const int64_t items = SqlInt(url, "SELECT count(*) FROM items");
-  std::printf(
-      "Codex-like corpus: %zu rollouts, %lld items, JSONL %.1f MB (%.0f B/item)\n"
-      "  PostgreSQL after import (VACUUM ANALYZE): %.1f MB = %.0f B/item; database / JSONL ="
-      " %.2fx   (target <= 1.5x)\n  where the bytes are (tables with TOAST, indexes):",
-      corpus.files.size(), static_cast<long long>(items),
-      static_cast<double>(corpus.jsonl_bytes) / 1e6,
-      static_cast<double>(corpus.jsonl_bytes) / static_cast<double>(items),
-      static_cast<double>(bytes) / 1e6, static_cast<double>(bytes) / static_cast<double>(items),
-      static_cast<double>(bytes) / static_cast<double>(corpus.jsonl_bytes));
+  codex::bench::PrintCorpusSize(corpus, items, bytes, "PostgreSQL after import (VACUUM ANALYZE)",
+                                "1.5x", "tables with TOAST, indexes");
   {
     PGconn* c = PQconnectdb(url.c_str());
     PGresult* r = PQexec(c,
