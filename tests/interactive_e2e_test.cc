@@ -1432,8 +1432,7 @@ std::string PausedStreamScript() {
 // Sends "explain" and waits until the first word streamed and the spinner runs.
 void StartPausedStream(TmuxCodex& t) {
   t.WaitForText("›");
-  t.Type("explain");
-  t.Key("Enter");
+  t.Submit("explain");
   t.WaitForText("word01");
   t.WaitForText("Esc to interrupt");
 }
@@ -1546,8 +1545,7 @@ TEST_CASE("in tmux: a command's live output and a resize mid-run leave no stale 
                      "sandbox_mode = \"danger-full-access\"\n");
   TmuxCodex t(*env, {}, 100, 30, 40);
   t.WaitForText("›");
-  t.Type("run it");
-  t.Key("Enter");
+  t.Submit("run it");
   t.WaitForText("live-output-line-12");
   for (int cols : {40, 110, 50}) {
     t.Resize(cols);
@@ -1636,8 +1634,7 @@ TEST_CASE("in tmux: a wide character at the wrap column: the cursor is where it 
     CHECK(at.rfind("日", 0) == 0);
     CHECK(Count(t.Screen(), "› 日") == 1);
   }
-  t.Type("x");
-  t.Key("Enter");
+  t.Submit("x");
   t.WaitForText("fine");
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 1);
@@ -1833,8 +1830,7 @@ TEST_CASE("in tmux: a resize lays an answer already printed out again at the new
   auto env = MakeEnv(script.dump());
   TmuxCodex t(*env, {}, 60, 30);
   t.WaitForText("›");
-  t.Type("explain");
-  t.Key("Enter");
+  t.Submit("explain");
   t.WaitForText("end12");
   t.WaitStill();
   bool once = false;
@@ -1902,12 +1898,10 @@ TEST_CASE("in tmux: a resize while a turn streams lays out the earlier answer ag
   auto env = MakeEnv(script.dump());
   TmuxCodex t(*env, {}, 60, 30);
   t.WaitForText("›");
-  t.Type("explain");
-  t.Key("Enter");
+  t.Submit("explain");
   t.WaitForText("end12");
   t.WaitStill();
-  t.Type("more");
-  t.Key("Enter");
+  t.Submit("more");
   t.WaitForText("word01");
   t.WaitForText("Esc to interrupt");
   t.WaitStill();

@@ -87,6 +87,11 @@ class TmuxCodex {
     REQUIRE(Tmux({"send-keys", "-t", "t", "-l", text}).exit_code == 0);
   }
   void Key(const std::string& key) { REQUIRE(Tmux({"send-keys", "-t", "t", key}).exit_code == 0); }
+  // Types `text` and presses Enter: what a user does to send a prompt or a command.
+  void Submit(const std::string& text) {
+    Type(text);
+    Key("Enter");
+  }
   // Resizes the window, then waits until codex's terminal has the new size:
   // tmux re-wraps its screen at once but tells the pty (SIGWINCH) up to
   // 250 ms later, and what codex draws in between is laid out for the old

@@ -89,14 +89,12 @@ TEST_CASE("/undo walks back an exec_command turn, then an apply_patch turn; git 
 
   TmuxCodex t(*env, {}, 110, 50);
   t.WaitForText("›");
-  t.Type("patch the notes");
-  t.Key("Enter");
+  t.Submit("patch the notes");
   t.WaitForText("Patched.");
   CHECK(ReadFile(work / "notes.txt") == "line ONE\nline two\n");
   CHECK(!fs::exists(work / "old.txt"));
   t.WaitStill();
-  t.Type("now run a command");
-  t.Key("Enter");
+  t.Submit("now run a command");
   t.WaitForText("Ran it.");
   CHECK(ReadFile(work / "notes.txt") == "line ONE\nline two\nappended\n");
   CHECK(!fs::exists(work / "keep.txt"));
@@ -104,8 +102,7 @@ TEST_CASE("/undo walks back an exec_command turn, then an apply_patch turn; git 
   t.WaitStill();
 
   // /undo: the command's turn.
-  t.Type("/undo");
-  t.Key("Enter");
+  t.Submit("/undo");
   t.WaitForText("removed shell-made.txt (the turn created it)");
   CHECK(t.Text().find("restored keep.txt (the turn deleted it)") != std::string::npos);
   CHECK(t.Text().find("/undo again undoes the turn before (1 left)") != std::string::npos);
@@ -116,21 +113,18 @@ TEST_CASE("/undo walks back an exec_command turn, then an apply_patch turn; git 
 
   // /undo again: the patch's turn.
   t.WaitStill();
-  t.Type("/undo");
-  t.Key("Enter");
+  t.Submit("/undo");
   t.WaitForText("no earlier turn to undo");
   CHECK(ReadFile(work / "notes.txt") == "line one\nline two\n");
   CHECK(ReadFile(work / "old.txt") == "old file\n");
   CHECK(!fs::exists(work / "src"));
   t.WaitStill();
-  t.Type("/undo");
-  t.Key("Enter");
+  t.Submit("/undo");
   t.WaitForText("nothing to undo");
 
   // The model is told, in order, with the next request.
   t.WaitStill();
-  t.Type("what happened?");
-  t.Key("Enter");
+  t.Submit("what happened?");
   t.WaitForText("I see the undo.");
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 5);
@@ -164,12 +158,10 @@ TEST_CASE("/undo after resume: a file the user changed since is overwritten only
   {
     TmuxCodex t(*env, {}, 110, 40);
     t.WaitForText("›");
-    t.Type("edit a.txt");
-    t.Key("Enter");
+    t.Submit("edit a.txt");
     t.WaitForText("Edited.");
     t.WaitStill();
-    t.Type("/quit");
-    t.Key("Enter");
+    t.Submit("/quit");
     t.WaitForText("codex resume ");
     const std::string text = t.Text();
     const size_t at = text.rfind("codex resume ");
@@ -183,8 +175,7 @@ TEST_CASE("/undo after resume: a file the user changed since is overwritten only
   TmuxCodex t(*env, {"resume", session}, 110, 40);
   t.WaitForText("›");
   t.WaitStill();
-  t.Type("/undo");
-  t.Key("Enter");
+  t.Submit("/undo");
   t.WaitForText("overwrite them? [y/N]");
   CHECK(t.Text().find("changed since that turn") != std::string::npos);
   CHECK(t.Text().find("  a.txt") != std::string::npos);
@@ -194,8 +185,7 @@ TEST_CASE("/undo after resume: a file the user changed since is overwritten only
   CHECK(ReadFile(work / "a.txt") == "the user's own edit\n");
   CHECK(ReadFile(work / "b.txt") == "new\n");
   t.WaitStill();
-  t.Type("/undo");
-  t.Key("Enter");
+  t.Submit("/undo");
   t.WaitFor([](const std::string& s) {
     size_t first = s.find("overwrite them? [y/N]");
     return first != std::string::npos &&
