@@ -15,6 +15,7 @@
 using namespace codex;
 using namespace codex::compaction;
 using codex::testing::AssistantReply;
+using codex::testing::CallsPairedInOrder;
 using codex::testing::CompactionInputOf;
 using codex::testing::CompactorOptionsFor;
 using codex::testing::ContextOverflow;
@@ -25,7 +26,7 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-core::Item Call(const std::string& call_id) {
+core::Item EmptyShellCall(const std::string& call_id) {
   return Decoded(R"({"type":"function_call","name":"shell","arguments":"{}","call_id":")" +
                  call_id + R"("})");
 }
@@ -36,21 +37,6 @@ std::vector<core::Item> RequestInput(const std::string& body) {
   std::vector<core::Item> items;
   for (const auto& e : j["input"]) items.push_back(Decoded(e.dump()));
   return items;
-}
-
-bool PairsIntact(const std::vector<core::Item>& items) {
-  for (size_t i = 0; i < items.size(); ++i) {
-    int matches = 0;
-    for (size_t k = 0; k < items.size(); ++k) {
-      if (k == i || items[k].call_id != items[i].call_id) continue;
-      if (core::IsCall(items[i].kind) && core::IsCallOutput(items[k].kind) && k > i) ++matches;
-      if (core::IsCallOutput(items[i].kind) && core::IsCall(items[k].kind) && k < i) ++matches;
-    }
-    if ((core::IsCall(items[i].kind) || core::IsCallOutput(items[i].kind)) && matches != 1) {
-      return false;
-    }
-  }
-  return true;
 }
 
 }  // namespace
@@ -120,7 +106,7 @@ TEST_CASE("Local compaction mid-turn keeps the current message, before the summa
   client.on_stream = [](const std::string&) { return AssistantReply("S"); };
   LocalCompactor compactor(client, CompactorOptionsFor());
   core::Item current = core::UserMessage("do the thing");
-  auto input = CompactionInputOf({core::UserMessage("before"), current, Call("c1"),
+  auto input = CompactionInputOf({core::UserMessage("before"), current, EmptyShellCall("c1"),
                                   core::FunctionCallOutput("c1", "partial")});
   input.current_user_message = current;
   core::CancelToken cancel;
@@ -147,7 +133,7 @@ TEST_CASE("Local compaction: the summary request overflowing drops the oldest it
   for (int i = 0; i < 12; ++i) {
     const std::string id = "c" + std::to_string(i);
     items.push_back(core::UserMessage("step " + std::to_string(i)));
-    items.push_back(Call(id));
+    items.push_back(EmptyShellCall(id));
     items.push_back(core::FunctionCallOutput(id, std::string(2'000, 'x')));
   }
   auto input = CompactionInputOf(items);
@@ -162,7 +148,7 @@ TEST_CASE("Local compaction: the summary request overflowing drops the oldest it
     REQUIRE(sent.size() >= 3);
     CHECK(sent[0].body == input.initial_context[0].body);  // never dropped
     CHECK(sent[1].body == input.initial_context[1].body);
-    CHECK(PairsIntact(sent));
+    CHECK(CallsPairedInOrder(sent));
   }
   const auto last = RequestInput(client.stream_bodies.back());
   CHECK(static_cast<int>(input.transcript.size() + 1 - last.size()) == out->dropped_items);
@@ -286,8 +272,8 @@ TEST_CASE("A second local compaction summarises the previous summary") {
 
   core::CompactionInput second_input = CompactionInputOf({});
   second_input.transcript = first->new_history;
-  for (auto item : {core::UserMessage("two"), Call("c1"), core::FunctionCallOutput("c1", "r"),
-                    core::AssistantMessage("done two")}) {
+  for (auto item : {core::UserMessage("two"), EmptyShellCall("c1"),
+                    core::FunctionCallOutput("c1", "r"), core::AssistantMessage("done two")}) {
     second_input.transcript.push_back(item);
   }
   auto second = compactor.Compact(second_input, cancel);

@@ -70,15 +70,11 @@ struct Harness {
     d.observer = &observer;
     return d;
   }
-  // Every call in `items` has exactly one output and no output lacks a call.
+  // CallsPairedInOrder (testing/items.h) of the stored items.
   static bool Paired(const std::vector<StoredItem>& items) {
-    std::map<std::string, int> calls, outputs;
-    for (const auto& s : items) {
-      if (IsCall(s.item.kind)) ++calls[s.item.call_id];
-      if (IsCallOutput(s.item.kind)) ++outputs[s.item.call_id];
-    }
-    return calls == outputs &&
-           std::all_of(calls.begin(), calls.end(), [](const auto& kv) { return kv.second == 1; });
+    std::vector<Item> plain;
+    for (const auto& s : items) plain.push_back(s.item);
+    return codex::testing::CallsPairedInOrder(plain);
   }
 
   // The whole chain of `session` as stored, root to its head (checkpoints included).
