@@ -310,6 +310,10 @@ TEST_CASE("A turn holds the lease from before its first commit to its end") {
   const pid_t child = ::fork();
   REQUIRE(child >= 0);
   if (child == 0) {
+    // Only the parent keeps the other ends: its exit (even a failed REQUIRE)
+    // is the end of file the read below returns on, so no child outlives it.
+    ::close(to_child[1]);
+    ::close(from_child[0]);
     auto other = storage::testing::OpenStore(h.location);
     if (!other.ok()) std::fprintf(stderr, "child: %s\n", other.status().ToString().c_str());
     auto lease = other.ok() ? (*other)->AcquireTurnLease((*conv)->session().id)
@@ -318,7 +322,7 @@ TEST_CASE("A turn holds the lease from before its first commit to its end") {
     const bool held = lease.ok();
     char c = held ? 'y' : 'n';
     (void)!::write(from_child[1], &c, 1);
-    (void)!::read(to_child[0], &c, 1);  // holds the lease until the parent is done
+    (void)!::read(to_child[0], &c, 1);  // holds the lease until the parent is done (or gone)
     std::_Exit(held ? 0 : 1);
   }
   ::close(to_child[0]);
