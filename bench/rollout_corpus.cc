@@ -1,6 +1,7 @@
 #include "bench/rollout_corpus.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -263,6 +264,60 @@ void ImportCorpus(storage::SessionDatabase& store, const RolloutCorpus& corpus) 
     auto r = storage::ImportRolloutFile(store, f);
     if (!r.ok()) CorpusDie("import " + f + ": " + r.status().ToString());
   }
+}
+
+void PrintCorpusSize(const RolloutCorpus& corpus, int64_t items, int64_t bytes,
+                     const char* store_after, const char* target, const char* where) {
+  const auto jsonl = static_cast<double>(corpus.jsonl_bytes);
+  const auto n = static_cast<double>(items);
+  const auto db = static_cast<double>(bytes);
+  std::printf(
+      "Codex-like corpus: %zu rollouts, %lld items, JSONL %.1f MB (%.0f B/item)\n"
+      "  %s: %.1f MB = %.0f B/item; database / JSONL = %.2fx   (target <= %s)\n"
+      "  where the bytes are (%s):",
+      corpus.files.size(), static_cast<long long>(items), jsonl / 1e6, jsonl / n, store_after,
+      db / 1e6, db / n, db / jsonl, target, where);
+}
+
+void PrintCorpusSearch(storage::SessionDatabase& store) {
+  for (int limit : {20, 100, 10'000}) {
+    storage::SearchQuery q;
+    q.text = kCorpusCommonWord;
+    q.limit = limit;
+    size_t hits = 0;
+    std::vector<double> walls;
+    for (int i = 0; i < 3; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      auto r = store.Search(q);
+      walls.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      if (!r.ok()) Die(r.status(), "search");
+      hits = r->size();
+    }
+    std::sort(walls.begin(), walls.end());
+    std::printf("  corpus search '%s' --limit %-6d %5zu hits: wall %.2f ms\n", kCorpusCommonWord,
+                limit, hits, walls[1]);
+  }
+}
+
+std::vector<core::Item> BenchTurn(int t) {
+  core::Item call;
+  call.kind = core::ItemKind::kFunctionCall;
+  call.call_id = "call_" + std::to_string(t);
+  call.body =
+      R"({"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"rg -n TODO src | head -50\"],\"timeout_ms\":10000}","call_id":")" +
+      call.call_id + "\"}";
+  std::string output;
+  for (int i = 0; i < 8; ++i) output += "src/file" + std::to_string(i) + ".cc:42: TODO tidy\n";
+  return {core::UserMessage("Please look at the TODOs in src and fix turn " + std::to_string(t)),
+          call, core::FunctionCallOutput(call.call_id, output),
+          core::AssistantMessage("I fixed the TODOs in src/file1.cc and src/file2.cc for turn " +
+                                 std::to_string(t) + ". The tests pass.")};
+}
+
+void Die(const Status& status, const char* what) {
+  std::fprintf(stderr, "storage_bench: %s: %s\n", what, status.ToString().c_str());
+  std::exit(1);
 }
 
 }  // namespace codex::bench

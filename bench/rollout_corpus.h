@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
+#include "core/item.h"
 #include "storage/session_database.h"
 
 namespace codex::bench {
@@ -35,5 +37,24 @@ void ImportCorpus(storage::SessionDatabase& store, const RolloutCorpus& corpus);
 
 // A word the corpus's tool outputs hold in most sessions, for search depth.
 inline constexpr const char* kCorpusCommonWord = "session";
+
+// Prints the corpus's size rows, the same on both backends: the rollouts,
+// items and JSONL bytes, then the database's growth `bytes` for them
+// ("<store> after import (<how>): ... (target <= <target>)") and the
+// heading of the backend's own "where the bytes are (<where>):" list.
+void PrintCorpusSize(const RolloutCorpus& corpus, int64_t items, int64_t bytes,
+                     const char* store_after, const char* target, const char* where);
+
+// Prints the corpus's search rows, the same on both backends: searching
+// kCorpusCommonWord with --limit 20, 100 and 10,000, the hits and the median
+// wall time of 3 runs each. Exits the bench on a failure.
+void PrintCorpusSearch(storage::SessionDatabase& store);
+
+// The turn `t` of the benches' synthetic sessions (the same on both
+// backends): a user message, a shell call, its 8-line output, an answer.
+std::vector<core::Item> BenchTurn(int t);
+
+// Prints "storage_bench: WHAT: STATUS" and exits 1.
+[[noreturn]] void Die(const Status& status, const char* what);
 
 }  // namespace codex::bench

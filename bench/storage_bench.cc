@@ -37,6 +37,8 @@ namespace {
 using codex::storage::SqliteSessionStore;
 using codex::storage::testing::OpenOrDie;
 namespace core = codex::core;
+using codex::bench::BenchTurn;
+using codex::bench::Die;
 using Clock = std::chrono::steady_clock;
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
@@ -63,11 +65,6 @@ double Median(int runs, const std::function<void()>& fn, double* wall = nullptr)
   std::sort(w.begin(), w.end());
   if (wall) *wall = w[w.size() / 2];
   return t[t.size() / 2];
-}
-
-[[noreturn]] void Die(const codex::Status& s, const char* what) {
-  std::fprintf(stderr, "storage_bench: %s: %s\n", what, s.ToString().c_str());
-  std::exit(1);
 }
 
 // Database bytes after folding the WAL into the main file.
@@ -98,21 +95,6 @@ void AddSessions(const std::string& path, int from, int to) {
     ins.exec();
   }
   txn.commit();
-}
-
-std::vector<core::Item> Turn(int t) {
-  core::Item call;
-  call.kind = core::ItemKind::kFunctionCall;
-  call.call_id = "call_" + std::to_string(t);
-  call.body =
-      R"({"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"rg -n TODO src | head -50\"],\"timeout_ms\":10000}","call_id":")" +
-      call.call_id + "\"}";
-  std::string output;
-  for (int i = 0; i < 8; ++i) output += "src/file" + std::to_string(i) + ".cc:42: TODO tidy\n";
-  return {core::UserMessage("Please look at the TODOs in src and fix turn " + std::to_string(t)),
-          call, core::FunctionCallOutput(call.call_id, output),
-          core::AssistantMessage("I fixed the TODOs in src/file1.cc and src/file2.cc for turn " +
-                                 std::to_string(t) + ". The tests pass.")};
 }
 
 // The child side of the peak-memory figure: resume session `id` of `path`
@@ -153,7 +135,7 @@ void BuildSearchCorpus(const std::string& path) {
     core::NewSession spec;
     spec.cwd = "/home/user/project" + std::to_string(s % 100);
     for (int t = 0; t < 25; ++t) {
-      auto turn = Turn(s * 25 + t);
+      auto turn = BenchTurn(s * 25 + t);
       turn[0] = core::UserMessage(std::string("Look at the ") + words[(s + t) % 10] + " in module" +
                                   std::to_string(s) + " turn " + std::to_string(t));
       for (auto& i : turn) spec.items.push_back(std::move(i));
@@ -167,7 +149,7 @@ void BuildSearchCorpus(const std::string& path) {
       std::optional<int64_t> head = f->head_item_id;
       std::vector<core::Item> own;
       for (int t = 0; t < 5; ++t) {
-        for (auto& i : Turn(900'000 + s * 5 + t)) own.push_back(std::move(i));
+        for (auto& i : BenchTurn(900'000 + s * 5 + t)) own.push_back(std::move(i));
       }
       auto ids = store->Append(f->id, head, "fork", own);
       if (!ids.ok()) Die(ids.status(), "append");
@@ -200,15 +182,8 @@ void CorpusFigures(const std::string& dir, int sessions) {
   const int64_t bytes = DbBytes(path) - empty_bytes;
   SQLite::Database db(path, SQLite::OPEN_READONLY);
   const int64_t items = db.execAndGet("SELECT count(*) FROM items").getInt64();
-  std::printf(
-      "Codex-like corpus: %zu rollouts, %lld items, JSONL %.1f MB (%.0f B/item)\n"
-      "  SQLite after import (vacuumed): %.1f MB = %.0f B/item; database / JSONL = %.2fx"
-      "   (target <= 1.0x)\n  where the bytes are (dbstat):",
-      corpus.files.size(), static_cast<long long>(items),
-      static_cast<double>(corpus.jsonl_bytes) / 1e6,
-      static_cast<double>(corpus.jsonl_bytes) / static_cast<double>(items),
-      static_cast<double>(bytes) / 1e6, static_cast<double>(bytes) / static_cast<double>(items),
-      static_cast<double>(bytes) / static_cast<double>(corpus.jsonl_bytes));
+  codex::bench::PrintCorpusSize(corpus, items, bytes, "SQLite after import (vacuumed)", "1.0x",
+                                "dbstat");
   SQLite::Statement where(db,
                           "SELECT name, sum(pgsize) FROM dbstat GROUP BY name"
                           " HAVING sum(pgsize) > 100000 ORDER BY 2 DESC");
@@ -218,23 +193,7 @@ void CorpusFigures(const std::string& dir, int sessions) {
   }
   std::printf("\n");
   auto store = OpenOrDie(path);
-  for (int limit : {20, 100, 10'000}) {
-    codex::storage::SearchQuery q;
-    q.text = codex::bench::kCorpusCommonWord;
-    q.limit = limit;
-    size_t hits = 0;
-    double wall = 0;
-    Median(
-        3,
-        [&] {
-          auto r = store->Search(q);
-          if (!r.ok()) Die(r.status(), "search");
-          hits = r->size();
-        },
-        &wall);
-    std::printf("  corpus search '%s' --limit %-6d %5zu hits: wall %.2f ms\n", q.text.c_str(),
-                limit, hits, wall);
-  }
+  codex::bench::PrintCorpusSearch(*store);
 }
 
 }  // namespace
@@ -323,7 +282,7 @@ int main(int argc, char** argv) {
       std::optional<int64_t> head;
       std::vector<double> per_append;
       for (int t = 0; t < 2'500; ++t) {
-        auto items = Turn(t);
+        auto items = BenchTurn(t);
         for (const auto& i : items) body_bytes += static_cast<int64_t>(i.body.size());
         // One append per committed item, as the turn loop does.
         for (auto& item : items) {

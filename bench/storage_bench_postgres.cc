@@ -23,6 +23,8 @@
 #include "testing/pg_test_server.h"
 
 namespace core = codex::core;
+using codex::bench::BenchTurn;
+using codex::bench::Die;
 using codex::storage::PostgresSessionStore;
 
 namespace {
@@ -38,11 +40,6 @@ double WallMs(const std::function<void()>& fn) {
 double Percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
   return v[static_cast<size_t>(p * static_cast<double>(v.size() - 1))];
-}
-
-[[noreturn]] void Die(const codex::Status& s, const char* what) {
-  std::fprintf(stderr, "storage_bench: %s: %s\n", what, s.ToString().c_str());
-  std::exit(1);
 }
 
 void Sql(const std::string& url, const std::string& sql) {
@@ -70,21 +67,6 @@ int64_t SqlInt(const std::string& url, const std::string& sql) {
   return v;
 }
 
-std::vector<core::Item> Turn(int t) {
-  core::Item call;
-  call.kind = core::ItemKind::kFunctionCall;
-  call.call_id = "call_" + std::to_string(t);
-  call.body =
-      R"({"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"rg -n TODO src\"]}","call_id":")" +
-      call.call_id + "\"}";
-  std::string output;
-  for (int i = 0; i < 8; ++i) output += "src/file" + std::to_string(i) + ".cc:42: TODO tidy\n";
-  return {core::UserMessage("Please look at the TODOs in src and fix turn " + std::to_string(t)),
-          call, core::FunctionCallOutput(call.call_id, output),
-          core::AssistantMessage("I fixed the TODOs in src/file1.cc for turn " + std::to_string(t) +
-                                 ". The tests pass.")};
-}
-
 // The corpus of Codex-like rollouts (bench/rollout_corpus.h) imported into a
 // new database: its size against the JSONL, where the bytes are, search at depth.
 void CorpusFigures(codex::storage::testing::PgTestServer& server, int sessions) {
@@ -103,15 +85,8 @@ void CorpusFigures(codex::storage::testing::PgTestServer& server, int sessions) 
   Sql(url, "VACUUM ANALYZE");
   const int64_t bytes = SqlInt(url, "SELECT pg_database_size(current_database())") - before;
   const int64_t items = SqlInt(url, "SELECT count(*) FROM items");
-  std::printf(
-      "Codex-like corpus: %zu rollouts, %lld items, JSONL %.1f MB (%.0f B/item)\n"
-      "  PostgreSQL after import (VACUUM ANALYZE): %.1f MB = %.0f B/item; database / JSONL ="
-      " %.2fx   (target <= 1.5x)\n  where the bytes are (tables with TOAST, indexes):",
-      corpus.files.size(), static_cast<long long>(items),
-      static_cast<double>(corpus.jsonl_bytes) / 1e6,
-      static_cast<double>(corpus.jsonl_bytes) / static_cast<double>(items),
-      static_cast<double>(bytes) / 1e6, static_cast<double>(bytes) / static_cast<double>(items),
-      static_cast<double>(bytes) / static_cast<double>(corpus.jsonl_bytes));
+  codex::bench::PrintCorpusSize(corpus, items, bytes, "PostgreSQL after import (VACUUM ANALYZE)",
+                                "1.5x", "tables with TOAST, indexes");
   {
     PGconn* c = PQconnectdb(url.c_str());
     PGresult* r = PQexec(c,
@@ -128,22 +103,7 @@ void CorpusFigures(codex::storage::testing::PgTestServer& server, int sessions) 
     PQfinish(c);
   }
   std::printf("\n");
-  for (int limit : {20, 100, 10'000}) {
-    std::vector<double> times;
-    size_t hits = 0;
-    for (int i = 0; i < 3; ++i) {
-      times.push_back(WallMs([&] {
-        codex::storage::SearchQuery q;
-        q.text = codex::bench::kCorpusCommonWord;
-        q.limit = limit;
-        auto r = store->Search(q);
-        if (!r.ok()) Die(r.status(), "search");
-        hits = r->size();
-      }));
-    }
-    std::printf("  corpus search '%s' --limit %-6d %5zu hits: wall %.2f ms\n",
-                codex::bench::kCorpusCommonWord, limit, hits, Percentile(times, 0.5));
-  }
+  codex::bench::PrintCorpusSearch(*store);
 }
 
 }  // namespace
@@ -199,7 +159,7 @@ int RunPostgresBench(int corpus_sessions, bool corpus_only) {
     big_id = s->id;
     std::optional<int64_t> head = s->head_item_id;
     for (int t = 0; t < 2'500; ++t) {
-      auto r = store->Append(s->id, head, "t" + std::to_string(t), Turn(t));
+      auto r = store->Append(s->id, head, "t" + std::to_string(t), BenchTurn(t));
       if (!r.ok()) Die(r.status(), "append");
       head = r->back();
     }

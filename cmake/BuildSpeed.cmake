@@ -45,8 +45,7 @@ option(CODEX_UNITY "Compile each multi-file test binary as one translation unit"
 # Files whose file-scope helpers share a name with a helper of another file of
 # the same binary; they stay translation units of their own.
 set(codex_unity_skip
-  core/transcript_test.cc storage/maintenance_test.cc storage/search_parity_test.cc
-  compaction/local_compactor_test.cc compaction/remote_compactor_test.cc
+  storage/maintenance_test.cc storage/search_parity_test.cc
   tests/scripted_server/invariants.cc tests/scripted_server/scripted_server.cc)
 # CODEX_UNITY_LIBS: the shipped libraries and the codex program compile in
 # batches of 8 files (CMake's unity build), in every build type. Their files

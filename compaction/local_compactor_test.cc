@@ -8,12 +8,16 @@
 #include "compaction/working_state.h"
 #include "core/model_client.h"
 #include "core/request_builder.h"
+#include "testing/compaction_inputs.h"
 #include "testing/items.h"
 #include "testing/scripted_model_client.h"
 
 using namespace codex;
 using namespace codex::compaction;
 using codex::testing::AssistantReply;
+using codex::testing::CallsPairedInOrder;
+using codex::testing::CompactionInputOf;
+using codex::testing::CompactorOptionsFor;
 using codex::testing::ContextOverflow;
 using codex::testing::Decoded;
 using codex::testing::MinimalInitialContext;
@@ -22,27 +26,9 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-core::Item Call(const std::string& call_id) {
+core::Item EmptyShellCall(const std::string& call_id) {
   return Decoded(R"({"type":"function_call","name":"shell","arguments":"{}","call_id":")" +
                  call_id + R"("})");
-}
-
-core::CompactionInput MakeInput(std::vector<core::Item> transcript) {
-  core::CompactionInput input;
-  input.initial_context = MinimalInitialContext();
-  input.transcript = MinimalInitialContext();
-  input.transcript.insert(input.transcript.end(), transcript.begin(), transcript.end());
-  input.request.prompt_cache_key = "0193aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee";
-  input.request.model = "gpt-test";
-  input.request.instructions = "You are a coding agent.";
-  return input;
-}
-
-CompactorOptions Options(int64_t limit = 100'000) {
-  CompactorOptions options;
-  options.context_window = limit * 10 / 9;
-  options.auto_compact_limit = limit;
-  return options;
 }
 
 // The input items of a recorded request, re-decoded.
@@ -53,31 +39,16 @@ std::vector<core::Item> RequestInput(const std::string& body) {
   return items;
 }
 
-bool PairsIntact(const std::vector<core::Item>& items) {
-  for (size_t i = 0; i < items.size(); ++i) {
-    int matches = 0;
-    for (size_t k = 0; k < items.size(); ++k) {
-      if (k == i || items[k].call_id != items[i].call_id) continue;
-      if (core::IsCall(items[i].kind) && core::IsCallOutput(items[k].kind) && k > i) ++matches;
-      if (core::IsCallOutput(items[i].kind) && core::IsCall(items[k].kind) && k < i) ++matches;
-    }
-    if ((core::IsCall(items[i].kind) || core::IsCallOutput(items[i].kind)) && matches != 1) {
-      return false;
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 TEST_CASE("Local summary request: the session's exact request + our prompt last, stateless") {
   ScriptedModelClient client;
   client.on_stream = [](const std::string&) { return AssistantReply("We fixed the parser."); };
-  LocalCompactor compactor(client, Options());
+  LocalCompactor compactor(client, CompactorOptionsFor());
   core::Item u1 = core::UserMessage("first question");
   auto reasoning =
       Decoded(R"({"type":"reasoning","summary":[],"content":null,"encrypted_content":"ENC-R-0"})");
-  auto input = MakeInput({u1, reasoning, core::AssistantMessage("Done 0.")});
+  auto input = CompactionInputOf({u1, reasoning, core::AssistantMessage("Done 0.")});
   input.request.tools_json = R"([{"type":"function","name":"shell"},{"type":"custom","name":"b"}])";
   input.request.reasoning_effort = "high";
   core::CancelToken cancel;
@@ -133,10 +104,10 @@ TEST_CASE("Local summary request: the session's exact request + our prompt last,
 TEST_CASE("Local compaction mid-turn keeps the current message, before the summary") {
   ScriptedModelClient client;
   client.on_stream = [](const std::string&) { return AssistantReply("S"); };
-  LocalCompactor compactor(client, Options());
+  LocalCompactor compactor(client, CompactorOptionsFor());
   core::Item current = core::UserMessage("do the thing");
-  auto input = MakeInput({core::UserMessage("before"), current, Call("c1"),
-                          core::FunctionCallOutput("c1", "partial")});
+  auto input = CompactionInputOf({core::UserMessage("before"), current, EmptyShellCall("c1"),
+                                  core::FunctionCallOutput("c1", "partial")});
   input.current_user_message = current;
   core::CancelToken cancel;
   auto out = compactor.Compact(input, cancel);
@@ -157,15 +128,15 @@ TEST_CASE("Local compaction: the summary request overflowing drops the oldest it
     if (body.size() > max_body) return ContextOverflow();
     return AssistantReply("summary after drops");
   };
-  LocalCompactor compactor(client, Options());
+  LocalCompactor compactor(client, CompactorOptionsFor());
   std::vector<core::Item> items;
   for (int i = 0; i < 12; ++i) {
     const std::string id = "c" + std::to_string(i);
     items.push_back(core::UserMessage("step " + std::to_string(i)));
-    items.push_back(Call(id));
+    items.push_back(EmptyShellCall(id));
     items.push_back(core::FunctionCallOutput(id, std::string(2'000, 'x')));
   }
-  auto input = MakeInput(items);
+  auto input = CompactionInputOf(items);
   core::CancelToken cancel;
   auto out = compactor.Compact(input, cancel);
   REQUIRE(out.ok());
@@ -177,7 +148,7 @@ TEST_CASE("Local compaction: the summary request overflowing drops the oldest it
     REQUIRE(sent.size() >= 3);
     CHECK(sent[0].body == input.initial_context[0].body);  // never dropped
     CHECK(sent[1].body == input.initial_context[1].body);
-    CHECK(PairsIntact(sent));
+    CHECK(CallsPairedInOrder(sent));
   }
   const auto last = RequestInput(client.stream_bodies.back());
   CHECK(static_cast<int>(input.transcript.size() + 1 - last.size()) == out->dropped_items);
@@ -191,8 +162,8 @@ TEST_CASE("Local compaction: overflow with nothing left to drop is an error") {
   client.on_stream = [](const std::string&) -> Result<core::ModelResponse> {
     return ContextOverflow();
   };
-  LocalCompactor compactor(client, Options());
-  auto input = MakeInput({core::UserMessage("q"), core::AssistantMessage("a")});
+  LocalCompactor compactor(client, CompactorOptionsFor());
+  auto input = CompactionInputOf({core::UserMessage("q"), core::AssistantMessage("a")});
   core::CancelToken cancel;
   auto out = compactor.Compact(input, cancel);
   REQUIRE_FALSE(out.ok());
@@ -203,8 +174,8 @@ TEST_CASE("Local compaction: overflow with nothing left to drop is an error") {
 
 TEST_CASE("Local compaction: other errors, empty summaries and cancellation") {
   ScriptedModelClient client;
-  LocalCompactor compactor(client, Options());
-  auto input = MakeInput({core::UserMessage("q")});
+  LocalCompactor compactor(client, CompactorOptionsFor());
+  auto input = CompactionInputOf({core::UserMessage("q")});
   core::CancelToken cancel;
 
   client.on_stream = [](const std::string&) -> Result<core::ModelResponse> {
@@ -234,13 +205,13 @@ TEST_CASE("Local compaction leaves at most half the auto-compact limit") {
   const std::string long_summary(40'000, 's');
   client.on_stream = [&](const std::string&) { return AssistantReply(long_summary); };
   const int64_t limit = 4'000;
-  LocalCompactor compactor(client, Options(limit));
+  LocalCompactor compactor(client, CompactorOptionsFor(limit));
   std::vector<core::Item> items;
   for (int i = 0; i < 20; ++i) {
     items.push_back(core::UserMessage("request " + std::to_string(i) + std::string(600, 'r')));
     items.push_back(core::AssistantMessage("ok"));
   }
-  auto input = MakeInput(items);
+  auto input = CompactionInputOf(items);
   core::CancelToken cancel;
   auto out = compactor.Compact(input, cancel);
   REQUIRE(out.ok());
@@ -262,7 +233,7 @@ TEST_CASE("Local compaction leaves at most half the auto-compact limit") {
 }
 
 TEST_CASE("The half-limit ceiling leaves room for the instructions") {
-  CompactorOptions options = Options(4'000);
+  CompactorOptions options = CompactorOptionsFor(4'000);
   auto plain = HistoryCeiling(options, "");
   REQUIRE(plain.ok());
   CHECK(*plain == 2'000);
@@ -277,7 +248,7 @@ TEST_CASE("The half-limit ceiling leaves room for the instructions") {
   ScriptedModelClient client;
   client.on_stream = [](const std::string&) { return AssistantReply(std::string(20'000, 's')); };
   LocalCompactor compactor(client, options);
-  auto input = MakeInput({core::UserMessage("q"), core::AssistantMessage("a")});
+  auto input = CompactionInputOf({core::UserMessage("q"), core::AssistantMessage("a")});
   input.request.instructions = std::string(2'000, 'i');
   core::CancelToken cancel;
   auto out = compactor.Compact(input, cancel);
@@ -293,16 +264,16 @@ TEST_CASE("A second local compaction summarises the previous summary") {
   client.on_stream = [&](const std::string&) {
     return AssistantReply(++calls == 1 ? "FIRST-SUMMARY" : "SECOND-SUMMARY");
   };
-  LocalCompactor compactor(client, Options());
+  LocalCompactor compactor(client, CompactorOptionsFor());
   core::CancelToken cancel;
   auto first = compactor.Compact(
-      MakeInput({core::UserMessage("one"), core::AssistantMessage("done one")}), cancel);
+      CompactionInputOf({core::UserMessage("one"), core::AssistantMessage("done one")}), cancel);
   REQUIRE(first.ok());
 
-  core::CompactionInput second_input = MakeInput({});
+  core::CompactionInput second_input = CompactionInputOf({});
   second_input.transcript = first->new_history;
-  for (auto item : {core::UserMessage("two"), Call("c1"), core::FunctionCallOutput("c1", "r"),
-                    core::AssistantMessage("done two")}) {
+  for (auto item : {core::UserMessage("two"), EmptyShellCall("c1"),
+                    core::FunctionCallOutput("c1", "r"), core::AssistantMessage("done two")}) {
     second_input.transcript.push_back(item);
   }
   auto second = compactor.Compact(second_input, cancel);
@@ -321,11 +292,11 @@ TEST_CASE("A second local compaction summarises the previous summary") {
 TEST_CASE("Checkpoint items in the transcript are neither sent nor counted") {
   ScriptedModelClient client;
   client.on_stream = [](const std::string&) { return AssistantReply("S"); };
-  LocalCompactor compactor(client, Options());
+  LocalCompactor compactor(client, CompactorOptionsFor());
   core::Item checkpoint;
   checkpoint.kind = core::ItemKind::kCompactionCheckpoint;
   checkpoint.body = R"({"type":"compaction_checkpoint"})";
-  auto input = MakeInput({checkpoint, core::UserMessage("q")});
+  auto input = CompactionInputOf({checkpoint, core::UserMessage("q")});
   core::CancelToken cancel;
   auto out = compactor.Compact(input, cancel);
   REQUIRE(out.ok());

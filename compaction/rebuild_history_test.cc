@@ -10,6 +10,7 @@
 
 using namespace codex;
 using namespace codex::compaction;
+using codex::testing::CallsPairedInOrder;
 using codex::testing::Decoded;
 using codex::testing::MinimalInitialContext;
 
@@ -41,27 +42,6 @@ int CountSummaries(const std::vector<core::Item>& items) {
   int n = 0;
   for (const auto& item : items) n += IsSummaryMessage(item) ? 1 : 0;
   return n;
-}
-
-// Every call has exactly one output and every output a call before it.
-bool PairsIntact(const std::vector<core::Item>& items) {
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (core::IsCall(items[i].kind)) {
-      int outputs = 0;
-      for (size_t k = i + 1; k < items.size(); ++k) {
-        outputs += core::IsCallOutput(items[k].kind) && items[k].call_id == items[i].call_id;
-      }
-      if (outputs != 1) return false;
-    }
-    if (core::IsCallOutput(items[i].kind)) {
-      bool found = false;
-      for (size_t k = 0; k < i; ++k) {
-        found = found || (core::IsCall(items[k].kind) && items[k].call_id == items[i].call_id);
-      }
-      if (!found) return false;
-    }
-  }
-  return true;
 }
 
 }  // namespace
@@ -112,7 +92,7 @@ TEST_CASE("RebuildHistory: initial context, recent user messages, summary") {
   CHECK(frontier.find("- [answered] second question\n  answer: Done 2.\n") != std::string::npos);
   CHECK(frontier.find("- [no exit code] ls\n") != std::string::npos);
   CHECK(out[5].body == SummaryMessage("the summary").body);
-  CHECK(PairsIntact(out));
+  CHECK(CallsPairedInOrder(out));
 }
 
 TEST_CASE("RebuildHistory: budget edges") {
@@ -353,15 +333,15 @@ TEST_CASE("DropOldestItems: calls and outputs go together; context and summaries
                        core::FunctionCallOutput("c1", "o1"), core::FunctionCallOutput("c2", "o2"),
                        core::UserMessage("u"), Call("c3"),
                        core::FunctionCallOutput("c3", std::string(4'000, 'x'))});
-  REQUIRE(PairsIntact(items));
+  REQUIRE(CallsPairedInOrder(items));
 
   SECTION("one unit at a time") {
     // reasoning + c1 + its output
     CHECK(DropOldestItems(items, initial, 0) == 3);
-    CHECK(PairsIntact(items));
+    CHECK(CallsPairedInOrder(items));
     CHECK(items.size() == 8);
     CHECK(DropOldestItems(items, initial, 0) == 2);  // c2 + its output
-    CHECK(PairsIntact(items));
+    CHECK(CallsPairedInOrder(items));
     CHECK(DropOldestItems(items, initial, 0) == 1);  // u
     CHECK(DropOldestItems(items, initial, 0) == 2);  // c3 + its output
     CHECK(DropOldestItems(items, initial, 0) == 0);  // only protected items left
@@ -372,7 +352,7 @@ TEST_CASE("DropOldestItems: calls and outputs go together; context and summaries
   }
   SECTION("until enough tokens are gone") {
     CHECK(DropOldestItems(items, initial, 500) == 8);
-    CHECK(PairsIntact(items));
+    CHECK(CallsPairedInOrder(items));
     CHECK(items.size() == 3);
   }
 }

@@ -8,12 +8,15 @@
 #include "compaction/compactor_factory.h"
 #include "compaction/working_state.h"
 #include "core/request_builder.h"
+#include "testing/compaction_inputs.h"
 #include "testing/items.h"
 #include "testing/scripted_model_client.h"
 
 using namespace codex;
 using namespace codex::compaction;
 using codex::testing::AssistantReply;
+using codex::testing::CompactionInputOf;
+using codex::testing::CompactorOptionsFor;
 using codex::testing::ContextOverflow;
 using codex::testing::Decoded;
 using codex::testing::MinimalInitialContext;
@@ -21,24 +24,6 @@ using codex::testing::ScriptedModelClient;
 using Json = nlohmann::ordered_json;
 
 namespace {
-
-core::CompactionInput MakeInput(const std::vector<core::Item>& transcript) {
-  core::CompactionInput input;
-  input.initial_context = MinimalInitialContext();
-  input.transcript = MinimalInitialContext();
-  input.transcript.insert(input.transcript.end(), transcript.begin(), transcript.end());
-  input.request.prompt_cache_key = "0193aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee";
-  input.request.model = "gpt-test";
-  input.request.instructions = "You are a coding agent.";
-  return input;
-}
-
-CompactorOptions Options(int64_t limit = 100'000) {
-  CompactorOptions options;
-  options.context_window = limit * 10 / 9;
-  options.auto_compact_limit = limit;
-  return options;
-}
 
 const std::string kEncrypted =
     "gAAAAABpPq_3JftC-4iamvUbONdOwuGLwJra5mTkhnqi72H_QmCznkKcEkYfqS5ect8j";
@@ -84,11 +69,11 @@ TEST_CASE("Remote compaction: request shape and the rebuilt history") {
   client.on_compact = [](const std::string&) -> Result<std::string> {
     return CompactResource({"first question"});
   };
-  RemoteCompactor compactor(client, Options());
+  RemoteCompactor compactor(client, CompactorOptionsFor());
   core::Item u1 = core::UserMessage("first question");
   auto reasoning = Decoded(
       R"({"type":"reasoning","id":"rs_0","summary":[],"content":null,"encrypted_content":"ENC-R-0"})");
-  auto input = MakeInput({u1, reasoning, core::AssistantMessage("Done 0.")});
+  auto input = CompactionInputOf({u1, reasoning, core::AssistantMessage("Done 0.")});
   core::CancelToken cancel;
 
   auto out = compactor.Compact(input, cancel);
@@ -149,7 +134,7 @@ TEST_CASE("Remote compaction: overflowing request drops oldest items") {
     if (body.size() > max_body) return ContextOverflow();
     return CompactResource({"latest"});
   };
-  RemoteCompactor compactor(client, Options());
+  RemoteCompactor compactor(client, CompactorOptionsFor());
   std::vector<core::Item> items;
   for (int i = 0; i < 10; ++i) {
     const std::string id = "c" + std::to_string(i);
@@ -158,7 +143,7 @@ TEST_CASE("Remote compaction: overflowing request drops oldest items") {
     items.push_back(core::FunctionCallOutput(id, std::string(1'500, 'x')));
   }
   items.push_back(core::UserMessage("latest"));
-  auto input = MakeInput(items);
+  auto input = CompactionInputOf(items);
   core::CancelToken cancel;
   auto out = compactor.Compact(input, cancel);
   REQUIRE(out.ok());
@@ -182,8 +167,8 @@ TEST_CASE("Remote compaction enforces the half-limit rule") {
     client.on_compact = [&](const std::string&) -> Result<std::string> {
       return CompactResource(texts);
     };
-    RemoteCompactor compactor(client, Options(limit));
-    auto out = compactor.Compact(MakeInput({core::UserMessage("q")}), cancel);
+    RemoteCompactor compactor(client, CompactorOptionsFor(limit));
+    auto out = compactor.Compact(CompactionInputOf({core::UserMessage("q")}), cancel);
     REQUIRE(out.ok());
     CHECK(out->mode == "remote");
     CHECK(out->tokens_after <= limit / 2);
@@ -198,8 +183,8 @@ TEST_CASE("Remote compaction enforces the half-limit rule") {
       return CompactResource({}, std::string(12'000, 'E'));
     };
     client.on_stream = [](const std::string&) { return AssistantReply("local summary"); };
-    RemoteCompactor compactor(client, Options(limit));
-    auto out = compactor.Compact(MakeInput({core::UserMessage("q")}), cancel);
+    RemoteCompactor compactor(client, CompactorOptionsFor(limit));
+    auto out = compactor.Compact(CompactionInputOf({core::UserMessage("q")}), cancel);
     REQUIRE(out.ok());
     CHECK(out->mode == "local");
     CHECK(out->summary == "local summary");
@@ -210,8 +195,8 @@ TEST_CASE("Remote compaction enforces the half-limit rule") {
 
 TEST_CASE("Remote compaction: 404 falls back to local, other failures are errors") {
   ScriptedModelClient client;
-  RemoteCompactor compactor(client, Options());
-  auto input = MakeInput({core::UserMessage("q")});
+  RemoteCompactor compactor(client, CompactorOptionsFor());
+  auto input = CompactionInputOf({core::UserMessage("q")});
   core::CancelToken cancel;
 
   client.on_compact = [](const std::string&) -> Result<std::string> {
@@ -267,13 +252,14 @@ TEST_CASE("MakeCompactor picks remote or local from the provider and reads the l
   REQUIRE(remote.ok());
   CHECK((*remote)->context_window() == 20'000);
   CHECK((*remote)->auto_compact_limit() == 18'000);
-  auto remote_out = (*remote)->Compact(MakeInput({core::UserMessage("q")}), cancel);
+  auto remote_out = (*remote)->Compact(CompactionInputOf({core::UserMessage("q")}), cancel);
   REQUIRE(remote_out.ok());
   CHECK(remote_out->mode == "remote");
 
   auto forced_local = MakeCompactor(config, client, CompactionMode::kLocal);
   REQUIRE(forced_local.ok());
-  CHECK((*forced_local)->Compact(MakeInput({core::UserMessage("q")}), cancel)->mode == "local");
+  CHECK((*forced_local)->Compact(CompactionInputOf({core::UserMessage("q")}), cancel)->mode ==
+        "local");
 
   config.provider.supports_compact = false;
   config.model_context_window.reset();
@@ -282,7 +268,7 @@ TEST_CASE("MakeCompactor picks remote or local from the provider and reads the l
   REQUIRE(local.ok());
   CHECK((*local)->context_window() == 272'000);
   CHECK((*local)->auto_compact_limit() == 50'000);
-  CHECK((*local)->Compact(MakeInput({core::UserMessage("q")}), cancel)->mode == "local");
+  CHECK((*local)->Compact(CompactionInputOf({core::UserMessage("q")}), cancel)->mode == "local");
 
   config.model_auto_compact_token_limit = 0;
   auto bad = MakeCompactor(config, client);

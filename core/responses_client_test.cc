@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/model_client.h"
+#include "testing/loopback_http_server.h"
 #include "testing/scoped_env.h"
 
 namespace codex::core {
@@ -39,21 +40,14 @@ const std::string kFullStream = kCreated + kDelta + kDone + kCompleted;
 // A loopback server; handlers see `stopping` so stalled ones can end.
 class TestServer {
  public:
-  TestServer() {
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    REQUIRE(port_ > 0);
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    // stop() before the accept loop runs would be lost: wait for it.
-    while (!server_.is_running()) std::this_thread::sleep_for(1ms);
-  }
+  TestServer() { REQUIRE(http_.Start()); }
   ~TestServer() {
     stopping = true;
-    server_.stop();
-    thread_.join();
+    http_.Stop();
   }
-  httplib::Server& server() { return server_; }
-  int port() const { return port_; }
-  std::string base() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  httplib::Server& server() { return http_.server(); }
+  int port() const { return http_.port(); }
+  std::string base() const { return http_.base(); }
 
   void Record(const httplib::Request& req) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -75,11 +69,9 @@ class TestServer {
   std::atomic<bool> stopping{false};
 
  private:
-  httplib::Server server_;
-  int port_ = 0;
-  std::thread thread_;
   std::mutex mu_;
   std::vector<httplib::Request> requests_;
+  codex::testing::LoopbackHttpServer<> http_;  // last: stopped before the state its handlers use
 };
 
 class Recorder : public StreamObserver {
@@ -269,78 +261,54 @@ TEST_CASE("ResponsesClient: 429 honours Retry-After") {
   }
 }
 
-TEST_CASE("ResponsesClient: 429 insufficient_quota is fatal at once") {
+TEST_CASE("ResponsesClient: a 4xx the client cannot fix by retrying fails at once, classified") {
+  struct Row {
+    std::string name;
+    int status;
+    std::string body;
+    StatusCode code;
+    std::optional<StatusReason> reason;  // none: not asserted
+    std::string message;                 // the whole message; "" = not asserted
+    std::string message_has;             // a part of it; "" = not asserted
+  };
+  const std::vector<Row> rows = {
+      {"429 insufficient_quota", 429,
+       R"({"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}})",
+       StatusCode::kResourceExhausted, core::reason::kInsufficientQuota, "", ""},
+      // Names the key's variable, never the key.
+      {"401", 401, R"({"error":{"message":"Incorrect API key provided"}})",
+       StatusCode::kUnauthenticated, std::nullopt,
+       "the API key was rejected (HTTP 401); check CODEX_TEST_API_KEY", ""},
+      {"other 4xx: kInvalidArgument with the server's message", 400,
+       R"({"error":{"message":"Unsupported parameter: 'foo'","type":"invalid_request_error"}})",
+       StatusCode::kInvalidArgument, std::nullopt, "", "Unsupported parameter: 'foo'"},
+      {"400 context_length_exceeded", 400,
+       R"({"error":{"message":"Your input exceeds the context window","code":"context_length_exceeded"}})",
+       StatusCode::kResourceExhausted, core::reason::kContextLengthExceeded, "", ""},
+  };
   NoProxyEnv no_proxy;
-  TestServer server;
-  server.server().Post("/v1/responses", [&](const httplib::Request& req, httplib::Response& res) {
-    server.Record(req);
-    res.status = 429;
-    res.set_content(
-        R"({"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}})",
-        "application/json");
-  });
-  auto client = MakeClient(Provider(server.base()));
-  Recorder rec;
-  CancelToken cancel;
-  auto r = client->Stream("{}", rec, cancel);
-  REQUIRE(r.status().code() == StatusCode::kResourceExhausted);
-  REQUIRE(r.status().reason() == core::reason::kInsufficientQuota);
-  REQUIRE(server.count() == 1);
-}
-
-TEST_CASE("ResponsesClient: 401 fails at once naming the key variable") {
-  NoProxyEnv no_proxy;
-  TestServer server;
-  server.server().Post("/v1/responses", [&](const httplib::Request& req, httplib::Response& res) {
-    server.Record(req);
-    res.status = 401;
-    res.set_content(R"({"error":{"message":"Incorrect API key provided"}})", "application/json");
-  });
-  auto client = MakeClient(Provider(server.base()), "sk-wrong-secret");
-  Recorder rec;
-  CancelToken cancel;
-  auto r = client->Stream("{}", rec, cancel);
-  REQUIRE(r.status().code() == StatusCode::kUnauthenticated);
-  REQUIRE(r.status().message() == "the API key was rejected (HTTP 401); check CODEX_TEST_API_KEY");
-  REQUIRE(r.status().message().find("sk-wrong-secret") == std::string::npos);
-  REQUIRE(server.count() == 1);
-  REQUIRE(rec.retries.empty());
-}
-
-TEST_CASE("ResponsesClient: other 4xx is kInvalidArgument with the server's message") {
-  NoProxyEnv no_proxy;
-  TestServer server;
-  server.server().Post("/v1/responses", [&](const httplib::Request& req, httplib::Response& res) {
-    server.Record(req);
-    res.status = 400;
-    res.set_content(
-        R"({"error":{"message":"Unsupported parameter: 'foo'","type":"invalid_request_error"}})",
-        "application/json");
-  });
-  auto client = MakeClient(Provider(server.base()));
-  Recorder rec;
-  CancelToken cancel;
-  auto r = client->Stream("{}", rec, cancel);
-  REQUIRE(r.status().code() == StatusCode::kInvalidArgument);
-  REQUIRE(r.status().message().find("Unsupported parameter: 'foo'") != std::string::npos);
-  REQUIRE(server.count() == 1);
-}
-
-TEST_CASE("ResponsesClient: 400 context_length_exceeded is classified") {
-  NoProxyEnv no_proxy;
-  TestServer server;
-  server.server().Post("/v1/responses", [&](const httplib::Request&, httplib::Response& res) {
-    res.status = 400;
-    res.set_content(
-        R"({"error":{"message":"Your input exceeds the context window","code":"context_length_exceeded"}})",
-        "application/json");
-  });
-  auto client = MakeClient(Provider(server.base()));
-  Recorder rec;
-  CancelToken cancel;
-  auto r = client->Stream("{}", rec, cancel);
-  REQUIRE(r.status().code() == StatusCode::kResourceExhausted);
-  REQUIRE(r.status().reason() == core::reason::kContextLengthExceeded);
+  for (const Row& row : rows) {
+    INFO(row.name);
+    TestServer server;
+    server.server().Post("/v1/responses", [&](const httplib::Request& req, httplib::Response& res) {
+      server.Record(req);
+      res.status = row.status;
+      res.set_content(row.body, "application/json");
+    });
+    auto client = MakeClient(Provider(server.base()), "sk-wrong-secret");
+    Recorder rec;
+    CancelToken cancel;
+    auto r = client->Stream("{}", rec, cancel);
+    CHECK(r.status().code() == row.code);
+    if (row.reason) CHECK(r.status().reason() == *row.reason);
+    if (!row.message.empty()) CHECK(r.status().message() == row.message);
+    if (!row.message_has.empty()) {
+      CHECK(r.status().message().find(row.message_has) != std::string::npos);
+    }
+    CHECK(r.status().message().find("sk-wrong-secret") == std::string::npos);
+    CHECK(server.count() == 1);  // not retried
+    CHECK(rec.retries.empty());
+  }
 }
 
 TEST_CASE("ResponsesClient: an unreachable endpoint is kUnavailable after retries") {

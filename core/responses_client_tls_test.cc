@@ -20,6 +20,7 @@
 
 #include "core/model_client.h"
 #include "core/responses_client.h"
+#include "testing/loopback_http_server.h"
 #include "testing/scoped_env.h"
 #include "testing/skip.h"
 #include "testing/temp_dir.h"
@@ -76,31 +77,22 @@ class Certificates {
 
 class TlsServer {
  public:
-  TlsServer(const std::string& cert, const std::string& key) : server_(cert.c_str(), key.c_str()) {
-    REQUIRE(server_.is_valid());
-    server_.Post("/v1/responses", [this](const httplib::Request&, httplib::Response& res) {
+  TlsServer(const std::string& cert, const std::string& key) : https_(cert.c_str(), key.c_str()) {
+    REQUIRE(https_.server().is_valid());
+    https_.server().Post("/v1/responses", [this](const httplib::Request&, httplib::Response& res) {
       ++requests;
       res.set_content(kStream, "text/event-stream");
     });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    REQUIRE(port_ > 0);
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(1ms);
+    REQUIRE(https_.Start());
   }
-  ~TlsServer() {
-    server_.stop();
-    thread_.join();
-  }
-  std::string base() const { return "https://127.0.0.1:" + std::to_string(port_); }
+  std::string base() const { return https_.base("https"); }
   // The same server by host name (the certificate's DNS names, and SNI).
-  std::string named_base() const { return "https://localhost:" + std::to_string(port_); }
+  std::string named_base() const { return "https://localhost:" + std::to_string(https_.port()); }
 
   std::atomic<int> requests{0};
 
  private:
-  httplib::SSLServer server_;
-  int port_ = 0;
-  std::thread thread_;
+  codex::testing::LoopbackHttpServer<httplib::SSLServer> https_;
 };
 
 class Observer : public StreamObserver {

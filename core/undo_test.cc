@@ -15,37 +15,21 @@
 #include <string>
 
 #include "testing/files.h"
-#include "testing/skip.h"
+#include "testing/git_repo.h"
 #include "testing/temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace codex::core;
+using codex::testing::Git;
+using codex::testing::GitMissing;
 using codex::testing::ReadFile;
 using codex::testing::TempDir;
+using codex::testing::UserGitState;
 using codex::testing::WriteFile;
 
 namespace {
 
 constexpr char kSession[] = "0193aaaa-bbbb-7ccc-8ddd-eeeeffff0000";
-
-// Runs `git ARGS` in `dir` (test setup; the code under test never does this).
-std::string Git(const fs::path& dir, const std::string& args) {
-  const std::string cmd =
-      "git -C '" + dir.string() +
-      "' -c core.hooksPath=/dev/null -c user.name=t -c user.email=t@t -c init.defaultBranch=main " +
-      args + " 2>&1";
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  const int rc = ::pclose(p);
-  INFO(cmd << "\n" << out);
-  REQUIRE(rc == 0);
-  return out;
-}
-
-bool GitAvailable() { return std::system("git --version >/dev/null 2>&1") == 0; }
 
 std::unique_ptr<WorkspaceUndo> OpenUndo(const fs::path& ws, const fs::path& state,
                                         const std::string& session = kSession,
@@ -70,28 +54,6 @@ std::map<std::string, UndoChange> AsMap(const std::vector<UndoFile>& files) {
 bool Executable(const fs::path& p) {
   struct stat st;
   return ::stat(p.c_str(), &st) == 0 && (st.st_mode & 0100) != 0;
-}
-
-// Every byte of the user's git state /undo must leave alone.
-std::map<std::string, std::string> UserGitState(const fs::path& repo) {
-  std::map<std::string, std::string> state;
-  for (const char* f : {".git/index", ".git/HEAD", ".git/packed-refs", ".git/config"}) {
-    state[f] = fs::exists(repo / f) ? ReadFile(repo / f) : "<absent>";
-  }
-  for (const auto& dir :
-       {fs::path(".git/refs/heads"), fs::path(".git/refs/stash"), fs::path(".git/logs")}) {
-    if (!fs::exists(repo / dir)) continue;
-    if (fs::is_regular_file(repo / dir)) {
-      state[dir.string()] = ReadFile(repo / dir);
-      continue;
-    }
-    for (const auto& e : fs::recursive_directory_iterator(repo / dir)) {
-      if (e.is_regular_file()) state[fs::relative(e.path(), repo).string()] = ReadFile(e.path());
-    }
-  }
-  state["status"] = Git(repo, "--no-optional-locks status --porcelain=v1 -uall");
-  state["stash"] = Git(repo, "stash list");
-  return state;
 }
 
 // Two turns on `ws` and their undo, the same on either backend.
@@ -189,10 +151,7 @@ TEST_CASE("a plain directory: two turns recorded, undone newest first, across a 
 }
 
 TEST_CASE("a git work tree: objects and a private ref; index, branches, stash untouched") {
-  if (!GitAvailable()) {
-    codex::testing::SkipPart("git is not installed (scripts/install-deps.sh)");
-    return;
-  }
+  if (GitMissing()) return;
   TempDir ws("undo-git-");
   TempDir state("undo-state-");
   Git(ws.path(), "init -q");
@@ -231,10 +190,7 @@ TEST_CASE("a git work tree: objects and a private ref; index, branches, stash un
 }
 
 TEST_CASE("a git work tree keeps a recorded turn as a commit under refs/codex/undo") {
-  if (!GitAvailable()) {
-    codex::testing::SkipPart("git is not installed (scripts/install-deps.sh)");
-    return;
-  }
+  if (GitMissing()) return;
   TempDir ws("undo-git-");
   TempDir state("undo-state-");
   Git(ws.path(), "init -q");
@@ -256,7 +212,7 @@ TEST_CASE("a git work tree keeps a recorded turn as a commit under refs/codex/un
 
 TEST_CASE("a file changed since the turn is a conflict: refused, or overwritten when asked") {
   for (bool git : {false, true}) {
-    if (git && !GitAvailable()) continue;
+    if (git && GitMissing()) continue;
     INFO((git ? "git" : "plain"));
     TempDir ws("undo-conflict-");
     TempDir state("undo-state-");
@@ -341,10 +297,7 @@ TEST_CASE("a directory swapped for a symlink after the turn is not written throu
 }
 
 TEST_CASE("planted fsmonitor, hooks and filters never run while snapshotting and undoing") {
-  if (!GitAvailable()) {
-    codex::testing::SkipPart("git is not installed (scripts/install-deps.sh)");
-    return;
-  }
+  if (GitMissing()) return;
   TempDir ws("undo-planted-");
   TempDir state("undo-state-");
   TempDir marks("undo-marks-");

@@ -18,14 +18,17 @@
 #include "core/tool_router.h"
 #include "mcp/manager.h"
 #include "mcp/transport.h"
-#include "testing/eventually.h"
+#include "testing/files.h"
+#include "testing/loopback_http_server.h"
 #include "testing/temp_dir.h"
+#include "testing/wait.h"
 
 namespace codex::mcp {
 namespace {
 
 namespace fs = std::filesystem;
 using codex::testing::Eventually;
+using codex::testing::ReleaseFifo;
 
 TEST_CASE(
     "Qualified names: mcp__server__tool, sanitised, hashed past 64 bytes, duplicates skipped") {
@@ -135,22 +138,6 @@ class NoticeObserver : public core::TurnObserver {
   std::vector<std::string> notices;
 };
 
-// Opens the FIFO `path` for writing once its reader has it open, and closes
-// it: the reader sees its end. False when no reader came within 30 s.
-bool ReleaseFifo(const std::string& path) {
-  return Eventually([&] {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return false;
-    ::close(fd);
-    return true;
-  });
-}
-
-std::string ReadFileOr(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 class NullRunner : public core::CommandRunner {
  public:
   Result<core::CommandResult> Run(const core::CommandSpec&, const core::CancelToken&) override {
@@ -208,8 +195,9 @@ TEST_CASE("McpManager: cancel and crash during calls") {
   // interrupted in flight, not refused before it was sent.
   bool server_had_it = false;
   std::thread canceller([&] {
-    server_had_it =
-        Eventually([&] { return ReadFileOr(log).find(R"("name":"slow")") != std::string::npos; });
+    server_had_it = Eventually([&] {
+      return codex::testing::ReadFile(log).find(R"("name":"slow")") != std::string::npos;
+    });
     cancel.Cancel();
   });
   auto slow = manager.CallTool("t", "slow", R"({"ms":30000})", cancel);
@@ -218,7 +206,8 @@ TEST_CASE("McpManager: cancel and crash during calls") {
   REQUIRE_FALSE(slow.ok());
   CHECK(slow.status().code() == StatusCode::kCancelled);
   // And the server was told: it dropped that pending call ("cancelled <id>").
-  CHECK(Eventually([&] { return ReadFileOr(log).find("\ncancelled ") != std::string::npos; }));
+  CHECK(Eventually(
+      [&] { return codex::testing::ReadFile(log).find("\ncancelled ") != std::string::npos; }));
   core::CancelToken fresh;
   auto echo = manager.CallTool("t", "echo", R"({"text":"still here"})", fresh);
   REQUIRE(echo.ok());
@@ -271,11 +260,11 @@ TEST_CASE(
 
 TEST_CASE(
     "HTTP transport: what a POST carries, and a refusal names the server's reason in one line") {
-  httplib::Server server;
   std::mutex mu;
   httplib::Headers seen;
   std::string seen_body;
-  server.Post("/mcp", [&](const httplib::Request& req, httplib::Response& res) {
+  codex::testing::LoopbackHttpServer<> http;  // after what its handler uses: stopped first
+  http.server().Post("/mcp", [&](const httplib::Request& req, httplib::Response& res) {
     std::lock_guard<std::mutex> lock(mu);
     seen = req.headers;
     seen_body = req.body;
@@ -300,19 +289,8 @@ TEST_CASE(
       res.set_content(R"({"jsonrpc":"2.0","id":1,"result":{}})", "application/json");
     }
   });
-  const int port = server.bind_to_any_port("127.0.0.1");
-  REQUIRE(port > 0);
-  std::thread loop([&] { server.listen_after_bind(); });
-  struct StopAtEnd {  // also when a REQUIRE below throws
-    httplib::Server& server;
-    std::thread& loop;
-    ~StopAtEnd() {
-      server.stop();
-      loop.join();
-    }
-  } stop_at_end{server, loop};
-  // stop() before the loop runs does nothing, and join() would wait forever.
-  REQUIRE(Eventually([&] { return server.is_running(); }));
+  REQUIRE(http.Start());
+  const int port = http.port();
   auto send = [&](const std::string& kind, std::vector<std::string>* messages = nullptr) {
     HttpOptions options;
     options.config.name = "web";
@@ -383,7 +361,7 @@ TEST_CASE("McpManager starts the servers in parallel") {
   std::thread starter([&] { lines = manager.StartAll(); });
   const bool all_asked = Eventually([&] {
     for (const std::string& log : logs) {
-      if (ReadFileOr(log).find("waiting on") == std::string::npos) return false;
+      if (codex::testing::ReadFile(log).find("waiting on") == std::string::npos) return false;
     }
     return true;
   });
@@ -419,7 +397,7 @@ TEST_CASE(
   CHECK(turn1.find(R"("name":"mcp__slow")") == std::string::npos);
   // The resource tools are there from the start: they do not depend on timing.
   CHECK(turn1.find(R"("name":"list_mcp_resources")") != std::string::npos);
-  CHECK(ReadFileOr(log).find("waiting on " + gate) != std::string::npos);
+  CHECK(codex::testing::ReadFile(log).find("waiting on " + gate) != std::string::npos);
   // Its resources are not there yet either; the model is told why.
   core::CancelToken cancel;
   auto early = manager.CallResourceTool("list_mcp_resources", R"({"server":"slow"})", cancel);

@@ -147,48 +147,60 @@ TEST_CASE("RunProcess runs in the requested working directory") {
   CHECK(r->stdout_text == fs::canonical(dir.path()).string() + "\n");
 }
 
-TEST_CASE("RunProcess reports a missing working directory clearly") {
-  SpawnOptions options;
-  options.argv = {"true"};
-  options.cwd = "/nonexistent/codex-dir";
-  auto r = RunProcess(options);
-  REQUIRE_FALSE(r.ok());
-  CHECK(r.status().code() == StatusCode::kInvalidArgument);
-  CHECK(r.status().message().find("/nonexistent/codex-dir") != std::string::npos);
-}
-
-TEST_CASE("RunProcess reports a missing program clearly") {
-  SpawnOptions options;
-  options.argv = {"codex-no-such-program-xyz", "arg"};
-  auto r = RunProcess(options);
-  REQUIRE_FALSE(r.ok());
-  CHECK(r.status().code() == StatusCode::kNotFound);
-  CHECK(r.status().message() ==
-        "cannot run 'codex-no-such-program-xyz': command not found in PATH");
-
-  options.argv = {"/nonexistent/prog"};
-  auto r2 = RunProcess(options);
-  REQUIRE_FALSE(r2.ok());
-  CHECK(r2.status().code() == StatusCode::kNotFound);
-  CHECK(r2.status().message().find("'/nonexistent/prog'") != std::string::npos);
-}
-
-TEST_CASE("RunProcess reports a file that is not executable") {
+TEST_CASE("RunProcess refuses what it cannot start, in one line naming it") {
   TempDir dir;
-  fs::path file = dir.path() / "data.txt";
-  std::ofstream(file) << "hello\n";
-  SpawnOptions options;
-  options.argv = {file.string()};
-  auto r = RunProcess(options);
-  REQUIRE_FALSE(r.ok());
-  CHECK(r.status().code() == StatusCode::kPermissionDenied);
-}
-
-TEST_CASE("RunProcess rejects an empty argv") {
-  SpawnOptions options;
-  auto r = RunProcess(options);
-  REQUIRE_FALSE(r.ok());
-  CHECK(r.status().code() == StatusCode::kInvalidArgument);
+  const fs::path not_executable = dir.path() / "data.txt";
+  std::ofstream(not_executable) << "hello\n";
+  struct Row {
+    std::string what;
+    std::vector<std::string> argv;
+    std::string cwd;
+    StatusCode code;
+    std::string message;      // the whole message; "" = not asserted
+    std::string message_has;  // a part of it; "" = not asserted
+  };
+  const std::vector<Row> rows = {
+      {"a missing working directory",
+       {"true"},
+       "/nonexistent/codex-dir",
+       StatusCode::kInvalidArgument,
+       "",
+       "/nonexistent/codex-dir"},
+      {"a program not in PATH",
+       {"codex-no-such-program-xyz", "arg"},
+       "",
+       StatusCode::kNotFound,
+       "cannot run 'codex-no-such-program-xyz': command not found in PATH",
+       ""},
+      {"a missing program by path",
+       {"/nonexistent/prog"},
+       "",
+       StatusCode::kNotFound,
+       "",
+       "'/nonexistent/prog'"},
+      {"a file that is not executable",
+       {not_executable.string()},
+       "",
+       StatusCode::kPermissionDenied,
+       "",
+       not_executable.string()},
+      {"an empty argv", {}, "", StatusCode::kInvalidArgument, "", ""},
+  };
+  for (const Row& row : rows) {
+    INFO(row.what);
+    SpawnOptions options;
+    options.argv = row.argv;
+    options.cwd = row.cwd;
+    auto r = RunProcess(options);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == row.code);
+    if (!row.message.empty()) CHECK(r.status().message() == row.message);
+    if (!row.message_has.empty()) {
+      CHECK(r.status().message().find(row.message_has) != std::string::npos);
+    }
+    CHECK_FALSE(r.status().message().empty());
+    CHECK(r.status().message().find('\n') == std::string::npos);
+  }
 }
 
 TEST_CASE("RunProcess looks the program up in the overridden PATH") {

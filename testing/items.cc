@@ -22,4 +22,20 @@ std::vector<core::Item> MinimalInitialContext(std::string_view approval_policy) 
           core::UserMessage("<environment_context>\n  <cwd>/p</cwd>\n</environment_context>")};
 }
 
+bool CallsPairedInOrder(const std::vector<core::Item>& items) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    const bool call = core::IsCall(items[i].kind);
+    const bool output = core::IsCallOutput(items[i].kind);
+    if (!call && !output) continue;
+    int partners = 0;
+    for (size_t k = 0; k < items.size(); ++k) {
+      if (k == i || items[k].call_id != items[i].call_id) continue;
+      if (call && k > i && core::IsCallOutput(items[k].kind)) ++partners;
+      if (output && k < i && core::IsCall(items[k].kind)) ++partners;
+    }
+    if (partners != 1) return false;
+  }
+  return true;
+}
+
 }  // namespace codex::testing

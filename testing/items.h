@@ -17,4 +17,9 @@ core::Item Decoded(std::string_view json);
 // for the working directory /p.
 std::vector<core::Item> MinimalInitialContext(std::string_view approval_policy = "never");
 
+// True when every call in `items` has exactly one output after it and every
+// output exactly one call before it (by call id): what the Responses API
+// requires of an input, and what compaction and the turn loop must keep.
+bool CallsPairedInOrder(const std::vector<core::Item>& items);
+
 }  // namespace codex::testing

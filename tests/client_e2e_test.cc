@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "testing/files.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 
@@ -57,9 +58,7 @@ bool ProcessRunning(const std::vector<std::string>& argv) {
   std::string want;
   for (const auto& a : argv) want += a + '\0';
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmdline == want) return true;
+    if (ReadFile(entry.path() / "cmdline") == want) return true;
   }
   return false;
 }

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "testing/files.h"
 #include "tests/catch_run.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
@@ -177,9 +178,8 @@ TEST_CASE("every flag and subcommand of Codex 0.169's help is implemented or ref
   }
   CHECK(failures == 0);
 
-  std::ifstream in(kDoc);
-  REQUIRE(in.good());
-  std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string doc = ReadFile(kDoc);
+  REQUIRE_FALSE(doc.empty());
   const size_t b = doc.find(kBegin);
   const size_t e = doc.find(kEnd);
   REQUIRE(b != std::string::npos);

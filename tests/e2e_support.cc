@@ -46,15 +46,11 @@ std::string EnvValue(const char* name) {
 
 }  // namespace
 
-Result<std::unique_ptr<ChildProcess>> ChildProcess::Spawn(const ProcessOptions& options) {
-  if (options.argv.empty()) return InvalidArgumentError("ChildProcess: argv is empty");
-  // Writing to a child that already exited must give EPIPE, not kill the test.
-  ::signal(SIGPIPE, SIG_IGN);
-
-  // Everything the child needs is prepared before fork(): no allocation after.
-  std::vector<char*> argv;
-  for (const auto& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
+ExecArgs::ExecArgs(const ProcessOptions& options, const std::map<std::string, std::string>& set,
+                   const std::vector<std::string>& unset)
+    : cwd_(options.cwd.string()) {
+  for (const auto& a : options.argv) argv_.push_back(const_cast<char*>(a.c_str()));
+  argv_.push_back(nullptr);
   std::map<std::string, std::string> env_map;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string_view kv(*e);
@@ -62,14 +58,22 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::Spawn(const ProcessOptions& 
     if (eq == std::string_view::npos) continue;
     env_map[std::string(kv.substr(0, eq))] = std::string(kv.substr(eq + 1));
   }
+  for (const auto& [k, v] : set) env_map[k] = v;
+  for (const auto& name : unset) env_map.erase(name);
   for (const auto& name : options.unset_env) env_map.erase(name);
   for (const auto& [k, v] : options.env) env_map[k] = v;
-  std::vector<std::string> env_strings;
-  for (const auto& [k, v] : env_map) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::string cwd = options.cwd.string();
+  for (const auto& [k, v] : env_map) env_strings_.push_back(k + "=" + v);
+  for (auto& kv : env_strings_) envp_.push_back(kv.data());
+  envp_.push_back(nullptr);
+}
+
+Result<std::unique_ptr<ChildProcess>> ChildProcess::Spawn(const ProcessOptions& options) {
+  if (options.argv.empty()) return InvalidArgumentError("ChildProcess: argv is empty");
+  // Writing to a child that already exited must give EPIPE, not kill the test.
+  ::signal(SIGPIPE, SIG_IGN);
+
+  // Everything the child needs is prepared before fork(): no allocation after.
+  const ExecArgs exec(options);
 
   int in_pipe[2] = {-1, -1};
   int out_pipe[2] = {-1, -1};
@@ -108,12 +112,12 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::Spawn(const ProcessOptions& 
     ::dup2(in_pipe[0], 0);
     ::dup2(out_pipe[1], 1);
     ::dup2(err_pipe[1], 2);
-    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
+    if (!exec.cwd().empty() && ::chdir(exec.cwd().c_str()) != 0) {
       int e = errno;
       [[maybe_unused]] ssize_t n = ::write(exec_pipe[1], &e, sizeof(e));
       ::_exit(127);
     }
-    ::execvpe(argv[0], argv.data(), envp.data());
+    ::execvpe(exec.argv()[0], exec.argv(), exec.envp());
     int e = errno;
     [[maybe_unused]] ssize_t n = ::write(exec_pipe[1], &e, sizeof(e));
     ::_exit(127);
@@ -138,9 +142,9 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::Spawn(const ProcessOptions& 
   child->stderr_fd_ = err_pipe[0];
   if (n > 0) {
     child->Reap(/*block=*/true);
-    bool cwd_failed = !cwd.empty() && ::access(cwd.c_str(), X_OK) != 0;
+    bool cwd_failed = !exec.cwd().empty() && ::access(exec.cwd().c_str(), X_OK) != 0;
     return NotFoundError(
-        cwd_failed ? "cannot enter directory " + cwd + ": " + std::strerror(child_errno)
+        cwd_failed ? "cannot enter directory " + exec.cwd() + ": " + std::strerror(child_errno)
                    : "cannot execute " + options.argv[0] + ": " + std::strerror(child_errno));
   }
   if (child->stdin_fd_ >= 0) {
@@ -345,6 +349,17 @@ std::string FirstId(const std::string& text, const std::string& prefix) {
   std::smatch m;
   if (!std::regex_search(text, m, std::regex(prefix + "([0-9a-f-]{36})"))) return "";
   return m[1];
+}
+
+bool Contains(const std::vector<std::string>& texts, std::string_view text) {
+  return std::find(texts.begin(), texts.end(), text) != texts.end();
+}
+
+std::string LongParagraph() {
+  std::string out;
+  for (int i = 1; i <= 40; ++i)
+    out += (i > 1 ? " " : "") + std::string("word") + (i < 10 ? "0" : "") + std::to_string(i);
+  return out;
 }
 
 Result<std::unique_ptr<CodexTestEnv>> CodexTestEnv::Create(std::string_view script_json,

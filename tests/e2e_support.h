@@ -41,6 +41,30 @@ struct ProcessOptions {
   std::chrono::milliseconds timeout{60'000};  // for RunProcess
 };
 
+// What execvpe needs to start a child of `options`, prepared before fork()
+// (no allocation after it): argv, and the environment (this process's, then
+// `set` applied and `unset` removed, then options.unset_env removed and
+// options.env applied). The one home of both spawners of tests/
+// (ChildProcess here, PtyProcess in pty_support.h). `options` must outlive it.
+class ExecArgs {
+ public:
+  explicit ExecArgs(const ProcessOptions& options,
+                    const std::map<std::string, std::string>& set = {},
+                    const std::vector<std::string>& unset = {});
+  ExecArgs(const ExecArgs&) = delete;
+  ExecArgs& operator=(const ExecArgs&) = delete;
+
+  char* const* argv() const { return argv_.data(); }
+  char* const* envp() const { return envp_.data(); }
+  const std::string& cwd() const { return cwd_; }  // "" = the current directory
+
+ private:
+  std::vector<std::string> env_strings_;
+  std::vector<char*> argv_;
+  std::vector<char*> envp_;
+  std::string cwd_;
+};
+
 struct ProcessResult {
   int exit_code = -1;      // the exit status, or -1 when killed by a signal
   int term_signal = 0;     // the signal that ended it, 0 if it exited
@@ -118,6 +142,13 @@ std::vector<std::string> UserTexts(const RecordedRequest& request);
 
 // The first session id printed after `prefix` (a regex) in `text`, "" when none.
 std::string FirstId(const std::string& text, const std::string& prefix);
+
+// True when `texts` holds `text` (as one whole element).
+bool Contains(const std::vector<std::string>& texts, std::string_view text);
+
+// 40 numbered words ("word01 word02 ... word40") on one line: a paragraph
+// several screen lines long, for the interactive suites' wrapping cases.
+std::string LongParagraph();
 
 struct CodexTestEnvOptions {
   std::string codex_binary;  // "" = CodexBinaryPath()

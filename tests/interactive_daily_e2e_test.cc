@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "testing/files.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 #include "tests/tmux_support.h"
@@ -18,10 +19,6 @@ namespace {
 
 using e2e::MakeEnv;
 using e2e::RunOk;
-
-bool Contains(const std::vector<std::string>& v, std::string_view s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
 
 // The request's input without its last `n` items.
 Json InputPrefix(const RecordedRequest& r, size_t drop) {
@@ -39,11 +36,7 @@ void WaitIdle(TmuxCodex& t) {
   });
 }
 
-bool Skip() {
-  if (TmuxCodex::Available()) return false;
-  WARN("tmux is not installed: the terminal cannot be tested here");
-  return true;
-}
+bool Skip() { return TmuxCodex::Missing("the interactive UI cannot be tested on a terminal"); }
 
 TEST_CASE("in tmux: an Esc-Esc edit forks at the branch point, keeps the cache key, clears") {
   if (Skip()) return;
@@ -54,8 +47,7 @@ TEST_CASE("in tmux: an Esc-Esc edit forks at the branch point, keeps the cache k
   const std::string original = FirstId(t.Text(), "session ");
   REQUIRE(!original.empty());
   for (const char* q : {"first question", "second question", "third question"}) {
-    t.Type(q);
-    t.Key("Enter");
+    t.Submit(q);
     WaitIdle(t);
   }
   t.WaitForText("answer three");
@@ -65,8 +57,7 @@ TEST_CASE("in tmux: an Esc-Esc edit forks at the branch point, keeps the cache k
   t.WaitForText("editing message 3 of 3");
   t.Key("Escape");
   t.WaitForText("editing message 2 of 3");
-  t.Type(", edited");
-  t.Key("Enter");
+  t.Submit(", edited");
   t.WaitForText("answer to the edit");
   WaitIdle(t);
 
@@ -116,8 +107,7 @@ TEST_CASE("in tmux: Esc-Esc on the very first message branches from before the f
   const std::string original = FirstId(t.Text(), "session ");
   REQUIRE(!original.empty());
   for (const char* q : {"first question", "second question"}) {
-    t.Type(q);
-    t.Key("Enter");
+    t.Submit(q);
     WaitIdle(t);
   }
   t.WaitForText("answer two");
@@ -167,8 +157,7 @@ TEST_CASE("in tmux: Esc-Esc on the very first message branches from before the f
   CHECK(cli_shown.out.find(at.substr(0, at.find(')') + 1)) != std::string::npos);
 
   // The branch goes on from there; Esc-Esc in it offers its own message only.
-  t.Type("and next");
-  t.Key("Enter");
+  t.Submit("and next");
   t.WaitForText("answer after the edit");
   WaitIdle(t);
   t.Key("Escape");
@@ -189,18 +178,15 @@ TEST_CASE("in tmux: /fork and codex exec fork keep the parent's prompt_cache_key
   t.WaitForText("›");
   const std::string original = FirstId(t.Joined(), "session ");
   REQUIRE(!original.empty());
-  t.Type("first question");
-  t.Key("Enter");
+  t.Submit("first question");
   t.WaitForText("answer one");
   WaitIdle(t);
-  t.Type("/fork");
-  t.Key("Enter");
+  t.Submit("/fork");
   t.WaitForJoined("you are now in the branch");
   // The line is wider than the screen: wrapped between words, so the new
   // session's id stays whole on its row instead of being cut by the terminal.
   CHECK(std::regex_search(t.Text(), std::regex("\n[0-9a-f-]{36}; you are now")));
-  t.Type("in the fork");
-  t.Key("Enter");
+  t.Submit("in the fork");
   t.WaitForText("answer in the fork");
   WaitIdle(t);
   t.Key("C-d");
@@ -209,14 +195,6 @@ TEST_CASE("in tmux: /fork and codex exec fork keep the parent's prompt_cache_key
   REQUIRE(requests.size() == 3);
   for (const auto& r : requests) CHECK(r.body.value("prompt_cache_key", "") == original);
   CHECK(exec_fork.out == "exec fork answer\n");
-}
-
-// 40 numbered words: a paragraph several screen lines long.
-std::string LongParagraph() {
-  std::string out;
-  for (int i = 1; i <= 40; ++i)
-    out += (i > 1 ? " " : "") + std::string("word") + (i < 10 ? "0" : "") + std::to_string(i);
-  return out;
 }
 
 TEST_CASE("in tmux: Enter during a turn steers it (sent in the same turn); Tab queues") {
@@ -228,11 +206,9 @@ TEST_CASE("in tmux: Enter during a turn steers it (sent in the same turn); Tab q
   auto env = MakeEnv(script.dump());
   TmuxCodex t(*env, {}, 100, 40);
   t.WaitForText("›");
-  t.Type("first");
-  t.Key("Enter");
+  t.Submit("first");
   t.WaitForText("word01");
-  t.Type("also check the tests");
-  t.Key("Enter");  // steers: shown at once, not queued
+  t.Submit("also check the tests");  // steers: shown at once, not queued
   t.WaitForText("› also check the tests");
   t.Type("afterwards");
   t.Key("Tab");  // queues
@@ -263,14 +239,12 @@ TEST_CASE("in tmux: after Esc the model is told the turn was aborted; Ctrl-C the
   auto env = MakeEnv(script.dump());
   TmuxCodex t(*env, {}, 100, 30);
   t.WaitForText("›");
-  t.Type("a long task");
-  t.Key("Enter");
+  t.Submit("a long task");
   t.WaitForText("word01");
   t.Key("Escape");
   t.WaitForText("Interrupted");
   WaitIdle(t);
-  t.Type("something else");
-  t.Key("Enter");
+  t.Submit("something else");
   t.WaitForText("Fine.");
   WaitIdle(t);
   auto requests = env->server().requests_to("/responses");
@@ -298,8 +272,7 @@ TEST_CASE("in tmux: Ctrl-C right after an interrupt warns first; the next one qu
   auto env = MakeEnv(script.dump());
   TmuxCodex u(*env, {}, 100, 30);
   u.WaitForText("›");
-  u.Type("a long task");
-  u.Key("Enter");
+  u.Submit("a long task");
   u.WaitForText("word01");
   u.Key("C-c");
   u.WaitForText("Interrupted");
@@ -319,14 +292,12 @@ TEST_CASE("in tmux: !cmd runs as the user (outside the read-only sandbox), kept 
   t.WaitForText("›");
   // The first action of a session: a command that writes (the model's
   // sandbox is read-only here; the user's own command is not sandboxed).
-  t.Type("!echo built > made.txt && cat made.txt");
-  t.Key("Enter");
+  t.Submit("!echo built > made.txt && cat made.txt");
   t.WaitForText("└ built");
   WaitIdle(t);
   CHECK(std::filesystem::exists(env->workdir() / "made.txt"));
   CHECK(t.Text().find("error:") == std::string::npos);
-  t.Type("what did I run?");
-  t.Key("Enter");
+  t.Submit("what did I run?");
   t.WaitForText("seen it");
   WaitIdle(t);
   auto requests = env->server().requests_to("/responses");
@@ -338,15 +309,12 @@ TEST_CASE("in tmux: !cmd runs as the user (outside the read-only sandbox), kept 
   CHECK(record.find("echo built > made.txt") != std::string::npos);
   CHECK(record.find("built\n") != std::string::npos);
   // After /new the same: the record starts the new session.
-  t.Type("/new");
-  t.Key("Enter");
+  t.Submit("/new");
   WaitIdle(t);
-  t.Type("!echo second-output");
-  t.Key("Enter");
+  t.Submit("!echo second-output");
   t.WaitForText("└ second-output");
   WaitIdle(t);
-  t.Type("and now?");
-  t.Key("Enter");
+  t.Submit("and now?");
   t.WaitForText("seen the second");
   WaitIdle(t);
   const std::string text = t.Text();
@@ -378,8 +346,7 @@ TEST_CASE("in tmux: code is coloured by its language and wraps inside its block;
   auto env = MakeEnv(script.dump());
   TmuxCodex t(*env, {}, 60, 40);
   t.WaitForText("›");
-  t.Type("show code");
-  t.Key("Enter");
+  t.Submit("show code");
   t.WaitForText("return 1");
   WaitIdle(t);
   const std::string text = t.Text();
@@ -419,8 +386,7 @@ TEST_CASE("in tmux: a footer shows model, context left and directory; usage is p
   CHECK(screen.find(dir) != std::string::npos);
   // Under the prompt, on the last drawn row.
   CHECK(screen.find("% context left") > screen.rfind("›"));
-  t.Type("hi");
-  t.Key("Enter");
+  t.Submit("hi");
   t.WaitForText("hello");
   WaitIdle(t);
   t.Key("C-d");
@@ -440,47 +406,37 @@ TEST_CASE("in tmux: /rename, /copy, /export, /mcp, /permissions, /mention, /init
   std::ofstream(env->workdir() / "notes.txt") << "x\n";
   TmuxCodex t(*env, {"-c", "model_providers.scripted.supports_compact=true"}, 110, 40);
   t.WaitForJoined("›");
-  t.Type("/rename early");
-  t.Key("Enter");  // before the first message: nothing stored to name
+  t.Submit("/rename early");  // before the first message: nothing stored to name
   t.WaitForJoined("nothing to rename yet");
-  t.Type("hello");
-  t.Key("Enter");
+  t.Submit("hello");
   t.WaitForJoined("word40");
   WaitIdle(t);
   const std::string id = FirstId(t.Text(), "session ");
 
-  t.Type("/rename daily-work");
-  t.Key("Enter");
+  t.Submit("/rename daily-work");
   t.WaitForJoined("session named daily-work");
   auto shown = RunOk(*env, {"sessions", "show", "daily-work"});
   CHECK(shown.out.find(id) != std::string::npos);
 
-  t.Type("/copy");
-  t.Key("Enter");
+  t.Submit("/copy");
   t.WaitForJoined("copied the last answer");
 
-  t.Type("/export");
-  t.Key("Enter");
+  t.Submit("/export");
   t.WaitForJoined("exported this session as Markdown to ");
   {
-    std::ifstream in(env->workdir() / ("codex-" + id.substr(0, 8) + ".md"));
-    std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string md = ReadFile(env->workdir() / ("codex-" + id.substr(0, 8) + ".md"));
     CHECK(md.find("hello") != std::string::npos);
     CHECK(md.find("word40") != std::string::npos);
   }
-  t.Type("/export");
-  t.Key("Enter");  // not overwritten
+  t.Submit("/export");  // not overwritten
   t.WaitForJoined("exists; give /export another file name");
 
-  t.Type("/mcp");
-  t.Key("Enter");
+  t.Submit("/mcp");
   t.WaitForJoined("no MCP servers configured");
 
-  t.Type("/permissions auto");
-  t.Key("Enter");
+  t.Submit("/permissions auto");
   t.WaitForJoined("permissions set to auto (sandbox workspace-write, approvals on-request)");
-  t.Type("/permissions");
-  t.Key("Enter");
+  t.Submit("/permissions");
   t.WaitForJoined("current: auto");
   t.WaitFor(
       [&](const std::string&) { return t.Screen().find("read files;") != std::string::npos; });
@@ -488,16 +444,14 @@ TEST_CASE("in tmux: /rename, /copy, /export, /mcp, /permissions, /mention, /init
   t.WaitFor(
       [&](const std::string&) { return t.Screen().find("read files;") == std::string::npos; });
 
-  t.Type("/mention");
-  t.Key("Enter");
+  t.Submit("/mention");
   t.WaitForJoined("notes.txt");  // the @ file search is open
   t.Key("Enter");
   t.WaitForJoined("› notes.txt");
   t.Key("C-u");
 
   // /model: the known models, then a reasoning effort for the one chosen.
-  t.Type("/model");
-  t.Key("Enter");
+  t.Submit("/model");
   t.WaitForJoined("gpt-5.1-codex");
   t.Key("Enter");  // the current model
   t.WaitForJoined("most thorough, slowest");
@@ -508,8 +462,7 @@ TEST_CASE("in tmux: /rename, /copy, /export, /mcp, /permissions, /mention, /init
   t.WaitFor(
       [&](const std::string&) { return t.Screen().find("gpt-test high · ") != std::string::npos; });
 
-  t.Type("/init");
-  t.Key("Enter");
+  t.Submit("/init");
   t.WaitForJoined("I will write AGENTS.md.");
   WaitIdle(t);
   auto requests = env->server().requests_to("/responses");
@@ -518,8 +471,7 @@ TEST_CASE("in tmux: /rename, /copy, /export, /mcp, /permissions, /mention, /init
   CHECK(requests[1].body["reasoning"].value("effort", "") == "high");
 
   // /compact when asked, although far under half the limit.
-  t.Type("/compact");
-  t.Key("Enter");
+  t.Submit("/compact");
   t.WaitForJoined("compacted; context");
   CHECK(env->server().compactions_served() == 1);
   t.Key("C-d");
@@ -580,8 +532,7 @@ TEST_CASE("in tmux: an answer streamed at 60 columns takes the new width after a
   auto env = MakeEnv(script.dump());
   TmuxCodex t(*env, {}, 60, 60);
   t.WaitForText("›");
-  t.Type("explain");
-  t.Key("Enter");
+  t.Submit("explain");
   t.WaitForText("para2");
   t.Resize(120);
   t.WaitForText("para12");
@@ -603,10 +554,7 @@ TEST_CASE("in tmux: an answer streamed at 60 columns takes the new width after a
 }
 
 // The contents of $CODEX_HOME/config.toml.
-std::string ConfigText(CodexTestEnv& env) {
-  std::ifstream in(env.codex_home() / "config.toml");
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+std::string ConfigText(CodexTestEnv& env) { return ReadFile(env.codex_home() / "config.toml"); }
 
 // A test env whose work directory has no trust decision recorded.
 std::unique_ptr<CodexTestEnv> UndecidedEnv(const std::string& script, std::string extra = {}) {
@@ -633,8 +581,7 @@ TEST_CASE("in tmux: the first start asks 'Trust this folder?'; the answer is Cod
     t.WaitFor([&](const std::string& text) {
       return text.find("Trust this folder?") == std::string::npos;
     });
-    t.Type("hi");
-    t.Key("Enter");
+    t.Submit("hi");
     t.WaitForText("first");
     WaitIdle(t);
     t.Key("C-d");

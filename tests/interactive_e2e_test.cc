@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "testing/files.h"
 #include "testing/skip.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
@@ -62,10 +63,6 @@ void WaitTurnEnd(PtyProcess& p, size_t from = 0) {
                                  kDone);
       },
       kWait));
-}
-
-bool Contains(const std::vector<std::string>& v, std::string_view s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
 }
 
 // The session id printed in the last "resume this session with: codex resume <id>".
@@ -592,8 +589,7 @@ TEST_CASE("a patch approval shows the diff; approved for the session it is not a
   CHECK(Count(text, "Allow these changes?") == 1);
   CHECK(text.find("A notes.txt") != std::string::npos);
   CHECK(text.find("M notes.txt") != std::string::npos);
-  std::ifstream in(env->workdir() / "notes.txt");
-  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string content = ReadFile(env->workdir() / "notes.txt");
   CHECK(content == "changed line\nsecond line\n");
 }
 
@@ -704,14 +700,6 @@ void WaitIdle(PtyProcess& p) {
         return v.find("Esc to interrupt") == std::string::npos && v.rfind("›") != std::string::npos;
       },
       kWait));
-}
-
-// 40 numbered words: a paragraph several screen lines long, on one source line.
-std::string LongParagraph() {
-  std::string out;
-  for (int i = 1; i <= 40; ++i)
-    out += (i > 1 ? " " : "") + std::string("word") + (i < 10 ? "0" : "") + std::to_string(i);
-  return out;
 }
 
 TEST_CASE("TERM=dumb prints each assistant message once, the one before a tool call too") {
@@ -1405,12 +1393,7 @@ namespace codex::testing {
 namespace {
 
 TEST_CASE("in tmux (lines re-wrap on resize): narrowing and widening leave one composer") {
-  if (!TmuxCodex::Available()) {
-    codex::testing::SkipPart(
-        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
-        "tested here");
-    return;
-  }
+  if (TmuxCodex::Missing("the re-wrapping terminal cannot be tested here")) return;
   auto env = MakeEnv(R"({"responses": ["fine"]})");
   TmuxCodex t(*env, {}, 100, 30);
   t.WaitForText("›");  // capture-pane drops trailing blanks
@@ -1449,19 +1432,13 @@ std::string PausedStreamScript() {
 // Sends "explain" and waits until the first word streamed and the spinner runs.
 void StartPausedStream(TmuxCodex& t) {
   t.WaitForText("›");
-  t.Type("explain");
-  t.Key("Enter");
+  t.Submit("explain");
   t.WaitForText("word01");
   t.WaitForText("Esc to interrupt");
 }
 
 TEST_CASE("in tmux: resizing while a turn streams leaves one spinner and one composer") {
-  if (!TmuxCodex::Available()) {
-    codex::testing::SkipPart(
-        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
-        "tested here");
-    return;
-  }
+  if (TmuxCodex::Missing("the re-wrapping terminal cannot be tested here")) return;
   auto env = MakeEnv(PausedStreamScript());
   TmuxCodex t(*env, {}, 100, 30, 40);
   StartPausedStream(t);
@@ -1510,12 +1487,7 @@ TEST_CASE("in tmux: resizing while a turn streams leaves one spinner and one com
 // its cursor motions reach above the spinner into the streamed lines. Widened
 // again and again while the spinner ticks, the lines above stay whole.
 TEST_CASE("in tmux: widening again and again while the spinner ticks keeps the streamed lines") {
-  if (!TmuxCodex::Available()) {
-    codex::testing::SkipPart(
-        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
-        "tested here");
-    return;
-  }
+  if (TmuxCodex::Missing("the re-wrapping terminal cannot be tested here")) return;
   auto env = MakeEnv(PausedStreamScript());
   TmuxCodex t(*env, {}, 100, 30, 40);
   StartPausedStream(t);
@@ -1563,12 +1535,7 @@ TEST_CASE("in tmux: widening again and again while the spinner ticks keeps the s
 }
 
 TEST_CASE("in tmux: a command's live output and a resize mid-run leave no stale rows") {
-  if (!TmuxCodex::Available()) {
-    codex::testing::SkipPart(
-        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
-        "tested here");
-    return;
-  }
+  if (TmuxCodex::Missing("the re-wrapping terminal cannot be tested here")) return;
   auto env = MakeEnv(R"({"responses": [
     {"output": [{"shell": ["bash", "-c",
       "for i in $(seq 1 12); do echo live-output-line-$i-with-some-length-to-wrap-when-narrow; done; while [ ! -e go ]; do sleep 0.1; done; echo final-line"],
@@ -1578,8 +1545,7 @@ TEST_CASE("in tmux: a command's live output and a resize mid-run leave no stale 
                      "sandbox_mode = \"danger-full-access\"\n");
   TmuxCodex t(*env, {}, 100, 30, 40);
   t.WaitForText("›");
-  t.Type("run it");
-  t.Key("Enter");
+  t.Submit("run it");
   t.WaitForText("live-output-line-12");
   for (int cols : {40, 110, 50}) {
     t.Resize(cols);
@@ -1605,12 +1571,7 @@ TEST_CASE("in tmux: a command's live output and a resize mid-run leave no stale 
 }
 
 TEST_CASE("in tmux: the cursor in the middle of a long line stays on its character") {
-  if (!TmuxCodex::Available()) {
-    codex::testing::SkipPart(
-        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
-        "tested here");
-    return;
-  }
+  if (TmuxCodex::Missing("the re-wrapping terminal cannot be tested here")) return;
   auto env = MakeEnv(R"({"responses": ["fine"]})");
   TmuxCodex t(*env, {}, 100, 30, 40);
   t.WaitForText("›");
@@ -1649,12 +1610,7 @@ TEST_CASE("in tmux: the cursor in the middle of a long line stays on its charact
 }
 
 TEST_CASE("in tmux: a wide character at the wrap column: the cursor is where it is drawn") {
-  if (!TmuxCodex::Available()) {
-    codex::testing::SkipPart(
-        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
-        "tested here");
-    return;
-  }
+  if (TmuxCodex::Missing("the re-wrapping terminal cannot be tested here")) return;
   auto env = MakeEnv(R"({"responses": ["fine"]})");
   // 41 columns: "› " and 19 × 日 fill 40; the 20th does not fit in the last
   // column and starts the second row, leaving that column blank.
@@ -1678,8 +1634,7 @@ TEST_CASE("in tmux: a wide character at the wrap column: the cursor is where it 
     CHECK(at.rfind("日", 0) == 0);
     CHECK(Count(t.Screen(), "› 日") == 1);
   }
-  t.Type("x");
-  t.Key("Enter");
+  t.Submit("x");
   t.WaitForText("fine");
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 1);
@@ -1691,12 +1646,7 @@ TEST_CASE("in tmux: a wide character at the wrap column: the cursor is where it 
 }
 
 TEST_CASE("in tmux: pickers and popups are laid out again on a resize") {
-  if (!TmuxCodex::Available()) {
-    codex::testing::SkipPart(
-        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
-        "tested here");
-    return;
-  }
+  if (TmuxCodex::Missing("the re-wrapping terminal cannot be tested here")) return;
   auto env = MakeEnv(R"({"responses": [], "default": "ok {{n}}"})");
   ExecSession(*env, "alpha project setup");
   ExecSession(*env, "beta bug hunt");
@@ -1875,18 +1825,12 @@ std::vector<int> ParagraphWidths(const std::string& text, bool* words_once, int 
 }
 
 TEST_CASE("in tmux: a resize lays an answer already printed out again at the new width") {
-  if (!TmuxCodex::Available()) {
-    codex::testing::SkipPart(
-        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
-        "tested here");
-    return;
-  }
+  if (TmuxCodex::Missing("the re-wrapping terminal cannot be tested here")) return;
   nlohmann::json script = {{"responses", {TwelveParagraphs(), "second answer"}}};
   auto env = MakeEnv(script.dump());
   TmuxCodex t(*env, {}, 60, 30);
   t.WaitForText("›");
-  t.Type("explain");
-  t.Key("Enter");
+  t.Submit("explain");
   t.WaitForText("end12");
   t.WaitStill();
   bool once = false;
@@ -1946,12 +1890,7 @@ TEST_CASE("in tmux: a resize lays an answer already printed out again at the new
 // While a turn streams: the answers printed before it are laid out again, and
 // the one streaming keeps every word it printed.
 TEST_CASE("in tmux: a resize while a turn streams lays out the earlier answer again") {
-  if (!TmuxCodex::Available()) {
-    codex::testing::SkipPart(
-        "tmux is not installed (scripts/install-deps.sh): the re-wrapping terminal cannot be "
-        "tested here");
-    return;
-  }
+  if (TmuxCodex::Missing("the re-wrapping terminal cannot be tested here")) return;
   nlohmann::json script = {
       {"responses",
        {TwelveParagraphs(),
@@ -1959,12 +1898,10 @@ TEST_CASE("in tmux: a resize while a turn streams lays out the earlier answer ag
   auto env = MakeEnv(script.dump());
   TmuxCodex t(*env, {}, 60, 30);
   t.WaitForText("›");
-  t.Type("explain");
-  t.Key("Enter");
+  t.Submit("explain");
   t.WaitForText("end12");
   t.WaitStill();
-  t.Type("more");
-  t.Key("Enter");
+  t.Submit("more");
   t.WaitForText("word01");
   t.WaitForText("Esc to interrupt");
   t.WaitStill();

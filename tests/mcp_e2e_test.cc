@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "testing/eventually.h"
+#include "testing/wait.h"
 #include "tests/mcp/mcp_e2e_helpers.h"
 #include "tests/pty_support.h"
 
@@ -503,20 +503,6 @@ TEST_CASE("codex mcp add/get/remove edit config.toml; mcp list reads it without 
   CHECK(Run(*env, {"mcp", "remove", "web"}).out == "No MCP server named 'web' found.\n");
   CHECK(Json::parse(Run(*env, {"mcp", "list", "--json"}).out).size() == 1);
   CHECK(env->server().requests_to("/responses").empty());
-}
-
-// Opens the FIFO `path` for writing once its reader has it open, and closes
-// it: the reader sees its end. False when no reader came within 30 s.
-bool ReleaseFifo(const fs::path& path) {
-  for (int i = 0; i < 600; ++i) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd >= 0) {
-      ::close(fd);
-      return true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
 }
 
 TEST_CASE(

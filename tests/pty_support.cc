@@ -14,8 +14,6 @@
 #include <cstring>
 #include <map>
 
-extern char** environ;
-
 namespace codex::testing {
 
 namespace {
@@ -296,27 +294,7 @@ Result<std::unique_ptr<PtyProcess>> PtyProcess::Spawn(const ProcessOptions& opti
   if (options.argv.empty()) return InvalidArgumentError("PtyProcess: argv is empty");
   ::signal(SIGPIPE, SIG_IGN);
   // Everything the child needs is prepared before forking.
-  std::vector<char*> argv;
-  for (const auto& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  std::map<std::string, std::string> env_map;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string_view kv(*e);
-    size_t eq = kv.find('=');
-    if (eq != std::string_view::npos) {
-      env_map[std::string(kv.substr(0, eq))] = std::string(kv.substr(eq + 1));
-    }
-  }
-  env_map["TERM"] = "xterm-256color";
-  env_map.erase("NO_COLOR");
-  for (const auto& name : options.unset_env) env_map.erase(name);
-  for (const auto& [k, v] : options.env) env_map[k] = v;
-  std::vector<std::string> env_strings;
-  for (const auto& [k, v] : env_map) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::string cwd = options.cwd.string();
+  const ExecArgs exec(options, {{"TERM", "xterm-256color"}}, {"NO_COLOR"});
 
   std::unique_ptr<PtyProcess> p(new PtyProcess(rows, cols));
   struct winsize ws {};
@@ -326,8 +304,8 @@ Result<std::unique_ptr<PtyProcess>> PtyProcess::Spawn(const ProcessOptions& opti
   pid_t pid = ::forkpty(&master, nullptr, nullptr, &ws);
   if (pid < 0) return UnavailableError(std::string("forkpty failed: ") + std::strerror(errno));
   if (pid == 0) {
-    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) _exit(127);
-    ::execvpe(argv[0], argv.data(), envp.data());
+    if (!exec.cwd().empty() && ::chdir(exec.cwd().c_str()) != 0) _exit(127);
+    ::execvpe(exec.argv()[0], exec.argv(), exec.envp());
     _exit(127);
   }
   p->pid_ = pid;

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "testing/files.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 
@@ -319,8 +320,7 @@ TEST_CASE("store: the database is private and never holds the API key") {
     INFO(name);
     REQUIRE(::stat(entry.path().c_str(), &st) == 0);
     CHECK((st.st_mode & 0077) == 0);
-    std::ifstream in(entry.path(), std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string bytes = ReadFile(entry.path());
     CHECK(bytes.find(options.api_key) == std::string::npos);
     CHECK(bytes.find("Authorization") == std::string::npos);
     CHECK(bytes.find("authorization") == std::string::npos);

@@ -13,10 +13,12 @@
 #include <functional>
 #include <regex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "testing/skip.h"
 #include "tests/e2e_support.h"
 
 namespace codex::testing {
@@ -77,10 +79,22 @@ class TmuxCodex {
     auto r = RunProcess(o);
     return r.ok() && r->exit_code == 0;
   }
+  // The one skip of the tmux suites: true (after SkipPart, testing/skip.h,
+  // which fails under CI) when tmux is absent; `what` says what goes untested.
+  static bool Missing(std::string_view what) {
+    if (Available()) return false;
+    SkipPart("tmux is not installed (scripts/install-deps.sh): " + std::string(what));
+    return true;
+  }
   void Type(const std::string& text) {
     REQUIRE(Tmux({"send-keys", "-t", "t", "-l", text}).exit_code == 0);
   }
   void Key(const std::string& key) { REQUIRE(Tmux({"send-keys", "-t", "t", key}).exit_code == 0); }
+  // Types `text` and presses Enter: what a user does to send a prompt or a command.
+  void Submit(const std::string& text) {
+    Type(text);
+    Key("Enter");
+  }
   // Resizes the window, then waits until codex's terminal has the new size:
   // tmux re-wraps its screen at once but tells the pty (SIGWINCH) up to
   // 250 ms later, and what codex draws in between is laid out for the old

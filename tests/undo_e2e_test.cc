@@ -14,6 +14,7 @@
 #include <string>
 
 #include "testing/files.h"
+#include "testing/git_repo.h"
 #include "testing/skip.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
@@ -24,38 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using e2e::MakeEnv;
-
-// Runs `git ARGS` in `dir` for the test's own setup, with hooks off.
-std::string Git(const fs::path& dir, const std::string& args) {
-  const std::string cmd = "git -C '" + dir.string() +
-                          "' -c core.hooksPath=/dev/null -c user.name=t -c user.email=t@t "
-                          "-c init.defaultBranch=main " +
-                          args + " 2>&1";
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  const int rc = ::pclose(p);
-  INFO(cmd << "\n" << out);
-  REQUIRE(rc == 0);
-  return out;
-}
-
-// Every byte of the user's git state: index, HEAD, config, refs, reflogs, stash.
-std::map<std::string, std::string> UserGitState(const fs::path& repo) {
-  std::map<std::string, std::string> state;
-  for (const auto& e : fs::recursive_directory_iterator(repo / ".git")) {
-    if (!e.is_regular_file()) continue;
-    const std::string rel = fs::relative(e.path(), repo).string();
-    // Objects are added (the snapshots), never changed; refs/codex is codex's own.
-    if (rel.rfind(".git/objects/", 0) == 0 || rel.rfind(".git/refs/codex/", 0) == 0) continue;
-    state[rel] = ReadFile(e.path());
-  }
-  state["status"] = Git(repo, "--no-optional-locks status --porcelain=v1 -uall");
-  state["stash"] = Git(repo, "stash list");
-  return state;
-}
 
 // The texts of the developer messages of a recorded request.
 std::vector<std::string> DeveloperTexts(const RecordedRequest& request) {
@@ -75,11 +44,7 @@ std::string UndoMessages(const RecordedRequest& request) {
   return all;
 }
 
-bool NeedTmux() {
-  if (TmuxCodex::Available()) return true;
-  SkipPart("tmux is not installed (scripts/install-deps.sh): /undo cannot be tested on a terminal");
-  return false;
-}
+bool NeedTmux() { return !TmuxCodex::Missing("/undo cannot be tested on a terminal"); }
 
 }  // namespace
 
@@ -124,14 +89,12 @@ TEST_CASE("/undo walks back an exec_command turn, then an apply_patch turn; git 
 
   TmuxCodex t(*env, {}, 110, 50);
   t.WaitForText("›");
-  t.Type("patch the notes");
-  t.Key("Enter");
+  t.Submit("patch the notes");
   t.WaitForText("Patched.");
   CHECK(ReadFile(work / "notes.txt") == "line ONE\nline two\n");
   CHECK(!fs::exists(work / "old.txt"));
   t.WaitStill();
-  t.Type("now run a command");
-  t.Key("Enter");
+  t.Submit("now run a command");
   t.WaitForText("Ran it.");
   CHECK(ReadFile(work / "notes.txt") == "line ONE\nline two\nappended\n");
   CHECK(!fs::exists(work / "keep.txt"));
@@ -139,8 +102,7 @@ TEST_CASE("/undo walks back an exec_command turn, then an apply_patch turn; git 
   t.WaitStill();
 
   // /undo: the command's turn.
-  t.Type("/undo");
-  t.Key("Enter");
+  t.Submit("/undo");
   t.WaitForText("removed shell-made.txt (the turn created it)");
   CHECK(t.Text().find("restored keep.txt (the turn deleted it)") != std::string::npos);
   CHECK(t.Text().find("/undo again undoes the turn before (1 left)") != std::string::npos);
@@ -151,21 +113,18 @@ TEST_CASE("/undo walks back an exec_command turn, then an apply_patch turn; git 
 
   // /undo again: the patch's turn.
   t.WaitStill();
-  t.Type("/undo");
-  t.Key("Enter");
+  t.Submit("/undo");
   t.WaitForText("no earlier turn to undo");
   CHECK(ReadFile(work / "notes.txt") == "line one\nline two\n");
   CHECK(ReadFile(work / "old.txt") == "old file\n");
   CHECK(!fs::exists(work / "src"));
   t.WaitStill();
-  t.Type("/undo");
-  t.Key("Enter");
+  t.Submit("/undo");
   t.WaitForText("nothing to undo");
 
   // The model is told, in order, with the next request.
   t.WaitStill();
-  t.Type("what happened?");
-  t.Key("Enter");
+  t.Submit("what happened?");
   t.WaitForText("I see the undo.");
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 5);
@@ -199,12 +158,10 @@ TEST_CASE("/undo after resume: a file the user changed since is overwritten only
   {
     TmuxCodex t(*env, {}, 110, 40);
     t.WaitForText("›");
-    t.Type("edit a.txt");
-    t.Key("Enter");
+    t.Submit("edit a.txt");
     t.WaitForText("Edited.");
     t.WaitStill();
-    t.Type("/quit");
-    t.Key("Enter");
+    t.Submit("/quit");
     t.WaitForText("codex resume ");
     const std::string text = t.Text();
     const size_t at = text.rfind("codex resume ");
@@ -218,8 +175,7 @@ TEST_CASE("/undo after resume: a file the user changed since is overwritten only
   TmuxCodex t(*env, {"resume", session}, 110, 40);
   t.WaitForText("›");
   t.WaitStill();
-  t.Type("/undo");
-  t.Key("Enter");
+  t.Submit("/undo");
   t.WaitForText("overwrite them? [y/N]");
   CHECK(t.Text().find("changed since that turn") != std::string::npos);
   CHECK(t.Text().find("  a.txt") != std::string::npos);
@@ -229,8 +185,7 @@ TEST_CASE("/undo after resume: a file the user changed since is overwritten only
   CHECK(ReadFile(work / "a.txt") == "the user's own edit\n");
   CHECK(ReadFile(work / "b.txt") == "new\n");
   t.WaitStill();
-  t.Type("/undo");
-  t.Key("Enter");
+  t.Submit("/undo");
   t.WaitFor([](const std::string& s) {
     size_t first = s.find("overwrite them? [y/N]");
     return first != std::string::npos &&

@@ -23,6 +23,7 @@
 #include <string>
 #include <thread>
 
+#include "testing/files.h"
 #include "tests/e2e_checks.h"
 #include "tests/viewer_e2e_support.h"
 
@@ -292,8 +293,7 @@ TEST_CASE("serve --open hands the URL to xdg-open, or says it is not installed")
   for (int i = 0; i < 200 && !std::filesystem::exists(seen); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  std::ifstream in(seen);
-  std::string opened((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string opened = ReadFile(seen);
   CHECK(opened == url);
   REQUIRE((*child)->Signal(SIGINT).ok());
   auto done = (*child)->Wait(std::chrono::seconds(30));

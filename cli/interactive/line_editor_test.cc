@@ -1,6 +1,8 @@
 #include "cli/interactive/line_editor.h"
 
 #include <catch2/catch.hpp>
+#include <string>
+#include <vector>
 
 #include "cli/interactive/style.h"
 
@@ -182,28 +184,33 @@ TEST_CASE("Tab completes slash commands") {
 }
 
 TEST_CASE("layout wraps and places the cursor") {
-  EditorLayout l = LayoutEditor("> ", "  ", "abc", 3, 80);
-  CHECK(l.text == "> abc");
-  CHECK(l.rows == 1);
-  CHECK(l.cursor_col == 5);
-  l = LayoutEditor("> ", "  ", "abcdefgh\nxy", 1, 5);
-  // "> abc" "defgh" / "  xy"
-  CHECK(l.text == "> abcdefgh\r\n  xy");
-  CHECK(l.rows == 3);
-  CHECK(l.cursor_row == 0);
-  CHECK(l.cursor_col == 3);
-  CHECK(l.end_row == 2);
-  CHECK(l.end_col == 4);
-  // Exactly filling the last row moves to the next one.
-  l = LayoutEditor("> ", "  ", "abc", 3, 5);
-  CHECK(l.text == "> abc\r\n");
-  CHECK(l.end_row == 1);
-  CHECK(l.end_col == 0);
-  CHECK(l.cursor_row == 1);
-  CHECK(l.cursor_col == 0);
-  l = LayoutEditor("> ", "  ", "a\tb\x01", 4, 80);
-  CHECK(l.text == "> a    b^A");
-  CHECK(l.cursor_col == 10);
+  struct Row {
+    std::string what;
+    std::string buffer;
+    size_t cursor;
+    int columns;
+    std::string text;
+    int rows, cursor_row, cursor_col, end_row, end_col;
+  };
+  const std::vector<Row> table = {
+      {"one short row", "abc", 3, 80, "> abc", 1, 0, 5, 0, 5},
+      // "> abc" "defgh" / "  xy"
+      {"wrapped, then a second line", "abcdefgh\nxy", 1, 5, "> abcdefgh\r\n  xy", 3, 0, 3, 2, 4},
+      // Exactly filling the last row moves to the next one.
+      {"exactly full", "abc", 3, 5, "> abc\r\n", 2, 1, 0, 1, 0},
+      {"a tab as four spaces, a control byte as ^A", "a\tb\x01", 4, 80, "> a    b^A", 1, 0, 10, 0,
+       10},
+  };
+  for (const Row& row : table) {
+    INFO(row.what);
+    const EditorLayout l = LayoutEditor("> ", "  ", row.buffer, row.cursor, row.columns);
+    CHECK(l.text == row.text);
+    CHECK(l.rows == row.rows);
+    CHECK(l.cursor_row == row.cursor_row);
+    CHECK(l.cursor_col == row.cursor_col);
+    CHECK(l.end_row == row.end_row);
+    CHECK(l.end_col == row.end_col);
+  }
 }
 
 }  // namespace

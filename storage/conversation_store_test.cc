@@ -1,22 +1,35 @@
-// Unit tests of the turn loop through its seams: an in-memory SessionStore,
-// a scripted ModelClient and a fake CommandRunner (ARCHITECTURE.md: "the turn
-// loop takes SessionStore&, CommandRunner&, Clock&; tests pass fakes").
-#include "core/conversation.h"
+// The turn loop (core::Conversation) on the real session store of the run's
+// backend (SQLite in a temp file, or the private PostgreSQL server:
+// testing/store_test_support.h), with a scripted ModelClient and a fake
+// CommandRunner: what Conversation commits is what a user's store holds.
+// A store written in memory for these tests had its own title and listing
+// rules (a parent's title was empty, a fork untitled); the real one's are
+// checked here instead. It lives in storage/ because core/ never includes
+// storage/ (docs/architecture.md).
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 
+#include "core/conversation.h"
 #include "core/request_builder.h"
 #include "core/session_store.h"
+#include "storage/session_database.h"
 #include "testing/fake_command_runner.h"
 #include "testing/items.h"
 #include "testing/manual_clock.h"
-#include "testing/memory_session_store.h"
 #include "testing/scripted_model_client.h"
+#include "testing/store_test_support.h"
 
 using namespace codex;
 using namespace codex::core;
+using codex::storage::testing::OpenOrDie;
+using codex::storage::testing::QueryInt;
+using codex::storage::testing::StoreDir;
 using codex::testing::Decoded;
 using codex::testing::Drop;
 using codex::testing::Respond;
@@ -50,26 +63,51 @@ struct Harness {
   }
   ConversationDeps Deps() {
     ConversationDeps d;
-    d.store = &store;
+    d.store = store.get();
     d.client = &client;
     d.tools = router.get();
     d.clock = &clock;
     d.observer = &observer;
     return d;
   }
-  // Every call in `items` has exactly one output and no output lacks a call.
+  // CallsPairedInOrder (testing/items.h) of the stored items.
   static bool Paired(const std::vector<StoredItem>& items) {
-    std::map<std::string, int> calls, outputs;
-    for (const auto& s : items) {
-      if (IsCall(s.item.kind)) ++calls[s.item.call_id];
-      if (IsCallOutput(s.item.kind)) ++outputs[s.item.call_id];
-    }
-    return calls == outputs &&
-           std::all_of(calls.begin(), calls.end(), [](const auto& kv) { return kv.second == 1; });
+    std::vector<Item> plain;
+    for (const auto& s : items) plain.push_back(s.item);
+    return codex::testing::CallsPairedInOrder(plain);
   }
 
+  // The whole chain of `session` as stored, root to its head (checkpoints included).
+  std::vector<StoredItem> Chain(const SessionInfo& session) {
+    auto items = store->LoadHistory(session);
+    REQUIRE(items.ok());
+    return *items;
+  }
+  // The stored session `id`.
+  SessionInfo Find(const std::string& id) {
+    auto found = store->FindSession(id);
+    REQUIRE(found.ok());
+    return *found;
+  }
+  // The turns recorded, all of them or those with `status`.
+  int64_t Turns(const std::string& status = "") {
+    return QueryInt(location, "SELECT count(*) FROM turns" +
+                                  (status.empty() ? "" : " WHERE status = '" + status + "'"));
+  }
+  int64_t Rows(const std::string& table) {
+    return QueryInt(location, "SELECT count(*) FROM " + table);
+  }
+  // The pid holding the session's turn lease, 0 when nobody does.
+  int64_t LeaseHolderPid(const std::string& id) {
+    auto lease = store->CurrentLease(id);
+    REQUIRE(lease.ok());
+    return lease->has_value() ? (*lease)->pid : 0;
+  }
+
+  StoreDir dir;
+  std::string location = dir.Store("conversation");
+  std::unique_ptr<storage::SessionDatabase> store = OpenOrDie(location);
   Config config;
-  testing::MemorySessionStore store;
   testing::ScriptedModelClient client;
   testing::FakeCommandRunner runner;
   testing::ManualClock clock;
@@ -91,11 +129,11 @@ TEST_CASE("A turn commits the user message, runs calls and ends with the answer"
   CHECK(turn->final_message == "done");
   CHECK(turn->requests == 2);
   CHECK(h.runner.ran.size() == 2);
-  auto items = h.store.Chain((*conv)->session().head_item_id);
+  auto items = h.Chain((*conv)->session());
   CHECK(Harness::Paired(items));
   CHECK(MessageText(items.back().item) == "done");
-  REQUIRE(h.store.turns.size() == 1);
-  CHECK(h.store.turns[0].status == TurnStatus::kCompleted);
+  REQUIRE(h.Turns() == 1);
+  CHECK(h.Turns("completed") == 1);
   // The second request's input extends the first's byte for byte.
   const std::string& a = h.client.stream_bodies[0];
   const std::string& b = h.client.stream_bodies[1];
@@ -113,7 +151,7 @@ TEST_CASE("A running command's output reaches the observer as it arrives, by cal
   CHECK(h.observer.events ==
         std::vector<std::string>{"start c1", "output c1 ran", "output c1  one\n", "end c1"});
   // The model still gets the captured output, not the stream.
-  auto items = h.store.Chain((*conv)->session().head_item_id);
+  auto items = h.Chain((*conv)->session());
   bool found = false;
   for (const auto& s : items) {
     if (IsCallOutput(s.item.kind) && s.item.call_id == "c1") {
@@ -132,24 +170,25 @@ TEST_CASE("A fork is titled by its first own message, once; its parent's message
   CancelToken cancel;
   REQUIRE((*conv)->RunTurn("the parent's question", cancel).ok());
   const std::string parent = (*conv)->session().id;
-  CHECK(h.store.titles_set == 0);  // a new session is titled when created, not through SetTitle
+  // A new session is titled by the store from its first message.
+  CHECK(h.Find(parent).title == "the parent's question");
 
-  auto fork = h.store.Fork(parent, std::nullopt);
+  auto fork = h.store->Fork(parent, std::nullopt);
   REQUIRE(fork.ok());
+  CHECK(h.Find(fork->id).title == "fork of the parent's question");
   auto branch = Conversation::Resume(h.config, h.Deps(), *fork);
   REQUIRE(branch.ok());
   REQUIRE((*branch)->RunTurn("a new direction", cancel).ok());
-  CHECK(h.store.sessions_[fork->id].title == "a new direction");
+  CHECK(h.Find(fork->id).title == "a new direction");
   REQUIRE((*branch)->RunTurn("and more", cancel).ok());
-  CHECK(h.store.sessions_[fork->id].title == "a new direction");
-  CHECK(h.store.titles_set == 1);
+  CHECK(h.Find(fork->id).title == "a new direction");
   // Reopened later: it has its own message now, so nothing changes.
-  auto again = Conversation::Resume(h.config, h.Deps(), h.store.sessions_[fork->id]);
+  auto again = Conversation::Resume(h.config, h.Deps(), h.Find(fork->id));
   REQUIRE(again.ok());
   REQUIRE((*again)->RunTurn("third", cancel).ok());
-  CHECK(h.store.titles_set == 1);
-  // The parent itself is not a fork: its title is never set this way.
-  CHECK(h.store.sessions_[parent].title.empty());
+  CHECK(h.Find(fork->id).title == "a new direction");
+  // The parent is not a fork: its own later turns do not retitle it.
+  CHECK(h.Find(parent).title == "the parent's question");
 }
 
 TEST_CASE("A dropped stream is retried from what was committed, without duplicates") {
@@ -161,7 +200,7 @@ TEST_CASE("A dropped stream is retried from what was committed, without duplicat
   auto turn = (*conv)->RunTurn("go", cancel);
   REQUIRE(turn.ok());
   CHECK(h.runner.ran.size() == 1);  // the committed call ran once
-  auto items = h.store.Chain((*conv)->session().head_item_id);
+  auto items = h.Chain((*conv)->session());
   CHECK(Harness::Paired(items));
   int calls = 0;
   for (const auto& s : items) calls += s.item.call_id == "c1" && IsCall(s.item.kind);
@@ -178,10 +217,10 @@ TEST_CASE("Retries stop at stream_max_retries and the failure is recorded") {
   auto turn = (*conv)->RunTurn("go", cancel);
   REQUIRE_FALSE(turn.ok());
   CHECK(turn.status().code() == StatusCode::kUnavailable);
-  REQUIRE(h.store.turns.size() == 1);
-  CHECK(h.store.turns[0].status == TurnStatus::kFailed);
+  REQUIRE(h.Turns() == 1);
+  CHECK(h.Turns("failed") == 1);
   // The user message stayed committed.
-  auto items = h.store.Chain((*conv)->session().head_item_id);
+  auto items = h.Chain((*conv)->session());
   CHECK(MessageText(items.back().item) == "go");
 }
 
@@ -195,15 +234,15 @@ TEST_CASE("Cancelling during a tool run aborts open calls and records an interru
   auto turn = (*conv)->RunTurn("go", cancel);
   REQUIRE_FALSE(turn.ok());
   CHECK(turn.status().code() == StatusCode::kCancelled);
-  auto items = h.store.Chain((*conv)->session().head_item_id);
+  auto items = h.Chain((*conv)->session());
   CHECK(Harness::Paired(items));
   int aborted = 0;
   for (const auto& s : items) {
     if (IsCallOutput(s.item.kind) && s.item.body.find("aborted") != std::string::npos) ++aborted;
   }
   CHECK(aborted >= 1);
-  REQUIRE(h.store.turns.size() == 1);
-  CHECK(h.store.turns[0].status == TurnStatus::kInterrupted);
+  REQUIRE(h.Turns() == 1);
+  CHECK(h.Turns("interrupted") == 1);
 }
 
 TEST_CASE("Resuming a session with a call left open closes it before the next request") {
@@ -215,14 +254,14 @@ TEST_CASE("Resuming a session with a call left open closes it before the next re
   REQUIRE((*conv)->RunTurn("start", cancel).ok());
   SessionInfo session = (*conv)->session();
   // A crash between the call and its output.
-  auto ids = h.store.Append(session.id, session.head_item_id, "t", {ShellCall("c9", "z")});
+  auto ids = h.store->Append(session.id, session.head_item_id, "t", {ShellCall("c9", "z")});
   REQUIRE(ids.ok());
   session.head_item_id = ids->back();
   auto resumed = Conversation::Resume(h.config, h.Deps(), session);
   REQUIRE(resumed.ok());
   h.client.steps = {Respond({AssistantMessage("fine")})};
   REQUIRE((*resumed)->RunTurn("again", cancel).ok());
-  CHECK(Harness::Paired(h.store.Chain((*resumed)->session().head_item_id)));
+  CHECK(Harness::Paired(h.Chain((*resumed)->session())));
   CHECK(h.client.stream_bodies[1].find(R"("call_id":"c9","output":"aborted")") !=
         std::string::npos);
 }
@@ -232,15 +271,15 @@ TEST_CASE("A new session is stored with its first user message, not before") {
   auto conv = Conversation::Create(h.config, h.Deps(), "interactive");
   REQUIRE(conv.ok());
   CHECK_FALSE((*conv)->persisted());
-  CHECK(h.store.sessions_.empty());
-  CHECK(h.store.items_.empty());
+  CHECK(h.Rows("sessions") == 0);
+  CHECK(h.Rows("items") == 0);
   h.client.steps = {Respond({AssistantMessage("hi")})};
   CancelToken cancel;
   REQUIRE((*conv)->RunTurn("hello", cancel).ok());
   CHECK((*conv)->persisted());
-  REQUIRE(h.store.sessions_.size() == 1);
-  CHECK(h.store.sessions_.begin()->first == (*conv)->session().id);
-  auto chain = h.store.Chain((*conv)->session().head_item_id);
+  REQUIRE(h.Rows("sessions") == 1);
+  CHECK(h.Find((*conv)->session().id).id == (*conv)->session().id);
+  auto chain = h.Chain((*conv)->session());
   bool has_user = false;
   for (const auto& it : chain) has_user |= MessageText(it.item) == "hello";
   CHECK(has_user);
@@ -250,26 +289,56 @@ TEST_CASE("A turn holds the lease from before its first commit to its end") {
   Harness h;
   auto conv = Conversation::Create(h.config, h.Deps(), "exec");
   REQUIRE(conv.ok());
-  int held_during_request = -1;
+  int64_t holder_during_request = -1;
   h.client.steps = {[&](StreamObserver& o) -> Result<ModelResponse> {
-    held_during_request = h.store.leases_held;
+    holder_during_request = h.LeaseHolderPid((*conv)->session().id);
     REQUIRE(o.OnOutputItemDone(AssistantMessage("ok")).ok());
     return ModelResponse{};
   }};
   CancelToken cancel;
   REQUIRE((*conv)->RunTurn("go", cancel).ok());
-  CHECK(held_during_request == 1);
-  CHECK(h.store.leases_held == 0);
+  CHECK(holder_during_request == ::getpid());
+  CHECK(h.LeaseHolderPid((*conv)->session().id) == 0);
 
-  // Busy: refused before anything is committed or sent.
-  const size_t items_before = h.store.items_.size();
-  auto other = Conversation::Resume(h.config, h.Deps(), (*conv)->session());
-  REQUIRE(other.ok());
-  REQUIRE((*other)->AcquireTurnLease().ok());
+  // Busy: another process (a second codex) holds the lease; the turn is
+  // refused before anything is committed or sent. (The store takes a lease
+  // its own process left over, so the other holder must be a process.)
+  const int64_t items_before = h.Rows("items");
+  int to_child[2], from_child[2];
+  REQUIRE(::pipe(to_child) == 0);
+  REQUIRE(::pipe(from_child) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // Only the parent keeps the other ends: its exit (even a failed REQUIRE)
+    // is the end of file the read below returns on, so no child outlives it.
+    ::close(to_child[1]);
+    ::close(from_child[0]);
+    auto other = storage::testing::OpenStore(h.location);
+    if (!other.ok()) std::fprintf(stderr, "child: %s\n", other.status().ToString().c_str());
+    auto lease = other.ok() ? (*other)->AcquireTurnLease((*conv)->session().id)
+                            : Result<std::unique_ptr<TurnLease>>(other.status());
+    if (!lease.ok()) std::fprintf(stderr, "child: %s\n", lease.status().ToString().c_str());
+    const bool held = lease.ok();
+    char c = held ? 'y' : 'n';
+    (void)!::write(from_child[1], &c, 1);
+    (void)!::read(to_child[0], &c, 1);  // holds the lease until the parent is done (or gone)
+    std::_Exit(held ? 0 : 1);
+  }
+  ::close(to_child[0]);
+  ::close(from_child[1]);
+  char held = 0;
+  REQUIRE(::read(from_child[0], &held, 1) == 1);
   auto turn = (*conv)->RunTurn("again", cancel);
+  REQUIRE(::write(to_child[1], "x", 1) == 1);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  ::close(to_child[1]);
+  ::close(from_child[0]);
+  REQUIRE(held == 'y');
   REQUIRE_FALSE(turn.ok());
   CHECK(turn.status().reason() == core::reason::kSessionBusy);
-  CHECK(h.store.items_.size() == items_before);
+  CHECK(h.Rows("items") == items_before);
   CHECK(h.client.stream_bodies.size() == 1);
 }
 
@@ -283,8 +352,8 @@ TEST_CASE("A session advanced by whole turns elsewhere is reloaded before the ne
   SessionInfo session = (*conv)->session();
   // Another process runs a whole turn (it held the lease meanwhile).
   REQUIRE(h.store
-              .Append(session.id, session.head_item_id, "t2",
-                      {UserMessage("other process"), AssistantMessage("two")})
+              ->Append(session.id, session.head_item_id, "t2",
+                       {UserMessage("other process"), AssistantMessage("two")})
               .ok());
   REQUIRE((*conv)->RunTurn("mine", cancel).ok());
   REQUIRE(h.client.stream_bodies.size() == 2);
@@ -302,8 +371,8 @@ TEST_CASE(
   h.client.steps = {
       Respond({AssistantMessage("one")}), [&](StreamObserver& o) -> Result<ModelResponse> {
         // A writer that ignored the lease moves the head mid-turn.
-        SessionInfo s = *h.store.FindSession((*conv)->session().id);
-        REQUIRE(h.store.Append(s.id, s.head_item_id, "x", {UserMessage("rogue")}).ok());
+        SessionInfo s = h.Find((*conv)->session().id);
+        REQUIRE(h.store->Append(s.id, s.head_item_id, "x", {UserMessage("rogue")}).ok());
         RETURN_IF_ERROR(o.OnOutputItemDone(AssistantMessage("late")));
         return ModelResponse{};
       }};
@@ -311,7 +380,7 @@ TEST_CASE(
   auto turn = (*conv)->RunTurn("mine", cancel);
   REQUIRE_FALSE(turn.ok());
   CHECK(turn.status().reason() == core::reason::kSessionAdvanced);
-  for (const auto& it : h.store.Chain(h.store.FindSession((*conv)->session().id)->head_item_id)) {
+  for (const auto& it : h.Chain(h.Find((*conv)->session().id))) {
     CHECK(MessageText(it.item) != "late");
   }
 }
@@ -359,7 +428,7 @@ TEST_CASE("Resume: the stored server total seeds the estimate; over the limit co
   }
   const size_t compactions_before = compactor.inputs.size();
   // A new Conversation (a new process) on the same store.
-  auto info = h.store.FindSession(id);
+  auto info = h.store->FindSession(id);
   REQUIRE(info.ok());
   auto resumed = Conversation::Resume(h.config, deps, *info);
   REQUIRE(resumed.ok());
