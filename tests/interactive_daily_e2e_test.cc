@@ -450,11 +450,23 @@ TEST_CASE("in tmux: /rename, /copy, /export, /mcp, /permissions, /mention, /init
   t.WaitForJoined("› notes.txt");
   t.Key("C-u");
 
-  // /model: the known models, then a reasoning effort for the one chosen.
+  // /model: the known models, then a reasoning effort for the one chosen;
+  // Esc in the efforts goes back to the models (as Codex 0.169's does), and
+  // the model chosen again still leads to its efforts.
   t.Submit("/model");
   t.WaitForJoined("gpt-5.1-codex");
   t.Key("Enter");  // the current model
   t.WaitForJoined("most thorough, slowest");
+  t.Key("Escape");
+  t.WaitFor([&](const std::string&) {
+    const std::string screen = t.Screen();
+    return screen.find("gpt-5.1-codex-mini") != std::string::npos &&
+           screen.find("most thorough, slowest") == std::string::npos;
+  });
+  t.Key("Enter");  // the current model, still selected
+  t.WaitFor([&](const std::string&) {
+    return t.Screen().find("most thorough, slowest") != std::string::npos;
+  });
   t.Key("Down");  // medium -> high
   t.Key("Enter");
   t.WaitForJoined("model set to gpt-test (reasoning effort high)");

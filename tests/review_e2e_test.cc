@@ -293,9 +293,13 @@ TEST_CASE("in tmux: /review uncommitted, /review base BRANCH, then the session g
 // and order, captured from the real Codex's TUI), then the branches or recent
 // commits of the repository (read through host_git: a planted core.fsmonitor
 // never runs) or the composer for instructions. Each choice must send exactly
-// the request its typed form sends; Esc at each level sends nothing; a commit
+// the request its typed form sends; Esc at each level sends nothing, going back
+// from a list to the presets and closing the presets, as Codex 0.169's does;
+// typing searches the commit list as Codex's does (a match is what Enter
+// reviews; no match shows "no matches" and Enter sends nothing); a commit
 // subject holding escape sequences is drawn inert.
-TEST_CASE("in tmux: /review's picker sends what the typed modes send; Esc sends nothing") {
+TEST_CASE(
+    "in tmux: /review's picker sends what the typed modes send; Esc goes back, sends nothing") {
   if (!TmuxCodex::Available()) {
     SkipPart("tmux is not installed (scripts/install-deps.sh): /review cannot be tested here");
     return;
@@ -345,6 +349,23 @@ TEST_CASE("in tmux: /review's picker sends what the typed modes send; Esc sends 
     t.WaitForText("Select a review preset");
     t.WaitForText("Custom review instructions");
   };
+  // The open picker as the screen shows it (its title row to the bottom; ""
+  // when none is open): the transcript above echoes the same commands.
+  auto picker = [&] {
+    const std::string now = t.Screen();
+    const size_t at = now.rfind("choose with ↑↓");
+    if (at == std::string::npos) return std::string();
+    const size_t row = now.rfind('\n', at);
+    return now.substr(row == std::string::npos ? 0 : row + 1);
+  };
+  // Waits until the open picker shows `needle` and not `absent`.
+  auto picker_shows = [&](const std::string& needle, const std::string& absent) {
+    t.WaitFor([&](const std::string&) {
+      const std::string now = picker();
+      return now.find(needle) != std::string::npos && now.find(absent) == std::string::npos;
+    });
+  };
+  auto picker_closed = [&] { t.WaitFor([&](const std::string&) { return picker().empty(); }); };
 
   // The presets, in Codex's order and words; Esc closes them, nothing sent.
   open_presets();
@@ -359,30 +380,40 @@ TEST_CASE("in tmux: /review's picker sends what the typed modes send; Esc sends 
   CHECK(uncommitted_row < commit_row);
   CHECK(commit_row < custom_row);
   t.Key("Escape");
+  picker_closed();
   t.WaitStill();
   CHECK(requests().empty());
 
   // Against a base branch: the branches, the current one named and last.
+  // Esc there goes back to the presets (as in Codex 0.169), the one chosen
+  // still selected; nothing is sent.
   open_presets();
   t.Key("Enter");
   t.WaitForText("Select a base branch (current branch: feature)");
   t.WaitForText("/review base feature");
   screen = t.Screen();
+  CHECK(screen.find("Type to search branches") != std::string::npos);
   CHECK(screen.find("/review base main") < screen.find("/review base feature"));
-  t.Key("Escape");  // out of the branch list: nothing sent
+  t.Key("Escape");
+  picker_shows("› /review base ", "/review base main");
+  CHECK_THAT(picker(),
+             Catch::Contains("Select a review preset: choose with ↑↓ and Enter (Esc closes)"));
   t.WaitStill();
   CHECK(requests().empty());
-  open_presets();
-  t.Key("Enter");
-  t.WaitForText("/review base feature");
+  t.Key("Enter");  // the same preset again: the branches
+  picker_shows("/review base feature", "Select a review preset");
   t.Key("Enter");  // main, the first
   t.WaitForText(">> Code review started: changes against 'main' <<");
   const RecordedRequest picked_base = finish();
   CHECK_THAT(LastUserText(picked_base), Catch::Contains("`git diff " + repo.base_sha + "`"));
   same(picked_base, typed("/review base main"));
 
-  // Uncommitted changes.
+  // Back from the branches, a second choice: uncommitted changes.
   open_presets();
+  t.Key("Enter");
+  picker_shows("/review base feature", "Select a review preset");
+  t.Key("Escape");
+  picker_shows("Select a review preset", "/review base feature");
   t.Key("Down");
   t.Key("Enter");
   t.WaitForText(">> Code review started: current changes <<");
@@ -390,7 +421,8 @@ TEST_CASE("in tmux: /review's picker sends what the typed modes send; Esc sends 
   CHECK_THAT(LastUserText(picked_uncommitted), Catch::Contains("current code changes"));
   same(picked_uncommitted, typed("/review uncommitted"));
 
-  // A commit: the recent ones, newest first, their subjects inert.
+  // A commit: the recent ones, newest first, their subjects inert; Esc goes
+  // back to the presets, Esc there closes them.
   open_presets();
   t.Key("Down");
   t.Key("Down");
@@ -401,18 +433,48 @@ TEST_CASE("in tmux: /review's picker sends what the typed modes send; Esc sends 
   CHECK_THAT(screen, Catch::Contains("/review commit " + evil + " evil ^[]2;pwned^G ^[[31mred"));
   CHECK(t.PaneTitle().find("pwned") == std::string::npos);
   t.Key("Escape");
+  picker_shows("Select a review preset", "/review commit " + three);
+  t.Key("Escape");
+  picker_closed();
   t.WaitStill();
   CHECK(requests().size() == done);
+
+  // Typing searches the commits (any case, Backspace edits the query): the
+  // one that matches is the one Enter reviews.
   t.Type("/review commit");  // the commit list straight away
   t.Key("Enter");
-  t.WaitForText("Select a commit to review");
-  t.WaitStill();
-  t.Key("Down");  // the second: "add three"
+  t.WaitForText("Type to search commits");
+  t.Type("THREx");
+  picker_shows("no matches", "/review commit " + three);
+  t.Key("BSpace");
+  t.Type("E");
+  picker_shows("/review commit " + three + " add three", "no matches");
+  screen = picker();
+  CHECK_THAT(screen, Catch::Contains("search: THREE"));
+  CHECK(screen.find("/review commit " + evil) == std::string::npos);
+  CHECK(screen.find(" first") == std::string::npos);
   t.Key("Enter");
   t.WaitForText(">> Code review started: commit " + three + ": add three <<");
   const RecordedRequest picked_commit = finish();
   CHECK_THAT(LastUserText(picked_commit), Catch::Contains("commit " + three + " (\"add three\")"));
   same(picked_commit, typed("/review commit " + three + " add three"));
+
+  // A search that matches nothing shows Codex's empty state; Enter then
+  // sends nothing and goes back to the presets, as Codex's does.
+  open_presets();
+  t.Key("Down");
+  t.Key("Down");
+  t.Key("Enter");
+  t.WaitForText("Type to search commits");
+  t.Type("no such commit");
+  picker_shows("no matches", "/review commit " + three);
+  t.Key("Enter");
+  picker_shows("Select a review preset", "no matches");
+  t.WaitStill();
+  CHECK(requests().size() == done);
+  t.Key("Escape");
+  picker_closed();
+
   // The evil one picked: its subject reaches the model as written, the screen inert.
   t.Type("/review commit");
   t.Key("Enter");

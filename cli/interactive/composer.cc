@@ -33,6 +33,7 @@ EditorEvent Composer::Feed(std::string_view bytes, bool flush) {
   while (true) {
     std::optional<Key> key = flush ? keys_.Flush() : keys_.Next();
     if (!key) return {};
+    chosen_from_.clear();  // a choice's command has run by the next key
     EditorEvent ev;
     if (PopupKey(*key, &ev)) {
     } else if (key->code == KeyCode::kTab && turn_running_ &&
@@ -86,8 +87,10 @@ EditorLayout Composer::Layout(std::string_view buffer, size_t cursor, int column
   if (with_popup && popup_ != PopupKind::kNone) {
     // The popup goes under the prompt; the cursor stays in the prompt.
     std::string popup = PopupText(columns);
-    int popup_rows =
-        static_cast<int>(popup_items_.size()) + (popup_ == PopupKind::kHistory ? 1 : 0);
+    int popup_rows = 0;  // each of its rows starts with "\r\n"
+    for (size_t at = popup.find("\r\n"); at != std::string::npos; at = popup.find("\r\n", at + 2)) {
+      ++popup_rows;
+    }
     layout.text += popup;
     layout.rows += popup_rows;
     layout.end_row += popup_rows;
@@ -166,17 +169,102 @@ std::optional<EditTarget> Composer::TakeEdit() {
   return target;
 }
 
-void Composer::OpenChoice(const std::string& command, const std::string& current,
-                          const std::vector<std::pair<std::string, std::string>>& choices) {
+void Composer::OpenChoice(ChoiceList list) {
+  // Right after a choice (before any other key), the new list is that list's child.
+  choices_ = std::move(chosen_from_);
+  chosen_from_.clear();
+  OpenList open;
+  for (size_t i = 0; i < list.choices.size(); ++i) {
+    open.shown.push_back(i);
+    if (list.choices[i].value == list.current) open.selected = i;
+  }
+  open.list = std::move(list);
+  choices_.push_back(std::move(open));
+  popup_ = PopupKind::kChoice;
+  RefreshChoice();
+}
+
+void Composer::RefreshChoice() {
+  OpenList& open = choices_.back();
+  const std::vector<Choice>& all = open.list.choices;
+  // The item selected before, kept when it still shows.
+  const size_t was = open.selected < open.shown.size() ? open.shown[open.selected] : all.size();
+  const std::string query = Lower(open.query);
+  open.shown.clear();
+  open.selected = 0;
   popup_items_.clear();
   popup_help_.clear();
-  popup_selected_ = 0;
-  for (size_t i = 0; i < choices.size(); ++i) {
-    popup_items_.push_back("/" + command + " " + choices[i].first);
-    popup_help_.push_back(choices[i].second);
-    if (choices[i].first == current) popup_selected_ = i;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const std::string& text = all[i].search.empty() ? all[i].value : all[i].search;
+    if (!query.empty() && Lower(text).find(query) == std::string::npos) continue;
+    if (i == was) open.selected = open.shown.size();
+    open.shown.push_back(i);
+    popup_items_.push_back("/" + open.list.command + " " + all[i].value);
+    popup_help_.push_back(all[i].help);
   }
-  popup_ = PopupKind::kChoice;
+  popup_selected_ = open.selected;
+}
+
+void Composer::ChoiceBack() {
+  choices_.pop_back();
+  if (choices_.empty()) {
+    popup_ = PopupKind::kNone;
+    return;
+  }
+  RefreshChoice();
+}
+
+bool Composer::ChoiceKey(const Key& key, EditorEvent* event) {
+  OpenList& open = choices_.back();
+  const size_t n = open.shown.size();
+  const bool search = !open.list.search.empty();
+  switch (key.code) {
+    case KeyCode::kUp:
+    case KeyCode::kDown:
+      if (n > 0) open.selected = (open.selected + (key.code == KeyCode::kUp ? n - 1 : 1)) % n;
+      popup_selected_ = open.selected;
+      return true;
+    case KeyCode::kEsc:
+      ChoiceBack();
+      return true;
+    case KeyCode::kCtrl:
+      if (key.ctrl != 'c') return false;
+      ChoiceBack();  // Codex's Ctrl-C in a picker is its Esc
+      return true;
+    case KeyCode::kTab:
+    case KeyCode::kEnter: {
+      if (n == 0) {  // the search matches nothing: Codex goes back, sending nothing
+        ChoiceBack();
+        return true;
+      }
+      const std::string item = popup_items_[open.selected];
+      chosen_from_ = std::move(choices_);
+      choices_.clear();
+      popup_ = PopupKind::kNone;
+      editor_.SetBuffer(item);
+      *event = editor_.HandleKey(Key{KeyCode::kEnter, "", 0});
+      return true;
+    }
+    case KeyCode::kText:
+    case KeyCode::kPaste:
+      if (!search) return false;
+      for (char c : key.text) {
+        if (c != '\n' && c != '\r') open.query += c;
+      }
+      RefreshChoice();
+      return true;
+    case KeyCode::kBackspace:
+      if (!search) return false;
+      if (!open.query.empty()) {
+        size_t last = 0;  // the start of the query's last character
+        for (size_t i = 0; i < open.query.size(); i = NextGrapheme(open.query, i)) last = i;
+        open.query.erase(last);
+        RefreshChoice();
+      }
+      return true;
+    default:
+      return false;
+  }
 }
 
 void Composer::UpdatePopup() {
@@ -231,6 +319,7 @@ void Composer::UpdatePopup() {
 }
 
 bool Composer::PopupKey(const Key& key, EditorEvent* event) {
+  if (popup_ == PopupKind::kChoice && !choices_.empty()) return ChoiceKey(key, event);
   if (key.code == KeyCode::kCtrl && key.ctrl == 'r') {
     if (popup_ == PopupKind::kHistory) {
       if (!popup_items_.empty()) popup_selected_ = (popup_selected_ + 1) % popup_items_.size();
@@ -254,7 +343,7 @@ bool Composer::PopupKey(const Key& key, EditorEvent* event) {
       popup_selected_ = (popup_selected_ + 1) % n;
       return true;
     case KeyCode::kEsc:
-      if (popup_ == PopupKind::kHistory || popup_ == PopupKind::kChoice) {
+      if (popup_ == PopupKind::kHistory) {
         popup_ = PopupKind::kNone;
       } else {
         popup_dismissed_for_ = editor_.buffer();
@@ -273,12 +362,6 @@ bool Composer::ChooseFromPopup(const Key& key, EditorEvent* event) {
   if (popup_ == PopupKind::kHistory) {  // the entry is put in the composer to edit or send
     popup_ = PopupKind::kNone;
     editor_.SetBuffer(item);
-    return true;
-  }
-  if (popup_ == PopupKind::kChoice) {  // the picker's choice runs at once
-    popup_ = PopupKind::kNone;
-    editor_.SetBuffer(item);
-    *event = editor_.HandleKey(Key{KeyCode::kEnter, "", 0});
     return true;
   }
   if (popup_ == PopupKind::kSlash) {
@@ -315,6 +398,24 @@ std::string Composer::PopupText(int columns) const {
     out += "\r\n" + style_.Dim(popup_items_.empty() ? "history search: no match (Esc closes)"
                                                     : "history search: ↑↓ or Ctrl-R to choose, "
                                                       "Enter to edit, Esc to close");
+  }
+  if (popup_ == PopupKind::kChoice) {
+    // Its title (a branch name is the repository's text), the search, or Codex's empty state.
+    const OpenList& open = choices_.back();
+    const ChoiceList& list = open.list;
+    const std::string how = std::string("choose with ↑↓ and Enter (Esc ") +
+                            (choices_.size() > 1 ? "goes back" : "closes") + ")";
+    out +=
+        "\r\n" + style_.Dim(CutToWidth(
+                     NeutralizeControls((list.title.empty() ? "" : list.title + ": ") + how +
+                                        (list.current.empty() ? "" : "; current: " + list.current)),
+                     columns - 2));
+    if (!list.search.empty()) {
+      out += "\r\n" + (open.query.empty()
+                           ? style_.Dim(CutToWidth(list.search, columns - 2))
+                           : CutToWidth("search: " + NeutralizeControls(open.query), columns - 2));
+    }
+    if (open.shown.empty()) out += "\r\n" + style_.Dim("no matches");
   }
   size_t name_width = 0;
   for (const auto& item : popup_items_) name_width = std::max(name_width, item.size());

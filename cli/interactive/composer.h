@@ -7,7 +7,9 @@
 // Fed raw key bytes, it hands each key to the popup when the popup wants it
 // and otherwise to the editor, and answers with the editor's events; Layout()
 // says what to draw at a given width (queued messages and hint, the prompt,
-// the popup). Pure: the workspace's files come from the lister it is given
+// the popup). The choice picker (/model, /approvals, /permissions, /review)
+// nests: a list opened by choosing from another goes back to it on Esc, and a
+// list may be searched by typing. Pure: the workspace's files come from the lister it is given
 // (asked once, on the first "@"). Not thread-safe: the thread reading the
 // keys owns it.
 #pragma once
@@ -32,6 +34,27 @@ namespace codex::cli {
 struct EditTarget {
   std::string text;
   std::optional<int64_t> parent;
+};
+
+// One item of a choice picker: choosing it submits "/<command> <value>".
+struct Choice {
+  Choice(std::string v, std::string h = "", std::string s = "")
+      : value(std::move(v)), help(std::move(h)), search(std::move(s)) {}
+  std::string value;
+  std::string help;    // a description drawn beside it ("" = none)
+  std::string search;  // what type-to-search matches ("" = the value)
+};
+
+// A choice picker: its items, the one selected at first, a title drawn above
+// them (it may hold a repository's text: drawn terminal-safe), and whether
+// typing searches it (as Codex's branch and commit lists do; its /model,
+// /approvals and /permissions lists do not).
+struct ChoiceList {
+  std::string command;
+  std::string current;  // the value selected at first ("" = the first)
+  std::vector<Choice> choices;
+  std::string title;
+  std::string search;  // "" = no search; else the placeholder: "Type to search branches"
 };
 
 class Composer {
@@ -100,8 +123,15 @@ class Composer {
   }
 
   // A picker under the prompt: choosing an item submits "/<command> <value>".
-  void OpenChoice(const std::string& command, const std::string& current,
-                  const std::vector<std::pair<std::string, std::string>>& choices);
+  // Opened right after a choice from another picker (by the command that
+  // choice ran), it is that one's child: Esc, Ctrl-C, or Enter when the
+  // search matches nothing go back to it; on a list of its own they close it,
+  // as in Codex 0.169. A searchable list filters as the user types: the
+  // items whose search text holds the query, case-insensitively (Backspace
+  // edits it); the selection stays on its item while that item still shows.
+  void OpenChoice(ChoiceList list);
+  // The text being submitted was chosen in a picker (until the next key).
+  bool chose_from_picker() const { return !chosen_from_.empty(); }
 
  private:
   enum class PopupKind { kNone, kSlash, kFile, kHistory, kChoice };
@@ -110,7 +140,20 @@ class Composer {
     size_t index = 0;                  // the one in the editor
   };
 
+  // An open choice list: the items its query matches (indices), the selected one among them.
+  struct OpenList {
+    ChoiceList list;
+    std::string query;
+    std::vector<size_t> shown;
+    size_t selected = 0;
+  };
+
   void StepBacktrack();
+  // The popup for the open choice list after its query or the stack changed.
+  void RefreshChoice();
+  bool ChoiceKey(const Key& key, EditorEvent* event);
+  // Esc in a choice list: back to the list it was chosen from, or closed.
+  void ChoiceBack();
   // The popup for the editor's text now: "/" commands, "@" files, history.
   void UpdatePopup();
   // Handles `key` when the popup wants it (true), setting *event.
@@ -138,6 +181,8 @@ class Composer {
   size_t popup_word_start_ = 0;                           // kFile: where the "@word" starts
   std::string popup_dismissed_for_;                       // the buffer Esc closed the popup on
   std::optional<std::vector<std::string>> files_listed_;  // on the first "@"
+  std::vector<OpenList> choices_;      // kChoice: the open list last, its parents before it
+  std::vector<OpenList> chosen_from_;  // the lists a choice was just made in (until the next key)
 };
 
 }  // namespace codex::cli

@@ -71,12 +71,138 @@ TEST_CASE("composer: Esc-Esc walks back through messages; Enter reports the edit
 
 TEST_CASE("composer: a choice picker submits '/<command> <value>'") {
   Composer c = Make();
-  c.OpenChoice("model", "b", {{"a", ""}, {"b", "the current model"}, {"c", ""}});
+  c.OpenChoice({"model", "b", {{"a", ""}, {"b", "the current model"}, {"c", ""}}, "", ""});
   CHECK(c.Layout(80).text.find("› /model b") != std::string::npos);
   c.Feed("\x1b[B", false);  // Down
   EditorEvent ev = c.Feed("\r", false);
   CHECK(ev.kind == EditorEventKind::kSubmit);
   CHECK(ev.text == "/model c");
+  CHECK(c.chose_from_picker());
+  c.Feed("x", false);  // the next key: the choice's command has run
+  CHECK_FALSE(c.chose_from_picker());
+}
+
+// The presets and a list chosen from them, as /review opens them.
+Composer ReviewLists(const std::string& first = "base") {
+  Composer c = Make();
+  c.OpenChoice({"review",
+                "",
+                {{"base", "against a branch"}, {"uncommitted", ""}, {"commit", ""}},
+                "Select a review preset",
+                ""});
+  if (first == "commit") c.Feed("\x1b[B\x1b[B", false);
+  EditorEvent ev = c.Feed("\r", false);
+  CHECK(ev.text == "/review " + first);
+  // The command the choice ran opens the next list: a child of the presets.
+  if (first == "base") {
+    c.OpenChoice({"review",
+                  "",
+                  {{"base main", "", "main"},
+                   {"base Bugfix-y", "", "Bugfix-y"},
+                   {"base feature-x", "", "feature-x"}},
+                  "Select a base branch",
+                  "Type to search branches"});
+  } else {
+    c.OpenChoice({"review",
+                  "",
+                  {{"commit aaa111 fix the parser", "", "aaa111 fix the parser"},
+                   {"commit bbb222 Add Tests", "", "bbb222 Add Tests"},
+                   {"commit ccc333 parse more", "", "ccc333 parse more"}},
+                  "Select a commit to review",
+                  "Type to search commits"});
+  }
+  return c;
+}
+
+TEST_CASE("composer: Esc or Ctrl-C in a list chosen from another goes back to it; there, closes") {
+  for (const char* key : {"\x1b", "\x03"}) {
+    INFO((key[0] == 3 ? "Ctrl-C" : "Esc"));
+    Composer c = ReviewLists();
+    std::string shown = c.Layout(80).text;
+    CHECK(shown.find("Select a base branch: choose with ↑↓ and Enter (Esc goes back)") !=
+          std::string::npos);
+    CHECK(shown.find("Type to search branches") != std::string::npos);
+    CHECK(shown.find("› /review base main") != std::string::npos);
+    EditorEvent ev = c.Feed(key, true);
+    CHECK(ev.kind == EditorEventKind::kNone);  // nothing sent, no "Ctrl-C again to quit"
+    shown = c.Layout(80).text;
+    CHECK(shown.find("Select a review preset: choose with ↑↓ and Enter (Esc closes)") !=
+          std::string::npos);
+    CHECK(shown.find("› /review base") != std::string::npos);  // as it was left
+    CHECK(shown.find("/review base main") == std::string::npos);
+    // A second choice there sends what it names.
+    c.Feed("\x1b[B", false);
+    ev = c.Feed("\r", false);
+    CHECK(ev.kind == EditorEventKind::kSubmit);
+    CHECK(ev.text == "/review uncommitted");
+    CHECK(c.Layout(80).text.find("choose with") == std::string::npos);  // closed
+  }
+  // Esc in the presets closes them; nothing is left to go back to.
+  Composer c = ReviewLists();
+  c.Feed("\x1b", true);
+  CHECK(c.Feed("\x1b", true).kind == EditorEventKind::kNone);
+  CHECK(c.Layout(80).text.find("choose with") == std::string::npos);
+  c.Feed("hi\r", false);  // the composer is itself again
+  CHECK(c.editor().buffer().empty());
+  // A list opened by a typed command (no choice just before) closes on Esc.
+  Composer typed = Make();
+  typed.OpenChoice({"review", "", {{"base main", "", "main"}}, "Select a base branch", "Type"});
+  typed.Feed("\x1b", true);
+  CHECK(typed.Layout(80).text.find("choose with") == std::string::npos);
+}
+
+TEST_CASE("composer: typing searches a searchable list: substring, any case; Backspace edits") {
+  Composer c = ReviewLists("commit");
+  c.Feed("PARS", false);
+  std::string shown = c.Layout(80).text;
+  CHECK(shown.find("search: PARS") != std::string::npos);
+  CHECK(shown.find("Type to search commits") == std::string::npos);
+  CHECK(shown.find("› /review commit aaa111 fix the parser") != std::string::npos);
+  CHECK(shown.find("/review commit ccc333 parse more") != std::string::npos);
+  CHECK(shown.find("bbb222") == std::string::npos);
+  CHECK(c.editor().buffer().empty());  // the query is not the composer's text
+  // The selection stays on its item while the item still shows.
+  c.Feed("\x1b[B", false);  // ccc333
+  c.Feed("e", false);       // "parse": both still match
+  CHECK(c.Layout(80).text.find("› /review commit ccc333") != std::string::npos);
+  c.Feed(" m", false);  // "parse m": only ccc333
+  shown = c.Layout(80).text;
+  CHECK(shown.find("aaa111") == std::string::npos);
+  // Not fuzzy: the letters in order are not enough.
+  c.Feed("\x7f\x7f\x7f\x7f\x7f\x7f\x7f", false);  // Backspace the whole query
+  CHECK(c.Layout(80).text.find("Type to search commits") != std::string::npos);
+  c.Feed("fxp", false);
+  shown = c.Layout(80).text;
+  CHECK(shown.find("no matches") != std::string::npos);
+  CHECK(shown.find("/review commit") == std::string::npos);
+  // Enter with no match sends nothing and goes back to the presets, as Codex does.
+  EditorEvent ev = c.Feed("\r", false);
+  CHECK(ev.kind == EditorEventKind::kNone);
+  CHECK(c.Layout(80).text.find("Select a review preset") != std::string::npos);
+  // The id is searched too; Enter sends the match.
+  c = ReviewLists("commit");
+  c.Feed("BBB2", false);
+  ev = c.Feed("\r", false);
+  CHECK(ev.kind == EditorEventKind::kSubmit);
+  CHECK(ev.text == "/review commit bbb222 Add Tests");
+}
+
+TEST_CASE("composer: a list without search leaves typing to the composer; titles are inert") {
+  Composer c = Make();
+  c.OpenChoice({"approvals", "never", {{"untrusted", ""}, {"never", ""}}, "", ""});
+  c.Feed("un", false);
+  std::string shown = c.Layout(80).text;
+  CHECK(shown.find("/approvals untrusted") != std::string::npos);  // not filtered
+  CHECK(shown.find("› /approvals never") != std::string::npos);
+  CHECK(shown.find("; current: never") != std::string::npos);
+  CHECK(shown.find("no matches") == std::string::npos);
+  // A branch name in a title or a query is the repository's (or a paste's) text.
+  Composer r = Make();
+  r.OpenChoice({"review", "", {{"base x", "", "x"}}, "current: \x1b]2;pwned\x07", "Type"});
+  r.Feed("\x1b[200~\x1b[31m\x1b[201~", false);  // a pasted escape sequence as the query
+  shown = r.Layout(80).text;
+  CHECK(shown.find('\x1b') == std::string::npos);
+  CHECK(shown.find("^[]2;pwned^G") != std::string::npos);
 }
 
 }  // namespace

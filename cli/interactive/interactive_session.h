@@ -169,12 +169,13 @@ class InteractiveSession {
   void UndoCommand();
   // A y/n question (Enter, Esc, Ctrl-C: no); the terminal's key or a stdin line.
   bool AskYesNo(const std::string& question);
-  // Opens a picker under the composer: choosing runs "/<command> <value>".
   // The picker under the prompt (the one for /model, /approvals, /permissions,
-  // /review): a dim line with `title` (if any) and how to choose.
+  // /review; Composer::OpenChoice): choosing runs "/<command> <value>"; `title`
+  // (if any) and how to choose are drawn above the items; `search` non-empty
+  // makes typing filter them (its placeholder).
   void OpenChoice(const std::string& command, const std::string& current,
-                  const std::vector<std::pair<std::string, std::string>>& choices,
-                  const std::string& title = "");
+                  std::vector<Choice> choices, const std::string& title = "",
+                  const std::string& search = "");
 
   GlobalOptions global_;  // a copy: /model EFFORT adds a -c override
   InteractiveOptions options_;
@@ -194,7 +195,6 @@ class InteractiveSession {
   // Steered messages sent again as a turn of their own (too late for theirs):
   // already in history.jsonl.
   std::multiset<std::string> in_history_;
-  bool picking_model_ = false;  // the /model picker is open: an effort follows
   std::unique_ptr<core::WorkspaceUndo> undo_;
   std::string undo_warned_for_;  // the session told why its snapshots are off (once)
 };

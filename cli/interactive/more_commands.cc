@@ -62,8 +62,10 @@ void InteractiveSession::InitCommand() {
 // in goes on. On a terminal, `/review` alone opens Codex's four presets in the
 // picker (OpenChoice), and `/review base` / `/review commit` the branches /
 // recent commits to choose from; each choice submits the typed form, so a
-// picked review is the typed one. `/review custom` puts "/review " in the
-// composer for the instructions. Branch names and commit subjects are the
+// picked review is the typed one; as in Codex 0.169, Esc in a list chosen from
+// the presets goes back to them, and typing searches the branches and commits
+// (Composer::OpenChoice). `/review custom` puts "/review " in the composer for
+// the instructions. Branch names and commit subjects are the
 // repository's: the picker draws them through NeutralizeControls.
 void InteractiveSession::ReviewCommand(const SlashCommand& cmd) {
   core::ReviewTarget target;
@@ -90,7 +92,7 @@ void InteractiveSession::ReviewCommand(const SlashCommand& cmd) {
                           : "a commit: /review commit SHA [TITLE]"));
       return;
     }
-    std::vector<std::pair<std::string, std::string>> choices;
+    std::vector<Choice> choices;
     std::string title;
     if (arg == "base") {
       auto branches = core::ListReviewBranches(cwd);
@@ -98,7 +100,7 @@ void InteractiveSession::ReviewCommand(const SlashCommand& cmd) {
         Warn(branches.status().message());
         return;
       }
-      for (const std::string& b : branches->names) choices.emplace_back("base " + b, "");
+      for (const std::string& b : branches->names) choices.push_back({"base " + b, "", b});
       title = "Select a base branch" +
               (branches->current.empty() ? "" : " (current branch: " + branches->current + ")");
     } else {
@@ -107,9 +109,11 @@ void InteractiveSession::ReviewCommand(const SlashCommand& cmd) {
         Warn(commits.status().message());
         return;
       }
-      // The typed form with the subject as its title, as Codex titles a picked commit.
+      // The typed form with the subject as its title, as Codex titles a picked commit;
+      // typing searches the id and the subject, as Codex's does.
       for (const core::ReviewCommit& c : *commits) {
-        choices.emplace_back("commit " + c.sha + (c.subject.empty() ? "" : " " + c.subject), "");
+        choices.push_back({"commit " + c.sha + (c.subject.empty() ? "" : " " + c.subject), "",
+                           c.sha + " " + c.subject});
       }
       title = "Select a commit to review";
     }
@@ -118,7 +122,8 @@ void InteractiveSession::ReviewCommand(const SlashCommand& cmd) {
                          : "no commit to review here (the repository has none)");
       return;
     }
-    OpenChoice("review", "", choices, title);
+    OpenChoice("review", "", std::move(choices), title,
+               arg == "base" ? "Type to search branches" : "Type to search commits");
     return;
   }
   if (arg == "custom" && tty_) {
@@ -174,8 +179,8 @@ void InteractiveSession::PermissionsCommand(const SlashCommand& cmd) {
     if (sandbox == p.sandbox && approval == p.approval) current = p.name;
   }
   if (cmd.arg.empty() && tty_) {
-    std::vector<std::pair<std::string, std::string>> choices;
-    for (const auto& p : kPresets) choices.emplace_back(p.name, p.help);
+    std::vector<Choice> choices;
+    for (const auto& p : kPresets) choices.push_back({p.name, p.help});
     OpenChoice("permissions", current, choices);
     return;
   }

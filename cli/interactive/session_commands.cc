@@ -140,11 +140,9 @@ void InteractiveSession::ResumeCommand(const SlashCommand& cmd) {
 }
 
 void InteractiveSession::ModelCommand(const SlashCommand& cmd) {
-  const bool picked = picking_model_;
-  picking_model_ = false;
+  const bool picked = composer_.chose_from_picker();  // then an effort follows
   if (cmd.arg.empty() && tty_) {
     OpenChoice("model", engine().config().model, ModelChoices(engine().config().model));
-    picking_model_ = true;
     return;
   }
   if (cmd.arg.empty()) {
@@ -220,14 +218,9 @@ void InteractiveSession::NewCommand() {
 }
 
 void InteractiveSession::OpenChoice(const std::string& command, const std::string& current,
-                                    const std::vector<std::pair<std::string, std::string>>& choices,
-                                    const std::string& title) {
-  composer_.OpenChoice(command, current, choices);
-  // The title may name a branch: the repository's text.
-  Say(style_.Dim(NeutralizeControls((title.empty() ? "" : title + ": ") +
-                                    "choose with ↑↓ and Enter (Esc closes)" +
-                                    (current.empty() ? "" : "; current: " + current))) +
-      "\n");
+                                    std::vector<Choice> choices, const std::string& title,
+                                    const std::string& search) {
+  composer_.OpenChoice({command, current, std::move(choices), title, search});
 }
 
 void InteractiveSession::ShowStatus() {

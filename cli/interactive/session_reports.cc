@@ -201,16 +201,16 @@ Result<std::string> WorkspaceDiff(const std::string& cwd, const Style& style) {
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> ModelChoices(const std::string& current) {
-  std::vector<std::pair<std::string, std::string>> out = {{current, "the current model"}};
+std::vector<Choice> ModelChoices(const std::string& current) {
+  std::vector<Choice> out = {{current, "the current model"}};
   for (const char* m : {"gpt-5.1-codex", "gpt-5.1-codex-mini", "gpt-5-codex", "gpt-5.1", "gpt-5",
                         "gpt-5-mini", "o4-mini", "o3"}) {
-    if (m != current) out.emplace_back(m, "");
+    if (m != current) out.push_back({m, ""});
   }
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> ApprovalChoices() {
+std::vector<Choice> ApprovalChoices() {
   return {{"untrusted", "ask before any command that is not known to be safe"},
           {"on-request", "the model asks when it needs to leave the sandbox"},
           {"on-failure", "run in the sandbox; ask to run outside it when that fails"},

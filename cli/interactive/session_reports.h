@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "cli/interactive/composer.h"
 #include "cli/interactive/style.h"
 #include "core/config.h"
 #include "core/session_store.h"
@@ -51,7 +52,7 @@ std::string SessionsText(const Style& style, const std::vector<core::SessionInfo
 Result<std::string> WorkspaceDiff(const std::string& cwd, const Style& style);
 
 // (value, description) pairs for the pickers.
-std::vector<std::pair<std::string, std::string>> ModelChoices(const std::string& current);
-std::vector<std::pair<std::string, std::string>> ApprovalChoices();
+std::vector<Choice> ModelChoices(const std::string& current);
+std::vector<Choice> ApprovalChoices();
 
 }  // namespace codex::cli
