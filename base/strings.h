@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace codex {
 
@@ -22,6 +23,11 @@ std::string_view TrimRight(std::string_view s);
 
 // `s` with A-Z folded to a-z; other bytes (UTF-8 included) unchanged.
 std::string Lower(std::string_view s);
+
+// The lines of `text`, each without its '\n' (a '\r' before it is kept): a
+// final line without '\n' counts, the empty piece after a trailing '\n' does
+// not ("a\nb\n" and "a\nb" are both {"a", "b"}; "" is {}). Views into `text`.
+std::vector<std::string_view> SplitLines(std::string_view text);
 
 // True for a UTF-8 continuation byte (10xxxxxx).
 bool IsUtf8Continuation(char c);

@@ -73,3 +73,15 @@ TEST_CASE("DecodeUtf8 accepts exactly the valid sequences") {
   CHECK(DecodeUtf8("ab", 2) == 0);  // past the end
   CHECK(DecodeUtf8("x\xC3\xA9", 1) == 2);
 }
+
+TEST_CASE(
+    "SplitLines: a final line without newline counts, the piece after a trailing one does not") {
+  using V = std::vector<std::string_view>;
+  CHECK(SplitLines("") == V{});
+  CHECK(SplitLines("\n") == V{""});
+  CHECK(SplitLines("a") == V{"a"});
+  CHECK(SplitLines("a\nb") == V{"a", "b"});
+  CHECK(SplitLines("a\nb\n") == V{"a", "b"});
+  CHECK(SplitLines("a\n\nb") == V{"a", "", "b"});
+  CHECK(SplitLines("a\r\nb") == V{"a\r", "b"});
+}

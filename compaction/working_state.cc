@@ -87,13 +87,8 @@ void AddPatchFiles(WorkingState& state, std::string_view patch, const std::strin
     std::string path(f);
     return dir.empty() || (!path.empty() && path.front() == '/') ? path : dir + "/" + path;
   };
-  size_t pos = 0;
   std::string last_updated;
-  while (pos < patch.size()) {
-    size_t end = patch.find('\n', pos);
-    if (end == std::string_view::npos) end = patch.size();
-    std::string_view line = patch.substr(pos, end - pos);
-    pos = end + 1;
+  for (const std::string_view line : SplitLines(patch)) {
     struct Header {
       std::string_view text, action;
     };
@@ -116,12 +111,7 @@ void AddPatchFiles(WorkingState& state, std::string_view patch, const std::strin
 void ReadMessage(WorkingState& state, std::string_view text) {
   state = WorkingState{};
   Section section = Section::kNone;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
+  for (const std::string_view line : SplitLines(text)) {
     if (line == kTasksLine) {
       section = Section::kTasks;
     } else if (line == kPlanLine) {

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "base/shell.h"
+#include "base/strings.h"
 #include "base/time.h"
 #include "core/session_lease.h"
 
@@ -63,12 +64,7 @@ struct Var {
 // Parses the lines of an exports section.
 std::map<std::string, Var> ParseExports(std::string_view text) {
   std::map<std::string, Var> out;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    const std::string_view line = text.substr(pos, nl - pos);
-    pos = nl + 1;
+  for (const std::string_view line : SplitLines(text)) {
     const size_t space = line.find(' ');
     if (space == std::string_view::npos) continue;
     const size_t eq = line.find('=', space);
@@ -90,12 +86,7 @@ std::map<std::string, std::string> Sections(std::string_view text, std::string_v
   std::map<std::string, std::string> out;
   const std::string marker = std::string(nonce) + " ";
   std::string* current = nullptr;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    const std::string_view line = text.substr(pos, nl - pos);
-    pos = nl + 1;
+  for (const std::string_view line : SplitLines(text)) {
     if (line.size() > marker.size() && line.compare(0, marker.size(), marker) == 0) {
       current = &out[std::string(line.substr(marker.size()))];
       continue;

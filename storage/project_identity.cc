@@ -72,12 +72,8 @@ std::optional<fs::path> CommonGitDir(const fs::path& dot_git) {
 // The URL of remote "origin" in a git config text, else of the first remote.
 std::string RemoteUrl(std::string_view config) {
   std::string first, origin, section;
-  size_t pos = 0;
-  while (pos < config.size()) {
-    size_t end = config.find('\n', pos);
-    if (end == std::string_view::npos) end = config.size();
-    std::string_view line = Trim(config.substr(pos, end - pos));
-    pos = end + 1;
+  for (const std::string_view raw : SplitLines(config)) {
+    const std::string_view line = Trim(raw);
     if (line.empty() || line[0] == '#' || line[0] == ';') continue;
     if (line[0] == '[') {
       const size_t close = line.find(']');

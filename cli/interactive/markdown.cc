@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "base/strings.h"
 #include "cli/interactive/code_highlight.h"
 
 namespace codex::cli {
@@ -116,15 +117,9 @@ std::string Pad(const std::string& text, int width, MD_ALIGN align) {
   return text + std::string(static_cast<size_t>(room), ' ');
 }
 
-// Splits WrapLine's output into lines.
-void SplitLines(const std::string& wrapped, std::vector<std::string>* out) {
-  size_t pos = 0;
-  while (pos < wrapped.size()) {
-    size_t nl = wrapped.find('\n', pos);
-    if (nl == std::string::npos) nl = wrapped.size();
-    out->push_back(wrapped.substr(pos, nl - pos));
-    pos = nl + 1;
-  }
+// Appends WrapLine's output to `out`, a line an element.
+void AppendLines(const std::string& wrapped, std::vector<std::string>* out) {
+  for (const std::string_view line : SplitLines(wrapped)) out->emplace_back(line);
 }
 
 // The md4c callbacks' state: builds the output lines block by block.
@@ -528,7 +523,7 @@ class Builder {
       std::string wrapped =
           WrapLine(std::string_view(text).substr(pos, nl - pos), width_, first, rest);
       std::vector<std::string> out;
-      SplitLines(wrapped, &out);
+      AppendLines(wrapped, &out);
       for (auto& l : out) {
         while (!l.empty() && l.back() == ' ') l.pop_back();
         lines.push_back(std::move(l));
@@ -581,7 +576,7 @@ class Builder {
         std::string one_line;
         for (char ch : text) one_line += ch == '\n' ? ' ' : ch;
         if (header) one_line = style_.Bold(one_line);
-        SplitLines(WrapLine(one_line, widths[c], "", ""), &cells[c]);
+        AppendLines(WrapLine(one_line, widths[c], "", ""), &cells[c]);
         height = std::max(height, cells[c].size());
       }
       for (size_t r = 0; r < height; ++r) {
