@@ -143,7 +143,7 @@ class ItemLinks {
       auto it = links_.find(b.Int(i, 0));
       if (it == links_.end()) continue;
       it->second.role = b.Str(i, 1);
-      it->second.body = b.Bytea(i, 2);
+      it->second.body = BodyFromStored(b.Bytea(i, 2), it->first);
     }
   }
 
@@ -288,7 +288,7 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
       Item item;
       item.kind = core::ItemKindFromName(bodies.Str(it->second, 1));
       item.role = bodies.Str(it->second, 2);
-      item.body = bodies.Bytea(it->second, 3);
+      item.body = BodyFromStored(bodies.Bytea(it->second, 3), hit.item_id);
       hit.snippet = pg::Snippet(pg::CleanText(SearchText(item)), tsq);
       hit.kind = bodies.Str(it->second, 1);
       hit.role = bodies.Str(it->second, 2);

@@ -101,7 +101,7 @@ Status RefoldSearchIndex(PgConnection& conn) {
         Item item;
         item.kind = core::ItemKindFromName(q.Str(r, 1));
         item.role = q.Str(r, 2);
-        item.body = q.Bytea(r, 3);
+        item.body = BodyFromStored(q.Bytea(r, 3), q.Int(r, 0));
         conn.Exec("UPDATE items SET tsv = $2::tsvector WHERE id = $1",
                   {P(q.Int(r, 0)), TsVectorParam(item)});
         conn.Exec("DELETE FROM items_refold WHERE item_id = $1", {P(q.Int(r, 0))});

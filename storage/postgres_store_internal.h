@@ -27,6 +27,7 @@
 #include "core/uuid.h"
 #include "storage/libpq.h"
 #include "storage/migrations.h"
+#include "storage/packed_text.h"
 #include "storage/pg_search.h"
 #include "storage/postgres_session_store.h"
 #include "storage/project_identity.h"
@@ -507,6 +508,36 @@ auto Read(PgConnection& conn, std::string_view what, F&& body) -> decltype(body(
   }
 }
 
+// An item's body as items.body stores it (migration 0006): the packed form
+// (storage/packed_text.h: deflate with the rollout dictionary; first byte
+// 0x01) when packing saves an eighth, else the bytes as they are. A body
+// whose first byte is below 0x09 (never a JSON item, which starts with '{'
+// or white space) is stored behind a 0x00 byte, so the first byte always
+// tells the two apart and 0x02..0x08 stay free for later packed formats.
+inline Param BodyParam(std::string_view body) {
+  if (std::optional<std::string> packed = PackText(body)) return Bytes(*packed);
+  if (!body.empty() && static_cast<unsigned char>(body[0]) < 0x09) {
+    return Bytes(std::string(1, '\0') + std::string(body));
+  }
+  return Bytes(body);
+}
+
+// The body a stored items.body (BodyParam's output, or a row written before
+// migration 0006) holds. A packed body that does not unpack is a PgError
+// (kDataLoss naming the item), carried to the caller's transaction edge.
+inline std::string BodyFromStored(std::string stored, int64_t item_id) {
+  if (stored.empty()) return stored;
+  const auto first = static_cast<unsigned char>(stored[0]);
+  if (first == 0x00) return stored.substr(1);
+  if (first >= 0x09) return stored;
+  Result<std::string> text = UnpackText(stored);
+  if (!text.ok()) {
+    throw PgError(DataLossError("item " + std::to_string(item_id) + ": " +
+                                std::string(text.status().message())));
+  }
+  return std::move(text).value();
+}
+
 // An item's lexemes as items.tsv stores them (storage/pg_search.h, over the
 // text storage/search_text.h derives): NULL when it has no word to search.
 inline Param TsVectorParam(const Item& item) {
@@ -569,7 +600,7 @@ inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view ses
       params.push_back(P(it.item.role));
       params.push_back(P(it.item.call_id));
       params.push_back(P(it.item.server_id));
-      params.push_back(Bytes(it.item.body));
+      params.push_back(BodyParam(it.item.body));
       params.push_back(P(core::EstimateItemTokens(it.item)));
       params.push_back(P(it.created_at_ms));
       params.push_back(TsVectorParam(it.item));
@@ -714,7 +745,7 @@ inline Result<std::vector<StoredItem>> LoadChain(PgConnection& conn, std::option
       s.item.role = q.Str(r, 6);
       s.item.call_id = q.Str(r, 7);
       s.item.server_id = q.Str(r, 8);
-      s.item.body = q.Str(r, 9);  // binary bytea: the bytes themselves
+      s.item.body = BodyFromStored(q.Str(r, 9), id);  // binary bytea: the bytes themselves
       s.reported_total_tokens = q.BinInt(r, 10);
     }
   }

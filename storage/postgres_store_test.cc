@@ -566,13 +566,13 @@ TEST_CASE("A store at schema version 4 upgrades in place: every item kept, the s
   const std::string digest =
       "SELECT ('x' || left(md5(string_agg(body::text, ',' ORDER BY id)), 15))::bit(60)::bigint"
       " FROM items";
-  const int64_t bodies = QueryInt(url, digest);
   REQUIRE(items == 3 * (1 + 270) + 1);
   // Back to what a codex of schema version 4 stored; one item's lexemes of
   // the earlier folding rules, left for the re-index.
   codex::storage::testing::TakePostgresBackToSchema4(
       url, QueryInt(url, "SELECT max(id) FROM items WHERE role = 'assistant'"));
   REQUIRE(QueryInt(url, "SELECT max(version) FROM schema_migrations") == 4);
+  const int64_t bodies = QueryInt(url, digest);  // the bodies as schema 4 stored them
 
   auto store = OpenOrDie<PostgresSessionStore>(url);
   CHECK(QueryInt(url, "SELECT max(version) FROM schema_migrations") ==
@@ -611,6 +611,106 @@ TEST_CASE("A store at schema version 4 upgrades in place: every item kept, the s
   auto fresh = store->FindSession(forked);
   REQUIRE(fresh.ok());
   CHECK(store->LoadTranscript(*fresh)->back().session_id == forked);
+}
+
+TEST_CASE(
+    "A store at schema version 5 upgrades in place: bodies packed from then on, kept, same "
+    "search") {
+  const std::string url = Server().NewDatabase();
+  // A tool output long enough to pack, a short message that is not worth
+  // it, and bodies whose first byte is the packed marker (0x01) or the
+  // escape (0x00): a store must give each back byte for byte.
+  std::string listing;
+  for (int i = 0; i < 40; ++i) listing += "src/file" + std::to_string(i) + ".cc:42: TODO zebra\n";
+  core::Item marked = core::AssistantMessage("zebra marked");
+  marked.body = std::string("\x01not packed at all, zebra", 25);
+  core::Item escaped = core::AssistantMessage("zebra escaped");
+  escaped.body = std::string("\0\x01\x02 zebra", 9);
+  const std::vector<std::string> queries = {"zebra", "\"TODO zebra\"", "src", "ok*"};
+  std::string id;
+  std::vector<std::string> before;
+  std::string transcript_before;
+  auto transcript_of = [&](PostgresSessionStore& store) {
+    auto found = store.FindSession(id);
+    REQUIRE(found.ok());
+    auto transcript = store.LoadTranscript(*found);
+    REQUIRE(transcript.ok());
+    std::string text;
+    for (const auto& t : *transcript) text += std::to_string(t.id) + "|" + t.item.body + "\n";
+    return text;
+  };
+  {
+    auto store = OpenOrDie<PostgresSessionStore>(url);
+    core::NewSession spec;
+    spec.items = {core::UserMessage("zebra ok")};
+    auto s = store->CreateSession(spec);
+    REQUIRE(s.ok());
+    id = s->id;
+    auto ids = store->Append(id, s->head_item_id, "t",
+                             {core::FunctionCallOutput("c1", listing), marked, escaped,
+                              core::AssistantMessage("okapi zebra")});
+    REQUIRE(ids.ok());
+    // Stored packed: the listing (first byte 0x01, a fraction of its size);
+    // the marked and escaped bodies behind a 0x00; the short message as is.
+    CHECK(QueryInt(url, "SELECT get_byte(body, 0) FROM items WHERE id = " +
+                            std::to_string((*ids)[0])) == 1);
+    CHECK(QueryInt(url, "SELECT length(body) FROM items WHERE id = " + std::to_string((*ids)[0])) *
+              3 <
+          static_cast<int64_t>(core::FunctionCallOutput("c1", listing).body.size()));
+    CHECK(QueryInt(url, "SELECT get_byte(body, 0) + length(body) FROM items WHERE id = " +
+                            std::to_string((*ids)[1])) == 26);
+    CHECK(QueryInt(url, "SELECT get_byte(body, 0) + length(body) FROM items WHERE id = " +
+                            std::to_string((*ids)[2])) == 10);
+    CHECK(QueryInt(url, "SELECT get_byte(body, 0) FROM items WHERE id = " +
+                            std::to_string((*ids)[3])) == '{');
+    for (const std::string& q : queries) before.push_back(SearchTrace(*store, q, std::nullopt, 20));
+    transcript_before = transcript_of(*store);
+  }
+  CHECK(transcript_before.find(marked.body) != std::string::npos);
+  CHECK(transcript_before.find(escaped.body) != std::string::npos);
+  CHECK(transcript_before.find(listing.substr(0, 27)) != std::string::npos);
+  CHECK(before[1].find("TODO") != std::string::npos);
+
+  // What a codex of schema 5 stored: every body as its bytes, the marked
+  // and escaped ones too (0x01 and 0x00 first).
+  codex::storage::testing::TakePostgresBackToSchema5(url);
+  REQUIRE(QueryInt(url, "SELECT max(version) FROM schema_migrations") == 5);
+  REQUIRE(QueryInt(url, "SELECT count(*) FROM items WHERE get_byte(body, 0) < 9") == 2);
+  const int64_t items = QueryInt(url, "SELECT count(*) FROM items");
+
+  auto store = OpenOrDie<PostgresSessionStore>(url);
+  CHECK(QueryInt(url, "SELECT max(version) FROM schema_migrations") ==
+        codex::storage::internal::EmbeddedPostgresMigrations().back().version);
+  CHECK(QueryInt(url, "SELECT count(*) FROM items") == items);
+  // The two bodies a schema-5 store kept with a marker byte first are now
+  // escaped; the rest are untouched.
+  CHECK(QueryInt(url, "SELECT count(*) FROM items WHERE get_byte(body, 0) = 0") == 2);
+  CHECK(transcript_of(*store) == transcript_before);
+  for (size_t k = 0; k < queries.size(); ++k) {
+    INFO(queries[k]);
+    CHECK(SearchTrace(*store, queries[k], std::nullopt, 20) == before[k]);
+  }
+  // New items are packed again, and read back whole.
+  auto s = store->FindSession(id);
+  REQUIRE(s.ok());
+  auto more = store->Append(id, s->head_item_id, "u", {core::FunctionCallOutput("c2", listing)});
+  REQUIRE(more.ok());
+  CHECK(QueryInt(url, "SELECT get_byte(body, 0) FROM items WHERE id = " +
+                          std::to_string(more->back())) == 1);
+  CHECK(transcript_of(*store) == transcript_before + std::to_string(more->back()) + "|" +
+                                     core::FunctionCallOutput("c2", listing).body + "\n");
+  // A packed body that is damaged is one kDataLoss naming the item, not garbage.
+  QueryInt(url,
+           "UPDATE items SET body = overlay(body placing '\\xffff'::bytea from 8)"
+           " WHERE id = " +
+               std::to_string(more->back()));
+  auto found = store->FindSession(id);
+  REQUIRE(found.ok());
+  auto broken = store->LoadTranscript(*found);
+  REQUIRE_FALSE(broken.ok());
+  CHECK(broken.status().code() == StatusCode::kDataLoss);
+  CHECK(broken.status().message().find("item " + std::to_string(more->back())) !=
+        std::string::npos);
 }
 
 TEST_CASE("Connections carry TCP keepalives (idle 15 s) unless the URL says otherwise") {

@@ -1,0 +1,21 @@
+-- 0006_packed_bodies (PostgreSQL): item bodies packed as SQLite packs them
+-- (issue 27: a smaller store, the same items and the same search).
+--
+-- From this schema on, items.body holds what storage/packed_text.h makes of
+-- the body (deflate with the dictionary of the shapes Codex rollouts repeat;
+-- first byte 0x01) when that saves an eighth of it, and the body itself
+-- otherwise (PostgresSessionStore: BodyParam / BodyFromStored). The first
+-- byte tells them apart: a JSON item starts with '{' or white space, and a
+-- body whose first byte is below 0x09 is stored behind a 0x00 byte.
+-- A codex of schema 5 would read a packed body as its bytes, so it must see
+-- this store as newer (the runner's newer-schema refusal), hence a migration.
+--
+-- Rows written before stay as they are (readable as bodies that were not
+-- worth packing: PostgreSQL cannot deflate with the dictionary in SQL);
+-- only the rare body that starts with a byte below 0x09 is escaped here, so
+-- the UPDATE rewrites next to no rows. `codex sessions migrate` into a new
+-- store packs everything it copies.
+--
+-- One transaction, as every migration: a crash leaves the store at 0005.
+UPDATE items SET body = '\x00'::bytea || body
+  WHERE length(body) > 0 AND get_byte(body, 0) < 9;
