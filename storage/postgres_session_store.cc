@@ -99,7 +99,7 @@ Status RefoldSearchIndex(PgConnection& conn) {
           {P(kBatch)});
       for (int r = 0; r < q.size(); ++r) {
         Item item;
-        item.kind = core::ItemKindFromName(q.Str(r, 1));
+        item.kind = KindFromCode(q.Int(r, 1));
         item.role = q.Str(r, 2);
         item.body = BodyFromStored(q.Bytea(r, 3), q.Int(r, 0));
         conn.Exec("UPDATE items SET tsv = $2::tsvector WHERE id = $1",

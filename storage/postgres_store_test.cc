@@ -626,6 +626,13 @@ TEST_CASE(
   marked.body = std::string("\x01not packed at all, zebra", 25);
   core::Item escaped = core::AssistantMessage("zebra escaped");
   escaped.body = std::string("\0\x01\x02 zebra", 9);
+  // Kinds other than messages and outputs, stored by number from schema 6.
+  core::Item reasoning;
+  reasoning.kind = core::ItemKind::kReasoning;
+  reasoning.body = R"({"type":"reasoning","summary":[{"type":"summary_text","text":"zebra"}]})";
+  core::Item other;
+  other.kind = core::ItemKind::kOther;
+  other.body = R"({"type":"web_search_call","status":"completed"})";
   const std::vector<std::string> queries = {"zebra", "\"TODO zebra\"", "src", "ok*"};
   std::string id;
   std::vector<std::string> before;
@@ -636,7 +643,10 @@ TEST_CASE(
     auto transcript = store.LoadTranscript(*found);
     REQUIRE(transcript.ok());
     std::string text;
-    for (const auto& t : *transcript) text += std::to_string(t.id) + "|" + t.item.body + "\n";
+    for (const auto& t : *transcript) {
+      text += std::to_string(t.id) + "|" + std::string(core::ItemKindName(t.item.kind)) + "|" +
+              t.item.role + "|" + t.item.body + "\n";
+    }
     return text;
   };
   {
@@ -648,7 +658,7 @@ TEST_CASE(
     id = s->id;
     auto ids = store->Append(id, s->head_item_id, "t",
                              {core::FunctionCallOutput("c1", listing), marked, escaped,
-                              core::AssistantMessage("okapi zebra")});
+                              core::AssistantMessage("okapi zebra"), reasoning, other});
     REQUIRE(ids.ok());
     // Stored packed: the listing (first byte 0x01, a fraction of its size);
     // the marked and escaped bodies behind a 0x00; the short message as is.
@@ -666,6 +676,9 @@ TEST_CASE(
     for (const std::string& q : queries) before.push_back(SearchTrace(*store, q, std::nullopt, 20));
     transcript_before = transcript_of(*store);
   }
+  CHECK(transcript_before.find("|reasoning||") != std::string::npos);
+  CHECK(transcript_before.find("|other||") != std::string::npos);
+  CHECK(transcript_before.find("|function_call_output||") != std::string::npos);
   CHECK(transcript_before.find(marked.body) != std::string::npos);
   CHECK(transcript_before.find(escaped.body) != std::string::npos);
   CHECK(transcript_before.find(listing.substr(0, 27)) != std::string::npos);
@@ -682,6 +695,9 @@ TEST_CASE(
   CHECK(QueryInt(url, "SELECT max(version) FROM schema_migrations") ==
         codex::storage::internal::EmbeddedPostgresMigrations().back().version);
   CHECK(QueryInt(url, "SELECT count(*) FROM items") == items);
+  CHECK(QueryInt(url,
+                 "SELECT count(*) FROM information_schema.columns WHERE table_name = 'items'"
+                 " AND column_name = 'kind' AND data_type = 'smallint'") == 1);
   // The two bodies a schema-5 store kept with a marker byte first are now
   // escaped; the rest are untouched.
   CHECK(QueryInt(url, "SELECT count(*) FROM items WHERE get_byte(body, 0) = 0") == 2);
@@ -697,7 +713,8 @@ TEST_CASE(
   REQUIRE(more.ok());
   CHECK(QueryInt(url, "SELECT get_byte(body, 0) FROM items WHERE id = " +
                           std::to_string(more->back())) == 1);
-  CHECK(transcript_of(*store) == transcript_before + std::to_string(more->back()) + "|" +
+  CHECK(transcript_of(*store) == transcript_before + std::to_string(more->back()) +
+                                     "|function_call_output||" +
                                      core::FunctionCallOutput("c2", listing).body + "\n");
   // A packed body that is damaged is one kDataLoss naming the item, not garbage.
   QueryInt(url,

@@ -95,6 +95,16 @@ void TakePostgresBackToSchema5(const std::string& url) {
           exec("UPDATE items SET body = $2 WHERE id = $1::bigint", 2, values, lengths, formats));
     }
     PQclear(rows);
+    // Kinds by name again (the numbers of migration 0006).
+    if (error.empty()) {
+      PQclear(
+          exec("ALTER TABLE items ALTER COLUMN kind TYPE TEXT USING COALESCE((ARRAY["
+               "'message', 'reasoning', 'function_call', 'function_call_output',"
+               " 'custom_tool_call', 'custom_tool_call_output', 'local_shell_call',"
+               " 'local_shell_call_output', 'compaction', 'compaction_checkpoint'])[kind],"
+               " 'other')",
+               0, nullptr, nullptr, nullptr));
+    }
     PQclear(exec(error.empty() ? "DELETE FROM schema_migrations WHERE version > 5" : "ROLLBACK", 0,
                  nullptr, nullptr, nullptr));
     if (error.empty()) PQclear(exec("COMMIT", 0, nullptr, nullptr, nullptr));
