@@ -698,6 +698,15 @@ TEST_CASE(
   CHECK(QueryInt(url,
                  "SELECT count(*) FROM information_schema.columns WHERE table_name = 'items'"
                  " AND column_name = 'kind' AND data_type = 'smallint'") == 1);
+  // items was made again: the foreign keys that point at it are back (its
+  // parent, sessions' head and fork point, item_usage, items_refold), and
+  // no dropped column is left in its rows.
+  CHECK(QueryInt(url,
+                 "SELECT count(*) FROM pg_constraint WHERE contype = 'f'"
+                 " AND confrelid = 'items'::regclass") == 5);
+  CHECK(QueryInt(url,
+                 "SELECT count(*) FROM pg_attribute WHERE attrelid = 'items'::regclass"
+                 " AND attisdropped") == 0);
   // The two bodies a schema-5 store kept with a marker byte first are now
   // escaped; the rest are untouched.
   CHECK(QueryInt(url, "SELECT count(*) FROM items WHERE get_byte(body, 0) = 0") == 2);
