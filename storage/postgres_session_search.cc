@@ -145,7 +145,7 @@ class ItemLinks {
       auto it = links_.find(b.Int(i, 0));
       if (it == links_.end()) continue;
       it->second.role = b.Str(i, 1);
-      it->second.body = BodyFromStored(b.Bytea(i, 2), it->first);
+      it->second.body = TextFromStored(b.Bytea(i, 2), "item " + std::to_string(it->first));
     }
   }
 
@@ -290,7 +290,8 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
       Item item;
       item.kind = KindFromCode(bodies.Int(it->second, 1));
       item.role = bodies.Str(it->second, 2);
-      item.body = BodyFromStored(bodies.Bytea(it->second, 3), hit.item_id);
+      item.body =
+          TextFromStored(bodies.Bytea(it->second, 3), "item " + std::to_string(hit.item_id));
       hit.snippet = pg::Snippet(pg::CleanText(SearchText(item)), tsq);
       hit.kind = std::string(core::ItemKindName(item.kind));
       hit.role = bodies.Str(it->second, 2);

@@ -101,7 +101,7 @@ Status RefoldSearchIndex(PgConnection& conn) {
         Item item;
         item.kind = KindFromCode(q.Int(r, 1));
         item.role = q.Str(r, 2);
-        item.body = BodyFromStored(q.Bytea(r, 3), q.Int(r, 0));
+        item.body = TextFromStored(q.Bytea(r, 3), "item " + std::to_string(q.Int(r, 0)));
         conn.Exec("UPDATE items SET tsv = $2::tsvector WHERE id = $1",
                   {P(q.Int(r, 0)), TsVectorParam(item)});
         conn.Exec("DELETE FROM items_refold WHERE item_id = $1", {P(q.Int(r, 0))});
@@ -428,7 +428,8 @@ Status PostgresSessionStore::RecordEvent(std::string_view session_id, std::strin
     conn_->Exec(
         "INSERT INTO events(session_id, turn_id, type, payload, created_at_ms)"
         " VALUES ($1, $2, $3, $4, $5)",
-        {P(sid), P(turn_id), P(type), P(pg::CleanText(std::string(payload_json))), P(NowMs())});
+        {P(sid), P(turn_id), P(type), StoredTextParam(pg::CleanText(std::string(payload_json))),
+         P(NowMs())});
     return OkStatus();
   });
 }

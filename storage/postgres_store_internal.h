@@ -545,32 +545,33 @@ inline ItemKind KindFromCode(int64_t code) {
 // The SQL literal of a kind's code, for a query's condition on items.kind.
 inline std::string KindSql(ItemKind kind) { return std::to_string(KindCode(kind)); }
 
-// An item's body as items.body stores it (migration 0006): the packed form
-// (storage/packed_text.h: deflate with the rollout dictionary; first byte
-// 0x01) when packing saves an eighth, else the bytes as they are. A body
-// whose first byte is below 0x09 (never a JSON item, which starts with '{'
-// or white space) is stored behind a 0x00 byte, so the first byte always
-// tells the two apart and 0x02..0x08 stay free for later packed formats.
-inline Param BodyParam(std::string_view body) {
-  if (std::optional<std::string> packed = PackText(body)) return Bytes(*packed);
-  if (!body.empty() && static_cast<unsigned char>(body[0]) < 0x09) {
-    return Bytes(std::string(1, '\0') + std::string(body));
+// A JSON text as the store keeps it (migration 0006): an item's body in
+// items.body, an event's payload in events.payload, both bytea. The packed
+// form (storage/packed_text.h: deflate with the rollout dictionary; first
+// byte 0x01) when packing saves an eighth, else the bytes as they are. A
+// text whose first byte is below 0x09 (never JSON, which starts with '{' or
+// white space) is stored behind a 0x00 byte, so the first byte always tells
+// the two apart and 0x02..0x08 stay free for later packed formats.
+inline Param StoredTextParam(std::string_view text) {
+  if (std::optional<std::string> packed = PackText(text)) return Bytes(*packed);
+  if (!text.empty() && static_cast<unsigned char>(text[0]) < 0x09) {
+    return Bytes(std::string(1, '\0') + std::string(text));
   }
-  return Bytes(body);
+  return Bytes(text);
 }
 
-// The body a stored items.body (BodyParam's output, or a row written before
-// migration 0006) holds. A packed body that does not unpack is a PgError
-// (kDataLoss naming the item), carried to the caller's transaction edge.
-inline std::string BodyFromStored(std::string stored, int64_t item_id) {
+// The text a stored body or payload (StoredTextParam's output, or a row
+// written before migration 0006) holds. A packed text that does not unpack
+// is a PgError (kDataLoss naming `what`, e.g. "item 12"), carried to the
+// caller's transaction edge.
+inline std::string TextFromStored(std::string stored, std::string_view what) {
   if (stored.empty()) return stored;
   const auto first = static_cast<unsigned char>(stored[0]);
   if (first == 0x00) return stored.substr(1);
   if (first >= 0x09) return stored;
   Result<std::string> text = UnpackText(stored);
   if (!text.ok()) {
-    throw PgError(DataLossError("item " + std::to_string(item_id) + ": " +
-                                std::string(text.status().message())));
+    throw PgError(DataLossError(std::string(what) + ": " + std::string(text.status().message())));
   }
   return std::move(text).value();
 }
@@ -637,7 +638,7 @@ inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view ses
       params.push_back(P(it.item.role));
       params.push_back(P(it.item.call_id));
       params.push_back(P(it.item.server_id));
-      params.push_back(BodyParam(it.item.body));
+      params.push_back(StoredTextParam(it.item.body));
       params.push_back(P(core::EstimateItemTokens(it.item)));
       params.push_back(P(it.created_at_ms));
       params.push_back(TsVectorParam(it.item));
@@ -783,7 +784,8 @@ inline Result<std::vector<StoredItem>> LoadChain(PgConnection& conn, std::option
       s.item.role = q.Str(r, 6);
       s.item.call_id = q.Str(r, 7);
       s.item.server_id = q.Str(r, 8);
-      s.item.body = BodyFromStored(q.Str(r, 9), id);  // binary bytea: the bytes themselves
+      s.item.body = TextFromStored(
+          q.Str(r, 9), "item " + std::to_string(id));  // binary bytea: the bytes themselves
       s.reported_total_tokens = q.BinInt(r, 10);
     }
   }

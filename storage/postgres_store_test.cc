@@ -647,6 +647,9 @@ TEST_CASE(
       text += std::to_string(t.id) + "|" + std::string(core::ItemKindName(t.item.kind)) + "|" +
               t.item.role + "|" + t.item.body + "\n";
     }
+    auto events = store.LoadEvents(id);
+    REQUIRE(events.ok());
+    for (const auto& e : *events) text += "event " + e.type + "|" + e.payload_json + "\n";
     return text;
   };
   {
@@ -673,12 +676,23 @@ TEST_CASE(
                             std::to_string((*ids)[2])) == 10);
     CHECK(QueryInt(url, "SELECT get_byte(body, 0) FROM items WHERE id = " +
                             std::to_string((*ids)[3])) == '{');
+    // Events: a payload long enough to pack and a short one.
+    REQUIRE(store
+                ->RecordEvent(id, "t", "exec_command_end",
+                              R"({"type":"exec_command_end","aggregated_output":")" +
+                                  std::string(600, 'x') + "\"}")
+                .ok());
+    REQUIRE(store->RecordEvent(id, "t", "token_count", R"({"type":"token_count"})").ok());
+    CHECK(QueryInt(url, "SELECT get_byte(payload, 0) FROM events ORDER BY id LIMIT 1") == 1);
+    CHECK(QueryInt(url, "SELECT get_byte(payload, 0) FROM events ORDER BY id DESC LIMIT 1") == '{');
     for (const std::string& q : queries) before.push_back(SearchTrace(*store, q, std::nullopt, 20));
     transcript_before = transcript_of(*store);
   }
   CHECK(transcript_before.find("|reasoning||") != std::string::npos);
   CHECK(transcript_before.find("|other||") != std::string::npos);
   CHECK(transcript_before.find("|function_call_output||") != std::string::npos);
+  CHECK(transcript_before.find(std::string(600, 'x')) != std::string::npos);
+  CHECK(transcript_before.find(R"(event token_count|{"type":"token_count"})") != std::string::npos);
   CHECK(transcript_before.find(marked.body) != std::string::npos);
   CHECK(transcript_before.find(escaped.body) != std::string::npos);
   CHECK(transcript_before.find(listing.substr(0, 27)) != std::string::npos);
@@ -722,9 +736,14 @@ TEST_CASE(
   REQUIRE(more.ok());
   CHECK(QueryInt(url, "SELECT get_byte(body, 0) FROM items WHERE id = " +
                           std::to_string(more->back())) == 1);
-  CHECK(transcript_of(*store) == transcript_before + std::to_string(more->back()) +
-                                     "|function_call_output||" +
-                                     core::FunctionCallOutput("c2", listing).body + "\n");
+  const std::string added = std::to_string(more->back()) + "|function_call_output||" +
+                            core::FunctionCallOutput("c2", listing).body + "\n";
+  std::string expected = transcript_before;
+  expected.insert(expected.find("event "), added);
+  CHECK(transcript_of(*store) == expected);
+  CHECK(QueryInt(url,
+                 "SELECT count(*) FROM information_schema.columns WHERE table_name = 'events'"
+                 " AND column_name = 'payload' AND data_type = 'bytea'") == 1);
   // A packed body that is damaged is one kDataLoss naming the item, not garbage.
   QueryInt(url,
            "UPDATE items SET body = overlay(body placing '\\xffff'::bytea from 8)"

@@ -67,36 +67,44 @@ void TakePostgresBackToSchema5(const std::string& url) {
     error = PQerrorMessage(c);
   } else {
     PQclear(exec("BEGIN", 0, nullptr, nullptr, nullptr));
-    // Every body whose first byte marks it (packed, or escaped behind 0x00)
-    // goes back to the bytes themselves, as schema 5 stored every body.
-    PGresult* rows = exec(
-        "SELECT id::text, body FROM items WHERE length(body) > 0"
-        " AND get_byte(body, 0) < 9",
-        0, nullptr, nullptr, nullptr);
-    for (int i = 0; error.empty() && i < PQntuples(rows); ++i) {
-      const std::string_view stored(PQgetvalue(rows, i, 1),
-                                    static_cast<size_t>(PQgetlength(rows, i, 1)));
-      std::string body;
-      if (stored[0] == '\0') {
-        body = std::string(stored.substr(1));
-      } else {
-        Result<std::string> text = UnpackText(stored);
-        if (!text.ok()) {
-          error = text.status().ToString();
-          break;
+    // Every body and payload whose first byte marks it (packed, or escaped
+    // behind 0x00) goes back to the bytes themselves, as schema 5 stored them.
+    for (const std::string table : {"items", "events"}) {
+      const std::string column = table == "items" ? "body" : "payload";
+      const std::string select = "SELECT id::text, " + column + " FROM " + table +
+                                 " WHERE length(" + column + ") > 0 AND get_byte(" + column +
+                                 ", 0) < 9";
+      const std::string update =
+          "UPDATE " + table + " SET " + column + " = $2 WHERE id = $1::bigint";
+      PGresult* rows = exec(select.c_str(), 0, nullptr, nullptr, nullptr);
+      for (int i = 0; error.empty() && i < PQntuples(rows); ++i) {
+        const std::string_view stored(PQgetvalue(rows, i, 1),
+                                      static_cast<size_t>(PQgetlength(rows, i, 1)));
+        std::string text;
+        if (stored[0] == '\0') {
+          text = std::string(stored.substr(1));
+        } else {
+          Result<std::string> unpacked = UnpackText(stored);
+          if (!unpacked.ok()) {
+            error = unpacked.status().ToString();
+            break;
+          }
+          text = std::move(unpacked).value();
         }
-        body = std::move(text).value();
+        const std::string id(PQgetvalue(rows, i, 0), static_cast<size_t>(PQgetlength(rows, i, 0)));
+        const char* values[2] = {id.c_str(), text.data()};
+        const int lengths[2] = {0, static_cast<int>(text.size())};
+        const int formats[2] = {0, 1};
+        PQclear(exec(update.c_str(), 2, values, lengths, formats));
       }
-      const std::string id(PQgetvalue(rows, i, 0), static_cast<size_t>(PQgetlength(rows, i, 0)));
-      const char* values[2] = {id.c_str(), body.data()};
-      const int lengths[2] = {0, static_cast<int>(body.size())};
-      const int formats[2] = {0, 1};
-      PQclear(
-          exec("UPDATE items SET body = $2 WHERE id = $1::bigint", 2, values, lengths, formats));
+      PQclear(rows);
     }
-    PQclear(rows);
-    // Kinds by name again (the numbers of migration 0006).
+    // Kinds by name again (the numbers of migration 0006); payloads as text.
     if (error.empty()) {
+      PQclear(
+          exec("ALTER TABLE events ALTER COLUMN payload TYPE TEXT"
+               " USING convert_from(payload, 'UTF8')",
+               0, nullptr, nullptr, nullptr));
       PQclear(
           exec("ALTER TABLE items ALTER COLUMN kind TYPE TEXT USING COALESCE((ARRAY["
                "'message', 'reasoning', 'function_call', 'function_call_output',"

@@ -57,8 +57,8 @@ int64_t QueryInt(const std::string& location, const std::string& sql);
 
 // Takes a PostgreSQL store made at the latest schema back to what a codex of
 // schema version 5 (migrations 0001..0005) stored for the same sessions:
-// every item body as its bytes (not packed, not escaped), kinds by name.
-// One transaction.
+// every item body as its bytes and every event payload as text (not packed,
+// not escaped), kinds by name. One transaction.
 void TakePostgresBackToSchema5(const std::string& url);
 
 // Takes a PostgreSQL store made at the latest schema back to what a codex of

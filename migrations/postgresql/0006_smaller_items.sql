@@ -1,19 +1,20 @@
--- 0006_smaller_items (PostgreSQL): item bodies packed as SQLite packs them,
--- item kinds as small integers (issue 27: a smaller store, the same items
--- and the same search).
+-- 0006_smaller_items (PostgreSQL): item bodies and event payloads packed as
+-- SQLite packs them, item kinds as small integers (issue 27: a smaller
+-- store, the same items, events and search).
 --
--- From this schema on, items.body holds what storage/packed_text.h makes of
--- the body (deflate with the dictionary of the shapes Codex rollouts repeat;
--- first byte 0x01) when that saves an eighth of it, and the body itself
--- otherwise (PostgresSessionStore: BodyParam / BodyFromStored). The first
--- byte tells them apart: a JSON item starts with '{' or white space, and a
--- body whose first byte is below 0x09 is stored behind a 0x00 byte.
+-- From this schema on, items.body and events.payload (now bytea) hold what
+-- storage/packed_text.h makes of the text (deflate with the dictionary of
+-- the shapes Codex rollouts repeat; first byte 0x01) when that saves an
+-- eighth of it, and the text itself otherwise (PostgresSessionStore:
+-- StoredTextParam / TextFromStored). The first byte tells them apart: JSON
+-- starts with '{' or white space, and a text whose first byte is below 0x09
+-- is stored behind a 0x00 byte.
 -- A codex of schema 5 would read a packed body as its bytes, so it must see
 -- this store as newer (the runner's newer-schema refusal), hence a migration.
 --
--- Rows written before stay as they are (readable as bodies that were not
+-- Rows written before stay as they are (readable as texts that were not
 -- worth packing: PostgreSQL cannot deflate with the dictionary in SQL);
--- only the rare body that starts with a byte below 0x09 is escaped here.
+-- only the rare text that starts with a byte below 0x09 is escaped here.
 -- `codex sessions migrate` into a new store packs everything it copies.
 --
 -- items.kind becomes the number PostgresSessionStore gives each kind
@@ -96,3 +97,9 @@ CREATE INDEX items_parent ON items(parent_id);
 -- A session's items in order, with what a transcript walk needs (index-only).
 CREATE INDEX items_session ON items(session_key, id) INCLUDE (parent_id, kind);
 CREATE INDEX items_tsv ON items USING GIN (tsv) WITH (fastupdate = off);
+-- Event payloads as bytes (their text in the database's encoding, UTF-8 as
+-- codex writes it), escaped as bodies are; a rewrite of events.
+ALTER TABLE events ALTER COLUMN payload TYPE BYTEA USING
+  CASE WHEN length(payload) > 0 AND get_byte(convert_to(payload, 'UTF8'), 0) < 9
+       THEN '\x00'::bytea || convert_to(payload, 'UTF8')
+       ELSE convert_to(payload, 'UTF8') END;
