@@ -43,7 +43,7 @@ Result<bool> PostgresSessionStore::ImportSession(const ImportedSession& session)
       conn_->Exec(
           "INSERT INTO events(session_id, turn_id, type, payload, created_at_ms)"
           " VALUES ($1, $2, $3, $4, $5)",
-          {P(sid), P(e.turn_id), P(e.type), P(pg::CleanText(e.payload_json)),
+          {P(sid), P(e.turn_id), P(e.type), StoredTextParam(pg::CleanText(e.payload_json)),
            P(e.created_at_ms != 0 ? e.created_at_ms : created)});
     }
     return true;
@@ -87,7 +87,8 @@ Result<bool> PostgresSessionStore::CopySession(const SessionCopy& copy) {
       conn_->Exec(
           "INSERT INTO events(session_id, turn_id, type, payload, created_at_ms)"
           " VALUES ($1, $2, $3, $4, $5)",
-          {P(sid), P(e.turn_id), P(e.type), P(pg::CleanText(e.payload_json)), P(e.created_at_ms)});
+          {P(sid), P(e.turn_id), P(e.type), StoredTextParam(pg::CleanText(e.payload_json)),
+           P(e.created_at_ms)});
     }
     return true;
   });

@@ -149,7 +149,7 @@ std::vector<EventRecord> ReadEvents(PgConnection& conn, const std::string& sid) 
     e.session_id = sid;
     e.turn_id = q.Str(r, 1);
     e.type = q.Str(r, 2);
-    e.payload_json = q.Str(r, 3);
+    e.payload_json = TextFromStored(q.Bytea(r, 3), "event " + std::to_string(e.id));
     e.created_at_ms = q.Int(r, 4);
     out.push_back(std::move(e));
   }

@@ -126,7 +126,7 @@ class ItemLinks {
     for (int i = 0; i < r.size(); ++i) {
       Link l;
       l.parent = r.OptInt(i, 1);
-      l.kind = core::ItemKindFromName(r.Str(i, 2));
+      l.kind = KindFromCode(r.Int(i, 2));
       const int64_t id = r.Int(i, 0);
       if (l.kind == ItemKind::kMessage || l.kind == ItemKind::kCompactionCheckpoint) {
         wanted += (wanted.size() > 1 ? "," : "") + std::to_string(id);
@@ -137,13 +137,15 @@ class ItemLinks {
     if (wanted.size() == 2) return;
     Rows b = conn_.Exec(
         "SELECT id, role, body FROM items WHERE id = ANY($1::bigint[])"
-        " AND ((kind = 'message' AND role = 'user') OR kind = 'compaction_checkpoint')",
+        " AND ((kind = " +
+            KindSql(ItemKind::kMessage) +
+            " AND role = 'user') OR kind = " + KindSql(ItemKind::kCompactionCheckpoint) + ")",
         {P(wanted)});
     for (int i = 0; i < b.size(); ++i) {
       auto it = links_.find(b.Int(i, 0));
       if (it == links_.end()) continue;
       it->second.role = b.Str(i, 1);
-      it->second.body = b.Bytea(i, 2);
+      it->second.body = TextFromStored(b.Bytea(i, 2), "item " + std::to_string(it->first));
     }
   }
 
@@ -286,11 +288,12 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
       auto it = row_of.find(hit.item_id);
       if (it == row_of.end()) continue;
       Item item;
-      item.kind = core::ItemKindFromName(bodies.Str(it->second, 1));
+      item.kind = KindFromCode(bodies.Int(it->second, 1));
       item.role = bodies.Str(it->second, 2);
-      item.body = bodies.Bytea(it->second, 3);
+      item.body =
+          TextFromStored(bodies.Bytea(it->second, 3), "item " + std::to_string(hit.item_id));
       hit.snippet = pg::Snippet(pg::CleanText(SearchText(item)), tsq);
-      hit.kind = bodies.Str(it->second, 1);
+      hit.kind = std::string(core::ItemKindName(item.kind));
       hit.role = bodies.Str(it->second, 2);
     }
     return hits;

@@ -99,9 +99,9 @@ Status RefoldSearchIndex(PgConnection& conn) {
           {P(kBatch)});
       for (int r = 0; r < q.size(); ++r) {
         Item item;
-        item.kind = core::ItemKindFromName(q.Str(r, 1));
+        item.kind = KindFromCode(q.Int(r, 1));
         item.role = q.Str(r, 2);
-        item.body = q.Bytea(r, 3);
+        item.body = TextFromStored(q.Bytea(r, 3), "item " + std::to_string(q.Int(r, 0)));
         conn.Exec("UPDATE items SET tsv = $2::tsvector WHERE id = $1",
                   {P(q.Int(r, 0)), TsVectorParam(item)});
         conn.Exec("DELETE FROM items_refold WHERE item_id = $1", {P(q.Int(r, 0))});
@@ -434,7 +434,8 @@ Status PostgresSessionStore::RecordEvent(std::string_view session_id, std::strin
     conn_->Exec(
         "INSERT INTO events(session_id, turn_id, type, payload, created_at_ms)"
         " VALUES ($1, $2, $3, $4, $5)",
-        {P(sid), P(turn_id), P(type), P(pg::CleanText(std::string(payload_json))), P(Now())});
+        {P(sid), P(turn_id), P(type), StoredTextParam(pg::CleanText(std::string(payload_json))),
+         P(Now())});
     return OkStatus();
   });
 }

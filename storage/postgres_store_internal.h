@@ -27,6 +27,7 @@
 #include "core/uuid.h"
 #include "storage/libpq.h"
 #include "storage/migrations.h"
+#include "storage/packed_text.h"
 #include "storage/pg_search.h"
 #include "storage/postgres_session_store.h"
 #include "storage/project_identity.h"
@@ -507,6 +508,74 @@ auto Read(PgConnection& conn, std::string_view what, F&& body) -> decltype(body(
   }
 }
 
+// items.kind as stored (migration 0006): a small integer per ItemKind
+// instead of its name (2 bytes in the row and in items_session, where the
+// name took 8-24). The numbers are part of the schema and never change; a
+// new kind takes the next free number here and in a migration's CASE.
+// Unknown numbers read as kOther, as unknown names did.
+struct StoredKind {
+  ItemKind kind;
+  int code;
+};
+inline constexpr StoredKind kStoredKinds[] = {
+    {ItemKind::kOther, 0},
+    {ItemKind::kMessage, 1},
+    {ItemKind::kReasoning, 2},
+    {ItemKind::kFunctionCall, 3},
+    {ItemKind::kFunctionCallOutput, 4},
+    {ItemKind::kCustomToolCall, 5},
+    {ItemKind::kCustomToolCallOutput, 6},
+    {ItemKind::kLocalShellCall, 7},
+    {ItemKind::kLocalShellCallOutput, 8},
+    {ItemKind::kCompaction, 9},
+    {ItemKind::kCompactionCheckpoint, 10},
+};
+inline int KindCode(ItemKind kind) {
+  for (const StoredKind& k : kStoredKinds) {
+    if (k.kind == kind) return k.code;
+  }
+  return 0;
+}
+inline ItemKind KindFromCode(int64_t code) {
+  for (const StoredKind& k : kStoredKinds) {
+    if (k.code == code) return k.kind;
+  }
+  return ItemKind::kOther;
+}
+// The SQL literal of a kind's code, for a query's condition on items.kind.
+inline std::string KindSql(ItemKind kind) { return std::to_string(KindCode(kind)); }
+
+// A JSON text as the store keeps it (migration 0006): an item's body in
+// items.body, an event's payload in events.payload, both bytea. The packed
+// form (storage/packed_text.h: deflate with the rollout dictionary; first
+// byte 0x01) when packing saves an eighth, else the bytes as they are. A
+// text whose first byte is below 0x09 (never JSON, which starts with '{' or
+// white space) is stored behind a 0x00 byte, so the first byte always tells
+// the two apart and 0x02..0x08 stay free for later packed formats.
+inline Param StoredTextParam(std::string_view text) {
+  if (std::optional<std::string> packed = PackText(text)) return Bytes(*packed);
+  if (!text.empty() && static_cast<unsigned char>(text[0]) < 0x09) {
+    return Bytes(std::string(1, '\0') + std::string(text));
+  }
+  return Bytes(text);
+}
+
+// The text a stored body or payload (StoredTextParam's output, or a row
+// written before migration 0006) holds. A packed text that does not unpack
+// is a PgError (kDataLoss naming `what`, e.g. "item 12"), carried to the
+// caller's transaction edge.
+inline std::string TextFromStored(std::string stored, std::string_view what) {
+  if (stored.empty()) return stored;
+  const auto first = static_cast<unsigned char>(stored[0]);
+  if (first == 0x00) return stored.substr(1);
+  if (first >= 0x09) return stored;
+  Result<std::string> text = UnpackText(stored);
+  if (!text.ok()) {
+    throw PgError(DataLossError(std::string(what) + ": " + std::string(text.status().message())));
+  }
+  return std::move(text).value();
+}
+
 // An item's lexemes as items.tsv stores them (storage/pg_search.h, over the
 // text storage/search_text.h derives): NULL when it has no word to search.
 inline Param TsVectorParam(const Item& item) {
@@ -565,11 +634,11 @@ inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view ses
       params.push_back(P(p));
       params.push_back(P(key));
       params.push_back(P(it.turn_id));
-      params.push_back(P(core::ItemKindName(it.item.kind)));
+      params.push_back(P(KindCode(it.item.kind)));
       params.push_back(P(it.item.role));
       params.push_back(P(it.item.call_id));
       params.push_back(P(it.item.server_id));
-      params.push_back(Bytes(it.item.body));
+      params.push_back(StoredTextParam(it.item.body));
       params.push_back(P(core::EstimateItemTokens(it.item)));
       params.push_back(P(it.created_at_ms));
       params.push_back(TsVectorParam(it.item));
@@ -639,8 +708,9 @@ inline Result<ChainWalk> WalkChain(PgConnection& conn, int64_t head, bool stop_a
     auto it = known.find(*cur);
     if (it == known.end()) {
       Rows r = conn.Exec(
-          "SELECT id, parent_id, kind = 'compaction_checkpoint', session_key FROM items"
-          " WHERE session_key = (SELECT session_key FROM items WHERE id = $1) AND id <= $1",
+          "SELECT id, parent_id, kind = " + KindSql(ItemKind::kCompactionCheckpoint) +
+              ", session_key FROM items"
+              " WHERE session_key = (SELECT session_key FROM items WHERE id = $1) AND id <= $1",
           {P(*cur)});
       if (r.size() > 0) segments.push_back(r.Str(0, 3));
       for (int i = 0; i < r.size(); ++i) {
@@ -693,7 +763,7 @@ inline Result<std::vector<StoredItem>> LoadChain(PgConnection& conn, std::option
   // skipped.
   for (const auto& [session, range] : walk.ranges) {
     Rows q = conn.Exec(
-        "SELECT i.id, i.parent_id, k.id, i.turn_id, i.created_at_ms, i.kind, i.role,"
+        "SELECT i.id, i.parent_id, k.id, i.turn_id, i.created_at_ms, i.kind::integer, i.role,"
         " i.call_id, i.server_id, i.body, u.total_tokens FROM items AS i"
         " JOIN session_keys AS k ON k.key = i.session_key"
         " LEFT JOIN item_usage AS u ON u.item_id = i.id"
@@ -710,11 +780,12 @@ inline Result<std::vector<StoredItem>> LoadChain(PgConnection& conn, std::option
       s.session_id = q.Str(r, 2);
       s.turn_id = q.Str(r, 3);
       s.created_at_ms = q.BinInt(r, 4).value_or(0);
-      s.item.kind = core::ItemKindFromName(q.Str(r, 5));
+      s.item.kind = KindFromCode(q.BinInt(r, 5).value_or(0));
       s.item.role = q.Str(r, 6);
       s.item.call_id = q.Str(r, 7);
       s.item.server_id = q.Str(r, 8);
-      s.item.body = q.Str(r, 9);  // binary bytea: the bytes themselves
+      s.item.body = TextFromStored(
+          q.Str(r, 9), "item " + std::to_string(id));  // binary bytea: the bytes themselves
       s.reported_total_tokens = q.BinInt(r, 10);
     }
   }

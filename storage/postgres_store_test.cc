@@ -566,13 +566,13 @@ TEST_CASE("A store at schema version 4 upgrades in place: every item kept, the s
   const std::string digest =
       "SELECT ('x' || left(md5(string_agg(body::text, ',' ORDER BY id)), 15))::bit(60)::bigint"
       " FROM items";
-  const int64_t bodies = QueryInt(url, digest);
   REQUIRE(items == 3 * (1 + 270) + 1);
   // Back to what a codex of schema version 4 stored; one item's lexemes of
   // the earlier folding rules, left for the re-index.
   codex::storage::testing::TakePostgresBackToSchema4(
       url, QueryInt(url, "SELECT max(id) FROM items WHERE role = 'assistant'"));
   REQUIRE(QueryInt(url, "SELECT max(version) FROM schema_migrations") == 4);
+  const int64_t bodies = QueryInt(url, digest);  // the bodies as schema 4 stored them
 
   auto store = OpenOrDie<PostgresSessionStore>(url);
   CHECK(QueryInt(url, "SELECT max(version) FROM schema_migrations") ==
@@ -611,6 +611,189 @@ TEST_CASE("A store at schema version 4 upgrades in place: every item kept, the s
   auto fresh = store->FindSession(forked);
   REQUIRE(fresh.ok());
   CHECK(store->LoadTranscript(*fresh)->back().session_id == forked);
+}
+
+TEST_CASE(
+    "A store at schema version 5 upgrades in place: bodies packed from then on, kept, same "
+    "search") {
+  const std::string url = Server().NewDatabase();
+  // A tool output long enough to pack, a short message that is not worth
+  // it, and bodies whose first byte is the packed marker (0x01) or the
+  // escape (0x00): a store must give each back byte for byte.
+  std::string listing;
+  for (int i = 0; i < 40; ++i) listing += "src/file" + std::to_string(i) + ".cc:42: TODO zebra\n";
+  core::Item marked = core::AssistantMessage("zebra marked");
+  marked.body = std::string("\x01not packed at all, zebra", 25);
+  core::Item escaped = core::AssistantMessage("zebra escaped");
+  escaped.body = std::string("\0\x01\x02 zebra", 9);
+  // Kinds other than messages and outputs, stored by number from schema 6.
+  core::Item reasoning;
+  reasoning.kind = core::ItemKind::kReasoning;
+  reasoning.body = R"({"type":"reasoning","summary":[{"type":"summary_text","text":"zebra"}]})";
+  core::Item other;
+  other.kind = core::ItemKind::kOther;
+  other.body = R"({"type":"web_search_call","status":"completed"})";
+  const std::vector<std::string> queries = {"zebra", "\"TODO zebra\"", "src", "ok*"};
+  std::string id;
+  std::vector<std::string> before;
+  std::string transcript_before;
+  auto transcript_of = [&](PostgresSessionStore& store) {
+    auto found = store.FindSession(id);
+    REQUIRE(found.ok());
+    auto transcript = store.LoadTranscript(*found);
+    REQUIRE(transcript.ok());
+    std::string text;
+    for (const auto& t : *transcript) {
+      text += std::to_string(t.id) + "|" + std::string(core::ItemKindName(t.item.kind)) + "|" +
+              t.item.role + "|" + t.item.body + "\n";
+    }
+    auto events = store.LoadEvents(id);
+    REQUIRE(events.ok());
+    for (const auto& e : *events) text += "event " + e.type + "|" + e.payload_json + "\n";
+    return text;
+  };
+  {
+    auto store = OpenOrDie<PostgresSessionStore>(url);
+    core::NewSession spec;
+    spec.items = {core::UserMessage("zebra ok")};
+    auto s = store->CreateSession(spec);
+    REQUIRE(s.ok());
+    id = s->id;
+    auto ids = store->Append(id, s->head_item_id, "t",
+                             {core::FunctionCallOutput("c1", listing), marked, escaped,
+                              core::AssistantMessage("okapi zebra"), reasoning, other});
+    REQUIRE(ids.ok());
+    // Stored packed: the listing (first byte 0x01, a fraction of its size);
+    // the marked and escaped bodies behind a 0x00; the short message as is.
+    CHECK(QueryInt(url, "SELECT get_byte(body, 0) FROM items WHERE id = " +
+                            std::to_string((*ids)[0])) == 1);
+    CHECK(QueryInt(url, "SELECT length(body) FROM items WHERE id = " + std::to_string((*ids)[0])) *
+              3 <
+          static_cast<int64_t>(core::FunctionCallOutput("c1", listing).body.size()));
+    CHECK(QueryInt(url, "SELECT get_byte(body, 0) + length(body) FROM items WHERE id = " +
+                            std::to_string((*ids)[1])) == 26);
+    CHECK(QueryInt(url, "SELECT get_byte(body, 0) + length(body) FROM items WHERE id = " +
+                            std::to_string((*ids)[2])) == 10);
+    CHECK(QueryInt(url, "SELECT get_byte(body, 0) FROM items WHERE id = " +
+                            std::to_string((*ids)[3])) == '{');
+    // Events: a payload long enough to pack and a short one.
+    REQUIRE(store
+                ->RecordEvent(id, "t", "exec_command_end",
+                              R"({"type":"exec_command_end","aggregated_output":")" +
+                                  std::string(600, 'x') + "\"}")
+                .ok());
+    REQUIRE(store->RecordEvent(id, "t", "token_count", R"({"type":"token_count"})").ok());
+    CHECK(QueryInt(url, "SELECT get_byte(payload, 0) FROM events ORDER BY id LIMIT 1") == 1);
+    CHECK(QueryInt(url, "SELECT get_byte(payload, 0) FROM events ORDER BY id DESC LIMIT 1") == '{');
+    for (const std::string& q : queries) before.push_back(SearchTrace(*store, q, std::nullopt, 20));
+    transcript_before = transcript_of(*store);
+  }
+  CHECK(transcript_before.find("|reasoning||") != std::string::npos);
+  CHECK(transcript_before.find("|other||") != std::string::npos);
+  CHECK(transcript_before.find("|function_call_output||") != std::string::npos);
+  CHECK(transcript_before.find(std::string(600, 'x')) != std::string::npos);
+  CHECK(transcript_before.find(R"(event token_count|{"type":"token_count"})") != std::string::npos);
+  CHECK(transcript_before.find(marked.body) != std::string::npos);
+  CHECK(transcript_before.find(escaped.body) != std::string::npos);
+  CHECK(transcript_before.find(listing.substr(0, 27)) != std::string::npos);
+  CHECK(before[1].find("TODO") != std::string::npos);
+
+  // What a codex of schema 5 stored: every body as its bytes, the marked
+  // and escaped ones too (0x01 and 0x00 first).
+  codex::storage::testing::TakePostgresBackToSchema5(url);
+  REQUIRE(QueryInt(url, "SELECT max(version) FROM schema_migrations") == 5);
+  REQUIRE(QueryInt(url, "SELECT count(*) FROM items WHERE get_byte(body, 0) < 9") == 2);
+  const int64_t items = QueryInt(url, "SELECT count(*) FROM items");
+
+  auto store = OpenOrDie<PostgresSessionStore>(url);
+  CHECK(QueryInt(url, "SELECT max(version) FROM schema_migrations") ==
+        codex::storage::internal::EmbeddedPostgresMigrations().back().version);
+  CHECK(QueryInt(url, "SELECT count(*) FROM items") == items);
+  CHECK(QueryInt(url,
+                 "SELECT count(*) FROM information_schema.columns WHERE table_name = 'items'"
+                 " AND column_name = 'kind' AND data_type = 'smallint'") == 1);
+  // items was made again: the foreign keys that point at it are back (its
+  // parent, sessions' head and fork point, item_usage, items_refold), and
+  // no dropped column is left in its rows.
+  CHECK(QueryInt(url,
+                 "SELECT count(*) FROM pg_constraint WHERE contype = 'f'"
+                 " AND confrelid = 'items'::regclass") == 5);
+  CHECK(QueryInt(url,
+                 "SELECT count(*) FROM pg_attribute WHERE attrelid = 'items'::regclass"
+                 " AND attisdropped") == 0);
+  // The two bodies a schema-5 store kept with a marker byte first are now
+  // escaped; the rest are untouched.
+  CHECK(QueryInt(url, "SELECT count(*) FROM items WHERE get_byte(body, 0) = 0") == 2);
+  CHECK(transcript_of(*store) == transcript_before);
+  for (size_t k = 0; k < queries.size(); ++k) {
+    INFO(queries[k]);
+    CHECK(SearchTrace(*store, queries[k], std::nullopt, 20) == before[k]);
+  }
+  // New items are packed again, and read back whole.
+  auto s = store->FindSession(id);
+  REQUIRE(s.ok());
+  auto more = store->Append(id, s->head_item_id, "u", {core::FunctionCallOutput("c2", listing)});
+  REQUIRE(more.ok());
+  CHECK(QueryInt(url, "SELECT get_byte(body, 0) FROM items WHERE id = " +
+                          std::to_string(more->back())) == 1);
+  const std::string added = std::to_string(more->back()) + "|function_call_output||" +
+                            core::FunctionCallOutput("c2", listing).body + "\n";
+  std::string expected = transcript_before;
+  expected.insert(expected.find("event "), added);
+  CHECK(transcript_of(*store) == expected);
+  CHECK(QueryInt(url,
+                 "SELECT count(*) FROM information_schema.columns WHERE table_name = 'events'"
+                 " AND column_name = 'payload' AND data_type = 'bytea'") == 1);
+  // A packed body that is damaged is one kDataLoss naming the item, not garbage.
+  QueryInt(url,
+           "UPDATE items SET body = overlay(body placing '\\xffff'::bytea from 8)"
+           " WHERE id = " +
+               std::to_string(more->back()));
+  auto found = store->FindSession(id);
+  REQUIRE(found.ok());
+  auto broken = store->LoadTranscript(*found);
+  REQUIRE_FALSE(broken.ok());
+  CHECK(broken.status().code() == StatusCode::kDataLoss);
+  CHECK(broken.status().message().find("item " + std::to_string(more->back())) !=
+        std::string::npos);
+}
+
+TEST_CASE("Every item kind is stored by its number and read back as itself") {
+  const std::string url = Server().NewDatabase();
+  auto store = OpenOrDie<PostgresSessionStore>(url);
+  core::NewSession spec;
+  spec.items = {core::UserMessage("kinds")};
+  auto s = store->CreateSession(spec);
+  REQUIRE(s.ok());
+  std::vector<core::Item> items;
+  // Every kind but the two that restart the transcript (a compaction and
+  // our checkpoint: the compaction tests walk those).
+  for (int k = 0; k <= static_cast<int>(core::ItemKind::kOther); ++k) {
+    core::Item item;
+    item.kind = static_cast<core::ItemKind>(k);
+    if (item.kind == core::ItemKind::kCompaction ||
+        item.kind == core::ItemKind::kCompactionCheckpoint) {
+      continue;
+    }
+    item.body = R"({"type":")" + std::string(core::ItemKindName(item.kind)) + R"(","n":)" +
+                std::to_string(k) + "}";
+    items.push_back(item);
+  }
+  auto ids = store->Append(s->id, s->head_item_id, "t", items);
+  REQUIRE(ids.ok());
+  auto found = store->FindSession(s->id);
+  REQUIRE(found.ok());
+  auto transcript = store->LoadTranscript(*found);
+  REQUIRE(transcript.ok());
+  REQUIRE(transcript->size() == items.size() + 1);
+  for (size_t i = 0; i < items.size(); ++i) {
+    INFO(core::ItemKindName(items[i].kind));
+    CHECK((*transcript)[i + 1].item.kind == items[i].kind);
+    CHECK((*transcript)[i + 1].item.body == items[i].body);
+  }
+  // Distinct numbers: no two kinds share one.
+  CHECK(QueryInt(url, "SELECT count(DISTINCT kind) FROM items") ==
+        static_cast<int64_t>(items.size()));
 }
 
 TEST_CASE("Connections carry TCP keepalives (idle 15 s) unless the URL says otherwise") {

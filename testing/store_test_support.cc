@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "storage/open_database.h"
+#include "storage/packed_text.h"
 #include "storage/postgres_session_store.h"
 #include "storage/sqlite_session_store.h"
 #include "testing/pg_test_server.h"
@@ -50,7 +51,81 @@ void DieOpening(const std::string& location, const Status& status) {
   std::abort();
 }
 
+void TakePostgresBackToSchema5(const std::string& url) {
+  PGconn* c = PQconnectdb(url.c_str());
+  std::string error;
+  auto exec = [&](const char* sql, int n, const char* const* values, const int* lengths,
+                  const int* formats) {
+    PGresult* r = PQexecParams(c, sql, n, nullptr, values, lengths, formats, /*binary=*/1);
+    const ExecStatusType st = PQresultStatus(r);
+    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK && error.empty()) {
+      error = std::string(sql) + ": " + PQresultErrorMessage(r);
+    }
+    return r;
+  };
+  if (PQstatus(c) != CONNECTION_OK) {
+    error = PQerrorMessage(c);
+  } else {
+    PQclear(exec("BEGIN", 0, nullptr, nullptr, nullptr));
+    // Every body and payload whose first byte marks it (packed, or escaped
+    // behind 0x00) goes back to the bytes themselves, as schema 5 stored them.
+    for (const std::string table : {"items", "events"}) {
+      const std::string column = table == "items" ? "body" : "payload";
+      const std::string select = "SELECT id::text, " + column + " FROM " + table +
+                                 " WHERE length(" + column + ") > 0 AND get_byte(" + column +
+                                 ", 0) < 9";
+      const std::string update =
+          "UPDATE " + table + " SET " + column + " = $2 WHERE id = $1::bigint";
+      PGresult* rows = exec(select.c_str(), 0, nullptr, nullptr, nullptr);
+      for (int i = 0; error.empty() && i < PQntuples(rows); ++i) {
+        const std::string_view stored(PQgetvalue(rows, i, 1),
+                                      static_cast<size_t>(PQgetlength(rows, i, 1)));
+        std::string text;
+        if (stored[0] == '\0') {
+          text = std::string(stored.substr(1));
+        } else {
+          Result<std::string> unpacked = UnpackText(stored);
+          if (!unpacked.ok()) {
+            error = unpacked.status().ToString();
+            break;
+          }
+          text = std::move(unpacked).value();
+        }
+        const std::string id(PQgetvalue(rows, i, 0), static_cast<size_t>(PQgetlength(rows, i, 0)));
+        const char* values[2] = {id.c_str(), text.data()};
+        const int lengths[2] = {0, static_cast<int>(text.size())};
+        const int formats[2] = {0, 1};
+        PQclear(exec(update.c_str(), 2, values, lengths, formats));
+      }
+      PQclear(rows);
+    }
+    // Kinds by name again (the numbers of migration 0006); payloads as text.
+    if (error.empty()) {
+      PQclear(
+          exec("ALTER TABLE events ALTER COLUMN payload TYPE TEXT"
+               " USING convert_from(payload, 'UTF8')",
+               0, nullptr, nullptr, nullptr));
+      PQclear(
+          exec("ALTER TABLE items ALTER COLUMN kind TYPE TEXT USING COALESCE((ARRAY["
+               "'message', 'reasoning', 'function_call', 'function_call_output',"
+               " 'custom_tool_call', 'custom_tool_call_output', 'local_shell_call',"
+               " 'local_shell_call_output', 'compaction', 'compaction_checkpoint'])[kind],"
+               " 'other')",
+               0, nullptr, nullptr, nullptr));
+    }
+    PQclear(exec(error.empty() ? "DELETE FROM schema_migrations WHERE version > 5" : "ROLLBACK", 0,
+                 nullptr, nullptr, nullptr));
+    if (error.empty()) PQclear(exec("COMMIT", 0, nullptr, nullptr, nullptr));
+  }
+  PQfinish(c);
+  if (!error.empty()) {
+    std::fprintf(stderr, "TakePostgresBackToSchema5: %s\n", error.c_str());
+    std::abort();
+  }
+}
+
 void TakePostgresBackToSchema4(const std::string& url, int64_t stale_item) {
+  TakePostgresBackToSchema5(url);
   QueryInt(url,
            "BEGIN;"
            " CREATE TABLE items_search (item_id BIGINT PRIMARY KEY REFERENCES items(id) ON DELETE"

@@ -56,10 +56,17 @@ std::unique_ptr<Store> OpenOrDie(const std::string& location, StoreOptions optio
 int64_t QueryInt(const std::string& location, const std::string& sql);
 
 // Takes a PostgreSQL store made at the latest schema back to what a codex of
+// schema version 5 (migrations 0001..0005) stored for the same sessions:
+// every item body as its bytes and every event payload as text (not packed,
+// not escaped), kinds by name. One transaction.
+void TakePostgresBackToSchema5(const std::string& url);
+
+// Takes a PostgreSQL store made at the latest schema back to what a codex of
 // schema version 4 (migrations 0001..0004) stored for the same sessions: the
 // lexemes in items_search, items naming their session by its text id. The
 // item `stale_item` (if not 0) keeps lexemes of the earlier folding rules
-// ('obsolete', folding 2), left for the re-index. One transaction.
+// ('obsolete', folding 2), left for the re-index. Two transactions (to 5,
+// then to 4).
 void TakePostgresBackToSchema4(const std::string& url, int64_t stale_item = 0);
 
 // Writes the lease row of `session` (replacing any) as another process, or a
