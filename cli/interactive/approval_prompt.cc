@@ -496,6 +496,52 @@ std::optional<std::vector<core::UserInputAnswer>> TtyApprovalPrompt::AskQuestion
   return answers;
 }
 
+Result<std::optional<std::vector<core::UserInputAnswer>>> LineApprovalPrompt::AskUserInput(
+    const std::vector<core::UserInputQuestion>& questions, const core::CancelToken& cancel) {
+  std::vector<core::UserInputAnswer> answers;
+  for (size_t i = 0; i < questions.size(); ++i) {
+    if (cancel.cancelled()) return CancelledError("interrupted");
+    const core::UserInputQuestion& q = questions[i];
+    std::string text = "Question " + std::to_string(i + 1) + "/" +
+                       std::to_string(questions.size()) + ": " + NeutralizeControls(q.question) +
+                       "\n";
+    for (size_t o = 0; o < q.options.size(); ++o) {
+      text += "  " + std::to_string(o + 1) + ". " + NeutralizeControls(q.options[o].label) + " - " +
+              NeutralizeControls(q.options[o].description) + "\n";
+    }
+    text += "  " + std::to_string(q.options.size() + 1) + ". " +
+            std::string(core::kUserInputOtherLabel) + "\n";
+    PrintText(err_, text);
+    PrintText(err_, "answer (a number, or your own words): ");
+    std::fflush(err_);
+    std::string line;
+    int c;
+    while ((c = std::fgetc(in_)) != EOF && c != '\n') line += static_cast<char>(c);
+    if (c == EOF && line.empty()) {
+      PrintText(err_, "\n");
+      return CancelledError("the user interrupted the questions");
+    }
+    line = std::string(Trim(line));
+    core::UserInputAnswer a;
+    a.id = q.id;
+    size_t n = 0;
+    const bool number =
+        !line.empty() && line.size() < 4 && std::all_of(line.begin(), line.end(), [](char ch) {
+          return std::isdigit(static_cast<unsigned char>(ch)) != 0;
+        });
+    if (number) n = static_cast<size_t>(std::stoul(line));
+    if (number && n >= 1 && n <= q.options.size()) {
+      a.label = q.options[n - 1].label;
+    } else {
+      a.label = std::string(core::kUserInputOtherLabel);
+      if (!(number && n == q.options.size() + 1)) a.note = line;
+    }
+    PrintF(err_, "answer: %s\n", NeutralizeControls(a.label).c_str());
+    answers.push_back(std::move(a));
+  }
+  return std::optional<std::vector<core::UserInputAnswer>>(std::move(answers));
+}
+
 ReviewDecision LineApprovalPrompt::AskUser(const ApprovalQuestion& question) {
   Style plain(Color::kDisabled);
   PrintText(err_, DescribeApproval(question, plain, 40).c_str());

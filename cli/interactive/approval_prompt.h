@@ -123,9 +123,16 @@ class TtyApprovalPrompt final : public ApprovalPrompt {
 
 // The line prompt: the question on `err`, the answer a line of `in`
 // (y, a, n, s or the words yes, always, no, stop; EOF = stop).
+// request_user_input's questions are put the same way, one by one: a line
+// holding an option's number picks it, any other text is "None of the
+// above" with that text as the note; EOF interrupts the turn.
 class LineApprovalPrompt final : public ApprovalPrompt {
  public:
   LineApprovalPrompt(std::FILE* in, std::FILE* err) : in_(in), err_(err) {}
+
+  Result<std::optional<std::vector<core::UserInputAnswer>>> AskUserInput(
+      const std::vector<core::UserInputQuestion>& questions,
+      const core::CancelToken& cancel) override;
 
  protected:
   core::ReviewDecision AskUser(const ApprovalQuestion& question) override;
