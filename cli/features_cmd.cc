@@ -244,6 +244,8 @@ struct FeatureRow {
 // The features with a counterpart here (core/config.cc reads them), by name.
 std::vector<FeatureRow> KnownFeatures(const core::Config& config) {
   return {
+      {"default_mode_request_user_input", "under development",
+       config.default_mode_request_user_input},
       {"shell_snapshot", "stable", config.shell_snapshot},
       {"unified_exec", "stable", config.unified_exec},
       {"view_image", "stable", config.view_image},

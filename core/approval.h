@@ -30,6 +30,7 @@
 #include "core/cancel.h"
 #include "core/command_runner.h"
 #include "core/config.h"
+#include "core/user_input.h"
 
 namespace codex::core {
 
@@ -101,6 +102,17 @@ class Approver {
   virtual ~Approver() = default;
   // Blocks until the user answers; returns kAbort when `cancel` is set.
   virtual ReviewDecision Review(const ApprovalRequest& request, const CancelToken& cancel) = 0;
+  // request_user_input (core/user_input.h): puts `questions` to the user and
+  // blocks until every one is answered; nullopt when no one can answer here
+  // (the model then gets {"answers":{}}, as from Codex's `exec`); kCancelled
+  // when the user interrupted instead (Esc, Ctrl-C: the turn stops) or
+  // `cancel` fired.
+  virtual Result<std::optional<std::vector<UserInputAnswer>>> AskUserInput(
+      const std::vector<UserInputQuestion>& questions, const CancelToken& cancel) {
+    (void)questions;
+    (void)cancel;
+    return std::optional<std::vector<UserInputAnswer>>();
+  }
 };
 
 // An Approver for non-interactive runs: denies every request.

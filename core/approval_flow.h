@@ -63,6 +63,8 @@ class ApprovalFlow {
 
   // Whether a user can be asked (an approver is attached).
   bool can_ask() const { return approver_ != nullptr; }
+  // The approver (null = none), for request_user_input's questions.
+  Approver* approver() const { return approver_; }
   // What the user approved for the session (commands, and MCP tools under
   // the key {"mcp", server, tool}).
   const SessionApprovals& approvals() const { return approvals_; }

@@ -571,6 +571,8 @@ Status ReadModelAndPolicyKeys(const toml::table& root, Config& config) {
       RETURN_IF_ERROR(ReadBool(*t, "features.", "unified_exec", config.unified_exec));
       RETURN_IF_ERROR(ReadBool(*t, "features.", "shell_snapshot", config.shell_snapshot));
       RETURN_IF_ERROR(ReadBool(*t, "features.", "view_image", config.view_image));
+      RETURN_IF_ERROR(ReadBool(*t, "features.", "default_mode_request_user_input",
+                               config.default_mode_request_user_input));
       RETURN_IF_ERROR(ReadBool(*t, "features.", "web_search_request", config.web_search));
       RETURN_IF_ERROR(ReadBool(*t, "features.", "web_search_cached", config.web_search));
     }

@@ -111,6 +111,10 @@ struct Config {
   // [tools] view_image: offer view_image (core/view_image.h). On by default,
   // as in Codex 0.169.
   bool view_image = true;
+  // [features] default_mode_request_user_input: request_user_input asks the
+  // user (the interactive UI) instead of answering "unavailable in Default
+  // mode" (core/user_input.h). Off by default, as in Codex 0.169.
+  bool default_mode_request_user_input = false;
   // [tools] web_search: offer the provider's hosted web search ({"type":"web_search"});
   // its web_search_call items are stored and resent like any other.
   bool web_search = false;

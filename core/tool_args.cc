@@ -138,4 +138,49 @@ Result<std::string> DecodeViewImagePath(const Json& args) {
   return args["path"].get<std::string>();
 }
 
+Result<std::vector<UserInputQuestion>> DecodeRequestUserInputArgs(const Json& args) {
+  auto bad = [](const std::string& what) {
+    return InvalidArgumentError("failed to parse function arguments: request_user_input: " + what);
+  };
+  // A string field of `j` named `key`: required ones must be present.
+  auto text = [](const Json& j, const char* key, std::string* out) {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_string()) return false;
+    *out = it->get<std::string>();
+    return true;
+  };
+  if (!args.is_object() || !args.contains("questions") || !args["questions"].is_array()) {
+    return bad("`questions` must be an array of questions");
+  }
+  std::vector<UserInputQuestion> questions;
+  bool missing_options = false;
+  for (const Json& q : args["questions"]) {
+    const std::string at = "questions[" + std::to_string(questions.size()) + "]";
+    if (!q.is_object()) return bad(at + " must be an object");
+    UserInputQuestion question;
+    if (!text(q, "id", &question.id)) return bad(at + ".id must be a string");
+    if (!text(q, "header", &question.header)) return bad(at + ".header must be a string");
+    if (!text(q, "question", &question.question)) return bad(at + ".question must be a string");
+    auto options = q.find("options");
+    if (options != q.end() && !options->is_null()) {
+      if (!options->is_array()) return bad(at + ".options must be an array");
+      for (const Json& o : *options) {
+        UserInputOption option;
+        const std::string oat = at + ".options[" + std::to_string(question.options.size()) + "]";
+        if (!o.is_object() || !text(o, "label", &option.label) ||
+            !text(o, "description", &option.description)) {
+          return bad(oat + " must have a string label and description");
+        }
+        question.options.push_back(std::move(option));
+      }
+    }
+    if (question.options.empty()) missing_options = true;
+    questions.push_back(std::move(question));
+  }
+  if (missing_options) {
+    return InvalidArgumentError("request_user_input requires non-empty options for every question");
+  }
+  return questions;
+}
+
 }  // namespace codex::core

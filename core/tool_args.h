@@ -15,6 +15,7 @@
 #include "base/status.h"
 #include "core/approval.h"
 #include "core/turn_observer.h"
+#include "core/user_input.h"
 
 namespace codex::core {
 
@@ -78,5 +79,13 @@ Result<WriteStdinArgs> DecodeWriteStdinArgs(const nlohmann::ordered_json& args);
 
 // `view_image`: the image's path (relative to the session's cwd or absolute).
 Result<std::string> DecodeViewImagePath(const nlohmann::ordered_json& args);
+
+// `request_user_input` (core/user_input.h): its questions, each with an id,
+// a header, the question and its options (label + description). A shape
+// error reads "failed to parse function arguments: …" (Codex's prefix); a
+// question without options Codex's "request_user_input requires non-empty
+// options for every question". No questions is no error (the answer is empty).
+Result<std::vector<UserInputQuestion>> DecodeRequestUserInputArgs(
+    const nlohmann::ordered_json& args);
 
 }  // namespace codex::core

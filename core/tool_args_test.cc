@@ -156,3 +156,55 @@ TEST_CASE("write_stdin: the session id, characters and a short default yield") {
   CHECK(FaultOf(DecodeWriteStdinArgs(ArgsOf(R"({"session_id":"1001"})"))) ==
         "write_stdin: `session_id` must be the number exec_command returned");
 }
+
+TEST_CASE("request_user_input: questions with options; Codex's line when one has none") {
+  auto decoded = DecodeRequestUserInputArgs(ArgsOf(
+      R"({"questions":[{"id":"db","header":"Database","question":"Which?","options":[)"
+      R"({"label":"SQLite","description":"One file."},{"label":"PG","description":"A server."}]},)"
+      R"({"id":"n","header":"Name","question":"Called?","options":[)"
+      R"({"label":"items","description":"d"}],"extra":1}]})"));
+  REQUIRE(decoded.ok());
+  REQUIRE(decoded->size() == 2);
+  CHECK((*decoded)[0].id == "db");
+  CHECK((*decoded)[0].header == "Database");
+  CHECK((*decoded)[0].question == "Which?");
+  REQUIRE((*decoded)[0].options.size() == 2);
+  CHECK((*decoded)[0].options[1].label == "PG");
+  CHECK((*decoded)[0].options[1].description == "A server.");
+  CHECK((*decoded)[1].options.size() == 1);
+  // No questions: nothing to ask (Codex answers {"answers":{}}).
+  decoded = DecodeRequestUserInputArgs(ArgsOf(R"({"questions":[]})"));
+  REQUIRE(decoded.ok());
+  CHECK(decoded->empty());
+  // Codex 0.169's words for missing or empty options, whichever question.
+  const std::string no_options = "request_user_input requires non-empty options for every question";
+  CHECK(FaultOf(DecodeRequestUserInputArgs(
+            ArgsOf(R"({"questions":[{"id":"a","header":"h","question":"q?","options":[]}]})"))) ==
+        no_options);
+  CHECK(FaultOf(DecodeRequestUserInputArgs(ArgsOf(
+            R"({"questions":[{"id":"a","header":"h","question":"q?","options":[{"label":"x",)"
+            R"("description":"y"}]},{"id":"b","header":"h","question":"q?"}]})"))) == no_options);
+  // Shape errors: Codex's prefix, then what was wrong, where.
+  CHECK(FaultOf(DecodeRequestUserInputArgs(ArgsOf(R"({"questions":"x"})"))) ==
+        "failed to parse function arguments: request_user_input: `questions` must be an array "
+        "of questions");
+  CHECK(FaultOf(DecodeRequestUserInputArgs(ArgsOf(R"({})"))).find("`questions`") !=
+        std::string::npos);
+  CHECK(FaultOf(DecodeRequestUserInputArgs(
+            ArgsOf(R"({"questions":[{"header":"h","question":"q","options":[]}]})"))) ==
+        "failed to parse function arguments: request_user_input: questions[0].id must be a "
+        "string");
+  CHECK(
+      FaultOf(DecodeRequestUserInputArgs(ArgsOf(
+          R"({"questions":[{"id":"a","header":"h","question":"q","options":[{"label":3}]}]})"))) ==
+      "failed to parse function arguments: request_user_input: questions[0].options[0] must "
+      "have a string label and description");
+}
+
+TEST_CASE("request_user_input's answer: Codex's JSON, labels then the user's note") {
+  CHECK(UserInputAnswersJson({}) == R"({"answers":{}})");
+  CHECK(UserInputAnswersJson(
+            {{"db", "SQLite (Recommended)", ""}, {"name", "None of the above", "orders \"v2\""}}) ==
+        R"~({"answers":{"db":{"answers":["SQLite (Recommended)"]},"name":{"answers":)~"
+        R"~(["None of the above","user_note: orders \"v2\""]}}})~");
+}

@@ -85,6 +85,10 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
     // Codex 0.169's words for a function it has not got in a namespace.
     if (!ns.empty()) return fail("unsupported call: " + ns + name);
   }
+  // As Codex 0.169: refused before its arguments are read while the feature is off.
+  if (name == "request_user_input" && !config_.default_mode_request_user_input) {
+    return fail(std::string(kUserInputUnavailable));
+  }
   auto parsed = DecodeArgumentsObject(name, j.value("arguments", "{}"));
   if (!parsed.ok()) return fail(parsed.status().message());
   const Json& args = *parsed;
@@ -113,6 +117,7 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
     return RunApplyPatch(call, *input, "");
   }
   if (name == "update_plan") return RunUpdatePlan(call, j.value("arguments", "{}"));
+  if (name == "request_user_input") return RunRequestUserInput(call, args, cancel);
   if (name == "exec_command") return RunExecCommand(call, j.value("arguments", "{}"), cancel);
   if (name == "write_stdin") return RunWriteStdin(call, j.value("arguments", "{}"), cancel);
   if (name == "view_image" && config_.view_image) {
@@ -241,6 +246,24 @@ Result<ToolOutcome> ToolRouter::RunUpdatePlan(const Item& call, const std::strin
   observer_.OnToolStarted(activity);
   observer_.OnToolCompleted(activity);
   return reply("Plan updated");
+}
+
+Result<ToolOutcome> ToolRouter::RunRequestUserInput(const Item& call, const Json& args,
+                                                    const CancelToken& cancel) {
+  ToolOutcome outcome;
+  auto questions = DecodeRequestUserInputArgs(args);
+  if (!questions.ok()) {
+    outcome.output = CallOutputFor(call.kind, call.call_id, questions.status().message());
+    return outcome;
+  }
+  std::vector<UserInputAnswer> answers;
+  if (Approver* approver = approval_.approver(); approver != nullptr && !questions->empty()) {
+    ASSIGN_OR_RETURN(auto asked, approver->AskUserInput(*questions, cancel));
+    if (cancel.cancelled()) return CancelledError("interrupted");
+    if (asked) answers = std::move(*asked);
+  }
+  outcome.output = CallOutputFor(call.kind, call.call_id, UserInputAnswersJson(answers));
+  return outcome;
 }
 
 Result<ToolOutcome> ToolRouter::RunMcp(const Item& call, const McpToolInfo& tool,

@@ -6,9 +6,9 @@
 // offered, so a recorded session resumes under either), unified exec's
 // `exec_command` and `write_stdin` (core/tool_router_exec.cc, core/unified_exec.h),
 // `view_image`, `apply_patch` (and one the model runs through `shell`),
-// `update_plan`, and the MCP tools. Every call yields exactly one output item,
-// also when the tool fails or is unknown, so the transcript stays valid. Not
-// thread-safe; borrows the runner, approver and observer for its lifetime.
+// `update_plan`, `request_user_input`, and the MCP tools. Every call yields exactly one output
+// item, also when the tool fails or is unknown, so the transcript stays valid. Not thread-safe;
+// borrows the runner, approver and observer for its lifetime.
 #pragma once
 
 #include <memory>
@@ -84,6 +84,9 @@ class ToolRouter {
   Result<ToolOutcome> RunApplyPatch(const Item& call, const std::string& patch,
                                     const std::string& workdir);
   Result<ToolOutcome> RunUpdatePlan(const Item& call, const std::string& arguments);
+  // request_user_input (core/user_input.h): the approver asks the user.
+  Result<ToolOutcome> RunRequestUserInput(const Item& call, const nlohmann::ordered_json& args,
+                                          const CancelToken& cancel);
   Result<ToolOutcome> RunMcpResource(const Item& call, const std::string& name,
                                      const std::string& arguments, const CancelToken& cancel);
   Result<ToolOutcome> RunMcp(const Item& call, const McpToolInfo& tool,

@@ -43,7 +43,7 @@ struct RouterRig {
     return Run(codex::testing::Decoded(body.dump()));
   }
   ToolOutcome Run(const Item& call) {
-    if (!router) router = std::make_unique<ToolRouter>(config, runner, nullptr, log);
+    if (!router) router = std::make_unique<ToolRouter>(config, runner, approver, log);
     auto outcome = router->Dispatch(call, cancel);
     REQUIRE(outcome.ok());
     CHECK(outcome->output.call_id == call.call_id);
@@ -53,7 +53,26 @@ struct RouterRig {
   codex::testing::FakeCommandRunner runner;
   ActivityLog log;
   CancelToken cancel;
+  Approver* approver = nullptr;
   std::unique_ptr<ToolRouter> router;
+};
+
+// A user who answers request_user_input's questions as told (or interrupts),
+// and remembers what was asked.
+class ScriptedAsker : public Approver {
+ public:
+  ReviewDecision Review(const ApprovalRequest&, const CancelToken&) override {
+    return ReviewDecision::kDeny;
+  }
+  codex::Result<std::optional<std::vector<UserInputAnswer>>> AskUserInput(
+      const std::vector<UserInputQuestion>& questions, const CancelToken&) override {
+    asked.push_back(questions);
+    if (interrupt) return codex::CancelledError("the user interrupted");
+    return std::optional<std::vector<UserInputAnswer>>(answers);
+  }
+  std::vector<UserInputAnswer> answers;
+  bool interrupt = false;
+  std::vector<std::vector<UserInputQuestion>> asked;
 };
 
 // The output item's text (its `output` string).
@@ -151,4 +170,56 @@ TEST_CASE("view_image: a missing file and bad arguments are text outputs") {
   const std::string missing = OutputText(rig.Call("view_image", R"({"path":"none.png"})"));
   CHECK_FALSE(missing.empty());
   CHECK(missing.find("input_image") == std::string::npos);
+}
+
+TEST_CASE("request_user_input: Codex's refusal unless the feature is on, then the user's answers") {
+  codex::testing::TempDir dir;
+  RouterRig rig(dir.path().string());
+  ScriptedAsker user;
+  user.answers = {{"db", "PostgreSQL", ""}, {"name", "None of the above", "orders"}};
+  rig.approver = &user;
+  const std::string args =
+      R"({"questions":[{"id":"db","header":"Database","question":"Which?","options":[)"
+      R"({"label":"SQLite","description":"One file."},{"label":"PostgreSQL","description":"A server."}]},)"
+      R"({"id":"name","header":"Name","question":"Called?","options":[)"
+      R"({"label":"items","description":"d"}]}]})";
+  // Off (the default): Codex 0.169's line, before the arguments are even read.
+  CHECK(OutputText(rig.Call("request_user_input", args)) ==
+        "request_user_input is unavailable in Default mode");
+  CHECK(OutputText(rig.Call("request_user_input", "not json")) ==
+        "request_user_input is unavailable in Default mode");
+  CHECK(user.asked.empty());
+
+  rig.config.default_mode_request_user_input = true;
+  rig.router.reset();
+  CHECK(OutputText(rig.Call("request_user_input", args)) ==
+        R"({"answers":{"db":{"answers":["PostgreSQL"]},"name":{"answers":)"
+        R"(["None of the above","user_note: orders"]}}})");
+  REQUIRE(user.asked.size() == 1);
+  REQUIRE(user.asked[0].size() == 2);
+  CHECK(user.asked[0][1].question == "Called?");
+  CHECK(user.asked[0][0].options[1].label == "PostgreSQL");
+  // Bad arguments: one line back, nobody asked.
+  CHECK(OutputText(rig.Call("request_user_input",
+                            R"({"questions":[{"id":"a","header":"h","question":"q"}]})")) ==
+        "request_user_input requires non-empty options for every question");
+  CHECK(OutputText(rig.Call("request_user_input", "[1]")) ==
+        "failed to parse the arguments of 'request_user_input' as a JSON object");
+  CHECK(user.asked.size() == 1);
+  CHECK(rig.runner.ran.empty());
+
+  // The user interrupts: the call is cancelled (the turn stops, the call reads "aborted").
+  user.interrupt = true;
+  CallJson body = {{"type", "function_call"},
+                   {"name", "request_user_input"},
+                   {"arguments", args},
+                   {"call_id", "c2"}};
+  auto interrupted = rig.router->Dispatch(codex::testing::Decoded(body.dump()), rig.cancel);
+  REQUIRE_FALSE(interrupted.ok());
+  CHECK(interrupted.status().code() == codex::StatusCode::kCancelled);
+
+  // No one to ask (codex exec): Codex's empty answer.
+  rig.approver = nullptr;
+  rig.router.reset();
+  CHECK(OutputText(rig.Call("request_user_input", args)) == R"({"answers":{}})");
 }

@@ -70,6 +70,53 @@ Json UpdatePlanToolJson() {
         {"additionalProperties", false}}}};
 }
 
+// Codex 0.169's request_user_input, byte for byte: the description names the
+// modes it works in (Plan only, or Default too with the feature on); this
+// codex has Codex's Default mode (core/user_input.h).
+Json RequestUserInputToolJson(bool default_mode) {
+  auto text = [](const char* description) {
+    return Json{{"type", "string"}, {"description", description}};
+  };
+  Json option = {{"type", "object"},
+                 {"properties",
+                  {{"description", text("One short sentence explaining impact/tradeoff if "
+                                        "selected.")},
+                   {"label", text("User-facing label (1-5 words).")}}},
+                 {"required", Json::array({"label", "description"})},
+                 {"additionalProperties", false}};
+  Json question = {
+      {"type", "object"},
+      {"properties",
+       {{"header", text("Short header label shown in the UI (12 or fewer chars).")},
+        {"id", text("Stable identifier for mapping answers (snake_case).")},
+        {"options",
+         {{"type", "array"},
+          {"description",
+           "Provide 2-3 mutually exclusive choices. Put the recommended option first and suffix "
+           "its label with \"(Recommended)\". Do not include an \"Other\" option in this list; "
+           "the client will add a free-form \"Other\" option automatically."},
+          {"items", std::move(option)}}},
+        {"question", text("Single-sentence prompt shown to the user.")}}},
+      {"required", Json::array({"id", "header", "question", "options"})},
+      {"additionalProperties", false}};
+  return Json{
+      {"type", "function"},
+      {"name", "request_user_input"},
+      {"description", std::string("Request user input for one to three short questions and wait "
+                                  "for the response. This tool is only available in ") +
+                          (default_mode ? "Default or Plan mode." : "Plan mode.")},
+      {"strict", false},
+      {"parameters",
+       {{"type", "object"},
+        {"properties",
+         {{"questions",
+           {{"type", "array"},
+            {"description", "Questions to show the user. Prefer 1 and do not exceed 3"},
+            {"items", std::move(question)}}}}},
+        {"required", Json::array({"questions"})},
+        {"additionalProperties", false}}}};
+}
+
 }  // namespace
 
 std::string BuiltinToolsJson(const Config& config) {
@@ -80,12 +127,14 @@ std::string BuiltinToolsJson(const Config& config) {
   } else {
     tools.push_back(ShellToolJson(DeclaresEscalation(config.approval_policy)));
   }
-  // Where Codex 0.169 puts them: right after the command tools, then view_image.
+  // Where Codex 0.169 puts them: right after the command tools, then
+  // request_user_input, then view_image.
   if (OffersMcpResourceTools(config)) {
     for (auto& t : Json::parse("[" + McpResourceToolsJson().substr(1) + "]")) {
       tools.push_back(std::move(t));
     }
   }
+  tools.push_back(RequestUserInputToolJson(config.default_mode_request_user_input));
   if (config.view_image) tools.push_back(Json::parse(ViewImageToolJson()));
   tools.push_back(ApplyPatchToolDefinition(config.provider.apply_patch_tool_type));
   tools.push_back(UpdatePlanToolJson());

@@ -39,11 +39,12 @@ SchemaJson OfferedTool(const Config& config, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("by default: unified exec, then view_image, apply_patch and update_plan") {
+TEST_CASE(
+    "by default: unified exec, then request_user_input, view_image, apply_patch and update_plan") {
   const Config config;
   CHECK(OfferedNames(config) == std::vector<std::string>{"exec_command", "write_stdin",
-                                                         "view_image", "apply_patch",
-                                                         "update_plan"});
+                                                         "request_user_input", "view_image",
+                                                         "apply_patch", "update_plan"});
   const SchemaJson exec = OfferedTool(config, "exec_command");
   CHECK(exec["type"] == "function");
   CHECK(exec["parameters"]["properties"].contains("cmd"));
@@ -84,18 +85,41 @@ TEST_CASE("view_image, web_search and the MCP resource tools follow the config")
   // tools; a disabled one does not.
   config = Config();
   config.mcp_servers["docs"].enabled = false;
-  CHECK(OfferedNames(config).size() == 5);
+  CHECK(OfferedNames(config).size() == 6);
   config.mcp_servers["docs"].enabled = true;
   names = OfferedNames(config);
-  REQUIRE(names.size() > 5);
+  REQUIRE(names.size() > 6);
   CHECK(names[0] == "exec_command");
   CHECK(names[1] == "write_stdin");
   size_t i = 2;
   for (; i < names.size() && codex::core::IsMcpResourceTool(names[i]); ++i) {
   }
   CHECK(i > 2);
-  REQUIRE(i < names.size());
-  CHECK(names[i] == "view_image");
+  REQUIRE(i + 1 < names.size());
+  // Codex 0.169's order (tests/compat/codex-0.169-mcp-capture.json).
+  CHECK(names[i] == "request_user_input");
+  CHECK(names[i + 1] == "view_image");
+}
+
+TEST_CASE("request_user_input: Codex 0.169's definition byte for byte, in every configuration") {
+  // As Codex 0.169 sends it (tests/compat/codex-0.169-request-user-input.json).
+  const std::string codex =
+      R"({"type":"function","name":"request_user_input","description":"Request user input for one to three short questions and wait for the response. This tool is only available in Plan mode.","strict":false,"parameters":{"type":"object","properties":{"questions":{"type":"array","description":"Questions to show the user. Prefer 1 and do not exceed 3","items":{"type":"object","properties":{"header":{"type":"string","description":"Short header label shown in the UI (12 or fewer chars)."},"id":{"type":"string","description":"Stable identifier for mapping answers (snake_case)."},"options":{"type":"array","description":"Provide 2-3 mutually exclusive choices. Put the recommended option first and suffix its label with \"(Recommended)\". Do not include an \"Other\" option in this list; the client will add a free-form \"Other\" option automatically.","items":{"type":"object","properties":{"description":{"type":"string","description":"One short sentence explaining impact/tradeoff if selected."},"label":{"type":"string","description":"User-facing label (1-5 words)."}},"required":["label","description"],"additionalProperties":false}},"question":{"type":"string","description":"Single-sentence prompt shown to the user."}},"required":["id","header","question","options"],"additionalProperties":false}}},"required":["questions"],"additionalProperties":false}})";
+  Config config;
+  CHECK(OfferedTool(config, "request_user_input").dump() == codex);
+  // The one-shot shell, no view_image: still offered, same bytes, after the command tool.
+  config.unified_exec = false;
+  config.view_image = false;
+  CHECK(OfferedTool(config, "request_user_input").dump() == codex);
+  CHECK(OfferedNames(config)[1] == "request_user_input");
+  // With the feature on, only the modes named differ (Codex's words).
+  config.default_mode_request_user_input = true;
+  SchemaJson on = OfferedTool(config, "request_user_input");
+  CHECK(on["description"] ==
+        "Request user input for one to three short questions and wait for the response. This "
+        "tool is only available in Default or Plan mode.");
+  on["description"] = SchemaJson::parse(codex)["description"];
+  CHECK(on.dump() == codex);
 }
 
 TEST_CASE("apply_patch is offered in the provider's shape") {

@@ -269,10 +269,17 @@ TEST_CASE("the real Codex reads what codex features enable/disable write, and th
   // The reverse: what the real Codex writes, ours reads.
   REQUIRE(real({"features", "enable", "view_image"}).exit_code == 0);
   CHECK_THAT(ours({"features", "list"}).out,
-             Catch::Contains("view_image          stable      true\n"));
+             Catch::Contains("view_image                       stable             true\n"));
   REQUIRE(real({"features", "disable", "view_image"}).exit_code == 0);
   CHECK_THAT(ours({"features", "list"}).out,
-             Catch::Contains("view_image          stable      false\n"));
+             Catch::Contains("view_image                       stable             false\n"));
+  // request_user_input's switch, both ways (Codex's stage, "under development").
+  REQUIRE(real_row("default_mode_request_user_input") == "false");
+  REQUIRE(ours({"features", "enable", "default_mode_request_user_input"}).exit_code == 0);
+  CHECK(real_row("default_mode_request_user_input") == "true");
+  REQUIRE(real({"features", "disable", "default_mode_request_user_input"}).exit_code == 0);
+  CHECK_THAT(ours({"features", "list"}).out,
+             Catch::Contains("default_mode_request_user_input  under development  false\n"));
   // An unknown name fails in both (Codex: exit 1 and a backtrace; ours: one line, exit 2).
   CHECK(real({"features", "enable", "no_such_feature"}).exit_code != 0);
   CHECK(ours({"features", "enable", "no_such_feature"}).exit_code == 2);

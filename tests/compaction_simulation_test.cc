@@ -23,7 +23,7 @@ using codex::compaction::sim::SimulatedModelClient;
 
 namespace {
 
-constexpr int64_t kWindow = 12'000;
+constexpr int64_t kWindow = 12'400;
 constexpr int kCalls = 150;
 
 // The task in a new session of a fresh SQLite store.

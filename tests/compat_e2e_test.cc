@@ -159,18 +159,23 @@ TEST_CASE("codex features list: the features that act here, their stage and effe
   CHECK(run.err.empty());
   // Codex's table form: name and stage padded, then true|false.
   CHECK(run.out ==
-        "shell_snapshot      stable      true\n"
-        "unified_exec        stable      true\n"
-        "view_image          stable      false\n"
-        "web_search_cached   deprecated  false\n"
-        "web_search_request  deprecated  false\n");
+        "default_mode_request_user_input  under development  false\n"
+        "shell_snapshot                   stable             true\n"
+        "unified_exec                     stable             true\n"
+        "view_image                       stable             false\n"
+        "web_search_cached                deprecated         false\n"
+        "web_search_request               deprecated         false\n");
   run = RunOk(*env, {"--disable", "unified_exec", "features", "list", "--enable", "view_image"});
-  CHECK_THAT(run.out, Catch::Contains("unified_exec        stable      false\n"));
-  CHECK_THAT(run.out, Catch::Contains("view_image          stable      true\n"));
+  CHECK_THAT(run.out,
+             Catch::Contains("unified_exec                     stable             false\n"));
+  CHECK_THAT(run.out,
+             Catch::Contains("view_image                       stable             true\n"));
   run = RunOk(*env, {"-c", "web_search=\"live\"", "features", "list"});
-  CHECK_THAT(run.out, Catch::Contains("web_search_request  deprecated  true\n"));
+  CHECK_THAT(run.out,
+             Catch::Contains("web_search_request               deprecated         true\n"));
   run = RunOk(*env, {"--disable", "shell_snapshot", "features", "list"});
-  CHECK_THAT(run.out, Catch::Contains("shell_snapshot      stable      false\n"));
+  CHECK_THAT(run.out,
+             Catch::Contains("shell_snapshot                   stable             false\n"));
   CHECK(env->server().requests_to("/responses").empty());
 }
 
@@ -195,7 +200,7 @@ TEST_CASE(
   CHECK(config() == original + "\n[features]\nunified_exec = true\nview_image = false\n");
   // What it wrote acts here.
   CHECK_THAT(RunOk(*env, {"features", "list"}).out,
-             Catch::Contains("view_image          stable      false\n"));
+             Catch::Contains("view_image                       stable             false\n"));
   // A Codex feature without a counterpart here is written, and the user told so.
   run = RunOk(*env, {"features", "enable", "multi_agent"});
   CHECK(run.out == "Enabled feature `multi_agent` in config.toml.\n");

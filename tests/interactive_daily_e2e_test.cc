@@ -231,6 +231,100 @@ TEST_CASE("in tmux: Enter during a turn steers it (sent in the same turn); Tab q
   t.Key("C-d");
 }
 
+// request_user_input with [features] default_mode_request_user_input (as
+// Codex 0.169 offers it then): the questions one at a time, an option picked
+// for one and free text for the other, the answer in Codex's JSON; a label
+// with escape sequences drawn inert; Esc interrupts as Codex's does; the
+// session resumes with the call and its output.
+TEST_CASE("in tmux: request_user_input asks, answers in Codex's JSON, Esc interrupts, resumes") {
+  if (Skip()) return;
+  const std::string evil = "Postgre\x1b]0;pwned\x07SQL\x1b[2J";
+  auto ask = [&](const std::string& call_id, nlohmann::json questions) {
+    return nlohmann::json{
+        {"output",
+         {{{"function_call", "request_user_input"},
+           {"call_id", call_id},
+           {"arguments", nlohmann::json{{"questions", std::move(questions)}}.dump()}}}}};
+  };
+  nlohmann::json two = {
+      {{"id", "db"},
+       {"header", "Database"},
+       {"question", "Which database should I use?"},
+       {"options",
+        {{{"label", "SQLite (Recommended)"}, {"description", "One file, no server."}},
+         {{"label", evil}, {"description", "A \x1b[31mserver."}}}}},
+      {{"id", "name"},
+       {"header", "Name"},
+       {"question", "What should the table be called?"},
+       {"options",
+        {{{"label", "items"}, {"description", "The default name."}},
+         {{"label", "things"}, {"description", "Another name."}}}}}};
+  nlohmann::json one = {{{"id", "go"},
+                         {"header", "Go"},
+                         {"question", "Shall I go on?"},
+                         {"options",
+                          {{{"label", "Yes"}, {"description", "Go on."}},
+                           {{"label", "No"}, {"description", "Stop."}}}}}};
+  nlohmann::json script = {
+      {"responses", {ask("ask1", two), "Thanks, done.", ask("ask2", one), "after", "resumed"}}};
+  auto env = MakeEnv(script.dump(), "[features]\ndefault_mode_request_user_input = true\n");
+  {
+    TmuxCodex t(*env, {}, 110, 34);
+    t.WaitForText("›");
+    t.Submit("ask me");
+    t.WaitForText("Question 1/2 (2 unanswered)");
+    // The model's label is shown inert: its escapes visible, the title untouched.
+    t.WaitForText("2. Postgre^[]0;pwned^GSQL^[[2J");
+    CHECK(t.Text().find("What should the table be called?") == std::string::npos);
+    CHECK(t.PaneTitle().find("pwned") == std::string::npos);
+    CHECK(t.Text().find("3. None of the above") != std::string::npos);
+    t.Key("Down");
+    t.Key("Enter");
+    t.WaitForText("Question 2/2 (1 unanswered)");
+    t.Type("3");
+    t.Key("Tab");
+    t.Type("orders");
+    t.WaitForText("› orders");
+    t.Key("Enter");
+    t.WaitForText("Thanks, done.");
+    t.WaitForText("Questions 2/2 answered");
+    CHECK(t.Text().find("note: orders") != std::string::npos);
+    WaitIdle(t);
+    auto requests = env->server().requests_to("/responses");
+    REQUIRE(requests.size() == 2);
+    // Codex's answer JSON (tests/compat/codex-0.169-request-user-input.json), in question order.
+    CHECK(e2e::OutputFor(requests[1].InputItems(), "ask1") ==
+          nlohmann::json{{"answers",
+                          {{"db", {{"answers", {evil}}}},
+                           {"name", {{"answers", {"None of the above", "user_note: orders"}}}}}}}
+              .dump());
+
+    // Esc interrupts the turn, as in Codex: the call reads aborted, the model is told.
+    t.Submit("again");
+    t.WaitForText("Shall I go on?");
+    t.Key("Escape");
+    t.WaitForText("Interrupted");
+    WaitIdle(t);
+    t.Submit("next");
+    t.WaitForText("after");
+    WaitIdle(t);
+    requests = env->server().requests_to("/responses");
+    REQUIRE(requests.size() == 4);
+    CHECK_THAT(e2e::OutputFor(requests[3].InputItems(), "ask2"), Catch::StartsWith("aborted"));
+    std::vector<std::string> users = UserTexts(requests[3]);
+    REQUIRE(users.size() >= 2);
+    CHECK(users[users.size() - 2].rfind("<turn_aborted>", 0) == 0);
+    t.Key("C-d");
+  }
+  // Resumed: the calls and their outputs go back as they were.
+  RunOk(*env, {"exec", "resume", "--last", "go on"});
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 5);
+  CHECK(e2e::OutputFor(requests[4].InputItems(), "ask1") ==
+        e2e::OutputFor(requests[3].InputItems(), "ask1"));
+  CHECK_THAT(e2e::OutputFor(requests[4].InputItems(), "ask2"), Catch::StartsWith("aborted"));
+}
+
 TEST_CASE("in tmux: after Esc the model is told the turn was aborted; Ctrl-C then warns") {
   if (Skip()) return;
   nlohmann::json script = {

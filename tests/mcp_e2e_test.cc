@@ -84,10 +84,12 @@ TEST_CASE("MCP tools follow the built-in ones, sorted by server then tool, named
   const auto names = ToolNames(requests[0]);
   const std::vector<std::string> server_tools = {
       "add", "ask", "crash", "echo", "fail", "gate", "grow", "huge", "image", "resource", "slow"};
-  // Codex's resource tools come right after the command tools.
-  std::vector<std::string> expected = {
-      "exec_command",      "write_stdin", "list_mcp_resources", "list_mcp_resource_templates",
-      "read_mcp_resource", "view_image",  "apply_patch",        "update_plan"};
+  // Codex's resource tools come right after the command tools, then request_user_input.
+  std::vector<std::string> expected = {"exec_command",       "write_stdin",
+                                       "list_mcp_resources", "list_mcp_resource_templates",
+                                       "read_mcp_resource",  "request_user_input",
+                                       "view_image",         "apply_patch",
+                                       "update_plan"};
   for (const auto& t : server_tools) expected.push_back("mcp__alpha__" + t);
   expected.push_back("mcp__some__add");
   expected.push_back("mcp__some__echo");

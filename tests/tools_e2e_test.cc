@@ -492,6 +492,57 @@ TEST_CASE(
   CHECK_THAT(OutputFor(requests[3].InputItems(), "plan"), Catch::Equals("Plan updated"));
 }
 
+// request_user_input in `codex exec`: what Codex 0.169 answers
+// (tests/compat/codex-0.169-request-user-input.json), feature off and on;
+// the calls resume.
+TEST_CASE("request_user_input in exec: Codex's outputs with the feature off and on; resumes") {
+  const std::string ask =
+      R"~({"function_call": "request_user_input", "call_id": "CALL", "arguments": {"questions": [)~"
+      R"~({"id": "db", "header": "Database", "question": "Which database?", "options": [)~"
+      R"~({"label": "SQLite (Recommended)", "description": "One file."},)~"
+      R"~({"label": "PostgreSQL", "description": "A server."}]}]}})~";
+  auto call = [&](const std::string& id) {
+    std::string c = ask;
+    c.replace(c.find("CALL"), 4, id);
+    return c;
+  };
+  auto env = MakeEnv(R"~({"responses": [{"output": [)~" + call("off") + R"~(]}, "first",
+    {"output": [)~" + call("on") +
+                     R"~(]},
+    {"output": [{"function_call": "request_user_input", "call_id": "bad",
+                 "arguments": {"questions": [{"id": "a", "header": "h", "question": "q?"}]}}]},
+    "second", "third"]})~");
+  REQUIRE(Run(*env, {"exec", "ask me"}).exit_code == 0);
+  CHECK(ModelOutput(*env, "off") == "request_user_input is unavailable in Default mode");
+  // The feature on: nobody to ask in exec, Codex's empty answer; bad arguments one line.
+  auto on = Run(
+      *env, {"exec", "--enable", "default_mode_request_user_input", "resume", "--last", "again"});
+  REQUIRE(on.exit_code == 0);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 5);
+  CHECK(OutputFor(requests[3].InputItems(), "on") == R"~({"answers":{}})~");
+  CHECK(OutputFor(requests[4].InputItems(), "bad") ==
+        "request_user_input requires non-empty options for every question");
+  // The description follows the feature; the tool's place does not.
+  auto tool = [](const RecordedRequest& r) {
+    for (const auto& t : r.body["tools"]) {
+      if (t.value("name", "") == "request_user_input") return t;
+    }
+    return Json();
+  };
+  CHECK_THAT(tool(requests[0]).value("description", ""), Catch::EndsWith("in Plan mode."));
+  CHECK_THAT(tool(requests[2]).value("description", ""),
+             Catch::EndsWith("in Default or Plan mode."));
+  // Resumed: the calls and their outputs go back as they were.
+  REQUIRE(Run(*env, {"exec", "resume", "--last", "go on"}).exit_code == 0);
+  requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 6);
+  CHECK(InputExtends(requests[4], requests[5]));
+  CHECK(OutputFor(requests[5].InputItems(), "off") ==
+        "request_user_input is unavailable in Default mode");
+  CHECK(OutputFor(requests[5].InputItems(), "on") == R"~({"answers":{}})~");
+}
+
 // ---------------------------------------------------------------------------
 // 6. Project docs and the environment context.
 

@@ -328,6 +328,220 @@ ReviewDecision TtyApprovalPrompt::AskHere(const ApprovalQuestion& question) {
   return *answer;
 }
 
+std::string DescribeUserInputQuestion(const std::vector<core::UserInputQuestion>& questions,
+                                      size_t index, size_t selected, bool notes_open,
+                                      const std::string& notes, const Style& style) {
+  const core::UserInputQuestion& q = questions[index];
+  const size_t unanswered = questions.size() - index;
+  std::string out =
+      "  " +
+      style.Bold("Question " + std::to_string(index + 1) + "/" + std::to_string(questions.size())) +
+      style.Dim(" (" + std::to_string(unanswered) + " unanswered)") + "\r\n";
+  out += "  " + NeutralizeControls(q.question) + "\r\n";
+  // Labels padded to one column, as Codex draws them.
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const auto& o : q.options) {
+    rows.emplace_back(NeutralizeControls(o.label), NeutralizeControls(o.description));
+  }
+  rows.emplace_back(std::string(core::kUserInputOtherLabel),
+                    "Optionally, add details in notes (tab)");
+  int width = 0;
+  for (const auto& [label, help] : rows) width = std::max(width, DisplayWidth(label));
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& [label, help] = rows[i];
+    std::string text = std::to_string(i + 1) + ". " + label +
+                       std::string(static_cast<size_t>(width - DisplayWidth(label) + 2), ' ') +
+                       help;
+    out += (i == selected ? style.Cyan("  › " + text) : "    " + text) + "\r\n";
+  }
+  const bool last = index + 1 == questions.size();
+  if (notes_open) {
+    out += "  › " + (notes.empty() ? style.Dim("Add notes") : NeutralizeControls(notes)) + "\r\n";
+    out += style.Dim(std::string("  tab or esc to clear notes | enter to submit ") +
+                     (last ? "all" : "answer")) +
+           "\r\n";
+  } else {
+    out += style.Dim(std::string("  tab to add notes | enter to submit ") +
+                     (last ? "all" : "answer") + " | esc to interrupt") +
+           "\r\n";
+  }
+  return out;
+}
+
+std::string DescribeUserInputAnswers(const std::vector<core::UserInputQuestion>& questions,
+                                     const std::vector<core::UserInputAnswer>& answers,
+                                     const Style& style) {
+  std::string out = "• " +
+                    style.Bold("Questions " + std::to_string(answers.size()) + "/" +
+                               std::to_string(questions.size()) + " answered") +
+                    "\r\n";
+  for (size_t i = 0; i < answers.size() && i < questions.size(); ++i) {
+    out += "  • " + NeutralizeControls(questions[i].question) + "\r\n";
+    out += "    answer: " + NeutralizeControls(answers[i].label) + "\r\n";
+    if (!answers[i].note.empty())
+      out += "    note: " + NeutralizeControls(answers[i].note) + "\r\n";
+  }
+  return out;
+}
+
+Result<std::optional<std::vector<core::UserInputAnswer>>> TtyApprovalPrompt::AskUserInput(
+    const std::vector<core::UserInputQuestion>& questions, const core::CancelToken& cancel) {
+  if (cancel.cancelled()) return CancelledError("interrupted");
+  std::optional<std::vector<core::UserInputAnswer>> answers;
+  if (!run_on_ui_) {
+    answers = AskQuestionsHere(questions);
+  } else {
+    run_on_ui_([&] { answers = AskQuestionsHere(questions); });
+  }
+  if (!answers) return CancelledError("the user interrupted the questions");
+  return answers;
+}
+
+std::optional<std::vector<core::UserInputAnswer>> TtyApprovalPrompt::AskQuestionsHere(
+    const std::vector<core::UserInputQuestion>& questions) {
+  view_.PauseSpinner();
+  terminal_.Write("\r\n");
+  std::vector<core::UserInputAnswer> answers;
+  size_t index = 0;
+  size_t selected = 0;
+  bool notes_open = false;
+  std::string notes;
+  DrawnLines drawn;
+  auto erase = [&] {
+    int up = drawn.RowsAboveCursor(terminal_.Columns(), terminal_.reflows());
+    return (up > 0 ? "\x1b[" + std::to_string(up) + "A" : std::string()) + kEraseToEnd;
+  };
+  auto draw = [&] {
+    std::string text =
+        DescribeUserInputQuestion(questions, index, selected, notes_open, notes, style_);
+    std::string out = drawn.empty() ? std::string() : erase();
+    drawn.Record(text, text.size(), terminal_.Columns());
+    terminal_.Write(out + text);
+  };
+  // One key: false when the user interrupted.
+  auto handle = [&](const Key& key) {
+    const core::UserInputQuestion& q = questions[index];
+    const size_t count = q.options.size() + 1;  // and "None of the above"
+    const bool interrupt = key.code == KeyCode::kCtrl && key.ctrl == 'c';
+    if (interrupt) return false;
+    if (key.code == KeyCode::kEsc) {
+      if (!notes_open) return false;
+      notes_open = false;
+      notes.clear();
+      return true;
+    }
+    if (key.code == KeyCode::kTab) {
+      notes_open = !notes_open;
+      notes.clear();
+      return true;
+    }
+    if (key.code == KeyCode::kUp) selected = (selected + count - 1) % count;
+    if (key.code == KeyCode::kDown) selected = (selected + 1) % count;
+    if (key.code == KeyCode::kEnter) {
+      core::UserInputAnswer a;
+      a.id = q.id;
+      a.label = selected < q.options.size() ? q.options[selected].label
+                                            : std::string(core::kUserInputOtherLabel);
+      a.note = notes_open ? notes : "";
+      answers.push_back(std::move(a));
+      ++index;
+      selected = 0;
+      notes_open = false;
+      notes.clear();
+      return true;
+    }
+    if (notes_open) {
+      if (key.code == KeyCode::kText || key.code == KeyCode::kPaste) notes += key.text;
+      if (key.code == KeyCode::kBackspace && !notes.empty()) {
+        do {
+          notes.pop_back();
+        } while (!notes.empty() && (static_cast<unsigned char>(notes.back()) & 0xC0) == 0x80);
+      }
+      return true;
+    }
+    if (key.code == KeyCode::kText && key.text.size() == 1 && key.text[0] >= '1' &&
+        key.text[0] <= '9') {
+      const size_t n = static_cast<size_t>(key.text[0] - '1');
+      if (n < count) selected = n;
+    }
+    return true;
+  };
+  draw();
+  bool interrupted = false;
+  KeyDecoder decoder;
+  while (!interrupted && index < questions.size()) {
+    std::string bytes;
+    ReadStatus status = terminal_.Read(&bytes, decoder.has_pending() ? 50 : -1);
+    if (status == ReadStatus::kEof) {
+      interrupted = true;
+      break;
+    }
+    decoder.Feed(bytes);
+    while (!interrupted && index < questions.size()) {
+      std::optional<Key> key = status == ReadStatus::kTimeout ? decoder.Flush() : decoder.Next();
+      if (!key) break;
+      interrupted = !handle(*key);
+    }
+    if (!interrupted && index < questions.size()) draw();
+  }
+  terminal_.Write(erase());
+  if (interrupted) {
+    view_.ResumeSpinner();
+    return std::nullopt;
+  }
+  const std::string summary = DescribeUserInputAnswers(questions, answers, style_);
+  terminal_.Write(summary);
+  view_.Remember(summary);  // printed again should a resize lay the transcript out again
+  view_.ResumeSpinner();
+  return answers;
+}
+
+Result<std::optional<std::vector<core::UserInputAnswer>>> LineApprovalPrompt::AskUserInput(
+    const std::vector<core::UserInputQuestion>& questions, const core::CancelToken& cancel) {
+  std::vector<core::UserInputAnswer> answers;
+  for (size_t i = 0; i < questions.size(); ++i) {
+    if (cancel.cancelled()) return CancelledError("interrupted");
+    const core::UserInputQuestion& q = questions[i];
+    std::string text = "Question " + std::to_string(i + 1) + "/" +
+                       std::to_string(questions.size()) + ": " + NeutralizeControls(q.question) +
+                       "\n";
+    for (size_t o = 0; o < q.options.size(); ++o) {
+      text += "  " + std::to_string(o + 1) + ". " + NeutralizeControls(q.options[o].label) + " - " +
+              NeutralizeControls(q.options[o].description) + "\n";
+    }
+    text += "  " + std::to_string(q.options.size() + 1) + ". " +
+            std::string(core::kUserInputOtherLabel) + "\n";
+    PrintText(err_, text);
+    PrintText(err_, "answer (a number, or your own words): ");
+    std::fflush(err_);
+    std::string line;
+    int c;
+    while ((c = std::fgetc(in_)) != EOF && c != '\n') line += static_cast<char>(c);
+    if (c == EOF && line.empty()) {
+      PrintText(err_, "\n");
+      return CancelledError("the user interrupted the questions");
+    }
+    line = std::string(Trim(line));
+    core::UserInputAnswer a;
+    a.id = q.id;
+    size_t n = 0;
+    const bool number =
+        !line.empty() && line.size() < 4 && std::all_of(line.begin(), line.end(), [](char ch) {
+          return std::isdigit(static_cast<unsigned char>(ch)) != 0;
+        });
+    if (number) n = static_cast<size_t>(std::stoul(line));
+    if (number && n >= 1 && n <= q.options.size()) {
+      a.label = q.options[n - 1].label;
+    } else {
+      a.label = std::string(core::kUserInputOtherLabel);
+      if (!(number && n == q.options.size() + 1)) a.note = line;
+    }
+    PrintF(err_, "answer: %s\n", NeutralizeControls(a.label).c_str());
+    answers.push_back(std::move(a));
+  }
+  return std::optional<std::vector<core::UserInputAnswer>>(std::move(answers));
+}
+
 ReviewDecision LineApprovalPrompt::AskUser(const ApprovalQuestion& question) {
   Style plain(Color::kDisabled);
   PrintText(err_, DescribeApproval(question, plain, 40).c_str());

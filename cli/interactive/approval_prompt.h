@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -86,6 +87,14 @@ class ApprovalPrompt : public core::Approver {
 // The turn runs on its own thread while another one reads the keys, so the
 // menu is handed to that thread through `run_on_ui` (which runs a closure
 // there and returns when it has run); without one it runs on the caller's.
+//
+// It also puts request_user_input's questions (core/user_input.h), one at a
+// time as Codex 0.169 does: "Question 1/2 (2 unanswered)", the question, its
+// options numbered with their descriptions, and "None of the above"; arrows
+// or a digit select, Tab adds notes to the selected answer (typed in place;
+// Tab or Esc again clears them), Enter answers and goes to the next
+// question, Esc or Ctrl-C interrupts the turn. Every text from the model is
+// drawn terminal-safe. Once answered, a summary stays in the transcript.
 class TtyApprovalPrompt final : public ApprovalPrompt {
  public:
   using RunOnUi = std::function<void(const std::function<void()>&)>;
@@ -93,11 +102,18 @@ class TtyApprovalPrompt final : public ApprovalPrompt {
                     RunOnUi run_on_ui = nullptr)
       : terminal_(terminal), view_(view), style_(style), run_on_ui_(std::move(run_on_ui)) {}
 
+  Result<std::optional<std::vector<core::UserInputAnswer>>> AskUserInput(
+      const std::vector<core::UserInputQuestion>& questions,
+      const core::CancelToken& cancel) override;
+
  protected:
   core::ReviewDecision AskUser(const ApprovalQuestion& question) override;
 
  private:
   core::ReviewDecision AskHere(const ApprovalQuestion& question);
+  // The question form; nullopt when the user interrupted.
+  std::optional<std::vector<core::UserInputAnswer>> AskQuestionsHere(
+      const std::vector<core::UserInputQuestion>& questions);
 
   Terminal& terminal_;
   TurnView& view_;
@@ -107,9 +123,16 @@ class TtyApprovalPrompt final : public ApprovalPrompt {
 
 // The line prompt: the question on `err`, the answer a line of `in`
 // (y, a, n, s or the words yes, always, no, stop; EOF = stop).
+// request_user_input's questions are put the same way, one by one: a line
+// holding an option's number picks it, any other text is "None of the
+// above" with that text as the note; EOF interrupts the turn.
 class LineApprovalPrompt final : public ApprovalPrompt {
  public:
   LineApprovalPrompt(std::FILE* in, std::FILE* err) : in_(in), err_(err) {}
+
+  Result<std::optional<std::vector<core::UserInputAnswer>>> AskUserInput(
+      const std::vector<core::UserInputQuestion>& questions,
+      const core::CancelToken& cancel) override;
 
  protected:
   core::ReviewDecision AskUser(const ApprovalQuestion& question) override;
@@ -123,6 +146,18 @@ class LineApprovalPrompt final : public ApprovalPrompt {
 // neutralised (cli/terminal_text.h) then coloured: headers bold, + green,
 // - red, @@ cyan. Used by the approval prompt and /diff.
 std::string StyledDiffLine(const Style& style, std::string_view line);
+
+// request_user_input's form for `questions[index]` with option `selected`
+// (the last is "None of the above") and the notes being typed (`notes` open
+// or not), as drawn: each line ends "\r\n"; model text neutralised.
+std::string DescribeUserInputQuestion(const std::vector<core::UserInputQuestion>& questions,
+                                      size_t index, size_t selected, bool notes_open,
+                                      const std::string& notes, const Style& style);
+// What stays in the transcript once every question is answered (Codex's
+// "Questions 2/2 answered" and each answer and note), neutralised.
+std::string DescribeUserInputAnswers(const std::vector<core::UserInputQuestion>& questions,
+                                     const std::vector<core::UserInputAnswer>& answers,
+                                     const Style& style);
 
 // The question as text lines (header, command or diff excerpt), styled.
 std::string DescribeApproval(const ApprovalQuestion& question, const Style& style,
