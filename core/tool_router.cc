@@ -9,6 +9,7 @@
 #include "core/apply_patch.h"
 #include "core/sandboxed_runner.h"
 #include "core/tool_args.h"
+#include "core/uuid.h"
 #include "core/view_image.h"
 #include "sandbox/truncate.h"
 
@@ -113,6 +114,9 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
     return RunApplyPatch(call, *input, "");
   }
   if (name == "update_plan") return RunUpdatePlan(call, j.value("arguments", "{}"));
+  if (name == "get_goal" || name == "create_goal" || name == "update_goal") {
+    return RunGoalTool(call, name, j.value("arguments", "{}"));
+  }
   if (name == "exec_command") return RunExecCommand(call, j.value("arguments", "{}"), cancel);
   if (name == "write_stdin") return RunWriteStdin(call, j.value("arguments", "{}"), cancel);
   if (name == "view_image" && config_.view_image) {
@@ -241,6 +245,47 @@ Result<ToolOutcome> ToolRouter::RunUpdatePlan(const Item& call, const std::strin
   observer_.OnToolStarted(activity);
   observer_.OnToolCompleted(activity);
   return reply("Plan updated");
+}
+
+void ToolRouter::SetGoalThread(std::string thread_id, std::optional<ThreadGoal> goal,
+                               const Clock* clock) {
+  goal_thread_id_ = std::move(thread_id);
+  goal_ = std::move(goal);
+  goal_changed_ = false;
+  goal_clock_ = clock;
+}
+
+std::optional<ThreadGoal> ToolRouter::TakeGoalChange() {
+  if (!goal_changed_) return std::nullopt;
+  goal_changed_ = false;
+  return goal_;
+}
+
+Result<ToolOutcome> ToolRouter::RunGoalTool(const Item& call, const std::string& name,
+                                            const std::string& arguments) {
+  ToolOutcome outcome;
+  auto reply = [&](const std::string& text) {
+    outcome.output = CallOutputFor(call.kind, call.call_id, text);
+    return outcome;
+  };
+  const int64_t now = ClockOr(goal_clock_).NowMs();
+  Result<ThreadGoal> changed = InvalidArgumentError("");
+  if (name == "get_goal") {
+    return reply(GoalToolOutput(goal_thread_id_, goal_));
+  } else if (name == "create_goal") {
+    auto args = DecodeCreateGoalArgs(arguments);
+    if (!args.ok()) return reply(args.status().message());
+    changed =
+        CreateGoal(goal_, std::move(args->objective), args->token_budget, NewUuidV7(now), now);
+  } else {
+    auto status = DecodeUpdateGoalStatus(arguments);
+    if (!status.ok()) return reply(status.status().message());
+    changed = UpdateGoal(goal_, *status, now);
+  }
+  if (!changed.ok()) return reply(changed.status().message());
+  goal_ = std::move(*changed);
+  goal_changed_ = true;
+  return reply(GoalToolOutput(goal_thread_id_, goal_));
 }
 
 Result<ToolOutcome> ToolRouter::RunMcp(const Item& call, const McpToolInfo& tool,

@@ -70,6 +70,60 @@ Json UpdatePlanToolJson() {
         {"additionalProperties", false}}}};
 }
 
+// The goal tools (core/goals.h): Codex 0.169's names, parameter schemas and
+// order; the descriptions are ours and carry the same rules.
+Json GoalToolJson(const char* name, const char* description, Json properties, Json required) {
+  return Json{{"type", "function"},
+              {"name", name},
+              {"description", description},
+              {"strict", false},
+              {"parameters",
+               {{"type", "object"},
+                {"properties", std::move(properties)},
+                {"required", std::move(required)},
+                {"additionalProperties", false}}}};
+}
+
+void AppendGoalTools(Json& tools) {
+  tools.push_back(GoalToolJson(
+      "get_goal",
+      "Returns this thread's goal: its objective, status, token budget, the tokens and time "
+      "spent on it, and the tokens left in its budget (null fields when there is no goal).",
+      Json::object(), Json::array()));
+  tools.push_back(GoalToolJson(
+      "create_goal",
+      "Starts a goal for this thread. Only when the user or the system/developer instructions "
+      "ask for a goal; an ordinary task is not one.\nGive token_budget only when a token budget "
+      "was asked for. Fails while the thread has a goal that is not complete; change a goal's "
+      "status with update_goal.",
+      Json{{"objective",
+            {{"type", "string"},
+             {"description",
+              "Required. What the goal is to achieve. It becomes the active goal; a complete "
+              "goal is replaced."}}},
+           {"token_budget",
+            {{"type", "integer"},
+             {"description", "A positive token budget for the goal; leave it out unless asked."}}}},
+      Json::array({"objective"})));
+  tools.push_back(GoalToolJson(
+      "update_goal",
+      "Changes the status of this thread's goal.\n`complete`: only when the objective is "
+      "achieved and nothing required is left, not because the budget is nearly spent or work "
+      "stops; with a budget, tell the user the final token usage from the result.\n`blocked`: "
+      "only when the same obstacle has stopped progress for at least three goal turns in a row "
+      "and nothing can move without the user or a change outside; not because the work is hard "
+      "or slow.\n`paused`: only when the user explicitly asks to pause; then report the status "
+      "and stop working on the goal. Budget limits win over pausing.\nResuming a goal and the "
+      "budget or usage limits are set by the user or the system, never with this tool.",
+      Json{{"status",
+            {{"type", "string"},
+             {"description",
+              "Required. complete (objective achieved, nothing required left), blocked (the same "
+              "impasse for three goal turns in a row) or paused (the user asked for it)."},
+             {"enum", Json::array({"complete", "blocked", "paused"})}}}},
+      Json::array({"status"})));
+}
+
 }  // namespace
 
 std::string BuiltinToolsJson(const Config& config) {
@@ -87,6 +141,8 @@ std::string BuiltinToolsJson(const Config& config) {
     }
   }
   if (config.view_image) tools.push_back(Json::parse(ViewImageToolJson()));
+  // Codex 0.169 offers the goal tools next, in every request.
+  AppendGoalTools(tools);
   tools.push_back(ApplyPatchToolDefinition(config.provider.apply_patch_tool_type));
   tools.push_back(UpdatePlanToolJson());
   // The provider's hosted search: it runs server-side and comes back as

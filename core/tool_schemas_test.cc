@@ -39,11 +39,11 @@ SchemaJson OfferedTool(const Config& config, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("by default: unified exec, then view_image, apply_patch and update_plan") {
+TEST_CASE("by default: unified exec, view_image, the goal tools, apply_patch and update_plan") {
   const Config config;
-  CHECK(OfferedNames(config) == std::vector<std::string>{"exec_command", "write_stdin",
-                                                         "view_image", "apply_patch",
-                                                         "update_plan"});
+  CHECK(OfferedNames(config) ==
+        std::vector<std::string>{"exec_command", "write_stdin", "view_image", "get_goal",
+                                 "create_goal", "update_goal", "apply_patch", "update_plan"});
   const SchemaJson exec = OfferedTool(config, "exec_command");
   CHECK(exec["type"] == "function");
   CHECK(exec["parameters"]["properties"].contains("cmd"));
@@ -84,10 +84,10 @@ TEST_CASE("view_image, web_search and the MCP resource tools follow the config")
   // tools; a disabled one does not.
   config = Config();
   config.mcp_servers["docs"].enabled = false;
-  CHECK(OfferedNames(config).size() == 5);
+  CHECK(OfferedNames(config).size() == 8);
   config.mcp_servers["docs"].enabled = true;
   names = OfferedNames(config);
-  REQUIRE(names.size() > 5);
+  REQUIRE(names.size() > 8);
   CHECK(names[0] == "exec_command");
   CHECK(names[1] == "write_stdin");
   size_t i = 2;
@@ -124,4 +124,48 @@ TEST_CASE("the array depends on the tool settings only, so the request prefix st
   CHECK(BuiltinToolsJson(a) != BuiltinToolsJson(b));
   // Compact JSON, as sent.
   CHECK(BuiltinToolsJson(a).find('\n') == std::string::npos);
+}
+
+TEST_CASE("the goal tools: Codex 0.169's names, parameter schemas and place") {
+  Config config;
+  config.web_search = true;
+  const std::vector<std::string> names = OfferedNames(config);
+  // After view_image, before our apply_patch/update_plan and the hosted search.
+  auto at = std::find(names.begin(), names.end(), "view_image");
+  REQUIRE(at != names.end());
+  CHECK(std::vector<std::string>(at + 1, at + 4) ==
+        std::vector<std::string>{"get_goal", "create_goal", "update_goal"});
+  // Codex 0.169's parameters (captured on the wire), descriptions aside: the
+  // model must be able to send what it sends Codex, and nothing else.
+  auto without_descriptions = [](SchemaJson params) {
+    for (auto& [name, p] : params["properties"].items()) p.erase("description");
+    return params;
+  };
+  for (const char* name : {"get_goal", "create_goal", "update_goal"}) {
+    const SchemaJson tool = OfferedTool(config, name);
+    INFO(name);
+    CHECK(tool["type"] == "function");
+    CHECK(tool["strict"] == false);
+    CHECK_FALSE(tool["description"].get<std::string>().empty());
+    for (auto& [key, p] : tool["parameters"]["properties"].items()) {
+      CHECK_FALSE(p["description"].get<std::string>().empty());
+    }
+  }
+  CHECK(OfferedTool(config, "get_goal")["parameters"] ==
+        SchemaJson::parse(R"({"type":"object","properties":{},"required":[],)"
+                          R"("additionalProperties":false})"));
+  CHECK(without_descriptions(OfferedTool(config, "create_goal")["parameters"]) ==
+        SchemaJson::parse(R"({"type":"object","properties":{"objective":{"type":"string"},)"
+                          R"("token_budget":{"type":"integer"}},"required":["objective"],)"
+                          R"("additionalProperties":false})"));
+  CHECK(without_descriptions(OfferedTool(config, "update_goal")["parameters"]) ==
+        SchemaJson::parse(R"({"type":"object","properties":{"status":{"type":"string",)"
+                          R"("enum":["complete","blocked","paused"]}},"required":["status"],)"
+                          R"("additionalProperties":false})"));
+  // Offered whatever else the config turns off: Codex offers them in every request.
+  config.unified_exec = false;
+  config.view_image = false;
+  const std::vector<std::string> bare = OfferedNames(config);
+  CHECK(std::vector<std::string>(bare.begin() + 1, bare.begin() + 4) ==
+        std::vector<std::string>{"get_goal", "create_goal", "update_goal"});
 }
