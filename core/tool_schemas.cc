@@ -71,7 +71,8 @@ Json UpdatePlanToolJson() {
 }
 
 // The goal tools (core/goals.h): Codex 0.169's names, parameter schemas and
-// order; the descriptions are ours and carry the same rules.
+// order; the descriptions are ours: their rules in brief, since every
+// request carries them.
 Json GoalToolJson(const char* name, const char* description, Json properties, Json required) {
   return Json{{"type", "function"},
               {"name", name},
@@ -87,39 +88,28 @@ Json GoalToolJson(const char* name, const char* description, Json properties, Js
 void AppendGoalTools(Json& tools) {
   tools.push_back(GoalToolJson(
       "get_goal",
-      "Returns this thread's goal: its objective, status, token budget, the tokens and time "
-      "spent on it, and the tokens left in its budget (null fields when there is no goal).",
+      "This thread's goal: objective, status, token budget, tokens and time used, tokens left.",
       Json::object(), Json::array()));
   tools.push_back(GoalToolJson(
       "create_goal",
-      "Starts a goal for this thread. Only when the user or the system/developer instructions "
-      "ask for a goal; an ordinary task is not one.\nGive token_budget only when a token budget "
-      "was asked for. Fails while the thread has a goal that is not complete; change a goal's "
-      "status with update_goal.",
-      Json{{"objective",
-            {{"type", "string"},
-             {"description",
-              "Required. What the goal is to achieve. It becomes the active goal; a complete "
-              "goal is replaced."}}},
+      "Starts this thread's goal, only when the user or the instructions ask for one. Fails "
+      "while a goal is unfinished; update_goal changes a goal's status.",
+      Json{{"objective", {{"type", "string"}, {"description", "Required. What to achieve."}}},
            {"token_budget",
             {{"type", "integer"},
-             {"description", "A positive token budget for the goal; leave it out unless asked."}}}},
+             {"description", "Positive token budget; only when one was asked for."}}}},
       Json::array({"objective"})));
   tools.push_back(GoalToolJson(
       "update_goal",
-      "Changes the status of this thread's goal.\n`complete`: only when the objective is "
-      "achieved and nothing required is left, not because the budget is nearly spent or work "
-      "stops; with a budget, tell the user the final token usage from the result.\n`blocked`: "
-      "only when the same obstacle has stopped progress for at least three goal turns in a row "
-      "and nothing can move without the user or a change outside; not because the work is hard "
-      "or slow.\n`paused`: only when the user explicitly asks to pause; then report the status "
-      "and stop working on the goal. Budget limits win over pausing.\nResuming a goal and the "
-      "budget or usage limits are set by the user or the system, never with this tool.",
+      "Sets the status of this thread's goal.\n`complete`: only when the objective is achieved "
+      "and nothing required is left, not because the budget is nearly spent or work stops; with "
+      "a budget, tell the user the final token usage from the result.\n`blocked`: only when the "
+      "same obstacle has stopped progress for three goal turns in a row.\n`paused`: only when "
+      "the user asks; then report the status and stop working on the goal.\nResuming and the "
+      "budget or usage limits are never set with this tool.",
       Json{{"status",
             {{"type", "string"},
-             {"description",
-              "Required. complete (objective achieved, nothing required left), blocked (the same "
-              "impasse for three goal turns in a row) or paused (the user asked for it)."},
+             {"description", "Required."},
              {"enum", Json::array({"complete", "blocked", "paused"})}}}},
       Json::array({"status"})));
 }
