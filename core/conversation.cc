@@ -165,7 +165,14 @@ Result<std::unique_ptr<Conversation>> Conversation::Resume(const Config& config,
                      deps.store->LatestEvent(c->session_.id, kGoalEventType));
     std::optional<ThreadGoal> goal;
     if (payload) {
-      ASSIGN_OR_RETURN(goal, ParseGoalEventPayload(*payload));
+      // A damaged goal must not lock the session: it goes on without one.
+      Result<ThreadGoal> parsed = ParseGoalEventPayload(*payload);
+      if (parsed.ok()) {
+        goal = std::move(*parsed);
+      } else if (deps.observer != nullptr) {
+        deps.observer->OnNotice("session " + c->session_.id + ": " + parsed.status().message() +
+                                "; continuing without a goal");
+      }
     }
     deps.tools->SetGoalThread(c->session_.id, std::move(goal), deps.clock);
   }

@@ -268,20 +268,16 @@ Result<ToolOutcome> ToolRouter::RunGoalTool(const Item& call, const std::string&
     outcome.output = CallOutputFor(call.kind, call.call_id, text);
     return outcome;
   };
+  if (name == "get_goal") return reply(GoalToolOutput(goal_thread_id_, goal_));
   const int64_t now = ClockOr(goal_clock_).NowMs();
-  Result<ThreadGoal> changed = InvalidArgumentError("");
-  if (name == "get_goal") {
-    return reply(GoalToolOutput(goal_thread_id_, goal_));
-  } else if (name == "create_goal") {
-    auto args = DecodeCreateGoalArgs(arguments);
-    if (!args.ok()) return reply(args.status().message());
-    changed =
-        CreateGoal(goal_, std::move(args->objective), args->token_budget, NewUuidV7(now), now);
-  } else {
-    auto status = DecodeUpdateGoalStatus(arguments);
-    if (!status.ok()) return reply(status.status().message());
-    changed = UpdateGoal(goal_, *status, now);
-  }
+  Result<ThreadGoal> changed = [&]() -> Result<ThreadGoal> {
+    if (name == "create_goal") {
+      ASSIGN_OR_RETURN(CreateGoalArgs args, DecodeCreateGoalArgs(arguments));
+      return CreateGoal(goal_, std::move(args.objective), args.token_budget, NewUuidV7(now), now);
+    }
+    ASSIGN_OR_RETURN(std::string status, DecodeUpdateGoalStatus(arguments));
+    return UpdateGoal(goal_, status, now);
+  }();
   if (!changed.ok()) return reply(changed.status().message());
   goal_ = std::move(*changed);
   goal_changed_ = true;

@@ -559,4 +559,11 @@ TEST_CASE("The thread goal is stored with the session: resume and fork see it, e
   // The completed fork's own goal survives its parent's removal.
   CHECK(h.store->LatestEvent(fork->id, kGoalEventType).value().has_value());
   CHECK_FALSE(h.store->LatestEvent("no-such-session", kGoalEventType).ok());
+
+  // A damaged goal event does not lock the session: it resumes without a goal.
+  REQUIRE(h.store->RecordEvent(fork->id, "t", kGoalEventType, R"({"objective":7})").ok());
+  fresh_router();
+  auto damaged = Conversation::Resume(h.config, h.Deps(), h.Find(fork->id));
+  REQUIRE(damaged.ok());
+  CHECK_FALSE(h.router->goal().has_value());
 }
