@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/compaction_checkpoint.h"
+#include "core/goals.h"
 #include "core/instructions.h"
 #include "core/model_client.h"
 #include "core/project_context.h"
@@ -140,6 +141,7 @@ Result<std::unique_ptr<Conversation>> Conversation::Create(const Config& config,
   info.created_at_ms = info.updated_at_ms = spec.created_at_ms;
   std::unique_ptr<Conversation> c(new Conversation(config, deps, std::move(info)));
   c->transcript_ = InitialContext(config);
+  if (deps.tools != nullptr) deps.tools->SetGoalThread(c->session_.id, std::nullopt, deps.clock);
   c->pending_ = std::move(spec);
   return c;
 }
@@ -157,6 +159,23 @@ Result<std::unique_ptr<Conversation>> Conversation::Resume(const Config& config,
   c->cache_key_ = RootSessionId(*deps.store, c->session_);
   for (auto& s : stored) c->transcript_.push_back(std::move(s.item));
   c->budget_.Seed(c->transcript_, mark, c->FixedTokens());
+  if (deps.tools != nullptr) {
+    // The thread goal: the latest "goal" event (a fork's parent's, as of the fork).
+    ASSIGN_OR_RETURN(std::optional<std::string> payload,
+                     deps.store->LatestEvent(c->session_.id, kGoalEventType));
+    std::optional<ThreadGoal> goal;
+    if (payload) {
+      // A damaged goal must not lock the session: it goes on without one.
+      Result<ThreadGoal> parsed = ParseGoalEventPayload(*payload);
+      if (parsed.ok()) {
+        goal = std::move(*parsed);
+      } else if (deps.observer != nullptr) {
+        deps.observer->OnNotice("session " + c->session_.id + ": " + parsed.status().message() +
+                                "; continuing without a goal");
+      }
+    }
+    deps.tools->SetGoalThread(c->session_.id, std::move(goal), deps.clock);
+  }
   return c;
 }
 
@@ -587,6 +606,10 @@ Result<bool> Conversation::RunCalls(TurnState& turn, size_t first_new_item,
       continue;
     }
     RETURN_IF_ERROR(Commit(turn.turn_id, {outcome->output}));
+    if (std::optional<ThreadGoal> goal = deps_.tools->TakeGoalChange()) {
+      RETURN_IF_ERROR(deps_.store->RecordEvent(session_.id, turn.turn_id, kGoalEventType,
+                                               GoalEventPayload(*goal)));
+    }
     stop = outcome->stop_turn;
   }
   for (const auto& step : plan) {

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/strings.h"
 #include "core/host_git.h"
 
 namespace codex::core {
@@ -62,13 +63,6 @@ Answer with this JSON only (no Markdown fence, no prose around it):
   "overall_explanation": "<1-3 sentences justifying the verdict>",
   "overall_confidence_score": <float 0.0-1.0>
 })";
-
-std::string ReviewTrim(std::string_view s) {
-  const size_t a = s.find_first_not_of(" \t\r\n");
-  if (a == std::string_view::npos) return "";
-  const size_t b = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(a, b - a + 1));
-}
 
 std::string StringField(const Json& j, const char* key) {
   auto it = j.find(key);
@@ -133,7 +127,7 @@ Result<ReviewRequest> PrepareReview(const ReviewTarget& target, const std::strin
   switch (target.kind) {
     case ReviewTarget::Kind::kCustom:
       request.prompt = target.instructions;
-      request.hint = ReviewTrim(target.instructions);
+      request.hint = std::string(codex::Trim(target.instructions));
       return request;
     case ReviewTarget::Kind::kCommit: {
       if (target.sha.empty() || target.sha.starts_with("-")) {
@@ -150,7 +144,7 @@ Result<ReviewRequest> PrepareReview(const ReviewTarget& target, const std::strin
       ASSIGN_OR_RETURN(HostGitResult status,
                        RunHostGit(cwd, {"status", "--porcelain", "--untracked-files=all"}));
       if (status.exit_code != 0) return NotAWorkTree(cwd);
-      if (ReviewTrim(status.stdout_text).empty()) {
+      if (codex::Trim(status.stdout_text).empty()) {
         return FailedPreconditionError("nothing to review: " + cwd +
                                        " has no uncommitted changes (staged, unstaged or "
                                        "untracked); use --base BRANCH or --commit SHA");
@@ -168,7 +162,7 @@ Result<ReviewRequest> PrepareReview(const ReviewTarget& target, const std::strin
         return InvalidArgumentError("--base needs a branch name, got '" + branch + "'");
       }
       ASSIGN_OR_RETURN(HostGitResult base, RunHostGit(cwd, {"merge-base", "HEAD", branch}));
-      const std::string sha = ReviewTrim(base.stdout_text);
+      const std::string sha = std::string(codex::Trim(base.stdout_text));
       if (base.exit_code == 0 && !sha.empty()) {
         request.prompt = "Review the code changes against the base branch '" + branch +
                          "'. Their merge base is commit " + sha + "; run `git diff " + sha +
@@ -199,7 +193,7 @@ Result<ReviewBranches> ListReviewBranches(const std::string& cwd) {
   if (refs.exit_code != 0) return NotAWorkTree(cwd);
   ReviewBranches out;
   ASSIGN_OR_RETURN(HostGitResult head, git.Run({"symbolic-ref", "--quiet", "--short", "HEAD"}));
-  if (head.exit_code == 0) out.current = ReviewTrim(head.stdout_text);
+  if (head.exit_code == 0) out.current = std::string(codex::Trim(head.stdout_text));
   std::istringstream in(refs.stdout_text);
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line != out.current) out.names.push_back(line);
@@ -241,7 +235,7 @@ ReviewOutput ParseReviewOutput(std::string_view text) {
 
 std::string RenderReviewOutput(const ReviewOutput& output) {
   std::vector<std::string> sections;
-  const std::string explanation = ReviewTrim(output.overall_explanation);
+  const std::string explanation = std::string(codex::Trim(output.overall_explanation));
   if (!explanation.empty()) sections.push_back(explanation);
   if (!output.findings.empty()) {
     std::string block =
@@ -250,7 +244,7 @@ std::string RenderReviewOutput(const ReviewOutput& output) {
       block += "\n- " + f.title + " — " + f.path + ":" + std::to_string(f.line_start) + "-" +
                std::to_string(f.line_end) + "\n";
       size_t start = 0;
-      const std::string body = ReviewTrim(f.body);
+      const std::string body = std::string(codex::Trim(f.body));
       while (start <= body.size()) {
         size_t nl = body.find('\n', start);
         if (nl == std::string::npos) nl = body.size();
@@ -258,7 +252,7 @@ std::string RenderReviewOutput(const ReviewOutput& output) {
         start = nl + 1;
       }
     }
-    sections.push_back(ReviewTrim(block));
+    sections.push_back(std::string(codex::Trim(block)));
   }
   if (sections.empty()) return "The review finished without findings or an explanation.";
   std::string out;

@@ -165,6 +165,12 @@ class SessionStore {
   // `payload_json` is a JSON object.
   virtual Status RecordEvent(std::string_view session_id, std::string_view turn_id,
                              std::string_view type, std::string_view payload_json) = 0;
+  // The payload of the session's latest event of `type`; for a fork without
+  // one, its parent's latest recorded up to the fork's creation (and so on up
+  // the fork tree). nullopt when there is none. State kept as events whose
+  // latest value is the state (the thread goal, core/goals.h) reads it here.
+  virtual Result<std::optional<std::string>> LatestEvent(std::string_view session_id,
+                                                         std::string_view type) = 0;
 
   // A new session whose head is an existing item of `session_id`: its head, or
   // the last item of turn `at_turn` (1-based; 0: before turn 1). No item is copied.

@@ -184,3 +184,110 @@ Result<std::vector<UserInputQuestion>> DecodeRequestUserInputArgs(const Json& ar
 }
 
 }  // namespace codex::core
+
+namespace codex::core {
+
+namespace {
+
+// serde_json's position suffix: " at line L column C" for the byte `at`
+// (0-based) of `text`, C counted from 1 as serde counts.
+std::string SerdePosition(const std::string& text, size_t at) {
+  int64_t line = 1;
+  int64_t column = 0;
+  for (size_t i = 0; i <= at && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 0;
+    } else {
+      ++column;
+    }
+  }
+  return " at line " + std::to_string(line) + " column " + std::to_string(column);
+}
+
+// Where serde reports a missing field: the object's closing brace.
+size_t ObjectEnd(const std::string& text) {
+  const size_t end = text.find_last_not_of(" \t\r\n");
+  return end == std::string::npos ? 0 : end;
+}
+
+// The closing quote of the top-level string value of `key` in `text`, or
+// ObjectEnd when it cannot be found.
+size_t StringValueEnd(const std::string& text, const std::string& key) {
+  const std::string quoted = "\"" + key + "\"";
+  for (size_t at = text.find(quoted); at != std::string::npos;
+       at = text.find(quoted, at + quoted.size())) {
+    size_t i = text.find_first_not_of(" \t\r\n", at + quoted.size());
+    if (i == std::string::npos || text[i] != ':') continue;
+    i = text.find_first_not_of(" \t\r\n", i + 1);
+    if (i == std::string::npos || text[i] != '"') continue;
+    for (++i; i < text.size(); ++i) {
+      if (text[i] == '\\') {
+        ++i;
+      } else if (text[i] == '"') {
+        return i;
+      }
+    }
+  }
+  return ObjectEnd(text);
+}
+
+std::string SerdeTypeName(const Json& v) {
+  if (v.is_null()) return "null";
+  if (v.is_boolean()) return std::string("boolean `") + (v.get<bool>() ? "true" : "false") + "`";
+  if (v.is_number_integer()) return "integer `" + v.dump() + "`";
+  if (v.is_number()) return "floating point `" + v.dump() + "`";
+  if (v.is_string()) return "string " + v.dump();
+  if (v.is_array()) return "sequence";
+  return "map";
+}
+
+}  // namespace
+
+Result<CreateGoalArgs> DecodeCreateGoalArgs(const std::string& arguments) {
+  ASSIGN_OR_RETURN(Json args, DecodeArgumentsObject("create_goal", arguments));
+  const size_t end = ObjectEnd(arguments);
+  auto objective = args.find("objective");
+  if (objective == args.end()) {
+    return InvalidArgumentError("missing field `objective`" + SerdePosition(arguments, end));
+  }
+  if (!objective->is_string()) {
+    return InvalidArgumentError("invalid type: " + SerdeTypeName(*objective) +
+                                ", expected a string" + SerdePosition(arguments, end));
+  }
+  CreateGoalArgs out;
+  out.objective = objective->get<std::string>();
+  auto budget = args.find("token_budget");
+  if (budget != args.end() && !budget->is_null()) {
+    if (!budget->is_number_integer()) {
+      return InvalidArgumentError("invalid type: " + SerdeTypeName(*budget) + ", expected i64" +
+                                  SerdePosition(arguments, end));
+    }
+    out.token_budget = budget->get<int64_t>();
+  }
+  return out;
+}
+
+Result<std::string> DecodeUpdateGoalStatus(const std::string& arguments) {
+  ASSIGN_OR_RETURN(Json args, DecodeArgumentsObject("update_goal", arguments));
+  auto status = args.find("status");
+  if (status == args.end()) {
+    return InvalidArgumentError("missing field `status`" +
+                                SerdePosition(arguments, ObjectEnd(arguments)));
+  }
+  if (!status->is_string()) {
+    return InvalidArgumentError("invalid type: " + SerdeTypeName(*status) + ", expected a string" +
+                                SerdePosition(arguments, ObjectEnd(arguments)));
+  }
+  const std::string value = status->get<std::string>();
+  for (const char* known :
+       {"active", "paused", "blocked", "usageLimited", "budgetLimited", "complete"}) {
+    if (value == known) return value;
+  }
+  return InvalidArgumentError("unknown variant `" + value +
+                              "`, expected one of `active`, `paused`, `blocked`, "
+                              "`usageLimited`, `budgetLimited`, `complete`" +
+                              SerdePosition(arguments, StringValueEnd(arguments, "status")));
+}
+
+}  // namespace codex::core

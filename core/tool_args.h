@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,19 @@ struct WriteStdinArgs {
   int64_t max_tokens = 0;
 };
 Result<WriteStdinArgs> DecodeWriteStdinArgs(const nlohmann::ordered_json& args);
+
+// `create_goal` (core/goals.h): the objective and the optional token budget.
+// Decoded from the arguments text as Codex's serde does, with its messages
+// ("missing field `objective` at line 1 column 2"); unknown fields are ignored.
+struct CreateGoalArgs {
+  std::string objective;
+  std::optional<int64_t> token_budget;
+};
+Result<CreateGoalArgs> DecodeCreateGoalArgs(const std::string& arguments);
+// `update_goal`: the wire status, one of Codex's six (active, paused, blocked,
+// usageLimited, budgetLimited, complete); otherwise serde's "unknown variant
+// `X`, expected one of ... at line L column C" (C: the value's closing quote).
+Result<std::string> DecodeUpdateGoalStatus(const std::string& arguments);
 
 // `view_image`: the image's path (relative to the session's cwd or absolute).
 Result<std::string> DecodeViewImagePath(const nlohmann::ordered_json& args);

@@ -208,3 +208,50 @@ TEST_CASE("request_user_input's answer: Codex's JSON, labels then the user's not
         R"~({"answers":{"db":{"answers":["SQLite (Recommended)"]},"name":{"answers":)~"
         R"~(["None of the above","user_note: orders \"v2\""]}}})~");
 }
+
+TEST_CASE("create_goal: the objective and an optional budget, serde's messages") {
+  auto ok = DecodeCreateGoalArgs(R"({"objective":"Ship it","token_budget":5000,"extra":1})");
+  REQUIRE(ok.ok());
+  CHECK(ok->objective == "Ship it");
+  CHECK(ok->token_budget == 5000);
+  auto bare = DecodeCreateGoalArgs(R"({"objective":"x","token_budget":null})");
+  REQUIRE(bare.ok());
+  CHECK_FALSE(bare->token_budget.has_value());
+  // Codex 0.169's words (captured): the position is the object's end.
+  CHECK(DecodeCreateGoalArgs("{}").status().message() ==
+        "missing field `objective` at line 1 column 2");
+  CHECK(DecodeCreateGoalArgs("{\n  \"token_budget\": 5\n}").status().message() ==
+        "missing field `objective` at line 3 column 1");
+  CHECK(DecodeCreateGoalArgs(R"({"objective":7})")
+            .status()
+            .message()
+            .starts_with("invalid type: integer `7`, expected a string"));
+  CHECK(DecodeCreateGoalArgs(R"({"objective":"x","token_budget":"lots"})")
+            .status()
+            .message()
+            .starts_with("invalid type: string \"lots\", expected i64"));
+  CHECK(DecodeCreateGoalArgs("not json").status().message() ==
+        "failed to parse the arguments of 'create_goal' as a JSON object");
+}
+
+TEST_CASE("update_goal: one of Codex's six statuses, else serde's unknown variant") {
+  CHECK(*DecodeUpdateGoalStatus(R"({"status":"complete"})") == "complete");
+  CHECK(*DecodeUpdateGoalStatus(R"({"status":"budgetLimited"})") == "budgetLimited");
+  // Captured from Codex 0.169: the column is the value's closing quote.
+  CHECK(DecodeUpdateGoalStatus(R"({"status":"bogus"})").status().message() ==
+        "unknown variant `bogus`, expected one of `active`, `paused`, `blocked`, `usageLimited`, "
+        "`budgetLimited`, `complete` at line 1 column 17");
+  CHECK(DecodeUpdateGoalStatus("{\n \"status\": \"nope\"}").status().message() ==
+        "unknown variant `nope`, expected one of `active`, `paused`, `blocked`, `usageLimited`, "
+        "`budgetLimited`, `complete` at line 2 column 17");
+  // A key that merely contains the word, and an escaped quote, do not mislead it.
+  CHECK(DecodeUpdateGoalStatus(R"({"note":"\"status\"","status":"a\"b"})").status().message() ==
+        "unknown variant `a\"b`, expected one of `active`, `paused`, `blocked`, `usageLimited`, "
+        "`budgetLimited`, `complete` at line 1 column 36");
+  CHECK(DecodeUpdateGoalStatus("{}").status().message() ==
+        "missing field `status` at line 1 column 2");
+  CHECK(DecodeUpdateGoalStatus(R"({"status":true})")
+            .status()
+            .message()
+            .starts_with("invalid type: boolean `true`, expected a string"));
+}

@@ -9,6 +9,7 @@
 #include "core/apply_patch.h"
 #include "core/sandboxed_runner.h"
 #include "core/tool_args.h"
+#include "core/uuid.h"
 #include "core/view_image.h"
 #include "sandbox/truncate.h"
 
@@ -118,6 +119,9 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
   }
   if (name == "update_plan") return RunUpdatePlan(call, j.value("arguments", "{}"));
   if (name == "request_user_input") return RunRequestUserInput(call, args, cancel);
+  if (name == "get_goal" || name == "create_goal" || name == "update_goal") {
+    return RunGoalTool(call, name, j.value("arguments", "{}"));
+  }
   if (name == "exec_command") return RunExecCommand(call, j.value("arguments", "{}"), cancel);
   if (name == "write_stdin") return RunWriteStdin(call, j.value("arguments", "{}"), cancel);
   if (name == "view_image" && config_.view_image) {
@@ -264,6 +268,43 @@ Result<ToolOutcome> ToolRouter::RunRequestUserInput(const Item& call, const Json
   }
   outcome.output = CallOutputFor(call.kind, call.call_id, UserInputAnswersJson(answers));
   return outcome;
+}
+
+void ToolRouter::SetGoalThread(std::string thread_id, std::optional<ThreadGoal> goal,
+                               const Clock* clock) {
+  goal_thread_id_ = std::move(thread_id);
+  goal_ = std::move(goal);
+  goal_changed_ = false;
+  goal_clock_ = clock;
+}
+
+std::optional<ThreadGoal> ToolRouter::TakeGoalChange() {
+  if (!goal_changed_) return std::nullopt;
+  goal_changed_ = false;
+  return goal_;
+}
+
+Result<ToolOutcome> ToolRouter::RunGoalTool(const Item& call, const std::string& name,
+                                            const std::string& arguments) {
+  ToolOutcome outcome;
+  auto reply = [&](const std::string& text) {
+    outcome.output = CallOutputFor(call.kind, call.call_id, text);
+    return outcome;
+  };
+  if (name == "get_goal") return reply(GoalToolOutput(goal_thread_id_, goal_));
+  const int64_t now = ClockOr(goal_clock_).NowMs();
+  Result<ThreadGoal> changed = [&]() -> Result<ThreadGoal> {
+    if (name == "create_goal") {
+      ASSIGN_OR_RETURN(CreateGoalArgs args, DecodeCreateGoalArgs(arguments));
+      return CreateGoal(goal_, std::move(args.objective), args.token_budget, NewUuidV7(now), now);
+    }
+    ASSIGN_OR_RETURN(std::string status, DecodeUpdateGoalStatus(arguments));
+    return UpdateGoal(goal_, status, now);
+  }();
+  if (!changed.ok()) return reply(changed.status().message());
+  goal_ = std::move(*changed);
+  goal_changed_ = true;
+  return reply(GoalToolOutput(goal_thread_id_, goal_));
 }
 
 Result<ToolOutcome> ToolRouter::RunMcp(const Item& call, const McpToolInfo& tool,

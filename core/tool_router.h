@@ -6,21 +6,24 @@
 // offered, so a recorded session resumes under either), unified exec's
 // `exec_command` and `write_stdin` (core/tool_router_exec.cc, core/unified_exec.h),
 // `view_image`, `apply_patch` (and one the model runs through `shell`),
-// `update_plan`, `request_user_input`, and the MCP tools. Every call yields exactly one output
-// item, also when the tool fails or is unknown, so the transcript stays valid. Not thread-safe;
-// borrows the runner, approver and observer for its lifetime.
+// `update_plan`, `request_user_input`, the goal tools (core/goals.h), and the MCP tools. Every
+// call yields exactly one output item, also when the tool fails or is unknown, so the transcript
+// stays valid. Not thread-safe; borrows the runner, approver and observer for its lifetime.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
 #include "core/approval.h"
 #include "core/approval_flow.h"
 #include "core/cancel.h"
 #include "core/command_runner.h"
 #include "core/compactor.h"
 #include "core/config.h"
+#include "core/goals.h"
 #include "core/item.h"
 #include "core/mcp_tools.h"
 #include "core/shell_snapshot.h"
@@ -62,6 +65,16 @@ class ToolRouter {
   // The plan as last set by update_plan.
   const std::vector<PlanStep>& plan() const { return plan_; }
 
+  // The session the goal tools act for (its id is the goal's threadId), its
+  // goal as stored (null: none), and the clock that stamps goal changes
+  // (null: the system clock). Conversation sets it when it creates or
+  // resumes a session.
+  void SetGoalThread(std::string thread_id, std::optional<ThreadGoal> goal, const Clock* clock);
+  const std::optional<ThreadGoal>& goal() const { return goal_; }
+  // The goal as create_goal/update_goal last changed it, once: the caller
+  // records it (a "goal" event) after committing the call's output.
+  std::optional<ThreadGoal> TakeGoalChange();
+
   // The processes still running between calls (unified exec sessions), for
   // the execution frontier a compaction keeps.
   std::vector<OpenProcess> OpenProcesses() const;
@@ -87,6 +100,9 @@ class ToolRouter {
   // request_user_input (core/user_input.h): the approver asks the user.
   Result<ToolOutcome> RunRequestUserInput(const Item& call, const nlohmann::ordered_json& args,
                                           const CancelToken& cancel);
+  // get_goal, create_goal, update_goal (core/goals.h).
+  Result<ToolOutcome> RunGoalTool(const Item& call, const std::string& name,
+                                  const std::string& arguments);
   Result<ToolOutcome> RunMcpResource(const Item& call, const std::string& name,
                                      const std::string& arguments, const CancelToken& cancel);
   Result<ToolOutcome> RunMcp(const Item& call, const McpToolInfo& tool,
@@ -101,6 +117,10 @@ class ToolRouter {
   McpTools* mcp_ = nullptr;
   std::vector<McpToolInfo> mcp_tools_;  // this turn's, in offered order
   std::vector<PlanStep> plan_;
+  std::string goal_thread_id_;
+  std::optional<ThreadGoal> goal_;
+  bool goal_changed_ = false;
+  const Clock* goal_clock_ = nullptr;
   ExecSessions exec_sessions_;  // unified exec's live processes, killed with the router
   // features.shell_snapshot: login commands start from it (null when off).
   std::unique_ptr<ShellSnapshot> shell_snapshot_;

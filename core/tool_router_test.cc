@@ -14,6 +14,7 @@
 #include "testing/fake_command_runner.h"
 #include "testing/files.h"
 #include "testing/items.h"
+#include "testing/manual_clock.h"
 #include "testing/temp_dir.h"
 
 using namespace codex::core;
@@ -222,4 +223,82 @@ TEST_CASE("request_user_input: Codex's refusal unless the feature is on, then th
   rig.approver = nullptr;
   rig.router.reset();
   CHECK(OutputText(rig.Call("request_user_input", args)) == R"({"answers":{}})");
+}
+
+TEST_CASE("goal tools: create, get, update answer as Codex 0.169; refusals change nothing") {
+  codex::testing::TempDir dir;
+  RouterRig rig(dir.str());
+  codex::testing::ManualClock clock(1'795'677'809'177);
+  rig.router = std::make_unique<ToolRouter>(rig.config, rig.runner, nullptr, rig.log);
+  rig.router->SetGoalThread("thread-1", std::nullopt, &clock);
+  // No goal yet: get answers nulls, update is refused.
+  CHECK(OutputText(rig.Call("get_goal", "{}")) ==
+        R"({"goal":null,"remainingTokens":null,"completionBudgetReport":null})");
+  CHECK(OutputText(rig.Call("update_goal", R"({"status":"complete"})")) ==
+        "cannot update goal because this thread has no goal");
+  CHECK_FALSE(rig.router->TakeGoalChange().has_value());
+  // Bad budgets and blank objectives are refused before anything changes.
+  CHECK(OutputText(rig.Call("create_goal", R"({"objective":"x","token_budget":0})")) ==
+        "goal budgets must be positive when provided");
+  CHECK(OutputText(rig.Call("create_goal", R"({"objective":"  \n"})")) ==
+        "goal objective must not be empty");
+  CHECK_FALSE(rig.router->goal().has_value());
+
+  const std::string created =
+      R"({"goal":{"threadId":"thread-1","objective":"Ship the feature","status":"active",)"
+      R"("tokenBudget":5000,"tokensUsed":0,"timeUsedSeconds":0,"createdAt":1795677809,)"
+      R"("updatedAt":1795677809},"remainingTokens":5000,"completionBudgetReport":null})";
+  CHECK(OutputText(rig.Call("create_goal",
+                            R"({"objective":"Ship the feature","token_budget":5000})")) == created);
+  const std::optional<ThreadGoal> change = rig.router->TakeGoalChange();
+  REQUIRE(change.has_value());
+  CHECK(change->status == "active");
+  CHECK_FALSE(rig.router->TakeGoalChange().has_value());  // reported once
+  CHECK(OutputText(rig.Call("get_goal", "{}")) == created);
+
+  // A second goal while one is unfinished; statuses the model may not set.
+  CHECK(OutputText(rig.Call("create_goal", R"({"objective":"Another"})")) ==
+        "cannot create a new goal because this thread has an unfinished goal; complete the "
+        "existing goal first");
+  for (const char* status : {"active", "budgetLimited", "usageLimited"}) {
+    CHECK(OutputText(rig.Call("update_goal", std::string(R"({"status":")") + status + "\"}")) ==
+          "update_goal can only mark the existing goal complete, blocked, or paused at the "
+          "user's explicit request; resume, budget-limited, and usage-limited status changes "
+          "are controlled by the user or system");
+  }
+  CHECK_FALSE(rig.router->TakeGoalChange().has_value());
+
+  clock.Advance(2'000);
+  CHECK(OutputText(rig.Call("update_goal", R"({"status":"complete"})")) ==
+        R"({"goal":{"threadId":"thread-1","objective":"Ship the feature","status":"complete",)"
+        R"("tokenBudget":5000,"tokensUsed":0,"timeUsedSeconds":0,"createdAt":1795677809,)"
+        R"("updatedAt":1795677811},"remainingTokens":5000,"completionBudgetReport":null})");
+  REQUIRE(rig.router->TakeGoalChange().has_value());
+  // A complete goal is replaced by the next one (no budget: no tokenBudget key).
+  CHECK(OutputText(rig.Call("create_goal", R"({"objective":"Next"})")) ==
+        R"({"goal":{"threadId":"thread-1","objective":"Next","status":"active","tokensUsed":0,)"
+        R"("timeUsedSeconds":0,"createdAt":1795677811,"updatedAt":1795677811},)"
+        R"("remainingTokens":null,"completionBudgetReport":null})");
+}
+
+TEST_CASE("goal events: the stored row round-trips; a damaged payload is refused") {
+  ThreadGoal goal;
+  goal.goal_id = "g1";
+  goal.objective = "Ship";
+  goal.status = "budget_limited";
+  goal.token_budget = 10;
+  goal.tokens_used = 12;
+  goal.created_at_ms = 5'000;
+  goal.updated_at_ms = 6'000;
+  const std::string payload = GoalEventPayload(goal);
+  auto back = ParseGoalEventPayload(payload);
+  REQUIRE(back.ok());
+  CHECK(GoalEventPayload(*back) == payload);
+  // Codex's stored status word becomes its camelCase wire word; used > budget leaves 0.
+  CHECK(GoalToolOutput("t", *back) ==
+        R"({"goal":{"threadId":"t","objective":"Ship","status":"budgetLimited","tokenBudget":10,)"
+        R"("tokensUsed":12,"timeUsedSeconds":0,"createdAt":5,"updatedAt":6},"remainingTokens":0,)"
+        R"("completionBudgetReport":null})");
+  CHECK_FALSE(ParseGoalEventPayload(R"({"objective":"x","status":"finished"})").ok());
+  CHECK_FALSE(ParseGoalEventPayload("[]").ok());
 }

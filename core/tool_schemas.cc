@@ -70,40 +70,41 @@ Json UpdatePlanToolJson() {
         {"additionalProperties", false}}}};
 }
 
-// Codex 0.169's request_user_input, byte for byte: the description names the
-// modes it works in (Plan only, or Default too with the feature on); this
-// codex has Codex's Default mode (core/user_input.h).
+// Codex 0.169's request_user_input: its name, parameter schema, strictness
+// and place; the descriptions are ours (what each field is for, in brief),
+// save the fact Codex's states too: the modes it works in (Plan only, or
+// Default too with the feature on; this codex has Codex's Default mode,
+// core/user_input.h).
 Json RequestUserInputToolJson(bool default_mode) {
   auto text = [](const char* description) {
     return Json{{"type", "string"}, {"description", description}};
   };
   Json option = {{"type", "object"},
                  {"properties",
-                  {{"description", text("One short sentence explaining impact/tradeoff if "
-                                        "selected.")},
-                   {"label", text("User-facing label (1-5 words).")}}},
+                  {{"description", text("One sentence: what choosing this means.")},
+                   {"label", text("What the user sees: 1 to 5 words.")}}},
                  {"required", Json::array({"label", "description"})},
                  {"additionalProperties", false}};
   Json question = {
       {"type", "object"},
       {"properties",
-       {{"header", text("Short header label shown in the UI (12 or fewer chars).")},
-        {"id", text("Stable identifier for mapping answers (snake_case).")},
+       {{"header", text("A label of at most 12 characters shown above the question.")},
+        {"id", text("The snake_case key its answer comes back under.")},
         {"options",
          {{"type", "array"},
           {"description",
-           "Provide 2-3 mutually exclusive choices. Put the recommended option first and suffix "
-           "its label with \"(Recommended)\". Do not include an \"Other\" option in this list; "
-           "the client will add a free-form \"Other\" option automatically."},
+           "Two or three choices that exclude each other, the recommended one first with "
+           "\"(Recommended)\" after its label. No \"Other\" choice: the user always gets a "
+           "free-form one."},
           {"items", std::move(option)}}},
-        {"question", text("Single-sentence prompt shown to the user.")}}},
+        {"question", text("The question, in one sentence.")}}},
       {"required", Json::array({"id", "header", "question", "options"})},
       {"additionalProperties", false}};
   return Json{
       {"type", "function"},
       {"name", "request_user_input"},
-      {"description", std::string("Request user input for one to three short questions and wait "
-                                  "for the response. This tool is only available in ") +
+      {"description", std::string("Asks the user one to three short questions and waits for the "
+                                  "answers. Works only in ") +
                           (default_mode ? "Default or Plan mode." : "Plan mode.")},
       {"strict", false},
       {"parameters",
@@ -111,10 +112,54 @@ Json RequestUserInputToolJson(bool default_mode) {
         {"properties",
          {{"questions",
            {{"type", "array"},
-            {"description", "Questions to show the user. Prefer 1 and do not exceed 3"},
+            {"description", "The questions: one if you can, three at most."},
             {"items", std::move(question)}}}}},
         {"required", Json::array({"questions"})},
         {"additionalProperties", false}}}};
+}
+
+// The goal tools (core/goals.h): Codex 0.169's names, parameter schemas and
+// order; the descriptions are ours: their rules in brief, since every
+// request carries them.
+Json GoalToolJson(const char* name, const char* description, Json properties, Json required) {
+  return Json{{"type", "function"},
+              {"name", name},
+              {"description", description},
+              {"strict", false},
+              {"parameters",
+               {{"type", "object"},
+                {"properties", std::move(properties)},
+                {"required", std::move(required)},
+                {"additionalProperties", false}}}};
+}
+
+void AppendGoalTools(Json& tools) {
+  tools.push_back(GoalToolJson(
+      "get_goal",
+      "This thread's goal: objective, status, token budget, tokens and time used, tokens left.",
+      Json::object(), Json::array()));
+  tools.push_back(GoalToolJson(
+      "create_goal",
+      "Starts this thread's goal, only when the user or the instructions ask for one. Fails "
+      "while a goal is unfinished; update_goal changes a goal's status.",
+      Json{{"objective", {{"type", "string"}, {"description", "Required. What to achieve."}}},
+           {"token_budget",
+            {{"type", "integer"},
+             {"description", "Positive token budget; only when one was asked for."}}}},
+      Json::array({"objective"})));
+  tools.push_back(GoalToolJson(
+      "update_goal",
+      "Sets the status of this thread's goal.\n`complete`: only when the objective is achieved "
+      "and nothing required is left, not because the budget is nearly spent or work stops; with "
+      "a budget, tell the user the final token usage from the result.\n`blocked`: only when the "
+      "same obstacle has stopped progress for three goal turns in a row.\n`paused`: only when "
+      "the user asks; then report the status and stop working on the goal.\nResuming and the "
+      "budget or usage limits are never set with this tool.",
+      Json{{"status",
+            {{"type", "string"},
+             {"description", "Required."},
+             {"enum", Json::array({"complete", "blocked", "paused"})}}}},
+      Json::array({"status"})));
 }
 
 }  // namespace
@@ -136,6 +181,8 @@ std::string BuiltinToolsJson(const Config& config) {
   }
   tools.push_back(RequestUserInputToolJson(config.default_mode_request_user_input));
   if (config.view_image) tools.push_back(Json::parse(ViewImageToolJson()));
+  // Codex 0.169 offers the goal tools next, in every request.
+  AppendGoalTools(tools);
   tools.push_back(ApplyPatchToolDefinition(config.provider.apply_patch_tool_type));
   tools.push_back(UpdatePlanToolJson());
   // The provider's hosted search: it runs server-side and comes back as

@@ -40,10 +40,12 @@ SchemaJson OfferedTool(const Config& config, const std::string& name) {
 }  // namespace
 
 TEST_CASE(
-    "by default: unified exec, then request_user_input, view_image, apply_patch and update_plan") {
+    "by default: unified exec, request_user_input, view_image, the goal tools, apply_patch and "
+    "update_plan") {
   const Config config;
   CHECK(OfferedNames(config) == std::vector<std::string>{"exec_command", "write_stdin",
                                                          "request_user_input", "view_image",
+                                                         "get_goal", "create_goal", "update_goal",
                                                          "apply_patch", "update_plan"});
   const SchemaJson exec = OfferedTool(config, "exec_command");
   CHECK(exec["type"] == "function");
@@ -85,10 +87,10 @@ TEST_CASE("view_image, web_search and the MCP resource tools follow the config")
   // tools; a disabled one does not.
   config = Config();
   config.mcp_servers["docs"].enabled = false;
-  CHECK(OfferedNames(config).size() == 6);
+  CHECK(OfferedNames(config).size() == 9);
   config.mcp_servers["docs"].enabled = true;
   names = OfferedNames(config);
-  REQUIRE(names.size() > 6);
+  REQUIRE(names.size() > 9);
   CHECK(names[0] == "exec_command");
   CHECK(names[1] == "write_stdin");
   size_t i = 2;
@@ -101,25 +103,39 @@ TEST_CASE("view_image, web_search and the MCP resource tools follow the config")
   CHECK(names[i + 1] == "view_image");
 }
 
-TEST_CASE("request_user_input: Codex 0.169's definition byte for byte, in every configuration") {
-  // As Codex 0.169 sends it (tests/compat/codex-0.169-request-user-input.json).
-  const std::string codex =
-      R"({"type":"function","name":"request_user_input","description":"Request user input for one to three short questions and wait for the response. This tool is only available in Plan mode.","strict":false,"parameters":{"type":"object","properties":{"questions":{"type":"array","description":"Questions to show the user. Prefer 1 and do not exceed 3","items":{"type":"object","properties":{"header":{"type":"string","description":"Short header label shown in the UI (12 or fewer chars)."},"id":{"type":"string","description":"Stable identifier for mapping answers (snake_case)."},"options":{"type":"array","description":"Provide 2-3 mutually exclusive choices. Put the recommended option first and suffix its label with \"(Recommended)\". Do not include an \"Other\" option in this list; the client will add a free-form \"Other\" option automatically.","items":{"type":"object","properties":{"description":{"type":"string","description":"One short sentence explaining impact/tradeoff if selected."},"label":{"type":"string","description":"User-facing label (1-5 words)."}},"required":["label","description"],"additionalProperties":false}},"question":{"type":"string","description":"Single-sentence prompt shown to the user."}},"required":["id","header","question","options"],"additionalProperties":false}}},"required":["questions"],"additionalProperties":false}})";
+// `j` without its prose: every "description" whose value is text (a property
+// named "description" keeps its schema).
+SchemaJson WithoutProse(SchemaJson j) {
+  if (j.is_object()) {
+    if (j.contains("description") && j["description"].is_string()) j.erase("description");
+    for (auto& [key, value] : j.items()) value = WithoutProse(value);
+  } else if (j.is_array()) {
+    for (auto& value : j) value = WithoutProse(value);
+  }
+  return j;
+}
+
+TEST_CASE("request_user_input: Codex 0.169's definition less its prose, in every configuration") {
+  // As Codex 0.169 sent it (captured: tests/compat/codex-0.169-request-user-input.json).
+  // Names, types, keys and their order, strictness and required fields are
+  // Codex's; the descriptions are our own words.
+  const SchemaJson codex = WithoutProse(SchemaJson::parse(
+      R"({"type":"function","name":"request_user_input","description":"Request user input for one to three short questions and wait for the response. This tool is only available in Plan mode.","strict":false,"parameters":{"type":"object","properties":{"questions":{"type":"array","description":"Questions to show the user. Prefer 1 and do not exceed 3","items":{"type":"object","properties":{"header":{"type":"string","description":"Short header label shown in the UI (12 or fewer chars)."},"id":{"type":"string","description":"Stable identifier for mapping answers (snake_case)."},"options":{"type":"array","description":"Provide 2-3 mutually exclusive choices. Put the recommended option first and suffix its label with \"(Recommended)\". Do not include an \"Other\" option in this list; the client will add a free-form \"Other\" option automatically.","items":{"type":"object","properties":{"description":{"type":"string","description":"One short sentence explaining impact/tradeoff if selected."},"label":{"type":"string","description":"User-facing label (1-5 words)."}},"required":["label","description"],"additionalProperties":false}},"question":{"type":"string","description":"Single-sentence prompt shown to the user."}},"required":["id","header","question","options"],"additionalProperties":false}}},"required":["questions"],"additionalProperties":false}})"));
   Config config;
-  CHECK(OfferedTool(config, "request_user_input").dump() == codex);
+  SchemaJson off = OfferedTool(config, "request_user_input");
+  CHECK(WithoutProse(off).dump() == codex.dump());
+  CHECK(off["description"].get<std::string>().ends_with("Works only in Plan mode."));
   // The one-shot shell, no view_image: still offered, same bytes, after the command tool.
   config.unified_exec = false;
   config.view_image = false;
-  CHECK(OfferedTool(config, "request_user_input").dump() == codex);
+  CHECK(OfferedTool(config, "request_user_input") == off);
   CHECK(OfferedNames(config)[1] == "request_user_input");
-  // With the feature on, only the modes named differ (Codex's words).
+  // With the feature on, only the modes named differ (the fact Codex states).
   config.default_mode_request_user_input = true;
   SchemaJson on = OfferedTool(config, "request_user_input");
-  CHECK(on["description"] ==
-        "Request user input for one to three short questions and wait for the response. This "
-        "tool is only available in Default or Plan mode.");
-  on["description"] = SchemaJson::parse(codex)["description"];
-  CHECK(on.dump() == codex);
+  CHECK(on["description"].get<std::string>().ends_with("Works only in Default or Plan mode."));
+  on["description"] = off["description"];
+  CHECK(on == off);
 }
 
 TEST_CASE("apply_patch is offered in the provider's shape") {
@@ -148,4 +164,48 @@ TEST_CASE("the array depends on the tool settings only, so the request prefix st
   CHECK(BuiltinToolsJson(a) != BuiltinToolsJson(b));
   // Compact JSON, as sent.
   CHECK(BuiltinToolsJson(a).find('\n') == std::string::npos);
+}
+
+TEST_CASE("the goal tools: Codex 0.169's names, parameter schemas and place") {
+  Config config;
+  config.web_search = true;
+  const std::vector<std::string> names = OfferedNames(config);
+  // After view_image, before our apply_patch/update_plan and the hosted search.
+  auto at = std::find(names.begin(), names.end(), "view_image");
+  REQUIRE(at != names.end());
+  CHECK(std::vector<std::string>(at + 1, at + 4) ==
+        std::vector<std::string>{"get_goal", "create_goal", "update_goal"});
+  // Codex 0.169's parameters (captured on the wire), descriptions aside: the
+  // model must be able to send what it sends Codex, and nothing else.
+  auto without_descriptions = [](SchemaJson params) {
+    for (auto& [name, p] : params["properties"].items()) p.erase("description");
+    return params;
+  };
+  for (const char* name : {"get_goal", "create_goal", "update_goal"}) {
+    const SchemaJson tool = OfferedTool(config, name);
+    INFO(name);
+    CHECK(tool["type"] == "function");
+    CHECK(tool["strict"] == false);
+    CHECK_FALSE(tool["description"].get<std::string>().empty());
+    for (auto& [key, p] : tool["parameters"]["properties"].items()) {
+      CHECK_FALSE(p["description"].get<std::string>().empty());
+    }
+  }
+  CHECK(OfferedTool(config, "get_goal")["parameters"] ==
+        SchemaJson::parse(R"({"type":"object","properties":{},"required":[],)"
+                          R"("additionalProperties":false})"));
+  CHECK(without_descriptions(OfferedTool(config, "create_goal")["parameters"]) ==
+        SchemaJson::parse(R"({"type":"object","properties":{"objective":{"type":"string"},)"
+                          R"("token_budget":{"type":"integer"}},"required":["objective"],)"
+                          R"("additionalProperties":false})"));
+  CHECK(without_descriptions(OfferedTool(config, "update_goal")["parameters"]) ==
+        SchemaJson::parse(R"({"type":"object","properties":{"status":{"type":"string",)"
+                          R"("enum":["complete","blocked","paused"]}},"required":["status"],)"
+                          R"("additionalProperties":false})"));
+  // Offered whatever else the config turns off: Codex offers them in every request.
+  config.unified_exec = false;
+  config.view_image = false;
+  const std::vector<std::string> bare = OfferedNames(config);
+  CHECK(std::vector<std::string>(bare.begin() + 2, bare.begin() + 5) ==
+        std::vector<std::string>{"get_goal", "create_goal", "update_goal"});
 }

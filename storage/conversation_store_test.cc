@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "core/conversation.h"
 #include "core/request_builder.h"
@@ -463,4 +464,106 @@ TEST_CASE("CompactNow under half the limit changes nothing") {
   CHECK_FALSE(*compacted);
   CHECK(compactor.inputs.empty());
   CHECK((*conv)->session().head_item_id == head);
+}
+
+namespace {
+
+Item GoalCall(const std::string& call_id, const std::string& name, const std::string& args) {
+  nlohmann::json body = {{"type", "function_call"},
+                         {"id", "fc_" + call_id},
+                         {"name", name},
+                         {"arguments", args},
+                         {"call_id", call_id}};
+  return Decoded(body.dump());
+}
+
+}  // namespace
+
+TEST_CASE("The thread goal is stored with the session: resume and fork see it, each its own") {
+  Harness h;
+  // Stamped by the test's clock, so "after the fork" is a fact, not a race.
+  storage::StoreOptions options;
+  options.clock = &h.clock;
+  h.store = OpenOrDie(h.dir.Store("goals"), options);
+  h.client.steps = {
+      Respond({GoalCall("c1", "create_goal", R"({"objective":"Ship it","token_budget":900})")}),
+      Respond({AssistantMessage("on it")}),
+      Respond({GoalCall("c2", "update_goal", R"({"status":"paused"})")}),
+      Respond({AssistantMessage("paused")}),
+      Respond({GoalCall("c3", "update_goal", R"({"status":"complete"})")}),
+      Respond({AssistantMessage("done in the fork")}),
+      Respond({GoalCall("c4", "get_goal", "{}")}),
+      Respond({AssistantMessage("removed parent")})};
+  CancelToken cancel;
+  auto conv = Conversation::Create(h.config, h.Deps(), "exec");
+  REQUIRE(conv.ok());
+  REQUIRE((*conv)->RunTurn("set a goal", cancel).ok());
+  const std::string parent = (*conv)->session().id;
+  conv->reset();
+
+  // A new process (a fresh router) resuming the session has the goal back.
+  auto fresh_router = [&h]() {
+    h.router = std::make_unique<ToolRouter>(h.config, h.runner, nullptr, h.observer);
+  };
+  fresh_router();
+  auto resumed = Conversation::Resume(h.config, h.Deps(), h.Find(parent));
+  REQUIRE(resumed.ok());
+  REQUIRE(h.router->goal().has_value());
+  CHECK(h.router->goal()->objective == "Ship it");
+  CHECK(h.router->goal()->token_budget == 900);
+  CHECK(h.router->goal()->status == "active");
+
+  h.clock.Advance(1'000);
+  auto fork = h.store->Fork(parent, std::nullopt);
+  REQUIRE(fork.ok());
+  // The parent pauses its goal after the fork: the fork keeps the goal as it was.
+  h.clock.Advance(1'000);
+  REQUIRE((*resumed)->RunTurn("pause it", cancel).ok());
+  resumed->reset();
+  fresh_router();
+  auto branch = Conversation::Resume(h.config, h.Deps(), h.Find(fork->id));
+  REQUIRE(branch.ok());
+  REQUIRE(h.router->goal().has_value());
+  CHECK(h.router->goal()->status == "active");
+  // The fork completes its own copy; the parent's stays paused.
+  REQUIRE((*branch)->RunTurn("finish it", cancel).ok());
+  branch->reset();
+  fresh_router();
+  REQUIRE(Conversation::Resume(h.config, h.Deps(), h.Find(fork->id)).ok());
+  CHECK(h.router->goal()->status == "complete");
+  fresh_router();
+  REQUIRE(Conversation::Resume(h.config, h.Deps(), h.Find(parent)).ok());
+  CHECK(h.router->goal()->status == "paused");
+
+  // A second fork, made after the pause, sees the paused goal; once its
+  // parent is removed it has none (and resuming it is no error).
+  h.clock.Advance(1'000);
+  auto late_fork = h.store->Fork(parent, std::nullopt);
+  REQUIRE(late_fork.ok());
+  CHECK(h.store->LatestEvent(late_fork->id, kGoalEventType).value().has_value());
+  REQUIRE(h.store->Remove(parent).ok());
+  fresh_router();
+  auto orphan = Conversation::Resume(h.config, h.Deps(), h.Find(late_fork->id));
+  REQUIRE(orphan.ok());
+  CHECK_FALSE(h.router->goal().has_value());
+  REQUIRE((*orphan)->RunTurn("what is the goal?", cancel).ok());
+  bool answered = false;
+  for (const auto& s : h.Chain(h.Find(late_fork->id))) {
+    if (s.item.call_id == "c4" && s.item.kind == ItemKind::kFunctionCallOutput) {
+      answered = true;
+      CHECK(nlohmann::json::parse(s.item.body)["output"] ==
+            R"({"goal":null,"remainingTokens":null,"completionBudgetReport":null})");
+    }
+  }
+  CHECK(answered);
+  // The completed fork's own goal survives its parent's removal.
+  CHECK(h.store->LatestEvent(fork->id, kGoalEventType).value().has_value());
+  CHECK_FALSE(h.store->LatestEvent("no-such-session", kGoalEventType).ok());
+
+  // A damaged goal event does not lock the session: it resumes without a goal.
+  REQUIRE(h.store->RecordEvent(fork->id, "t", kGoalEventType, R"({"objective":7})").ok());
+  fresh_router();
+  auto damaged = Conversation::Resume(h.config, h.Deps(), h.Find(fork->id));
+  REQUIRE(damaged.ok());
+  CHECK_FALSE(h.router->goal().has_value());
 }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/goals.h"
 #include "core/item.h"
 #include "storage/sqlite_session_store.h"
 #include "testing/files.h"
@@ -188,6 +189,32 @@ TEST_CASE("Export then import keeps every item body byte for byte") {
   CHECK_FALSE(second->imported);
   CHECK(dst->LoadHistory(*dst->FindSession(id))->size() == hb->size());
   CHECK(dst->LoadEvents(id)->size() == 2);
+}
+
+TEST_CASE("The thread goal travels with an exported rollout, the latest one winning") {
+  StoreDir dir;
+  auto src = OpenOrDie(dir.Store("src.db"));
+  const std::string id = MakeRichSession(*src);
+  core::ThreadGoal goal;
+  goal.goal_id = "g1";
+  goal.objective = "Refactor the parser";
+  goal.token_budget = 5000;
+  REQUIRE(src->RecordEvent(id, "t1", core::kGoalEventType, core::GoalEventPayload(goal)).ok());
+  goal.status = "complete";
+  REQUIRE(src->RecordEvent(id, "t2", core::kGoalEventType, core::GoalEventPayload(goal)).ok());
+  auto jsonl = storage::ExportSession(*src, id, ExportFormat::kJsonl);
+  REQUIRE(jsonl.ok());
+  auto dst = OpenOrDie(dir.Store("dst.db"));
+  auto outcome = storage::ImportRolloutFile(*dst, WriteInDir(dir, "goal.jsonl", *jsonl));
+  REQUIRE(outcome.ok());
+  auto latest = dst->LatestEvent(id, core::kGoalEventType);
+  REQUIRE(latest.ok());
+  REQUIRE(latest->has_value());
+  auto back = core::ParseGoalEventPayload(**latest);
+  REQUIRE(back.ok());
+  CHECK(back->status == "complete");
+  CHECK(back->objective == "Refactor the parser");
+  CHECK(back->token_budget == 5000);
 }
 
 TEST_CASE("Markdown export reads as a transcript") {

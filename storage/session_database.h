@@ -253,6 +253,9 @@ class SessionDatabase : public core::SessionStore {
   virtual Result<SessionDetails> Show(std::string_view id) = 0;
   virtual Result<std::vector<core::TurnRecord>> LoadTurns(std::string_view id) = 0;
   virtual Result<std::vector<EventRecord>> LoadEvents(std::string_view id) = 0;
+  // One implementation for both backends, over FindSession and LoadEvents.
+  Result<std::optional<std::string>> LatestEvent(std::string_view session_id,
+                                                 std::string_view type) final;
   // Every turn of every session (archived ones too) started at or after
   // `since_ms`, oldest first, with its requests: one query however many
   // sessions there are (codex sessions usage).

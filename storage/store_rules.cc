@@ -1,5 +1,7 @@
 #include "storage/store_rules.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -217,3 +219,29 @@ bool DecodeCursor(std::string_view cursor, int64_t* ms, std::string* id) {
 }
 
 }  // namespace codex::storage::internal
+
+namespace codex::storage {
+
+Result<std::optional<std::string>> SessionDatabase::LatestEvent(std::string_view session_id,
+                                                                std::string_view type) {
+  std::string id(session_id);
+  int64_t up_to_ms = INT64_MAX;  // a parent's events count up to its fork's creation
+  // A fork tree is finite and acyclic; the bound only guards a damaged store.
+  for (int depth = 0; depth < 10000 && !id.empty(); ++depth) {
+    ASSIGN_OR_RETURN(std::vector<EventRecord> events, LoadEvents(id));
+    for (auto e = events.rbegin(); e != events.rend(); ++e) {
+      if (e->type == type && e->created_at_ms <= up_to_ms)
+        return std::optional<std::string>(e->payload_json);
+    }
+    Result<core::SessionInfo> found = FindSession(id);
+    // A removed parent leaves its forks' forked_from_session as a record only.
+    if (!found.ok() && found.status().code() == StatusCode::kNotFound && depth > 0) break;
+    if (!found.ok()) return found.status();
+    const core::SessionInfo& info = *found;
+    up_to_ms = std::min(up_to_ms, info.created_at_ms);
+    id = info.forked_from_session;
+  }
+  return std::optional<std::string>();
+}
+
+}  // namespace codex::storage

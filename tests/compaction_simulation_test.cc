@@ -60,8 +60,9 @@ TEST_CASE("150 tool calls outgrowing a 12k window: none over it, no needless com
     // steps with that rule gives the same count and bytes, and one fewer
     // compaction would need a restart smaller than instructions, tools,
     // initial context, task and compaction item alone (bench/compaction_bench
-    // prints the numbers: 9 here; the issue's 8 needs a restart ~600 B
-    // smaller or a limit ~150 tokens higher).
+    // prints the numbers: 10 here, 9 before the goal tools added ~370 tokens
+    // to every request's fixed part; the issue's 8 needs a restart ~600 B
+    // smaller or a limit ~150 tokens higher at the old size).
     const int64_t limit = (*compactor)->auto_compact_limit();
     if (mode != CompactionMode::kEndpoint) {
       const auto& log = model.stats().log;
@@ -88,7 +89,7 @@ TEST_CASE("150 tool calls outgrowing a 12k window: none over it, no needless com
       CHECK(std::abs(replay.sent_bytes - model.stats().bytes_sent) <= model.stats().requests * 4);
       CHECK(replay.floor_uncached_bytes <= model.stats().uncached_bytes);
     }
-    CHECK(result.compactions <= 9);
+    CHECK(result.compactions <= 10);
     CHECK(model.stats().rejected_requests == 0);
     CHECK(model.stats().largest_request_tokens <= kWindow);
     // Nothing that matters is lost: the task, the files touched, the plan.

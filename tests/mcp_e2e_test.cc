@@ -88,8 +88,9 @@ TEST_CASE("MCP tools follow the built-in ones, sorted by server then tool, named
   std::vector<std::string> expected = {"exec_command",       "write_stdin",
                                        "list_mcp_resources", "list_mcp_resource_templates",
                                        "read_mcp_resource",  "request_user_input",
-                                       "view_image",         "apply_patch",
-                                       "update_plan"};
+                                       "view_image",         "get_goal",
+                                       "create_goal",        "update_goal",
+                                       "apply_patch",        "update_plan"};
   for (const auto& t : server_tools) expected.push_back("mcp__alpha__" + t);
   expected.push_back("mcp__some__add");
   expected.push_back("mcp__some__echo");

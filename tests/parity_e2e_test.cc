@@ -555,7 +555,7 @@ TEST_CASE("requests carry the session id headers; x-client-request-id is the thr
   // with a limit the session is over half of, so the compaction is worth it).
   auto compacted = Run(*env, {"-c", "model_providers.scripted.supports_compact=true", "-c",
                               "compaction=\"endpoint\"", "-c",
-                              "model_auto_compact_token_limit=3300", "compact", thread});
+                              "model_auto_compact_token_limit=4400", "compact", thread});
   INFO(compacted.err);
   REQUIRE(compacted.exit_code == 0);
   auto compacts = env->server().requests_to("/responses/compact");

@@ -207,7 +207,7 @@ TEST_CASE("exports of plain, tool-call, compacted and forked sessions have Codex
   CHECK(kinds.count("reasoning") == 1);
 
   auto compacted = RunOk(*env, {"-c", "model_providers.scripted.supports_compact=true", "-c",
-                                "model_auto_compact_token_limit=3400", "compact", tools});
+                                "model_auto_compact_token_limit=4500", "compact", tools});
   INFO(compacted.err);
   REQUIRE(compacted.exit_code == 0);
   RunOk(*env, {"exec", "resume", tools, "go on"});

@@ -343,9 +343,10 @@ TEST_CASE(
   // requests and tests/compat/codex-0.169-mcp-capture.json) in its order,
   // less the tools this codex does not implement, and then apply_patch and
   // update_plan.
-  CHECK(ToolNames(requests[0].body) == std::vector<std::string>{"exec_command", "write_stdin",
-                                                                "request_user_input", "view_image",
-                                                                "apply_patch", "update_plan"});
+  CHECK(ToolNames(requests[0].body) ==
+        std::vector<std::string>{"exec_command", "write_stdin", "request_user_input", "view_image",
+                                 "get_goal", "create_goal", "update_goal", "apply_patch",
+                                 "update_plan"});
   // Codex 0.169's parameter names (the reference requests list them).
   CHECK(ParameterNames(requests[0].body, "exec_command") ==
         std::vector<std::string>{"cmd", "justification", "login", "max_output_tokens",
@@ -356,12 +357,12 @@ TEST_CASE(
   CHECK(ParameterNames(requests[0].body, "view_image") == std::vector<std::string>{"path"});
   // Codex's key for the one-shot harness (Codex 0.169 reads it, yet offers
   // exec_command anyway): here `shell` takes the pair's place.
-  CHECK(ToolNames(requests[1].body) == std::vector<std::string>{"shell", "request_user_input",
-                                                                "view_image", "apply_patch",
-                                                                "update_plan"});
-  CHECK(ToolNames(requests[2].body) == std::vector<std::string>{"shell", "request_user_input",
-                                                                "apply_patch", "update_plan",
-                                                                "web_search"});
+  CHECK(ToolNames(requests[1].body) ==
+        std::vector<std::string>{"shell", "request_user_input", "view_image", "get_goal",
+                                 "create_goal", "update_goal", "apply_patch", "update_plan"});
+  CHECK(ToolNames(requests[2].body) ==
+        std::vector<std::string>{"shell", "request_user_input", "get_goal", "create_goal",
+                                 "update_goal", "apply_patch", "update_plan", "web_search"});
 }
 
 namespace {
