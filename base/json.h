@@ -6,6 +6,7 @@
 #include <concepts>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 namespace codex {
 
@@ -17,6 +18,19 @@ inline std::string Dump(const nlohmann::json& j) {
 template <typename J>
 requires std::same_as<J, nlohmann::ordered_json> std::string Dump(const J& j) {
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+// The string at `key` of the object `j`; `fallback` when `j` is not an
+// object, has no `key`, or holds something else there. Never throws: the
+// JSON a model, a provider, an MCP server or a file sends may hold anything
+// (nlohmann's value() throws type_error when the key holds another type).
+template <typename J>
+requires std::same_as<J, nlohmann::json> || std::same_as<J, nlohmann::ordered_json> std::string
+StringField(const J& j, const char* key, std::string_view fallback = "") {
+  if (!j.is_object()) return std::string(fallback);
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return std::string(fallback);
+  return it->template get<std::string>();
 }
 
 }  // namespace codex

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "base/json.h"
 #include "base/shell.h"
 #include "base/strings.h"
 #include "compaction/shell_edits.h"
@@ -171,11 +172,6 @@ std::vector<std::string> Argv(const Json& command) {
   return argv;
 }
 
-std::string StringField(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // How a command is shown: a shell's script (bash -lc X, sh -c X) as X, any
 // other argv joined with spaces.
 std::string CommandText(const std::vector<std::string>& argv) {
@@ -312,13 +308,13 @@ class Scanner {
       }
       return;
     }
-    const std::string name = j.value("name", "");
+    const std::string name = StringField(j, "name");
     if (item.kind == core::ItemKind::kCustomToolCall) {
-      if (name == "apply_patch") AddPatchFiles(state_, j.value("input", ""));
+      if (name == "apply_patch") AddPatchFiles(state_, StringField(j, "input"));
       return;
     }
     if (item.kind != core::ItemKind::kFunctionCall) return;
-    Json args = Json::parse(j.value("arguments", "{}"), nullptr, false);
+    Json args = Json::parse(StringField(j, "arguments", "{}"), nullptr, false);
     if (!args.is_object()) return;
     if (name == "apply_patch" && args.contains("input") && args["input"].is_string()) {
       AddPatchFiles(state_, args["input"].get<std::string>());
@@ -337,7 +333,8 @@ class Scanner {
       std::vector<PlanStep> plan;
       for (const auto& step : args["plan"]) {
         if (!step.is_object()) continue;
-        plan.push_back({Line(step.value("step", "")), Line(step.value("status", "pending"))});
+        plan.push_back(
+            {Line(StringField(step, "step")), Line(StringField(step, "status", "pending"))});
       }
       state_.plan = std::move(plan);
     }

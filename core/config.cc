@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/json.h"
 #include "base/path.h"
 #include "core/mcp_config_parse.h"
 #include "core/project_context.h"
@@ -888,7 +889,7 @@ Status ApplyModelCatalog(const toml::table& root, const std::string& codex_home,
                                 "' is not a JSON object with a \"models\" array");
   }
   for (const nlohmann::json& m : catalog["models"]) {
-    if (!m.is_object() || m.value("slug", "") != config.model) continue;
+    if (!m.is_object() || StringField(m, "slug") != config.model) continue;
     auto text_of = [&](const char* key) {
       auto it = m.find(key);
       return it != m.end() && it->is_string() ? it->get<std::string>() : std::string();

@@ -59,7 +59,7 @@ Result<ThreadGoal> ParseGoalEventPayload(std::string_view payload_json) {
     return InvalidArgumentError("a goal event's payload is not a goal");
   }
   ThreadGoal g;
-  g.goal_id = j.value("goal_id", "");
+  g.goal_id = StringField(j, "goal_id");
   g.objective = j["objective"].get<std::string>();
   g.status = j["status"].get<std::string>();
   if (j.contains("token_budget") && j["token_budget"].is_number_integer()) {

@@ -192,7 +192,7 @@ McpOutput FormatMcpResult(const std::string& result_json, size_t max_bytes, doub
   if (!content.is_array()) content = Json::array();
   Json items = Json::array({{{"type", "input_text"}, {"text", header}}});
   for (const auto& block : content) {
-    const std::string type = block.is_object() ? block.value("type", "") : "";
+    const std::string type = StringField(block, "type");
     if (type == "text" && block.value("text", Json()).is_string()) {
       items.push_back({{"type", "input_text"}, {"text", cut(block["text"].get<std::string>())}});
     } else if (type == "image" && block.value("data", Json()).is_string()) {

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/json.h"
 #include "base/strings.h"
 #include "core/host_git.h"
 
@@ -63,11 +64,6 @@ Answer with this JSON only (no Markdown fence, no prose around it):
   "overall_explanation": "<1-3 sentences justifying the verdict>",
   "overall_confidence_score": <float 0.0-1.0>
 })";
-
-std::string StringField(const Json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 double NumberField(const Json& j, const char* key) {
   auto it = j.find(key);

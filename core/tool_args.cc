@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "base/json.h"
 #include "core/unified_exec.h"
 
 namespace codex::core {
@@ -57,7 +58,7 @@ ShellArgs DecodeLocalShellAction(const Json& body, int64_t default_timeout_ms) {
   for (const auto& a : action.value("command", Json::array())) {
     if (a.is_string()) out.argv.push_back(a.get<std::string>());
   }
-  out.workdir = action.value("working_directory", "");
+  out.workdir = StringField(action, "working_directory");
   out.timeout_ms = action.value("timeout_ms", default_timeout_ms);
   return out;
 }
@@ -91,7 +92,7 @@ Result<UpdatePlanArgs> DecodeUpdatePlanArgs(const Json& args) {
   if (in_progress > 1) {
     return InvalidArgumentError("update_plan: at most one step may be in_progress");
   }
-  out.explanation = args.value("explanation", "");
+  out.explanation = StringField(args, "explanation");
   return out;
 }
 

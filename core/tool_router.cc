@@ -59,7 +59,7 @@ void ToolRouter::BeginTurn() {
 
 Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& cancel) {
   Json j = Json::parse(call.body, nullptr, false);
-  std::string name = j.is_object() ? j.value("name", "") : "";
+  std::string name = StringField(j, "name");
   auto fail = [&](const std::string& message) -> Result<ToolOutcome> {
     ToolOutcome outcome;
     outcome.output = CallOutputFor(call.kind, call.call_id, message);
@@ -71,17 +71,17 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
                     EscalationRequest{}, cancel);
   }
   if (call.kind == ItemKind::kCustomToolCall) {
-    if (name == "apply_patch") return RunApplyPatch(call, j.value("input", ""), "");
+    if (name == "apply_patch") return RunApplyPatch(call, StringField(j, "input"), "");
     return fail("unknown custom tool '" + name + "'");
   }
   if (call.kind == ItemKind::kFunctionCall) {
     const std::string ns =
         j.value("namespace", Json()).is_string() ? j["namespace"].get<std::string>() : "";
     if (const McpToolInfo* t = FindMcpTool(mcp_tools_, ns, name)) {
-      return RunMcp(call, *t, j.value("arguments", "{}"), cancel);
+      return RunMcp(call, *t, StringField(j, "arguments", "{}"), cancel);
     }
     if (ns.empty() && IsMcpResourceTool(name) && OffersMcpResourceTools(config_)) {
-      return RunMcpResource(call, name, j.value("arguments", ""), cancel);
+      return RunMcpResource(call, name, StringField(j, "arguments"), cancel);
     }
     // Codex 0.169's words for a function it has not got in a namespace.
     if (!ns.empty()) return fail("unsupported call: " + ns + name);
@@ -90,7 +90,7 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
   if (name == "request_user_input" && !config_.default_mode_request_user_input) {
     return fail(std::string(kUserInputUnavailable));
   }
-  auto parsed = DecodeArgumentsObject(name, j.value("arguments", "{}"));
+  auto parsed = DecodeArgumentsObject(name, StringField(j, "arguments", "{}"));
   if (!parsed.ok()) return fail(parsed.status().message());
   const Json& args = *parsed;
   if (name == "shell" || name == "container.exec") {
@@ -117,15 +117,16 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
     if (!input.ok()) return fail(input.status().message());
     return RunApplyPatch(call, *input, "");
   }
-  if (name == "update_plan") return RunUpdatePlan(call, j.value("arguments", "{}"));
+  if (name == "update_plan") return RunUpdatePlan(call, StringField(j, "arguments", "{}"));
   if (name == "request_user_input") return RunRequestUserInput(call, args, cancel);
   if (name == "get_goal" || name == "create_goal" || name == "update_goal") {
-    return RunGoalTool(call, name, j.value("arguments", "{}"));
+    return RunGoalTool(call, name, StringField(j, "arguments", "{}"));
   }
-  if (name == "exec_command") return RunExecCommand(call, j.value("arguments", "{}"), cancel);
-  if (name == "write_stdin") return RunWriteStdin(call, j.value("arguments", "{}"), cancel);
+  if (name == "exec_command")
+    return RunExecCommand(call, StringField(j, "arguments", "{}"), cancel);
+  if (name == "write_stdin") return RunWriteStdin(call, StringField(j, "arguments", "{}"), cancel);
   if (name == "view_image" && config_.view_image) {
-    return RunViewImage(call, j.value("arguments", "{}"));
+    return RunViewImage(call, StringField(j, "arguments", "{}"));
   }
   return fail("unknown tool '" + name + "'");
 }

@@ -302,3 +302,35 @@ TEST_CASE("goal events: the stored row round-trips; a damaged payload is refused
   CHECK_FALSE(ParseGoalEventPayload(R"({"objective":"x","status":"finished"})").ok());
   CHECK_FALSE(ParseGoalEventPayload("[]").ok());
 }
+
+TEST_CASE("a call whose fields have the wrong JSON types gets one line back, never a crash") {
+  // A provider (or a proxy) may send anything: `arguments` that is not a
+  // string, a `name` that is not one, an update_plan `explanation` that is a
+  // number. Every one still yields exactly one output item.
+  codex::testing::TempDir dir;
+  RouterRig rig(dir.path().string());
+  const std::vector<CallJson> bodies = {
+      {{"type", "function_call"},
+       {"name", "update_plan"},
+       {"arguments", {{"plan", 1}}},
+       {"call_id", "c1"}},
+      {{"type", "function_call"}, {"name", "shell"}, {"arguments", 42}, {"call_id", "c1"}},
+      {{"type", "function_call"}, {"name", 7}, {"arguments", "{}"}, {"call_id", "c1"}},
+      {{"type", "function_call"},
+       {"name", "exec_command"},
+       {"arguments", nullptr},
+       {"call_id", "c1"}},
+      {{"type", "function_call"}, {"name", "get_goal"}, {"arguments", {1, 2}}, {"call_id", "c1"}},
+      {{"type", "function_call"},
+       {"name", "update_plan"},
+       {"arguments", R"({"plan":[{"step":"a","status":"pending"}],"explanation":5})"},
+       {"call_id", "c1"}},
+      {{"type", "custom_tool_call"}, {"name", "apply_patch"}, {"input", 3}, {"call_id", "c1"}},
+  };
+  for (const CallJson& body : bodies) {
+    INFO(body.dump());
+    const ToolOutcome out = rig.Run(codex::testing::Decoded(body.dump()));
+    CHECK_FALSE(OutputText(out).empty());
+    CHECK(OutputText(out).find('\n') == std::string::npos);
+  }
+}

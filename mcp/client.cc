@@ -76,7 +76,7 @@ void McpClient::OnMessage(std::string line) {
 }
 
 void McpClient::Dispatch(const Json& message) {
-  if (!message.is_object() || message.value("jsonrpc", "") != "2.0") {
+  if (!message.is_object() || StringField(message, "jsonrpc") != "2.0") {
     if (log_ != nullptr) {
       log_->Note("ignored a message that is not JSON-RPC 2.0: " +
                  Clip(message.is_discarded() ? std::string("(not JSON)") : Dump(message)));

@@ -468,3 +468,18 @@ TEST_CASE(
 
 }  // namespace
 }  // namespace codex::mcp
+
+namespace codex::mcp {
+namespace {
+
+TEST_CASE("A result whose blocks have the wrong JSON types is shown, never a crash") {
+  // A server may send anything: a block whose `type` is a number, a text
+  // that is not a string, a block that is not an object.
+  const core::McpOutput out = core::FormatMcpResult(
+      R"({"content":[{"type":5,"text":"x"},{"type":"text","text":7},3,{"type":"text","text":"ok"}]})",
+      4096, 0.1);
+  CHECK(out.output_json.find("ok") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace codex::mcp

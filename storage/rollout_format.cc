@@ -121,12 +121,6 @@ int64_t ParseTimestamp(const std::string& text) {
   return ms;
 }
 
-std::string StringField(const Json& j, const char* key) {
-  if (!j.is_object()) return {};
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 core::TokenUsage UsageFrom(const Json& j) {
   core::TokenUsage u;
   if (!j.is_object()) return u;

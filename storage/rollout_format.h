@@ -35,8 +35,7 @@ std::vector<std::string_view> RawElements(std::string_view arr);
 int64_t ParseTimestamp(const std::string& text);
 // Unix ms -> "2026-11-21T05:44:45.282Z".
 
-// j[key] when `j` is an object and it is a string, else "".
-std::string StringField(const Json& j, const char* key);
+// StringField (j[key] when a string, else ""): base/json.h.
 // A usage object's counts (missing or non-integer fields are 0).
 core::TokenUsage UsageFrom(const Json& j);
 
