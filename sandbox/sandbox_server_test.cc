@@ -127,10 +127,9 @@ TEST_CASE("The server's death is reported, fails the running call, and is seen n
   SpawnOptions options;
   options.argv = {"sleep", "30"};
   options.timeout_ms = 20'000;
-  const auto start = std::chrono::steady_clock::now();
   auto r = server->Run(options);
   killer.join();
-  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+  // Ended by the server's death (not by its 20 s timeout, which returns a result).
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == StatusCode::kUnavailable);
   CHECK_THAT(r.status().message(), Catch::Contains("sandbox server stopped") &&
