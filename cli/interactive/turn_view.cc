@@ -109,12 +109,7 @@ void TurnView::CommitFooter() {
   } else if (drawn_) {
     out += "\r\n";  // under the spinner: it stays, as the footer would
   }
-  drawn_ = false;
-  drawn_footer_ = false;
-  drawn_lines_.Clear();
-  drawn_spinner_ = false;
-  drawn_output_rows_ = 0;
-  live_cursor_row_ = 0;
+  ForgetDrawnRegion();
   has_footer_ = false;
   above_.clear();  // the footer now lies between those lines and the live region
   Emit(out);
@@ -131,12 +126,7 @@ void TurnView::Redraw(bool forget_drawn) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto term = LockTerminal();
   if (forget_drawn) {
-    drawn_ = false;
-    drawn_footer_ = false;
-    drawn_lines_.Clear();
-    drawn_spinner_ = false;
-    drawn_output_rows_ = 0;
-    live_cursor_row_ = 0;
+    ForgetDrawnRegion();
   }
   Emit(Redrawn());
 }
@@ -204,12 +194,7 @@ std::string TurnView::Relayout() {
       out += md.Finish();
     }
   }
-  drawn_ = false;
-  drawn_footer_ = false;
-  drawn_lines_.Clear();
-  drawn_spinner_ = false;
-  drawn_output_rows_ = 0;
-  live_cursor_row_ = 0;
+  ForgetDrawnRegion();
   above_.clear();
   return out;
 }
@@ -224,6 +209,15 @@ void TurnView::ForgetPrinted() {
   log_.clear();
   log_bytes_ = 0;
   open_answer_.reset();
+}
+
+void TurnView::ForgetDrawnRegion() {
+  drawn_ = false;
+  drawn_footer_ = false;
+  drawn_lines_.Clear();
+  drawn_spinner_ = false;
+  drawn_output_rows_ = 0;
+  live_cursor_row_ = 0;
 }
 
 void TurnView::Emit(std::string_view out) {
@@ -258,12 +252,7 @@ std::string TurnView::EraseLiveText() {
     up += rows;
   }
   std::string out = Move(up, 'A') + kEraseToEnd + reprint;
-  drawn_ = false;
-  drawn_footer_ = false;
-  drawn_lines_.Clear();
-  drawn_spinner_ = false;
-  drawn_output_rows_ = 0;
-  live_cursor_row_ = 0;
+  ForgetDrawnRegion();
   return out;
 }
 

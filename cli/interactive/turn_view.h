@@ -115,6 +115,9 @@ class TurnView final : public core::TurnObserver {
   std::unique_lock<std::mutex> LockTerminal();
   // Writes `out` (under LockTerminal()).
   void Emit(std::string_view out);
+  // Forgets the live region as drawn (nothing of it is on screen any more,
+  // or what is stays as printed text): the next draw starts afresh.
+  void ForgetDrawnRegion();
   // `remember`: kept for the re-layout as printed (an answer's lines are
   // kept as its Markdown source instead).
   void WriteAbove(std::string_view text, bool remember = true);
