@@ -1062,10 +1062,10 @@ TEST_CASE("Ctrl-R searches prompt history; /approvals opens a picker") {
                                           "the first unique prompt"});
 
   Expect(p->Write("/approvals\r"));
-  Expect(p->WaitForText("› /approvals untrusted", kWait));  // the current one is selected
-  Expect(p->WaitForText("/approvals on-failure", kWait));   // the whole picker, drawn at once
+  Expect(p->WaitForText("› 1. /approvals untrusted", kWait));  // the current one is selected
+  Expect(p->WaitForText("/approvals on-failure", kWait));      // the whole picker, drawn at once
   Expect(p->Write("\x1b[B"));
-  Expect(p->WaitForText("› /approvals on-request", kWait));
+  Expect(p->WaitForText("› 2. /approvals on-request", kWait));
   Expect(p->Write("\r"));
   Expect(p->WaitForText("approval policy set to on-request", kWait));
   Expect(p->Write("/status\r"));

@@ -395,9 +395,10 @@ TEST_CASE(
   CHECK(screen.find("Type to search branches") != std::string::npos);
   CHECK(screen.find("/review base main") < screen.find("/review base feature"));
   t.Key("Escape");
-  picker_shows("› /review base ", "/review base main");
-  CHECK_THAT(picker(),
-             Catch::Contains("Select a review preset: choose with ↑↓ and Enter (Esc closes)"));
+  picker_shows("› 1. /review base ", "/review base main");
+  CHECK_THAT(
+      picker(),
+      Catch::Contains("Select a review preset: choose with ↑↓ and Enter or a number (Esc closes)"));
   t.WaitStill();
   CHECK(requests().empty());
   t.Key("Enter");  // the same preset again: the branches
@@ -414,8 +415,8 @@ TEST_CASE(
   picker_shows("/review base feature", "Select a review preset");
   t.Key("Escape");
   picker_shows("Select a review preset", "/review base feature");
-  t.Key("Down");
-  t.Key("Enter");
+  CHECK_THAT(picker(), Catch::Contains("2. /review uncommitted"));
+  t.Type("2");  // a row's number chooses it at once, as in Codex's lists
   t.WaitForText(">> Code review started: current changes <<");
   const RecordedRequest picked_uncommitted = finish();
   CHECK_THAT(LastUserText(picked_uncommitted), Catch::Contains("current code changes"));

@@ -203,15 +203,27 @@ void Composer::RefreshChoice() {
     popup_help_.push_back(all[i].help);
   }
   popup_selected_ = open.selected;
+  popup_numbered_ = open.list.search.empty();
 }
 
 void Composer::ChoiceBack() {
   choices_.pop_back();
   if (choices_.empty()) {
     popup_ = PopupKind::kNone;
+    popup_numbered_ = false;
     return;
   }
   RefreshChoice();
+}
+
+void Composer::Choose(size_t shown_index, EditorEvent* event) {
+  const std::string item = popup_items_[shown_index];
+  chosen_from_ = std::move(choices_);
+  choices_.clear();
+  popup_ = PopupKind::kNone;
+  popup_numbered_ = false;
+  editor_.SetBuffer(item);
+  *event = editor_.HandleKey(Key{KeyCode::kEnter, "", 0});
 }
 
 bool Composer::ChoiceKey(const Key& key, EditorEvent* event) {
@@ -232,21 +244,21 @@ bool Composer::ChoiceKey(const Key& key, EditorEvent* event) {
       ChoiceBack();  // Codex's Ctrl-C in a picker is its Esc
       return true;
     case KeyCode::kTab:
-    case KeyCode::kEnter: {
+    case KeyCode::kEnter:
       if (n == 0) {  // the search matches nothing: Codex goes back, sending nothing
         ChoiceBack();
         return true;
       }
-      const std::string item = popup_items_[open.selected];
-      chosen_from_ = std::move(choices_);
-      choices_.clear();
-      popup_ = PopupKind::kNone;
-      editor_.SetBuffer(item);
-      *event = editor_.HandleKey(Key{KeyCode::kEnter, "", 0});
+      Choose(open.selected, event);
       return true;
-    }
     case KeyCode::kText:
     case KeyCode::kPaste:
+      // As in Codex's lists without search, a row's number chooses it at once.
+      if (!search && key.code == KeyCode::kText && key.text.size() == 1 && key.text[0] >= '1' &&
+          key.text[0] <= '9' && static_cast<size_t>(key.text[0] - '0') <= n) {
+        Choose(static_cast<size_t>(key.text[0] - '1'), event);
+        return true;
+      }
       if (!search) return false;
       for (char c : key.text) {
         if (c != '\n' && c != '\r') open.query += c;
@@ -403,7 +415,8 @@ std::string Composer::PopupText(int columns) const {
     // Its title (a branch name is the repository's text), the search, or Codex's empty state.
     const OpenList& open = choices_.back();
     const ChoiceList& list = open.list;
-    const std::string how = std::string("choose with ↑↓ and Enter (Esc ") +
+    const std::string how = std::string("choose with ↑↓ and Enter") +
+                            (list.search.empty() ? " or a number" : "") + " (Esc " +
                             (choices_.size() > 1 ? "goes back" : "closes") + ")";
     out +=
         "\r\n" + style_.Dim(CutToWidth(
@@ -417,10 +430,17 @@ std::string Composer::PopupText(int columns) const {
     }
     if (open.shown.empty()) out += "\r\n" + style_.Dim("no matches");
   }
+  const bool numbered = popup_ == PopupKind::kChoice && popup_numbered_;
+  const size_t number_width = numbered ? std::to_string(popup_items_.size()).size() + 2 : 0;
   size_t name_width = 0;
   for (const auto& item : popup_items_) name_width = std::max(name_width, item.size());
   for (size_t i = 0; i < popup_items_.size(); ++i) {
-    std::string line = (i == popup_selected_ ? "› " : "  ") + popup_items_[i];
+    std::string line = i == popup_selected_ ? "› " : "  ";
+    if (numbered) {  // "1. " as Codex numbers its rows, right-aligned past nine
+      const std::string number = std::to_string(i + 1) + ". ";
+      line += std::string(number_width - number.size(), ' ') + number;
+    }
+    line += popup_items_[i];
     if (i < popup_help_.size()) {
       line += std::string(name_width + 2 - popup_items_[i].size(), ' ') + popup_help_[i];
     }

@@ -154,6 +154,8 @@ class Composer {
   bool ChoiceKey(const Key& key, EditorEvent* event);
   // Esc in a choice list: back to the list it was chosen from, or closed.
   void ChoiceBack();
+  // Submits the shown row `shown_index` of the open list ("/<command> <value>").
+  void Choose(size_t shown_index, EditorEvent* event);
   // The popup for the editor's text now: "/" commands, "@" files, history.
   void UpdatePopup();
   // Handles `key` when the popup wants it (true), setting *event.
@@ -178,7 +180,8 @@ class Composer {
   std::vector<std::string> popup_items_;  // "/name", a path, a history entry
   std::vector<std::string> popup_help_;   // one-line descriptions (kSlash, kChoice)
   size_t popup_selected_ = 0;
-  size_t popup_word_start_ = 0;                           // kFile: where the "@word" starts
+  bool popup_numbered_ = false;  // rows drawn "1. …" and digits 1-9 choose (kChoice, no search)
+  size_t popup_word_start_ = 0;  // kFile: where the "@word" starts
   std::string popup_dismissed_for_;                       // the buffer Esc closed the popup on
   std::optional<std::vector<std::string>> files_listed_;  // on the first "@"
   std::vector<OpenList> choices_;      // kChoice: the open list last, its parents before it

@@ -72,7 +72,7 @@ TEST_CASE("composer: Esc-Esc walks back through messages; Enter reports the edit
 TEST_CASE("composer: a choice picker submits '/<command> <value>'") {
   Composer c = Make();
   c.OpenChoice({"model", "b", {{"a", ""}, {"b", "the current model"}, {"c", ""}}, "", ""});
-  CHECK(c.Layout(80).text.find("› /model b") != std::string::npos);
+  CHECK(c.Layout(80).text.find("› 2. /model b") != std::string::npos);
   c.Feed("\x1b[B", false);  // Down
   EditorEvent ev = c.Feed("\r", false);
   CHECK(ev.kind == EditorEventKind::kSubmit);
@@ -126,9 +126,9 @@ TEST_CASE("composer: Esc or Ctrl-C in a list chosen from another goes back to it
     EditorEvent ev = c.Feed(key, true);
     CHECK(ev.kind == EditorEventKind::kNone);  // nothing sent, no "Ctrl-C again to quit"
     shown = c.Layout(80).text;
-    CHECK(shown.find("Select a review preset: choose with ↑↓ and Enter (Esc closes)") !=
+    CHECK(shown.find("Select a review preset: choose with ↑↓ and Enter or a number (Esc closes)") !=
           std::string::npos);
-    CHECK(shown.find("› /review base") != std::string::npos);  // as it was left
+    CHECK(shown.find("› 1. /review base") != std::string::npos);  // as it was left
     CHECK(shown.find("/review base main") == std::string::npos);
     // A second choice there sends what it names.
     c.Feed("\x1b[B", false);
@@ -187,13 +187,45 @@ TEST_CASE("composer: typing searches a searchable list: substring, any case; Bac
   CHECK(ev.text == "/review commit bbb222 Add Tests");
 }
 
+TEST_CASE("composer: a list without search is numbered; a row's number chooses it at once") {
+  Composer c = Make();
+  c.OpenChoice(
+      {"approvals", "never", {{"untrusted", ""}, {"on-request", ""}, {"never", ""}}, "", ""});
+  const std::string shown = c.Layout(80).text;
+  CHECK(shown.find("  1. /approvals untrusted") != std::string::npos);
+  CHECK(shown.find("  2. /approvals on-request") != std::string::npos);
+  CHECK(shown.find("› 3. /approvals never") != std::string::npos);
+  EditorEvent ev = c.Feed("4", false);  // no fourth row: typed into the composer
+  CHECK(ev.kind == EditorEventKind::kNone);
+  CHECK(c.editor().buffer() == "4");
+  ev = c.Feed("2", false);
+  CHECK(ev.kind == EditorEventKind::kSubmit);
+  CHECK(ev.text == "/approvals on-request");
+  CHECK(c.chose_from_picker());
+  // Ten rows or more: the numbers line up; past nine only the arrows reach a row.
+  Composer many = Make();
+  std::vector<Choice> rows;
+  for (int i = 0; i < 11; ++i) rows.emplace_back("m" + std::to_string(i));
+  many.OpenChoice({"model", "m0", rows, "", ""});
+  const std::string drawn = many.Layout(80).text;
+  CHECK(drawn.find("›  1. /model m0") != std::string::npos);
+  CHECK(drawn.find("  11. /model m10") != std::string::npos);
+  // A list that searches takes digits as search text (a commit's id has them).
+  Composer r = ReviewLists("commit");
+  CHECK(r.Layout(80).text.find("1. /review") == std::string::npos);
+  ev = r.Feed("2", false);
+  CHECK(ev.kind == EditorEventKind::kNone);
+  CHECK(r.Layout(80).text.find("search: 2") != std::string::npos);
+  CHECK(r.Layout(80).text.find("› /review commit bbb222 Add Tests") != std::string::npos);
+}
+
 TEST_CASE("composer: a list without search leaves typing to the composer; titles are inert") {
   Composer c = Make();
   c.OpenChoice({"approvals", "never", {{"untrusted", ""}, {"never", ""}}, "", ""});
   c.Feed("un", false);
   std::string shown = c.Layout(80).text;
   CHECK(shown.find("/approvals untrusted") != std::string::npos);  // not filtered
-  CHECK(shown.find("› /approvals never") != std::string::npos);
+  CHECK(shown.find("› 2. /approvals never") != std::string::npos);
   CHECK(shown.find("; current: never") != std::string::npos);
   CHECK(shown.find("no matches") == std::string::npos);
   // A branch name in a title or a query is the repository's (or a paste's) text.
