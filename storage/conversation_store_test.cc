@@ -652,3 +652,37 @@ TEST_CASE("Goal accounting: tokens and seconds while active, stored for resume; 
   }
   CHECK(answered);
 }
+
+TEST_CASE("Goal accounting: an interrupted turn's usage still counts, without a wrap-up") {
+  Harness h;
+  CancelToken cancel;
+  testing::ScriptedModelClient::Step interrupted =
+      Spend({GoalCall("c2", "get_goal", "{}")}, 4'000, 0, 100, h.clock);
+  h.client.steps = {
+      Spend({GoalCall("c1", "create_goal", R"({"objective":"Ship it","token_budget":1000})")}, 50,
+            0, 5, h.clock),
+      Spend({AssistantMessage("on it")}, 100, 0, 10, h.clock),
+      // The user interrupts while the model answers: its calls never run.
+      [&cancel, interrupted](core::StreamObserver& observer) {
+        cancel.Cancel();
+        return interrupted(observer);
+      }};
+  auto conv = Conversation::Create(h.config, h.Deps(), "exec");
+  REQUIRE(conv.ok());
+  REQUIRE((*conv)->RunTurn("set a goal", cancel).ok());
+  CHECK(h.router->goal()->tokens_used == 110);
+  auto turn = (*conv)->RunTurn("go on", cancel);
+  REQUIRE_FALSE(turn.ok());
+  CHECK(turn.status().code() == StatusCode::kCancelled);
+  // Counted, over the budget: budget_limited, and stored.
+  CHECK(h.router->goal()->tokens_used == 110 + 4'100);
+  CHECK(h.router->goal()->status == "budget_limited");
+  const auto stored = h.store->LatestEvent((*conv)->session().id, kGoalEventType);
+  REQUIRE(stored.ok());
+  REQUIRE(stored->has_value());
+  CHECK(ParseGoalEventPayload(**stored)->status == "budget_limited");
+  // The turn ended: no wrap-up message was added to the history.
+  for (const auto& s : h.Chain((*conv)->session())) {
+    CHECK(MessageText(s.item).find("budget_limited") == std::string::npos);
+  }
+}
