@@ -126,7 +126,8 @@ Result<ThreadGoal> ParseGoalEventPayload(std::string_view payload_json) {
   return g;
 }
 
-std::string GoalToolOutput(std::string_view thread_id, const std::optional<ThreadGoal>& goal) {
+std::string GoalToolOutput(std::string_view thread_id, const std::optional<ThreadGoal>& goal,
+                           bool completed) {
   Json out = Json::object();
   if (!goal) {
     out["goal"] = nullptr;
@@ -145,7 +146,15 @@ std::string GoalToolOutput(std::string_view thread_id, const std::optional<Threa
         goal->token_budget ? Json(std::max<int64_t>(0, *goal->token_budget - goal->tokens_used))
                            : Json();
   }
-  out["completionBudgetReport"] = nullptr;
+  if (completed && goal && goal->status == "complete" &&
+      (goal->token_budget || goal->time_used_seconds > 0)) {
+    out["completionBudgetReport"] =
+        "The goal is complete. Tell the user what it used, from this result's goal fields: "
+        "tokensUsed against tokenBudget when a budget is set, and timeUsedSeconds in a short, "
+        "readable form in the user's language when it is above 0.";
+  } else {
+    out["completionBudgetReport"] = nullptr;
+  }
   return Dump(out);
 }
 
@@ -181,7 +190,10 @@ Result<ThreadGoal> UpdateGoal(const std::optional<ThreadGoal>& current, std::str
         "controlled by the user or system");
   }
   ThreadGoal g = *current;
-  g.status = std::string(StoredGoalStatus(status));
+  // As Codex 0.169 answers: a pause leaves a budget-limited goal budget-limited.
+  if (!(status == "paused" && g.status == "budget_limited")) {
+    g.status = std::string(StoredGoalStatus(status));
+  }
   g.updated_at_ms = now_ms;
   return g;
 }
@@ -222,13 +234,15 @@ void GoalTracker::Reset(std::string thread_id, std::optional<ThreadGoal> goal, c
   pending_tokens_ = 0;
   counting_since_ms_.reset();
   wrap_up_sent_for_.clear();
+  suspended_ = false;
 }
 
 bool GoalTracker::Counts() const {
-  return goal_ && (goal_->status == "active" || goal_->status == "budget_limited");
+  return goal_ && !suspended_ && (goal_->status == "active" || goal_->status == "budget_limited");
 }
 
 void GoalTracker::BeginTurn() {
+  suspended_ = false;
   if (Counts() && !counting_since_ms_) counting_since_ms_ = NowMs();
 }
 
@@ -249,6 +263,7 @@ std::string GoalTracker::Create(std::string objective, std::optional<int64_t> to
   pending_tokens_ = 0;
   counting_since_ms_ = now;
   wrap_up_sent_for_.clear();
+  suspended_ = false;
   return Output();
 }
 
@@ -262,11 +277,14 @@ std::string GoalTracker::Update(std::string_view wire_status) {
   goal_ = UpdateGoal(goal_, wire_status, NowMs()).value();
   changed_ = true;
   wrap_up_sent_for_.clear();
+  // A pause stops the counting even where the status stays budget_limited
+  // (until the next turn, as in Codex).
+  suspended_ = wire_status == "paused";
   if (!Counts()) {
     pending_tokens_ = 0;
     counting_since_ms_.reset();
   }
-  return Output();
+  return GoalToolOutput(thread_id_, goal_, /*completed=*/wire_status == "complete");
 }
 
 std::optional<std::string> GoalTracker::Account(bool wrap_up_allowed) {

@@ -55,8 +55,12 @@ Result<ThreadGoal> ParseGoalEventPayload(std::string_view payload_json);
 // 0.169: {"goal":{threadId, objective, status (camelCase), tokenBudget (only
 // when set), tokensUsed, timeUsedSeconds, createdAt, updatedAt (seconds)},
 // "remainingTokens": budget - used (at least 0) or null,
-// "completionBudgetReport": null}; {"goal":null,...} without a goal.
-std::string GoalToolOutput(std::string_view thread_id, const std::optional<ThreadGoal>& goal);
+// "completionBudgetReport": null}; {"goal":null,...} without a goal. With
+// `completed` (the answer to the update_goal that completed it) a goal with a
+// budget or time used gets a completionBudgetReport: a line (our words)
+// asking the model to tell the user the final usage, as Codex's does.
+std::string GoalToolOutput(std::string_view thread_id, const std::optional<ThreadGoal>& goal,
+                           bool completed = false);
 
 // create_goal on a session whose goal is `current`: the new goal, or the
 // error text Codex answers (an unfinished goal exists; a budget that is not
@@ -66,7 +70,8 @@ Result<ThreadGoal> CreateGoal(const std::optional<ThreadGoal>& current, std::str
                               int64_t now_ms);
 // update_goal with the wire status `status` (camelCase, already one of
 // Codex's six): the updated goal, or Codex's error text (no goal; a status the
-// model may not set: active, usageLimited, budgetLimited).
+// model may not set: active, usageLimited, budgetLimited). A pause leaves a
+// budget_limited goal budget_limited, as Codex answers.
 Result<ThreadGoal> UpdateGoal(const std::optional<ThreadGoal>& current, std::string_view status,
                               int64_t now_ms);
 
@@ -121,6 +126,7 @@ class GoalTracker {
   int64_t pending_tokens_ = 0;
   std::optional<int64_t> counting_since_ms_;  // the goal's clock, while it counts
   std::string wrap_up_sent_for_;              // the goal id the wrap-up went to
+  bool suspended_ = false;                    // paused while budget_limited: not counted this turn
 };
 
 }  // namespace codex::core

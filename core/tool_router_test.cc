@@ -268,12 +268,21 @@ TEST_CASE("goal tools: create, get, update answer as Codex 0.169; refusals chang
   }
   CHECK_FALSE(rig.router->goals().TakeChange().has_value());
 
-  // The two seconds the goal was active count (Codex's timeUsedSeconds).
+  // The two seconds the goal was active count (Codex's timeUsedSeconds); the
+  // completing answer of a goal with a budget asks for a usage report, later
+  // reads do not.
   clock.Advance(2'000);
-  CHECK(OutputText(rig.Call("update_goal", R"({"status":"complete"})")) ==
-        R"({"goal":{"threadId":"thread-1","objective":"Ship the feature","status":"complete",)"
+  const CallJson completed =
+      CallJson::parse(OutputText(rig.Call("update_goal", R"({"status":"complete"})")));
+  CHECK(completed["goal"].dump() ==
+        R"({"threadId":"thread-1","objective":"Ship the feature","status":"complete",)"
         R"("tokenBudget":5000,"tokensUsed":0,"timeUsedSeconds":2,"createdAt":1795677809,)"
-        R"("updatedAt":1795677811},"remainingTokens":5000,"completionBudgetReport":null})");
+        R"("updatedAt":1795677811})");
+  CHECK(completed["remainingTokens"] == 5000);
+  CHECK(completed["completionBudgetReport"].get<std::string>().find("tokensUsed") !=
+        std::string::npos);
+  CHECK(nlohmann::json::parse(OutputText(rig.Call("get_goal", "{}")))["completionBudgetReport"]
+            .is_null());
   REQUIRE(rig.router->goals().TakeChange().has_value());
   // A complete goal is replaced by the next one (no budget: no tokenBudget key).
   CHECK(OutputText(rig.Call("create_goal", R"({"objective":"Next"})")) ==

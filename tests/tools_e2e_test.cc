@@ -799,7 +799,9 @@ int64_t Figure(const std::string& text, const std::string& label) {
   return std::stoll(text.substr(at + label.size()));
 }
 
-// A goal output with only what cannot match made fixed: the thread id and times.
+// A goal output with only what cannot match made fixed: the thread id, the
+// times, and the completion report's prose (ours is our own words; whether
+// there is one is compared).
 Json GoalFigures(const std::string& text) {
   Json j = Json::parse(text, nullptr, false);
   if (j.is_object() && j["goal"].is_object()) {
@@ -807,7 +809,33 @@ Json GoalFigures(const std::string& text) {
     j["goal"]["createdAt"] = 0;
     j["goal"]["updatedAt"] = 0;
   }
+  if (j.is_object() && j.contains("completionBudgetReport") &&
+      j["completionBudgetReport"].is_string()) {
+    j["completionBudgetReport"] = "<report>";
+  }
   return j;
+}
+
+// Per request, the wrap-up messages sit where Codex's did (after as many call
+// outputs), with its figures, the objective quoted; no other goal context.
+void CheckGoalContextAsCodex(const std::vector<RecordedRequest>& requests, const Json& theirs) {
+  REQUIRE(requests.size() == theirs.size());
+  for (size_t r = 0; r < requests.size(); ++r) {
+    INFO("request " << r);
+    std::vector<GoalContext> wrap_ups;
+    for (auto& m : GoalContextMessages(requests[r])) {
+      if (IsWrapUp(m)) wrap_ups.push_back(m);
+    }
+    const Json& expected = theirs[r]["budget_limit_messages"];
+    REQUIRE(wrap_ups.size() == expected.size());
+    for (size_t k = 0; k < wrap_ups.size(); ++k) {
+      CHECK(wrap_ups[k].call_outputs_before == expected[k]["after_call_outputs"]);
+      CHECK(Figure(wrap_ups[k].text, "Tokens used: ") == expected[k]["tokens_used"]);
+      CHECK(Figure(wrap_ups[k].text, "Token budget: ") == expected[k]["token_budget"]);
+      CHECK(wrap_ups[k].text.find("<objective>\n") != std::string::npos);
+    }
+    CHECK(GoalContextMessages(requests[r]).size() == wrap_ups.size());
+  }
 }
 
 }  // namespace
@@ -840,23 +868,26 @@ TEST_CASE("goals: budget accounting, the wrap-up message and resume as Codex 0.1
   // The wrap-up: in the same requests, after the same call, with the same
   // figures; once in the first process (not again in later requests of
   // that turn), once more in the resumed one; kept in the stored history.
-  for (size_t r = 0; r < requests.size(); ++r) {
-    INFO("request " << r);
-    std::vector<GoalContext> wrap_ups;
-    for (auto& m : GoalContextMessages(requests[r])) {
-      if (IsWrapUp(m)) wrap_ups.push_back(m);
-    }
-    const Json& theirs = capture["requests"][r]["budget_limit_messages"];
-    REQUIRE(wrap_ups.size() == theirs.size());
-    for (size_t k = 0; k < wrap_ups.size(); ++k) {
-      CHECK(wrap_ups[k].call_outputs_before == theirs[k]["after_call_outputs"]);
-      CHECK(Figure(wrap_ups[k].text, "Tokens used: ") == theirs[k]["tokens_used"]);
-      CHECK(Figure(wrap_ups[k].text, "Token budget: ") == theirs[k]["token_budget"]);
-      CHECK(wrap_ups[k].text.find("<objective>\nShip it\n</objective>") != std::string::npos);
-    }
-    // A budget-limited goal gets no continuation reminder on resume.
-    CHECK(GoalContextMessages(requests[r]).size() == wrap_ups.size());
+  // A budget-limited goal gets no continuation reminder on resume.
+  CheckGoalContextAsCodex(requests, capture["requests"]);
+}
+
+TEST_CASE("goals: a pause leaves a budget-limited goal budget-limited, as Codex 0.169 answers") {
+  const Json capture = GoalBudgetCapture()["limited"];
+  auto env = MakeEnv(capture["script"].dump());
+  RunOk(*env, {"exec", "tiny goal"});
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == capture["requests"].size());
+  const auto ours = CallOutputs(requests.back());
+  REQUIRE(ours.size() == capture["calls"].size());
+  for (size_t i = 0; i < ours.size(); ++i) {
+    INFO("call " << i << ": " << ours[i]);
+    CHECK(GoalFigures(ours[i]) == GoalFigures(capture["calls"][i]["output"].get<std::string>()));
   }
+  // Paused while over budget: still budgetLimited, and nothing more counted.
+  CHECK(Json::parse(ours[3])["goal"]["status"] == "budgetLimited");
+  CHECK(Json::parse(ours[4])["goal"]["tokensUsed"] == 350);
+  CheckGoalContextAsCodex(requests, capture["requests"]);
 }
 
 TEST_CASE("goals: tokensUsed is the exact sum; a pause stops it; resume recalls an active goal") {
