@@ -141,7 +141,7 @@ Result<std::unique_ptr<Conversation>> Conversation::Create(const Config& config,
   info.created_at_ms = info.updated_at_ms = spec.created_at_ms;
   std::unique_ptr<Conversation> c(new Conversation(config, deps, std::move(info)));
   c->transcript_ = InitialContext(config);
-  if (deps.tools != nullptr) deps.tools->SetGoalThread(c->session_.id, std::nullopt, deps.clock);
+  if (deps.tools != nullptr) deps.tools->goals().Reset(c->session_.id, std::nullopt, deps.clock);
   c->pending_ = std::move(spec);
   return c;
 }
@@ -174,7 +174,9 @@ Result<std::unique_ptr<Conversation>> Conversation::Resume(const Config& config,
                                 "; continuing without a goal");
       }
     }
-    deps.tools->SetGoalThread(c->session_.id, std::move(goal), deps.clock);
+    // As Codex does on resume: a goal still active is recalled before the first prompt.
+    c->goal_continuation_pending_ = goal && goal->status == "active";
+    deps.tools->goals().Reset(c->session_.id, std::move(goal), deps.clock);
   }
   return c;
 }
@@ -390,7 +392,10 @@ Result<TurnResult> Conversation::RunTurnHoldingLease(const std::string& user_tex
   turn.record.turn_id = turn.turn_id;
   turn.record.started_at_ms = deps_.clock->NowMs();
   deps_.observer->OnTurnStarted(turn.turn_id);
-  if (deps_.tools != nullptr) deps_.tools->BeginTurn();  // MCP list changes apply here
+  if (deps_.tools != nullptr) {
+    deps_.tools->BeginTurn();  // MCP list changes apply here
+    deps_.tools->goals().BeginTurn();
+  }
 
   // From here on every failure goes through FailTurn, so the turn is recorded
   // and observers (--json: turn.failed) hear how it ended.
@@ -446,6 +451,8 @@ Status Conversation::FailTurn(TurnState& turn, Status status) {
     // As Codex does: the next request tells the model the turn was stopped.
     (void)Commit(turn.turn_id, {UserMessage(TurnAbortedMessage())});
   }
+  // What the goal spent before the turn ended still counts (no wrap-up now).
+  (void)AccountGoal(turn.turn_id, /*wrap_up_allowed=*/false);
   turn.record.status = interrupted ? TurnStatus::kInterrupted : TurnStatus::kFailed;
   turn.record.error = status.message();
   turn.record.usage = turn.result.usage;
@@ -453,6 +460,21 @@ Status Conversation::FailTurn(TurnState& turn, Status status) {
   (void)deps_.store->RecordTurn(turn.record);
   deps_.observer->OnTurnFailed(status);
   return status;
+}
+
+Status Conversation::AccountGoal(const std::string& turn_id, bool wrap_up_allowed) {
+  if (deps_.tools == nullptr) return OkStatus();
+  std::optional<std::string> wrap_up = deps_.tools->goals().Account(wrap_up_allowed);
+  RETURN_IF_ERROR(RecordGoalChange(turn_id));
+  if (wrap_up) RETURN_IF_ERROR(Commit(turn_id, {UserMessage(*wrap_up)}));
+  return OkStatus();
+}
+
+Status Conversation::RecordGoalChange(const std::string& turn_id) {
+  if (deps_.tools == nullptr || session_.id.empty() || pending_) return OkStatus();
+  std::optional<ThreadGoal> goal = deps_.tools->goals().TakeChange();
+  if (!goal) return OkStatus();
+  return deps_.store->RecordEvent(session_.id, turn_id, kGoalEventType, GoalEventPayload(*goal));
 }
 
 Status Conversation::OpenTurn(TurnState& turn, const std::string& user_text,
@@ -471,6 +493,11 @@ Status Conversation::OpenTurn(TurnState& turn, const std::string& user_text,
     RETURN_IF_ERROR(Commit(turn.turn_id, {ContextBudgetMessage(budget_)}));
   }
 
+  if (std::exchange(goal_continuation_pending_, false) && deps_.tools != nullptr &&
+      deps_.tools->goal() && deps_.tools->goal()->status == "active") {
+    RETURN_IF_ERROR(
+        Commit(turn.turn_id, {UserMessage(GoalContinuationMessage(*deps_.tools->goal()))}));
+  }
   turn.user = UserMessage(user_text, image_urls);
   RETURN_IF_ERROR(Commit(turn.turn_id, {turn.user}));
   turn.user_committed = true;
@@ -522,6 +549,9 @@ Result<bool> Conversation::SampleAndRunCalls(TurnState& turn, const CancelToken&
     RETURN_IF_ERROR(RecordResponseUsage(turn, *response));
   }
   ASSIGN_OR_RETURN(const bool ran_calls, RunCalls(turn, before, cancel));
+  // The goal's share of this request, once its calls have run (Codex's order);
+  // a request without calls ends the turn, where no wrap-up is sent.
+  if (response.ok()) RETURN_IF_ERROR(AccountGoal(turn.turn_id, /*wrap_up_allowed=*/ran_calls));
   // Without calls the model has answered; a failed request is asked again.
   return had_calls || ran_calls || !response.ok();
 }
@@ -566,6 +596,7 @@ Result<Conversation::AfterFailure> Conversation::RecoverFromFailedRequest(
 
 Status Conversation::RecordResponseUsage(TurnState& turn, const ModelResponse& response) {
   if (!response.usage) return OkStatus();
+  if (deps_.tools != nullptr) deps_.tools->goals().OnResponseUsage(*response.usage);
   turn.result.usage += *response.usage;
   budget_.OnResponseCompleted(response.usage);
   // Stored with the item it followed: a new process resumes from it.
@@ -606,10 +637,7 @@ Result<bool> Conversation::RunCalls(TurnState& turn, size_t first_new_item,
       continue;
     }
     RETURN_IF_ERROR(Commit(turn.turn_id, {outcome->output}));
-    if (std::optional<ThreadGoal> goal = deps_.tools->TakeGoalChange()) {
-      RETURN_IF_ERROR(deps_.store->RecordEvent(session_.id, turn.turn_id, kGoalEventType,
-                                               GoalEventPayload(*goal)));
-    }
+    RETURN_IF_ERROR(RecordGoalChange(turn.turn_id));
     stop = outcome->stop_turn;
   }
   for (const auto& step : plan) {

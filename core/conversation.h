@@ -151,6 +151,12 @@ class Conversation {
   // Records the turn as failed (kCancelled: interrupted), gives every open call
   // an "aborted" output, tells the observer; returns `status`.
   Status FailTurn(TurnState& turn, Status status);
+  // Adds what the thread goal has spent since the last accounting
+  // (core/goals.h); commits the wrap-up message when the goal has just been
+  // found budget_limited and `wrap_up_allowed` (after a request's calls).
+  Status AccountGoal(const std::string& turn_id, bool wrap_up_allowed);
+  // Records the goal as last changed, if it changed, as a "goal" event.
+  Status RecordGoalChange(const std::string& turn_id);
   Result<bool> CompactHoldingLease(const CancelToken& cancel, bool when_asked);
   Status Commit(const std::string& turn_id, std::vector<Item> items);
   Status CloseDanglingCalls(const std::string& turn_id, std::string_view output);
@@ -171,6 +177,8 @@ class Conversation {
   std::unique_ptr<TurnLease> lease_;   // held during a turn
   ContextBudget budget_;               // when to compact (the one trigger)
   bool fork_untitled_ = false;         // a fork still titled "fork of …" (no own message yet)
+  // Resumed with an active goal: the first turn reminds the model of it.
+  bool goal_continuation_pending_ = false;
   // Steered messages not yet committed (Steer, from the UI's thread).
   std::mutex steer_mutex_;
   std::vector<std::string> steered_;

@@ -271,41 +271,21 @@ Result<ToolOutcome> ToolRouter::RunRequestUserInput(const Item& call, const Json
   return outcome;
 }
 
-void ToolRouter::SetGoalThread(std::string thread_id, std::optional<ThreadGoal> goal,
-                               const Clock* clock) {
-  goal_thread_id_ = std::move(thread_id);
-  goal_ = std::move(goal);
-  goal_changed_ = false;
-  goal_clock_ = clock;
-}
-
-std::optional<ThreadGoal> ToolRouter::TakeGoalChange() {
-  if (!goal_changed_) return std::nullopt;
-  goal_changed_ = false;
-  return goal_;
-}
-
 Result<ToolOutcome> ToolRouter::RunGoalTool(const Item& call, const std::string& name,
                                             const std::string& arguments) {
-  ToolOutcome outcome;
-  auto reply = [&](const std::string& text) {
-    outcome.output = CallOutputFor(call.kind, call.call_id, text);
-    return outcome;
-  };
-  if (name == "get_goal") return reply(GoalToolOutput(goal_thread_id_, goal_));
-  const int64_t now = ClockOr(goal_clock_).NowMs();
-  Result<ThreadGoal> changed = [&]() -> Result<ThreadGoal> {
+  Result<std::string> text = [&]() -> Result<std::string> {
+    if (name == "get_goal") return goals_.Output();
     if (name == "create_goal") {
       ASSIGN_OR_RETURN(CreateGoalArgs args, DecodeCreateGoalArgs(arguments));
-      return CreateGoal(goal_, std::move(args.objective), args.token_budget, NewUuidV7(now), now);
+      return goals_.Create(std::move(args.objective), args.token_budget);
     }
     ASSIGN_OR_RETURN(std::string status, DecodeUpdateGoalStatus(arguments));
-    return UpdateGoal(goal_, status, now);
+    return goals_.Update(status);
   }();
-  if (!changed.ok()) return reply(changed.status().message());
-  goal_ = std::move(*changed);
-  goal_changed_ = true;
-  return reply(GoalToolOutput(goal_thread_id_, goal_));
+  ToolOutcome outcome;
+  outcome.output =
+      CallOutputFor(call.kind, call.call_id, text.ok() ? *text : text.status().message());
+  return outcome;
 }
 
 Result<ToolOutcome> ToolRouter::RunMcp(const Item& call, const McpToolInfo& tool,

@@ -65,15 +65,12 @@ class ToolRouter {
   // The plan as last set by update_plan.
   const std::vector<PlanStep>& plan() const { return plan_; }
 
-  // The session the goal tools act for (its id is the goal's threadId), its
-  // goal as stored (null: none), and the clock that stamps goal changes
-  // (null: the system clock). Conversation sets it when it creates or
-  // resumes a session.
-  void SetGoalThread(std::string thread_id, std::optional<ThreadGoal> goal, const Clock* clock);
-  const std::optional<ThreadGoal>& goal() const { return goal_; }
-  // The goal as create_goal/update_goal last changed it, once: the caller
-  // records it (a "goal" event) after committing the call's output.
-  std::optional<ThreadGoal> TakeGoalChange();
+  // The thread goal the goal tools read and change, with its budget
+  // accounting (core/goals.h). Conversation resets it when it creates or
+  // resumes a session, feeds it each response's usage and accounts after a
+  // request's calls; it records each change as a "goal" event.
+  GoalTracker& goals() { return goals_; }
+  const std::optional<ThreadGoal>& goal() const { return goals_.goal(); }
 
   // The processes still running between calls (unified exec sessions), for
   // the execution frontier a compaction keeps.
@@ -117,10 +114,7 @@ class ToolRouter {
   McpTools* mcp_ = nullptr;
   std::vector<McpToolInfo> mcp_tools_;  // this turn's, in offered order
   std::vector<PlanStep> plan_;
-  std::string goal_thread_id_;
-  std::optional<ThreadGoal> goal_;
-  bool goal_changed_ = false;
-  const Clock* goal_clock_ = nullptr;
+  GoalTracker goals_;
   ExecSessions exec_sessions_;  // unified exec's live processes, killed with the router
   // features.shell_snapshot: login commands start from it (null when off).
   std::unique_ptr<ShellSnapshot> shell_snapshot_;

@@ -230,13 +230,13 @@ TEST_CASE("goal tools: create, get, update answer as Codex 0.169; refusals chang
   RouterRig rig(dir.str());
   codex::testing::ManualClock clock(1'795'677'809'177);
   rig.router = std::make_unique<ToolRouter>(rig.config, rig.runner, nullptr, rig.log);
-  rig.router->SetGoalThread("thread-1", std::nullopt, &clock);
+  rig.router->goals().Reset("thread-1", std::nullopt, &clock);
   // No goal yet: get answers nulls, update is refused.
   CHECK(OutputText(rig.Call("get_goal", "{}")) ==
         R"({"goal":null,"remainingTokens":null,"completionBudgetReport":null})");
   CHECK(OutputText(rig.Call("update_goal", R"({"status":"complete"})")) ==
         "cannot update goal because this thread has no goal");
-  CHECK_FALSE(rig.router->TakeGoalChange().has_value());
+  CHECK_FALSE(rig.router->goals().TakeChange().has_value());
   // Bad budgets and blank objectives are refused before anything changes.
   CHECK(OutputText(rig.Call("create_goal", R"({"objective":"x","token_budget":0})")) ==
         "goal budgets must be positive when provided");
@@ -250,10 +250,10 @@ TEST_CASE("goal tools: create, get, update answer as Codex 0.169; refusals chang
       R"("updatedAt":1795677809},"remainingTokens":5000,"completionBudgetReport":null})";
   CHECK(OutputText(rig.Call("create_goal",
                             R"({"objective":"Ship the feature","token_budget":5000})")) == created);
-  const std::optional<ThreadGoal> change = rig.router->TakeGoalChange();
+  const std::optional<ThreadGoal> change = rig.router->goals().TakeChange();
   REQUIRE(change.has_value());
   CHECK(change->status == "active");
-  CHECK_FALSE(rig.router->TakeGoalChange().has_value());  // reported once
+  CHECK_FALSE(rig.router->goals().TakeChange().has_value());  // reported once
   CHECK(OutputText(rig.Call("get_goal", "{}")) == created);
 
   // A second goal while one is unfinished; statuses the model may not set.
@@ -266,14 +266,24 @@ TEST_CASE("goal tools: create, get, update answer as Codex 0.169; refusals chang
           "user's explicit request; resume, budget-limited, and usage-limited status changes "
           "are controlled by the user or system");
   }
-  CHECK_FALSE(rig.router->TakeGoalChange().has_value());
+  CHECK_FALSE(rig.router->goals().TakeChange().has_value());
 
+  // The two seconds the goal was active count (Codex's timeUsedSeconds); the
+  // completing answer of a goal with a budget asks for a usage report, later
+  // reads do not.
   clock.Advance(2'000);
-  CHECK(OutputText(rig.Call("update_goal", R"({"status":"complete"})")) ==
-        R"({"goal":{"threadId":"thread-1","objective":"Ship the feature","status":"complete",)"
-        R"("tokenBudget":5000,"tokensUsed":0,"timeUsedSeconds":0,"createdAt":1795677809,)"
-        R"("updatedAt":1795677811},"remainingTokens":5000,"completionBudgetReport":null})");
-  REQUIRE(rig.router->TakeGoalChange().has_value());
+  const CallJson completed =
+      CallJson::parse(OutputText(rig.Call("update_goal", R"({"status":"complete"})")));
+  CHECK(completed["goal"].dump() ==
+        R"({"threadId":"thread-1","objective":"Ship the feature","status":"complete",)"
+        R"("tokenBudget":5000,"tokensUsed":0,"timeUsedSeconds":2,"createdAt":1795677809,)"
+        R"("updatedAt":1795677811})");
+  CHECK(completed["remainingTokens"] == 5000);
+  CHECK(completed["completionBudgetReport"].get<std::string>().find("tokensUsed") !=
+        std::string::npos);
+  CHECK(nlohmann::json::parse(OutputText(rig.Call("get_goal", "{}")))["completionBudgetReport"]
+            .is_null());
+  REQUIRE(rig.router->goals().TakeChange().has_value());
   // A complete goal is replaced by the next one (no budget: no tokenBudget key).
   CHECK(OutputText(rig.Call("create_goal", R"({"objective":"Next"})")) ==
         R"({"goal":{"threadId":"thread-1","objective":"Next","status":"active","tokensUsed":0,)"

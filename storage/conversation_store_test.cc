@@ -567,3 +567,122 @@ TEST_CASE("The thread goal is stored with the session: resume and fork see it, e
   REQUIRE(damaged.ok());
   CHECK_FALSE(h.router->goal().has_value());
 }
+
+namespace {
+
+// A response streaming `items` with `usage` (input, cached, output), after the
+// clock moved `spent_ms`: the time the model took, without sleeping.
+testing::ScriptedModelClient::Step Spend(std::vector<Item> items, int64_t input, int64_t cached,
+                                         int64_t output, testing::ManualClock& clock,
+                                         int64_t spent_ms = 0) {
+  return [items = std::move(items), input, cached, output, &clock,
+          spent_ms](core::StreamObserver& observer) -> Result<core::ModelResponse> {
+    clock.Advance(spent_ms);
+    core::ModelResponse r;
+    for (const Item& item : items) {
+      RETURN_IF_ERROR(observer.OnOutputItemDone(item));
+      r.items.push_back(item);
+    }
+    core::TokenUsage usage;
+    usage.input_tokens = input;
+    usage.cached_input_tokens = cached;
+    usage.output_tokens = output;
+    usage.total_tokens = input + output;
+    r.usage = usage;
+    return r;
+  };
+}
+
+}  // namespace
+
+TEST_CASE("Goal accounting: tokens and seconds while active, stored for resume; paused stops") {
+  Harness h;
+  h.client.steps = {
+      // Turn 1: the creating request is not the goal's; the next two are,
+      // the second at the turn's end. 3.5 s pass while it is active.
+      Spend({GoalCall("c1", "create_goal", R"({"objective":"Ship it"})")}, 9'000, 0, 900, h.clock),
+      Spend({GoalCall("c2", "get_goal", "{}")}, 1'000, 300, 40, h.clock, 2'500),
+      Spend({AssistantMessage("working")}, 2'000, 1'000, 5, h.clock, 1'000),
+      // Turn 2 (a new process): counted from its first turn; the pausing
+      // request's own usage counts, what follows the pause does not.
+      Spend({GoalCall("c3", "update_goal", R"({"status":"paused"})")}, 500, 0, 50, h.clock, 4'200),
+      Spend({AssistantMessage("paused")}, 7'000, 0, 70, h.clock, 60'000),
+      // Turn 3: paused, nothing counts however long it takes.
+      Spend({GoalCall("c4", "get_goal", "{}")}, 8'000, 0, 80, h.clock, 90'000),
+      Spend({AssistantMessage("still paused")}, 8'000, 0, 80, h.clock)};
+  CancelToken cancel;
+  auto conv = Conversation::Create(h.config, h.Deps(), "exec");
+  REQUIRE(conv.ok());
+  REQUIRE((*conv)->RunTurn("set a goal", cancel).ok());
+  const std::string id = (*conv)->session().id;
+  CHECK(h.router->goal()->tokens_used == (1'000 - 300 + 40) + (2'000 - 1'000 + 5));
+  CHECK(h.router->goal()->time_used_seconds == 3);  // 3.5 s: whole seconds
+  conv->reset();
+
+  // A new process has the figures back from the stored goal event.
+  h.router = std::make_unique<ToolRouter>(h.config, h.runner, nullptr, h.observer);
+  auto resumed = Conversation::Resume(h.config, h.Deps(), h.Find(id));
+  REQUIRE(resumed.ok());
+  REQUIRE(h.router->goal().has_value());
+  CHECK(h.router->goal()->tokens_used == 1'745);
+  CHECK(h.router->goal()->time_used_seconds == 3);
+  REQUIRE((*resumed)->RunTurn("pause it", cancel).ok());
+  CHECK(h.router->goal()->status == "paused");
+  CHECK(h.router->goal()->tokens_used == 1'745 + 550);
+  CHECK(h.router->goal()->time_used_seconds == 3 + 4);
+  REQUIRE((*resumed)->RunTurn("and now?", cancel).ok());
+  resumed->reset();
+
+  h.router = std::make_unique<ToolRouter>(h.config, h.runner, nullptr, h.observer);
+  REQUIRE(Conversation::Resume(h.config, h.Deps(), h.Find(id)).ok());
+  CHECK(h.router->goal()->status == "paused");
+  CHECK(h.router->goal()->tokens_used == 2'295);
+  CHECK(h.router->goal()->time_used_seconds == 7);
+  // The paused get_goal answered the paused figures.
+  bool answered = false;
+  for (const auto& s : h.Chain(h.Find(id))) {
+    if (s.item.call_id == "c4" && s.item.kind == ItemKind::kFunctionCallOutput) {
+      answered = true;
+      auto out =
+          nlohmann::json::parse(nlohmann::json::parse(s.item.body)["output"].get<std::string>());
+      CHECK(out["goal"]["tokensUsed"] == 2'295);
+      CHECK(out["goal"]["timeUsedSeconds"] == 7);
+      CHECK(out["remainingTokens"].is_null());
+    }
+  }
+  CHECK(answered);
+}
+
+TEST_CASE("Goal accounting: an interrupted turn's usage still counts, without a wrap-up") {
+  Harness h;
+  CancelToken cancel;
+  testing::ScriptedModelClient::Step interrupted =
+      Spend({GoalCall("c2", "get_goal", "{}")}, 4'000, 0, 100, h.clock);
+  h.client.steps = {
+      Spend({GoalCall("c1", "create_goal", R"({"objective":"Ship it","token_budget":1000})")}, 50,
+            0, 5, h.clock),
+      Spend({AssistantMessage("on it")}, 100, 0, 10, h.clock),
+      // The user interrupts while the model answers: its calls never run.
+      [&cancel, interrupted](core::StreamObserver& observer) {
+        cancel.Cancel();
+        return interrupted(observer);
+      }};
+  auto conv = Conversation::Create(h.config, h.Deps(), "exec");
+  REQUIRE(conv.ok());
+  REQUIRE((*conv)->RunTurn("set a goal", cancel).ok());
+  CHECK(h.router->goal()->tokens_used == 110);
+  auto turn = (*conv)->RunTurn("go on", cancel);
+  REQUIRE_FALSE(turn.ok());
+  CHECK(turn.status().code() == StatusCode::kCancelled);
+  // Counted, over the budget: budget_limited, and stored.
+  CHECK(h.router->goal()->tokens_used == 110 + 4'100);
+  CHECK(h.router->goal()->status == "budget_limited");
+  const auto stored = h.store->LatestEvent((*conv)->session().id, kGoalEventType);
+  REQUIRE(stored.ok());
+  REQUIRE(stored->has_value());
+  CHECK(ParseGoalEventPayload(**stored)->status == "budget_limited");
+  // The turn ended: no wrap-up message was added to the history.
+  for (const auto& s : h.Chain((*conv)->session())) {
+    CHECK(MessageText(s.item).find("budget_limited") == std::string::npos);
+  }
+}
