@@ -126,6 +126,7 @@ Status Engine::StartModel(core::TurnObserver& observer) {
     ReportMcpNotices(false);
     tools_->set_mcp_tools(mcp_.get());
   }
+  tools_->StartSession();
   return OkStatus();
 }
 

@@ -46,6 +46,18 @@ ToolRouter::ToolRouter(const Config& config, CommandRunner& runner, Approver* ap
   }
 }
 
+void ToolRouter::StartSession() {
+  CommandSpec spec;
+  spec.cwd = config_.cwd;
+  spec.env_policy = config_.shell_environment_policy;
+  spec.sandbox = SandboxPolicyFor(config_);
+  runner_.Warm(spec);
+  if (shell_snapshot_ == nullptr) return;
+  const std::string shell = DefaultShell();
+  // Another shell's commands keep -lc: no snapshot to make for them.
+  if (IsLoginBashScript({shell, "-lc", "true"})) shell_snapshot_->StartCapture(shell);
+}
+
 void ToolRouter::BeginTurn() {
   if (mcp_ == nullptr) return;
   for (const std::string& line : mcp_->TakeNotices()) observer_.OnNotice(line);

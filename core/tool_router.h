@@ -51,6 +51,13 @@ class ToolRouter {
   // tools in McpTools order. Changes only in BeginTurn.
   const std::string& ToolsJson() const { return tools_json_; }
 
+  // The session starts (before its first request): what its first command
+  // needs starts beside that request, as in Codex — the runner's sandbox
+  // server for the session's policy (CommandRunner::Warm) and, when the
+  // default shell is bash, the shell snapshot's capture. A session that
+  // ends first cancels them (nothing is left behind).
+  void StartSession();
+
   // Offers the tools of `mcp` (borrowed; null = none) from the next BeginTurn.
   void set_mcp_tools(McpTools* mcp) { mcp_ = mcp; }
   // Called when a turn starts: takes the MCP tool list for this turn, so a
