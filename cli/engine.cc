@@ -126,8 +126,11 @@ Status Engine::StartModel(core::TurnObserver& observer) {
     ReportMcpNotices(false);
     tools_->set_mcp_tools(mcp_.get());
   }
-  tools_->StartSession();
   return OkStatus();
+}
+
+void Engine::StartTools() {
+  if (tools_ != nullptr) tools_->StartSession();
 }
 
 void Engine::ReportMcpNotices(bool at_exit) {

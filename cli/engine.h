@@ -48,6 +48,11 @@ class Engine {
   // next turn starts (or at ReportMcpNotices).
   Status StartModel(core::TurnObserver& observer);
 
+  // After StartModel, for a session that may run commands (exec, the
+  // interactive UI; not `codex compact`): starts what the first command needs
+  // beside the first request (core::ToolRouter::StartSession).
+  void StartTools();
+
   // Reports the MCP failures not yet shown; `at_exit` adds one line per
   // server still starting (codex exec calls it when its turn is over).
   void ReportMcpNotices(bool at_exit);

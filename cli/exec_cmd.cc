@@ -207,6 +207,7 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
   // codex exec never asks: a request for approval is declined and the model told.
   RETURN_IF_ERROR(
       session->StartModel(review_display ? *review_display : *observer, /*approver=*/nullptr));
+  session->StartTools();
 
   core::SessionStore& store = session->store();
   const core::Config& config = session->config();

@@ -143,6 +143,7 @@ Status InteractiveSession::StartEngine(const RunFlags& flags,
                                        std::unique_ptr<SessionController>* out) {
   ASSIGN_OR_RETURN(auto session, SessionController::Open(global_, flags));
   RETURN_IF_ERROR(session->StartModel(observer(), approvals_.get()));
+  session->StartTools();
   *out = std::move(session);
   return OkStatus();
 }
