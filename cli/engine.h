@@ -48,11 +48,6 @@ class Engine {
   // next turn starts (or at ReportMcpNotices).
   Status StartModel(core::TurnObserver& observer);
 
-  // After StartModel, for a session that may run commands (exec, the
-  // interactive UI; not `codex compact`): starts what the first command needs
-  // beside the first request (core::ToolRouter::StartSession).
-  void StartTools();
-
   // Reports the MCP failures not yet shown; `at_exit` adds one line per
   // server still starting (codex exec calls it when its turn is over).
   void ReportMcpNotices(bool at_exit);
@@ -83,6 +78,8 @@ class Engine {
   std::unique_ptr<core::ModelClient> client_;
   core::ResponsesClient* responses_ = nullptr;  // client_, when it is the HTTP client
   std::unique_ptr<core::CommandRunner> runner_;
+  // Until StartModel hands it to tools_ (destroyed before runner_).
+  std::unique_ptr<core::ShellSnapshot> shell_snapshot_;
   std::unique_ptr<mcp::McpManager> mcp_;  // outlives tools_, which borrows it
   std::unique_ptr<core::ToolRouter> tools_;
   std::unique_ptr<core::Compactor> compactor_;

@@ -179,6 +179,7 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
   if (!review) {
     ASSIGN_OR_RETURN(prompt, ReadPrompt(prompt_arg));
   }
+  args.flags.runs_commands = true;
   ASSIGN_OR_RETURN(std::unique_ptr<SessionController> session,
                    SessionController::Open(global, args.flags));
   std::string review_hint;
@@ -207,7 +208,6 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
   // codex exec never asks: a request for approval is declined and the model told.
   RETURN_IF_ERROR(
       session->StartModel(review_display ? *review_display : *observer, /*approver=*/nullptr));
-  session->StartTools();
 
   core::SessionStore& store = session->store();
   const core::Config& config = session->config();

@@ -17,11 +17,6 @@ Status SessionController::StartModel(core::TurnObserver& observer, core::Approve
   return engine_->StartModel(observer);
 }
 
-void SessionController::StartTools() {
-  tools_started_ = true;
-  engine_->StartTools();
-}
-
 Status SessionController::StartNew(std::string source, std::string id) {
   ASSIGN_OR_RETURN(conversation_, core::Conversation::Create(engine_->config(), engine_->Deps(),
                                                              std::move(source), std::move(id)));
@@ -62,7 +57,6 @@ Status SessionController::Reopen(const GlobalOptions& global, const RunFlags& fl
   ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Open(global, flags));
   engine->set_approver(approver_);
   RETURN_IF_ERROR(engine->StartModel(*observer_));
-  if (tools_started_) engine->StartTools();
   std::unique_ptr<core::Conversation> conversation;
   if (conversation_->persisted()) {
     ASSIGN_OR_RETURN(auto session, engine->store().FindSession(conversation_->session().id));

@@ -41,8 +41,6 @@ class SessionController {
   // approvals ask `approver` (null: every request is declined and the model
   // told). Both are borrowed for the controller's lifetime and kept by Reopen.
   Status StartModel(core::TurnObserver& observer, core::Approver* approver);
-  // Engine::StartTools, also for every engine Reopen makes from then on.
-  void StartTools();
 
   // --- which session ---
   // A new session in the config's cwd, recorded with `source` ("exec",
@@ -85,7 +83,6 @@ class SessionController {
   std::unique_ptr<core::Conversation> conversation_;
   core::TurnObserver* observer_ = nullptr;
   core::Approver* approver_ = nullptr;
-  bool tools_started_ = false;  // StartTools was called
 };
 
 }  // namespace codex::cli
