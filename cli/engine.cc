@@ -81,6 +81,13 @@ Result<std::unique_ptr<Engine>> Engine::Open(const GlobalOptions& global, const 
     location = core::StoreLocation{};  // SQLite, whatever session_store says
     location.path = (std::filesystem::path(tmpl) / "sessions.db").string();
   }
+  if (flags.runs_commands) {
+    // Before the store opens (a new one is created and migrated here) and
+    // the first request: the sandbox server and the shell snapshot's capture.
+    engine->runner_ = std::make_unique<core::SandboxedRunner>();
+    engine->shell_snapshot_ = core::SessionShellSnapshot(engine->config_, *engine->runner_);
+    core::StartSessionWork(engine->config_, *engine->runner_, engine->shell_snapshot_.get());
+  }
   ASSIGN_OR_RETURN(auto store, OpenCliStore(location));
   // Not on a shared PostgreSQL store: one user's retention_days would purge
   // the whole team's sessions (`codex sessions purge --all` does it on purpose).
@@ -94,6 +101,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const GlobalOptions& global, const 
 Engine::~Engine() {
   // The store closes before its temporary directory goes.
   tools_.reset();
+  shell_snapshot_.reset();
   compactor_.reset();
   store_.reset();
   if (!ephemeral_dir_.empty()) {
@@ -116,8 +124,12 @@ Status Engine::StartModel(core::TurnObserver& observer) {
   responses_ = client.get();
   client_ = std::move(client);
   ASSIGN_OR_RETURN(compactor_, compaction::MakeCompactor(config_, *client_));
-  runner_ = std::make_unique<core::SandboxedRunner>();
-  tools_ = std::make_unique<core::ToolRouter>(config_, *runner_, approver_, observer);
+  if (runner_ == nullptr) {
+    runner_ = std::make_unique<core::SandboxedRunner>();
+    shell_snapshot_ = core::SessionShellSnapshot(config_, *runner_);
+  }
+  tools_ = std::make_unique<core::ToolRouter>(config_, *runner_, approver_, observer,
+                                              std::move(shell_snapshot_));
   if (!config_.mcp_servers.empty()) {
     mcp_ = std::make_unique<mcp::McpManager>(config_, McpEnvironmentPolicy(config_));
     // Not waited for (only required servers are): a slow server's tools join

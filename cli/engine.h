@@ -78,6 +78,8 @@ class Engine {
   std::unique_ptr<core::ModelClient> client_;
   core::ResponsesClient* responses_ = nullptr;  // client_, when it is the HTTP client
   std::unique_ptr<core::CommandRunner> runner_;
+  // Until StartModel hands it to tools_ (destroyed before runner_).
+  std::unique_ptr<core::ShellSnapshot> shell_snapshot_;
   std::unique_ptr<mcp::McpManager> mcp_;  // outlives tools_, which borrows it
   std::unique_ptr<core::ToolRouter> tools_;
   std::unique_ptr<core::Compactor> compactor_;

@@ -179,6 +179,7 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
   if (!review) {
     ASSIGN_OR_RETURN(prompt, ReadPrompt(prompt_arg));
   }
+  args.flags.runs_commands = true;
   ASSIGN_OR_RETURN(std::unique_ptr<SessionController> session,
                    SessionController::Open(global, args.flags));
   std::string review_hint;

@@ -69,6 +69,18 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   codex::cli::AddGlobalOptions(app, global);
   app.set_version_flag("-V,--version", std::string("codex ") + codex::core::kCodexVersion);
+  // `codex --version` (or -V) alone needs no command: building the tree of
+  // every command and option is a quarter of that run's CPU and page faults
+  // (issue 24: docs/performance.md). CLI11 prints the version as ever.
+  const bool version_only =
+      argc == 2 && (std::strcmp(argv[1], "--version") == 0 || std::strcmp(argv[1], "-V") == 0);
+  if (version_only) {
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      return app.exit(e);
+    }
+  }
   // The commands, in the order `codex --help` lists them.
   codex::cli::RegisterExecCommand(app, global, outcome);
   codex::cli::RegisterInteractiveCommands(app, global, outcome);  // codex [PROMPT], codex resume

@@ -25,6 +25,10 @@ struct RunFlags {
   std::string output_schema_file;   // --output-schema FILE
   bool ignore_user_config = false;  // --ignore-user-config: do not read config.toml
   bool review = false;              // `exec review`: a review session (core/review.h)
+  // Not a flag: the session may run commands (exec, the interactive UI; not
+  // `codex compact`), so Engine::Open starts what the first one needs
+  // (core::StartSessionWork).
+  bool runs_commands = false;
 };
 
 // Adds the RunFlags options to `cmd`, storing into `flags` (which must outlive the parse).

@@ -58,6 +58,9 @@ struct CommandSpec {
   // the command runs, on the thread calling Run; may be empty. For live
   // display only: the CommandResult holds the captured output either way.
   std::function<void(std::string_view)> on_output;
+  // Run only: a descriptor (borrowed) that becomes readable once `cancel` is
+  // set, so that the run stops at once instead of at its next poll; -1: none.
+  int cancel_fd = -1;
 };
 
 struct CommandResult {
@@ -104,6 +107,11 @@ class CommandRunner {
   // Starts `spec` (argv, cwd, environment, sandbox; no timeout) as a live
   // process, on a pseudo-terminal with `tty`, else on pipes.
   // kFailedPrecondition where the runner cannot.
+  // Starts in the background what a first command of `spec`'s sandbox
+  // policy needs (the real runner: its sandbox server), so that it is ready
+  // when the model asks for one; its errors are left for that command to
+  // meet. Nothing by default.
+  virtual void Warm(const CommandSpec& spec) { (void)spec; }
   virtual Result<std::unique_ptr<LiveProcess>> Start(const CommandSpec& spec, bool tty) {
     (void)spec;
     (void)tty;

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -159,7 +160,18 @@ Result<PreparedCommand> PrepareCommand(const CommandSpec& spec) {
   return prepared;
 }
 
-SandboxedRunner::~SandboxedRunner() = default;
+SandboxedRunner::~SandboxedRunner() {
+  if (warm_.joinable()) warm_.join();
+}
+
+void SandboxedRunner::Warm(const CommandSpec& spec) {
+  if (warm_.joinable()) return;
+  try {
+    warm_ = std::thread([this, spec] { (void)ServerFor(spec); });
+  } catch (const std::system_error&) {
+    // No thread: the first command starts the server.
+  }
+}
 
 Result<SandboxedRunner::Server> SandboxedRunner::ServerFor(const CommandSpec& spec) {
   ASSIGN_OR_RETURN(const sandbox::SandboxSpec sandbox_spec, ToSandboxSpec(spec));
@@ -209,6 +221,7 @@ Result<CommandResult> SandboxedRunner::Run(const CommandSpec& spec, const Cancel
   ASSIGN_OR_RETURN(Server server, ServerFor(spec));
   MarkNetwork(*server.confinement, &options);
   options.should_cancel = [&cancel] { return cancel.cancelled(); };
+  options.cancel_fd = spec.cancel_fd;
   options.on_output = spec.on_output;
 
   auto run = server.server->Run(options);

@@ -27,6 +27,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/command_runner.h"
@@ -56,8 +57,9 @@ sandbox::WritableRootsSpec WritableRootsFor(const SandboxPolicy& policy, const s
 Result<PreparedCommand> PrepareCommand(const CommandSpec& spec);
 
 // Runs each command through the session's sandbox server
-// (sandbox/sandbox_server.h), started on first use for the command's sandbox
-// policy and kept for the runner's lifetime (the session): the first command
+// (sandbox/sandbox_server.h), started at session start (Warm) or on first use
+// for the command's sandbox policy and kept for the runner's lifetime (the
+// session): the first command
 // of a policy pays for bubblewrap, the others about a fork. A different
 // policy (mode, network, writable roots, or a `.git` / `.codex` appearing at
 // the top of a root) starts another server. When a server died, the call
@@ -72,6 +74,10 @@ class SandboxedRunner : public CommandRunner {
   // Starts the command in the policy's server (unified exec); its processes
   // stay inside that server's sandbox for as long as they run.
   Result<std::unique_ptr<LiveProcess>> Start(const CommandSpec& spec, bool tty) override;
+  // Starts `spec`'s server on a thread of its own (once a runner); a command
+  // meanwhile waits for it rather than starting a second one. The runner's
+  // destruction waits for a start under way (bubblewrap's, a few ms).
+  void Warm(const CommandSpec& spec) override;
 
   // A live server for `spec`'s policy and its confinement (started if need be).
   struct Server {
@@ -96,6 +102,7 @@ class SandboxedRunner : public CommandRunner {
   // servers_, so destroyed after every server.
   std::vector<std::shared_ptr<const sandbox::Confinement>> retired_;
   std::vector<Server> servers_;
+  std::thread warm_;  // Warm's; joined before the servers go
 };
 
 }  // namespace codex::core

@@ -312,3 +312,60 @@ TEST_CASE("A live process keeps its state across writes and dies with its handle
   }
   CHECK_THAT(seen, Catch::Contains("got:one\ngot:two\n"));
 }
+
+namespace {
+
+// This process's children that are sandbox servers (their argv names kServerArg).
+std::vector<pid_t> ChildServers() {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = codex::testing::ReadFile(e.path() / "stat");
+    const size_t paren = stat.rfind(')');
+    if (paren == std::string::npos || paren + 4 >= stat.size()) continue;
+    // After ") S ": the parent's pid.
+    if (std::atol(stat.c_str() + paren + 4) != ::getpid()) continue;
+    if (codex::testing::ReadFile(e.path() / "cmdline").find(sandbox::kServerArg) ==
+        std::string::npos) {
+      continue;
+    }
+    out.push_back(static_cast<pid_t>(std::atol(name.c_str())));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("SandboxedRunner::Warm starts the policy's server before any command, once") {
+  REQUIRE(ChildServers().empty());
+  pid_t warmed = -1;
+  {
+    SandboxedRunner runner;
+    auto spec = Spec({"sh", "-c", "echo warm"});
+    runner.Warm(spec);
+    runner.Warm(spec);  // once a runner
+    // The server comes up with no command asked of it ...
+    REQUIRE(codex::testing::Eventually([] { return ChildServers().size() == 1; }));
+    warmed = ChildServers().front();
+    // ... and the first command of that policy runs in it: no second start.
+    CancelToken cancel;
+    auto run = runner.Run(spec, cancel);
+    REQUIRE(run.ok());
+    CHECK(run->output == "warm\n");
+    auto server = runner.ServerFor(spec);
+    REQUIRE(server.ok());
+    CHECK(server->server->pid() == warmed);
+    CHECK(ChildServers() == std::vector<pid_t>{warmed});
+  }
+  // The runner's end ends (and reaps) it.
+  CHECK(ChildServers().empty());
+  CHECK(ProcessEnded(warmed));
+  // A runner destroyed while its server starts waits for it and leaves none.
+  {
+    SandboxedRunner runner;
+    runner.Warm(Spec({"true"}));
+  }
+  CHECK(ChildServers().empty());
+}

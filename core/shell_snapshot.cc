@@ -12,6 +12,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <system_error>
 
 #include "base/shell.h"
 #include "base/strings.h"
@@ -277,7 +278,47 @@ ShellSnapshot::ShellSnapshot(Options options, CommandRunner& runner)
 }
 
 ShellSnapshot::~ShellSnapshot() {
+  if (thread_.joinable()) {
+    // The session ends: its login shell (and the sandbox server's start, if
+    // any) is not waited for beyond what killing it takes.
+    stop_.Cancel();
+    if (stop_write_) (void)!::write(stop_write_.get(), "x", 1);
+    thread_.join();
+  }
   if (!path_.empty()) ::unlink(path_.c_str());
+}
+
+Status ShellSnapshot::status() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return status_;
+}
+
+void ShellSnapshot::StartCapture(const std::string& bash) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (state_ != State::kNotTried || thread_.joinable()) return;
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return;  // the first login command captures
+  stop_read_.Reset(fds[0]);
+  stop_write_.Reset(fds[1]);
+  state_ = State::kCapturing;
+  try {
+    thread_ = std::thread([this, bash] { Finish(Capture(bash, stop_, stop_read_.get())); });
+  } catch (const std::system_error&) {
+    state_ = State::kNotTried;  // no thread: the first login command captures
+  }
+}
+
+void ShellSnapshot::Finish(Status captured) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (captured.ok()) {
+    state_ = State::kReady;
+    Debug("captured " + path_);
+  } else if (captured.code() == StatusCode::kCancelled) {
+    state_ = State::kNotTried;  // interrupted: the next login command tries again
+  } else {
+    Fail(std::move(captured));
+  }
+  done_.notify_all();
 }
 
 void ShellSnapshot::Fail(Status why) {
@@ -294,7 +335,7 @@ bool ShellSnapshot::Unchanged() const {
   return st.st_dev == dev_ && st.st_ino == ino_ && st.st_size == size_ && mtime_ns == mtime_ns_;
 }
 
-Status ShellSnapshot::Capture(const std::string& bash, const CancelToken& cancel) {
+Status ShellSnapshot::Capture(const std::string& bash, const CancelToken& cancel, int cancel_fd) {
   const std::string nonce = "codex-snapshot-" + RandomHex(12);
   CommandSpec capture;
   capture.argv = ShellSnapshotCaptureArgv(bash, nonce);
@@ -309,6 +350,7 @@ Status ShellSnapshot::Capture(const std::string& bash, const CancelToken& cancel
   capture.env_policy = options_.env_policy;
   capture.sandbox = options_.sandbox;
   capture.timeout_ms = options_.timeout_ms;
+  capture.cancel_fd = cancel_fd;
   auto result = runner_.Run(capture, cancel);
   if (!result.ok()) return result.status();
   if (result->timed_out) {
@@ -351,16 +393,23 @@ Status ShellSnapshot::Capture(const std::string& bash, const CancelToken& cancel
 }
 
 void ShellSnapshot::Prepare(CommandSpec& spec, const CancelToken& cancel) {
-  if (!IsLoginBashScript(spec.argv) || state_ == State::kFailed) return;
+  if (!IsLoginBashScript(spec.argv)) return;
+  std::unique_lock<std::mutex> lock(mu_);
+  // The capture StartCapture began: its end is signalled; the turn's cancel
+  // (a flag, nothing to wait on) is looked at between slices.
+  while (state_ == State::kCapturing) {
+    if (cancel.cancelled()) return;
+    done_.wait_for(lock, std::chrono::milliseconds(50));
+  }
+  if (state_ == State::kFailed) return;
   if (state_ == State::kNotTried) {
-    Status captured = Capture(spec.argv[0], cancel);
-    if (!captured.ok()) {
-      // Interrupted: the next login command tries again.
-      if (captured.code() != StatusCode::kCancelled) Fail(std::move(captured));
-      return;
-    }
-    state_ = State::kReady;
-    Debug("captured " + path_);
+    state_ = State::kCapturing;
+    lock.unlock();
+    Status captured = Capture(spec.argv[0], cancel, -1);
+    const bool ok = captured.ok();
+    Finish(std::move(captured));
+    if (!ok) return;
+    lock.lock();
   }
   if (!Unchanged()) {
     Fail(FailedPreconditionError(path_ + " changed after codex wrote it"));

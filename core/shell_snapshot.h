@@ -7,7 +7,9 @@
 // `login` (the default) and as the model may send it to `shell`. zsh and sh
 // keep `-lc` (the snapshot is bash syntax).
 //
-// The capture: at the first login command (lazily), `bash -c PRE` lists the
+// The capture: at session start (StartCapture: on a thread of its own,
+// beside the first model request, as Codex starts its own), or else at the
+// first login command, `bash -c PRE` lists the
 // exported variables the command would inherit, then `exec bash -l -c DUMP`
 // runs the login files and lists the state they left: exported variables
 // (with their attributes), `shopt -p`, `set +o`, `declare -f`, `alias -p`,
@@ -43,23 +45,30 @@
 // command starts do not source it again. Each command starts from the
 // snapshot: a `cd` or `export` in one call does not reach the next.
 //
-// Lifetime: one ShellSnapshot per session (ToolRouter); its file is removed
-// when it is destroyed; RemoveStaleShellSnapshots (called at construction)
+// Lifetime: one ShellSnapshot per session (ToolRouter); when it is destroyed
+// a capture still running is cancelled (its login shell killed at once,
+// through the runner's cancel_fd) and waited for, and the file removed;
+// RemoveStaleShellSnapshots (called at construction)
 // removes the files of codex processes that are gone (core/session_lease.h's
 // rule: the pid no longer runs, or runs another process) and any file not
-// named as codex names them. Not thread-safe.
+// named as codex names them. Prepare and StartCapture are called from one
+// thread; the capture thread only meets them under the object's mutex.
 #pragma once
 
 #include <sys/types.h>
 
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "base/status.h"
 #include "core/cancel.h"
 #include "core/command_runner.h"
+#include "sandbox/unique_fd.h"
 
 namespace codex::core {
 
@@ -105,27 +114,44 @@ class ShellSnapshot {
   ShellSnapshot(const ShellSnapshot&) = delete;
   ShellSnapshot& operator=(const ShellSnapshot&) = delete;
 
-  // When `spec` is a login bash script: captures the snapshot if this is the
-  // first one, then rewrites `spec` to start from it (ApplyShellSnapshot), or
-  // leaves it as it is when there is no usable snapshot.
+  // Starts the capture with the login shell `bash` now, on a thread of its
+  // own (the session's start: the first login command then finds it done,
+  // or waits for the rest of it). Once a session; nothing when a capture was
+  // already tried or the directory cannot be used.
+  void StartCapture(const std::string& bash);
+
+  // When `spec` is a login bash script: waits for a capture StartCapture
+  // began (returning early, `spec` unchanged, when `cancel` fires), or
+  // captures now if none was tried, then rewrites `spec` to start from the
+  // snapshot (ApplyShellSnapshot), or leaves it as it is when there is no
+  // usable snapshot.
   void Prepare(CommandSpec& spec, const CancelToken& cancel);
 
   // The snapshot file ("" when the directory cannot be used).
   const std::string& path() const { return path_; }
-  // Why there is no snapshot (OK while none was tried or when it is ready).
-  const Status& status() const { return status_; }
+  // Why there is no snapshot (OK while none was tried, while the capture
+  // runs, or when it is ready).
+  Status status() const;
 
  private:
-  enum class State { kNotTried, kReady, kFailed };
-  Status Capture(const std::string& bash, const CancelToken& cancel);
+  enum class State { kNotTried, kCapturing, kReady, kFailed };
+  Status Capture(const std::string& bash, const CancelToken& cancel, int cancel_fd);
+  // Records how a capture ended (under mu_).
+  void Finish(Status captured);
   bool Unchanged() const;
   void Fail(Status why);
 
   Options options_;
   CommandRunner& runner_;
   std::string path_;
+  mutable std::mutex mu_;  // guards state_ and status_ against the capture thread
+  std::condition_variable done_;
   State state_ = State::kNotTried;
   Status status_;
+  std::thread thread_;  // StartCapture's
+  CancelToken stop_;    // set (and stop_write_ written) when the session ends
+  sandbox::UniqueFd stop_read_;
+  sandbox::UniqueFd stop_write_;
   // What codex wrote: a file that no longer matches is not sourced.
   dev_t dev_ = 0;
   ino_t ino_ = 0;

@@ -19,12 +19,12 @@ int64_t IntArg(const Json& args, const char* name, int64_t fallback) {
   return it != args.end() && it->is_number() ? it->get<int64_t>() : fallback;
 }
 
+}  // namespace
+
 std::string DefaultShell() {
   const char* shell = std::getenv("SHELL");
   return shell != nullptr && *shell == '/' ? shell : "/bin/bash";
 }
-
-}  // namespace
 
 Result<Json> DecodeArgumentsObject(const std::string& name, const std::string& arguments) {
   Json args = Json::parse(arguments, nullptr, false);

@@ -51,6 +51,10 @@ struct UpdatePlanArgs {
 };
 Result<UpdatePlanArgs> DecodeUpdatePlanArgs(const nlohmann::ordered_json& args);
 
+// The shell a command runs in when the model names none: $SHELL when
+// absolute, else /bin/bash.
+std::string DefaultShell();
+
 // Unified exec's `exec_command` (core/unified_exec.h): `yield_ms` clamped to
 // [kMinYieldMs, kMaxYieldMs]; `shell` defaults to $SHELL when absolute, else
 // /bin/bash; `login` to true; the escalation under `policy` as

@@ -33,17 +33,35 @@ std::string FormatShellOutput(const CommandResult& result, size_t max_bytes) {
   return Dump(j);
 }
 
+std::unique_ptr<ShellSnapshot> SessionShellSnapshot(const Config& config, CommandRunner& runner) {
+  if (!config.shell_snapshot || config.codex_home.empty()) return nullptr;
+  return std::make_unique<ShellSnapshot>(
+      ShellSnapshot::Options{ShellSnapshotDir(config.codex_home), SandboxPolicyFor(config),
+                             config.shell_environment_policy, "", kShellSnapshotTimeoutMs},
+      runner);
+}
+
+void StartSessionWork(const Config& config, CommandRunner& runner, ShellSnapshot* snapshot) {
+  CommandSpec spec;
+  spec.cwd = config.cwd;
+  spec.env_policy = config.shell_environment_policy;
+  spec.sandbox = SandboxPolicyFor(config);
+  runner.Warm(spec);
+  if (snapshot == nullptr) return;
+  const std::string shell = DefaultShell();
+  // Another shell's commands keep -lc: no snapshot to make for them.
+  if (IsLoginBashScript({shell, "-lc", "true"})) snapshot->StartCapture(shell);
+}
+
 ToolRouter::ToolRouter(const Config& config, CommandRunner& runner, Approver* approver,
-                       TurnObserver& observer)
-    : config_(config), runner_(runner), observer_(observer), approval_(config, approver, observer) {
+                       TurnObserver& observer, std::unique_ptr<ShellSnapshot> shell_snapshot)
+    : config_(config),
+      runner_(runner),
+      observer_(observer),
+      approval_(config, approver, observer),
+      shell_snapshot_(std::move(shell_snapshot)) {
   tools_json_ = BuiltinToolsJson(config);
   builtin_tools_json_ = tools_json_;
-  if (config.shell_snapshot && !config.codex_home.empty()) {
-    shell_snapshot_ = std::make_unique<ShellSnapshot>(
-        ShellSnapshot::Options{ShellSnapshotDir(config.codex_home), SandboxPolicyFor(config),
-                               config.shell_environment_policy, "", kShellSnapshotTimeoutMs},
-        runner);
-  }
 }
 
 void ToolRouter::BeginTurn() {

@@ -44,8 +44,10 @@ class ToolRouter {
  public:
   // `approver` answers approval requests; null = deny every request (the
   // model is told). All references are borrowed for the router's lifetime.
+  // `shell_snapshot`: the session's (SessionShellSnapshot; null = none),
+  // owned from here on.
   ToolRouter(const Config& config, CommandRunner& runner, Approver* approver,
-             TurnObserver& observer);
+             TurnObserver& observer, std::unique_ptr<ShellSnapshot> shell_snapshot = nullptr);
 
   // The `tools` array of every request: the built-in tools, then the MCP
   // tools in McpTools order. Changes only in BeginTurn.
@@ -119,6 +121,18 @@ class ToolRouter {
   // features.shell_snapshot: login commands start from it (null when off).
   std::unique_ptr<ShellSnapshot> shell_snapshot_;
 };
+
+// The session's shell snapshot (features.shell_snapshot, with a CODEX_HOME),
+// capturing through `runner` (borrowed for its lifetime); null when off.
+std::unique_ptr<ShellSnapshot> SessionShellSnapshot(const Config& config, CommandRunner& runner);
+
+// A session that may run commands starts (as early as its configuration is
+// known, before its store opens and its first request goes): what its first
+// command needs starts beside that work, as Codex does — `runner`'s sandbox
+// server for the session's policy (CommandRunner::Warm) and, when the default
+// shell is bash, `snapshot`'s capture (may be null). Ending the session
+// first (destroying `snapshot`, then `runner`) cancels them: nothing is left.
+void StartSessionWork(const Config& config, CommandRunner& runner, ShellSnapshot* snapshot);
 
 // Formats a finished command for the model: {"output":…,"metadata":{exit_code,duration_seconds}}
 // with the output cut to `max_bytes` (head + tail, with a marker).

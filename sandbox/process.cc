@@ -589,7 +589,7 @@ Result<ProcessResult> Supervise(Supervised& child, const SpawnOptions& options,
     if (term_sent && !kill_sent) until(kill_time);
     if (exited) until(exit_time + std::chrono::milliseconds(kPipeGraceAfterExitMs));
 
-    std::array<pollfd, 3> fds{};
+    std::array<pollfd, 4> fds{};
     nfds_t n = 0;
     int out_index = -1;
     int err_index = -1;
@@ -603,6 +603,8 @@ Result<ProcessResult> Supervise(Supervised& child, const SpawnOptions& options,
     }
     bool poll_exit = !exited && child.exit_fd() >= 0;
     if (poll_exit) fds[n++] = {child.exit_fd(), POLLIN, 0};
+    // Readable once the caller cancels: the loop's next turn sees should_cancel.
+    if (options.cancel_fd >= 0) fds[n++] = {options.cancel_fd, POLLIN, 0};
     if (!poll_exit && !exited) {
       // Without a pidfd the exit is only noticed by polling waitid.
       wait_ms = std::min<int64_t>(wait_ms, 10);

@@ -19,9 +19,9 @@
 //     full pipe. Memory stays bounded by the caps.
 //   * On timeout the whole group gets SIGTERM, then SIGKILL after
 //     `kill_grace_ms`; the result has timed_out and exit code 124.
-//   * `should_cancel` is polled at least every 100 ms; when it returns true the
-//     group is killed with SIGKILL and RunProcess returns StatusCode::kCancelled
-//     promptly.
+//   * `should_cancel` is polled at least every 100 ms (and at once when
+//     `cancel_fd` becomes readable); when it returns true the group is killed
+//     with SIGKILL and RunProcess returns StatusCode::kCancelled promptly.
 //   * With a child_setup (the sandbox), RunProcess returns only once the
 //     leader's direct children are gone too (up to 2 s after a kill): the
 //     sandbox's PID 1 ends its namespace after the leader was killed.
@@ -92,6 +92,10 @@ struct SpawnOptions {
   size_t output_cap_bytes = kDefaultOutputCapBytes;
   // Polled at least every 100 ms while the command runs; may be empty.
   std::function<bool()> should_cancel;
+  // A descriptor (borrowed) that becomes readable when the command is to be
+  // cancelled, waited on with the output so that cancellation is immediate;
+  // then should_cancel decides. -1: none.
+  int cancel_fd = -1;
   // Called with each chunk of output as it is read (stdout and stderr in
   // arrival order, as in ProcessResult::output), on the thread running
   // RunProcess, before it is captured; may be empty. The captures do not

@@ -18,6 +18,7 @@
 #include "sandbox/landlock.h"
 #include "sandbox/launcher.h"
 #include "testing/files.h"
+#include "testing/temp_dir.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 
@@ -90,7 +91,106 @@ std::vector<std::filesystem::path> Snapshots(const std::filesystem::path& codex_
   return out;
 }
 
+// The processes (other than this one) whose command line or environment
+// mentions `token`, as "PID: command line".
+std::vector<std::string> ProcessesMentioning(const std::string& token) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string pid = e.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (pid == std::to_string(::getpid())) continue;
+    std::string cmdline;
+    std::string environ;
+    try {
+      cmdline = ReadFile(e.path() / "cmdline");
+      environ = ReadFile(e.path() / "environ");
+    } catch (...) {
+      continue;  // gone meanwhile, or not ours to read
+    }
+    if (cmdline.find(token) == std::string::npos && environ.find(token) == std::string::npos) {
+      continue;
+    }
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    out.push_back(pid + ": " + cmdline);
+  }
+  return out;
+}
+
 }  // namespace
+
+TEST_CASE("shell snapshot: captured at session start, once, in the server its commands use") {
+  if (!HaveLandlock()) return;
+  // The model's first answer comes only once the profile ran: the capture
+  // started with the session, beside the first request, not at the first
+  // command. The profile notes its PID namespace (the sandbox server's).
+  TempDir home_dir("codex-snapshot-home-");
+  const std::filesystem::path home = home_dir.path();
+  WriteFile(home / ".profile",
+            std::string(kProfile) + "readlink /proc/self/ns/pid > \"$HOME/capture_ns\"\n");
+  const std::string call1 = Call("n1", "readlink /proc/self/ns/pid; snap_fn one");
+  const std::string first = call1.substr(0, call1.size() - 1) +
+                            ", \"wait_for_file\": " + Json((home / "capture_ns").string()).dump() +
+                            "}";
+  auto env = MakeEnv("{\"responses\": [" + first + "," +
+                         Call("n2", "readlink /proc/self/ns/pid; snap_fn two") + ", \"done\"]}",
+                     "");
+  ProcessResult run = RunExec(*env, home, {});
+  INFO("stderr: " << run.err);
+  REQUIRE(run.exit_code == 0);
+  const std::string n1 = Output(*env, "n1");
+  const std::string n2 = Output(*env, "n2");
+  INFO("n1: " << n1 << "\nn2: " << n2);
+  CHECK_THAT(n1, Catch::EndsWith("\nsnap_fn:one\n"));
+  CHECK_THAT(n2, Catch::EndsWith("\nsnap_fn:two\n"));
+  CHECK(ProfileRuns(home) == 1);
+  if (sandbox::ProbeBwrap().usable) {
+    // One bubblewrap start a session: the capture and both commands ran in
+    // the one server's PID namespace.
+    const std::string ns = ReadFile(home / "capture_ns");
+    CHECK(n1 == ns + "snap_fn:one\n");
+    CHECK(n2 == ns + "snap_fn:two\n");
+  } else {
+    WARN("no namespaces here (" + sandbox::ProbeBwrap().reason +
+         "): not checking that the capture and the commands share one server");
+  }
+  CHECK(Snapshots(env->codex_home()).empty());
+}
+
+TEST_CASE("shell snapshot: a session that runs no command leaves nothing behind") {
+  if (!HaveLandlock()) return;
+  // The capture's profile hangs (as a slow or broken dotfile does); the model
+  // answers once it hangs, with a message and no call. Codex ends without
+  // waiting for the capture's 10 s timeout (which, under RUST_LOG=debug, it
+  // would report) and leaves no login shell, sleep, bubblewrap or sandbox
+  // server behind, nor a snapshot file.
+  // (Not read-only: the profile could not leave its mark in $HOME.)
+  for (const char* sandbox_mode : {"workspace-write", "danger-full-access"}) {
+    TempDir home_dir("codex-snapshot-home-");
+    const std::filesystem::path home = home_dir.path();
+    const std::string token = home.filename().string();
+    WriteFile(home / ".profile",
+              "echo ran >> \"$HOME/counter\"\nexec -a hang-" + token + " sleep 3600\n");
+    auto env = MakeEnv(R"({"responses": [{"message": "nothing to run", "wait_for_file": )" +
+                           Json((home / "counter").string()).dump() + "}]}",
+                       "");
+    ProcessOptions p = env->CodexCommand(
+        {"exec", "--json", "--sandbox", sandbox_mode, "--skip-git-repo-check", "hello"});
+    p.env["HOME"] = home.string();
+    p.env["SHELL"] = "/bin/bash";
+    p.env["RUST_LOG"] = "debug";
+    p.unset_env.push_back("BASH_ENV");
+    ProcessResult run = RunChecked(p);
+    INFO(sandbox_mode << "\nstderr: " << run.err);
+    REQUIRE(run.exit_code == 0);
+    CHECK_THAT(run.out, Catch::Contains("nothing to run"));
+    CHECK(ProfileRuns(home) == 1);  // the capture was under way when the session ended
+    CHECK(run.err.find("took longer") == std::string::npos);
+    CHECK(run.err.find("using plain login shells") == std::string::npos);
+    CHECK(ProcessesMentioning(token).empty());
+    CHECK(Snapshots(env->codex_home()).empty());
+  }
+}
 
 TEST_CASE("shell snapshot: the profile runs once a session; no call leaks into the next") {
   if (!HaveLandlock()) return;

@@ -141,7 +141,9 @@ Result<bool> InteractiveSession::OpenConversation(bool* resumed) {
 
 Status InteractiveSession::StartEngine(const RunFlags& flags,
                                        std::unique_ptr<SessionController>* out) {
-  ASSIGN_OR_RETURN(auto session, SessionController::Open(global_, flags));
+  RunFlags session_flags = flags;
+  session_flags.runs_commands = true;
+  ASSIGN_OR_RETURN(auto session, SessionController::Open(global_, session_flags));
   RETURN_IF_ERROR(session->StartModel(observer(), approvals_.get()));
   *out = std::move(session);
   return OkStatus();
@@ -158,7 +160,9 @@ Status InteractiveSession::SwitchTo(core::SessionInfo session, bool announce) {
 }
 
 Status InteractiveSession::Reopen(const RunFlags& flags) {
-  RETURN_IF_ERROR(session_->Reopen(global_, flags));
+  RunFlags session_flags = flags;
+  session_flags.runs_commands = true;
+  RETURN_IF_ERROR(session_->Reopen(global_, session_flags));
   flags_ = flags;
   return OkStatus();
 }

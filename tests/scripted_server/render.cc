@@ -451,6 +451,7 @@ std::string DefaultFailureMessage(std::string_view code) {
 }
 
 void ApplyTiming(const Json& entry, Reply& reply) {
+  reply.wait_for_file = entry.value("wait_for_file", std::string());
   reply.header_delay_ms = entry.value("header_delay_ms", int64_t{0});
   reply.delay_ms = entry.value("delay_ms", int64_t{0});
   reply.event_delay_ms = entry.value("event_delay_ms", int64_t{0});

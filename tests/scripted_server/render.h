@@ -49,6 +49,7 @@ struct Reply {
   std::string body;                 // when !streaming
   std::vector<std::string> chunks;  // when streaming: one SSE event (or raw chunk) each
 
+  std::string wait_for_file;    // before the status line: until it exists (30 s at most)
   int64_t header_delay_ms = 0;  // before the status line is written
   int64_t delay_ms = 0;         // after the headers, before the first chunk
   int64_t event_delay_ms = 0;   // between chunks

@@ -233,13 +233,15 @@ class ScriptParser {
     if (!entry.is_object()) {
       return Invalid(path, "an entry must be an object or a message string");
     }
-    RETURN_IF_ERROR(CheckKeys(entry, path,
-                              {"output", "message", "usage", "id", "http_error", "failed",
-                               "incomplete", "raw", "delay_ms", "header_delay_ms", "event_delay_ms",
-                               "pause_after", "pause_ms", "drop_after", "end_after"}));
+    RETURN_IF_ERROR(
+        CheckKeys(entry, path,
+                  {"output", "message", "usage", "id", "http_error", "failed", "incomplete", "raw",
+                   "delay_ms", "header_delay_ms", "event_delay_ms", "pause_after", "pause_ms",
+                   "drop_after", "end_after", "wait_for_file"}));
     RETURN_IF_ERROR(ValidateOutput(entry, path));
     RETURN_IF_ERROR(ExpectString(entry, "message", path));
     RETURN_IF_ERROR(ExpectString(entry, "id", path));
+    RETURN_IF_ERROR(ExpectString(entry, "wait_for_file", path));
     for (const char* key : {"delay_ms", "header_delay_ms", "event_delay_ms", "pause_after",
                             "pause_ms", "drop_after", "end_after"}) {
       RETURN_IF_ERROR(ExpectNonNegativeInt(entry, key, path));

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -229,7 +230,26 @@ struct ScriptedServer::Impl {
     Send(std::move(reply), res);
   }
 
+  // Waits until `path` exists (30 s at most); false when it did not or the
+  // server is stopping.
+  bool WaitForFile(const std::string& path) {
+    std::error_code ec;
+    for (int i = 0; i < 3000; ++i) {
+      if (std::filesystem::exists(path, ec)) return !stopping;
+      if (!SleepUnlessStopping(10)) return false;
+    }
+    return false;
+  }
+
   void Send(Reply reply, httplib::Response& res) {
+    if (!reply.wait_for_file.empty() && !WaitForFile(reply.wait_for_file)) {
+      // Not a status codex retries: the script's premise failed.
+      res.status = 400;
+      res.set_content("{\"error\": {\"message\": \"scripted server: " + reply.wait_for_file +
+                          " did not appear within 30 s\"}}",
+                      "application/json");
+      return;
+    }
     if (!SleepUnlessStopping(reply.header_delay_ms)) {
       res.status = 503;
       return;
