@@ -24,6 +24,7 @@ namespace {
 constexpr const char* kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
 constexpr int64_t kPollSliceMs = 100;           // cancellation latency bound
 constexpr int64_t kPipeGraceAfterExitMs = 250;  // output from lingering children
+constexpr int64_t kCancelGraceMs = 200;         // SIGTERM -> SIGKILL after a cancel
 constexpr int64_t kFinalDrainMs = 100;          // after the group was killed
 constexpr int64_t kAwaitDescendantsMs = 2'000;  // for a killed launcher's children
 
@@ -562,9 +563,23 @@ Result<ProcessResult> Supervise(Supervised& child, const SpawnOptions& options,
     }
     if (exited && !out_open && !err_open) break;
     if (exited && MsSince(exit_time) >= kPipeGraceAfterExitMs) break;
-    if (options.should_cancel && options.should_cancel()) {
+    // A cancel ends the command as a timeout does, SIGTERM first, with a
+    // shorter grace: its EXIT traps run (a login script's lock file is
+    // removed, not left to stall every later shell).
+    if (cancelled && (exited || kill_sent)) break;
+    if (!cancelled && options.should_cancel && options.should_cancel()) {
       cancelled = true;
-      break;
+      if (exited) break;
+      const auto grace =
+          std::min<int64_t>(std::max<int64_t>(options.kill_grace_ms, 0), kCancelGraceMs);
+      if (!term_sent) {
+        term_sent = true;
+        kill_time = Clock::now() + std::chrono::milliseconds(grace);
+        child.SignalGroup(SIGTERM);
+        child.SignalGroup(SIGCONT);
+      } else {
+        kill_time = std::min(kill_time, Clock::now() + std::chrono::milliseconds(grace));
+      }
     }
     const auto now = Clock::now();
     if (has_deadline && !term_sent && now >= deadline) {
@@ -604,7 +619,7 @@ Result<ProcessResult> Supervise(Supervised& child, const SpawnOptions& options,
     bool poll_exit = !exited && child.exit_fd() >= 0;
     if (poll_exit) fds[n++] = {child.exit_fd(), POLLIN, 0};
     // Readable once the caller cancels: the loop's next turn sees should_cancel.
-    if (options.cancel_fd >= 0) fds[n++] = {options.cancel_fd, POLLIN, 0};
+    if (options.cancel_fd >= 0 && !cancelled) fds[n++] = {options.cancel_fd, POLLIN, 0};
     if (!poll_exit && !exited) {
       // Without a pidfd the exit is only noticed by polling waitid.
       wait_ms = std::min<int64_t>(wait_ms, 10);

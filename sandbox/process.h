@@ -20,8 +20,9 @@
 //   * On timeout the whole group gets SIGTERM, then SIGKILL after
 //     `kill_grace_ms`; the result has timed_out and exit code 124.
 //   * `should_cancel` is polled at least every 100 ms (and at once when
-//     `cancel_fd` becomes readable); when it returns true the group is killed
-//     with SIGKILL and RunProcess returns StatusCode::kCancelled promptly.
+//     `cancel_fd` becomes readable); when it returns true the group gets
+//     SIGTERM, then SIGKILL after at most 200 ms (its EXIT traps run), and
+//     RunProcess returns StatusCode::kCancelled.
 //   * With a child_setup (the sandbox), RunProcess returns only once the
 //     leader's direct children are gone too (up to 2 s after a kill): the
 //     sandbox's PID 1 ends its namespace after the leader was killed.

@@ -325,6 +325,48 @@ TEST_CASE("Cancellation kills the group and returns promptly") {
   CHECK(IsGone(WaitForPidFile(pid_file)));
 }
 
+TEST_CASE("A cancel sends SIGTERM first: the command's EXIT trap runs (a lock it holds is freed)") {
+  // A login script killed mid-way with SIGKILL leaves its lock file behind
+  // (pyenv's rehash lock stalled every later login shell for a minute).
+  TempDir dir;
+  const fs::path lock = dir.path() / "lock";
+  const fs::path pid_file = dir.path() / "pid";
+  std::atomic<bool> cancel{false};
+  SpawnOptions options;  // bash: dash runs no EXIT trap on a signal
+  options.argv = {"/bin/bash", "-c",
+                  "echo > '" + lock.string() + "'; trap \"rm -f '" + lock.string() +
+                      "'\" EXIT; sleep 60 & echo $! > '" + pid_file.string() + "'; wait"};
+  options.timeout_ms = 60'000;
+  options.should_cancel = [&] { return cancel.load(); };
+  std::thread canceller([&] {
+    WaitForPidFile(pid_file);
+    cancel = true;
+  });
+  auto r = RunProcess(options);
+  canceller.join();
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == StatusCode::kCancelled);
+  CHECK_FALSE(fs::exists(lock));
+  CHECK(IsGone(WaitForPidFile(pid_file)));
+
+  // One that ignores SIGTERM is still killed, and the cancel still returns.
+  const fs::path pid2 = dir.path() / "pid2";
+  std::atomic<bool> cancel2{false};
+  auto stubborn =
+      Sh("trap '' TERM; echo $$ > '" + pid2.string() + "'; while :; do sleep 0.05; done");
+  stubborn.timeout_ms = 60'000;
+  stubborn.should_cancel = [&] { return cancel2.load(); };
+  std::thread canceller2([&] {
+    WaitForPidFile(pid2);
+    cancel2 = true;
+  });
+  auto r2 = RunProcess(stubborn);
+  canceller2.join();
+  REQUIRE_FALSE(r2.ok());
+  CHECK(r2.status().code() == StatusCode::kCancelled);
+  CHECK(IsGone(WaitForPidFile(pid2)));
+}
+
 TEST_CASE("A background child holding the pipes does not keep the run alive") {
   TempDir dir;
   fs::path pid_file = dir.path() / "pid";

@@ -163,14 +163,17 @@ TEST_CASE("shell snapshot: a session that runs no command leaves nothing behind"
   // answers once it hangs, with a message and no call. Codex ends without
   // waiting for the capture's 10 s timeout (which, under RUST_LOG=debug, it
   // would report) and leaves no login shell, sleep, bubblewrap or sandbox
-  // server behind, nor a snapshot file.
+  // server behind, nor a snapshot file. The profile is ended as a timeout
+  // ends a command, SIGTERM first: its EXIT trap removes the lock it holds
+  // (pyenv's rehash lock, left by a SIGKILL, stalled every later login shell).
   // (Not read-only: the profile could not leave its mark in $HOME.)
   for (const char* sandbox_mode : {"workspace-write", "danger-full-access"}) {
     TempDir home_dir("codex-snapshot-home-");
     const std::filesystem::path home = home_dir.path();
     const std::string token = home.filename().string();
     WriteFile(home / ".profile",
-              "echo ran >> \"$HOME/counter\"\nexec -a hang-" + token + " sleep 3600\n");
+              "echo ran >> \"$HOME/counter\"\necho held > \"$HOME/profile.lock\"\n"
+              "trap 'rm -f \"$HOME/profile.lock\"' EXIT\nsleep 3600\n");
     auto env = MakeEnv(R"({"responses": [{"message": "nothing to run", "wait_for_file": )" +
                            Json((home / "counter").string()).dump() + "}]}",
                        "");
@@ -187,8 +190,9 @@ TEST_CASE("shell snapshot: a session that runs no command leaves nothing behind"
     CHECK(ProfileRuns(home) == 1);  // the capture was under way when the session ended
     CHECK(run.err.find("took longer") == std::string::npos);
     CHECK(run.err.find("using plain login shells") == std::string::npos);
-    CHECK(ProcessesMentioning(token).empty());
+    CHECK(ProcessesMentioning(token).empty());  // the sleep has HOME, hence the token
     CHECK(Snapshots(env->codex_home()).empty());
+    CHECK_FALSE(std::filesystem::exists(home / "profile.lock"));
   }
 }
 
