@@ -386,6 +386,7 @@ Result<std::unique_ptr<CodexTestEnv>> CodexTestEnv::Create(std::string_view scri
   std::error_code ec;
   std::filesystem::create_directories(env->home_, ec);
   if (!ec) std::filesystem::create_directories(env->work_, ec);
+  if (!ec) std::filesystem::create_directories(env->user_home(), ec);
   if (ec) return InternalError("cannot create directories in " + tmpl + ": " + ec.message());
   RETURN_IF_ERROR(env->WriteConfig(env->options_.extra_config));
   return env;
@@ -428,7 +429,12 @@ Status CodexTestEnv::WriteConfig(std::string_view extra_config) {
 }
 
 std::map<std::string, std::string> CodexTestEnv::Env() const {
-  return {{"CODEX_HOME", home_.string()}, {"SCRIPTED_API_KEY", options_.api_key}};
+  // HOME too: a login shell (`bash -lc`, the snapshot's capture) would run the
+  // developer's own dotfiles, whose output and state (a stale pyenv lock
+  // printed into every command's output) then decide the test.
+  return {{"CODEX_HOME", home_.string()},
+          {"HOME", user_home().string()},
+          {"SCRIPTED_API_KEY", options_.api_key}};
 }
 
 ProcessOptions CodexTestEnv::CodexCommand(std::vector<std::string> args) const {

@@ -182,12 +182,14 @@ class CodexTestEnv {
   ~CodexTestEnv();
 
   ScriptedServer& server() { return *server_; }
-  const std::filesystem::path& root() const { return root_; }        // the temp dir
-  const std::filesystem::path& codex_home() const { return home_; }  // root/codex_home
-  const std::filesystem::path& workdir() const { return work_; }     // root/work (empty)
+  const std::filesystem::path& root() const { return root_; }         // the temp dir
+  const std::filesystem::path& codex_home() const { return home_; }   // root/codex_home
+  const std::filesystem::path& workdir() const { return work_; }      // root/work (empty)
+  std::filesystem::path user_home() const { return root_ / "home"; }  // HOME: empty, no dotfiles
   const std::string& codex_binary() const { return options_.codex_binary; }
 
-  // The environment additions for a codex run: CODEX_HOME, SCRIPTED_API_KEY.
+  // The environment additions for a codex run: CODEX_HOME, HOME (user_home()),
+  // SCRIPTED_API_KEY.
   std::map<std::string, std::string> Env() const;
 
   // ProcessOptions running `codex <args...>` in workdir() with Env(); adjust
