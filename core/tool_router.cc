@@ -83,6 +83,12 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
     if (ns.empty() && IsMcpResourceTool(name) && OffersMcpResourceTools(config_)) {
       return RunMcpResource(call, name, StringField(j, "arguments"), cancel);
     }
+    if (ns == kMultiAgentNamespace && agents_ != nullptr && config_.multi_agent) {
+      Result<std::string> out =
+          agents_->Call(goal_thread_id_, name, StringField(j, "arguments", "{}"), cancel);
+      if (!out.ok() && out.status().code() == StatusCode::kCancelled) return out.status();
+      return fail(out.ok() ? *out : out.status().message());
+    }
     // Codex 0.169's words for a function it has not got in a namespace.
     if (!ns.empty()) return fail("unsupported call: " + ns + name);
   }

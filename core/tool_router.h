@@ -6,7 +6,8 @@
 // offered, so a recorded session resumes under either), unified exec's
 // `exec_command` and `write_stdin` (core/tool_router_exec.cc, core/unified_exec.h),
 // `view_image`, `apply_patch` (and one the model runs through `shell`),
-// `update_plan`, `request_user_input`, the goal tools (core/goals.h), and the MCP tools. Every
+// `update_plan`, `request_user_input`, the goal tools (core/goals.h), the sub-agent tools
+// (core/agent_tools.h), and the MCP tools. Every
 // call yields exactly one output item, also when the tool fails or is unknown, so the transcript
 // stays valid. Not thread-safe; borrows the runner, approver and observer for its lifetime.
 #pragma once
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "core/agent_tools.h"
 #include "core/approval.h"
 #include "core/approval_flow.h"
 #include "core/cancel.h"
@@ -50,6 +52,14 @@ class ToolRouter {
   // The `tools` array of every request: the built-in tools, then the MCP
   // tools in McpTools order. Changes only in BeginTurn.
   const std::string& ToolsJson() const { return tools_json_; }
+
+  // The sub-agents the multi_agent_v1 calls act on (borrowed; null = none: the
+  // calls are unsupported). Offered only with config.multi_agent.
+  void set_agents(AgentPool* agents) { agents_ = agents; }
+  // The <subagent_notification> messages to commit before the next request.
+  std::vector<std::string> TakeAgentNotifications() {
+    return agents_ != nullptr ? agents_->TakeNotifications() : std::vector<std::string>{};
+  }
 
   // Offers the tools of `mcp` (borrowed; null = none) from the next BeginTurn.
   void set_mcp_tools(McpTools* mcp) { mcp_ = mcp; }
@@ -115,6 +125,7 @@ class ToolRouter {
   std::string tools_json_;
   std::string builtin_tools_json_;  // the built-in tools' array
   McpTools* mcp_ = nullptr;
+  AgentPool* agents_ = nullptr;
   std::vector<McpToolInfo> mcp_tools_;  // this turn's, in offered order
   std::vector<PlanStep> plan_;
   std::string goal_thread_id_;
