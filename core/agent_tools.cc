@@ -62,12 +62,12 @@ Result<std::string> AgentId(const Json& value) {
 }
 
 // A boolean argument; absent or not a boolean = false.
-bool Flag(const Json& args, const char* key) {
+bool AgentFlag(const Json& args, const char* key) {
   auto it = args.find(key);
   return it != args.end() && it->is_boolean() && it->get<bool>();
 }
 
-std::string NotFound(const std::string& id) { return "agent with id " + id + " not found"; }
+std::string AgentNotFound(const std::string& id) { return "agent with id " + id + " not found"; }
 
 }  // namespace
 
@@ -114,7 +114,7 @@ Result<std::string> AgentPool::Call(const std::string& parent_id, const std::str
 
 Result<AgentPool::Agent*> AgentPool::Find(const std::string& id) {
   auto it = agents_.find(id);
-  if (it == agents_.end()) return NotFoundError(NotFound(id));
+  if (it == agents_.end()) return NotFoundError(AgentNotFound(id));
   return it->second.get();
 }
 
@@ -124,18 +124,25 @@ void AgentPool::Start(std::unique_ptr<Agent> agent) {
   raw->thread = std::thread([this, raw] { RunAgent(raw); });
 }
 
+void AgentPool::Assign(Agent& agent) {
+  if (agent.current || agent.inbox.empty()) return;
+  agent.current = std::move(agent.inbox.front());
+  agent.inbox.pop_front();
+  agent.cancel = std::make_shared<CancelToken>();
+  agent.state = State::kRunning;
+}
+
 void AgentPool::RunAgent(Agent* agent) {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    changed_.wait(lock, [&] { return agent->closing || !agent->inbox.empty(); });
+    changed_.wait(lock, [&] { return agent->closing || agent->current.has_value(); });
     if (agent->closing) return;
-    std::string text = std::move(agent->inbox.front());
-    agent->inbox.pop_front();
-    agent->state = State::kRunning;
-    agent->cancel.Reset();
+    const std::string text = *agent->current;
+    const std::shared_ptr<CancelToken> cancel = agent->cancel;
     lock.unlock();
-    Result<std::string> turn = agent->session->RunTurn(text, agent->cancel);
+    Result<std::string> turn = agent->session->RunTurn(text, *cancel);
     lock.lock();
+    agent->current.reset();
     if (turn.ok()) {
       agent->state = State::kCompleted;
       agent->message = std::move(*turn);
@@ -145,9 +152,10 @@ void AgentPool::RunAgent(Agent* agent) {
       agent->state = State::kErrored;
       agent->message = turn.status().message();
     }
+    if (!agent->closing) Assign(*agent);
     // Announced to the parent once it settles (not when a queued message
     // follows at once, nor when it is being closed: Close announces that).
-    if (!agent->closing && agent->inbox.empty()) {
+    if (!agent->closing && !agent->current) {
       notifications_.push_back(
           "<subagent_notification>\n" +
           Dump(Json{{"agent_path", agent->id}, {"status", Json::parse(StatusJson(*agent))}}) +
@@ -162,7 +170,7 @@ Result<std::string> AgentPool::Spawn(const std::string& parent_id, const std::st
   ASSIGN_OR_RETURN(std::string task, TaskText(args));
   SpawnRequest request;
   request.parent_id = parent_id;
-  request.fork_context = Flag(args, "fork_context");
+  request.fork_context = AgentFlag(args, "fork_context");
   request.model = StringField(args, "model");
   request.reasoning_effort = StringField(args, "reasoning_effort");
   {
@@ -184,7 +192,7 @@ Result<std::string> AgentPool::Spawn(const std::string& parent_id, const std::st
   agent->nickname = NextNickname();
   agent->session = std::move(*session);
   agent->inbox.push_back(std::move(task));
-  agent->state = State::kRunning;
+  Assign(*agent);
   const std::string out = Dump(Json{{"agent_id", agent->id}, {"nickname", agent->nickname}});
   Start(std::move(agent));
   return out;
@@ -194,15 +202,16 @@ Result<std::string> AgentPool::SendInput(const std::string& arguments) {
   ASSIGN_OR_RETURN(Json args, DecodeArgumentsObject("send_input", arguments));
   ASSIGN_OR_RETURN(std::string id, AgentId(args.value("target", Json(""))));
   ASSIGN_OR_RETURN(std::string task, TaskText(args));
-  const bool interrupt = Flag(args, "interrupt");
+  const bool interrupt = AgentFlag(args, "interrupt");
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(Agent * agent, Find(id));
   if (interrupt) {
     agent->inbox.push_front(std::move(task));
-    agent->cancel.Cancel();
+    if (agent->current) agent->cancel->Cancel();
   } else {
     agent->inbox.push_back(std::move(task));
   }
+  Assign(*agent);
   // A wait from now on is for this message's answer, not the last one.
   agent->state = State::kRunning;
   changed_.notify_all();
@@ -257,7 +266,7 @@ std::string AgentPool::Close(const std::string& id) {
     previous = StatusJson(*agent);
     const bool was_running = !Final(agent->state);
     agent->closing = true;
-    agent->cancel.Cancel();
+    if (agent->current) agent->cancel->Cancel();
     if (was_running) {
       notifications_.push_back("<subagent_notification>\n" +
                                Dump(Json{{"agent_path", agent->id}, {"status", "shutdown"}}) +
@@ -278,7 +287,7 @@ Result<std::string> AgentPool::CloseAgent(const std::string& arguments) {
     RETURN_IF_ERROR(Find(id).status());
   }
   const std::string previous = Close(id);
-  if (previous.empty()) return NotFoundError(NotFound(id));
+  if (previous.empty()) return NotFoundError(AgentNotFound(id));
   return "{\"previous_status\":" + previous + "}";
 }
 
@@ -295,7 +304,7 @@ Result<std::string> AgentPool::Resume(const std::string& parent_id, const std::s
     }
   }
   Result<std::unique_ptr<AgentSession>> session = factory_.Reopen(parent_id, id);
-  if (!session.ok()) return NotFoundError(NotFound(id));
+  if (!session.ok()) return NotFoundError(AgentNotFound(id));
   std::lock_guard<std::mutex> lock(mu_);
   auto agent = std::make_unique<Agent>();
   agent->id = id;

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -86,15 +87,20 @@ class AgentPool {
     std::string id;
     std::string nickname;
     std::unique_ptr<AgentSession> session;
-    std::deque<std::string> inbox;
+    std::deque<std::string> inbox;  // messages after the assigned one
+    // The message of the turn running or about to run (Assign), and that
+    // turn's own token: an interrupt stops this turn, never the next.
+    std::optional<std::string> current;
+    std::shared_ptr<CancelToken> cancel;
     State state = State::kPendingInit;
     std::string message;  // the final message (completed) or the error (errored)
     bool closing = false;
-    CancelToken cancel;  // the running turn's
     std::thread thread;
   };
 
   void RunAgent(Agent* agent);
+  // Gives an idle agent its next message (state running); mu_ held.
+  static void Assign(Agent& agent);
   // Starts `agent` (its first message queued or not) and keeps it; mu_ held.
   void Start(std::unique_ptr<Agent> agent);
   // The agent's status as Codex's JSON text ("running", {"completed":…}).

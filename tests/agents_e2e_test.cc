@@ -135,7 +135,8 @@ bool HasUserText(const RecordedRequest& r, const std::string& text) {
   return false;
 }
 
-TEST_CASE("agents: Codex's definition less its prose, in Codex's place; off by [features]") {
+TEST_CASE(
+    "agents: Codex's definition less its prose, in its place, on by default; off by [features]") {
   const Json capture = Capture();
   auto env = MakeEnv(
       Script(
@@ -144,7 +145,7 @@ TEST_CASE("agents: Codex's definition less its prose, in Codex's place; off by [
                        Calls({Call("wait_agent", {{"targets", {IdOf("s")}}}, "w")}), "lead done"}),
           {{"HELPER", Json::array({Calls({Call("spawn_agent", {{"message", "DEEPER"}}, "g")}),
                                    "helper done"})}}),
-      kOn);
+      "");  // offered by default, as in Codex 0.169
   auto run = Exec(*env, {"LEAD"});
   REQUIRE(run.exit_code == 0);
   const std::string parent = SessionIdFromBanner(run.err);
