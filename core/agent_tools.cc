@@ -103,13 +103,30 @@ std::string AgentPool::NextNickname() {
 }
 
 Result<std::string> AgentPool::Call(const std::string& parent_id, const std::string& name,
-                                    const std::string& arguments, const CancelToken& cancel) {
-  if (name == "spawn_agent") return Spawn(parent_id, arguments);
-  if (name == "send_input") return SendInput(arguments);
-  if (name == "wait_agent") return Wait(arguments, cancel);
-  if (name == "close_agent") return CloseAgent(arguments);
-  if (name == "resume_agent") return Resume(parent_id, arguments);
-  return InvalidArgumentError("unsupported call: " + std::string(kMultiAgentNamespace) + name);
+                                    const std::string& arguments, const CancelToken& cancel,
+                                    AgentCallReport* report) {
+  AgentCallReport local;
+  AgentCallReport& r = report != nullptr ? *report : local;
+  r = AgentCallReport{};
+  r.tool = name == "wait_agent" ? "wait" : name;
+  Result<std::string> out = [&]() -> Result<std::string> {
+    if (name == "spawn_agent") return Spawn(parent_id, arguments, r);
+    if (name == "send_input") return SendInput(arguments, r);
+    if (name == "wait_agent") return Wait(arguments, cancel, r);
+    if (name == "close_agent") return CloseAgent(arguments, r);
+    if (name == "resume_agent") return Resume(parent_id, arguments, r);
+    return InvalidArgumentError("unsupported call: " + std::string(kMultiAgentNamespace) + name);
+  }();
+  r.ok = out.ok();
+  return out;
+}
+
+AgentCallReport::AgentState AgentPool::StateOf(const Agent& agent) {
+  static constexpr const char* kNames[] = {"pending_init", "running",     "completed",
+                                           "errored",      "interrupted", "shutdown"};
+  AgentCallReport::AgentState s{agent.id, kNames[static_cast<int>(agent.state)], std::nullopt};
+  if (agent.state == State::kCompleted || agent.state == State::kErrored) s.message = agent.message;
+  return s;
 }
 
 Result<AgentPool::Agent*> AgentPool::Find(const std::string& id) {
@@ -165,9 +182,11 @@ void AgentPool::RunAgent(Agent* agent) {
   }
 }
 
-Result<std::string> AgentPool::Spawn(const std::string& parent_id, const std::string& arguments) {
+Result<std::string> AgentPool::Spawn(const std::string& parent_id, const std::string& arguments,
+                                     AgentCallReport& report) {
   ASSIGN_OR_RETURN(Json args, DecodeArgumentsObject("spawn_agent", arguments));
   ASSIGN_OR_RETURN(std::string task, TaskText(args));
+  report.prompt = task;
   SpawnRequest request;
   request.parent_id = parent_id;
   request.fork_context = AgentFlag(args, "fork_context");
@@ -194,17 +213,21 @@ Result<std::string> AgentPool::Spawn(const std::string& parent_id, const std::st
   agent->inbox.push_back(std::move(task));
   Assign(*agent);
   const std::string out = Dump(Json{{"agent_id", agent->id}, {"nickname", agent->nickname}});
+  report.agents.push_back({agent->id, "pending_init", std::nullopt});
   Start(std::move(agent));
   return out;
 }
 
-Result<std::string> AgentPool::SendInput(const std::string& arguments) {
+Result<std::string> AgentPool::SendInput(const std::string& arguments, AgentCallReport& report) {
   ASSIGN_OR_RETURN(Json args, DecodeArgumentsObject("send_input", arguments));
   ASSIGN_OR_RETURN(std::string id, AgentId(args.value("target", Json(""))));
   ASSIGN_OR_RETURN(std::string task, TaskText(args));
+  report.prompt = task;
+  report.agents.push_back({id, "not_found", std::nullopt});
   const bool interrupt = AgentFlag(args, "interrupt");
   std::lock_guard<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(Agent * agent, Find(id));
+  report.agents.back() = StateOf(*agent);
   if (interrupt) {
     agent->inbox.push_front(std::move(task));
     if (agent->current) agent->cancel->Cancel();
@@ -218,7 +241,8 @@ Result<std::string> AgentPool::SendInput(const std::string& arguments) {
   return Dump(Json{{"submission_id", NewUuidV7()}});
 }
 
-Result<std::string> AgentPool::Wait(const std::string& arguments, const CancelToken& cancel) {
+Result<std::string> AgentPool::Wait(const std::string& arguments, const CancelToken& cancel,
+                                    AgentCallReport& report) {
   ASSIGN_OR_RETURN(Json args, DecodeArgumentsObject("wait_agent", arguments));
   const Json targets = args.value("targets", Json::array());
   if (!targets.is_array() || targets.empty()) {
@@ -242,7 +266,9 @@ Result<std::string> AgentPool::Wait(const std::string& arguments, const CancelTo
     for (const std::string& id : ids) {
       auto it = agents_.find(id);
       if (it == agents_.end()) continue;  // closed meanwhile
-      if (Final(it->second->state)) status[id] = Json::parse(StatusJson(*it->second));
+      if (!Final(it->second->state)) continue;
+      status[id] = Json::parse(StatusJson(*it->second));
+      report.agents.push_back(StateOf(*it->second));
     }
     if (!status.empty()) return Dump(Json{{"status", status}, {"timed_out", false}});
     if (cancel.cancelled()) return CancelledError("wait_agent interrupted");
@@ -279,21 +305,25 @@ std::string AgentPool::Close(const std::string& id) {
   return previous;
 }
 
-Result<std::string> AgentPool::CloseAgent(const std::string& arguments) {
+Result<std::string> AgentPool::CloseAgent(const std::string& arguments, AgentCallReport& report) {
   ASSIGN_OR_RETURN(Json args, DecodeArgumentsObject("close_agent", arguments));
   ASSIGN_OR_RETURN(std::string id, AgentId(args.value("target", Json(""))));
+  report.agents.push_back({id, "not_found", std::nullopt});
   {
     std::lock_guard<std::mutex> lock(mu_);
-    RETURN_IF_ERROR(Find(id).status());
+    ASSIGN_OR_RETURN(Agent * agent, Find(id));
+    report.agents.back() = StateOf(*agent);
   }
   const std::string previous = Close(id);
   if (previous.empty()) return NotFoundError(AgentNotFound(id));
   return "{\"previous_status\":" + previous + "}";
 }
 
-Result<std::string> AgentPool::Resume(const std::string& parent_id, const std::string& arguments) {
+Result<std::string> AgentPool::Resume(const std::string& parent_id, const std::string& arguments,
+                                      AgentCallReport& report) {
   ASSIGN_OR_RETURN(Json args, DecodeArgumentsObject("resume_agent", arguments));
   ASSIGN_OR_RETURN(std::string id, AgentId(args.value("id", Json(""))));
+  report.agents.push_back({id, "pending_init", std::nullopt});
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (agents_.count(id) != 0) {

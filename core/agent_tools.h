@@ -59,6 +59,23 @@ class AgentFactory {
                                                        const std::string& id) = 0;
 };
 
+// What a call did, for the `--json` events (Codex's collab_tool_call item):
+// the tool as Codex names it there (`wait` for wait_agent), the agents it
+// acted on and their status with its message ("pending_init", "running",
+// "completed", "errored", "interrupted", "shutdown", "not_found"), the text
+// sent (spawn_agent, send_input), and whether the call succeeded.
+struct AgentCallReport {
+  struct AgentState {
+    std::string id;
+    std::string status;
+    std::optional<std::string> message;
+  };
+  std::string tool;
+  std::optional<std::string> prompt;
+  std::vector<AgentState> agents;
+  bool ok = false;
+};
+
 class AgentPool {
  public:
   explicit AgentPool(AgentFactory& factory) : factory_(factory) {}
@@ -69,8 +86,10 @@ class AgentPool {
   // Runs the namespace's function `name` for session `parent_id` with the
   // call's `arguments` text; the output the model gets (errors are Codex's
   // lines). kCancelled when `cancel` fired during a wait.
+  // `report` (may be null) is filled for the events.
   Result<std::string> Call(const std::string& parent_id, const std::string& name,
-                           const std::string& arguments, const CancelToken& cancel);
+                           const std::string& arguments, const CancelToken& cancel,
+                           AgentCallReport* report = nullptr);
 
   // The <subagent_notification> messages of agents that reached a final
   // status (or were closed while running) since the last call, oldest first:
@@ -105,16 +124,21 @@ class AgentPool {
   void Start(std::unique_ptr<Agent> agent);
   // The agent's status as Codex's JSON text ("running", {"completed":…}).
   static std::string StatusJson(const Agent& agent);
+  // The same as an event's agent state.
+  static AgentCallReport::AgentState StateOf(const Agent& agent);
   static bool Final(State state);
   // Stops and removes `id`'s agent; its status before. mu_ not held.
   std::string Close(const std::string& id);
   std::string NextNickname();
 
-  Result<std::string> Spawn(const std::string& parent_id, const std::string& arguments);
-  Result<std::string> SendInput(const std::string& arguments);
-  Result<std::string> Wait(const std::string& arguments, const CancelToken& cancel);
-  Result<std::string> CloseAgent(const std::string& arguments);
-  Result<std::string> Resume(const std::string& parent_id, const std::string& arguments);
+  Result<std::string> Spawn(const std::string& parent_id, const std::string& arguments,
+                            AgentCallReport& report);
+  Result<std::string> SendInput(const std::string& arguments, AgentCallReport& report);
+  Result<std::string> Wait(const std::string& arguments, const CancelToken& cancel,
+                           AgentCallReport& report);
+  Result<std::string> CloseAgent(const std::string& arguments, AgentCallReport& report);
+  Result<std::string> Resume(const std::string& parent_id, const std::string& arguments,
+                             AgentCallReport& report);
   // The open agent an id names; the error line Codex gives otherwise. mu_ held.
   Result<Agent*> Find(const std::string& id);
 

@@ -84,10 +84,7 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
       return RunMcpResource(call, name, StringField(j, "arguments"), cancel);
     }
     if (ns == kMultiAgentNamespace && agents_ != nullptr && config_.multi_agent) {
-      Result<std::string> out =
-          agents_->Call(goal_thread_id_, name, StringField(j, "arguments", "{}"), cancel);
-      if (!out.ok() && out.status().code() == StatusCode::kCancelled) return out.status();
-      return fail(out.ok() ? *out : out.status().message());
+      return RunAgentTool(call, name, StringField(j, "arguments", "{}"), cancel);
     }
     // Codex 0.169's words for a function it has not got in a namespace.
     if (!ns.empty()) return fail("unsupported call: " + ns + name);
@@ -274,6 +271,41 @@ Result<ToolOutcome> ToolRouter::RunRequestUserInput(const Item& call, const Json
     if (asked) answers = std::move(*asked);
   }
   outcome.output = CallOutputFor(call.kind, call.call_id, UserInputAnswersJson(answers));
+  return outcome;
+}
+
+Result<ToolOutcome> ToolRouter::RunAgentTool(const Item& call, const std::string& name,
+                                             const std::string& arguments,
+                                             const CancelToken& cancel) {
+  ToolActivity activity;
+  activity.call_id = call.call_id;
+  activity.tool = "collab";
+  activity.command = name;
+  auto fields = [&](const AgentCallReport& r) {
+    Json receivers = Json::array();
+    Json states = Json::object();
+    for (const auto& a : r.agents) {
+      receivers.push_back(a.id);
+      states[a.id] = Json{{"status", a.status}, {"message", a.message ? Json(*a.message) : Json()}};
+    }
+    return Dump(Json{{"tool", r.tool.empty() ? name : r.tool},
+                     {"sender_thread_id", goal_thread_id_},
+                     {"receiver_thread_ids", std::move(receivers)},
+                     {"prompt", r.prompt ? Json(*r.prompt) : Json()},
+                     {"agents_states", std::move(states)}});
+  };
+  AgentCallReport report;
+  report.tool = name == "wait_agent" ? "wait" : name;
+  activity.collab = fields(report);
+  observer_.OnToolStarted(activity);
+  Result<std::string> out = agents_->Call(goal_thread_id_, name, arguments, cancel, &report);
+  if (!out.ok() && out.status().code() == StatusCode::kCancelled) return out.status();
+  activity.success = out.ok();
+  activity.output = out.ok() ? *out : out.status().message();
+  activity.collab = fields(report);
+  observer_.OnToolCompleted(activity);
+  ToolOutcome outcome;
+  outcome.output = CallOutputFor(call.kind, call.call_id, activity.output);
   return outcome;
 }
 

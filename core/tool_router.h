@@ -113,6 +113,9 @@ class ToolRouter {
   // get_goal, create_goal, update_goal (core/goals.h).
   Result<ToolOutcome> RunGoalTool(const Item& call, const std::string& name,
                                   const std::string& arguments);
+  // multi_agent_v1's functions (core/agent_tools.h), reported as Codex's collab_tool_call.
+  Result<ToolOutcome> RunAgentTool(const Item& call, const std::string& name,
+                                   const std::string& arguments, const CancelToken& cancel);
   Result<ToolOutcome> RunMcpResource(const Item& call, const std::string& name,
                                      const std::string& arguments, const CancelToken& cancel);
   Result<ToolOutcome> RunMcp(const Item& call, const McpToolInfo& tool,

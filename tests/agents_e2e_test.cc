@@ -361,6 +361,62 @@ TEST_CASE("agents: a wait times out (at least 10 s, as Codex); closing a running
   CHECK_THAT(texts[texts.size() - 2], Catch::Contains("<turn_aborted>"));
 }
 
+TEST_CASE("agents: exec --json reports each call as Codex's collab_tool_call") {
+  const Json capture = Capture();
+  const std::string bogus = "019a0000-0000-7000-8000-000000000000";
+  auto env = MakeEnv(
+      Script("LEAD",
+             Json::array({Calls({Call("spawn_agent", {{"message", "HELPER"}}, "s")}),
+                          Calls({Call("wait_agent", {{"targets", {IdOf("s")}}}, "w")}),
+                          Calls({Call("close_agent", {{"target", IdOf("s")}}, "c")}),
+                          Calls({Call("send_input", {{"target", bogus}, {"message", "x"}}, "b")}),
+                          "lead done"}),
+             {{"HELPER", Json::array({"helped"})}}),
+      kOn);
+  auto run = Exec(*env, {"--json", "LEAD"});
+  REQUIRE(run.exit_code == 0);
+  std::vector<Json> started;
+  std::vector<Json> completed;
+  std::string thread;
+  for (const Json& e : e2e::JsonLines(run.out)) {
+    if (e.value("type", "") == "thread.started") thread = e.value("thread_id", "");
+    const Json item = e.value("item", Json());
+    if (!item.is_object() || item.value("type", "") != "collab_tool_call") continue;
+    (e["type"] == "item.started" ? started : completed).push_back(item);
+  }
+  REQUIRE(completed.size() == 4);
+  REQUIRE(started.size() == 4);
+  const std::string agent = completed[0]["receiver_thread_ids"][0];
+  // Codex's keys, in its order, for every item.
+  const Json codex_spawn = capture["exec_json_collab_items"]["events"][1]["item"];
+  auto keys = [](const Json& j) {
+    std::vector<std::string> k;
+    for (const auto& [key, value] : j.items()) k.push_back(key);
+    return k;
+  };
+  for (const Json& item : completed) CHECK(keys(item) == keys(codex_spawn));
+  for (const Json& item : started) CHECK(item["status"] == "in_progress");
+  CHECK(completed[0]["tool"] == "spawn_agent");
+  CHECK(completed[0]["sender_thread_id"] == thread);
+  CHECK(completed[0]["prompt"] == "HELPER");
+  CHECK(completed[0]["agents_states"] ==
+        Json{{agent, {{"status", "pending_init"}, {"message", nullptr}}}});
+  CHECK(completed[0]["status"] == "completed");
+  CHECK(completed[1]["tool"] == "wait");
+  CHECK(completed[1]["prompt"].is_null());
+  CHECK(completed[1]["agents_states"] ==
+        Json{{agent, {{"status", "completed"}, {"message", "helped"}}}});
+  CHECK(completed[2]["tool"] == "close_agent");
+  CHECK(completed[2]["agents_states"] ==
+        Json{{agent, {{"status", "completed"}, {"message", "helped"}}}});
+  // An unknown agent: not_found, the call failed (as Codex reports it).
+  CHECK(completed[3]["tool"] == "send_input");
+  CHECK(completed[3]["receiver_thread_ids"] == Json::array({bogus}));
+  CHECK(completed[3]["agents_states"] ==
+        Json{{bogus, {{"status", "not_found"}, {"message", nullptr}}}});
+  CHECK(completed[3]["status"] == "failed");
+}
+
 bool HaveLandlock() {
   if (sandbox::landlock::AbiVersion() > 0) return true;
   SkipPart("Landlock is missing on this kernel: sandbox enforcement not tested here");
