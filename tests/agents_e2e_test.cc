@@ -417,6 +417,43 @@ TEST_CASE("agents: exec --json reports each call as Codex's collab_tool_call") {
   CHECK(completed[3]["status"] == "failed");
 }
 
+TEST_CASE("agents: closing an agent stops the commands it left running") {
+  // The agent starts a loop that keeps rewriting a file and finishes its
+  // turn with the loop still running (a unified exec session); the parent
+  // looks whether the file still changes, closes the agent, looks again.
+  auto exec = [](const std::string& cmd, const std::string& call_id, int yield_ms) {
+    return Json{
+        {"output", Json::array({Json{{"function_call", "exec_command"},
+                                     {"arguments", {{"cmd", cmd}, {"yield_time_ms", yield_ms}}},
+                                     {"call_id", call_id}}})}};
+  };
+  const std::string look =
+      "a=$(cat beat); sleep 1; b=$(cat beat); if [ \"$a\" = \"$b\" ]; then echo stopped; else "
+      "echo changing; fi";
+  auto env = MakeEnv(
+      Script("LEAD",
+             Json::array({Calls({Call("spawn_agent", {{"message", "BEATER"}}, "s")}),
+                          Calls({Call("wait_agent", {{"targets", {IdOf("s")}}}, "w")}),
+                          exec(look, "before", 10000),
+                          Calls({Call("close_agent", {{"target", IdOf("s")}}, "c")}),
+                          exec(look, "after", 10000), "lead done"}),
+             {{"BEATER",
+               Json::array({exec("while true; do date +%s%N > beat; sleep 0.05; done", "loop", 300),
+                            "loop started"})}}),
+      kOn);
+  auto run = Exec(*env, {"-s", "workspace-write", "LEAD"});
+  REQUIRE(run.exit_code == 0);
+  const std::string parent = SessionIdFromBanner(run.err);
+  const std::string agent = AgentIdOf(*env, parent, "s");
+  auto agent_requests = ThreadRequests(*env, agent);
+  REQUIRE(agent_requests.size() == 2);
+  CHECK_THAT(OutputFor(agent_requests[1].InputItems(), "loop"),
+             Catch::Contains("Process running with session ID"));
+  CHECK_THAT(Output(*env, parent, "before"), Catch::Contains("changing"));
+  CHECK(Output(*env, parent, "c") == R"({"previous_status":{"completed":"loop started"}})");
+  CHECK_THAT(Output(*env, parent, "after"), Catch::Contains("stopped"));
+}
+
 bool HaveLandlock() {
   if (sandbox::landlock::AbiVersion() > 0) return true;
   SkipPart("Landlock is missing on this kernel: sandbox enforcement not tested here");
