@@ -111,9 +111,9 @@ Result<std::string> AgentPool::Call(const std::string& parent_id, const std::str
   r.tool = name == "wait_agent" ? "wait" : name;
   Result<std::string> out = [&]() -> Result<std::string> {
     if (name == "spawn_agent") return Spawn(parent_id, arguments, r);
-    if (name == "send_input") return SendInput(arguments, r);
-    if (name == "wait_agent") return Wait(arguments, cancel, r);
-    if (name == "close_agent") return CloseAgent(arguments, r);
+    if (name == "send_input") return SendInput(parent_id, arguments, r);
+    if (name == "wait_agent") return Wait(parent_id, arguments, cancel, r);
+    if (name == "close_agent") return CloseAgent(parent_id, arguments, r);
     if (name == "resume_agent") return Resume(parent_id, arguments, r);
     return InvalidArgumentError("unsupported call: " + std::string(kMultiAgentNamespace) + name);
   }();
@@ -129,10 +129,18 @@ AgentCallReport::AgentState AgentPool::StateOf(const Agent& agent) {
   return s;
 }
 
-Result<AgentPool::Agent*> AgentPool::Find(const std::string& id) {
+Result<AgentPool::Agent*> AgentPool::Find(const std::string& id, const std::string& parent) {
   auto it = agents_.find(id);
-  if (it == agents_.end()) return NotFoundError(AgentNotFound(id));
+  if (it == agents_.end() || it->second->parent != parent) {
+    return NotFoundError(AgentNotFound(id));
+  }
   return it->second.get();
+}
+
+size_t AgentPool::OpenCount(const std::string& parent) const {
+  size_t n = 0;
+  for (const auto& [id, agent] : agents_) n += agent->parent == parent ? 1 : 0;
+  return n;
 }
 
 void AgentPool::Start(std::unique_ptr<Agent> agent) {
@@ -173,10 +181,11 @@ void AgentPool::RunAgent(Agent* agent) {
     // Announced to the parent once it settles (not when a queued message
     // follows at once, nor when it is being closed: Close announces that).
     if (!agent->closing && !agent->current) {
-      notifications_.push_back(
+      notifications_.emplace_back(
+          agent->parent,
           "<subagent_notification>\n" +
-          Dump(Json{{"agent_path", agent->id}, {"status", Json::parse(StatusJson(*agent))}}) +
-          "\n</subagent_notification>");
+              Dump(Json{{"agent_path", agent->id}, {"status", Json::parse(StatusJson(*agent))}}) +
+              "\n</subagent_notification>");
     }
     changed_.notify_all();
   }
@@ -194,7 +203,7 @@ Result<std::string> AgentPool::Spawn(const std::string& parent_id, const std::st
   request.reasoning_effort = StringField(args, "reasoning_effort");
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (agents_.size() >= static_cast<size_t>(kMaxOpenAgents)) {
+    if (OpenCount(parent_id) >= static_cast<size_t>(kMaxOpenAgents)) {
       return ResourceExhaustedError("collab spawn failed: agent thread limit reached");
     }
   }
@@ -203,10 +212,11 @@ Result<std::string> AgentPool::Spawn(const std::string& parent_id, const std::st
     return InternalError("collab spawn failed: " + session.status().message());
   }
   std::lock_guard<std::mutex> lock(mu_);
-  if (agents_.size() >= static_cast<size_t>(kMaxOpenAgents)) {
+  if (OpenCount(parent_id) >= static_cast<size_t>(kMaxOpenAgents)) {
     return ResourceExhaustedError("collab spawn failed: agent thread limit reached");
   }
   auto agent = std::make_unique<Agent>();
+  agent->parent = parent_id;
   agent->id = (*session)->id();
   agent->nickname = NextNickname();
   agent->session = std::move(*session);
@@ -218,7 +228,8 @@ Result<std::string> AgentPool::Spawn(const std::string& parent_id, const std::st
   return out;
 }
 
-Result<std::string> AgentPool::SendInput(const std::string& arguments, AgentCallReport& report) {
+Result<std::string> AgentPool::SendInput(const std::string& parent_id, const std::string& arguments,
+                                         AgentCallReport& report) {
   ASSIGN_OR_RETURN(Json args, DecodeArgumentsObject("send_input", arguments));
   ASSIGN_OR_RETURN(std::string id, AgentId(args.value("target", Json(""))));
   ASSIGN_OR_RETURN(std::string task, TaskText(args));
@@ -226,7 +237,7 @@ Result<std::string> AgentPool::SendInput(const std::string& arguments, AgentCall
   report.agents.push_back({id, "not_found", std::nullopt});
   const bool interrupt = AgentFlag(args, "interrupt");
   std::lock_guard<std::mutex> lock(mu_);
-  ASSIGN_OR_RETURN(Agent * agent, Find(id));
+  ASSIGN_OR_RETURN(Agent * agent, Find(id, parent_id));
   report.agents.back() = StateOf(*agent);
   if (interrupt) {
     agent->inbox.push_front(std::move(task));
@@ -241,8 +252,8 @@ Result<std::string> AgentPool::SendInput(const std::string& arguments, AgentCall
   return Dump(Json{{"submission_id", NewUuidV7()}});
 }
 
-Result<std::string> AgentPool::Wait(const std::string& arguments, const CancelToken& cancel,
-                                    AgentCallReport& report) {
+Result<std::string> AgentPool::Wait(const std::string& parent_id, const std::string& arguments,
+                                    const CancelToken& cancel, AgentCallReport& report) {
   ASSIGN_OR_RETURN(Json args, DecodeArgumentsObject("wait_agent", arguments));
   const Json targets = args.value("targets", Json::array());
   if (!targets.is_array() || targets.empty()) {
@@ -260,7 +271,7 @@ Result<std::string> AgentPool::Wait(const std::string& arguments, const CancelTo
   timeout_ms = std::clamp(timeout_ms, kWaitMinMs, kWaitMaxMs);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   std::unique_lock<std::mutex> lock(mu_);
-  for (const std::string& id : ids) RETURN_IF_ERROR(Find(id).status());
+  for (const std::string& id : ids) RETURN_IF_ERROR(Find(id, parent_id).status());
   for (;;) {
     Json status = Json::object();
     for (const std::string& id : ids) {
@@ -294,9 +305,10 @@ std::string AgentPool::Close(const std::string& id) {
     agent->closing = true;
     if (agent->current) agent->cancel->Cancel();
     if (was_running) {
-      notifications_.push_back("<subagent_notification>\n" +
-                               Dump(Json{{"agent_path", agent->id}, {"status", "shutdown"}}) +
-                               "\n</subagent_notification>");
+      notifications_.emplace_back(
+          agent->parent, "<subagent_notification>\n" +
+                             Dump(Json{{"agent_path", agent->id}, {"status", "shutdown"}}) +
+                             "\n</subagent_notification>");
     }
     changed_.notify_all();
   }
@@ -305,13 +317,14 @@ std::string AgentPool::Close(const std::string& id) {
   return previous;
 }
 
-Result<std::string> AgentPool::CloseAgent(const std::string& arguments, AgentCallReport& report) {
+Result<std::string> AgentPool::CloseAgent(const std::string& parent_id,
+                                          const std::string& arguments, AgentCallReport& report) {
   ASSIGN_OR_RETURN(Json args, DecodeArgumentsObject("close_agent", arguments));
   ASSIGN_OR_RETURN(std::string id, AgentId(args.value("target", Json(""))));
   report.agents.push_back({id, "not_found", std::nullopt});
   {
     std::lock_guard<std::mutex> lock(mu_);
-    ASSIGN_OR_RETURN(Agent * agent, Find(id));
+    ASSIGN_OR_RETURN(Agent * agent, Find(id, parent_id));
     report.agents.back() = StateOf(*agent);
   }
   const std::string previous = Close(id);
@@ -326,10 +339,11 @@ Result<std::string> AgentPool::Resume(const std::string& parent_id, const std::s
   report.agents.push_back({id, "pending_init", std::nullopt});
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (agents_.count(id) != 0) {
-      return Dump(Json{{"status", Json::parse(StatusJson(*agents_[id]))}});
+    if (Result<Agent*> open = Find(id, parent_id); open.ok()) {
+      return Dump(Json{{"status", Json::parse(StatusJson(**open))}});
     }
-    if (agents_.size() >= static_cast<size_t>(kMaxOpenAgents)) {
+    if (agents_.count(id) != 0) return NotFoundError(AgentNotFound(id));
+    if (OpenCount(parent_id) >= static_cast<size_t>(kMaxOpenAgents)) {
       return ResourceExhaustedError("collab spawn failed: agent thread limit reached");
     }
   }
@@ -337,6 +351,7 @@ Result<std::string> AgentPool::Resume(const std::string& parent_id, const std::s
   if (!session.ok()) return NotFoundError(AgentNotFound(id));
   std::lock_guard<std::mutex> lock(mu_);
   auto agent = std::make_unique<Agent>();
+  agent->parent = parent_id;
   agent->id = id;
   agent->nickname = NextNickname();
   agent->session = std::move(*session);
@@ -345,9 +360,19 @@ Result<std::string> AgentPool::Resume(const std::string& parent_id, const std::s
   return std::string("{\"status\":\"pending_init\"}");
 }
 
-std::vector<std::string> AgentPool::TakeNotifications() {
+std::vector<std::string> AgentPool::TakeNotifications(const std::string& parent_id) {
   std::lock_guard<std::mutex> lock(mu_);
-  return std::exchange(notifications_, {});
+  std::vector<std::string> out;
+  std::vector<std::pair<std::string, std::string>> others;
+  for (auto& [parent, text] : notifications_) {
+    if (parent == parent_id) {
+      out.push_back(std::move(text));
+    } else {
+      others.emplace_back(parent, std::move(text));
+    }
+  }
+  notifications_ = std::move(others);
+  return out;
 }
 
 void AgentPool::StopAll() {

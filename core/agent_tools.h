@@ -3,7 +3,8 @@
 // tests/compat/codex-0.169-multi-agent-capture.json). A sub-agent is a
 // session of its own (a child of the session that spawned it in the store),
 // with its own turn loop on a thread of its own; AgentPool is what the model's
-// calls act on: the agents one session opened, their inboxes and statuses,
+// calls act on: the agents the sessions of one engine opened (each reachable
+// only from the session that opened it), their inboxes and statuses,
 // Codex's limits (6 open agents, waits of 10 s to 1 h, 30 s by default) and its
 // outputs and error lines. How an agent's session is opened (its config:
 // the parent's, with the sub-agent tools off; no approver) is the
@@ -20,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -94,7 +96,9 @@ class AgentPool {
   // The <subagent_notification> messages of agents that reached a final
   // status (or were closed while running) since the last call, oldest first:
   // the parent commits them before its next request.
-  std::vector<std::string> TakeNotifications();
+  // Only the notifications of `parent_id`'s agents: sessions that share an
+  // engine (the interactive /new, /review) never see each other's agents.
+  std::vector<std::string> TakeNotifications(const std::string& parent_id);
 
   // Stops every agent (its turn interrupted, its commands killed) and waits
   // for their threads: the end of the parent's session.
@@ -103,6 +107,7 @@ class AgentPool {
  private:
   enum class State { kPendingInit, kRunning, kCompleted, kErrored, kInterrupted, kShutdown };
   struct Agent {
+    std::string parent;  // the session that opened it: the only one that reaches it
     std::string id;
     std::string nickname;
     std::unique_ptr<AgentSession> session;
@@ -133,20 +138,23 @@ class AgentPool {
 
   Result<std::string> Spawn(const std::string& parent_id, const std::string& arguments,
                             AgentCallReport& report);
-  Result<std::string> SendInput(const std::string& arguments, AgentCallReport& report);
-  Result<std::string> Wait(const std::string& arguments, const CancelToken& cancel,
-                           AgentCallReport& report);
-  Result<std::string> CloseAgent(const std::string& arguments, AgentCallReport& report);
+  Result<std::string> SendInput(const std::string& parent_id, const std::string& arguments,
+                                AgentCallReport& report);
+  Result<std::string> Wait(const std::string& parent_id, const std::string& arguments,
+                           const CancelToken& cancel, AgentCallReport& report);
+  Result<std::string> CloseAgent(const std::string& parent_id, const std::string& arguments,
+                                 AgentCallReport& report);
   Result<std::string> Resume(const std::string& parent_id, const std::string& arguments,
                              AgentCallReport& report);
   // The open agent an id names; the error line Codex gives otherwise. mu_ held.
-  Result<Agent*> Find(const std::string& id);
+  Result<Agent*> Find(const std::string& id, const std::string& parent);
+  size_t OpenCount(const std::string& parent) const;  // mu_ held
 
   AgentFactory& factory_;
   std::mutex mu_;
   std::condition_variable changed_;
   std::map<std::string, std::unique_ptr<Agent>> agents_;
-  std::vector<std::string> notifications_;
+  std::vector<std::pair<std::string, std::string>> notifications_;  // parent, text
   int spawned_ = 0;
 };
 

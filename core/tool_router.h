@@ -58,7 +58,8 @@ class ToolRouter {
   void set_agents(AgentPool* agents) { agents_ = agents; }
   // The <subagent_notification> messages to commit before the next request.
   std::vector<std::string> TakeAgentNotifications() {
-    return agents_ != nullptr ? agents_->TakeNotifications() : std::vector<std::string>{};
+    return agents_ != nullptr ? agents_->TakeNotifications(goal_thread_id_)
+                              : std::vector<std::string>{};
   }
 
   // Offers the tools of `mcp` (borrowed; null = none) from the next BeginTurn.
