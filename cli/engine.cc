@@ -12,6 +12,7 @@
 
 #include "cli/config_overrides.h"
 #include "cli/store_open.h"
+#include "cli/sub_agents.h"
 #include "cli/terminal_text.h"
 #include "compaction/compactor_factory.h"
 #include "core/responses_client.h"
@@ -89,6 +90,7 @@ Result<std::unique_ptr<Engine>> Engine::Open(const GlobalOptions& global, const 
     core::StartSessionWork(engine->config_, *engine->runner_, engine->shell_snapshot_.get());
   }
   ASSIGN_OR_RETURN(auto store, OpenCliStore(location));
+  engine->location_ = location;
   // Not on a shared PostgreSQL store: one user's retention_days would purge
   // the whole team's sessions (`codex sessions purge --all` does it on purpose).
   if (!flags.ephemeral && location.kind == core::StoreLocation::Kind::kSqlite) {
@@ -98,7 +100,20 @@ Result<std::unique_ptr<Engine>> Engine::Open(const GlobalOptions& global, const 
   return engine;
 }
 
+Result<std::unique_ptr<Engine>> Engine::OpenChild(const core::Config& config,
+                                                  const core::StoreLocation& location) {
+  std::unique_ptr<Engine> engine(new Engine());
+  engine->config_ = config;
+  engine->location_ = location;
+  ASSIGN_OR_RETURN(engine->store_, OpenCliStore(location));
+  return engine;
+}
+
 Engine::~Engine() {
+  // The sub-agents first: their threads use their own engines, on our store.
+  StopAgents();
+  agents_.reset();
+  agent_factory_.reset();
   // The store closes before its temporary directory goes.
   tools_.reset();
   shell_snapshot_.reset();
@@ -130,6 +145,11 @@ Status Engine::StartModel(core::TurnObserver& observer) {
   }
   tools_ = std::make_unique<core::ToolRouter>(config_, *runner_, approver_, observer,
                                               std::move(shell_snapshot_));
+  if (config_.multi_agent) {
+    agent_factory_ = std::make_unique<SubAgentFactory>(config_, location_);
+    agents_ = std::make_unique<core::AgentPool>(*agent_factory_);
+    tools_->set_agents(agents_.get());
+  }
   if (!config_.mcp_servers.empty()) {
     mcp_ = std::make_unique<mcp::McpManager>(config_, McpEnvironmentPolicy(config_));
     // Not waited for (only required servers are): a slow server's tools join
@@ -148,6 +168,14 @@ void Engine::ReportMcpNotices(bool at_exit) {
 
 void Engine::BindSession(const std::string& session_id) {
   if (responses_ != nullptr) responses_->set_session_id(session_id);
+}
+
+void Engine::BindSubAgent(const std::string& parent_id, const std::string& agent_id) {
+  if (responses_ != nullptr) responses_->set_subagent(parent_id, agent_id);
+}
+
+void Engine::StopAgents() {
+  if (agents_ != nullptr) agents_->StopAll();
 }
 
 core::ConversationDeps Engine::Deps() {

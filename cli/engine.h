@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "cli/global_options.h"
 #include "cli/run_flags.h"
+#include "core/agent_tools.h"
 #include "core/approval.h"
 #include "core/command_runner.h"
 #include "core/compactor.h"
@@ -19,6 +20,7 @@
 #include "core/model_client.h"
 #include "core/responses_client.h"
 #include "core/session_store.h"
+#include "core/store_location.h"
 #include "core/tool_router.h"
 #include "core/turn_observer.h"
 #include "mcp/manager.h"
@@ -39,6 +41,11 @@ class Engine {
   // writable root, masked from commands) removed with the Engine. Does not
   // need an API key.
   static Result<std::unique_ptr<Engine>> Open(const GlobalOptions& global, const RunFlags& flags);
+  // A sub-agent's engine (cli/sub_agents.h): `config` as it is, the store at
+  // `location` (the parent's, an ephemeral one included, which stays the
+  // parent's to remove). No warnings, no retention pass.
+  static Result<std::unique_ptr<Engine>> OpenChild(const core::Config& config,
+                                                   const core::StoreLocation& location);
 
   // Creates the model client (needs the API key), the runner, the tool router
   // and the compactor, reporting to `observer` (which must outlive the Engine).
@@ -65,6 +72,11 @@ class Engine {
 
   // Names the session the model requests belong to (session_id headers).
   void BindSession(const std::string& session_id);
+  // Names a sub-agent's requests: its parent's session, its own thread.
+  void BindSubAgent(const std::string& parent_id, const std::string& agent_id);
+  // Stops every sub-agent the session started (their turns interrupted,
+  // their commands killed); also done when the Engine goes.
+  void StopAgents();
 
   core::ConversationDeps Deps();
   const core::Config& config() const { return config_; }
@@ -83,6 +95,10 @@ class Engine {
   std::unique_ptr<mcp::McpManager> mcp_;  // outlives tools_, which borrows it
   std::unique_ptr<core::ToolRouter> tools_;
   std::unique_ptr<core::Compactor> compactor_;
+  core::StoreLocation location_;  // where store_ is (sub-agents open it too)
+  // The sub-agents ([features] multi_agent): stopped before the rest goes.
+  std::unique_ptr<core::AgentFactory> agent_factory_;
+  std::unique_ptr<core::AgentPool> agents_;
   RealClock clock_;
   core::TurnObserver* observer_ = nullptr;
   core::Approver* approver_ = nullptr;

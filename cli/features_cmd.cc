@@ -246,6 +246,7 @@ std::vector<FeatureRow> KnownFeatures(const core::Config& config) {
   return {
       {"default_mode_request_user_input", "under development",
        config.default_mode_request_user_input},
+      {"multi_agent", "deprecated", config.multi_agent},
       {"shell_snapshot", "stable", config.shell_snapshot},
       {"unified_exec", "stable", config.unified_exec},
       {"view_image", "stable", config.view_image},

@@ -70,6 +70,16 @@ Json ActivityItem(const std::string& id, const core::ToolActivity& a, bool done,
             {"error", error},
             {"status", !done ? "in_progress" : (a.success ? "completed" : "failed")}};
   }
+  if (a.tool == "collab") {
+    // Codex 0.169's collab_tool_call (tests/compat/codex-0.169-multi-agent-capture.json).
+    Json item = {{"id", id}, {"type", "collab_tool_call"}};
+    const Json fields = Json::parse(a.collab, nullptr, false);
+    if (fields.is_object()) {
+      for (const auto& [key, value] : fields.items()) item[key] = value;
+    }
+    item["status"] = !done ? "in_progress" : (a.success ? "completed" : "failed");
+    return item;
+  }
   if (a.tool == "update_plan") {
     Json items = Json::array();
     for (const auto& s : a.plan) {

@@ -46,6 +46,10 @@ void ProgressPrinter::OnToolStarted(const core::ToolActivity& activity) {
   if (activity.tool == "apply_patch") {
     std::fprintf(err_, "%s\n", style_.Magenta(style_.Bold("apply_patch")).c_str());
   }
+  if (activity.tool == "collab") {
+    std::fprintf(err_, "%s %s\n", style_.Magenta(style_.Bold("agents")).c_str(),
+                 activity.command.c_str());
+  }
   if (activity.tool == "mcp") {
     std::fprintf(err_, "%s %s(%s)\n", style_.Magenta(style_.Bold("mcp")).c_str(),
                  NeutralizeControls(activity.command).c_str(),

@@ -64,7 +64,9 @@ Status RunTree(const GlobalOptions& global, const std::string& id, bool json) {
     for (int d = 1; d < node.depth; ++d) indent += last[static_cast<size_t>(d)] ? "   " : "│  ";
     if (node.depth > 0) indent += is_last ? "└─ " : "├─ ";
     std::string where;
-    if (node.depth > 0) {
+    if (node.depth > 0 && node.session.source == "subagent") {
+      where = "  (sub-agent)";
+    } else if (node.depth > 0) {
       where = fork_turn == 0 ? "  (forked before turn 1)"
                              : "  (forked after turn " + std::to_string(fork_turn) + ")";
     }

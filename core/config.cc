@@ -574,6 +574,7 @@ Status ReadModelAndPolicyKeys(const toml::table& root, Config& config) {
       RETURN_IF_ERROR(ReadBool(*t, "features.", "view_image", config.view_image));
       RETURN_IF_ERROR(ReadBool(*t, "features.", "default_mode_request_user_input",
                                config.default_mode_request_user_input));
+      RETURN_IF_ERROR(ReadBool(*t, "features.", "multi_agent", config.multi_agent));
       RETURN_IF_ERROR(ReadBool(*t, "features.", "web_search_request", config.web_search));
       RETURN_IF_ERROR(ReadBool(*t, "features.", "web_search_cached", config.web_search));
     }

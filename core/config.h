@@ -115,6 +115,10 @@ struct Config {
   // user (the interactive UI) instead of answering "unavailable in Default
   // mode" (core/user_input.h). Off by default, as in Codex 0.169.
   bool default_mode_request_user_input = false;
+  // [features] multi_agent: offer the multi_agent_v1 namespace (sub-agents,
+  // core/agent_tools.h). On by default, as in Codex 0.169. A sub-agent's own
+  // config has it off: it cannot spawn.
+  bool multi_agent = true;
   // [tools] web_search: offer the provider's hosted web search ({"type":"web_search"});
   // its web_search_call items are stored and resent like any other.
   bool web_search = false;

@@ -122,8 +122,10 @@ Conversation::Conversation(const Config& config, ConversationDeps deps, SessionI
 
 Result<std::unique_ptr<Conversation>> Conversation::Create(const Config& config,
                                                            ConversationDeps deps,
-                                                           std::string source, std::string id) {
+                                                           std::string source, std::string id,
+                                                           std::string parent) {
   NewSession spec;
+  spec.parent_session = parent;
   spec.cwd = config.cwd;
   spec.model = config.model;
   spec.provider = config.model_provider_id;
@@ -139,7 +141,9 @@ Result<std::unique_ptr<Conversation>> Conversation::Create(const Config& config,
   info.provider = spec.provider;
   info.source = spec.source;
   info.created_at_ms = info.updated_at_ms = spec.created_at_ms;
+  info.forked_from_session = parent;
   std::unique_ptr<Conversation> c(new Conversation(config, deps, std::move(info)));
+  if (!parent.empty()) c->cache_key_ = RootSessionId(*deps.store, c->session_);
   c->transcript_ = InitialContext(config);
   if (deps.tools != nullptr) deps.tools->goals().Reset(c->session_.id, std::nullopt, deps.clock);
   c->pending_ = std::move(spec);
@@ -437,6 +441,13 @@ bool Conversation::HasSteered() {
 
 Status Conversation::CommitSteered(TurnState& turn) {
   std::vector<Item> messages;
+  // Sub-agents that settled since the last request (Codex's place for them:
+  // after the outputs of the calls just run), then what the user steered.
+  if (deps_.tools != nullptr) {
+    for (std::string& text : deps_.tools->TakeAgentNotifications()) {
+      messages.push_back(UserMessage(text));
+    }
+  }
   for (std::string& text : TakeSteered()) messages.push_back(UserMessage(text, {}));
   return Commit(turn.turn_id, std::move(messages));
 }

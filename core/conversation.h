@@ -66,8 +66,11 @@ class Conversation {
  public:
   // Starts a new session in config.cwd with the initial context prepared.
   // Nothing is stored until the first user message. `id` = "" makes a new one.
+  // With `parent` (a stored session's id) it is that session's sub-agent
+  // (core/agent_tools.h): stored as its child, sharing its prompt_cache_key.
   static Result<std::unique_ptr<Conversation>> Create(const Config& config, ConversationDeps deps,
-                                                      std::string source, std::string id = "");
+                                                      std::string source, std::string id = "",
+                                                      std::string parent = "");
   // Continues an existing session (resumed or forked): loads its transcript
   // and repairs calls left without an output. A fork's first own user
   // message becomes its title (SessionStore::SetTitle), replacing "fork of …".

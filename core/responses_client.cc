@@ -293,7 +293,11 @@ HttpRequest ResponsesClient::BuildRequest(std::string_view suffix, std::string_v
     // as 0.169 does (the captured requests of tests/data/reference/codex-0.169/README.md).
     req.headers.emplace_back("session_id", options_.session_id);
     req.headers.emplace_back("session-id", options_.session_id);
-    req.headers.emplace_back("thread-id", options_.session_id);
+    req.headers.emplace_back("thread-id", thread_id_.empty() ? options_.session_id : thread_id_);
+    if (!thread_id_.empty()) {
+      req.headers.emplace_back("x-openai-subagent", "collab_spawn");
+      req.headers.emplace_back("x-codex-parent-thread-id", options_.session_id);
+    }
   }
   req.headers.emplace_back("x-client-request-id", request_id_);
   if (!api_key_.empty()) req.headers.emplace_back("Authorization", "Bearer " + api_key_);
@@ -389,7 +393,9 @@ Status ResponsesClient::Run(std::string_view suffix, std::string_view accept, st
   const int max_retries = std::max(0, provider_.request_max_retries);
   // x-client-request-id: the thread (session) id, as Codex 0.169 sends it
   // (captured in docs/codex-compat.md); a fresh id only without a session.
-  request_id_ = options_.session_id.empty() ? NewUuidV7() : options_.session_id;
+  request_id_ = !thread_id_.empty()           ? thread_id_
+                : options_.session_id.empty() ? NewUuidV7()
+                                              : options_.session_id;
   for (int attempt = 0;; ++attempt) {
     if (cancel.cancelled()) return CancelledError("request cancelled");
     sink.Reset();

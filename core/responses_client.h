@@ -90,6 +90,13 @@ class ResponsesClient : public ModelClient {
   const Endpoint& endpoint() const { return endpoint_; }
   // The session the following requests belong to (session_id headers).
   void set_session_id(std::string session_id) { options_.session_id = std::move(session_id); }
+  // A sub-agent's requests (core/agent_tools.h), as Codex 0.169 sends them:
+  // session ids of the parent, thread-id and x-client-request-id of the agent,
+  // `x-openai-subagent: collab_spawn` and `x-codex-parent-thread-id`.
+  void set_subagent(std::string parent_id, std::string thread_id) {
+    options_.session_id = std::move(parent_id);
+    thread_id_ = std::move(thread_id);
+  }
 
  private:
   ResponsesClient(ProviderInfo provider, std::string api_key, ClientOptions options,
@@ -126,6 +133,7 @@ class ResponsesClient : public ModelClient {
   std::string proxy_password_;
   std::string query_;                     // "?k=v&..." or ""
   std::string request_id_;                // x-client-request-id of the current call
+  std::string thread_id_;                 // a sub-agent's own id ("" = the session's)
   std::unique_ptr<HttpConnection> http_;  // kept-alive connection; null = connect anew
 };
 

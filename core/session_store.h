@@ -71,6 +71,9 @@ struct NewSession {
   std::string provider;
   std::string title;
   std::string source = "exec";
+  // The session this one is a sub-agent of (stored as its forked_from_session,
+  // with no fork point: it shares no history); "" = none.
+  std::string parent_session;
   std::string host;           // "" = this machine
   int64_t created_at_ms = 0;  // 0 = now
   // Committed with the row, in the same transaction, chained in order (the

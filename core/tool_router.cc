@@ -101,6 +101,9 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
     if (ns.empty() && IsMcpResourceTool(name) && OffersMcpResourceTools(config_)) {
       return RunMcpResource(call, name, StringField(j, "arguments"), cancel);
     }
+    if (ns == kMultiAgentNamespace && agents_ != nullptr && config_.multi_agent) {
+      return RunAgentTool(call, name, StringField(j, "arguments", "{}"), cancel);
+    }
     // Codex 0.169's words for a function it has not got in a namespace.
     if (!ns.empty()) return fail("unsupported call: " + ns + name);
   }
@@ -286,6 +289,41 @@ Result<ToolOutcome> ToolRouter::RunRequestUserInput(const Item& call, const Json
     if (asked) answers = std::move(*asked);
   }
   outcome.output = CallOutputFor(call.kind, call.call_id, UserInputAnswersJson(answers));
+  return outcome;
+}
+
+Result<ToolOutcome> ToolRouter::RunAgentTool(const Item& call, const std::string& name,
+                                             const std::string& arguments,
+                                             const CancelToken& cancel) {
+  ToolActivity activity;
+  activity.call_id = call.call_id;
+  activity.tool = "collab";
+  activity.command = name;
+  auto fields = [&](const AgentCallReport& r) {
+    Json receivers = Json::array();
+    Json states = Json::object();
+    for (const auto& a : r.agents) {
+      receivers.push_back(a.id);
+      states[a.id] = Json{{"status", a.status}, {"message", a.message ? Json(*a.message) : Json()}};
+    }
+    return Dump(Json{{"tool", r.tool.empty() ? name : r.tool},
+                     {"sender_thread_id", goals_.thread_id()},
+                     {"receiver_thread_ids", std::move(receivers)},
+                     {"prompt", r.prompt ? Json(*r.prompt) : Json()},
+                     {"agents_states", std::move(states)}});
+  };
+  AgentCallReport report;
+  report.tool = name == "wait_agent" ? "wait" : name;
+  activity.collab = fields(report);
+  observer_.OnToolStarted(activity);
+  Result<std::string> out = agents_->Call(goals_.thread_id(), name, arguments, cancel, &report);
+  if (!out.ok() && out.status().code() == StatusCode::kCancelled) return out.status();
+  activity.success = out.ok();
+  activity.output = out.ok() ? *out : out.status().message();
+  activity.collab = fields(report);
+  observer_.OnToolCompleted(activity);
+  ToolOutcome outcome;
+  outcome.output = CallOutputFor(call.kind, call.call_id, activity.output);
   return outcome;
 }
 

@@ -6,7 +6,8 @@
 // offered, so a recorded session resumes under either), unified exec's
 // `exec_command` and `write_stdin` (core/tool_router_exec.cc, core/unified_exec.h),
 // `view_image`, `apply_patch` (and one the model runs through `shell`),
-// `update_plan`, `request_user_input`, the goal tools (core/goals.h), and the MCP tools. Every
+// `update_plan`, `request_user_input`, the goal tools (core/goals.h), the sub-agent tools
+// (core/agent_tools.h), and the MCP tools. Every
 // call yields exactly one output item, also when the tool fails or is unknown, so the transcript
 // stays valid. Not thread-safe; borrows the runner, approver and observer for its lifetime.
 #pragma once
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "core/agent_tools.h"
 #include "core/approval.h"
 #include "core/approval_flow.h"
 #include "core/cancel.h"
@@ -52,6 +54,15 @@ class ToolRouter {
   // The `tools` array of every request: the built-in tools, then the MCP
   // tools in McpTools order. Changes only in BeginTurn.
   const std::string& ToolsJson() const { return tools_json_; }
+
+  // The sub-agents the multi_agent_v1 calls act on (borrowed; null = none: the
+  // calls are unsupported). Offered only with config.multi_agent.
+  void set_agents(AgentPool* agents) { agents_ = agents; }
+  // The <subagent_notification> messages to commit before the next request.
+  std::vector<std::string> TakeAgentNotifications() {
+    return agents_ != nullptr ? agents_->TakeNotifications(goals_.thread_id())
+                              : std::vector<std::string>{};
+  }
 
   // Offers the tools of `mcp` (borrowed; null = none) from the next BeginTurn.
   void set_mcp_tools(McpTools* mcp) { mcp_ = mcp; }
@@ -102,6 +113,9 @@ class ToolRouter {
   // get_goal, create_goal, update_goal (core/goals.h).
   Result<ToolOutcome> RunGoalTool(const Item& call, const std::string& name,
                                   const std::string& arguments);
+  // multi_agent_v1's functions (core/agent_tools.h), reported as Codex's collab_tool_call.
+  Result<ToolOutcome> RunAgentTool(const Item& call, const std::string& name,
+                                   const std::string& arguments, const CancelToken& cancel);
   Result<ToolOutcome> RunMcpResource(const Item& call, const std::string& name,
                                      const std::string& arguments, const CancelToken& cancel);
   Result<ToolOutcome> RunMcp(const Item& call, const McpToolInfo& tool,
@@ -114,6 +128,7 @@ class ToolRouter {
   std::string tools_json_;
   std::string builtin_tools_json_;  // the built-in tools' array
   McpTools* mcp_ = nullptr;
+  AgentPool* agents_ = nullptr;
   std::vector<McpToolInfo> mcp_tools_;  // this turn's, in offered order
   std::vector<PlanStep> plan_;
   GoalTracker goals_;

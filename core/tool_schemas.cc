@@ -162,6 +162,95 @@ void AppendGoalTools(Json& tools) {
       Json::array({"status"})));
 }
 
+// Codex 0.169's multi_agent_v1 namespace (core/agent_tools.h): its function
+// names, order, parameter schemas and strictness; the descriptions are ours.
+Json MultiAgentToolJson() {
+  auto text = [](const char* description) {
+    return Json{{"type", "string"}, {"description", description}};
+  };
+  auto function = [](const char* name, const char* description, Json properties, Json required) {
+    Json parameters = {{"type", "object"}, {"properties", std::move(properties)}};
+    if (!required.empty()) parameters["required"] = std::move(required);
+    parameters["additionalProperties"] = false;
+    return Json{{"type", "function"},
+                {"name", name},
+                {"description", description},
+                {"strict", false},
+                {"parameters", std::move(parameters)}};
+  };
+  // The structured input items of spawn_agent and send_input.
+  const Json items = {
+      {"type", "array"},
+      {"description", "The input as items (this codex reads `text` items) instead of `message`."},
+      {"items",
+       {{"type", "object"},
+        {"properties",
+         {{"audio_url", text("For an audio item: its data URL.")},
+          {"image_url", text("For an image item: its URL.")},
+          {"name", text("For a skill or mention item: the name shown.")},
+          {"path", text("For a local file, skill or mention item: where it is.")},
+          {"text", text("For a text item: the text.")},
+          {"type", text("text, image, local_image, audio, local_audio, skill or mention.")}}},
+        {"additionalProperties", false}}}};
+  Json tools = Json::array();
+  tools.push_back(function(
+      "close_agent",
+      "Stops a sub-agent (and its commands) and returns the status it had. A finished agent "
+      "stays open, and counts toward the limit of open agents, until it is closed.",
+      Json{{"target", text("The id spawn_agent returned.")}}, Json::array({"target"})));
+  tools.push_back(function("resume_agent",
+                           "Opens a closed sub-agent again, so send_input and wait_agent reach it.",
+                           Json{{"id", text("The id of the closed agent.")}}, Json::array({"id"})));
+  tools.push_back(function(
+      "send_input",
+      "Gives a sub-agent another message: queued after its current task, or with interrupt=true "
+      "in place of it. Reuse an agent that already holds the context a task needs.",
+      Json{{"interrupt",
+            {{"type", "boolean"},
+             {"description", "true: stop the agent's current task and take this message now."}}},
+           {"items", items},
+           {"message", text("The message, as plain text (or give `items`).")},
+           {"target", text("The id spawn_agent returned.")}},
+      Json::array({"target"})));
+  tools.push_back(function(
+      "spawn_agent",
+      "Starts a sub-agent on a self-contained task and returns its id and nickname. It runs "
+      "beside you in a session of its own, under your sandbox and approval policy, with your "
+      "model unless `model` says otherwise, and cannot start agents itself. Spawn only when the "
+      "user or the project's instructions ask for sub-agents or parallel work; give each a "
+      "concrete task that does not block your next step and does not overlap another's, keep "
+      "working meanwhile, and wait_agent only when you need the result.",
+      Json{{"fork_context",
+            {{"type", "boolean"},
+             {"description",
+              "true: the agent starts with a copy of this conversation; else "
+              "with only its task."}}},
+           {"items", items},
+           {"message", text("The task, as plain text (or give `items`).")},
+           {"model", text("Another model for the agent; leave out to use yours.")},
+           {"reasoning_effort", text("Another reasoning effort; leave out to use yours.")}},
+      Json::array()));
+  tools.push_back(function(
+      "wait_agent",
+      "Waits until one of the agents reaches a final status (its final message when it "
+      "completed) or the timeout passes (an empty status, timed_out true). A finished agent is "
+      "also announced in a <subagent_notification> message.",
+      Json{{"targets",
+            {{"type", "array"},
+             {"description", "The ids to wait for; the first to finish ends the wait."},
+             {"items", {{"type", "string"}}}}},
+           {"timeout_ms",
+            {{"type", "number"},
+             {"description",
+              "Milliseconds: 30000 when left out, at least 10000, at most "
+              "3600000. Prefer long waits to polling."}}}},
+      Json::array({"targets"})));
+  return Json{{"type", "namespace"},
+              {"name", "multi_agent_v1"},
+              {"description", "Start and manage sub-agents."},
+              {"tools", std::move(tools)}};
+}
+
 }  // namespace
 
 std::string BuiltinToolsJson(const Config& config) {
@@ -181,6 +270,8 @@ std::string BuiltinToolsJson(const Config& config) {
   }
   tools.push_back(RequestUserInputToolJson(config.default_mode_request_user_input));
   if (config.view_image) tools.push_back(Json::parse(ViewImageToolJson()));
+  // Then the sub-agent tools (never offered to a sub-agent: its config has them off).
+  if (config.multi_agent) tools.push_back(MultiAgentToolJson());
   // Codex 0.169 offers the goal tools next, in every request.
   AppendGoalTools(tools);
   tools.push_back(ApplyPatchToolDefinition(config.provider.apply_patch_tool_type));

@@ -5,7 +5,8 @@
 // (argv array, workdir, timeout_ms; under on-request also Codex's
 // `sandbox_permissions` and `justification`, core/approval.h); the MCP
 // resource tools when MCP servers are configured (core/mcp_tools.h);
-// `request_user_input` (core/user_input.h); `view_image` (core/view_image.h); the goal tools
+// `request_user_input` (core/user_input.h); `view_image` (core/view_image.h); the
+// `multi_agent_v1` namespace of the sub-agent tools (core/agent_tools.h); the goal tools
 // `get_goal`, `create_goal` and `update_goal` (core/goals.h); `apply_patch` (freeform or JSON
 // function per provider, core/apply_patch_tool.h); `update_plan`; and the provider's hosted
 // `web_search` when enabled. A function of the config alone, so the request prefix stays

@@ -43,10 +43,10 @@ TEST_CASE(
     "by default: unified exec, request_user_input, view_image, the goal tools, apply_patch and "
     "update_plan") {
   const Config config;
-  CHECK(OfferedNames(config) == std::vector<std::string>{"exec_command", "write_stdin",
-                                                         "request_user_input", "view_image",
-                                                         "get_goal", "create_goal", "update_goal",
-                                                         "apply_patch", "update_plan"});
+  CHECK(OfferedNames(config) ==
+        std::vector<std::string>{"exec_command", "write_stdin", "request_user_input", "view_image",
+                                 "multi_agent_v1", "get_goal", "create_goal", "update_goal",
+                                 "apply_patch", "update_plan"});
   const SchemaJson exec = OfferedTool(config, "exec_command");
   CHECK(exec["type"] == "function");
   CHECK(exec["parameters"]["properties"].contains("cmd"));
@@ -87,10 +87,10 @@ TEST_CASE("view_image, web_search and the MCP resource tools follow the config")
   // tools; a disabled one does not.
   config = Config();
   config.mcp_servers["docs"].enabled = false;
-  CHECK(OfferedNames(config).size() == 9);
+  CHECK(OfferedNames(config).size() == 10);
   config.mcp_servers["docs"].enabled = true;
   names = OfferedNames(config);
-  REQUIRE(names.size() > 9);
+  REQUIRE(names.size() > 10);
   CHECK(names[0] == "exec_command");
   CHECK(names[1] == "write_stdin");
   size_t i = 2;
@@ -170,9 +170,11 @@ TEST_CASE("the goal tools: Codex 0.169's names, parameter schemas and place") {
   Config config;
   config.web_search = true;
   const std::vector<std::string> names = OfferedNames(config);
-  // After view_image, before our apply_patch/update_plan and the hosted search.
-  auto at = std::find(names.begin(), names.end(), "view_image");
+  // After view_image and the sub-agent tools, before our apply_patch/update_plan
+  // and the hosted search.
+  auto at = std::find(names.begin(), names.end(), "multi_agent_v1");
   REQUIRE(at != names.end());
+  CHECK(*(at - 1) == "view_image");
   CHECK(std::vector<std::string>(at + 1, at + 4) ==
         std::vector<std::string>{"get_goal", "create_goal", "update_goal"});
   // Codex 0.169's parameters (captured on the wire), descriptions aside: the
@@ -206,6 +208,7 @@ TEST_CASE("the goal tools: Codex 0.169's names, parameter schemas and place") {
   config.unified_exec = false;
   config.view_image = false;
   const std::vector<std::string> bare = OfferedNames(config);
-  CHECK(std::vector<std::string>(bare.begin() + 2, bare.begin() + 5) ==
+  CHECK(bare[2] == "multi_agent_v1");
+  CHECK(std::vector<std::string>(bare.begin() + 3, bare.begin() + 6) ==
         std::vector<std::string>{"get_goal", "create_goal", "update_goal"});
 }

@@ -28,7 +28,7 @@ struct PlanStep {
 // One tool invocation as the user sees it.
 struct ToolActivity {
   std::string call_id;
-  std::string tool;     // shell | apply_patch | update_plan | mcp | <unknown name>
+  std::string tool;     // shell | apply_patch | update_plan | mcp | collab | <unknown name>
   std::string command;  // shell: the command line, quoted for display
   std::string output;   // aggregated output (shell) or result text
   std::optional<int> exit_code;
@@ -43,6 +43,10 @@ struct ToolActivity {
   std::string mcp_arguments;
   std::string mcp_result;
   std::string error;
+  // A sub-agent call (tool == "collab", core/agent_tools.h): Codex's
+  // collab_tool_call fields as JSON text ({"tool", "sender_thread_id",
+  // "receiver_thread_ids", "prompt", "agents_states"}).
+  std::string collab;
 };
 
 struct CompactionNotice {

@@ -286,6 +286,43 @@ TEST_CASE("A new session is stored with its first user message, not before") {
   CHECK(has_user);
 }
 
+TEST_CASE("A sub-agent's session is its parent's child: own history, the parent's cache key") {
+  Harness h;
+  h.client.steps = {Respond({AssistantMessage("parent answer")}),
+                    Respond({AssistantMessage("agent answer")}),
+                    Respond({AssistantMessage("agent again")})};
+  auto parent = Conversation::Create(h.config, h.Deps(), "exec");
+  REQUIRE(parent.ok());
+  CancelToken cancel;
+  REQUIRE((*parent)->RunTurn("parent task", cancel).ok());
+  const std::string parent_id = (*parent)->session().id;
+  auto agent = Conversation::Create(h.config, h.Deps(), "subagent", "", parent_id);
+  REQUIRE(agent.ok());
+  REQUIRE((*agent)->RunTurn("agent task", cancel).ok());
+  const SessionInfo stored = h.Find((*agent)->session().id);
+  CHECK(stored.forked_from_session == parent_id);
+  CHECK_FALSE(stored.forked_from_item.has_value());
+  CHECK(stored.source == "subagent");
+  CHECK(stored.title == "agent task");
+  // Its history is its own: none of the parent's items.
+  for (const auto& it : h.Chain(stored)) CHECK(MessageText(it.item) != "parent task");
+  // It shares the parent's prompt_cache_key.
+  const auto body = nlohmann::json::parse(h.client.stream_bodies[1]);
+  CHECK(body["prompt_cache_key"] == parent_id);
+  // Listed under its parent, and resumed with its own history.
+  auto tree = h.store->Tree(parent_id);
+  REQUIRE(tree.ok());
+  REQUIRE(tree->size() == 2);
+  CHECK((*tree)[1].session.id == stored.id);
+  CHECK((*tree)[1].depth == 1);
+  auto resumed = Conversation::Resume(h.config, h.Deps(), stored);
+  REQUIRE(resumed.ok());
+  CHECK((*resumed)->cache_key() == parent_id);
+  REQUIRE((*resumed)->RunTurn("more", cancel).ok());
+  CHECK(h.client.stream_bodies[2].find("agent task") != std::string::npos);
+  CHECK(h.client.stream_bodies[2].find("parent task") == std::string::npos);
+}
+
 TEST_CASE("A turn holds the lease from before its first commit to its end") {
   Harness h;
   auto conv = Conversation::Create(h.config, h.Deps(), "exec");

@@ -255,16 +255,19 @@ Result<SessionInfo> PostgresSessionStore::CreateSession(const core::NewSession& 
   s.provider = spec.provider;
   s.title = spec.title;
   s.source = spec.source.empty() ? "exec" : spec.source;
+  s.forked_from_session = spec.parent_session;
   s.created_at_ms = spec.created_at_ms != 0 ? spec.created_at_ms : Now();
   s.updated_at_ms = s.created_at_ms;
   return Transaction(*conn_, "creating a session", [&]() -> Result<SessionInfo> {
     SessionInfo out = s;
     Rows ins = conn_->Exec(
         "INSERT INTO sessions(id, cwd, model, provider, title, source, created_at_ms,"
-        " updated_at_ms, host, project) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+        " updated_at_ms, host, project, forked_from_session)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
         " ON CONFLICT (id) DO NOTHING RETURNING 1",
         {P(out.id), P(out.cwd), P(out.model), P(out.provider), P(out.title), P(out.source),
-         P(out.created_at_ms), P(out.updated_at_ms), P(out.host), P(out.project)});
+         P(out.created_at_ms), P(out.updated_at_ms), P(out.host), P(out.project),
+         spec.parent_session.empty() ? NullParam() : P(spec.parent_session)});
     if (ins.size() == 0) return InvalidArgumentError("session " + out.id + " already exists");
     if (!spec.items.empty()) {
       std::vector<ImportedItem> batch;

@@ -310,6 +310,7 @@ Result<SessionInfo> SqliteSessionStore::CreateSession(const core::NewSession& sp
   s.provider = spec.provider;
   s.title = spec.title;
   s.source = spec.source.empty() ? "exec" : spec.source;
+  s.forked_from_session = spec.parent_session;
   s.created_at_ms = spec.created_at_ms != 0 ? spec.created_at_ms : Now();
   s.updated_at_ms = s.created_at_ms;
   return WithWriteTransaction(*db_, path_, "creating a session", [&]() -> Result<SessionInfo> {
@@ -320,8 +321,8 @@ Result<SessionInfo> SqliteSessionStore::CreateSession(const core::NewSession& sp
     }
     SQLite::Statement q(*db_,
                         "INSERT INTO sessions(id, cwd, model, provider, title, source, "
-                        "created_at_ms, updated_at_ms, host, project)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                        "created_at_ms, updated_at_ms, host, project, forked_from_session)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     q.bind(1, s.id);
     q.bind(2, s.cwd);
     q.bind(3, s.model);
@@ -332,6 +333,11 @@ Result<SessionInfo> SqliteSessionStore::CreateSession(const core::NewSession& sp
     q.bind(8, s.updated_at_ms);
     q.bind(9, s.host);
     q.bind(10, s.project);
+    if (spec.parent_session.empty()) {
+      q.bind(11);
+    } else {
+      q.bind(11, spec.parent_session);
+    }
     q.exec();
     if (!spec.items.empty()) {
       std::vector<ImportedItem> batch;

@@ -158,25 +158,34 @@ struct Footprint {
   size_t tools_bytes = 0;      // the `tools` array
 };
 
-const Footprint& Measure() {
-  static const Footprint footprint = [] {
-    Footprint f;
-    auto env = MakeEnv(R"(["probe answer"])");
-    RunOk(*env, {"exec", "p"});
-    auto requests = env->server().requests_to("/responses");
-    REQUIRE(requests.size() == 1);
-    const RecordedRequest& r = requests[0];
-    const Json input = r.InputItems();
-    REQUIRE(input.size() >= 2);
-    REQUIRE(IsUserText(input.back(), "p"));
-    f.context = Slice(input, 0, input.size() - 1);
-    f.fixed_tokens = Tokens(r.body_bytes - input.back().dump().size());
-    f.instruction_tokens = Tokens(r.body.value("instructions", "").size() + 3);
-    for (const auto& item : f.context) f.context_tokens += Tokens(item.dump().size() + 3);
-    f.tools_bytes = r.body["tools"].dump().size();
-    return f;
-  }();
-  return footprint;
+// Measured with `extra_config` (the probe run's config).
+Footprint MeasureWith(const std::string& extra_config) {
+  Footprint f;
+  auto env = MakeEnv(R"(["probe answer"])", extra_config);
+  RunOk(*env, {"exec", "p"});
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  const RecordedRequest& r = requests[0];
+  const Json input = r.InputItems();
+  REQUIRE(input.size() >= 2);
+  REQUIRE(IsUserText(input.back(), "p"));
+  f.context = Slice(input, 0, input.size() - 1);
+  f.fixed_tokens = Tokens(r.body_bytes - input.back().dump().size());
+  f.instruction_tokens = Tokens(r.body.value("instructions", "").size() + 3);
+  for (const auto& item : f.context) f.context_tokens += Tokens(item.dump().size() + 3);
+  f.tools_bytes = r.body["tools"].dump().size();
+  return f;
+}
+
+// The sub-agent tools off: for the cases whose window was sized for the
+// fixed part without them (appended to their config, and measured so).
+constexpr char kNoAgents[] = "[features]\nmulti_agent = false\n";
+
+const Footprint& Measure(bool agents = true) {
+  static const Footprint with_agents = MeasureWith("");
+  if (agents) return with_agents;
+  static const Footprint without_agents = MeasureWith(kNoAgents);
+  return without_agents;
 }
 
 // An auto-compact limit whose half still holds the instructions, the tools,
@@ -1091,7 +1100,8 @@ void LongLoop(LoopMode mode) {
     {"repeat": )" + std::to_string(kEntries) +
                              R"(, "entries": [)" + entry + R"(]}],
     "default": "all calls done"})";
-  auto env = MakeEnv(script, "model_context_window = 12000\n");
+  // Sized for the fixed part without the sub-agent tools.
+  auto env = MakeEnv(script, std::string("model_context_window = 12000\n") + kNoAgents);
   std::vector<std::string> args = {"exec", "run the loop"};
   if (mode == LoopMode::kEndpoint) args = With(kRemote, args);
   if (mode == LoopMode::kInlineTrigger) args = With(kInline, args);
@@ -1896,7 +1906,7 @@ TEST_CASE(
 }
 
 TEST_CASE("boundaries: above the soft limit compaction waits for a completed plan step") {
-  const Footprint& f = Measure();
+  const Footprint& f = Measure(/*agents=*/false);
   const int64_t limit = LimitFor(f, 2400, 900);
   const int64_t soft = limit - 1400;
   // One output takes usage between the soft limit and the limit.
@@ -1907,7 +1917,7 @@ TEST_CASE("boundaries: above the soft limit compaction waits for a completed pla
                              PlanCall("completed", "in_progress") + R"(,
     "done"]})";
   auto env = MakeEnv(script, LimitConfig(limit) + "model_auto_compact_soft_token_limit = " +
-                                 std::to_string(soft) + "\n");
+                                 std::to_string(soft) + "\n" + kNoAgents);
   auto run = RunOk(*env, With(kInline, {"exec", "do the work"}));
   CHECK(run.out == "done\n");
   const auto requests = env->server().requests_to("/responses");

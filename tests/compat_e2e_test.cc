@@ -160,6 +160,7 @@ TEST_CASE("codex features list: the features that act here, their stage and effe
   // Codex's table form: name and stage padded, then true|false.
   CHECK(run.out ==
         "default_mode_request_user_input  under development  false\n"
+        "multi_agent                      deprecated         true\n"
         "shell_snapshot                   stable             true\n"
         "unified_exec                     stable             true\n"
         "view_image                       stable             false\n"
@@ -202,12 +203,12 @@ TEST_CASE(
   CHECK_THAT(RunOk(*env, {"features", "list"}).out,
              Catch::Contains("view_image                       stable             false\n"));
   // A Codex feature without a counterpart here is written, and the user told so.
-  run = RunOk(*env, {"features", "enable", "multi_agent"});
-  CHECK(run.out == "Enabled feature `multi_agent` in config.toml.\n");
+  run = RunOk(*env, {"features", "enable", "multi_agent_v2"});
+  CHECK(run.out == "Enabled feature `multi_agent_v2` in config.toml.\n");
   REQUIRE(ErrorLines(run.err).empty());
-  CHECK_THAT(run.err, Catch::Contains("does not act on `multi_agent`"));
+  CHECK_THAT(run.err, Catch::Contains("does not act on `multi_agent_v2`"));
   const std::string written = config();
-  CHECK(written.ends_with("view_image = false\nmulti_agent = true\n"));
+  CHECK(written.ends_with("view_image = false\nmulti_agent_v2 = true\n"));
 
   // Bad input: one line naming what was wrong, exit 2, the file untouched.
   for (const std::vector<std::string>& args :

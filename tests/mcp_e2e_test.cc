@@ -85,12 +85,23 @@ TEST_CASE("MCP tools follow the built-in ones, sorted by server then tool, named
   const std::vector<std::string> server_tools = {
       "add", "ask", "crash", "echo", "fail", "gate", "grow", "huge", "image", "resource", "slow"};
   // Codex's resource tools come right after the command tools, then request_user_input.
-  std::vector<std::string> expected = {"exec_command",       "write_stdin",
-                                       "list_mcp_resources", "list_mcp_resource_templates",
-                                       "read_mcp_resource",  "request_user_input",
-                                       "view_image",         "get_goal",
-                                       "create_goal",        "update_goal",
-                                       "apply_patch",        "update_plan"};
+  std::vector<std::string> expected = {"exec_command",
+                                       "write_stdin",
+                                       "list_mcp_resources",
+                                       "list_mcp_resource_templates",
+                                       "read_mcp_resource",
+                                       "request_user_input",
+                                       "view_image",
+                                       "multi_agent_v1__close_agent",
+                                       "multi_agent_v1__resume_agent",
+                                       "multi_agent_v1__send_input",
+                                       "multi_agent_v1__spawn_agent",
+                                       "multi_agent_v1__wait_agent",
+                                       "get_goal",
+                                       "create_goal",
+                                       "update_goal",
+                                       "apply_patch",
+                                       "update_plan"};
   for (const auto& t : server_tools) expected.push_back("mcp__alpha__" + t);
   expected.push_back("mcp__some__add");
   expected.push_back("mcp__some__echo");
@@ -101,7 +112,8 @@ TEST_CASE("MCP tools follow the built-in ones, sorted by server then tool, named
   // server's inputSchema, "required" always present.
   int namespaces = 0;
   for (const auto& ns : requests[0].body["tools"]) {
-    if (ns.value("type", "") != "namespace") continue;
+    // The built-in multi_agent_v1 namespace aside.
+    if (ns.value("type", "") != "namespace" || ns["name"] == "multi_agent_v1") continue;
     ++namespaces;
     if (ns["name"] != "mcp__alpha") continue;
     CHECK(ns["description"] == "Tools in the mcp__alpha namespace.");

@@ -691,7 +691,7 @@ TEST_CASE("goals: Codex's tools and answers; exec resume has the goal, a fork it
   for (const auto& t : requests[0].body["tools"]) names.push_back(t.value("name", ""));
   const auto at = std::find(names.begin(), names.end(), "get_goal");
   REQUIRE(at != names.end());
-  CHECK(*(at - 1) == "view_image");
+  CHECK(*(at - 1) == "multi_agent_v1");
   CHECK(std::vector<std::string>(at, at + 3) ==
         std::vector<std::string>{"get_goal", "create_goal", "update_goal"});
   for (const auto& t : capture["tools"]) {

@@ -345,8 +345,8 @@ TEST_CASE(
   // update_plan.
   CHECK(ToolNames(requests[0].body) ==
         std::vector<std::string>{"exec_command", "write_stdin", "request_user_input", "view_image",
-                                 "get_goal", "create_goal", "update_goal", "apply_patch",
-                                 "update_plan"});
+                                 "multi_agent_v1", "get_goal", "create_goal", "update_goal",
+                                 "apply_patch", "update_plan"});
   // Codex 0.169's parameter names (the reference requests list them).
   CHECK(ParameterNames(requests[0].body, "exec_command") ==
         std::vector<std::string>{"cmd", "justification", "login", "max_output_tokens",
@@ -358,11 +358,13 @@ TEST_CASE(
   // Codex's key for the one-shot harness (Codex 0.169 reads it, yet offers
   // exec_command anyway): here `shell` takes the pair's place.
   CHECK(ToolNames(requests[1].body) ==
-        std::vector<std::string>{"shell", "request_user_input", "view_image", "get_goal",
-                                 "create_goal", "update_goal", "apply_patch", "update_plan"});
+        std::vector<std::string>{"shell", "request_user_input", "view_image", "multi_agent_v1",
+                                 "get_goal", "create_goal", "update_goal", "apply_patch",
+                                 "update_plan"});
   CHECK(ToolNames(requests[2].body) ==
-        std::vector<std::string>{"shell", "request_user_input", "get_goal", "create_goal",
-                                 "update_goal", "apply_patch", "update_plan", "web_search"});
+        std::vector<std::string>{"shell", "request_user_input", "multi_agent_v1", "get_goal",
+                                 "create_goal", "update_goal", "apply_patch", "update_plan",
+                                 "web_search"});
 }
 
 namespace {

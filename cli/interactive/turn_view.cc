@@ -543,6 +543,8 @@ void TurnView::OnToolStarted(const core::ToolActivity& activity) {
     WriteAbove(style_.Bold(denied_ ? "• Denied " : "• Running ") + style_.Cyan(command) + "\n");
   } else if (activity.tool == "apply_patch") {
     WriteAbove(style_.Bold(denied_ ? "• Denied patch" : "• Applying patch") + "\n");
+  } else if (activity.tool == "collab") {
+    WriteAbove(style_.Bold("• Agents: ") + style_.Cyan(activity.command) + "\n");
   } else {
     WriteAbove(style_.Bold("• " + activity.tool) + "\n");
   }

@@ -372,7 +372,7 @@ class ScriptParser {
     } else if (root.is_object()) {
       RETURN_IF_ERROR(CheckKeys(root, "(top level)",
                                 {"responses", "default", "compact", "allow_item_ids",
-                                 "max_input_tokens", "inline_compaction"}));
+                                 "max_input_tokens", "inline_compaction", "routes"}));
       responses = root.contains("responses") ? root["responses"] : Json::array();
       if (root.contains("allow_item_ids")) {
         if (!root["allow_item_ids"].is_boolean()) {
@@ -399,6 +399,25 @@ class ScriptParser {
       }
       if (root.contains("compact")) {
         RETURN_IF_ERROR(ParseList(root["compact"], "compact", &CompactEntry, &script.compact_));
+      }
+      if (root.contains("routes")) {
+        if (!root["routes"].is_array()) return Invalid("routes", "must be an array");
+        for (size_t r = 0; r < root["routes"].size(); ++r) {
+          const Json& route = root["routes"][r];
+          const std::string path = "routes[" + std::to_string(r) + "]";
+          if (!route.is_object()) return Invalid(path, "must be an object");
+          RETURN_IF_ERROR(CheckKeys(route, path, {"when", "responses"}));
+          if (!route.contains("when") || !route["when"].is_string() ||
+              route["when"].get<std::string>().empty()) {
+            return Invalid(path + ".when", "must be a non-empty string");
+          }
+          Script::Route out;
+          out.when = route["when"].get<std::string>();
+          RETURN_IF_ERROR(
+              ParseList(route.contains("responses") ? route["responses"] : Json::array(),
+                        path + ".responses", &ResponseEntry, &out.responses));
+          script.routes_.push_back(std::move(out));
+        }
       }
     } else {
       return InvalidArgumentError(

@@ -58,6 +58,15 @@ class Script {
   // The k-th (0-based) entry; nullopt past the end of the list.
   std::optional<EntryRef> Response(uint64_t k) const { return Find(responses_, k, 1); }
   std::optional<EntryRef> Compact(uint64_t k) const { return Find(compact_, k, 1); }
+  // `routes`: lists answering the requests one of whose user messages
+  // contains a text (sub-agents' requests, which arrive in any order with
+  // their parent's). The first route whose text a request's user message
+  // holds and that has an entry left answers it; else `responses` does.
+  size_t route_count() const { return routes_.size(); }
+  const std::string& route_text(size_t r) const { return routes_[r].when; }
+  std::optional<EntryRef> RouteResponse(size_t r, uint64_t k) const {
+    return Find(routes_[r].responses, k, 1);
+  }
   // The entry used once `responses` is exhausted; nullptr when the script has none.
   const Json* default_entry() const { return has_default_ ? &default_ : nullptr; }
 
@@ -78,6 +87,11 @@ class Script {
   bool inline_compaction_ = true;
   std::optional<int64_t> max_input_tokens_;
   Node responses_;
+  struct Route {
+    std::string when;
+    Node responses;
+  };
+  std::vector<Route> routes_;
   Node compact_;
   Json default_;
   bool has_default_ = false;

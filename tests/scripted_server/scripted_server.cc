@@ -64,6 +64,73 @@ Json RecordedRequest::InputItems() const {
   return Json::array();
 }
 
+namespace {
+
+// Whether a user message of `input` has `text` in one of its text parts.
+bool HasUserText(const Json& input, const std::string& text) {
+  if (!input.is_array()) return false;
+  for (const Json& item : input) {
+    if (!item.is_object() || item.value("role", "") != "user") continue;
+    const Json content = item.value("content", Json());
+    if (content.is_string() && content.get<std::string>().find(text) != std::string::npos) {
+      return true;
+    }
+    if (!content.is_array()) continue;
+    for (const Json& part : content) {
+      if (part.is_object() && part.value("text", Json()).is_string() &&
+          part["text"].get<std::string>().find(text) != std::string::npos) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// Replaces each {{output:CALL_ID:FIELD}} in the strings of `value` with
+// FIELD of the JSON output of call CALL_ID in `input` (a sub-agent's id that
+// spawn_agent returned, say); "" when there is none.
+Json FillOutputRefs(const Json& value, const Json& input) {
+  if (value.is_object()) {
+    Json out = Json::object();
+    for (const auto& [k, v] : value.items()) out[k] = FillOutputRefs(v, input);
+    return out;
+  }
+  if (value.is_array()) {
+    Json out = Json::array();
+    for (const auto& v : value) out.push_back(FillOutputRefs(v, input));
+    return out;
+  }
+  if (!value.is_string()) return value;
+  std::string text = value.get<std::string>();
+  for (size_t at = text.find("{{output:"); at != std::string::npos;
+       at = text.find("{{output:", at)) {
+    const size_t end = text.find("}}", at);
+    if (end == std::string::npos) break;
+    const std::string ref = text.substr(at + 9, end - at - 9);
+    const size_t colon = ref.find(':');
+    std::string found;
+    if (colon != std::string::npos && input.is_array()) {
+      const std::string call_id = ref.substr(0, colon);
+      const std::string field = ref.substr(colon + 1);
+      for (const Json& item : input) {
+        if (!item.is_object() || item.value("call_id", "") != call_id ||
+            !item.value("output", Json()).is_string()) {
+          continue;
+        }
+        const Json parsed = Json::parse(item["output"].get<std::string>(), nullptr, false);
+        if (parsed.is_object() && parsed.value(field, Json()).is_string()) {
+          found = parsed[field].get<std::string>();
+        }
+      }
+    }
+    text.replace(at, end + 2 - at, found);
+    at += found.size();
+  }
+  return text;
+}
+
+}  // namespace
+
 struct ScriptedServer::Impl {
   Script script;
   ServerOptions options;
@@ -80,6 +147,7 @@ struct ScriptedServer::Impl {
   uint64_t responses_served = 0;
   uint64_t next_compact_entry = 0;
   uint64_t compactions_served = 0;
+  std::vector<uint64_t> route_next;  // per route: its next entry
   std::vector<RecordedRequest> records;
   std::ofstream record_file;
 
@@ -160,8 +228,15 @@ struct ScriptedServer::Impl {
                               {compact_ref->n, static_cast<int64_t>(compactions_served)});
       return RenderInlineCompaction(&entry, info, issued);
     }
-    std::optional<Script::EntryRef> ref = script.Response(next_response_entry);
+    std::optional<Script::EntryRef> ref;
+    for (size_t r = 0; r < script.route_count() && !ref; ++r) {
+      if (route_next.size() <= r) route_next.resize(r + 1, 0);
+      if (!HasUserText(input, script.route_text(r))) continue;
+      ref = script.RouteResponse(r, route_next[r]);
+      if (ref) ++route_next[r];
+    }
     if (ref) {
+    } else if ((ref = script.Response(next_response_entry))) {
       ++next_response_entry;
     } else if (script.default_entry() != nullptr) {
       ref = Script::EntryRef{script.default_entry(), static_cast<int64_t>(++default_uses)};
@@ -175,7 +250,8 @@ struct ScriptedServer::Impl {
       return Rejection(**rejection);
     }
     ++responses_served;
-    Json entry = Substitute(*ref->entry, {ref->n, static_cast<int64_t>(responses_served)});
+    Json entry = FillOutputRefs(
+        Substitute(*ref->entry, {ref->n, static_cast<int64_t>(responses_served)}), input);
     return RenderResponse(entry, info, issued);
   }
 
