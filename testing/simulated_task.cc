@@ -117,6 +117,10 @@ TaskResult RunToolCallTask(core::SessionStore& store, core::Compactor* compactor
   config.approval_policy = core::ApprovalPolicy::kNever;
   config.sandbox_mode = core::SandboxMode::kWorkspaceWrite;
   config.project_doc_max_bytes = 0;  // no AGENTS.md from above the temp directory
+  // The simulated model spawns no sub-agents; without their ~900 tokens of
+  // tool definitions the fixed part (and so the figures) stay comparable with
+  // the measurements before multi_agent_v1 was offered.
+  config.multi_agent = false;
 
   BuildLogRunner runner;
   CountingObserver observer;
