@@ -51,8 +51,10 @@ std::string TsVectorOf(std::string_view text) {
   size_t total = 0;
   int position = 0;
   for (const Token& t : Tokens(text)) {
-    if (position >= kMaxPosition) break;
-    ++position;
+    // A word past the last position PostgreSQL keeps is still a word of the
+    // item (SQLite's index has no such limit): it is stored at that last
+    // position, as PostgreSQL's own to_tsvector does.
+    if (position < kMaxPosition) ++position;
     if (t.folded.size() > kMaxTokenBytes) continue;  // (the tokenizer drops them)
     std::string word = t.folded;
     auto it = lexemes.find(word);
@@ -61,7 +63,10 @@ std::string TsVectorOf(std::string_view text) {
       total += word.size();
       it = lexemes.emplace(std::move(word), std::vector<int>{}).first;
     }
-    if (it->second.size() < 256) it->second.push_back(position);  // positions per lexeme cap
+    std::vector<int>& positions = it->second;
+    if (positions.size() < 256 && (positions.empty() || positions.back() != position)) {
+      positions.push_back(position);  // at most 256 per lexeme, each once
+    }
   }
   std::string out;
   for (const auto& [word, positions] : lexemes) {

@@ -20,9 +20,10 @@ namespace codex::storage::pg {
 // hold): invalid bytes and NULs become spaces.
 std::string CleanText(std::string text);
 
-// The tsvector literal of `text`: 'lexeme':pos,... over its tokens (the
-// first 16383 positions, lexemes up to 255 bytes, at most ~512 KiB of
-// distinct lexemes, PostgreSQL's limits).
+// The tsvector literal of `text`: 'lexeme':pos,... over its tokens
+// (PostgreSQL's limits: positions up to 16383, the words after the 16383rd
+// all at 16383; at most 256 positions a lexeme; lexemes up to 255 bytes; at
+// most ~512 KiB of distinct lexemes).
 std::string TsVectorOf(std::string_view text);
 
 struct TsQuery {

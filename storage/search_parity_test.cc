@@ -104,6 +104,13 @@ const std::vector<std::pair<std::string, std::string>>& Documents() {
       {"latin", "Ærøskøbing Łódź Straße naïve façade Đà Nẵng İSTANBUL Ｆｕｌｌ"},
       {"long", "before " + std::string(2048, 'q') + " after"},
       {"emoji", "ship it 🚀 now"},
+      // Past PostgreSQL's last tsvector position (16,383): a long tool output.
+      {"huge",
+       [] {
+         std::string text;
+         for (int i = 0; i < 17'000; ++i) text += "filler" + std::to_string(i % 7) + " ";
+         return text + "needle eye";
+       }()},
   };
   return *docs;
 }
@@ -160,6 +167,10 @@ TEST_CASE("One search semantics on both backends: punctuation, emoji, long words
       {"before " + long_word.substr(0, 300) + "*", {}, true},
       {"qqqq", {}},
       {"before after", {"long"}},
+      // Every word of a long text is found, also after PostgreSQL's last position.
+      {"needle", {"huge"}},
+      {"needl*", {"huge"}},
+      {"filler3 needle", {"huge"}},
   };
   for (const SearchCase& c : cases) {
     INFO("query: " << c.query.substr(0, 60));
