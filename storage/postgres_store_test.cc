@@ -758,6 +758,92 @@ TEST_CASE(
         std::string::npos);
 }
 
+TEST_CASE(
+    "A store at schema version 6 upgrades: the words past an item's 16383rd are found, the rest "
+    "unchanged") {
+  const std::string url = Server().NewDatabase();
+  // A tool output of 17,000 words: "needle at the end" comes after the last
+  // position a tsvector has (16383).
+  std::string long_output;
+  for (int i = 0; i < 17'000; ++i) long_output += "line" + std::to_string(i % 5) + " ";
+  long_output += "needle at the end";
+  const std::vector<std::string> queries = {"zebra",  "line3",          "\"line1 line2\"",
+                                            "lin*",   "okapi",          "zebra okapi",
+                                            "walrus", "\"okapi zebra\""};
+  std::string id;
+  int64_t long_item = 0;
+  std::vector<std::string> before;
+  std::string transcript_before;
+  auto transcript_of = [&](PostgresSessionStore& store) {
+    auto found = store.FindSession(id);
+    REQUIRE(found.ok());
+    auto transcript = store.LoadTranscript(*found);
+    REQUIRE(transcript.ok());
+    std::string text;
+    for (const auto& t : *transcript) {
+      text += std::to_string(t.id) + "|" + std::string(core::ItemKindName(t.item.kind)) + "|" +
+              t.item.role + "|" + t.item.body + "\n";
+    }
+    auto events = store.LoadEvents(id);
+    REQUIRE(events.ok());
+    for (const auto& e : *events) text += "event " + e.type + "|" + e.payload_json + "\n";
+    return text;
+  };
+  {
+    auto store = OpenOrDie<PostgresSessionStore>(url);
+    core::NewSession spec;
+    spec.items = {core::UserMessage("zebra okapi")};
+    auto s = store->CreateSession(spec);
+    REQUIRE(s.ok());
+    id = s->id;
+    auto ids = store->Append(id, s->head_item_id, "t",
+                             {core::FunctionCallOutput("c1", long_output),
+                              core::AssistantMessage("okapi zebra line3 again")});
+    REQUIRE(ids.ok());
+    long_item = (*ids)[0];
+    REQUIRE(store->RecordEvent(id, "t", "token_count", R"({"type":"token_count"})").ok());
+    for (const std::string& q : queries) before.push_back(SearchTrace(*store, q, std::nullopt, 20));
+    transcript_before = transcript_of(*store);
+    // With the current rules the words after the last position are found.
+    CHECK(
+        SearchTrace(*store, "needle", std::nullopt, 20).rfind(std::to_string(long_item) + " ", 0) ==
+        0);
+  }
+  const std::string others =
+      "SELECT ('x' || left(md5(string_agg(tsv::text, ',' ORDER BY id)), 15))::bit(60)::bigint"
+      " FROM items WHERE id <> " +
+      std::to_string(long_item);
+  const int64_t others_before = QueryInt(url, others);
+  // What a codex of schema 6 stored: the long item's lexemes stop at its
+  // 16383rd word (the words after it are in no other place of the text).
+  QueryInt(url,
+           "BEGIN; UPDATE items SET tsv = ts_delete(tsv, ARRAY['needle', 'at', 'the', 'end'])"
+           " WHERE id = " +
+               std::to_string(long_item) +
+               "; DELETE FROM schema_migrations WHERE version > 6; COMMIT");
+  REQUIRE(QueryInt(url, "SELECT max(version) FROM schema_migrations") == 6);
+  REQUIRE(QueryInt(url, "SELECT count(*) FROM items WHERE tsv @@ 'needle'::tsquery") == 0);
+
+  auto store = OpenOrDie<PostgresSessionStore>(url);
+  CHECK(QueryInt(url, "SELECT max(version) FROM schema_migrations") ==
+        codex::storage::internal::EmbeddedPostgresMigrations().back().version);
+  CHECK(QueryInt(url, "SELECT count(*) FROM items_refold") == 0);  // re-indexed at the open
+  const std::string needle = SearchTrace(*store, "needle", std::nullopt, 20);
+  CHECK(needle.rfind(std::to_string(long_item) + " ", 0) == 0);
+  CHECK(std::count(needle.begin(), needle.end(), '\n') == 1);
+  CHECK(
+      SearchTrace(*store, "the end", std::nullopt, 20).rfind(std::to_string(long_item) + " ", 0) ==
+      0);
+  // Everything else as it was, byte for byte: other items' lexemes, the
+  // transcript and events, and every other search's hits, order and snippets.
+  CHECK(QueryInt(url, others) == others_before);
+  CHECK(transcript_of(*store) == transcript_before);
+  for (size_t k = 0; k < queries.size(); ++k) {
+    INFO(queries[k]);
+    CHECK(SearchTrace(*store, queries[k], std::nullopt, 20) == before[k]);
+  }
+}
+
 TEST_CASE("Every item kind is stored by its number and read back as itself") {
   const std::string url = Server().NewDatabase();
   auto store = OpenOrDie<PostgresSessionStore>(url);
