@@ -51,10 +51,13 @@ std::string TsVectorOf(std::string_view text) {
   size_t total = 0;
   int position = 0;
   for (const Token& t : Tokens(text)) {
-    // A word past the last position PostgreSQL keeps is still a word of the
-    // item (SQLite's index has no such limit): it is stored at that last
-    // position, as PostgreSQL's own to_tsvector does.
-    if (position < kMaxPosition) ++position;
+    // A word past the last position a tsvector has is still a word of the
+    // item (SQLite's index has no such limit): it is kept without a
+    // position, so it matches as a word or a prefix, never inside a phrase
+    // (a position clamped to the last one, as to_tsvector does, would make
+    // "a b" match when a is the 16382nd word and b anywhere after).
+    const bool past = position >= kMaxPosition;
+    if (!past) ++position;
     if (t.folded.size() > kMaxTokenBytes) continue;  // (the tokenizer drops them)
     std::string word = t.folded;
     auto it = lexemes.find(word);
@@ -63,18 +66,14 @@ std::string TsVectorOf(std::string_view text) {
       total += word.size();
       it = lexemes.emplace(std::move(word), std::vector<int>{}).first;
     }
-    std::vector<int>& positions = it->second;
-    if (positions.size() < 256 && (positions.empty() || positions.back() != position)) {
-      positions.push_back(position);  // at most 256 per lexeme, each once
-    }
+    if (!past && it->second.size() < 256) it->second.push_back(position);  // 256 at most
   }
   std::string out;
   for (const auto& [word, positions] : lexemes) {
     if (!out.empty()) out += ' ';
     out += Quote(word);
-    out += ':';
     for (size_t i = 0; i < positions.size(); ++i) {
-      if (i) out += ',';
+      out += i ? ',' : ':';
       out += std::to_string(positions[i]);
     }
   }

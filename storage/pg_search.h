@@ -21,9 +21,9 @@ namespace codex::storage::pg {
 std::string CleanText(std::string text);
 
 // The tsvector literal of `text`: 'lexeme':pos,... over its tokens
-// (PostgreSQL's limits: positions up to 16383, the words after the 16383rd
-// all at 16383; at most 256 positions a lexeme; lexemes up to 255 bytes; at
-// most ~512 KiB of distinct lexemes).
+// (PostgreSQL's limits: positions up to 16383, a word first found after the
+// 16383rd kept without a position; at most 256 positions a lexeme; lexemes
+// up to 255 bytes; at most ~512 KiB of distinct lexemes).
 std::string TsVectorOf(std::string_view text);
 
 struct TsQuery {

@@ -15,13 +15,13 @@ TEST_CASE("pg search: a tsvector of FTS5-style tokens, not PostgreSQL's parser")
   CHECK(pg::TsVectorOf("a a a") == "'a':1,2,3");
 }
 
-TEST_CASE("pg search: words past PostgreSQL's last position are kept, at that position") {
+TEST_CASE("pg search: words past PostgreSQL's last position are kept, without a position") {
   std::string text;
   for (int i = 0; i < 16'382; ++i) text += "a ";
-  text += "z b c b";  // z at 16383, the last position; b and c after it
+  text += "z b c b a";  // z at 16383, the last position; b, c and a again after it
   std::string want = "'a':";
   for (int i = 1; i <= 256; ++i) want += (i > 1 ? "," : "") + std::to_string(i);  // 256 at most
-  CHECK(pg::TsVectorOf(text) == want + " 'b':16383 'c':16383 'z':16383");
+  CHECK(pg::TsVectorOf(text) == want + " 'b' 'c' 'z':16383");
 }
 
 TEST_CASE("pg search: text is made storable without losing words") {

@@ -104,12 +104,13 @@ const std::vector<std::pair<std::string, std::string>>& Documents() {
       {"latin", "Ærøskøbing Łódź Straße naïve façade Đà Nẵng İSTANBUL Ｆｕｌｌ"},
       {"long", "before " + std::string(2048, 'q') + " after"},
       {"emoji", "ship it 🚀 now"},
-      // Past PostgreSQL's last tsvector position (16,383): a long tool output.
+      // Past PostgreSQL's last tsvector position (16,383), as in a long tool
+      // output: "pin" is the 16,382nd word, "post" the 16,383rd.
       {"huge",
        [] {
          std::string text;
-         for (int i = 0; i < 17'000; ++i) text += "filler" + std::to_string(i % 7) + " ";
-         return text + "needle eye";
+         for (int i = 0; i < 16'381; ++i) text += "filler" + std::to_string(i % 7) + " ";
+         return text + "pin post needle eye";
        }()},
   };
   return *docs;
@@ -171,6 +172,10 @@ TEST_CASE("One search semantics on both backends: punctuation, emoji, long words
       {"needle", {"huge"}},
       {"needl*", {"huge"}},
       {"filler3 needle", {"huge"}},
+      {"\"pin post\"", {"huge"}},
+      // A word found only past the last position is in no phrase there
+      // ("pin eye" are not neighbours).
+      {"\"pin eye\"", {}},
   };
   for (const SearchCase& c : cases) {
     INFO("query: " << c.query.substr(0, 60));

@@ -3,9 +3,9 @@
 --
 -- A tsvector position goes up to 16383. Until this schema the lexemes of an
 -- item stopped at its 16383rd word, so a word only found later in a long
--- tool output matched on SQLite and not here. From now on the words after
--- it are stored at position 16383, as PostgreSQL's own to_tsvector does
--- (storage/pg_search.h, TsVectorOf).
+-- tool output matched on SQLite and not here. From now on a word first
+-- found after it is kept without a position: it matches as a word or a
+-- prefix, never inside a phrase (storage/pg_search.h, TsVectorOf).
 --
 -- The items indexed before that may have lost words are listed for the
 -- re-index the application runs right after the migrations
