@@ -46,11 +46,13 @@ std::string CleanText(std::string text) {
   return text;
 }
 
-std::string TsVectorOf(std::string_view text) {
+std::string TsVectorOf(std::string_view text, int64_t* tokens) {
   std::map<std::string, std::vector<int>> lexemes;
   size_t total = 0;
   int position = 0;
-  for (const Token& t : Tokens(text)) {
+  const std::vector<Token> all = Tokens(text);
+  if (tokens) *tokens = static_cast<int64_t>(all.size());
+  for (const Token& t : all) {
     // A word past the last position a tsvector has is still a word of the
     // item (SQLite's index has no such limit): it is kept without a
     // position, so it matches as a word or a prefix, never inside a phrase
@@ -92,8 +94,64 @@ Result<TsQuery> TsQueryFromUser(std::string_view query) {
     }
     if (!out.text.empty()) out.text += " & ";
     out.text += phrase.size() > 1 ? "(" + term + ")" : term;
+    TsQuery::Phrase p;
+    p.text = term;
+    for (const QueryToken& t : phrase) p.tokens.push_back({t.word, t.prefix});
+    out.phrases.push_back(std::move(p));
   }
   return out;
+}
+
+namespace {
+
+bool TokenMatches(const TsQuery::Token& q, const std::string& lexeme) {
+  return q.prefix ? lexeme.compare(0, q.word.size(), q.word) == 0 : lexeme == q.word;
+}
+
+}  // namespace
+
+std::vector<double> PhraseFrequencies(const RowLexemes& lexemes, const TsQuery& query) {
+  std::vector<double> freq;
+  for (const TsQuery::Phrase& phrase : query.phrases) {
+    // The positions each token of the phrase matches (distinct lexemes never
+    // share a position, so a prefix's positions are a union without overlap).
+    std::vector<std::vector<int>> at(phrase.tokens.size());
+    for (size_t k = 0; k < phrase.tokens.size(); ++k) {
+      for (const auto& [lexeme, positions] : lexemes) {
+        if (TokenMatches(phrase.tokens[k], lexeme)) {
+          at[k].insert(at[k].end(), positions.begin(), positions.end());
+        }
+      }
+      std::sort(at[k].begin(), at[k].end());
+    }
+    double n = 0;
+    if (!at.empty()) {
+      for (int p : at[0]) {
+        bool all = true;
+        for (size_t k = 1; all && k < at.size(); ++k) {
+          all = std::binary_search(at[k].begin(), at[k].end(), p + static_cast<int>(k));
+        }
+        if (all) n += 1;
+      }
+    }
+    freq.push_back(n);
+  }
+  return freq;
+}
+
+RowLexemes AllLexemes(std::string_view text) {
+  std::map<std::string, std::vector<int>> by_word;
+  int position = 0;
+  for (Token& t : Tokens(text)) by_word[std::move(t.folded)].push_back(++position);
+  return RowLexemes(by_word.begin(), by_word.end());
+}
+
+bool NeedsFullCount(int64_t tokens, const RowLexemes& lexemes) {
+  if (tokens > kMaxPosition) return true;
+  for (const auto& [lexeme, positions] : lexemes) {
+    if (positions.empty() || positions.size() >= 256) return true;
+  }
+  return false;
 }
 
 std::string Snippet(std::string_view text, const TsQuery& query) {

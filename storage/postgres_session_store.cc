@@ -85,8 +85,9 @@ class PgMigrationTarget final : public MigrationTarget {
 };
 
 // Re-indexes the items whose lexemes were made with earlier rules (listed
-// in items_refold by migration 0005: folding < 3, before migration 0004)
-// from their body with the current ones (TsVectorParam), a batch per
+// in items_refold by migration 0005: folding < 3, before migration 0004; by
+// 0007 and 0008: lexemes or token counts their tsvector could not hold)
+// from their body with the current ones (SearchParams), a batch per
 // transaction: an interrupted run is finished by the next open.
 Status RefoldSearchIndex(PgConnection& conn) {
   constexpr int kBatch = 1000;
@@ -102,8 +103,9 @@ Status RefoldSearchIndex(PgConnection& conn) {
         item.kind = KindFromCode(q.Int(r, 1));
         item.role = q.Str(r, 2);
         item.body = TextFromStored(q.Bytea(r, 3), "item " + std::to_string(q.Int(r, 0)));
-        conn.Exec("UPDATE items SET tsv = $2::tsvector WHERE id = $1",
-                  {P(q.Int(r, 0)), TsVectorParam(item)});
+        SearchColumns search = SearchParams(item);
+        conn.Exec("UPDATE items SET tsv = $2::tsvector, search_tokens = $3 WHERE id = $1",
+                  {P(q.Int(r, 0)), std::move(search.tsv), std::move(search.tokens)});
         conn.Exec("DELETE FROM items_refold WHERE item_id = $1", {P(q.Int(r, 0))});
       }
       return q.size();

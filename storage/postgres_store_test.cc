@@ -814,6 +814,7 @@ TEST_CASE(
       " FROM items WHERE id <> " +
       std::to_string(long_item);
   const int64_t others_before = QueryInt(url, others);
+  codex::storage::testing::TakePostgresBackToSchema7(url);
   // What a codex of schema 6 stored: the long item's lexemes stop at its
   // 16383rd word (the words after it are in no other place of the text).
   QueryInt(url,
