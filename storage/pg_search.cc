@@ -139,6 +139,46 @@ std::vector<double> PhraseFrequencies(const RowLexemes& lexemes, const TsQuery& 
   return freq;
 }
 
+RowLexemes ParseTsVector(std::string_view text) {
+  RowLexemes out;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] != '\'') {
+      ++i;
+      continue;
+    }
+    // A quoted lexeme: '' and \\ stand for one quote and one backslash.
+    std::string lexeme;
+    for (++i; i < text.size(); ++i) {
+      if (text[i] == '\\' && i + 1 < text.size()) {
+        lexeme += text[++i];
+      } else if (text[i] == '\'') {
+        if (i + 1 < text.size() && text[i + 1] == '\'') {
+          lexeme += text[++i];
+        } else {
+          ++i;
+          break;
+        }
+      } else {
+        lexeme += text[i];
+      }
+    }
+    std::vector<int> positions;
+    if (i < text.size() && text[i] == ':') {
+      ++i;
+      while (i < text.size() && text[i] != ' ') {
+        int p = 0;
+        while (i < text.size() && text[i] >= '0' && text[i] <= '9') p = p * 10 + (text[i++] - '0');
+        positions.push_back(p);
+        while (i < text.size() && text[i] != ',' && text[i] != ' ') ++i;  // the weight
+        if (i < text.size() && text[i] == ',') ++i;
+      }
+    }
+    out.emplace_back(std::move(lexeme), std::move(positions));
+  }
+  return out;
+}
+
 RowLexemes AllLexemes(std::string_view text) {
   std::map<std::string, std::vector<int>> by_word;
   int position = 0;

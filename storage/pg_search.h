@@ -50,6 +50,10 @@ Result<TsQuery> TsQueryFromUser(std::string_view query);
 // ascending; empty for a lexeme kept without a position).
 using RowLexemes = std::vector<std::pair<std::string, std::vector<int>>>;
 
+// The lexemes of a tsvector's text form ('word':1,5A 'other'), each with
+// its positions (weights dropped).
+RowLexemes ParseTsVector(std::string_view tsvector);
+
 // The instances of each of `query`'s phrases among `lexemes`, as FTS5
 // counts them for bm25(): a one-token phrase, every token it matches (a
 // prefix, every token starting with it); a longer phrase, every position

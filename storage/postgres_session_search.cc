@@ -1,7 +1,6 @@
 // PostgresSessionStore::Search: full-text search over the items of live sessions.
 
 #include <algorithm>
-#include <cstdlib>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -229,39 +228,51 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
     // BM25 as SQLite's FTS5 computes it (storage/search_rank.h): over the
     // whole index (not the directory asked for, as FTS5), the number of
     // searchable items and their tokens (search_totals, migration 0008) and
-    // the number of items holding each phrase.
-    std::vector<double> idf;
+    // the number of items holding each phrase. A query of one phrase over
+    // every directory has that number as its matches: not counted twice.
+    const bool count_from_matches = tsq.phrases.size() == 1 && !scope;
+    int64_t indexed = 0;
     double avgdl = 1;
+    std::vector<int64_t> holding;  // items per phrase
     {
       std::string sql =
           "SELECT (SELECT COALESCE(SUM(items), 0) FROM search_totals),"
           " (SELECT COALESCE(SUM(tokens), 0) FROM search_totals)";
       std::vector<Param> params;
       for (const pg::TsQuery::Phrase& phrase : tsq.phrases) {
+        if (count_from_matches) break;
         params.push_back(P(phrase.text));
         sql += ", (SELECT count(*) FROM items WHERE tsv @@ $" + std::to_string(params.size()) +
                "::tsquery)";
       }
       Rows t = conn_->Exec(sql, params);
-      const int64_t rows = t.Int(0, 0);
-      avgdl = Bm25AverageSize(rows, t.Int(0, 1));
-      for (size_t i = 0; i < tsq.phrases.size(); ++i) {
-        idf.push_back(Bm25Idf(rows, t.Int(0, static_cast<int>(i) + 2)));
+      indexed = t.Int(0, 0);
+      avgdl = Bm25AverageSize(indexed, t.Int(0, 1));
+      for (size_t i = 0; i < params.size(); ++i) {
+        holding.push_back(t.Int(0, static_cast<int>(i) + 2));
       }
     }
-    // Every match with its size and the positions of the lexemes the query
-    // names (not the whole tsvector: unnest filtered on the server), scored
+    // Every match with its size and the positions of the query's lexemes
+    // only: setweight marks them (a binary search each), ts_filter keeps
+    // the marked ones, so no row's whole tsvector comes to the client nor is
+    // unnested (a prefix lists the row's own lexemes it matches). Scored
     // here. A fork keeps its parent's cwd, so with a directory only items
     // whose creator is in it (or is gone, leaving forks) can be held there.
     std::vector<std::string> words, prefixes;
     for (const pg::TsQuery::Token& t : tsq.tokens) (t.prefix ? prefixes : words).push_back(t.word);
-    std::vector<Param> params{P(tsq.text), P(TextArray(words)), P(TextArray(prefixes))};
-    std::string sql =
-        "SELECT i.id, k.id, i.search_tokens, (SELECT string_agg(u.lexeme ||"
-        " COALESCE(':' || array_to_string(u.positions, ','), ''), ' ') FROM unnest(i.tsv) AS u"
-        " WHERE u.lexeme = ANY($2::text[]) OR u.lexeme ^@ ANY($3::text[]))"
-        " FROM items AS i JOIN session_keys AS k ON k.key = i.session_key"
-        " WHERE i.tsv @@ $1::tsquery";
+    std::vector<Param> params{P(tsq.text), P(TextArray(words))};
+    std::string marked = "$2::text[]";
+    if (!prefixes.empty()) {
+      params.push_back(P(TextArray(prefixes)));
+      marked +=
+          " || ARRAY(SELECT l FROM unnest(tsvector_to_array(i.tsv)) AS l"
+          " WHERE l ^@ ANY($3::text[]))";
+    }
+    std::string sql = "SELECT i.id, k.id, i.search_tokens, ts_filter(setweight(i.tsv, 'A', " +
+                      marked +
+                      "), '{a}')::text FROM items AS i"
+                      " JOIN session_keys AS k ON k.key = i.session_key"
+                      " WHERE i.tsv @@ $1::tsquery";
     if (scope) {
       sql +=
           " AND i.session_key IN (SELECT key FROM session_keys WHERE id IN (SELECT id FROM"
@@ -269,6 +280,9 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
           ScopeSql(params, *scope) + ") OR id NOT IN (SELECT id FROM sessions))";
     }
     Rows q = conn_->Exec(sql, params);
+    if (count_from_matches) holding.push_back(q.size());
+    std::vector<double> idf;
+    for (int64_t n : holding) idf.push_back(Bm25Idf(indexed, n));
     struct Scored {
       double score = 0;
       int64_t id = 0;
@@ -278,25 +292,7 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
     scored.reserve(static_cast<size_t>(q.size()));
     std::vector<int> full;  // rows whose tsvector lost positions: counted from the body
     for (int r = 0; r < q.size(); ++r) {
-      pg::RowLexemes lexemes;
-      const std::string list = q.Str(r, 3);
-      for (size_t at = 0; at < list.size();) {
-        size_t space = list.find(' ', at);
-        if (space == std::string::npos) space = list.size();
-        const std::string_view entry(list.data() + at, space - at);
-        at = space + 1;
-        const size_t colon = entry.rfind(':');
-        std::vector<int> positions;
-        if (colon != std::string_view::npos) {
-          for (size_t p = colon + 1; p < entry.size();) {
-            size_t comma = entry.find(',', p);
-            if (comma == std::string_view::npos) comma = entry.size();
-            positions.push_back(std::atoi(std::string(entry.substr(p, comma - p)).c_str()));
-            p = comma + 1;
-          }
-        }
-        lexemes.emplace_back(std::string(entry.substr(0, colon)), std::move(positions));
-      }
+      const pg::RowLexemes lexemes = pg::ParseTsVector(q.Str(r, 3));
       const int64_t size = q.Int(r, 2);
       if (pg::NeedsFullCount(size, lexemes)) {
         full.push_back(r);
