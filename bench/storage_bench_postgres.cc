@@ -97,8 +97,8 @@ class HitNames {
 
 // The same searches on PostgreSQL and on a SQLite store of the same
 // corpus: how many of PostgreSQL's hits SQLite also returns, and whether
-// the two lists are in the same order (both rank best first; PostgreSQL by
-// ts_rank, SQLite by bm25).
+// the two lists are in the same order (both rank best first by the one BM25
+// of storage/search_rank.h, so they should be: 20 of 20, same order).
 void CompareWithSqlite(codex::storage::SessionDatabase& pg, codex::storage::SessionDatabase& lite) {
   std::printf("  search results against SQLite's for the same corpus:\n");
   HitNames pg_names(pg);
