@@ -303,3 +303,46 @@ TEST_CASE("Both backends rank hits in the same BM25 order, page after page") {
     CHECK(names(*scoped) == expected);
   }
 }
+
+// The same for Han/kana runs (indexed as bigrams plus the run's last
+// character, so a word is a phrase of bigrams) and for a prefix that is also
+// a word of its own. Expected orders: BM25 over these 10 texts (86 tokens).
+TEST_CASE("Both backends rank CJK runs and prefixes in the same BM25 order") {
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
+  std::vector<std::pair<std::string, std::string>> docs = {
+      {"a", "日本語"},
+      {"b", "日本語の本と日本語の話 " + Filler(6, "sky")},
+      {"c", "日本 " + Filler(20, "mud")},
+      {"d", "wad wade wader " + Filler(3, "sky")},
+      {"e", "wad " + Filler(12, "reed")},
+  };
+  for (int i = 0; i < 5; ++i) {
+    docs.push_back({"x" + std::to_string(i), "finch " + Filler(i * 2, "sky")});
+  }
+  std::map<std::string, std::string> name_of;
+  for (const auto& [name, text] : docs) name_of[Create(*store, text).id] = name;
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      // Twice in 17 tokens after once in 3.
+      {"日本語", {"a", "b"}},
+      {"\"日本語\"", {"a", "b"}},
+      {"日本", {"a", "b", "c"}},
+      // One character: a prefix over the bigrams it starts.
+      {"日", {"a", "b", "c"}},
+      // The prefix counts wad, wade and wader (3 in d); the word only wad.
+      {"wad*", {"d", "e"}},
+      {"wad", {"d", "e"}},
+      {"wad* sky*", {"d"}},
+  };
+  for (const auto& [text, expected] : cases) {
+    INFO("query: " << text);
+    SearchQuery q;
+    q.text = text;
+    q.limit = 100;
+    auto all = store->Search(q);
+    REQUIRE(all.ok());
+    std::vector<std::string> got;
+    for (const SearchHit& h : *all) got.push_back(name_of.at(h.sessions.at(0).session.id));
+    CHECK(got == expected);
+  }
+}
