@@ -268,11 +268,12 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
           " || ARRAY(SELECT l FROM unnest(tsvector_to_array(i.tsv)) AS l"
           " WHERE l ^@ ANY($3::text[]))";
     }
-    std::string sql = "SELECT i.id, k.id, i.search_tokens, ts_filter(setweight(i.tsv, 'A', " +
-                      marked +
-                      "), '{a}')::text FROM items AS i"
-                      " JOIN session_keys AS k ON k.key = i.session_key"
-                      " WHERE i.tsv @@ $1::tsquery";
+    // The creator's key, not its id: ids are looked up for the rows that
+    // become hits only (a join over every match cost a hash of every session).
+    std::string sql =
+        "SELECT i.id, i.session_key, i.search_tokens, ts_filter(setweight(i.tsv, 'A', " + marked +
+        "), '{a}')::text FROM items AS i"
+        " WHERE i.tsv @@ $1::tsquery";
     if (scope) {
       sql +=
           " AND i.session_key IN (SELECT key FROM session_keys WHERE id IN (SELECT id FROM"
@@ -329,6 +330,7 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
     const auto better = [](const Scored& a, const Scored& b) {
       return a.score != b.score ? a.score > b.score : a.id > b.id;
     };
+    std::unordered_map<int64_t, std::string> creator_of;  // session key -> session id
     size_t offset = 0;
     for (size_t batch = static_cast<size_t>(query.limit);
          hits.size() < static_cast<size_t>(query.limit) && offset < scored.size(); batch *= 2) {
@@ -341,16 +343,28 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
           // The next entries' sessions, as many as hits are still wanted (at
           // least 16): most entries become hits.
           const int n = std::max(16, query.limit - static_cast<int>(hits.size()));
+          std::string keys = "{";
+          for (size_t j = k; j < std::min(end, k + static_cast<size_t>(n)); ++j) {
+            const int64_t key = q.Int(scored[j].row, 1);
+            if (creator_of.count(key)) continue;
+            keys += (keys.size() > 1 ? "," : "") + std::to_string(key);
+          }
+          keys += "}";
+          if (keys.size() > 2) {
+            Rows ids = conn_->Exec("SELECT key, id FROM session_keys WHERE key = ANY($1::int[])",
+                                   {P(keys)});
+            for (int r = 0; r < ids.size(); ++r) creator_of[ids.Int(r, 0)] = ids.Str(r, 1);
+          }
           std::vector<std::string> creators;
           for (size_t j = k; j < std::min(end, k + static_cast<size_t>(n)); ++j) {
-            creators.push_back(q.Str(scored[j].row, 1));
+            creators.push_back(creator_of[q.Int(scored[j].row, 1)]);
           }
           load(creators);
           loaded_to = static_cast<int>(k - offset) + n;
         }
         SearchHit hit;
         hit.item_id = scored[k].id;
-        auto c = candidates.find(q.Str(scored[k].row, 1));
+        auto c = candidates.find(creator_of[q.Int(scored[k].row, 1)]);
         for (const SessionInfo& session : c->second) {
           if (links.Holds(session.head_item_id, hit.item_id)) hit.sessions.push_back({session, 0});
         }
