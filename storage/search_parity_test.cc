@@ -1,11 +1,14 @@
 // Search promises both backends keep alike (testing/store_test_support.h):
 // the same folding of words, and hits credited to every live session that
 // holds an item, through fork lineages whose sessions were removed.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <functional>
 #include <map>
 #include <set>
 
 #include "core/item.h"
+#include "storage/search_rank.h"
 #include "testing/store_test_support.h"
 
 using codex::core::NewSession;
@@ -344,5 +347,83 @@ TEST_CASE("Both backends rank CJK runs and prefixes in the same BM25 order") {
     std::vector<std::string> got;
     for (const SearchHit& h : *all) got.push_back(name_of.at(h.sessions.at(0).session.id));
     CHECK(got == expected);
+  }
+}
+
+// Many matches of different sizes and frequencies, some long ones full of
+// the word (a search that scored only the short ones first, or cut the
+// ranking short, would miss them): the order must be BM25's over all of
+// them, at a shallow and a deep limit. The expected order is computed here from the
+// texts (N, tokens, n and f counted independently) with the shared formula.
+TEST_CASE("Both backends rank hundreds of matches in BM25's exact order at every depth") {
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
+  struct Doc {
+    int heron = 0, egret = 0, herald = 0, size = 0;
+  };
+  std::vector<Doc> docs;
+  std::map<std::string, size_t> index_of;  // session id -> docs index
+  for (int i = 0; i < 240; ++i) {
+    Doc d;
+    // Some long documents full of the word: they outrank the short ones,
+    // though their size puts them last in any order by size.
+    d.heron = i % 37 == 5 ? 25 : i % 4 == 3 ? 0 : 1 + (i * 7) % 5;
+    d.egret = i % 3 == 0 ? 1 + i % 2 : 0;
+    d.herald = i % 5 == 0 ? 2 : 0;
+    std::string text;
+    for (int k = 0; k < d.heron; ++k) text += "heron ";
+    for (int k = 0; k < d.egret; ++k) text += "egret ";
+    for (int k = 0; k < d.herald; ++k) text += "herald ";
+    const int filler = (i * 13) % 41;
+    text += Filler(filler, "mud");
+    d.size = d.heron + d.egret + d.herald + filler;
+    index_of[Create(*store, text).id] = docs.size();
+    docs.push_back(d);
+  }
+  int64_t tokens = 0;
+  for (const Doc& d : docs) tokens += d.size;
+  const int64_t rows = static_cast<int64_t>(docs.size());
+  const double avgdl = codex::storage::Bm25AverageSize(rows, tokens);
+  // A query as per-phrase frequency functions of a document.
+  using Freq = std::function<double(const Doc&)>;
+  const std::vector<std::pair<std::string, std::vector<Freq>>> queries = {
+      {"heron", {[](const Doc& d) { return d.heron; }}},
+      {"heron egret", {[](const Doc& d) { return d.heron; }, [](const Doc& d) { return d.egret; }}},
+      {"her*", {[](const Doc& d) { return d.heron + d.herald; }}},
+      {"\"heron heron\"", {[](const Doc& d) { return std::max(0, d.heron - 1); }}},
+  };
+  for (const auto& [text, phrases] : queries) {
+    INFO("query: " << text);
+    std::vector<double> idf;
+    for (const Freq& f : phrases) {
+      int64_t n = 0;
+      for (const Doc& d : docs) n += f(d) > 0;
+      idf.push_back(codex::storage::Bm25Idf(rows, n));
+    }
+    std::vector<std::pair<double, size_t>> expected;  // score, doc (later = newer)
+    for (size_t i = 0; i < docs.size(); ++i) {
+      std::vector<double> freq;
+      for (const Freq& f : phrases) freq.push_back(f(docs[i]));
+      if (std::count(freq.begin(), freq.end(), 0.0) > 0) continue;
+      expected.emplace_back(codex::storage::Bm25Score(idf, freq, docs[i].size, avgdl), i);
+    }
+    std::sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second > b.second;
+    });
+    REQUIRE(expected.size() > 40);
+    for (int limit : {10, 1000}) {
+      INFO("limit " << limit);
+      SearchQuery q;
+      q.text = text;
+      q.limit = limit;
+      auto hits = store->Search(q);
+      REQUIRE(hits.ok());
+      std::vector<size_t> got, want;
+      for (const SearchHit& h : *hits) got.push_back(index_of.at(h.sessions.at(0).session.id));
+      for (size_t k = 0; k < expected.size() && k < static_cast<size_t>(limit); ++k) {
+        want.push_back(expected[k].second);
+      }
+      CHECK(got == want);
+    }
   }
 }
