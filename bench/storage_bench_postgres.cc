@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <iterator>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,7 +22,9 @@
 #include "core/item.h"
 #include "storage/postgres_session_store.h"
 #include "storage/rollout.h"
+#include "storage/sqlite_session_store.h"
 #include "testing/pg_test_server.h"
+#include "testing/store_test_support.h"
 
 namespace core = codex::core;
 using codex::bench::BenchTurn;
@@ -67,8 +71,79 @@ int64_t SqlInt(const std::string& url, const std::string& sql) {
   return v;
 }
 
+// A hit as both stores can name it (item ids are each store's own): the
+// session it is credited to first and the item's place in that session's
+// history (snippets are cut differently by the two backends).
+class HitNames {
+ public:
+  explicit HitNames(codex::storage::SessionDatabase& store) : store_(store) {}
+  std::string Of(const codex::storage::SearchHit& h) {
+    if (h.sessions.empty()) return "?";
+    const core::SessionInfo& s = h.sessions.front().session;
+    auto [it, added] = place_.try_emplace(s.id);
+    if (added) {
+      auto history = store_.LoadHistory(s);
+      if (!history.ok()) Die(history.status(), "history");
+      for (size_t i = 0; i < history->size(); ++i) it->second[(*history)[i].id] = i;
+    }
+    auto at = it->second.find(h.item_id);
+    return s.id + "#" + (at == it->second.end() ? "?" : std::to_string(at->second));
+  }
+
+ private:
+  codex::storage::SessionDatabase& store_;
+  std::map<std::string, std::map<int64_t, size_t>> place_;
+};
+
+// The same searches on PostgreSQL and on a SQLite store of the same
+// corpus: how many of PostgreSQL's hits SQLite also returns, and whether
+// the two lists are in the same order (both rank best first by the one BM25
+// of storage/search_rank.h, so they should be: 20 of 20, same order).
+void CompareWithSqlite(codex::storage::SessionDatabase& pg, codex::storage::SessionDatabase& lite) {
+  std::printf("  search results against SQLite's for the same corpus:\n");
+  HitNames pg_names(pg);
+  HitNames lite_names(lite);
+  struct Case {
+    const char* query;
+    int limit;
+  };
+  for (const Case& c :
+       {Case{codex::bench::kCorpusCommonWord, 20}, Case{codex::bench::kCorpusCommonWord, 10'000},
+        Case{"sess*", 20}, Case{"session store", 20}, Case{"\"the session\"", 20}}) {
+    codex::storage::SearchQuery q;
+    q.text = c.query;
+    q.limit = c.limit;
+    auto a = pg.Search(q);
+    if (!a.ok()) Die(a.status(), "search");
+    auto b = lite.Search(q);
+    if (!b.ok()) Die(b.status(), "search");
+    std::vector<std::string> ka;
+    std::vector<std::string> kb;
+    for (const auto& h : *a) ka.push_back(pg_names.Of(h));
+    for (const auto& h : *b) kb.push_back(lite_names.Of(h));
+    std::vector<std::string> sa = ka;
+    std::vector<std::string> sb = kb;
+    std::sort(sa.begin(), sa.end());
+    std::sort(sb.begin(), sb.end());
+    std::vector<std::string> both;
+    std::set_intersection(sa.begin(), sa.end(), sb.begin(), sb.end(), std::back_inserter(both));
+    size_t first_difference = 0;
+    while (first_difference < std::min(ka.size(), kb.size()) &&
+           ka[first_difference] == kb[first_difference]) {
+      ++first_difference;
+    }
+    std::printf(
+        "    '%s' --limit %-6d PostgreSQL %zu hits, SQLite %zu, in both %zu; same order: %s\n",
+        c.query, c.limit, ka.size(), kb.size(), both.size(),
+        ka == kb ? "yes"
+                 : ("no (first difference at hit " + std::to_string(first_difference + 1) + ")")
+                       .c_str());
+  }
+}
+
 // The corpus of Codex-like rollouts (bench/rollout_corpus.h) imported into a
-// new database: its size against the JSONL, where the bytes are, search at depth.
+// new database: its size against the JSONL, where the bytes are, search at
+// depth, and the results against SQLite's.
 void CorpusFigures(codex::storage::testing::PgTestServer& server, int sessions) {
   const std::string url = server.NewDatabase();
   auto opened = PostgresSessionStore::Open(url);
@@ -81,7 +156,9 @@ void CorpusFigures(codex::storage::testing::PgTestServer& server, int sessions) 
   Sql(url, "VACUUM ANALYZE");
   const int64_t before = SqlInt(url, "SELECT pg_database_size(current_database())");
   codex::bench::ImportCorpus(*store, corpus);
-  std::filesystem::remove_all(dir);
+  auto lite =
+      codex::storage::testing::OpenOrDie<codex::storage::SqliteSessionStore>(dir + "/corpus.db");
+  codex::bench::ImportCorpus(*lite, corpus);
   Sql(url, "VACUUM ANALYZE");
   const int64_t bytes = SqlInt(url, "SELECT pg_database_size(current_database())") - before;
   const int64_t items = SqlInt(url, "SELECT count(*) FROM items");
@@ -104,6 +181,24 @@ void CorpusFigures(codex::storage::testing::PgTestServer& server, int sessions) 
   }
   std::printf("\n");
   codex::bench::PrintCorpusSearch(*store);
+  CompareWithSqlite(*store, *lite);
+  // The upgrade to the BM25 ranking's schema (migration 0008) on this
+  // corpus: taken back to schema 7, then opened (the migration, then the
+  // re-index of the items it lists, both under the migration lock).
+  store.reset();
+  codex::storage::testing::TakePostgresBackToSchema7(url);
+  const int64_t listed =
+      SqlInt(url, "SELECT count(*) FROM items WHERE tsv IS NULL AND kind NOT IN (9, 10)");
+  const auto start = std::chrono::steady_clock::now();
+  auto upgraded = PostgresSessionStore::Open(url);
+  if (!upgraded.ok()) Die(upgraded.status(), "upgrade");
+  std::printf(
+      "  upgrade from schema 7 (migration 0008 and its re-index of %lld items without lexemes): "
+      "%.2f s\n",
+      static_cast<long long>(listed),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  lite.reset();
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
@@ -152,6 +247,7 @@ int RunPostgresBench(int corpus_sessions, bool corpus_only) {
   {
     Sql(url, "VACUUM ANALYZE");
     const int64_t before = SqlInt(url, "SELECT pg_database_size(current_database())");
+    const int64_t sessions_before = SqlInt(url, "SELECT pg_total_relation_size('sessions')");
     core::NewSession spec;
     spec.items = {core::UserMessage("resume bench")};
     auto s = store->CreateSession(spec);
@@ -175,6 +271,16 @@ int RunPostgresBench(int corpus_sessions, bool corpus_only) {
           " database / JSONL = %.2fx   (target <= 1.5x)\n",
           static_cast<double>(after - before) / items, static_cast<double>(jsonl->size()) / items,
           static_cast<double>(after - before) / static_cast<double>(jsonl->size()));
+      // The session's row changes at every append (head, time, tokens), and
+      // none of those updates is HOT (the time and the head are indexed):
+      // each leaves a dead row version and a new entry in every index of
+      // sessions. VACUUM frees them for reuse but does not give them back.
+      std::printf(
+          "  of which sessions (the row and its indexes, after 2,500 updates without a VACUUM"
+          " between them): %.0f bytes per item\n",
+          static_cast<double>(SqlInt(url, "SELECT pg_total_relation_size('sessions')") -
+                              sessions_before) /
+              items);
       // Where the bytes are: each table of the store (with its TOAST) and each index.
       std::string where = " ";
       for (const char* rel : {"items", "items_pkey", "items_parent", "items_session", "items_tsv",
@@ -204,6 +310,41 @@ int RunPostgresBench(int corpus_sessions, bool corpus_only) {
         "resume (find + load transcript) of a %zu-item session: median %.2f ms"
         "   (target <= 100 ms)\n",
         n, Percentile(times, 0.5));
+  }
+
+  // --- the same session, VACUUM of sessions between appends ---
+  // A real session gets a turn every few seconds at most, and autovacuum
+  // (threshold: 50 changed rows plus 20% of the table) frees the session
+  // row's dead versions between them, which later updates reuse; the burst
+  // above has no VACUUM in it. The same 2,500 appends in a new database, with
+  // `VACUUM sessions` every 50.
+  {
+    const std::string paced_url = server->NewDatabase();
+    auto paced_opened = PostgresSessionStore::Open(paced_url);
+    if (!paced_opened.ok()) Die(paced_opened.status(), "open");
+    auto paced = std::move(paced_opened).value();
+    Sql(paced_url, "VACUUM ANALYZE");
+    const int64_t before = SqlInt(paced_url, "SELECT pg_database_size(current_database())");
+    core::NewSession spec;
+    spec.items = {core::UserMessage("resume bench")};
+    auto s = paced->CreateSession(spec);
+    if (!s.ok()) Die(s.status(), "create");
+    std::optional<int64_t> head = s->head_item_id;
+    for (int t = 0; t < 2'500; ++t) {
+      auto r = paced->Append(s->id, head, "t" + std::to_string(t), BenchTurn(t));
+      if (!r.ok()) Die(r.status(), "append");
+      head = r->back();
+      if (t % 50 == 49) Sql(paced_url, "VACUUM sessions");
+    }
+    Sql(paced_url, "VACUUM ANALYZE");
+    const int64_t after = SqlInt(paced_url, "SELECT pg_database_size(current_database())");
+    auto jsonl = codex::storage::ExportSession(*paced, s->id, codex::storage::ExportFormat::kJsonl);
+    if (!jsonl.ok()) Die(jsonl.status(), "export");
+    std::printf(
+        "the same session with VACUUM of sessions every 50 appends: %.0f bytes per item;"
+        " database / JSONL = %.2fx\n",
+        static_cast<double>(after - before) / 10'001.0,
+        static_cast<double>(after - before) / static_cast<double>(jsonl->size()));
   }
 
   // --- list first page at 100,000 sessions ---

@@ -46,13 +46,20 @@ std::string CleanText(std::string text) {
   return text;
 }
 
-std::string TsVectorOf(std::string_view text) {
+std::string TsVectorOf(std::string_view text, int64_t* tokens) {
   std::map<std::string, std::vector<int>> lexemes;
   size_t total = 0;
   int position = 0;
-  for (const Token& t : Tokens(text)) {
-    if (position >= kMaxPosition) break;
-    ++position;
+  const std::vector<Token> all = Tokens(text);
+  if (tokens) *tokens = static_cast<int64_t>(all.size());
+  for (const Token& t : all) {
+    // A word past the last position a tsvector has is still a word of the
+    // item (SQLite's index has no such limit): it is kept without a
+    // position, so it matches as a word or a prefix, never inside a phrase
+    // (a position clamped to the last one, as to_tsvector does, would make
+    // "a b" match when a is the 16382nd word and b anywhere after).
+    const bool past = position >= kMaxPosition;
+    if (!past) ++position;
     if (t.folded.size() > kMaxTokenBytes) continue;  // (the tokenizer drops them)
     std::string word = t.folded;
     auto it = lexemes.find(word);
@@ -61,15 +68,14 @@ std::string TsVectorOf(std::string_view text) {
       total += word.size();
       it = lexemes.emplace(std::move(word), std::vector<int>{}).first;
     }
-    if (it->second.size() < 256) it->second.push_back(position);  // positions per lexeme cap
+    if (!past && it->second.size() < 256) it->second.push_back(position);  // 256 at most
   }
   std::string out;
   for (const auto& [word, positions] : lexemes) {
     if (!out.empty()) out += ' ';
     out += Quote(word);
-    out += ':';
     for (size_t i = 0; i < positions.size(); ++i) {
-      if (i) out += ',';
+      out += i ? ',' : ':';
       out += std::to_string(positions[i]);
     }
   }
@@ -88,8 +94,104 @@ Result<TsQuery> TsQueryFromUser(std::string_view query) {
     }
     if (!out.text.empty()) out.text += " & ";
     out.text += phrase.size() > 1 ? "(" + term + ")" : term;
+    TsQuery::Phrase p;
+    p.text = term;
+    for (const QueryToken& t : phrase) p.tokens.push_back({t.word, t.prefix});
+    out.phrases.push_back(std::move(p));
   }
   return out;
+}
+
+namespace {
+
+bool TokenMatches(const TsQuery::Token& q, const std::string& lexeme) {
+  return q.prefix ? lexeme.compare(0, q.word.size(), q.word) == 0 : lexeme == q.word;
+}
+
+}  // namespace
+
+std::vector<double> PhraseFrequencies(const RowLexemes& lexemes, const TsQuery& query) {
+  std::vector<double> freq;
+  for (const TsQuery::Phrase& phrase : query.phrases) {
+    // The positions each token of the phrase matches (distinct lexemes never
+    // share a position, so a prefix's positions are a union without overlap).
+    std::vector<std::vector<int>> at(phrase.tokens.size());
+    for (size_t k = 0; k < phrase.tokens.size(); ++k) {
+      for (const auto& [lexeme, positions] : lexemes) {
+        if (TokenMatches(phrase.tokens[k], lexeme)) {
+          at[k].insert(at[k].end(), positions.begin(), positions.end());
+        }
+      }
+      std::sort(at[k].begin(), at[k].end());
+    }
+    double n = 0;
+    if (!at.empty()) {
+      for (int p : at[0]) {
+        bool all = true;
+        for (size_t k = 1; all && k < at.size(); ++k) {
+          all = std::binary_search(at[k].begin(), at[k].end(), p + static_cast<int>(k));
+        }
+        if (all) n += 1;
+      }
+    }
+    freq.push_back(n);
+  }
+  return freq;
+}
+
+RowLexemes ParseTsVector(std::string_view text) {
+  RowLexemes out;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] != '\'') {
+      ++i;
+      continue;
+    }
+    // A quoted lexeme: '' and \\ stand for one quote and one backslash.
+    std::string lexeme;
+    for (++i; i < text.size(); ++i) {
+      if (text[i] == '\\' && i + 1 < text.size()) {
+        lexeme += text[++i];
+      } else if (text[i] == '\'') {
+        if (i + 1 < text.size() && text[i + 1] == '\'') {
+          lexeme += text[++i];
+        } else {
+          ++i;
+          break;
+        }
+      } else {
+        lexeme += text[i];
+      }
+    }
+    std::vector<int> positions;
+    if (i < text.size() && text[i] == ':') {
+      ++i;
+      while (i < text.size() && text[i] != ' ') {
+        int p = 0;
+        while (i < text.size() && text[i] >= '0' && text[i] <= '9') p = p * 10 + (text[i++] - '0');
+        positions.push_back(p);
+        while (i < text.size() && text[i] != ',' && text[i] != ' ') ++i;  // the weight
+        if (i < text.size() && text[i] == ',') ++i;
+      }
+    }
+    out.emplace_back(std::move(lexeme), std::move(positions));
+  }
+  return out;
+}
+
+RowLexemes AllLexemes(std::string_view text) {
+  std::map<std::string, std::vector<int>> by_word;
+  int position = 0;
+  for (Token& t : Tokens(text)) by_word[std::move(t.folded)].push_back(++position);
+  return RowLexemes(by_word.begin(), by_word.end());
+}
+
+bool NeedsFullCount(int64_t tokens, const RowLexemes& lexemes) {
+  if (tokens > kMaxPosition) return true;
+  for (const auto& [lexeme, positions] : lexemes) {
+    if (positions.empty() || positions.size() >= 256) return true;
+  }
+  return false;
 }
 
 std::string Snippet(std::string_view text, const TsQuery& query) {

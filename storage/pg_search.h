@@ -20,10 +20,14 @@ namespace codex::storage::pg {
 // hold): invalid bytes and NULs become spaces.
 std::string CleanText(std::string text);
 
-// The tsvector literal of `text`: 'lexeme':pos,... over its tokens (the
-// first 16383 positions, lexemes up to 255 bytes, at most ~512 KiB of
-// distinct lexemes, PostgreSQL's limits).
-std::string TsVectorOf(std::string_view text);
+// The tsvector literal of `text`: 'lexeme':pos,... over its tokens
+// (PostgreSQL's limits: positions up to 16383, a word first found after the
+// 16383rd kept without a position; at most 256 positions a lexeme; lexemes
+// up to 255 bytes; at most ~512 KiB of distinct lexemes).
+// `tokens`, when given, receives the number of tokens of `text`: the row
+// size FTS5 records in its docsize for the same text, which BM25 ranks by
+// (storage/search_rank.h).
+std::string TsVectorOf(std::string_view text, int64_t* tokens = nullptr);
 
 struct TsQuery {
   std::string text;  // the tsquery literal; "" when no term has a token (matches nothing)
@@ -32,10 +36,40 @@ struct TsQuery {
     bool prefix = false;
   };
   std::vector<Token> tokens;  // every query token, for marking snippets
+  struct Phrase {
+    std::string text;           // its own tsquery literal (to count the rows holding it)
+    std::vector<Token> tokens;  // in order; a one-token phrase is a word or a prefix
+  };
+  std::vector<Phrase> phrases;  // as FTS5 sees the query: BM25 scores each phrase
 };
 
 // The tsquery for a user query (validated like FtsQueryFromUser first).
 Result<TsQuery> TsQueryFromUser(std::string_view query);
+
+// A row's lexemes that a query may count: each with its positions (1-based,
+// ascending; empty for a lexeme kept without a position).
+using RowLexemes = std::vector<std::pair<std::string, std::vector<int>>>;
+
+// The lexemes of a tsvector's text form ('word':1,5A 'other'), each with
+// its positions (weights dropped).
+RowLexemes ParseTsVector(std::string_view tsvector);
+
+// The instances of each of `query`'s phrases among `lexemes`, as FTS5
+// counts them for bm25(): a one-token phrase, every token it matches (a
+// prefix, every token starting with it); a longer phrase, every position
+// where its tokens follow one another. A lexeme without positions counts for
+// nothing (see NeedsFullCount).
+std::vector<double> PhraseFrequencies(const RowLexemes& lexemes, const TsQuery& query);
+
+// The lexemes of `text` with every position (no tsvector limit): what
+// PhraseFrequencies needs when the stored tsvector lost positions.
+RowLexemes AllLexemes(std::string_view text);
+
+// True when a row of `tokens` tokens whose query lexemes are `lexemes` may
+// hold instances its tsvector has no position for: words past position
+// 16383 or a lexeme at the cap of 256 positions. Such a row is counted from
+// its text (AllLexemes) instead, so its frequencies are exact as on SQLite.
+bool NeedsFullCount(int64_t tokens, const RowLexemes& lexemes);
 
 // One line around the first match in `text`, about 16 tokens, matched tokens
 // wrapped in [ ], "…" where the text was cut.

@@ -15,6 +15,15 @@ TEST_CASE("pg search: a tsvector of FTS5-style tokens, not PostgreSQL's parser")
   CHECK(pg::TsVectorOf("a a a") == "'a':1,2,3");
 }
 
+TEST_CASE("pg search: words past PostgreSQL's last position are kept, without a position") {
+  std::string text;
+  for (int i = 0; i < 16'382; ++i) text += "a ";
+  text += "z b c b a";  // z at 16383, the last position; b, c and a again after it
+  std::string want = "'a':";
+  for (int i = 1; i <= 256; ++i) want += (i > 1 ? "," : "") + std::to_string(i);  // 256 at most
+  CHECK(pg::TsVectorOf(text) == want + " 'b' 'c' 'z':16383");
+}
+
 TEST_CASE("pg search: text is made storable without losing words") {
   CHECK(pg::CleanText(std::string("a\0b", 3)) == "a b");
   CHECK(pg::CleanText("ok \xff bad") == "ok   bad");
@@ -73,4 +82,34 @@ TEST_CASE("pg search: words are cut and folded as SQLite's index does (storage/f
   CHECK(pg::TsQueryFromUser("日本語")->text == "('日本' <-> '本語')");
   CHECK(pg::TsQueryFromUser("日")->text == "'日':*");
   CHECK(pg::Snippet("これは日本語です", *pg::TsQueryFromUser("日本語")) == "これは[日本語]です");
+}
+
+TEST_CASE("pg search: phrase frequencies are counted as FTS5's bm25 counts them") {
+  // What ts_filter(setweight(...))::text gives back: weights dropped.
+  const pg::RowLexemes row = pg::ParseTsVector("'grey':1A,7A 'heron':2A,4A,8A 'it''s':9A 'wader'");
+  REQUIRE(row.size() == 4);
+  CHECK(row[0] == pg::RowLexemes::value_type{"grey", {1, 7}});
+  CHECK(row[2].first == "it's");
+  CHECK(row[3] == pg::RowLexemes::value_type{"wader", {}});
+  auto freq = [](std::string_view text, const std::string& query) {
+    auto q = pg::TsQueryFromUser(query);
+    REQUIRE(q.ok());
+    return pg::PhraseFrequencies(pg::AllLexemes(text), *q);
+  };
+  // A word: each occurrence; several words: one count each.
+  CHECK(freq("a grey heron and a heron not grey, grey heron", "heron") == std::vector<double>{3});
+  CHECK(freq("a grey heron and a heron not grey, grey heron", "heron grey") ==
+        std::vector<double>{3, 3});
+  // A phrase: each place its words follow one another (overlapping ones too).
+  CHECK(freq("a grey heron and a heron not grey, grey heron", "\"grey heron\"") ==
+        std::vector<double>{2});
+  CHECK(freq("go go go", "\"go go\"") == std::vector<double>{2});
+  // A prefix: every word it starts, whichever.
+  CHECK(freq("wader wading wadi wad towad", "wad*") == std::vector<double>{4});
+  // CJK: the bigrams of the run follow one another.
+  CHECK(freq("日本語のテキスト 日本", "日本語") == std::vector<double>{1});
+  // The tsvector's own limits send a row to its text.
+  CHECK(pg::NeedsFullCount(16'384, {}));
+  CHECK_FALSE(pg::NeedsFullCount(16'383, {{"a", {1, 2}}}));
+  CHECK(pg::NeedsFullCount(300, {{"a", std::vector<int>(256, 1)}}));
 }

@@ -7,6 +7,7 @@
 
 #include "storage/postgres_session_store.h"
 #include "storage/postgres_store_internal.h"
+#include "storage/search_rank.h"
 
 namespace codex::storage {
 
@@ -223,49 +224,147 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
       links.Prefetch(sessions);
     };
     std::vector<SearchHit> hits;
-    // Pages of the ranking that grow (the first about the size asked for,
-    // then doubling): each page ranks every match again (ts_rank reads every
-    // matching row's tsvector), so a deep search costs a few sorts, not one
-    // per 200 hits. Bodies are read only for the hits shown, afterwards.
-    const int64_t first_page = std::max<int64_t>(200, int64_t{query.limit} + query.limit / 4);
-    int64_t offset = 0;
-    for (int64_t page = first_page; hits.size() < static_cast<size_t>(query.limit);
-         offset += page, page *= 2) {
-      // Best matches first. A fork keeps its parent's cwd, so with a
-      // directory only items whose creator is in it (or is gone, leaving
-      // forks) can be held there.
-      std::vector<Param> params{P(tsq.text), P(page), P(offset)};
-      // The lexemes are in the item's row (items.tsv, migration 0005): the
-      // ranking reads one table; the creator's id (session_keys) is joined
-      // after the LIMIT, for the page's rows only.
+    if (tsq.phrases.empty()) return hits;  // no term has a word: nothing matches
+    // BM25 as SQLite's FTS5 computes it (storage/search_rank.h): over the
+    // whole index (not the directory asked for, as FTS5), the number of
+    // searchable items and their tokens (search_totals, migration 0008) and
+    // the number of items holding each phrase. A query of one phrase over
+    // every directory has that number as its matches: not counted twice.
+    const bool count_from_matches = tsq.phrases.size() == 1 && !scope;
+    int64_t indexed = 0;
+    double avgdl = 1;
+    std::vector<int64_t> holding;  // items per phrase
+    {
       std::string sql =
-          "SELECT r.id, k.id FROM (SELECT id, session_key, ts_rank(tsv, $1::tsquery) AS rank"
-          " FROM items WHERE tsv @@ $1::tsquery";
-      if (scope) {
-        sql +=
-            " AND session_key IN (SELECT key FROM session_keys WHERE id IN (SELECT id FROM"
-            " sessions WHERE " +
-            ScopeSql(params, *scope) + ") OR id NOT IN (SELECT id FROM sessions))";
+          "SELECT (SELECT COALESCE(SUM(items), 0) FROM search_totals),"
+          " (SELECT COALESCE(SUM(tokens), 0) FROM search_totals)";
+      std::vector<Param> params;
+      for (const pg::TsQuery::Phrase& phrase : tsq.phrases) {
+        if (count_from_matches) break;
+        params.push_back(P(phrase.text));
+        sql += ", (SELECT count(*) FROM items WHERE tsv @@ $" + std::to_string(params.size()) +
+               "::tsquery)";
       }
+      Rows t = conn_->Exec(sql, params);
+      indexed = t.Int(0, 0);
+      avgdl = Bm25AverageSize(indexed, t.Int(0, 1));
+      for (size_t i = 0; i < params.size(); ++i) {
+        holding.push_back(t.Int(0, static_cast<int>(i) + 2));
+      }
+    }
+    // Every match with its size and the positions of the query's lexemes
+    // only: setweight marks them (a binary search each), ts_filter keeps
+    // the marked ones, so no row's whole tsvector comes to the client nor is
+    // unnested (a prefix lists the row's own lexemes it matches). Scored
+    // here. A fork keeps its parent's cwd, so with a directory only items
+    // whose creator is in it (or is gone, leaving forks) can be held there.
+    std::vector<std::string> words, prefixes;
+    for (const pg::TsQuery::Token& t : tsq.tokens) (t.prefix ? prefixes : words).push_back(t.word);
+    std::vector<Param> params{P(tsq.text), P(TextArray(words))};
+    std::string marked = "$2::text[]";
+    if (!prefixes.empty()) {
+      params.push_back(P(TextArray(prefixes)));
+      marked +=
+          " || ARRAY(SELECT l FROM unnest(tsvector_to_array(i.tsv)) AS l"
+          " WHERE l ^@ ANY($3::text[]))";
+    }
+    // The creator's key, not its id: ids are looked up for the rows that
+    // become hits only (a join over every match cost a hash of every session).
+    std::string sql =
+        "SELECT i.id, i.session_key, i.search_tokens, ts_filter(setweight(i.tsv, 'A', " + marked +
+        "), '{a}')::text FROM items AS i"
+        " WHERE i.tsv @@ $1::tsquery";
+    if (scope) {
       sql +=
-          " ORDER BY rank DESC, id DESC LIMIT $2 OFFSET $3) AS r"
-          " JOIN session_keys AS k ON k.key = r.session_key ORDER BY r.rank DESC, r.id DESC";
-      Rows q = conn_->Exec(sql, params);
-      int loaded_to = 0;  // rows whose sessions are loaded
-      for (int r = 0; r < q.size() && hits.size() < static_cast<size_t>(query.limit); ++r) {
-        if (r >= loaded_to) {
-          // The next rows' sessions, as many rows as hits are still wanted
-          // (at least 16): most rows become hits.
+          " AND i.session_key IN (SELECT key FROM session_keys WHERE id IN (SELECT id FROM"
+          " sessions WHERE " +
+          ScopeSql(params, *scope) + ") OR id NOT IN (SELECT id FROM sessions))";
+    }
+    Rows q = conn_->Exec(sql, params);
+    if (count_from_matches) holding.push_back(q.size());
+    std::vector<double> idf;
+    for (int64_t n : holding) idf.push_back(Bm25Idf(indexed, n));
+    struct Scored {
+      double score = 0;
+      int64_t id = 0;
+      int row = 0;  // in q
+    };
+    std::vector<Scored> scored;
+    scored.reserve(static_cast<size_t>(q.size()));
+    std::vector<int> full;  // rows whose tsvector lost positions: counted from the body
+    for (int r = 0; r < q.size(); ++r) {
+      const pg::RowLexemes lexemes = pg::ParseTsVector(q.Str(r, 3));
+      const int64_t size = q.Int(r, 2);
+      if (pg::NeedsFullCount(size, lexemes)) {
+        full.push_back(r);
+        scored.push_back({0, q.Int(r, 0), r});
+        continue;
+      }
+      scored.push_back(
+          {Bm25Score(idf, pg::PhraseFrequencies(lexemes, tsq), static_cast<double>(size), avgdl),
+           q.Int(r, 0), r});
+    }
+    if (!full.empty()) {
+      std::string ids = "{";
+      for (int r : full) ids += (ids.size() > 1 ? "," : "") + std::to_string(q.Int(r, 0));
+      ids += "}";
+      Rows b = conn_->Exec(
+          "SELECT id, kind, role, body, search_tokens FROM items WHERE id = ANY($1::bigint[])",
+          {P(ids)});
+      std::unordered_map<int64_t, double> score_of;
+      for (int r = 0; r < b.size(); ++r) {
+        Item item;
+        item.kind = KindFromCode(b.Int(r, 1));
+        item.role = b.Str(r, 2);
+        item.body = TextFromStored(b.Bytea(r, 3), "item " + std::to_string(b.Int(r, 0)));
+        score_of[b.Int(r, 0)] = Bm25Score(
+            idf, pg::PhraseFrequencies(pg::AllLexemes(pg::CleanText(SearchText(item))), tsq),
+            static_cast<double>(b.Int(r, 4)), avgdl);
+      }
+      for (Scored& s : scored) {
+        if (auto it = score_of.find(s.id); it != score_of.end()) s.score = it->second;
+      }
+    }
+    // Best first, the newer item first on equal scores (as SQLite orders),
+    // sorted a page at a time: most searches want the first few.
+    const auto better = [](const Scored& a, const Scored& b) {
+      return a.score != b.score ? a.score > b.score : a.id > b.id;
+    };
+    std::unordered_map<int64_t, std::string> creator_of;  // session key -> session id
+    size_t offset = 0;
+    for (size_t batch = static_cast<size_t>(query.limit);
+         hits.size() < static_cast<size_t>(query.limit) && offset < scored.size(); batch *= 2) {
+      const size_t end = std::min(scored.size(), offset + batch);
+      std::partial_sort(scored.begin() + static_cast<std::ptrdiff_t>(offset),
+                        scored.begin() + static_cast<std::ptrdiff_t>(end), scored.end(), better);
+      int loaded_to = 0;  // entries of this batch whose sessions are loaded
+      for (size_t k = offset; k < end && hits.size() < static_cast<size_t>(query.limit); ++k) {
+        if (static_cast<int>(k - offset) >= loaded_to) {
+          // The next entries' sessions, as many as hits are still wanted (at
+          // least 16): most entries become hits.
           const int n = std::max(16, query.limit - static_cast<int>(hits.size()));
+          std::string keys = "{";
+          for (size_t j = k; j < std::min(end, k + static_cast<size_t>(n)); ++j) {
+            const int64_t key = q.Int(scored[j].row, 1);
+            if (creator_of.count(key)) continue;
+            keys += (keys.size() > 1 ? "," : "") + std::to_string(key);
+          }
+          keys += "}";
+          if (keys.size() > 2) {
+            Rows ids = conn_->Exec("SELECT key, id FROM session_keys WHERE key = ANY($1::int[])",
+                                   {P(keys)});
+            for (int r = 0; r < ids.size(); ++r) creator_of[ids.Int(r, 0)] = ids.Str(r, 1);
+          }
           std::vector<std::string> creators;
-          for (int k = r; k < std::min(q.size(), r + n); ++k) creators.push_back(q.Str(k, 1));
+          for (size_t j = k; j < std::min(end, k + static_cast<size_t>(n)); ++j) {
+            creators.push_back(creator_of[q.Int(scored[j].row, 1)]);
+          }
           load(creators);
-          loaded_to = r + n;
+          loaded_to = static_cast<int>(k - offset) + n;
         }
         SearchHit hit;
-        hit.item_id = q.Int(r, 0);
-        const std::string creator = q.Str(r, 1);
-        auto c = candidates.find(creator);
+        hit.item_id = scored[k].id;
+        auto c = candidates.find(creator_of[q.Int(scored[k].row, 1)]);
         for (const SessionInfo& session : c->second) {
           if (links.Holds(session.head_item_id, hit.item_id)) hit.sessions.push_back({session, 0});
         }
@@ -274,7 +373,7 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
         for (auto& w : hit.sessions) w.turn = turn;
         hits.push_back(std::move(hit));
       }
-      if (q.size() < page) break;
+      offset = end;
     }
     // The shown hits' kind, role and snippet, in one query.
     std::string ids = "{";

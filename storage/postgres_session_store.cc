@@ -85,8 +85,9 @@ class PgMigrationTarget final : public MigrationTarget {
 };
 
 // Re-indexes the items whose lexemes were made with earlier rules (listed
-// in items_refold by migration 0005: folding < 3, before migration 0004)
-// from their body with the current ones (TsVectorParam), a batch per
+// in items_refold by migration 0005: folding < 3, before migration 0004; by
+// 0007 and 0008: lexemes or token counts their tsvector could not hold)
+// from their body with the current ones (SearchParams), a batch per
 // transaction: an interrupted run is finished by the next open.
 Status RefoldSearchIndex(PgConnection& conn) {
   constexpr int kBatch = 1000;
@@ -94,18 +95,26 @@ Status RefoldSearchIndex(PgConnection& conn) {
     Result<int> done = Transaction(conn, "re-indexing search text", [&]() -> Result<int> {
       conn.Exec("SET LOCAL statement_timeout = 0");
       Rows q = conn.Exec(
-          "SELECT r.item_id, i.kind, i.role, i.body FROM items_refold AS r"
+          "SELECT r.item_id, i.kind, i.role, i.body,"
+          " i.tsv IS NULL AND i.search_tokens IS NULL FROM items_refold AS r"
           " JOIN items AS i ON i.id = r.item_id ORDER BY r.item_id LIMIT $1 FOR UPDATE OF r",
           {P(kBatch)});
+      std::string ids = "{";
       for (int r = 0; r < q.size(); ++r) {
+        ids += (ids.size() > 1 ? "," : "") + std::to_string(q.Int(r, 0));
         Item item;
         item.kind = KindFromCode(q.Int(r, 1));
         item.role = q.Str(r, 2);
         item.body = TextFromStored(q.Bytea(r, 3), "item " + std::to_string(q.Int(r, 0)));
-        conn.Exec("UPDATE items SET tsv = $2::tsvector WHERE id = $1",
-                  {P(q.Int(r, 0)), TsVectorParam(item)});
-        conn.Exec("DELETE FROM items_refold WHERE item_id = $1", {P(q.Int(r, 0))});
+        SearchColumns search = SearchParams(item);
+        // An item with no search text that has none stored is left as it is
+        // (most of those migration 0008 lists: reasoning without a summary).
+        if (q.Str(r, 4) == "t" && search.tsv.null && search.tokens.null) continue;
+        conn.Exec("UPDATE items SET tsv = $2::tsvector, search_tokens = $3 WHERE id = $1",
+                  {P(q.Int(r, 0)), std::move(search.tsv), std::move(search.tokens)});
       }
+      ids += "}";
+      conn.Exec("DELETE FROM items_refold WHERE item_id = ANY($1::bigint[])", {P(ids)});
       return q.size();
     });
     if (!done.ok()) return done.status();

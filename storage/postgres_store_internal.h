@@ -576,11 +576,24 @@ inline std::string TextFromStored(std::string stored, std::string_view what) {
   return std::move(text).value();
 }
 
-// An item's lexemes as items.tsv stores them (storage/pg_search.h, over the
-// text storage/search_text.h derives): NULL when it has no word to search.
-inline Param TsVectorParam(const Item& item) {
-  const std::string tsv = pg::TsVectorOf(pg::CleanText(SearchText(item)));
-  return tsv.empty() ? Param{true, false, {}} : P(tsv);
+// What an item's row holds for search (storage/pg_search.h, over the text
+// storage/search_text.h derives): its lexemes (items.tsv; NULL when it has
+// no word to search) and its number of search tokens (items.search_tokens,
+// the row size BM25 ranks by; NULL when it has no search text, as SQLite's
+// index then holds no row for it).
+struct SearchColumns {
+  Param tsv{true, false, {}};
+  Param tokens{true, false, {}};
+};
+inline SearchColumns SearchParams(const Item& item) {
+  SearchColumns out;
+  const std::string text = SearchText(item);
+  if (text.empty()) return out;
+  int64_t tokens = 0;
+  const std::string tsv = pg::TsVectorOf(pg::CleanText(text), &tokens);
+  if (!tsv.empty()) out.tsv = P(tsv);
+  out.tokens = P(tokens);
+  return out;
 }
 
 // The integer that stands for a session id in items (session_keys,
@@ -614,13 +627,13 @@ inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view ses
   }
   std::sort(ids.begin(), ids.end());
   const int64_t key = SessionKey(conn, session_id);
-  constexpr size_t kChunk = 500;  // 12 parameters a row, well under libpq's 65535
+  constexpr size_t kChunk = 500;  // 13 parameters a row, well under libpq's 65535
   for (size_t start = 0; start < items.size(); start += kChunk) {
     const size_t end = std::min(items.size(), start + kChunk);
     // The lexemes go in the item's row (tsv; NULL when it has no text to search).
     std::string sql =
         "INSERT INTO items(id, parent_id, session_key, turn_id, kind, role, call_id, server_id,"
-        " body, tokens_est, created_at_ms, tsv) VALUES ";
+        " body, tokens_est, created_at_ms, tsv, search_tokens) VALUES ";
     std::vector<Param> params;
     for (size_t i = start; i < end; ++i) {
       const ImportedItem& it = items[i];
@@ -629,7 +642,7 @@ inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view ses
       if (i > start) sql += ',';
       sql += "(";
       for (size_t k = 1; k <= 12; ++k) sql += (k > 1 ? ",$" : "$") + std::to_string(b + k);
-      sql += "::tsvector)";
+      sql += "::tsvector,$" + std::to_string(b + 13) + ")";
       params.push_back(P(ids[i]));
       params.push_back(P(p));
       params.push_back(P(key));
@@ -641,7 +654,9 @@ inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view ses
       params.push_back(StoredTextParam(it.item.body));
       params.push_back(P(core::EstimateItemTokens(it.item)));
       params.push_back(P(it.created_at_ms));
-      params.push_back(TsVectorParam(it.item));
+      SearchColumns search = SearchParams(it.item);
+      params.push_back(std::move(search.tsv));
+      params.push_back(std::move(search.tokens));
     }
     conn.Exec(sql, params);
   }

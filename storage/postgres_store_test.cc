@@ -19,12 +19,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <thread>
 #include <vector>
 
 #include "core/item.h"
+#include "storage/copy_sessions.h"
 #include "storage/migrations.h"
 #include "storage/postgres_session_store.h"
 #include "testing/pg_test_server.h"
@@ -758,6 +760,93 @@ TEST_CASE(
         std::string::npos);
 }
 
+TEST_CASE(
+    "A store at schema version 6 upgrades: the words past an item's 16383rd are found, the rest "
+    "unchanged") {
+  const std::string url = Server().NewDatabase();
+  // A tool output of 17,000 words: "needle at the end" comes after the last
+  // position a tsvector has (16383).
+  std::string long_output;
+  for (int i = 0; i < 17'000; ++i) long_output += "line" + std::to_string(i % 5) + " ";
+  long_output += "needle at the end";
+  const std::vector<std::string> queries = {"zebra",  "line3",          "\"line1 line2\"",
+                                            "lin*",   "okapi",          "zebra okapi",
+                                            "walrus", "\"okapi zebra\""};
+  std::string id;
+  int64_t long_item = 0;
+  std::vector<std::string> before;
+  std::string transcript_before;
+  auto transcript_of = [&](PostgresSessionStore& store) {
+    auto found = store.FindSession(id);
+    REQUIRE(found.ok());
+    auto transcript = store.LoadTranscript(*found);
+    REQUIRE(transcript.ok());
+    std::string text;
+    for (const auto& t : *transcript) {
+      text += std::to_string(t.id) + "|" + std::string(core::ItemKindName(t.item.kind)) + "|" +
+              t.item.role + "|" + t.item.body + "\n";
+    }
+    auto events = store.LoadEvents(id);
+    REQUIRE(events.ok());
+    for (const auto& e : *events) text += "event " + e.type + "|" + e.payload_json + "\n";
+    return text;
+  };
+  {
+    auto store = OpenOrDie<PostgresSessionStore>(url);
+    core::NewSession spec;
+    spec.items = {core::UserMessage("zebra okapi")};
+    auto s = store->CreateSession(spec);
+    REQUIRE(s.ok());
+    id = s->id;
+    auto ids = store->Append(id, s->head_item_id, "t",
+                             {core::FunctionCallOutput("c1", long_output),
+                              core::AssistantMessage("okapi zebra line3 again")});
+    REQUIRE(ids.ok());
+    long_item = (*ids)[0];
+    REQUIRE(store->RecordEvent(id, "t", "token_count", R"({"type":"token_count"})").ok());
+    for (const std::string& q : queries) before.push_back(SearchTrace(*store, q, std::nullopt, 20));
+    transcript_before = transcript_of(*store);
+    // With the current rules the words after the last position are found.
+    CHECK(
+        SearchTrace(*store, "needle", std::nullopt, 20).rfind(std::to_string(long_item) + " ", 0) ==
+        0);
+  }
+  const std::string others =
+      "SELECT ('x' || left(md5(string_agg(tsv::text, ',' ORDER BY id)), 15))::bit(60)::bigint"
+      " FROM items WHERE id <> " +
+      std::to_string(long_item);
+  const int64_t others_before = QueryInt(url, others);
+  codex::storage::testing::TakePostgresBackToSchema7(url);
+  // What a codex of schema 6 stored: the long item's lexemes stop at its
+  // 16383rd word (the words after it are in no other place of the text).
+  QueryInt(url,
+           "BEGIN; UPDATE items SET tsv = ts_delete(tsv, ARRAY['needle', 'at', 'the', 'end'])"
+           " WHERE id = " +
+               std::to_string(long_item) +
+               "; DELETE FROM schema_migrations WHERE version > 6; COMMIT");
+  REQUIRE(QueryInt(url, "SELECT max(version) FROM schema_migrations") == 6);
+  REQUIRE(QueryInt(url, "SELECT count(*) FROM items WHERE tsv @@ 'needle'::tsquery") == 0);
+
+  auto store = OpenOrDie<PostgresSessionStore>(url);
+  CHECK(QueryInt(url, "SELECT max(version) FROM schema_migrations") ==
+        codex::storage::internal::EmbeddedPostgresMigrations().back().version);
+  CHECK(QueryInt(url, "SELECT count(*) FROM items_refold") == 0);  // re-indexed at the open
+  const std::string needle = SearchTrace(*store, "needle", std::nullopt, 20);
+  CHECK(needle.rfind(std::to_string(long_item) + " ", 0) == 0);
+  CHECK(std::count(needle.begin(), needle.end(), '\n') == 1);
+  CHECK(
+      SearchTrace(*store, "the end", std::nullopt, 20).rfind(std::to_string(long_item) + " ", 0) ==
+      0);
+  // Everything else as it was, byte for byte: other items' lexemes, the
+  // transcript and events, and every other search's hits, order and snippets.
+  CHECK(QueryInt(url, others) == others_before);
+  CHECK(transcript_of(*store) == transcript_before);
+  for (size_t k = 0; k < queries.size(); ++k) {
+    INFO(queries[k]);
+    CHECK(SearchTrace(*store, queries[k], std::nullopt, 20) == before[k]);
+  }
+}
+
 TEST_CASE("Every item kind is stored by its number and read back as itself") {
   const std::string url = Server().NewDatabase();
   auto store = OpenOrDie<PostgresSessionStore>(url);
@@ -833,4 +922,164 @@ TEST_CASE("Connections carry TCP keepalives (idle 15 s) unless the URL says othe
     CHECK(store->ListSessions({}).ok());
     CHECK(KeepaliveTimers(relay.port()) == std::vector<long>{-1});
   }
+}
+
+namespace {
+
+// The searchable items and their tokens two ways: as search_totals keeps
+// them (summed over its rows) and counted again from the items.
+std::pair<std::string, std::string> SearchTotals(const std::string& url) {
+  return {
+      std::to_string(QueryInt(url, "SELECT COALESCE(SUM(items), 0) FROM search_totals")) + "/" +
+          std::to_string(QueryInt(url, "SELECT COALESCE(SUM(tokens), 0) FROM search_totals")),
+      std::to_string(QueryInt(url, "SELECT count(*) FROM items WHERE search_tokens IS NOT NULL")) +
+          "/" + std::to_string(QueryInt(url, "SELECT COALESCE(SUM(search_tokens), 0) FROM items"))};
+}
+
+}  // namespace
+
+TEST_CASE(
+    "A store at schema version 7 upgrades: every item's token count and the totals BM25 ranks "
+    "by, the rest unchanged") {
+  const std::string url = Server().NewDatabase();
+  // Items whose count the tsvector holds exactly, and those it cannot: a
+  // word 300 times (a lexeme keeps 256 positions), 17,000 words (positions
+  // stop at 16383), punctuation only (no lexeme, but a row of SQLite's
+  // index), an output with no text (no row there).
+  std::string long_output;
+  for (int i = 0; i < 17'000; ++i) long_output += "line" + std::to_string(i % 5) + " ";
+  long_output += "needle at the end";
+  std::string repeated;
+  for (int i = 0; i < 300; ++i) repeated += "zebra ";
+  const std::vector<std::string> queries = {"zebra",  "line3",          "\"line1 line2\"",
+                                            "lin*",   "okapi",          "zebra okapi",
+                                            "needle", "\"okapi zebra\""};
+  std::vector<std::string> before;
+  std::vector<std::string> ids;
+  std::string transcripts_before;
+  auto transcripts_of = [&](PostgresSessionStore& store) {
+    std::string text;
+    for (const std::string& id : ids) {
+      auto found = store.FindSession(id);
+      REQUIRE(found.ok());
+      auto transcript = store.LoadTranscript(*found);
+      REQUIRE(transcript.ok());
+      for (const auto& t : *transcript) {
+        text += std::to_string(t.id) + "|" + t.session_id + "|" + t.item.body + "\n";
+      }
+      auto events = store.LoadEvents(id);
+      REQUIRE(events.ok());
+      for (const auto& e : *events) text += "event " + e.type + "|" + e.payload_json + "\n";
+    }
+    return text;
+  };
+  const std::string counts =
+      "SELECT ('x' || left(md5(string_agg(id || ':' || COALESCE(search_tokens::text, '-'), ','"
+      " ORDER BY id)), 15))::bit(60)::bigint FROM items";
+  {
+    auto store = OpenOrDie<PostgresSessionStore>(url);
+    core::NewSession spec;
+    spec.items = {core::UserMessage("zebra okapi")};
+    auto s = store->CreateSession(spec);
+    REQUIRE(s.ok());
+    ids.push_back(s->id);
+    auto more =
+        store->Append(s->id, s->head_item_id, "t",
+                      {core::FunctionCallOutput("c1", long_output),
+                       core::AssistantMessage("okapi zebra line3 again"),
+                       core::FunctionCallOutput("c2", repeated),
+                       core::AssistantMessage("... -- ()"), core::FunctionCallOutput("c3", "")});
+    REQUIRE(more.ok());
+    REQUIRE(store->RecordEvent(s->id, "t", "token_count", R"({"type":"token_count"})").ok());
+    auto fork = store->Fork(s->id, std::nullopt);
+    REQUIRE(fork.ok());
+    ids.push_back(fork->id);
+    REQUIRE(store->Append(fork->id, fork->head_item_id, "f", {core::UserMessage("zebra in a fork")})
+                .ok());
+    for (const std::string& q : queries) before.push_back(SearchTrace(*store, q, std::nullopt, 20));
+    transcripts_before = transcripts_of(*store);
+    // The punctuation is a searchable item of no token; the empty output none.
+    CHECK(QueryInt(url, "SELECT count(*) FROM items WHERE search_tokens = 0 AND tsv IS NULL") == 1);
+    CHECK(QueryInt(url, "SELECT search_tokens FROM items WHERE id = " +
+                            std::to_string((*more)[0])) == 17'004);
+    CHECK(QueryInt(url, "SELECT search_tokens FROM items WHERE id = " +
+                            std::to_string((*more)[2])) == 300);
+  }
+  const auto totals_before = SearchTotals(url);
+  CHECK(totals_before.first == totals_before.second);
+  const int64_t counts_before = QueryInt(url, counts);
+
+  codex::storage::testing::TakePostgresBackToSchema7(url);
+  REQUIRE(QueryInt(url, "SELECT max(version) FROM schema_migrations") == 7);
+  REQUIRE(QueryInt(url,
+                   "SELECT count(*) FROM information_schema.columns"
+                   " WHERE table_name = 'items' AND column_name = 'search_tokens'") == 0);
+
+  auto store = OpenOrDie<PostgresSessionStore>(url);
+  CHECK(QueryInt(url, "SELECT max(version) FROM schema_migrations") ==
+        codex::storage::internal::EmbeddedPostgresMigrations().back().version);
+  CHECK(QueryInt(url, "SELECT count(*) FROM items_refold") == 0);  // re-indexed at the open
+  // Each item's count as a new store makes it, and the totals from them.
+  CHECK(QueryInt(url, counts) == counts_before);
+  CHECK(SearchTotals(url) == totals_before);
+  // The same transcripts and events, and every search's hits, order and snippets.
+  CHECK(transcripts_of(*store) == transcripts_before);
+  for (size_t k = 0; k < queries.size(); ++k) {
+    INFO(queries[k]);
+    CHECK(SearchTrace(*store, queries[k], std::nullopt, 20) == before[k]);
+  }
+}
+
+TEST_CASE("The search totals stay exact through append, fork, import, copy, removal and purge") {
+  const std::string url = Server().NewDatabase();
+  auto store = OpenOrDie<PostgresSessionStore>(url);
+  auto exact = [&](const char* after) {
+    INFO("after " << after);
+    const auto totals = SearchTotals(url);
+    CHECK(totals.first == totals.second);
+    return totals.first;
+  };
+  core::NewSession spec;
+  spec.cwd = "/w";
+  spec.items = {core::UserMessage("zebra okapi one")};
+  auto a = store->CreateSession(spec);
+  REQUIRE(a.ok());
+  REQUIRE(store
+              ->Append(a->id, a->head_item_id, "t",
+                       {core::AssistantMessage("zebra two three"), core::AssistantMessage("?!")})
+              .ok());
+  CHECK(exact("append") == "3/6");  // "?!" is an item of no token
+  auto fork = store->Fork(a->id, std::nullopt);
+  REQUIRE(fork.ok());
+  REQUIRE(store->Append(fork->id, fork->head_item_id, "f", {core::UserMessage("fork words here")})
+              .ok());
+  CHECK(exact("fork") == "4/9");
+  codex::storage::ImportedSession imported;
+  imported.spec.id = "01900000-0000-7000-8000-0000000000ab";
+  imported.spec.cwd = "/w";
+  imported.items = {{"t", 1, core::UserMessage("imported zebra")},
+                    {"t", 2, core::FunctionCallOutput("c", "")}};
+  REQUIRE(store->ImportSession(imported).ok());
+  CHECK(exact("import") == "5/11");
+  {
+    // A copy from another store of the same backend.
+    auto other = OpenOrDie<PostgresSessionStore>(Server().NewDatabase());
+    core::NewSession o;
+    o.cwd = "/w";
+    o.items = {core::UserMessage("copied zebra words")};
+    REQUIRE(other->CreateSession(o).ok());
+    REQUIRE(codex::storage::CopyAllSessions(*other, *store).ok());
+  }
+  CHECK(exact("copy") == "6/14");
+  // The root goes; its items stay for the fork, and so in the totals.
+  REQUIRE(store->Remove(a->id).ok());
+  CHECK(exact("removing the root") == "6/14");
+  REQUIRE(store->Remove(fork->id).ok());
+  CHECK(exact("removing the fork") == "2/5");
+  codex::storage::PurgeQuery purge;
+  purge.updated_before_ms = std::numeric_limits<int64_t>::max();
+  codex::storage::RemoveStats stats;
+  REQUIRE(store->Purge(purge, &stats).ok());
+  CHECK(exact("purge") == "0/0");
+  CHECK(SearchTrace(*store, "zebra", std::nullopt, 20).empty());
 }

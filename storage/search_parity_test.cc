@@ -1,11 +1,14 @@
 // Search promises both backends keep alike (testing/store_test_support.h):
 // the same folding of words, and hits credited to every live session that
 // holds an item, through fork lineages whose sessions were removed.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <functional>
 #include <map>
 #include <set>
 
 #include "core/item.h"
+#include "storage/search_rank.h"
 #include "testing/store_test_support.h"
 
 using codex::core::NewSession;
@@ -104,6 +107,14 @@ const std::vector<std::pair<std::string, std::string>>& Documents() {
       {"latin", "Ærøskøbing Łódź Straße naïve façade Đà Nẵng İSTANBUL Ｆｕｌｌ"},
       {"long", "before " + std::string(2048, 'q') + " after"},
       {"emoji", "ship it 🚀 now"},
+      // Past PostgreSQL's last tsvector position (16,383), as in a long tool
+      // output: "pin" is the 16,382nd word, "post" the 16,383rd.
+      {"huge",
+       [] {
+         std::string text;
+         for (int i = 0; i < 16'381; ++i) text += "filler" + std::to_string(i % 7) + " ";
+         return text + "pin post needle eye";
+       }()},
   };
   return *docs;
 }
@@ -160,6 +171,14 @@ TEST_CASE("One search semantics on both backends: punctuation, emoji, long words
       {"before " + long_word.substr(0, 300) + "*", {}, true},
       {"qqqq", {}},
       {"before after", {"long"}},
+      // Every word of a long text is found, also after PostgreSQL's last position.
+      {"needle", {"huge"}},
+      {"needl*", {"huge"}},
+      {"filler3 needle", {"huge"}},
+      {"\"pin post\"", {"huge"}},
+      // A word found only past the last position is in no phrase there
+      // ("pin eye" are not neighbours).
+      {"\"pin eye\"", {}},
   };
   for (const SearchCase& c : cases) {
     INFO("query: " << c.query.substr(0, 60));
@@ -205,4 +224,206 @@ TEST_CASE("Deep searches page through every hit once on both backends") {
     CHECK(h.snippet.find("[yak]") != std::string::npos);
   }
   CHECK(items.size() == 250);
+}
+
+namespace {
+
+std::string Filler(int n, const std::string& tag) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += (i ? " " : "") + tag + std::to_string(i % 9);
+  return out;
+}
+
+}  // namespace
+
+// Both backends rank by the one BM25 (storage/search_rank.h): the same hits
+// in the same order, also where PostgreSQL's own ts_rank (more occurrences
+// first, whatever the length) would order them otherwise. The expected
+// orders are BM25's over these 16 texts (k1 = 1.2, b = 0.75, avgdl =
+// 223 / 16 tokens).
+TEST_CASE("Both backends rank hits in the same BM25 order, page after page") {
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
+  std::vector<std::pair<std::string, std::string>> docs = {
+      {"short", "the heron stood"},
+      {"thrice", "heron " + Filler(20, "mud") + " heron " + Filler(20, "reed") + " heron egret"},
+      {"twice", "heron egret " + Filler(6, "sky") + " heron"},
+      {"grey1", "a grey heron and a heron that is not grey " + Filler(4, "sky")},
+      {"grey2", "grey heron grey heron " + Filler(30, "mud")},
+      {"wader", "wader wading wadi " + Filler(10, "sky")},
+      {"wadi", "wadi wadi " + Filler(2, "reed")},
+      {"wading", "wading " + Filler(40, "mud")},
+      {"tie1", "kestrel hovering"},
+      {"tie2", "kestrel hovering"},
+  };
+  for (int i = 0; i < 6; ++i) {
+    docs.push_back({"other" + std::to_string(i), "sparrow finch " + Filler(i * 3, "sky")});
+  }
+  std::map<std::string, std::string> name_of;  // session id -> document name
+  for (const auto& [name, text] : docs) name_of[Create(*store, text).id] = name;
+  auto names = [&](const std::vector<SearchHit>& hits) {
+    std::vector<std::string> out;
+    for (const SearchHit& h : hits) out.push_back(name_of.at(h.sessions.at(0).session.id));
+    return out;
+  };
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      // The short text with the word once before the long one with it three
+      // times; ts_rank orders them the other way.
+      {"heron", {"twice", "short", "grey1", "thrice", "grey2"}},
+      // Two phrases of different document frequencies.
+      {"heron egret", {"twice", "thrice"}},
+      // A prefix counts each word it matches: wadi (2 of 4 words) before
+      // wader (3 of 13).
+      {"wad*", {"wadi", "wader", "wading"}},
+      {"\"grey heron\"", {"grey1", "grey2"}},
+      {"\"grey heron\" heron", {"grey1", "grey2"}},
+      // Equal scores: the newer item first.
+      {"kestrel", {"tie2", "tie1"}},
+      // In more than half the texts: the idf floor, every score tiny.
+      {"sky*", {"other5", "other4", "other3", "wader", "other2", "twice", "other1", "grey1"}},
+      {"sparrow", {"other0", "other1", "other2", "other3", "other4", "other5"}},
+  };
+  for (const auto& [text, expected] : cases) {
+    INFO("query: " << text);
+    SearchQuery q;
+    q.text = text;
+    q.limit = 100;
+    auto all = store->Search(q);
+    REQUIRE(all.ok());
+    CHECK(names(*all) == expected);
+    // Every shorter page is the start of the same order (what --cursor
+    // pages through), and a directory scope ranks alike.
+    for (int limit = 1; limit < static_cast<int>(expected.size()); ++limit) {
+      q.limit = limit;
+      auto page = store->Search(q);
+      REQUIRE(page.ok());
+      CHECK(names(*page) == std::vector<std::string>(expected.begin(), expected.begin() + limit));
+    }
+    q.limit = 100;
+    q.cwd = "/w";
+    auto scoped = store->Search(q);
+    REQUIRE(scoped.ok());
+    CHECK(names(*scoped) == expected);
+  }
+}
+
+// The same for Han/kana runs (indexed as bigrams plus the run's last
+// character, so a word is a phrase of bigrams) and for a prefix that is also
+// a word of its own. Expected orders: BM25 over these 10 texts (86 tokens).
+TEST_CASE("Both backends rank CJK runs and prefixes in the same BM25 order") {
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
+  std::vector<std::pair<std::string, std::string>> docs = {
+      {"a", "日本語"},
+      {"b", "日本語の本と日本語の話 " + Filler(6, "sky")},
+      {"c", "日本 " + Filler(20, "mud")},
+      {"d", "wad wade wader " + Filler(3, "sky")},
+      {"e", "wad " + Filler(12, "reed")},
+  };
+  for (int i = 0; i < 5; ++i) {
+    docs.push_back({"x" + std::to_string(i), "finch " + Filler(i * 2, "sky")});
+  }
+  std::map<std::string, std::string> name_of;
+  for (const auto& [name, text] : docs) name_of[Create(*store, text).id] = name;
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      // Twice in 17 tokens after once in 3.
+      {"日本語", {"a", "b"}},
+      {"\"日本語\"", {"a", "b"}},
+      {"日本", {"a", "b", "c"}},
+      // One character: a prefix over the bigrams it starts.
+      {"日", {"a", "b", "c"}},
+      // The prefix counts wad, wade and wader (3 in d); the word only wad.
+      {"wad*", {"d", "e"}},
+      {"wad", {"d", "e"}},
+      {"wad* sky*", {"d"}},
+  };
+  for (const auto& [text, expected] : cases) {
+    INFO("query: " << text);
+    SearchQuery q;
+    q.text = text;
+    q.limit = 100;
+    auto all = store->Search(q);
+    REQUIRE(all.ok());
+    std::vector<std::string> got;
+    for (const SearchHit& h : *all) got.push_back(name_of.at(h.sessions.at(0).session.id));
+    CHECK(got == expected);
+  }
+}
+
+// Many matches of different sizes and frequencies, some long ones full of
+// the word (a search that scored only the short ones first, or cut the
+// ranking short, would miss them): the order must be BM25's over all of
+// them, at a shallow and a deep limit. The expected order is computed here from the
+// texts (N, tokens, n and f counted independently) with the shared formula.
+TEST_CASE("Both backends rank hundreds of matches in BM25's exact order at every depth") {
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
+  struct Doc {
+    int heron = 0, egret = 0, herald = 0, size = 0;
+  };
+  std::vector<Doc> docs;
+  std::map<std::string, size_t> index_of;  // session id -> docs index
+  for (int i = 0; i < 240; ++i) {
+    Doc d;
+    // Some long documents full of the word: they outrank the short ones,
+    // though their size puts them last in any order by size.
+    d.heron = i % 37 == 5 ? 25 : i % 4 == 3 ? 0 : 1 + (i * 7) % 5;
+    d.egret = i % 3 == 0 ? 1 + i % 2 : 0;
+    d.herald = i % 5 == 0 ? 2 : 0;
+    std::string text;
+    for (int k = 0; k < d.heron; ++k) text += "heron ";
+    for (int k = 0; k < d.egret; ++k) text += "egret ";
+    for (int k = 0; k < d.herald; ++k) text += "herald ";
+    const int filler = (i * 13) % 41;
+    text += Filler(filler, "mud");
+    d.size = d.heron + d.egret + d.herald + filler;
+    index_of[Create(*store, text).id] = docs.size();
+    docs.push_back(d);
+  }
+  int64_t tokens = 0;
+  for (const Doc& d : docs) tokens += d.size;
+  const int64_t rows = static_cast<int64_t>(docs.size());
+  const double avgdl = codex::storage::Bm25AverageSize(rows, tokens);
+  // A query as per-phrase frequency functions of a document.
+  using Freq = std::function<double(const Doc&)>;
+  const std::vector<std::pair<std::string, std::vector<Freq>>> queries = {
+      {"heron", {[](const Doc& d) { return d.heron; }}},
+      {"heron egret", {[](const Doc& d) { return d.heron; }, [](const Doc& d) { return d.egret; }}},
+      {"her*", {[](const Doc& d) { return d.heron + d.herald; }}},
+      {"\"heron heron\"", {[](const Doc& d) { return std::max(0, d.heron - 1); }}},
+  };
+  for (const auto& [text, phrases] : queries) {
+    INFO("query: " << text);
+    std::vector<double> idf;
+    for (const Freq& f : phrases) {
+      int64_t n = 0;
+      for (const Doc& d : docs) n += f(d) > 0;
+      idf.push_back(codex::storage::Bm25Idf(rows, n));
+    }
+    std::vector<std::pair<double, size_t>> expected;  // score, doc (later = newer)
+    for (size_t i = 0; i < docs.size(); ++i) {
+      std::vector<double> freq;
+      for (const Freq& f : phrases) freq.push_back(f(docs[i]));
+      if (std::count(freq.begin(), freq.end(), 0.0) > 0) continue;
+      expected.emplace_back(codex::storage::Bm25Score(idf, freq, docs[i].size, avgdl), i);
+    }
+    std::sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second > b.second;
+    });
+    REQUIRE(expected.size() > 40);
+    for (int limit : {10, 1000}) {
+      INFO("limit " << limit);
+      SearchQuery q;
+      q.text = text;
+      q.limit = limit;
+      auto hits = store->Search(q);
+      REQUIRE(hits.ok());
+      std::vector<size_t> got, want;
+      for (const SearchHit& h : *hits) got.push_back(index_of.at(h.sessions.at(0).session.id));
+      for (size_t k = 0; k < expected.size() && k < static_cast<size_t>(limit); ++k) {
+        want.push_back(expected[k].second);
+      }
+      CHECK(got == want);
+    }
+  }
 }

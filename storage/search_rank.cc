@@ -56,17 +56,12 @@ int GetData(const Fts5ExtensionApi* api, Fts5Context* fts, Bm25Data** out) {
   int rc = api->xRowCount(fts, &rows);
   if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &tokens);
   if (rc != SQLITE_OK) return rc;
-  owned->avgdl = rows > 0 ? static_cast<double>(tokens) / static_cast<double>(rows) : 1.0;
-  if (owned->avgdl <= 0) owned->avgdl = 1.0;
+  owned->avgdl = Bm25AverageSize(rows, tokens);
   for (int i = 0; i < phrases; ++i) {
     int64_t hits = 0;
     rc = api->xQueryPhrase(fts, i, &hits, CountRow);
     if (rc != SQLITE_OK) return rc;
-    // The clamp keeps a phrase in more than half the rows from scoring
-    // negative (as bm25() does).
-    double idf =
-        std::log((static_cast<double>(rows - hits) + 0.5) / (static_cast<double>(hits) + 0.5));
-    owned->idf.push_back(idf <= 0.0 ? 1e-6 : idf);
+    owned->idf.push_back(Bm25Idf(rows, hits));
   }
   owned->freq.resize(owned->idf.size());
   data = owned.release();
@@ -78,8 +73,6 @@ int GetData(const Fts5ExtensionApi* api, Fts5Context* fts, Bm25Data** out) {
 
 void Bm25(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, int argc,
           sqlite3_value** argv) {
-  constexpr double kK1 = 1.2;
-  constexpr double kB = 0.75;
   Bm25Data* data = nullptr;
   int rc = GetData(api, fts, &data);
   int instances = 0;
@@ -123,15 +116,35 @@ void Bm25(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, i
     }
     size = tokens;
   }
-  double score = 0;
-  for (size_t i = 0; i < data->idf.size(); ++i) {
-    const double f = data->freq[i];
-    score += data->idf[i] * ((f * (kK1 + 1.0)) / (f + kK1 * (1 - kB + kB * size / data->avgdl)));
-  }
-  sqlite3_result_double(ctx, -score);
+  sqlite3_result_double(ctx, -Bm25Score(data->idf, data->freq, size, data->avgdl));
 }
 
 }  // namespace
+
+double Bm25Idf(int64_t rows, int64_t hits) {
+  // The floor keeps a phrase in more than half the rows from scoring
+  // negative (as bm25() does).
+  const double idf =
+      std::log((static_cast<double>(rows - hits) + 0.5) / (static_cast<double>(hits) + 0.5));
+  return idf <= 0.0 ? 1e-6 : idf;
+}
+
+double Bm25AverageSize(int64_t rows, int64_t tokens) {
+  const double avgdl = rows > 0 ? static_cast<double>(tokens) / static_cast<double>(rows) : 1.0;
+  return avgdl <= 0 ? 1.0 : avgdl;
+}
+
+double Bm25Score(const std::vector<double>& idf, const std::vector<double>& freq, double size,
+                 double avgdl) {
+  constexpr double kK1 = 1.2;
+  constexpr double kB = 0.75;
+  double score = 0;
+  for (size_t i = 0; i < idf.size() && i < freq.size(); ++i) {
+    const double f = freq[i];
+    score += idf[i] * ((f * (kK1 + 1.0)) / (f + kK1 * (1 - kB + kB * size / avgdl)));
+  }
+  return score;
+}
 
 Status RegisterSearchRank(sqlite3* db) {
   fts5_api* api = nullptr;

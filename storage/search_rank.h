@@ -7,13 +7,38 @@
 // 1 µs each), which made a word found in 76,000 tool outputs cost ~70 ms before
 // the first result. Joining items_fts_docsize in the search query reads the
 // same sizes inside one statement, several times faster, with identical scores.
+//
+// Both backends rank by these two functions (PostgreSQL computes the same
+// inputs from its own rows, storage/postgres_session_search.cc), so a search
+// returns the same hits in the same order on either: best score first, and on
+// equal scores the newer item (higher id) first.
 #pragma once
 
 #include <sqlite3.h>
 
+#include <cstdint>
+#include <vector>
+
 #include "base/status.h"
 
 namespace codex::storage {
+
+// A phrase's inverse document frequency, as FTS5's bm25(): ln((N - n + 0.5) /
+// (n + 0.5)) for `rows` (N) indexed rows of which `hits` (n) hold the phrase,
+// floored at 1e-6 so that a phrase in more than half the rows never scores
+// negative.
+double Bm25Idf(int64_t rows, int64_t hits);
+
+// A row's BM25 score (positive, higher is better): the sum over the query's
+// phrases of idf * f * (k1 + 1) / (f + k1 * (1 - b + b * dl / avgdl)), with
+// f = `freq[i]`, the phrase's instances in the row (a prefix counts each
+// matching token), dl = `size`, the row's tokens, avgdl = the index's tokens
+// over its rows. k1 = 1.2, b = 0.75.
+double Bm25Score(const std::vector<double>& idf, const std::vector<double>& freq, double size,
+                 double avgdl);
+
+// The average row size bm25() divides by: `tokens` / `rows`, 1 for an empty index.
+double Bm25AverageSize(int64_t rows, int64_t tokens);
 
 // Registers the FTS5 auxiliary function codex_bm25(fts_table, docsize_blob) on
 // `db`. `docsize_blob` is the row's `sz` from <table>_docsize (NULL: the

@@ -51,7 +51,21 @@ void DieOpening(const std::string& location, const Status& status) {
   std::abort();
 }
 
+void TakePostgresBackToSchema7(const std::string& url) {
+  QueryInt(url,
+           "BEGIN;"
+           " DROP TRIGGER items_search_totals_insert ON items;"
+           " DROP TRIGGER items_search_totals_delete ON items;"
+           " DROP TRIGGER items_search_totals_update ON items;"
+           " DROP FUNCTION codex_search_totals();"
+           " DROP TABLE search_totals;"
+           " ALTER TABLE items DROP COLUMN search_tokens;"
+           " DELETE FROM schema_migrations WHERE version > 7;"
+           " COMMIT");
+}
+
 void TakePostgresBackToSchema5(const std::string& url) {
+  TakePostgresBackToSchema7(url);
   PGconn* c = PQconnectdb(url.c_str());
   std::string error;
   auto exec = [&](const char* sql, int n, const char* const* values, const int* lengths,

@@ -56,6 +56,11 @@ std::unique_ptr<Store> OpenOrDie(const std::string& location, StoreOptions optio
 int64_t QueryInt(const std::string& location, const std::string& sql);
 
 // Takes a PostgreSQL store made at the latest schema back to what a codex of
+// schema version 7 stored for the same sessions: no search_tokens column, no
+// search_totals table nor its triggers (migration 0008). One transaction.
+void TakePostgresBackToSchema7(const std::string& url);
+
+// Takes a PostgreSQL store made at the latest schema back to what a codex of
 // schema version 5 (migrations 0001..0005) stored for the same sessions:
 // every item body as its bytes and every event payload as text (not packed,
 // not escaped), kinds by name. One transaction.
