@@ -28,6 +28,33 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
+std::string EscapeMarkup(std::string_view text, bool quotes) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += quotes ? "&quot;" : "\"";
+        break;
+      case '\'':
+        out += quotes ? "&#39;" : "'";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
 bool IsUtf8Continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
 size_t Utf8BoundaryAtOrBefore(std::string_view s, size_t pos) {

@@ -24,6 +24,11 @@ std::string_view TrimRight(std::string_view s);
 // `s` with A-Z folded to a-z; other bytes (UTF-8 included) unchanged.
 std::string Lower(std::string_view s);
 
+// `text` safe as markup text (HTML, or a tag-delimited section of a model
+// message): '&', '<', '>' become entities, and with `quotes` also '"' and '\''
+// (&quot; &#39;, for attribute values). Other bytes pass unchanged.
+std::string EscapeMarkup(std::string_view text, bool quotes);
+
 // The lines of `text`, each without its '\n' (a '\r' before it is kept): a
 // final line without '\n' counts, the empty piece after a trailing '\n' does
 // not ("a\nb\n" and "a\nb" are both {"a", "b"}; "" is {}). Views into `text`.

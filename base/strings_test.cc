@@ -24,6 +24,14 @@ TEST_CASE("Lower folds A-Z only: UTF-8 bytes and other ASCII pass unchanged") {
   CHECK(Lower("") == "");
 }
 
+TEST_CASE("EscapeMarkup: & < > always, quotes only when asked; nothing else changes") {
+  CHECK(EscapeMarkup("a<b>&c \"d\" 'e' é", false) == "a&lt;b&gt;&amp;c \"d\" 'e' é");
+  CHECK(EscapeMarkup("a<b>&c \"d\" 'e' é", true) == "a&lt;b&gt;&amp;c &quot;d&quot; &#39;e&#39; é");
+  CHECK(EscapeMarkup("</objective>", false) == "&lt;/objective&gt;");  // cannot close a tag
+  CHECK(EscapeMarkup("&amp;", false) == "&amp;amp;");                  // escaped once more
+  CHECK(EscapeMarkup("", true).empty());
+}
+
 TEST_CASE("UTF-8 boundaries never split a sequence") {
   const std::string s = "a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80";  // a é € 😀: 1+2+3+4 bytes
   for (size_t max = 0; max <= s.size() + 2; ++max) {

@@ -43,24 +43,7 @@ std::string_view StoredGoalStatus(std::string_view wire) {
 // The objective as text inside the message's tags: a "<" or "&" in it cannot
 // close or fake a tag.
 std::string GoalObjectiveAsData(std::string_view objective) {
-  std::string out;
-  out.reserve(objective.size());
-  for (char c : objective) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return EscapeMarkup(objective, /*quotes=*/false);
 }
 
 // Codex's envelope for goal context, and the objective block both messages share.

@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "core/mcp_tools.h"
+#include "testing/json_prose.h"
 
 using codex::core::ApplyPatchToolType;
 using codex::core::ApprovalPolicy;
 using codex::core::BuiltinToolsJson;
 using codex::core::Config;
+using codex::testing::WithoutProse;
 
 namespace {
 
@@ -101,18 +103,6 @@ TEST_CASE("view_image, web_search and the MCP resource tools follow the config")
   // Codex 0.169's order (tests/compat/codex-0.169-mcp-capture.json).
   CHECK(names[i] == "request_user_input");
   CHECK(names[i + 1] == "view_image");
-}
-
-// `j` without its prose: every "description" whose value is text (a property
-// named "description" keeps its schema).
-SchemaJson WithoutProse(SchemaJson j) {
-  if (j.is_object()) {
-    if (j.contains("description") && j["description"].is_string()) j.erase("description");
-    for (auto& [key, value] : j.items()) value = WithoutProse(value);
-  } else if (j.is_array()) {
-    for (auto& value : j) value = WithoutProse(value);
-  }
-  return j;
 }
 
 TEST_CASE("request_user_input: Codex 0.169's definition less its prose, in every configuration") {

@@ -325,18 +325,14 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
         if (auto it = score_of.find(s.id); it != score_of.end()) s.score = it->second;
       }
     }
-    // Best first, the newer item first on equal scores (as SQLite orders),
-    // sorted a page at a time: most searches want the first few.
     const auto better = [](const Scored& a, const Scored& b) {
-      return a.score != b.score ? a.score > b.score : a.id > b.id;
+      return RanksBefore(a.score, a.id, b.score, b.id);
     };
     std::unordered_map<int64_t, std::string> creator_of;  // session key -> session id
     size_t offset = 0;
     for (size_t batch = static_cast<size_t>(query.limit);
          hits.size() < static_cast<size_t>(query.limit) && offset < scored.size(); batch *= 2) {
-      const size_t end = std::min(scored.size(), offset + batch);
-      std::partial_sort(scored.begin() + static_cast<std::ptrdiff_t>(offset),
-                        scored.begin() + static_cast<std::ptrdiff_t>(end), scored.end(), better);
+      const size_t end = SortNextPage(scored, offset, batch, better);
       int loaded_to = 0;  // entries of this batch whose sessions are loaded
       for (size_t k = offset; k < end && hits.size() < static_cast<size_t>(query.limit); ++k) {
         if (static_cast<int>(k - offset) >= loaded_to) {

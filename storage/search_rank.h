@@ -16,6 +16,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -39,6 +41,24 @@ double Bm25Score(const std::vector<double>& idf, const std::vector<double>& freq
 
 // The average row size bm25() divides by: `tokens` / `rows`, 1 for an empty index.
 double Bm25AverageSize(int64_t rows, int64_t tokens);
+
+// The order of hits on both backends: the higher BM25 score first, the newer
+// item (the higher id) first on equal scores. `score` is BM25's own (higher is
+// better; codex_bm25 returns it negated, as bm25() does).
+inline bool RanksBefore(double score_a, int64_t id_a, double score_b, int64_t id_b) {
+  return score_a != score_b ? score_a > score_b : id_a > id_b;
+}
+
+// Sorts the next page of `scored` in place: [offset, end) receives, in order,
+// the best `batch` of what follows `offset` (by `before`); returns `end`. A
+// search sorts a page at a time (doubling `batch`): most want the first few.
+template <typename T, typename Before>
+size_t SortNextPage(std::vector<T>& scored, size_t offset, size_t batch, Before before) {
+  const size_t end = std::min(scored.size(), offset + batch);
+  std::partial_sort(scored.begin() + static_cast<std::ptrdiff_t>(offset),
+                    scored.begin() + static_cast<std::ptrdiff_t>(end), scored.end(), before);
+  return end;
+}
 
 // Registers the FTS5 auxiliary function codex_bm25(fts_table, docsize_blob) on
 // `db`. `docsize_blob` is the row's `sz` from <table>_docsize (NULL: the

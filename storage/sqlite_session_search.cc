@@ -106,7 +106,7 @@ Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& que
     }
     const auto better = [](const std::pair<double, int64_t>& a,
                            const std::pair<double, int64_t>& b) {
-      return a.first != b.first ? a.first < b.first : a.second > b.second;
+      return RanksBefore(-a.first, a.second, -b.first, b.second);  // codex_bm25 is negated
     };
     // The chain from a match up to its root, read until it meets an item
     // already read (the shared part of forks and of one session's matches is
@@ -161,9 +161,7 @@ Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& que
     size_t offset = 0;
     for (size_t batch = static_cast<size_t>(query.limit);
          hits.size() < static_cast<size_t>(query.limit) && offset < scored.size(); batch *= 2) {
-      const size_t end = std::min(scored.size(), offset + batch);
-      std::partial_sort(scored.begin() + static_cast<std::ptrdiff_t>(offset),
-                        scored.begin() + static_cast<std::ptrdiff_t>(end), scored.end(), better);
+      const size_t end = SortNextPage(scored, offset, batch, better);
       std::vector<int64_t> page;
       for (size_t k = offset; k < end; ++k) page.push_back(scored[k].second);
       offset = end;

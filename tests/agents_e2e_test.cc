@@ -19,6 +19,7 @@
 
 #include "sandbox/landlock.h"
 #include "testing/files.h"
+#include "testing/json_prose.h"
 #include "testing/skip.h"
 #include "testing/temp_dir.h"
 #include "tests/e2e_checks.h"
@@ -102,17 +103,6 @@ std::string AgentIdOf(CodexTestEnv& env, const std::string& parent, const std::s
 Json Load(const fs::path& p) { return Json::parse(ReadFile(p)); }
 Json Capture() {
   return Load(fs::path(CODEX_SOURCE_DIR) / "tests/compat/codex-0.169-multi-agent-capture.json");
-}
-
-// `j` without its prose (every text "description").
-Json WithoutProse(Json j) {
-  if (j.is_object()) {
-    if (j.contains("description") && j["description"].is_string()) j.erase("description");
-    for (auto& [key, value] : j.items()) value = WithoutProse(value);
-  } else if (j.is_array()) {
-    for (auto& value : j) value = WithoutProse(value);
-  }
-  return j;
 }
 
 std::vector<std::string> ToolNames(const RecordedRequest& r) {

@@ -5,6 +5,8 @@
 
 #include <cctype>
 
+#include "base/strings.h"
+
 namespace codex::cli::viewer {
 
 namespace {
@@ -59,31 +61,6 @@ std::string MarkdownToSafeHtml(std::string_view markdown) {
   return FilterAddresses(std::move(html));
 }
 
-std::string HtmlEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string HtmlEscape(std::string_view text) { return EscapeMarkup(text, /*quotes=*/true); }
 
 }  // namespace codex::cli::viewer
