@@ -307,11 +307,11 @@ TEST_CASE("Output beyond the cap is counted as dropped while draining continues"
   CHECK(lines->output_dropped_lines > 0);
 }
 
-TEST_CASE("Cancellation kills the group and returns promptly") {
-  TempDir dir;
-  fs::path pid_file = dir.path() / "pid";
+// Runs `options` and cancels it once the command has written a pid to
+// `pid_file`; returns what RunProcess returned.
+namespace {
+codex::Result<ProcessResult> RunCancelledOnPidFile(SpawnOptions options, const fs::path& pid_file) {
   std::atomic<bool> cancel{false};
-  auto options = Sh("sleep 60 & echo $! > '" + pid_file.string() + "'; wait");
   options.timeout_ms = 60'000;
   options.should_cancel = [&] { return cancel.load(); };
   std::thread canceller([&] {
@@ -320,6 +320,15 @@ TEST_CASE("Cancellation kills the group and returns promptly") {
   });
   auto r = RunProcess(options);
   canceller.join();
+  return r;
+}
+}  // namespace
+
+TEST_CASE("Cancellation kills the group and returns promptly") {
+  TempDir dir;
+  fs::path pid_file = dir.path() / "pid";
+  auto r =
+      RunCancelledOnPidFile(Sh("sleep 60 & echo $! > '" + pid_file.string() + "'; wait"), pid_file);
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == StatusCode::kCancelled);
   CHECK(IsGone(WaitForPidFile(pid_file)));
@@ -331,19 +340,11 @@ TEST_CASE("A cancel sends SIGTERM first: the command's EXIT trap runs (a lock it
   TempDir dir;
   const fs::path lock = dir.path() / "lock";
   const fs::path pid_file = dir.path() / "pid";
-  std::atomic<bool> cancel{false};
   SpawnOptions options;  // bash: dash runs no EXIT trap on a signal
   options.argv = {"/bin/bash", "-c",
                   "echo > '" + lock.string() + "'; trap \"rm -f '" + lock.string() +
                       "'\" EXIT; sleep 60 & echo $! > '" + pid_file.string() + "'; wait"};
-  options.timeout_ms = 60'000;
-  options.should_cancel = [&] { return cancel.load(); };
-  std::thread canceller([&] {
-    WaitForPidFile(pid_file);
-    cancel = true;
-  });
-  auto r = RunProcess(options);
-  canceller.join();
+  auto r = RunCancelledOnPidFile(options, pid_file);
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == StatusCode::kCancelled);
   CHECK_FALSE(fs::exists(lock));
@@ -351,17 +352,8 @@ TEST_CASE("A cancel sends SIGTERM first: the command's EXIT trap runs (a lock it
 
   // One that ignores SIGTERM is still killed, and the cancel still returns.
   const fs::path pid2 = dir.path() / "pid2";
-  std::atomic<bool> cancel2{false};
-  auto stubborn =
-      Sh("trap '' TERM; echo $$ > '" + pid2.string() + "'; while :; do sleep 0.05; done");
-  stubborn.timeout_ms = 60'000;
-  stubborn.should_cancel = [&] { return cancel2.load(); };
-  std::thread canceller2([&] {
-    WaitForPidFile(pid2);
-    cancel2 = true;
-  });
-  auto r2 = RunProcess(stubborn);
-  canceller2.join();
+  auto r2 = RunCancelledOnPidFile(
+      Sh("trap '' TERM; echo $$ > '" + pid2.string() + "'; while :; do sleep 0.05; done"), pid2);
   REQUIRE_FALSE(r2.ok());
   CHECK(r2.status().code() == StatusCode::kCancelled);
   CHECK(IsGone(WaitForPidFile(pid2)));
