@@ -201,6 +201,38 @@ std::optional<std::vector<Sample>> RunFresh(const std::string& script,
   return samples;
 }
 
+// The same, in one environment kept across runs (a second and later run, as a
+// user's are: the store and the state files exist): one uncounted run first;
+// `script` must answer each run's requests in turn ("repeat"), and every run
+// must make exactly `requests` of them.
+std::optional<std::vector<Sample>> RunWarm(const std::string& script,
+                                           const std::vector<std::string>& argv, int runs,
+                                           size_t requests, const std::string& what) {
+  codex::testing::CodexTestEnvOptions options;
+  options.codex_binary = argv[0];
+  auto env = CodexTestEnv::Create(script, options);
+  if (!env.ok()) {
+    std::fprintf(stderr, "error: %s\n", env.status().message().c_str());
+    return std::nullopt;
+  }
+  std::vector<Sample> samples;
+  for (int i = 0; i <= runs; ++i) {
+    const size_t before = (*env)->server().requests_to("/responses").size();
+    Sample s = RunMeasured(argv, ChildEnv(**env), (*env)->workdir());
+    if (s.exit_code != 0) {
+      std::fprintf(stderr, "error: %s failed (exit %d)\n", what.c_str(), s.exit_code);
+      return std::nullopt;
+    }
+    const size_t made = (*env)->server().requests_to("/responses").size() - before;
+    if (made != requests) {
+      std::fprintf(stderr, "error: %s made %zu requests, not %zu\n", what.c_str(), made, requests);
+      return std::nullopt;
+    }
+    if (i > 0) samples.push_back(s);
+  }
+  return samples;
+}
+
 double MedianMs(const std::vector<Sample>& samples) {
   std::vector<double> ms;
   for (const auto& s : samples) ms.push_back(s.ms);
@@ -393,6 +425,10 @@ int main(int argc, char** argv) {
         R"({"allow_item_ids": true, "responses": [{"output": [{"function_call": "exec_command", )"
         R"("arguments": )"
         R"({"cmd": "echo hi"}}]}, "done"], "default": "done"})";
+    const std::string one_turn_each_run =
+        R"({"allow_item_ids": true, "responses": [{"repeat": )" + std::to_string(runs + 1) +
+        R"(, "entries": [{"output": [{"function_call": "exec_command", "arguments": )"
+        R"({"cmd": "echo hi"}}]}, "done"]}], "default": "done"})";
     const std::string loop =
         R"({"allow_item_ids": true, "responses": [{"repeat": 4, "entries": [{"output": [)" + batch +
         R"(]}]}, "done"], "default": "done"})";
@@ -412,11 +448,12 @@ int main(int argc, char** argv) {
       const char* prompt;
       int runs;
       const char* target;
+      const std::string* warm_script;  // null: no run in a kept environment
     };
-    for (const Case& c :
-         {Case{"one exec turn (exec_command echo hi)", &one_turn, "run echo", runs, "20"},
-          Case{"100 exec_command `true` calls in one exec", &loop, "run true 100 times", loop_runs,
-               "12"}}) {
+    for (const Case& c : {Case{"one exec turn (exec_command echo hi)", &one_turn, "run echo", runs,
+                               "20", &one_turn_each_run},
+                          Case{"100 exec_command `true` calls in one exec", &loop,
+                               "run true 100 times", loop_runs, "12", nullptr}}) {
       auto with_prompt = [&](std::vector<std::string> command) {
         command.push_back(c.prompt);
         return command;
@@ -430,6 +467,19 @@ int main(int argc, char** argv) {
       Report(label.c_str(), *b, "");
       std::printf("  -> codex is %.1fx faster in wall time (target >= %sx), %.1fx less CPU\n",
                   MedianMs(*b) / MedianMs(*a), c.target, MedianCpuMs(*b) / MedianCpuMs(*a));
+      if (c.warm_script != nullptr) {
+        // A later run: the store, Codex's state files and the page cache exist.
+        auto wa = RunWarm(*c.warm_script, with_prompt(ours), c.runs, 2, "codex exec (warm)");
+        auto wb =
+            RunWarm(*c.warm_script, with_prompt(theirs), c.runs, 2, "Codex 0.169 exec (warm)");
+        if (!wa || !wb) return 1;
+        label = std::string(c.what) + ", codex, existing CODEX_HOME";
+        Report(label.c_str(), *wa, "");
+        label = std::string(c.what) + ", Codex 0.169, existing CODEX_HOME";
+        Report(label.c_str(), *wb, "");
+        std::printf("  -> on a later run codex is %.1fx faster in wall time, %.1fx less CPU\n",
+                    MedianMs(*wb) / MedianMs(*wa), MedianCpuMs(*wb) / MedianCpuMs(*wa));
+      }
       // Before features.shell_snapshot: every call runs the login files.
       std::vector<std::string> off = ours;
       off.insert(off.begin() + 2, {"-c", "features.shell_snapshot=false"});
