@@ -172,31 +172,48 @@ std::string DefaultRealCodex(const std::string& codex) {
       .string();
 }
 
+// One run of `argv` (argv[0] = the binary) in `env`; nullopt after printing
+// why when it fails or makes fewer than `at_least` requests (more than
+// `at_most`, when given).
+std::optional<Sample> RunChecked(CodexTestEnv& env, const std::vector<std::string>& argv,
+                                 size_t at_least, std::optional<size_t> at_most,
+                                 const std::string& what) {
+  const size_t before = env.server().requests_to("/responses").size();
+  Sample s = RunMeasured(argv, ChildEnv(env), env.workdir());
+  if (s.exit_code != 0) {
+    std::fprintf(stderr, "error: %s failed (exit %d)\n", what.c_str(), s.exit_code);
+    return std::nullopt;
+  }
+  const size_t made = env.server().requests_to("/responses").size() - before;
+  if (made < at_least || (at_most && made > *at_most)) {
+    std::fprintf(stderr, "error: %s made %zu requests, not the %zu scripted\n", what.c_str(), made,
+                 at_least);
+    return std::nullopt;
+  }
+  return s;
+}
+
+codex::Result<std::unique_ptr<CodexTestEnv>> MakeBenchEnv(const std::string& script,
+                                                          const std::string& binary) {
+  codex::testing::CodexTestEnvOptions options;
+  options.codex_binary = binary;
+  auto env = CodexTestEnv::Create(script, options);
+  if (!env.ok()) std::fprintf(stderr, "error: %s\n", env.status().message().c_str());
+  return env;
+}
+
 // `script` once per run in a fresh environment (a new CODEX_HOME, an empty
-// work directory), running `argv` (argv[0] = the binary); nullopt after
-// printing why when a run fails.
+// work directory), running `argv`; nullopt after printing why when a run fails.
 std::optional<std::vector<Sample>> RunFresh(const std::string& script,
                                             const std::vector<std::string>& argv, int runs,
                                             const std::string& what) {
   std::vector<Sample> samples;
   for (int i = 0; i < runs; ++i) {
-    codex::testing::CodexTestEnvOptions options;
-    options.codex_binary = argv[0];
-    auto env = CodexTestEnv::Create(script, options);
-    if (!env.ok()) {
-      std::fprintf(stderr, "error: %s\n", env.status().message().c_str());
-      return std::nullopt;
-    }
-    Sample s = RunMeasured(argv, ChildEnv(**env), (*env)->workdir());
-    if (s.exit_code != 0) {
-      std::fprintf(stderr, "error: %s failed (exit %d)\n", what.c_str(), s.exit_code);
-      return std::nullopt;
-    }
-    if ((*env)->server().requests_to("/responses").size() < 2) {
-      std::fprintf(stderr, "error: %s made fewer requests than scripted\n", what.c_str());
-      return std::nullopt;
-    }
-    samples.push_back(s);
+    auto env = MakeBenchEnv(script, argv[0]);
+    if (!env.ok()) return std::nullopt;
+    auto s = RunChecked(**env, argv, 2, std::nullopt, what);
+    if (!s) return std::nullopt;
+    samples.push_back(*s);
   }
   return samples;
 }
@@ -208,27 +225,13 @@ std::optional<std::vector<Sample>> RunFresh(const std::string& script,
 std::optional<std::vector<Sample>> RunWarm(const std::string& script,
                                            const std::vector<std::string>& argv, int runs,
                                            size_t requests, const std::string& what) {
-  codex::testing::CodexTestEnvOptions options;
-  options.codex_binary = argv[0];
-  auto env = CodexTestEnv::Create(script, options);
-  if (!env.ok()) {
-    std::fprintf(stderr, "error: %s\n", env.status().message().c_str());
-    return std::nullopt;
-  }
+  auto env = MakeBenchEnv(script, argv[0]);
+  if (!env.ok()) return std::nullopt;
   std::vector<Sample> samples;
   for (int i = 0; i <= runs; ++i) {
-    const size_t before = (*env)->server().requests_to("/responses").size();
-    Sample s = RunMeasured(argv, ChildEnv(**env), (*env)->workdir());
-    if (s.exit_code != 0) {
-      std::fprintf(stderr, "error: %s failed (exit %d)\n", what.c_str(), s.exit_code);
-      return std::nullopt;
-    }
-    const size_t made = (*env)->server().requests_to("/responses").size() - before;
-    if (made != requests) {
-      std::fprintf(stderr, "error: %s made %zu requests, not %zu\n", what.c_str(), made, requests);
-      return std::nullopt;
-    }
-    if (i > 0) samples.push_back(s);
+    auto s = RunChecked(**env, argv, requests, requests, what);
+    if (!s) return std::nullopt;
+    if (i > 0) samples.push_back(*s);
   }
   return samples;
 }
