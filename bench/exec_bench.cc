@@ -14,6 +14,8 @@
 //      calls, one exec turn and the 100-call tool loop; issue 24's targets are
 //      at least 20x and 12x faster. Each also without features.shell_snapshot
 //      (every login command re-runs the login files), the figure before it.
+//      The loop's floor: 100 sequential `bash -c true` alone, against what
+//      the 12x target allows.
 //
 // Each figure is the median (and max) over N runs; peak RSS is the child's
 // ru_maxrss from wait4 (in bench/spawn_measured, so that it is codex's own),
@@ -248,6 +250,45 @@ double MedianCpuMs(const std::vector<Sample>& samples) {
   return Median(ms);
 }
 
+// The floor of the 100-call loop that no implementation can go under on this
+// machine: `calls` sequential `bash -c true` (the shell Codex's exec_command
+// semantics start for every call), with nothing else: no codex, no server,
+// no sandbox, no snapshot. Wall and CPU (the children's) of the whole series.
+Sample ShellFloor(int calls) {
+  const std::vector<std::string> args = {"/bin/bash", "-c", "true"};
+  std::vector<char*> cargv;
+  for (const auto& a : args) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  char* cenv[] = {const_cast<char*>("PATH=/usr/bin:/bin"), nullptr};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  rusage before{}, after{};
+  ::getrusage(RUSAGE_CHILDREN, &before);
+  const auto start = Clock::now();
+  Sample s;
+  s.exit_code = 0;
+  for (int i = 0; i < calls; ++i) {
+    pid_t pid = -1;
+    if (posix_spawn(&pid, cargv[0], &actions, nullptr, cargv.data(), cenv) != 0) {
+      s.exit_code = 127;
+      break;
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) s.exit_code = 1;
+  }
+  s.ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  ::getrusage(RUSAGE_CHILDREN, &after);
+  auto ms = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_usec) / 1e3;
+  };
+  s.cpu_ms = ms(after.ru_utime) - ms(before.ru_utime) + ms(after.ru_stime) - ms(before.ru_stime);
+  posix_spawn_file_actions_destroy(&actions);
+  return s;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -470,6 +511,21 @@ int main(int argc, char** argv) {
       Report(label.c_str(), *b, "");
       std::printf("  -> codex is %.1fx faster in wall time (target >= %sx), %.1fx less CPU\n",
                   MedianMs(*b) / MedianMs(*a), c.target, MedianCpuMs(*b) / MedianCpuMs(*a));
+      if (c.warm_script == nullptr) {
+        // The loop: how much of the target the shell alone already takes.
+        std::vector<Sample> floor;
+        for (int i = 0; i < c.runs; ++i) floor.push_back(ShellFloor(100));
+        if (std::any_of(floor.begin(), floor.end(), [](const Sample& s) { return s.exit_code; })) {
+          std::fprintf(stderr, "error: /bin/bash -c true failed\n");
+          return 1;
+        }
+        Report("floor: 100 sequential `bash -c true` alone", floor, "");
+        std::printf(
+            "  -> the %sx target allows %.1f ms for the whole loop; the shells alone take %.1f ms "
+            "(%.0f%%)\n",
+            c.target, MedianMs(*b) / std::atof(c.target), MedianMs(floor),
+            100.0 * MedianMs(floor) * std::atof(c.target) / MedianMs(*b));
+      }
       if (c.warm_script != nullptr) {
         // A later run: the store, Codex's state files and the page cache exist.
         auto wa = RunWarm(*c.warm_script, with_prompt(ours), c.runs, 2, "codex exec (warm)");
