@@ -15,7 +15,6 @@
 #include "storage/project_identity.h"
 #include "storage/search_rank.h"
 #include "storage/search_text.h"
-#include "storage/store_rules.h"
 
 namespace codex::storage::internal {
 
