@@ -56,8 +56,8 @@ set(codex_unity_skip
 # one translation unit per file back.
 option(CODEX_UNITY_LIBS "Compile the shipped libraries and programs in batches of 8 files" ON)
 set(codex_unity_lib_targets
-  codex_base codex_sandbox codex_core codex_storage codex_compaction codex_mcp codex_tui
-  codex_viewer codex_cli_compat codex_cli codex)
+  codex_base codex_sandbox codex_core codex_storage_schema codex_storage codex_compaction
+  codex_mcp codex_tui codex_viewer codex_cli_compat codex_cli codex)
 if(CODEX_FUZZ)
   # The fuzz build compiles a few files with per-target sanitizer flags a
   # shared precompiled header cannot match.

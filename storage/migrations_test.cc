@@ -6,8 +6,6 @@
 
 #include "core/item.h"
 #include "core/session_lease.h"
-#include "storage/fts_tokenizer.h"
-#include "storage/search_text.h"
 #include "storage/sqlite_session_store.h"
 #include "storage/sqlite_util.h"
 #include "testing/temp_dir.h"
@@ -158,10 +156,8 @@ TEST_CASE("A database at every earlier version upgrades with its data intact") {
       const std::string path = dir.File("s.db");
       {
         SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-        // As every store connection does: migration 0003 and its triggers call it.
-        codex::storage::RegisterSearchTextFunction(db.getHandle());
-        REQUIRE(codex::storage::RegisterCodexTokenizer(db.getHandle()).ok());
-        codex::storage::internal::RegisterPlaceFunctions(db.getHandle());
+        // As every store connection does: the migrations and triggers call them.
+        REQUIRE(codex::storage::internal::RegisterStoreFunctions(db.getHandle()).ok());
         std::vector<Migration> prefix(all.begin(), all.begin() + version);
         REQUIRE(ApplyMigrations(db, path, prefix).ok());
         CHECK(codex::storage::SchemaVersion(db).value() == version);

@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "base/strings.h"
+#include "core/session_lease.h"
 
 namespace codex::storage {
 
@@ -181,5 +182,7 @@ std::string ProjectKey(std::string_view dir) {
     if (top == top.parent_path() || top.empty()) return "";
   }
 }
+
+std::string LocalHost() { return core::CurrentProcessHolder().host; }
 
 }  // namespace codex::storage

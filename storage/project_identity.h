@@ -25,4 +25,8 @@ std::string ProjectKey(std::string_view dir);
 // "host/org/repo" for a git remote URL; "" when it names no repository.
 std::string NormalizeRemoteUrl(std::string_view url);
 
+// This machine's host name, as sessions and leases record it (a session's
+// `host`, beside its `project`).
+std::string LocalHost();
+
 }  // namespace codex::storage

@@ -2,9 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/transcript.h"
 #include "storage/fts_tokenizer.h"
 #include "storage/packed_text.h"
-#include "storage/sqlite_session_store.h"
 
 namespace codex::storage {
 

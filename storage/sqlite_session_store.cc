@@ -22,10 +22,9 @@
 #include "base/strings.h"
 #include "core/context_budget.h"
 #include "core/uuid.h"
-#include "storage/fts_tokenizer.h"
 #include "storage/migrations.h"
+#include "storage/new_sqlite_store.h"
 #include "storage/project_identity.h"
-#include "storage/search_rank.h"
 #include "storage/search_text.h"
 #include "storage/sqlite_store_internal.h"
 #include "storage/sqlite_util.h"
@@ -39,9 +38,8 @@ namespace {
 
 constexpr size_t kTitleMaxBytes = 80;
 
-// Creates the file with mode 0600 before SQLite sees it (SQLite would honour
-// the umask), and tightens an existing one.
-Status PrepareFile(const std::string& path) {
+// Creates the missing parent directories of `path`, 0700.
+Status PrepareDirectory(const std::string& path) {
   std::error_code ec;
   const std::filesystem::path p(path);
   if (p.has_parent_path() && !std::filesystem::exists(p.parent_path(), ec)) {
@@ -56,6 +54,12 @@ Status PrepareFile(const std::string& path) {
                                      " for the sessions database: " + ec.message());
     }
   }
+  return OkStatus();
+}
+
+// Creates the file with mode 0600 before SQLite sees it (SQLite would honour
+// the umask), and tightens an existing one.
+Status PrepareFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) {
     return FailedPreconditionError("cannot open sessions database " + path + ": " +
@@ -196,6 +200,10 @@ Result<std::unique_ptr<SqliteSessionStore>> SqliteSessionStore::Open(const std::
                                      "a directory of your own");
     }
   } else {
+    RETURN_IF_ERROR(PrepareDirectory(path));
+    // A first run: the store is made whole beside its name and linked into
+    // place (storage/new_sqlite_store.h); what follows then only checks it.
+    internal::PlaceNewStore(path);
     RETURN_IF_ERROR(PrepareFile(path));
   }
   auto wait = std::make_unique<internal::BusyWait>();
@@ -215,11 +223,7 @@ Result<std::unique_ptr<SqliteSessionStore>> SqliteSessionStore::Open(const std::
       db = std::make_unique<SQLite::Database>(path, flags);
     }
     internal::InstallBusyWait(*db, wait.get());
-    RegisterSearchTextFunction(db->getHandle());
-    RegisterPackedTextFunctions(db->getHandle());
-    internal::RegisterPlaceFunctions(db->getHandle());
-    RETURN_IF_ERROR(RegisterSearchRank(db->getHandle()));
-    RETURN_IF_ERROR(RegisterCodexTokenizer(db->getHandle()));
+    RETURN_IF_ERROR(internal::RegisterStoreFunctions(db->getHandle()));
     if (!options.read_only) {
       // Switching a new file to WAL needs a moment of exclusive access. SQLite
       // answers SQLITE_BUSY at once, without calling the busy handler, when

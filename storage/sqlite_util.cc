@@ -10,8 +10,11 @@
 #include <set>
 #include <sstream>
 
+#include "storage/fts_tokenizer.h"
+#include "storage/packed_text.h"
 #include "storage/project_identity.h"
-#include "storage/store_rules.h"
+#include "storage/search_rank.h"
+#include "storage/search_text.h"
 
 namespace codex::storage::internal {
 
@@ -156,6 +159,14 @@ void RegisterPlaceFunctions(sqlite3* db) {
   sqlite3_create_function(db, "codex_host_name", 0, SQLITE_UTF8, nullptr, +host, nullptr, nullptr);
   sqlite3_create_function(db, "codex_project_key", 1, SQLITE_UTF8, nullptr, +project, nullptr,
                           nullptr);
+}
+
+Status RegisterStoreFunctions(sqlite3* db) {
+  RegisterSearchTextFunction(db);
+  RegisterPackedTextFunctions(db);
+  RegisterPlaceFunctions(db);
+  RETURN_IF_ERROR(RegisterSearchRank(db));
+  return RegisterCodexTokenizer(db);
 }
 
 }  // namespace codex::storage::internal

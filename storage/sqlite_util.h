@@ -53,6 +53,13 @@ void InstallBusyWait(SQLite::Database& db, BusyWait* wait);
 // migration 0005 fills the columns of existing sessions with them.
 void RegisterPlaceFunctions(sqlite3* db);
 
+// Registers on a connection everything the schema and the store's statements
+// call: codex_search_text, the packed-text functions, the place functions,
+// codex_bm25 and the "codex" FTS5 tokenizer. Every store connection that may
+// migrate or query the schema (SqliteSessionStore::Open, the new-store image,
+// tests building old schemas) goes through it.
+Status RegisterStoreFunctions(sqlite3* db);
+
 // Runs `body` (returning Status or Result<T>) inside BEGIN IMMEDIATE ... COMMIT.
 // A non-OK result rolls back. The lock wait is the connection's BusyWait; an
 // exception (SQLITE_BUSY after it, or any other) becomes a Status. Never throws.

@@ -173,8 +173,6 @@ bool InScope(const SessionInfo& s, const DirScope& scope) {
   return s.cwd == scope.cwd || (!scope.project.empty() && s.project == scope.project);
 }
 
-std::string LocalHost() { return core::CurrentProcessHolder().host; }
-
 Status RefuseIfLeased(std::string_view id, const std::optional<core::LeaseHolder>& holder,
                       int64_t now_ms) {
   if (!holder || core::LeaseHolderIsGone(*holder, LocalHost(), now_ms)) return OkStatus();

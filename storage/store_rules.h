@@ -11,6 +11,7 @@
 
 #include "base/status.h"
 #include "core/session_store.h"
+#include "storage/project_identity.h"
 #include "storage/session_database.h"
 
 namespace codex::storage::internal {
@@ -84,8 +85,8 @@ struct DirScope {
 };
 DirScope ScopeOf(std::string_view dir);
 bool InScope(const core::SessionInfo& s, const DirScope& scope);
-// This machine's host name, as sessions and leases record it.
-std::string LocalHost();
+// This machine's host name (storage/project_identity.h).
+using storage::LocalHost;
 // The removal rule (Remove, Archive, Purge): called inside the transaction
 // that changes the session, with new leases held off, with the lease row of
 // `id` read there (nullopt: none) and the clock leases are judged by

@@ -2,7 +2,8 @@
 // parts that need real processes: two processes continuing one session
 // (compare-and-set on the head), SIGKILL at random moments of multi-call
 // turns (the database stays intact, committed items stay, resume pairs every
-// call), and the privacy of the database file.
+// call), two first runs creating the store at once, and the privacy of the
+// database file.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -281,6 +282,45 @@ TEST_CASE("store: SIGKILL at 100 random moments never corrupts or loses committe
   CHECK(kills >= 30);
   CHECK(checked >= 200);
   std::filesystem::remove(record);
+}
+
+// ---------------------------------------------------------------------------
+// First runs: the store is made whole beside its name (storage/new_sqlite_store.h).
+
+TEST_CASE("store: two first runs at once in a new CODEX_HOME both answer and both are stored") {
+  for (int round = 0; round < 5; ++round) {
+    INFO("round " << round);
+    auto env = MakeEnv(R"({"responses": [], "default": "done"})");
+    REQUIRE_FALSE(std::filesystem::exists(env->codex_home() / "sessions.db"));
+    std::vector<std::unique_ptr<ChildProcess>> runs;
+    for (int i = 0; i < 2; ++i) {
+      auto child = ChildProcess::Spawn(env->CodexCommand({"exec", "first " + std::to_string(i)}));
+      REQUIRE(child.ok());
+      runs.push_back(std::move(*child));
+    }
+    std::set<std::string> ids;
+    for (auto& run : runs) {
+      auto done = run->Wait(std::chrono::seconds(60));
+      REQUIRE(done.ok());
+      INFO("stderr: " << done->err);
+      CHECK(done->exit_code == 0);
+      CHECK(done->out == "done\n");
+      ids.insert(SessionIdFromBanner(done->err));
+    }
+    CHECK(ids.size() == 2);
+    Db db(env->codex_home() / "sessions.db");
+    REQUIRE(db.ok());
+    CHECK(db.Scalar("PRAGMA journal_mode") == "wal");
+    CHECK(db.Scalar("SELECT group_concat(title, ',') FROM (SELECT title FROM sessions ORDER BY "
+                    "title)") == "first 0,first 1");
+    // Nothing made on the way is left in CODEX_HOME.
+    for (const auto& entry : std::filesystem::directory_iterator(env->codex_home())) {
+      const std::string name = entry.path().filename().string();
+      INFO(name);
+      CHECK((name == "config.toml" || name == "shell_snapshots" || name == "sessions.db" ||
+             name == "sessions.db-wal" || name == "sessions.db-shm"));
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------
