@@ -76,6 +76,7 @@ void TakePostgresBackToSchema8(const std::string& url) {
            " ALTER TABLE sessions RESET (fillfactor);"
            " ALTER INDEX items_pkey RESET (fillfactor);"
            " ALTER INDEX items_parent RESET (fillfactor);"
+           " ALTER INDEX items_session RESET (fillfactor);"
            " DELETE FROM schema_migrations WHERE version > 8;"
            " COMMIT");
 }

@@ -33,11 +33,15 @@
 --  - sessions leaves a tenth of each page free (fillfactor 90), where the
 --    new version of a row goes; the rewrite that adds the column applies it.
 --
--- items_pkey and items_parent grow at their right end (new ids, and parents
--- that are the previous item of the same session): their pages split there
--- full (fillfactor 100) instead of 90% full; pages already split stay as they
--- are. One transaction, as every migration; sessions is rewritten (one row
--- per session), items is not.
+-- The B-tree indexes of items take fillfactor 100. A B-tree page splits at
+-- the fill factor only when it is the rightmost page (elsewhere it splits in
+-- two halves): items_pkey and items_parent grow at their right end (new ids,
+-- and parents that are the previous item of the same session), and
+-- items_session does for the newest session, so those pages split full
+-- instead of 90% full. A rebuild (REINDEX) would pack every page full, and a
+-- session appended to afterwards would split its page once. Pages already
+-- split stay as they are. One transaction, as every migration; sessions is
+-- rewritten (one row per session), items is not.
 ALTER TABLE sessions SET (fillfactor = 90);
 ALTER TABLE sessions ADD COLUMN updated_slot BIGINT
   GENERATED ALWAYS AS (updated_at_ms / 10000) STORED;
@@ -96,3 +100,4 @@ CREATE TRIGGER items_heads_kept_update AFTER UPDATE OF id ON items FOR EACH ROW
 
 ALTER INDEX items_pkey SET (fillfactor = 100);
 ALTER INDEX items_parent SET (fillfactor = 100);
+ALTER INDEX items_session SET (fillfactor = 100);
