@@ -71,6 +71,50 @@ int64_t SqlInt(const std::string& url, const std::string& sql) {
   return v;
 }
 
+// The bytes of each table (with its TOAST, free space and visibility maps)
+// and each index of the store, by name.
+std::map<std::string, int64_t> RelationBytes(const std::string& url) {
+  PGconn* c = PQconnectdb(url.c_str());
+  PGresult* r = PQexec(c,
+                       "SELECT c.relname, pg_table_size(c.oid) FROM pg_class AS c"
+                       " JOIN pg_namespace AS n ON n.oid = c.relnamespace"
+                       " WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i')");
+  if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+    std::fprintf(stderr, "storage_bench: %s\n", PQresultErrorMessage(r));
+    std::exit(1);
+  }
+  std::map<std::string, int64_t> out;
+  for (int i = 0; i < PQntuples(r); ++i) out[PQgetvalue(r, i, 0)] = std::stoll(PQgetvalue(r, i, 1));
+  PQclear(r);
+  PQfinish(c);
+  return out;
+}
+
+// Where a database's growth went, in bytes per item: each relation that
+// grew, largest first, and the rest of the database (catalogs, ...).
+void PrintGrowth(const std::map<std::string, int64_t>& before,
+                 const std::map<std::string, int64_t>& after, int64_t database_growth,
+                 double items) {
+  std::vector<std::pair<int64_t, std::string>> grew;
+  int64_t sum = 0;
+  for (const auto& [name, bytes] : after) {
+    auto was = before.find(name);
+    const int64_t delta = bytes - (was == before.end() ? 0 : was->second);
+    sum += delta;
+    if (delta != 0) grew.emplace_back(delta, name);
+  }
+  std::sort(grew.rbegin(), grew.rend());
+  std::string line = "  where (bytes per item each relation grew):";
+  char buf[96];
+  for (const auto& [delta, name] : grew) {
+    std::snprintf(buf, sizeof buf, " %s %.1f", name.c_str(), static_cast<double>(delta) / items);
+    line += buf;
+  }
+  std::snprintf(buf, sizeof buf, "; the rest of the database %.1f",
+                static_cast<double>(database_growth - sum) / items);
+  std::printf("%s%s\n", line.c_str(), buf);
+}
+
 // A hit as both stores can name it (item ids are each store's own): the
 // session it is credited to first and the item's place in that session's
 // history (snippets are cut differently by the two backends).
@@ -183,8 +227,9 @@ void CorpusFigures(codex::storage::testing::PgTestServer& server, int sessions) 
   codex::bench::PrintCorpusSearch(*store);
   CompareWithSqlite(*store, *lite);
   // The upgrade to the BM25 ranking's schema (migration 0008) on this
-  // corpus: taken back to schema 7, then opened (the migration, then the
-  // re-index of the items it lists, both under the migration lock).
+  // corpus: taken back to schema 7, then opened (the migrations 0008 and
+  // 0009, then the re-index of the items 0008 lists, all under the migration
+  // lock).
   store.reset();
   codex::storage::testing::TakePostgresBackToSchema7(url);
   const int64_t listed =
@@ -193,7 +238,8 @@ void CorpusFigures(codex::storage::testing::PgTestServer& server, int sessions) 
   auto upgraded = PostgresSessionStore::Open(url);
   if (!upgraded.ok()) Die(upgraded.status(), "upgrade");
   std::printf(
-      "  upgrade from schema 7 (migration 0008 and its re-index of %lld items without lexemes): "
+      "  upgrade from schema 7 (migrations 0008 and 0009, the re-index of %lld items without "
+      "lexemes): "
       "%.2f s\n",
       static_cast<long long>(listed),
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -248,6 +294,7 @@ int RunPostgresBench(int corpus_sessions, bool corpus_only) {
     Sql(url, "VACUUM ANALYZE");
     const int64_t before = SqlInt(url, "SELECT pg_database_size(current_database())");
     const int64_t sessions_before = SqlInt(url, "SELECT pg_total_relation_size('sessions')");
+    const std::map<std::string, int64_t> sizes_before = RelationBytes(url);
     core::NewSession spec;
     spec.items = {core::UserMessage("resume bench")};
     auto s = store->CreateSession(spec);
@@ -271,29 +318,18 @@ int RunPostgresBench(int corpus_sessions, bool corpus_only) {
           " database / JSONL = %.2fx   (target <= 1.5x)\n",
           static_cast<double>(after - before) / items, static_cast<double>(jsonl->size()) / items,
           static_cast<double>(after - before) / static_cast<double>(jsonl->size()));
-      // The session's row changes at every append (head, time, tokens), and
-      // none of those updates is HOT (the time and the head are indexed):
-      // each leaves a dead row version and a new entry in every index of
-      // sessions. VACUUM frees them for reuse but does not give them back.
+      // The session's row changes at every append (head, time, tokens). Until
+      // migration 0009 none of those updates was HOT (the time and the head
+      // were indexed): each left a dead row version and a new entry in every
+      // index of sessions, which VACUUM frees for reuse but does not give
+      // back. Now they are in place but for the first of each 10-second slot.
       std::printf(
           "  of which sessions (the row and its indexes, after 2,500 updates without a VACUUM"
           " between them): %.0f bytes per item\n",
           static_cast<double>(SqlInt(url, "SELECT pg_total_relation_size('sessions')") -
                               sessions_before) /
               items);
-      // Where the bytes are: each table of the store (with its TOAST) and each index.
-      std::string where = " ";
-      for (const char* rel : {"items", "items_pkey", "items_parent", "items_session", "items_tsv",
-                              "items_refold", "item_usage", "events", "sessions"}) {
-        const std::string r(rel);
-        where +=
-            " " + r + " " +
-            std::to_string(SqlInt(url, "SELECT pg_relation_size('" + r +
-                                           "') + COALESCE((SELECT pg_relation_size(reltoastrelid)"
-                                           " FROM pg_class WHERE relname = '" +
-                                           r + "' AND reltoastrelid <> 0), 0)"));
-      }
-      std::printf("%s\n", where.c_str());
+      PrintGrowth(sizes_before, RelationBytes(url), after - before, items);
     }
     std::vector<double> times;
     size_t n = 0;
@@ -325,6 +361,7 @@ int RunPostgresBench(int corpus_sessions, bool corpus_only) {
     auto paced = std::move(paced_opened).value();
     Sql(paced_url, "VACUUM ANALYZE");
     const int64_t before = SqlInt(paced_url, "SELECT pg_database_size(current_database())");
+    const std::map<std::string, int64_t> sizes_before = RelationBytes(paced_url);
     core::NewSession spec;
     spec.items = {core::UserMessage("resume bench")};
     auto s = paced->CreateSession(spec);
@@ -345,6 +382,7 @@ int RunPostgresBench(int corpus_sessions, bool corpus_only) {
         " database / JSONL = %.2fx\n",
         static_cast<double>(after - before) / 10'001.0,
         static_cast<double>(after - before) / static_cast<double>(jsonl->size()));
+    PrintGrowth(sizes_before, RelationBytes(paced_url), after - before, 10'001.0);
   }
 
   // --- list first page at 100,000 sessions ---
@@ -371,6 +409,26 @@ int RunPostgresBench(int corpus_sessions, bool corpus_only) {
           "sessions list first page of 20 at 100,002 sessions%s: median %.2f ms"
           "   (target <= 10 ms)\n",
           by_cwd ? " (one cwd)" : "", Percentile(times, 0.5));
+      // The next page (from the first page's cursor), and resume --last.
+      auto first = store->ListSessions(q);
+      if (!first.ok()) Die(first.status(), "list");
+      core::ListQuery next = q;
+      next.cursor = first->next_cursor;
+      std::vector<double> next_times;
+      std::vector<double> latest_times;
+      for (int i = 0; i < 51; ++i) {
+        next_times.push_back(WallMs([&] {
+          auto page = store->ListSessions(next);
+          if (!page.ok() || page->sessions.size() != 20) Die(page.status(), "list");
+        }));
+        latest_times.push_back(WallMs([&] {
+          auto latest = store->LatestSession(q.cwd);
+          if (!latest.ok()) Die(latest.status(), "latest");
+        }));
+      }
+      std::printf("  its next page (--cursor): median %.2f ms; latest session%s: median %.2f ms\n",
+                  Percentile(next_times, 0.5), by_cwd ? " in that cwd" : "",
+                  Percentile(latest_times, 0.5));
     }
   }
 

@@ -73,7 +73,9 @@ Result<core::ListPage> PostgresSessionStore::ListSessions(const core::ListQuery&
       const std::string ms = "$" + std::to_string(params.size());
       params.push_back(P(after_id));
       const std::string id = "$" + std::to_string(params.size());
-      sql += " AND (updated_at_ms < " + ms + " OR (updated_at_ms = " + ms +
+      // The slot bound lets the recency index start at the cursor's slot.
+      sql += " AND updated_slot <= " + ms + "::bigint / " + std::to_string(kUpdatedSlotMs) +
+             " AND (updated_at_ms < " + ms + " OR (updated_at_ms = " + ms +
              " AND id COLLATE \"C\" < " + id + "))";
     }
     params.push_back(P(static_cast<int64_t>(query.limit) + 1));

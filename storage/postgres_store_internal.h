@@ -349,8 +349,18 @@ inline constexpr const char* kSessionCols =
     "id, head_item_id, forked_from_session, forked_from_item, cwd, model, provider, title, "
     "name, source, created_at_ms, updated_at_ms, archived, tokens_used, host, project";
 
-// Newest first, ids compared byte-wise as in SQLite.
-inline constexpr const char* kRecentOrder = " ORDER BY updated_at_ms DESC, id COLLATE \"C\" DESC";
+// The length of the slots sessions.updated_slot counts the update time in
+// (updated_at_ms / kUpdatedSlotMs, a generated column of migration 0009):
+// the recency indexes order by the slot, which an append changes at most
+// once per slot, so that its update of the session's row is in place (HOT).
+// Changed only together with that column, by a migration.
+inline constexpr int64_t kUpdatedSlotMs = 10'000;
+
+// Newest first, ids compared byte-wise as in SQLite: the order of
+// (updated_at_ms DESC, id DESC), the slot first so that the recency indexes
+// give it (the slot never decreases as the time grows).
+inline constexpr const char* kRecentOrder =
+    " ORDER BY updated_slot DESC, updated_at_ms DESC, id COLLATE \"C\" DESC";
 
 inline SessionInfo ReadSession(const Rows& q, int row, int first = 0) {
   SessionInfo s;

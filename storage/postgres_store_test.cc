@@ -715,11 +715,16 @@ TEST_CASE(
                  "SELECT count(*) FROM information_schema.columns WHERE table_name = 'items'"
                  " AND column_name = 'kind' AND data_type = 'smallint'") == 1);
   // items was made again: the foreign keys that point at it are back (its
-  // parent, sessions' head and fork point, item_usage, items_refold), and
+  // parent, sessions' fork point, item_usage, items_refold; sessions' head
+  // is kept by the triggers of migration 0009, which dropped its key), and
   // no dropped column is left in its rows.
   CHECK(QueryInt(url,
                  "SELECT count(*) FROM pg_constraint WHERE contype = 'f'"
-                 " AND confrelid = 'items'::regclass") == 5);
+                 " AND confrelid = 'items'::regclass") == 4);
+  CHECK(QueryInt(
+            url,
+            "SELECT count(*) FROM pg_trigger WHERE tgname IN ('sessions_head_insert',"
+            " 'sessions_head_update', 'items_heads_kept_delete', 'items_heads_kept_update')") == 4);
   CHECK(QueryInt(url,
                  "SELECT count(*) FROM pg_attribute WHERE attrelid = 'items'::regclass"
                  " AND attisdropped") == 0);
@@ -1082,4 +1087,229 @@ TEST_CASE("The search totals stay exact through append, fork, import, copy, remo
   REQUIRE(store->Purge(purge, &stats).ok());
   CHECK(exact("purge") == "0/0");
   CHECK(SearchTrace(*store, "zebra", std::nullopt, 20).empty());
+}
+
+namespace {
+
+// Runs `sql` as another client would and returns its SQLSTATE ("" when it
+// succeeded).
+std::string SqlState(const std::string& url, const std::string& sql) {
+  PGconn* c = PQconnectdb(url.c_str());
+  REQUIRE(PQstatus(c) == CONNECTION_OK);
+  PGresult* r = PQexec(c, sql.c_str());
+  const ExecStatusType st = PQresultStatus(r);
+  std::string state;
+  if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+    const char* code = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    state = code ? code : "?";
+  }
+  PQclear(r);
+  PQfinish(c);
+  return state;
+}
+
+// The bytes of every index of sessions.
+int64_t SessionsIndexBytes(const std::string& url) {
+  return QueryInt(url,
+                  "SELECT sum(pg_relation_size(indexrelid))::bigint FROM pg_index"
+                  " WHERE indrelid = 'sessions'::regclass");
+}
+
+// The bytes of sessions' rows. A page may be added when the server could
+// not yet reclaim the old versions of the row (a snapshot held meanwhile,
+// e.g. by autovacuum), so the tests allow one page.
+int64_t SessionsHeapBytes(const std::string& url) {
+  return QueryInt(url, "SELECT pg_relation_size('sessions')");
+}
+
+// Every page of ListSessions (pages of `limit`), as ids, newest first.
+std::vector<std::string> AllPages(PostgresSessionStore& store, std::optional<std::string> cwd,
+                                  bool archived, int limit) {
+  core::ListQuery q;
+  q.cwd = std::move(cwd);
+  q.archived = archived;
+  q.limit = limit;
+  std::vector<std::string> ids;
+  do {
+    auto page = store.ListSessions(q);
+    REQUIRE(page.ok());
+    for (const auto& s : page->sessions) ids.push_back(s.id);
+    q.cursor = page->next_cursor;
+  } while (!q.cursor.empty());
+  return ids;
+}
+
+}  // namespace
+
+TEST_CASE("Appends update the session's row in place: the indexes of sessions do not grow") {
+  const std::string url = Server().NewDatabase();
+  auto store = OpenOrDie<PostgresSessionStore>(url);
+  core::NewSession spec;
+  spec.cwd = "/w";
+  spec.items = {core::UserMessage("first")};
+  auto s = store->CreateSession(spec);
+  REQUIRE(s.ok());
+  auto other = store->CreateSession(spec);
+  REQUIRE(other.ok());
+  const int64_t indexes_before = SessionsIndexBytes(url);
+  const int64_t heap_before = SessionsHeapBytes(url);
+  // 400 appends in a burst, with usage recorded every 10: each changes the
+  // row's head and time (and tokens). Before migration 0009 each left a new
+  // entry in all eight indexes of sessions (~330 bytes), ~130 KB in all.
+  std::optional<int64_t> head = s->head_item_id;
+  for (int i = 0; i < 400; ++i) {
+    auto ids = store->Append(s->id, head, "t" + std::to_string(i / 10),
+                             {core::AssistantMessage("item " + std::to_string(i))});
+    REQUIRE(ids.ok());
+    head = ids->back();
+    if (i % 10 == 9) {
+      core::TurnRecord turn;
+      turn.session_id = s->id;
+      turn.turn_id = "t" + std::to_string(i / 10);
+      turn.status = core::TurnStatus::kCompleted;
+      turn.usage.total_tokens = 7;
+      REQUIRE(store->RecordTurn(turn).ok());
+    }
+  }
+  CHECK(SessionsIndexBytes(url) == indexes_before);
+  CHECK(SessionsHeapBytes(url) <= heap_before + 8192);
+  // And every change is there.
+  auto found = store->FindSession(s->id);
+  REQUIRE(found.ok());
+  CHECK(found->head_item_id == head);
+  CHECK(found->tokens_used == 40 * 7);
+  auto transcript = store->LoadTranscript(*found);
+  REQUIRE(transcript.ok());
+  CHECK(transcript->size() == 401);
+  CHECK(store->LatestSession(std::string("/w"))->id == s->id);
+  CHECK(AllPages(*store, std::nullopt, false, 1) == std::vector<std::string>{s->id, other->id});
+}
+
+TEST_CASE("A session's head names an existing item, and no head item can be deleted") {
+  // The rule the head's foreign key kept until migration 0009, tried by
+  // another client's SQL: the same SQLSTATE (23503), nothing changed.
+  const std::string url = Server().NewDatabase();
+  auto store = OpenOrDie<PostgresSessionStore>(url);
+  core::NewSession spec;
+  spec.items = {core::UserMessage("one"), core::AssistantMessage("two")};
+  auto s = store->CreateSession(spec);
+  REQUIRE(s.ok());
+  const std::string head = std::to_string(*s->head_item_id);
+  const std::string missing = std::to_string(*s->head_item_id + 1000);
+  CHECK(SqlState(url, "UPDATE sessions SET head_item_id = " + missing + " WHERE id = '" + s->id +
+                          "'") == "23503");
+  CHECK(SqlState(url,
+                 "INSERT INTO sessions(id, head_item_id, created_at_ms, updated_at_ms) VALUES"
+                 " ('01900000-0000-7000-8000-00000000beef', " +
+                     missing + ", 1, 1)") == "23503");
+  CHECK(SqlState(url, "DELETE FROM item_usage; DELETE FROM items WHERE id = " + head) == "23503");
+  CHECK(SqlState(url, "DELETE FROM items WHERE id >= " + std::to_string(*s->head_item_id - 1)) ==
+        "23503");
+  CHECK(SqlState(url, "UPDATE items SET id = " + missing + " WHERE id = " + head) == "23503");
+  CHECK(QueryInt(url, "SELECT count(*) FROM items") == 2);
+  CHECK(QueryInt(url, "SELECT count(*) FROM sessions") == 1);
+  // What a head may be: an existing item, or none; a non-head item may go.
+  CHECK(SqlState(url, "UPDATE sessions SET head_item_id = " + std::to_string(*s->head_item_id - 1) +
+                          " WHERE id = '" + s->id + "'") == "");
+  CHECK(SqlState(url, "UPDATE sessions SET head_item_id = NULL WHERE id = '" + s->id + "'") == "");
+  CHECK(SqlState(url, "DELETE FROM items WHERE id = " + head) == "");
+  // Removing the session through the store removes its items.
+  REQUIRE(store->Remove(s->id).ok());
+  CHECK(QueryInt(url, "SELECT count(*) FROM items") == 0);
+}
+
+TEST_CASE(
+    "A store at schema version 8 upgrades: the same lists, latest sessions, transcripts and "
+    "searches; appends then update in place") {
+  const std::string url = Server().NewDatabase();
+  std::vector<std::string> ids;
+  const int64_t base = 1'700'000'040'000;
+  {
+    auto store = OpenOrDie<PostgresSessionStore>(url);
+    // Sessions on either side of 10-second boundaries, ties, two directories,
+    // a fork and an archived session.
+    const std::vector<int64_t> offsets = {9'999, 10'000, 0,      10'000, -1,
+                                          5,     19'999, 20'001, 9'999,  60'000};
+    for (size_t i = 0; i < offsets.size(); ++i) {
+      codex::storage::ImportedSession imported;
+      imported.spec.id = "01900000-0000-7000-8000-0000000000" + std::to_string(10 + i);
+      imported.spec.cwd = i % 2 ? "/a" : "/b";
+      imported.spec.created_at_ms = base - 100'000;
+      imported.updated_at_ms = base + offsets[i];
+      imported.items = {{"t", base, core::UserMessage("zebra " + std::to_string(i))},
+                        {"t", base, core::AssistantMessage("okapi " + std::to_string(i))}};
+      REQUIRE(store->ImportSession(imported).ok());
+      ids.push_back(imported.spec.id);
+    }
+    REQUIRE(store->Archive(ids[3]).ok());
+  }
+  auto state = [&](PostgresSessionStore& store) {
+    std::string text;
+    for (const auto& cwd : {std::optional<std::string>(), std::optional<std::string>("/a"),
+                            std::optional<std::string>("/b")}) {
+      for (bool archived : {false, true}) {
+        for (int limit : {1, 3, 50}) {
+          for (const std::string& id : AllPages(store, cwd, archived, limit)) text += id + " ";
+          text += "\n";
+        }
+      }
+      auto latest = store.LatestSession(cwd);
+      REQUIRE(latest.ok());
+      text += "latest " + latest->id + "\n";
+    }
+    for (const std::string& id : ids) {
+      auto found = store.FindSession(id);
+      REQUIRE(found.ok());
+      text += id + " updated " + std::to_string(found->updated_at_ms) + " head " +
+              std::to_string(found->head_item_id.value_or(0)) + "\n";
+      auto transcript = store.LoadTranscript(*found);
+      REQUIRE(transcript.ok());
+      for (const auto& t : *transcript) text += std::to_string(t.id) + "|" + t.item.body + "\n";
+    }
+    for (const std::string q : {"zebra", "okapi", "zebra okapi"}) {
+      text += SearchTrace(store, q, std::nullopt, 20);
+    }
+    return text;
+  };
+  std::string before;
+  {
+    auto store = OpenOrDie<PostgresSessionStore>(url);
+    before = state(*store);
+  }
+  codex::storage::testing::TakePostgresBackToSchema8(url);
+  REQUIRE(QueryInt(url, "SELECT max(version) FROM schema_migrations") == 8);
+  REQUIRE(QueryInt(url, "SELECT count(*) FROM pg_indexes WHERE indexname = 'sessions_head'") == 1);
+
+  auto store = OpenOrDie<PostgresSessionStore>(url);
+  CHECK(QueryInt(url, "SELECT max(version) FROM schema_migrations") ==
+        codex::storage::internal::EmbeddedPostgresMigrations().back().version);
+  CHECK(state(*store) == before);
+  // The slots are the times in whole 10 seconds; the head's index and key
+  // gave way to the triggers.
+  CHECK(QueryInt(url, "SELECT count(*) FROM sessions WHERE updated_slot = updated_at_ms / 10000") ==
+        static_cast<int64_t>(ids.size()));
+  CHECK(QueryInt(url, "SELECT count(*) FROM pg_indexes WHERE indexname = 'sessions_head'") == 0);
+  CHECK(
+      QueryInt(url,
+               "SELECT count(*) FROM pg_constraint WHERE conname = 'sessions_head_item_id_fkey'") ==
+      0);
+  CHECK(
+      SqlState(url, "DELETE FROM items WHERE id = (SELECT head_item_id FROM sessions WHERE id = '" +
+                        ids[0] + "')") == "23503");
+  // Appends now leave the indexes of sessions at their size, and move the
+  // session to the front.
+  const int64_t indexes = SessionsIndexBytes(url);
+  const int64_t heap = SessionsHeapBytes(url);
+  auto found = store->FindSession(ids[4]);
+  REQUIRE(found.ok());
+  std::optional<int64_t> head = found->head_item_id;
+  for (int i = 0; i < 200; ++i) {
+    auto more = store->Append(ids[4], head, "u", {core::AssistantMessage("more")});
+    REQUIRE(more.ok());
+    head = more->back();
+  }
+  CHECK(SessionsIndexBytes(url) == indexes);
+  CHECK(SessionsHeapBytes(url) <= heap + 8192);
+  CHECK(AllPages(*store, std::nullopt, false, 2).front() == ids[4]);
+  CHECK(store->LatestSession(std::string("/b"))->id == ids[4]);
 }

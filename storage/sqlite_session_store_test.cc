@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <set>
 
@@ -380,6 +381,81 @@ TEST_CASE("LatestSession and ListSessions page newest first") {
   // Appending moves a session to the front.
   AppendOrDie(*store, ids[0], std::nullopt, {codex::core::UserMessage("bump")});
   CHECK(store->LatestSession(std::nullopt)->id == ids[0]);
+}
+
+TEST_CASE(
+    "ListSessions and LatestSession keep exact time order, ties by id, across any time span") {
+  // Times a millisecond apart, equal, and on either side of every boundary
+  // of 1, 10 and 60 seconds (PostgreSQL's recency indexes order by the time
+  // in whole slots, migration 0009), created out of order, in two
+  // directories; ties are broken by the id, compared byte-wise.
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
+  const int64_t base = 1'700'000'040'000;  // a multiple of 10 s and of 60 s
+  const std::vector<int64_t> offsets = {9'999,  10'000, 0,       -1,     10'001, 9'999,
+                                        59'999, 60'000, 60'001,  19'999, 20'000, 10'000,
+                                        999,    1'000,  -10'000, 5,      60'000, 30'000};
+  struct Made {
+    int64_t at;
+    std::string id;
+    std::string cwd;
+  };
+  std::vector<Made> made;
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    const std::string cwd = i % 3 ? "/a" : "/b";
+    made.push_back({base + offsets[i], Create(*store, cwd, base + offsets[i]).id, cwd});
+  }
+  auto expected = [&](const std::optional<std::string>& cwd) {
+    std::vector<Made> sorted;
+    for (const Made& m : made) {
+      if (!cwd || m.cwd == *cwd) sorted.push_back(m);
+    }
+    std::sort(sorted.begin(), sorted.end(), [](const Made& x, const Made& y) {
+      return x.at != y.at ? x.at > y.at : x.id > y.id;
+    });
+    std::vector<std::string> ids;
+    for (const Made& m : sorted) ids.push_back(m.id);
+    return ids;
+  };
+  for (const std::optional<std::string>& cwd :
+       {std::optional<std::string>(), std::optional<std::string>("/a"),
+        std::optional<std::string>("/b")}) {
+    INFO("cwd " << cwd.value_or("(all)"));
+    for (int limit : {1, 2, 3, 5, 100}) {
+      INFO("pages of " << limit);
+      ListQuery q;
+      q.cwd = cwd;
+      q.limit = limit;
+      std::vector<std::string> seen;
+      do {
+        auto page = store->ListSessions(q);
+        REQUIRE(page.ok());
+        for (const auto& s : page->sessions) seen.push_back(s.id);
+        q.cursor = page->next_cursor;
+      } while (!q.cursor.empty());
+      CHECK(seen == expected(cwd));
+    }
+    auto latest = store->LatestSession(cwd);
+    REQUIRE(latest.ok());
+    CHECK(latest->id == expected(cwd).front());
+  }
+  // An append moves a session to the front, and the rest keep their order.
+  const std::string oldest = expected(std::nullopt).back();
+  AppendOrDie(*store, oldest, std::nullopt, {codex::core::UserMessage("bump")});
+  ListQuery all;
+  all.limit = 4;
+  std::vector<std::string> seen;
+  do {
+    auto page = store->ListSessions(all);
+    REQUIRE(page.ok());
+    for (const auto& s : page->sessions) seen.push_back(s.id);
+    all.cursor = page->next_cursor;
+  } while (!all.cursor.empty());
+  std::vector<std::string> want = expected(std::nullopt);
+  want.pop_back();
+  want.insert(want.begin(), oldest);
+  CHECK(seen == want);
+  CHECK(store->LatestSession(Find(*store, oldest).cwd)->id == oldest);
 }
 
 TEST_CASE("RecordTurn accumulates usage; RecordEvent validates payloads") {

@@ -51,7 +51,38 @@ void DieOpening(const std::string& location, const Status& status) {
   std::abort();
 }
 
+void TakePostgresBackToSchema8(const std::string& url) {
+  QueryInt(url,
+           "BEGIN;"
+           " DROP TRIGGER sessions_head_insert ON sessions;"
+           " DROP TRIGGER sessions_head_update ON sessions;"
+           " DROP TRIGGER items_heads_kept_delete ON items;"
+           " DROP TRIGGER items_heads_kept_update ON items;"
+           " DROP FUNCTION codex_session_head_exists();"
+           " DROP FUNCTION codex_session_heads_kept();"
+           " DROP FUNCTION codex_session_head_id_kept();"
+           " ALTER TABLE sessions ADD CONSTRAINT sessions_head_item_id_fkey"
+           "  FOREIGN KEY (head_item_id) REFERENCES items(id);"
+           " CREATE INDEX sessions_head ON sessions(head_item_id);"
+           " DROP INDEX sessions_recent; DROP INDEX sessions_cwd_recent;"
+           " DROP INDEX sessions_project_recent;"
+           " ALTER TABLE sessions DROP COLUMN updated_slot;"
+           " CREATE INDEX sessions_recent"
+           "  ON sessions(archived, updated_at_ms DESC, id COLLATE \"C\" DESC);"
+           " CREATE INDEX sessions_cwd_recent"
+           "  ON sessions(archived, cwd, updated_at_ms DESC, id COLLATE \"C\" DESC);"
+           " CREATE INDEX sessions_project_recent"
+           "  ON sessions(archived, project, updated_at_ms DESC, id COLLATE \"C\" DESC);"
+           " ALTER TABLE sessions RESET (fillfactor);"
+           " ALTER INDEX items_pkey RESET (fillfactor);"
+           " ALTER INDEX items_parent RESET (fillfactor);"
+           " ALTER INDEX items_session RESET (fillfactor);"
+           " DELETE FROM schema_migrations WHERE version > 8;"
+           " COMMIT");
+}
+
 void TakePostgresBackToSchema7(const std::string& url) {
+  TakePostgresBackToSchema8(url);
   QueryInt(url,
            "BEGIN;"
            " DROP TRIGGER items_search_totals_insert ON items;"

@@ -56,8 +56,16 @@ std::unique_ptr<Store> OpenOrDie(const std::string& location, StoreOptions optio
 int64_t QueryInt(const std::string& location, const std::string& sql);
 
 // Takes a PostgreSQL store made at the latest schema back to what a codex of
+// schema version 8 stored for the same sessions: the recency indexes on
+// updated_at_ms, no updated_slot column, sessions_head and the head's
+// foreign key instead of the triggers of migration 0009, the default
+// fillfactors. One transaction.
+void TakePostgresBackToSchema8(const std::string& url);
+
+// Takes a PostgreSQL store made at the latest schema back to what a codex of
 // schema version 7 stored for the same sessions: no search_tokens column, no
-// search_totals table nor its triggers (migration 0008). One transaction.
+// search_totals table nor its triggers (migration 0008). Two transactions
+// (to 8, then to 7).
 void TakePostgresBackToSchema7(const std::string& url);
 
 // Takes a PostgreSQL store made at the latest schema back to what a codex of
