@@ -1218,6 +1218,114 @@ TEST_CASE("A session's head names an existing item, and no head item can be dele
   CHECK(QueryInt(url, "SELECT count(*) FROM items") == 0);
 }
 
+namespace {
+
+// A client of its own, for a transaction left open across steps.
+struct RawClient {
+  explicit RawClient(const std::string& url) : conn(PQconnectdb(url.c_str())) {
+    REQUIRE(PQstatus(conn) == CONNECTION_OK);
+  }
+  ~RawClient() { PQfinish(conn); }
+  RawClient(const RawClient&) = delete;
+  RawClient& operator=(const RawClient&) = delete;
+  // Runs `sql` to its end; its SQLSTATE, "" when it succeeded.
+  std::string Run(const std::string& sql) {
+    PGresult* r = PQexec(conn, sql.c_str());
+    return StateOf(r);
+  }
+  // Sends `sql` and returns without its answer (Finish reads it).
+  void Send(const std::string& sql) { REQUIRE(PQsendQuery(conn, sql.c_str()) == 1); }
+  std::string Finish() {
+    std::string state;
+    while (PGresult* r = PQgetResult(conn)) {
+      const std::string s = StateOf(r);
+      if (state.empty()) state = s;
+    }
+    return state;
+  }
+  int Pid() const { return PQbackendPID(conn); }
+  static std::string StateOf(PGresult* r) {
+    const ExecStatusType st = PQresultStatus(r);
+    std::string state;
+    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+      const char* code = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+      state = code ? code : "?";
+    }
+    PQclear(r);
+    return state;
+  }
+  PGconn* conn;
+};
+
+// Waits until the server's backend `pid` waits for a lock (what another
+// transaction holds); false when it did not within 20 s.
+bool WaitsForLock(const std::string& url, int pid) {
+  for (int i = 0; i < 2000; ++i) {
+    if (QueryInt(url, "SELECT count(*) FROM pg_stat_activity WHERE pid = " + std::to_string(pid) +
+                          " AND wait_event_type = 'Lock'") == 1) {
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("A head change and the deletion of its item, racing, never both commit") {
+  // The foreign key did this with row locks; the triggers of migration 0009
+  // must too (READ COMMITTED, each side in an open transaction of its own).
+  const std::string url = Server().NewDatabase();
+  auto store = OpenOrDie<PostgresSessionStore>(url);
+  core::NewSession spec;
+  spec.items = {core::UserMessage("one"), core::AssistantMessage("two")};
+  auto s = store->CreateSession(spec);
+  REQUIRE(s.ok());
+  const std::string first = std::to_string(*s->head_item_id - 1);
+  const std::string leaf = std::to_string(*s->head_item_id);
+  const std::string where = " WHERE id = '" + s->id + "'";
+  const std::string delete_leaf =
+      "DELETE FROM item_usage WHERE item_id = " + leaf + "; DELETE FROM items WHERE id = " + leaf;
+  // The leaf is nobody's head now.
+  REQUIRE(SqlState(url, "UPDATE sessions SET head_item_id = " + first + where) == "");
+  auto head = [&] { return QueryInt(url, "SELECT head_item_id FROM sessions" + where); };
+
+  SECTION("the head moves to the item first: the deletion waits, then fails") {
+    RawClient mover(url), deleter(url);
+    REQUIRE(mover.Run("BEGIN") == "");
+    REQUIRE(mover.Run("UPDATE sessions SET head_item_id = " + leaf + where) == "");
+    deleter.Send(delete_leaf);
+    REQUIRE(WaitsForLock(url, deleter.Pid()));
+    REQUIRE(mover.Run("COMMIT") == "");
+    CHECK(deleter.Finish() == "23503");
+    CHECK(std::to_string(head()) == leaf);
+    CHECK(QueryInt(url, "SELECT count(*) FROM items WHERE id = " + leaf) == 1);
+  }
+  SECTION("the item is deleted first: the head change waits, then fails") {
+    RawClient deleter(url), mover(url);
+    REQUIRE(deleter.Run("BEGIN") == "");
+    REQUIRE(deleter.Run(delete_leaf) == "");
+    mover.Send("UPDATE sessions SET head_item_id = " + leaf + where);
+    REQUIRE(WaitsForLock(url, mover.Pid()));
+    REQUIRE(deleter.Run("COMMIT") == "");
+    CHECK(mover.Finish() == "23503");
+    CHECK(std::to_string(head()) == first);
+    CHECK(QueryInt(url, "SELECT count(*) FROM items WHERE id = " + leaf) == 0);
+  }
+  SECTION("a new session naming the item, against its deletion") {
+    RawClient inserter(url), deleter(url);
+    REQUIRE(inserter.Run("BEGIN") == "");
+    REQUIRE(inserter.Run("INSERT INTO sessions(id, head_item_id, created_at_ms, updated_at_ms)"
+                         " VALUES ('01900000-0000-7000-8000-00000000cafe', " +
+                         leaf + ", 1, 1)") == "");
+    deleter.Send(delete_leaf);
+    REQUIRE(WaitsForLock(url, deleter.Pid()));
+    REQUIRE(inserter.Run("COMMIT") == "");
+    CHECK(deleter.Finish() == "23503");
+    CHECK(QueryInt(url, "SELECT count(*) FROM items WHERE id = " + leaf) == 1);
+  }
+}
+
 TEST_CASE(
     "A store at schema version 8 upgrades: the same lists, latest sessions, transcripts and "
     "searches; appends then update in place") {
