@@ -149,6 +149,15 @@ class Conversation {
   Status RecordResponseUsage(TurnState& turn, const ModelResponse& response);
   // Runs the calls committed from `first_new_item` on; true when there were any.
   Result<bool> RunCalls(TurnState& turn, size_t first_new_item, const CancelToken& cancel);
+  // Runs `calls` (one call, or consecutive calls that run in parallel) and
+  // commits their outputs in call order; sets `stop` when the user denied
+  // and stopped the turn.
+  Status RunCallGroup(TurnState& turn, const std::vector<Item>& calls, const CancelToken& cancel,
+                      bool& stop);
+  // Commits what a call produced (an error becomes its output); kCancelled
+  // when it was interrupted.
+  Status CommitOutcome(TurnState& turn, const Item& call, Result<ToolOutcome> outcome,
+                       const CancelToken& cancel, bool& stop);
   Status CompactForTurn(TurnState& turn, CompactionTrigger trigger,
                         const std::optional<Item>& current_user_message, const CancelToken& cancel);
   // Records the turn as failed (kCancelled: interrupted), gives every open call

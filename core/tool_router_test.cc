@@ -344,3 +344,67 @@ TEST_CASE("a call whose fields have the wrong JSON types gets one line back, nev
     CHECK(OutputText(out).find('\n') == std::string::npos);
   }
 }
+
+TEST_CASE("which calls run in parallel: Codex's parallel-capable tools, and no others") {
+  codex::testing::TempDir dir;
+  RouterRig rig(dir.str());
+  rig.router = std::make_unique<ToolRouter>(rig.config, rig.runner, rig.approver, rig.log);
+  auto call = [](const std::string& name, const std::string& arguments,
+                 const std::string& ns = "") {
+    CallJson body = {
+        {"type", "function_call"}, {"name", name}, {"arguments", arguments}, {"call_id", "c1"}};
+    if (!ns.empty()) body["namespace"] = ns;
+    return codex::testing::Decoded(body.dump());
+  };
+  auto parallel = [&](const Item& item) { return rig.router->RunsInParallel(item); };
+  CHECK(parallel(call("shell", R"({"command":["ls"]})")));
+  CHECK(parallel(call("container.exec", R"({"command":["ls"]})")));
+  CHECK(parallel(call("exec_command", R"({"cmd":"sleep 1"})")));
+  CHECK(parallel(call("view_image", R"({"path":"a.png"})")));
+  CHECK(parallel(call("list_mcp_resources", "{}")));
+  CHECK(parallel(call("read_mcp_resource", R"({"server":"s","uri":"u"})")));
+  CHECK(parallel(
+      codex::testing::Decoded(R"({"type":"local_shell_call","call_id":"c2","status":"completed",)"
+                              R"("action":{"type":"exec","command":["ls","-a"]}})")));
+  // A call that only gets an error back touches nothing: it may run along.
+  CHECK(parallel(call("shell", "not json")));
+
+  CHECK_FALSE(parallel(call("write_stdin", R"({"session_id":1000})")));
+  CHECK_FALSE(parallel(call("update_plan", R"({"plan":[]})")));
+  CHECK_FALSE(parallel(call("apply_patch", R"({"input":"x"})")));
+  CHECK_FALSE(parallel(call("request_user_input", R"({"questions":[]})")));
+  CHECK_FALSE(parallel(call("create_goal", R"({"objective":"x"})")));
+  CHECK_FALSE(parallel(call("spawn_agent", "{}", "multi_agent_v1")));
+  CHECK_FALSE(parallel(call("exec_command", R"({"cmd":"ls"})", "mcp__srv__")));
+  CHECK_FALSE(parallel(codex::testing::Decoded(
+      R"({"type":"custom_tool_call","call_id":"c3","name":"apply_patch","input":"x"})")));
+  // apply_patch sent through shell changes files through the patch path: alone.
+  const std::string patch = "*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch\n";
+  CHECK_FALSE(parallel(call("shell", CallJson{{"command", {"apply_patch", patch}}}.dump())));
+}
+
+TEST_CASE("Dispatch says when a call is past its approval gate, before it runs, once") {
+  codex::testing::TempDir dir;
+  RouterRig rig(dir.str());
+  rig.router = std::make_unique<ToolRouter>(rig.config, rig.runner, rig.approver, rig.log);
+  std::vector<size_t> ran_at_gate;  // how many commands had run when the gate passed
+  auto gate = [&] { ran_at_gate.push_back(rig.runner.ran.size()); };
+  auto dispatch = [&](const std::string& name, const std::string& arguments) {
+    CallJson body = {
+        {"type", "function_call"}, {"name", name}, {"arguments", arguments}, {"call_id", "c1"}};
+    REQUIRE(rig.router->Dispatch(codex::testing::Decoded(body.dump()), rig.cancel, gate).ok());
+  };
+  dispatch("shell", R"({"command":["echo","hi"]})");
+  CHECK(ran_at_gate == std::vector<size_t>{0});
+  CHECK(rig.runner.ran.size() == 1);
+  // A call refused before any gate, and a tool that asks nothing: once each.
+  dispatch("shell", R"({"command":"echo hi"})");
+  dispatch("view_image", R"({"path":"missing.png"})");
+  CHECK(ran_at_gate == std::vector<size_t>{0, 1, 1});
+  // A command the policy rejects is past its gate too (and does not run).
+  rig.config.approval_policy = ApprovalPolicy::kUntrusted;
+  rig.router = std::make_unique<ToolRouter>(rig.config, rig.runner, rig.approver, rig.log);
+  dispatch("shell", R"({"command":["touch","x"]})");
+  CHECK(ran_at_gate == std::vector<size_t>{0, 1, 1, 1});
+  CHECK(rig.runner.ran.size() == 1);
+}
