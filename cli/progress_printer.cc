@@ -39,7 +39,9 @@ void ProgressPrinter::OnItemCompleted(const core::Item& item) {
 }
 
 void ProgressPrinter::OnToolStarted(const core::ToolActivity& activity) {
+  last_header_call_ = activity.call_id;
   if (activity.tool == "shell") {
+    running_commands_[activity.call_id] = activity.command;
     std::fprintf(err_, "%s $ %s\n", style_.Magenta(style_.Bold("exec")).c_str(),
                  NeutralizeControls(activity.command).c_str());
   }
@@ -58,6 +60,16 @@ void ProgressPrinter::OnToolStarted(const core::ToolActivity& activity) {
 }
 
 void ProgressPrinter::OnToolCompleted(const core::ToolActivity& activity) {
+  // Calls of one response run together: a command whose header is no longer
+  // the last one printed is named again above its output.
+  if (auto it = running_commands_.find(activity.call_id); it != running_commands_.end()) {
+    if (last_header_call_ != activity.call_id) {
+      std::fprintf(err_, "%s $ %s\n", style_.Magenta(style_.Bold("exec")).c_str(),
+                   NeutralizeControls(it->second).c_str());
+    }
+    running_commands_.erase(it);
+  }
+  last_header_call_ = activity.call_id;
   if (activity.tool == "update_plan") {
     std::fprintf(err_, "plan%s%s\n", activity.explanation.empty() ? "" : ": ",
                  NeutralizeControls(activity.explanation).c_str());

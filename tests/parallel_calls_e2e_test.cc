@@ -326,6 +326,17 @@ TEST_CASE("parallel calls: each of two concurrent calls stays inside the sandbox
   CHECK(fs::exists(env->workdir() / "a.flag"));
   CHECK(fs::exists(env->workdir() / "b.flag"));
   CHECK(fs::is_empty(outside.path()));
+  // The human progress keeps each output under its own command: a command
+  // completed after another one started is named again above its output.
+  for (const auto& [said, command] :
+       {std::pair<std::string, std::string>{"A met", "touch a.flag"}, {"B met", "touch b.flag"}}) {
+    const size_t at = run.err.find(said);
+    REQUIRE(at != std::string::npos);
+    const size_t header = run.err.rfind("exec $ ", at);
+    REQUIRE(header != std::string::npos);
+    CHECK(run.err.substr(header, run.err.find('\n', header) - header).find(command) !=
+          std::string::npos);
+  }
 }
 
 }  // namespace codex::testing

@@ -48,6 +48,9 @@ void TurnView::BeginTurn(std::string label) {
   paused_ = false;
   denied_ = false;
   tool_running_ = false;
+  live_call_.clear();
+  last_header_call_.clear();
+  running_commands_.clear();
   output_.Clear();
   label_ = std::move(label);
   reasoning_.clear();
@@ -534,12 +537,17 @@ void TurnView::OnToolStarted(const core::ToolActivity& activity) {
   if (markdown_) FinishMessage(nullptr);
   FinishReasoning();
   if (activity.tool == "update_plan") return;
+  // The live region follows the call started last (calls of one response
+  // run together; the others' output is shown when they complete).
   tool_running_ = true;
+  live_call_ = activity.call_id;
+  last_header_call_ = activity.call_id;
   output_.Clear();
   Separate();
   if (activity.tool == "shell") {
     std::string command =
         FirstLineWithEllipsis(NeutralizeControls(ShownCommandLine(activity.command)));
+    running_commands_[activity.call_id] = command;
     WriteAbove(style_.Bold(denied_ ? "• Denied " : "• Running ") + style_.Cyan(command) + "\n");
   } else if (activity.tool == "apply_patch") {
     WriteAbove(style_.Bold(denied_ ? "• Denied patch" : "• Applying patch") + "\n");
@@ -551,9 +559,8 @@ void TurnView::OnToolStarted(const core::ToolActivity& activity) {
 }
 
 void TurnView::OnToolOutput(std::string_view call_id, std::string_view chunk) {
-  (void)call_id;  // one command runs at a time
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!tool_running_) return;
+  if (!tool_running_ || call_id != live_call_) return;
   output_.Feed(chunk);
   output_dirty_ = true;
   // At most every 100 ms; the spinner thread draws what arrives in between.
@@ -568,8 +575,19 @@ void TurnView::OnToolOutput(std::string_view call_id, std::string_view chunk) {
 void TurnView::OnToolCompleted(const core::ToolActivity& activity) {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out;
-  tool_running_ = false;
-  output_.Clear();
+  if (activity.call_id == live_call_) {
+    tool_running_ = false;
+    live_call_.clear();
+    output_.Clear();
+  }
+  // Another call printed since this one's header: name it again above its
+  // output, so that each output stays under its own command.
+  std::string header;
+  if (auto it = running_commands_.find(activity.call_id); it != running_commands_.end()) {
+    if (last_header_call_ != activity.call_id) header = it->second;
+    running_commands_.erase(it);
+  }
+  last_header_call_ = activity.call_id;
   const bool denied = denied_ && !activity.success && !activity.exit_code;
   denied_ = false;
   if (denied) {
@@ -610,10 +628,14 @@ void TurnView::OnToolCompleted(const core::ToolActivity& activity) {
     WriteAbove(out);
     return;
   }
+  if (!header.empty()) {
+    Separate();
+    out += style_.Bold("• Ran ") + style_.Cyan(header) + "\n";
+  }
   // What stays in the transcript: the captured output's head and tail.
-  output_.Feed(activity.output);
-  out += style_.Dim(output_.Excerpt("  └ ", "    "));
-  output_.Clear();
+  OutputView captured;
+  captured.Feed(activity.output);
+  out += style_.Dim(captured.Excerpt("  └ ", "    "));
   if (activity.exit_code) {
     out += "  " +
            (activity.success ? style_.Green("✓ exit " + std::to_string(*activity.exit_code))
