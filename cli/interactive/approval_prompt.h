@@ -31,6 +31,7 @@ enum class ApprovalKind { kCommand, kPatch };
 
 struct ApprovalQuestion {
   ApprovalKind kind = ApprovalKind::kCommand;
+  std::string call_id;             // the tool call asking (ApprovalRequest::call_id)
   std::string command;             // kCommand: the command as the user would type it
   std::string cwd;                 // kCommand: where it runs
   std::string reason;              // kCommand: why approval is needed ("" = not given)

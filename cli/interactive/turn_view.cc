@@ -46,7 +46,7 @@ void TurnView::BeginTurn(std::string label) {
   std::lock_guard<std::mutex> lock(mutex_);
   running_ = true;
   paused_ = false;
-  denied_ = false;
+  denied_call_.clear();
   tool_running_ = false;
   live_call_.clear();
   last_header_call_.clear();
@@ -544,13 +544,14 @@ void TurnView::OnToolStarted(const core::ToolActivity& activity) {
   last_header_call_ = activity.call_id;
   output_.Clear();
   Separate();
+  const bool denied = !denied_call_.empty() && activity.call_id == denied_call_;
   if (activity.tool == "shell") {
     std::string command =
         FirstLineWithEllipsis(NeutralizeControls(ShownCommandLine(activity.command)));
     running_commands_[activity.call_id] = command;
-    WriteAbove(style_.Bold(denied_ ? "• Denied " : "• Running ") + style_.Cyan(command) + "\n");
+    WriteAbove(style_.Bold(denied ? "• Denied " : "• Running ") + style_.Cyan(command) + "\n");
   } else if (activity.tool == "apply_patch") {
-    WriteAbove(style_.Bold(denied_ ? "• Denied patch" : "• Applying patch") + "\n");
+    WriteAbove(style_.Bold(denied ? "• Denied patch" : "• Applying patch") + "\n");
   } else if (activity.tool == "collab") {
     WriteAbove(style_.Bold("• Agents: ") + style_.Cyan(activity.command) + "\n");
   } else {
@@ -588,8 +589,9 @@ void TurnView::OnToolCompleted(const core::ToolActivity& activity) {
     running_commands_.erase(it);
   }
   last_header_call_ = activity.call_id;
-  const bool denied = denied_ && !activity.success && !activity.exit_code;
-  denied_ = false;
+  const bool noted = !denied_call_.empty() && activity.call_id == denied_call_;
+  const bool denied = noted && !activity.success && !activity.exit_code;
+  if (noted) denied_call_.clear();
   if (denied) {
     WriteAbove("  " + style_.Red("✗ denied by you") + style_.Dim(" (not run)") + "\n");
     return;
