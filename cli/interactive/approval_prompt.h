@@ -7,7 +7,8 @@
 // The tool router remembers commands approved for the session; patches
 // (which it asks about every time) are remembered here, by their set of
 // files, so "don't ask again for these files" holds. Not thread-safe: the
-// turn loop asks on its own thread.
+// tool router asks one question at a time (core/approval_flow.h), from the
+// turn's thread or from the thread of a call running beside others.
 #pragma once
 
 #include <cstdio>
