@@ -684,8 +684,9 @@ Status Conversation::CommitOutcome(TurnState& turn, const Item& call, Result<Too
 Status Conversation::RunCallGroup(TurnState& turn, const std::vector<Item>& calls,
                                   const CancelToken& cancel, bool& stop) {
   ToolRouter& tools = *deps_.tools;
-  if (calls.size() == 1)
+  if (calls.size() == 1) {
     return CommitOutcome(turn, calls[0], tools.Dispatch(calls[0], cancel), cancel, stop);
+  }
 
   // One thread a call. The group's token is cancelled by the user's (Ctrl-C:
   // every call ends as a cancelled one does, its processes killed) and by a

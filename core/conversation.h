@@ -3,7 +3,9 @@
 //
 // A turn: commit the user message, then repeatedly build the request from the
 // stored item bytes, stream the response committing each output item the
-// moment it is complete, run the tool calls it holds (committing each output),
+// moment it is complete, run the tool calls it holds (those that may run
+// together, ToolRouter::RunsInParallel, on a thread each; every output
+// committed from the session's thread, in call order),
 // until the model answers without calls. Whether to compact is asked of
 // ContextBudget before a turn, between tool-call iterations (at most once per
 // model request, telling it whether the batch just run completed a plan step:
