@@ -5,10 +5,13 @@
 // decoders and the router give.
 #include "core/tool_router.h"
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "testing/fake_command_runner.h"
@@ -407,4 +410,46 @@ TEST_CASE("Dispatch says when a call is past its approval gate, before it runs, 
   dispatch("shell", R"({"command":["touch","x"]})");
   CHECK(ran_at_gate == std::vector<size_t>{0, 1, 1, 1});
   CHECK(rig.runner.ran.size() == 1);
+}
+
+namespace {
+
+// A live process that only counts how many of its kind are alive.
+class CountedProcess final : public LiveProcess {
+ public:
+  explicit CountedProcess(std::atomic<int>& alive) : alive_(alive) { ++alive_; }
+  ~CountedProcess() override { --alive_; }
+  codex::Status Write(std::string_view) override { return codex::OkStatus(); }
+  Chunk Collect(int64_t, size_t, const CancelToken&) override { return {}; }
+
+ private:
+  std::atomic<int>& alive_;
+};
+
+}  // namespace
+
+TEST_CASE("unified exec sessions: exec_command calls running together each get their own ID") {
+  // Calls of one response run together; each still-running command is kept
+  // under an ID of its own, and the 64-process limit holds.
+  ExecSessions sessions;
+  std::atomic<int> alive{0};
+  constexpr int kThreads = 8;
+  constexpr int kEach = 20;
+  std::vector<std::vector<int64_t>> ids(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        ids[static_cast<size_t>(t)].push_back(
+            sessions.Add(std::make_unique<CountedProcess>(alive), "cmd"));
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  std::set<int64_t> distinct;
+  for (const auto& mine : ids) distinct.insert(mine.begin(), mine.end());
+  CHECK(distinct.size() == static_cast<size_t>(kThreads * kEach));
+  CHECK(sessions.size() == kMaxExecSessions);
+  CHECK(alive == static_cast<int>(kMaxExecSessions));  // the evicted ones were killed
+  CHECK(sessions.List().size() == kMaxExecSessions);
 }
