@@ -31,6 +31,9 @@ class ProgressPrinter final : public core::TurnObserver {
   void OnNotice(std::string_view message) override;
 
  private:
+  // "exec $ <command>", the command terminal-safe.
+  void PrintCommandHeader(const std::string& command);
+
   std::FILE* err_;
   Style style_;
   bool show_raw_reasoning_ = false;
