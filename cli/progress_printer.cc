@@ -38,10 +38,16 @@ void ProgressPrinter::OnItemCompleted(const core::Item& item) {
   }
 }
 
+void ProgressPrinter::PrintCommandHeader(const std::string& command) {
+  std::fprintf(err_, "%s $ %s\n", style_.Magenta(style_.Bold("exec")).c_str(),
+               NeutralizeControls(command).c_str());
+}
+
 void ProgressPrinter::OnToolStarted(const core::ToolActivity& activity) {
+  last_header_call_ = activity.call_id;
   if (activity.tool == "shell") {
-    std::fprintf(err_, "%s $ %s\n", style_.Magenta(style_.Bold("exec")).c_str(),
-                 NeutralizeControls(activity.command).c_str());
+    running_commands_[activity.call_id] = activity.command;
+    PrintCommandHeader(activity.command);
   }
   if (activity.tool == "apply_patch") {
     std::fprintf(err_, "%s\n", style_.Magenta(style_.Bold("apply_patch")).c_str());
@@ -58,6 +64,13 @@ void ProgressPrinter::OnToolStarted(const core::ToolActivity& activity) {
 }
 
 void ProgressPrinter::OnToolCompleted(const core::ToolActivity& activity) {
+  // Calls of one response run together: a command whose header is no longer
+  // the last one printed is named again above its output.
+  if (auto it = running_commands_.find(activity.call_id); it != running_commands_.end()) {
+    if (last_header_call_ != activity.call_id) PrintCommandHeader(it->second);
+    running_commands_.erase(it);
+  }
+  last_header_call_ = activity.call_id;
   if (activity.tool == "update_plan") {
     std::fprintf(err_, "plan%s%s\n", activity.explanation.empty() ? "" : ": ",
                  NeutralizeControls(activity.explanation).c_str());

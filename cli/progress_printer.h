@@ -1,9 +1,13 @@
 // ProgressPrinter: the human-readable progress of `codex exec` on stderr
 // (stdout carries only the final message). Tool calls are shown compactly:
-// the command, a few lines of output, the exit code. Not thread-safe.
+// the command, a few lines of output, the exit code; when calls run together
+// and another call printed in between, a completed command is named again
+// above its output. Not thread-safe (the tool router serializes its calls).
 #pragma once
 
 #include <cstdio>
+#include <map>
+#include <string>
 
 #include "cli/interactive/style.h"
 #include "core/turn_observer.h"
@@ -27,9 +31,14 @@ class ProgressPrinter final : public core::TurnObserver {
   void OnNotice(std::string_view message) override;
 
  private:
+  // "exec $ <command>", the command terminal-safe.
+  void PrintCommandHeader(const std::string& command);
+
   std::FILE* err_;
   Style style_;
   bool show_raw_reasoning_ = false;
+  std::map<std::string, std::string> running_commands_;  // call id -> command
+  std::string last_header_call_;                         // the call whose lines were printed last
 };
 
 // The first `max_lines` lines of `text`, each prefixed with `indent`, and a

@@ -96,7 +96,9 @@ struct ApprovalRequest {
 
 // The user side of approvals, implemented by the CLI: `codex exec` never
 // asks (it answers kDeny, so with a policy that asks, the model is told),
-// the interactive UI asks on the terminal. Called on the session's thread.
+// the interactive UI asks on the terminal. Called one question at a time
+// (ApprovalFlow's mutex), on the session's thread or on the thread of a
+// call running beside others of its response.
 class Approver {
  public:
   virtual ~Approver() = default;

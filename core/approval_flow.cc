@@ -13,6 +13,13 @@ ApprovalFlow::ApprovalFlow(const Config& config, Approver* approver, TurnObserve
 ReviewOutcome ApprovalFlow::Ask(const Item& call, const std::vector<std::string>& argv,
                                 const std::string& cwd, const ApprovalPlan& plan,
                                 const std::string& justification, const CancelToken& cancel) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return AskLocked(call, argv, cwd, plan, justification, cancel);
+}
+
+ReviewOutcome ApprovalFlow::AskLocked(const Item& call, const std::vector<std::string>& argv,
+                                      const std::string& cwd, const ApprovalPlan& plan,
+                                      const std::string& justification, const CancelToken& cancel) {
   ApprovalRequest request;
   request.call_id = call.call_id;
   request.argv = argv;
@@ -38,6 +45,7 @@ Result<CommandGate> ApprovalFlow::ApproveCommand(const Item& call,
                                                  const std::string& cwd,
                                                  const EscalationRequest& escalation,
                                                  const CancelToken& cancel) {
+  std::lock_guard<std::mutex> lock(mu_);
   CommandGate gate;
   ApprovalInput& input = gate.input;
   input.policy = config_.approval_policy;
@@ -60,7 +68,7 @@ Result<CommandGate> ApprovalFlow::ApproveCommand(const Item& call,
     return gate;
   }
   if (plan.action == ApprovalPlan::Action::kAsk) {
-    ReviewOutcome review = Ask(call, argv, cwd, plan, escalation.justification, cancel);
+    ReviewOutcome review = AskLocked(call, argv, cwd, plan, escalation.justification, cancel);
     if (cancel.cancelled()) return CancelledError("interrupted");
     if (review.action == ReviewOutcome::Action::kDenied) {
       gate.rejected_by_user = approver_ != nullptr;
@@ -96,7 +104,7 @@ ReviewOutcome::Action ApprovalFlow::RetryWithoutSandbox(
   // The user decides on what the sandbox refused: its last words.
   const std::string& out = failed.output;
   retry.reason += "\n" + out.substr(out.size() > 400 ? out.size() - 400 : 0);
-  return Ask(call, argv, cwd, retry, "", cancel).action;
+  return Ask(call, argv, cwd, retry, "", cancel).action;  // takes mu_
 }
 
 }  // namespace codex::core

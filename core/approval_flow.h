@@ -5,10 +5,15 @@
 // sandboxed command outside the sandbox. One path for every tool that runs
 // commands (shell, exec_command); apply_patch and MCP calls ask through Ask.
 // Without an approver (a non-interactive run) every request is declined and
-// the model is told why. Not thread-safe; borrows the config, approver and
-// observer for its lifetime.
+// the model is told why. Thread-safe (tool calls of one response run
+// together): one question at a time — every approver question and every
+// read or change of the session's approvals holds one mutex, so prompts
+// never interleave and the second of two identical commands sees what the
+// user answered to the first. Borrows the config, approver and observer for
+// its lifetime.
 #pragma once
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -66,12 +71,21 @@ class ApprovalFlow {
   // The approver (null = none), for request_user_input's questions.
   Approver* approver() const { return approver_; }
   // What the user approved for the session (commands, and MCP tools under
-  // the key {"mcp", server, tool}).
-  const SessionApprovals& approvals() const { return approvals_; }
+  // the key {"mcp", server, tool}), as now.
+  SessionApprovals approvals() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return approvals_;
+  }
 
  private:
+  // Ask, with mu_ held.
+  ReviewOutcome AskLocked(const Item& call, const std::vector<std::string>& argv,
+                          const std::string& cwd, const ApprovalPlan& plan,
+                          const std::string& justification, const CancelToken& cancel);
+
   const Config& config_;
   Approver* approver_;
+  mutable std::mutex mu_;  // one question at a time; guards approvals_
   SessionApprovals approvals_;
   TurnObserver& observer_;
 };

@@ -4,9 +4,12 @@
 // Landlock question (danger-full-access, or an ApprovalInput given whole).
 #include "core/approval_flow.h"
 
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "testing/items.h"
@@ -213,4 +216,35 @@ TEST_CASE("on-request and never leave a sandbox denial to the model") {
           ReviewOutcome::Action::kDenied);
     CHECK(user.asked.empty());
   }
+}
+
+TEST_CASE("calls running together are asked one at a time, and share what was approved") {
+  // Two calls of one response gate the same command at once (their threads,
+  // core/conversation.cc). The user is never asked two things at once, and
+  // the second call sees the first's "for the session" instead of asking.
+  const Config config = FlowConfig(ApprovalPolicy::kUntrusted, SandboxMode::kDangerFullAccess);
+  ScriptedUser user;
+  user.answer = ReviewDecision::kApproveForSession;
+  std::atomic<int> inside{0};
+  std::atomic<int> most{0};
+  user.on_review = [&] {
+    most = std::max(most.load(), ++inside);
+    // Long enough for the other thread to come in, were it let in.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    --inside;
+  };
+  NoticeLog log;
+  ApprovalFlow flow(config, &user, log);
+  CancelToken cancel;
+  std::atomic<int> ran{0};
+  auto gate = [&] {
+    auto g = flow.ApproveCommand(ShellCall(), kBuild, "/work", {}, cancel);
+    if (g.ok() && g->run) ++ran;
+  };
+  std::thread other(gate);
+  gate();
+  other.join();
+  CHECK(ran == 2);
+  CHECK(most == 1);
+  CHECK(user.asked.size() == 1);
 }

@@ -1,7 +1,10 @@
 // CommandRunner: the seam through which tools run processes.
 //
 // The real implementation (core/sandboxed_runner.h) spawns through sandbox/
-// with the session's sandbox policy; tests may pass fakes. Run() blocks until
+// with the session's sandbox policy; tests may pass fakes. The calls of one
+// response that run together (core/tool_router.h, RunsInParallel) call Run
+// and Start from several threads at once: the runner a session uses must
+// allow that (SandboxedRunner does). Run() blocks until
 // the process ends, times out, or `cancel` is set (then the whole process
 // group is killed and kCancelled returned).
 #pragma once

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -619,37 +622,39 @@ Status Conversation::RecordResponseUsage(TurnState& turn, const ModelResponse& r
 
 Result<bool> Conversation::RunCalls(TurnState& turn, size_t first_new_item,
                                     const CancelToken& cancel) {
-  // In order, committing each output; after a deny-and-stop the rest are
-  // answered without running.
+  // In order, as Codex 0.169 does: consecutive calls that may run together
+  // (ToolRouter::RunsInParallel) run as one group, any other call alone once
+  // the running ones ended (Codex's read/write lock, taken in call order).
+  // Outputs are committed in call order whatever order the calls end in, so
+  // the stored transcript and every request's prefix stay the same. After a
+  // deny-and-stop the rest are answered without running.
   std::vector<std::string> completed_before;
   const std::vector<PlanStep> no_plan;
   const std::vector<PlanStep>& plan = deps_.tools != nullptr ? deps_.tools->plan() : no_plan;
   for (const auto& step : plan) {
     if (step.status == "completed") completed_before.push_back(step.step);
   }
-  bool ran = false;
+  const std::vector<size_t> dangling = DanglingCalls(transcript_, first_new_item);
   bool stop = false;
-  for (size_t i : DanglingCalls(transcript_, first_new_item)) {
-    ran = true;
-    const Item call = transcript_[i];
+  for (size_t next = 0; next < dangling.size();) {
     if (stop) {
+      const Item& call = transcript_[dangling[next++]];
       RETURN_IF_ERROR(
           Commit(turn.turn_id, {CallOutputFor(call.kind, call.call_id, "aborted by the user")}));
       continue;
     }
     if (cancel.cancelled()) return CancelledError("interrupted");
-    Result<ToolOutcome> outcome = deps_.tools->Dispatch(call, cancel);
-    if (!outcome.ok()) {
-      if (outcome.status().code() == StatusCode::kCancelled || cancel.cancelled()) {
-        return CancelledError("interrupted");
+    size_t end = next + 1;
+    if (deps_.tools->RunsInParallel(transcript_[dangling[next]])) {
+      while (end < dangling.size() && deps_.tools->RunsInParallel(transcript_[dangling[end]])) {
+        ++end;
       }
-      RETURN_IF_ERROR(Commit(turn.turn_id,
-                             {CallOutputFor(call.kind, call.call_id, outcome.status().message())}));
-      continue;
     }
-    RETURN_IF_ERROR(Commit(turn.turn_id, {outcome->output}));
-    RETURN_IF_ERROR(RecordGoalChange(turn.turn_id));
-    stop = outcome->stop_turn;
+    // Copies: committing outputs grows transcript_ while the group runs.
+    std::vector<Item> group;
+    for (size_t k = next; k < end; ++k) group.push_back(transcript_[dangling[k]]);
+    RETURN_IF_ERROR(RunCallGroup(turn, group, cancel, stop));
+    next = end;
   }
   for (const auto& step : plan) {
     if (step.status == "completed" && std::find(completed_before.begin(), completed_before.end(),
@@ -658,7 +663,88 @@ Result<bool> Conversation::RunCalls(TurnState& turn, size_t first_new_item,
     }
   }
   if (stop) return CancelledError("the user denied a request and stopped the turn");
-  return ran;
+  return !dangling.empty();
+}
+
+Status Conversation::CommitOutcome(TurnState& turn, const Item& call, Result<ToolOutcome> outcome,
+                                   const CancelToken& cancel, bool& stop) {
+  if (!outcome.ok()) {
+    if (outcome.status().code() == StatusCode::kCancelled || cancel.cancelled()) {
+      return CancelledError("interrupted");
+    }
+    return Commit(turn.turn_id,
+                  {CallOutputFor(call.kind, call.call_id, outcome.status().message())});
+  }
+  RETURN_IF_ERROR(Commit(turn.turn_id, {outcome->output}));
+  RETURN_IF_ERROR(RecordGoalChange(turn.turn_id));
+  stop = stop || outcome->stop_turn;
+  return OkStatus();
+}
+
+Status Conversation::RunCallGroup(TurnState& turn, const std::vector<Item>& calls,
+                                  const CancelToken& cancel, bool& stop) {
+  ToolRouter& tools = *deps_.tools;
+  if (calls.size() == 1) {
+    return CommitOutcome(turn, calls[0], tools.Dispatch(calls[0], cancel), cancel, stop);
+  }
+
+  // One thread a call. The group's token is cancelled by the user's (Ctrl-C:
+  // every call ends as a cancelled one does, its processes killed) and by a
+  // call whose user denied and stopped the turn (the calls in flight are
+  // cancelled, those not started are not started).
+  CancelToken group_cancel(&cancel);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::optional<Result<ToolOutcome>>> results(calls.size());
+  std::vector<char> gate_passed(calls.size(), 0);  // guarded by mu
+  std::vector<std::thread> threads(calls.size());
+  size_t started = 0;
+  // Each call starts once the one before is past its approval gate: the user
+  // is asked one question at a time, in the model's order, while the
+  // approved commands already run.
+  for (size_t i = 0; i < calls.size() && !group_cancel.cancelled(); ++i) {
+    auto passed = [&mu, &cv, &gate_passed, i] {
+      std::lock_guard<std::mutex> lock(mu);
+      gate_passed[i] = 1;
+      cv.notify_all();
+    };
+    auto run = [&, i, passed] {
+      Result<ToolOutcome> result = tools.Dispatch(calls[i], group_cancel, passed);
+      if (result.ok() && result->stop_turn) group_cancel.Cancel();
+      std::lock_guard<std::mutex> lock(mu);
+      results[i] = std::move(result);
+      gate_passed[i] = 1;
+      cv.notify_all();
+    };
+    try {
+      threads[i] = std::thread(run);
+    } catch (const std::system_error&) {
+      run();  // no thread to be had: this call runs here, alone
+    }
+    started = i + 1;
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return gate_passed[i] != 0; });
+  }
+
+  // Outputs in call order, each as soon as it and those before it are in.
+  Status status = OkStatus();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (threads[i].joinable()) threads[i].join();
+    if (!status.ok()) continue;  // the rest are only waited for
+    const bool stopped_by_group = group_cancel.cancelled() && !cancel.cancelled();
+    const bool cancelled_call = i >= started || (!results[i]->ok() && results[i]->status().code() ==
+                                                                          StatusCode::kCancelled);
+    if (!cancelled_call || !stopped_by_group) {
+      status = i < started ? CommitOutcome(turn, calls[i], std::move(*results[i]), cancel, stop)
+                           : CancelledError("interrupted");
+    } else {
+      // Cancelled, or never started, because another call stopped the turn.
+      status = Commit(turn.turn_id,
+                      {CallOutputFor(calls[i].kind, calls[i].call_id, "aborted by the user")});
+    }
+    if (!status.ok()) group_cancel.Cancel();  // no point running on
+  }
+  return status;
 }
 
 }  // namespace codex::core

@@ -3,7 +3,9 @@
 //
 // A turn: commit the user message, then repeatedly build the request from the
 // stored item bytes, stream the response committing each output item the
-// moment it is complete, run the tool calls it holds (committing each output),
+// moment it is complete, run the tool calls it holds (those that may run
+// together, ToolRouter::RunsInParallel, on a thread each; every output
+// committed from the session's thread, in call order),
 // until the model answers without calls. Whether to compact is asked of
 // ContextBudget before a turn, between tool-call iterations (at most once per
 // model request, telling it whether the batch just run completed a plan step:
@@ -149,6 +151,15 @@ class Conversation {
   Status RecordResponseUsage(TurnState& turn, const ModelResponse& response);
   // Runs the calls committed from `first_new_item` on; true when there were any.
   Result<bool> RunCalls(TurnState& turn, size_t first_new_item, const CancelToken& cancel);
+  // Runs `calls` (one call, or consecutive calls that run in parallel) and
+  // commits their outputs in call order; sets `stop` when the user denied
+  // and stopped the turn.
+  Status RunCallGroup(TurnState& turn, const std::vector<Item>& calls, const CancelToken& cancel,
+                      bool& stop);
+  // Commits what a call produced (an error becomes its output); kCancelled
+  // when it was interrupted.
+  Status CommitOutcome(TurnState& turn, const Item& call, Result<ToolOutcome> outcome,
+                       const CancelToken& cancel, bool& stop);
   Status CompactForTurn(TurnState& turn, CompactionTrigger trigger,
                         const std::optional<Item>& current_user_message, const CancelToken& cancel);
   // Records the turn as failed (kCancelled: interrupted), gives every open call

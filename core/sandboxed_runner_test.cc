@@ -369,3 +369,43 @@ TEST_CASE("SandboxedRunner::Warm starts the policy's server before any command, 
   }
   CHECK(ChildServers().empty());
 }
+
+TEST_CASE("Concurrent commands share one server, each confined to the turn's policy") {
+  // Two tool calls of one response run at once (core/conversation.cc): both
+  // go to the one server of their policy at the same time, and each stays
+  // inside its sandbox. They meet halfway (each writes its file in the
+  // workspace, then waits for the other's), which only two commands that
+  // really run together can do; then each tries to write outside.
+  if (codex::sandbox::landlock::AbiVersion() < 1) {
+    codex::testing::SkipPart("Landlock is missing: concurrent confinement not tested");
+    return;
+  }
+  SandboxedRunner runner;
+  CancelToken cancel;
+  TempDir outside("codex-runner-test-", NonTempBase());
+  TempDir workspace("codex-runner-test-", NonTempBase());
+  auto command = [&](const std::string& mine, const std::string& theirs) {
+    CommandSpec spec;
+    spec.argv = {"sh", "-c",
+                 "touch " + mine + "; i=0; while [ ! -e " + theirs +
+                     " ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; "
+                     "[ -e " +
+                     theirs + " ] && echo met; echo x > " + (outside.path() / mine).string() +
+                     " || echo refused"};
+    spec.cwd = workspace.path().string();
+    spec.sandbox.mode = SandboxMode::kWorkspaceWrite;
+    spec.timeout_ms = 30'000;
+    return spec;
+  };
+  Result<CommandResult> a = InternalError("not run");
+  std::thread other([&] { a = runner.Run(command("a", "b"), cancel); });
+  Result<CommandResult> b = runner.Run(command("b", "a"), cancel);
+  other.join();
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(a->stdout_text == "met\nrefused\n");
+  CHECK(b->stdout_text == "met\nrefused\n");
+  CHECK(fs::exists(workspace.path() / "a"));
+  CHECK(fs::exists(workspace.path() / "b"));
+  CHECK(fs::is_empty(outside.path()));
+}

@@ -51,8 +51,10 @@
 // RemoveStaleShellSnapshots (called at construction)
 // removes the files of codex processes that are gone (core/session_lease.h's
 // rule: the pid no longer runs, or runs another process) and any file not
-// named as codex names them. Prepare and StartCapture are called from one
-// thread; the capture thread only meets them under the object's mutex.
+// named as codex names them. StartCapture is called from the session's
+// thread; Prepare also from the threads of calls running together (one
+// captures, the others wait for it under the object's mutex, as they wait
+// for StartCapture's capture thread).
 #pragma once
 
 #include <sys/types.h>

@@ -58,7 +58,7 @@ ToolRouter::ToolRouter(const Config& config, CommandRunner& runner, Approver* ap
     : config_(config),
       runner_(runner),
       observer_(observer),
-      approval_(config, approver, observer),
+      approval_(config, approver, observer_),
       shell_snapshot_(std::move(shell_snapshot)) {
   tools_json_ = BuiltinToolsJson(config);
   builtin_tools_json_ = tools_json_;
@@ -75,7 +75,40 @@ void ToolRouter::BeginTurn() {
   tools_json_ = std::move(json);
 }
 
-Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& cancel) {
+bool ToolRouter::RunsInParallel(const Item& call) const {
+  if (call.kind == ItemKind::kLocalShellCall) return true;
+  if (call.kind != ItemKind::kFunctionCall) return false;
+  Json j = Json::parse(call.body, nullptr, false);
+  const std::string name = StringField(j, "name");
+  const std::string ns = StringField(j, "namespace");
+  if (!ns.empty() || FindMcpTool(mcp_tools_, ns, name) != nullptr) return false;
+  if (name == "shell" || name == "container.exec" || name == "shell_command") {
+    // A call answered with an error touches nothing; one that is a patch
+    // goes through apply_patch, which runs alone.
+    auto args = DecodeArgumentsObject(name, StringField(j, "arguments", "{}"));
+    if (!args.ok()) return true;
+    auto shell = DecodeShellArgs(*args, config_.shell_timeout_ms);
+    if (!shell.ok()) return true;
+    auto patch = MatchShellApplyPatch(shell->argv);
+    return !patch.ok() || !patch->has_value();
+  }
+  return name == "exec_command" || name == "view_image" || IsMcpResourceTool(name) ||
+         name == "read_file" || name == "grep_files" || name == "list_dir";
+}
+
+Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& cancel,
+                                         const std::function<void()>& gate_passed) {
+  bool passed = false;
+  auto pass = [&] {
+    if (!std::exchange(passed, true) && gate_passed) gate_passed();
+  };
+  Result<ToolOutcome> outcome = DispatchCall(call, cancel, pass);
+  pass();
+  return outcome;
+}
+
+Result<ToolOutcome> ToolRouter::DispatchCall(const Item& call, const CancelToken& cancel,
+                                             const std::function<void()>& gate_passed) {
   Json j = Json::parse(call.body, nullptr, false);
   std::string name = StringField(j, "name");
   auto fail = [&](const std::string& message) -> Result<ToolOutcome> {
@@ -86,7 +119,7 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
   if (call.kind == ItemKind::kLocalShellCall) {
     ShellArgs shell = DecodeLocalShellAction(j, config_.shell_timeout_ms);
     return RunShell(call, std::move(shell.argv), std::move(shell.workdir), shell.timeout_ms,
-                    EscalationRequest{}, cancel);
+                    EscalationRequest{}, cancel, gate_passed);
   }
   if (call.kind == ItemKind::kCustomToolCall) {
     if (name == "apply_patch") return RunApplyPatch(call, StringField(j, "input"), "");
@@ -99,6 +132,7 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
       return RunMcp(call, *t, StringField(j, "arguments", "{}"), cancel);
     }
     if (ns.empty() && IsMcpResourceTool(name) && OffersMcpResourceTools(config_)) {
+      gate_passed();  // nothing to ask
       return RunMcpResource(call, name, StringField(j, "arguments"), cancel);
     }
     if (ns == kMultiAgentNamespace && agents_ != nullptr && config_.multi_agent) {
@@ -131,7 +165,7 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
     }
     auto escalation = ParseEscalation(args, config_.approval_policy);
     if (!escalation.ok()) return fail(escalation.status().message());
-    return RunShell(call, argv, workdir, shell->timeout_ms, *escalation, cancel);
+    return RunShell(call, argv, workdir, shell->timeout_ms, *escalation, cancel, gate_passed);
   }
   if (name == "apply_patch") {
     auto input = DecodeApplyPatchInput(args);
@@ -143,10 +177,12 @@ Result<ToolOutcome> ToolRouter::Dispatch(const Item& call, const CancelToken& ca
   if (name == "get_goal" || name == "create_goal" || name == "update_goal") {
     return RunGoalTool(call, name, StringField(j, "arguments", "{}"));
   }
-  if (name == "exec_command")
-    return RunExecCommand(call, StringField(j, "arguments", "{}"), cancel);
+  if (name == "exec_command") {
+    return RunExecCommand(call, StringField(j, "arguments", "{}"), cancel, gate_passed);
+  }
   if (name == "write_stdin") return RunWriteStdin(call, StringField(j, "arguments", "{}"), cancel);
   if (name == "view_image" && config_.view_image) {
+    gate_passed();  // nothing to ask
     return RunViewImage(call, StringField(j, "arguments", "{}"));
   }
   return fail("unknown tool '" + name + "'");
@@ -166,7 +202,8 @@ CommandSpec ToolRouter::CommandSpecFor(const std::vector<std::string>& argv, con
 Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::string> argv,
                                          std::string workdir, int64_t timeout_ms,
                                          const EscalationRequest& escalation,
-                                         const CancelToken& cancel) {
+                                         const CancelToken& cancel,
+                                         const std::function<void()>& gate_passed) {
   ToolActivity activity;
   activity.call_id = call.call_id;
   activity.tool = "shell";
@@ -189,7 +226,9 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
     return outcome;
   };
 
-  ASSIGN_OR_RETURN(CommandGate gate, approval_.ApproveCommand(call, argv, cwd, escalation, cancel));
+  Result<CommandGate> gated = approval_.ApproveCommand(call, argv, cwd, escalation, cancel);
+  gate_passed();
+  ASSIGN_OR_RETURN(CommandGate gate, std::move(gated));
   if (gate.rejected_by_user) {
     // Codex's words and shape: the output is the bare sentence.
     activity.output = gate.refusal;

@@ -9,9 +9,18 @@
 // `update_plan`, `request_user_input`, the goal tools (core/goals.h), the sub-agent tools
 // (core/agent_tools.h), and the MCP tools. Every
 // call yields exactly one output item, also when the tool fails or is unknown, so the transcript
-// stays valid. Not thread-safe; borrows the runner, approver and observer for its lifetime.
+// stays valid. Borrows the runner, approver and observer for its lifetime.
+//
+// Threads: the calls of one response that RunsInParallel() (Codex 0.169's
+// parallel-capable tools) may be dispatched together from several threads,
+// with the runner thread-safe (core/sandboxed_runner.h is); every other call
+// and method only from the session's thread while no call runs (the caller's
+// rule, core/conversation.cc). What parallel calls share is guarded: the
+// approval flow (one question at a time), the observer (SerializedObserver:
+// one callback at a time), the unified exec sessions.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -72,8 +81,23 @@ class ToolRouter {
 
   // Runs the call `call` (a function_call, custom_tool_call or
   // local_shell_call item). kCancelled when `cancel` fired while it ran; the
-  // caller then records an "aborted" output.
-  Result<ToolOutcome> Dispatch(const Item& call, const CancelToken& cancel);
+  // caller then records an "aborted" output. `gate_passed` (may be empty) is
+  // called once, on the calling thread, when the call is past its approval
+  // gate (asked, refused or not needing it) and before it runs: the caller
+  // starts the next call of a parallel group then, so questions come one at
+  // a time in call order while the commands run together.
+  Result<ToolOutcome> Dispatch(const Item& call, const CancelToken& cancel,
+                               const std::function<void()>& gate_passed = {});
+
+  // Whether `call` may run together with the other such calls of its
+  // response (Codex 0.169's parallel-capable tools): the command tools
+  // (shell, container.exec, shell_command, local_shell_call, exec_command),
+  // view_image, the MCP resource tools, read_file / grep_files / list_dir.
+  // Not: write_stdin, update_plan, apply_patch (also when sent through
+  // shell: it changes files through the patch path), request_user_input,
+  // MCP tool calls, the agent and goal tools; such a call waits for the
+  // running ones and runs alone.
+  bool RunsInParallel(const Item& call) const;
 
   // The plan as last set by update_plan.
   const std::vector<PlanStep>& plan() const { return plan_; }
@@ -95,7 +119,8 @@ class ToolRouter {
                              SandboxChoice choice) const;
   // Unified exec (core/tool_router_exec.cc).
   Result<ToolOutcome> RunExecCommand(const Item& call, const std::string& arguments,
-                                     const CancelToken& cancel);
+                                     const CancelToken& cancel,
+                                     const std::function<void()>& gate_passed);
   Result<ToolOutcome> RunWriteStdin(const Item& call, const std::string& arguments,
                                     const CancelToken& cancel);
   // view_image (core/view_image.h): the image as an input_image output part.
@@ -103,7 +128,10 @@ class ToolRouter {
 
   Result<ToolOutcome> RunShell(const Item& call, std::vector<std::string> argv, std::string workdir,
                                int64_t timeout_ms, const EscalationRequest& escalation,
-                               const CancelToken& cancel);
+                               const CancelToken& cancel, const std::function<void()>& gate_passed);
+  // Dispatch without its promise to call `gate_passed`.
+  Result<ToolOutcome> DispatchCall(const Item& call, const CancelToken& cancel,
+                                   const std::function<void()>& gate_passed);
   Result<ToolOutcome> RunApplyPatch(const Item& call, const std::string& patch,
                                     const std::string& workdir);
   Result<ToolOutcome> RunUpdatePlan(const Item& call, const std::string& arguments);
@@ -123,8 +151,8 @@ class ToolRouter {
 
   const Config& config_;
   CommandRunner& runner_;
-  TurnObserver& observer_;
-  ApprovalFlow approval_;  // the gate of every command, patch and MCP call
+  SerializedObserver observer_;  // the caller's, one callback at a time
+  ApprovalFlow approval_;        // the gate of every command, patch and MCP call
   std::string tools_json_;
   std::string builtin_tools_json_;  // the built-in tools' array
   McpTools* mcp_ = nullptr;

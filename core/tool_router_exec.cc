@@ -22,7 +22,8 @@ double SecondsSince(Clock::time_point start) {
 }  // namespace
 
 Result<ToolOutcome> ToolRouter::RunExecCommand(const Item& call, const std::string& arguments,
-                                               const CancelToken& cancel) {
+                                               const CancelToken& cancel,
+                                               const std::function<void()>& gate_passed) {
   ToolOutcome outcome;
   auto reply = [&](const std::string& text, bool stop = false) {
     outcome.output = CallOutputFor(call.kind, call.call_id, text);
@@ -48,7 +49,9 @@ Result<ToolOutcome> ToolRouter::RunExecCommand(const Item& call, const std::stri
   activity.call_id = call.call_id;
   activity.tool = "shell";
   activity.command = ShellJoin(argv);
-  ASSIGN_OR_RETURN(CommandGate gate, approval_.ApproveCommand(call, argv, cwd, escalation, cancel));
+  Result<CommandGate> gated = approval_.ApproveCommand(call, argv, cwd, escalation, cancel);
+  gate_passed();
+  ASSIGN_OR_RETURN(CommandGate gate, std::move(gated));
   if (!gate.run) {
     activity.output = gate.refusal;
     activity.success = false;

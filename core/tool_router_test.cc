@@ -5,10 +5,13 @@
 // decoders and the router give.
 #include "core/tool_router.h"
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "testing/fake_command_runner.h"
@@ -343,4 +346,110 @@ TEST_CASE("a call whose fields have the wrong JSON types gets one line back, nev
     CHECK_FALSE(OutputText(out).empty());
     CHECK(OutputText(out).find('\n') == std::string::npos);
   }
+}
+
+TEST_CASE("which calls run in parallel: Codex's parallel-capable tools, and no others") {
+  codex::testing::TempDir dir;
+  RouterRig rig(dir.str());
+  rig.router = std::make_unique<ToolRouter>(rig.config, rig.runner, rig.approver, rig.log);
+  auto call = [](const std::string& name, const std::string& arguments,
+                 const std::string& ns = "") {
+    CallJson body = {
+        {"type", "function_call"}, {"name", name}, {"arguments", arguments}, {"call_id", "c1"}};
+    if (!ns.empty()) body["namespace"] = ns;
+    return codex::testing::Decoded(body.dump());
+  };
+  auto parallel = [&](const Item& item) { return rig.router->RunsInParallel(item); };
+  CHECK(parallel(call("shell", R"({"command":["ls"]})")));
+  CHECK(parallel(call("container.exec", R"({"command":["ls"]})")));
+  CHECK(parallel(call("exec_command", R"({"cmd":"sleep 1"})")));
+  CHECK(parallel(call("view_image", R"({"path":"a.png"})")));
+  CHECK(parallel(call("list_mcp_resources", "{}")));
+  CHECK(parallel(call("read_mcp_resource", R"({"server":"s","uri":"u"})")));
+  CHECK(parallel(
+      codex::testing::Decoded(R"({"type":"local_shell_call","call_id":"c2","status":"completed",)"
+                              R"("action":{"type":"exec","command":["ls","-a"]}})")));
+  // A call that only gets an error back touches nothing: it may run along.
+  CHECK(parallel(call("shell", "not json")));
+
+  CHECK_FALSE(parallel(call("write_stdin", R"({"session_id":1000})")));
+  CHECK_FALSE(parallel(call("update_plan", R"({"plan":[]})")));
+  CHECK_FALSE(parallel(call("apply_patch", R"({"input":"x"})")));
+  CHECK_FALSE(parallel(call("request_user_input", R"({"questions":[]})")));
+  CHECK_FALSE(parallel(call("create_goal", R"({"objective":"x"})")));
+  CHECK_FALSE(parallel(call("spawn_agent", "{}", "multi_agent_v1")));
+  CHECK_FALSE(parallel(call("exec_command", R"({"cmd":"ls"})", "mcp__srv__")));
+  CHECK_FALSE(parallel(codex::testing::Decoded(
+      R"({"type":"custom_tool_call","call_id":"c3","name":"apply_patch","input":"x"})")));
+  // apply_patch sent through shell changes files through the patch path: alone.
+  const std::string patch = "*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch\n";
+  CHECK_FALSE(parallel(call("shell", CallJson{{"command", {"apply_patch", patch}}}.dump())));
+}
+
+TEST_CASE("Dispatch says when a call is past its approval gate, before it runs, once") {
+  codex::testing::TempDir dir;
+  RouterRig rig(dir.str());
+  rig.router = std::make_unique<ToolRouter>(rig.config, rig.runner, rig.approver, rig.log);
+  std::vector<size_t> ran_at_gate;  // how many commands had run when the gate passed
+  auto gate = [&] { ran_at_gate.push_back(rig.runner.ran.size()); };
+  auto dispatch = [&](const std::string& name, const std::string& arguments) {
+    CallJson body = {
+        {"type", "function_call"}, {"name", name}, {"arguments", arguments}, {"call_id", "c1"}};
+    REQUIRE(rig.router->Dispatch(codex::testing::Decoded(body.dump()), rig.cancel, gate).ok());
+  };
+  dispatch("shell", R"({"command":["echo","hi"]})");
+  CHECK(ran_at_gate == std::vector<size_t>{0});
+  CHECK(rig.runner.ran.size() == 1);
+  // A call refused before any gate, and a tool that asks nothing: once each.
+  dispatch("shell", R"({"command":"echo hi"})");
+  dispatch("view_image", R"({"path":"missing.png"})");
+  CHECK(ran_at_gate == std::vector<size_t>{0, 1, 1});
+  // A command the policy rejects is past its gate too (and does not run).
+  rig.config.approval_policy = ApprovalPolicy::kUntrusted;
+  rig.router = std::make_unique<ToolRouter>(rig.config, rig.runner, rig.approver, rig.log);
+  dispatch("shell", R"({"command":["touch","x"]})");
+  CHECK(ran_at_gate == std::vector<size_t>{0, 1, 1, 1});
+  CHECK(rig.runner.ran.size() == 1);
+}
+
+namespace {
+
+// A live process that only counts how many of its kind are alive.
+class CountedProcess final : public LiveProcess {
+ public:
+  explicit CountedProcess(std::atomic<int>& alive) : alive_(alive) { ++alive_; }
+  ~CountedProcess() override { --alive_; }
+  codex::Status Write(std::string_view) override { return codex::OkStatus(); }
+  Chunk Collect(int64_t, size_t, const CancelToken&) override { return {}; }
+
+ private:
+  std::atomic<int>& alive_;
+};
+
+}  // namespace
+
+TEST_CASE("unified exec sessions: exec_command calls running together each get their own ID") {
+  // Calls of one response run together; each still-running command is kept
+  // under an ID of its own, and the 64-process limit holds.
+  ExecSessions sessions;
+  std::atomic<int> alive{0};
+  constexpr int kThreads = 8;
+  constexpr int kEach = 20;
+  std::vector<std::vector<int64_t>> ids(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        ids[static_cast<size_t>(t)].push_back(
+            sessions.Add(std::make_unique<CountedProcess>(alive), "cmd"));
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  std::set<int64_t> distinct;
+  for (const auto& mine : ids) distinct.insert(mine.begin(), mine.end());
+  CHECK(distinct.size() == static_cast<size_t>(kThreads * kEach));
+  CHECK(sessions.size() == kMaxExecSessions);
+  CHECK(alive == static_cast<int>(kMaxExecSessions));  // the evicted ones were killed
+  CHECK(sessions.List().size() == kMaxExecSessions);
 }

@@ -1,9 +1,14 @@
 // TurnObserver: what the turn loop reports while it works, for renderers
 // (human stderr progress, `--json` events, the interactive screen). Callbacks
-// run on the thread that runs the turn, in order. Library code never prints;
-// only cli/ implements this and writes.
+// come one at a time, in order: on the thread that runs the turn, or, for
+// tool calls a response runs together, on their threads through the
+// ToolRouter's SerializedObserver (never two at once; a call's OnToolStarted
+// comes before its output and OnToolCompleted, but the calls' events
+// interleave as they start and finish, as Codex's do). Library code never
+// prints; only cli/ implements this and writes.
 #pragma once
 
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -87,6 +92,70 @@ class TurnObserver {
   virtual void OnNotice(std::string_view message) { (void)message; }
   // A request is being retried ("Reconnecting 1/5… (why)"); by default a notice.
   virtual void OnRetry(std::string_view message) { OnNotice(message); }
+};
+
+// Forwards every callback to `target` (borrowed for its lifetime) under one
+// mutex, so that tool calls running on several threads report one at a
+// time. Thread-safe.
+class SerializedObserver final : public TurnObserver {
+ public:
+  explicit SerializedObserver(TurnObserver& target) : target_(target) {}
+  void OnTurnStarted(std::string_view turn_id) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    target_.OnTurnStarted(turn_id);
+  }
+  void OnTextDelta(std::string_view delta) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    target_.OnTextDelta(delta);
+  }
+  void OnReasoningDelta(std::string_view delta) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    target_.OnReasoningDelta(delta);
+  }
+  void OnRawReasoningDelta(std::string_view delta) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    target_.OnRawReasoningDelta(delta);
+  }
+  void OnItemCompleted(const Item& item) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    target_.OnItemCompleted(item);
+  }
+  void OnToolStarted(const ToolActivity& activity) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    target_.OnToolStarted(activity);
+  }
+  void OnToolOutput(std::string_view call_id, std::string_view chunk) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    target_.OnToolOutput(call_id, chunk);
+  }
+  void OnToolCompleted(const ToolActivity& activity) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    target_.OnToolCompleted(activity);
+  }
+  void OnCompaction(const CompactionNotice& notice) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    target_.OnCompaction(notice);
+  }
+  void OnTurnCompleted(const TokenUsage& usage, int context_left_percent) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    target_.OnTurnCompleted(usage, context_left_percent);
+  }
+  void OnTurnFailed(const Status& status) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    target_.OnTurnFailed(status);
+  }
+  void OnNotice(std::string_view message) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    target_.OnNotice(message);
+  }
+  void OnRetry(std::string_view message) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    target_.OnRetry(message);
+  }
+
+ private:
+  TurnObserver& target_;
+  std::mutex mu_;
 };
 
 }  // namespace codex::core

@@ -114,12 +114,18 @@ std::string FormatExecOutput(const LiveProcess::Chunk& chunk, double wall_second
 }
 
 int64_t ExecSessions::Add(std::unique_ptr<LiveProcess> process, std::string command) {
+  std::unique_ptr<LiveProcess> evicted;  // killed after the lock is let go
+  std::lock_guard<std::mutex> lock(mu_);
   if (sessions_.size() >= kMaxExecSessions) {
     // The least recently used, sparing the most recent few.
     std::vector<std::pair<uint64_t, int64_t>> by_use;
     for (const auto& [id, e] : sessions_) by_use.emplace_back(e.last_used, id);
     std::sort(by_use.begin(), by_use.end());
-    if (by_use.size() > kProtectedRecentSessions) sessions_.erase(by_use.front().second);
+    if (by_use.size() > kProtectedRecentSessions) {
+      auto it = sessions_.find(by_use.front().second);
+      evicted = std::move(it->second.process);
+      sessions_.erase(it);
+    }
   }
   const int64_t id = next_id_++;
   sessions_[id] = Entry{std::move(process), std::move(command), ++clock_};
@@ -127,15 +133,24 @@ int64_t ExecSessions::Add(std::unique_ptr<LiveProcess> process, std::string comm
 }
 
 LiveProcess* ExecSessions::Find(int64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
   auto it = sessions_.find(id);
   if (it == sessions_.end()) return nullptr;
   it->second.last_used = ++clock_;
   return it->second.process.get();
 }
 
-void ExecSessions::Remove(int64_t id) { sessions_.erase(id); }
+void ExecSessions::Remove(int64_t id) {
+  std::unique_ptr<LiveProcess> removed;  // killed after the lock is let go
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) return;
+  removed = std::move(it->second.process);
+  sessions_.erase(it);
+}
 
 std::vector<std::pair<int64_t, std::string>> ExecSessions::List() const {
+  std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::pair<int64_t, std::string>> out;
   for (const auto& [id, e] : sessions_) out.emplace_back(id, e.command);
   return out;

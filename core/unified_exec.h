@@ -17,12 +17,15 @@
 //   <output>
 // At most 64 processes stay open; starting another kills the least recently
 // used one, sparing the 8 most recent. Every process still open dies when the
-// session (the ToolRouter) ends. Not thread-safe.
+// session (the ToolRouter) ends. ExecSessions is thread-safe (exec_command
+// calls of one response run together); the LiveProcess that Find returns is
+// used by one call at a time (write_stdin runs alone, core/tool_router.h).
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,7 +61,10 @@ class ExecSessions {
   LiveProcess* Find(int64_t id);
   // Kills and forgets `id`.
   void Remove(int64_t id);
-  size_t size() const { return sessions_.size(); }
+  size_t size() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return sessions_.size();
+  }
   // The open sessions, by ID: (ID, command).
   std::vector<std::pair<int64_t, std::string>> List() const;
 
@@ -68,6 +74,7 @@ class ExecSessions {
     std::string command;
     uint64_t last_used = 0;
   };
+  mutable std::mutex mu_;  // guards everything below
   std::map<int64_t, Entry> sessions_;
   int64_t next_id_ = 1000;
   uint64_t clock_ = 0;

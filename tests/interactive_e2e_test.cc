@@ -226,6 +226,43 @@ TEST_CASE("approvals: once, skip and let the model go on, for the session, no an
   CHECK(*code == 0);
 }
 
+TEST_CASE("approvals: two calls of one response are asked one at a time, in call order") {
+  // The calls run together (exec_command is parallel-capable), but the user
+  // gets one question at a time: the second only once the first is answered.
+  // A no to the first leaves the second to be asked and run.
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [
+      {"function_call": "exec_command", "call_id": "c1", "arguments": {"cmd": "touch one.txt"}},
+      {"function_call": "exec_command", "call_id": "c2", "arguments": {"cmd": "touch two.txt"}}]},
+    "Made two.txt only."
+  ]})",
+                     "approval_policy = \"untrusted\"\nsandbox_mode = \"danger-full-access\"\n");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("make both\r"));
+  Expect(p->WaitForText("Allow this command?", kWait));
+  Expect(p->WaitForText("touch one.txt", kWait));
+  CHECK(p->screen().Text().find("touch two.txt") == std::string::npos);
+  Expect(p->Write("d"));
+  Expect(p->WaitForText("✗ command denied; codex continues without it", kWait));
+  const size_t mark = p->screen().Text().find("✗ command denied");
+  Expect(p->WaitForText("touch two.txt", kWait, mark));
+  CHECK(Count(p->screen().Text(), "Allow this command?") == 2);
+  Expect(p->Write("y"));
+  Expect(p->WaitForText("Made two.txt only.", kWait));
+  Expect(p->WaitForText("• Denied", kWait));
+  CHECK_FALSE(std::filesystem::exists(env->workdir() / "one.txt"));
+  CHECK(std::filesystem::exists(env->workdir() / "two.txt"));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(CallOutput(requests[1], "c1") == "exec command rejected by user");
+  CHECK(CallOutput(requests[1], "c2").find("Process exited with code 0") != std::string::npos);
+  Expect(p->Write("\x04"));
+  auto code = p->WaitExit(kWait);
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
+}
+
 TEST_CASE("Ctrl-C interrupts a turn; the session resumes with what was said") {
   auto env = MakeEnv(R"({"responses": [
     {"message": "this answer never arrives", "delay_ms": 30000},

@@ -94,6 +94,7 @@ bool MatchesPrefix(const std::vector<std::string>& words, const std::vector<std:
 
 ApprovalQuestion QuestionFor(const core::ApprovalRequest& request) {
   ApprovalQuestion q;
+  q.call_id = request.call_id;
   if (!request.argv.empty() && request.argv[0] == "apply_patch") {
     q.kind = ApprovalKind::kPatch;
     q.files.assign(request.argv.begin() + 1, request.argv.end());
@@ -323,7 +324,7 @@ ReviewDecision TtyApprovalPrompt::AskHere(const ApprovalQuestion& question) {
   const std::string answered = (yes ? style_.Green("✔ ") : style_.Red("✗ ")) + said + "\r\n";
   terminal_.Write(answered);
   view_.Remember(answered);
-  if (!yes) view_.NoteDenied();
+  if (!yes) view_.NoteDenied(question.call_id);
   view_.ResumeSpinner();
   return *answer;
 }

@@ -7,7 +7,8 @@
 // The tool router remembers commands approved for the session; patches
 // (which it asks about every time) are remembered here, by their set of
 // files, so "don't ask again for these files" holds. Not thread-safe: the
-// turn loop asks on its own thread.
+// tool router asks one question at a time (core/approval_flow.h), from the
+// turn's thread or from the thread of a call running beside others.
 #pragma once
 
 #include <cstdio>
@@ -31,6 +32,7 @@ enum class ApprovalKind { kCommand, kPatch };
 
 struct ApprovalQuestion {
   ApprovalKind kind = ApprovalKind::kCommand;
+  std::string call_id;             // the tool call asking (ApprovalRequest::call_id)
   std::string command;             // kCommand: the command as the user would type it
   std::string cwd;                 // kCommand: where it runs
   std::string reason;              // kCommand: why approval is needed ("" = not given)

@@ -46,8 +46,11 @@ void TurnView::BeginTurn(std::string label) {
   std::lock_guard<std::mutex> lock(mutex_);
   running_ = true;
   paused_ = false;
-  denied_ = false;
+  denied_call_.clear();
   tool_running_ = false;
+  live_call_.clear();
+  last_header_call_.clear();
+  running_commands_.clear();
   output_.Clear();
   label_ = std::move(label);
   reasoning_.clear();
@@ -534,15 +537,21 @@ void TurnView::OnToolStarted(const core::ToolActivity& activity) {
   if (markdown_) FinishMessage(nullptr);
   FinishReasoning();
   if (activity.tool == "update_plan") return;
+  // The live region follows the call started last (calls of one response
+  // run together; the others' output is shown when they complete).
   tool_running_ = true;
+  live_call_ = activity.call_id;
+  last_header_call_ = activity.call_id;
   output_.Clear();
   Separate();
+  const bool denied = !denied_call_.empty() && activity.call_id == denied_call_;
   if (activity.tool == "shell") {
     std::string command =
         FirstLineWithEllipsis(NeutralizeControls(ShownCommandLine(activity.command)));
-    WriteAbove(style_.Bold(denied_ ? "• Denied " : "• Running ") + style_.Cyan(command) + "\n");
+    running_commands_[activity.call_id] = command;
+    WriteAbove(style_.Bold(denied ? "• Denied " : "• Running ") + style_.Cyan(command) + "\n");
   } else if (activity.tool == "apply_patch") {
-    WriteAbove(style_.Bold(denied_ ? "• Denied patch" : "• Applying patch") + "\n");
+    WriteAbove(style_.Bold(denied ? "• Denied patch" : "• Applying patch") + "\n");
   } else if (activity.tool == "collab") {
     WriteAbove(style_.Bold("• Agents: ") + style_.Cyan(activity.command) + "\n");
   } else {
@@ -551,9 +560,8 @@ void TurnView::OnToolStarted(const core::ToolActivity& activity) {
 }
 
 void TurnView::OnToolOutput(std::string_view call_id, std::string_view chunk) {
-  (void)call_id;  // one command runs at a time
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!tool_running_) return;
+  if (!tool_running_ || call_id != live_call_) return;
   output_.Feed(chunk);
   output_dirty_ = true;
   // At most every 100 ms; the spinner thread draws what arrives in between.
@@ -568,10 +576,22 @@ void TurnView::OnToolOutput(std::string_view call_id, std::string_view chunk) {
 void TurnView::OnToolCompleted(const core::ToolActivity& activity) {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out;
-  tool_running_ = false;
-  output_.Clear();
-  const bool denied = denied_ && !activity.success && !activity.exit_code;
-  denied_ = false;
+  if (activity.call_id == live_call_) {
+    tool_running_ = false;
+    live_call_.clear();
+    output_.Clear();
+  }
+  // Another call printed since this one's header: name it again above its
+  // output, so that each output stays under its own command.
+  std::string header;
+  if (auto it = running_commands_.find(activity.call_id); it != running_commands_.end()) {
+    if (last_header_call_ != activity.call_id) header = it->second;
+    running_commands_.erase(it);
+  }
+  last_header_call_ = activity.call_id;
+  const bool noted = !denied_call_.empty() && activity.call_id == denied_call_;
+  const bool denied = noted && !activity.success && !activity.exit_code;
+  if (noted) denied_call_.clear();
   if (denied) {
     WriteAbove("  " + style_.Red("✗ denied by you") + style_.Dim(" (not run)") + "\n");
     return;
@@ -610,10 +630,14 @@ void TurnView::OnToolCompleted(const core::ToolActivity& activity) {
     WriteAbove(out);
     return;
   }
+  if (!header.empty()) {
+    Separate();
+    out += style_.Bold("• Ran ") + style_.Cyan(header) + "\n";
+  }
   // What stays in the transcript: the captured output's head and tail.
-  output_.Feed(activity.output);
-  out += style_.Dim(output_.Excerpt("  └ ", "    "));
-  output_.Clear();
+  OutputView captured;
+  captured.Feed(activity.output);
+  out += style_.Dim(captured.Excerpt("  └ ", "    "));
   if (activity.exit_code) {
     out += "  " +
            (activity.success ? style_.Green("✓ exit " + std::to_string(*activity.exit_code))

@@ -25,6 +25,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -77,11 +78,12 @@ class TurnView final : public core::TurnObserver {
   // are drawn again from elsewhere: an Esc-Esc branch).
   void ForgetPrinted();
 
-  // The approval prompt's answer for the command about to be reported: a
-  // denied one is shown as denied rather than as a failure.
-  void NoteDenied() {
+  // The approval prompt's answer for the command of `call_id`, about to be
+  // reported: a denied one is shown as denied rather than as a failure (by
+  // call, as other calls of the response may report in between).
+  void NoteDenied(std::string call_id) {
     std::lock_guard<std::mutex> lock(mutex_);
-    denied_ = true;
+    denied_call_ = std::move(call_id);
   }
 
   const Style& style() const { return style_; }
@@ -163,9 +165,15 @@ class TurnView final : public core::TurnObserver {
   std::optional<MarkdownRenderer> markdown_;      // while a message streams
   std::optional<MarkdownRenderer> reasoning_md_;  // while a reasoning summary streams
   bool printed_ = false;                          // something was printed in this turn
-  bool denied_ = false;
-  bool tool_running_ = false;  // a tool was started and has not completed
-  OutputView output_;          // the running command's output
+  std::string denied_call_;                       // NoteDenied's, until that call completes
+  bool tool_running_ = false;                     // the live call was started and has not completed
+  std::string live_call_;                         // the call whose output the live region shows
+  OutputView output_;                             // the live call's output
+  // Calls of one response run together: the shell calls started and not yet
+  // completed (call id -> the command as shown), and the call whose header
+  // was printed last (a completion under another call's header names its own).
+  std::map<std::string, std::string> running_commands_;
+  std::string last_header_call_;
   bool output_dirty_ = false;  // output arrived since the live region was drawn
   std::chrono::steady_clock::time_point output_drawn_at_;
 

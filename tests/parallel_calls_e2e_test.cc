@@ -1,0 +1,344 @@
+// The tool calls of one response run together, as Codex 0.169 runs them: the
+// real `codex` against the scripted Responses server. Calls of the
+// parallel-capable tools (exec_command here) run at the same time — two
+// commands that each wait for the other's file meet, which one after the other
+// they could not — while the outputs go back in call order; a call of another
+// tool (apply_patch) waits for the running ones and runs alone; approvals are
+// asked one at a time, in call order, and a "no" to one leaves the other
+// running, a "stop" cancels the one in flight; Ctrl-C kills every running
+// call; each call stays inside the sandbox.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sandbox/landlock.h"
+#include "testing/files.h"
+#include "testing/temp_dir.h"
+#include "tests/e2e_checks.h"
+#include "tests/e2e_support.h"
+
+namespace codex::testing {
+namespace {
+
+using e2e::JsonLines;
+using e2e::MakeEnv;
+using e2e::ModelOutput;
+using e2e::Run;
+namespace fs = std::filesystem;
+
+// A shell script that creates `mine`, waits up to ~10 s for `theirs` and
+// says whether it came ("<name> met <theirs>" or "<name> alone").
+std::string Meet(const std::string& name, const std::string& mine, const std::string& theirs) {
+  return "touch " + mine + "; i=0; while [ ! -e " + theirs +
+         " ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; if [ -e " + theirs +
+         " ]; then echo " + name + " met " + theirs + "; else echo " + name + " alone; fi";
+}
+
+// An exec_command call item of the script.
+std::string ExecCall(const std::string& call_id, const std::string& cmd) {
+  return R"({"function_call": "exec_command", "call_id": ")" + call_id +
+         R"(", "arguments": {"cmd": )" + Json(cmd).dump() +
+         R"(, "login": false, "yield_time_ms": 30000}})";
+}
+
+// The text after "Output:\n" of a unified exec reply.
+std::string OutputPart(const std::string& text) {
+  size_t at = text.find("\nOutput:\n");
+  return at == std::string::npos ? "" : text.substr(at + 9);
+}
+
+// The call ids of the outputs in `request`'s input, in order.
+std::vector<std::string> OutputOrder(const RecordedRequest& request) {
+  std::vector<std::string> ids;
+  for (const auto& item : request.InputItems()) {
+    if (e2e::IsOutputType(item.value("type", ""))) ids.push_back(item.value("call_id", ""));
+  }
+  return ids;
+}
+
+bool Alive(pid_t pid) {
+  if (::kill(pid, 0) != 0) return false;
+  // A zombie (not yet reaped) has ended too.
+  const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+}
+
+pid_t PidFrom(const fs::path& file) {
+  std::string text = ReadFile(file);
+  return text.empty() ? -1 : static_cast<pid_t>(std::stol(text));
+}
+
+// Waits (up to `patience`) until every file exists.
+bool WaitForFiles(const std::vector<fs::path>& files,
+                  std::chrono::seconds patience = std::chrono::seconds(60)) {
+  const auto until = std::chrono::steady_clock::now() + patience;
+  while (std::chrono::steady_clock::now() < until) {
+    bool all = true;
+    for (const auto& f : files) all = all && fs::exists(f) && fs::file_size(f) > 0;
+    if (all) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("parallel calls: two exec_command calls of one response run together") {
+  // Call A also ends last (it lingers once it met B): its output still comes
+  // first in the next request, where the model put the call, as Codex sends it.
+  const std::string script = R"({"responses": [
+    {"output": [)" + ExecCall("call_a", Meet("A", "a.flag", "b.flag") + "; sleep 0.3") +
+                             ", " + ExecCall("call_b", Meet("B", "b.flag", "a.flag")) +
+                             R"(]},
+    "both done", "resumed"]})";
+  auto env = MakeEnv(script, "");
+  auto run = Run(*env, {"exec", "--json", "-s", "danger-full-access", "meet"});
+  INFO("stderr: " << run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(OutputPart(ModelOutput(*env, "call_a")) == "A met b.flag\n");
+  CHECK(OutputPart(ModelOutput(*env, "call_b")) == "B met a.flag\n");
+  CHECK(OutputOrder(requests[1]) == std::vector<std::string>{"call_a", "call_b"});
+  const auto lines = JsonLines(run.out);
+  REQUIRE_FALSE(lines.empty());
+  e2e::CheckWireRules(requests[1], lines[0].value("thread_id", ""));
+
+  // --json: both started before either completed (neither can end before the
+  // other has started), each completed once.
+  std::vector<std::string> events;
+  for (const auto& e : lines) {
+    if (!e.contains("item") || e["item"].value("type", "") != "command_execution") continue;
+    events.push_back(e.value("type", ""));
+  }
+  REQUIRE(events.size() == 4);
+  CHECK(events[0] == "item.started");
+  CHECK(events[1] == "item.started");
+  CHECK(events[2] == "item.completed");
+  CHECK(events[3] == "item.completed");
+
+  // The stored transcript is what was sent: resuming resends the same prefix.
+  auto resumed = Run(*env, {"exec", "resume", "--last", "-s", "danger-full-access", "again"});
+  INFO("resume stderr: " << resumed.err);
+  CHECK(resumed.exit_code == 0);
+  CHECK(resumed.out == "resumed\n");
+  const auto after = env->server().requests_to("/responses");
+  REQUIRE(after.size() == 3);
+  CHECK(e2e::InputExtends(requests[1], after[2]));
+}
+
+TEST_CASE("parallel calls: a call of another tool waits for the running ones and runs alone") {
+  // first waits (up to 2 s) for the file the patch adds: under the exclusive
+  // rule the patch is applied only once `first` ended, so it never sees it;
+  // `after` starts once the patch is in, so it always does.
+  const std::string patch = "*** Begin Patch\n*** Add File: patched.txt\n+patched\n*** End Patch\n";
+  const std::string script =
+      R"({"responses": [
+    {"output": [)" +
+      ExecCall("first",
+               "i=0; while [ ! -e patched.txt ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); "
+               "done; [ -e patched.txt ] && echo saw-patch || echo no-patch-yet") +
+      R"(, {"custom_tool_call": "apply_patch", "call_id": "patch", "input": )" +
+      Json(patch).dump() + "}, " + ExecCall("after", "cat patched.txt") + R"(, )" +
+      R"({"function_call": "update_plan", "call_id": "plan", "arguments":
+         {"plan": [{"step": "meet", "status": "completed"}]}})" +
+      ", " + ExecCall("last", "echo last") + R"(]},
+    "done"]})";
+  auto env = MakeEnv(script, "");
+  auto run = Run(*env, {"exec", "--json", "-s", "danger-full-access", "patch it"});
+  INFO("stderr: " << run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(OutputPart(ModelOutput(*env, "first")) == "no-patch-yet\n");
+  CHECK(OutputPart(ModelOutput(*env, "after")) == "patched\n");
+  const auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(OutputOrder(requests[1]) ==
+        std::vector<std::string>{"first", "patch", "after", "plan", "last"});
+  // The plan is updated alone: after `after` completed, before `last` started.
+  std::vector<std::string> events;
+  for (const auto& e : JsonLines(run.out)) {
+    const std::string type = e.contains("item") ? e["item"].value("type", "") : "";
+    if (type == "todo_list" || type == "command_execution") {
+      events.push_back(e.value("type", "") + " " + type + " " +
+                       e["item"].value("command", std::string()));
+    }
+  }
+  std::string joined;
+  for (const auto& e : events) joined += e + "\n";
+  INFO(joined);
+  const size_t after_done = joined.find("item.completed command_execution /bin/bash -c 'cat");
+  const size_t plan = joined.find("todo_list");
+  const size_t last_started =
+      joined.find("item.started command_execution /bin/bash -c 'echo last'");
+  REQUIRE(after_done != std::string::npos);
+  REQUIRE(plan != std::string::npos);
+  REQUIRE(last_started != std::string::npos);
+  CHECK(after_done < plan);
+  CHECK(plan < last_started);
+}
+
+TEST_CASE("parallel calls: approvals are asked one at a time; a no leaves the other to run") {
+  const std::string script = R"({"responses": [
+    {"output": [)" + ExecCall("one", "touch one.txt") +
+                             ", " + ExecCall("two", "touch two.txt") + R"(]},
+    "one of two"]})";
+  auto env = MakeEnv(script,
+                     "approval_policy = \"untrusted\"\n"
+                     "sandbox_mode = \"danger-full-access\"\n");
+  // The line prompt (no terminal): "n" to the first question, "y" to the second.
+  auto run = env->RunCodex({}, "make both\nn\ny\n");
+  REQUIRE(run.ok());
+  INFO(run->err);
+  CHECK(run->exit_code == 0);
+  CHECK(run->out == "one of two\n");
+  const std::string& err = run->err;
+  CHECK(Count(err, "Allow this command?") == 2);
+  // One question, its answer, then the next: in call order, never mixed.
+  const size_t first_q = err.find("Allow this command?");
+  const size_t first_cmd = err.find("touch one.txt");
+  const size_t first_answer = err.find("command denied");
+  const size_t second_q = err.find("Allow this command?", first_q + 1);
+  const size_t second_cmd = err.find("touch two.txt");
+  const size_t second_answer = err.find("command approved");
+  CHECK(first_q < first_cmd);
+  CHECK(first_cmd < first_answer);
+  CHECK(first_answer < second_q);
+  CHECK(second_q < second_cmd);
+  CHECK(second_cmd < second_answer);
+  CHECK_FALSE(fs::exists(env->workdir() / "one.txt"));
+  CHECK(fs::exists(env->workdir() / "two.txt"));
+  CHECK(ModelOutput(*env, "one") == "exec command rejected by user");
+  CHECK_THAT(ModelOutput(*env, "two"), Catch::Contains("Process exited with code 0"));
+}
+
+TEST_CASE("parallel calls: a stop answers every call and cancels the one in flight") {
+  // `slow` is approved and runs (its pid in a file); the user stops the turn
+  // at the question about `next`: slow is killed, next never runs, both are
+  // answered, and the next turn's request carries that.
+  const std::string script = R"({"responses": [
+    {"output": [)" + ExecCall("slow", "echo $$ > slow.pid; exec sleep 60") +
+                             ", " + ExecCall("next", "touch next.txt") + R"(]},
+    "what now?"]})";
+  auto env = MakeEnv(script,
+                     "approval_policy = \"untrusted\"\n"
+                     "sandbox_mode = \"danger-full-access\"\n");
+  // The user answers as a user would: "y", then "s" once `slow` runs. Stdin
+  // is a FIFO the test writes as it goes.
+  const fs::path fifo = env->root() / "answers";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  ProcessOptions command = env->CodexCommand({});
+  std::vector<std::string> argv = {"bash", "-c", "exec \"$@\" < \"$FIFO\"", "bash"};
+  argv.insert(argv.end(), command.argv.begin(), command.argv.end());
+  command.argv = argv;
+  command.env["FIFO"] = fifo.string();
+  auto child = ChildProcess::Spawn(command);
+  REQUIRE(child.ok());
+  // Read-write: opening never waits for the reader, whatever became of it.
+  const int answers = ::open(fifo.c_str(), O_RDWR);
+  REQUIRE(answers >= 0);
+  auto say = [&](const std::string& text) {
+    REQUIRE(::write(answers, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+  };
+  say("go\ny\n");
+  REQUIRE(WaitForFiles({env->workdir() / "slow.pid"}));
+  say("s\nand now\n");
+  ::close(answers);
+  auto run = (*child)->Wait(std::chrono::seconds(60));
+  REQUIRE(run.ok());
+  INFO(run->err);
+  CHECK_FALSE(run->timed_out);
+  const pid_t slow = PidFrom(env->workdir() / "slow.pid");
+  REQUIRE(slow > 0);
+  CHECK_FALSE(Alive(slow));
+  CHECK_FALSE(fs::exists(env->workdir() / "next.txt"));
+  CHECK_THAT(run->err, Catch::Contains("turn stopped"));
+  const auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(OutputOrder(requests[1]) == std::vector<std::string>{"slow", "next"});
+  CHECK(ModelOutput(*env, "slow") == "aborted by the user");
+  // The call the user stopped at gets the stop's own words, as today.
+  CHECK(ModelOutput(*env, "next") ==
+        "exec_command: the user denied running this command and stopped the turn");
+}
+
+TEST_CASE("parallel calls: Ctrl-C kills every running call") {
+  const std::string script = R"({"responses": [
+    {"output": [)" + ExecCall("c1", "echo $$ > one.pid; exec sleep 60") +
+                             ", " + ExecCall("c2", "echo $$ > two.pid; exec sleep 60") + R"(]},
+    "never asked"]})";
+  auto env = MakeEnv(script, "");
+  auto child =
+      ChildProcess::Spawn(env->CodexCommand({"exec", "-s", "danger-full-access", "sleep twice"}));
+  REQUIRE(child.ok());
+  // Both run at once: one after the other, the second would start only once
+  // the first's exec_command call returned (its 30 s yield).
+  REQUIRE(WaitForFiles({env->workdir() / "one.pid", env->workdir() / "two.pid"},
+                       std::chrono::seconds(20)));
+  const pid_t one = PidFrom(env->workdir() / "one.pid");
+  const pid_t two = PidFrom(env->workdir() / "two.pid");
+  REQUIRE(Alive(one));
+  REQUIRE(Alive(two));
+  REQUIRE((*child)->Signal(SIGINT).ok());
+  auto done = (*child)->Wait(std::chrono::seconds(60));
+  REQUIRE(done.ok());
+  INFO("stderr: " << done->err);
+  CHECK_FALSE(done->timed_out);
+  CHECK(done->exit_code == 130);
+  CHECK_FALSE(Alive(one));
+  CHECK_FALSE(Alive(two));
+}
+
+TEST_CASE("parallel calls: each of two concurrent calls stays inside the sandbox") {
+  if (sandbox::landlock::AbiVersion() < 1) {
+    WARN("skipped: Landlock is not available on this kernel");
+    return;
+  }
+  TempDir outside("codex-parallel-outside-", NonTempBase());
+  auto escape = [&](const std::string& name) {
+    return "; (echo x > " + (outside.path() / name).string() + ") 2>/dev/null && echo " + name +
+           " escaped || echo " + name + " confined";
+  };
+  const std::string script = R"({"responses": [
+    {"output": [)" + ExecCall("a", Meet("A", "a.flag", "b.flag") + escape("a")) +
+                             ", " + ExecCall("b", Meet("B", "b.flag", "a.flag") + escape("b")) +
+                             R"(]},
+    "done"]})";
+  auto env = MakeEnv(script, "");
+  auto run = Run(*env, {"exec", "-s", "workspace-write", "write around"});
+  INFO("stderr: " << run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(OutputPart(ModelOutput(*env, "a")) == "A met b.flag\na confined\n");
+  CHECK(OutputPart(ModelOutput(*env, "b")) == "B met a.flag\nb confined\n");
+  CHECK(fs::exists(env->workdir() / "a.flag"));
+  CHECK(fs::exists(env->workdir() / "b.flag"));
+  CHECK(fs::is_empty(outside.path()));
+  // The human progress keeps each output under its own command: a command
+  // completed after another one started is named again above its output.
+  for (const auto& [said, command] :
+       {std::pair<std::string, std::string>{"A met", "touch a.flag"}, {"B met", "touch b.flag"}}) {
+    const size_t at = run.err.find(said);
+    REQUIRE(at != std::string::npos);
+    const size_t header = run.err.rfind("exec $ ", at);
+    REQUIRE(header != std::string::npos);
+    CHECK(run.err.substr(header, run.err.find('\n', header) - header).find(command) !=
+          std::string::npos);
+  }
+}
+
+}  // namespace codex::testing
