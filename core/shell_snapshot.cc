@@ -297,14 +297,14 @@ void ShellSnapshot::StartCapture(const std::string& bash) {
   std::lock_guard<std::mutex> lock(mu_);
   if (state_ != State::kNotTried || thread_.joinable()) return;
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return;  // the first login command captures
+  if (::pipe2(fds, O_CLOEXEC) != 0) return;  // no capture: plain login shells
   stop_read_.Reset(fds[0]);
   stop_write_.Reset(fds[1]);
   state_ = State::kCapturing;
   try {
     thread_ = std::thread([this, bash] { Finish(Capture(bash, stop_, stop_read_.get())); });
   } catch (const std::system_error&) {
-    state_ = State::kNotTried;  // no thread: the first login command captures
+    state_ = State::kNotTried;  // no thread: plain login shells
   }
 }
 
@@ -314,11 +314,10 @@ void ShellSnapshot::Finish(Status captured) {
     state_ = State::kReady;
     Debug("captured " + path_);
   } else if (captured.code() == StatusCode::kCancelled) {
-    state_ = State::kNotTried;  // interrupted: the next login command tries again
+    state_ = State::kNotTried;  // interrupted (the session ends)
   } else {
     Fail(std::move(captured));
   }
-  done_.notify_all();
 }
 
 void ShellSnapshot::Fail(Status why) {
@@ -392,30 +391,25 @@ Status ShellSnapshot::Capture(const std::string& bash, const CancelToken& cancel
   return OkStatus();
 }
 
-void ShellSnapshot::Prepare(CommandSpec& spec, const CancelToken& cancel) {
+void ShellSnapshot::Prepare(CommandSpec& spec) {
   if (!IsLoginBashScript(spec.argv)) return;
   std::unique_lock<std::mutex> lock(mu_);
-  // The capture StartCapture began: its end is signalled; the turn's cancel
-  // (a flag, nothing to wait on) is looked at between slices.
-  while (state_ == State::kCapturing) {
-    if (cancel.cancelled()) return;
-    done_.wait_for(lock, std::chrono::milliseconds(50));
-  }
-  if (state_ == State::kFailed) return;
   if (state_ == State::kNotTried) {
-    state_ = State::kCapturing;
     lock.unlock();
-    Status captured = Capture(spec.argv[0], cancel, -1);
-    const bool ok = captured.ok();
-    Finish(std::move(captured));
-    if (!ok) return;
-    lock.lock();
+    StartCapture(spec.argv[0]);
+    return;
   }
+  if (state_ != State::kReady) return;
   if (!Unchanged()) {
     Fail(FailedPreconditionError(path_ + " changed after codex wrote it"));
     return;
   }
   ApplyShellSnapshot(path_, spec);
+}
+
+bool ShellSnapshot::ready() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return state_ == State::kReady;
 }
 
 }  // namespace codex::core

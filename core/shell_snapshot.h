@@ -8,8 +8,11 @@
 // keep `-lc` (the snapshot is bash syntax).
 //
 // The capture: at session start (StartCapture: on a thread of its own,
-// beside the first model request, as Codex starts its own), or else at the
-// first login command, `bash -c PRE` lists the
+// beside the first model request, as Codex starts its own), or else started
+// by the first login command. As in Codex 0.169, no command waits for it: a
+// login command that comes before the snapshot is ready runs as the plain
+// `bash -lc` it is (the login files run for it too), and the ones after it
+// start from the snapshot. `bash -c PRE` lists the
 // exported variables the command would inherit, then `exec bash -l -c DUMP`
 // runs the login files and lists the state they left: exported variables
 // (with their attributes), `shopt -p`, `set +o`, `declare -f`, `alias -p`,
@@ -52,14 +55,12 @@
 // removes the files of codex processes that are gone (core/session_lease.h's
 // rule: the pid no longer runs, or runs another process) and any file not
 // named as codex names them. StartCapture is called from the session's
-// thread; Prepare also from the threads of calls running together (one
-// captures, the others wait for it under the object's mutex, as they wait
-// for StartCapture's capture thread).
+// thread; Prepare also from the threads of calls running together (it
+// never waits: the state is read under the object's mutex).
 #pragma once
 
 #include <sys/types.h>
 
-#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -122,12 +123,15 @@ class ShellSnapshot {
   // already tried or the directory cannot be used.
   void StartCapture(const std::string& bash);
 
-  // When `spec` is a login bash script: waits for a capture StartCapture
-  // began (returning early, `spec` unchanged, when `cancel` fires), or
-  // captures now if none was tried, then rewrites `spec` to start from the
-  // snapshot (ApplyShellSnapshot), or leaves it as it is when there is no
-  // usable snapshot.
-  void Prepare(CommandSpec& spec, const CancelToken& cancel);
+  // When `spec` is a login bash script and the snapshot is ready: rewrites
+  // `spec` to start from it (ApplyShellSnapshot). Otherwise `spec` stays as
+  // it is: not a login bash, the capture still running (it is not waited
+  // for, as in Codex 0.169), failed, or not tried yet (then started now, on
+  // its thread, for the commands after this one).
+  void Prepare(CommandSpec& spec);
+
+  // Whether the snapshot is ready to be used (a capture ended well).
+  bool ready() const;
 
   // The snapshot file ("" when the directory cannot be used).
   const std::string& path() const { return path_; }
@@ -147,7 +151,6 @@ class ShellSnapshot {
   CommandRunner& runner_;
   std::string path_;
   mutable std::mutex mu_;  // guards state_ and status_ against the capture thread
-  std::condition_variable done_;
   State state_ = State::kNotTried;
   Status status_;
   std::thread thread_;  // StartCapture's

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/sandboxed_runner.h"
@@ -152,6 +153,17 @@ TEST_CASE("RenderShellSnapshot refuses a capture the login files cut short") {
   CHECK(ro->find("xtrace") == std::string::npos);
 }
 
+// Waits (10 s at most) until the capture StartCapture began has ended:
+// true when the snapshot is ready, false when it failed or did not end.
+bool CaptureEnded(const ShellSnapshot& snapshot) {
+  for (int i = 0; i < 1000; ++i) {
+    if (snapshot.ready()) return true;
+    if (!snapshot.status().ok()) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 TEST_CASE("ShellSnapshot: captured once, used by every login bash, removed at the end") {
   TempDir root;
   const std::filesystem::path home = root.path() / "home";
@@ -175,10 +187,17 @@ TEST_CASE("ShellSnapshot: captured once, used by every login bash, removed at th
     // SHLVL as a plain bash would have it (the snapshot does not freeze it).
     auto plain = runner.Run(Unconfined({"bash", "-c", "echo $SHLVL"}, ""), CancelToken());
     REQUIRE(plain.ok());
+    // The first login command starts the capture (none was started) and
+    // runs as it is; those after it start from the snapshot.
+    CommandSpec first = Unconfined({"bash", "-lc", "snap_fn first"}, root.path().string());
+    snapshot.Prepare(first);
+    CHECK(first.argv[1] == "-lc");
+    CHECK(first.env_overrides.count("BASH_ENV") == 0);
+    REQUIRE(CaptureEnded(snapshot));
     for (int i = 0; i < 3; ++i) {
       CommandSpec spec =
           Unconfined({"bash", "-lc", "snap_fn $SHLVL; export LEAK=1; cd /"}, root.path().string());
-      snapshot.Prepare(spec, CancelToken());
+      snapshot.Prepare(spec);
       CHECK(spec.argv[1] == "-c");
       auto ran = runner.Run(spec, CancelToken());
       REQUIRE(ran.ok());
@@ -191,19 +210,51 @@ TEST_CASE("ShellSnapshot: captured once, used by every login bash, removed at th
     CHECK((file.st_mode & 0777) == 0600);
     // Not a login bash: left alone.
     CommandSpec other = Unconfined({"zsh", "-lc", "true"}, "");
-    snapshot.Prepare(other, CancelToken());
+    snapshot.Prepare(other);
     CHECK(other.argv[1] == "-lc");
     CHECK(other.env_overrides.count("BASH_ENV") == 0);
 
     // Changed behind codex's back: never sourced again.
     WriteFile(path, "echo planted\n");
     CommandSpec after = Unconfined({"bash", "-lc", "true"}, "");
-    snapshot.Prepare(after, CancelToken());
+    snapshot.Prepare(after);
     CHECK(after.argv[1] == "-lc");
     CHECK(after.env_overrides.count("BASH_ENV") == 0);
     CHECK_FALSE(snapshot.status().ok());
   }
   CHECK_FALSE(std::filesystem::exists(path));
+}
+
+TEST_CASE("ShellSnapshot: a login command never waits for the capture (as in Codex 0.169)") {
+  // The capture's profile waits for a file that only the test creates: a
+  // Prepare that waited for the capture would not return before it.
+  TempDir root;
+  const std::filesystem::path home = root.path() / "home";
+  std::filesystem::create_directories(home);
+  WriteFile(home / ".profile",
+            "for i in $(seq 1000); do [ -e \"$HOME/release\" ] && break; sleep 0.01; done\n"
+            "snap_fn() { echo \"fn:$1\"; }\n");
+  ScopedEnv set_home("HOME", home.string());
+  SandboxedRunner runner;
+  ShellSnapshot::Options options;
+  options.dir = (root.path() / "shell_snapshots").string();
+  options.sandbox.mode = SandboxMode::kDangerFullAccess;
+  ShellSnapshot snapshot(options, runner);
+  snapshot.StartCapture("bash");
+  CommandSpec during = Unconfined({"bash", "-lc", "snap_fn during"}, "");
+  snapshot.Prepare(during);
+  CHECK(during.argv[1] == "-lc");
+  CHECK(during.env_overrides.count("BASH_ENV") == 0);
+  CHECK_FALSE(snapshot.ready());
+  CHECK(snapshot.status().ok());
+  WriteFile(home / "release", "");
+  REQUIRE(CaptureEnded(snapshot));
+  CommandSpec after = Unconfined({"bash", "-lc", "snap_fn after"}, "");
+  snapshot.Prepare(after);
+  CHECK(after.argv[1] == "-c");
+  auto ran = runner.Run(after, CancelToken());
+  REQUIRE(ran.ok());
+  CHECK(ran->stdout_text == "fn:after\n");
 }
 
 TEST_CASE("ShellSnapshot: a profile that fails or hangs leaves plain -lc") {
@@ -219,8 +270,10 @@ TEST_CASE("ShellSnapshot: a profile that fails or hangs leaves plain -lc") {
     options.sandbox.mode = SandboxMode::kDangerFullAccess;
     options.timeout_ms = 500;
     ShellSnapshot snapshot(options, runner);
+    snapshot.StartCapture("bash");
+    CHECK_FALSE(CaptureEnded(snapshot));
     CommandSpec spec = Unconfined({"bash", "-lc", "echo hi"}, "");
-    snapshot.Prepare(spec, CancelToken());
+    snapshot.Prepare(spec);
     INFO(profile);
     CHECK(spec.argv[1] == "-lc");
     CHECK(spec.env_overrides.count("BASH_ENV") == 0);

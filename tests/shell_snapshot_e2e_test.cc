@@ -82,6 +82,21 @@ std::string Call(const std::string& id, const std::string& cmd) {
          R"(", "arguments": {"cmd": )" + Json(cmd).dump() + "}}]}";
 }
 
+// `call` (a Call) answered only once the session's snapshot is written: a
+// login command before that runs as the plain `bash -lc` it is (as in Codex
+// 0.169, nothing waits for the capture). The script names the snapshots
+// through a link in `home` (LinkSnapshots), made once the environment, and
+// with it CODEX_HOME, exists.
+std::string AfterCapture(const std::filesystem::path& home, const std::string& call) {
+  return call.substr(0, call.size() - 1) +
+         ", \"wait_for_file\": " + Json((home / "snapshots" / "*.sh").string()).dump() + "}";
+}
+
+void LinkSnapshots(CodexTestEnv& env, const std::filesystem::path& home) {
+  std::filesystem::create_directory_symlink(env.codex_home() / "shell_snapshots",
+                                            home / "snapshots");
+}
+
 std::vector<std::filesystem::path> Snapshots(const std::filesystem::path& codex_home) {
   std::vector<std::filesystem::path> out;
   std::error_code ec;
@@ -121,20 +136,20 @@ std::vector<std::string> ProcessesMentioning(const std::string& token) {
 
 TEST_CASE("shell snapshot: captured at session start, once, in the server its commands use") {
   if (!HaveLandlock()) return;
-  // The model's first answer comes only once the profile ran: the capture
-  // started with the session, beside the first request, not at the first
-  // command. The profile notes its PID namespace (the sandbox server's).
+  // The model's first answer comes only once the snapshot is written: the
+  // capture started with the session, beside the first request, not at the
+  // first command (which would never come). The profile notes its PID
+  // namespace (the sandbox server's).
   TempDir home_dir("codex-snapshot-home-");
   const std::filesystem::path home = home_dir.path();
   WriteFile(home / ".profile",
             std::string(kProfile) + "readlink /proc/self/ns/pid > \"$HOME/capture_ns\"\n");
-  const std::string call1 = Call("n1", "readlink /proc/self/ns/pid; snap_fn one");
-  const std::string first = call1.substr(0, call1.size() - 1) +
-                            ", \"wait_for_file\": " + Json((home / "capture_ns").string()).dump() +
-                            "}";
-  auto env = MakeEnv("{\"responses\": [" + first + "," +
-                         Call("n2", "readlink /proc/self/ns/pid; snap_fn two") + ", \"done\"]}",
-                     "");
+  auto env =
+      MakeEnv("{\"responses\": [" +
+                  AfterCapture(home, Call("n1", "readlink /proc/self/ns/pid; snap_fn one")) + "," +
+                  Call("n2", "readlink /proc/self/ns/pid; snap_fn two") + ", \"done\"]}",
+              "");
+  LinkSnapshots(*env, home);
   ProcessResult run = RunExec(*env, home, {});
   INFO("stderr: " << run.err);
   REQUIRE(run.exit_code == 0);
@@ -154,6 +169,34 @@ TEST_CASE("shell snapshot: captured at session start, once, in the server its co
     WARN("no namespaces here (" + sandbox::ProbeBwrap().reason +
          "): not checking that the capture and the commands share one server");
   }
+  CHECK(Snapshots(env->codex_home()).empty());
+}
+
+TEST_CASE("shell snapshot: a login command never waits for the capture, as in Codex 0.169") {
+  if (!HaveLandlock()) return;
+  // The capture's run of the profile (the first) waits for a file that only
+  // the first command creates: that command runs as the plain login shell
+  // it is, beside the capture; the one after the capture starts from the
+  // snapshot. A first command that waited for the capture would run only
+  // after the profile gave up waiting, from the snapshot.
+  TempDir home_dir("codex-snapshot-home-");
+  const std::filesystem::path home = home_dir.path();
+  WriteFile(home / ".profile",
+            std::string("if [ ! -e \"$HOME/first\" ]; then : > \"$HOME/first\"; for i in $(seq "
+                        "800); do [ -e \"$HOME/release\" ] && break; sleep 0.01; done; fi\n") +
+                kProfile);
+  const std::string login = "shopt -q login_shell && echo login || echo not-login";
+  auto env =
+      MakeEnv("{\"responses\": [" + Call("a", ": > \"$HOME/release\"; " + login + "; snap_fn a") +
+                  "," + AfterCapture(home, Call("b", login + "; snap_fn b")) + ", \"done\"]}",
+              "");
+  LinkSnapshots(*env, home);
+  ProcessResult run = RunExec(*env, home, {});
+  INFO("stderr: " << run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(Output(*env, "a") == "login\nsnap_fn:a\n");
+  CHECK(Output(*env, "b") == "not-login\nsnap_fn:b\n");
+  CHECK(ProfileRuns(home) == 2);  // the capture and the first command
   CHECK(Snapshots(env->codex_home()).empty());
 }
 
@@ -198,11 +241,14 @@ TEST_CASE("shell snapshot: a session that runs no command leaves nothing behind"
 
 TEST_CASE("shell snapshot: the profile runs once a session; no call leaks into the next") {
   if (!HaveLandlock()) return;
+  TempDir home_dir("codex-snapshot-home-");
+  const std::filesystem::path home = home_dir.path();
+  WriteFile(home / ".profile", kProfile);
   const std::string script =
       "{\"responses\": [" +
-      Call("c1",
-           "ps -o args= -p $$; echo \"var=$SNAP_VAR\"; snap_fn one; alias snap_alias; "
-           "export LEAKED=1; cd /usr; echo \"pwd=$PWD\"") +
+      AfterCapture(home, Call("c1",
+                              "ps -o args= -p $$; echo \"var=$SNAP_VAR\"; snap_fn one; alias "
+                              "snap_alias; export LEAKED=1; cd /usr; echo \"pwd=$PWD\"")) +
       "," + Call("c2", "echo \"leaked=${LEAKED-no}\"; echo \"pwd=$PWD\"; snap_fn two") + "," +
       Call("c3",
            "for f in \"$CODEX_HOME\"/shell_snapshots/*.sh; do echo 'echo planted' >> \"$f\" && "
@@ -210,7 +256,7 @@ TEST_CASE("shell snapshot: the profile runs once a session; no call leaks into t
       "," + Call("c4", "snap_fn four; echo \"var=$SNAP_VAR\"; bash -c 'echo nested=$BASH_ENV'") +
       ", \"done\"]}";
   auto env = MakeEnv(script, "");
-  const auto home = MakeHome(*env, kProfile);
+  LinkSnapshots(*env, home);
   const std::string workdir = std::filesystem::canonical(env->workdir()).string();
   ProcessResult run = RunExec(*env, home, {});
   INFO("stderr: " << run.err);
@@ -286,14 +332,19 @@ TEST_CASE("shell snapshot: off (config or --disable), the profile runs at every 
 
 TEST_CASE("shell snapshot: the one-shot shell tool's [bash, -lc, SCRIPT] starts from it too") {
   if (!HaveLandlock()) return;
+  TempDir home_dir("codex-snapshot-home-");
+  const std::filesystem::path home = home_dir.path();
+  WriteFile(home / ".profile", kProfile);
   const std::string script = R"({"responses": [
-    {"output": [{"shell": ["bash", "-lc", "snap_fn s1; export X=1"], "call_id": "s1"}]},
+    {"output": [{"shell": ["bash", "-lc", "snap_fn s1; export X=1"], "call_id": "s1"}],
+     "wait_for_file": )" + Json((home / "snapshots" / "*.sh").string()).dump() +
+                             R"(},
     {"output": [{"shell": ["bash", "-lc", "snap_fn s2; echo x=${X-none}"], "call_id": "s2"}]},
     {"output": [{"shell": ["bash", "-c", "echo plain; type snap_fn >/dev/null 2>&1 || echo no-fn"],
                  "call_id": "s3"}]},
     "done"]})";
   auto env = MakeEnv(script, "");
-  const auto home = MakeHome(*env, kProfile);
+  LinkSnapshots(*env, home);
   ProcessResult run = RunExec(*env, home, {"-c", "features.unified_exec=false"});
   INFO("stderr: " << run.err);
   REQUIRE(run.exit_code == 0);
@@ -306,12 +357,12 @@ TEST_CASE("shell snapshot: the one-shot shell tool's [bash, -lc, SCRIPT] starts 
 
 TEST_CASE("shell snapshot: a profile that fails or hangs at the capture leaves plain -lc") {
   if (!HaveLandlock()) return;
-  // The first run of the profile (the capture) exits 3, or hangs past the
-  // 10 s timeout; the later ones behave.
+  // The capture's run of the profile (the one in $HOME; commands run in the
+  // workspace) exits 3, or hangs past the 10 s timeout (cancelled when the
+  // session ends first); the commands' runs behave.
   for (const char* first : {"exit 3", "sleep 60"}) {
     const std::string profile =
-        std::string("if [ ! -e \"$HOME/first\" ]; then : > \"$HOME/first\"; ") + first + "; fi\n" +
-        kProfile;
+        std::string("if [ \"$PWD\" = \"$HOME\" ]; then ") + first + "; fi\n" + kProfile;
     const std::string script = "{\"responses\": [" +
                                Call("a", "ps -o args= -p $$; snap_fn a; echo \"var=$SNAP_VAR\"") +
                                "," + Call("b", "snap_fn b") + ", \"done\"]}";

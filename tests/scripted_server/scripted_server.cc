@@ -1,5 +1,6 @@
 #include "tests/scripted_server/scripted_server.h"
 
+#include <fnmatch.h>
 #include <httplib.h>
 
 #include <algorithm>
@@ -308,10 +309,26 @@ struct ScriptedServer::Impl {
 
   // Waits until `path` exists (30 s at most); false when it did not or the
   // server is stopping.
-  bool WaitForFile(const std::string& path) {
+  // Whether `path` exists; a last component with `*` is a pattern
+  // (fnmatch), matched by a non-empty file in that directory (a file a
+  // client makes empty first and fills later, e.g. a shell snapshot).
+  static bool FileThere(const std::string& path) {
     std::error_code ec;
+    const std::filesystem::path p(path);
+    const std::string pattern = p.filename().string();
+    if (pattern.find('*') == std::string::npos) return std::filesystem::exists(p, ec);
+    for (const auto& e : std::filesystem::directory_iterator(p.parent_path(), ec)) {
+      if (::fnmatch(pattern.c_str(), e.path().filename().c_str(), 0) == 0 &&
+          e.is_regular_file(ec) && e.file_size(ec) > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  bool WaitForFile(const std::string& path) {
     for (int i = 0; i < 3000; ++i) {
-      if (std::filesystem::exists(path, ec)) return !stopping;
+      if (FileThere(path)) return !stopping;
       if (!SleepUnlessStopping(10)) return false;
     }
     return false;
