@@ -12,6 +12,7 @@ namespace codex::storage::pg {
 namespace {
 
 constexpr int kMaxPosition = 16383;
+constexpr int kMaxPositionsPerLexeme = 256;
 constexpr size_t kMaxLexemeTotal = 512 * 1024;
 
 using Token = FtsToken;
@@ -68,7 +69,7 @@ std::string TsVectorOf(std::string_view text, int64_t* tokens) {
       total += word.size();
       it = lexemes.emplace(std::move(word), std::vector<int>{}).first;
     }
-    if (!past && it->second.size() < 256) it->second.push_back(position);  // 256 at most
+    if (!past && it->second.size() < kMaxPositionsPerLexeme) it->second.push_back(position);
   }
   std::string out;
   for (const auto& [word, positions] : lexemes) {
@@ -189,7 +190,15 @@ RowLexemes AllLexemes(std::string_view text) {
 bool NeedsFullCount(int64_t tokens, const RowLexemes& lexemes) {
   if (tokens > kMaxPosition) return true;
   for (const auto& [lexeme, positions] : lexemes) {
-    if (positions.empty() || positions.size() >= 256) return true;
+    if (positions.empty() || positions.size() >= kMaxPositionsPerLexeme) return true;
+  }
+  return false;
+}
+
+bool CountsNeedFullCount(int64_t tokens, const std::vector<double>& counts) {
+  if (tokens > kMaxPosition) return true;
+  for (double n : counts) {
+    if (n >= kMaxPositionsPerLexeme) return true;
   }
   return false;
 }

@@ -71,6 +71,12 @@ RowLexemes AllLexemes(std::string_view text);
 // its text (AllLexemes) instead, so its frequencies are exact as on SQLite.
 bool NeedsFullCount(int64_t tokens, const RowLexemes& lexemes);
 
+// The same for a row of a query whose phrases are each one token, from the
+// server's count of each phrase's positions in the row (`counts`, the
+// number of positions its lexemes hold): a count at 256 may be a lexeme at
+// its cap (for a prefix, it may not: recounting it is only slower).
+bool CountsNeedFullCount(int64_t tokens, const std::vector<double>& counts);
+
 // One line around the first match in `text`, about 16 tokens, matched tokens
 // wrapped in [ ], "…" where the text was cut.
 std::string Snippet(std::string_view text, const TsQuery& query);

@@ -252,28 +252,48 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
         holding.push_back(t.Int(0, static_cast<int>(i) + 2));
       }
     }
-    // Every match with its size and the positions of the query's lexemes
-    // only: setweight marks them (a binary search each), ts_filter keeps
-    // the marked ones, so no row's whole tsvector comes to the client nor is
-    // unnested (a prefix lists the row's own lexemes it matches). Scored
-    // here. A fork keeps its parent's cwd, so with a directory only items
-    // whose creator is in it (or is gone, leaving forks) can be held there.
-    std::vector<std::string> words, prefixes;
-    for (const pg::TsQuery::Token& t : tsq.tokens) (t.prefix ? prefixes : words).push_back(t.word);
-    std::vector<Param> params{P(tsq.text), P(TextArray(words))};
-    std::string marked = "$2::text[]";
-    if (!prefixes.empty()) {
-      params.push_back(P(TextArray(prefixes)));
-      marked +=
-          " || ARRAY(SELECT l FROM unnest(tsvector_to_array(i.tsv)) AS l"
-          " WHERE l ^@ ANY($3::text[]))";
-    }
+    // Every match with its size and, for each phrase, its instances f.
+    // A query whose phrases are all one token (words, prefixes: the usual
+    // search) has f counted by the server: ts_rank_cd with every weight 1
+    // scores each one-token cover 1, so for a word or a prefix it is the
+    // number of the row's positions the term matches (exact as a float4 up
+    // to 2^24; a tsvector holds at most 16,383 positions). No tsvector is
+    // copied and no position comes to the client. A longer phrase needs
+    // its tokens' positions (adjacency, counted here by
+    // pg::PhraseFrequencies): setweight marks the query's lexemes (a binary
+    // search each), ts_filter keeps the marked ones (a prefix lists the
+    // row's own lexemes it matches). A fork keeps its parent's cwd, so with
+    // a directory only items whose creator is in it (or is gone, leaving
+    // forks) can be held there.
+    const bool counted =
+        std::all_of(tsq.phrases.begin(), tsq.phrases.end(),
+                    [](const pg::TsQuery::Phrase& p) { return p.tokens.size() == 1; });
+    std::vector<Param> params{P(tsq.text)};
     // The creator's key, not its id: ids are looked up for the rows that
     // become hits only (a join over every match cost a hash of every session).
-    std::string sql =
-        "SELECT i.id, i.session_key, i.search_tokens, ts_filter(setweight(i.tsv, 'A', " + marked +
-        "), '{a}')::text FROM items AS i"
-        " WHERE i.tsv @@ $1::tsquery";
+    std::string sql = "SELECT i.id, i.session_key, i.search_tokens";
+    if (counted) {
+      for (const pg::TsQuery::Phrase& phrase : tsq.phrases) {
+        params.push_back(P(phrase.text));
+        sql += ", ts_rank_cd('{1,1,1,1}', i.tsv, $" + std::to_string(params.size()) +
+               "::tsquery)::integer";
+      }
+    } else {
+      std::vector<std::string> words, prefixes;
+      for (const pg::TsQuery::Token& t : tsq.tokens) {
+        (t.prefix ? prefixes : words).push_back(t.word);
+      }
+      params.push_back(P(TextArray(words)));
+      std::string marked = "$2::text[]";
+      if (!prefixes.empty()) {
+        params.push_back(P(TextArray(prefixes)));
+        marked +=
+            " || ARRAY(SELECT l FROM unnest(tsvector_to_array(i.tsv)) AS l"
+            " WHERE l ^@ ANY($3::text[]))";
+      }
+      sql += ", ts_filter(setweight(i.tsv, 'A', " + marked + "), '{a}')::text";
+    }
+    sql += " FROM items AS i WHERE i.tsv @@ $1::tsquery";
     if (scope) {
       sql +=
           " AND i.session_key IN (SELECT key FROM session_keys WHERE id IN (SELECT id FROM"
@@ -292,17 +312,26 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
     std::vector<Scored> scored;
     scored.reserve(static_cast<size_t>(q.size()));
     std::vector<int> full;  // rows whose tsvector lost positions: counted from the body
+    std::vector<double> freq(tsq.phrases.size());
     for (int r = 0; r < q.size(); ++r) {
-      const pg::RowLexemes lexemes = pg::ParseTsVector(q.Str(r, 3));
       const int64_t size = q.Int(r, 2);
-      if (pg::NeedsFullCount(size, lexemes)) {
+      bool lost = false;
+      if (counted) {
+        for (size_t k = 0; k < freq.size(); ++k) {
+          freq[k] = static_cast<double>(q.Int(r, 3 + static_cast<int>(k)));
+        }
+        lost = pg::CountsNeedFullCount(size, freq);
+      } else {
+        const pg::RowLexemes lexemes = pg::ParseTsVector(q.Str(r, 3));
+        lost = pg::NeedsFullCount(size, lexemes);
+        if (!lost) freq = pg::PhraseFrequencies(lexemes, tsq);
+      }
+      if (lost) {
         full.push_back(r);
         scored.push_back({0, q.Int(r, 0), r});
         continue;
       }
-      scored.push_back(
-          {Bm25Score(idf, pg::PhraseFrequencies(lexemes, tsq), static_cast<double>(size), avgdl),
-           q.Int(r, 0), r});
+      scored.push_back({Bm25Score(idf, freq, static_cast<double>(size), avgdl), q.Int(r, 0), r});
     }
     if (!full.empty()) {
       std::string ids = "{";
