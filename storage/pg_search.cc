@@ -203,6 +203,44 @@ bool CountsNeedFullCount(int64_t tokens, const std::vector<double>& counts) {
   return false;
 }
 
+namespace {
+
+// WordRankOfCount for 0..256, computed once.
+const std::vector<float>& WordRanks() {
+  static const auto* ranks = [] {
+    auto* out = new std::vector<float>{0.0f};
+    // PostgreSQL 15's calc_rank_or for one operand of weight 1 at every
+    // position: resj = sum of w / ((j + 1) * (j + 1)) in float; then
+    // (wjm + resj - wjm / 1) / 1.64493406685 with wjm = 1, in float and a
+    // double division; then divided by the query's one operand.
+    float resj = 0.0f;
+    for (int j = 0; j < kMaxPositionsPerLexeme; ++j) {
+      resj = resj + 1.0f / static_cast<float>((j + 1) * (j + 1));
+      const float term = 1.0f + resj - 1.0f / 1.0f;
+      const auto res = static_cast<float>(0.0 + static_cast<double>(term) / 1.64493406685);
+      out->push_back(res / 1.0f);
+    }
+    return out;
+  }();
+  return *ranks;
+}
+
+}  // namespace
+
+float WordRankOfCount(int count) {
+  const std::vector<float>& ranks = WordRanks();
+  return ranks[static_cast<size_t>(std::clamp(count, 0, kMaxPositionsPerLexeme))];
+}
+
+int WordCountOfRank(float rank) {
+  const std::vector<float>& ranks = WordRanks();
+  const auto it = std::lower_bound(ranks.begin(), ranks.end(), rank);
+  if (it == ranks.end()) return kMaxPositionsPerLexeme;
+  size_t k = static_cast<size_t>(it - ranks.begin());
+  if (k > 0 && rank - ranks[k - 1] < *it - rank) --k;
+  return static_cast<int>(k);
+}
+
 std::string Snippet(std::string_view text, const TsQuery& query) {
   constexpr size_t kWindow = 16;
   const std::vector<Token> tokens = Tokens(text);

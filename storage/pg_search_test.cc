@@ -3,6 +3,7 @@
 #include "storage/pg_search.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 
 namespace pg = codex::storage::pg;
 
@@ -112,4 +113,22 @@ TEST_CASE("pg search: phrase frequencies are counted as FTS5's bm25 counts them"
   CHECK(pg::NeedsFullCount(16'384, {}));
   CHECK_FALSE(pg::NeedsFullCount(16'383, {{"a", {1, 2}}}));
   CHECK(pg::NeedsFullCount(300, {{"a", std::vector<int>(256, 1)}}));
+  // The same from the server's counts of one-token phrases: at 256 a lexeme may be at its cap.
+  CHECK(pg::CountsNeedFullCount(16'384, {1}));
+  CHECK_FALSE(pg::CountsNeedFullCount(16'383, {255, 3}));
+  CHECK(pg::CountsNeedFullCount(300, {3, 256}));
+}
+
+TEST_CASE("pg search: a word's count is read back from its ts_rank value") {
+  // Strictly increasing, so each count has its own value; the nearest
+  // value names the count, also one float step off either way.
+  for (int n = 1; n <= 256; ++n) {
+    INFO(n);
+    const float rank = pg::WordRankOfCount(n);
+    CHECK(rank > pg::WordRankOfCount(n - 1));
+    CHECK(pg::WordCountOfRank(rank) == n);
+    CHECK(pg::WordCountOfRank(std::nextafter(rank, 0.0f)) == n);
+    CHECK(pg::WordCountOfRank(std::nextafter(rank, 2.0f)) == n);
+  }
+  CHECK(pg::WordRankOfCount(1) == Approx(1 / 1.64493406685));
 }

@@ -1,6 +1,8 @@
 // PostgresSessionStore::Search: full-text search over the items of live sessions.
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -254,10 +256,10 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
     }
     // Every match with its size and, for each phrase, its instances f.
     // A query whose phrases are all one token (words, prefixes: the usual
-    // search) has f counted by the server: ts_rank_cd with every weight 1
-    // scores each one-token cover 1, so for a word or a prefix it is the
-    // number of the row's positions the term matches (exact as a float4 up
-    // to 2^24; a tsvector holds at most 16,383 positions). No tsvector is
+    // search) has f counted by the server, from functions of the row's
+    // positions the term matches: for a prefix ts_rank_cd with every weight
+    // 1 (each one-token cover scores 1: the count itself, exact as a
+    // float4), for a word ts_rank (pg::WordCountOfRank). No tsvector is
     // copied and no position comes to the client. A longer phrase needs
     // its tokens' positions (adjacency, counted here by
     // pg::PhraseFrequencies): setweight marks the query's lexemes (a binary
@@ -275,8 +277,11 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
     if (counted) {
       for (const pg::TsQuery::Phrase& phrase : tsq.phrases) {
         params.push_back(P(phrase.text));
-        sql += ", ts_rank_cd('{1,1,1,1}', i.tsv, $" + std::to_string(params.size()) +
-               "::tsquery)::integer";
+        // A word: ts_rank, a function of the count (pg::WordCountOfRank),
+        // cheaper for the server than ts_rank_cd; a prefix may match
+        // several lexemes, whose ts_rank is not a function of their total.
+        sql += std::string(phrase.tokens[0].prefix ? ", ts_rank_cd" : ", ts_rank") +
+               "('{1,1,1,1}', i.tsv, $" + std::to_string(params.size()) + "::tsquery)";
       }
     } else {
       std::vector<std::string> words, prefixes;
@@ -318,7 +323,10 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
       bool lost = false;
       if (counted) {
         for (size_t k = 0; k < freq.size(); ++k) {
-          freq[k] = static_cast<double>(q.Int(r, 3 + static_cast<int>(k)));
+          const float value = std::strtof(q.Str(r, 3 + static_cast<int>(k)).c_str(), nullptr);
+          freq[k] = tsq.phrases[k].tokens[0].prefix
+                        ? std::round(static_cast<double>(value))
+                        : static_cast<double>(pg::WordCountOfRank(value));
         }
         lost = pg::CountsNeedFullCount(size, freq);
       } else {
