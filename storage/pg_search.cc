@@ -29,6 +29,8 @@ std::string Quote(std::string_view lexeme) {
   return out + "'";
 }
 
+bool IsAsciiSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
 }  // namespace
 
 std::string CleanText(std::string text) {
@@ -243,7 +245,6 @@ int WordCountOfRank(float rank) {
 
 std::string Snippet(std::string_view text, const TsQuery& query) {
   constexpr size_t kWindow = 16;
-  const std::vector<Token> tokens = Tokens(text);
   auto matches = [&](const Token& t) {
     const std::string& w = t.folded;
     for (const TsQuery::Token& q : query.tokens) {
@@ -251,12 +252,27 @@ std::string Snippet(std::string_view text, const TsQuery& query) {
     }
     return false;
   };
-  size_t first = tokens.size();
-  for (size_t k = 0; k < tokens.size(); ++k) {
-    if (matches(tokens[k])) {
-      first = k;
-      break;
+  // The window needs the tokens up to its end and one more, not those of
+  // a whole long tool output (tokenizing one cost more than the rest of a
+  // search's page). No token spans ASCII whitespace (it ends a word and a
+  // Han/kana run), so a text cut just before it has the whole text's
+  // tokens up to there: cut at the first whitespace past 4 KiB, then twice
+  // as far, until the window fits or the text ends.
+  std::vector<Token> tokens;
+  size_t first = 0;
+  for (size_t want = 4096;; want *= 2) {
+    size_t cut = std::min(want, text.size());
+    while (cut < text.size() && !IsAsciiSpace(text[cut])) ++cut;
+    tokens = Tokens(text.substr(0, cut));
+    first = tokens.size();
+    for (size_t k = 0; k < tokens.size(); ++k) {
+      if (matches(tokens[k])) {
+        first = k;
+        break;
+      }
     }
+    if (cut == text.size()) break;
+    if (first < tokens.size() && (first > 3 ? first - 3 : 0) + kWindow < tokens.size()) break;
   }
   if (first == tokens.size()) first = 0;
   size_t lo = first > 3 ? first - 3 : 0;
