@@ -256,11 +256,11 @@ std::string Snippet(std::string_view text, const TsQuery& query) {
   // a whole long tool output (tokenizing one cost more than the rest of a
   // search's page). No token spans ASCII whitespace (it ends a word and a
   // Han/kana run), so a text cut just before it has the whole text's
-  // tokens up to there: cut at the first whitespace past 4 KiB, then twice
+  // tokens up to there: cut at the first whitespace past 1 KiB, then twice
   // as far, until the window fits or the text ends.
   std::vector<Token> tokens;
   size_t first = 0;
-  for (size_t want = 4096;; want *= 2) {
+  for (size_t want = 1024;; want *= 2) {
     size_t cut = std::min(want, text.size());
     while (cut < text.size() && !IsAsciiSpace(text[cut])) ++cut;
     tokens = Tokens(text.substr(0, cut));

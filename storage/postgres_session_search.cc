@@ -119,36 +119,26 @@ class ItemLinks {
   }
 
  private:
-  // The items `where` selects: their links first (an index-only scan of
-  // items(session_key, id) INCLUDE (parent_id, kind)), then the bodies the
-  // turn count reads, of user messages and checkpoints only (other rows'
-  // role stays "": only "user" is asked for).
+  // The items `where` selects: their links, and the bodies the turn count
+  // reads, of user messages and checkpoints only (other rows' role stays
+  // "": only "user" is asked for), in one query and in binary (bodies as
+  // their bytes, not hex).
   void Load(const std::string& where, const std::vector<Param>& params) {
-    Rows r = conn_.Exec("SELECT id, parent_id, kind FROM items WHERE " + where, params);
-    std::string wanted = "{";
+    Rows r = conn_.Exec("SELECT id, parent_id, kind::integer, CASE WHEN kind = " +
+                            KindSql(ItemKind::kCompactionCheckpoint) +
+                            " OR (kind = " + KindSql(ItemKind::kMessage) +
+                            " AND role = 'user') THEN body END FROM items WHERE " + where,
+                        params, /*binary_result=*/true);
     for (int i = 0; i < r.size(); ++i) {
       Link l;
-      l.parent = r.OptInt(i, 1);
-      l.kind = KindFromCode(r.Int(i, 2));
-      const int64_t id = r.Int(i, 0);
-      if (l.kind == ItemKind::kMessage || l.kind == ItemKind::kCompactionCheckpoint) {
-        wanted += (wanted.size() > 1 ? "," : "") + std::to_string(id);
+      const int64_t id = r.BinInt(i, 0).value_or(0);
+      l.parent = r.BinInt(i, 1);
+      l.kind = KindFromCode(r.BinInt(i, 2).value_or(0));
+      if (!r.Null(i, 3)) {
+        if (l.kind == ItemKind::kMessage) l.role = "user";
+        l.body = TextFromStored(r.Str(i, 3), "item " + std::to_string(id));
       }
       links_.emplace(id, std::move(l));
-    }
-    wanted += "}";
-    if (wanted.size() == 2) return;
-    Rows b = conn_.Exec(
-        "SELECT id, role, body FROM items WHERE id = ANY($1::bigint[])"
-        " AND ((kind = " +
-            KindSql(ItemKind::kMessage) +
-            " AND role = 'user') OR kind = " + KindSql(ItemKind::kCompactionCheckpoint) + ")",
-        {P(wanted)});
-    for (int i = 0; i < b.size(); ++i) {
-      auto it = links_.find(b.Int(i, 0));
-      if (it == links_.end()) continue;
-      it->second.role = b.Str(i, 1);
-      it->second.body = TextFromStored(b.Bytea(i, 2), "item " + std::to_string(it->first));
     }
   }
 
@@ -349,17 +339,19 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
       for (int r : full) ids += (ids.size() > 1 ? "," : "") + std::to_string(num(r, 0));
       ids += "}";
       Rows b = conn_->Exec(
-          "SELECT id, kind, role, body, search_tokens FROM items WHERE id = ANY($1::bigint[])",
-          {P(ids)});
+          "SELECT id, kind::integer, role, body, search_tokens FROM items"
+          " WHERE id = ANY($1::bigint[])",
+          {P(ids)}, /*binary_result=*/true);
       std::unordered_map<int64_t, double> score_of;
       for (int r = 0; r < b.size(); ++r) {
+        const int64_t id = b.BinInt(r, 0).value_or(0);
         Item item;
-        item.kind = KindFromCode(b.Int(r, 1));
+        item.kind = KindFromCode(b.BinInt(r, 1).value_or(0));
         item.role = b.Str(r, 2);
-        item.body = TextFromStored(b.Bytea(r, 3), "item " + std::to_string(b.Int(r, 0)));
-        score_of[b.Int(r, 0)] = Bm25Score(
+        item.body = TextFromStored(b.Str(r, 3), "item " + std::to_string(id));
+        score_of[id] = Bm25Score(
             idf, pg::PhraseFrequencies(pg::AllLexemes(pg::CleanText(SearchText(item))), tsq),
-            static_cast<double>(b.Int(r, 4)), avgdl);
+            static_cast<double>(b.BinInt(r, 4).value_or(0)), avgdl);
       }
       for (Scored& s : scored) {
         if (auto it = score_of.find(s.id); it != score_of.end()) s.score = it->second;
@@ -415,18 +407,18 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
     std::string ids = "{";
     for (const SearchHit& h : hits) ids += (ids.size() > 1 ? "," : "") + std::to_string(h.item_id);
     ids += "}";
-    Rows bodies = conn_->Exec("SELECT id, kind, role, body FROM items WHERE id = ANY($1::bigint[])",
-                              {P(ids)});
+    Rows bodies = conn_->Exec(
+        "SELECT id, kind::integer, role, body FROM items WHERE id = ANY($1::bigint[])", {P(ids)},
+        /*binary_result=*/true);
     std::unordered_map<int64_t, int> row_of;
-    for (int r = 0; r < bodies.size(); ++r) row_of[bodies.Int(r, 0)] = r;
+    for (int r = 0; r < bodies.size(); ++r) row_of[bodies.BinInt(r, 0).value_or(0)] = r;
     for (SearchHit& hit : hits) {
       auto it = row_of.find(hit.item_id);
       if (it == row_of.end()) continue;
       Item item;
-      item.kind = KindFromCode(bodies.Int(it->second, 1));
+      item.kind = KindFromCode(bodies.BinInt(it->second, 1).value_or(0));
       item.role = bodies.Str(it->second, 2);
-      item.body =
-          TextFromStored(bodies.Bytea(it->second, 3), "item " + std::to_string(hit.item_id));
+      item.body = TextFromStored(bodies.Str(it->second, 3), "item " + std::to_string(hit.item_id));
       hit.snippet = pg::Snippet(pg::CleanText(SearchText(item)), tsq);
       hit.kind = std::string(core::ItemKindName(item.kind));
       hit.role = bodies.Str(it->second, 2);
