@@ -67,6 +67,8 @@ TEST_CASE("A hit is credited through fork lineages after their sessions are remo
   StoreDir dir;
   auto store = OpenOrDie(dir.Store("s.db"));
   const SessionInfo a = Create(*store, "axolotl from the root");
+  // No fork yet (PostgreSQL then looks for no lineage): the creator alone.
+  CHECK(Holders(Search(*store, "axolotl")) == std::set<std::string>{a.id});
   auto b = store->Fork(a.id, std::nullopt);
   REQUIRE(b.ok());
   auto b_ids =
