@@ -174,54 +174,67 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
     // session in the middle (a fork of a removed fork links to nothing
     // live; SQLite finds those by walking items down from the match).
     // Each candidate is checked by walking its chain.
-    // For several creators ($1, an array) at once, each row led by its creator.
-    std::string candidates_sql =
+    // For several creators at once ($1, an array of their session keys):
+    // a row per creator (its key and id) and candidate, the candidate's
+    // columns NULL when none is live; each creator's candidates in
+    // kRecentOrder.
+    const std::string scope_sql = scope ? " WHERE (cwd = $2 OR ($3 <> '' AND project = $3))" : "";
+    const std::string candidates_sql =
         std::string(
-            "WITH RECURSIVE f(root, id) AS (SELECT seed.root, seed.id FROM"
-            " (SELECT c AS root, c AS id FROM unnest($1::text[]) AS c UNION"
-            " SELECT c, o.id FROM unnest($1::text[]) AS c, sessions AS o"
+            "WITH RECURSIVE c(key, id) AS (SELECT key, id FROM session_keys"
+            " WHERE key = ANY($1::int[])),"
+            " f(root, id) AS (SELECT seed.root, seed.id FROM"
+            " (SELECT c.id AS root, c.id AS id FROM c UNION"
+            " SELECT c.id, o.id FROM c, sessions AS o"
             " WHERE o.forked_from_session IS NOT NULL"
             " AND NOT EXISTS (SELECT 1 FROM sessions AS p WHERE p.id = o.forked_from_session))"
             " AS seed UNION SELECT f.root, s.id FROM sessions AS s JOIN f"
-            " ON s.forked_from_session = f.id) SELECT ff.root, ") +
-        kSessionCols + " FROM sessions JOIN (SELECT root, id AS fid FROM f) AS ff ON ff.fid = id";
+            " ON s.forked_from_session = f.id)"
+            " SELECT c.key, c.id, s.* FROM c LEFT JOIN (SELECT ") +
+        kSessionCols +
+        ", ff.root FROM sessions JOIN (SELECT root, id AS fid FROM f) AS ff ON ff.fid = id" +
+        scope_sql +
+        ") AS s ON s.root = c.id ORDER BY c.key, s.updated_at_ms DESC, s.id COLLATE \"C\" DESC";
     // A store with no fork (no session has forked_from_session, which stays
     // when the parent is removed) has no lineage to follow: the candidates
     // are the creators, found without planning the recursion (0.85 ms of a
     // 20-hit page). Whether it has one is asked with the search's totals.
     bool forks = true;
-    std::string creators_sql =
-        std::string("SELECT id, ") + kSessionCols + " FROM sessions WHERE id = ANY($1::text[])";
-    if (scope) {
-      candidates_sql += " WHERE (cwd = $2 OR ($3 <> '' AND project = $3))";
-      creators_sql += " AND (cwd = $2 OR ($3 <> '' AND project = $3))";
-    }
-    // kRecentOrder within each creator.
-    candidates_sql += " ORDER BY ff.root, updated_at_ms DESC, id COLLATE \"C\" DESC";
+    const std::string creators_sql =
+        std::string("SELECT k.key, k.id, s.* FROM session_keys AS k LEFT JOIN (SELECT ") +
+        kSessionCols + " FROM sessions" + scope_sql +
+        ") AS s ON s.id = k.id WHERE k.key = ANY($1::int[])";
     std::map<std::string, std::vector<SessionInfo>> candidates;  // by creator session
+    std::unordered_map<int64_t, std::string> creator_of;         // session key -> session id
     ItemLinks links(*conn_);
-    // The candidates of these creators and the items of every candidate, in
-    // two queries, for those not known yet.
-    auto load = [&](const std::vector<std::string>& creators) {
-      std::vector<std::string> need;
-      for (const std::string& c : creators) {
-        if (!candidates.count(c) && std::find(need.begin(), need.end(), c) == need.end()) {
-          need.push_back(c);
-        }
+    // The creators' ids, their candidates and the items of every candidate,
+    // in two queries, for the creators (session keys) not known yet.
+    auto load = [&](const std::vector<int64_t>& creators) {
+      std::string need = "{";
+      std::unordered_set<int64_t> asked;
+      for (int64_t c : creators) {
+        if (creator_of.count(c) || !asked.insert(c).second) continue;
+        need += (need.size() > 1 ? "," : "") + std::to_string(c);
       }
-      if (need.empty()) return;
-      std::vector<Param> cp{P(TextArray(need))};
+      need += "}";
+      if (asked.empty()) return;
+      std::vector<Param> cp{P(need)};
       if (scope) {
         cp.push_back(P(scope->cwd));
         cp.push_back(P(scope->project));
       }
       Rows r = conn_->Exec(forks ? candidates_sql : creators_sql, cp);
-      std::vector<std::string> sessions = need;
-      for (const std::string& c : need) candidates[c];
+      std::vector<std::string> sessions;
       for (int i = 0; i < r.size(); ++i) {
-        SessionInfo s = ReadSession(r, i, 1);
-        sessions.push_back(s.id);
-        candidates[r.Str(i, 0)].push_back(std::move(s));
+        const std::string creator = r.Str(i, 1);
+        if (!creator_of.count(r.Int(i, 0))) {
+          creator_of[r.Int(i, 0)] = creator;
+          sessions.push_back(creator);
+        }
+        std::vector<SessionInfo>& of = candidates[creator];
+        if (r.Null(i, 2)) continue;  // no live candidate
+        of.push_back(ReadSession(r, i, 2));
+        sessions.push_back(of.back().id);
       }
       links.Prefetch(sessions);
     };
@@ -372,7 +385,6 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
     const auto better = [](const Scored& a, const Scored& b) {
       return RanksBefore(a.score, a.id, b.score, b.id);
     };
-    std::unordered_map<int64_t, std::string> creator_of;  // session key -> session id
     size_t offset = 0;
     for (size_t batch = static_cast<size_t>(query.limit);
          hits.size() < static_cast<size_t>(query.limit) && offset < scored.size(); batch *= 2) {
@@ -383,29 +395,18 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
           // The next entries' sessions, as many as hits are still wanted (at
           // least 16): most entries become hits.
           const int n = std::max(16, query.limit - static_cast<int>(hits.size()));
-          std::string keys = "{";
+          std::vector<int64_t> creators;
           for (size_t j = k; j < std::min(end, k + static_cast<size_t>(n)); ++j) {
-            const int64_t key = num(scored[j].row, 1);
-            if (creator_of.count(key)) continue;
-            keys += (keys.size() > 1 ? "," : "") + std::to_string(key);
-          }
-          keys += "}";
-          if (keys.size() > 2) {
-            Rows ids = conn_->Exec("SELECT key, id FROM session_keys WHERE key = ANY($1::int[])",
-                                   {P(keys)});
-            for (int r = 0; r < ids.size(); ++r) creator_of[ids.Int(r, 0)] = ids.Str(r, 1);
-          }
-          std::vector<std::string> creators;
-          for (size_t j = k; j < std::min(end, k + static_cast<size_t>(n)); ++j) {
-            creators.push_back(creator_of[num(scored[j].row, 1)]);
+            creators.push_back(num(scored[j].row, 1));
           }
           load(creators);
           loaded_to = static_cast<int>(k - offset) + n;
         }
         SearchHit hit;
         hit.item_id = scored[k].id;
-        auto c = candidates.find(creator_of[num(scored[k].row, 1)]);
-        for (const SessionInfo& session : c->second) {
+        const auto creator = creator_of.find(num(scored[k].row, 1));
+        if (creator == creator_of.end()) continue;  // a key without its id: no session
+        for (const SessionInfo& session : candidates[creator->second]) {
           if (links.Holds(session.head_item_id, hit.item_id)) hit.sessions.push_back({session, 0});
         }
         if (hit.sessions.empty()) continue;

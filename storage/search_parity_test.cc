@@ -79,6 +79,17 @@ TEST_CASE("A hit is credited through fork lineages after their sessions are remo
   auto d = store->Fork(a.id, std::nullopt);  // a sibling lineage
   REQUIRE(d.ok());
   CHECK(Holders(Search(*store, "axolotl")) == std::set<std::string>{a.id, b->id, c->id, d->id});
+  // The same within the sessions' directory; none in another.
+  SearchQuery here;
+  here.text = "axolotl";
+  here.cwd = "/w";
+  auto scoped = store->Search(here);
+  REQUIRE(scoped.ok());
+  CHECK(Holders(*scoped) == std::set<std::string>{a.id, b->id, c->id, d->id});
+  here.cwd = "/elsewhere";
+  scoped = store->Search(here);
+  REQUIRE(scoped.ok());
+  CHECK(scoped->empty());
   // The root and the middle of the lineage go: the grandchild still holds both texts.
   REQUIRE(store->Remove(a.id).ok());
   REQUIRE(store->Remove(b->id).ok());
