@@ -213,10 +213,13 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
     // are the creators, found without planning the recursion (0.85 ms of a
     // 20-hit page). Whether it has one is asked with the search's totals.
     bool forks = true;
+    // (Each creator's row by its primary key: a join let the planner scan
+    // every session, 0.45 against 0.15 ms for 20 creators of 1,000.)
     const std::string creators_sql =
-        std::string("SELECT k.key, k.id, s.* FROM session_keys AS k LEFT JOIN (SELECT ") +
-        kSessionCols + " FROM sessions" + scope_sql +
-        ") AS s ON s.id = k.id WHERE k.key = ANY($1::int[])";
+        std::string("SELECT k.key, k.id, s.* FROM session_keys AS k LEFT JOIN LATERAL (SELECT ") +
+        kSessionCols + " FROM sessions WHERE id = k.id" +
+        (scope ? " AND (cwd = $2 OR ($3 <> '' AND project = $3))" : "") +
+        " OFFSET 0) AS s ON true WHERE k.key = ANY($1::int[])";
     std::map<std::string, std::vector<SessionInfo>> candidates;  // by creator session
     std::unordered_map<int64_t, std::string> creator_of;         // session key -> session id
     ItemLinks links(*conn_);
