@@ -12,6 +12,7 @@ namespace codex::storage::pg {
 namespace {
 
 constexpr int kMaxPosition = 16383;
+constexpr int kMaxPositionsPerLexeme = 256;
 constexpr size_t kMaxLexemeTotal = 512 * 1024;
 
 using Token = FtsToken;
@@ -27,6 +28,8 @@ std::string Quote(std::string_view lexeme) {
   }
   return out + "'";
 }
+
+bool IsAsciiSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 }  // namespace
 
@@ -68,7 +71,7 @@ std::string TsVectorOf(std::string_view text, int64_t* tokens) {
       total += word.size();
       it = lexemes.emplace(std::move(word), std::vector<int>{}).first;
     }
-    if (!past && it->second.size() < 256) it->second.push_back(position);  // 256 at most
+    if (!past && it->second.size() < kMaxPositionsPerLexeme) it->second.push_back(position);
   }
   std::string out;
   for (const auto& [word, positions] : lexemes) {
@@ -189,14 +192,59 @@ RowLexemes AllLexemes(std::string_view text) {
 bool NeedsFullCount(int64_t tokens, const RowLexemes& lexemes) {
   if (tokens > kMaxPosition) return true;
   for (const auto& [lexeme, positions] : lexemes) {
-    if (positions.empty() || positions.size() >= 256) return true;
+    if (positions.empty() || positions.size() >= kMaxPositionsPerLexeme) return true;
   }
   return false;
 }
 
+bool CountsNeedFullCount(int64_t tokens, const std::vector<double>& counts) {
+  if (tokens > kMaxPosition) return true;
+  for (double n : counts) {
+    if (n >= kMaxPositionsPerLexeme) return true;
+  }
+  return false;
+}
+
+namespace {
+
+// WordRankOfCount for 0..256, computed once.
+const std::vector<float>& WordRanks() {
+  static const auto* ranks = [] {
+    auto* out = new std::vector<float>{0.0f};
+    // PostgreSQL 15's calc_rank_or for one operand of weight 1 at every
+    // position: resj = sum of w / ((j + 1) * (j + 1)) in float; then
+    // (wjm + resj - wjm / 1) / 1.64493406685 with wjm = 1, in float and a
+    // double division; then divided by the query's one operand.
+    float resj = 0.0f;
+    for (int j = 0; j < kMaxPositionsPerLexeme; ++j) {
+      resj = resj + 1.0f / static_cast<float>((j + 1) * (j + 1));
+      const float term = 1.0f + resj - 1.0f / 1.0f;
+      const auto res = static_cast<float>(0.0 + static_cast<double>(term) / 1.64493406685);
+      out->push_back(res / 1.0f);
+    }
+    return out;
+  }();
+  return *ranks;
+}
+
+}  // namespace
+
+float WordRankOfCount(int count) {
+  const std::vector<float>& ranks = WordRanks();
+  return ranks[static_cast<size_t>(std::clamp(count, 0, kMaxPositionsPerLexeme))];
+}
+
+int WordCountOfRank(float rank) {
+  const std::vector<float>& ranks = WordRanks();
+  const auto it = std::lower_bound(ranks.begin(), ranks.end(), rank);
+  if (it == ranks.end()) return kMaxPositionsPerLexeme;
+  size_t k = static_cast<size_t>(it - ranks.begin());
+  if (k > 0 && rank - ranks[k - 1] < *it - rank) --k;
+  return static_cast<int>(k);
+}
+
 std::string Snippet(std::string_view text, const TsQuery& query) {
   constexpr size_t kWindow = 16;
-  const std::vector<Token> tokens = Tokens(text);
   auto matches = [&](const Token& t) {
     const std::string& w = t.folded;
     for (const TsQuery::Token& q : query.tokens) {
@@ -204,12 +252,27 @@ std::string Snippet(std::string_view text, const TsQuery& query) {
     }
     return false;
   };
-  size_t first = tokens.size();
-  for (size_t k = 0; k < tokens.size(); ++k) {
-    if (matches(tokens[k])) {
-      first = k;
-      break;
+  // The window needs the tokens up to its end and one more, not those of
+  // a whole long tool output (tokenizing one cost more than the rest of a
+  // search's page). No token spans ASCII whitespace (it ends a word and a
+  // Han/kana run), so a text cut just before it has the whole text's
+  // tokens up to there: cut at the first whitespace past 1 KiB, then twice
+  // as far, until the window fits or the text ends.
+  std::vector<Token> tokens;
+  size_t first = 0;
+  for (size_t want = 1024;; want *= 2) {
+    size_t cut = std::min(want, text.size());
+    while (cut < text.size() && !IsAsciiSpace(text[cut])) ++cut;
+    tokens = Tokens(text.substr(0, cut));
+    first = tokens.size();
+    for (size_t k = 0; k < tokens.size(); ++k) {
+      if (matches(tokens[k])) {
+        first = k;
+        break;
+      }
     }
+    if (cut == text.size()) break;
+    if (first < tokens.size() && (first > 3 ? first - 3 : 0) + kWindow < tokens.size()) break;
   }
   if (first == tokens.size()) first = 0;
   size_t lo = first > 3 ? first - 3 : 0;

@@ -71,6 +71,25 @@ RowLexemes AllLexemes(std::string_view text);
 // its text (AllLexemes) instead, so its frequencies are exact as on SQLite.
 bool NeedsFullCount(int64_t tokens, const RowLexemes& lexemes);
 
+// The same for a row of a query whose phrases are each one token, from the
+// server's count of each phrase's positions in the row (`counts`, the
+// number of positions its lexemes hold): a count at 256 may be a lexeme at
+// its cap (for a prefix, it may not: recounting it is only slower).
+bool CountsNeedFullCount(int64_t tokens, const std::vector<double>& counts);
+
+// The value PostgreSQL's ts_rank('{1,1,1,1}', tsv, word) takes for a word
+// with `count` positions in the row (1 to 256, a lexeme's cap): its
+// calc_rank_or, (sum over the positions j = 1..count of 1 / j^2) /
+// 1.64493406685, in the same float arithmetic. Strictly increasing in
+// `count`, adjacent values ~60 float steps apart at 256 and more below.
+float WordRankOfCount(int count);
+
+// The count WordRankOfCount maps to the value nearest `rank` (so a last-bit
+// difference in the server's arithmetic cannot change it): how a search
+// reads a word's instances in a row from ts_rank, which costs the server
+// less than ts_rank_cd (whose 32 KB of per-call scratch dominates it).
+int WordCountOfRank(float rank);
+
 // One line around the first match in `text`, about 16 tokens, matched tokens
 // wrapped in [ ], "…" where the text was cut.
 std::string Snippet(std::string_view text, const TsQuery& query);

@@ -3,6 +3,9 @@
 #include "storage/pg_search.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
+
+#include "storage/fts_tokenizer.h"
 
 namespace pg = codex::storage::pg;
 
@@ -65,6 +68,58 @@ TEST_CASE("pg search: a snippet marks the match and cuts long text") {
   CHECK(s.size() < 200);
 }
 
+// Snippet tokenizes only a prefix of a long text, cut just before ASCII
+// whitespace: what it relies on is that such a prefix has the same tokens
+// as the whole text up to the cut, whatever the text around it (words,
+// Han/kana runs and their last character, emoji, soft hyphens, over-long
+// words, invalid bytes).
+TEST_CASE("pg search: a text cut before whitespace has the whole text's first tokens") {
+  const std::string text =
+      "Le CAFÉ\tde l'École 日本語のテキスト\n東京 🦀🚀 co\xc2\xadop " +
+      std::string(300, 'q') + " \xff\xfe bad 日本 語\r\nend ";
+  const std::vector<codex::storage::FtsToken> whole = codex::storage::FtsTokens(text);
+  for (size_t cut = 0; cut < text.size(); ++cut) {
+    const char c = text[cut];
+    if (c != ' ' && c != '\n' && c != '\r' && c != '\t') continue;
+    INFO("cut at " << cut);
+    const std::vector<codex::storage::FtsToken> part =
+        codex::storage::FtsTokens(std::string_view(text).substr(0, cut));
+    REQUIRE(part.size() <= whole.size());
+    for (size_t k = 0; k < part.size(); ++k) {
+      CHECK(part[k].folded == whole[k].folded);
+      CHECK(part[k].begin == whole[k].begin);
+      CHECK(part[k].end == whole[k].end);
+    }
+    // Every whole-text token that ends before the cut is in the part.
+    size_t before = 0;
+    while (before < whole.size() && whole[before].end <= cut) ++before;
+    CHECK(part.size() == before);
+  }
+}
+
+// The window of a match deep in a long text (past the first cuts Snippet
+// tries), near its end, and in a text with no whitespace at all.
+TEST_CASE("pg search: a snippet of a long text is the window around its first match") {
+  auto q = pg::TsQueryFromUser("pelican");
+  REQUIRE(q.ok());
+  std::string text;
+  for (int i = 0; i < 3000; ++i) text += "word" + std::to_string(i) + " ";
+  // Near the end the window keeps its 16 tokens by starting earlier.
+  CHECK(pg::Snippet(text + "pelican tail and more words here to spare", *q) ==
+        "…word2992 word2993 word2994 word2995 word2996 word2997 word2998 word2999 [pelican] tail "
+        "and more words here to spare");
+  CHECK(pg::Snippet(text + "x y pelican z", *q) ==
+        "…word2988 word2989 word2990 word2991 word2992 word2993 word2994 word2995 word2996 "
+        "word2997 word2998 word2999 x y [pelican] z");
+  std::string deep = text + "pelican";
+  for (int i = 0; i < 3000; ++i) deep += " after" + std::to_string(i);
+  CHECK(pg::Snippet(deep, *q) ==
+        "…word2997 word2998 word2999 [pelican] after0 after1 after2 after3 after4 after5 after6 "
+        "after7 after8 after9 after10 after11…");
+  const std::string dense = std::string(9000, 'x') + "-pelican-" + std::string(10, 'y');
+  CHECK(pg::Snippet(dense, *q) == dense.substr(0, 9000) + "-[pelican]-yyyyyyyyyy");
+}
+
 TEST_CASE("pg search: words are cut and folded as SQLite's index does (storage/fts_tokenizer.h)") {
   // Unicode case folding: ß is "ss".
   CHECK(pg::TsVectorOf("Café ÉCOLE naïve Straße") == "'cafe':1 'ecole':2 'naive':3 'strasse':4");
@@ -112,4 +167,22 @@ TEST_CASE("pg search: phrase frequencies are counted as FTS5's bm25 counts them"
   CHECK(pg::NeedsFullCount(16'384, {}));
   CHECK_FALSE(pg::NeedsFullCount(16'383, {{"a", {1, 2}}}));
   CHECK(pg::NeedsFullCount(300, {{"a", std::vector<int>(256, 1)}}));
+  // The same from the server's counts of one-token phrases: at 256 a lexeme may be at its cap.
+  CHECK(pg::CountsNeedFullCount(16'384, {1}));
+  CHECK_FALSE(pg::CountsNeedFullCount(16'383, {255, 3}));
+  CHECK(pg::CountsNeedFullCount(300, {3, 256}));
+}
+
+TEST_CASE("pg search: a word's count is read back from its ts_rank value") {
+  // Strictly increasing, so each count has its own value; the nearest
+  // value names the count, also one float step off either way.
+  for (int n = 1; n <= 256; ++n) {
+    INFO(n);
+    const float rank = pg::WordRankOfCount(n);
+    CHECK(rank > pg::WordRankOfCount(n - 1));
+    CHECK(pg::WordCountOfRank(rank) == n);
+    CHECK(pg::WordCountOfRank(std::nextafter(rank, 0.0f)) == n);
+    CHECK(pg::WordCountOfRank(std::nextafter(rank, 2.0f)) == n);
+  }
+  CHECK(pg::WordRankOfCount(1) == Approx(1 / 1.64493406685));
 }

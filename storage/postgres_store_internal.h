@@ -143,6 +143,15 @@ class Rows {
     if (n == 4) return static_cast<int32_t>(static_cast<uint32_t>(v));
     return static_cast<int64_t>(v);
   }
+  // A real (float4) column of a binary result: 4 bytes, big-endian IEEE 754.
+  float BinFloat(int row, int col) const {
+    const auto* p = reinterpret_cast<const unsigned char*>(Pq().getvalue(r_.get(), row, col));
+    const uint32_t v =
+        (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+    float f = 0;
+    std::memcpy(&f, &v, sizeof f);
+    return f;
+  }
   int64_t Affected() const {
     const char* t = Pq().cmd_tuples(r_.get());
     return t && *t ? std::strtoll(t, nullptr, 10) : 0;

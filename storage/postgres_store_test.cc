@@ -28,6 +28,7 @@
 #include "core/item.h"
 #include "storage/copy_sessions.h"
 #include "storage/migrations.h"
+#include "storage/pg_search.h"
 #include "storage/postgres_session_store.h"
 #include "testing/pg_test_server.h"
 #include "testing/store_test_support.h"
@@ -1420,4 +1421,33 @@ TEST_CASE(
   CHECK(SessionsHeapBytes(url) <= heap + 8192);
   CHECK(AllPages(*store, std::nullopt, false, 2).front() == ids[4]);
   CHECK(store->LatestSession(std::string("/b"))->id == ids[4]);
+}
+
+// The search reads each match's count of a one-token phrase from the
+// server's ranking functions instead of its positions (storage/pg_search.h):
+// for a word ts_rank (WordCountOfRank), for a prefix ts_rank_cd with unit
+// weights. Both asked of the real server for every count a tsvector holds
+// (1 to 256 positions of a lexeme), beside other lexemes, one of which the
+// prefix also matches.
+TEST_CASE("The server's ranks of a word and a prefix give back their counts, 1 to 256") {
+  const std::string url = Server().NewDatabase();
+  PGconn* c = PQconnectdb(url.c_str());
+  REQUIRE(PQstatus(c) == CONNECTION_OK);
+  PGresult* r =
+      PQexec(c,
+             "SELECT n, ts_rank('{1,1,1,1}', v, 'heron'::tsquery),"
+             " ts_rank_cd('{1,1,1,1}', v, 'her:*'::tsquery) FROM generate_series(1, 256) AS n,"
+             " LATERAL (SELECT ('egret:1 heron:' || string_agg((p + 1)::text, ',') || ' herald:' ||"
+             " (n + 2) || ',' || (n + 3) || ' mud:' || (n + 4))::tsvector AS v"
+             " FROM generate_series(1, n) AS p) AS t ORDER BY n");
+  REQUIRE(PQresultStatus(r) == PGRES_TUPLES_OK);
+  REQUIRE(PQntuples(r) == 256);
+  for (int i = 0; i < PQntuples(r); ++i) {
+    const int n = std::stoi(PQgetvalue(r, i, 0));
+    INFO("count " << n << ": ts_rank " << PQgetvalue(r, i, 1));
+    CHECK(codex::storage::pg::WordCountOfRank(std::strtof(PQgetvalue(r, i, 1), nullptr)) == n);
+    CHECK(std::strtof(PQgetvalue(r, i, 2), nullptr) == static_cast<float>(n + 2));
+  }
+  PQclear(r);
+  PQfinish(c);
 }

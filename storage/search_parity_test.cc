@@ -67,6 +67,8 @@ TEST_CASE("A hit is credited through fork lineages after their sessions are remo
   StoreDir dir;
   auto store = OpenOrDie(dir.Store("s.db"));
   const SessionInfo a = Create(*store, "axolotl from the root");
+  // No fork yet (PostgreSQL then looks for no lineage): the creator alone.
+  CHECK(Holders(Search(*store, "axolotl")) == std::set<std::string>{a.id});
   auto b = store->Fork(a.id, std::nullopt);
   REQUIRE(b.ok());
   auto b_ids =
@@ -77,6 +79,17 @@ TEST_CASE("A hit is credited through fork lineages after their sessions are remo
   auto d = store->Fork(a.id, std::nullopt);  // a sibling lineage
   REQUIRE(d.ok());
   CHECK(Holders(Search(*store, "axolotl")) == std::set<std::string>{a.id, b->id, c->id, d->id});
+  // The same within the sessions' directory; none in another.
+  SearchQuery here;
+  here.text = "axolotl";
+  here.cwd = "/w";
+  auto scoped = store->Search(here);
+  REQUIRE(scoped.ok());
+  CHECK(Holders(*scoped) == std::set<std::string>{a.id, b->id, c->id, d->id});
+  here.cwd = "/elsewhere";
+  scoped = store->Search(here);
+  REQUIRE(scoped.ok());
+  CHECK(scoped->empty());
   // The root and the middle of the lineage go: the grandchild still holds both texts.
   REQUIRE(store->Remove(a.id).ok());
   REQUIRE(store->Remove(b->id).ok());
@@ -424,6 +437,87 @@ TEST_CASE("Both backends rank hundreds of matches in BM25's exact order at every
         want.push_back(expected[k].second);
       }
       CHECK(got == want);
+    }
+  }
+}
+
+// Items where a word is more frequent than a tsvector can say (PostgreSQL
+// keeps 256 positions a lexeme and none past the 16,383rd word), and a
+// prefix whose words together pass 256 with neither at the cap: SQLite
+// counts every instance, and PostgreSQL must rank them alike (its counts at
+// the cap are recounted from the item's text). With the counts cut to 256,
+// "many" (300 of 600 tokens) would fall behind "fewer" (280 of 560).
+TEST_CASE("Both backends rank items with a word past 256 instances in BM25's exact order") {
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
+  struct Doc {
+    std::string name;
+    int heron = 0, herald = 0, filler = 0;
+    bool late = false;  // the herons after PostgreSQL's last position
+  };
+  const std::vector<Doc> docs = {
+      {"many", 300, 0, 300},  {"fewer", 280, 0, 280},   {"cap", 256, 0, 256},
+      {"under", 255, 0, 255}, {"split", 130, 130, 260}, {"capped_prefix", 300, 5, 300},
+      {"once", 1, 0, 3},      {"twice", 2, 0, 40},      {"late", 3, 0, 16'400, true},
+      {"none", 0, 2, 10},
+  };
+  std::map<std::string, std::string> name_of;  // session id -> document name
+  int64_t tokens = 0;
+  for (const Doc& d : docs) {
+    std::string text;
+    if (d.late) text = Filler(d.filler, "mud") + " ";
+    for (int k = 0; k < d.heron; ++k) text += "heron ";
+    for (int k = 0; k < d.herald; ++k) text += "herald ";
+    if (!d.late) text += Filler(d.filler, "mud");
+    tokens += d.heron + d.herald + d.filler;
+    name_of[Create(*store, text).id] = d.name;
+  }
+  const int64_t rows = static_cast<int64_t>(docs.size());
+  const double avgdl = codex::storage::Bm25AverageSize(rows, tokens);
+  for (const std::string query : {"heron", "her*", "heron her*"}) {
+    INFO("query: " << query);
+    // Each phrase's frequency in a document, counted here from the texts.
+    std::vector<std::function<int(const Doc&)>> phrases;
+    if (query == "heron" || query == "heron her*") {
+      phrases.push_back([](const Doc& d) { return d.heron; });
+    }
+    if (query != "heron") phrases.push_back([](const Doc& d) { return d.heron + d.herald; });
+    std::vector<double> idf;
+    for (const auto& f : phrases) {
+      int64_t n = 0;
+      for (const Doc& d : docs) n += f(d) > 0;
+      idf.push_back(codex::storage::Bm25Idf(rows, n));
+    }
+    std::vector<std::pair<double, size_t>> expected;  // score, doc (later = newer)
+    for (size_t i = 0; i < docs.size(); ++i) {
+      std::vector<double> freq;
+      for (const auto& f : phrases) freq.push_back(f(docs[i]));
+      if (std::count(freq.begin(), freq.end(), 0.0) > 0) continue;
+      const Doc& d = docs[i];
+      expected.emplace_back(
+          codex::storage::Bm25Score(idf, freq, d.heron + d.herald + d.filler, avgdl), i);
+    }
+    std::sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second > b.second;
+    });
+    std::vector<std::string> want;
+    for (const auto& [score, i] : expected) want.push_back(docs[i].name);
+    if (query == "heron") {
+      // The case the recount is for: by counts cut at 256, "fewer" comes first.
+      REQUIRE(std::find(want.begin(), want.end(), "many") <
+              std::find(want.begin(), want.end(), "fewer"));
+    }
+    for (int limit : {1, 3, 100}) {
+      INFO("limit " << limit);
+      SearchQuery q;
+      q.text = query;
+      q.limit = limit;
+      auto hits = store->Search(q);
+      REQUIRE(hits.ok());
+      std::vector<std::string> got;
+      for (const SearchHit& h : *hits) got.push_back(name_of.at(h.sessions.at(0).session.id));
+      const size_t n = std::min(want.size(), static_cast<size_t>(limit));
+      CHECK(got == std::vector<std::string>(want.begin(), want.begin() + static_cast<long>(n)));
     }
   }
 }
