@@ -1092,21 +1092,47 @@ TEST_CASE("The search totals stay exact through append, fork, import, copy, remo
 
 namespace {
 
+// A client of its own, for a transaction left open across steps.
+struct RawClient {
+  explicit RawClient(const std::string& url) : conn(PQconnectdb(url.c_str())) {
+    REQUIRE(PQstatus(conn) == CONNECTION_OK);
+  }
+  ~RawClient() { PQfinish(conn); }
+  RawClient(const RawClient&) = delete;
+  RawClient& operator=(const RawClient&) = delete;
+  // Runs `sql` to its end; its SQLSTATE, "" when it succeeded.
+  std::string Run(const std::string& sql) {
+    PGresult* r = PQexec(conn, sql.c_str());
+    return StateOf(r);
+  }
+  // Sends `sql` and returns without its answer (Finish reads it).
+  void Send(const std::string& sql) { REQUIRE(PQsendQuery(conn, sql.c_str()) == 1); }
+  std::string Finish() {
+    std::string state;
+    while (PGresult* r = PQgetResult(conn)) {
+      const std::string s = StateOf(r);
+      if (state.empty()) state = s;
+    }
+    return state;
+  }
+  int Pid() const { return PQbackendPID(conn); }
+  static std::string StateOf(PGresult* r) {
+    const ExecStatusType st = PQresultStatus(r);
+    std::string state;
+    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+      const char* code = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+      state = code ? code : "?";
+    }
+    PQclear(r);
+    return state;
+  }
+  PGconn* conn;
+};
+
 // Runs `sql` as another client would and returns its SQLSTATE ("" when it
 // succeeded).
 std::string SqlState(const std::string& url, const std::string& sql) {
-  PGconn* c = PQconnectdb(url.c_str());
-  REQUIRE(PQstatus(c) == CONNECTION_OK);
-  PGresult* r = PQexec(c, sql.c_str());
-  const ExecStatusType st = PQresultStatus(r);
-  std::string state;
-  if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
-    const char* code = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-    state = code ? code : "?";
-  }
-  PQclear(r);
-  PQfinish(c);
-  return state;
+  return RawClient(url).Run(sql);
 }
 
 // The bytes of every index of sessions.
@@ -1220,43 +1246,6 @@ TEST_CASE("A session's head names an existing item, and no head item can be dele
 }
 
 namespace {
-
-// A client of its own, for a transaction left open across steps.
-struct RawClient {
-  explicit RawClient(const std::string& url) : conn(PQconnectdb(url.c_str())) {
-    REQUIRE(PQstatus(conn) == CONNECTION_OK);
-  }
-  ~RawClient() { PQfinish(conn); }
-  RawClient(const RawClient&) = delete;
-  RawClient& operator=(const RawClient&) = delete;
-  // Runs `sql` to its end; its SQLSTATE, "" when it succeeded.
-  std::string Run(const std::string& sql) {
-    PGresult* r = PQexec(conn, sql.c_str());
-    return StateOf(r);
-  }
-  // Sends `sql` and returns without its answer (Finish reads it).
-  void Send(const std::string& sql) { REQUIRE(PQsendQuery(conn, sql.c_str()) == 1); }
-  std::string Finish() {
-    std::string state;
-    while (PGresult* r = PQgetResult(conn)) {
-      const std::string s = StateOf(r);
-      if (state.empty()) state = s;
-    }
-    return state;
-  }
-  int Pid() const { return PQbackendPID(conn); }
-  static std::string StateOf(PGresult* r) {
-    const ExecStatusType st = PQresultStatus(r);
-    std::string state;
-    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
-      const char* code = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-      state = code ? code : "?";
-    }
-    PQclear(r);
-    return state;
-  }
-  PGconn* conn;
-};
 
 // Waits until the server's backend `pid` waits for a lock (what another
 // transaction holds); false when it did not within 20 s.
