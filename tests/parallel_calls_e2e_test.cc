@@ -8,12 +8,15 @@
 // running, a "stop" cancels the one in flight; Ctrl-C kills every running
 // call; each call stays inside the sandbox. Under on-failure, the "run it
 // again without the sandbox?" questions of calls failing together come one
-// at a time and each answer holds for its own call only.
+// at a time and each answer holds for its own call only; a stop there
+// cancels the others and nothing more is asked; a rerun approved for the
+// session covers the same command beside it, as it would a later call.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
@@ -79,6 +82,21 @@ bool Alive(pid_t pid) {
 pid_t PidFrom(const fs::path& file) {
   std::string text = ReadFile(file);
   return text.empty() ? -1 : static_cast<pid_t>(std::stol(text));
+}
+
+// The live processes whose command line holds `text`.
+std::vector<pid_t> ProcessesMentioning(const std::string& text) {
+  std::vector<pid_t> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = ReadFile(entry.path() / "cmdline");
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    const pid_t pid = static_cast<pid_t>(std::stol(name));
+    if (cmdline.find(text) != std::string::npos && Alive(pid)) found.push_back(pid);
+  }
+  return found;
 }
 
 // Waits (up to `patience`) until every file exists.
@@ -463,6 +481,106 @@ TEST_CASE("parallel calls: two on-failure reruns are asked one at a time; a yes 
   const auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 2);
   CHECK(OutputOrder(requests[1]) == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("parallel calls: a stop at a rerun question cancels the others and asks nothing more") {
+  if (!HaveLandlock()) return;
+  // `a` fails in the sandbox once `b` runs and asks to rerun; `b` runs on (a
+  // sleep; it would then write outside); `c` fails in the sandbox while `a`
+  // is being asked and waits for its own question. The user stops the turn
+  // at a's question: b and its child are killed, c is never asked, nothing
+  // is written outside, every call is answered.
+  TempDir outside("codex-parallel-outside-", NonTempBase());
+  auto out = [&](const std::string& name) { return (outside.path() / name).string(); };
+  // The sandbox has its own pid namespace: b and its child are found by
+  // what their command lines hold (the path outside, the sleeper's name).
+  const std::string sleeper = outside.path().filename().string() + "-sleeper";
+  auto wait_for = [](const std::string& file) {
+    return "i=0; while [ ! -e " + file + " ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; ";
+  };
+  const std::string script =
+      R"({"responses": [
+    {"output": [)" +
+      ExecCall("a", wait_for("b.running") + "echo x > a.asking; echo A > " + out("a")) + ", " +
+      ExecCall("b", "(exec -a " + sleeper + " sleep 60) & echo x > b.running; wait; echo B > " +
+                        out("b")) +
+      ", " + ExecCall("c", wait_for("a.asking") + "echo x > c.failing; echo C > " + out("c")) +
+      R"(]},
+    "what now?"]})";
+  auto env = MakeEnv(script, kOnFailure);
+  AnsweringUser user(*env);
+  user.Say("go\n");
+  const fs::path work = env->workdir();
+  REQUIRE(WaitForFiles({work / "b.running", work / "a.asking", work / "c.failing"}));
+  REQUIRE(ProcessesMentioning(sleeper).size() == 2);  // b's shell and its sleep
+  REQUIRE(ProcessesMentioning(out("b")).size() == 1);
+  // c's sandboxed run is ending: let it come to its question (it must not be
+  // asked whether or not it got there before the stop).
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  user.Say("s\nand now\n");
+  const ProcessResult run = user.Finish();
+  INFO(run.err);
+  CHECK_FALSE(run.timed_out);
+  CHECK(run.exit_code == 0);
+  CHECK(Count(run.err, "Allow this command?") == 1);
+  CHECK(AskedCommand(run.err, 0).find("echo A > ") != std::string::npos);
+  CHECK_THAT(run.err, Catch::Contains("turn stopped"));
+  CHECK_THAT(run.err, !Catch::Contains("is not an answer"));
+  CHECK(ProcessesMentioning(sleeper).empty());
+  CHECK(ProcessesMentioning(outside.path().string()).empty());
+  CHECK(fs::is_empty(outside.path()));
+  const auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(OutputOrder(requests[1]) == std::vector<std::string>{"a", "b", "c"});
+  // a gets its sandboxed run, as one call stopped at this question does.
+  CHECK_THAT(ModelOutput(*env, "a"), Catch::Contains("Process exited with code 1"));
+  CHECK_THAT(ModelOutput(*env, "a"), Catch::Contains("Read-only file system"));
+  CHECK(ModelOutput(*env, "b") == "aborted by the user");
+  CHECK(ModelOutput(*env, "c") == "aborted by the user");
+}
+
+TEST_CASE("parallel calls: a rerun approved for the session covers its twin beside it, no more") {
+  if (!HaveLandlock()) return;
+  // `one` and `two` are the same command (same argv): each marks itself,
+  // waits for the other, then appends to a log outside the workspace; both
+  // fail in the sandbox before either is asked. The user answers "always"
+  // to the first question: the twin reruns outside without a question, as a
+  // call after it would have run outside at its gate. `other`, a different
+  // command, fails once both reran: it is asked, and its "no" holds.
+  TempDir outside("codex-parallel-outside-", NonTempBase());
+  const std::string log = (outside.path() / "log").string();
+  const std::string twin =
+      "touch m.$$; i=0; while [ $(ls m.* | wc -l) -lt 2 ] && [ $i -lt 100 ]; do sleep 0.1; "
+      "i=$((i+1)); done; echo ran >> " +
+      log;
+  const std::string other = "i=0; while [ \"$(cat " + log +
+                            " 2>/dev/null | wc -l)\" -lt 2 ] && [ $i -lt 200 ]; do sleep 0.05; "
+                            "i=$((i+1)); done; echo other >> " +
+                            log;
+  const std::string script = R"({"responses": [
+    {"output": [)" + ExecCall("one", twin) +
+                             ", " + ExecCall("two", twin) + ", " + ExecCall("other", other) +
+                             R"(]},
+    "done"]})";
+  auto env = MakeEnv(script, kOnFailure);
+  auto run = env->RunCodex({}, "log it\na\nn\n");
+  REQUIRE(run.ok());
+  INFO(run->err);
+  CHECK(run->exit_code == 0);
+  CHECK(run->out == "done\n");
+  CHECK(Count(run->err, "Allow this command?") == 2);
+  CHECK(AskedCommand(run->err, 0).find("echo ran >> ") != std::string::npos);
+  CHECK(AskedCommand(run->err, 1).find("echo other >> ") != std::string::npos);
+  CHECK(Count(run->err, "command approved for the session") == 1);
+  CHECK_THAT(run->err, Catch::Contains("command denied"));
+  CHECK(ReadFile(log) == "ran\nran\n");
+  CHECK_THAT(ModelOutput(*env, "one"), Catch::Contains("Process exited with code 0"));
+  CHECK_THAT(ModelOutput(*env, "two"), Catch::Contains("Process exited with code 0"));
+  CHECK_THAT(ModelOutput(*env, "other"), Catch::Contains("Process exited with code 1"));
+  CHECK_THAT(ModelOutput(*env, "other"), Catch::Contains("Read-only file system"));
+  const auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(OutputOrder(requests[1]) == std::vector<std::string>{"one", "two", "other"});
 }
 
 }  // namespace codex::testing
