@@ -512,8 +512,9 @@ TEST_CASE("parallel calls: a stop at a rerun question cancels the others and ask
   user.Say("go\n");
   const fs::path work = env->workdir();
   REQUIRE(WaitForFiles({work / "b.running", work / "a.asking", work / "c.failing"}));
-  REQUIRE(ProcessesMentioning(sleeper).size() == 2);  // b's shell and its sleep
-  REQUIRE(ProcessesMentioning(out("b")).size() == 1);
+  // b's shell and its sleep (or the subshell about to become it) run.
+  REQUIRE(ProcessesMentioning(sleeper).size() == 2);
+  REQUIRE_FALSE(ProcessesMentioning(out("b")).empty());
   // c's sandboxed run is ending: let it come to its question (it must not be
   // asked whether or not it got there before the stop).
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
