@@ -27,6 +27,11 @@ ReviewOutcome ApprovalFlow::AskLocked(const Item& call, const std::vector<std::s
   request.sandbox = plan.sandbox;
   request.reason = plan.reason;
   request.justification = justification;
+  if (stopped_) {
+    // The user stopped this turn at another call's question: the turn is
+    // over, nothing more is asked in it.
+    return {ReviewOutcome::Action::kAbortTurn, plan.sandbox};
+  }
   if (approver_ == nullptr) {
     // Non-interactive: nobody can answer, so the request is declined.
     observer_.OnNotice("`" + ShellJoin(argv) + "` needs approval under the " +
@@ -37,6 +42,9 @@ ReviewOutcome ApprovalFlow::AskLocked(const Item& call, const std::vector<std::s
     return declined;
   }
   const ReviewDecision decision = approver_->Review(request, cancel);
+  // Set before the lock is let go: a call running beside this one must not
+  // get its question in between the user's stop and the group's cancel.
+  if (decision == ReviewDecision::kAbort) stopped_ = true;
   return ApplyReviewDecision(decision, plan, argv, &approvals_);
 }
 
@@ -46,6 +54,9 @@ Result<CommandGate> ApprovalFlow::ApproveCommand(const Item& call,
                                                  const EscalationRequest& escalation,
                                                  const CancelToken& cancel) {
   std::lock_guard<std::mutex> lock(mu_);
+  // Another call of the group stopped the turn: this one does not start, as
+  // one after a stopped call would not.
+  if (stopped_) return CancelledError("the user stopped the turn");
   CommandGate gate;
   ApprovalInput& input = gate.input;
   input.policy = config_.approval_policy;
@@ -90,21 +101,32 @@ Result<CommandGate> ApprovalFlow::ApproveCommand(const Item& call,
   return gate;
 }
 
-ReviewOutcome::Action ApprovalFlow::RetryWithoutSandbox(
+Result<ReviewOutcome::Action> ApprovalFlow::RetryWithoutSandbox(
     const Item& call, const std::vector<std::string>& argv, const std::string& cwd,
     ApprovalInput& input, const CommandResult& failed, const CancelToken& cancel) {
   // Other failures (grep finding nothing, a failing test) are the model's to
   // handle: no point asking the user to lift the sandbox for them.
   if (!LooksLikeSandboxDenial(failed)) return ReviewOutcome::Action::kDenied;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopped_) return CancelledError("the user stopped the turn");
   input.sandboxed_run_failed = true;
+  // What the user approved since this call's gate: a call running beside
+  // this one may have had the same command approved outside the sandbox for
+  // the session, which holds here as it would for a call after it.
+  input.session_approval = approvals_.Find(argv);
   ApprovalPlan retry = DecideApproval(input);
-  if (retry.action != ApprovalPlan::Action::kAsk || retry.sandbox != SandboxChoice::kUnsandboxed) {
-    return ReviewOutcome::Action::kDenied;
-  }
+  if (retry.sandbox != SandboxChoice::kUnsandboxed) return ReviewOutcome::Action::kDenied;
+  if (retry.action == ApprovalPlan::Action::kRun) return ReviewOutcome::Action::kRun;
+  if (retry.action != ApprovalPlan::Action::kAsk) return ReviewOutcome::Action::kDenied;
   // The user decides on what the sandbox refused: its last words.
   const std::string& out = failed.output;
   retry.reason += "\n" + out.substr(out.size() > 400 ? out.size() - 400 : 0);
-  return Ask(call, argv, cwd, retry, "", cancel).action;  // takes mu_
+  return AskLocked(call, argv, cwd, retry, "", cancel).action;
+}
+
+void ApprovalFlow::BeginTurn() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stopped_ = false;
 }
 
 }  // namespace codex::core

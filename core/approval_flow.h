@@ -9,8 +9,9 @@
 // together): one question at a time — every approver question and every
 // read or change of the session's approvals holds one mutex, so prompts
 // never interleave and the second of two identical commands sees what the
-// user answered to the first. Borrows the config, approver and observer for
-// its lifetime.
+// user answered to the first; once the user stops the turn at one call's
+// question, no other call of it is asked anything. Borrows the config,
+// approver and observer for its lifetime.
 #pragma once
 
 #include <mutex>
@@ -46,7 +47,8 @@ class ApprovalFlow {
   ApprovalFlow(const Config& config, Approver* approver, TurnObserver& observer);
 
   // The gate for `argv` run in `cwd` by `call`, with the escalation the model
-  // asked for. kCancelled when `cancel` fired while the user was asked.
+  // asked for. kCancelled when `cancel` fired while the user was asked, or
+  // when the user already stopped the turn at another call's question.
   Result<CommandGate> ApproveCommand(const Item& call, const std::vector<std::string>& argv,
                                      const std::string& cwd, const EscalationRequest& escalation,
                                      const CancelToken& cancel);
@@ -55,16 +57,26 @@ class ApprovalFlow {
   // says so (DecideApproval with sandboxed_run_failed), after asking the user
   // with the run's last words. kRun = rerun unsandboxed; kAbortTurn = the user
   // stopped the turn; kDenied = keep the failed run (also when no rerun is
-  // offered: on-request and never leave it to the model, as Codex does).
-  ReviewOutcome::Action RetryWithoutSandbox(const Item& call, const std::vector<std::string>& argv,
-                                            const std::string& cwd, ApprovalInput& input,
-                                            const CommandResult& failed, const CancelToken& cancel);
+  // offered: on-request and never leave it to the model, as Codex does). A
+  // command approved outside the sandbox for the session since the gate (by a
+  // call running beside this one) is rerun without asking. kCancelled when
+  // the user already stopped the turn at another call's question.
+  Result<ReviewOutcome::Action> RetryWithoutSandbox(const Item& call,
+                                                    const std::vector<std::string>& argv,
+                                                    const std::string& cwd, ApprovalInput& input,
+                                                    const CommandResult& failed,
+                                                    const CancelToken& cancel);
   // Asks the approver about `plan` (a kAsk plan), remembering an approval for
   // the session. `justification` is the model's question when it asked for
   // escalation.
   ReviewOutcome Ask(const Item& call, const std::vector<std::string>& argv, const std::string& cwd,
                     const ApprovalPlan& plan, const std::string& justification,
                     const CancelToken& cancel);
+
+  // A new turn: a stop the user gave in the last one no longer holds. Once
+  // the user answers a question with stop, every later question of the turn
+  // (a call running beside the stopped one) is answered stop without asking.
+  void BeginTurn();
 
   // Whether a user can be asked (an approver is attached).
   bool can_ask() const { return approver_ != nullptr; }
@@ -87,6 +99,7 @@ class ApprovalFlow {
   Approver* approver_;
   mutable std::mutex mu_;  // one question at a time; guards approvals_
   SessionApprovals approvals_;
+  bool stopped_ = false;  // the user stopped this turn at a question; guarded by mu_
   TurnObserver& observer_;
 };
 

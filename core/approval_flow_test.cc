@@ -178,14 +178,14 @@ TEST_CASE("on-failure: a sandbox denial is offered a rerun outside the sandbox")
   CommandResult plain;  // grep finding nothing: the model's to handle
   plain.exit_code = 1;
   plain.output = "no match\n";
-  CHECK(flow.RetryWithoutSandbox(ShellCall(), kBuild, "/work", input, plain, CancelToken()) ==
+  CHECK(*flow.RetryWithoutSandbox(ShellCall(), kBuild, "/work", input, plain, CancelToken()) ==
         ReviewOutcome::Action::kDenied);
   CHECK(user.asked.empty());
 
   CommandResult denied;
   denied.exit_code = 1;
   denied.output = std::string(1000, 'x') + "\nerror: /work/target: Permission denied\n";
-  CHECK(flow.RetryWithoutSandbox(ShellCall(), kBuild, "/work", input, denied, CancelToken()) ==
+  CHECK(*flow.RetryWithoutSandbox(ShellCall(), kBuild, "/work", input, denied, CancelToken()) ==
         ReviewOutcome::Action::kRun);
   REQUIRE(user.asked.size() == 1);
   CHECK(user.asked[0].sandbox == SandboxChoice::kUnsandboxed);
@@ -195,7 +195,7 @@ TEST_CASE("on-failure: a sandbox denial is offered a rerun outside the sandbox")
   CHECK(reason.find(std::string(700, 'x')) == std::string::npos);
 
   user.answer = ReviewDecision::kAbort;
-  CHECK(flow.RetryWithoutSandbox(ShellCall(), kBuild, "/work", input, denied, CancelToken()) ==
+  CHECK(*flow.RetryWithoutSandbox(ShellCall(), kBuild, "/work", input, denied, CancelToken()) ==
         ReviewOutcome::Action::kAbortTurn);
 }
 
@@ -212,7 +212,7 @@ TEST_CASE("on-request and never leave a sandbox denial to the model") {
     CommandResult denied;
     denied.exit_code = 1;
     denied.output = "touch: cannot touch 'x': Read-only file system\n";
-    CHECK(flow.RetryWithoutSandbox(ShellCall(), kBuild, "/work", input, denied, CancelToken()) ==
+    CHECK(*flow.RetryWithoutSandbox(ShellCall(), kBuild, "/work", input, denied, CancelToken()) ==
           ReviewOutcome::Action::kDenied);
     CHECK(user.asked.empty());
   }
@@ -247,4 +247,87 @@ TEST_CASE("calls running together are asked one at a time, and share what was ap
   CHECK(ran == 2);
   CHECK(most == 1);
   CHECK(user.asked.size() == 1);
+}
+
+TEST_CASE("a rerun approved for the session holds for the same command failing beside it") {
+  // Two calls of one response ran the same command in the sandbox and both
+  // failed: each passed its gate before the user answered anything. The
+  // first's rerun is approved for the session; the second reruns outside
+  // without asking, as a call after it would have run outside at its gate.
+  // Another command is still asked.
+  const Config config = FlowConfig(ApprovalPolicy::kOnFailure, SandboxMode::kWorkspaceWrite);
+  ScriptedUser user;
+  user.answer = ReviewDecision::kApproveForSession;
+  NoticeLog log;
+  ApprovalFlow flow(config, &user, log);
+  auto gated = [&](const std::vector<std::string>& argv) {
+    ApprovalInput input;
+    input.policy = ApprovalPolicy::kOnFailure;
+    input.sandbox = SandboxMode::kWorkspaceWrite;
+    input.argv = argv;
+    input.sandbox_available = true;
+    return input;
+  };
+  ApprovalInput first = gated(kBuild);
+  ApprovalInput second = gated(kBuild);
+  const std::vector<std::string> other_argv = {"cargo", "test"};
+  ApprovalInput other = gated(other_argv);
+  CommandResult denied;
+  denied.exit_code = 1;
+  denied.output = "error: /work/target: Permission denied\n";
+  CancelToken cancel;
+  CHECK(*flow.RetryWithoutSandbox(ShellCall(), kBuild, "/work", first, denied, cancel) ==
+        ReviewOutcome::Action::kRun);
+  REQUIRE(user.asked.size() == 1);
+  CHECK(*flow.RetryWithoutSandbox(ShellCall(), kBuild, "/work", second, denied, cancel) ==
+        ReviewOutcome::Action::kRun);
+  CHECK(user.asked.size() == 1);
+  user.answer = ReviewDecision::kDeny;
+  CHECK(*flow.RetryWithoutSandbox(ShellCall(), other_argv, "/work", other, denied, cancel) ==
+        ReviewOutcome::Action::kDenied);
+  CHECK(user.asked.size() == 2);
+}
+
+TEST_CASE("once the user stops the turn at one call's question, no other call is asked") {
+  // The window between the user's stop and the group's cancel
+  // (core/conversation.cc): a call running beside the stopped one comes to
+  // its gate or its rerun offer while the token is not yet cancelled. It is
+  // not asked and ends as a cancelled call; a new turn asks again.
+  const Config config = FlowConfig(ApprovalPolicy::kUntrusted, SandboxMode::kDangerFullAccess);
+  ScriptedUser user;
+  user.answer = ReviewDecision::kAbort;
+  NoticeLog log;
+  ApprovalFlow flow(config, &user, log);
+  CancelToken cancel;
+  auto stopped = flow.ApproveCommand(ShellCall(), kBuild, "/work", {}, cancel);
+  REQUIRE(stopped.ok());
+  CHECK(stopped->stop);
+  REQUIRE(user.asked.size() == 1);
+
+  user.answer = ReviewDecision::kApproveOnce;
+  auto next = flow.ApproveCommand(ShellCall(), {"make"}, "/work", {}, cancel);
+  REQUIRE_FALSE(next.ok());
+  CHECK(next.status().code() == codex::StatusCode::kCancelled);
+  ApprovalInput input;
+  input.policy = ApprovalPolicy::kOnFailure;
+  input.sandbox = SandboxMode::kWorkspaceWrite;
+  input.argv = kBuild;
+  input.sandbox_available = true;
+  CommandResult denied;
+  denied.exit_code = 1;
+  denied.output = "touch: cannot touch 'x': Read-only file system\n";
+  auto retry = flow.RetryWithoutSandbox(ShellCall(), kBuild, "/work", input, denied, cancel);
+  REQUIRE_FALSE(retry.ok());
+  CHECK(retry.status().code() == codex::StatusCode::kCancelled);
+  ApprovalPlan plan;
+  plan.action = ApprovalPlan::Action::kAsk;
+  CHECK(flow.Ask(ShellCall(), kBuild, "/work", plan, "", cancel).action ==
+        ReviewOutcome::Action::kAbortTurn);
+  CHECK(user.asked.size() == 1);
+
+  flow.BeginTurn();
+  auto later = flow.ApproveCommand(ShellCall(), {"make"}, "/work", {}, cancel);
+  REQUIRE(later.ok());
+  CHECK(later->run);
+  CHECK(user.asked.size() == 2);
 }

@@ -65,6 +65,7 @@ ToolRouter::ToolRouter(const Config& config, CommandRunner& runner, Approver* ap
 }
 
 void ToolRouter::BeginTurn() {
+  approval_.BeginTurn();
   if (mcp_ == nullptr) return;
   for (const std::string& line : mcp_->TakeNotices()) observer_.OnNotice(line);
   mcp_tools_ = mcp_->ToolsForTurn();
@@ -256,8 +257,8 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
   // test) are the model's to handle: no point asking the user to lift it.
   if (result.ok() && choice == SandboxChoice::kSandboxed &&
       spec.sandbox.mode != SandboxMode::kDangerFullAccess) {
-    const ReviewOutcome::Action retry =
-        approval_.RetryWithoutSandbox(call, argv, cwd, input, *result, cancel);
+    ASSIGN_OR_RETURN(const ReviewOutcome::Action retry,
+                     approval_.RetryWithoutSandbox(call, argv, cwd, input, *result, cancel));
     if (retry == ReviewOutcome::Action::kRun) {
       spec.sandbox.mode = SandboxMode::kDangerFullAccess;
       result = runner_.Run(spec, cancel);

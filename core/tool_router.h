@@ -76,7 +76,8 @@ class ToolRouter {
   // Offers the tools of `mcp` (borrowed; null = none) from the next BeginTurn.
   void set_mcp_tools(McpTools* mcp) { mcp_ = mcp; }
   // Called when a turn starts: takes the MCP tool list for this turn, so a
-  // list change reported mid-turn shows in the next turn's requests only.
+  // list change reported mid-turn shows in the next turn's requests only, and
+  // lets the user be asked again after a stop (ApprovalFlow::BeginTurn).
   void BeginTurn();
 
   // Runs the call `call` (a function_call, custom_tool_call or

@@ -82,8 +82,8 @@ Result<ToolOutcome> ToolRouter::RunExecCommand(const Item& call, const std::stri
     CommandResult failed;
     failed.exit_code = chunk.exit_code;
     failed.output = chunk.output;
-    const ReviewOutcome::Action retry =
-        approval_.RetryWithoutSandbox(call, argv, cwd, gate.input, failed, cancel);
+    ASSIGN_OR_RETURN(const ReviewOutcome::Action retry,
+                     approval_.RetryWithoutSandbox(call, argv, cwd, gate.input, failed, cancel));
     if (cancel.cancelled()) return CancelledError("interrupted");
     if (retry == ReviewOutcome::Action::kAbortTurn) outcome.stop_turn = true;
     if (retry == ReviewOutcome::Action::kRun) {

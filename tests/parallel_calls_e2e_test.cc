@@ -6,12 +6,17 @@
 // tool (apply_patch) waits for the running ones and runs alone; approvals are
 // asked one at a time, in call order, and a "no" to one leaves the other
 // running, a "stop" cancels the one in flight; Ctrl-C kills every running
-// call; each call stays inside the sandbox.
+// call; each call stays inside the sandbox. Under on-failure, the "run it
+// again without the sandbox?" questions of calls failing together come one
+// at a time and each answer holds for its own call only; a stop there
+// cancels the others and nothing more is asked; a rerun approved for the
+// session covers the same command beside it, as it would a later call.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
@@ -22,6 +27,7 @@
 
 #include "sandbox/landlock.h"
 #include "testing/files.h"
+#include "testing/skip.h"
 #include "testing/temp_dir.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
@@ -78,6 +84,21 @@ pid_t PidFrom(const fs::path& file) {
   return text.empty() ? -1 : static_cast<pid_t>(std::stol(text));
 }
 
+// The live processes whose command line holds `text`.
+std::vector<pid_t> ProcessesMentioning(const std::string& text) {
+  std::vector<pid_t> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = ReadFile(entry.path() / "cmdline");
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    const pid_t pid = static_cast<pid_t>(std::stol(name));
+    if (cmdline.find(text) != std::string::npos && Alive(pid)) found.push_back(pid);
+  }
+  return found;
+}
+
 // Waits (up to `patience`) until every file exists.
 bool WaitForFiles(const std::vector<fs::path>& files,
                   std::chrono::seconds patience = std::chrono::seconds(60)) {
@@ -95,6 +116,71 @@ size_t Count(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
+}
+
+// `codex` at the line prompt (no terminal) with stdin a FIFO the test writes
+// as it goes, as a user answers what has happened so far.
+class AnsweringUser {
+ public:
+  explicit AnsweringUser(CodexTestEnv& env) {
+    const fs::path fifo = env.root() / "answers";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    ProcessOptions command = env.CodexCommand({});
+    std::vector<std::string> argv = {"bash", "-c", "exec \"$@\" < \"$FIFO\"", "bash"};
+    argv.insert(argv.end(), command.argv.begin(), command.argv.end());
+    command.argv = argv;
+    command.env["FIFO"] = fifo.string();
+    auto child = ChildProcess::Spawn(command);
+    REQUIRE(child.ok());
+    child_ = std::move(*child);
+    // Read-write: opening never waits for the reader, whatever became of it.
+    answers_ = ::open(fifo.c_str(), O_RDWR);
+    REQUIRE(answers_ >= 0);
+  }
+  ~AnsweringUser() {
+    if (answers_ >= 0) ::close(answers_);
+  }
+  void Say(const std::string& text) {
+    REQUIRE(::write(answers_, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+  }
+  // Closes stdin (EOF once read) and waits for codex to end.
+  ProcessResult Finish() {
+    ::close(answers_);
+    answers_ = -1;
+    auto run = child_->Wait(std::chrono::seconds(60));
+    REQUIRE(run.ok());
+    return *run;
+  }
+
+ private:
+  std::unique_ptr<ChildProcess> child_;
+  int answers_ = -1;
+};
+
+// Whether Landlock confines the sandbox here (else the part is skipped).
+bool HaveLandlock() {
+  if (sandbox::landlock::AbiVersion() >= 1) return true;
+  SkipPart("Landlock is not available on this kernel: no sandbox to fail in");
+  return false;
+}
+
+// The config of an interactive run that asks before rerunning outside the
+// sandbox what failed in it.
+const char kOnFailure[] =
+    "approval_policy = \"on-failure\"\n"
+    "sandbox_mode = \"workspace-write\"\n";
+
+// The command of the n-th "Allow this command?" question in `err` (its
+// "  $ " line), or "" when there is none.
+std::string AskedCommand(const std::string& err, size_t n) {
+  size_t at = err.find("Allow this command?");
+  for (size_t i = 0; i < n && at != std::string::npos; ++i) {
+    at = err.find("Allow this command?", at + 1);
+  }
+  if (at == std::string::npos) return "";
+  const size_t line = err.find("\n  $ ", at);
+  if (line == std::string::npos) return "";
+  return err.substr(line + 5, err.find('\n', line + 1) - line - 5);
 }
 
 }  // namespace
@@ -238,36 +324,19 @@ TEST_CASE("parallel calls: a stop answers every call and cancels the one in flig
   auto env = MakeEnv(script,
                      "approval_policy = \"untrusted\"\n"
                      "sandbox_mode = \"danger-full-access\"\n");
-  // The user answers as a user would: "y", then "s" once `slow` runs. Stdin
-  // is a FIFO the test writes as it goes.
-  const fs::path fifo = env->root() / "answers";
-  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-  ProcessOptions command = env->CodexCommand({});
-  std::vector<std::string> argv = {"bash", "-c", "exec \"$@\" < \"$FIFO\"", "bash"};
-  argv.insert(argv.end(), command.argv.begin(), command.argv.end());
-  command.argv = argv;
-  command.env["FIFO"] = fifo.string();
-  auto child = ChildProcess::Spawn(command);
-  REQUIRE(child.ok());
-  // Read-write: opening never waits for the reader, whatever became of it.
-  const int answers = ::open(fifo.c_str(), O_RDWR);
-  REQUIRE(answers >= 0);
-  auto say = [&](const std::string& text) {
-    REQUIRE(::write(answers, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
-  };
-  say("go\ny\n");
+  // The user answers as a user would: "y", then "s" once `slow` runs.
+  AnsweringUser user(*env);
+  user.Say("go\ny\n");
   REQUIRE(WaitForFiles({env->workdir() / "slow.pid"}));
-  say("s\nand now\n");
-  ::close(answers);
-  auto run = (*child)->Wait(std::chrono::seconds(60));
-  REQUIRE(run.ok());
-  INFO(run->err);
-  CHECK_FALSE(run->timed_out);
+  user.Say("s\nand now\n");
+  const ProcessResult run = user.Finish();
+  INFO(run.err);
+  CHECK_FALSE(run.timed_out);
   const pid_t slow = PidFrom(env->workdir() / "slow.pid");
   REQUIRE(slow > 0);
   CHECK_FALSE(Alive(slow));
   CHECK_FALSE(fs::exists(env->workdir() / "next.txt"));
-  CHECK_THAT(run->err, Catch::Contains("turn stopped"));
+  CHECK_THAT(run.err, Catch::Contains("turn stopped"));
   const auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 2);
   CHECK(OutputOrder(requests[1]) == std::vector<std::string>{"slow", "next"});
@@ -339,6 +408,180 @@ TEST_CASE("parallel calls: each of two concurrent calls stays inside the sandbox
     CHECK(run.err.substr(header, run.err.find('\n', header) - header).find(command) !=
           std::string::npos);
   }
+}
+
+TEST_CASE("parallel calls: two on-failure reruns are asked one at a time; a yes and a no hold") {
+  if (!HaveLandlock()) return;
+  // Both commands meet, then write outside the workspace (not a writable
+  // root): both fail in the sandbox, each leaving a mark as it fails, and
+  // want their "run it again without the sandbox?" question. The user
+  // answers only once both have failed: the two questions are wanted at once.
+  TempDir outside("codex-parallel-outside-", NonTempBase());
+  const std::string write_a =
+      "; echo A > " + (outside.path() / "a").string() + " || { echo x > a.failed; exit 1; }";
+  const std::string write_b =
+      "; echo B > " + (outside.path() / "b").string() + " || { echo x > b.failed; exit 1; }";
+  const std::string script = R"({"responses": [
+    {"output": [)" + ExecCall("a", Meet("A", "a.flag", "b.flag") + write_a) +
+                             ", " + ExecCall("b", Meet("B", "b.flag", "a.flag") + write_b) +
+                             R"(]},
+    "one of two"]})";
+  auto env = MakeEnv(script, kOnFailure);
+  // The line prompt: "y" to the first question, "n" to the second, given
+  // once both calls failed and the second had time to come to its question.
+  AnsweringUser user(*env);
+  user.Say("write both\n");
+  REQUIRE(WaitForFiles({env->workdir() / "a.failed", env->workdir() / "b.failed"}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  user.Say("y\nn\n");
+  const ProcessResult run = user.Finish();
+  INFO(run.err);
+  CHECK_FALSE(run.timed_out);
+  CHECK(run.exit_code == 0);
+  CHECK(run.out == "one of two\n");
+  const std::string& err = run.err;
+  REQUIRE(Count(err, "Allow this command?") == 2);
+  // One question, its answer, then the next: never two at once. Whichever
+  // call failed first is asked first, each question naming its own command,
+  // outside the sandbox, with what the sandbox said to it.
+  const size_t first_q = err.find("Allow this command?");
+  const size_t first_answer = err.find("command approved");
+  const size_t second_q = err.find("Allow this command?", first_q + 1);
+  const size_t second_answer = err.find("command denied");
+  REQUIRE(first_answer != std::string::npos);
+  REQUIRE(second_answer != std::string::npos);
+  CHECK(first_q < first_answer);
+  CHECK(first_answer < second_q);
+  CHECK(second_q < second_answer);
+  const std::string first = AskedCommand(err, 0);
+  const bool a_first = first.find(write_a) != std::string::npos;
+  INFO("asked first: " << first);
+  CHECK(first.find(a_first ? write_a : write_b) != std::string::npos);
+  CHECK(AskedCommand(err, 1).find(a_first ? write_b : write_a) != std::string::npos);
+  for (const std::string& question : {err.substr(first_q, first_answer - first_q),
+                                      err.substr(second_q, second_answer - second_q)}) {
+    CHECK_THAT(question, Catch::Contains("outside the sandbox"));
+    CHECK_THAT(question, Catch::Contains("Read-only file system"));
+  }
+
+  // The approved one ran again outside the sandbox, the declined one did
+  // not; the model gets each run as the one-call path gives it, in call order.
+  const std::string yes = a_first ? "a" : "b";
+  const std::string no = a_first ? "b" : "a";
+  CHECK(ReadFile(outside.path() / yes) == (a_first ? "A\n" : "B\n"));
+  CHECK_FALSE(fs::exists(outside.path() / no));
+  const std::string approved = ModelOutput(*env, yes);
+  CHECK_THAT(approved, Catch::Contains("Process exited with code 0"));
+  CHECK(OutputPart(approved) == (a_first ? "A met b.flag\n" : "B met a.flag\n"));
+  const std::string declined = ModelOutput(*env, no);
+  CHECK_THAT(declined, Catch::Contains("Process exited with code 1"));
+  CHECK_THAT(OutputPart(declined),
+             Catch::StartsWith(a_first ? "B met a.flag\n" : "A met b.flag\n"));
+  CHECK_THAT(OutputPart(declined), Catch::Contains("Read-only file system"));
+  const auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(OutputOrder(requests[1]) == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("parallel calls: a stop at a rerun question cancels the others and asks nothing more") {
+  if (!HaveLandlock()) return;
+  // `a` fails in the sandbox once `b` runs and asks to rerun; `b` runs on (a
+  // sleep; it would then write outside); `c` fails in the sandbox while `a`
+  // is being asked and waits for its own question. The user stops the turn
+  // at a's question: b and its child are killed, c is never asked, nothing
+  // is written outside, every call is answered.
+  TempDir outside("codex-parallel-outside-", NonTempBase());
+  auto out = [&](const std::string& name) { return (outside.path() / name).string(); };
+  // The sandbox has its own pid namespace: b and its child are found by
+  // what their command lines hold (the path outside, the sleeper's name).
+  const std::string sleeper = outside.path().filename().string() + "-sleeper";
+  auto wait_for = [](const std::string& file) {
+    return "i=0; while [ ! -e " + file + " ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; ";
+  };
+  const std::string script =
+      R"({"responses": [
+    {"output": [)" +
+      ExecCall("a", wait_for("b.running") + "echo x > a.asking; echo A > " + out("a")) + ", " +
+      ExecCall("b", "(exec -a " + sleeper + " sleep 60) & echo x > b.running; wait; echo B > " +
+                        out("b")) +
+      ", " + ExecCall("c", wait_for("a.asking") + "echo x > c.failing; echo C > " + out("c")) +
+      R"(]},
+    "what now?"]})";
+  auto env = MakeEnv(script, kOnFailure);
+  AnsweringUser user(*env);
+  user.Say("go\n");
+  const fs::path work = env->workdir();
+  REQUIRE(WaitForFiles({work / "b.running", work / "a.asking", work / "c.failing"}));
+  // b's shell and its sleep (or the subshell about to become it) run.
+  REQUIRE(ProcessesMentioning(sleeper).size() == 2);
+  REQUIRE_FALSE(ProcessesMentioning(out("b")).empty());
+  // c's sandboxed run is ending: let it come to its question (it must not be
+  // asked whether or not it got there before the stop).
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  user.Say("s\nand now\n");
+  const ProcessResult run = user.Finish();
+  INFO(run.err);
+  CHECK_FALSE(run.timed_out);
+  CHECK(run.exit_code == 0);
+  CHECK(Count(run.err, "Allow this command?") == 1);
+  CHECK(AskedCommand(run.err, 0).find("echo A > ") != std::string::npos);
+  CHECK_THAT(run.err, Catch::Contains("turn stopped"));
+  CHECK_THAT(run.err, !Catch::Contains("is not an answer"));
+  CHECK(ProcessesMentioning(sleeper).empty());
+  CHECK(ProcessesMentioning(outside.path().string()).empty());
+  CHECK(fs::is_empty(outside.path()));
+  const auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(OutputOrder(requests[1]) == std::vector<std::string>{"a", "b", "c"});
+  // a gets its sandboxed run, as one call stopped at this question does.
+  CHECK_THAT(ModelOutput(*env, "a"), Catch::Contains("Process exited with code 1"));
+  CHECK_THAT(ModelOutput(*env, "a"), Catch::Contains("Read-only file system"));
+  CHECK(ModelOutput(*env, "b") == "aborted by the user");
+  CHECK(ModelOutput(*env, "c") == "aborted by the user");
+}
+
+TEST_CASE("parallel calls: a rerun approved for the session covers its twin beside it, no more") {
+  if (!HaveLandlock()) return;
+  // `one` and `two` are the same command (same argv): each marks itself,
+  // waits for the other, then appends to a log outside the workspace; both
+  // fail in the sandbox before either is asked. The user answers "always"
+  // to the first question: the twin reruns outside without a question, as a
+  // call after it would have run outside at its gate. `other`, a different
+  // command, fails once both reran: it is asked, and its "no" holds.
+  TempDir outside("codex-parallel-outside-", NonTempBase());
+  const std::string log = (outside.path() / "log").string();
+  const std::string twin =
+      "touch m.$$; i=0; while [ $(ls m.* | wc -l) -lt 2 ] && [ $i -lt 100 ]; do sleep 0.1; "
+      "i=$((i+1)); done; echo ran >> " +
+      log;
+  const std::string other = "i=0; while [ \"$(cat " + log +
+                            " 2>/dev/null | wc -l)\" -lt 2 ] && [ $i -lt 200 ]; do sleep 0.05; "
+                            "i=$((i+1)); done; echo other >> " +
+                            log;
+  const std::string script = R"({"responses": [
+    {"output": [)" + ExecCall("one", twin) +
+                             ", " + ExecCall("two", twin) + ", " + ExecCall("other", other) +
+                             R"(]},
+    "done"]})";
+  auto env = MakeEnv(script, kOnFailure);
+  auto run = env->RunCodex({}, "log it\na\nn\n");
+  REQUIRE(run.ok());
+  INFO(run->err);
+  CHECK(run->exit_code == 0);
+  CHECK(run->out == "done\n");
+  CHECK(Count(run->err, "Allow this command?") == 2);
+  CHECK(AskedCommand(run->err, 0).find("echo ran >> ") != std::string::npos);
+  CHECK(AskedCommand(run->err, 1).find("echo other >> ") != std::string::npos);
+  CHECK(Count(run->err, "command approved for the session") == 1);
+  CHECK_THAT(run->err, Catch::Contains("command denied"));
+  CHECK(ReadFile(log) == "ran\nran\n");
+  CHECK_THAT(ModelOutput(*env, "one"), Catch::Contains("Process exited with code 0"));
+  CHECK_THAT(ModelOutput(*env, "two"), Catch::Contains("Process exited with code 0"));
+  CHECK_THAT(ModelOutput(*env, "other"), Catch::Contains("Process exited with code 1"));
+  CHECK_THAT(ModelOutput(*env, "other"), Catch::Contains("Read-only file system"));
+  const auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(OutputOrder(requests[1]) == std::vector<std::string>{"one", "two", "other"});
 }
 
 }  // namespace codex::testing
