@@ -555,6 +555,38 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("MCP resource tools: the same calls in one response run together, the same outputs") {
+  // Codex runs these tools in parallel: every captured call in one response,
+  // against the same servers; each output is still Codex's, in call order.
+  const Json capture = Json::parse(ReadFile(MCP_CODEX_CAPTURE));
+  const Json& calls = capture["resource_calls"];
+  REQUIRE(calls.size() >= 9);
+  Json outputs = Json::array();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    outputs.push_back({{"function_call", calls[i]["name"]},
+                       {"arguments", calls[i]["arguments"]},
+                       {"call_id", "r" + std::to_string(i)}});
+  }
+  const Json script = Json::array({{{"output", outputs}}, "done"});
+  auto env = MakeEnv(script.dump(), TestServer("t", {"--resources"}, "required = true") +
+                                        TestServer("u", {}, "required = true"));
+  auto run = Run(*env, {"exec", "go"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  std::vector<std::string> order;
+  for (const auto& item : requests[1].body["input"]) {
+    if (item.value("type", "") == "function_call_output") order.push_back(item["call_id"]);
+  }
+  REQUIRE(order.size() == calls.size());
+  for (size_t i = 0; i < calls.size(); ++i) {
+    INFO("call " << i << ": " << calls[i]["name"] << " " << calls[i]["arguments"]);
+    CHECK(order[i] == "r" + std::to_string(i));
+    CHECK(ModelOutput(*env, "r" + std::to_string(i)) == calls[i]["output"].get<std::string>());
+  }
+}
+
 TEST_CASE(
     "MCP resource tools: Codex's errors for bad arguments, an unknown server; none offered "
     "without an enabled server") {
