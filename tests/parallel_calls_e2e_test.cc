@@ -10,7 +10,9 @@
 // again without the sandbox?" questions of calls failing together come one
 // at a time and each answer holds for its own call only; a stop there
 // cancels the others and nothing more is asked; a rerun approved for the
-// session covers the same command beside it, as it would a later call.
+// session covers the same command beside it, as it would a later call. codex
+// SIGKILLed while calls of a group run leaves none of their processes behind
+// and a session that resumes with every call answered.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -35,6 +37,7 @@
 namespace codex::testing {
 namespace {
 
+using e2e::Db;
 using e2e::JsonLines;
 using e2e::MakeEnv;
 using e2e::ModelOutput;
@@ -371,6 +374,72 @@ TEST_CASE("parallel calls: Ctrl-C kills every running call") {
   CHECK(done->exit_code == 130);
   CHECK_FALSE(Alive(one));
   CHECK_FALSE(Alive(two));
+}
+
+TEST_CASE("parallel calls: codex killed while calls run together leaves a session that resumes") {
+  // The worst moment: the first call of the group has ended (its output
+  // committed), the two others still run. SIGKILL: none of their processes
+  // outlives codex, and the session resumes with every call answered, the
+  // finished one's output as it was.
+  TempDir mark("codex-parallel-killed-");
+  // The sandbox has its own pid namespace: the sleeps are found by a name
+  // no other test's process has.
+  const std::string sleeper = mark.path().filename().string();
+  auto sleeps = [&](const std::string& pid_file) {
+    return "echo $$ > " + pid_file + "; exec -a " + sleeper + " sleep 60";
+  };
+  const std::string script = R"({"responses": [
+    {"output": [)" + ExecCall("c1", "echo first done > one.done; echo first done") +
+                             ", " + ExecCall("c2", sleeps("two.pid")) + ", " +
+                             ExecCall("c3", sleeps("three.pid")) + R"(]},
+    "after the crash"]})";
+  auto env = MakeEnv(script, "");
+  auto child =
+      ChildProcess::Spawn(env->CodexCommand({"exec", "-s", "workspace-write", "three at once"}));
+  REQUIRE(child.ok());
+  REQUIRE(WaitForFiles(
+      {env->workdir() / "one.done", env->workdir() / "two.pid", env->workdir() / "three.pid"},
+      std::chrono::seconds(20)));
+  bool both = false;
+  for (int i = 0; i < 500 && !both; ++i) {
+    both = ProcessesMentioning(sleeper).size() == 2;
+    if (!both) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE(both);
+  // c1's output is committed (as each output is, once those before it are).
+  bool committed = false;
+  for (int i = 0; i < 500 && !committed; ++i) {
+    Db db(env->codex_home() / "sessions.db");
+    committed = db.ok() && !db.Query(
+                                  "SELECT id FROM items WHERE kind = 'function_call_output'"
+                                  " AND call_id = 'c1'")
+                                .empty();
+    if (!committed) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE(committed);
+  REQUIRE((*child)->Signal(SIGKILL).ok());
+  auto killed = (*child)->Wait(std::chrono::seconds(30));
+  REQUIRE(killed.ok());
+  const std::string session = e2e::SessionIdFromBanner(killed->err);
+  REQUIRE_FALSE(session.empty());
+  bool gone = false;
+  for (int i = 0; i < 500 && !gone; ++i) {
+    gone = ProcessesMentioning(sleeper).empty();
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK(gone);
+
+  auto resumed = Run(*env, {"exec", "resume", session, "go on"});
+  INFO("stderr: " << resumed.err);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(resumed.out == "after the crash\n");
+  const auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  // Every call has its output (the scripted server refuses a request that
+  // leaves one open), in call order; the finished call's is its own.
+  CHECK(e2e::PairingProblem(requests[1].InputItems()) == "");
+  CHECK(OutputOrder(requests[1]) == std::vector<std::string>{"c1", "c2", "c3"});
+  CHECK(OutputPart(ModelOutput(*env, "c1")) == "first done\n");
 }
 
 TEST_CASE("parallel calls: each of two concurrent calls stays inside the sandbox") {
