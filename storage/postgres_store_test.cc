@@ -616,6 +616,28 @@ TEST_CASE("A store at schema version 4 upgrades in place: every item kept, the s
   CHECK(store->LoadTranscript(*fresh)->back().session_id == forked);
 }
 
+namespace {
+
+// Session `id`'s transcript and events as text (ids, kinds, roles, bodies,
+// payloads), for comparing a store before and after an upgrade.
+std::string TranscriptText(PostgresSessionStore& store, const std::string& id) {
+  auto found = store.FindSession(id);
+  REQUIRE(found.ok());
+  auto transcript = store.LoadTranscript(*found);
+  REQUIRE(transcript.ok());
+  std::string text;
+  for (const auto& t : *transcript) {
+    text += std::to_string(t.id) + "|" + std::string(core::ItemKindName(t.item.kind)) + "|" +
+            t.item.role + "|" + t.item.body + "\n";
+  }
+  auto events = store.LoadEvents(id);
+  REQUIRE(events.ok());
+  for (const auto& e : *events) text += "event " + e.type + "|" + e.payload_json + "\n";
+  return text;
+}
+
+}  // namespace
+
 TEST_CASE(
     "A store at schema version 5 upgrades in place: bodies packed from then on, kept, same "
     "search") {
@@ -640,21 +662,6 @@ TEST_CASE(
   std::string id;
   std::vector<std::string> before;
   std::string transcript_before;
-  auto transcript_of = [&](PostgresSessionStore& store) {
-    auto found = store.FindSession(id);
-    REQUIRE(found.ok());
-    auto transcript = store.LoadTranscript(*found);
-    REQUIRE(transcript.ok());
-    std::string text;
-    for (const auto& t : *transcript) {
-      text += std::to_string(t.id) + "|" + std::string(core::ItemKindName(t.item.kind)) + "|" +
-              t.item.role + "|" + t.item.body + "\n";
-    }
-    auto events = store.LoadEvents(id);
-    REQUIRE(events.ok());
-    for (const auto& e : *events) text += "event " + e.type + "|" + e.payload_json + "\n";
-    return text;
-  };
   {
     auto store = OpenOrDie<PostgresSessionStore>(url);
     core::NewSession spec;
@@ -689,7 +696,7 @@ TEST_CASE(
     CHECK(QueryInt(url, "SELECT get_byte(payload, 0) FROM events ORDER BY id LIMIT 1") == 1);
     CHECK(QueryInt(url, "SELECT get_byte(payload, 0) FROM events ORDER BY id DESC LIMIT 1") == '{');
     for (const std::string& q : queries) before.push_back(SearchTrace(*store, q, std::nullopt, 20));
-    transcript_before = transcript_of(*store);
+    transcript_before = TranscriptText(*store, id);
   }
   CHECK(transcript_before.find("|reasoning||") != std::string::npos);
   CHECK(transcript_before.find("|other||") != std::string::npos);
@@ -732,7 +739,7 @@ TEST_CASE(
   // The two bodies a schema-5 store kept with a marker byte first are now
   // escaped; the rest are untouched.
   CHECK(QueryInt(url, "SELECT count(*) FROM items WHERE get_byte(body, 0) = 0") == 2);
-  CHECK(transcript_of(*store) == transcript_before);
+  CHECK(TranscriptText(*store, id) == transcript_before);
   for (size_t k = 0; k < queries.size(); ++k) {
     INFO(queries[k]);
     CHECK(SearchTrace(*store, queries[k], std::nullopt, 20) == before[k]);
@@ -748,7 +755,7 @@ TEST_CASE(
                             core::FunctionCallOutput("c2", listing).body + "\n";
   std::string expected = transcript_before;
   expected.insert(expected.find("event "), added);
-  CHECK(transcript_of(*store) == expected);
+  CHECK(TranscriptText(*store, id) == expected);
   CHECK(QueryInt(url,
                  "SELECT count(*) FROM information_schema.columns WHERE table_name = 'events'"
                  " AND column_name = 'payload' AND data_type = 'bytea'") == 1);
@@ -782,21 +789,6 @@ TEST_CASE(
   int64_t long_item = 0;
   std::vector<std::string> before;
   std::string transcript_before;
-  auto transcript_of = [&](PostgresSessionStore& store) {
-    auto found = store.FindSession(id);
-    REQUIRE(found.ok());
-    auto transcript = store.LoadTranscript(*found);
-    REQUIRE(transcript.ok());
-    std::string text;
-    for (const auto& t : *transcript) {
-      text += std::to_string(t.id) + "|" + std::string(core::ItemKindName(t.item.kind)) + "|" +
-              t.item.role + "|" + t.item.body + "\n";
-    }
-    auto events = store.LoadEvents(id);
-    REQUIRE(events.ok());
-    for (const auto& e : *events) text += "event " + e.type + "|" + e.payload_json + "\n";
-    return text;
-  };
   {
     auto store = OpenOrDie<PostgresSessionStore>(url);
     core::NewSession spec;
@@ -811,7 +803,7 @@ TEST_CASE(
     long_item = (*ids)[0];
     REQUIRE(store->RecordEvent(id, "t", "token_count", R"({"type":"token_count"})").ok());
     for (const std::string& q : queries) before.push_back(SearchTrace(*store, q, std::nullopt, 20));
-    transcript_before = transcript_of(*store);
+    transcript_before = TranscriptText(*store, id);
     // With the current rules the words after the last position are found.
     CHECK(
         SearchTrace(*store, "needle", std::nullopt, 20).rfind(std::to_string(long_item) + " ", 0) ==
@@ -846,7 +838,7 @@ TEST_CASE(
   // Everything else as it was, byte for byte: other items' lexemes, the
   // transcript and events, and every other search's hits, order and snippets.
   CHECK(QueryInt(url, others) == others_before);
-  CHECK(transcript_of(*store) == transcript_before);
+  CHECK(TranscriptText(*store, id) == transcript_before);
   for (size_t k = 0; k < queries.size(); ++k) {
     INFO(queries[k]);
     CHECK(SearchTrace(*store, queries[k], std::nullopt, 20) == before[k]);

@@ -520,6 +520,37 @@ TEST_CASE("codex mcp add/get/remove edit config.toml; mcp list reads it without 
   CHECK(env->server().requests_to("/responses").empty());
 }
 
+namespace {
+
+// Call `i` of the capture's resource calls, as a script's function call.
+Json CapturedResourceCall(const Json& calls, size_t i) {
+  return {{"function_call", calls[i]["name"]},
+          {"arguments", calls[i]["arguments"]},
+          {"call_id", "r" + std::to_string(i)}};
+}
+
+// `codex exec go` with `script` against the capture's two servers (required:
+// waited for, so both are ready for the first call); fails the test unless
+// it ends well.
+std::unique_ptr<CodexTestEnv> RunWithResourceServers(const Json& script) {
+  auto env = MakeEnv(script.dump(), TestServer("t", {"--resources"}, "required = true") +
+                                        TestServer("u", {}, "required = true"));
+  auto run = Run(*env, {"exec", "go"});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  return env;
+}
+
+// Every call's output is the same bytes as Codex 0.169's.
+void CheckCapturedOutputs(CodexTestEnv& env, const Json& calls) {
+  for (size_t i = 0; i < calls.size(); ++i) {
+    INFO("call " << i << ": " << calls[i]["name"] << " " << calls[i]["arguments"]);
+    CHECK(ModelOutput(env, "r" + std::to_string(i)) == calls[i]["output"].get<std::string>());
+  }
+}
+
+}  // namespace
+
 TEST_CASE(
     "MCP resource tools: Codex 0.169's definitions, and every output the same bytes as Codex's") {
   // What Codex 0.169 sent for the same calls against the same servers.
@@ -528,17 +559,10 @@ TEST_CASE(
   REQUIRE(calls.size() >= 9);
   Json script = Json::array();
   for (size_t i = 0; i < calls.size(); ++i) {
-    script.push_back({{"output", Json::array({{{"function_call", calls[i]["name"]},
-                                               {"arguments", calls[i]["arguments"]},
-                                               {"call_id", "r" + std::to_string(i)}}})}});
+    script.push_back({{"output", Json::array({CapturedResourceCall(calls, i)})}});
   }
   script.push_back("done");
-  // required: waited for, so both are ready for the first call.
-  auto env = MakeEnv(script.dump(), TestServer("t", {"--resources"}, "required = true") +
-                                        TestServer("u", {}, "required = true"));
-  auto run = Run(*env, {"exec", "go"});
-  INFO(run.err);
-  REQUIRE(run.exit_code == 0);
+  auto env = RunWithResourceServers(script);
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == calls.size() + 1);
   // Offered right after the command tools, exactly as Codex defines them.
@@ -549,10 +573,7 @@ TEST_CASE(
   for (size_t i = 0; i < 3; ++i) {
     CHECK(tools[i + 2].dump() == capture["mcp_resource_tools"][i].dump());
   }
-  for (size_t i = 0; i < calls.size(); ++i) {
-    INFO("call " << i << ": " << calls[i]["name"] << " " << calls[i]["arguments"]);
-    CHECK(ModelOutput(*env, "r" + std::to_string(i)) == calls[i]["output"].get<std::string>());
-  }
+  CheckCapturedOutputs(*env, calls);
 }
 
 TEST_CASE("MCP resource tools: the same calls in one response run together, the same outputs") {
@@ -562,17 +583,8 @@ TEST_CASE("MCP resource tools: the same calls in one response run together, the 
   const Json& calls = capture["resource_calls"];
   REQUIRE(calls.size() >= 9);
   Json outputs = Json::array();
-  for (size_t i = 0; i < calls.size(); ++i) {
-    outputs.push_back({{"function_call", calls[i]["name"]},
-                       {"arguments", calls[i]["arguments"]},
-                       {"call_id", "r" + std::to_string(i)}});
-  }
-  const Json script = Json::array({{{"output", outputs}}, "done"});
-  auto env = MakeEnv(script.dump(), TestServer("t", {"--resources"}, "required = true") +
-                                        TestServer("u", {}, "required = true"));
-  auto run = Run(*env, {"exec", "go"});
-  INFO(run.err);
-  REQUIRE(run.exit_code == 0);
+  for (size_t i = 0; i < calls.size(); ++i) outputs.push_back(CapturedResourceCall(calls, i));
+  auto env = RunWithResourceServers(Json::array({{{"output", outputs}}, "done"}));
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 2);
   std::vector<std::string> order;
@@ -580,11 +592,8 @@ TEST_CASE("MCP resource tools: the same calls in one response run together, the 
     if (item.value("type", "") == "function_call_output") order.push_back(item["call_id"]);
   }
   REQUIRE(order.size() == calls.size());
-  for (size_t i = 0; i < calls.size(); ++i) {
-    INFO("call " << i << ": " << calls[i]["name"] << " " << calls[i]["arguments"]);
-    CHECK(order[i] == "r" + std::to_string(i));
-    CHECK(ModelOutput(*env, "r" + std::to_string(i)) == calls[i]["output"].get<std::string>());
-  }
+  for (size_t i = 0; i < calls.size(); ++i) CHECK(order[i] == "r" + std::to_string(i));
+  CheckCapturedOutputs(*env, calls);
 }
 
 TEST_CASE(
