@@ -14,6 +14,7 @@
 #include "sandbox/landlock.h"
 #include "testing/eventually.h"
 #include "testing/files.h"
+#include "testing/processes.h"
 #include "testing/skip.h"
 #include "testing/temp_dir.h"
 
@@ -30,13 +31,7 @@ CommandSpec Spec(std::vector<std::string> argv) {
   return spec;
 }
 
-// True once `pid` has exited: gone, or a zombie its parent has not reaped.
-bool ProcessEnded(pid_t pid) {
-  const std::string stat = codex::testing::ReadFile("/proc/" + std::to_string(pid) + "/stat");
-  const size_t paren = stat.rfind(')');
-  return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] == 'Z' ||
-         stat[paren + 2] == 'X';
-}
+using codex::testing::ProcessEnded;
 
 }  // namespace
 
@@ -318,20 +313,11 @@ namespace {
 // This process's children that are sandbox servers (their argv names kServerArg).
 std::vector<pid_t> ChildServers() {
   std::vector<pid_t> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator("/proc", ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string stat = codex::testing::ReadFile(e.path() / "stat");
-    const size_t paren = stat.rfind(')');
-    if (paren == std::string::npos || paren + 4 >= stat.size()) continue;
-    // After ") S ": the parent's pid.
-    if (std::atol(stat.c_str() + paren + 4) != ::getpid()) continue;
-    if (codex::testing::ReadFile(e.path() / "cmdline").find(sandbox::kServerArg) ==
-        std::string::npos) {
-      continue;
+  for (const auto& process : codex::testing::Processes()) {
+    if (process.parent == ::getpid() &&
+        process.command_line.find(sandbox::kServerArg) != std::string::npos) {
+      out.push_back(process.pid);
     }
-    out.push_back(static_cast<pid_t>(std::atol(name.c_str())));
   }
   return out;
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "testing/files.h"
+#include "testing/processes.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 
@@ -57,8 +58,8 @@ std::vector<std::string> AssistantTexts(const Json& input) {
 bool ProcessRunning(const std::vector<std::string>& argv) {
   std::string want;
   for (const auto& a : argv) want += a + '\0';
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    if (ReadFile(entry.path() / "cmdline") == want) return true;
+  for (const auto& process : Processes()) {
+    if (process.command_line == want) return true;
   }
   return false;
 }

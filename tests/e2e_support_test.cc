@@ -3,10 +3,17 @@
 #include "tests/e2e_support.h"
 
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+
+#include "testing/eventually.h"
+#include "testing/files.h"
+#include "testing/processes.h"
+#include "testing/temp_dir.h"
 
 namespace codex::testing {
 namespace {
@@ -126,6 +133,36 @@ TEST_CASE("ItemsOfType picks input items by type") {
   CHECK(ItemsOfType(r, "message").size() == 2);
   CHECK(ItemsOfType(r, "function_call_output").size() == 1);
   CHECK(ItemsOfType(r, "reasoning").empty());
+}
+
+TEST_CASE("ReadFile of what cannot be read midway is empty, never an exception") {
+  // A directory opens but fails at its first read (EISDIR), as a /proc file
+  // of a process that ends between the open and the read fails (ESRCH).
+  TempDir dir("codex-readfile-");
+  CHECK(ReadFile(dir.path()) == "");
+  CHECK(ReadFile(dir.path() / "absent") == "");
+}
+
+TEST_CASE("Processes, ProcessEnded and ProcessesMentioning see a child come and go") {
+  const std::string token = "codex-processes-test-" + std::to_string(::getpid());
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::execl("/bin/sh", "sh", "-c", "sleep 30", token.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  REQUIRE(Eventually([&] { return ProcessesMentioning(token).size() == 1; }));
+  const auto found = ProcessesMentioning(token);
+  CHECK(found[0].pid == child);
+  CHECK(found[0].parent == ::getpid());
+  CHECK_FALSE(ProcessEnded(child));
+  ::kill(child, SIGKILL);
+  // A zombie not yet reaped has ended, and is no longer mentioned.
+  REQUIRE(Eventually([&] { return ProcessEnded(child); }));
+  CHECK(ProcessesMentioning(token).empty());
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  CHECK(ProcessEnded(child));
 }
 
 }  // namespace codex::testing

@@ -29,6 +29,7 @@
 
 #include "sandbox/landlock.h"
 #include "testing/files.h"
+#include "testing/processes.h"
 #include "testing/skip.h"
 #include "testing/temp_dir.h"
 #include "tests/e2e_checks.h"
@@ -74,32 +75,11 @@ std::vector<std::string> OutputOrder(const RecordedRequest& request) {
   return ids;
 }
 
-bool Alive(pid_t pid) {
-  if (::kill(pid, 0) != 0) return false;
-  // A zombie (not yet reaped) has ended too.
-  const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
-  const size_t paren = stat.rfind(')');
-  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
-}
+bool Alive(pid_t pid) { return !codex::testing::ProcessEnded(pid); }
 
 pid_t PidFrom(const fs::path& file) {
   std::string text = ReadFile(file);
   return text.empty() ? -1 : static_cast<pid_t>(std::stol(text));
-}
-
-// The live processes whose command line holds `text`.
-std::vector<pid_t> ProcessesMentioning(const std::string& text) {
-  std::vector<pid_t> found;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::string cmdline = ReadFile(entry.path() / "cmdline");
-    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
-    const pid_t pid = static_cast<pid_t>(std::stol(name));
-    if (cmdline.find(text) != std::string::npos && Alive(pid)) found.push_back(pid);
-  }
-  return found;
 }
 
 // Waits (up to `patience`) until every file exists.

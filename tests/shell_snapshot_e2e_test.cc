@@ -18,6 +18,7 @@
 #include "sandbox/landlock.h"
 #include "sandbox/launcher.h"
 #include "testing/files.h"
+#include "testing/processes.h"
 #include "testing/temp_dir.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
@@ -102,32 +103,6 @@ std::vector<std::filesystem::path> Snapshots(const std::filesystem::path& codex_
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(codex_home / "shell_snapshots", ec)) {
     out.push_back(e.path());
-  }
-  return out;
-}
-
-// The processes (other than this one) whose command line or environment
-// mentions `token`, as "PID: command line".
-std::vector<std::string> ProcessesMentioning(const std::string& token) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
-    const std::string pid = e.path().filename().string();
-    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (pid == std::to_string(::getpid())) continue;
-    std::string cmdline;
-    std::string environ;
-    try {
-      cmdline = ReadFile(e.path() / "cmdline");
-      environ = ReadFile(e.path() / "environ");
-    } catch (...) {
-      continue;  // gone meanwhile, or not ours to read
-    }
-    if (cmdline.find(token) == std::string::npos && environ.find(token) == std::string::npos) {
-      continue;
-    }
-    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
-    out.push_back(pid + ": " + cmdline);
   }
   return out;
 }
@@ -233,7 +208,8 @@ TEST_CASE("shell snapshot: a session that runs no command leaves nothing behind"
     CHECK(ProfileRuns(home) == 1);  // the capture was under way when the session ended
     CHECK(run.err.find("took longer") == std::string::npos);
     CHECK(run.err.find("using plain login shells") == std::string::npos);
-    CHECK(ProcessesMentioning(token).empty());  // the sleep has HOME, hence the token
+    CHECK(ProcessesMentioning(token, Mentioned::kInCommandLineOrEnvironment)
+              .empty());  // the sleep has HOME, hence the token
     CHECK(Snapshots(env->codex_home()).empty());
     CHECK_FALSE(std::filesystem::exists(home / "profile.lock"));
   }
