@@ -6,26 +6,11 @@
 #include <filesystem>
 #include <string>
 
+#include "base/scratch_dir_test.h"
+
 using namespace codex;
 namespace fs = std::filesystem;
-
-namespace {
-
-// A fresh directory under the system's temporary directory, removed after.
-struct ScratchDir {
-  fs::path path;
-  ScratchDir() {
-    std::string tmpl = (fs::temp_directory_path() / "base-path-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = fs::canonical(tmpl);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-}  // namespace
+using codex::base_test::ScratchDir;
 
 TEST_CASE("CanonicalPath resolves symlinks, dots and trailing slashes to one text") {
   ScratchDir tmp;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/file.h"
 #include "cli/config_overrides.h"
 #include "cli/store_open.h"
 #include "cli/sub_agents.h"
@@ -31,11 +32,12 @@ namespace {
 
 // The --output-schema file: a JSON object, returned compact.
 Result<std::string> ReadOutputSchema(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return InvalidArgumentError("--output-schema " + path + ": cannot read the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  const auto schema = nlohmann::ordered_json::parse(text.str(), nullptr, false);
+  const auto text = ReadWholeFile(path);
+  if (!text.ok()) {
+    return InvalidArgumentError("--output-schema " + text.status().message() +
+                                "; give a JSON Schema file");
+  }
+  const auto schema = nlohmann::ordered_json::parse(*text, nullptr, false);
   if (schema.is_discarded() || !schema.is_object()) {
     return InvalidArgumentError("--output-schema " + path +
                                 ": not a JSON object; give a JSON Schema file");

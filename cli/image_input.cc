@@ -5,6 +5,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "base/file.h"
+
 namespace codex::cli {
 
 std::string_view SniffImageMime(std::string_view b) {
@@ -53,11 +55,11 @@ Result<std::string> ImageDataUrl(const std::string& path) {
   if (!std::filesystem::is_regular_file(path, ec)) {
     return InvalidArgumentError("--image " + path + ": not a regular file; give an image file");
   }
-  std::ifstream in(path, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in && !in.eof()) {
-    return InvalidArgumentError("--image " + path + ": cannot be read; check its permissions");
+  auto read = ReadWholeFile(path);
+  if (!read.ok()) {
+    return InvalidArgumentError("--image " + read.status().message() + "; check its permissions");
   }
+  const std::string bytes = std::move(*read);
   const std::string_view mime = SniffImageMime(bytes);
   if (mime.empty()) {
     return InvalidArgumentError("--image " + path +

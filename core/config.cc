@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "base/file.h"
 #include "base/json.h"
 #include "base/path.h"
 #include "core/mcp_config_parse.h"
@@ -494,14 +495,13 @@ Result<toml::table> ReadConfigFile(const fs::path& path) {
   toml::table root;
   std::error_code ec;
   if (fs::exists(path, ec)) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      return InvalidArgumentError("cannot read " + path.string() + "; check its permissions");
+    const auto text = ReadWholeFile(path.string());
+    if (!text.ok()) {
+      return InvalidArgumentError("cannot read " + text.status().message() +
+                                  "; fix it or move it aside");
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
     try {
-      root = toml::parse(ss.str(), path.string());
+      root = toml::parse(*text, path.string());
     } catch (const toml::parse_error& e) {
       return InvalidArgumentError(path.string() + ":" + std::to_string(e.source().begin.line) +
                                   ": " + std::string(e.description()) +
@@ -825,13 +825,14 @@ Status ReadCodexInstructionKeys(const toml::table& root, const std::string& code
     fs::path path(file);
     if (file.rfind("~/", 0) == 0) path = fs::path(Getenv("HOME")) / file.substr(2);
     if (path.is_relative()) path = fs::path(codex_home) / path;
-    std::ifstream in(path, std::ios::binary);
-    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    if (!fs::is_regular_file(path) || text.empty()) {
-      return InvalidArgumentError("config: model_instructions_file '" + path.string() +
-                                  "' cannot be read or is empty; fix the path or remove the key");
+    auto text = ReadWholeFile(path.string());
+    if (!text.ok() || text->empty()) {
+      return InvalidArgumentError(
+          "config: model_instructions_file " +
+          (text.ok() ? path.string() + ": is empty" : text.status().message()) +
+          "; fix the path or remove the key");
     }
-    config.instructions = std::move(text);
+    config.instructions = std::move(*text);
   }
   RETURN_IF_ERROR(ReadString(root, "", "compact_prompt", config.compact_prompt));
   std::string prompt_file;
@@ -840,13 +841,14 @@ Status ReadCodexInstructionKeys(const toml::table& root, const std::string& code
     fs::path path(prompt_file);
     if (prompt_file.rfind("~/", 0) == 0) path = fs::path(Getenv("HOME")) / prompt_file.substr(2);
     if (path.is_relative()) path = fs::path(codex_home) / path;
-    std::ifstream in(path, std::ios::binary);
-    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    if (!fs::is_regular_file(path) || text.empty()) {
-      return InvalidArgumentError("config: experimental_compact_prompt_file '" + path.string() +
-                                  "' cannot be read or is empty; fix the path or remove the key");
+    auto text = ReadWholeFile(path.string());
+    if (!text.ok() || text->empty()) {
+      return InvalidArgumentError(
+          "config: experimental_compact_prompt_file " +
+          (text.ok() ? path.string() + ": is empty" : text.status().message()) +
+          "; fix the path or remove the key");
     }
-    config.compact_prompt = std::move(text);
+    config.compact_prompt = std::move(*text);
   }
   if (const toml::node* n = root.get("project_doc_fallback_filenames")) {
     const toml::array* arr = n->as_array();
@@ -878,13 +880,12 @@ Status ApplyModelCatalog(const toml::table& root, const std::string& codex_home,
   fs::path path(file);
   if (file.rfind("~/", 0) == 0) path = fs::path(Getenv("HOME")) / file.substr(2);
   if (path.is_relative()) path = fs::path(codex_home) / path;
-  if (!fs::is_regular_file(path)) {
-    return InvalidArgumentError("config: model_catalog_json '" + path.string() +
-                                "' cannot be read; fix the path or remove the key");
+  const auto text = ReadWholeFile(path.string());
+  if (!text.ok()) {
+    return InvalidArgumentError("config: model_catalog_json " + text.status().message() +
+                                "; fix the path or remove the key");
   }
-  std::ifstream in(path, std::ios::binary);
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  const nlohmann::json catalog = nlohmann::json::parse(text, nullptr, false);
+  const nlohmann::json catalog = nlohmann::json::parse(*text, nullptr, false);
   if (!catalog.is_object() || !catalog.contains("models") || !catalog["models"].is_array()) {
     return InvalidArgumentError("config: model_catalog_json '" + path.string() +
                                 "' is not a JSON object with a \"models\" array");

@@ -373,3 +373,36 @@ project_doc_fallback_filenames = ["CLAUDE.md", "GEMINI.md"]
   home.Write("project_doc_fallback_filenames = [\"../x.md\"]\n");
   CHECK_FALSE(LoadConfig(home.path.string(), {}).ok());
 }
+
+TEST_CASE("every file config names that is a directory, empty or unreadable is one clear error") {
+  // These were read through istreambuf_iterator, which throws on a
+  // directory: codex aborted ("terminate called...") instead of saying so.
+  TempHome home;
+  fs::create_directory(home.path / "adir");
+  std::ofstream(home.path / "empty.md").flush();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"model_instructions_file = \"adir\"", "is a directory"},
+      {"experimental_compact_prompt_file = \"adir\"", "is a directory"},
+      {"model_catalog_json = \"adir\"", "is a directory"},
+      {"model_instructions_file = \"empty.md\"", "is empty"},
+      {"experimental_compact_prompt_file = \"empty.md\"", "is empty"},
+      {"model_instructions_file = \"absent.md\"", "No such file"},
+  };
+  for (const auto& [line, cause] : cases) {
+    INFO(line);
+    home.Write(line + "\n");
+    auto config = LoadConfig(home.path.string(), {});
+    REQUIRE_FALSE(config.ok());
+    const std::string& message = config.status().message();
+    CHECK(message.find(line.substr(0, line.find(' '))) != std::string::npos);
+    CHECK(message.find(cause) != std::string::npos);
+    CHECK(message.find("fix the path or remove the key") != std::string::npos);
+    CHECK(message.find('\n') == std::string::npos);
+  }
+  // config.toml itself a directory: said, not read as an empty config.
+  fs::remove(home.path / "config.toml");
+  fs::create_directory(home.path / "config.toml");
+  auto config = LoadConfig(home.path.string(), {});
+  REQUIRE_FALSE(config.ok());
+  CHECK(config.status().message().find("config.toml: is a directory") != std::string::npos);
+}

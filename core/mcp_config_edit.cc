@@ -12,6 +12,8 @@
 #include <regex>
 #include <sstream>
 
+#include "base/file.h"
+
 namespace codex::core {
 
 namespace fs = std::filesystem;
@@ -21,11 +23,11 @@ namespace {
 Result<std::string> ReadText(const fs::path& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return std::string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return InternalError("cannot read " + path.string() + "; check its permissions");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  auto text = ReadWholeFile(path.string());
+  if (!text.ok()) {
+    return InternalError("cannot read " + text.status().message() + "; check its permissions");
+  }
+  return std::move(*text);
 }
 
 Result<toml::table> Parse(const std::string& text, const fs::path& path) {

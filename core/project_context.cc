@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/file.h"
+
 namespace codex::core {
 
 namespace fs = std::filesystem;
@@ -16,11 +18,8 @@ constexpr std::string_view kPermissionsOpen = "<permissions instructions>";
 constexpr std::string_view kDocsOpen = "# AGENTS.md instructions";
 
 std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  auto text = ReadWholeFile(path.string());
+  return text.ok() ? std::move(*text) : std::string();
 }
 
 std::string ShellName() {

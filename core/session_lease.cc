@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "base/file.h"
 #include "base/time.h"
 
 namespace codex::core {
@@ -23,9 +24,11 @@ std::string HostName() {
 // Field 22 of /proc/<pid>/stat (start time in clock ticks since boot); ""
 // when the process does not exist or the file cannot be read.
 std::string ProcessStart(int64_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  if (!in) return {};
-  const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The process may end while it is read (ESRCH): that is "" too.
+  const auto read = ReadWholeFile("/proc/" + std::to_string(pid) + "/stat", 1 << 16,
+                                  /*regular_only=*/false);
+  if (!read.ok()) return {};
+  const std::string& stat = *read;
   // The command name (field 2) may hold spaces and ')': skip to the last ')'.
   size_t pos = stat.rfind(')');
   if (pos == std::string::npos) return {};

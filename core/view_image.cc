@@ -6,6 +6,8 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "base/file.h"
+
 namespace codex::core {
 namespace {
 
@@ -82,11 +84,9 @@ Result<std::string> ViewImageOutputJson(const std::string& path, const std::stri
   if (static_cast<size_t>(st.st_size) > kMaxViewImageBytes) {
     return InvalidArgumentError("image `" + full + "` is larger than 20 MiB");
   }
-  std::ifstream in(full, std::ios::binary);
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.good() && !in.eof()) {
-    return Status(StatusCode::kNotFound, "unable to read image at `" + full + "`");
-  }
+  auto read = ReadWholeFile(full, kMaxViewImageBytes);
+  if (!read.ok()) return Status(StatusCode::kNotFound, "unable to read image at `" + full + "`");
+  const std::string data = std::move(*read);
   const std::string mime = SniffMime(data);
   if (mime.empty()) {
     return InvalidArgumentError("`" + full + "` is not a PNG, JPEG, GIF or WebP image");

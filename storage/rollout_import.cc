@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "base/file.h"
 #include "core/item.h"
 #include "core/uuid.h"
 #include "storage/rollout.h"
@@ -362,12 +363,11 @@ RolloutFiles CollectRolloutFiles(const std::vector<std::string>& paths) {
 }
 
 Result<ImportOutcome> ImportRolloutFile(SessionDatabase& store, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFoundError("cannot read " + path);
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) return FailedPreconditionError("error reading " + path);
-  ASSIGN_OR_RETURN(ImportedSession session, ParseRollout(buf.str(), path));
+  auto text = ReadWholeFile(path);
+  if (!text.ok()) {
+    return Status(text.status().code(), "cannot read " + text.status().message());
+  }
+  ASSIGN_OR_RETURN(ImportedSession session, ParseRollout(*text, path));
   ImportOutcome outcome;
   outcome.path = path;
   outcome.session_id = session.spec.id;

@@ -2,21 +2,18 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
 #include <fstream>
-#include <iterator>
+#include <limits>
+
+#include "base/file.h"
 
 namespace codex::testing {
 
 std::string ReadFile(const std::filesystem::path& path) {
-  // A read can fail midway (a /proc file of a process that just ended:
-  // ESRCH), and libstdc++'s filebuf throws then: the contract is "".
-  try {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  } catch (const std::exception&) {
-    return "";
-  }
+  // Any file (a /proc file, a FIFO...), any size; "" when it cannot be read.
+  auto bytes = ReadWholeFile(path.string(), std::numeric_limits<size_t>::max(),
+                             /*regular_only=*/false);
+  return bytes.ok() ? std::move(*bytes) : std::string();
 }
 
 void WriteFile(const std::filesystem::path& path, std::string_view content) {

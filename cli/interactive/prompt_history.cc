@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "base/file.h"
 #include "base/json.h"
 
 namespace codex::cli {
@@ -57,8 +58,9 @@ Status PromptHistory::Append(std::string_view session_id, std::string_view text,
 Status PromptHistory::Trim(int fd) const {
   struct stat st {};
   if (::fstat(fd, &st) != 0 || st.st_size <= max_bytes_) return OkStatus();
-  std::ifstream in(path_, std::ios::binary);
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const auto read = ReadWholeFile(path_);
+  if (!read.ok()) return UnavailableError("cannot trim " + read.status().message());
+  const std::string& text = *read;
   // The newest whole lines that fit.
   size_t start = text.size();
   while (start > 0) {

@@ -1,0 +1,56 @@
+#include "base/file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+namespace codex {
+
+Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes, bool regular_only) {
+  // O_NONBLOCK: opening a FIFO never waits for a writer (it is refused below).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT || err == ENOTDIR) return NotFoundError(ErrnoMessage(path, err));
+    return FailedPreconditionError(ErrnoMessage(path, err));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return FailedPreconditionError(ErrnoMessage(path, err));
+  }
+  if (regular_only && !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return InvalidArgumentError(
+        path + (S_ISDIR(st.st_mode) ? ": is a directory, not a file" : ": is not a regular file"));
+  }
+  std::string bytes;
+  // /proc files report size 0: read until the end whatever fstat said.
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    bytes.reserve(std::min(static_cast<size_t>(st.st_size), max_bytes) + 1);
+  }
+  char buf[65536];
+  while (true) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      return FailedPreconditionError(ErrnoMessage(path, err));
+    }
+    if (n == 0) break;
+    if (static_cast<size_t>(n) > max_bytes - bytes.size()) {
+      ::close(fd);
+      return ResourceExhaustedError(path + ": larger than " + std::to_string(max_bytes) + " bytes");
+    }
+    bytes.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return bytes;
+}
+
+}  // namespace codex

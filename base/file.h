@@ -1,0 +1,24 @@
+// Reading a whole file: the one home (a config file, an image, AGENTS.md, a
+// rollout, /proc). It never throws: std::ifstream read through
+// istreambuf_iterator throws from libstdc++ when a read fails midway (a
+// directory: EISDIR; a /proc file of a process that just ended: ESRCH).
+#pragma once
+
+#include <cstddef>
+#include <limits>
+#include <string>
+
+#include "base/status.h"
+
+namespace codex {
+
+// The bytes of `path`. kNotFound when it does not exist; kInvalidArgument
+// when it is not a regular file (a directory, a FIFO...) and `regular_only`;
+// kResourceExhausted when it holds more than `max_bytes`; kFailedPrecondition
+// for any other failure to open or read. Each message is "<path>: <cause>",
+// for the caller to say what the file was for and what to do.
+Result<std::string> ReadWholeFile(const std::string& path,
+                                  size_t max_bytes = std::numeric_limits<size_t>::max(),
+                                  bool regular_only = true);
+
+}  // namespace codex
