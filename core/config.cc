@@ -813,43 +813,47 @@ Status ApplyCommandLine(const ConfigOverrides& overrides, Config& config) {
 
 }  // namespace
 
+// The path a file key names: relative to $CODEX_HOME (where config.toml
+// is), "~/" to $HOME; "" when the key is absent.
+std::string FileKeyPath(const toml::table& root, const std::string& codex_home, const char* key) {
+  const auto file = root[key].value<std::string>();
+  if (!file || file->empty()) return {};
+  fs::path path(*file);
+  if (file->rfind("~/", 0) == 0) path = fs::path(Getenv("HOME")) / file->substr(2);
+  if (path.is_relative()) path = fs::path(codex_home) / path;
+  return path.string();
+}
+
+// The text of the file a key names (model_instructions_file and the like);
+// nullopt when the key is absent. A file that cannot be read or is empty is
+// one line naming the key, the path and the cause.
+Result<std::optional<std::string>> ReadKeyFile(const toml::table& root,
+                                               const std::string& codex_home, const char* key) {
+  std::string file;
+  RETURN_IF_ERROR(ReadString(root, "", key, file));
+  if (file.empty()) return std::optional<std::string>();
+  const std::string path = FileKeyPath(root, codex_home, key);
+  auto text = ReadWholeFile(path);
+  if (!text.ok() || text->empty()) {
+    return InvalidArgumentError(std::string("config: ") + key + " " +
+                                (text.ok() ? path + ": is empty" : text.status().message()) +
+                                "; fix the path or remove the key");
+  }
+  return std::optional<std::string>(std::move(*text));
+}
+
 // developer_instructions, model_instructions_file and
 // project_doc_fallback_filenames, with Codex's meaning.
 Status ReadCodexInstructionKeys(const toml::table& root, const std::string& codex_home,
                                 Config& config) {
   RETURN_IF_ERROR(ReadString(root, "", "developer_instructions", config.developer_instructions));
-  std::string file;
-  RETURN_IF_ERROR(ReadString(root, "", "model_instructions_file", file));
-  if (!file.empty()) {
-    // Relative to $CODEX_HOME (where config.toml is), "~/" to $HOME.
-    fs::path path(file);
-    if (file.rfind("~/", 0) == 0) path = fs::path(Getenv("HOME")) / file.substr(2);
-    if (path.is_relative()) path = fs::path(codex_home) / path;
-    auto text = ReadWholeFile(path.string());
-    if (!text.ok() || text->empty()) {
-      return InvalidArgumentError(
-          "config: model_instructions_file " +
-          (text.ok() ? path.string() + ": is empty" : text.status().message()) +
-          "; fix the path or remove the key");
-    }
-    config.instructions = std::move(*text);
-  }
+  ASSIGN_OR_RETURN(std::optional<std::string> instructions,
+                   ReadKeyFile(root, codex_home, "model_instructions_file"));
+  if (instructions) config.instructions = std::move(*instructions);
   RETURN_IF_ERROR(ReadString(root, "", "compact_prompt", config.compact_prompt));
-  std::string prompt_file;
-  RETURN_IF_ERROR(ReadString(root, "", "experimental_compact_prompt_file", prompt_file));
-  if (!prompt_file.empty()) {
-    fs::path path(prompt_file);
-    if (prompt_file.rfind("~/", 0) == 0) path = fs::path(Getenv("HOME")) / prompt_file.substr(2);
-    if (path.is_relative()) path = fs::path(codex_home) / path;
-    auto text = ReadWholeFile(path.string());
-    if (!text.ok() || text->empty()) {
-      return InvalidArgumentError(
-          "config: experimental_compact_prompt_file " +
-          (text.ok() ? path.string() + ": is empty" : text.status().message()) +
-          "; fix the path or remove the key");
-    }
-    config.compact_prompt = std::move(*text);
-  }
+  ASSIGN_OR_RETURN(std::optional<std::string> compact_prompt,
+                   ReadKeyFile(root, codex_home, "experimental_compact_prompt_file"));
+  if (compact_prompt) config.compact_prompt = std::move(*compact_prompt);
   if (const toml::node* n = root.get("project_doc_fallback_filenames")) {
     const toml::array* arr = n->as_array();
     if (arr == nullptr) {
@@ -874,20 +878,13 @@ Status ReadCodexInstructionKeys(const toml::table& root, const std::string& code
 // config.toml, the profile and -c leave unset, as Codex 0.169 takes them (it
 // has no built-in table: without a catalog it sends only summary "auto").
 Status ApplyModelCatalog(const toml::table& root, const std::string& codex_home, Config& config) {
-  std::string file;
-  RETURN_IF_ERROR(ReadString(root, "", "model_catalog_json", file));
-  if (file.empty()) return OkStatus();
-  fs::path path(file);
-  if (file.rfind("~/", 0) == 0) path = fs::path(Getenv("HOME")) / file.substr(2);
-  if (path.is_relative()) path = fs::path(codex_home) / path;
-  const auto text = ReadWholeFile(path.string());
-  if (!text.ok()) {
-    return InvalidArgumentError("config: model_catalog_json " + text.status().message() +
-                                "; fix the path or remove the key");
-  }
+  ASSIGN_OR_RETURN(const std::optional<std::string> text,
+                   ReadKeyFile(root, codex_home, "model_catalog_json"));
+  if (!text) return OkStatus();
+  const std::string path = FileKeyPath(root, codex_home, "model_catalog_json");
   const nlohmann::json catalog = nlohmann::json::parse(*text, nullptr, false);
   if (!catalog.is_object() || !catalog.contains("models") || !catalog["models"].is_array()) {
-    return InvalidArgumentError("config: model_catalog_json '" + path.string() +
+    return InvalidArgumentError("config: model_catalog_json '" + path +
                                 "' is not a JSON object with a \"models\" array");
   }
   for (const nlohmann::json& m : catalog["models"]) {
