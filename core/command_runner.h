@@ -99,8 +99,11 @@ class LiveProcess {
     int exit_code = 0;    // 128+N for signal N
   };
   // Collects output for up to `wait_ms`, returning early once the command
-  // ended or `cancel` fired; keeps at most `cap_bytes` (head + tail).
-  virtual Chunk Collect(int64_t wait_ms, size_t cap_bytes, const CancelToken& cancel) = 0;
+  // ended or `cancel` fired; keeps at most `cap_bytes` (head + tail). A
+  // non-null `on_output` is also given the output as it arrives (for a live
+  // view; called on this thread, with no lock held).
+  virtual Chunk Collect(int64_t wait_ms, size_t cap_bytes, const CancelToken& cancel,
+                        const std::function<void(std::string_view)>& on_output) = 0;
 };
 
 class CommandRunner {

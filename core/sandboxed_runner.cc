@@ -290,20 +290,34 @@ class ServedProcess final : public LiveProcess {
     return OkStatus();
   }
 
-  Chunk Collect(int64_t wait_ms, size_t cap_bytes, const CancelToken& cancel) override {
+  Chunk Collect(int64_t wait_ms, size_t cap_bytes, const CancelToken& cancel,
+                const std::function<void(std::string_view)>& on_output) override {
     const auto deadline =
         std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max<int64_t>(wait_ms, 0));
     std::unique_lock<std::mutex> lock(mu_);
+    streamed_ = 0;
+    // What arrived since the last call of on_output, given without the lock.
+    auto stream = [&] {
+      if (!on_output || pending_.size() <= streamed_) return;
+      const std::string fresh = pending_.substr(streamed_);
+      streamed_ = pending_.size();
+      lock.unlock();
+      on_output(fresh);
+      lock.lock();
+    };
     while (!done_ && !cancel.cancelled() && std::chrono::steady_clock::now() < deadline) {
       cv_.wait_until(lock, std::min(deadline, std::chrono::steady_clock::now() +
                                                   std::chrono::milliseconds(50)));
+      stream();
     }
+    stream();
     Chunk chunk;
     sandbox::HeadTailBuffer buffer(cap_bytes / 2, cap_bytes - cap_bytes / 2);
     buffer.Append(pending_);
     chunk.output = buffer.head() + buffer.tail();
     chunk.dropped = buffer.omitted_bytes() + dropped_;
     pending_.clear();
+    streamed_ = 0;
     dropped_ = 0;
     if (done_) {
       chunk.exited = true;
@@ -370,6 +384,7 @@ class ServedProcess final : public LiveProcess {
       const size_t drop = pending_.size() - kPendingCapBytes;
       pending_.erase(0, drop);
       dropped_ += static_cast<int64_t>(drop);
+      streamed_ -= std::min(streamed_, drop);
     }
     cv_.notify_all();
   }
@@ -380,6 +395,7 @@ class ServedProcess final : public LiveProcess {
   std::mutex mu_;  // guards pending_, dropped_, done_, exit_code_
   std::condition_variable cv_;
   std::string pending_;  // output not yet collected, the newest kPendingCapBytes
+  size_t streamed_ = 0;  // how much of pending_ Collect's on_output was given
   int64_t dropped_ = 0;  // older bytes dropped from pending_
   bool done_ = false;    // exited and drained
   int exit_code_ = 0;

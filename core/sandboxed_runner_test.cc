@@ -282,13 +282,37 @@ TEST_CASE("A live process's output is drained while nobody collects it") {
   LiveProcess::Chunk chunk;
   for (int i = 0; i < 100 && !chunk.exited; ++i) {
     ::usleep(100'000);
-    chunk = (*process)->Collect(0, 1 << 20, cancel);
+    chunk = (*process)->Collect(0, 1 << 20, cancel, nullptr);
     if (chunk.exited) break;
   }
   REQUIRE(chunk.exited);
   CHECK(chunk.exit_code == 0);
   // Collected with waits of 0 ms: the bytes were read in the background.
   CHECK(chunk.output.size() + static_cast<size_t>(chunk.dropped) <= 300'010);
+}
+
+TEST_CASE("Collect gives on_output the output as it arrives, before the command ends") {
+  SandboxedRunner runner;
+  CancelToken cancel;
+  codex::testing::TempDir dir("codex-collect-stream-");
+  const std::string go = (dir.path() / "go").string();
+  // The command ends only once on_output has seen its first line (the
+  // callback creates `go`): a Collect that gave the output only at the end
+  // would wait its whole 20 s and return a running process.
+  auto spec = Spec({"sh", "-c",
+                    "echo one; i=0; while [ ! -e " + go +
+                        " ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; echo two"});
+  auto process = runner.Start(spec, /*tty=*/false);
+  REQUIRE(process.ok());
+  std::string streamed;
+  const auto chunk = (*process)->Collect(20'000, 1 << 20, cancel, [&](std::string_view bytes) {
+    streamed += bytes;
+    if (streamed.find("one\n") != std::string::npos) std::ofstream(go).put('1');
+  });
+  CHECK(chunk.exited);
+  CHECK(chunk.exit_code == 0);
+  CHECK(chunk.output == "one\ntwo\n");
+  CHECK(streamed == "one\ntwo\n");  // every byte once, in order
 }
 
 TEST_CASE("A live process keeps its state across writes and dies with its handle") {
@@ -298,12 +322,12 @@ TEST_CASE("A live process keeps its state across writes and dies with its handle
   auto process = runner.Start(spec, /*tty=*/false);
   REQUIRE(process.ok());
   REQUIRE((*process)->Write("one\n").ok());
-  auto first = (*process)->Collect(2'000, 1 << 20, cancel);
+  auto first = (*process)->Collect(2'000, 1 << 20, cancel, nullptr);
   CHECK_FALSE(first.exited);
   REQUIRE((*process)->Write("two\n").ok());
   std::string seen = first.output;
   for (int i = 0; i < 20 && seen.find("got:two") == std::string::npos; ++i) {
-    seen += (*process)->Collect(100, 1 << 20, cancel).output;
+    seen += (*process)->Collect(100, 1 << 20, cancel, nullptr).output;
   }
   CHECK_THAT(seen, Catch::Contains("got:one\ngot:two\n"));
 }

@@ -72,7 +72,11 @@ Result<ToolOutcome> ToolRouter::RunExecCommand(const Item& call, const std::stri
     observer_.OnToolCompleted(activity);
     return reply("exec_command failed: " + process.status().message());
   }
-  LiveProcess::Chunk chunk = (*process)->Collect(yield_ms, kExecCollectCapBytes, cancel);
+  // The output as it arrives, for a live view (as `shell`'s on_output).
+  const auto live = [this, id = call.call_id](std::string_view chunk) {
+    observer_.OnToolOutput(id, chunk);
+  };
+  LiveProcess::Chunk chunk = (*process)->Collect(yield_ms, kExecCollectCapBytes, cancel, live);
   if (cancel.cancelled()) return CancelledError("interrupted");
   // on-failure, as for shell: a command the sandbox stopped within its first
   // yield may be rerun without it once the user agrees. A command still
@@ -97,13 +101,14 @@ Result<ToolOutcome> ToolRouter::RunExecCommand(const Item& call, const std::stri
         observer_.OnToolCompleted(activity);
         return reply("exec_command failed: " + process.status().message());
       }
-      chunk = (*process)->Collect(yield_ms, kExecCollectCapBytes, cancel);
+      chunk = (*process)->Collect(yield_ms, kExecCollectCapBytes, cancel, live);
       if (cancel.cancelled()) return CancelledError("interrupted");
     }
   }
   int64_t session_id = -1;
   if (!chunk.exited) session_id = exec_sessions_.Add(std::move(*process), cmd);
   activity.output = chunk.output;
+  activity.exec_session = session_id;
   activity.exit_code = chunk.exited ? chunk.exit_code : 0;
   activity.success = !chunk.exited || chunk.exit_code == 0;
   observer_.OnToolCompleted(activity);
@@ -135,7 +140,7 @@ Result<ToolOutcome> ToolRouter::RunWriteStdin(const Item& call, const std::strin
       return reply("write_stdin failed: " + written.message());
     }
   }
-  LiveProcess::Chunk chunk = process->Collect(yield_ms, kExecCollectCapBytes, cancel);
+  LiveProcess::Chunk chunk = process->Collect(yield_ms, kExecCollectCapBytes, cancel, nullptr);
   if (cancel.cancelled()) return CancelledError("interrupted");
   const std::string text =
       FormatExecOutput(chunk, SecondsSince(start), chunk.exited ? -1 : id, max_tokens);

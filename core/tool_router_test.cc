@@ -420,7 +420,10 @@ class CountedProcess final : public LiveProcess {
   explicit CountedProcess(std::atomic<int>& alive) : alive_(alive) { ++alive_; }
   ~CountedProcess() override { --alive_; }
   codex::Status Write(std::string_view) override { return codex::OkStatus(); }
-  Chunk Collect(int64_t, size_t, const CancelToken&) override { return {}; }
+  Chunk Collect(int64_t, size_t, const CancelToken&,
+                const std::function<void(std::string_view)>&) override {
+    return {};
+  }
 
  private:
   std::atomic<int>& alive_;

@@ -8,6 +8,7 @@
 // prints; only cli/ implements this and writes.
 #pragma once
 
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -38,6 +39,10 @@ struct ToolActivity {
   std::string output;   // aggregated output (shell) or result text
   std::optional<int> exit_code;
   bool success = false;
+  // exec_command: the command was still running when its call returned; it
+  // lives on in the background as unified exec session `exec_session` (its
+  // exit_code is then 0, as Codex reports it).
+  int64_t exec_session = -1;
   std::vector<ChangedFile> changes;  // apply_patch
   std::vector<PlanStep> plan;        // update_plan
   std::string explanation;           // update_plan

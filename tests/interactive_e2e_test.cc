@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "testing/eventually.h"
 #include "testing/files.h"
 #include "testing/skip.h"
 #include "tests/e2e_checks.h"
@@ -1294,6 +1295,106 @@ TEST_CASE("Esc while a command runs stops it; the command is shown as interrupte
   auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 2);
   CHECK(CallOutput(requests[1], "c1").find("aborted") != std::string::npos);
+}
+
+TEST_CASE("calls running together: the live view shows the one printing, named; not the last") {
+  // exec_command calls of one response run together. The first prints a
+  // line every 0.1 s; the second, started last, prints nothing until the
+  // test creates `go`. The live view shows the busy one, under a row naming
+  // it (another runs beside it), not the silent one started last.
+  auto env = MakeEnv(R"json({"responses": [
+    {"output": [
+      {"function_call": "exec_command", "call_id": "c1", "arguments": {"cmd":
+        "i=0; while [ ! -e go ]; do i=$((i+1)); echo busy-$i; sleep 0.1; done; echo busy-$((0+0))"}},
+      {"function_call": "exec_command", "call_id": "c2", "arguments": {"cmd":
+        "while [ ! -e go ]; do sleep 0.1; done; echo quiet-$((1+1))"}}]},
+    "both ran"
+  ]})json",
+                     "sandbox_mode = \"danger-full-access\"\n");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("run both\r"));
+  Expect(p->WaitForText("└ busy-", kWait));
+  Expect(p->WaitForText("⋯ i=0; while", kWait));
+  {
+    std::string text = p->screen().Text();
+    INFO(text);
+    const size_t title = text.find("⋯ i=0; while");
+    CHECK(title > text.find("• Running while [ ! -e go ]"));  // both headers printed first
+    CHECK(title < text.find("└ busy-"));
+    CHECK(text.find("└ busy-") < text.find("Esc to interrupt"));
+  }
+  std::ofstream(env->workdir() / "go").put('1');
+  Expect(p->WaitForText("both ran", kWait));
+  WaitIdle(*p);
+  std::string text = p->screen().Text();
+  INFO(text);
+  // Each output stays in the transcript; the live rows and their title went.
+  CHECK(text.find("busy-0") != std::string::npos);
+  CHECK(text.find("quiet-2") != std::string::npos);
+  CHECK(Count(text, "⋯ ") == 0);
+  CHECK(Count(text, "✓ exit 0") == 2);
+}
+
+TEST_CASE("a command still running when its call returns is shown running, not as exit 0") {
+  auto env = MakeEnv(R"json({"responses": [
+    {"output": [
+      {"function_call": "exec_command", "call_id": "c1", "arguments": {"cmd":
+        "echo started-$((3+3)); sleep 30", "yield_time_ms": 250}}]},
+    "left it running"
+  ]})json",
+                     "sandbox_mode = \"danger-full-access\"\n");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("start it\r"));
+  Expect(p->WaitForText("left it running", kWait));
+  std::string text = p->screen().Text();
+  INFO(text);
+  CHECK(text.find("└ started-6") < text.find("↻ running in the background (session 1000)"));
+  CHECK(text.find("✓ exit") == std::string::npos);
+  Expect(p->Write("\x04"));
+  auto code = p->WaitExit(kWait);
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
+}
+
+TEST_CASE("Esc while calls run together: each is shown interrupted, with what it printed") {
+  auto env = MakeEnv(R"json({"responses": [
+    {"output": [
+      {"function_call": "exec_command", "call_id": "c1", "arguments": {"cmd":
+        "echo first-$((1+1)); touch f1; sleep 60"}},
+      {"function_call": "exec_command", "call_id": "c2", "arguments": {"cmd":
+        "echo second-$((2+2)); touch f2; sleep 60"}}]},
+    "after the interrupt"
+  ]})json",
+                     "sandbox_mode = \"danger-full-access\"\n");
+  auto p = SpawnTui(*env, {});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("run both\r"));
+  Expect(p->WaitForText("• Running echo second-", kWait));
+  // Both have printed, and codex has read it: the live view shows one.
+  REQUIRE(Eventually([&] {
+    return std::filesystem::exists(env->workdir() / "f1") &&
+           std::filesystem::exists(env->workdir() / "f2");
+  }));
+  Expect(p->WaitForText("└ ", kWait));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Expect(p->Write("\x1b"));
+  Expect(p->WaitForText("■ Interrupted.", kWait));
+  std::string text = p->screen().Text();
+  INFO(text);
+  CHECK(Count(text, "✗ interrupted (stopped)") == 2);
+  CHECK(Count(text, "└ first-2") == 1);
+  CHECK(Count(text, "└ second-4") == 1);
+  CHECK(text.find("└ first-2") < text.find("■ Interrupted."));
+  CHECK(text.find("└ second-4") < text.find("■ Interrupted."));
+  WaitIdle(*p);
+  Expect(p->Write("go on\r"));
+  Expect(p->WaitForText("after the interrupt", kWait));
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 2);
+  CHECK(CallOutput(requests[1], "c1").find("aborted") != std::string::npos);
+  CHECK(CallOutput(requests[1], "c2").find("aborted") != std::string::npos);
 }
 
 }  // namespace

@@ -82,9 +82,15 @@ std::vector<std::string> OutputView::Last(size_t n) const {
   return all;
 }
 
-std::string OutputView::LiveRows(int width, std::string_view first_indent,
-                                 std::string_view indent) const {
+std::string OutputView::LiveRows(int width, std::string_view first_indent, std::string_view indent,
+                                 std::string_view title) const {
   std::string out;
+  if (empty()) return out;
+  if (!title.empty()) {
+    constexpr std::string_view kTitleLead = "  ⋯ ";
+    out += std::string(kTitleLead) +
+           FitWithEllipsis(Printable(title), width - DisplayWidth(kTitleLead)) + "\n";
+  }
   bool first = true;
   for (const std::string& line : Last(kLiveLines)) {
     std::string_view lead = first ? first_indent : indent;

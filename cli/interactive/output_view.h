@@ -30,8 +30,11 @@ class OutputView {
 
   // The last kLiveLines lines, neutralised (terminal_text.h), tabs expanded,
   // each cut to fit `width` columns after `indent` (the first row gets
-  // `first_indent`), each ending in "\n"; "" when nothing arrived yet.
-  std::string LiveRows(int width, std::string_view first_indent, std::string_view indent) const;
+  // `first_indent`), each ending in "\n"; "" when nothing arrived yet. A
+  // non-empty `title` (whose output this is, when several commands run) is a
+  // row of its own before them, after "  ⋯ ", cut the same way.
+  std::string LiveRows(int width, std::string_view first_indent, std::string_view indent,
+                       std::string_view title = {}) const;
   // Every line when there are at most kHeadLines + kTailLines, else the
   // first kHeadLines, "… +N lines", the last kTailLines; neutralised, each
   // after `indent` (the first after `first_indent`) and ending in "\n".

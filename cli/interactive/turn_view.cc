@@ -47,11 +47,9 @@ void TurnView::BeginTurn(std::string label) {
   running_ = true;
   paused_ = false;
   denied_call_.clear();
-  tool_running_ = false;
+  calls_.clear();
   live_call_.clear();
   last_header_call_.clear();
-  running_commands_.clear();
-  output_.Clear();
   label_ = std::move(label);
   reasoning_.clear();
   printed_ = false;
@@ -278,9 +276,12 @@ std::string TurnView::DrawLiveText() {
   // The hard lines drawn (without cursor motions), for drawn_lines_.
   std::string lines;
   size_t cursor = std::string::npos;
-  if (tool_running_ && !output_.empty()) {
-    // The running command's last lines, each one row (cut, never wrapped).
-    std::string rows = output_.LiveRows(columns - 1, "  └ ", "    ");
+  const auto live = calls_.find(live_call_);
+  if (live != calls_.end() && !live->second.output.empty()) {
+    // The running command's last lines, each one row (cut, never wrapped);
+    // when other calls run beside it, a first row names whose they are.
+    const std::string rows = live->second.output.LiveRows(
+        columns - 1, "  └ ", "    ", calls_.size() > 1 ? live->second.command : "");
     size_t pos = 0;
     out += kWrapOff;
     while (pos < rows.size()) {
@@ -532,23 +533,48 @@ void TurnView::OnItemCompleted(const core::Item& item) {
   }
 }
 
+std::string TurnView::PickLiveCall() const {
+  const auto now = std::chrono::steady_clock::now();
+  const auto shown = calls_.find(live_call_);
+  // The shown call keeps the region while it prints (or until another prints).
+  if (shown != calls_.end() && !shown->second.output.empty() &&
+      now - shown->second.last_output < std::chrono::seconds(1)) {
+    return live_call_;
+  }
+  // Else the call that printed last; with none, the one started last.
+  const std::pair<const std::string, RunningCall>* best = nullptr;
+  for (const auto& entry : calls_) {
+    const RunningCall& c = entry.second;
+    if (best == nullptr) {
+      best = &entry;
+      continue;
+    }
+    const RunningCall& b = best->second;
+    const bool printed = !c.output.empty(), best_printed = !b.output.empty();
+    if (printed != best_printed ? printed
+                                : (printed ? c.last_output > b.last_output : c.order > b.order)) {
+      best = &entry;
+    }
+  }
+  return best == nullptr ? std::string() : best->first;
+}
+
 void TurnView::OnToolStarted(const core::ToolActivity& activity) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (markdown_) FinishMessage(nullptr);
   FinishReasoning();
   if (activity.tool == "update_plan") return;
-  // The live region follows the call started last (calls of one response
-  // run together; the others' output is shown when they complete).
-  tool_running_ = true;
-  live_call_ = activity.call_id;
+  RunningCall& call = calls_[activity.call_id];
+  call = RunningCall{};
+  call.order = started_calls_++;
+  live_call_ = PickLiveCall();
   last_header_call_ = activity.call_id;
-  output_.Clear();
   Separate();
   const bool denied = !denied_call_.empty() && activity.call_id == denied_call_;
   if (activity.tool == "shell") {
     std::string command =
         FirstLineWithEllipsis(NeutralizeControls(ShownCommandLine(activity.command)));
-    running_commands_[activity.call_id] = command;
+    call.command = command;
     WriteAbove(style_.Bold(denied ? "• Denied " : "• Running ") + style_.Cyan(command) + "\n");
   } else if (activity.tool == "apply_patch") {
     WriteAbove(style_.Bold(denied ? "• Denied patch" : "• Applying patch") + "\n");
@@ -561,8 +587,16 @@ void TurnView::OnToolStarted(const core::ToolActivity& activity) {
 
 void TurnView::OnToolOutput(std::string_view call_id, std::string_view chunk) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!tool_running_ || call_id != live_call_) return;
-  output_.Feed(chunk);
+  const auto it = calls_.find(std::string(call_id));
+  if (it == calls_.end()) return;
+  it->second.output.Feed(chunk);
+  it->second.last_output = std::chrono::steady_clock::now();
+  const std::string live = PickLiveCall();
+  if (live != live_call_) {
+    live_call_ = live;
+  } else if (call_id != live_call_) {
+    return;  // another call's output, not shown now
+  }
   output_dirty_ = true;
   // At most every 100 ms; the spinner thread draws what arrives in between.
   if (paused_ ||
@@ -576,17 +610,16 @@ void TurnView::OnToolOutput(std::string_view call_id, std::string_view chunk) {
 void TurnView::OnToolCompleted(const core::ToolActivity& activity) {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out;
-  if (activity.call_id == live_call_) {
-    tool_running_ = false;
-    live_call_.clear();
-    output_.Clear();
-  }
   // Another call printed since this one's header: name it again above its
   // output, so that each output stays under its own command.
   std::string header;
-  if (auto it = running_commands_.find(activity.call_id); it != running_commands_.end()) {
-    if (last_header_call_ != activity.call_id) header = it->second;
-    running_commands_.erase(it);
+  if (auto it = calls_.find(activity.call_id); it != calls_.end()) {
+    if (last_header_call_ != activity.call_id) header = it->second.command;
+    calls_.erase(it);
+  }
+  if (activity.call_id == live_call_) {
+    live_call_ = PickLiveCall();
+    output_dirty_ = true;
   }
   last_header_call_ = activity.call_id;
   const bool noted = !denied_call_.empty() && activity.call_id == denied_call_;
@@ -638,7 +671,13 @@ void TurnView::OnToolCompleted(const core::ToolActivity& activity) {
   OutputView captured;
   captured.Feed(activity.output);
   out += style_.Dim(captured.Excerpt("  └ ", "    "));
-  if (activity.exit_code) {
+  if (activity.exec_session >= 0) {
+    // Still running: the model may write to it or poll it later.
+    out += "  " +
+           style_.Cyan("↻ running in the background (session " +
+                       std::to_string(activity.exec_session) + ")") +
+           "\n";
+  } else if (activity.exit_code) {
     out += "  " +
            (activity.success ? style_.Green("✓ exit " + std::to_string(*activity.exit_code))
                              : style_.Red("✗ exit " + std::to_string(*activity.exit_code))) +
@@ -677,14 +716,25 @@ void TurnView::OnTurnFailed(const Status& status) {
   if (markdown_) FinishMessage(nullptr);
   FinishReasoning();
   if (status.code() == StatusCode::kCancelled) {
-    if (tool_running_) {
-      // What the command printed before it was stopped stays in view.
-      std::string shown = style_.Dim(output_.Excerpt("  └ ", "    "));
-      tool_running_ = false;
-      output_.Clear();
+    // What each running call printed before it was stopped stays in view,
+    // in the order they started, each under its command when another's
+    // header was printed since.
+    std::vector<const std::pair<const std::string, RunningCall>*> stopped;
+    for (const auto& entry : calls_) stopped.push_back(&entry);
+    std::sort(stopped.begin(), stopped.end(),
+              [](const auto* a, const auto* b) { return a->second.order < b->second.order; });
+    for (const auto* entry : stopped) {
+      std::string shown;
+      if (entry->first != last_header_call_ && !entry->second.command.empty()) {
+        Separate();
+        shown += style_.Bold("• Ran ") + style_.Cyan(entry->second.command) + "\n";
+      }
+      last_header_call_ = entry->first;
+      shown += style_.Dim(entry->second.output.Excerpt("  └ ", "    "));
       WriteAbove(shown + "  " + style_.Red("✗ interrupted") + style_.Dim(" (stopped)") + "\n");
     }
-    tool_running_ = false;
+    calls_.clear();
+    live_call_.clear();
     WriteAbove(style_.Red("■ Interrupted.") + style_.Dim(" Type a new message to continue.") +
                "\n");
   }

@@ -166,14 +166,25 @@ class TurnView final : public core::TurnObserver {
   std::optional<MarkdownRenderer> reasoning_md_;  // while a reasoning summary streams
   bool printed_ = false;                          // something was printed in this turn
   std::string denied_call_;                       // NoteDenied's, until that call completes
-  bool tool_running_ = false;                     // the live call was started and has not completed
-  std::string live_call_;                         // the call whose output the live region shows
-  OutputView output_;                             // the live call's output
-  // Calls of one response run together: the shell calls started and not yet
-  // completed (call id -> the command as shown), and the call whose header
-  // was printed last (a completion under another call's header names its own).
-  std::map<std::string, std::string> running_commands_;
+  // Calls of one response run together: each call started and not yet
+  // completed, with its output so far. The live region shows one of them,
+  // `live_call_`: it stays on a call while that call prints, and moves to
+  // another that prints once the shown one has been quiet for a second (or
+  // has ended), so a silent call started last never hides a busy one.
+  struct RunningCall {
+    int64_t order = 0;    // start order
+    std::string command;  // the shell command as shown ("" for other tools)
+    OutputView output;
+    std::chrono::steady_clock::time_point last_output;
+  };
+  std::map<std::string, RunningCall> calls_;
+  int64_t started_calls_ = 0;
+  std::string live_call_;  // a key of calls_, or ""
+  // The call whose header was printed last (a completion under another
+  // call's header names its own).
   std::string last_header_call_;
+  // The call the live region should show now (with mutex_ held).
+  std::string PickLiveCall() const;
   bool output_dirty_ = false;  // output arrived since the live region was drawn
   std::chrono::steady_clock::time_point output_drawn_at_;
 
