@@ -89,7 +89,14 @@ void ProgressPrinter::OnToolCompleted(const core::ToolActivity& activity) {
     return;
   }
   std::fprintf(err_, "%s", Excerpt(activity.output, 5, "  ").c_str());
-  if (activity.exit_code) {
+  if (activity.exec_session >= 0) {
+    // Still running (exec_command's yield passed): no exit status yet.
+    std::fprintf(err_, "  %s\n",
+                 style_
+                     .Cyan("↻ running in the background (session " +
+                           std::to_string(activity.exec_session) + ")")
+                     .c_str());
+  } else if (activity.exit_code) {
     std::fprintf(err_, "  %s exit %d\n",
                  (activity.success ? style_.Green("✓") : style_.Red("✗")).c_str(),
                  *activity.exit_code);

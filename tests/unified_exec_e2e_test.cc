@@ -165,6 +165,11 @@ TEST_CASE("unified exec: a background loop keeps running and a later call polls 
   CHECK(later.find("tick 1\n") != 0);
   CHECK(std::regex_search(later, std::regex("tick [0-9]{2,}")));
   CHECK(Survivors(marker).empty());
+  // What the user reads: the loop still running, not an exit status it
+  // never had; the command that ended, its real one.
+  CHECK_THAT(run.err, Catch::Contains("↻ running in the background (session 1000)"));
+  CHECK_THAT(run.err, Catch::Contains("✗ exit 3"));
+  CHECK_THAT(run.err, !Catch::Contains("✓ exit 0"));
 }
 
 TEST_CASE("unified exec: escalation goes through the shell tool's approval path") {
