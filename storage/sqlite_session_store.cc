@@ -362,6 +362,22 @@ Result<SessionInfo> SqliteSessionStore::CreateSession(const core::NewSession& sp
 
 namespace {
 
+// The lease's own connection. synchronous = NORMAL, as the store's: its
+// heartbeats and the row's deletion at the end of a turn then sync nothing
+// (SQLite's default, FULL, synced the WAL and, at its first sync, the
+// directory: two syncs on the way out of every turn). None of them needs to
+// survive a power cut: a row left behind names a process that is gone, and
+// the next turn takes it over (LeaseHolderIsGone); what the turn committed
+// is made durable by the last connection's checkpoint at close, which
+// covers this connection's frames too (one WAL).
+std::unique_ptr<SQLite::Database> OpenLeaseConnection(const std::string& path,
+                                                      internal::BusyWait* wait) {
+  auto db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_NOMUTEX);
+  internal::InstallBusyWait(*db, wait);
+  db->exec("PRAGMA synchronous = NORMAL");
+  return db;
+}
+
 // A held lease: a thread with its own connection refreshes the heartbeat
 // every `heartbeat_ms`; the destructor stops it and deletes the row. The
 // connection is opened here, before the thread starts, so the thread touches
@@ -379,9 +395,7 @@ class SqliteTurnLease final : public core::TurnLease {
         heartbeat_ms_(heartbeat_ms) {
     wait_.timeout_ms = 5'000;
     try {
-      db_ =
-          std::make_unique<SQLite::Database>(path_, SQLite::OPEN_READWRITE | SQLite::OPEN_NOMUTEX);
-      internal::InstallBusyWait(*db_, &wait_);
+      db_ = OpenLeaseConnection(path_, &wait_);
     } catch (const std::exception&) {
       db_.reset();  // no heartbeat; the row is still deleted at the end
     }
@@ -421,11 +435,7 @@ class SqliteTurnLease final : public core::TurnLease {
     }
     lock.unlock();
     try {
-      if (!db) {
-        db = std::make_unique<SQLite::Database>(path_,
-                                                SQLite::OPEN_READWRITE | SQLite::OPEN_NOMUTEX);
-        internal::InstallBusyWait(*db, &wait);
-      }
+      if (!db) db = OpenLeaseConnection(path_, &wait);
       SQLite::Statement q(*db, "DELETE FROM session_leases WHERE session_id = ? AND token = ?");
       q.bind(1, session_id_);
       q.bind(2, token_);
