@@ -25,10 +25,23 @@ namespace {
 constexpr int64_t kForeignRetentionMs = 7LL * 24 * 3600 * 1000;  // Codex's retention
 
 // Lists each exported variable as "ATTRIBUTES NAME=VALUE", VALUE quoted by
-// printf %q (one line whatever it holds).
-constexpr const char* kListExports =
-    R"(for __codex_n in $(compgen -e); do printf '%s %s=%q\n' "${!__codex_n@a}" )"
-    R"("$__codex_n" "${!__codex_n}"; done; unset __codex_n)";
+// printf %q (one line whatever it holds). The names come from bash's own
+// expansion, "${!a@}" ... "${!_@}" (every variable whose name starts with
+// that letter: a name starts with a letter or `_`), not from `$(compgen -e)`,
+// whose command substitution forked a subshell for each of the capture's two
+// listings; quoted, each name is one word whatever IFS the login files left.
+// Kept: those set (-v: `export X` alone, without a value, is no variable a
+// command inherits, and a `set -u` from the login files would stop at it)
+// and exported (`x` among the attributes), what `compgen -e` listed.
+std::string ListExports() {
+  std::string names;
+  for (char c = 'a'; c <= 'z'; ++c) names += std::string(" \"${!") + c + "@}\"";
+  for (char c = 'A'; c <= 'Z'; ++c) names += std::string(" \"${!") + c + "@}\"";
+  names += " \"${!_@}\"";
+  return "for __codex_n in" + names +
+         R"(; do if [[ -v $__codex_n && ${!__codex_n@a} == *x* ]]; then printf '%s %s=%q\n' )"
+         R"("${!__codex_n@a}" "$__codex_n" "${!__codex_n}"; fi; done; unset __codex_n)";
+}
 
 const std::set<std::string, std::less<>>& NeverCarried() {
   // cwd and nesting are the command's own; `_` is the last argument;
@@ -148,8 +161,8 @@ std::vector<std::string> ShellSnapshotCaptureArgv(const std::string& bash,
   // Before the login files: what a command inherits, to leave out what they
   // did not change. Then the login shell itself, which lists what they left.
   const std::string pre =
-      mark("env-before") + kListExports + "\nexec \"$BASH\" -l -c \"$1\" codex-shell-snapshot\n";
-  const std::string dump = mark("env-after") + kListExports + "\n" + mark("shopt") + "shopt -p\n" +
+      mark("env-before") + ListExports() + "\nexec \"$BASH\" -l -c \"$1\" codex-shell-snapshot\n";
+  const std::string dump = mark("env-after") + ListExports() + "\n" + mark("shopt") + "shopt -p\n" +
                            mark("set") + "set +o\n" + mark("functions") + "declare -f\n" +
                            mark("aliases") + "alias -p\n" + mark("end");
   return {bash, "-c", pre, "codex-shell-snapshot", dump};
