@@ -131,13 +131,16 @@ TEST_CASE("RenderShellSnapshot: login files that empty IFS, set -u and export a 
   // Each is legal in a user's dotfiles; none may cost a variable or the
   // capture: the names are listed one word each whatever IFS is, and a name
   // exported without a value (no variable a command inherits) is skipped,
-  // not expanded under nounset.
+  // not expanded under nounset. And an environment entry whose name no
+  // variable can have (bash imports none) is never unset by the snapshot:
+  // `unset SNAP-ODD` would print an error in every command.
   TempDir home;
   WriteFile(home.path() / ".profile",
             "export SNAP_IFS='a b'\nexport SNAP_BARE\nlower_snap=1; export lower_snap\n"
             "IFS=\nset -u\n");
   ScopedEnv set_home("HOME", home.path().string());
   ScopedEnv inherited("SNAP_INHERITED", "x y");
+  ScopedEnv odd("SNAP-ODD", "1");
   SandboxedRunner runner;
   const std::string nonce = "codex-snapshot-test";
   auto result =
@@ -155,6 +158,7 @@ TEST_CASE("RenderShellSnapshot: login files that empty IFS, set -u and export a 
   // Inherited and left alone: not frozen, and not taken for removed either.
   CHECK(text->find("SNAP_INHERITED") == std::string::npos);
   CHECK(text->find("SNAP_BARE") == std::string::npos);
+  CHECK(text->find("SNAP-ODD") == std::string::npos);
 }
 
 TEST_CASE("RenderShellSnapshot refuses a capture the login files cut short") {
