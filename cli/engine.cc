@@ -9,6 +9,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <system_error>
+#include <thread>
 
 #include "base/file.h"
 #include "cli/config_overrides.h"
@@ -120,7 +122,19 @@ Engine::~Engine() {
   tools_.reset();
   shell_snapshot_.reset();
   compactor_.reset();
+  // Nothing uses the runner now: its sandbox servers end (they kill what
+  // they still run, exit and are waited for) while the store closes (the
+  // checkpoint's syncs), instead of one after the other on the way out.
+  std::thread runner_end;
+  if (runner_ != nullptr) {
+    try {
+      runner_end = std::thread([runner = std::move(runner_)]() mutable { runner.reset(); });
+    } catch (const std::system_error&) {
+      // No thread: the runner ends below, after the store.
+    }
+  }
   store_.reset();
+  if (runner_end.joinable()) runner_end.join();
   if (!ephemeral_dir_.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(ephemeral_dir_, ec);

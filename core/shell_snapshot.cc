@@ -25,10 +25,23 @@ namespace {
 constexpr int64_t kForeignRetentionMs = 7LL * 24 * 3600 * 1000;  // Codex's retention
 
 // Lists each exported variable as "ATTRIBUTES NAME=VALUE", VALUE quoted by
-// printf %q (one line whatever it holds).
-constexpr const char* kListExports =
-    R"(for __codex_n in $(compgen -e); do printf '%s %s=%q\n' "${!__codex_n@a}" )"
-    R"("$__codex_n" "${!__codex_n}"; done; unset __codex_n)";
+// printf %q (one line whatever it holds). The names come from bash's own
+// expansion, "${!a@}" ... "${!_@}" (every variable whose name starts with
+// that letter: a name starts with a letter or `_`), not from `$(compgen -e)`,
+// whose command substitution forked a subshell for each of the capture's two
+// listings; quoted, each name is one word whatever IFS the login files left.
+// Kept: those set (-v: `export X` alone, without a value, is no variable a
+// command inherits, and a `set -u` from the login files would stop at it)
+// and exported (`x` among the attributes), what `compgen -e` listed.
+std::string ListExports() {
+  std::string names;
+  for (char c = 'a'; c <= 'z'; ++c) names += std::string(" \"${!") + c + "@}\"";
+  for (char c = 'A'; c <= 'Z'; ++c) names += std::string(" \"${!") + c + "@}\"";
+  names += " \"${!_@}\"";
+  return "for __codex_n in" + names +
+         R"(; do if [[ -v $__codex_n && ${!__codex_n@a} == *x* ]]; then printf '%s %s=%q\n' )"
+         R"("${!__codex_n@a}" "$__codex_n" "${!__codex_n}"; fi; done; unset __codex_n)";
+}
 
 const std::set<std::string, std::less<>>& NeverCarried() {
   // cwd and nesting are the command's own; `_` is the last argument;
@@ -57,6 +70,17 @@ bool DebugLogging() {
   return v.find("debug") != std::string_view::npos || v.find("trace") != std::string_view::npos;
 }
 
+// [A-Za-z_][A-Za-z0-9_]*: a name bash can hold as a variable.
+bool IsShellName(std::string_view name) {
+  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+  for (const char c : name) {
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 struct Var {
   std::string attributes;
   std::string value;  // as printf %q wrote it
@@ -70,8 +94,13 @@ std::map<std::string, Var> ParseExports(std::string_view text) {
     if (space == std::string_view::npos) continue;
     const size_t eq = line.find('=', space);
     if (eq == std::string_view::npos || eq == space + 1) continue;
+    const std::string_view name = line.substr(space + 1, eq - space - 1);
+    // An environment entry whose name no shell variable can have (the
+    // environment may hold any; bash imports none of them) is never
+    // exported or unset by the snapshot.
+    if (!IsShellName(name)) continue;
     Var v{std::string(line.substr(0, space)), std::string(line.substr(eq + 1))};
-    out[std::string(line.substr(space + 1, eq - space - 1))] = std::move(v);
+    out[std::string(name)] = std::move(v);
   }
   return out;
 }
@@ -145,14 +174,21 @@ std::vector<std::string> ShellSnapshotCaptureArgv(const std::string& bash,
   auto mark = [&](const char* section) {
     return "printf '\\n%s\\n' " + ShellQuote(nonce + " " + section) + "\n";
   };
-  // Before the login files: what a command inherits, to leave out what they
-  // did not change. Then the login shell itself, which lists what they left.
-  const std::string pre =
-      mark("env-before") + kListExports + "\nexec \"$BASH\" -l -c \"$1\" codex-shell-snapshot\n";
-  const std::string dump = mark("env-after") + kListExports + "\n" + mark("shopt") + "shopt -p\n" +
-                           mark("set") + "set +o\n" + mark("functions") + "declare -f\n" +
-                           mark("aliases") + "alias -p\n" + mark("end");
-  return {bash, "-c", pre, "codex-shell-snapshot", dump};
+  // One login shell. What a command inherits (to leave out what the login
+  // files did not change) is the environment this shell was started with,
+  // which /proc/$$/environ keeps whatever the login files did; read by
+  // mapfile (no fork) and listed with the same printf %q as what they left,
+  // so that equal values compare equal. No readable /proc: no env-before
+  // section, no snapshot (plain -lc), never a snapshot that freezes all.
+  const std::string dump =
+      "if mapfile -d '' -t __codex_e < /proc/$$/environ; then " + mark("env-before") +
+      R"(for __codex_v in "${__codex_e[@]}"; do if [[ $__codex_v == *=* ]]; then )"
+      R"(printf 'x %s=%q\n' "${__codex_v%%=*}" "${__codex_v#*=}"; fi; done; fi; )"
+      "unset __codex_e __codex_v\n" +
+      mark("env-after") + ListExports() + "\n" + mark("shopt") + "shopt -p\n" + mark("set") +
+      "set +o\n" + mark("functions") + "declare -f\n" + mark("aliases") + "alias -p\n" +
+      mark("end");
+  return {bash, "-l", "-c", dump, "codex-shell-snapshot"};
 }
 
 Result<std::string> RenderShellSnapshot(std::string_view capture_stdout, std::string_view nonce) {

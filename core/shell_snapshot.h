@@ -12,9 +12,10 @@
 // by the first login command. As in Codex 0.169, no command waits for it: a
 // login command that comes before the snapshot is ready runs as the plain
 // `bash -lc` it is (the login files run for it too), and the ones after it
-// start from the snapshot. `bash -c PRE` lists the
-// exported variables the command would inherit, then `exec bash -l -c DUMP`
-// runs the login files and lists the state they left: exported variables
+// start from the snapshot. One `bash -l -c DUMP` runs the login files, then
+// lists the environment it was started with (/proc/$$/environ: what a
+// command inherits; no readable /proc, no snapshot) and the state the login
+// files left: exported variables
 // (with their attributes), `shopt -p`, `set +o`, `declare -f`, `alias -p`,
 // each section behind a line holding a random nonce (so that what the
 // dotfiles print is not taken for a section; they are the user's own files,

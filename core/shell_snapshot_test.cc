@@ -127,6 +127,40 @@ TEST_CASE("RenderShellSnapshot from a real login bash: what the profile left, no
   CHECK(Runs(home.path()) == 1);  // the capture's run only
 }
 
+TEST_CASE("RenderShellSnapshot: login files that empty IFS, set -u and export a bare name") {
+  // Each is legal in a user's dotfiles; none may cost a variable or the
+  // capture: the names are listed one word each whatever IFS is, and a name
+  // exported without a value (no variable a command inherits) is skipped,
+  // not expanded under nounset. And an environment entry whose name no
+  // variable can have (bash imports none) is never unset by the snapshot:
+  // `unset SNAP-ODD` would print an error in every command.
+  TempDir home;
+  WriteFile(home.path() / ".profile",
+            "export SNAP_IFS='a b'\nexport SNAP_BARE\nlower_snap=1; export lower_snap\n"
+            "IFS=\nset -u\n");
+  ScopedEnv set_home("HOME", home.path().string());
+  ScopedEnv inherited("SNAP_INHERITED", "x y");
+  ScopedEnv odd("SNAP-ODD", "1");
+  SandboxedRunner runner;
+  const std::string nonce = "codex-snapshot-test";
+  auto result =
+      runner.Run(Unconfined(ShellSnapshotCaptureArgv("/bin/bash", nonce), home.path().string()),
+                 CancelToken());
+  REQUIRE(result.ok());
+  INFO(result->output);
+  REQUIRE(result->exit_code == 0);
+  auto text = RenderShellSnapshot(result->stdout_text, nonce);
+  REQUIRE(text.ok());
+  INFO(*text);
+  CHECK_THAT(*text, Catch::Contains("export SNAP_IFS=a\\ b\n"));
+  CHECK_THAT(*text, Catch::Contains("export lower_snap=1\n"));
+  CHECK_THAT(*text, Catch::Contains("set -o nounset\n"));
+  // Inherited and left alone: not frozen, and not taken for removed either.
+  CHECK(text->find("SNAP_INHERITED") == std::string::npos);
+  CHECK(text->find("SNAP_BARE") == std::string::npos);
+  CHECK(text->find("SNAP-ODD") == std::string::npos);
+}
+
 TEST_CASE("RenderShellSnapshot refuses a capture the login files cut short") {
   const std::string nonce = "n0";
   CHECK_FALSE(RenderShellSnapshot("", nonce).ok());

@@ -52,10 +52,12 @@ void PlaceNewStore(const std::string& path) {
   // links the open file without privileges (AT_EMPTY_PATH would need
   // CAP_DAC_READ_SEARCH).
   const std::string self = "/proc/self/fd/" + std::to_string(file.get());
-  if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) != 0) return;
-  // The name is durable once the directory is.
-  UniqueFd d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (d) ::fsync(d.get());
+  // The directory is not synced here: the name becomes durable with the
+  // first write, whose WAL sync also syncs this directory (SQLite syncs the
+  // directory of a WAL file at that file's first sync, and the WAL is always
+  // beside the database); until then the store holds nothing to lose, and a
+  // power cut leaves no store or this whole one (its bytes were synced first).
+  (void)::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW);
 }
 
 }  // namespace codex::storage::internal

@@ -9,11 +9,13 @@
 // SQLite parsing DDL. Here the image of the new store, made at build time
 // with the same migration code (storage/new_store_image.h), goes into an
 // unnamed file in the same directory (O_TMPFILE), one fdatasync, then the
-// file is linked under the real name only if that name is still free, and
-// the directory is synced. A crash at any point leaves either no store or a
-// whole one, and no temporary file (an unnamed file vanishes with its last
-// descriptor); two first starts at once both end up opening the one store
-// whose link won.
+// file is linked under the real name only if that name is still free. The
+// directory is not synced for the link: the first write's WAL sync syncs it
+// (SQLite syncs a WAL's directory at the WAL's first sync), before which the
+// store holds nothing to lose. A crash at any point leaves either no store
+// or a whole one, and no temporary file (an unnamed file vanishes with its
+// last descriptor); two first starts at once both end up opening the one
+// store whose link won.
 #pragma once
 
 #include <string>

@@ -362,6 +362,30 @@ Result<SessionInfo> SqliteSessionStore::CreateSession(const core::NewSession& sp
 
 namespace {
 
+// The lease's own connection.
+std::unique_ptr<SQLite::Database> OpenLeaseConnection(const std::string& path,
+                                                      internal::BusyWait* wait) {
+  auto db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_NOMUTEX);
+  internal::InstallBusyWait(*db, wait);
+  return db;
+}
+
+// Before the lease connection's first statement (on its thread: the pragma
+// reads the schema, which the first statement would read anyway, so the
+// turn's start does not wait for it): synchronous = NORMAL, as the store's.
+// Its heartbeats and the row's deletion at the end of a turn then sync
+// nothing (SQLite's default, FULL, synced the WAL and, at its first sync,
+// the directory: two syncs on the way out of every turn). None of them needs
+// to survive a power cut: a row left behind names a process that is gone,
+// and the next turn takes it over (LeaseHolderIsGone); what the turn
+// committed is made durable by the last connection's checkpoint at close,
+// which covers this connection's frames too (one WAL).
+void UseNormalSync(SQLite::Database& db, bool& done) {
+  if (done) return;
+  db.exec("PRAGMA synchronous = NORMAL");
+  done = true;
+}
+
 // A held lease: a thread with its own connection refreshes the heartbeat
 // every `heartbeat_ms`; the destructor stops it and deletes the row. The
 // connection is opened here, before the thread starts, so the thread touches
@@ -379,9 +403,7 @@ class SqliteTurnLease final : public core::TurnLease {
         heartbeat_ms_(heartbeat_ms) {
     wait_.timeout_ms = 5'000;
     try {
-      db_ =
-          std::make_unique<SQLite::Database>(path_, SQLite::OPEN_READWRITE | SQLite::OPEN_NOMUTEX);
-      internal::InstallBusyWait(*db_, &wait_);
+      db_ = OpenLeaseConnection(path_, &wait_);
     } catch (const std::exception&) {
       db_.reset();  // no heartbeat; the row is still deleted at the end
     }
@@ -401,12 +423,14 @@ class SqliteTurnLease final : public core::TurnLease {
   void Run() {
     std::unique_ptr<SQLite::Database>& db = db_;
     internal::BusyWait& wait = wait_;
+    bool normal_sync = false;
     std::unique_lock<std::mutex> lock(mu_);
     while (!stop_) {
       cv_.wait_for(lock, std::chrono::milliseconds(heartbeat_ms_), [this] { return stop_; });
       if (stop_ || !db) break;
       lock.unlock();
       try {
+        UseNormalSync(*db, normal_sync);
         SQLite::Statement q(*db,
                             "UPDATE session_leases SET heartbeat_at_ms = ?"
                             " WHERE session_id = ? AND token = ?");
@@ -421,11 +445,8 @@ class SqliteTurnLease final : public core::TurnLease {
     }
     lock.unlock();
     try {
-      if (!db) {
-        db = std::make_unique<SQLite::Database>(path_,
-                                                SQLite::OPEN_READWRITE | SQLite::OPEN_NOMUTEX);
-        internal::InstallBusyWait(*db, &wait);
-      }
+      if (!db) db = OpenLeaseConnection(path_, &wait);
+      UseNormalSync(*db, normal_sync);
       SQLite::Statement q(*db, "DELETE FROM session_leases WHERE session_id = ? AND token = ?");
       q.bind(1, session_id_);
       q.bind(2, token_);
