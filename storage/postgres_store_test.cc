@@ -1432,3 +1432,90 @@ TEST_CASE("The server's ranks of a word and a prefix give back their counts, 1 t
   PQclear(r);
   PQfinish(c);
 }
+
+// Migration 0010 gives every stored item the search sketch codex writes for
+// its text (pg::SearchSketch: per bucket of lexemes the class of its most
+// frequent one), made on the server from the tsvector's positions; an item
+// whose tsvector lost positions (a lexeme past its cap of 256, words past
+// the 16383rd) gets no bound (-1). Searches, bounded from the sketch or not,
+// return the same hits in the same order before and after.
+TEST_CASE("A store at schema version 9 upgrades: the sketches codex writes, the same search") {
+  const std::string url = Server().NewDatabase();
+  std::string many;
+  for (int i = 0; i < 300; ++i) many += "heron ";  // past the 256 positions a lexeme keeps
+  std::string long_output;
+  for (int i = 0; i < 17'000; ++i) long_output += "line" + std::to_string(i % 5) + " ";
+  std::vector<core::Item> items = {
+      core::AssistantMessage(many + "once"),
+      core::FunctionCallOutput("c1", long_output + "heron"),
+      core::AssistantMessage("résumé Résumé RÉSUMÉ naïve σίσυφος σισυφος 日本語のテキスト 日本語"),
+      core::AssistantMessage("--- ... () 🦆🦆"),
+  };
+  // Words 1 to 40 times (each class, several buckets) beside other words.
+  for (int n = 1; n <= 40; ++n) {
+    std::string text;
+    for (int k = 0; k < n; ++k) text += "heron w" + std::to_string(k % 7) + " ";
+    items.push_back(core::AssistantMessage(text + "okapi"));
+  }
+  const std::vector<std::pair<std::string, int>> queries = {
+      {"heron", 1},   {"heron", 5},         {"heron", 20},  {"heron", 100},
+      {"heron", 250}, {"okapi", 20},        {"w3", 10},     {"heron okapi", 20},
+      {"her*", 20},   {"\"heron w1\"", 20}, {"résumé", 20}, {"日本語", 20}};
+  std::map<int64_t, int64_t> written;  // item -> the sketch codex wrote
+  std::vector<std::string> before;
+  int64_t many_item = 0, long_item = 0;
+  {
+    auto store = OpenOrDie<PostgresSessionStore>(url);
+    core::NewSession spec;
+    spec.items = {core::UserMessage("heron okapi")};
+    auto s = store->CreateSession(spec);
+    REQUIRE(s.ok());
+    auto ids = store->Append(s->id, s->head_item_id, "t", items);
+    REQUIRE(ids.ok());
+    many_item = (*ids)[0];
+    long_item = (*ids)[1];
+    for (const auto& [q, limit] : queries) {
+      before.push_back(SearchTrace(*store, q, std::nullopt, limit));
+    }
+    PGconn* c = PQconnectdb(url.c_str());
+    PGresult* r = PQexec(c, "SELECT id, search_sketch FROM items WHERE tsv IS NOT NULL");
+    REQUIRE(PQresultStatus(r) == PGRES_TUPLES_OK);
+    for (int i = 0; i < PQntuples(r); ++i) {
+      written[std::stoll(PQgetvalue(r, i, 0))] = std::stoll(PQgetvalue(r, i, 1));
+    }
+    PQclear(r);
+    PQfinish(c);
+  }
+  REQUIRE(written.size() == items.size() + 1);
+  // Codex's own sketch bounds the heron's 300 (class 9: at most 512) and
+  // the long output's 3,400 of each line word.
+  CHECK(codex::storage::pg::SearchSketchBound(
+            written[many_item], codex::storage::pg::SearchSketchBucket("heron")) == 512);
+  CHECK(codex::storage::pg::SearchSketchBound(
+            written[long_item], codex::storage::pg::SearchSketchBucket("line3")) >= 3400);
+  CHECK(
+      QueryInt(url, "SELECT count(*) FROM items WHERE tsv IS NULL AND search_sketch IS NOT NULL") ==
+      0);
+
+  codex::storage::testing::TakePostgresBackToSchema9(url);
+  REQUIRE(QueryInt(url, "SELECT max(version) FROM schema_migrations") == 9);
+  REQUIRE(QueryInt(url,
+                   "SELECT count(*) FROM information_schema.columns WHERE table_name = 'items'"
+                   " AND column_name = 'search_sketch'") == 0);
+  auto store = OpenOrDie<PostgresSessionStore>(url);
+  CHECK(QueryInt(url, "SELECT max(version) FROM schema_migrations") ==
+        codex::storage::internal::EmbeddedPostgresMigrations().back().version);
+  for (const auto& [id, sketch] : written) {
+    INFO("item " << id);
+    const int64_t migrated =
+        QueryInt(url, "SELECT search_sketch FROM items WHERE id = " + std::to_string(id));
+    CHECK(migrated == (id == many_item || id == long_item ? -1 : sketch));
+  }
+  CHECK(
+      QueryInt(url, "SELECT count(*) FROM items WHERE tsv IS NULL AND search_sketch IS NOT NULL") ==
+      0);
+  for (size_t k = 0; k < queries.size(); ++k) {
+    INFO(queries[k].first << " --limit " << queries[k].second);
+    CHECK(SearchTrace(*store, queries[k].first, std::nullopt, queries[k].second) == before[k]);
+  }
+}
