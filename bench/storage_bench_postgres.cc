@@ -227,9 +227,9 @@ void CorpusFigures(codex::storage::testing::PgTestServer& server, int sessions) 
   codex::bench::PrintCorpusSearch(*store);
   CompareWithSqlite(*store, *lite);
   // The upgrade to the BM25 ranking's schema (migration 0008) on this
-  // corpus: taken back to schema 7, then opened (the migrations 0008, 0009
-  // and 0010, then the re-index of the items 0008 lists, all under the
-  // migration lock).
+  // corpus: taken back to schema 7, then opened (the migrations 0008 and
+  // 0009, then the re-index of the items 0008 lists, all under the migration
+  // lock).
   store.reset();
   codex::storage::testing::TakePostgresBackToSchema7(url);
   const int64_t listed =
@@ -238,7 +238,7 @@ void CorpusFigures(codex::storage::testing::PgTestServer& server, int sessions) 
   auto upgraded = PostgresSessionStore::Open(url);
   if (!upgraded.ok()) Die(upgraded.status(), "upgrade");
   std::printf(
-      "  upgrade from schema 7 (migrations 0008 to 0010, the re-index of %lld items without "
+      "  upgrade from schema 7 (migrations 0008 and 0009, the re-index of %lld items without "
       "lexemes): "
       "%.2f s\n",
       static_cast<long long>(listed),

@@ -1,11 +1,8 @@
 #include "storage/pg_search.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <map>
 
-#include "base/sha.h"
 #include "base/strings.h"
 #include "storage/fts_tokenizer.h"
 #include "storage/search_text.h"
@@ -52,41 +49,8 @@ std::string CleanText(std::string text) {
   return text;
 }
 
-int SearchSketchBucket(std::string_view lexeme) {
-  const std::string hex = Sha256Hex(lexeme);
-  return std::stoi(hex.substr(0, 2), nullptr, 16) & 15;
-}
-
-int SearchSketchClass(int64_t count) {
-  int c = 0;
-  while (c < 15 && (int64_t{1} << c) < count) ++c;
-  return c;
-}
-
-int64_t SearchSketch(const std::vector<std::pair<std::string, int64_t>>& counts) {
-  uint64_t sketch = 0;
-  for (const auto& [lexeme, count] : counts) {
-    if (count < 2) continue;  // class 0, what an empty bucket says
-    const int bucket = SearchSketchBucket(lexeme);
-    const uint64_t c = static_cast<uint64_t>(SearchSketchClass(count));
-    const uint64_t have = (sketch >> (4 * bucket)) & 0xF;
-    if (c > have) sketch = (sketch & ~(uint64_t{0xF} << (4 * bucket))) | (c << (4 * bucket));
-  }
-  return static_cast<int64_t>(sketch);
-}
-
-double SearchSketchBound(std::optional<int64_t> sketch, int bucket) {
-  if (!sketch) return std::numeric_limits<double>::infinity();
-  const uint64_t c = (static_cast<uint64_t>(*sketch) >> (4 * bucket)) & 0xF;
-  return c >= 15 ? std::numeric_limits<double>::infinity() : std::ldexp(1.0, static_cast<int>(c));
-}
-
-std::string TsVectorOf(std::string_view text, int64_t* tokens, int64_t* sketch) {
-  struct Lexeme {
-    std::vector<int> positions;
-    int64_t count = 0;  // every occurrence, past the tsvector's limits too
-  };
-  std::map<std::string, Lexeme> lexemes;
+std::string TsVectorOf(std::string_view text, int64_t* tokens) {
+  std::map<std::string, std::vector<int>> lexemes;
   size_t total = 0;
   int position = 0;
   const std::vector<Token> all = Tokens(text);
@@ -105,22 +69,12 @@ std::string TsVectorOf(std::string_view text, int64_t* tokens, int64_t* sketch) 
     if (it == lexemes.end()) {
       if (total + word.size() > kMaxLexemeTotal) continue;
       total += word.size();
-      it = lexemes.emplace(std::move(word), Lexeme{}).first;
+      it = lexemes.emplace(std::move(word), std::vector<int>{}).first;
     }
-    Lexeme& l = it->second;
-    if (!past && l.positions.size() < kMaxPositionsPerLexeme) l.positions.push_back(position);
-    ++l.count;
-  }
-  if (sketch) {
-    std::vector<std::pair<std::string, int64_t>> counts;
-    for (const auto& [word, l] : lexemes) {
-      if (l.count > 1) counts.emplace_back(word, l.count);
-    }
-    *sketch = SearchSketch(counts);
+    if (!past && it->second.size() < kMaxPositionsPerLexeme) it->second.push_back(position);
   }
   std::string out;
-  for (const auto& [word, lexeme] : lexemes) {
-    const std::vector<int>& positions = lexeme.positions;
+  for (const auto& [word, positions] : lexemes) {
     if (!out.empty()) out += ' ';
     out += Quote(word);
     for (size_t i = 0; i < positions.size(); ++i) {

@@ -8,11 +8,8 @@
 // the same tokens. Internal to codex_storage; pure functions, no I/O.
 #pragma once
 
-#include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -30,24 +27,7 @@ std::string CleanText(std::string text);
 // `tokens`, when given, receives the number of tokens of `text`: the row
 // size FTS5 records in its docsize for the same text, which BM25 ranks by
 // (storage/search_rank.h).
-// `sketch`, when given, receives the row's search sketch (SearchSketch).
-std::string TsVectorOf(std::string_view text, int64_t* tokens = nullptr, int64_t* sketch = nullptr);
-
-// The search sketch of a row (items.search_sketch, migration 0010): an upper
-// bound on how often any word occurs in it, so a search can tell, from the
-// row's size and sketch alone, which rows cannot reach a page and leave
-// their lexemes unread. The lexemes fall in 16 buckets (SearchSketchBucket);
-// each bucket holds, in 4 bits (bucket b in bits 4b..4b+3), the largest
-// count class of its lexemes (SearchSketchClass): class c means at most 2^c
-// occurrences, 15 no bound. A row's every token counts, also past the
-// positions its tsvector keeps. -1 (every class 15) bounds nothing.
-int SearchSketchBucket(std::string_view lexeme);  // first byte of its SHA-256, & 15
-int SearchSketchClass(int64_t count);             // ceil(log2(count)), 0 for 0 or 1, at most 15
-int64_t SearchSketch(const std::vector<std::pair<std::string, int64_t>>& counts);
-// The most occurrences a lexeme of `bucket` (SearchSketchBucket) can have
-// in a row with `sketch` (a NULL sketch: std::nullopt); infinity when
-// unbounded.
-double SearchSketchBound(std::optional<int64_t> sketch, int bucket);
+std::string TsVectorOf(std::string_view text, int64_t* tokens = nullptr);
 
 struct TsQuery {
   std::string text;  // the tsquery literal; "" when no term has a token (matches nothing)

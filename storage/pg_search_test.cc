@@ -4,8 +4,6 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <map>
-#include <string>
 
 #include "storage/fts_tokenizer.h"
 
@@ -187,57 +185,4 @@ TEST_CASE("pg search: a word's count is read back from its ts_rank value") {
     CHECK(pg::WordCountOfRank(std::nextafter(rank, 2.0f)) == n);
   }
   CHECK(pg::WordRankOfCount(1) == Approx(1 / 1.64493406685));
-}
-
-TEST_CASE("pg search: a row's sketch bounds every word's count, past the tsvector's limits too") {
-  // Classes: ceil(log2(count)), 15 for no bound.
-  CHECK(pg::SearchSketchClass(0) == 0);
-  CHECK(pg::SearchSketchClass(1) == 0);
-  CHECK(pg::SearchSketchClass(2) == 1);
-  CHECK(pg::SearchSketchClass(3) == 2);
-  CHECK(pg::SearchSketchClass(4) == 2);
-  CHECK(pg::SearchSketchClass(5) == 3);
-  CHECK(pg::SearchSketchClass(16384) == 14);
-  CHECK(pg::SearchSketchClass(16385) == 15);
-  // The bucket is the first byte of the lexeme's SHA-256, & 15
-  // (sha256("session") = 3f3a...).
-  CHECK(pg::SearchSketchBucket("session") == (0x3f & 15));
-  // Every word of a text is bounded by its own count's class, however many
-  // other words share its bucket; a word past position 16383 and a word
-  // past a lexeme's 256 positions count in full.
-  std::string text;
-  std::map<std::string, int> counts;
-  for (int i = 0; i < 17'000; ++i) {
-    const std::string w = "w" + std::to_string(i % 37);
-    text += w + " ";
-    ++counts[w];
-  }
-  for (int n = 1; n <= 20; ++n) {
-    for (int k = 0; k < n; ++k) text += "v" + std::to_string(n) + " ";
-    counts["v" + std::to_string(n)] = n;
-  }
-  text += "late late";
-  counts["late"] = 2;
-  int64_t tokens = 0;
-  int64_t sketch = 0;
-  pg::TsVectorOf(text, &tokens, &sketch);
-  CHECK(tokens == 17'000 + 210 + 2);
-  for (const auto& [word, n] : counts) {
-    INFO(word);
-    const double bound = pg::SearchSketchBound(sketch, pg::SearchSketchBucket(word));
-    CHECK(bound >= n);
-    CHECK(bound < 1e9);  // no count here reaches class 15
-  }
-  // A word alone in its bucket is bounded by its own class: 5 occurrences,
-  // at most 8.
-  CHECK(pg::SearchSketchBound(pg::SearchSketch({{"heron", 5}}), pg::SearchSketchBucket("heron")) ==
-        8);
-  // Once each: every bucket says 1 (class 0), as a row with no repeat.
-  CHECK(pg::SearchSketch({{"heron", 1}, {"okapi", 1}}) == 0);
-  CHECK(pg::SearchSketchBound(0, pg::SearchSketchBucket("heron")) == 1);
-  // No sketch, or -1: no bound.
-  CHECK(std::isinf(pg::SearchSketchBound(std::nullopt, 3)));
-  CHECK(std::isinf(pg::SearchSketchBound(-1, 3)));
-  CHECK(std::isinf(pg::SearchSketchBound(pg::SearchSketch({{"heron", 20'000}}),
-                                         pg::SearchSketchBucket("heron"))));
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <limits>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -17,10 +16,6 @@ namespace codex::storage {
 using namespace postgres_internal;  // NOLINT(google-build-using-namespace)
 
 namespace {
-
-// The deepest page ranked from the matches' search sketches (migration 0010)
-// before their words are counted; deeper pages count every match at once.
-constexpr int kBoundedSearchLimit = 100;
 
 // What Search needs to know of items to credit hits to sessions and turns,
 // fetched a creator session at a time and kept for one Search call: the
@@ -306,39 +301,19 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
     const bool counted =
         std::all_of(tsq.phrases.begin(), tsq.phrases.end(),
                     [](const pg::TsQuery::Phrase& p) { return p.tokens.size() == 1; });
-    // A shallow page of one word (not a prefix, which the sketch cannot
-    // bound): the matches come with their size and search sketch only
-    // (migration 0010), which bound each one's score; the word is counted
-    // (ts_rank) only in the rows whose bound can still reach the page, in
-    // batches from the highest bound (256 of the bench corpus's 6,066
-    // `session` rows for a page of 20, 800 for 100). A deeper page counts
-    // nearly every match anyway (those rows read again by id cost more than
-    // ts_rank saves from a page of 200 on), and several words bound each
-    // other's rows less (a sum of bounds): one query counting them all.
-    const bool bounded = tsq.phrases.size() == 1 && tsq.phrases[0].tokens.size() == 1 &&
-                         !tsq.phrases[0].tokens[0].prefix && query.limit <= kBoundedSearchLimit;
     std::vector<Param> params{P(tsq.text)};
-    // The columns counting each phrase in a row (each phrase's text
-    // appended to `ps` as their parameter): for a word ts_rank, a function of the count
-    // (pg::WordCountOfRank), cheaper for the server than ts_rank_cd; a
-    // prefix may match several lexemes, whose ts_rank is not a function of
-    // their total.
-    const auto count_columns = [&tsq](std::vector<Param>& ps) {
-      std::string cols;
-      for (const pg::TsQuery::Phrase& phrase : tsq.phrases) {
-        ps.push_back(P(phrase.text));
-        cols += std::string(phrase.tokens[0].prefix ? ", ts_rank_cd" : ", ts_rank") +
-                "('{1,1,1,1}', i.tsv, $" + std::to_string(ps.size()) + "::tsquery)";
-      }
-      return cols;
-    };
     // The creator's key, not its id: ids are looked up for the rows that
     // become hits only (a join over every match cost a hash of every session).
     std::string sql = "SELECT i.id, i.session_key, i.search_tokens";
-    if (bounded) {
-      sql += ", i.search_sketch";
-    } else if (counted) {
-      sql += count_columns(params);
+    if (counted) {
+      for (const pg::TsQuery::Phrase& phrase : tsq.phrases) {
+        params.push_back(P(phrase.text));
+        // A word: ts_rank, a function of the count (pg::WordCountOfRank),
+        // cheaper for the server than ts_rank_cd; a prefix may match
+        // several lexemes, whose ts_rank is not a function of their total.
+        sql += std::string(phrase.tokens[0].prefix ? ", ts_rank_cd" : ", ts_rank") +
+               "('{1,1,1,1}', i.tsv, $" + std::to_string(params.size()) + "::tsquery)";
+      }
     } else {
       std::vector<std::string> words, prefixes;
       for (const pg::TsQuery::Token& t : tsq.tokens) {
@@ -373,20 +348,42 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
       int64_t id = 0;
       int row = 0;  // in q
     };
-    std::vector<Scored> scored;  // every match, or (bounded) those counted so far
+    std::vector<Scored> scored;
     scored.reserve(static_cast<size_t>(q.size()));
-    // Rows whose tsvector lost positions (pg::NeedsFullCount), by id: their
-    // f counted from the body, as SQLite counts it.
-    const auto score_from_bodies = [&](const std::vector<int64_t>& lost) {
-      std::unordered_map<int64_t, double> score_of;
-      if (lost.empty()) return score_of;
+    std::vector<int> full;  // rows whose tsvector lost positions: counted from the body
+    std::vector<double> freq(tsq.phrases.size());
+    for (int r = 0; r < q.size(); ++r) {
+      const int64_t size = num(r, 2);
+      bool lost = false;
+      if (counted) {
+        for (size_t k = 0; k < freq.size(); ++k) {
+          const float value = q.BinFloat(r, 3 + static_cast<int>(k));
+          freq[k] = tsq.phrases[k].tokens[0].prefix
+                        ? std::round(static_cast<double>(value))
+                        : static_cast<double>(pg::WordCountOfRank(value));
+        }
+        lost = pg::CountsNeedFullCount(size, freq);
+      } else {
+        const pg::RowLexemes lexemes = pg::ParseTsVector(q.Str(r, 3));
+        lost = pg::NeedsFullCount(size, lexemes);
+        if (!lost) freq = pg::PhraseFrequencies(lexemes, tsq);
+      }
+      if (lost) {
+        full.push_back(r);
+        scored.push_back({0, num(r, 0), r});
+        continue;
+      }
+      scored.push_back({Bm25Score(idf, freq, static_cast<double>(size), avgdl), num(r, 0), r});
+    }
+    if (!full.empty()) {
       std::string ids = "{";
-      for (int64_t id : lost) ids += (ids.size() > 1 ? "," : "") + std::to_string(id);
+      for (int r : full) ids += (ids.size() > 1 ? "," : "") + std::to_string(num(r, 0));
       ids += "}";
       Rows b = conn_->Exec(
           "SELECT id, kind::integer, role, body, search_tokens FROM items"
           " WHERE id = ANY($1::bigint[])",
           {P(ids)}, /*binary_result=*/true);
+      std::unordered_map<int64_t, double> score_of;
       for (int r = 0; r < b.size(); ++r) {
         const int64_t id = b.BinInt(r, 0).value_or(0);
         Item item;
@@ -397,123 +394,16 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
             idf, pg::PhraseFrequencies(pg::AllLexemes(pg::CleanText(SearchText(item))), tsq),
             static_cast<double>(b.BinInt(r, 4).value_or(0)), avgdl);
       }
-      return score_of;
-    };
-    // The counts of a row of `counts` (a result whose columns from `first`
-    // are count_columns'): false when they may have lost positions.
-    std::vector<double> freq(tsq.phrases.size());
-    const auto read_counts = [&](const Rows& counts, int r, int first, int64_t size) {
-      for (size_t k = 0; k < freq.size(); ++k) {
-        const float value = counts.BinFloat(r, first + static_cast<int>(k));
-        freq[k] = tsq.phrases[k].tokens[0].prefix ? std::round(static_cast<double>(value))
-                                                  : static_cast<double>(pg::WordCountOfRank(value));
-      }
-      return !pg::CountsNeedFullCount(size, freq);
-    };
-    std::vector<int> pending;   // (bounded) rows of q not counted yet, highest bound first
-    std::vector<double> bound;  // (bounded) by row of q
-    size_t next_pending = 0;
-    if (bounded) {
-      bound.resize(static_cast<size_t>(q.size()));
-      std::vector<double> most(tsq.phrases.size());
-      std::vector<int> buckets;
-      for (const pg::TsQuery::Phrase& phrase : tsq.phrases) {
-        buckets.push_back(pg::SearchSketchBucket(phrase.tokens[0].word));
-      }
-      for (int r = 0; r < q.size(); ++r) {
-        const std::optional<int64_t> sketch = q.BinInt(r, 3);
-        bool unbounded = false;
-        for (size_t k = 0; k < most.size(); ++k) {
-          most[k] = pg::SearchSketchBound(sketch, buckets[k]);
-          unbounded = unbounded || std::isinf(most[k]);
-        }
-        // BM25 grows with each f: the score at the bound is the highest
-        // the row can have.
-        bound[static_cast<size_t>(r)] =
-            unbounded ? std::numeric_limits<double>::infinity()
-                      : Bm25Score(idf, most, static_cast<double>(num(r, 2)), avgdl);
-        pending.push_back(r);
-      }
-      std::sort(pending.begin(), pending.end(), [&bound](int a, int b) {
-        return bound[static_cast<size_t>(a)] > bound[static_cast<size_t>(b)];
-      });
-    } else {
-      std::vector<int64_t> lost;
-      for (int r = 0; r < q.size(); ++r) {
-        const int64_t size = num(r, 2);
-        bool exact = true;
-        if (counted) {
-          exact = read_counts(q, r, 3, size);
-        } else {
-          const pg::RowLexemes lexemes = pg::ParseTsVector(q.Str(r, 3));
-          exact = !pg::NeedsFullCount(size, lexemes);
-          if (exact) freq = pg::PhraseFrequencies(lexemes, tsq);
-        }
-        scored.push_back(
-            {exact ? Bm25Score(idf, freq, static_cast<double>(size), avgdl) : 0, num(r, 0), r});
-        if (!exact) lost.push_back(num(r, 0));
-      }
-      const auto score_of = score_from_bodies(lost);
       for (Scored& s : scored) {
         if (auto it = score_of.find(s.id); it != score_of.end()) s.score = it->second;
       }
     }
-    // (Bounded) counts rows, highest bound first, until `n` counted rows
-    // score above every bound left (or none is left): the best n matches
-    // are then among the counted, and their order is final. A row whose
-    // bound equals a counted score is counted too (ties go by id).
-    size_t batch_rows = std::max<size_t>(256, 8 * static_cast<size_t>(query.limit));
-    const auto count_best = [&](size_t n) {
-      while (next_pending < pending.size()) {
-        const double highest = bound[static_cast<size_t>(pending[next_pending])];
-        size_t above = 0;
-        for (const Scored& s : scored) above += s.score > highest ? 1 : 0;
-        if (above >= n) return;
-        const size_t to = std::min(pending.size(), next_pending + batch_rows);
-        batch_rows *= 2;
-        std::unordered_map<int64_t, int> row_of;
-        std::string ids = "{";
-        for (size_t k = next_pending; k < to; ++k) {
-          const int r = pending[k];
-          row_of[num(r, 0)] = r;
-          ids += (ids.size() > 1 ? "," : "") + std::to_string(num(r, 0));
-        }
-        ids += "}";
-        next_pending = to;
-        std::vector<Param> cp{P(ids)};
-        const std::string cols = count_columns(cp);
-        // A row removed since the matches were read is left out.
-        Rows c = conn_->Exec("SELECT i.id, i.search_tokens" + cols +
-                                 " FROM items AS i WHERE i.id = ANY($1::bigint[])",
-                             cp, /*binary_result=*/true);
-        std::vector<int64_t> lost;
-        const size_t first = scored.size();
-        for (int r = 0; r < c.size(); ++r) {
-          const int64_t id = c.BinInt(r, 0).value_or(0);
-          const auto it = row_of.find(id);
-          if (it == row_of.end()) continue;
-          const int64_t size = c.BinInt(r, 1).value_or(0);
-          const bool exact = read_counts(c, r, 2, size);
-          scored.push_back(
-              {exact ? Bm25Score(idf, freq, static_cast<double>(size), avgdl) : 0, id, it->second});
-          if (!exact) lost.push_back(id);
-        }
-        const auto score_of = score_from_bodies(lost);
-        for (size_t k = first; k < scored.size(); ++k) {
-          if (auto it = score_of.find(scored[k].id); it != score_of.end()) {
-            scored[k].score = it->second;
-          }
-        }
-      }
-    };
     const auto better = [](const Scored& a, const Scored& b) {
       return RanksBefore(a.score, a.id, b.score, b.id);
     };
     size_t offset = 0;
     for (size_t batch = static_cast<size_t>(query.limit);
-         hits.size() < static_cast<size_t>(query.limit); batch *= 2) {
-      count_best(offset + batch);
-      if (offset >= scored.size()) break;
+         hits.size() < static_cast<size_t>(query.limit) && offset < scored.size(); batch *= 2) {
       const size_t end = SortNextPage(scored, offset, batch, better);
       int loaded_to = 0;  // entries of this batch whose sessions are loaded
       for (size_t k = offset; k < end && hits.size() < static_cast<size_t>(query.limit); ++k) {

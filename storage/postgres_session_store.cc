@@ -110,11 +110,8 @@ Status RefoldSearchIndex(PgConnection& conn) {
         // An item with no search text that has none stored is left as it is
         // (most of those migration 0008 lists: reasoning without a summary).
         if (q.Str(r, 4) == "t" && search.tsv.null && search.tokens.null) continue;
-        conn.Exec(
-            "UPDATE items SET tsv = $2::tsvector, search_tokens = $3, search_sketch = $4"
-            " WHERE id = $1",
-            {P(q.Int(r, 0)), std::move(search.tsv), std::move(search.tokens),
-             std::move(search.sketch)});
+        conn.Exec("UPDATE items SET tsv = $2::tsvector, search_tokens = $3 WHERE id = $1",
+                  {P(q.Int(r, 0)), std::move(search.tsv), std::move(search.tokens)});
       }
       ids += "}";
       conn.Exec("DELETE FROM items_refold WHERE item_id = ANY($1::bigint[])", {P(ids)});

@@ -599,24 +599,18 @@ inline std::string TextFromStored(std::string stored, std::string_view what) {
 // storage/search_text.h derives): its lexemes (items.tsv; NULL when it has
 // no word to search) and its number of search tokens (items.search_tokens,
 // the row size BM25 ranks by; NULL when it has no search text, as SQLite's
-// index then holds no row for it) and its search sketch (items.search_sketch,
-// pg::SearchSketch; NULL with the lexemes).
+// index then holds no row for it).
 struct SearchColumns {
   Param tsv{true, false, {}};
   Param tokens{true, false, {}};
-  Param sketch{true, false, {}};
 };
 inline SearchColumns SearchParams(const Item& item) {
   SearchColumns out;
   const std::string text = SearchText(item);
   if (text.empty()) return out;
   int64_t tokens = 0;
-  int64_t sketch = 0;
-  const std::string tsv = pg::TsVectorOf(pg::CleanText(text), &tokens, &sketch);
-  if (!tsv.empty()) {
-    out.tsv = P(tsv);
-    out.sketch = P(sketch);
-  }
+  const std::string tsv = pg::TsVectorOf(pg::CleanText(text), &tokens);
+  if (!tsv.empty()) out.tsv = P(tsv);
   out.tokens = P(tokens);
   return out;
 }
@@ -652,13 +646,13 @@ inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view ses
   }
   std::sort(ids.begin(), ids.end());
   const int64_t key = SessionKey(conn, session_id);
-  constexpr size_t kChunk = 500;  // 14 parameters a row, well under libpq's 65535
+  constexpr size_t kChunk = 500;  // 13 parameters a row, well under libpq's 65535
   for (size_t start = 0; start < items.size(); start += kChunk) {
     const size_t end = std::min(items.size(), start + kChunk);
     // The lexemes go in the item's row (tsv; NULL when it has no text to search).
     std::string sql =
         "INSERT INTO items(id, parent_id, session_key, turn_id, kind, role, call_id, server_id,"
-        " body, tokens_est, created_at_ms, tsv, search_tokens, search_sketch) VALUES ";
+        " body, tokens_est, created_at_ms, tsv, search_tokens) VALUES ";
     std::vector<Param> params;
     for (size_t i = start; i < end; ++i) {
       const ImportedItem& it = items[i];
@@ -667,7 +661,7 @@ inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view ses
       if (i > start) sql += ',';
       sql += "(";
       for (size_t k = 1; k <= 12; ++k) sql += (k > 1 ? ",$" : "$") + std::to_string(b + k);
-      sql += "::tsvector,$" + std::to_string(b + 13) + ",$" + std::to_string(b + 14) + ")";
+      sql += "::tsvector,$" + std::to_string(b + 13) + ")";
       params.push_back(P(ids[i]));
       params.push_back(P(p));
       params.push_back(P(key));
@@ -682,7 +676,6 @@ inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view ses
       SearchColumns search = SearchParams(it.item);
       params.push_back(std::move(search.tsv));
       params.push_back(std::move(search.tokens));
-      params.push_back(std::move(search.sketch));
     }
     conn.Exec(sql, params);
   }

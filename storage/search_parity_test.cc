@@ -521,30 +521,3 @@ TEST_CASE("Both backends rank items with a word past 256 instances in BM25's exa
     }
   }
 }
-
-// PostgreSQL counts a word only in the rows whose bound (the row's size and
-// search sketch, migration 0010) can still reach a shallow page, the highest
-// bounds first, 256 rows in its first batch (storage/postgres_session_search.cc).
-// 256 short items with the word once fill that batch ahead of three items
-// with it three times (the best, but bounded lower than the 256 by any bound
-// under the 4 their class gives): a bound too low stops with the 256 counted
-// and never reads the three.
-TEST_CASE("A shallow page finds its best rows behind the first rows a search counts") {
-  StoreDir dir;
-  auto store = OpenOrDie(dir.Store("s.db"));
-  std::set<std::string> best;
-  for (int i = 0; i < 256; ++i) Create(*store, "heron");
-  for (int i = 0; i < 3; ++i) best.insert(Create(*store, "heron heron heron").id);
-  for (int limit : {1, 3, 5, 20}) {
-    INFO("limit " << limit);
-    SearchQuery q;
-    q.text = "heron";
-    q.limit = limit;
-    auto hits = store->Search(q);
-    REQUIRE(hits.ok());
-    REQUIRE(hits->size() == static_cast<size_t>(limit));
-    for (size_t k = 0; k < hits->size(); ++k) {
-      CHECK(best.count((*hits)[k].sessions.at(0).session.id) == (k < 3 ? 1u : 0u));
-    }
-  }
-}

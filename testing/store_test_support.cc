@@ -51,16 +51,7 @@ void DieOpening(const std::string& location, const Status& status) {
   std::abort();
 }
 
-void TakePostgresBackToSchema9(const std::string& url) {
-  QueryInt(url,
-           "BEGIN;"
-           " ALTER TABLE items DROP COLUMN search_sketch;"
-           " DELETE FROM schema_migrations WHERE version > 9;"
-           " COMMIT");
-}
-
 void TakePostgresBackToSchema8(const std::string& url) {
-  TakePostgresBackToSchema9(url);
   QueryInt(url,
            "BEGIN;"
            " DROP TRIGGER sessions_head_insert ON sessions;"

@@ -56,15 +56,10 @@ std::unique_ptr<Store> OpenOrDie(const std::string& location, StoreOptions optio
 int64_t QueryInt(const std::string& location, const std::string& sql);
 
 // Takes a PostgreSQL store made at the latest schema back to what a codex of
-// schema version 9 stored for the same sessions: no search_sketch column
-// (migration 0010). One transaction.
-void TakePostgresBackToSchema9(const std::string& url);
-
-// Takes a PostgreSQL store made at the latest schema back to what a codex of
 // schema version 8 stored for the same sessions: the recency indexes on
 // updated_at_ms, no updated_slot column, sessions_head and the head's
 // foreign key instead of the triggers of migration 0009, the default
-// fillfactors. Two transactions (to 9, then to 8).
+// fillfactors. One transaction.
 void TakePostgresBackToSchema8(const std::string& url);
 
 // Takes a PostgreSQL store made at the latest schema back to what a codex of
