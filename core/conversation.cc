@@ -727,10 +727,35 @@ Status Conversation::RunCallGroup(TurnState& turn, const std::vector<Item>& call
   }
 
   // Outputs in call order, each as soon as it and those before it are in.
+  // Outputs that are in together are committed together (one transaction:
+  // the calls of a group of quick commands end nearly at once), none later
+  // than alone; a failed, cancelled or turn-stopping call is committed on
+  // its own path below.
+  auto plain = [&](size_t k) {  // with `mu` held, or thread k joined
+    return k < started && results[k].has_value() && results[k]->ok() && !(*results[k])->stop_turn;
+  };
   Status status = OkStatus();
   for (size_t i = 0; i < calls.size(); ++i) {
     if (threads[i].joinable()) threads[i].join();
     if (!status.ok()) continue;  // the rest are only waited for
+    if (!group_cancel.cancelled() && plain(i)) {
+      std::vector<Item> outputs = {std::move((*results[i])->output)};
+      size_t last = i;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        while (last + 1 < calls.size() && plain(last + 1)) {
+          outputs.push_back(std::move((*results[++last])->output));
+        }
+      }
+      for (size_t k = i + 1; k <= last; ++k) {
+        if (threads[k].joinable()) threads[k].join();
+      }
+      status = Commit(turn.turn_id, std::move(outputs));
+      if (status.ok()) status = RecordGoalChange(turn.turn_id);
+      if (!status.ok()) group_cancel.Cancel();  // no point running on
+      i = last;
+      continue;
+    }
     const bool stopped_by_group = group_cancel.cancelled() && !cancel.cancelled();
     const bool cancelled_call = i >= started || (!results[i]->ok() && results[i]->status().code() ==
                                                                           StatusCode::kCancelled);
