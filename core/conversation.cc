@@ -30,9 +30,12 @@ namespace {
 constexpr int64_t kStreamRetryBaseMs = 200;
 
 // Streams model output into the store and the observer as it arrives.
+// Holds the items of one batch (bytes received together) and commits them in
+// one transaction at its end: none waits for the network to be stored, and a
+// response of many calls is not one transaction an item.
 class CommitObserver final : public StreamObserver {
  public:
-  using CommitFn = std::function<Status(const Item&)>;
+  using CommitFn = std::function<Status(std::vector<Item>)>;
   CommitObserver(TurnObserver& observer, CommitFn commit)
       : observer_(observer), commit_(std::move(commit)) {}
 
@@ -46,8 +49,15 @@ class CommitObserver final : public StreamObserver {
     observer_.OnRawReasoningDelta(delta);
   }
   Status OnOutputItemDone(const Item& item) override {
-    RETURN_IF_ERROR(commit_(item));
-    observer_.OnItemCompleted(item);
+    held_.push_back(item);
+    return OkStatus();
+  }
+  Status OnBatchEnd() override {
+    if (held_.empty()) return OkStatus();
+    std::vector<Item> items = std::move(held_);
+    held_.clear();
+    RETURN_IF_ERROR(commit_(items));
+    for (const Item& item : items) observer_.OnItemCompleted(item);
     return OkStatus();
   }
   void OnWarning(std::string_view message) override { observer_.OnNotice(message); }
@@ -56,6 +66,7 @@ class CommitObserver final : public StreamObserver {
  private:
   TurnObserver& observer_;
   CommitFn commit_;
+  std::vector<Item> held_;
 };
 
 // Sleeps up to `ms`, waking early when cancelled.
@@ -251,9 +262,13 @@ int Conversation::ContextLeftPercent() const { return budget_.ContextLeftPercent
 
 Result<ModelResponse> Conversation::Sample(const std::string& turn_id, const CancelToken& cancel) {
   const std::string body = BuildResponsesRequest(Request(), transcript_);
-  CommitObserver observer(*deps_.observer,
-                          [&](const Item& item) { return Commit(turn_id, {item}); });
-  return deps_.client->Stream(body, observer, cancel);
+  CommitObserver observer(
+      *deps_.observer, [&](std::vector<Item> items) { return Commit(turn_id, std::move(items)); });
+  Result<ModelResponse> response = deps_.client->Stream(body, observer, cancel);
+  // What a client delivered without ending its batch (one that calls
+  // OnOutputItemDone alone) is committed now, whatever the outcome.
+  RETURN_IF_ERROR(observer.OnBatchEnd());
+  return response;
 }
 
 Result<bool> Conversation::Compact(const std::string& turn_id, CompactionTrigger trigger,
