@@ -755,21 +755,39 @@ pid_t VforkCommand(const SpawnOptions& options, const int stdio[3], bool control
   plan.redirect_stdio = true;
   for (int i = 0; i < 3; ++i) plan.stdio[i] = stdio[i];
   plan.controlling_tty = controlling_tty;
-  // The child writes nothing but `failed` (its own copy of the descriptor
-  // table, signal handlers and mask; ChildRun allocates nothing); this
-  // process sleeps until it has exec'd or exited.
-  ChildReport failed;
-  failed.stage = -1;
-  const pid_t pid = ::vfork();
-  if (pid == 0) {
-    ChildRun(plan, &failed);
-    ::_exit(127);
-  }
-  if (pid < 0) {
-    Fail(report, ChildStage::kSetup, errno, "vfork");
+  // A failure comes back on a close-on-exec pipe (end of file: the command
+  // runs), which does not depend on the child sharing this memory (a runtime
+  // may turn vfork into fork). The child has its own descriptor table, signal
+  // handlers and mask and allocates nothing (ChildRun); this process sleeps
+  // until it has exec'd or exited.
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    Fail(report, ChildStage::kSetup, errno, "pipe");
     return -1;
   }
-  if (failed.stage >= 0) {
+  const pid_t pid = ::vfork();
+  if (pid == 0) {
+    ChildReport failed;
+    ChildRun(plan, &failed);
+    WriteReportAndExit(fds[1], failed);
+  }
+  const int vfork_errno = errno;
+  ::close(fds[1]);
+  if (pid < 0) {
+    ::close(fds[0]);
+    Fail(report, ChildStage::kSetup, vfork_errno, "vfork");
+    return -1;
+  }
+  ChildReport failed;
+  size_t got = 0;
+  while (got < sizeof(failed)) {
+    const ssize_t n = ::read(fds[0], reinterpret_cast<char*>(&failed) + got, sizeof(failed) - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fds[0]);
+  if (got == sizeof(failed)) {
     *report = failed;
     while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
     }
