@@ -16,7 +16,8 @@ endif()
 # testing/, the scripted server, Catch2's implementation) is compiled at -O0
 # while the shipped libraries and programs keep the build type's -O2: the -O2
 # warnings and the benches are about those (the benches' helpers from testing/
-# only set up: temporary directories, the private PostgreSQL server). Measured
+# only set up: temporary directories, the private PostgreSQL server). The
+# scripted server, which answers the requests the benches time, keeps -O2. Measured
 # (docs/ci.md): a test file compiles in half the CPU time at -O0 with the
 # precompiled header. The tests spend their run time in the -O2 codex binary and
 # libraries.

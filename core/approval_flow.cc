@@ -65,9 +65,7 @@ Result<CommandGate> ApprovalFlow::ApproveCommand(const Item& call,
   // Known-safe also needs the PATH the command will see to hold only
   // absolute directories (else a planted ./cat could run instead).
   input.known_safe = sandbox::IsKnownSafeCommand(
-      argv, sandbox::LookupEnv(sandbox::BuildEnvironment(config_.shell_environment_policy,
-                                                         sandbox::CurrentEnvironment()),
-                               "PATH", "/usr/bin:/bin"));
+      argv, sandbox::PolicyValueOf(config_.shell_environment_policy, "PATH", "/usr/bin:/bin"));
   input.escalation_requested = escalation.escalate;
   input.sandbox_available =
       config_.sandbox_mode == SandboxMode::kDangerFullAccess || sandbox::landlock::AbiVersion() > 0;

@@ -30,9 +30,12 @@ namespace {
 constexpr int64_t kStreamRetryBaseMs = 200;
 
 // Streams model output into the store and the observer as it arrives.
+// Holds the items of one batch (bytes received together) and commits them in
+// one transaction at its end: none waits for the network to be stored, and a
+// response of many calls is not one transaction an item.
 class CommitObserver final : public StreamObserver {
  public:
-  using CommitFn = std::function<Status(const Item&)>;
+  using CommitFn = std::function<Status(std::vector<Item>)>;
   CommitObserver(TurnObserver& observer, CommitFn commit)
       : observer_(observer), commit_(std::move(commit)) {}
 
@@ -46,8 +49,15 @@ class CommitObserver final : public StreamObserver {
     observer_.OnRawReasoningDelta(delta);
   }
   Status OnOutputItemDone(const Item& item) override {
-    RETURN_IF_ERROR(commit_(item));
-    observer_.OnItemCompleted(item);
+    held_.push_back(item);
+    return OkStatus();
+  }
+  Status OnBatchEnd() override {
+    if (held_.empty()) return OkStatus();
+    std::vector<Item> items = std::move(held_);
+    held_.clear();
+    RETURN_IF_ERROR(commit_(items));
+    for (const Item& item : items) observer_.OnItemCompleted(item);
     return OkStatus();
   }
   void OnWarning(std::string_view message) override { observer_.OnNotice(message); }
@@ -56,6 +66,7 @@ class CommitObserver final : public StreamObserver {
  private:
   TurnObserver& observer_;
   CommitFn commit_;
+  std::vector<Item> held_;
 };
 
 // Sleeps up to `ms`, waking early when cancelled.
@@ -251,9 +262,13 @@ int Conversation::ContextLeftPercent() const { return budget_.ContextLeftPercent
 
 Result<ModelResponse> Conversation::Sample(const std::string& turn_id, const CancelToken& cancel) {
   const std::string body = BuildResponsesRequest(Request(), transcript_);
-  CommitObserver observer(*deps_.observer,
-                          [&](const Item& item) { return Commit(turn_id, {item}); });
-  return deps_.client->Stream(body, observer, cancel);
+  CommitObserver observer(
+      *deps_.observer, [&](std::vector<Item> items) { return Commit(turn_id, std::move(items)); });
+  Result<ModelResponse> response = deps_.client->Stream(body, observer, cancel);
+  // What a client delivered without ending its batch (one that calls
+  // OnOutputItemDone alone) is committed now, whatever the outcome.
+  RETURN_IF_ERROR(observer.OnBatchEnd());
+  return response;
 }
 
 Result<bool> Conversation::Compact(const std::string& turn_id, CompactionTrigger trigger,
@@ -727,10 +742,35 @@ Status Conversation::RunCallGroup(TurnState& turn, const std::vector<Item>& call
   }
 
   // Outputs in call order, each as soon as it and those before it are in.
+  // Outputs that are in together are committed together (one transaction:
+  // the calls of a group of quick commands end nearly at once), none later
+  // than alone; a failed, cancelled or turn-stopping call is committed on
+  // its own path below.
+  auto plain = [&](size_t k) {  // with `mu` held, or thread k joined
+    return k < started && results[k].has_value() && results[k]->ok() && !(*results[k])->stop_turn;
+  };
   Status status = OkStatus();
   for (size_t i = 0; i < calls.size(); ++i) {
     if (threads[i].joinable()) threads[i].join();
     if (!status.ok()) continue;  // the rest are only waited for
+    if (!group_cancel.cancelled() && plain(i)) {
+      std::vector<Item> outputs = {std::move((*results[i])->output)};
+      size_t last = i;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        while (last + 1 < calls.size() && plain(last + 1)) {
+          outputs.push_back(std::move((*results[++last])->output));
+        }
+      }
+      for (size_t k = i + 1; k <= last; ++k) {
+        if (threads[k].joinable()) threads[k].join();
+      }
+      status = Commit(turn.turn_id, std::move(outputs));
+      if (status.ok()) status = RecordGoalChange(turn.turn_id);
+      if (!status.ok()) group_cancel.Cancel();  // no point running on
+      i = last;
+      continue;
+    }
     const bool stopped_by_group = group_cancel.cancelled() && !cancel.cancelled();
     const bool cancelled_call = i >= started || (!results[i]->ok() && results[i]->status().code() ==
                                                                           StatusCode::kCancelled);

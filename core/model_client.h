@@ -57,8 +57,14 @@ class StreamObserver {
   }
   // A new output item started (its JSON as received).
   virtual void OnOutputItemAdded(std::string_view item_json) { (void)item_json; }
-  // A complete output item, decoded; commit it before returning.
+  // A complete output item, decoded; commit it before returning, or hold it
+  // to commit with the others of its batch in OnBatchEnd.
   virtual Status OnOutputItemDone(const Item& item) = 0;
+  // Every byte received so far has been fed (the items of bytes that arrived
+  // together: one batch): commit what OnOutputItemDone held. Called after
+  // each batch, whatever its end, before the client waits for more bytes or
+  // returns; an error ends the exchange as OnOutputItemDone's would.
+  virtual Status OnBatchEnd() { return OkStatus(); }
   // A non-fatal oddity in the stream (e.g. a data line that is not JSON).
   virtual void OnWarning(std::string_view message) { (void)message; }
   // The client is about to retry (message like "Reconnecting 1/5…").

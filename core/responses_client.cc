@@ -65,6 +65,8 @@ class ResponseSink {
   virtual ~ResponseSink() = default;
   virtual void Reset() = 0;  // a new attempt starts
   virtual Status Consume(std::string_view bytes) = 0;
+  // What was received together has been consumed (StreamObserver::OnBatchEnd).
+  virtual Status EndOfBatch() { return OkStatus(); }
   // The body ended; `transport_ok` is false when the connection broke.
   virtual Status Finish(bool transport_ok) = 0;
   virtual bool delivered() const = 0;  // no silent retry once true
@@ -161,6 +163,11 @@ Exchange RunExchange(HttpConnection& cli, const HttpRequest& req, ResponseSink& 
       for (const std::string& chunk : batch) {
         x.sink_error = sink.Consume(chunk);
         if (!x.sink_error.ok()) break;
+      }
+      if (!batch.empty()) {
+        // Even after a refused chunk: what was decoded before it is kept.
+        Status end = sink.EndOfBatch();
+        if (x.sink_error.ok()) x.sink_error = std::move(end);
       }
       batch.clear();
       if (!x.sink_error.ok()) break;
@@ -425,8 +432,11 @@ class StreamSinkImpl : public internal::ResponseSink {
     response_.reset();
   }
   Status Consume(std::string_view bytes) override { return stream_->Feed(bytes); }
+  Status EndOfBatch() override { return observer_.OnBatchEnd(); }
   Status Finish(bool) override {
     Result<ModelResponse> r = stream_->Finish();
+    // An event the parser completed only now (no blank line after it).
+    RETURN_IF_ERROR(observer_.OnBatchEnd());
     if (!r.ok()) return r.status();
     response_ = std::move(r).value();
     return OkStatus();

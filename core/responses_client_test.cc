@@ -82,12 +82,20 @@ class Recorder : public StreamObserver {
     items.push_back(item);
     return OkStatus();
   }
+  Status OnBatchEnd() override {
+    ++batch_ends;
+    items_at_batch_end = items.size();
+    return fail_batch_with;
+  }
   void OnRetry(std::string_view message) override { retries.emplace_back(message); }
 
   std::string text;
   std::vector<Item> items;
   std::vector<std::string> retries;
   Status fail_with;
+  Status fail_batch_with;
+  int batch_ends = 0;
+  size_t items_at_batch_end = 0;  // items delivered when the last batch ended
 };
 
 // No proxy variables leak in from the environment running the tests.
@@ -346,7 +354,45 @@ TEST_CASE("ResponsesClient: a stream dropped after delivery is stream_closed, no
   REQUIRE(r.status().code() == StatusCode::kUnavailable);
   REQUIRE(r.status().reason() == core::reason::kStreamClosed);
   REQUIRE(r.status().message() == "stream closed before response.completed");
-  REQUIRE(rec.items.size() == 1);  // delivered before the drop
+  REQUIRE(rec.items.size() == 1);      // delivered before the drop
+  CHECK(rec.items_at_batch_end == 1);  // and its batch ended: an observer holding it commits it
+  REQUIRE(server.count() == 1);
+}
+
+TEST_CASE("ResponsesClient: every delivered item's batch ends before Stream returns") {
+  NoProxyEnv no_proxy;
+  TestServer server;
+  server.server().Post("/v1/responses", [&](const httplib::Request& req, httplib::Response& res) {
+    server.Record(req);
+    // The last event without the blank line that ends it: the parser
+    // completes it only when the body ends.
+    std::string last = kDone;
+    while (!last.empty() && last.back() == '\n') last.pop_back();
+    res.set_content(kCreated + kDone + last, "text/event-stream");
+  });
+  auto client = MakeClient(Provider(server.base()));
+  Recorder rec;
+  CancelToken cancel;
+  auto r = client->Stream("{}", rec, cancel);
+  INFO(r.status().ToString());
+  REQUIRE(rec.items.size() == 2);
+  CHECK(rec.batch_ends >= 1);
+  CHECK(rec.items_at_batch_end == rec.items.size());
+}
+
+TEST_CASE("ResponsesClient: an error ending a batch aborts without retrying") {
+  NoProxyEnv no_proxy;
+  TestServer server;
+  server.server().Post("/v1/responses", [&](const httplib::Request& req, httplib::Response& res) {
+    server.Record(req);
+    res.set_content(kFullStream, "text/event-stream");
+  });
+  auto client = MakeClient(Provider(server.base()));
+  Recorder rec;
+  rec.fail_batch_with = DataLossError("cannot commit");
+  CancelToken cancel;
+  auto r = client->Stream("{}", rec, cancel);
+  REQUIRE(r.status().code() == StatusCode::kDataLoss);
   REQUIRE(server.count() == 1);
 }
 

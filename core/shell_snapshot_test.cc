@@ -187,6 +187,58 @@ TEST_CASE("RenderShellSnapshot refuses a capture the login files cut short") {
   CHECK(ro->find("xtrace") == std::string::npos);
 }
 
+TEST_CASE("RenderShellSnapshot: the shell options a profile changed hold in the command") {
+  // A profile that turns options on and off, among them a compatNN level
+  // (setting one clears the others) and, through the capture's text, an
+  // option this bash does not know: the others must still take effect.
+  TempDir home;
+  WriteProfile(home.path(),
+               "shopt -s extglob globstar nullglob compat42\n"
+               "shopt -u sourcepath checkwinsize\n");
+  ScopedEnv set_home("HOME", home.path().string());
+  SandboxedRunner runner;
+  const std::string nonce = "codex-snapshot-test";
+  auto result =
+      runner.Run(Unconfined(ShellSnapshotCaptureArgv("/bin/bash", nonce), home.path().string()),
+                 CancelToken());
+  REQUIRE(result.ok());
+  REQUIRE(result->exit_code == 0);
+  std::string captured = result->stdout_text;
+  const std::string shopt_mark = nonce + " shopt\n";
+  const size_t at = captured.find(shopt_mark);
+  REQUIRE(at != std::string::npos);
+  captured.insert(at + shopt_mark.size(),
+                  "shopt -s no_such_option_here\nshopt -u another_unknown\n"
+                  "shopt -s bad;name\n");
+  auto text = RenderShellSnapshot(captured, nonce);
+  REQUIRE(text.ok());
+  INFO(*text);
+  CHECK(text->find("bad;name") == std::string::npos);
+  // Two shopt lines at most, however many options bash has.
+  size_t lines = 0;
+  for (size_t p = text->find("\nshopt "); p != std::string::npos;
+       p = text->find("\nshopt ", p + 1)) {
+    ++lines;
+  }
+  CHECK(lines <= 2);
+
+  WriteFile(home.path() / "snap.sh", *text);
+  TempDir work;
+  CommandSpec run = Unconfined({"/bin/bash", "-lc",
+                                "shopt -p extglob globstar nullglob compat42 compat41 sourcepath "
+                                "checkwinsize expand_aliases"},
+                               work.path().string());
+  ApplyShellSnapshot((home.path() / "snap.sh").string(), run);
+  auto ran = runner.Run(run, CancelToken());
+  REQUIRE(ran.ok());
+  INFO(ran->output);
+  CHECK(ran->stdout_text ==
+        "shopt -s extglob\nshopt -s globstar\nshopt -s nullglob\nshopt -s compat42\n"
+        "shopt -u compat41\nshopt -u sourcepath\nshopt -u checkwinsize\n"
+        "shopt -u expand_aliases\n");
+  CHECK(ran->stderr_text.empty());
+}
+
 // Waits (10 s at most) until the capture StartCapture began has ended:
 // true when the snapshot is ready, false when it failed or did not end.
 bool CaptureEnded(const ShellSnapshot& snapshot) {

@@ -2,14 +2,14 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 
 extern char** environ;
 
 namespace codex::sandbox {
 namespace {
 
-char Lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+// ASCII only (the file comment's rule), without the locale's tolower.
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 // Matches a `[...]` set at pattern[*p] (just after '[') against `c`; advances
 // *p past the closing ']'. Returns nullopt when the set is not closed (then
@@ -91,12 +91,18 @@ bool EnvPatternMatches(std::string_view pattern, std::string_view name) {
 }
 
 bool IsSecretLikeName(std::string_view name) {
-  // CODEX_SESSION_STORE may be a postgresql:// URL with its password.
-  static constexpr std::array<std::string_view, 7> kDefaultExcludes = {
-      "*KEY*",        "*SECRET*",           "*TOKEN*", "*PASSWORD*", "*PASSWD*",
-      "*CREDENTIAL*", "CODEX_SESSION_STORE"};
-  return std::any_of(kDefaultExcludes.begin(), kDefaultExcludes.end(),
-                     [&](std::string_view pattern) { return EnvPatternMatches(pattern, name); });
+  // The default excludes "*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*",
+  // "*PASSWD*", "*CREDENTIAL*" and "CODEX_SESSION_STORE" (a postgresql:// URL
+  // may hold its password), ignoring ASCII case as EnvPatternMatches does:
+  // the name folded once, then a substring search per word (this runs for
+  // every variable of every command).
+  static constexpr std::array<std::string_view, 6> kWords = {"key",      "secret", "token",
+                                                             "password", "passwd", "credential"};
+  std::string folded(name);
+  for (char& c : folded) c = Lower(c);
+  if (folded == "codex_session_store") return true;
+  return std::any_of(kWords.begin(), kWords.end(),
+                     [&](std::string_view word) { return folded.find(word) != std::string::npos; });
 }
 
 std::vector<std::string> BuildEnvironment(const EnvPolicy& policy,
@@ -134,6 +140,22 @@ std::vector<std::string> BuildEnvironment(const EnvPolicy& policy,
   out.reserve(vars.size());
   for (const auto& [name, value] : vars) out.push_back(name + "=" + value);
   return out;
+}
+
+std::string PolicyValueOf(const EnvPolicy& policy, std::string_view name,
+                          std::string_view fallback) {
+  // BuildEnvironment decides each variable by its own name and values alone:
+  // building from `name`'s entry only gives it the value the whole would.
+  std::vector<std::string> base;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    if (entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 &&
+        entry[name.size()] == '=') {
+      base.emplace_back(entry);
+      break;  // the first one, as BuildEnvironment keeps
+    }
+  }
+  return LookupEnv(BuildEnvironment(policy, base), name, fallback);
 }
 
 std::vector<std::string> CurrentEnvironment() {

@@ -57,6 +57,11 @@ bool EnvPatternMatches(std::string_view pattern, std::string_view name);
 std::vector<std::string> BuildEnvironment(const EnvPolicy& policy,
                                           const std::vector<std::string>& base);
 
+// The value `name` has in BuildEnvironment(policy, CurrentEnvironment()), or
+// `fallback` when it has none, without building the rest.
+std::string PolicyValueOf(const EnvPolicy& policy, std::string_view name,
+                          std::string_view fallback);
+
 // The current process environment as "NAME=value" strings.
 std::vector<std::string> CurrentEnvironment();
 

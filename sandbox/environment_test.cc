@@ -1,5 +1,7 @@
 #include "sandbox/environment.h"
 
+#include <stdlib.h>
+
 #include <catch2/catch.hpp>
 
 using namespace codex::sandbox;
@@ -13,6 +15,18 @@ TEST_CASE("IsSecretLikeName spots credentials regardless of case") {
   CHECK_FALSE(IsSecretLikeName("PATH"));
   CHECK_FALSE(IsSecretLikeName("HOME"));
   CHECK_FALSE(IsSecretLikeName("TMPDIR"));
+  // Each default exclude, anywhere in the name and in any case.
+  CHECK(IsSecretLikeName("monkey"));
+  CHECK(IsSecretLikeName("my_Passwd_file"));
+  CHECK(IsSecretLikeName("xSecRetx"));
+  CHECK(IsSecretLikeName("TOKEN"));
+  CHECK(IsSecretLikeName("Credential"));
+  CHECK(IsSecretLikeName("codex_session_store"));
+  CHECK_FALSE(IsSecretLikeName("CODEX_SESSION_STORE_X"));
+  CHECK_FALSE(IsSecretLikeName("CODEX_SESSION"));
+  CHECK_FALSE(IsSecretLikeName("KE_Y"));
+  CHECK_FALSE(IsSecretLikeName("PASSWOR"));
+  CHECK_FALSE(IsSecretLikeName(""));
 }
 
 TEST_CASE("BuildEnvironment inherits, filters and overrides") {
@@ -100,4 +114,33 @@ TEST_CASE("shell_environment_policy: default excludes, exclude, set, include_onl
   policy.overrides = {{"CODEX_SANDBOX_NETWORK_DISABLED", "1"}};
   CHECK(BuildEnvironment(policy, base) ==
         std::vector<std::string>{"AWS_REGION=us", "CODEX_SANDBOX_NETWORK_DISABLED=1", "PATH=/bin"});
+}
+
+TEST_CASE("PolicyValueOf gives a variable the value the whole environment would") {
+  ::setenv("CODEX_ENV_TEST_PATH", "/first", 1);
+  ::setenv("CODEX_ENV_TEST_SECRET_TOKEN", "sk", 1);
+  const std::vector<std::string> names = {"CODEX_ENV_TEST_PATH", "CODEX_ENV_TEST_SECRET_TOKEN",
+                                          "CODEX_ENV_TEST_UNSET", "PATH"};
+  std::vector<EnvPolicy> policies(6);
+  policies[1].inherit = EnvInherit::kCore;
+  policies[2].secrets = SecretFilter::kKeep;
+  policies[3].exclude = {"codex_env_test_p*"};
+  policies[3].set = {{"CODEX_ENV_TEST_UNSET", "from set"}};
+  policies[4].include_only = {"*_TOKEN", "CODEX_ENV_TEST_U*"};
+  policies[4].set = {{"CODEX_ENV_TEST_UNSET", "from set"}, {"CODEX_ENV_TEST_PATH", "set"}};
+  policies[5].inherit = EnvInherit::kNone;
+  policies[5].overrides = {{"CODEX_ENV_TEST_PATH", "override"}};
+  for (size_t i = 0; i < policies.size(); ++i) {
+    const auto whole = BuildEnvironment(policies[i], CurrentEnvironment());
+    for (const std::string& name : names) {
+      INFO("policy " << i << ", " << name);
+      CHECK(PolicyValueOf(policies[i], name, "fallback") == LookupEnv(whole, name, "fallback"));
+    }
+  }
+  CHECK(PolicyValueOf(policies[5], "CODEX_ENV_TEST_PATH", "") == "override");
+  CHECK(PolicyValueOf(policies[3], "CODEX_ENV_TEST_PATH", "none") == "none");
+  CHECK(PolicyValueOf(policies[0], "CODEX_ENV_TEST_SECRET_TOKEN", "none") == "none");
+  CHECK(PolicyValueOf(policies[2], "CODEX_ENV_TEST_SECRET_TOKEN", "none") == "sk");
+  ::unsetenv("CODEX_ENV_TEST_PATH");
+  ::unsetenv("CODEX_ENV_TEST_SECRET_TOKEN");
 }

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -45,7 +46,8 @@ struct ChildPlan {
   bool redirect_stdio = true;
   int stdio[3] = {-1, -1, -1};
   int error_fd = -1;
-  bool pass_error_fd = false;  // the exec'd launcher reports for the command
+  bool pass_error_fd = false;    // the exec'd launcher reports for the command
+  bool controlling_tty = false;  // stdin (a terminal) becomes the session's
   const ChildSetup* setup = nullptr;
 };
 
@@ -135,6 +137,10 @@ void ChildRun(const ChildPlan& plan, ChildReport* report) noexcept {
         return;
       }
     }
+  }
+  if (plan.controlling_tty && ::ioctl(0, TIOCSCTTY, 0) != 0) {
+    Fail(report, ChildStage::kSetup, errno, "ioctl(TIOCSCTTY)");
+    return;
   }
   if (plan.cwd != nullptr && ::chdir(plan.cwd) != 0) {
     Fail(report, ChildStage::kChdir, errno, "chdir");
@@ -732,6 +738,62 @@ void ExecInPlaceOrReport(const SpawnOptions& options, int report_fd) {
   ChildReport report;
   ChildRun(plan, &report);
   WriteReportAndExit(report_fd, report);
+}
+
+pid_t VforkCommand(const SpawnOptions& options, const int stdio[3], bool controlling_tty,
+                   ChildReport* report) {
+  std::vector<std::string> argv_copy = options.argv;
+  if (argv_copy.empty()) argv_copy.push_back("");
+  ExecStrings strings(options, argv_copy, false);
+  ChildPlan plan;
+  plan.argv = strings.argv_ptrs.data();
+  plan.envp = strings.env_ptrs.data();
+  plan.candidates = strings.candidate_ptrs.data();
+  plan.candidate_count = strings.candidate_ptrs.size();
+  plan.cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
+  plan.new_group = true;
+  plan.redirect_stdio = true;
+  for (int i = 0; i < 3; ++i) plan.stdio[i] = stdio[i];
+  plan.controlling_tty = controlling_tty;
+  // A failure comes back on a close-on-exec pipe (end of file: the command
+  // runs), which does not depend on the child sharing this memory (a runtime
+  // may turn vfork into fork). The child has its own descriptor table, signal
+  // handlers and mask and allocates nothing (ChildRun); this process sleeps
+  // until it has exec'd or exited.
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    Fail(report, ChildStage::kSetup, errno, "pipe");
+    return -1;
+  }
+  const pid_t pid = ::vfork();
+  if (pid == 0) {
+    ChildReport failed;
+    ChildRun(plan, &failed);
+    WriteReportAndExit(fds[1], failed);
+  }
+  const int vfork_errno = errno;
+  ::close(fds[1]);
+  if (pid < 0) {
+    ::close(fds[0]);
+    Fail(report, ChildStage::kSetup, vfork_errno, "vfork");
+    return -1;
+  }
+  ChildReport failed;
+  size_t got = 0;
+  while (got < sizeof(failed)) {
+    const ssize_t n = ::read(fds[0], reinterpret_cast<char*>(&failed) + got, sizeof(failed) - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fds[0]);
+  if (got == sizeof(failed)) {
+    *report = failed;
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    return -1;
+  }
+  return pid;
 }
 
 void ReportConfineFailure(int report_fd, int err, const char* what) {

@@ -250,6 +250,16 @@ Result<ProcessResult> Supervise(Supervised& child, const SpawnOptions& options,
 // exits 127.
 [[noreturn]] void ExecInPlaceOrReport(const SpawnOptions& options, int report_fd);
 
+// For the sandbox server's keeper (sandbox_server_loop.cc): starts
+// options.argv (searched in options' environment's PATH) as the leader of a
+// new session, with `stdio` as fds 0..2 (fd 0, a terminal, as its
+// controlling terminal when `controlling_tty`), in options.cwd, every other
+// descriptor closed at exec. vfork: the caller's memory is not copied, and
+// the caller sleeps until the command runs or its start failed. Returns its
+// pid, or -1 with `report` saying what failed (the child already reaped).
+pid_t VforkCommand(const SpawnOptions& options, const int stdio[3], bool controlling_tty,
+                   ChildReport* report);
+
 // For the same helper: reports that the sandbox could not be applied (`what`
 // failed with `err`) as ChildStage::kConfine on `report_fd`, and exits 127.
 [[noreturn]] void ReportConfineFailure(int report_fd, int err, const char* what);

@@ -23,7 +23,8 @@
 // stderr and a status pipe passed with SCM_RIGHTS: output never goes through
 // the server) and signal (a signal for the command's process group; SIGKILL
 // ends its whole process tree). Per command, the server forks a keeper (a
-// child subreaper) that forks the command in a new session and reports on
+// child subreaper) that starts the command with vfork (its memory is not
+// copied for a process that execs at once) in a new session and reports on
 // the status pipe: started (or why it could not start, as RunProcess
 // reports it), the leader's wait status, and, by closing the pipe, that no
 // process of the command is left. End of file on the status pipe before the

@@ -127,14 +127,6 @@ struct SpawnRequest {
   std::vector<std::string> env;
 };
 
-// Moves `fd` to a descriptor >= 10, close-on-exec (so that dup2 onto 0..2
-// cannot clobber another source).
-int Lift(int fd) {
-  int lifted = ::fcntl(fd, F_DUPFD_CLOEXEC, 10);
-  ::close(fd);
-  return lifted;
-}
-
 // A pseudo-terminal of the sandbox's own /dev/pts (so that ttyname() and
 // /dev/tty work for the command): the master, and the slave in fds[0..2].
 int OpenPty(SpawnRequest* req) {
@@ -157,37 +149,6 @@ int OpenPty(SpawnRequest* req) {
     req->fds[i] = i == 0 ? slave : ::fcntl(slave, F_DUPFD_CLOEXEC, 3);
   }
   return master;
-}
-
-// The command's process, forked by the keeper; never returns.
-[[noreturn]] void CommandChild(const SpawnRequest& req, int report_fd) {
-  internal::ChildReport report;
-  auto fail = [&](ChildStage stage, int err, const char* what) {
-    report.stage = static_cast<int>(stage);
-    report.err = err;
-    std::snprintf(report.what, sizeof(report.what), "%s", what);
-    (void)WriteAll(report_fd, &report, sizeof(report));
-    std::_Exit(127);
-  };
-  if (::setsid() < 0) fail(ChildStage::kSetup, errno, "setsid");
-  int src[3];
-  for (int i = 0; i < 3; ++i) src[i] = Lift(req.fds[i]);
-  for (int i = 0; i < 3; ++i) {
-    if (src[i] < 0 || ::dup2(src[i], i) < 0) fail(ChildStage::kSetup, errno, "dup2");
-  }
-  if ((req.header.flags & sp::kFlagPty) != 0 && ::ioctl(0, TIOCSCTTY, 0) != 0) {
-    fail(ChildStage::kSetup, errno, "ioctl(TIOCSCTTY)");
-  }
-  if (!req.cwd.empty() && ::chdir(req.cwd.c_str()) != 0) fail(ChildStage::kChdir, errno, "chdir");
-  std::vector<char*> env;
-  for (const std::string& e : req.env) env.push_back(const_cast<char*>(e.c_str()));
-  env.push_back(nullptr);
-  environ = env.data();
-  SpawnOptions options;
-  options.argv = req.argv;
-  options.env.inherit = EnvInherit::kAll;
-  options.env.secrets = SecretFilter::kKeep;  // the client built the environment
-  internal::ExecInPlaceOrReport(options, report_fd);
 }
 
 // Kills every process below the keeper: each round SIGKILLs the current
@@ -225,32 +186,24 @@ void KillTree(pid_t leader, int status_fd, bool* leader_done) {
     }
     ::close(g_ruleset_fd);
   }
-  int report[2];
-  if (::pipe2(report, O_CLOEXEC) != 0) FailStart(status_fd, errno, "pipe");
-  const pid_t child = ::fork();
-  if (child == 0) {
-    ::close(report[0]);
-    ::close(status_fd);
-    if (master >= 0) ::close(master);
-    CommandChild(req, report[1]);
-  }
-  for (int i = 0; i < 3; ++i) ::close(req.fds[i]);
-  ::close(report[1]);
+  // The command: started with vfork (internal::VforkCommand), so that this
+  // keeper's memory is not copied for a process that execs at once.
+  std::vector<char*> env;
+  for (const std::string& e : req.env) env.push_back(const_cast<char*>(e.c_str()));
+  env.push_back(nullptr);
+  environ = env.data();
+  SpawnOptions options;
+  options.argv = req.argv;
+  options.cwd = req.cwd;
+  options.env.inherit = EnvInherit::kAll;
+  options.env.secrets = SecretFilter::kKeep;  // the client built the environment
   internal::ChildReport r;
+  const pid_t child = internal::VforkCommand(options, req.fds, master >= 0, &r);
+  for (int i = 0; i < 3; ++i) ::close(req.fds[i]);
   if (child < 0) {
-    r.stage = static_cast<int>(ChildStage::kSetup);
-    r.err = errno;
-    std::snprintf(r.what, sizeof(r.what), "fork");
     SendStatus(status_fd, sp::StatusType::kStartFailed, 0, &r);
     std::_Exit(0);
   }
-  if (ReadAll(report[0], &r, sizeof(r))) {
-    while (::waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
-    }
-    SendStatus(status_fd, sp::StatusType::kStartFailed, 0, &r);
-    std::_Exit(0);
-  }
-  ::close(report[0]);
   SendStatus(status_fd, sp::StatusType::kStarted, child, nullptr, master);
   if (master >= 0) ::close(master);
 

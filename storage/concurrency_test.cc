@@ -139,6 +139,43 @@ TEST_CASE("Two processes resuming one session: the second append is a conflict")
   CHECK(core::MessageText(transcript->back().item) == "child");
 }
 
+TEST_CASE("A store whose append lost the race sees the other's commits at its next append") {
+  // Two connections taking turns; each conflict leaves a store's (reused)
+  // statements mid-result, which must not pin it to an old snapshot.
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
+  auto a = OpenStore(path);
+  auto b = OpenStore(path);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  auto s = (*a)->CreateSession({});
+  REQUIRE(s.ok());
+  const std::string id = s->id;
+  auto first = (*a)->Append(id, std::nullopt, "t", {core::UserMessage("start")});
+  REQUIRE(first.ok());
+  std::optional<int64_t> head = first->back();
+  for (int round = 0; round < 20; ++round) {
+    auto& winner = round % 2 == 0 ? *b : *a;
+    auto& loser = round % 2 == 0 ? *a : *b;
+    const std::string tag = std::to_string(round);
+    auto won = winner->Append(id, head, "t", {core::AssistantMessage("won " + tag)});
+    REQUIRE(won.ok());
+    auto lost = loser->Append(id, head, "t", {core::AssistantMessage("lost " + tag)});
+    REQUIRE_FALSE(lost.ok());
+    CHECK(lost.status().reason() == codex::core::reason::kSessionAdvanced);
+    head = won->back();
+    // The loser, at the current head, now goes through and sees its rival's item.
+    auto next = loser->Append(id, head, "t", {core::AssistantMessage("next " + tag)});
+    INFO(next.status().ToString());
+    REQUIRE(next.ok());
+    head = next->back();
+    auto transcript = loser->LoadTranscript(*loser->FindSession(id));
+    REQUIRE(transcript.ok());
+    REQUIRE(transcript->size() == static_cast<size_t>(2 + 2 * round + 1));
+    CHECK(core::MessageText((*transcript)[transcript->size() - 2].item) == "won " + tag);
+  }
+}
+
 TEST_CASE("Eight processes taking turns on one session: no turn interleaved, no item lost") {
   constexpr int kWriters = 8;
   constexpr int kWriterTurns = 15;

@@ -130,6 +130,19 @@ SqliteSessionStore::SqliteSessionStore(std::string path, std::unique_ptr<SQLite:
       wait_(std::move(wait)),
       db_(std::move(db)) {}
 
+struct SqliteSessionStore::AppendStatements {
+  explicit AppendStatements(SQLite::Database& db)
+      : head(db, "SELECT head_item_id, title FROM sessions WHERE id = ?"),
+        cas(db,
+            "UPDATE sessions SET head_item_id = ?1, updated_at_ms = ?2,"
+            " title = CASE WHEN ?3 <> '' AND title = '' THEN ?3 ELSE title END"
+            " WHERE id = ?4 AND head_item_id IS ?5"),
+        chain(db) {}
+  SQLite::Statement head;
+  SQLite::Statement cas;
+  sqlite_internal::ChainInserter chain;
+};
+
 SqliteSessionStore::~SqliteSessionStore() = default;
 
 namespace {
@@ -540,7 +553,16 @@ Result<std::vector<int64_t>> SqliteSessionStore::Append(std::string_view session
   for (const Item& item : items) batch.push_back({std::string(turn_id), now, item});
   return WithWriteTransaction(
       *db_, path_, "appending to session " + sid, [&]() -> Result<std::vector<int64_t>> {
-        SQLite::Statement cur(*db_, "SELECT head_item_id, title FROM sessions WHERE id = ?");
+        if (!append_) append_ = std::make_unique<AppendStatements>(*db_);
+        SQLite::Statement& cur = append_->head;
+        SQLite::Statement& cas = append_->cas;
+        // Reset on every way out: a statement left on a row would hold its
+        // read snapshot open until the next append.
+        struct ResetAtEnd {
+          SQLite::Statement& q;
+          ~ResetAtEnd() { q.tryReset(); }
+        } reset_cur{cur}, reset_cas{cas};
+        cur.reset();
         cur.bind(1, sid);
         if (!cur.executeStep()) return UnknownSession(sid);
         if (OptionalInt(cur.getColumn(0)) != expected_head) return SessionAdvanced(sid);
@@ -548,12 +570,9 @@ Result<std::vector<int64_t>> SqliteSessionStore::Append(std::string_view session
         cur.reset();
         if (batch.empty()) return std::vector<int64_t>{};
 
-        std::vector<int64_t> ids = InsertChain(*db_, sid, expected_head, batch);
+        std::vector<int64_t> ids = append_->chain.Insert(sid, expected_head, batch);
         std::string title = needs_title ? TitleFromItems(batch) : std::string();
-        SQLite::Statement cas(*db_,
-                              "UPDATE sessions SET head_item_id = ?1, updated_at_ms = ?2,"
-                              " title = CASE WHEN ?3 <> '' AND title = '' THEN ?3 ELSE title END"
-                              " WHERE id = ?4 AND head_item_id IS ?5");
+        cas.reset();
         cas.bind(1, ids.back());
         cas.bind(2, now);
         cas.bind(3, title);

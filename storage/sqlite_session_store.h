@@ -135,6 +135,10 @@ class SqliteSessionStore final : public SessionDatabase {
   StoreOptions options_;
   std::unique_ptr<internal::BusyWait> wait_;  // installed on db_; outlives it
   std::unique_ptr<SQLite::Database> db_;
+  // Append's statements, prepared at its first use (declared after db_:
+  // finalized before the connection closes).
+  struct AppendStatements;
+  std::unique_ptr<AppendStatements> append_;
 };
 
 // <codex_home>/sessions.db, opened with SqliteSessionStore::Open. A missing
