@@ -208,6 +208,16 @@ struct ExecStrings {
     env_ptrs.push_back(nullptr);
     for (const std::string& c : candidates) candidate_ptrs.push_back(c.c_str());
   }
+
+  // A plan for these strings (which must outlive it); the rest as defaults.
+  ChildPlan Plan() {
+    ChildPlan plan;
+    plan.argv = argv_ptrs.data();
+    plan.envp = env_ptrs.data();
+    plan.candidates = candidate_ptrs.data();
+    plan.candidate_count = candidate_ptrs.size();
+    return plan;
+  }
 };
 
 }  // namespace
@@ -431,11 +441,7 @@ Result<ChildProcess> ChildProcess::Spawn(const SpawnOptions& options) {
   ASSIGN_OR_RETURN(Pipe out, MakePipe());
   ASSIGN_OR_RETURN(Pipe err, MakePipe());
 
-  ChildPlan plan;
-  plan.argv = strings.argv_ptrs.data();
-  plan.envp = strings.env_ptrs.data();
-  plan.candidates = strings.candidate_ptrs.data();
-  plan.candidate_count = strings.candidate_ptrs.size();
+  ChildPlan plan = strings.Plan();
   plan.cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
   plan.stdio[0] = dev_null.get();
   plan.stdio[1] = out.write.get();
@@ -694,11 +700,7 @@ Status ExecInPlace(const SpawnOptions& options) {
     }
   }
   ExecStrings strings(options, argv_copy, launcher);
-  ChildPlan plan;
-  plan.argv = strings.argv_ptrs.data();
-  plan.envp = strings.env_ptrs.data();
-  plan.candidates = strings.candidate_ptrs.data();
-  plan.candidate_count = strings.candidate_ptrs.size();
+  ChildPlan plan = strings.Plan();
   plan.cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
   plan.new_group = false;
   plan.redirect_stdio = false;
@@ -727,11 +729,7 @@ void ExecInPlaceOrReport(const SpawnOptions& options, int report_fd) {
   std::vector<std::string> argv_copy = options.argv;
   if (argv_copy.empty()) argv_copy.push_back("");
   ExecStrings strings(options, argv_copy, false);
-  ChildPlan plan;
-  plan.argv = strings.argv_ptrs.data();
-  plan.envp = strings.env_ptrs.data();
-  plan.candidates = strings.candidate_ptrs.data();
-  plan.candidate_count = strings.candidate_ptrs.size();
+  ChildPlan plan = strings.Plan();
   plan.new_group = false;
   plan.redirect_stdio = false;
   plan.error_fd = report_fd;
@@ -745,11 +743,7 @@ pid_t VforkCommand(const SpawnOptions& options, const int stdio[3], bool control
   std::vector<std::string> argv_copy = options.argv;
   if (argv_copy.empty()) argv_copy.push_back("");
   ExecStrings strings(options, argv_copy, false);
-  ChildPlan plan;
-  plan.argv = strings.argv_ptrs.data();
-  plan.envp = strings.env_ptrs.data();
-  plan.candidates = strings.candidate_ptrs.data();
-  plan.candidate_count = strings.candidate_ptrs.size();
+  ChildPlan plan = strings.Plan();
   plan.cwd = options.cwd.empty() ? nullptr : options.cwd.c_str();
   plan.new_group = true;
   plan.redirect_stdio = true;
