@@ -53,6 +53,8 @@ class TestServer {
     std::lock_guard<std::mutex> lock(mu_);
     requests_.push_back(req);
   }
+  // Answers every request to `path` (recorded) with kFullStream.
+  void ServeFullStream(const std::string& path = "/v1/responses");
   std::vector<httplib::Request> requests() {
     std::lock_guard<std::mutex> lock(mu_);
     return requests_;
@@ -73,6 +75,13 @@ class TestServer {
   std::vector<httplib::Request> requests_;
   codex::testing::LoopbackHttpServer<> http_;  // last: stopped before the state its handlers use
 };
+
+void TestServer::ServeFullStream(const std::string& path) {
+  server().Post(path, [this](const httplib::Request& req, httplib::Response& res) {
+    Record(req);
+    res.set_content(kFullStream, "text/event-stream");
+  });
+}
 
 class Recorder : public StreamObserver {
  public:
@@ -128,10 +137,7 @@ TEST_CASE("ResponsesClient: streams a response; headers and query params arrive"
   ScopedEnv env_header("CODEX_TEST_ENV_HEADER", "from-env");
   ScopedEnv unset_header("CODEX_TEST_UNSET_HEADER", std::nullopt);
   TestServer server;
-  server.server().Post("/v1/responses", [&](const httplib::Request& req, httplib::Response& res) {
-    server.Record(req);
-    res.set_content(kFullStream, "text/event-stream");
-  });
+  server.ServeFullStream();
   ProviderInfo provider = Provider(server.base());
   provider.query_params = {{"api-version", "2025-04-01-preview"}, {"x y", "a&b"}};
   provider.http_headers = {{"X-Static", "static-value"}};
@@ -173,10 +179,7 @@ TEST_CASE("ResponsesClient: streams a response; headers and query params arrive"
 TEST_CASE("ResponsesClient: no Authorization header without a key") {
   NoProxyEnv no_proxy;
   TestServer server;
-  server.server().Post("/v1/responses", [&](const httplib::Request& req, httplib::Response& res) {
-    server.Record(req);
-    res.set_content(kFullStream, "text/event-stream");
-  });
+  server.ServeFullStream();
   auto client = MakeClient(Provider(server.base()), "");
   Recorder rec;
   CancelToken cancel;
@@ -383,10 +386,7 @@ TEST_CASE("ResponsesClient: every delivered item's batch ends before Stream retu
 TEST_CASE("ResponsesClient: an error ending a batch aborts without retrying") {
   NoProxyEnv no_proxy;
   TestServer server;
-  server.server().Post("/v1/responses", [&](const httplib::Request& req, httplib::Response& res) {
-    server.Record(req);
-    res.set_content(kFullStream, "text/event-stream");
-  });
+  server.ServeFullStream();
   auto client = MakeClient(Provider(server.base()));
   Recorder rec;
   rec.fail_batch_with = DataLossError("cannot commit");
@@ -495,10 +495,7 @@ TEST_CASE("ResponsesClient: cancellation while the server stalls returns kCancel
 TEST_CASE("ResponsesClient: an observer error aborts without retrying") {
   NoProxyEnv no_proxy;
   TestServer server;
-  server.server().Post("/v1/responses", [&](const httplib::Request& req, httplib::Response& res) {
-    server.Record(req);
-    res.set_content(kFullStream, "text/event-stream");
-  });
+  server.ServeFullStream();
   auto client = MakeClient(Provider(server.base()));
   Recorder rec;
   rec.fail_with = DataLossError("cannot commit");
@@ -604,10 +601,7 @@ TEST_CASE("ResponsesClient: http_proxy is used, NO_PROXY bypasses it") {
   // The "proxy" answers requests in absolute form; the origin port is closed,
   // so a success proves the request went through the proxy.
   TestServer proxy;
-  proxy.server().Post(".*", [&](const httplib::Request& req, httplib::Response& res) {
-    proxy.Record(req);
-    res.set_content(kFullStream, "text/event-stream");
-  });
+  proxy.ServeFullStream(".*");
   int closed_port = 0;
   {
     TestServer closed;
