@@ -52,6 +52,20 @@ CommandSpec Unconfined(std::vector<std::string> argv, const std::string& cwd) {
   return spec;
 }
 
+constexpr const char* kNonce = "codex-snapshot-test";
+
+// What the real capture (a login bash in `home`) prints on stdout.
+std::string CaptureOutput(const TempDir& home) {
+  SandboxedRunner runner;
+  auto result =
+      runner.Run(Unconfined(ShellSnapshotCaptureArgv("/bin/bash", kNonce), home.path().string()),
+                 CancelToken());
+  REQUIRE(result.ok());
+  INFO(result->output);
+  REQUIRE(result->exit_code == 0);
+  return result->stdout_text;
+}
+
 }  // namespace
 
 TEST_CASE("IsLoginBashScript: only [.../bash, -lc, SCRIPT]") {
@@ -82,14 +96,7 @@ TEST_CASE("RenderShellSnapshot from a real login bash: what the profile left, no
   ScopedEnv set_home("HOME", home.path().string());
   ScopedEnv gone("SNAP_GONE", "was here");
   ScopedEnv unchanged("SNAP_UNCHANGED", "same");
-  SandboxedRunner runner;
-  const std::string nonce = "codex-snapshot-test";
-  auto result =
-      runner.Run(Unconfined(ShellSnapshotCaptureArgv("/bin/bash", nonce), home.path().string()),
-                 CancelToken());
-  REQUIRE(result.ok());
-  REQUIRE(result->exit_code == 0);
-  auto text = RenderShellSnapshot(result->stdout_text, nonce);
+  auto text = RenderShellSnapshot(CaptureOutput(home), kNonce);
   REQUIRE(text.ok());
   INFO(*text);
   // What the profile did.
@@ -118,7 +125,7 @@ TEST_CASE("RenderShellSnapshot from a real login bash: what the profile left, no
        "\"${BASH_ENV-unset}\" \"${SNAP_GONE-unset}\"; shopt -q login_shell || echo not-login"},
       work.path().string());
   ApplyShellSnapshot((home.path() / "snap.sh").string(), run);
-  auto ran = runner.Run(run, CancelToken());
+  auto ran = SandboxedRunner().Run(run, CancelToken());
   REQUIRE(ran.ok());
   INFO(ran->output);
   CHECK(ran->stdout_text ==
@@ -141,15 +148,7 @@ TEST_CASE("RenderShellSnapshot: login files that empty IFS, set -u and export a 
   ScopedEnv set_home("HOME", home.path().string());
   ScopedEnv inherited("SNAP_INHERITED", "x y");
   ScopedEnv odd("SNAP-ODD", "1");
-  SandboxedRunner runner;
-  const std::string nonce = "codex-snapshot-test";
-  auto result =
-      runner.Run(Unconfined(ShellSnapshotCaptureArgv("/bin/bash", nonce), home.path().string()),
-                 CancelToken());
-  REQUIRE(result.ok());
-  INFO(result->output);
-  REQUIRE(result->exit_code == 0);
-  auto text = RenderShellSnapshot(result->stdout_text, nonce);
+  auto text = RenderShellSnapshot(CaptureOutput(home), kNonce);
   REQUIRE(text.ok());
   INFO(*text);
   CHECK_THAT(*text, Catch::Contains("export SNAP_IFS=a\\ b\n"));
@@ -196,14 +195,8 @@ TEST_CASE("RenderShellSnapshot: the shell options a profile changed hold in the 
                "shopt -s extglob globstar nullglob compat42\n"
                "shopt -u sourcepath checkwinsize\n");
   ScopedEnv set_home("HOME", home.path().string());
-  SandboxedRunner runner;
-  const std::string nonce = "codex-snapshot-test";
-  auto result =
-      runner.Run(Unconfined(ShellSnapshotCaptureArgv("/bin/bash", nonce), home.path().string()),
-                 CancelToken());
-  REQUIRE(result.ok());
-  REQUIRE(result->exit_code == 0);
-  std::string captured = result->stdout_text;
+  const std::string nonce = kNonce;
+  std::string captured = CaptureOutput(home);
   const std::string shopt_mark = nonce + " shopt\n";
   const size_t at = captured.find(shopt_mark);
   REQUIRE(at != std::string::npos);
@@ -229,7 +222,7 @@ TEST_CASE("RenderShellSnapshot: the shell options a profile changed hold in the 
                                 "checkwinsize expand_aliases"},
                                work.path().string());
   ApplyShellSnapshot((home.path() / "snap.sh").string(), run);
-  auto ran = runner.Run(run, CancelToken());
+  auto ran = SandboxedRunner().Run(run, CancelToken());
   REQUIRE(ran.ok());
   INFO(ran->output);
   CHECK(ran->stdout_text ==
