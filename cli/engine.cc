@@ -11,6 +11,7 @@
 #include <sstream>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include "base/file.h"
 #include "cli/config_overrides.h"
@@ -86,22 +87,45 @@ Result<std::unique_ptr<Engine>> Engine::Open(const GlobalOptions& global, const 
     location = core::StoreLocation{};  // SQLite, whatever session_store says
     location.path = (std::filesystem::path(tmpl) / "sessions.db").string();
   }
+  engine->location_ = location;
   if (flags.runs_commands) {
-    // Before the store opens (a new one is created and migrated here) and
-    // the first request: the sandbox server and the shell snapshot's capture.
+    // Before the first request: the sandbox server and the shell snapshot's
+    // capture (each starts on a thread of its own).
     engine->runner_ = std::make_unique<core::SandboxedRunner>();
     engine->shell_snapshot_ = core::SessionShellSnapshot(engine->config_, *engine->runner_);
     core::StartSessionWork(engine->config_, *engine->runner_, engine->shell_snapshot_.get());
   }
-  ASSIGN_OR_RETURN(auto store, OpenCliStore(location));
-  engine->location_ = location;
+  // The store opens on a thread: a new one's image is synced before it is
+  // linked (storage/new_sqlite_store.h), and opening reads its schema; none
+  // of it needs the client's setup (StartModel) when the caller awaits the
+  // store later. After the session's start above: the snapshot's file, made
+  // in CODEX_HOME, would wait for the journal commit of the image's sync.
   // Not on a shared PostgreSQL store: one user's retention_days would purge
   // the whole team's sessions (`codex sessions purge --all` does it on purpose).
-  if (!flags.ephemeral && location.kind == core::StoreLocation::Kind::kSqlite) {
-    ApplyRetention(*store, engine->config_.codex_home, engine->config_.history_retention_days);
+  const bool retention = !flags.ephemeral && location.kind == core::StoreLocation::Kind::kSqlite;
+  Engine* e = engine.get();
+  auto open_store = [e, location, retention, codex_home = engine->config_.codex_home,
+                     days = engine->config_.history_retention_days] {
+    auto store = OpenCliStore(location);
+    if (!store.ok()) {
+      e->store_status_ = store.status();
+      return;
+    }
+    if (retention) ApplyRetention(**store, codex_home, days);
+    e->store_ = std::move(store).value();
+  };
+  try {
+    engine->store_opening_ = std::thread(open_store);
+  } catch (const std::system_error&) {
+    open_store();  // no thread: here, first
   }
-  engine->store_ = std::move(store);
+  if (!flags.store_awaited_later) RETURN_IF_ERROR(engine->AwaitStore());
   return engine;
+}
+
+Status Engine::AwaitStore() {
+  if (store_opening_.joinable()) store_opening_.join();
+  return std::exchange(store_status_, OkStatus());
 }
 
 Result<std::unique_ptr<Engine>> Engine::OpenChild(const core::Config& config,
@@ -114,6 +138,9 @@ Result<std::unique_ptr<Engine>> Engine::OpenChild(const core::Config& config,
 }
 
 Engine::~Engine() {
+  // A store still opening (a caller that failed before AwaitStore) is
+  // waited for: its thread writes into this Engine.
+  if (store_opening_.joinable()) store_opening_.join();
   // The sub-agents first: their threads use their own engines, on our store.
   StopAgents();
   agents_.reset();
