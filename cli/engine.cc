@@ -145,23 +145,29 @@ Engine::~Engine() {
   StopAgents();
   agents_.reset();
   agent_factory_.reset();
-  // The store closes before its temporary directory goes.
-  tools_.reset();
-  shell_snapshot_.reset();
   compactor_.reset();
-  // Nothing uses the runner now: its sandbox servers end (they kill what
-  // they still run, exit and are waited for) while the store closes (the
-  // checkpoint's syncs), instead of one after the other on the way out.
-  std::thread runner_end;
-  if (runner_ != nullptr) {
-    try {
-      runner_end = std::thread([runner = std::move(runner_)]() mutable { runner.reset(); });
-    } catch (const std::system_error&) {
-      // No thread: the runner ends below, after the store.
-    }
+  // Nothing uses the tools and the runner now, nor do they use the store:
+  // on a thread, while the store closes (the checkpoint's syncs), the tools
+  // end (unified exec's processes killed, the shell snapshot's capture
+  // stopped and its file removed), then the runner's sandbox servers (they
+  // kill what they still run, exit and are waited for), in that order (the
+  // tools borrow the runner), instead of all of it one after the other on
+  // the way out.
+  auto end_tools = [tools = std::move(tools_), snapshot = std::move(shell_snapshot_),
+                    runner = std::move(runner_)]() mutable {
+    tools.reset();
+    snapshot.reset();
+    runner.reset();
+  };
+  std::thread tools_end;
+  try {
+    tools_end = std::thread(std::ref(end_tools));
+  } catch (const std::system_error&) {
+    end_tools();  // no thread: here, before the store
   }
+  // The store closes before its temporary directory goes.
   store_.reset();
-  if (runner_end.joinable()) runner_end.join();
+  if (tools_end.joinable()) tools_end.join();
   if (!ephemeral_dir_.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(ephemeral_dir_, ec);
