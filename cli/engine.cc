@@ -11,7 +11,6 @@
 #include <sstream>
 #include <system_error>
 #include <thread>
-#include <utility>
 
 #include "base/file.h"
 #include "cli/config_overrides.h"
@@ -87,45 +86,22 @@ Result<std::unique_ptr<Engine>> Engine::Open(const GlobalOptions& global, const 
     location = core::StoreLocation{};  // SQLite, whatever session_store says
     location.path = (std::filesystem::path(tmpl) / "sessions.db").string();
   }
-  engine->location_ = location;
   if (flags.runs_commands) {
-    // Before the first request: the sandbox server and the shell snapshot's
-    // capture (each starts on a thread of its own).
+    // Before the store opens (a new one is created and migrated here) and
+    // the first request: the sandbox server and the shell snapshot's capture.
     engine->runner_ = std::make_unique<core::SandboxedRunner>();
     engine->shell_snapshot_ = core::SessionShellSnapshot(engine->config_, *engine->runner_);
     core::StartSessionWork(engine->config_, *engine->runner_, engine->shell_snapshot_.get());
   }
-  // The store opens on a thread: a new one's image is synced before it is
-  // linked (storage/new_sqlite_store.h), and opening reads its schema; none
-  // of it needs the client's setup (StartModel) when the caller awaits the
-  // store later. After the session's start above: the snapshot's file, made
-  // in CODEX_HOME, would wait for the journal commit of the image's sync.
+  ASSIGN_OR_RETURN(auto store, OpenCliStore(location));
+  engine->location_ = location;
   // Not on a shared PostgreSQL store: one user's retention_days would purge
   // the whole team's sessions (`codex sessions purge --all` does it on purpose).
-  const bool retention = !flags.ephemeral && location.kind == core::StoreLocation::Kind::kSqlite;
-  Engine* e = engine.get();
-  auto open_store = [e, location, retention, codex_home = engine->config_.codex_home,
-                     days = engine->config_.history_retention_days] {
-    auto store = OpenCliStore(location);
-    if (!store.ok()) {
-      e->store_status_ = store.status();
-      return;
-    }
-    if (retention) ApplyRetention(**store, codex_home, days);
-    e->store_ = std::move(store).value();
-  };
-  try {
-    engine->store_opening_ = std::thread(open_store);
-  } catch (const std::system_error&) {
-    open_store();  // no thread: here, first
+  if (!flags.ephemeral && location.kind == core::StoreLocation::Kind::kSqlite) {
+    ApplyRetention(*store, engine->config_.codex_home, engine->config_.history_retention_days);
   }
-  if (!flags.store_awaited_later) RETURN_IF_ERROR(engine->AwaitStore());
+  engine->store_ = std::move(store);
   return engine;
-}
-
-Status Engine::AwaitStore() {
-  if (store_opening_.joinable()) store_opening_.join();
-  return std::exchange(store_status_, OkStatus());
 }
 
 Result<std::unique_ptr<Engine>> Engine::OpenChild(const core::Config& config,
@@ -138,36 +114,27 @@ Result<std::unique_ptr<Engine>> Engine::OpenChild(const core::Config& config,
 }
 
 Engine::~Engine() {
-  // A store still opening (a caller that failed before AwaitStore) is
-  // waited for: its thread writes into this Engine.
-  if (store_opening_.joinable()) store_opening_.join();
   // The sub-agents first: their threads use their own engines, on our store.
   StopAgents();
   agents_.reset();
   agent_factory_.reset();
-  compactor_.reset();
-  // Nothing uses the tools and the runner now, nor do they use the store:
-  // on a thread, while the store closes (the checkpoint's syncs), the tools
-  // end (unified exec's processes killed, the shell snapshot's capture
-  // stopped and its file removed), then the runner's sandbox servers (they
-  // kill what they still run, exit and are waited for), in that order (the
-  // tools borrow the runner), instead of all of it one after the other on
-  // the way out.
-  auto end_tools = [tools = std::move(tools_), snapshot = std::move(shell_snapshot_),
-                    runner = std::move(runner_)]() mutable {
-    tools.reset();
-    snapshot.reset();
-    runner.reset();
-  };
-  std::thread tools_end;
-  try {
-    tools_end = std::thread(std::ref(end_tools));
-  } catch (const std::system_error&) {
-    end_tools();  // no thread: here, before the store
-  }
   // The store closes before its temporary directory goes.
+  tools_.reset();
+  shell_snapshot_.reset();
+  compactor_.reset();
+  // Nothing uses the runner now: its sandbox servers end (they kill what
+  // they still run, exit and are waited for) while the store closes (the
+  // checkpoint's syncs), instead of one after the other on the way out.
+  std::thread runner_end;
+  if (runner_ != nullptr) {
+    try {
+      runner_end = std::thread([runner = std::move(runner_)]() mutable { runner.reset(); });
+    } catch (const std::system_error&) {
+      // No thread: the runner ends below, after the store.
+    }
+  }
   store_.reset();
-  if (tools_end.joinable()) tools_end.join();
+  if (runner_end.joinable()) runner_end.join();
   if (!ephemeral_dir_.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(ephemeral_dir_, ec);

@@ -7,7 +7,6 @@
 
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "base/clock.h"
 #include "cli/global_options.h"
@@ -40,11 +39,7 @@ class Engine {
   // store: $CODEX_HOME/sessions.db, or with flags.ephemeral a store in a
   // private directory under $CODEX_HOME/ephemeral (0700, outside every
   // writable root, masked from commands) removed with the Engine. Does not
-  // need an API key. The store opens on a thread beside the session's start
-  // (the sandbox server, the shell snapshot's capture); with
-  // flags.store_awaited_later, Open returns without waiting for it and the
-  // caller must call AwaitStore (which reports its failure) before anything
-  // uses the store.
+  // need an API key.
   static Result<std::unique_ptr<Engine>> Open(const GlobalOptions& global, const RunFlags& flags);
   // A sub-agent's engine (cli/sub_agents.h): `config` as it is, the store at
   // `location` (the parent's, an ephemeral one included, which stays the
@@ -59,10 +54,6 @@ class Engine {
   // that fails is reported through observer.OnNotice in one line, when the
   // next turn starts (or at ReportMcpNotices).
   Status StartModel(core::TurnObserver& observer);
-
-  // Waits for the store Open started (see Open); its error, once, if it
-  // failed to open. A no-op when it is open.
-  Status AwaitStore();
 
   // Reports the MCP failures not yet shown; `at_exit` adds one line per
   // server still starting (codex exec calls it when its turn is over).
@@ -96,9 +87,6 @@ class Engine {
   core::Config config_;
   std::string ephemeral_dir_;  // removed by the destructor ("" = none)
   std::unique_ptr<core::SessionStore> store_;
-  // The store's opening (Open's thread) until AwaitStore takes its result.
-  std::thread store_opening_;
-  Status store_status_;
   std::unique_ptr<core::ModelClient> client_;
   core::ResponsesClient* responses_ = nullptr;  // client_, when it is the HTTP client
   std::unique_ptr<core::CommandRunner> runner_;

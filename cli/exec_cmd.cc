@@ -180,7 +180,6 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
     ASSIGN_OR_RETURN(prompt, ReadPrompt(prompt_arg));
   }
   args.flags.runs_commands = true;
-  args.flags.store_awaited_later = true;  // awaited below, after StartModel
   ASSIGN_OR_RETURN(std::unique_ptr<SessionController> session,
                    SessionController::Open(global, args.flags));
   std::string review_hint;
@@ -207,12 +206,8 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
   std::unique_ptr<core::TurnObserver> review_display;
   if (review) review_display = std::make_unique<ReviewDisplayObserver>(*observer);
   // codex exec never asks: a request for approval is declined and the model told.
-  // The store opened meanwhile (Engine::Open); its failure is the one
-  // reported when both fail, as when it was opened first.
-  const Status started =
-      session->StartModel(review_display ? *review_display : *observer, /*approver=*/nullptr);
-  RETURN_IF_ERROR(session->engine().AwaitStore());
-  RETURN_IF_ERROR(started);
+  RETURN_IF_ERROR(
+      session->StartModel(review_display ? *review_display : *observer, /*approver=*/nullptr));
 
   core::SessionStore& store = session->store();
   const core::Config& config = session->config();

@@ -29,10 +29,6 @@ struct RunFlags {
   // `codex compact`), so Engine::Open starts what the first one needs
   // (core::StartSessionWork).
   bool runs_commands = false;
-  // Not a flag: the caller calls Engine::AwaitStore before it needs the
-  // store (codex exec, after StartModel), so the store opens on a thread
-  // beside the client's setup too; otherwise Engine::Open waits for it.
-  bool store_awaited_later = false;
 };
 
 // Adds the RunFlags options to `cmd`, storing into `flags` (which must outlive the parse).

@@ -351,9 +351,9 @@ TEST_CASE("exec without the API key fails clearly and loses nothing") {
   CHECK(InputExtends(requests[0], requests[1]));
 }
 
-// The store opens on a thread while the client is set up (cli/engine.h):
-// its failure still stops the run before anything is sent or printed, and
-// is the one reported when the API key is missing too.
+// A store that cannot open stops the run before anything is sent or
+// printed, and its error is the one reported when the API key is missing
+// too (whatever the order in which the engine sets the two up).
 TEST_CASE("exec whose store cannot open fails naming it, before any request") {
   auto env = MakeEnv(R"(["never sent"])");
   const std::filesystem::path db = env->codex_home() / "sessions.db";
