@@ -123,6 +123,12 @@ size_t FirstWord(const std::vector<std::string>& argv) {
 
 }  // namespace
 
+std::optional<std::string> FirstCommandWord(const std::vector<std::string>& argv) {
+  const size_t i = FirstWord(argv);
+  if (i >= argv.size()) return std::nullopt;
+  return argv[i];
+}
+
 std::vector<std::string> HoistGlobalOptions(const std::vector<std::string>& argv) {
   if (argv.empty()) return argv;
   std::vector<std::string> globals;

@@ -36,6 +36,12 @@ std::vector<std::string> LowerRunOptions(const std::vector<std::string>& argv);
 // is the first word (or `exec`'s first word), else nullopt.
 std::optional<std::string> MissingCodexSubcommand(const std::vector<std::string>& argv);
 
+// For argv as LowerRunOptions returns it: the first word that is neither a
+// global nor a run option (nor their values), the subcommand when there is
+// one ("exec", "sessions", or a prompt); nullopt when there is none or it
+// comes after "--".
+std::optional<std::string> FirstCommandWord(const std::vector<std::string>& argv);
+
 // The -c overrides Codex derives from --enable F / --disable F (features.F =
 // true/false) and --search (web_search = "live"), in order.
 std::vector<std::string> FeatureOverrides(const std::vector<std::string>& enable,

@@ -96,6 +96,21 @@ TEST_CASE("Codex words with a home here are renamed") {
         Args{"codex", "exec", "delete", "it"});
 }
 
+// main.cc registers only exec's command tree when this word is exec or e.
+TEST_CASE("the first command word skips global and run options, stops at --") {
+  auto word = [](Args a) { return FirstCommandWord(LowerRunOptions(HoistGlobalOptions(a))); };
+  CHECK(word({"codex", "exec", "hi"}) == "exec");
+  CHECK(word({"codex", "-c", "a=1", "-m", "X", "e", "hi"}) == "e");
+  CHECK(word({"codex", "exec", "-c", "a=1", "hi"}) == "exec");
+  CHECK(word({"codex", "--enable", "f", "-s", "read-only", "exec", "resume", "--last"}) == "exec");
+  CHECK(word({"codex", "-mX", "sessions", "list"}) == "sessions");
+  CHECK(word({"codex", "help", "exec"}) == "exec");  // `codex exec --help`
+  CHECK(word({"codex", "a prompt"}) == "a prompt");
+  CHECK_FALSE(word({"codex", "--", "exec"}).has_value());
+  CHECK_FALSE(word({"codex", "-c", "a=1"}).has_value());
+  CHECK_FALSE(word({"codex"}).has_value());
+}
+
 TEST_CASE("--enable/--disable/--search are -c overrides") {
   CHECK(FeatureOverrides({"a", "b"}, {"c"}, true) ==
         Args{"features.a=true", "features.b=true", "features.c=false", "web_search=\"live\""});

@@ -351,6 +351,34 @@ TEST_CASE("exec without the API key fails clearly and loses nothing") {
   CHECK(InputExtends(requests[0], requests[1]));
 }
 
+// A store that cannot open stops the run before anything is sent or
+// printed, and its error is the one reported when the API key is missing
+// too (whatever the order in which the engine sets the two up).
+TEST_CASE("exec whose store cannot open fails naming it, before any request") {
+  auto env = MakeEnv(R"(["never sent"])");
+  const std::filesystem::path db = env->codex_home() / "sessions.db";
+  std::filesystem::create_directories(db / "inside");
+  for (bool with_key : {true, false}) {
+    for (auto args : {std::vector<std::string>{"exec", "hello"},
+                      std::vector<std::string>{"exec", "--json", "hello"}}) {
+      ProcessOptions p = env->CodexCommand(args);
+      if (!with_key) {
+        p.env.erase("SCRIPTED_API_KEY");
+        p.unset_env.push_back("SCRIPTED_API_KEY");
+      }
+      auto run = RunProcess(p);
+      REQUIRE(run.ok());
+      INFO("key: " << with_key << ", stderr: " << run->err);
+      CHECK(run->exit_code != 0);
+      CheckOneErrorLine(*run, {db.string(), "is a directory"});
+      CHECK(run->err.find("SCRIPTED_API_KEY") == std::string::npos);
+      CHECK(run->err.find("session ") == std::string::npos);
+    }
+  }
+  CHECK(env->server().requests_to("/responses").empty());
+  CHECK(std::filesystem::exists(db / "inside"));  // left as it was
+}
+
 TEST_CASE("exec against an unreachable endpoint fails clearly; the turn stays resumable") {
   auto env = MakeEnv(R"(["first answer", "recovered"])");
   auto first = Run(*env, {"exec", "first"});
