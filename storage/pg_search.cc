@@ -255,26 +255,33 @@ std::string Snippet(std::string_view text, const TsQuery& query) {
   // The window needs the tokens up to its end and one more, not those of
   // a whole long tool output (tokenizing one cost more than the rest of a
   // search's page). No token spans ASCII whitespace (it ends a word and a
-  // Han/kana run), so a text cut just before it has the whole text's
-  // tokens up to there: cut at the first whitespace past 1 KiB, then twice
-  // as far, until the window fits or the text ends.
+  // Han/kana run, and the tokenizer starts afresh after it), so the text is
+  // tokenized a piece at a time, each piece ending just before whitespace
+  // (the first past 256 bytes, then twice as far each time), the tokens of
+  // each piece those of the whole text there, until the window fits or the
+  // text ends. Each piece is tokenized once (cutting at 1 KiB and twice as
+  // far from the start each time tokenized the text's head again and again,
+  // and 1 KiB when the match is in the first line).
   std::vector<Token> tokens;
-  size_t first = 0;
-  for (size_t want = 1024;; want *= 2) {
-    size_t cut = std::min(want, text.size());
+  size_t first = std::string_view::npos;
+  for (size_t start = 0, want = 256; start < text.size(); want *= 2) {
+    size_t cut = std::min(start + want, text.size());
     while (cut < text.size() && !IsAsciiSpace(text[cut])) ++cut;
-    tokens = Tokens(text.substr(0, cut));
-    first = tokens.size();
-    for (size_t k = 0; k < tokens.size(); ++k) {
-      if (matches(tokens[k])) {
-        first = k;
-        break;
-      }
+    const size_t before = tokens.size();
+    for (Token& t : Tokens(text.substr(start, cut - start))) {
+      t.begin += start;
+      t.end += start;
+      tokens.push_back(std::move(t));
     }
-    if (cut == text.size()) break;
-    if (first < tokens.size() && (first > 3 ? first - 3 : 0) + kWindow < tokens.size()) break;
+    start = cut;
+    for (size_t k = before; first == std::string_view::npos && k < tokens.size(); ++k) {
+      if (matches(tokens[k])) first = k;
+    }
+    if (first != std::string_view::npos && (first > 3 ? first - 3 : 0) + kWindow < tokens.size()) {
+      break;
+    }
   }
-  if (first == tokens.size()) first = 0;
+  if (first == std::string_view::npos) first = 0;
   size_t lo = first > 3 ? first - 3 : 0;
   const size_t hi = std::min(tokens.size(), lo + kWindow);
   if (hi - lo < kWindow) lo = hi > kWindow ? hi - kWindow : 0;

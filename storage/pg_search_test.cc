@@ -68,9 +68,10 @@ TEST_CASE("pg search: a snippet marks the match and cuts long text") {
   CHECK(s.size() < 200);
 }
 
-// Snippet tokenizes only a prefix of a long text, cut just before ASCII
-// whitespace: what it relies on is that such a prefix has the same tokens
-// as the whole text up to the cut, whatever the text around it (words,
+// Snippet tokenizes a long text a piece at a time, each cut just before
+// ASCII whitespace: what it relies on is that such a prefix has the same
+// tokens as the whole text up to the cut, and the rest from the cut on the
+// whole text's tokens after it, whatever the text around it (words,
 // Han/kana runs and their last character, emoji, soft hyphens, over-long
 // words, invalid bytes).
 TEST_CASE("pg search: a text cut before whitespace has the whole text's first tokens") {
@@ -94,6 +95,14 @@ TEST_CASE("pg search: a text cut before whitespace has the whole text's first to
     size_t before = 0;
     while (before < whole.size() && whole[before].end <= cut) ++before;
     CHECK(part.size() == before);
+    const std::vector<codex::storage::FtsToken> rest =
+        codex::storage::FtsTokens(std::string_view(text).substr(cut));
+    REQUIRE(before + rest.size() == whole.size());
+    for (size_t k = 0; k < rest.size(); ++k) {
+      CHECK(rest[k].folded == whole[before + k].folded);
+      CHECK(rest[k].begin + cut == whole[before + k].begin);
+      CHECK(rest[k].end + cut == whole[before + k].end);
+    }
   }
 }
 

@@ -34,6 +34,19 @@ class ItemLinks {
     std::optional<bool> real_user;
   };
 
+  // What a hit shows (its kind, role and snippet) of an item Load was asked
+  // for as a hit: the body as stored.
+  struct Shown {
+    ItemKind kind = ItemKind::kOther;
+    std::string role;
+    std::string stored;
+  };
+  // nullptr when `id` was not loaded as a hit.
+  const Shown* ShownRow(int64_t id) const {
+    auto it = shown_.find(id);
+    return it == shown_.end() ? nullptr : &it->second;
+  }
+
   // nullptr when `id` is not stored.
   Link* Get(int64_t id) {
     auto it = links_.find(id);
@@ -45,14 +58,27 @@ class ItemLinks {
 
   // Loads the items of these sessions (those not loaded yet) in one query:
   // the sessions a page of hits needs, instead of one query each.
-  void Prefetch(const std::vector<std::string>& sessions) {
+  // `keys`, when given, are the sessions' keys, in the same order: looked
+  // up directly instead of through session_keys by id.
+  // `hits`: the entries of the page they are loaded for (Load).
+  void Prefetch(const std::vector<std::string>& sessions, const std::vector<int64_t>& keys,
+                const std::vector<int64_t>& hits) {
     std::vector<std::string> need;
-    for (const std::string& s : sessions) {
-      if (prefetched_.insert(s).second) need.push_back(s);
+    std::string need_keys = "{";
+    for (size_t i = 0; i < sessions.size(); ++i) {
+      if (!prefetched_.insert(sessions[i]).second) continue;
+      need.push_back(sessions[i]);
+      if (keys.size() == sessions.size()) {
+        need_keys += (need_keys.size() > 1 ? "," : "") + std::to_string(keys[i]);
+      }
     }
     if (need.empty()) return;
+    if (keys.size() == sessions.size()) {
+      Load("session_key = ANY($1::int[])", {P(need_keys + "}")}, hits);
+      return;
+    }
     Load("session_key IN (SELECT key FROM session_keys WHERE id = ANY($1::text[]))",
-         {P(TextArray(need))});
+         {P(TextArray(need))}, hits);
   }
 
   // True when `item` is on the chain from `head` to the root. Parents have
@@ -124,8 +150,12 @@ class ItemLinks {
   // turn count reads, of user messages and checkpoints only (other rows'
   // role stays "": only "user" is asked for), in binary (bodies as their
   // bytes, not hex). One query reading both visits every item's row instead
-  // of the messages' only: slower from a page of 100 hits on.
-  void Load(const std::string& where, const std::vector<Param>& params) {
+  // of the messages' only: slower from a page of 100 hits on. The second
+  // statement also brings the kind, role and stored body of `hits` (the
+  // entries of the page these sessions are loaded for), which the page's
+  // snippets need: a statement less at the end of the page (Shown).
+  void Load(const std::string& where, const std::vector<Param>& params,
+            const std::vector<int64_t>& hits = {}) {
     Rows r = conn_.Exec("SELECT id, parent_id, kind::integer FROM items WHERE " + where, params,
                         /*binary_result=*/true);
     std::string wanted = "{";
@@ -140,15 +170,30 @@ class ItemLinks {
       links_.emplace(id, std::move(l));
     }
     wanted += "}";
-    if (wanted.size() == 2) return;
+    std::string hit_ids = "{";
+    for (int64_t id : hits) {
+      if (shown_.count(id)) continue;
+      hit_ids += (hit_ids.size() > 1 ? "," : "") + std::to_string(id);
+    }
+    hit_ids += "}";
+    if (wanted.size() == 2 && hit_ids.size() == 2) return;
+    // The turn bodies have kind -1 here; the hits, their kind.
     Rows b = conn_.Exec(
-        "SELECT id, role, body FROM items WHERE id = ANY($1::bigint[])"
+        "SELECT id, role, body, -1 FROM items WHERE id = ANY($1::bigint[])"
         " AND ((kind = " +
             KindSql(ItemKind::kMessage) +
-            " AND role = 'user') OR kind = " + KindSql(ItemKind::kCompactionCheckpoint) + ")",
-        {P(wanted)}, /*binary_result=*/true);
+            " AND role = 'user') OR kind = " + KindSql(ItemKind::kCompactionCheckpoint) +
+            ") UNION ALL SELECT id, role, body, kind::integer FROM items"
+            " WHERE id = ANY($2::bigint[])",
+        {P(wanted), P(hit_ids)}, /*binary_result=*/true);
     for (int i = 0; i < b.size(); ++i) {
-      auto it = links_.find(b.BinInt(i, 0).value_or(0));
+      const int64_t id = b.BinInt(i, 0).value_or(0);
+      const int64_t kind = b.BinInt(i, 3).value_or(0);
+      if (kind >= 0) {
+        shown_[id] = {KindFromCode(kind), b.Str(i, 1), b.Str(i, 2)};
+        continue;
+      }
+      auto it = links_.find(id);
       if (it == links_.end()) continue;
       it->second.role = b.Str(i, 1);
       it->second.body = TextFromStored(b.Str(i, 2), "item " + std::to_string(it->first));
@@ -162,6 +207,7 @@ class ItemLinks {
 
   PgConnection& conn_;
   std::unordered_map<int64_t, Link> links_;
+  std::unordered_map<int64_t, Shown> shown_;
   std::unordered_set<std::string> prefetched_;     // sessions whose items are all in links_
   std::unordered_map<int64_t, TurnState> states_;  // after each item, from the root
   struct Walk {
@@ -223,9 +269,12 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
     std::map<std::string, std::vector<SessionInfo>> candidates;  // by creator session
     std::unordered_map<int64_t, std::string> creator_of;         // session key -> session id
     ItemLinks links(*conn_);
-    // The creators' ids, their candidates and the items of every candidate,
-    // in two queries, for the creators (session keys) not known yet.
-    auto load = [&](const std::vector<int64_t>& creators) {
+    // The creators' ids, their candidates and the items of every candidate
+    // (and the stored rows of `entries`, the page's next entries, that their
+    // snippets need), in three queries, for the creators (session keys) not
+    // known yet. Without forks each candidate is its creator, whose key the
+    // items are then read by (not through session_keys by id).
+    auto load = [&](const std::vector<int64_t>& creators, const std::vector<int64_t>& entries) {
       std::string need = "{";
       std::unordered_set<int64_t> asked;
       for (int64_t c : creators) {
@@ -241,18 +290,21 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
       }
       Rows r = conn_->Exec(forks ? candidates_sql : creators_sql, cp);
       std::vector<std::string> sessions;
+      std::vector<int64_t> keys;  // without forks, each session is its creator: its key is known
       for (int i = 0; i < r.size(); ++i) {
         const std::string creator = r.Str(i, 1);
         if (!creator_of.count(r.Int(i, 0))) {
           creator_of[r.Int(i, 0)] = creator;
           sessions.push_back(creator);
+          keys.push_back(r.Int(i, 0));
         }
         std::vector<SessionInfo>& of = candidates[creator];
         if (r.Null(i, 2)) continue;  // no live candidate
         of.push_back(ReadSession(r, i, 2));
         sessions.push_back(of.back().id);
+        keys.push_back(r.Int(i, 0));
       }
-      links.Prefetch(sessions);
+      links.Prefetch(sessions, forks ? std::vector<int64_t>{} : keys, entries);
     };
     std::vector<SearchHit> hits;
     if (tsq.phrases.empty()) return hits;  // no term has a word: nothing matches
@@ -267,8 +319,7 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
     std::vector<int64_t> holding;  // items per phrase
     {
       std::string sql =
-          "SELECT (SELECT COALESCE(SUM(items), 0) FROM search_totals),"
-          " (SELECT COALESCE(SUM(tokens), 0) FROM search_totals),"
+          "SELECT t.items, t.tokens,"
           " EXISTS (SELECT 1 FROM sessions WHERE forked_from_session IS NOT NULL)";
       std::vector<Param> params;
       for (const pg::TsQuery::Phrase& phrase : tsq.phrases) {
@@ -277,6 +328,10 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
         sql += ", (SELECT count(*) FROM items WHERE tsv @@ $" + std::to_string(params.size()) +
                "::tsquery)";
       }
+      // Both totals in one scan of search_totals (a row per session).
+      sql +=
+          " FROM (SELECT COALESCE(SUM(items), 0) AS items, COALESCE(SUM(tokens), 0) AS tokens"
+          " FROM search_totals) AS t";
       Rows t = conn_->Exec(sql, params);
       indexed = t.Int(0, 0);
       avgdl = Bm25AverageSize(indexed, t.Int(0, 1));
@@ -411,11 +466,12 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
           // The next entries' sessions, as many as hits are still wanted (at
           // least 16): most entries become hits.
           const int n = std::max(16, query.limit - static_cast<int>(hits.size()));
-          std::vector<int64_t> creators;
+          std::vector<int64_t> creators, entries;
           for (size_t j = k; j < std::min(end, k + static_cast<size_t>(n)); ++j) {
             creators.push_back(num(scored[j].row, 1));
+            entries.push_back(scored[j].id);
           }
-          load(creators);
+          load(creators, entries);
           loaded_to = static_cast<int>(k - offset) + n;
         }
         SearchHit hit;
@@ -432,25 +488,39 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
       }
       offset = end;
     }
-    // The shown hits' kind, role and snippet, in one query.
-    std::string ids = "{";
-    for (const SearchHit& h : hits) ids += (ids.size() > 1 ? "," : "") + std::to_string(h.item_id);
-    ids += "}";
-    Rows bodies = conn_->Exec(
-        "SELECT id, kind::integer, role, body FROM items WHERE id = ANY($1::bigint[])", {P(ids)},
-        /*binary_result=*/true);
-    std::unordered_map<int64_t, int> row_of;
-    for (int r = 0; r < bodies.size(); ++r) row_of[bodies.BinInt(r, 0).value_or(0)] = r;
+    // The shown hits' kind, role and snippet: their rows came with their
+    // sessions' items (ItemLinks::Load); those that did not (entries whose
+    // sessions were loaded for an earlier entry), in one query.
+    std::string missing = "{";
+    for (const SearchHit& h : hits) {
+      if (links.ShownRow(h.item_id)) continue;
+      missing += (missing.size() > 1 ? "," : "") + std::to_string(h.item_id);
+    }
+    missing += "}";
+    std::unordered_map<int64_t, ItemLinks::Shown> fetched;
+    if (missing.size() > 2) {
+      Rows b = conn_->Exec(
+          "SELECT id, kind::integer, role, body FROM items WHERE id = ANY($1::bigint[])",
+          {P(missing)}, /*binary_result=*/true);
+      for (int r = 0; r < b.size(); ++r) {
+        fetched[b.BinInt(r, 0).value_or(0)] = {KindFromCode(b.BinInt(r, 1).value_or(0)),
+                                               b.Str(r, 2), b.Str(r, 3)};
+      }
+    }
     for (SearchHit& hit : hits) {
-      auto it = row_of.find(hit.item_id);
-      if (it == row_of.end()) continue;
+      const ItemLinks::Shown* shown = links.ShownRow(hit.item_id);
+      if (!shown) {
+        auto it = fetched.find(hit.item_id);
+        if (it == fetched.end()) continue;
+        shown = &it->second;
+      }
       Item item;
-      item.kind = KindFromCode(bodies.BinInt(it->second, 1).value_or(0));
-      item.role = bodies.Str(it->second, 2);
-      item.body = TextFromStored(bodies.Str(it->second, 3), "item " + std::to_string(hit.item_id));
+      item.kind = shown->kind;
+      item.role = shown->role;
+      item.body = TextFromStored(shown->stored, "item " + std::to_string(hit.item_id));
       hit.snippet = pg::Snippet(pg::CleanText(SearchText(item)), tsq);
       hit.kind = std::string(core::ItemKindName(item.kind));
-      hit.role = bodies.Str(it->second, 2);
+      hit.role = shown->role;
     }
     return hits;
   });
