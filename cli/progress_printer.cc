@@ -89,18 +89,21 @@ void ProgressPrinter::OnToolCompleted(const core::ToolActivity& activity) {
     return;
   }
   std::fprintf(err_, "%s", Excerpt(activity.output, 5, "  ").c_str());
+  std::fprintf(err_, "%s", CommandEndLine(activity, style_).c_str());
+}
+
+std::string CommandEndLine(const core::ToolActivity& activity, const Style& style) {
   if (activity.exec_session >= 0) {
-    // Still running (exec_command's yield passed): no exit status yet.
-    std::fprintf(err_, "  %s\n",
-                 style_
-                     .Cyan("↻ running in the background (session " +
-                           std::to_string(activity.exec_session) + ")")
-                     .c_str());
-  } else if (activity.exit_code) {
-    std::fprintf(err_, "  %s exit %d\n",
-                 (activity.success ? style_.Green("✓") : style_.Red("✗")).c_str(),
-                 *activity.exit_code);
+    // Still running (exec_command's yield passed): no exit status yet; the
+    // model may write to it or poll it later.
+    return "  " +
+           style.Cyan("↻ running in the background (session " +
+                      std::to_string(activity.exec_session) + ")") +
+           "\n";
   }
+  if (!activity.exit_code) return "";
+  const std::string text = "exit " + std::to_string(*activity.exit_code);
+  return "  " + (activity.success ? style.Green("✓ " + text) : style.Red("✗ " + text)) + "\n";
 }
 
 void ProgressPrinter::OnCompaction(const core::CompactionNotice& notice) {

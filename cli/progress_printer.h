@@ -46,4 +46,10 @@ class ProgressPrinter final : public core::TurnObserver {
 // (terminal_text.h): safe to write to the terminal.
 std::string Excerpt(const std::string& text, int max_lines, const std::string& indent);
 
+// How a command's call ended, as both the interactive screen and `codex exec`
+// show it under its output: "  ↻ running in the background (session N)\n"
+// for an exec_command still running when its call returned, "  ✓ exit 0\n"
+// or "  ✗ exit N\n", "" when there is no exit code.
+std::string CommandEndLine(const core::ToolActivity& activity, const Style& style);
+
 }  // namespace codex::cli

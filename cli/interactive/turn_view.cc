@@ -671,18 +671,8 @@ void TurnView::OnToolCompleted(const core::ToolActivity& activity) {
   OutputView captured;
   captured.Feed(activity.output);
   out += style_.Dim(captured.Excerpt("  └ ", "    "));
-  if (activity.exec_session >= 0) {
-    // Still running: the model may write to it or poll it later.
-    out += "  " +
-           style_.Cyan("↻ running in the background (session " +
-                       std::to_string(activity.exec_session) + ")") +
-           "\n";
-  } else if (activity.exit_code) {
-    out += "  " +
-           (activity.success ? style_.Green("✓ exit " + std::to_string(*activity.exit_code))
-                             : style_.Red("✗ exit " + std::to_string(*activity.exit_code))) +
-           "\n";
-  } else if (!activity.success) {
+  out += CommandEndLine(activity, style_);
+  if (activity.exec_session < 0 && !activity.exit_code && !activity.success) {
     out += "  " + style_.Red("✗ failed") + "\n";
   }
   WriteAbove(out);
