@@ -2,6 +2,7 @@
 
 #include <SQLiteCpp/Statement.h>
 
+#include <algorithm>
 #include <set>
 
 #include "base/sha.h"
@@ -134,6 +135,15 @@ Status RunMigrations(MigrationTarget& target, const std::string& db_name,
   applied.clear();
   ASSIGN_OR_RETURN(const std::vector<AppliedMigration> rows, target.Applied());
   return Verify(rows, db_name, migrations, known_version, &applied);
+}
+
+Result<bool> MigrationsPending(MigrationTarget& target, const std::string& db_name,
+                               const std::vector<Migration>& migrations, int known_version) {
+  std::set<int> applied;
+  ASSIGN_OR_RETURN(const std::vector<AppliedMigration> rows, target.Applied());
+  RETURN_IF_ERROR(Verify(rows, db_name, migrations, known_version, &applied));
+  return std::any_of(migrations.begin(), migrations.end(),
+                     [&](const Migration& m) { return applied.count(m.version) == 0; });
 }
 
 Status ApplyMigrations(SQLite::Database& db, const std::string& path,

@@ -62,6 +62,12 @@ class MigrationTarget {
 Status RunMigrations(MigrationTarget& target, const std::string& db_name,
                      const std::vector<Migration>& migrations, int known_version);
 
+// Whether `target` lacks any of `migrations` (RunMigrations would apply
+// something), without applying anything or taking a write lock. Errors as
+// RunMigrations: a newer schema, a changed migration text.
+Result<bool> MigrationsPending(MigrationTarget& target, const std::string& db_name,
+                               const std::vector<Migration>& migrations, int known_version);
+
 // Lowercase hex SHA-256 of `sql`.
 std::string MigrationChecksum(std::string_view sql);
 

@@ -223,6 +223,26 @@ Result<std::unique_ptr<PostgresSessionStore>> PostgresSessionStore::Open(const s
           ", but it is opened read-only; open it once with write access to upgrade it");
     }
   } else {
+    // The usual open finds the schema current and nothing to re-index: three
+    // reads, without the migration lock and its statements around it (10
+    // round trips of every PostgreSQL command). A migration or a re-index in
+    // progress elsewhere is seen as pending (each migration commits with its
+    // row; the re-index deletes its rows as it goes): then the lock below.
+    ASSIGN_OR_RETURN(const bool pending,
+                     MigrationsPending(target, name, internal::EmbeddedPostgresMigrations(),
+                                       LatestPostgresSchemaVersion()));
+    bool refold = true;
+    if (!pending) {
+      Status read = Read(*conn, "checking the search index", [&]() -> Status {
+        refold = conn->Exec("SELECT EXISTS (SELECT 1 FROM items_refold)").Str(0, 0) == "t";
+        return OkStatus();
+      });
+      RETURN_IF_ERROR(read);
+    }
+    if (!pending && !refold) {
+      return std::unique_ptr<PostgresSessionStore>(
+          new PostgresSessionStore(url, std::move(options), std::move(conn)));
+    }
     // One process at a time migrates; the others wait here, then find the
     // schema current. A session-level lock, released below (or with the
     // connection if we fail).

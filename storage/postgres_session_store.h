@@ -63,6 +63,11 @@ bool IsPostgresUrl(std::string_view location);
 class PostgresSessionStore final : public SessionDatabase {
  public:
   static constexpr int kReconnectAttempts = 3;
+  // The session-level advisory lock (pg_locks: locktype advisory) that
+  // serialises migrations and the search re-index across every process
+  // sharing the server. An open that finds the schema current and nothing to
+  // re-index does not take it.
+  static constexpr int64_t kMigrationLockKey = 0x636f646578'6d6967;  // "codexmig"
 
   // Connects to `url`, applies the embedded PostgreSQL migrations (creating
   // the tables on an empty database) and returns the store. kUnavailable

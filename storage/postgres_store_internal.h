@@ -68,8 +68,7 @@ namespace postgres_internal {
 inline constexpr const char* kServerNowMs =
     "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 
-// Serialises first opens (migrations) across every process sharing the server.
-inline constexpr int64_t kMigrationLockKey = 0x636f646578'6d6967;  // "codexmig"
+inline constexpr int64_t kMigrationLockKey = PostgresSessionStore::kMigrationLockKey;
 
 }  // namespace postgres_internal
 

@@ -141,6 +141,88 @@ TEST_CASE("Eight processes opening a new PostgreSQL database at once all succeed
         static_cast<int64_t>(codex::storage::internal::EmbeddedPostgresMigrations().size()));
 }
 
+namespace {
+
+// How many sessions wait for an advisory lock of `url`'s server (pg_locks).
+int64_t AdvisoryWaiters(const std::string& url) {
+  return QueryInt(
+      url,
+      "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+      " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())");
+}
+
+}  // namespace
+
+TEST_CASE(
+    "An up-to-date store opens without the migration lock; a pending migration or re-index "
+    "waits for it") {
+  const std::string url = Server().NewDatabase();
+  {
+    auto store = OpenOrDie<PostgresSessionStore>(url);
+    core::NewSession spec;
+    spec.items = {core::UserMessage("un Café à l'École")};
+    REQUIRE(store->CreateSession(spec).ok());
+  }
+  // Another process holds the migration lock (migrating, or stuck).
+  PGconn* holder = PQconnectdb(url.c_str());
+  REQUIRE(PQstatus(holder) == CONNECTION_OK);
+  const std::string lock =
+      "SELECT pg_advisory_lock(" + std::to_string(PostgresSessionStore::kMigrationLockKey) + ")";
+  PQclear(PQexec(holder, lock.c_str()));
+  REQUIRE(QueryInt(url, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted") ==
+          1);
+
+  // Opens the store beside the holder: whether the open queued for the lock
+  // (seen in pg_locks; the holder then lets go, so that it finishes), and
+  // how it ended.
+  auto open_beside_holder = [&]() -> std::pair<bool, std::string> {
+    std::atomic<bool> done{false};
+    std::string opened;
+    std::thread opener([&] {
+      auto store = PostgresSessionStore::Open(url);
+      if (store.ok()) {
+        core::NewSession spec;
+        spec.items = {core::UserMessage("opened beside a migration")};
+        opened = (*store)->CreateSession(spec).status().ToString();
+      } else {
+        opened = store.status().ToString();
+      }
+      done = true;
+    });
+    bool waited = false;
+    while (!done && !waited) {
+      waited = AdvisoryWaiters(url) == 1;
+      if (!waited) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (waited) PQclear(PQexec(holder, "SELECT pg_advisory_unlock_all()"));
+    opener.join();
+    return {waited, opened};
+  };
+  SECTION("the schema is current and nothing to re-index: the open does not wait") {
+    // (Before, every open queued behind the holder.)
+    const auto [waited, opened] = open_beside_holder();
+    CHECK_FALSE(waited);
+    CHECK(opened == "OK");
+  }
+  SECTION("a migration is missing: the open waits for the lock, then migrates") {
+    codex::storage::testing::TakePostgresBackToSchema7(url);
+    const auto [waited, opened] = open_beside_holder();
+    CHECK(waited);
+    CHECK(opened == "OK");
+    CHECK(QueryInt(url, "SELECT count(*) FROM schema_migrations") ==
+          static_cast<int64_t>(codex::storage::internal::EmbeddedPostgresMigrations().size()));
+  }
+  SECTION("items are listed for re-indexing: the open waits for the lock, then re-indexes") {
+    QueryInt(url, "INSERT INTO items_refold(item_id) SELECT id FROM items");
+    REQUIRE(QueryInt(url, "SELECT count(*) FROM items_refold") > 0);
+    const auto [waited, opened] = open_beside_holder();
+    CHECK(waited);
+    CHECK(opened == "OK");
+    CHECK(QueryInt(url, "SELECT count(*) FROM items_refold") == 0);
+  }
+  PQfinish(holder);
+}
+
 TEST_CASE("A connection killed by the server is re-established; nothing committed is lost") {
   PgTestServer& server = Server();
   const std::string url = server.NewDatabase();
