@@ -359,6 +359,7 @@ void ShellSnapshot::StartCapture(const std::string& bash) {
 
 void ShellSnapshot::Finish(Status captured) {
   std::lock_guard<std::mutex> lock(mu_);
+  captured_.notify_all();
   if (captured.ok()) {
     state_ = State::kReady;
     Debug("captured " + path_);
@@ -440,13 +441,25 @@ Status ShellSnapshot::Capture(const std::string& bash, const CancelToken& cancel
   return OkStatus();
 }
 
-void ShellSnapshot::Prepare(CommandSpec& spec) {
+void ShellSnapshot::Prepare(CommandSpec& spec, const CancelToken& cancel) {
   if (!IsLoginBashScript(spec.argv)) return;
   std::unique_lock<std::mutex> lock(mu_);
   if (state_ == State::kNotTried) {
     lock.unlock();
     StartCapture(spec.argv[0]);
     return;
+  }
+  // While the capture runs, the first login command runs as it is (as in
+  // Codex 0.169: a session's first command is not delayed); any other waits
+  // for the capture rather than run the login files once more (a response's
+  // calls arrive together). Bounded by the capture's own timeout; a
+  // cancelled call stops waiting at once (its runner then sees the cancel).
+  if (state_ == State::kCapturing && !plain_beside_capture_) {
+    plain_beside_capture_ = true;
+    return;
+  }
+  while (state_ == State::kCapturing && !cancel.cancelled()) {
+    captured_.wait_for(lock, std::chrono::milliseconds(20));
   }
   if (state_ != State::kReady) return;
   if (!Unchanged()) {

@@ -9,10 +9,14 @@
 //
 // The capture: at session start (StartCapture: on a thread of its own,
 // beside the first model request, as Codex starts its own), or else started
-// by the first login command. As in Codex 0.169, no command waits for it: a
-// login command that comes before the snapshot is ready runs as the plain
-// `bash -lc` it is (the login files run for it too), and the ones after it
-// start from the snapshot. One `bash -l -c DUMP` runs the login files, then
+// by the first login command (which runs as the plain `bash -lc` it is).
+// The first login command that comes while the capture runs does not wait
+// for it either (as in Codex 0.169: the session's first command is not
+// delayed); any other waits for it, then starts from the snapshot (Codex
+// 0.169 does not wait: each command of its first response runs the login
+// files again, 25 login shells for a response of 25 calls, each as slow as
+// the dotfiles). The wait is bounded by the capture's timeout, and a
+// cancelled call stops waiting. One `bash -l -c DUMP` runs the login files, then
 // lists the environment it was started with (/proc/$$/environ: what a
 // command inherits; no readable /proc, no snapshot) and the state the login
 // files left: exported variables
@@ -56,12 +60,14 @@
 // removes the files of codex processes that are gone (core/session_lease.h's
 // rule: the pid no longer runs, or runs another process) and any file not
 // named as codex names them. StartCapture is called from the session's
-// thread; Prepare also from the threads of calls running together (it
-// never waits: the state is read under the object's mutex).
+// thread; Prepare also from the threads of calls running together (the
+// state is read under the object's mutex; a waiting Prepare sleeps on a
+// condition variable that the capture's end notifies).
 #pragma once
 
 #include <sys/types.h>
 
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -120,16 +126,19 @@ class ShellSnapshot {
 
   // Starts the capture with the login shell `bash` now, on a thread of its
   // own (the session's start: the first login command then finds it done,
-  // or waits for the rest of it). Once a session; nothing when a capture was
+  // or waits for the rest of it: Prepare). Once a session; nothing when a capture was
   // already tried or the directory cannot be used.
   void StartCapture(const std::string& bash);
 
-  // When `spec` is a login bash script and the snapshot is ready: rewrites
-  // `spec` to start from it (ApplyShellSnapshot). Otherwise `spec` stays as
-  // it is: not a login bash, the capture still running (it is not waited
-  // for, as in Codex 0.169), failed, or not tried yet (then started now, on
-  // its thread, for the commands after this one).
-  void Prepare(CommandSpec& spec);
+  // When `spec` is a login bash script and the snapshot is ready (after
+  // waiting for a capture that is running, until it ends or `cancel` is
+  // set, unless this is the first login command during the capture):
+  // rewrites `spec` to start from it (ApplyShellSnapshot). Otherwise `spec`
+  // stays as it is: not a login bash, the first login command during the
+  // capture, the capture failed, timed out or was waited for no longer
+  // (cancel), or not tried yet (then started now, on its thread, for the
+  // commands after this one).
+  void Prepare(CommandSpec& spec, const CancelToken& cancel);
 
   // Whether the snapshot is ready to be used (a capture ended well).
   bool ready() const;
@@ -151,8 +160,10 @@ class ShellSnapshot {
   Options options_;
   CommandRunner& runner_;
   std::string path_;
-  mutable std::mutex mu_;  // guards state_ and status_ against the capture thread
+  mutable std::mutex mu_;             // guards state_ and status_ against the capture thread
+  std::condition_variable captured_;  // notified when a capture ends (Finish)
   State state_ = State::kNotTried;
+  bool plain_beside_capture_ = false;  // a login command ran without the capture
   Status status_;
   std::thread thread_;  // StartCapture's
   CancelToken stop_;    // set (and stop_write_ written) when the session ends

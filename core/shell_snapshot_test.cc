@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
@@ -269,14 +270,14 @@ TEST_CASE("ShellSnapshot: captured once, used by every login bash, removed at th
     // The first login command starts the capture (none was started) and
     // runs as it is; those after it start from the snapshot.
     CommandSpec first = Unconfined({"bash", "-lc", "snap_fn first"}, root.path().string());
-    snapshot.Prepare(first);
+    snapshot.Prepare(first, CancelToken());
     CHECK(first.argv[1] == "-lc");
     CHECK(first.env_overrides.count("BASH_ENV") == 0);
     REQUIRE(CaptureEnded(snapshot));
     for (int i = 0; i < 3; ++i) {
       CommandSpec spec =
           Unconfined({"bash", "-lc", "snap_fn $SHLVL; export LEAK=1; cd /"}, root.path().string());
-      snapshot.Prepare(spec);
+      snapshot.Prepare(spec, CancelToken());
       CHECK(spec.argv[1] == "-c");
       auto ran = runner.Run(spec, CancelToken());
       REQUIRE(ran.ok());
@@ -289,14 +290,14 @@ TEST_CASE("ShellSnapshot: captured once, used by every login bash, removed at th
     CHECK((file.st_mode & 0777) == 0600);
     // Not a login bash: left alone.
     CommandSpec other = Unconfined({"zsh", "-lc", "true"}, "");
-    snapshot.Prepare(other);
+    snapshot.Prepare(other, CancelToken());
     CHECK(other.argv[1] == "-lc");
     CHECK(other.env_overrides.count("BASH_ENV") == 0);
 
     // Changed behind codex's back: never sourced again.
     WriteFile(path, "echo planted\n");
     CommandSpec after = Unconfined({"bash", "-lc", "true"}, "");
-    snapshot.Prepare(after);
+    snapshot.Prepare(after, CancelToken());
     CHECK(after.argv[1] == "-lc");
     CHECK(after.env_overrides.count("BASH_ENV") == 0);
     CHECK_FALSE(snapshot.status().ok());
@@ -304,13 +305,17 @@ TEST_CASE("ShellSnapshot: captured once, used by every login bash, removed at th
   CHECK_FALSE(std::filesystem::exists(path));
 }
 
-TEST_CASE("ShellSnapshot: a login command never waits for the capture (as in Codex 0.169)") {
-  // The capture's profile waits for a file that only the test creates: a
-  // Prepare that waited for the capture would not return before it.
+TEST_CASE(
+    "ShellSnapshot: during the capture the first login command runs as it is, the others wait for "
+    "it; a cancel stops the wait") {
+  // The capture's profile waits for a file that only the test creates, and
+  // counts its runs: the login files run once for the session, not once
+  // more for each command that came during the capture.
   TempDir root;
   const std::filesystem::path home = root.path() / "home";
   std::filesystem::create_directories(home);
   WriteFile(home / ".profile",
+            "echo run >> \"$HOME/counter\"\n"
             "for i in $(seq 1000); do [ -e \"$HOME/release\" ] && break; sleep 0.01; done\n"
             "snap_fn() { echo \"fn:$1\"; }\n");
   ScopedEnv set_home("HOME", home.string());
@@ -320,20 +325,50 @@ TEST_CASE("ShellSnapshot: a login command never waits for the capture (as in Cod
   options.sandbox.mode = SandboxMode::kDangerFullAccess;
   ShellSnapshot snapshot(options, runner);
   snapshot.StartCapture("bash");
-  CommandSpec during = Unconfined({"bash", "-lc", "snap_fn during"}, "");
-  snapshot.Prepare(during);
-  CHECK(during.argv[1] == "-lc");
-  CHECK(during.env_overrides.count("BASH_ENV") == 0);
+
+  // The session's first login command is not delayed (as in Codex 0.169).
+  CommandSpec first = Unconfined({"bash", "-lc", "snap_fn first"}, "");
+  snapshot.Prepare(first, CancelToken());
+  CHECK(first.argv[1] == "-lc");
+  CHECK(first.env_overrides.count("BASH_ENV") == 0);
   CHECK_FALSE(snapshot.ready());
-  CHECK(snapshot.status().ok());
+
+  // Esc while waiting: Prepare returns without the snapshot, the capture
+  // goes on.
+  CancelToken esc;
+  CommandSpec interrupted = Unconfined({"bash", "-lc", "snap_fn esc"}, "");
+  std::thread esc_waiter([&] { snapshot.Prepare(interrupted, esc); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // (waiting by now, or not yet)
+  esc.Cancel();
+  esc_waiter.join();
+  CHECK(interrupted.argv[1] == "-lc");
+  CHECK_FALSE(snapshot.ready());
+
+  // Three calls of one response arrive during the capture: each waits.
+  std::vector<CommandSpec> specs;
+  for (int i = 0; i < 3; ++i) specs.push_back(Unconfined({"bash", "-lc", "snap_fn during"}, ""));
+  std::atomic<int> returned{0};
+  std::vector<std::thread> calls;
+  for (CommandSpec& spec : specs) {
+    calls.emplace_back([&snapshot, &spec, &returned] {
+      snapshot.Prepare(spec, CancelToken());
+      ++returned;
+    });
+  }
+  // None returns before the capture can end (it waits for `release`).
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK(returned == 0);
+  CHECK_FALSE(snapshot.ready());
   WriteFile(home / "release", "");
-  REQUIRE(CaptureEnded(snapshot));
-  CommandSpec after = Unconfined({"bash", "-lc", "snap_fn after"}, "");
-  snapshot.Prepare(after);
-  CHECK(after.argv[1] == "-c");
-  auto ran = runner.Run(after, CancelToken());
-  REQUIRE(ran.ok());
-  CHECK(ran->stdout_text == "fn:after\n");
+  for (std::thread& t : calls) t.join();
+  CHECK(snapshot.ready());
+  for (CommandSpec& spec : specs) {
+    CHECK(spec.argv[1] == "-c");
+    auto ran = runner.Run(spec, CancelToken());
+    REQUIRE(ran.ok());
+    CHECK(ran->stdout_text == "fn:during\n");
+  }
+  CHECK(Runs(home) == 1);
 }
 
 TEST_CASE("ShellSnapshot: a profile that fails or hangs leaves plain -lc") {
@@ -352,7 +387,7 @@ TEST_CASE("ShellSnapshot: a profile that fails or hangs leaves plain -lc") {
     snapshot.StartCapture("bash");
     CHECK_FALSE(CaptureEnded(snapshot));
     CommandSpec spec = Unconfined({"bash", "-lc", "echo hi"}, "");
-    snapshot.Prepare(spec);
+    snapshot.Prepare(spec, CancelToken());
     INFO(profile);
     CHECK(spec.argv[1] == "-lc");
     CHECK(spec.env_overrides.count("BASH_ENV") == 0);

@@ -244,7 +244,7 @@ Result<ToolOutcome> ToolRouter::RunShell(const Item& call, std::vector<std::stri
   ApprovalInput& input = gate.input;
 
   CommandSpec spec = CommandSpecFor(argv, cwd, choice);
-  if (shell_snapshot_) shell_snapshot_->Prepare(spec);
+  if (shell_snapshot_) shell_snapshot_->Prepare(spec, cancel);
   spec.timeout_ms = timeout_ms > 0 ? timeout_ms : config_.shell_timeout_ms;
   spec.on_output = [this, id = activity.call_id](std::string_view chunk) {
     observer_.OnToolOutput(id, chunk);

@@ -61,7 +61,7 @@ Result<ToolOutcome> ToolRouter::RunExecCommand(const Item& call, const std::stri
     return reply(gate.rejected_by_user ? gate.refusal : "exec_command: " + gate.refusal, gate.stop);
   }
   CommandSpec spec = CommandSpecFor(argv, cwd, gate.choice);
-  if (shell_snapshot_) shell_snapshot_->Prepare(spec);
+  if (shell_snapshot_) shell_snapshot_->Prepare(spec, cancel);
   observer_.OnToolStarted(activity);
   auto start = Clock::now();
   auto process = runner_.Start(spec, tty);

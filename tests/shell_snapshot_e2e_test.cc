@@ -83,9 +83,8 @@ std::string Call(const std::string& id, const std::string& cmd) {
          R"(", "arguments": {"cmd": )" + Json(cmd).dump() + "}}]}";
 }
 
-// `call` (a Call) answered only once the session's snapshot is written: a
-// login command before that runs as the plain `bash -lc` it is (as in Codex
-// 0.169, nothing waits for the capture). The script names the snapshots
+// `call` (a Call) answered only once the session's snapshot is written (a
+// login command that comes before would wait for the capture). The script names the snapshots
 // through a link in `home` (LinkSnapshots), made once the environment, and
 // with it CODEX_HOME, exists.
 std::string AfterCapture(const std::filesystem::path& home, const std::string& call) {
@@ -147,31 +146,43 @@ TEST_CASE("shell snapshot: captured at session start, once, in the server its co
   CHECK(Snapshots(env->codex_home()).empty());
 }
 
-TEST_CASE("shell snapshot: a login command never waits for the capture, as in Codex 0.169") {
+TEST_CASE(
+    "shell snapshot: during the capture the first login command runs as it is, the others wait "
+    "for it") {
   if (!HaveLandlock()) return;
-  // The capture's run of the profile (the first) waits for a file that only
-  // the first command creates: that command runs as the plain login shell
-  // it is, beside the capture; the one after the capture starts from the
-  // snapshot. A first command that waited for the capture would run only
-  // after the profile gave up waiting, from the snapshot.
+  // The capture's run of the profile (the first) marks that it runs, then
+  // takes a second (a slow dotfile). The first response, two calls, is
+  // answered only once the mark exists, so both come while the capture
+  // runs: one runs as the plain login shell it is (the session's first
+  // login command is not delayed, as in Codex 0.169), the other waits for
+  // the capture and starts from the snapshot (Codex 0.169 runs both as
+  // login shells: the profile runs three times).
   TempDir home_dir("codex-snapshot-home-");
   const std::filesystem::path home = home_dir.path();
-  WriteFile(home / ".profile",
-            std::string("if [ ! -e \"$HOME/first\" ]; then : > \"$HOME/first\"; for i in $(seq "
-                        "800); do [ -e \"$HOME/release\" ] && break; sleep 0.01; done; fi\n") +
-                kProfile);
+  WriteFile(home / ".profile", std::string("if [ ! -e \"$HOME/first\" ]; then : > \"$HOME/first\"; "
+                                           ": > \"$HOME/capturing\"; sleep 1; fi\n") +
+                                   kProfile);
   const std::string login = "shopt -q login_shell && echo login || echo not-login";
-  auto env =
-      MakeEnv("{\"responses\": [" + Call("a", ": > \"$HOME/release\"; " + login + "; snap_fn a") +
-                  "," + AfterCapture(home, Call("b", login + "; snap_fn b")) + ", \"done\"]}",
-              "");
+  const auto call = [](const std::string& id, const std::string& cmd) {
+    return R"({"function_call": "exec_command", "call_id": ")" + id +
+           R"(", "arguments": {"cmd": )" + Json(cmd).dump() + "}}";
+  };
+  const std::string during = R"({"output": [)" + call("a", login + "; snap_fn a") + "," +
+                             call("b", login + "; snap_fn b") + R"(], "wait_for_file": )" +
+                             Json((home / "capturing").string()).dump() + "}";
+  auto env = MakeEnv(
+      "{\"responses\": [" + during + "," + Call("c", login + "; snap_fn c") + ", \"done\"]}", "");
   LinkSnapshots(*env, home);
   ProcessResult run = RunExec(*env, home, {});
   INFO("stderr: " << run.err);
   REQUIRE(run.exit_code == 0);
-  CHECK(Output(*env, "a") == "login\nsnap_fn:a\n");
-  CHECK(Output(*env, "b") == "not-login\nsnap_fn:b\n");
-  CHECK(ProfileRuns(home) == 2);  // the capture and the first command
+  const std::string a = Output(*env, "a");
+  const std::string b = Output(*env, "b");
+  INFO("a: " << a << "b: " << b);
+  CHECK(((a == "login\nsnap_fn:a\n" && b == "not-login\nsnap_fn:b\n") ||
+         (a == "not-login\nsnap_fn:a\n" && b == "login\nsnap_fn:b\n")));
+  CHECK(Output(*env, "c") == "not-login\nsnap_fn:c\n");
+  CHECK(ProfileRuns(home) == 2);  // the capture's and the first command's
   CHECK(Snapshots(env->codex_home()).empty());
 }
 
