@@ -5,6 +5,8 @@
 //    "input-messages":[…],"last-assistant-message":…}
 // The program runs detached (codex does not wait for it), with stdin and
 // stdout on /dev/null so it cannot disturb `--json` output; stderr is shared.
+// A program named without a '/' is found in PATH's absolute entries only
+// (sandbox/host_path.h): never one the model planted in the workspace.
 #pragma once
 
 #include <string>

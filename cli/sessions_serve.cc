@@ -10,7 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
@@ -19,6 +19,7 @@
 #include "cli/terminal_text.h"
 #include "cli/viewer/viewer_api.h"
 #include "cli/viewer/viewer_server.h"
+#include "sandbox/host_path.h"
 
 extern char** environ;
 
@@ -31,22 +32,8 @@ struct ServeArgs {
   bool open = false;
 };
 
-// xdg-open found on PATH, or "".
-std::string FindXdgOpen() {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return "";
-  std::string dirs(path);
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    const std::filesystem::path candidate =
-        std::filesystem::path(dirs.substr(start, end - start)) / "xdg-open";
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-    start = end + 1;
-  }
-  return "";
-}
+// xdg-open found in PATH's absolute entries (sandbox/host_path.h), or "".
+std::string FindXdgOpen() { return sandbox::FindHostProgram("xdg-open", std::getenv("PATH")); }
 
 // Starts xdg-open URL with its output discarded; its pid, or -1.
 pid_t OpenInBrowser(const std::string& url) {

@@ -8,6 +8,7 @@
 
 #include "core/cancel.h"
 #include "core/sandboxed_runner.h"
+#include "sandbox/host_path.h"
 
 namespace codex::core {
 
@@ -46,25 +47,6 @@ const std::vector<std::pair<std::string, std::string>>& FixedOverrides() {
   return *kFixed;
 }
 
-// The absolute entries of PATH: a relative or empty entry would let a
-// program planted in the workspace stand in for git.
-std::string AbsolutePath() {
-  const char* path = std::getenv("PATH");
-  std::string_view rest = path != nullptr ? path : "/usr/bin:/bin";
-  std::string out;
-  while (true) {
-    const size_t colon = rest.find(':');
-    const std::string_view entry = rest.substr(0, colon);
-    if (!entry.empty() && entry[0] == '/') {
-      if (!out.empty()) out += ':';
-      out += entry;
-    }
-    if (colon == std::string_view::npos) break;
-    rest.remove_prefix(colon + 1);
-  }
-  return out.empty() ? "/usr/bin:/bin" : out;
-}
-
 Result<CommandResult> RunOnce(SandboxedRunner& runner, const std::string& dir,
                               const std::vector<std::string>& args,
                               const std::vector<std::pair<std::string, std::string>>& overrides,
@@ -88,7 +70,9 @@ Result<CommandResult> RunOnce(SandboxedRunner& runner, const std::string& dir,
   spec.env_policy.inherit = sandbox::EnvInherit::kNone;
   spec.env_policy.secrets = sandbox::SecretFilter::kDropSecretLike;
   auto& env = spec.env_overrides;
-  env["PATH"] = AbsolutePath();
+  // Its absolute entries only (sandbox/host_path.h): git itself and every
+  // program git starts are found there, never in the workspace.
+  env["PATH"] = sandbox::HostSearchPath(std::getenv("PATH"));
   for (const char* keep : {"HOME", "XDG_CONFIG_HOME", "LANG", "LC_ALL", "LC_CTYPE"}) {
     if (const char* v = std::getenv(keep); v != nullptr) env[keep] = v;
   }

@@ -13,6 +13,7 @@
 
 #include "base/time.h"
 #include "mcp/transport.h"
+#include "sandbox/host_path.h"
 
 namespace codex::mcp {
 
@@ -20,27 +21,15 @@ namespace {
 
 constexpr size_t kMaxMessageBytes = 64u << 20;  // one JSON-RPC line
 
-// The program to exec: `command` when it has a '/', else the first
-// executable match in `path_list`.
+// The program to exec: `command` when it has a '/' (relative to the server's
+// cwd), else the first executable match in PATH's absolute entries
+// (sandbox/host_path.h: a relative entry would name the workspace).
 std::string ResolveProgram(const std::string& command, const std::string& path_list,
                            const std::string& cwd) {
   if (command.find('/') != std::string::npos) {
     return command[0] == '/' ? command : cwd + "/" + command;
   }
-  size_t start = 0;
-  while (start <= path_list.size()) {
-    size_t end = path_list.find(':', start);
-    if (end == std::string::npos) end = path_list.size();
-    std::string dir = path_list.substr(start, end - start);
-    if (dir.empty()) dir = ".";
-    std::string candidate = dir + "/" + command;
-    if (access(candidate.c_str(), X_OK) == 0) {
-      struct stat st {};
-      if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return candidate;
-    }
-    start = end + 1;
-  }
-  return "";
+  return sandbox::FindHostProgram(command, path_list.c_str());
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "sandbox/host_path.h"
 #include "testing/files.h"
 #include "testing/temp_dir.h"
 
@@ -391,4 +392,28 @@ TEST_CASE("ExecCandidates follows execvp's PATH rules") {
   CHECK(ExecCandidates("ls", "/a:/b") == std::vector<std::string>{"/a/ls", "/b/ls"});
   CHECK(ExecCandidates("ls", "/a::/b:") ==
         std::vector<std::string>{"/a/ls", "./ls", "/b/ls", "./ls"});
+}
+
+TEST_CASE("Host programs are found in PATH's absolute entries only") {
+  CHECK(HostSearchPath("/a::b:.:/c:") == "/a:/c");
+  CHECK(HostSearchPath(".:bin:") == "/usr/bin:/bin");
+  CHECK(HostSearchPath(nullptr) == "/usr/bin:/bin");
+  // A program planted in a relative entry (the working directory, a
+  // workspace's bin/) is never chosen, even ahead of the real one; a
+  // directory or a file without x is skipped too.
+  TempDir dir("codex-host-path-");
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir.path());
+  for (const char* d : {"rel", "abs", "dir/prog", "noexec"}) std::filesystem::create_directories(d);
+  for (const char* f : {"prog", "rel/prog", "abs/prog", "noexec/prog"})
+    std::ofstream(f) << "#!/bin/sh\n";
+  for (const char* f : {"prog", "rel/prog", "abs/prog"}) ::chmod(f, 0755);
+  const std::string abs = (dir.path() / "abs").string();
+  const std::string noexec = (dir.path() / "noexec").string();
+  const std::string as_dir = (dir.path() / "dir").string();
+  const std::string path = ".::rel:" + as_dir + ":" + noexec + ":" + abs;
+  CHECK(FindHostProgram("prog", path.c_str()) == abs + "/prog");
+  CHECK(FindHostProgram("prog", ".:rel") == "");
+  CHECK(FindHostProgram("abs/prog", path.c_str()) == "");
+  std::filesystem::current_path(cwd);
 }

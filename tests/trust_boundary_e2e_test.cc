@@ -16,6 +16,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <thread>
 
 #include "sandbox/landlock.h"
 #include "sandbox/launcher.h"
@@ -186,6 +187,78 @@ TEST_CASE("host git: a FIFO or device planted as .git/config does not stall exec
   REQUIRE(run2.ok());
   CHECK_FALSE(run2->timed_out);
   CHECK(run2->exit_code == 0);
+}
+
+// --- programs codex itself starts on the host ---
+
+// Writes an executable shell script.
+void WriteScript(const fs::path& path, const std::string& body) {
+  std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+  fs::permissions(path, fs::perms::owner_all);
+}
+
+// Waits until `marks` holds something (a program ran) or 30 s passed.
+std::vector<std::string> AwaitMarkers(const fs::path& marks) {
+  for (int i = 0; i < 600 && Markers(marks).empty(); ++i) std::this_thread::sleep_for(50ms);
+  return Markers(marks);
+}
+
+// The attack: the user's PATH holds a relative or empty entry (`.`, a stray
+// `::` or trailing `:`), and the model, confined to workspace-write, writes
+// into the workspace programs named like the ones codex itself starts on the
+// host: the `notify` program, an MCP server's `command`, `xdg-open` for
+// `sessions serve --open`. Nothing it writes there may stand in for them: codex
+// looks them up in PATH's absolute entries only (sandbox/host_path.h), where
+// the user's real ones are found.
+TEST_CASE(
+    "host programs: a program planted in the workspace never stands in for notify, an MCP "
+    "server or xdg-open, whatever PATH holds") {
+  const std::string relative = GENERATE(as<std::string>{}, ".", "", "plants");
+  auto env = MakeEnv(R"({"responses": [
+    {"output": [{"shell": ["sh", "-c", "mkdir -p plants && for p in codex-hd-notify codex-hd-mcp xdg-open; do printf '#!/bin/sh\\ntouch \"$MARKS/planted-${0##*/}\"\\n' > $p; chmod +x $p; cp $p plants/; done; echo planted"]}]},
+    "planted them", "second"]})");
+  const fs::path marks = env->root() / "marks";
+  const fs::path bin = env->root() / "bin";
+  fs::create_directories(marks);
+  fs::create_directories(bin);
+  for (const char* p : {"codex-hd-notify", "codex-hd-mcp", "xdg-open"}) {
+    WriteScript(bin / p, std::string("touch '") + marks.string() + "/real-" + p + "'");
+  }
+  const char* host_path = std::getenv("PATH");
+  const std::string path = relative + ":" + bin.string() + ":" + (host_path ? host_path : "");
+  INFO("PATH=" << path);
+  // The planted scripts name their marker through $MARKS: in codex's
+  // environment (and so in any program it starts), not in the script.
+  const std::map<std::string, std::string> extra = {{"PATH", path}, {"MARKS", marks.string()}};
+  auto run = [&](std::vector<std::string> args) {
+    ProcessOptions o = env->CodexCommand(std::move(args));
+    for (const auto& [k, v] : extra) o.env[k] = v;
+    auto r = RunProcess(o);
+    REQUIRE(r.ok());
+    INFO(r->out << r->err);
+    REQUIRE(r->exit_code == 0);
+    return *r;
+  };
+
+  // The model plants; the turn's end runs `notify`.
+  Expect(env->WriteConfig("notify = [\"codex-hd-notify\"]\n"));
+  run({"exec", "-s", "workspace-write", "plant"});
+  REQUIRE(fs::exists(env->workdir() / "codex-hd-mcp"));
+  CHECK(AwaitMarkers(marks) == std::vector<std::string>{"real-codex-hd-notify"});
+  for (const auto& name : Markers(marks)) fs::remove(marks / name);
+
+  // The next session starts its MCP server.
+  Expect(env->WriteConfig("[mcp_servers.hd]\ncommand = \"codex-hd-mcp\"\n"));
+  run({"exec", "next"});
+  CHECK(AwaitMarkers(marks) == std::vector<std::string>{"real-codex-hd-mcp"});
+  for (const auto& name : Markers(marks)) fs::remove(marks / name);
+
+  // `codex sessions serve --open` starts xdg-open.
+  ProcessOptions serve = env->CodexCommand({"sessions", "serve", "--open"});
+  for (const auto& [k, v] : extra) serve.env[k] = v;
+  auto viewer = ChildProcess::Spawn(serve);
+  REQUIRE(viewer.ok());
+  CHECK(AwaitMarkers(marks) == std::vector<std::string>{"real-xdg-open"});
 }
 
 // --- terminal-safe text ---
