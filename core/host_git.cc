@@ -43,6 +43,12 @@ const std::vector<std::pair<std::string, std::string>>& FixedOverrides() {
       {"protocol.allow", "never"},
       {"core.untrackedCache", "false"},
       {"color.ui", "false"},
+      // A directory that is itself a git directory (HEAD, config, objects/,
+      // refs/: embedded in a clone, or planted at the top of a workspace,
+      // where only .git and .codex are protected) is never taken as the
+      // repository: its config and its objects/ and refs/ (symlinks out of
+      // the workspace) are the model's. Honoured from command-line config.
+      {"safe.bareRepository", "explicit"},
   };
   return *kFixed;
 }

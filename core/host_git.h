@@ -14,7 +14,9 @@
 //     by command-line scope config (`-c` and GIT_CONFIG_COUNT/KEY/VALUE,
 //     which outrank every config file and include): core.fsmonitor=false,
 //     core.hooksPath=/dev/null, pagers cat, editors/ssh/gpg/askpass "false",
-//     credential.helper reset, protocol.allow=never, submodules ignored, and
+//     credential.helper reset, protocol.allow=never, submodules ignored,
+//     safe.bareRepository=explicit (a directory that is itself a git
+//     directory, planted or embedded in a clone, is no repository), and
 //     each filter driver the repository's config defines emptied
 //     (clean/smudge/process "" and required=false); callers of `diff` pass
 //     HostGitDiffArgs (--no-ext-diff --no-textconv --ignore-submodules=all);

@@ -189,6 +189,97 @@ TEST_CASE("host git: a FIFO or device planted as .git/config does not stall exec
   CHECK(run2->exit_code == 0);
 }
 
+// The attack git's safe.bareRepository exists for: a directory that is itself
+// a git directory (HEAD, config, objects/, refs/) is taken as the repository
+// before any `.git` above it, so its config, not the protected `.git`'s, is
+// what git reads. A cloned repository can carry one in a subdirectory (here
+// `sub/`, with `core.worktree = .` so it even has a work tree, and `objects`
+// a symlink out of the checkout), and the model can plant one at the top of
+// a workspace that is no repository (only `.git` and `.codex` are
+// protected there). The user starts codex in it and runs a turn: /undo's
+// snapshot writes objects outside the sandbox (HostGit::RunWriting), through
+// the symlink, and every git of codex reads the planted config.
+TEST_CASE(
+    "host git: a bare repository embedded in a clone or planted in the workspace is never "
+    "used") {
+  auto env = MakeEnv(R"({"routes": [{"when": "plant it", "responses": [
+    {"output": [{"shell": ["sh", "-c", "mkdir -p refs/heads && echo 'ref: refs/heads/main' > HEAD && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n' > config && echo notes > notes.txt && ln -s \"$TARGET\" objects; ls"]}]},
+    "planted"]}], "default": "reply"})");
+  const fs::path marks = env->root() / "marks";
+  fs::create_directories(marks);
+  const fs::path origin = env->root() / "origin";
+  fs::create_directories(origin / "sub" / "refs" / "heads");
+  std::ofstream(origin / "sub" / "HEAD") << "ref: refs/heads/main\n";
+  std::ofstream(origin / "sub" / "refs" / "heads" / ".keep");
+  std::ofstream(origin / "sub" / "config")
+      << "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n"
+      << "\tfsmonitor = \"touch " << marks.string() << "/fsmonitor; false\"\n";
+  std::ofstream(origin / "sub" / "notes.txt") << "notes\n";
+  fs::create_directory_symlink("../../outside", origin / "sub" / "objects");
+  Sh(origin,
+     "git init -q -b main . && git config user.email t@e && git config user.name t && "
+     "git add -A && git commit -qm init");
+  const fs::path clone = env->workdir() / "clone";
+  Sh(env->workdir(), "git clone -q " + origin.string() + " clone");
+  const fs::path sub = clone / "sub";
+  // The symlink resolves from the clone too (workdir/clone/sub/../../outside
+  // is workdir/outside): make it exist so the plant is live.
+  fs::create_directories(env->workdir() / "outside");
+  const fs::path target = env->workdir() / "outside";
+  {
+    // The plant is live: plain git in sub/ takes sub/ as the repository.
+    ProcessOptions o;
+    o.cwd = sub;
+    o.argv = {"git", "rev-parse", "--absolute-git-dir"};
+    auto r = RunProcess(o);
+    REQUIRE(r.ok());
+    INFO(r->out << r->err);
+    REQUIRE(r->out == fs::canonical(sub).string() + "\n");
+    for (const auto& name : Markers(marks)) fs::remove(marks / name);
+  }
+  auto drive = [&](const fs::path& cwd) {
+    ProcessOptions o = env->CodexCommand({"-s", "workspace-write", "-a", "never"});
+    o.cwd = cwd;
+    auto p = PtyProcess::Spawn(o, 40, 160);
+    REQUIRE(p.ok());
+    Expect((*p)->WaitForText("›", kWait));
+    Expect((*p)->Write("@note"));
+    Expect((*p)->WaitForText("notes.txt", kWait));
+    Expect((*p)->Write("\x15"));
+    Expect((*p)->Write("hello\r"));
+    Expect((*p)->WaitForText("reply", kWait));
+    Expect((*p)->Write("/diff\r"));
+    Expect((*p)->Write("/quit\r"));
+    auto code = (*p)->WaitExit(kWait);
+    REQUIRE(code.ok());
+  };
+  SECTION("embedded in a cloned repository") {
+    drive(sub);
+    INFO("written outside by codex's git: " << Catch::Detail::stringify(Markers(target)));
+    CHECK(Markers(target).empty());
+  }
+  SECTION("planted by the model at the top of a workspace that is no repository") {
+    const fs::path ws = env->workdir() / "ws";
+    fs::create_directories(ws);
+    // The model's sandboxed command (workspace-write) writes a git directory
+    // at the top of the workspace; with namespaces nothing stops it (only
+    // .git and .codex are protected there), without them no new top-level
+    // entry can be made at all.
+    ProcessOptions plant = env->CodexCommand({"exec", "-s", "workspace-write", "plant it"});
+    plant.cwd = ws;
+    plant.env["TARGET"] = target.string();
+    auto planted = RunProcess(plant);
+    REQUIRE(planted.ok());
+    INFO(planted->out << planted->err);
+    REQUIRE(planted->exit_code == 0);
+    INFO("the model's plant " << (fs::exists(ws / "HEAD") ? "succeeded" : "was refused"));
+    drive(ws);
+    INFO("written outside by codex's git: " << Catch::Detail::stringify(Markers(target)));
+    CHECK(Markers(target).empty());
+  }
+  CHECK(Markers(marks).empty());
+}
+
 // --- programs codex itself starts on the host ---
 
 // Writes an executable shell script.
