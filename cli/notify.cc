@@ -23,7 +23,8 @@ std::string NotificationJson(const TurnCompleteNotification& n) {
   return Dump(j);
 }
 
-void RunNotify(const std::vector<std::string>& program_and_args, const std::string& json) {
+void RunNotify(const std::vector<std::string>& program_and_args, const std::string& json,
+               const std::vector<std::string>& writable) {
   if (program_and_args.empty()) return;
   // Everything the children need is built before fork: no allocation after it.
   std::vector<std::string> args = program_and_args;
@@ -31,7 +32,7 @@ void RunNotify(const std::vector<std::string>& program_and_args, const std::stri
   const std::string& name = program_and_args[0];
   const std::string program = name.find('/') != std::string::npos
                                   ? name
-                                  : sandbox::FindHostProgram(name, std::getenv("PATH"));
+                                  : sandbox::FindHostProgram(name, std::getenv("PATH"), writable);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

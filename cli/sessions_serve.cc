@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -19,6 +20,7 @@
 #include "cli/terminal_text.h"
 #include "cli/viewer/viewer_api.h"
 #include "cli/viewer/viewer_server.h"
+#include "core/sandboxed_runner.h"
 #include "sandbox/host_path.h"
 
 extern char** environ;
@@ -32,8 +34,14 @@ struct ServeArgs {
   bool open = false;
 };
 
-// xdg-open found in PATH's absolute entries (sandbox/host_path.h), or "".
-std::string FindXdgOpen() { return sandbox::FindHostProgram("xdg-open", std::getenv("PATH")); }
+// xdg-open found in the PATH entries no sandboxed command of a session here
+// can write (sandbox/host_path.h), or "".
+std::string FindXdgOpen() {
+  std::error_code ec;
+  const std::string here = std::filesystem::current_path(ec).string();
+  return sandbox::FindHostProgram("xdg-open", std::getenv("PATH"),
+                                  core::ModelWritableRootsFor(core::SandboxPolicy{}, here));
+}
 
 // Starts xdg-open URL with its output discarded; its pid, or -1.
 pid_t OpenInBrowser(const std::string& url) {

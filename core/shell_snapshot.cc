@@ -17,6 +17,7 @@
 #include "base/shell.h"
 #include "base/strings.h"
 #include "base/time.h"
+#include "core/sandboxed_runner.h"
 #include "core/session_lease.h"
 #include "core/tool_args.h"
 #include "sandbox/host_path.h"
@@ -445,13 +446,13 @@ Status ShellSnapshot::Capture(const std::string& bash, const CancelToken& cancel
 namespace {
 
 // The bash that captures the login files: the user's SHELL when it is a bash,
-// else the first bash of PATH's absolute entries (sandbox/host_path.h); ""
-// when there is none.
-std::string CaptureBash() {
+// else the first bash of the PATH entries no sandboxed command can write
+// (sandbox/host_path.h); "" when there is none.
+std::string CaptureBash(const SandboxPolicy& policy) {
   const std::string shell = DefaultShell();
   const size_t slash = shell.rfind('/');
   if (shell.compare(slash + 1, std::string::npos, "bash") == 0) return shell;
-  return sandbox::FindHostProgram("bash", std::getenv("PATH"));
+  return sandbox::FindHostProgram("bash", std::getenv("PATH"), ModelWritableRootsFor(policy, ""));
 }
 
 }  // namespace
@@ -465,7 +466,7 @@ void ShellSnapshot::Prepare(CommandSpec& spec) {
     // `bash` of a cloned repository or one the model wrote would print what
     // it liked as the login shell's functions, and every later login command
     // (one approved to run outside the sandbox too) would source them.
-    const std::string bash = CaptureBash();
+    const std::string bash = CaptureBash(options_.sandbox);
     if (!bash.empty()) StartCapture(bash);
     return;
   }

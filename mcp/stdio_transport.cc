@@ -25,11 +25,11 @@ constexpr size_t kMaxMessageBytes = 64u << 20;  // one JSON-RPC line
 // cwd), else the first executable match in PATH's absolute entries
 // (sandbox/host_path.h: a relative entry would name the workspace).
 std::string ResolveProgram(const std::string& command, const std::string& path_list,
-                           const std::string& cwd) {
+                           const std::string& cwd, const std::vector<std::string>& writable) {
   if (command.find('/') != std::string::npos) {
     return command[0] == '/' ? command : cwd + "/" + command;
   }
-  return sandbox::FindHostProgram(command, path_list.c_str());
+  return sandbox::FindHostProgram(command, path_list.c_str(), writable);
 }
 
 }  // namespace
@@ -65,8 +65,9 @@ Status StdioTransport::Start(MessageFn on_message, ClosedFn on_closed) {
   const std::vector<std::string> env =
       sandbox::BuildEnvironment(policy, sandbox::CurrentEnvironment());
   const std::string cwd = c.cwd.empty() ? options_.default_cwd : c.cwd;
-  const std::string program = ResolveProgram(
-      c.command, sandbox::LookupEnv(env, "PATH", "/usr/local/bin:/usr/bin:/bin"), cwd);
+  const std::string program =
+      ResolveProgram(c.command, sandbox::LookupEnv(env, "PATH", "/usr/local/bin:/usr/bin:/bin"),
+                     cwd, options_.writable_roots);
   if (program.empty()) {
     return NotFoundError("cannot run '" + c.command + "': not found in PATH");
   }

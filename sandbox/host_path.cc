@@ -1,29 +1,69 @@
 #include "sandbox/host_path.h"
 
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <memory>
+
 namespace codex::sandbox {
 
-std::string HostSearchPath(const char* path_var) {
+namespace {
+
+// `path` with symlinks resolved as far as it exists (the rest appended as
+// written): an entry not made yet still counts as lying where it would.
+std::string ResolvedAsFarAsItExists(std::string path) {
+  std::string rest;
+  while (!path.empty()) {
+    std::unique_ptr<char, decltype(&::free)> real(::realpath(path.c_str(), nullptr), &::free);
+    if (real) return std::string(real.get()) + rest;
+    const size_t slash = path.rfind('/');
+    if (slash == std::string::npos) break;
+    rest = path.substr(slash) + rest;
+    path.resize(slash);
+  }
+  return rest.empty() ? "/" : rest;
+}
+
+}  // namespace
+
+std::vector<std::string> ModelWritableRoots(const WritableRootsSpec& spec) {
+  auto policy = WorkspacePolicy::Compute(spec);
+  if (policy.ok()) return policy->root_paths();
+  return spec.workspace.empty() ? std::vector<std::string>{}
+                                : std::vector<std::string>{spec.workspace};
+}
+
+std::string HostSearchPath(const char* path_var, const std::vector<std::string>& writable) {
+  std::vector<std::string> roots;
+  for (const std::string& w : writable) {
+    if (!w.empty() && w[0] == '/') roots.push_back(ResolvedAsFarAsItExists(w));
+  }
   std::string_view rest = path_var != nullptr ? path_var : "";
   std::string out;
   while (true) {
     const size_t colon = rest.find(':');
     const std::string_view entry = rest.substr(0, colon);
     if (!entry.empty() && entry[0] == '/') {
-      if (!out.empty()) out += ':';
-      out += entry;
+      const std::string where = ResolvedAsFarAsItExists(std::string(entry));
+      bool writable_entry = false;
+      for (const std::string& root : roots)
+        writable_entry = writable_entry || PathWithin(where, root);
+      if (!writable_entry) {
+        if (!out.empty()) out += ':';
+        out += entry;
+      }
     }
     if (colon == std::string_view::npos) break;
     rest.remove_prefix(colon + 1);
   }
-  return out.empty() ? "/usr/bin:/bin" : out;
+  return path_var == nullptr ? "/usr/bin:/bin" : out;
 }
 
-std::string FindHostProgram(std::string_view program, const char* path_var) {
+std::string FindHostProgram(std::string_view program, const char* path_var,
+                            const std::vector<std::string>& writable) {
   if (program.empty() || program.find('/') != std::string_view::npos) return "";
-  const std::string dirs = HostSearchPath(path_var);
+  const std::string dirs = HostSearchPath(path_var, writable);
   std::string_view rest = dirs;
   while (true) {
     const size_t colon = rest.find(':');

@@ -34,7 +34,12 @@ bool IsExecutable(const std::string& path) {
 
 std::string FindBwrap() {
   if (IsExecutable("/usr/bin/bwrap")) return "/usr/bin/bwrap";
-  return FindHostProgram("bwrap", std::getenv("PATH"));
+  WritableRootsSpec here;
+  if (char* cwd = ::getcwd(nullptr, 0)) {
+    here.workspace = cwd;
+    ::free(cwd);
+  }
+  return FindHostProgram("bwrap", std::getenv("PATH"), ModelWritableRoots(here));
 }
 
 BwrapAvailability Probe(const std::string& bwrap) {

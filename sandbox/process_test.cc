@@ -394,26 +394,36 @@ TEST_CASE("ExecCandidates follows execvp's PATH rules") {
         std::vector<std::string>{"/a/ls", "./ls", "/b/ls", "./ls"});
 }
 
-TEST_CASE("Host programs are found in PATH's absolute entries only") {
-  CHECK(HostSearchPath("/a::b:.:/c:") == "/a:/c");
-  CHECK(HostSearchPath(".:bin:") == "/usr/bin:/bin");
-  CHECK(HostSearchPath(nullptr) == "/usr/bin:/bin");
+TEST_CASE("Host programs are found in PATH entries no sandboxed command can write") {
+  CHECK(HostSearchPath("/a::b:.:/c:", {}) == "/a:/c");
+  CHECK(HostSearchPath(".:bin:", {}).empty());
+  CHECK(HostSearchPath(nullptr, {}) == "/usr/bin:/bin");
   // A program planted in a relative entry (the working directory, a
-  // workspace's bin/) is never chosen, even ahead of the real one; a
-  // directory or a file without x is skipped too.
+  // workspace's bin/), or in an absolute entry inside a writable root (a
+  // virtualenv's bin, even one not made yet), is never chosen, even ahead of
+  // the real one; a directory or a file without x is skipped too.
   TempDir dir("codex-host-path-");
   const auto cwd = std::filesystem::current_path();
   std::filesystem::current_path(dir.path());
-  for (const char* d : {"rel", "abs", "dir/prog", "noexec"}) std::filesystem::create_directories(d);
-  for (const char* f : {"prog", "rel/prog", "abs/prog", "noexec/prog"})
+  for (const char* d : {"rel", "abs", "dir/prog", "noexec", "ws/.venv/bin"}) {
+    std::filesystem::create_directories(d);
+  }
+  for (const char* f : {"prog", "rel/prog", "abs/prog", "noexec/prog", "ws/.venv/bin/prog"}) {
     std::ofstream(f) << "#!/bin/sh\n";
-  for (const char* f : {"prog", "rel/prog", "abs/prog"}) ::chmod(f, 0755);
-  const std::string abs = (dir.path() / "abs").string();
-  const std::string noexec = (dir.path() / "noexec").string();
-  const std::string as_dir = (dir.path() / "dir").string();
-  const std::string path = ".::rel:" + as_dir + ":" + noexec + ":" + abs;
-  CHECK(FindHostProgram("prog", path.c_str()) == abs + "/prog");
-  CHECK(FindHostProgram("prog", ".:rel") == "");
-  CHECK(FindHostProgram("abs/prog", path.c_str()) == "");
+  }
+  for (const char* f : {"prog", "rel/prog", "abs/prog", "ws/.venv/bin/prog"}) ::chmod(f, 0755);
+  const std::string root = std::filesystem::canonical(dir.path()).string();
+  const std::string abs = root + "/abs";
+  const std::string venv = root + "/ws/.venv/bin";
+  const std::string path = ".::rel:" + venv + ":" + root + "/dir:" + root + "/noexec:" + abs;
+  const std::vector<std::string> ws = {root + "/ws"};
+  CHECK(FindHostProgram("prog", path.c_str(), ws) == abs + "/prog");
+  CHECK(FindHostProgram("prog", path.c_str(), {}) == venv + "/prog");
+  CHECK(FindHostProgram("prog", ".:rel", {}) == "");
+  CHECK(FindHostProgram("abs/prog", path.c_str(), {}) == "");
+  // Through a symlink into the root, and an entry not made yet.
+  std::filesystem::create_directory_symlink(root + "/ws/.venv", root + "/link");
+  const std::string later = root + "/ws/later/bin";
+  CHECK(HostSearchPath((root + "/link/bin:" + later + ":" + abs).c_str(), ws) == abs);
   std::filesystem::current_path(cwd);
 }

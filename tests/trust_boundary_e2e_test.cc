@@ -20,6 +20,7 @@
 
 #include "sandbox/landlock.h"
 #include "sandbox/launcher.h"
+#include "testing/temp_dir.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 #include "tests/pty_support.h"
@@ -330,8 +331,8 @@ std::vector<std::string> AwaitMarkers(const fs::path& marks) {
 // into the workspace programs named like the ones codex itself starts on the
 // host: the `notify` program, an MCP server's `command`, `xdg-open` for
 // `sessions serve --open`. Nothing it writes there may stand in for them: codex
-// looks them up in PATH's absolute entries only (sandbox/host_path.h), where
-// the user's real ones are found.
+// looks them up only in PATH entries no sandboxed command can write
+// (sandbox/host_path.h), where the user's real ones are found.
 TEST_CASE(
     "host programs: a program planted in the workspace never stands in for notify, an MCP "
     "server or xdg-open, whatever PATH holds") {
@@ -340,9 +341,15 @@ TEST_CASE(
     {"output": [{"shell": ["sh", "-c", "mkdir -p plants && for p in codex-hd-notify codex-hd-mcp xdg-open; do printf '#!/bin/sh\\ntouch \"$MARKS/planted-${0##*/}\"\\n' > $p; chmod +x $p; cp $p plants/; done; echo planted"]}]},
     "planted them", "second"]})");
   const fs::path marks = env->root() / "marks";
-  const fs::path bin = env->root() / "bin";
   fs::create_directories(marks);
-  fs::create_directories(bin);
+  // The user's real programs, in a directory no sandboxed command may write
+  // (not under /tmp, a writable root: the test's own directory).
+  if (fs::current_path().string().rfind("/tmp/", 0) == 0) {
+    WARN("the test runs under /tmp, a writable root: no place for the real programs; skipped");
+    return;
+  }
+  TempDir bin_dir("codex-hd-bin-", fs::current_path());
+  const fs::path bin = bin_dir.path();
   for (const char* p : {"codex-hd-notify", "codex-hd-mcp", "xdg-open"}) {
     WriteScript(bin / p, std::string("touch '") + marks.string() + "/real-" + p + "'");
   }
@@ -381,6 +388,67 @@ TEST_CASE(
   auto viewer = ChildProcess::Spawn(serve);
   REQUIRE(viewer.ok());
   CHECK(AwaitMarkers(marks) == std::vector<std::string>{"real-xdg-open"});
+}
+
+// The same with an absolute PATH entry the model can write: a virtualenv's
+// (or node_modules') bin in the workspace, put first by `source
+// .venv/bin/activate` or direnv. The model writes `.venv/bin/git`; codex's
+// git must never be it, least of all /undo's snapshot writes, which run
+// outside the sandbox (HostGit::RunWriting). /tmp and $TMPDIR are no
+// writable roots here, so a mark in /tmp can only come from the host.
+TEST_CASE(
+    "host programs: a git the model writes into a PATH directory inside the workspace "
+    "never runs for codex") {
+  if (!fs::exists("/usr/bin/git")) {
+    WARN("no /usr/bin/git: skipped");
+    return;
+  }
+  TempDir marks("codex-venv-marks-");
+  // (The marks' path has no space or quote: it goes into the model's printf.)
+  const std::string fake = "#!/bin/sh\\ntouch " + marks.path().string() +
+                           "/git-ran-$$\\nexec /usr/bin/git \\\"$@\\\"\\n";
+  auto env = MakeEnv(std::string(R"({"routes": [{"when": "plant", "responses": [
+    {"output": [{"shell": ["sh", "-c", "mkdir -p .venv/bin && printf ')") +
+                     fake + R"(' > .venv/bin/git && chmod +x .venv/bin/git"], "call_id": "p1"}]},
+    "planted"]}], "default": "reply"})");
+  const fs::path work = env->workdir();
+  Sh(work,
+     "git init -q . && git config user.email t@e && git config user.name t && "
+     "echo one > a.txt && git add . && git commit -qm init");
+  const char* host_path = std::getenv("PATH");
+  const std::string path = (work / ".venv" / "bin").string() + ":" + (host_path ? host_path : "");
+  const std::vector<std::string> confine = {
+      "-s", "workspace-write",
+      "-c", "sandbox_workspace_write.exclude_slash_tmp=true",
+      "-c", "sandbox_workspace_write.exclude_tmpdir_env_var=true"};
+  std::vector<std::string> plant = {"exec"};
+  plant.insert(plant.end(), confine.begin(), confine.end());
+  plant.push_back("plant it");
+  ProcessOptions o = env->CodexCommand(plant);
+  o.env["PATH"] = path;
+  auto r = RunProcess(o);
+  REQUIRE(r.ok());
+  INFO(r->out << r->err);
+  REQUIRE(r->exit_code == 0);
+  REQUIRE(fs::exists(work / ".venv" / "bin" / "git"));
+  CHECK(Markers(marks.path()).empty());
+  // The next session in the interactive UI: @, a turn (/undo's snapshot),
+  // /diff.
+  std::vector<std::string> tui = {"-a", "never"};
+  tui.insert(tui.end(), confine.begin(), confine.end());
+  auto p = SpawnTui(*env, tui, {{"PATH", path}});
+  Expect(p->WaitForText("›", kWait));
+  Expect(p->Write("@a.t"));
+  Expect(p->WaitForText("a.txt", kWait));
+  Expect(p->Write("\x15"));
+  Expect(p->Write("hello\r"));
+  Expect(p->WaitForText("reply", kWait));
+  Expect(p->Write("/diff\r"));
+  Expect(p->Write("/quit\r"));
+  auto code = p->WaitExit(kWait);
+  REQUIRE(code.ok());
+  INFO("the planted git ran for codex: " << Catch::Detail::stringify(Markers(marks.path())));
+  CHECK(Markers(marks.path()).empty());
 }
 
 // --- terminal-safe text ---
