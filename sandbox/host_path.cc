@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <memory>
 
 namespace codex::sandbox {
@@ -30,8 +31,18 @@ std::string ResolvedAsFarAsItExists(std::string path) {
 std::vector<std::string> ModelWritableRoots(const WritableRootsSpec& spec) {
   auto policy = WorkspacePolicy::Compute(spec);
   if (policy.ok()) return policy->root_paths();
-  return spec.workspace.empty() ? std::vector<std::string>{}
-                                : std::vector<std::string>{spec.workspace};
+  // A policy the workspace refuses (a protected path through a writable
+  // symlink, which the model may have made on purpose): every root it could
+  // have, the temp ones whether excluded or not.
+  std::vector<std::string> out;
+  if (!spec.workspace.empty()) out.push_back(spec.workspace);
+  for (const std::string& e : spec.extra) {
+    out.push_back(e.empty() || e[0] == '/' || spec.workspace.empty() ? e
+                                                                     : JoinPath(spec.workspace, e));
+  }
+  out.push_back("/tmp");
+  if (const char* t = std::getenv("TMPDIR"); t != nullptr && t[0] == '/') out.push_back(t);
+  return out;
 }
 
 std::string HostSearchPath(const char* path_var, const std::vector<std::string>& writable) {

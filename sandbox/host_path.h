@@ -29,8 +29,9 @@ namespace codex::sandbox {
 
 // The directories a sandboxed command may write for `spec` (the workspace
 // policy's writable roots, WorkspacePolicy::Compute), whatever the session's
-// mode: an earlier session in workspace-write may have written there. Just
-// the workspace when the policy cannot be computed.
+// mode: an earlier session in workspace-write may have written there. When
+// the policy is refused, every root it could have (workspace, extra roots,
+// /tmp, $TMPDIR).
 std::vector<std::string> ModelWritableRoots(const WritableRootsSpec& spec);
 
 // PATH's absolute entries that lie outside every directory of `writable`

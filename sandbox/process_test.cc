@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -426,4 +427,21 @@ TEST_CASE("Host programs are found in PATH entries no sandboxed command can writ
   const std::string later = root + "/ws/later/bin";
   CHECK(HostSearchPath((root + "/link/bin:" + later + ":" + abs).c_str(), ws) == abs);
   std::filesystem::current_path(cwd);
+}
+
+TEST_CASE("ModelWritableRoots: the policy's roots, or every root it could have when refused") {
+  TempDir dir("codex-host-roots-");
+  const std::string ws = std::filesystem::canonical(dir.path()).string();
+  WritableRootsSpec spec;
+  spec.workspace = ws;
+  spec.exclude_slash_tmp = true;
+  const auto roots = ModelWritableRoots(spec);
+  CHECK(std::find(roots.begin(), roots.end(), ws) != roots.end());
+  // A .git the model pointed at /proc: the policy refuses to be computed;
+  // the lookups still skip the workspace and /tmp (excluded or not).
+  std::filesystem::create_directory_symlink("/proc", dir.path() / ".git");
+  REQUIRE_FALSE(WorkspacePolicy::Compute(spec).ok());
+  const auto refused = ModelWritableRoots(spec);
+  CHECK(std::find(refused.begin(), refused.end(), ws) != refused.end());
+  CHECK(std::find(refused.begin(), refused.end(), "/tmp") != refused.end());
 }
