@@ -318,6 +318,36 @@ TEST_CASE("host config: a repository's .codex/config.toml is never loaded") {
   CHECK(e2e::ShellResult(*env, "w1").exit_code != 0);
 }
 
+// codex reads AGENTS.md itself, on the host, where /proc/self is codex: an
+// AGENTS.md the model (or a cloned repository) made a symlink to
+// /proc/self/environ put codex's own environment (the API key) into the
+// instructions sent to the provider, which the private /proc and
+// PR_SET_DUMPABLE keep from every command.
+TEST_CASE("host files: an AGENTS.md linked into /proc, /sys or /dev is never read") {
+  auto env = MakeEnv(R"({"responses": [], "default": "ok"})");
+  const fs::path work = env->workdir();
+  fs::create_directories(work / "sub" / "deeper");
+  Sh(work, "git init -q .");
+  fs::create_symlink("/proc/self/environ", work / "AGENTS.md");
+  fs::create_symlink("link", work / "sub" / "AGENTS.md");
+  fs::create_symlink("/proc/self/cmdline", work / "sub" / "link");
+  std::ofstream(work / "sub" / "deeper" / "AGENTS.md") << "DEEPER-RULE\n";
+  ProcessOptions o = env->CodexCommand({"exec", "-c", "project_doc_max_bytes=65000", "hi"});
+  o.cwd = work / "sub" / "deeper";
+  o.env["CODEX_TEST_SECRET_TOKEN"] = "secret-from-codex-env";
+  auto r = RunProcess(o);
+  REQUIRE(r.ok());
+  INFO(r->out << r->err);
+  REQUIRE(r->exit_code == 0);
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 1);
+  const std::string sent = requests[0].body.dump();
+  CHECK(sent.find("DEEPER-RULE") != std::string::npos);  // the docs are read at all
+  CHECK(sent.find("secret-from-codex-env") == std::string::npos);
+  CHECK(sent.find("sk-scripted-test") == std::string::npos);
+  CHECK(sent.find("project_doc_max_bytes") == std::string::npos);  // codex's command line
+}
+
 // --- programs codex itself starts on the host ---
 
 // Waits until `marks` holds something (a program ran) or 30 s passed.
