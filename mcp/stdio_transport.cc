@@ -22,8 +22,9 @@ namespace {
 constexpr size_t kMaxMessageBytes = 64u << 20;  // one JSON-RPC line
 
 // The program to exec: `command` when it has a '/' (relative to the server's
-// cwd), else the first executable match in PATH's absolute entries
-// (sandbox/host_path.h: a relative entry would name the workspace).
+// cwd), else the first executable match in the PATH entries no sandboxed
+// command can write (sandbox/host_path.h: not relative, not inside a
+// writable root such as the workspace's virtualenv).
 std::string ResolveProgram(const std::string& command, const std::string& path_list,
                            const std::string& cwd, const std::vector<std::string>& writable) {
   if (command.find('/') != std::string::npos) {

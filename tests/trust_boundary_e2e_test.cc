@@ -3,7 +3,12 @@
 // Responses server:
 //   * codex's own git (the `@` popup, `/diff`) runs nothing a workspace's git
 //     config plants (fsmonitor, filters, external diff, textconv, pager,
-//     hooks, aliases, includes...);
+//     hooks, aliases, includes...), nor uses a git directory embedded in a
+//     clone or planted at the workspace's top;
+//   * the programs codex starts on the host (git, notify, MCP servers,
+//     xdg-open) are never ones the model wrote into a PATH directory it can
+//     write; a repository's .codex/config.toml is never loaded; an AGENTS.md
+//     linked into /proc never sends codex's environment to the provider;
 //   * every output door shows escape sequences, C1 controls and bidi
 //     overrides from the model, a tool, a file, a file name or the store as
 //     visible text, never as terminal commands;
