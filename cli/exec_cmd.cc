@@ -21,6 +21,7 @@
 #include "cli/session_resolution.h"
 #include "cli/terminal_text.h"
 #include "core/review.h"
+#include "core/sandboxed_runner.h"
 
 namespace codex::cli {
 
@@ -267,11 +268,13 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
   if (!args.output_last_message.empty()) {
     RETURN_IF_ERROR(WriteLastMessage(args.output_last_message, result->final_message));
   }
-  RunNotify(config.notify, NotificationJson({conversation->session().id,
-                                             result->turn_id,
-                                             config.cwd,
-                                             {prompt},
-                                             result->final_message}));
+  RunNotify(config.notify,
+            NotificationJson({conversation->session().id,
+                              result->turn_id,
+                              config.cwd,
+                              {prompt},
+                              result->final_message}),
+            core::ModelWritableRootsFor(core::SandboxPolicyFor(config), config.cwd));
   if (!args.flags.json) {
     const std::string shown = TextForStream(result->final_message, isatty(fileno(stdout)) != 0);
     PrintText(stdout, shown);

@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "base/json.h"
+#include "sandbox/host_path.h"
 
 namespace codex::cli {
 
@@ -21,17 +23,22 @@ std::string NotificationJson(const TurnCompleteNotification& n) {
   return Dump(j);
 }
 
-void RunNotify(const std::vector<std::string>& program_and_args, const std::string& json) {
+void RunNotify(const std::vector<std::string>& program_and_args, const std::string& json,
+               const std::vector<std::string>& writable) {
   if (program_and_args.empty()) return;
   // Everything the children need is built before fork: no allocation after it.
   std::vector<std::string> args = program_and_args;
   args.push_back(json);
+  const std::string& name = program_and_args[0];
+  const std::string program = name.find('/') != std::string::npos
+                                  ? name
+                                  : sandbox::FindHostProgram(name, std::getenv("PATH"), writable);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   const std::string failed = "warning: the notify program '" + program_and_args[0] +
                              "' could not be started; check `notify` in config.toml\n";
-  const pid_t child = fork();
+  const pid_t child = program.empty() ? -1 : fork();
   if (child < 0) {
     // terminal-safe: fixed text and a program the user configured.
     ssize_t w = write(STDERR_FILENO, failed.data(), failed.size());
@@ -49,7 +56,7 @@ void RunNotify(const std::vector<std::string>& program_and_args, const std::stri
       dup2(null_fd, STDIN_FILENO);
       dup2(null_fd, STDOUT_FILENO);
     }
-    execvp(argv[0], argv.data());
+    execv(program.c_str(), argv.data());
     // terminal-safe: fixed text and a program the user configured.
     ssize_t w = write(STDERR_FILENO, failed.data(), failed.size());
     (void)w;

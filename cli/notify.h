@@ -5,6 +5,8 @@
 //    "input-messages":[…],"last-assistant-message":…}
 // The program runs detached (codex does not wait for it), with stdin and
 // stdout on /dev/null so it cannot disturb `--json` output; stderr is shared.
+// A program named without a '/' is found in the PATH entries no sandboxed
+// command can write (sandbox/host_path.h): never one the model planted.
 #pragma once
 
 #include <string>
@@ -26,6 +28,9 @@ std::string NotificationJson(const TurnCompleteNotification& n);
 // Starts `program_and_args` + [json] without waiting for it. Does nothing
 // when `program_and_args` is empty. A program that cannot be started prints
 // one "warning: …" line on stderr; the turn's result is not affected.
-void RunNotify(const std::vector<std::string>& program_and_args, const std::string& json);
+// `writable`: the session's model-writable roots (core::ModelWritableRootsFor),
+// whose PATH entries are not searched.
+void RunNotify(const std::vector<std::string>& program_and_args, const std::string& json,
+               const std::vector<std::string>& writable);
 
 }  // namespace codex::cli

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -19,6 +20,8 @@
 #include "cli/terminal_text.h"
 #include "cli/viewer/viewer_api.h"
 #include "cli/viewer/viewer_server.h"
+#include "core/sandboxed_runner.h"
+#include "sandbox/host_path.h"
 
 extern char** environ;
 
@@ -31,21 +34,13 @@ struct ServeArgs {
   bool open = false;
 };
 
-// xdg-open found on PATH, or "".
+// xdg-open found in the PATH entries no sandboxed command of a session here
+// can write (sandbox/host_path.h), or "".
 std::string FindXdgOpen() {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return "";
-  std::string dirs(path);
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    const std::filesystem::path candidate =
-        std::filesystem::path(dirs.substr(start, end - start)) / "xdg-open";
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-    start = end + 1;
-  }
-  return "";
+  std::error_code ec;
+  const std::string here = std::filesystem::current_path(ec).string();
+  return sandbox::FindHostProgram("xdg-open", std::getenv("PATH"),
+                                  core::ModelWritableRootsFor(core::SandboxPolicy{}, here));
 }
 
 // Starts xdg-open URL with its output discarded; its pid, or -1.

@@ -8,6 +8,7 @@
 
 #include "core/cancel.h"
 #include "core/sandboxed_runner.h"
+#include "sandbox/host_path.h"
 
 namespace codex::core {
 
@@ -42,33 +43,20 @@ const std::vector<std::pair<std::string, std::string>>& FixedOverrides() {
       {"protocol.allow", "never"},
       {"core.untrackedCache", "false"},
       {"color.ui", "false"},
+      // A directory that is itself a git directory (HEAD, config, objects/,
+      // refs/: embedded in a clone, or planted at the top of a workspace,
+      // where only .git and .codex are protected) is never taken as the
+      // repository: its config and its objects/ and refs/ (symlinks out of
+      // the workspace) are the model's. Honoured from command-line config.
+      {"safe.bareRepository", "explicit"},
   };
   return *kFixed;
-}
-
-// The absolute entries of PATH: a relative or empty entry would let a
-// program planted in the workspace stand in for git.
-std::string AbsolutePath() {
-  const char* path = std::getenv("PATH");
-  std::string_view rest = path != nullptr ? path : "/usr/bin:/bin";
-  std::string out;
-  while (true) {
-    const size_t colon = rest.find(':');
-    const std::string_view entry = rest.substr(0, colon);
-    if (!entry.empty() && entry[0] == '/') {
-      if (!out.empty()) out += ':';
-      out += entry;
-    }
-    if (colon == std::string_view::npos) break;
-    rest.remove_prefix(colon + 1);
-  }
-  return out.empty() ? "/usr/bin:/bin" : out;
 }
 
 Result<CommandResult> RunOnce(SandboxedRunner& runner, const std::string& dir,
                               const std::vector<std::string>& args,
                               const std::vector<std::pair<std::string, std::string>>& overrides,
-                              int64_t timeout_ms, SandboxMode mode,
+                              int64_t timeout_ms, SandboxMode mode, const std::string& path,
                               const std::map<std::string, std::string>& extra_env = {}) {
   CommandSpec spec;
   spec.argv = {"git", "-C", dir, "--no-pager"};
@@ -88,7 +76,9 @@ Result<CommandResult> RunOnce(SandboxedRunner& runner, const std::string& dir,
   spec.env_policy.inherit = sandbox::EnvInherit::kNone;
   spec.env_policy.secrets = sandbox::SecretFilter::kDropSecretLike;
   auto& env = spec.env_overrides;
-  env["PATH"] = AbsolutePath();
+  // sandbox/host_path.h's entries: git itself and every program git starts
+  // are found there, never in the workspace or another writable root.
+  env["PATH"] = path;
   for (const char* keep : {"HOME", "XDG_CONFIG_HOME", "LANG", "LC_ALL", "LC_CTYPE"}) {
     if (const char* v = std::getenv(keep); v != nullptr) env[keep] = v;
   }
@@ -148,10 +138,14 @@ Result<HostGit> HostGit::Open(const std::string& dir, int64_t timeout_ms) {
   SandboxMode mode = SandboxMode::kReadOnly;
   const std::vector<std::string> list_args = {"config", "--list", "-z"};
   auto runner = std::make_shared<SandboxedRunner>();
-  auto list = RunOnce(*runner, dir, list_args, FixedOverrides(), timeout_ms, mode);
+  // The writable roots of a session in `dir` with the default policy (the
+  // callers hold no config: --add-dir and writable_roots are not known here).
+  const std::string path =
+      sandbox::HostSearchPath(std::getenv("PATH"), ModelWritableRootsFor(SandboxPolicy{}, dir));
+  auto list = RunOnce(*runner, dir, list_args, FixedOverrides(), timeout_ms, mode, path);
   if (!list.ok() && list.status().code() == StatusCode::kFailedPrecondition) {
     mode = SandboxMode::kDangerFullAccess;
-    list = RunOnce(*runner, dir, list_args, FixedOverrides(), timeout_ms, mode);
+    list = RunOnce(*runner, dir, list_args, FixedOverrides(), timeout_ms, mode, path);
   }
   if (!list.ok()) return list.status();
   HostGit git;
@@ -159,6 +153,7 @@ Result<HostGit> HostGit::Open(const std::string& dir, int64_t timeout_ms) {
   git.timeout_ms_ = timeout_ms;
   git.sandboxed_ = mode == SandboxMode::kReadOnly;
   git.runner_ = std::move(runner);
+  git.path_ = path;
   // Outside a repository the listing holds the user's own config only.
   git.overrides_ = HostGitOverrides(list->stdout_text);
   return git;
@@ -181,7 +176,7 @@ HostGitResult ToHostGitResult(CommandResult run, bool sandboxed) {
 
 Result<HostGitResult> HostGit::Run(const std::vector<std::string>& args) const {
   const SandboxMode mode = sandboxed_ ? SandboxMode::kReadOnly : SandboxMode::kDangerFullAccess;
-  auto run = RunOnce(*runner_, dir_, args, overrides_, timeout_ms_, mode);
+  auto run = RunOnce(*runner_, dir_, args, overrides_, timeout_ms_, mode, path_);
   if (!run.ok()) return run.status();
   return ToHostGitResult(std::move(*run), sandboxed_);
 }
@@ -196,7 +191,7 @@ Result<HostGitResult> HostGit::RunWriting(const std::vector<std::string>& args,
   // fixed overrides: listing runs nothing), so a filter driver planted since
   // Open is emptied too: this command has no sandbox to fall back on.
   auto list = RunOnce(*runner_, dir_, {"config", "--list", "-z"}, FixedOverrides(), timeout_ms_,
-                      SandboxMode::kDangerFullAccess);
+                      SandboxMode::kDangerFullAccess, path_);
   if (!list.ok()) return list.status();
   std::vector<std::pair<std::string, std::string>> overrides = HostGitOverrides(list->stdout_text);
   for (const auto& [key, value] : std::initializer_list<std::pair<const char*, const char*>>{
@@ -215,8 +210,8 @@ Result<HostGitResult> HostGit::RunWriting(const std::vector<std::string>& args,
                                             {"GIT_AUTHOR_EMAIL", "codex@localhost"},
                                             {"GIT_COMMITTER_NAME", "codex"},
                                             {"GIT_COMMITTER_EMAIL", "codex@localhost"}};
-  auto run =
-      RunOnce(*runner_, dir_, args, overrides, timeout_ms_, SandboxMode::kDangerFullAccess, env);
+  auto run = RunOnce(*runner_, dir_, args, overrides, timeout_ms_, SandboxMode::kDangerFullAccess,
+                     path_, env);
   if (!run.ok()) return run.status();
   return ToHostGitResult(std::move(*run), /*sandboxed=*/false);
 }

@@ -14,13 +14,17 @@
 //     by command-line scope config (`-c` and GIT_CONFIG_COUNT/KEY/VALUE,
 //     which outrank every config file and include): core.fsmonitor=false,
 //     core.hooksPath=/dev/null, pagers cat, editors/ssh/gpg/askpass "false",
-//     credential.helper reset, protocol.allow=never, submodules ignored, and
+//     credential.helper reset, protocol.allow=never, submodules ignored,
+//     safe.bareRepository=explicit (a directory that is itself a git
+//     directory, planted or embedded in a clone, is no repository), and
 //     each filter driver the repository's config defines emptied
 //     (clean/smudge/process "" and required=false); callers of `diff` pass
 //     HostGitDiffArgs (--no-ext-diff --no-textconv --ignore-submodules=all);
 //   * with an environment built from nothing: no GIT_* variable (GIT_DIR,
 //     GIT_CONFIG_PARAMETERS, GIT_EXTERNAL_DIFF, GIT_SSH_COMMAND...) from
-//     outside, PATH reduced to its absolute entries, HOME/XDG_CONFIG_HOME kept
+//     outside, PATH reduced to the entries no sandboxed command can write
+//     (sandbox/host_path.h: absolute, outside the writable roots of a session
+//     in that directory), HOME/XDG_CONFIG_HOME kept
 //     (the user's own global config is the user's), GIT_OPTIONAL_LOCKS=0 and
 //     GIT_TERMINAL_PROMPT=0.
 // Nothing else in codex runs git (storage/project_identity reads the config
@@ -89,6 +93,7 @@ class HostGit {
   std::string dir_;
   int64_t timeout_ms_ = 0;
   bool sandboxed_ = true;
+  std::string path_;  // the PATH git gets (sandbox/host_path.h)
   std::vector<std::pair<std::string, std::string>> overrides_;
   // One runner for every command of this HostGit (and its copies): the
   // read-only sandbox's server is started once, each command after the

@@ -38,6 +38,7 @@ TEST_CASE("HostGitOverrides empties every program a repository's config can name
   CHECK(m.at("gpg.program") == "false");
   CHECK(m.at("protocol.allow") == "never");
   CHECK(m.at("diff.external").empty());
+  CHECK(m.at("safe.bareRepository") == "explicit");
   for (const std::string name : {"evil", "Mixed.Case", "a.b.c"}) {
     INFO(name);
     for (const char* var : {"clean", "smudge", "process"}) {

@@ -116,6 +116,28 @@ TEST_CASE("the trust record is Codex's table; replaced in place, the rest kept b
   CHECK(ReadConfig(inline_home) == "projects = { \"/a\" = { trust_level = \"trusted\" } }\n");
 }
 
+TEST_CASE("a directory's name cannot write config through the trust record") {
+  // The user answers "Trust this folder?" in a directory a cloned repository
+  // (or the model) named: quotes, newlines and brackets in the name stay in
+  // the table's key; no key such as notify or sandbox_mode appears.
+  TempHome home;
+  home.Write("model = \"m\"\n");
+  const std::string name =
+      "/w/x\"]\nnotify = [\"/tmp/evil\"]\nsandbox_mode = \"danger-full-access\"\n[y.\"\\";
+  REQUIRE(WriteProjectTrust(home.path.string(), name, "trusted").ok());
+  TempHome reread;
+  std::filesystem::copy_file(home.path / "config.toml", reread.path / "config.toml",
+                             std::filesystem::copy_options::overwrite_existing);
+  auto config = LoadConfig(reread.path.string(), {});
+  REQUIRE(config.ok());
+  CHECK(config->notify.empty());
+  CHECK(config->sandbox_mode == SandboxMode::kReadOnly);
+  const std::string text = ReadConfig(home);
+  INFO(text);
+  CHECK(text.find("\nnotify") == std::string::npos);
+  CHECK(text.find("\nsandbox_mode") == std::string::npos);
+}
+
 TEST_CASE("features enable/disable: Codex's [features] line, the rest of the file byte for byte") {
   TempHome home;
   const std::string original =

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "base/file.h"
+#include "sandbox/workspace_policy.h"
 
 namespace codex::core {
 
@@ -20,6 +21,17 @@ constexpr std::string_view kDocsOpen = "# AGENTS.md instructions";
 std::string ReadFile(const fs::path& path) {
   auto text = ReadWholeFile(path.string());
   return text.ok() ? std::move(*text) : std::string();
+}
+
+// A project doc: a regular file (symlinks followed) that is no file of
+// /proc, /sys or /dev. codex reads it on the host, where /proc/self is codex
+// itself: an AGENTS.md the model linked to /proc/self/environ would put
+// codex's environment (its API key) into the instructions.
+bool IsProjectDoc(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return false;
+  const fs::path real = fs::canonical(path, ec);
+  return !ec && sandbox::PseudoFilesystemOf(real.string()).empty();
 }
 
 std::string ShellName() {
@@ -46,9 +58,8 @@ std::string ProjectRoot(const std::string& cwd) {
 
 std::string LoadProjectDocs(const Config& config) {
   std::vector<fs::path> files;
-  std::error_code ec;
   const fs::path home_doc = fs::path(config.codex_home) / "AGENTS.md";
-  if (fs::is_regular_file(home_doc, ec)) files.push_back(home_doc);
+  if (IsProjectDoc(home_doc)) files.push_back(home_doc);
 
   const fs::path cwd(config.cwd);
   const fs::path root = ProjectRoot(config.cwd);
@@ -61,11 +72,11 @@ std::string LoadProjectDocs(const Config& config) {
   // project_doc_fallback_filenames there (e.g. CLAUDE.md).
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
     fs::path doc = *it / "AGENTS.md";
-    for (size_t i = 0;
-         !fs::is_regular_file(doc, ec) && i < config.project_doc_fallback_filenames.size(); ++i) {
+    for (size_t i = 0; !IsProjectDoc(doc) && i < config.project_doc_fallback_filenames.size();
+         ++i) {
       doc = *it / config.project_doc_fallback_filenames[i];
     }
-    if (fs::is_regular_file(doc, ec)) files.push_back(doc);
+    if (IsProjectDoc(doc)) files.push_back(doc);
   }
   // project_doc_max_bytes = 0 turns the docs off, as in Codex.
   const size_t max_bytes = config.project_doc_max_bytes

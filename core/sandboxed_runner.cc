@@ -18,6 +18,7 @@
 #include <thread>
 #include <utility>
 
+#include "sandbox/host_path.h"
 #include "sandbox/output_buffer.h"
 
 namespace codex::core {
@@ -146,6 +147,11 @@ sandbox::WritableRootsSpec WritableRootsFor(const SandboxPolicy& policy, const s
   out.private_paths = policy.private_paths;
   out.read_only_paths = policy.read_only_paths;
   return out;
+}
+
+std::vector<std::string> ModelWritableRootsFor(const SandboxPolicy& policy,
+                                               const std::string& cwd) {
+  return sandbox::ModelWritableRoots(WritableRootsFor(policy, cwd));
 }
 
 Result<PreparedCommand> PrepareCommand(const CommandSpec& spec) {

@@ -52,6 +52,12 @@ struct PreparedCommand {
 // `codex sandbox` and apply_patch all derive their policy from this.
 sandbox::WritableRootsSpec WritableRootsFor(const SandboxPolicy& policy, const std::string& cwd);
 
+// The directories a sandboxed command of a session with `policy` in `cwd`
+// may write, in any mode (sandbox::ModelWritableRoots of WritableRootsFor):
+// what the lookups of the programs codex starts on the host skip
+// (sandbox/host_path.h).
+std::vector<std::string> ModelWritableRootsFor(const SandboxPolicy& policy, const std::string& cwd);
+
 // The translation SandboxedRunner::Run uses, also for `codex sandbox`.
 // Errors as for Run (before anything is spawned).
 Result<PreparedCommand> PrepareCommand(const CommandSpec& spec);

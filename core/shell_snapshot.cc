@@ -17,7 +17,10 @@
 #include "base/shell.h"
 #include "base/strings.h"
 #include "base/time.h"
+#include "core/sandboxed_runner.h"
 #include "core/session_lease.h"
+#include "core/tool_args.h"
+#include "sandbox/host_path.h"
 
 namespace codex::core {
 namespace {
@@ -441,12 +444,32 @@ Status ShellSnapshot::Capture(const std::string& bash, const CancelToken& cancel
   return OkStatus();
 }
 
+namespace {
+
+// The bash that captures the login files: the user's SHELL when it is a bash,
+// else the first bash of the PATH entries no sandboxed command can write
+// (sandbox/host_path.h); "" when there is none.
+std::string CaptureBash(const SandboxPolicy& policy) {
+  const std::string shell = DefaultShell();
+  const size_t slash = shell.rfind('/');
+  if (shell.compare(slash + 1, std::string::npos, "bash") == 0) return shell;
+  return sandbox::FindHostProgram("bash", std::getenv("PATH"), ModelWritableRootsFor(policy, ""));
+}
+
+}  // namespace
+
 void ShellSnapshot::Prepare(CommandSpec& spec, const CancelToken& cancel) {
   if (!IsLoginBashScript(spec.argv)) return;
   std::unique_lock<std::mutex> lock(mu_);
   if (state_ == State::kNotTried) {
+    plain_beside_capture_ = true;  // this command runs beside the capture it starts
     lock.unlock();
-    StartCapture(spec.argv[0]);
+    // The user's bash makes the capture, never the command's argv[0]: a
+    // `bash` of a cloned repository or one the model wrote would print what
+    // it liked as the login shell's functions, and every later login command
+    // (one approved to run outside the sandbox too) would source them.
+    const std::string bash = CaptureBash(options_.sandbox);
+    if (!bash.empty()) StartCapture(bash);
     return;
   }
   // While the capture runs, the first login command runs as it is (as in

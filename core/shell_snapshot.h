@@ -8,8 +8,13 @@
 // keep `-lc` (the snapshot is bash syntax).
 //
 // The capture: at session start (StartCapture: on a thread of its own,
-// beside the first model request, as Codex starts its own), or else started
-// by the first login command (which runs as the plain `bash -lc` it is).
+// beside the first model request, as Codex starts its own, when SHELL is a
+// bash), or else started by the first login command (which runs as the
+// plain `bash -lc` it is). Either way its bash is the user's (SHELL when a
+// bash, else the first bash of PATH's absolute entries, sandbox/host_path.h),
+// never that command's argv[0]: a `bash` of a cloned repository or one the
+// model wrote would print its own "functions" into the snapshot every later
+// login command sources, those run outside the sandbox included.
 // The first login command that comes while the capture runs does not wait
 // for it either (as in Codex 0.169: the session's first command is not
 // delayed); any other waits for it, then starts from the snapshot (Codex

@@ -371,6 +371,40 @@ TEST_CASE(
   CHECK(Runs(home) == 1);
 }
 
+TEST_CASE(
+    "ShellSnapshot: the login command that starts the capture runs as it is; the next waits for "
+    "it") {
+  TempDir root;
+  const std::filesystem::path home = root.path() / "home";
+  std::filesystem::create_directories(home);
+  WriteFile(home / ".profile",
+            "echo run >> \"$HOME/counter\"\n"
+            "for i in $(seq 1000); do [ -e \"$HOME/release\" ] && break; sleep 0.01; done\n"
+            "snap_fn() { echo \"fn:$1\"; }\n");
+  ScopedEnv set_home("HOME", home.string());
+  ScopedEnv set_shell("SHELL", "/bin/bash");
+  SandboxedRunner runner;
+  ShellSnapshot::Options options;
+  options.dir = (root.path() / "shell_snapshots").string();
+  options.sandbox.mode = SandboxMode::kDangerFullAccess;
+  ShellSnapshot snapshot(options, runner);
+  CommandSpec first = Unconfined({"bash", "-lc", "snap_fn first"}, "");
+  snapshot.Prepare(first, CancelToken());  // starts the capture
+  CHECK(first.argv[1] == "-lc");
+  CommandSpec second = Unconfined({"bash", "-lc", "snap_fn second"}, "");
+  std::atomic<bool> returned{false};
+  std::thread waiter([&] {
+    snapshot.Prepare(second, CancelToken());
+    returned = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK_FALSE(returned);  // the capture cannot end before `release`
+  WriteFile(home / "release", "");
+  waiter.join();
+  CHECK(second.argv[1] == "-c");
+  CHECK(Runs(home) == 1);
+}
+
 TEST_CASE("ShellSnapshot: a profile that fails or hangs leaves plain -lc") {
   TempDir root;
   const std::filesystem::path home = root.path() / "home";

@@ -9,6 +9,8 @@
 
 #include "base/json.h"
 #include "base/shell.h"
+#include "core/config.h"
+#include "core/sandboxed_runner.h"
 #include "core/tool_router.h"
 
 namespace codex::mcp {
@@ -123,7 +125,10 @@ std::string_view ServerStateName(ServerState state) {
 }
 
 McpManager::McpManager(const core::Config& config, sandbox::EnvPolicy env_policy)
-    : codex_home_(config.codex_home), cwd_(config.cwd), env_policy_(std::move(env_policy)) {
+    : codex_home_(config.codex_home),
+      cwd_(config.cwd),
+      env_policy_(std::move(env_policy)),
+      writable_roots_(core::ModelWritableRootsFor(core::SandboxPolicyFor(config), config.cwd)) {
   for (const auto& [name, c] : config.mcp_servers) {  // std::map: sorted by name
     auto s = std::make_unique<Server>();
     s->config = c;
@@ -169,7 +174,8 @@ void McpManager::StartOne(Server& s) {
   if (c.is_http()) {
     transport = std::make_unique<HttpTransport>(HttpOptions{c, log_ptr});
   } else {
-    transport = std::make_unique<StdioTransport>(StdioOptions{c, cwd_, env_policy_, log_ptr});
+    transport = std::make_unique<StdioTransport>(
+        StdioOptions{c, cwd_, env_policy_, log_ptr, writable_roots_});
   }
   auto client = std::make_unique<McpClient>(c.name, std::move(transport), log_ptr);
   const auto start = std::chrono::steady_clock::now();

@@ -97,6 +97,7 @@ class McpManager final : public core::McpTools {
   std::string codex_home_;
   std::string cwd_;
   sandbox::EnvPolicy env_policy_;
+  std::vector<std::string> writable_roots_;  // skipped by the PATH lookup of `command`
   mutable std::mutex mu_;
   std::condition_variable settled_;               // a server left kStarting
   std::vector<std::unique_ptr<Server>> servers_;  // by name

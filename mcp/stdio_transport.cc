@@ -13,6 +13,7 @@
 
 #include "base/time.h"
 #include "mcp/transport.h"
+#include "sandbox/host_path.h"
 
 namespace codex::mcp {
 
@@ -20,27 +21,16 @@ namespace {
 
 constexpr size_t kMaxMessageBytes = 64u << 20;  // one JSON-RPC line
 
-// The program to exec: `command` when it has a '/', else the first
-// executable match in `path_list`.
+// The program to exec: `command` when it has a '/' (relative to the server's
+// cwd), else the first executable match in the PATH entries no sandboxed
+// command can write (sandbox/host_path.h: not relative, not inside a
+// writable root such as the workspace's virtualenv).
 std::string ResolveProgram(const std::string& command, const std::string& path_list,
-                           const std::string& cwd) {
+                           const std::string& cwd, const std::vector<std::string>& writable) {
   if (command.find('/') != std::string::npos) {
     return command[0] == '/' ? command : cwd + "/" + command;
   }
-  size_t start = 0;
-  while (start <= path_list.size()) {
-    size_t end = path_list.find(':', start);
-    if (end == std::string::npos) end = path_list.size();
-    std::string dir = path_list.substr(start, end - start);
-    if (dir.empty()) dir = ".";
-    std::string candidate = dir + "/" + command;
-    if (access(candidate.c_str(), X_OK) == 0) {
-      struct stat st {};
-      if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return candidate;
-    }
-    start = end + 1;
-  }
-  return "";
+  return sandbox::FindHostProgram(command, path_list.c_str(), writable);
 }
 
 }  // namespace
@@ -76,8 +66,9 @@ Status StdioTransport::Start(MessageFn on_message, ClosedFn on_closed) {
   const std::vector<std::string> env =
       sandbox::BuildEnvironment(policy, sandbox::CurrentEnvironment());
   const std::string cwd = c.cwd.empty() ? options_.default_cwd : c.cwd;
-  const std::string program = ResolveProgram(
-      c.command, sandbox::LookupEnv(env, "PATH", "/usr/local/bin:/usr/bin:/bin"), cwd);
+  const std::string program =
+      ResolveProgram(c.command, sandbox::LookupEnv(env, "PATH", "/usr/local/bin:/usr/bin:/bin"),
+                     cwd, options_.writable_roots);
   if (program.empty()) {
     return NotFoundError("cannot run '" + c.command + "': not found in PATH");
   }

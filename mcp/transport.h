@@ -57,6 +57,9 @@ struct StdioOptions {
   std::string default_cwd;        // the session's cwd, when config.cwd is ""
   sandbox::EnvPolicy env_policy;  // filtering of codex's environment
   ServerLog* log = nullptr;       // borrowed; the child's stderr goes to log->fd()
+  // The session's model-writable roots: PATH entries inside them are not
+  // searched for `command` (sandbox/host_path.h).
+  std::vector<std::string> writable_roots;
 };
 
 // Runs `command args...` in its own process group (Ctrl-C on the terminal

@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "sandbox/capabilities.h"
+#include "sandbox/host_path.h"
 #include "sandbox/landlock.h"
 #include "sandbox/process.h"
 #include "sandbox/sandbox_server.h"
@@ -33,11 +34,12 @@ bool IsExecutable(const std::string& path) {
 
 std::string FindBwrap() {
   if (IsExecutable("/usr/bin/bwrap")) return "/usr/bin/bwrap";
-  const char* path = std::getenv("PATH");
-  for (const std::string& candidate : ExecCandidates("bwrap", path != nullptr ? path : "")) {
-    if (candidate[0] == '/' && IsExecutable(candidate)) return candidate;
+  WritableRootsSpec here;
+  if (char* cwd = ::getcwd(nullptr, 0)) {
+    here.workspace = cwd;
+    ::free(cwd);
   }
-  return "";
+  return FindHostProgram("bwrap", std::getenv("PATH"), ModelWritableRoots(here));
 }
 
 BwrapAvailability Probe(const std::string& bwrap) {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -13,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "sandbox/host_path.h"
 #include "testing/files.h"
 #include "testing/temp_dir.h"
 
@@ -391,4 +393,55 @@ TEST_CASE("ExecCandidates follows execvp's PATH rules") {
   CHECK(ExecCandidates("ls", "/a:/b") == std::vector<std::string>{"/a/ls", "/b/ls"});
   CHECK(ExecCandidates("ls", "/a::/b:") ==
         std::vector<std::string>{"/a/ls", "./ls", "/b/ls", "./ls"});
+}
+
+TEST_CASE("Host programs are found in PATH entries no sandboxed command can write") {
+  CHECK(HostSearchPath("/a::b:.:/c:", {}) == "/a:/c");
+  CHECK(HostSearchPath(".:bin:", {}).empty());
+  CHECK(HostSearchPath(nullptr, {}) == "/usr/bin:/bin");
+  // A program planted in a relative entry (the working directory, a
+  // workspace's bin/), or in an absolute entry inside a writable root (a
+  // virtualenv's bin, even one not made yet), is never chosen, even ahead of
+  // the real one; a directory or a file without x is skipped too.
+  TempDir dir("codex-host-path-");
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir.path());
+  for (const char* d : {"rel", "abs", "dir/prog", "noexec", "ws/.venv/bin"}) {
+    std::filesystem::create_directories(d);
+  }
+  for (const char* f : {"prog", "rel/prog", "abs/prog", "noexec/prog", "ws/.venv/bin/prog"}) {
+    std::ofstream(f) << "#!/bin/sh\n";
+  }
+  for (const char* f : {"prog", "rel/prog", "abs/prog", "ws/.venv/bin/prog"}) ::chmod(f, 0755);
+  const std::string root = std::filesystem::canonical(dir.path()).string();
+  const std::string abs = root + "/abs";
+  const std::string venv = root + "/ws/.venv/bin";
+  const std::string path = ".::rel:" + venv + ":" + root + "/dir:" + root + "/noexec:" + abs;
+  const std::vector<std::string> ws = {root + "/ws"};
+  CHECK(FindHostProgram("prog", path.c_str(), ws) == abs + "/prog");
+  CHECK(FindHostProgram("prog", path.c_str(), {}) == venv + "/prog");
+  CHECK(FindHostProgram("prog", ".:rel", {}) == "");
+  CHECK(FindHostProgram("abs/prog", path.c_str(), {}) == "");
+  // Through a symlink into the root, and an entry not made yet.
+  std::filesystem::create_directory_symlink(root + "/ws/.venv", root + "/link");
+  const std::string later = root + "/ws/later/bin";
+  CHECK(HostSearchPath((root + "/link/bin:" + later + ":" + abs).c_str(), ws) == abs);
+  std::filesystem::current_path(cwd);
+}
+
+TEST_CASE("ModelWritableRoots: the policy's roots, or every root it could have when refused") {
+  TempDir dir("codex-host-roots-");
+  const std::string ws = std::filesystem::canonical(dir.path()).string();
+  WritableRootsSpec spec;
+  spec.workspace = ws;
+  spec.exclude_slash_tmp = true;
+  const auto roots = ModelWritableRoots(spec);
+  CHECK(std::find(roots.begin(), roots.end(), ws) != roots.end());
+  // A .git the model pointed at /proc: the policy refuses to be computed;
+  // the lookups still skip the workspace and /tmp (excluded or not).
+  std::filesystem::create_directory_symlink("/proc", dir.path() / ".git");
+  REQUIRE_FALSE(WorkspacePolicy::Compute(spec).ok());
+  const auto refused = ModelWritableRoots(spec);
+  CHECK(std::find(refused.begin(), refused.end(), ws) != refused.end());
+  CHECK(std::find(refused.begin(), refused.end(), "/tmp") != refused.end());
 }

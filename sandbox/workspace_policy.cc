@@ -132,15 +132,11 @@ class Builder {
     const std::string lexical = Lexical(target[0] == '/' ? target : JoinPath(base, target));
     RETURN_IF_ERROR(CrossesLink(lexical, lexical));
     const std::string real = RealPath(lexical).value_or("");
-    for (const char* pseudo : {"/proc", "/sys", "/dev"}) {
-      if (!real.empty() && PathWithin(real, pseudo)) {
-        return Status(StatusCode::kFailedPrecondition, "cannot enforce sandbox read-only path " +
-                                                           lexical + ": " + dot_git +
-                                                           " points into " + pseudo +
-                                                           ", which is not a git directory; fix or "
-                                                           "remove " +
-                                                           dot_git);
-      }
+    if (const std::string pseudo = real.empty() ? "" : PseudoFilesystemOf(real); !pseudo.empty()) {
+      return Status(StatusCode::kFailedPrecondition,
+                    "cannot enforce sandbox read-only path " + lexical + ": " + dot_git +
+                        " points into " + pseudo +
+                        ", which is not a git directory; fix or remove " + dot_git);
     }
     if (real.empty() || !IsDirectory(real)) {
       if (!InRoot(lexical)) return std::string();  // nothing a command could plant there
@@ -203,6 +199,13 @@ std::string ParentDir(const std::string& path) {
 bool IsDirectory(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string PseudoFilesystemOf(const std::string& real_path) {
+  for (const char* pseudo : {"/proc", "/sys", "/dev"}) {
+    if (PathWithin(real_path, pseudo)) return pseudo;
+  }
+  return "";
 }
 
 bool PathWithin(const std::string& path, const std::string& dir) {

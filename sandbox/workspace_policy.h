@@ -113,6 +113,12 @@ class WorkspacePolicy {
 // Whether `path` is `dir` or lies beneath it (both absolute, normalised).
 bool PathWithin(const std::string& path, const std::string& dir);
 
+// The pseudo filesystem (/proc, /sys, /dev) a real path lies in, "" when
+// none. Read on the host by codex, such a path is codex's own process
+// (/proc/self/environ holds its API key) or a device: a .git file pointing
+// there is refused, and a project doc (AGENTS.md) linked there is no doc.
+std::string PseudoFilesystemOf(const std::string& real_path);
+
 // `dir`/`name` (no doubled slash under "/"), the parent of an absolute
 // normalised path ("/" for "/" and its entries), and whether `path` is a
 // directory (symlinks followed): the path helpers of the policy, which the

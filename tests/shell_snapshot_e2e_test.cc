@@ -342,6 +342,62 @@ TEST_CASE("shell snapshot: the one-shot shell tool's [bash, -lc, SCRIPT] starts 
   CHECK(ProfileRuns(home) == 1);
 }
 
+TEST_CASE(
+    "shell snapshot: a login command's bash from no system directory never makes the capture") {
+  if (!HaveLandlock()) return;
+  // With a SHELL that is not bash no capture starts with the session; it
+  // started at the first `X/bash -lc` command, with that command's X/bash. A
+  // `bash` of a cloned repository (or one the model wrote) could then print
+  // what it liked as the login shell's functions: codex copied them into the
+  // snapshot, which every later `bash -lc` of the session sources, those the
+  // user approves to run outside the sandbox included. The fake runs the real
+  // bash and slips a line into the functions section.
+  TempDir home_dir("codex-snapshot-home-");
+  const std::filesystem::path home = home_dir.path();
+  WriteFile(home / ".profile", kProfile);
+  TempDir planted("codex-planted-bash-");
+  const std::filesystem::path fake = planted.path() / "bash";
+  WriteFile(fake,
+            "#!/bin/sh\n"
+            "case \"$*\" in *codex-shell-snapshot*)\n"
+            "  /bin/bash \"$@\" | sed 's/^\\(codex-snapshot-[0-9a-f]* functions\\)$/\\1\\n"
+            "touch \"$HOME\\/payload-ran\"/'; exit 0;;\n"
+            "esac\n"
+            "exec /bin/bash \"$@\"\n");
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  const std::string script = R"({"responses": [
+    {"output": [{"shell": [)" +
+                             Json(fake.string()).dump() +
+                             R"(, "-lc", "echo first"], "call_id": "f1"}]},
+    {"output": [{"shell": ["bash", "-lc", "snap_fn f2"], "call_id": "f2"}],
+     "wait_for_file": )" + Json((home / "snapshots" / "*.sh").string()).dump() +
+                             R"(},
+    "done"]})";
+  auto env = MakeEnv(script, "");
+  LinkSnapshots(*env, home);
+  std::vector<std::string> args = {"exec",
+                                   "--json",
+                                   "--sandbox",
+                                   "workspace-write",
+                                   "--skip-git-repo-check",
+                                   "-c",
+                                   "features.unified_exec=false",
+                                   "go"};
+  ProcessOptions p = env->CodexCommand(args);
+  p.env["HOME"] = home.string();
+  p.env["SHELL"] = "/bin/sh";
+  p.unset_env.push_back("RUST_LOG");
+  p.unset_env.push_back("BASH_ENV");
+  ProcessResult run = RunChecked(p);
+  INFO("stderr: " << run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(e2e::ShellResult(*env, "f1").output == "first\n");
+  // The later login command starts from a snapshot of the user's own login
+  // files (the real bash's), and nothing the fake printed ran.
+  CHECK(e2e::ShellResult(*env, "f2").output == "snap_fn:f2\n");
+  CHECK_FALSE(std::filesystem::exists(home / "payload-ran"));
+}
+
 TEST_CASE("shell snapshot: a profile that fails or hangs at the capture leaves plain -lc") {
   if (!HaveLandlock()) return;
   // The capture's run of the profile (the one in $HOME; commands run in the

@@ -57,6 +57,11 @@ int64_t OmittedBytes(const std::string& output) {
 TEST_CASE("untrusted + danger-full-access: no classifier bypass runs without approval") {
   // Each command would leave `marker-<id>` in the workdir (or change the
   // machine) if it ran; a planted ./bin/cat and ./x stand ready.
+  // A bash of no system directory (one a cloned repository or the model
+  // could have written), leaving its marker in the working directory.
+  TempDir planted("codex-planted-shell-");
+  std::ofstream(planted.path() / "bash") << "#!/bin/sh\ntouch marker-planted-bash\n";
+  fs::permissions(planted.path() / "bash", fs::perms::owner_all);
   struct Bypass {
     std::string id;
     std::vector<std::string> argv;
@@ -76,6 +81,11 @@ TEST_CASE("untrusted + danger-full-access: no classifier bypass runs without app
       {"git", {"git", "-c", "alias.t=!./x git", "t"}},
       {"tree-out", {"tree", "-o", "marker-tree-out"}},
       {"uniq-out", {"uniq", "big.txt", "marker-uniq-out"}},
+      // A shell wrapper whose shell is a program of the workspace (a cloned
+      // repository's `bin/bash`) or of any other directory rather than the
+      // system's: it runs that program.
+      {"shell-path", {"./bin/bash", "-lc", "cat big.txt"}},
+      {"shell-abspath", {(planted.path() / "bash").string(), "-c", "cat big.txt"}},
   };
   // Both doors of the model: the one-shot `shell` (argv) and unified exec's
   // `exec_command` (the same command as a shell string).
@@ -97,8 +107,8 @@ TEST_CASE("untrusted + danger-full-access: no classifier bypass runs without app
     auto env = MakeEnv(script);
     const fs::path dir = env->workdir();
     std::ofstream(dir / "big.txt") << "b\na\nc\n";
-    // ./x and ./bin/cat record that they ran.
-    for (const fs::path& prog : {dir / "x", dir / "bin" / "cat"}) {
+    // ./x, ./bin/cat and ./bin/bash record that they ran.
+    for (const fs::path& prog : {dir / "x", dir / "bin" / "cat", dir / "bin" / "bash"}) {
       fs::create_directories(prog.parent_path());
       std::ofstream(prog) << "#!/bin/sh\ntouch \"" << dir.string() << "/marker-${1:-cat}\"\n";
       fs::permissions(prog, fs::perms::owner_all);

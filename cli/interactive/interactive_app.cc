@@ -495,11 +495,13 @@ void InteractiveSession::RunUserTurn(const std::string& text) {
   }
   usage_ += result->usage;
   const core::Config& config = engine().config();
-  RunNotify(config.notify, NotificationJson({conversation().session().id,
-                                             result->turn_id,
-                                             config.cwd,
-                                             {text},
-                                             result->final_message}));
+  RunNotify(config.notify,
+            NotificationJson({conversation().session().id,
+                              result->turn_id,
+                              config.cwd,
+                              {text},
+                              result->final_message}),
+            core::ModelWritableRootsFor(core::SandboxPolicyFor(config), config.cwd));
   if (tty_) view_->Print("\n");  // the answer itself went out as it streamed
 }
 
