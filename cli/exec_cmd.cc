@@ -191,11 +191,14 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
     review_hint = request.hint;
   }
 
+  // Cancelled by Ctrl-C, or by --json events that can no longer be written.
+  core::CancelToken cancel;
   std::unique_ptr<core::TurnObserver> observer;
   JsonEventWriter* json = nullptr;
   if (args.flags.json) {
     auto writer = std::make_unique<JsonEventWriter>(stdout, session->config().cwd,
                                                     session->config().hide_agent_reasoning);
+    writer->CancelWhenOutputLost(&cancel);
     json = writer.get();
     observer = std::move(writer);
   } else {
@@ -239,6 +242,11 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
   RETURN_IF_ERROR(conversation->AcquireTurnLease());
   if (json) {
     json->ThreadStarted(conversation->session().id);
+    if (json->output_lost()) {
+      // Nobody can read the events (stdout closed or full): run nothing.
+      Status lost = StdoutWritten();
+      return Status(lost.code(), lost.message() + "; nothing was sent").WithReason(lost.reason());
+    }
   } else {
     if (mode == ExecMode::kResume && !resumed && args.last) {
       PrintF(stderr, "no session in %s to resume (--all widens); starting a new session\n",
@@ -251,11 +259,18 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
     if (review) PrintF(stderr, "review: %s\n", review_hint.c_str());
   }
 
-  core::CancelToken cancel;
   InstallInterruptHandler(&cancel);
   auto result = session->RunTurn(prompt, cancel, image_urls);
   RemoveInterruptHandler();
   session->engine().ReportMcpNotices(/*at_exit=*/true);
+  const std::string session_id = conversation->session().id;
+  if (json && json->output_lost()) {
+    // The reader went away mid-turn: the turn stopped as Ctrl-C stops it;
+    // what it did is saved.
+    Status lost = StdoutWritten();
+    return Status(lost.code(), lost.message() + "; the turn was stopped and saved: resume with " +
+                                   "'codex exec resume " + session_id + "'");
+  }
   if (!result.ok()) {
     const Status& failed = result.status();
     if (failed.code() != StatusCode::kCancelled) return failed;
@@ -278,6 +293,10 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
     if (shown.empty() || shown.back() != '\n') {
       PrintText(stdout, "\n");
     }
+  }
+  if (Status written = StdoutWritten(); !written.ok()) {
+    return Status(written.code(), written.message() + "; the turn is saved: read its answer with " +
+                                      "'codex sessions show " + session_id + "'");
   }
   return OkStatus();
 }

@@ -54,6 +54,11 @@ void CommandOutcome::Set(Result<int> exit_code) { result_ = std::move(exit_code)
 
 int CommandOutcome::Finish() const {
   if (!result_.ok()) return ReportError(result_.status());
+  // A command that succeeded but whose output did not all reach stdout has
+  // lost it: that is a failure too (exit 1), never a silent 0.
+  if (*result_ == kExitOk) {
+    if (Status written = StdoutWritten(); !written.ok()) return ReportError(written);
+  }
   return *result_;
 }
 

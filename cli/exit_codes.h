@@ -39,7 +39,9 @@ class CommandOutcome {
   void Set(Result<int> exit_code);
 
   // main()'s one conversion: for a failure prints its line (PrintError) and
-  // returns ExitCodeFor; otherwise the exit code (0 when nothing was set).
+  // returns ExitCodeFor; otherwise the exit code (0 when nothing was set),
+  // unless that is 0 and stdout lost some of the output (StdoutWritten,
+  // cli/terminal_text.h): then its line and 1.
   int Finish() const;
 
  private:

@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 #include "base/strings.h"
 
@@ -71,9 +73,27 @@ std::string TextForStream(std::string_view text, bool to_terminal) {
 
 bool IsTerminal(std::FILE* stream) { return ::isatty(::fileno(stream)) != 0; }
 
+namespace {
+// The errno of the first failed write to stdout (0: none yet).
+int stdout_errno = 0;
+}  // namespace
+
 bool PrintText(std::FILE* stream, std::string_view text) {
   const std::string shown = TextForStream(text, IsTerminal(stream));
-  return std::fwrite(shown.data(), 1, shown.size(), stream) == shown.size();
+  const bool written = std::fwrite(shown.data(), 1, shown.size(), stream) == shown.size();
+  if (!written && stream == stdout && stdout_errno == 0) stdout_errno = errno;
+  return written;
+}
+
+Status StdoutWritten() {
+  if (std::fflush(stdout) != 0 && stdout_errno == 0) stdout_errno = errno;
+  if (!std::ferror(stdout)) return OkStatus();
+  const int cause = stdout_errno != 0 ? stdout_errno : EIO;
+  std::string what = std::strerror(cause);
+  if (cause == EPIPE) what += ": its reader went away";
+  if (cause == EBADF) what += ": it is closed";
+  return DataLossError("cannot write to stdout (" + what +
+                       "); the output is incomplete: send it to a writable file or pipe");
 }
 
 bool PrintF(std::FILE* stream, const char* format, ...) {

@@ -1,0 +1,179 @@
+// The promise of every `codex` command to a user who gets something wrong,
+// walked as an adversary would: output that cannot be written (stdout closed,
+// a full disk, a reader that goes away mid-turn), stdin that is closed or not
+// a file, and malformed arguments. Each failure is one `error:` line naming
+// what went wrong and what to do, the documented exit code (README "Exit
+// codes"), no death by a signal, and nothing already committed lost: the
+// session a turn wrote stays listed and resumable.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/e2e_checks.h"
+#include "tests/e2e_support.h"
+
+namespace codex::testing {
+namespace {
+
+using e2e::ErrorLines;
+using e2e::JsonLines;
+using e2e::MakeEnv;
+using e2e::Run;
+using e2e::RunChecked;
+using e2e::SessionIdFromBanner;
+
+// `codex ARGS` run by bash with `redirect` after it (">/dev/full", ">&-",
+// "| head -1"): the exit status is codex's own (a death by SIGPIPE shows as
+// 141), stdout is what reached the end of the pipeline.
+ProcessResult RunRedirected(CodexTestEnv& env, std::vector<std::string> args,
+                            const std::string& redirect) {
+  ProcessOptions command = env.CodexCommand(std::move(args));
+  std::vector<std::string> argv = {"/bin/bash", "-c",
+                                   "\"$@\" " + redirect + "; exit ${PIPESTATUS[0]}", "bash"};
+  argv.insert(argv.end(), command.argv.begin(), command.argv.end());
+  command.argv = std::move(argv);
+  return RunChecked(command);
+}
+
+// The one error line of a failed run ("" and a failed check unless there is
+// exactly one).
+std::string OneErrorLine(const ProcessResult& run) {
+  INFO("stderr: " << run.err.substr(0, 4000));
+  auto lines = ErrorLines(run.err);
+  CHECK(lines.size() == 1);
+  return lines.size() == 1 ? lines[0] : "";
+}
+
+// The ids of `sessions list --json`.
+std::vector<std::string> ListedIds(CodexTestEnv& env) {
+  auto run = Run(env, {"sessions", "list", "--json"});
+  REQUIRE(run.exit_code == 0);
+  std::vector<std::string> ids;
+  for (auto& row : JsonLines(run.out)) {
+    if (row.is_object() && row.contains("id")) ids.push_back(row.value("id", ""));
+  }
+  return ids;
+}
+
+// A turn whose one command prints 300 KB: its command_execution event
+// cannot fit a pipe's buffer, so a reader that stops after the first line
+// is gone before it is written, whatever the timing.
+constexpr char kBigToolScript[] = R"({
+  "responses": [{"output": [{"shell": ["bash", "-c", "head -c 300000 /dev/zero | tr '\\0' a"]}]}],
+  "default": "the default answer"
+})";
+
+TEST_CASE("exec --json whose reader goes away mid-turn: exit 1, one line, the session resumes") {
+  auto env = MakeEnv(kBigToolScript);
+  auto run = RunRedirected(*env, {"exec", "--json", "print a lot"}, "| head -1");
+  INFO("stderr: " << run.err.substr(0, 4000));
+  // The first event reached the reader; codex noticed the rest could not.
+  auto first = JsonLines(run.out);
+  REQUIRE(first.size() == 1);
+  REQUIRE(first[0].value("type", "") == "thread.started");
+  const std::string id = first[0].value("thread_id", "");
+  CHECK(run.exit_code == 1);  // not 141: no death by SIGPIPE
+  const std::string line = OneErrorLine(run);
+  CHECK_THAT(line, Catch::Contains("stdout"));
+  CHECK_THAT(line, Catch::Contains("codex exec resume " + id));
+
+  // Nothing committed is lost: the session is listed and resumes.
+  auto ids = ListedIds(*env);
+  REQUIRE(ids.size() == 1);
+  CHECK(ids[0] == id);
+  auto resumed = Run(*env, {"exec", "resume", id, "go on"});
+  CHECK(resumed.exit_code == 0);
+  CHECK(resumed.out == "the default answer\n");
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() >= 2);
+  CHECK_THAT(requests.back().InputItems().dump(), Catch::Contains("print a lot"));
+}
+
+TEST_CASE("exec whose stdout is closed or full exits 1 naming the saved session") {
+  for (const std::string redirect : {">&-", ">/dev/full"}) {
+    DYNAMIC_SECTION("exec " << redirect) {
+      auto env = MakeEnv(R"({"default": "the answer"})");
+      auto run = RunRedirected(*env, {"exec", "say something"}, redirect);
+      CHECK(run.exit_code == 1);
+      const std::string line = OneErrorLine(run);
+      const std::string id = SessionIdFromBanner(run.err);
+      REQUIRE_FALSE(id.empty());
+      CHECK_THAT(line, Catch::Contains("stdout"));
+      CHECK_THAT(line, Catch::Contains(id));
+      // The turn ran and is kept: its answer can be read back.
+      auto ids = ListedIds(*env);
+      REQUIRE(ids.size() == 1);
+      CHECK(ids[0] == id);
+      auto shown = Run(*env, {"sessions", "show", id});
+      CHECK(shown.exit_code == 0);
+      CHECK_THAT(shown.out, Catch::Contains("the answer"));
+    }
+    DYNAMIC_SECTION("exec --json " << redirect) {
+      // Nobody can read the events: nothing is sent, nothing is saved.
+      auto env = MakeEnv(R"({"default": "the answer"})");
+      auto run = RunRedirected(*env, {"exec", "--json", "say something"}, redirect);
+      CHECK(run.exit_code == 1);
+      const std::string line = OneErrorLine(run);
+      CHECK_THAT(line, Catch::Contains("stdout"));
+      CHECK_THAT(line, Catch::Contains("nothing was sent"));
+      CHECK(env->server().requests_to("/responses").empty());
+    }
+  }
+}
+
+TEST_CASE("every command whose stdout is closed or full exits 1 with one line; none says 0") {
+  auto env = MakeEnv(R"({"default": "an answer worth keeping"})");
+  auto made = Run(*env, {"exec", "first words"});
+  REQUIRE(made.exit_code == 0);
+  const std::string id = SessionIdFromBanner(made.err);
+  const std::vector<std::vector<std::string>> commands = {{"sessions", "list"},
+                                                          {"sessions", "list", "--json"},
+                                                          {"sessions", "show", id},
+                                                          {"sessions", "show", id, "--json"},
+                                                          {"sessions", "export", id},
+                                                          {"sessions", "tree", id},
+                                                          {"sessions", "search", "answer"},
+                                                          {"sessions", "usage"},
+                                                          {"features", "list"},
+                                                          {"completion"},
+                                                          {"--help"},
+                                                          {"sessions", "list", "--help"},
+                                                          {"--version"}};
+  for (const auto& args : commands) {
+    for (const std::string redirect : {">&-", ">/dev/full"}) {
+      std::string shown;
+      for (const auto& a : args) shown += " " + a;
+      INFO("codex" << shown << " " << redirect);
+      auto run = RunRedirected(*env, args, redirect);
+      CHECK(run.exit_code == 1);
+      CHECK_THAT(OneErrorLine(run), Catch::Contains("cannot write to stdout"));
+    }
+  }
+  // Nothing was lost on the way.
+  auto ids = ListedIds(*env);
+  REQUIRE(ids.size() == 1);
+  CHECK(ids[0] == id);
+}
+
+TEST_CASE("sessions export into a pipe closed early exits 1 with one line, not by SIGPIPE") {
+  // A 300 KB prompt: the export cannot fit a pipe's buffer.
+  auto env = MakeEnv(R"({"default": "read it"})");
+  auto made = Run(*env, {"exec", "-"}, std::string(300000, 'w'));
+  REQUIRE(made.exit_code == 0);
+  const std::string id = SessionIdFromBanner(made.err);
+  for (const std::string format : {"jsonl", "markdown"}) {
+    INFO("--format " << format);
+    auto run = RunRedirected(*env, {"sessions", "export", id, "--format", format}, "| head -c 10");
+    CHECK(run.out.size() == 10);
+    CHECK(run.exit_code == 1);
+    CHECK_THAT(OneErrorLine(run), Catch::Contains("cannot write to stdout"));
+  }
+  auto whole = Run(*env, {"sessions", "export", id});
+  CHECK(whole.exit_code == 0);
+  CHECK(whole.out.size() > 300000);
+}
+
+}  // namespace
+}  // namespace codex::testing
