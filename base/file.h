@@ -21,4 +21,11 @@ Result<std::string> ReadWholeFile(const std::string& path,
                                   size_t max_bytes = std::numeric_limits<size_t>::max(),
                                   bool regular_only = true);
 
+// Every byte readable from the open descriptor `fd` until end of file (a
+// pipe, a terminal, a file: stdin). kFailedPrecondition "<name>: <cause>"
+// when a read fails (a directory: EISDIR; a closed descriptor: EBADF);
+// kResourceExhausted past `max_bytes`. `fd` stays open.
+Result<std::string> ReadToEnd(int fd, const std::string& name,
+                              size_t max_bytes = std::numeric_limits<size_t>::max());
+
 }  // namespace codex

@@ -3,11 +3,10 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <iostream>
-#include <iterator>
 #include <memory>
 #include <optional>
 
+#include "base/file.h"
 #include "cli/engine.h"
 #include "cli/image_input.h"
 #include "cli/interactive/style.h"
@@ -54,14 +53,29 @@ enum class ExecMode { kNew, kResume, kFork, kReview };
 Result<std::string> ReadPrompt(const std::string& arg) {
   std::string prompt = arg;
   const bool piped = !isatty(STDIN_FILENO);
+  const auto blank = [](const std::string& text) {
+    return text.find_first_not_of(" \t\r\n") == std::string::npos;
+  };
   if (arg == "-" || (arg.empty() && piped)) {
-    prompt.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    Result<std::string> input = ReadToEnd(STDIN_FILENO, "stdin");
+    if (!input.ok()) {
+      return InvalidArgumentError("cannot read the prompt from " + input.status().message() +
+                                  "; pipe the prompt in, or pass it as an argument");
+    }
+    prompt = std::move(*input);
+    if (arg == "-" && blank(prompt)) {
+      return InvalidArgumentError(
+          "no prompt: '-' reads it from stdin, and stdin was empty; pipe the prompt in, or pass "
+          "it as an argument");
+    }
   } else if (piped) {
-    std::string input{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+    // A stdin that cannot be read (closed: `<&-`) adds nothing, as an empty one.
+    Result<std::string> read = ReadToEnd(STDIN_FILENO, "stdin");
+    std::string input = read.ok() ? std::move(*read) : std::string();
     while (!input.empty() && (input.back() == '\n' || input.back() == '\r')) input.pop_back();
     if (!input.empty()) prompt += "\n\n<stdin>\n" + input + "\n</stdin>";
   }
-  if (prompt.find_first_not_of(" \t\r\n") == std::string::npos) {
+  if (blank(prompt)) {
     return InvalidArgumentError("no prompt: pass it as an argument, or '-' to read it from stdin");
   }
   return prompt;

@@ -175,5 +175,28 @@ TEST_CASE("sessions export into a pipe closed early exits 1 with one line, not b
   CHECK(whole.out.size() > 300000);
 }
 
+TEST_CASE("exec - with stdin closed, empty or a directory says what stdin held; nothing sent") {
+  auto env = MakeEnv(R"({"default": "never"})");
+  struct Case {
+    std::string redirect;
+    std::string says;
+  };
+  const std::vector<Case> cases = {{"<&-", "stdin"},
+                                   {"</dev/null", "stdin was empty"},
+                                   {"<<<'   '", "stdin was empty"},
+                                   {"</", "cannot read the prompt from stdin"}};
+  for (const auto& c : cases) {
+    INFO("codex exec - " << c.redirect);
+    auto run = RunRedirected(*env, {"exec", "-"}, c.redirect);
+    CHECK(run.exit_code == 2);
+    const std::string line = OneErrorLine(run);
+    CHECK_THAT(line, Catch::Contains(c.says));
+    // Not the hint for a missing '-': it was given.
+    CHECK_THAT(line, !Catch::Contains("or '-' to read it from stdin"));
+  }
+  CHECK(env->server().requests_to("/responses").empty());
+  CHECK(ListedIds(*env).empty());
+}
+
 }  // namespace
 }  // namespace codex::testing
