@@ -293,9 +293,6 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
     return interrupted.WithReason(failed.reason());
   }
   if (review) result->final_message = ReviewShownText(result->final_message);
-  if (!args.output_last_message.empty()) {
-    RETURN_IF_ERROR(WriteLastMessage(args.output_last_message, result->final_message));
-  }
   RunNotify(config.notify, NotificationJson({conversation->session().id,
                                              result->turn_id,
                                              config.cwd,
@@ -308,7 +305,12 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
       PrintText(stdout, "\n");
     }
   }
-  if (Status written = StdoutWritten(); !written.ok()) {
+  // -o after stdout: a file that cannot be written loses neither.
+  Status written = StdoutWritten();
+  if (written.ok() && !args.output_last_message.empty()) {
+    written = WriteLastMessage(args.output_last_message, result->final_message);
+  }
+  if (!written.ok()) {
     return Status(written.code(), written.message() + "; the turn is saved: read its answer with " +
                                       "'codex sessions show " + session_id + "'");
   }

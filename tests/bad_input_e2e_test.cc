@@ -175,6 +175,24 @@ TEST_CASE("sessions export into a pipe closed early exits 1 with one line, not b
   CHECK(whole.out.size() > 300000);
 }
 
+TEST_CASE(
+    "exec -o into a missing directory or a directory: the answer still shows, the line names the "
+    "session") {
+  auto env = MakeEnv(R"({"default": "the answer to keep"})");
+  for (const std::string& target :
+       {(env->root() / "no such dir" / "last.txt").string(), env->root().string()}) {
+    INFO("-o " << target);
+    auto run = Run(*env, {"exec", "-o", target, "say it"});
+    CHECK(run.exit_code == 1);
+    CHECK(run.out == "the answer to keep\n");
+    const std::string id = SessionIdFromBanner(run.err);
+    REQUIRE_FALSE(id.empty());
+    const std::string line = OneErrorLine(run);
+    CHECK_THAT(line, Catch::Contains(target));
+    CHECK_THAT(line, Catch::Contains("codex sessions show " + id));
+  }
+}
+
 TEST_CASE("exec - with stdin closed, empty or a directory says what stdin held; nothing sent") {
   auto env = MakeEnv(R"({"default": "never"})");
   struct Case {
