@@ -88,10 +88,10 @@ bool PrintText(std::FILE* stream, std::string_view text) {
 Status StdoutWritten() {
   if (std::fflush(stdout) != 0 && stdout_errno == 0) stdout_errno = errno;
   if (!std::ferror(stdout)) return OkStatus();
-  const int cause = stdout_errno != 0 ? stdout_errno : EIO;
-  std::string what = std::strerror(cause);
-  if (cause == EPIPE) what += ": its reader went away";
-  if (cause == EBADF) what += ": it is closed";
+  // A failure not seen through PrintText (a stream written another way) left no errno.
+  std::string what = stdout_errno != 0 ? std::strerror(stdout_errno) : "a write failed";
+  if (stdout_errno == EPIPE) what += ": its reader went away";
+  if (stdout_errno == EBADF) what += ": it is closed";
   return DataLossError("cannot write to stdout (" + what +
                        "); the output is incomplete: send it to a writable file or pipe");
 }

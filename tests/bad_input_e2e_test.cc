@@ -123,6 +123,20 @@ TEST_CASE("exec whose stdout is closed or full exits 1 naming the saved session"
   }
 }
 
+TEST_CASE("codex PROMPT in line mode with stdout full or closed exits 1; the session is kept") {
+  for (const std::string redirect : {">&-", ">/dev/full"}) {
+    INFO("codex PROMPT " << redirect);
+    auto env = MakeEnv(R"({"default": "a line-mode answer"})");
+    auto run = RunRedirected(*env, {"tell me"}, "</dev/null " + redirect);
+    CHECK(run.exit_code == 1);
+    CHECK_THAT(OneErrorLine(run), Catch::Contains("cannot write to stdout"));
+    auto ids = ListedIds(*env);
+    REQUIRE(ids.size() == 1);
+    auto shown = Run(*env, {"sessions", "show", ids[0]});
+    CHECK_THAT(shown.out, Catch::Contains("a line-mode answer"));
+  }
+}
+
 TEST_CASE("every command whose stdout is closed or full exits 1 with one line; none says 0") {
   auto env = MakeEnv(R"({"default": "an answer worth keeping"})");
   auto made = Run(*env, {"exec", "first words"});
