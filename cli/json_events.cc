@@ -100,7 +100,8 @@ Json ActivityItem(const std::string& id, const core::ToolActivity& a, bool done,
 
 void JsonEventWriter::Emit(const std::string& line) {
   if (output_lost_) return;
-  const bool written = PrintText(out_, line + "\n") && std::fflush(out_) == 0;
+  const bool written = PrintText(out_, line + "\n") &&
+                       (out_ == stdout ? StdoutWritten().ok() : std::fflush(out_) == 0);
   if (written) return;
   output_lost_ = true;
   if (cancel_on_loss_ != nullptr) cancel_on_loss_->Cancel();

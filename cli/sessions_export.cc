@@ -44,8 +44,8 @@ Status RunExport(const GlobalOptions& global, const std::string& id, const std::
   if (progress) progress->Finish();
   if (!text.ok()) return text.status();
   if (output.empty() || output == "-") {
-    const bool written = PrintText(stdout, *text) && std::fflush(stdout) == 0;
-    return written ? OkStatus() : InternalError("cannot write to stdout");
+    PrintText(stdout, *text);
+    return StdoutWritten();
   }
   std::ofstream out(output, std::ios::binary | std::ios::trunc);
   out << *text;

@@ -88,7 +88,8 @@ bool PrintText(std::FILE* stream, std::string_view text) {
 Status StdoutWritten() {
   if (std::fflush(stdout) != 0 && stdout_errno == 0) stdout_errno = errno;
   if (!std::ferror(stdout)) return OkStatus();
-  // A failure not seen through PrintText (a stream written another way) left no errno.
+  // A failure not seen here (stdout written another way, or flushed by a
+  // caller) left no errno.
   std::string what = stdout_errno != 0 ? std::strerror(stdout_errno) : "a write failed";
   if (stdout_errno == EPIPE) what += ": its reader went away";
   if (stdout_errno == EBADF) what += ": it is closed";

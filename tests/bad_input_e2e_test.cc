@@ -46,6 +46,25 @@ std::string OneErrorLine(const ProcessResult& run) {
   return lines.size() == 1 ? lines[0] : "";
 }
 
+// `codex sessions serve` with stdout closed or full: its URL (which carries
+// the access token) cannot be shown, so it must not serve, nor run on.
+TEST_CASE("sessions serve whose URL cannot be shown serves nothing and exits 1") {
+  auto env = MakeEnv(R"({"default": "unused"})");
+  for (const std::string redirect : {">&-", ">/dev/full"}) {
+    INFO("codex sessions serve " << redirect);
+    ProcessOptions command = env->CodexCommand({"sessions", "serve", "--port", "0"});
+    std::vector<std::string> argv = {"/bin/bash", "-c", "\"$@\" " + redirect, "bash"};
+    argv.insert(argv.end(), command.argv.begin(), command.argv.end());
+    command.argv = std::move(argv);
+    command.timeout = std::chrono::seconds(20);
+    auto run = RunChecked(command);
+    CHECK(run.exit_code == 1);
+    const std::string line = OneErrorLine(run);
+    CHECK_THAT(line, Catch::Contains("cannot write to stdout"));
+    CHECK_THAT(line, Catch::Contains("nothing was served"));
+  }
+}
+
 // The ids of `sessions list --json`.
 std::vector<std::string> ListedIds(CodexTestEnv& env) {
   auto run = Run(env, {"sessions", "list", "--json"});
