@@ -818,7 +818,11 @@ Status ApplyCommandLine(const ConfigOverrides& overrides, Config& config) {
   }
   const std::string abs = CanonicalPath(cwd);  // base/path.h: where --cwd matches it too
   if (!fs::is_directory(abs, ec)) {
-    return InvalidArgumentError("working directory '" + cwd + "' does not exist");
+    // A file there is not "missing": say which it is, and what -C wants.
+    const bool exists = fs::exists(abs, ec);
+    return InvalidArgumentError("working directory '" + cwd + "' " +
+                                (exists ? "is not a directory" : "does not exist") +
+                                "; give -C an existing directory");
   }
   config.cwd = abs;
   for (auto& root_dir : config.writable_roots) {

@@ -446,3 +446,21 @@ TEST_CASE("a key of every kind given the wrong type is one error naming it, neve
     CHECK(config.status().message().find('\n') == std::string::npos);
   }
 }
+
+TEST_CASE("-C naming a file or nothing says which, and what -C wants") {
+  TempHome home;
+  home.Write("");
+  const std::string file = (home.path / "config.toml").string();
+  for (const auto& [cwd, says] : std::vector<std::pair<std::string, std::string>>{
+           {file, "is not a directory"},
+           {file + "/below", "does not exist"},
+           {(home.path / "absent").string(), "does not exist"}}) {
+    INFO(cwd);
+    ConfigOverrides o;
+    o.cwd = cwd;
+    auto config = LoadConfig(home.path.string(), o);
+    REQUIRE_FALSE(config.ok());
+    CHECK(config.status().message() ==
+          "working directory '" + cwd + "' " + says + "; give -C an existing directory");
+  }
+}
