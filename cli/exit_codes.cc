@@ -34,7 +34,20 @@ int ExitCodeFor(const Status& status) {
 
 void PrintError(const Status& status) {
   // A store URL may be quoted; its password never is (core/store_location.h).
-  PrintF(stderr, "error: %s\n", core::RedactSecrets(status.message()).c_str());
+  // One line whatever the message quotes (an argument, a title, a server's
+  // answer): a line break in it is shown as \n or \r, so none can split the
+  // line or forge a second "error:" line.
+  std::string line;
+  for (char c : core::RedactSecrets(status.message())) {
+    if (c == '\n') {
+      line += "\\n";
+    } else if (c == '\r') {
+      line += "\\r";
+    } else {
+      line += c;
+    }
+  }
+  PrintF(stderr, "error: %s\n", line.c_str());
 }
 
 int ReportError(const Status& status) {

@@ -134,3 +134,12 @@ TEST_CASE("CommandOutcome: the last Set wins") {
   CHECK(CaptureStderr([&] { code = outcome.Finish(); }).empty());
   CHECK(code == cli::kExitOk);
 }
+
+TEST_CASE("CommandOutcome: a line break in the message cannot split or forge the error line") {
+  cli::CommandOutcome outcome;
+  outcome.Set(codex::NotFoundError("no session 'a\nerror: forged\r'; list sessions"));
+  int code = -1;
+  const std::string err = CaptureStderr([&] { code = outcome.Finish(); });
+  CHECK(err == "error: no session 'a\\nerror: forged\\r'; list sessions\n");
+  CHECK(code == cli::kExitNotFound);
+}

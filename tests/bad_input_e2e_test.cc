@@ -249,5 +249,35 @@ TEST_CASE("exec - with stdin closed, empty or a directory says what stdin held; 
   CHECK(ListedIds(*env).empty());
 }
 
+TEST_CASE("an argument with a newline cannot split the error into two lines or forge one") {
+  auto env = MakeEnv(R"({"default": "an answer"})");
+  for (int i = 0; i < 2; ++i)
+    REQUIRE(Run(*env, {"exec", "session " + std::to_string(i)}).exit_code == 0);
+  const std::string forged = "a\nerror: forged\rb";
+  const std::vector<std::vector<std::string>> commands = {
+      {"sessions", "show", forged},
+      {"exec", "-C", forged, "hi"},
+      {"exec", "-i", forged, "--", "hi"},
+      {"exec", "--output-schema", forged, "hi"},
+      {"exec", "-s", forged, "hi"},
+      {"exec", "-p", forged, "hi"},
+      {"sessions", "list", "--cursor", forged},
+      {"sessions", "purge", "--older-than", forged},
+      {"features", "enable", forged},
+      {"exec", "--" + forged},
+      // Several sessions share the prefix "0": the candidates go on the same line.
+      {"sessions", "show", "0"}};
+  for (const auto& args : commands) {
+    std::string shown;
+    for (const auto& a : args) shown += " " + a;
+    INFO("codex" << shown);
+    auto run = Run(*env, args);
+    CHECK(run.exit_code != 0);
+    CHECK(run.err.rfind("error: ", 0) == 0);
+    CHECK(run.err.find('\n') == run.err.size() - 1);
+    CHECK(run.err.find('\r') == std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace codex::testing
