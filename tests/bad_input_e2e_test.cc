@@ -249,6 +249,24 @@ TEST_CASE("exec - with stdin closed, empty or a directory says what stdin held; 
   CHECK(ListedIds(*env).empty());
 }
 
+TEST_CASE(
+    "--full-auto with --dangerously-bypass-approvals-and-sandbox is refused, not the riskier") {
+  auto env = MakeEnv(R"({"default": "unused"})");
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"exec", "--full-auto", "--dangerously-bypass-approvals-and-sandbox", "hi"},
+           {"--full-auto", "exec", "--dangerously-bypass-approvals-and-sandbox", "hi"},
+           {"--dangerously-bypass-approvals-and-sandbox", "--full-auto", "hi"}}) {
+    std::string shown;
+    for (const auto& a : args) shown += " " + a;
+    INFO("codex" << shown);
+    auto run = Run(*env, args);
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(OneErrorLine(run), Catch::Contains("contradict"));
+  }
+  CHECK(env->server().requests_to("/responses").empty());
+  CHECK(ListedIds(*env).empty());
+}
+
 TEST_CASE("an argument with a newline cannot split the error into two lines or forge one") {
   auto env = MakeEnv(R"({"default": "an answer"})");
   for (int i = 0; i < 2; ++i)
