@@ -32,13 +32,35 @@ int ExitCodeFor(const Status& status) {
   }
 }
 
+namespace {
+
+// Messages quote what they were given; a 100 KB argument must not make a
+// 100 KB line. Longer than this, the middle is left out: the start says what
+// was wrong, the end what to do.
+constexpr size_t kMaxErrorLine = 1024;
+constexpr size_t kErrorLineKept = 480;  // bytes kept at each end
+
+// `text` with at most kMaxErrorLine bytes, cut on UTF-8 character boundaries.
+std::string Clipped(const std::string& text) {
+  if (text.size() <= kMaxErrorLine) return text;
+  const auto continuation = [&](size_t i) { return (text[i] & 0xC0) == 0x80; };
+  size_t head = kErrorLineKept;
+  while (head > 0 && continuation(head)) --head;
+  size_t tail = text.size() - kErrorLineKept;
+  while (tail < text.size() && continuation(tail)) ++tail;
+  return text.substr(0, head) + " … (" + std::to_string(tail - head) + " bytes left out) … " +
+         text.substr(tail);
+}
+
+}  // namespace
+
 void PrintError(const Status& status) {
   // A store URL may be quoted; its password never is (core/store_location.h).
   // One line whatever the message quotes (an argument, a title, a server's
   // answer): a line break in it is shown as \n or \r, so none can split the
   // line or forge a second "error:" line.
   std::string line;
-  for (char c : core::RedactSecrets(status.message())) {
+  for (char c : Clipped(core::RedactSecrets(status.message()))) {
     if (c == '\n') {
       line += "\\n";
     } else if (c == '\r') {

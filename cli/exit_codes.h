@@ -19,7 +19,7 @@ inline constexpr int kExitInterrupted = 130;  // Ctrl-C
 int ExitCodeFor(const Status& status);
 
 // Prints "error: <message>" on stderr as one line (a line break inside the
-// message shown as \n), with any store password redacted
+// message shown as \n; past 1 KB its middle left out), with any store password redacted
 // (core/store_location.h). Commands call it only for a failure that does not
 // end them (sessions import: one line per file) or whose exit status is not
 // ExitCodeFor's (codex sandbox: 126/127, as a shell); the rest return the

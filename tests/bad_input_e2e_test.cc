@@ -249,6 +249,24 @@ TEST_CASE("exec - with stdin closed, empty or a directory says what stdin held; 
   CHECK(ListedIds(*env).empty());
 }
 
+TEST_CASE("a 100 KB argument, or 100000 of them, gives a short line that still says what to do") {
+  auto env = MakeEnv(R"({"default": "unused"})");
+  std::vector<std::string> many = {"exec"};
+  for (int i = 0; i < 100'000; ++i) many.push_back(std::to_string(i));
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"sessions", "show", std::string(100'000, 'a')},
+                                             {"exec", "resume", std::string(100'000, 'b'), "hi"},
+                                             many}) {
+    INFO("codex " << args[0] << " " << args[1].substr(0, 20) << " ... (" << args.size()
+                  << " args)");
+    auto run = Run(*env, args);
+    CHECK((run.exit_code == 2 || run.exit_code == 4));
+    const std::string line = OneErrorLine(run);
+    CHECK(line.size() < 1200);
+    CHECK_THAT(line, Catch::Contains("codex"));  // the what-to-do end is kept
+  }
+}
+
 TEST_CASE(
     "--full-auto with --dangerously-bypass-approvals-and-sandbox is refused, not the riskier") {
   auto env = MakeEnv(R"({"default": "unused"})");
