@@ -63,4 +63,22 @@ Result<std::string> ReadToEnd(int fd, const std::string& name, size_t max_bytes)
   return ReadToEndReserved(fd, name, max_bytes, 0);
 }
 
+Status WriteWholeFile(const std::string& path, std::string_view bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+  if (fd < 0) return FailedPreconditionError(ErrnoMessage(path, errno));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      return FailedPreconditionError(ErrnoMessage(path, err));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0 && errno != EINTR) return FailedPreconditionError(ErrnoMessage(path, errno));
+  return OkStatus();
+}
+
 }  // namespace codex

@@ -90,3 +90,17 @@ TEST_CASE("ReadToEnd reads a pipe to its end and names a descriptor that cannot 
   CHECK(ReadToEnd(write_only, "stdin").status().message() == "stdin: Bad file descriptor");
   ::close(write_only);
 }
+
+TEST_CASE("WriteWholeFile writes every byte and names the cause of a failure") {
+  ScratchDir dir;
+  const std::string path = (dir.path / "out").string();
+  const std::string bytes = std::string(100'000, 'w') + '\0' + "end";
+  REQUIRE(WriteWholeFile(path, bytes).ok());
+  CHECK(*ReadWholeFile(path) == bytes);
+  REQUIRE(WriteWholeFile(path, "short").ok());  // truncated, not appended
+  CHECK(*ReadWholeFile(path) == "short");
+  CHECK(WriteWholeFile("/dev/full", "x").message() == "/dev/full: No space left on device");
+  CHECK(WriteWholeFile(dir.path.string(), "x").message() == dir.path.string() + ": Is a directory");
+  CHECK(WriteWholeFile((dir.path / "absent" / "f").string(), "x").code() ==
+        StatusCode::kFailedPrecondition);
+}

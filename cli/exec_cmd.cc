@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <fstream>
 #include <memory>
 #include <optional>
 
@@ -122,11 +121,9 @@ Result<core::ReviewTarget> ReviewTargetFrom(const ExecArgs& args) {
 
 // Writes the final message for -o/--output-last-message.
 Status WriteLastMessage(const std::string& path, const std::string& message) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << message;
-  out.close();
-  if (!out) {
-    return InternalError("-o " + path + ": cannot write the last message; check the directory");
+  if (Status written = WriteWholeFile(path, message); !written.ok()) {
+    return FailedPreconditionError("cannot write the last message to -o " + written.message() +
+                                   "; choose a writable file");
   }
   return OkStatus();
 }

@@ -226,6 +226,25 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("-o naming a full device or a directory says which cause, for exec and export") {
+  auto env = MakeEnv(R"({"default": "the answer to keep"})");
+  auto made = Run(*env, {"exec", "first"});
+  REQUIRE(made.exit_code == 0);
+  const std::string id = SessionIdFromBanner(made.err);
+  for (const auto& [target, cause] : std::vector<std::pair<std::string, std::string>>{
+           {"/dev/full", "No space left on device"},
+           {env->root().string(), "Is a directory"},
+           {(env->root() / "absent" / "f").string(), "No such file or directory"}}) {
+    INFO("-o " << target);
+    auto exec = Run(*env, {"exec", "-o", target, "again"});
+    CHECK(exec.exit_code == 1);
+    CHECK_THAT(OneErrorLine(exec), Catch::Contains(target + ": " + cause));
+    auto exported = Run(*env, {"sessions", "export", id, "-o", target});
+    CHECK(exported.exit_code == 1);
+    CHECK_THAT(OneErrorLine(exported), Catch::Contains(target + ": " + cause));
+  }
+}
+
 TEST_CASE("exec - with stdin closed, empty or a directory says what stdin held; nothing sent") {
   auto env = MakeEnv(R"({"default": "never"})");
   struct Case {
