@@ -322,9 +322,11 @@ void AddExecFlags(CLI::App* cmd, ExecArgs& args) {
       ->delimiter(',')
       ->allow_extra_args(true);
   cmd->add_option("-o,--output-last-message", args.output_last_message,
-                  "Write the agent's last message to FILE");
+                  "Write the agent's last message to FILE")
+      ->check(NonEmptyValue());
   cmd->add_option("--output-schema", args.flags.output_schema_file,
-                  "JSON Schema FILE the final message must follow (sent as text.format)");
+                  "JSON Schema FILE the final message must follow (sent as text.format)")
+      ->check(NonEmptyValue());
   cmd->add_option("--color", args.color, "Colour on stderr: always | never | auto (default)");
   cmd->add_flag("--ephemeral", args.flags.ephemeral, "Do not save the session");
   cmd->add_flag("--ignore-user-config", args.flags.ignore_user_config,

@@ -2,15 +2,27 @@
 
 namespace codex::cli {
 
+const CLI::Validator& NonEmptyValue() {
+  static const CLI::Validator validator(
+      [](const std::string& value) -> std::string {
+        return value.empty() ? "an empty value (an unset shell variable?); give one, or leave "
+                               "the option out"
+                             : "";
+      },
+      "");
+  return validator;
+}
+
 void AddRunFlags(CLI::App* cmd, RunFlags& flags) {
-  cmd->add_option("-m,--model", flags.model, "Model to use");
-  cmd->add_option("-C,--cd", flags.cd, "Working directory of the session");
+  cmd->add_option("-m,--model", flags.model, "Model to use")->check(NonEmptyValue());
+  cmd->add_option("-C,--cd", flags.cd, "Working directory of the session")->check(NonEmptyValue());
   cmd->add_option("-s,--sandbox", flags.sandbox,
                   "Sandbox mode: read-only | workspace-write | danger-full-access");
   cmd->add_option("-a,--ask-for-approval", flags.approval,
                   "Approval policy: untrusted | on-failure | on-request | never");
   cmd->add_option("--add-dir", flags.add_dirs, "Extra writable root (workspace-write)")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->check(NonEmptyValue());
   cmd->add_flag("--oss", flags.oss, "Use the local open-source provider (Ollama/LM Studio)");
   cmd->add_flag("--full-auto", flags.full_auto,
                 "Low-friction automation: -a on-request -s workspace-write");

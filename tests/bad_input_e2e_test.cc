@@ -245,6 +245,27 @@ TEST_CASE("-o naming a full device or a directory says which cause, for exec and
   }
 }
 
+TEST_CASE("an option given an empty value (an unset variable) is refused, never read as absent") {
+  auto env = MakeEnv(R"({"default": "unused"})");
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"exec", "-C", "", "hi"},
+           {"exec", "-o", "", "hi"},
+           {"exec", "--output-schema", "", "hi"},
+           {"exec", "-m", "", "hi"},
+           {"exec", "--add-dir", "", "-s", "workspace-write", "hi"},
+           {"-C", "", "exec", "hi"},
+           {"-C", "", "hi"}}) {
+    std::string shown;
+    for (const auto& a : args) shown += " '" + a + "'";
+    INFO("codex" << shown);
+    auto run = Run(*env, args);
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(OneErrorLine(run), Catch::Contains("empty value"));
+  }
+  CHECK(env->server().requests_to("/responses").empty());
+  CHECK(ListedIds(*env).empty());
+}
+
 TEST_CASE("exec - with stdin closed, empty or a directory says what stdin held; nothing sent") {
   auto env = MakeEnv(R"({"default": "never"})");
   struct Case {
