@@ -144,11 +144,11 @@ int main(int argc, char** argv) {
   }
   std::vector<char*> hoisted;
   for (auto& a : args) hoisted.push_back(a.data());
+  // Help and the version go through the outcome too: checked as they reached stdout.
   try {
     app.parse(static_cast<int>(hoisted.size()), hoisted.data());
   } catch (const CLI::CallForHelp& e) {
-    outcome.Set(
-        codex::Result<int>(app.exit(e)));  // help and version, checked as they reached stdout
+    outcome.Set(codex::Result<int>(app.exit(e)));
   } catch (const CLI::CallForAllHelp& e) {
     outcome.Set(codex::Result<int>(app.exit(e)));
   } catch (const CLI::CallForVersion& e) {
