@@ -1,17 +1,8 @@
 #include "cli/run_flags.h"
 
-namespace codex::cli {
+#include "cli/global_options.h"  // NonEmptyValue
 
-const CLI::Validator& NonEmptyValue() {
-  static const CLI::Validator validator(
-      [](const std::string& value) -> std::string {
-        return value.empty() ? "an empty value (an unset shell variable?); give one, or leave "
-                               "the option out"
-                             : "";
-      },
-      "");
-  return validator;
-}
+namespace codex::cli {
 
 void AddRunFlags(CLI::App* cmd, RunFlags& flags) {
   cmd->add_option("-m,--model", flags.model, "Model to use")->check(NonEmptyValue());

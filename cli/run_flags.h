@@ -31,11 +31,6 @@ struct RunFlags {
   bool runs_commands = false;
 };
 
-// Refuses an empty value given to an option (`-C ""`, `-o "$UNSET"`), which
-// would otherwise mean "not given": a script's unset variable must not run
-// the session in the current directory or drop its output file. No help text.
-const CLI::Validator& NonEmptyValue();
-
 // Adds the RunFlags options to `cmd`, storing into `flags` (which must outlive the parse).
 void AddRunFlags(CLI::App* cmd, RunFlags& flags);
 

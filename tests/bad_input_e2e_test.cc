@@ -254,7 +254,9 @@ TEST_CASE("an option given an empty value (an unset variable) is refused, never 
            {"exec", "-m", "", "hi"},
            {"exec", "--add-dir", "", "-s", "workspace-write", "hi"},
            {"-C", "", "exec", "hi"},
-           {"-C", "", "hi"}}) {
+           {"-C", "", "hi"},
+           {"-p", "", "exec", "hi"},
+           {"exec", "-p", "", "hi"}}) {
     std::string shown;
     for (const auto& a : args) shown += " '" + a + "'";
     INFO("codex" << shown);
