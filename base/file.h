@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <limits>
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
 
@@ -20,5 +21,18 @@ namespace codex {
 Result<std::string> ReadWholeFile(const std::string& path,
                                   size_t max_bytes = std::numeric_limits<size_t>::max(),
                                   bool regular_only = true);
+
+// Every byte readable from the open descriptor `fd` until end of file (a
+// pipe, a terminal, a file: stdin). kFailedPrecondition "<name>: <cause>"
+// when a read fails (a directory: EISDIR; a closed descriptor: EBADF);
+// kResourceExhausted past `max_bytes`. `fd` stays open.
+Result<std::string> ReadToEnd(int fd, const std::string& name,
+                              size_t max_bytes = std::numeric_limits<size_t>::max());
+
+// Writes `bytes` to `path` (created 0666 less the umask, or truncated),
+// each failure named: "<path>: <cause>" (No space left on device, Is a
+// directory, No such file or directory), kFailedPrecondition. Not atomic: for
+// a file the user names (`-o FILE`), which may be a device or a pipe.
+Status WriteWholeFile(const std::string& path, std::string_view bytes);
 
 }  // namespace codex

@@ -1,5 +1,6 @@
 #include "base/file.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,4 +57,50 @@ TEST_CASE("ReadWholeFile reads /proc files, whose size says 0, and a process gon
   ::waitpid(child, &status, 0);
   CHECK(ReadWholeFile("/proc/" + std::to_string(child) + "/stat", 1 << 20, false).status().code() ==
         StatusCode::kNotFound);
+}
+
+TEST_CASE("ReadToEnd reads a pipe to its end and names a descriptor that cannot be read") {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  const std::string bytes = std::string(100'000, 'p') + '\0' + "tail";
+  const pid_t writer = ::fork();
+  REQUIRE(writer >= 0);
+  if (writer == 0) {
+    ::close(fds[0]);
+    const ssize_t n = ::write(fds[1], bytes.data(), bytes.size());
+    ::_exit(n == static_cast<ssize_t>(bytes.size()) ? 0 : 1);
+  }
+  ::close(fds[1]);
+  const auto got = ReadToEnd(fds[0], "stdin");
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(writer, &status, 0);
+  REQUIRE(got.ok());
+  CHECK(*got == bytes);
+  // A directory (stdin redirected from one) and a descriptor open only for writing.
+  ScratchDir dir;
+  const int directory = ::open(dir.path.c_str(), O_RDONLY | O_DIRECTORY);
+  REQUIRE(directory >= 0);
+  const auto from_directory = ReadToEnd(directory, "stdin");
+  ::close(directory);
+  CHECK(from_directory.status().code() == StatusCode::kFailedPrecondition);
+  CHECK(from_directory.status().message() == "stdin: Is a directory");
+  const int write_only = ::open("/dev/null", O_WRONLY);
+  REQUIRE(write_only >= 0);
+  CHECK(ReadToEnd(write_only, "stdin").status().message() == "stdin: Bad file descriptor");
+  ::close(write_only);
+}
+
+TEST_CASE("WriteWholeFile writes every byte and names the cause of a failure") {
+  ScratchDir dir;
+  const std::string path = (dir.path / "out").string();
+  const std::string bytes = std::string(100'000, 'w') + '\0' + "end";
+  REQUIRE(WriteWholeFile(path, bytes).ok());
+  CHECK(*ReadWholeFile(path) == bytes);
+  REQUIRE(WriteWholeFile(path, "short").ok());  // truncated, not appended
+  CHECK(*ReadWholeFile(path) == "short");
+  CHECK(WriteWholeFile("/dev/full", "x").message() == "/dev/full: No space left on device");
+  CHECK(WriteWholeFile(dir.path.string(), "x").message() == dir.path.string() + ": Is a directory");
+  CHECK(WriteWholeFile((dir.path / "absent" / "f").string(), "x").code() ==
+        StatusCode::kFailedPrecondition);
 }

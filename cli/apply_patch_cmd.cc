@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/file.h"
 #include "cli/exit_codes.h"
 #include "cli/terminal_text.h"
 #include "core/apply_patch.h"
@@ -19,20 +20,6 @@ namespace {
 constexpr const char* kUsage =
     "Usage: codex apply-patch 'PATCH'\n"
     "       echo 'PATCH' | codex apply-patch\n";
-
-// All of stdin, or the errno that stopped the read.
-int ReadStdin(std::string* out) {
-  char buf[65536];
-  for (;;) {
-    ssize_t got = ::read(STDIN_FILENO, buf, sizeof buf);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    if (got == 0) return 0;
-    out->append(buf, static_cast<size_t>(got));
-  }
-}
 
 // The reference apply_patch's contract (apply_patch_cmd.h): its own "Error:"
 // lines and exit codes, not the `error:` line of a Status.
@@ -45,10 +32,12 @@ Result<int> RunApplyPatch(std::vector<std::string> args) {
   }
   std::string patch;
   if (args.empty()) {
-    if (int err = ReadStdin(&patch)) {
-      PrintF(stderr, "Error: Failed to read PATCH from stdin: %s\n", std::strerror(err));
+    Result<std::string> read = ReadToEnd(STDIN_FILENO, "stdin");
+    if (!read.ok()) {
+      PrintF(stderr, "Error: Failed to read PATCH from %s\n", read.status().message().c_str());
       return kExitError;
     }
+    patch = std::move(*read);
     if (patch.empty()) {
       PrintText(stderr, kUsage);
       return kExitUsage;

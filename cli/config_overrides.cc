@@ -22,6 +22,12 @@ Result<core::ConfigOverrides> OverridesFrom(const GlobalOptions& global, const R
   o.oss = flags.oss;
   o.add_dirs = flags.add_dirs;
   o.ignore_user_config = flags.ignore_user_config;
+  if (flags.full_auto && flags.bypass) {
+    // One asks for the sandbox, the other for none: neither may win silently.
+    return InvalidArgumentError(
+        "--full-auto (sandboxed, workspace-write) and --dangerously-bypass-approvals-and-sandbox "
+        "(no sandbox at all) contradict each other; give one");
+  }
   if (flags.full_auto) {
     o.sandbox_mode = core::SandboxMode::kWorkspaceWrite;
     o.approval_policy = core::ApprovalPolicy::kOnRequest;

@@ -2,12 +2,10 @@
 
 #include <unistd.h>
 
-#include <fstream>
-#include <iostream>
-#include <iterator>
 #include <memory>
 #include <optional>
 
+#include "base/file.h"
 #include "cli/engine.h"
 #include "cli/image_input.h"
 #include "cli/interactive/style.h"
@@ -55,14 +53,29 @@ enum class ExecMode { kNew, kResume, kFork, kReview };
 Result<std::string> ReadPrompt(const std::string& arg) {
   std::string prompt = arg;
   const bool piped = !isatty(STDIN_FILENO);
+  const auto blank = [](const std::string& text) {
+    return text.find_first_not_of(" \t\r\n") == std::string::npos;
+  };
   if (arg == "-" || (arg.empty() && piped)) {
-    prompt.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    Result<std::string> input = ReadToEnd(STDIN_FILENO, "stdin");
+    if (!input.ok()) {
+      return InvalidArgumentError("cannot read the prompt from " + input.status().message() +
+                                  "; pipe the prompt in, or pass it as an argument");
+    }
+    prompt = std::move(*input);
+    if (arg == "-" && blank(prompt)) {
+      return InvalidArgumentError(
+          "no prompt: '-' reads it from stdin, and stdin was empty; pipe the prompt in, or pass "
+          "it as an argument");
+    }
   } else if (piped) {
-    std::string input{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+    // A stdin that cannot be read (closed: `<&-`) adds nothing, as an empty one.
+    Result<std::string> read = ReadToEnd(STDIN_FILENO, "stdin");
+    std::string input = read.ok() ? std::move(*read) : std::string();
     while (!input.empty() && (input.back() == '\n' || input.back() == '\r')) input.pop_back();
     if (!input.empty()) prompt += "\n\n<stdin>\n" + input + "\n</stdin>";
   }
-  if (prompt.find_first_not_of(" \t\r\n") == std::string::npos) {
+  if (blank(prompt)) {
     return InvalidArgumentError("no prompt: pass it as an argument, or '-' to read it from stdin");
   }
   return prompt;
@@ -109,11 +122,9 @@ Result<core::ReviewTarget> ReviewTargetFrom(const ExecArgs& args) {
 
 // Writes the final message for -o/--output-last-message.
 Status WriteLastMessage(const std::string& path, const std::string& message) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << message;
-  out.close();
-  if (!out) {
-    return InternalError("-o " + path + ": cannot write the last message; check the directory");
+  if (Status written = WriteWholeFile(path, message); !written.ok()) {
+    return FailedPreconditionError("cannot write the last message to -o " + written.message() +
+                                   "; choose a writable file");
   }
   return OkStatus();
 }
@@ -192,11 +203,14 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
     review_hint = request.hint;
   }
 
+  // Cancelled by Ctrl-C, or by --json events that can no longer be written.
+  core::CancelToken cancel;
   std::unique_ptr<core::TurnObserver> observer;
   JsonEventWriter* json = nullptr;
   if (args.flags.json) {
     auto writer = std::make_unique<JsonEventWriter>(stdout, session->config().cwd,
                                                     session->config().hide_agent_reasoning);
+    writer->CancelWhenOutputLost(&cancel);
     json = writer.get();
     observer = std::move(writer);
   } else {
@@ -240,6 +254,11 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
   RETURN_IF_ERROR(conversation->AcquireTurnLease());
   if (json) {
     json->ThreadStarted(conversation->session().id);
+    if (json->output_lost()) {
+      // Nobody can read the events (stdout closed or full): run nothing.
+      Status lost = StdoutWritten();
+      return Status(lost.code(), lost.message() + "; nothing was sent").WithReason(lost.reason());
+    }
   } else {
     if (mode == ExecMode::kResume && !resumed && args.last) {
       PrintF(stderr, "no session in %s to resume (--all widens); starting a new session\n",
@@ -252,11 +271,18 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
     if (review) PrintF(stderr, "review: %s\n", review_hint.c_str());
   }
 
-  core::CancelToken cancel;
   InstallInterruptHandler(&cancel);
   auto result = session->RunTurn(prompt, cancel, image_urls);
   RemoveInterruptHandler();
   session->engine().ReportMcpNotices(/*at_exit=*/true);
+  const std::string session_id = conversation->session().id;
+  if (json && json->output_lost()) {
+    // The reader went away mid-turn: the turn stopped as Ctrl-C stops it;
+    // what it did is saved.
+    Status lost = StdoutWritten();
+    return Status(lost.code(), lost.message() + "; the turn was stopped and saved: resume with " +
+                                   "'codex exec resume " + session_id + "'");
+  }
   if (!result.ok()) {
     const Status& failed = result.status();
     if (failed.code() != StatusCode::kCancelled) return failed;
@@ -265,9 +291,6 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
     return interrupted.WithReason(failed.reason());
   }
   if (review) result->final_message = ReviewShownText(result->final_message);
-  if (!args.output_last_message.empty()) {
-    RETURN_IF_ERROR(WriteLastMessage(args.output_last_message, result->final_message));
-  }
   RunNotify(config.notify,
             NotificationJson({conversation->session().id,
                               result->turn_id,
@@ -282,6 +305,15 @@ Status RunExec(const GlobalOptions& global, ExecArgs& args, ExecMode mode) {
       PrintText(stdout, "\n");
     }
   }
+  // -o after stdout: a file that cannot be written loses neither.
+  Status written = StdoutWritten();
+  if (written.ok() && !args.output_last_message.empty()) {
+    written = WriteLastMessage(args.output_last_message, result->final_message);
+  }
+  if (!written.ok()) {
+    return Status(written.code(), written.message() + "; the turn is saved: read its answer with " +
+                                      "'codex sessions show " + session_id + "'");
+  }
   return OkStatus();
 }
 
@@ -293,9 +325,11 @@ void AddExecFlags(CLI::App* cmd, ExecArgs& args) {
       ->delimiter(',')
       ->allow_extra_args(true);
   cmd->add_option("-o,--output-last-message", args.output_last_message,
-                  "Write the agent's last message to FILE");
+                  "Write the agent's last message to FILE")
+      ->check(NonEmptyValue());
   cmd->add_option("--output-schema", args.flags.output_schema_file,
-                  "JSON Schema FILE the final message must follow (sent as text.format)");
+                  "JSON Schema FILE the final message must follow (sent as text.format)")
+      ->check(NonEmptyValue());
   cmd->add_option("--color", args.color, "Colour on stderr: always | never | auto (default)");
   cmd->add_flag("--ephemeral", args.flags.ephemeral, "Do not save the session");
   cmd->add_flag("--ignore-user-config", args.flags.ignore_user_config,

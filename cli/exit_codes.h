@@ -18,11 +18,14 @@ inline constexpr int kExitInterrupted = 130;  // Ctrl-C
 // The exit code for a failed Status.
 int ExitCodeFor(const Status& status);
 
-// Prints "error: <message>" on stderr, with any store password redacted
+// Prints "error: <message>" on stderr as one line (a line break inside the
+// message shown as \n; past 1 KB its middle left out), with any store password redacted
 // (core/store_location.h). Commands call it only for a failure that does not
 // end them (sessions import: one line per file) or whose exit status is not
 // ExitCodeFor's (codex sandbox: 126/127, as a shell); the rest return the
-// Status and CommandOutcome prints it.
+// Status and CommandOutcome prints it. Nothing for a stdout whose reader went
+// away (kStdoutReaderGone, cli/terminal_text.h): `codex sessions list | head -1`
+// ends with exit 1 and no line, as a program ended by SIGPIPE.
 void PrintError(const Status& status);
 
 // PrintError, then ExitCodeFor(status).
@@ -39,7 +42,9 @@ class CommandOutcome {
   void Set(Result<int> exit_code);
 
   // main()'s one conversion: for a failure prints its line (PrintError) and
-  // returns ExitCodeFor; otherwise the exit code (0 when nothing was set).
+  // returns ExitCodeFor; otherwise the exit code (0 when nothing was set),
+  // unless that is 0 and stdout lost some of the output (StdoutWritten,
+  // cli/terminal_text.h): then its line and 1.
   int Finish() const;
 
  private:

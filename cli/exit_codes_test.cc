@@ -134,3 +134,33 @@ TEST_CASE("CommandOutcome: the last Set wins") {
   CHECK(CaptureStderr([&] { code = outcome.Finish(); }).empty());
   CHECK(code == cli::kExitOk);
 }
+
+TEST_CASE("CommandOutcome: a line break in the message cannot split or forge the error line") {
+  cli::CommandOutcome outcome;
+  outcome.Set(codex::NotFoundError("no session 'a\nerror: forged\r'; list sessions"));
+  int code = -1;
+  const std::string err = CaptureStderr([&] { code = outcome.Finish(); });
+  CHECK(err == "error: no session 'a\\nerror: forged\\r'; list sessions\n");
+  CHECK(code == cli::kExitNotFound);
+}
+
+TEST_CASE("CommandOutcome: a huge quoted argument leaves a short line that still says what to do") {
+  cli::CommandOutcome outcome;
+  // 100 KB of a two-byte character: the cuts fall on character boundaries.
+  std::string id;
+  for (int i = 0; i < 50'000; ++i) id += "\xc3\xa9";
+  outcome.Set(
+      codex::NotFoundError("no session '" + id + "'; list sessions with 'codex sessions list'"));
+  int code = -1;
+  const std::string err = CaptureStderr([&] { code = outcome.Finish(); });
+  CHECK(err.size() < 1200);
+  CHECK(err.rfind("error: no session '\xc3\xa9", 0) == 0);
+  CHECK(err.find("bytes left out") != std::string::npos);
+  CHECK(err.find("'; list sessions with 'codex sessions list'\n") != std::string::npos);
+  CHECK(err.find('\n') == err.size() - 1);
+  // Every byte sequence is whole: no lone continuation byte after a cut.
+  for (size_t i = 0; i + 1 < err.size(); ++i) {
+    if (err[i] == '\xc3') CHECK((err[i + 1] & 0xC0) == 0x80);
+  }
+  CHECK(code == cli::kExitNotFound);
+}

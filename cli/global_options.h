@@ -20,6 +20,12 @@ struct GlobalOptions {
   bool search = false;               // --search (web_search = "live")
 };
 
+// Refuses an empty value given to an option (`-C ""`, `-p "$UNSET"`), which
+// would otherwise mean "not given": a script's unset variable must not run
+// the session in the current directory, without its profile, or drop its
+// output file. Adds no help text.
+const CLI::Validator& NonEmptyValue();
+
 // Adds -c/--config, -p/--profile and --strict-config to the top-level `app`,
 // storing into `global` (which must outlive the parse).
 void AddGlobalOptions(CLI::App& app, GlobalOptions& global);

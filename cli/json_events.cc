@@ -99,9 +99,12 @@ Json ActivityItem(const std::string& id, const core::ToolActivity& a, bool done,
 }  // namespace
 
 void JsonEventWriter::Emit(const std::string& line) {
-  PrintText(out_, line);
-  PrintText(out_, "\n");
-  std::fflush(out_);
+  if (output_lost_) return;
+  const bool written = PrintText(out_, line + "\n") &&
+                       (out_ == stdout ? StdoutWritten().ok() : std::fflush(out_) == 0);
+  if (written) return;
+  output_lost_ = true;
+  if (cancel_on_loss_ != nullptr) cancel_on_loss_->Cancel();
 }
 
 std::string JsonEventWriter::NextId() { return "item_" + std::to_string(next_id_++); }

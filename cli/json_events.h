@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/cancel.h"
 #include "core/turn_observer.h"
 
 namespace codex::cli {
@@ -28,6 +29,12 @@ class JsonEventWriter final : public core::TurnObserver {
       : out_(out), cwd_(std::move(cwd)), hide_reasoning_(hide_reasoning) {}
 
   void ThreadStarted(const std::string& session_id);
+  // Cancels `token` (as Ctrl-C would: the turn stops and is recorded) the
+  // first time a line cannot be written: nobody reads the events any more
+  // (a closed or full stdout, `| head -1`). Later events are dropped.
+  void CancelWhenOutputLost(core::CancelToken* token) { cancel_on_loss_ = token; }
+  // Whether an event could not be written.
+  bool output_lost() const { return output_lost_; }
   // A failure outside a turn (e.g. an unreachable endpoint before it began).
   void Error(const std::string& message);
 
@@ -51,6 +58,8 @@ class JsonEventWriter final : public core::TurnObserver {
   bool hide_reasoning_ = false;
   int next_id_ = 0;
   std::vector<std::pair<std::string, std::string>> call_ids_;  // call_id -> item id
+  core::CancelToken* cancel_on_loss_ = nullptr;
+  bool output_lost_ = false;
 };
 
 }  // namespace codex::cli

@@ -4,9 +4,13 @@
 // leaves what it returned (a Status, or an exit code of its own) in the
 // CommandOutcome and never calls exit(); main() turns it into the exit code and
 // the one `error:` line (exit_codes.h). Only cli/ writes to stdout.
+#include <fcntl.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -48,9 +52,38 @@ void ScrubPasswordsFromArgv(int argc, char** argv) {
   }
 }
 
+// A SIGPIPE (stdout's reader went away: `codex exec --json | head -1`) is
+// not fatal: the write fails with EPIPE, the command sees it, stops what it
+// was doing as Ctrl-C would (the turn is recorded, the session stays
+// resumable) and exits 1 with its line (terminal_text.h StdoutWritten). A
+// handler rather than SIG_IGN: every program codex starts gets SIGPIPE's
+// default back at exec, as it expects.
+void OnSigpipe(int) {}
+
+// A standard descriptor the caller closed (`codex exec >&-`) is held by
+// /dev/null opened the wrong way round, so writes to it still fail (EBADF:
+// the lost output is reported) and no file codex opens later (a shell
+// snapshot, a store, a socket) becomes fd 1 or 2 and receives its output.
+void HoldClosedStandardDescriptors() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int held = ::open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+    if (held >= 0 && held != fd) {
+      ::dup2(held, fd);
+      ::close(held);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  HoldClosedStandardDescriptors();
+  struct sigaction on_pipe {};
+  on_pipe.sa_handler = OnSigpipe;
+  sigemptyset(&on_pipe.sa_mask);
+  on_pipe.sa_flags = SA_RESTART;
+  ::sigaction(SIGPIPE, &on_pipe, nullptr);
   // Not dumpable: other processes of the same user (a command run outside a
   // PID namespace, or anything else) cannot read this process's environ,
   // cmdline, maps or memory through /proc, nor ptrace it. The sandbox's
@@ -78,7 +111,8 @@ int main(int argc, char** argv) {
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-      return app.exit(e);
+      outcome.Set(codex::Result<int>(app.exit(e)));  // the version, checked as it reached stdout
+      return outcome.Finish();
     }
   }
   std::vector<std::string> args =
@@ -110,14 +144,15 @@ int main(int argc, char** argv) {
   }
   std::vector<char*> hoisted;
   for (auto& a : args) hoisted.push_back(a.data());
+  // Help and the version go through the outcome too: checked as they reached stdout.
   try {
     app.parse(static_cast<int>(hoisted.size()), hoisted.data());
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    outcome.Set(codex::Result<int>(app.exit(e)));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    outcome.Set(codex::Result<int>(app.exit(e)));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    outcome.Set(codex::Result<int>(app.exit(e)));
   } catch (const CLI::ParseError& e) {
     outcome.Set(
         codex::InvalidArgumentError(std::string(e.what()) + "; run 'codex --help' for usage"));

@@ -1,16 +1,19 @@
 #include "cli/run_flags.h"
 
+#include "cli/global_options.h"  // NonEmptyValue
+
 namespace codex::cli {
 
 void AddRunFlags(CLI::App* cmd, RunFlags& flags) {
-  cmd->add_option("-m,--model", flags.model, "Model to use");
-  cmd->add_option("-C,--cd", flags.cd, "Working directory of the session");
+  cmd->add_option("-m,--model", flags.model, "Model to use")->check(NonEmptyValue());
+  cmd->add_option("-C,--cd", flags.cd, "Working directory of the session")->check(NonEmptyValue());
   cmd->add_option("-s,--sandbox", flags.sandbox,
                   "Sandbox mode: read-only | workspace-write | danger-full-access");
   cmd->add_option("-a,--ask-for-approval", flags.approval,
                   "Approval policy: untrusted | on-failure | on-request | never");
   cmd->add_option("--add-dir", flags.add_dirs, "Extra writable root (workspace-write)")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->check(NonEmptyValue());
   cmd->add_flag("--oss", flags.oss, "Use the local open-source provider (Ollama/LM Studio)");
   cmd->add_flag("--full-auto", flags.full_auto,
                 "Low-friction automation: -a on-request -s workspace-write");

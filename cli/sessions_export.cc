@@ -1,10 +1,10 @@
 #include "cli/sessions_export.h"
 
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 
+#include "base/file.h"
 #include "cli/store_open.h"
 #include "cli/terminal_text.h"
 #include "cli/work_progress.h"
@@ -44,15 +44,12 @@ Status RunExport(const GlobalOptions& global, const std::string& id, const std::
   if (progress) progress->Finish();
   if (!text.ok()) return text.status();
   if (output.empty() || output == "-") {
-    const bool written = PrintText(stdout, *text) && std::fflush(stdout) == 0;
-    return written ? OkStatus() : InternalError("cannot write to stdout");
+    PrintText(stdout, *text);
+    return StdoutWritten();
   }
-  std::ofstream out(output, std::ios::binary | std::ios::trunc);
-  out << *text;
-  out.close();
-  if (!out) {
-    return FailedPreconditionError("cannot write " + output +
-                                   "; check the directory exists and is writable");
+  if (Status written = WriteWholeFile(output, *text); !written.ok()) {
+    return FailedPreconditionError("cannot write the export to " + written.message() +
+                                   "; choose a writable file");
   }
   PrintF(stderr, "exported session %s to %s\n", s.id.c_str(), output.c_str());
   return OkStatus();

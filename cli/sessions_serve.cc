@@ -76,6 +76,15 @@ Status RunServe(const GlobalOptions& global, const ServeArgs& args) {
   sigaddset(&stop_signals, SIGTERM);
   sigset_t previous;
   pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);
+  // Shown once the stop signals are blocked (a Ctrl-C right after the URL
+  // stops the viewer cleanly). The URL carries the access token: a viewer
+  // nobody can be told about (stdout closed or full) is not started.
+  PrintF(stdout, "codex sessions viewer: %s\n", server->url().c_str());
+  if (Status shown = StdoutWritten(); !shown.ok()) {
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    return Status(shown.code(), shown.message() + "; the viewer's URL could not be shown, so " +
+                                    "nothing was served");
+  }
   std::atomic<bool> served{false};
   std::thread waiter([&] {
     int sig = 0;
@@ -88,8 +97,6 @@ Status RunServe(const GlobalOptions& global, const ServeArgs& args) {
     }
   });
 
-  PrintF(stdout, "codex sessions viewer: %s\n", server->url().c_str());
-  std::fflush(stdout);
   PrintF(stderr, "serving the sessions of %s read-only; press Ctrl-C to stop\n",
          store->location().c_str());
   pid_t opener = -1;

@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 #include "base/strings.h"
 
@@ -71,9 +73,30 @@ std::string TextForStream(std::string_view text, bool to_terminal) {
 
 bool IsTerminal(std::FILE* stream) { return ::isatty(::fileno(stream)) != 0; }
 
+namespace {
+// The errno of the first failed write to stdout (0: none yet).
+int stdout_errno = 0;
+}  // namespace
+
 bool PrintText(std::FILE* stream, std::string_view text) {
   const std::string shown = TextForStream(text, IsTerminal(stream));
-  return std::fwrite(shown.data(), 1, shown.size(), stream) == shown.size();
+  const bool written = std::fwrite(shown.data(), 1, shown.size(), stream) == shown.size();
+  if (!written && stream == stdout && stdout_errno == 0) stdout_errno = errno;
+  return written;
+}
+
+Status StdoutWritten() {
+  if (std::fflush(stdout) != 0 && stdout_errno == 0) stdout_errno = errno;
+  if (!std::ferror(stdout)) return OkStatus();
+  // A failure not seen here (stdout written another way, or flushed by a
+  // caller) left no errno.
+  std::string what = stdout_errno != 0 ? std::strerror(stdout_errno) : "a write failed";
+  if (stdout_errno == EPIPE) what += ": its reader went away";
+  if (stdout_errno == EBADF) what += ": it is closed";
+  Status lost = DataLossError("cannot write to stdout (" + what +
+                              "); the output is incomplete: send it to a writable file or pipe");
+  if (stdout_errno == EPIPE) lost.WithReason(kStdoutReaderGone);
+  return lost;
 }
 
 bool PrintF(std::FILE* stream, const char* format, ...) {

@@ -15,6 +15,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/status.h"
+
 namespace codex::cli {
 
 // `text` with each control rendered visibly: C0 controls other than \n and
@@ -40,5 +42,16 @@ bool PrintText(std::FILE* stream, std::string_view text);
 
 // PrintText of the printf-formatted text.
 [[gnu::format(printf, 2, 3)]] bool PrintF(std::FILE* stream, const char* format, ...);
+
+// Flushes stdout and says whether everything printed to it so far reached it:
+// OK, or kDataLoss "cannot write to stdout: <cause> ..." when a write failed
+// (a closed descriptor, a full disk, a reader that went away: SIGPIPE is
+// handled, never fatal, cli/main.cc). The one check of lost output: main()'s
+// CommandOutcome asks it after every command that otherwise succeeded.
+// A reader that went away (`| head -1`: the reader's own choice) carries
+// kStdoutReaderGone: the exit is 1 without a line (PrintError prints none),
+// as a program ended by SIGPIPE prints none.
+Status StdoutWritten();
+inline constexpr StatusReason kStdoutReaderGone{"stdout_reader_gone"};
 
 }  // namespace codex::cli

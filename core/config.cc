@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -127,11 +128,22 @@ Status ReadInt(const toml::table& t, std::string_view where, std::string_view ke
 
 Status ReadBool(const toml::table& t, std::string_view where, std::string_view key, bool& out) {
   if (auto* node = t.get(key)) {
-    auto v = node->value<bool>();
+    // Exact: toml++'s value<bool>() reads an integer as a bool (`= 1` was true).
+    auto v = node->value_exact<bool>();
     if (!v) return TypeError(where, key, "true or false");
     out = *v;
   }
   return OkStatus();
+}
+
+// An optional table key: nullptr when absent, an error when it is not a table
+// (`history = 1` was read as "no [history]" and warned about as unsupported).
+Result<const toml::table*> ReadTable(const toml::table& t, std::string_view where,
+                                     std::string_view key) {
+  const toml::node* node = t.get(key);
+  if (node == nullptr) return static_cast<const toml::table*>(nullptr);
+  if (const toml::table* table = node->as_table()) return table;
+  return TypeError(where, key, "a table");
 }
 
 Status ReadStringMap(const toml::table& t, std::string_view where, std::string_view key,
@@ -520,6 +532,7 @@ Status ApplyProfile(const std::string& codex_home, const fs::path& path,
   // goes over the file; -c overrides are applied again on top.
   std::string profile = overrides.profile.value_or("");
   if (profile.empty()) RETURN_IF_ERROR(ReadString(root, "", "profile", profile));
+  RETURN_IF_ERROR(ReadTable(root, "", "profiles").status());
   if (!profile.empty()) {
     bool found = false;
     if (auto* profiles = root.get("profiles")) {
@@ -567,27 +580,25 @@ Status ReadModelAndPolicyKeys(const toml::table& root, Config& config) {
   RETURN_IF_ERROR(ReadBool(root, "", "parallel_tool_calls", config.parallel_tool_calls));
   // Codex's [features] flags (--enable/--disable F) that have a counterpart
   // here; the others are accepted and change nothing (docs/codex-compat.md).
-  if (auto* features = root.get("features")) {
-    if (auto* t = features->as_table()) {
-      RETURN_IF_ERROR(ReadBool(*t, "features.", "unified_exec", config.unified_exec));
-      RETURN_IF_ERROR(ReadBool(*t, "features.", "shell_snapshot", config.shell_snapshot));
-      RETURN_IF_ERROR(ReadBool(*t, "features.", "view_image", config.view_image));
-      RETURN_IF_ERROR(ReadBool(*t, "features.", "default_mode_request_user_input",
-                               config.default_mode_request_user_input));
-      RETURN_IF_ERROR(ReadBool(*t, "features.", "multi_agent", config.multi_agent));
-      RETURN_IF_ERROR(ReadBool(*t, "features.", "web_search_request", config.web_search));
-      RETURN_IF_ERROR(ReadBool(*t, "features.", "web_search_cached", config.web_search));
-    }
+  ASSIGN_OR_RETURN(const toml::table* features, ReadTable(root, "", "features"));
+  if (features != nullptr) {
+    RETURN_IF_ERROR(ReadBool(*features, "features.", "unified_exec", config.unified_exec));
+    RETURN_IF_ERROR(ReadBool(*features, "features.", "shell_snapshot", config.shell_snapshot));
+    RETURN_IF_ERROR(ReadBool(*features, "features.", "view_image", config.view_image));
+    RETURN_IF_ERROR(ReadBool(*features, "features.", "default_mode_request_user_input",
+                             config.default_mode_request_user_input));
+    RETURN_IF_ERROR(ReadBool(*features, "features.", "multi_agent", config.multi_agent));
+    RETURN_IF_ERROR(ReadBool(*features, "features.", "web_search_request", config.web_search));
+    RETURN_IF_ERROR(ReadBool(*features, "features.", "web_search_cached", config.web_search));
   }
   // Codex's top-level web_search ("live" | "cached" | "disabled"; --search is "live").
   std::string web_search;
   RETURN_IF_ERROR(ReadEnum(root, "", "web_search", {"live", "cached", "disabled"}, web_search));
   if (!web_search.empty()) config.web_search = web_search != "disabled";
-  if (auto* tools = root.get("tools")) {
-    if (auto* t = tools->as_table()) {
-      RETURN_IF_ERROR(ReadBool(*t, "tools.", "view_image", config.view_image));
-      RETURN_IF_ERROR(ReadBool(*t, "tools.", "web_search", config.web_search));
-    }
+  ASSIGN_OR_RETURN(const toml::table* tools, ReadTable(root, "", "tools"));
+  if (tools != nullptr) {
+    RETURN_IF_ERROR(ReadBool(*tools, "tools.", "view_image", config.view_image));
+    RETURN_IF_ERROR(ReadBool(*tools, "tools.", "web_search", config.web_search));
   }
   RETURN_IF_ERROR(ReadBool(root, "", "hide_agent_reasoning", config.hide_agent_reasoning));
   RETURN_IF_ERROR(ReadBool(root, "", "show_raw_agent_reasoning", config.show_raw_agent_reasoning));
@@ -640,22 +651,21 @@ Status ReadModelAndPolicyKeys(const toml::table& root, Config& config) {
     }
     config.sandbox_mode = *m;
   }
-  if (auto* sww = root.get("sandbox_workspace_write")) {
-    if (auto* t = sww->as_table()) {
-      RETURN_IF_ERROR(ReadBool(*t, "sandbox_workspace_write.", "network_access",
-                               config.sandbox_network_access));
-      RETURN_IF_ERROR(ReadBool(*t, "sandbox_workspace_write.", "exclude_slash_tmp",
-                               config.sandbox_exclude_slash_tmp));
-      RETURN_IF_ERROR(ReadBool(*t, "sandbox_workspace_write.", "exclude_tmpdir_env_var",
-                               config.sandbox_exclude_tmpdir_env_var));
-      if (auto* roots = t->get("writable_roots")) {
-        auto* arr = roots->as_array();
-        if (!arr) return TypeError("sandbox_workspace_write.", "writable_roots", "an array");
-        for (auto&& r : *arr) {
-          auto s = r.value<std::string>();
-          if (!s) return TypeError("sandbox_workspace_write.", "writable_roots", "strings");
-          config.writable_roots.push_back(*s);
-        }
+  ASSIGN_OR_RETURN(const toml::table* sww, ReadTable(root, "", "sandbox_workspace_write"));
+  if (sww != nullptr) {
+    RETURN_IF_ERROR(ReadBool(*sww, "sandbox_workspace_write.", "network_access",
+                             config.sandbox_network_access));
+    RETURN_IF_ERROR(ReadBool(*sww, "sandbox_workspace_write.", "exclude_slash_tmp",
+                             config.sandbox_exclude_slash_tmp));
+    RETURN_IF_ERROR(ReadBool(*sww, "sandbox_workspace_write.", "exclude_tmpdir_env_var",
+                             config.sandbox_exclude_tmpdir_env_var));
+    if (auto* roots = sww->get("writable_roots")) {
+      auto* arr = roots->as_array();
+      if (!arr) return TypeError("sandbox_workspace_write.", "writable_roots", "an array");
+      for (auto&& r : *arr) {
+        auto s = r.value<std::string>();
+        if (!s) return TypeError("sandbox_workspace_write.", "writable_roots", "strings");
+        config.writable_roots.push_back(*s);
       }
     }
   }
@@ -694,24 +704,30 @@ Status ReadLimitKeys(const toml::table& root, Config& config) {
                                 "' is not one of auto, inline, endpoint, local");
   }
   RETURN_IF_ERROR(ReadInt(root, "", "shell_timeout_ms", config.shell_timeout_ms));
-  if (auto* hist = root.get("history")) {
-    if (auto* t = hist->as_table()) {
-      if (t->get("retention_days")) {
-        RETURN_IF_ERROR(ReadInt(*t, "history.", "retention_days", n));
-        config.history_retention_days = static_cast<int>(n);
+  ASSIGN_OR_RETURN(const toml::table* hist, ReadTable(root, "", "history"));
+  if (hist != nullptr) {
+    if (hist->get("retention_days")) {
+      RETURN_IF_ERROR(ReadInt(*hist, "history.", "retention_days", n));
+      // Sessions older than this are removed at start: a value an int cannot
+      // hold must not wrap to a few days.
+      if (n < 0 || n > std::numeric_limits<int>::max()) {
+        return InvalidArgumentError(
+            "config: history.retention_days must be a number of days from 0 to " +
+            std::to_string(std::numeric_limits<int>::max()) + "; fix it in config.toml or -c");
       }
-      if (t->get("max_bytes")) {
-        int64_t max_bytes = 0;
-        RETURN_IF_ERROR(ReadInt(*t, "history.", "max_bytes", max_bytes));
-        if (max_bytes <= 0) {
-          return InvalidArgumentError("config: history.max_bytes must be a positive number");
-        }
-        config.history_max_bytes = max_bytes;
-      }
-      std::string persistence = "save-all";
-      RETURN_IF_ERROR(ReadEnum(*t, "history.", "persistence", {"save-all", "none"}, persistence));
-      config.history_persistence = persistence != "none";
+      config.history_retention_days = static_cast<int>(n);
     }
+    if (hist->get("max_bytes")) {
+      int64_t max_bytes = 0;
+      RETURN_IF_ERROR(ReadInt(*hist, "history.", "max_bytes", max_bytes));
+      if (max_bytes <= 0) {
+        return InvalidArgumentError("config: history.max_bytes must be a positive number");
+      }
+      config.history_max_bytes = max_bytes;
+    }
+    std::string persistence = "save-all";
+    RETURN_IF_ERROR(ReadEnum(*hist, "history.", "persistence", {"save-all", "none"}, persistence));
+    config.history_persistence = persistence != "none";
   }
   return OkStatus();
 }
@@ -802,7 +818,11 @@ Status ApplyCommandLine(const ConfigOverrides& overrides, Config& config) {
   }
   const std::string abs = CanonicalPath(cwd);  // base/path.h: where --cwd matches it too
   if (!fs::is_directory(abs, ec)) {
-    return InvalidArgumentError("working directory '" + cwd + "' does not exist");
+    // A file there is not "missing": say which it is, and what -C wants.
+    const bool exists = fs::exists(abs, ec);
+    return InvalidArgumentError("working directory '" + cwd + "' " +
+                                (exists ? "is not a directory" : "does not exist") +
+                                "; give -C an existing directory");
   }
   config.cwd = abs;
   for (auto& root_dir : config.writable_roots) {

@@ -406,3 +406,61 @@ TEST_CASE("every file config names that is a directory, empty or unreadable is o
   REQUIRE_FALSE(config.ok());
   CHECK(config.status().message().find("config.toml: is a directory") != std::string::npos);
 }
+
+TEST_CASE("a key of every kind given the wrong type is one error naming it, never ignored") {
+  TempHome home;
+  // Each: the line, and what the one error says. A table key given a scalar
+  // was warned about as "not supported" (it is) or ignored without a word.
+  for (const auto& [bad, message] : std::vector<std::pair<std::string, std::string>>{
+           {"model = 3", "config: 'model' must be a string"},
+           {"hide_agent_reasoning = \"yes\"",
+            "config: 'hide_agent_reasoning' must be true or false"},
+           {"project_doc_max_bytes = \"big\"",
+            "config: 'project_doc_max_bytes' must be an integer"},
+           {"notify = \"echo\"", "config: 'notify' must be an array of strings"},
+           {"history = 1", "config: 'history' must be a table"},
+           {"history = { retention_days = \"x\" }",
+            "config: 'history.retention_days' must be an integer"},
+           {"tools = 1", "config: 'tools' must be a table"},
+           {"tools = { view_image = 1 }", "config: 'tools.view_image' must be true or false"},
+           {"features = 3", "config: 'features' must be a table"},
+           {"features = { unified_exec = \"on\" }",
+            "config: 'features.unified_exec' must be true or false"},
+           {"sandbox_workspace_write = 1", "config: 'sandbox_workspace_write' must be a table"},
+           {"profiles = 1", "config: 'profiles' must be a table"},
+           {"mcp_servers = 1", "config: mcp_servers must be a table"},
+           {"shell_environment_policy = 1", "config: 'shell_environment_policy' must be a table"},
+           // 2^32 + 1 days was read as 1 (an int cast): the sessions of the
+           // last two days were removed at the next start.
+           {"history = { retention_days = 4294967297 }",
+            "config: history.retention_days must be a number of days from 0 to 2147483647"},
+           {"history = { retention_days = -3 }",
+            "config: history.retention_days must be a number of days from 0 to 2147483647"},
+       }) {
+    INFO(bad);
+    home.Write(bad + "\n");
+    auto config = LoadConfig(home.path.string(), {});
+    REQUIRE_FALSE(config.ok());
+    CHECK(config.status().code() == codex::StatusCode::kInvalidArgument);
+    CHECK_THAT(config.status().message(), Catch::StartsWith(message));
+    CHECK(config.status().message().find('\n') == std::string::npos);
+  }
+}
+
+TEST_CASE("-C naming a file or nothing says which, and what -C wants") {
+  TempHome home;
+  home.Write("");
+  const std::string file = (home.path / "config.toml").string();
+  for (const auto& [cwd, says] : std::vector<std::pair<std::string, std::string>>{
+           {file, "is not a directory"},
+           {file + "/below", "does not exist"},
+           {(home.path / "absent").string(), "does not exist"}}) {
+    INFO(cwd);
+    ConfigOverrides o;
+    o.cwd = cwd;
+    auto config = LoadConfig(home.path.string(), o);
+    REQUIRE_FALSE(config.ok());
+    CHECK(config.status().message() ==
+          "working directory '" + cwd + "' " + says + "; give -C an existing directory");
+  }
+}

@@ -39,8 +39,20 @@ Result<toml::table> Parse(const std::string& text, const fs::path& path) {
   }
 }
 
-// Writes `text` to `path` through a temporary file and rename, keeping the mode.
-Status WriteAtomically(const fs::path& path, const std::string& text) {
+// Writes `text` to `path` through a temporary file and rename, keeping the
+// mode. A symlinked config.toml (a dotfiles checkout) is written where it
+// points: a rename over the link replaced it with a plain file the dotfiles
+// never saw.
+Status WriteAtomically(const fs::path& link_or_file, const std::string& text) {
+  fs::path path = link_or_file;
+  std::error_code link_ec;
+  if (fs::is_symlink(link_or_file, link_ec)) {
+    path = fs::weakly_canonical(link_or_file, link_ec);
+    if (link_ec) {
+      return InternalError("cannot follow the link " + link_or_file.string() + ": " +
+                           link_ec.message() + "; fix or remove it");
+    }
+  }
   const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

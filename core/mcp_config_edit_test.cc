@@ -189,3 +189,24 @@ TEST_CASE("features enable refuses what it cannot edit; nothing written") {
     CHECK(ReadConfig(h) == text);
   }
 }
+
+TEST_CASE(
+    "an edit of a symlinked config.toml (a dotfiles checkout) writes the target, keeps the link") {
+  TempHome home;
+  TempHome dotfiles;
+  dotfiles.Write("model = \"kept\"\n");
+  const std::filesystem::path link = home.path / "config.toml";
+  const std::filesystem::path target = dotfiles.path / "config.toml";
+  std::filesystem::create_symlink(target, link);
+  REQUIRE(WriteFeatureFlag(home.path.string(), "unified_exec", false).ok());
+  // The link was replaced by a plain file: the dotfiles never saw the edit.
+  CHECK(std::filesystem::is_symlink(link));
+  CHECK(ReadConfig(dotfiles) == "model = \"kept\"\n\n[features]\nunified_exec = false\n");
+  CHECK(ReadConfig(home) == ReadConfig(dotfiles));
+  // No temporary file is left beside either.
+  for (const auto& dir : {home.path, dotfiles.path}) {
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
+    }
+  }
+}

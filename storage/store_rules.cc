@@ -30,12 +30,14 @@ Status UnknownSession(std::string_view id) {
 }
 
 Status AmbiguousPrefix(std::string_view key, const std::vector<SessionInfo>& candidates) {
+  // On the error's one line: "ID (title), ID (name: title), ...".
   std::string list;
   for (size_t i = 0; i < candidates.size() && i < 10; ++i) {
     const SessionInfo& c = candidates[i];
-    list += "\n  " + c.id + "  " + (c.name.empty() ? c.title : c.name + ": " + c.title);
+    list += std::string(i == 0 ? " " : ", ") + c.id + " (" +
+            (c.name.empty() ? c.title : c.name + ": " + c.title) + ")";
   }
-  if (candidates.size() > 10) list += "\n  ...";
+  if (candidates.size() > 10) list += ", ...";
   Status ambiguous = InvalidArgumentError("session prefix '" + std::string(key) +
                                           "' is ambiguous; give more characters of one of:" + list);
   ambiguous.WithReason(core::reason::kAmbiguousPrefix);
