@@ -58,8 +58,9 @@ std::string HostSearchPath(const char* path_var, const std::vector<std::string>&
     if (!entry.empty() && entry[0] == '/') {
       const std::string where = ResolvedAsFarAsItExists(std::string(entry));
       bool writable_entry = false;
-      for (const std::string& root : roots)
+      for (const std::string& root : roots) {
         writable_entry = writable_entry || PathWithin(where, root);
+      }
       if (!writable_entry) {
         if (!out.empty()) out += ':';
         out += entry;
@@ -75,6 +76,7 @@ std::string FindHostProgram(std::string_view program, const char* path_var,
                             const std::vector<std::string>& writable) {
   if (program.empty() || program.find('/') != std::string_view::npos) return "";
   const std::string dirs = HostSearchPath(path_var, writable);
+  if (dirs.empty()) return "";  // (not "/" + program: no entry is no directory)
   std::string_view rest = dirs;
   while (true) {
     const size_t colon = rest.find(':');
