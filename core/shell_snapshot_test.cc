@@ -45,6 +45,17 @@ int Runs(const std::filesystem::path& home) {
   return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
 }
 
+// A $HOME whose profile counts its runs (Runs) and then waits for
+// `release`, a file only the test creates: a capture of it cannot end
+// before the test lets it.
+void WriteBlockingProfile(const std::filesystem::path& home) {
+  std::filesystem::create_directories(home);
+  WriteFile(home / ".profile",
+            "echo run >> \"$HOME/counter\"\n"
+            "for i in $(seq 1000); do [ -e \"$HOME/release\" ] && break; sleep 0.01; done\n"
+            "snap_fn() { echo \"fn:$1\"; }\n");
+}
+
 CommandSpec Unconfined(std::vector<std::string> argv, const std::string& cwd) {
   CommandSpec spec;
   spec.argv = std::move(argv);
@@ -313,11 +324,7 @@ TEST_CASE(
   // more for each command that came during the capture.
   TempDir root;
   const std::filesystem::path home = root.path() / "home";
-  std::filesystem::create_directories(home);
-  WriteFile(home / ".profile",
-            "echo run >> \"$HOME/counter\"\n"
-            "for i in $(seq 1000); do [ -e \"$HOME/release\" ] && break; sleep 0.01; done\n"
-            "snap_fn() { echo \"fn:$1\"; }\n");
+  WriteBlockingProfile(home);
   ScopedEnv set_home("HOME", home.string());
   SandboxedRunner runner;
   ShellSnapshot::Options options;
@@ -376,11 +383,7 @@ TEST_CASE(
     "it") {
   TempDir root;
   const std::filesystem::path home = root.path() / "home";
-  std::filesystem::create_directories(home);
-  WriteFile(home / ".profile",
-            "echo run >> \"$HOME/counter\"\n"
-            "for i in $(seq 1000); do [ -e \"$HOME/release\" ] && break; sleep 0.01; done\n"
-            "snap_fn() { echo \"fn:$1\"; }\n");
+  WriteBlockingProfile(home);
   ScopedEnv set_home("HOME", home.string());
   ScopedEnv set_shell("SHELL", "/bin/bash");
   SandboxedRunner runner;
