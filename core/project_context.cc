@@ -1,11 +1,17 @@
 #include "core/project_context.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <utility>
 
 #include "base/file.h"
+#include "sandbox/unique_fd.h"
 #include "sandbox/workspace_policy.h"
 
 namespace codex::core {
@@ -18,20 +24,23 @@ constexpr std::string_view kEnvOpen = "<environment_context>";
 constexpr std::string_view kPermissionsOpen = "<permissions instructions>";
 constexpr std::string_view kDocsOpen = "# AGENTS.md instructions";
 
-std::string ReadFile(const fs::path& path) {
-  auto text = ReadWholeFile(path.string());
-  return text.ok() ? std::move(*text) : std::string();
-}
-
-// A project doc: a regular file (symlinks followed) that is no file of
-// /proc, /sys or /dev. codex reads it on the host, where /proc/self is codex
-// itself: an AGENTS.md the model linked to /proc/self/environ would put
-// codex's environment (its API key) into the instructions.
-bool IsProjectDoc(const fs::path& path) {
+// A project doc's text, or nullopt when `path` is no doc: not a regular file
+// (symlinks followed), or a file of /proc, /sys or /dev. codex reads it on
+// the host, where /proc/self is codex itself: an AGENTS.md the model linked
+// to /proc/self/environ would put codex's environment (its API key) into the
+// instructions. The file is judged by what was opened (its descriptor's
+// path), not by its name before the open: a link swapped between a check
+// and the read cannot win. "" for an empty doc (it still counts).
+std::optional<std::string> ReadProjectDoc(const fs::path& path) {
+  const sandbox::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  struct stat st;
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return false;
-  const fs::path real = fs::canonical(path, ec);
-  return !ec && sandbox::PseudoFilesystemOf(real.string()).empty();
+  fs::path opened = fs::read_symlink("/proc/self/fd/" + std::to_string(fd.get()), ec);
+  if (ec) opened = fs::canonical(path, ec);  // no /proc mounted: then none to read either
+  if (ec || !sandbox::PseudoFilesystemOf(opened.string()).empty()) return std::nullopt;
+  auto text = ReadToEnd(fd.get(), path.string());
+  return text.ok() ? std::move(*text) : std::string();
 }
 
 std::string ShellName() {
@@ -57,9 +66,9 @@ std::string ProjectRoot(const std::string& cwd) {
 }
 
 std::string LoadProjectDocs(const Config& config) {
-  std::vector<fs::path> files;
+  std::vector<std::pair<fs::path, std::string>> files;  // each doc and its text
   const fs::path home_doc = fs::path(config.codex_home) / "AGENTS.md";
-  if (IsProjectDoc(home_doc)) files.push_back(home_doc);
+  if (auto text = ReadProjectDoc(home_doc)) files.emplace_back(home_doc, std::move(*text));
 
   const fs::path cwd(config.cwd);
   const fs::path root = ProjectRoot(config.cwd);
@@ -72,11 +81,12 @@ std::string LoadProjectDocs(const Config& config) {
   // project_doc_fallback_filenames there (e.g. CLAUDE.md).
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
     fs::path doc = *it / "AGENTS.md";
-    for (size_t i = 0; !IsProjectDoc(doc) && i < config.project_doc_fallback_filenames.size();
-         ++i) {
+    std::optional<std::string> text = ReadProjectDoc(doc);
+    for (size_t i = 0; !text && i < config.project_doc_fallback_filenames.size(); ++i) {
       doc = *it / config.project_doc_fallback_filenames[i];
+      text = ReadProjectDoc(doc);
     }
-    if (IsProjectDoc(doc)) files.push_back(doc);
+    if (text) files.emplace_back(doc, std::move(*text));
   }
   // project_doc_max_bytes = 0 turns the docs off, as in Codex.
   const size_t max_bytes = config.project_doc_max_bytes
@@ -84,8 +94,7 @@ std::string LoadProjectDocs(const Config& config) {
                                : kProjectDocMaxBytes;
   std::string out;
   if (max_bytes == 0) return out;
-  for (const auto& f : files) {
-    std::string text = ReadFile(f);
+  for (const auto& [f, text] : files) {
     if (text.empty()) continue;
     if (!out.empty()) out += "\n\n";
     out += "--- " + f.string() + "\n";
