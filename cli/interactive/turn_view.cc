@@ -46,6 +46,7 @@ void TurnView::BeginTurn(std::string label) {
   std::lock_guard<std::mutex> lock(mutex_);
   running_ = true;
   paused_ = false;
+  held_.clear();
   denied_call_.clear();
   calls_.clear();
   live_call_.clear();
@@ -70,6 +71,7 @@ void TurnView::EndTurn() {
   std::lock_guard<std::mutex> lock(mutex_);
   paused_ = false;
   auto term = LockTerminal();
+  PrintHeld();
   Emit(Redrawn());
 }
 
@@ -85,6 +87,7 @@ void TurnView::ResumeSpinner() {
     std::lock_guard<std::mutex> lock(mutex_);
     paused_ = false;
     auto term = LockTerminal();
+    PrintHeld();
     Emit(Redrawn());
   }
   wake_.notify_all();
@@ -385,6 +388,11 @@ void TurnView::WriteAbove(std::string_view text, bool remember) {
 }
 
 void TurnView::WriteAboveLocked(std::string_view text, bool remember) {
+  if (paused_) {
+    held_.emplace_back(text, remember);
+    printed_ = true;
+    return;
+  }
   if (remember) Log(text);
   std::string out = EraseLiveText();
   out.append(text);
@@ -405,6 +413,12 @@ void TurnView::WriteAboveLocked(std::string_view text, bool remember) {
   out += DrawLiveText();
   Emit(out);
   printed_ = true;
+}
+
+void TurnView::PrintHeld() {
+  std::vector<std::pair<std::string, bool>> held;
+  held.swap(held_);
+  for (const auto& [text, remember] : held) WriteAboveLocked(text, remember);
 }
 
 void TurnView::Print(std::string_view text) {

@@ -30,6 +30,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cli/interactive/drawn_lines.h"
@@ -125,6 +126,8 @@ class TurnView final : public core::TurnObserver {
   void WriteAbove(std::string_view text, bool remember = true);
   // With LockTerminal() held.
   void WriteAboveLocked(std::string_view text, bool remember);
+  // Prints what was held while paused (with both locks held, paused_ false).
+  void PrintHeld();
   void Log(std::string_view text);
   // The window's width changed since what is above the live region was
   // printed: the screen and scrollback are cleared and all of it is printed
@@ -156,6 +159,10 @@ class TurnView final : public core::TurnObserver {
   std::thread spinner_;
   bool running_ = false;  // between BeginTurn and EndTurn
   bool paused_ = false;
+  // What was printed while paused_: a question's menu is on the screen, drawn
+  // again in place at each key, and would erase lines written under it. They
+  // are printed, in order, once the question is answered (ResumeSpinner).
+  std::vector<std::pair<std::string, bool>> held_;  // text, remember
   int frame_ = 0;
   std::string label_ = "Working";
   std::string reasoning_;  // for the spinner's headline
