@@ -16,18 +16,24 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "storage/open_database.h"
+#include "storage/rollout.h"
+#include "testing/pg_test_server.h"
+#include "testing/skip.h"
+#include "testing/store_test_support.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 
 namespace codex::testing {
 namespace {
 
+using e2e::Db;
 using e2e::MakeEnv;
 using e2e::Run;
 
@@ -40,7 +46,107 @@ std::unique_ptr<storage::SessionDatabase> OpenSqlite(const std::filesystem::path
   return std::move(*db);
 }
 
-// One session of `items` user/assistant messages of about 2 KB each; its id.
+// A store a case runs against: the SQLite file of CODEX_HOME, or a fresh
+// database on the private PostgreSQL server (testing/pg_test_server.h).
+struct Store {
+  bool postgres = false;
+  std::string location;  // the file, or the postgresql:// URL
+
+  // The session_store setting naming it ("" for CODEX_HOME's own file).
+  std::string Config() const { return postgres ? "session_store = \"" + location + "\"\n" : ""; }
+  std::unique_ptr<storage::SessionDatabase> Open() const {
+    core::StoreLocation loc;
+    if (postgres) {
+      loc.kind = core::StoreLocation::Kind::kPostgres;
+      loc.url = location;
+    } else {
+      loc.path = location;
+    }
+    auto db = storage::OpenDatabase(loc);
+    INFO(db.status().ToString());
+    REQUIRE(db.ok());
+    return std::move(*db);
+  }
+  // Rows of `table` (0 while the SQLite file does not exist yet).
+  int64_t Count(const std::string& table) const {
+    if (postgres) return storage::testing::QueryInt(location, "SELECT count(*) FROM " + table);
+    if (!std::filesystem::exists(location)) return 0;
+    Db db(location);
+    const std::string v = db.ok() ? db.Scalar("SELECT count(*) FROM " + table) : "";
+    return v.empty() ? 0 : std::stoll(v);
+  }
+  // SQLite's own check of the file ("ok"); PostgreSQL checks its own pages.
+  std::string Integrity() const {
+    if (postgres) return "ok";
+    Db db(location);
+    return db.Scalar("PRAGMA integrity_check");
+  }
+};
+
+// A fresh database on the private server, or "" (the part is skipped, saying why).
+std::string PgUrl() {
+  std::string why;
+  storage::testing::PgTestServer* server = storage::testing::PgTestServer::Get(&why);
+  if (server == nullptr) {
+    SkipPart(why);
+    return "";
+  }
+  return server->NewDatabase();
+}
+
+// An environment whose store is CODEX_HOME's SQLite file or a fresh
+// PostgreSQL database; nullptr when PostgreSQL cannot run here (skipped).
+std::unique_ptr<CodexTestEnv> EnvOn(bool postgres, Store* store) {
+  store->postgres = postgres;
+  if (postgres) {
+    store->location = PgUrl();
+    if (store->location.empty()) return nullptr;
+  }
+  auto env = MakeEnv(R"(["unused"])", store->Config());
+  if (!postgres) store->location = (env->codex_home() / "sessions.db").string();
+  if (postgres) store->Open();  // the schema, for the test's counts before codex first runs
+  return env;
+}
+
+// Every session of `store` (live and archived): id -> its item count and
+// every item body of its transcript, root to head, in order.
+std::map<std::string, std::string> Contents(storage::SessionDatabase& store) {
+  std::map<std::string, std::string> out;
+  for (const bool archived : {false, true}) {
+    core::ListQuery q;
+    q.archived = archived;
+    q.limit = 1000;
+    for (;;) {
+      auto page = store.ListSessions(q);
+      REQUIRE(page.ok());
+      for (const core::SessionInfo& s : page->sessions) {
+        auto history = store.LoadHistory(s);
+        REQUIRE(history.ok());
+        std::string text = std::to_string(history->size()) + " items";
+        for (const core::StoredItem& it : *history) text += "\n" + it.item.body;
+        out[s.id] = std::move(text);
+      }
+      if (page->next_cursor.empty()) break;
+      q.cursor = page->next_cursor;
+    }
+  }
+  return out;
+}
+
+// Each session of `got` is whole: the same transcript as in `whole` (a
+// session cut by a kill would have fewer items, or other bodies).
+void CheckEachWhole(const std::map<std::string, std::string>& got,
+                    const std::map<std::string, std::string>& whole) {
+  for (const auto& [id, text] : got) {
+    INFO("session " << id);
+    auto it = whole.find(id);
+    REQUIRE(it != whole.end());
+    CHECK(text.substr(0, text.find('\n')) == it->second.substr(0, it->second.find('\n')));
+    CHECK(text == it->second);
+  }
+}
+
+// One session of `items` user/assistant messages of about 2 KB of words each; its id.
 std::string SeedBigSession(storage::SessionDatabase& store, int items) {
   core::NewSession spec;
   spec.cwd = "/w";
@@ -49,9 +155,18 @@ std::string SeedBigSession(storage::SessionDatabase& store, int items) {
   auto s = store.CreateSession(spec);
   REQUIRE(s.ok());
   std::vector<core::Item> batch;
+  uint64_t x = 88172645463325252ULL;  // words from a xorshift: text that does not compress away
   for (int i = 0; i < items; ++i) {
-    std::string text = "item " + std::to_string(i) + " ";
-    while (text.size() < 2000) text += "lorem ipsum dolor sit amet " + std::to_string(i) + " ";
+    std::string text = "item " + std::to_string(i);
+    while (text.size() < 2000) {
+      text += ' ';
+      for (int len = 3 + static_cast<int>(x % 8); len > 0; --len) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        text += static_cast<char>('a' + x % 26);
+      }
+    }
     batch.push_back(i % 2 == 0 ? core::AssistantMessage(text) : core::UserMessage(text));
   }
   REQUIRE(store.Append(s->id, s->head_item_id, "t1", batch).ok());
@@ -92,6 +207,14 @@ int64_t OpenFileSizeUnder(pid_t pid, const std::filesystem::path& dir) {
   }
   ::closedir(d);
   return largest;
+}
+
+// The bytes `pid` has written so far (files, the store's socket, pipes):
+// "wchar" of /proc/PID/io; -1 once it has gone.
+int64_t BytesWritten(pid_t pid) {
+  const std::string io = ReadAll("/proc/" + std::to_string(pid) + "/io");
+  const size_t at = io.find("wchar: ");
+  return at == std::string::npos ? -1 : std::stoll(io.substr(at + 7));
 }
 
 // Polls `ready` until it holds, then SIGKILLs `child`; returns true when the
@@ -180,6 +303,155 @@ TEST_CASE("crash: export killed while writing never leaves a cut file or destroy
             (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write));
     }
   }
+}
+
+// ---------------------------------------------------------------------------
+// Door 1: sessions import, of a directory of many rollouts and of one big one.
+
+// `n` sessions of 2..40 items each, in a SQLite store at `path`, each
+// exported as a rollout into `dir`.
+void WriteRollouts(const std::filesystem::path& path, const std::filesystem::path& dir, int n) {
+  auto store = OpenSqlite(path);
+  std::filesystem::create_directories(dir);
+  for (int i = 0; i < n; ++i) {
+    core::NewSession spec;
+    spec.cwd = "/w";
+    spec.items = {core::UserMessage("question " + std::to_string(i))};
+    spec.turn_id = "t1";
+    auto s = store->CreateSession(spec);
+    REQUIRE(s.ok());
+    std::vector<core::Item> more;
+    for (int k = 0; k < 1 + i % 39; ++k) {
+      more.push_back(k % 2 == 0 ? core::AssistantMessage("answer " + std::to_string(k))
+                                : core::UserMessage("more " + std::to_string(k)));
+    }
+    REQUIRE(store->Append(s->id, s->head_item_id, "t1", more).ok());
+    auto text = storage::ExportSession(*store, s->id, storage::ExportFormat::kJsonl);
+    REQUIRE(text.ok());
+    std::ofstream(dir / (s->id + ".jsonl"), std::ios::binary) << *text;
+  }
+}
+
+// The whole import of `rollouts` into a fresh SQLite store: what each
+// session must look like after any kill and rerun.
+std::map<std::string, std::string> ReferenceImport(CodexTestEnv& env,
+                                                   const std::filesystem::path& rollouts) {
+  const auto reference = env.root() / "reference.db";
+  ProcessOptions run = env.CodexCommand({"sessions", "import", rollouts.string()});
+  run.env["CODEX_SESSION_STORE"] = "sqlite:" + reference.string();
+  auto done = RunProcess(run);
+  REQUIRE(done.ok());
+  INFO(done->err);
+  REQUIRE(done->exit_code == 0);
+  return Contents(*OpenSqlite(reference));
+}
+
+void ImportKilledAndRerun(bool postgres) {
+  Store store;
+  auto env = EnvOn(postgres, &store);
+  if (!env) return;
+  constexpr int kRollouts = 240;
+  const auto rollouts = env->root() / "rollouts";
+  WriteRollouts(env->root() / "source.db", rollouts, kRollouts);
+  const auto whole = ReferenceImport(*env, rollouts);
+  REQUIRE(whole.size() == kRollouts);
+  // Killed once the store holds 1 session, then (a rerun) half of them.
+  int landed = 0;
+  for (const int64_t at : {int64_t{1}, int64_t{kRollouts / 2}}) {
+    auto child = ChildProcess::Spawn(env->CodexCommand({"sessions", "import", rollouts.string()}));
+    REQUIRE(child.ok());
+    if (KillWhen(**child, [&] { return store.Count("sessions") >= at; })) ++landed;
+    REQUIRE((*child)->Wait(std::chrono::seconds(60)).ok());
+    INFO("killed at " << at << " sessions");
+    CHECK(store.Integrity() == "ok");
+    CheckEachWhole(Contents(*store.Open()), whole);
+  }
+  WARN(landed << " of 2 kills landed mid-import (" << store.Count("sessions") << " of " << kRollouts
+              << " imported)");
+  const int64_t before = store.Count("sessions");
+  auto rerun = Run(*env, {"sessions", "import", rollouts.string()});
+  INFO(rerun.err);
+  REQUIRE(rerun.exit_code == 0);
+  CHECK(rerun.err.find(std::to_string(kRollouts - before) + " imported, " + std::to_string(before) +
+                       " already present, 0 failed") != std::string::npos);
+  CHECK(store.Integrity() == "ok");
+  CHECK(Contents(*store.Open()) == whole);  // every session, once, whole
+  CHECK(store.Count("sessions") == kRollouts);
+}
+
+void ImportBigKilledAndRerun(bool postgres) {
+  Store store;
+  auto env = EnvOn(postgres, &store);
+  if (!env) return;
+  const auto rollouts = env->root() / "big";
+  std::filesystem::create_directories(rollouts);
+  std::string id;
+  {
+    auto source = OpenSqlite(env->root() / "source.db");
+    // 25 MB; 8 MB on PostgreSQL, whose search index of so many distinct words is large.
+    id = SeedBigSession(*source, postgres ? 4'000 : 12'000);
+    auto text = storage::ExportSession(*source, id, storage::ExportFormat::kJsonl);
+    REQUIRE(text.ok());
+    std::ofstream(rollouts / "big.jsonl", std::ios::binary) << *text;
+  }
+  const auto whole = ReferenceImport(*env, rollouts);
+  REQUIRE(whole.size() == 1);
+  // How far the one transaction has gone: on SQLite the bytes codex wrote
+  // (its WAL), out of about the rollout's size; on PostgreSQL the growth of
+  // the database's files (rows written, not yet committed), out of what a
+  // whole import into a scratch database grew it by.
+  auto database_bytes = [](const std::string& url) {
+    return storage::testing::QueryInt(url, "SELECT pg_database_size(current_database())");
+  };
+  int64_t full = static_cast<int64_t>(std::filesystem::file_size(rollouts / "big.jsonl"));
+  if (postgres) {
+    Store scratch{true, PgUrl()};
+    scratch.Open();
+    const int64_t base = database_bytes(scratch.location);
+    ProcessOptions run = env->CodexCommand({"sessions", "import", rollouts.string()});
+    run.env["CODEX_SESSION_STORE"] = scratch.location;
+    auto done = RunProcess(run);
+    REQUIRE(done.ok());
+    REQUIRE(done->exit_code == 0);
+    full = database_bytes(scratch.location) - base;
+  }
+  // Killed at a tenth, a third, two thirds of the way.
+  int landed = 0;
+  for (const int64_t at : {full / 10, full / 3, full * 2 / 3}) {
+    const int64_t base = postgres ? database_bytes(store.location) : 0;
+    auto child = ChildProcess::Spawn(env->CodexCommand({"sessions", "import", rollouts.string()}));
+    REQUIRE(child.ok());
+    const pid_t pid = (*child)->pid();
+    const bool killed = KillWhen(**child, [&] {
+      return (postgres ? database_bytes(store.location) - base : BytesWritten(pid)) >= at;
+    });
+    auto ended = (*child)->Wait(std::chrono::seconds(60));
+    REQUIRE(ended.ok());
+    if (killed && ended->term_signal == SIGKILL) ++landed;
+    INFO("killed after " << at << " of " << full << " bytes");
+    CHECK(store.Integrity() == "ok");
+    // Absent, or whole: never listed with part of its transcript.
+    const auto now = Contents(*store.Open());
+    CheckEachWhole(now, whole);
+    if (ended->exit_code == 0) CHECK(now == whole);
+  }
+  WARN(landed << " of 3 kills landed mid-import of one rollout (" << full << " bytes)");
+  auto rerun = Run(*env, {"sessions", "import", rollouts.string()});
+  INFO(rerun.err);
+  REQUIRE(rerun.exit_code == 0);
+  CHECK(store.Integrity() == "ok");
+  CHECK(Contents(*store.Open()) == whole);
+  CHECK(store.Count("sessions") == 1);
+}
+
+TEST_CASE("crash: import of one big rollout killed mid-transaction, then rerun: once and whole") {
+  SECTION("sqlite") { ImportBigKilledAndRerun(false); }
+  SECTION("postgresql") { ImportBigKilledAndRerun(true); }
+}
+
+TEST_CASE("crash: import of a directory killed twice, then rerun: every session once and whole") {
+  SECTION("sqlite") { ImportKilledAndRerun(false); }
+  SECTION("postgresql") { ImportKilledAndRerun(true); }
 }
 
 }  // namespace
