@@ -454,5 +454,79 @@ TEST_CASE("crash: import of a directory killed twice, then rerun: every session 
   SECTION("postgresql") { ImportKilledAndRerun(true); }
 }
 
+// ---------------------------------------------------------------------------
+// Door 2: sessions migrate, SQLite to PostgreSQL and back
+// (store_backend_e2e_test kills SQLite to SQLite).
+
+// Kills `migrate --from FROM --to TO` at 1 and at half the sessions seen in
+// `to`, then runs it to the end; `to` then holds what `from` holds.
+void MigrateKilledAndRerun(CodexTestEnv& env, const Store& from, const Store& to,
+                           const std::map<std::string, std::string>& whole) {
+  const std::string to_arg = to.postgres ? to.location : "sqlite:" + to.location;
+  const std::string from_arg = from.postgres ? from.location : "sqlite:" + from.location;
+  const std::vector<std::string> args = {"sessions", "migrate", "--from", from_arg, "--to", to_arg};
+  const auto total = static_cast<int64_t>(whole.size());
+  int landed = 0;
+  for (const int64_t at : {int64_t{1}, total / 2}) {
+    auto child = ChildProcess::Spawn(env.CodexCommand(args));
+    REQUIRE(child.ok());
+    const bool killed = KillWhen(**child, [&] { return to.Count("sessions") >= at; });
+    auto ended = (*child)->Wait(std::chrono::seconds(60));
+    REQUIRE(ended.ok());
+    if (killed && ended->term_signal == SIGKILL) ++landed;
+    INFO("killed at " << at << " sessions");
+    CHECK(to.Integrity() == "ok");
+    CheckEachWhole(Contents(*to.Open()), whole);
+    CHECK(Contents(*from.Open()) == whole);  // the source untouched
+  }
+  WARN(landed << " of 2 kills landed mid-migration (" << to.Count("sessions") << " of " << total
+              << ")");
+  const int64_t there = to.Count("sessions");
+  auto rerun = RunProcess(env.CodexCommand(args));
+  REQUIRE(rerun.ok());
+  INFO(rerun->err);
+  REQUIRE(rerun->exit_code == 0);
+  CHECK(rerun->out.find("migrated " + std::to_string(total - there) + " sessions (" +
+                        std::to_string(there) + " already there)") != std::string::npos);
+  CHECK(to.Integrity() == "ok");
+  CHECK(Contents(*to.Open()) == whole);  // none lost, none doubled
+  CHECK(to.Count("sessions") == total);
+}
+
+TEST_CASE("crash: migrate to PostgreSQL and back killed mid-copy: the rerun finishes, both open") {
+  Store pg{true, PgUrl()};
+  if (pg.location.empty()) return;
+  pg.Open();  // the schema, for the counts before codex first runs
+  auto env = MakeEnv(R"(["unused"])");
+  Store sqlite{false, (env->codex_home() / "sessions.db").string()};
+  {
+    auto store = sqlite.Open();
+    for (int i = 0; i < 400; ++i) {
+      core::NewSession spec;
+      spec.cwd = "/w";
+      spec.items = {core::UserMessage("question " + std::to_string(i))};
+      spec.turn_id = "t1";
+      auto s = store->CreateSession(spec);
+      REQUIRE(s.ok());
+      REQUIRE(store
+                  ->Append(s->id, s->head_item_id, "t1",
+                           {core::AssistantMessage("answer " + std::to_string(i)),
+                            core::UserMessage("again"), core::AssistantMessage("done")})
+                  .ok());
+      if (i % 5 == 0) REQUIRE(store->Fork(s->id, 1).ok());  // forks share their parent's items
+      if (i % 7 == 0) REQUIRE(store->Archive(s->id).ok());
+    }
+  }
+  const auto whole = Contents(*sqlite.Open());
+  REQUIRE(whole.size() == 480);
+  SECTION("sqlite to postgresql") { MigrateKilledAndRerun(*env, sqlite, pg, whole); }
+  SECTION("postgresql to sqlite") {
+    REQUIRE(Run(*env, {"sessions", "migrate", "--to", pg.location}).exit_code == 0);
+    REQUIRE(Contents(*pg.Open()) == whole);
+    Store back{false, (env->root() / "back.db").string()};
+    MigrateKilledAndRerun(*env, pg, back, whole);
+  }
+}
+
 }  // namespace
 }  // namespace codex::testing
