@@ -528,5 +528,100 @@ TEST_CASE("crash: migrate to PostgreSQL and back killed mid-copy: the rerun fini
   }
 }
 
+// ---------------------------------------------------------------------------
+// Door 4: sessions rm and purge killed inside their transaction.
+
+// True while another connection to `url` has a write transaction under way
+// (it has written a row: its transaction id is assigned).
+bool WriteUnderWay(const std::string& url) {
+  return storage::testing::QueryInt(
+             url,
+             "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+             " AND pid <> pg_backend_pid() AND backend_xid IS NOT NULL") > 0;
+}
+
+// Kills `args` at each of `points` (SQLite: bytes codex has written, its
+// WAL; PostgreSQL: once its write transaction is under way), checking after
+// each kill that every session is still whole.
+int KillAt(CodexTestEnv& env, const Store& store, const std::vector<std::string>& args,
+           const std::vector<int64_t>& points, const std::map<std::string, std::string>& whole) {
+  int landed = 0;
+  for (const int64_t at : points) {
+    auto child = ChildProcess::Spawn(env.CodexCommand(args));
+    REQUIRE(child.ok());
+    const pid_t pid = (*child)->pid();
+    const bool killed = KillWhen(**child, [&] {
+      return store.postgres ? WriteUnderWay(store.location) : BytesWritten(pid) >= at;
+    });
+    auto ended = (*child)->Wait(std::chrono::seconds(60));
+    REQUIRE(ended.ok());
+    INFO("killed at " << at << "; exit " << ended->exit_code << ": " << ended->err);
+    if (!killed || ended->term_signal != SIGKILL) continue;  // it finished first
+    ++landed;
+    CHECK(store.Integrity() == "ok");
+    CHECK(Contents(*store.Open()) == whole);  // the transaction rolled back whole
+  }
+  return landed;
+}
+
+void RmAndPurgeKilled(bool postgres) {
+  Store store;
+  auto env = EnvOn(postgres, &store);
+  if (!env) return;
+  std::string parent, fork;
+  {
+    auto db = store.Open();
+    // A parent whose second turn holds 3,000 items of 2 KB, forked after its
+    // first turn (the fork shares that turn's items), and 300 small sessions.
+    core::NewSession spec;
+    spec.cwd = env->workdir().string();
+    spec.items = {core::UserMessage("first question")};
+    spec.turn_id = "t1";
+    auto s = db->CreateSession(spec);
+    REQUIRE(s.ok());
+    auto head = db->Append(s->id, s->head_item_id, "t1", {core::AssistantMessage("first answer")});
+    REQUIRE(head.ok());
+    parent = s->id;
+    auto f = db->Fork(parent, 1);
+    REQUIRE(f.ok());
+    fork = f->id;
+    std::vector<core::Item> big;
+    for (int i = 0; i < 3'000; ++i) {
+      big.push_back(core::UserMessage("turn two " + std::to_string(i) + std::string(2'000, 'x')));
+    }
+    REQUIRE(db->Append(parent, head->back(), "t2", big).ok());
+    for (int i = 0; i < 300; ++i) {
+      spec.items = {core::UserMessage("small " + std::to_string(i))};
+      REQUIRE(db->CreateSession(spec).ok());
+    }
+  }
+  auto whole = Contents(*store.Open());
+  REQUIRE(whole.size() == 302);
+  // rm of the parent, killed while it deletes its 3,000 items.
+  int landed = KillAt(*env, store, {"sessions", "rm", parent}, {64 << 10, 1 << 20}, whole);
+  WARN(landed << " of 2 kills landed inside sessions rm");
+  auto rm = Run(*env, {"sessions", "rm", parent});
+  INFO(rm.err);
+  REQUIRE(rm.exit_code == 0);
+  whole.erase(parent);
+  CHECK(Contents(*store.Open()) == whole);  // the fork keeps the items it shares
+  // purge of everything, killed inside its one transaction.
+  const std::vector<std::string> purge = {"sessions",     "purge", "--all",
+                                          "--older-than", "0s",    "--yes"};
+  landed = KillAt(*env, store, purge, {16 << 10, 256 << 10}, whole);
+  WARN(landed << " of 2 kills landed inside sessions purge");
+  auto purged = Run(*env, purge);
+  INFO(purged.err);
+  REQUIRE(purged.exit_code == 0);
+  CHECK(store.Integrity() == "ok");
+  CHECK(Contents(*store.Open()).empty());
+  CHECK(store.Count("items") == 0);  // nothing left that no session reaches
+}
+
+TEST_CASE("crash: rm and purge killed inside their transaction leave each session whole") {
+  SECTION("sqlite") { RmAndPurgeKilled(false); }
+  SECTION("postgresql") { RmAndPurgeKilled(true); }
+}
+
 }  // namespace
 }  // namespace codex::testing
