@@ -529,7 +529,7 @@ TEST_CASE("crash: migrate to PostgreSQL and back killed mid-copy: the rerun fini
 }
 
 // ---------------------------------------------------------------------------
-// Door 4: sessions rm and purge killed inside their transaction.
+// Door 4: fork, sessions rm and purge killed inside their transaction.
 
 // True while another connection to `url` has a write transaction under way
 // (it has written a row: its transaction id is assigned).
@@ -597,6 +597,28 @@ void RmAndPurgeKilled(bool postgres) {
   }
   auto whole = Contents(*store.Open());
   REQUIRE(whole.size() == 302);
+  // fork --at-turn 1, killed once it has written (SQLite: a page of WAL;
+  // PostgreSQL: its transaction under way): no fork, or a whole one whose
+  // transcript is the parent's first turn, as the earlier fork's is.
+  for (const int64_t at : {int64_t{1}, int64_t{4096}}) {
+    auto child = ChildProcess::Spawn(env->CodexCommand({"fork", parent, "--at-turn", "1"}));
+    REQUIRE(child.ok());
+    const pid_t pid = (*child)->pid();
+    KillWhen(**child, [&] {
+      return store.postgres ? WriteUnderWay(store.location) : BytesWritten(pid) >= at;
+    });
+    REQUIRE((*child)->Wait(std::chrono::seconds(60)).ok());
+    CHECK(store.Integrity() == "ok");
+    for (const auto& [id, text] : Contents(*store.Open())) {
+      INFO("session " << id);
+      if (whole.count(id)) {
+        CHECK(text == whole.at(id));
+      } else {
+        CHECK(text == whole.at(fork));  // a new fork, whole
+        REQUIRE(Run(*env, {"sessions", "rm", id}).exit_code == 0);
+      }
+    }
+  }
   // rm of the parent, killed while it deletes its 3,000 items.
   int landed = KillAt(*env, store, {"sessions", "rm", parent}, {64 << 10, 1 << 20}, whole);
   WARN(landed << " of 2 kills landed inside sessions rm");
@@ -618,7 +640,7 @@ void RmAndPurgeKilled(bool postgres) {
   CHECK(store.Count("items") == 0);  // nothing left that no session reaches
 }
 
-TEST_CASE("crash: rm and purge killed inside their transaction leave each session whole") {
+TEST_CASE("crash: fork, rm and purge killed inside their transaction leave each session whole") {
   SECTION("sqlite") { RmAndPurgeKilled(false); }
   SECTION("postgresql") { RmAndPurgeKilled(true); }
 }
