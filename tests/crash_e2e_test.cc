@@ -645,5 +645,53 @@ TEST_CASE("crash: fork, rm and purge killed inside their transaction leave each 
   SECTION("postgresql") { RmAndPurgeKilled(true); }
 }
 
+// ---------------------------------------------------------------------------
+// A PostgreSQL store's schema made by a first run killed again and again
+// (a SQLite store's first start: storage/new_store_test.cc).
+
+TEST_CASE("crash: a new PostgreSQL store's first runs killed mid-migration, then it opens") {
+  const std::string url = PgUrl();
+  if (url.empty()) return;
+  CodexTestEnvOptions options;
+  options.extra_config = "session_store = \"" + url + "\"\n";
+  auto env = MakeEnv(R"(["stored"])", options);
+  auto versions = [&] {
+    const bool made = storage::testing::QueryInt(url,
+                                                 "SELECT count(*) FROM pg_tables WHERE tablename ="
+                                                 " 'schema_migrations'") == 1;
+    return made ? storage::testing::QueryInt(url, "SELECT count(*) FROM schema_migrations") : 0;
+  };
+  auto highest = [&] {
+    return versions() == 0
+               ? 0
+               : storage::testing::QueryInt(url, "SELECT max(version) FROM schema_migrations");
+  };
+  // Run N is killed once N migrations are committed and a transaction of
+  // the next has written; each run finds the ones before it whole.
+  int landed = 0;
+  for (int round = 0; round < 12; ++round) {
+    auto child = ChildProcess::Spawn(env->CodexCommand({"sessions", "list", "--all"}));
+    REQUIRE(child.ok());
+    const bool killed =
+        KillWhen(**child, [&] { return versions() >= round && WriteUnderWay(url); });
+    auto ended = (*child)->Wait(std::chrono::seconds(60));
+    REQUIRE(ended.ok());
+    INFO("round " << round << ": " << ended->err);
+    if (!killed || ended->term_signal != SIGKILL) {
+      CHECK(ended->exit_code == 0);
+      break;  // the schema was already whole
+    }
+    ++landed;
+    CHECK(versions() == highest());  // 1..N applied, none half
+  }
+  WARN(landed << " first runs killed while the schema was being made (" << versions()
+              << " migrations applied then)");
+  auto made = Run(*env, {"exec", "hello"});
+  INFO(made.err);
+  CHECK(made.exit_code == 0);
+  CHECK(made.out == "stored\n");
+  CHECK(storage::testing::QueryInt(url, "SELECT count(*) FROM sessions") == 1);
+}
+
 }  // namespace
 }  // namespace codex::testing
