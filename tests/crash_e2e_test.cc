@@ -662,6 +662,52 @@ TEST_CASE("crash: fork, rm and purge killed inside their transaction leave each 
 }
 
 // ---------------------------------------------------------------------------
+// Door 5 on PostgreSQL: exec killed in its tool loop (SQLite:
+// store_e2e_test's 100 kills, parallel_calls_e2e_test).
+
+TEST_CASE("crash: exec on PostgreSQL killed while a call runs resumes with every call answered") {
+  const std::string url = PgUrl();
+  if (url.empty()) return;
+  // The first call ends and its output is committed; the second never ends.
+  const std::string script = R"({"responses": [
+    {"output": [{"shell": ["sh", "-c", "echo first done"]}]},
+    {"output": [{"shell": ["sh", "-c", "echo > started; exec sleep 60"], "timeout_ms": 120000}]},
+    "after the crash"]})";
+  auto env = MakeEnv(script, "session_store = \"" + url + "\"\n");
+  auto child =
+      ChildProcess::Spawn(env->CodexCommand({"exec", "-s", "workspace-write", "do two things"}));
+  REQUIRE(child.ok());
+  REQUIRE(KillWhen(**child, [&] { return std::filesystem::exists(env->workdir() / "started"); }));
+  auto killed = (*child)->Wait(std::chrono::seconds(60));
+  REQUIRE(killed.ok());
+  REQUIRE(killed->term_signal == SIGKILL);
+  const std::string id = e2e::SessionIdFromBanner(killed->err);
+  REQUIRE(id.size() == 36);
+  // The same host, the holder's pid gone: the lease is taken at once.
+  auto resumed = Run(*env, {"exec", "resume", id, "go on"});
+  INFO(resumed.err);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(resumed.out == "after the crash\n");
+  const auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 3);
+  const Json input = requests[2].InputItems();
+  INFO(input.dump().substr(0, 3000));
+  CHECK(e2e::PairingProblem(input) == "");  // every call has its output, as Codex repairs it
+  // The committed output kept as it was; the cut call answered.
+  std::vector<std::string> outputs;
+  for (const Json& item : input) {
+    if (item.value("type", "") != "function_call_output") continue;
+    outputs.push_back(e2e::OutputFor(input, item.value("call_id", "")));
+  }
+  REQUIRE(outputs.size() == 2);
+  CHECK(outputs[0].find("first done") != std::string::npos);
+  CHECK(outputs[1].find("first done") == std::string::npos);
+  const std::vector<std::string> users = UserTexts(requests[2]);
+  CHECK(Contains(users, "do two things"));
+  CHECK(users.back() == "go on");
+}
+
+// ---------------------------------------------------------------------------
 // A PostgreSQL store's schema made by a first run killed again and again
 // (a SQLite store's first start: storage/new_store_test.cc).
 
