@@ -219,9 +219,9 @@ int64_t BytesWritten(pid_t pid) {
 
 // Polls `ready` until it holds, then SIGKILLs `child`; returns true when the
 // kill landed on a running process (false: it ended first). Bounded: a
-// child that neither gets there nor ends within two minutes fails the test.
+// child that neither gets there nor ends within five minutes fails the test.
 bool KillWhen(ChildProcess& child, const std::function<bool()>& ready) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::minutes(5);
   while (!ready()) {
     if (Exited(child.pid())) return false;
     if (std::chrono::steady_clock::now() > until) FAIL("the kill point never came");
@@ -229,6 +229,19 @@ bool KillWhen(ChildProcess& child, const std::function<bool()>& ready) {
   }
   REQUIRE(child.Signal(SIGKILL).ok());
   return true;
+}
+
+// Runs codex to the end with room for a slow machine (an ASan build): the
+// big exports, imports and copies here take a while.
+ProcessResult RunLong(CodexTestEnv& env, std::vector<std::string> args,
+                      const std::map<std::string, std::string>& extra_env = {}) {
+  ProcessOptions options = env.CodexCommand(std::move(args));
+  options.timeout = std::chrono::minutes(10);
+  for (const auto& [k, v] : extra_env) options.env[k] = v;
+  auto run = RunProcess(options);
+  REQUIRE(run.ok());
+  REQUIRE_FALSE(run->timed_out);
+  return *run;
 }
 
 // The names in `dir`.
@@ -257,7 +270,7 @@ TEST_CASE("crash: export killed while writing never leaves a cut file or destroy
       // The whole export, for comparing.
       const auto reference = env->root() / ("reference." + format);
       auto whole =
-          Run(*env, {"sessions", "export", id, "--format", format, "-o", reference.string()});
+          RunLong(*env, {"sessions", "export", id, "--format", format, "-o", reference.string()});
       INFO(whole.err);
       REQUIRE(whole.exit_code == 0);
       const std::string complete = ReadAll(reference);
@@ -302,7 +315,8 @@ TEST_CASE("crash: export killed while writing never leaves a cut file or destroy
         std::ofstream(out, std::ios::binary | std::ios::trunc) << precious;
       }
       WARN(format << ": " << landed << " of 4 kills landed while the export was written");
-      auto rerun = Run(*env, {"sessions", "export", id, "--format", format, "-o", out.string()});
+      auto rerun =
+          RunLong(*env, {"sessions", "export", id, "--format", format, "-o", out.string()});
       INFO(rerun.err);
       REQUIRE(rerun.exit_code == 0);
       CHECK(ReadAll(out) == complete);
@@ -345,12 +359,10 @@ void WriteRollouts(const std::filesystem::path& path, const std::filesystem::pat
 std::map<std::string, std::string> ReferenceImport(CodexTestEnv& env,
                                                    const std::filesystem::path& rollouts) {
   const auto reference = env.root() / "reference.db";
-  ProcessOptions run = env.CodexCommand({"sessions", "import", rollouts.string()});
-  run.env["CODEX_SESSION_STORE"] = "sqlite:" + reference.string();
-  auto done = RunProcess(run);
-  REQUIRE(done.ok());
-  INFO(done->err);
-  REQUIRE(done->exit_code == 0);
+  auto done = RunLong(env, {"sessions", "import", rollouts.string()},
+                      {{"CODEX_SESSION_STORE", "sqlite:" + reference.string()}});
+  INFO(done.err);
+  REQUIRE(done.exit_code == 0);
   return Contents(*OpenSqlite(reference));
 }
 
@@ -377,7 +389,7 @@ void ImportKilledAndRerun(bool postgres) {
   WARN(landed << " of 2 kills landed mid-import (" << store.Count("sessions") << " of " << kRollouts
               << " imported)");
   const int64_t before = store.Count("sessions");
-  auto rerun = Run(*env, {"sessions", "import", rollouts.string()});
+  auto rerun = RunLong(*env, {"sessions", "import", rollouts.string()});
   INFO(rerun.err);
   REQUIRE(rerun.exit_code == 0);
   CHECK(rerun.err.find(std::to_string(kRollouts - before) + " imported, " + std::to_string(before) +
@@ -416,11 +428,9 @@ void ImportBigKilledAndRerun(bool postgres) {
     Store scratch{true, PgUrl()};
     scratch.Open();
     const int64_t base = database_bytes(scratch.location);
-    ProcessOptions run = env->CodexCommand({"sessions", "import", rollouts.string()});
-    run.env["CODEX_SESSION_STORE"] = scratch.location;
-    auto done = RunProcess(run);
-    REQUIRE(done.ok());
-    REQUIRE(done->exit_code == 0);
+    auto done = RunLong(*env, {"sessions", "import", rollouts.string()},
+                        {{"CODEX_SESSION_STORE", scratch.location}});
+    REQUIRE(done.exit_code == 0);
     full = database_bytes(scratch.location) - base;
   }
   // Killed at a tenth, a third, two thirds of the way.
@@ -444,7 +454,7 @@ void ImportBigKilledAndRerun(bool postgres) {
     if (ended->exit_code == 0) CHECK(now == whole);
   }
   WARN(landed << " of 3 kills landed mid-import of one rollout (" << full << " bytes)");
-  auto rerun = Run(*env, {"sessions", "import", rollouts.string()});
+  auto rerun = RunLong(*env, {"sessions", "import", rollouts.string()});
   INFO(rerun.err);
   REQUIRE(rerun.exit_code == 0);
   CHECK(store.Integrity() == "ok");
@@ -490,12 +500,11 @@ void MigrateKilledAndRerun(CodexTestEnv& env, const Store& from, const Store& to
   WARN(landed << " of 2 kills landed mid-migration (" << to.Count("sessions") << " of " << total
               << ")");
   const int64_t there = to.Count("sessions");
-  auto rerun = RunProcess(env.CodexCommand(args));
-  REQUIRE(rerun.ok());
-  INFO(rerun->err);
-  REQUIRE(rerun->exit_code == 0);
-  CHECK(rerun->out.find("migrated " + std::to_string(total - there) + " sessions (" +
-                        std::to_string(there) + " already there)") != std::string::npos);
+  auto rerun = RunLong(env, args);
+  INFO(rerun.err);
+  REQUIRE(rerun.exit_code == 0);
+  CHECK(rerun.out.find("migrated " + std::to_string(total - there) + " sessions (" +
+                       std::to_string(there) + " already there)") != std::string::npos);
   CHECK(to.Integrity() == "ok");
   CHECK(Contents(*to.Open()) == whole);  // none lost, none doubled
   CHECK(to.Count("sessions") == total);
@@ -529,7 +538,7 @@ TEST_CASE("crash: migrate to PostgreSQL and back killed mid-copy: the rerun fini
   REQUIRE(whole.size() == 480);
   SECTION("sqlite to postgresql") { MigrateKilledAndRerun(*env, sqlite, pg, whole); }
   SECTION("postgresql to sqlite") {
-    REQUIRE(Run(*env, {"sessions", "migrate", "--to", pg.location}).exit_code == 0);
+    REQUIRE(RunLong(*env, {"sessions", "migrate", "--to", pg.location}).exit_code == 0);
     REQUIRE(Contents(*pg.Open()) == whole);
     Store back{false, (env->root() / "back.db").string()};
     MigrateKilledAndRerun(*env, pg, back, whole);
