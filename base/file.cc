@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <filesystem>
 
 namespace codex {
 namespace {
@@ -27,6 +28,32 @@ Result<std::string> ReadToEndReserved(int fd, const std::string& name, size_t ma
     bytes.append(buf, static_cast<size_t>(n));
   }
   return bytes;
+}
+
+// Writes every byte of `bytes` to `fd`: 0, or the errno of the failure.
+int WriteAllTo(int fd, std::string_view bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    done += static_cast<size_t>(n);
+  }
+  return 0;
+}
+
+// Creates a fresh name beside `base` in `dir` for ReplaceWholeFile:
+// `make(name)` is called with ".BASE.tmp-PID-N" for N = 0, 1, ... while it
+// fails with EEXIST (a name left by an earlier run killed mid-way). Returns
+// make's result (>= 0) with `*name` set, or -1 with errno set.
+template <typename Make>
+int MakeTempName(const std::string& dir, const std::string& base, std::string* name, Make make) {
+  for (int n = 0; n < 1000; ++n) {
+    *name = dir + "/." + base + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(n);
+    const int got = make(*name);
+    if (got >= 0 || errno != EEXIST) return got;
+  }
+  return -1;
 }
 
 }  // namespace
@@ -78,6 +105,77 @@ Status WriteWholeFile(const std::string& path, std::string_view bytes) {
     done += static_cast<size_t>(n);
   }
   if (::close(fd) != 0 && errno != EINTR) return FailedPreconditionError(ErrnoMessage(path, errno));
+  return OkStatus();
+}
+
+Status ReplaceWholeFile(const std::string& path, std::string_view bytes) {
+  std::string target = path;  // where a symlink points
+  struct stat link {};
+  if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    std::error_code ec;
+    const std::filesystem::path resolved = std::filesystem::weakly_canonical(path, ec);
+    if (!ec) target = resolved.string();
+  }
+  struct stat old {};
+  const bool exists = ::stat(target.c_str(), &old) == 0;
+  if (exists && !S_ISREG(old.st_mode)) return WriteWholeFile(path, bytes);
+  const size_t slash = target.rfind('/');
+  const std::string dir =
+      slash == std::string::npos ? "." : (slash == 0 ? "/" : target.substr(0, slash));
+  const std::string base = slash == std::string::npos ? target : target.substr(slash + 1);
+  auto failed = [&](int err, int fd, const std::string& temp) {
+    if (fd >= 0) ::close(fd);
+    if (!temp.empty()) ::unlink(temp.c_str());
+    return FailedPreconditionError(ErrnoMessage(path, err));
+  };
+  // The bytes, the old file's owner and mode, on disk: 0 or the errno.
+  auto fill = [&](int fd) {
+    if (const int err = WriteAllTo(fd, bytes); err != 0) return err;
+    if (exists) {
+      // The same owner: a change only root can make, for root editing a user's file.
+      const int chowned = ::fchown(fd, old.st_uid, old.st_gid);
+      (void)chowned;
+      if (::fchmod(fd, old.st_mode & 07777) != 0) return errno;
+    }
+    return ::fdatasync(fd) == 0 ? 0 : errno;
+  };
+  auto open_named = [](const std::string& name) {
+    return ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+  };
+  std::string temp;  // the temporary's name, once it has one
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  if (fd >= 0) {
+    if (const int err = fill(fd); err != 0) return failed(err, fd, "");
+    const std::string self = "/proc/self/fd/" + std::to_string(fd);
+    if (MakeTempName(dir, base, &temp, [&self](const std::string& name) {
+          return ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW);
+        }) < 0) {
+      ::close(fd);  // no /proc to name it through: the named way below
+      fd = -1;
+      temp.clear();
+      errno = EOPNOTSUPP;
+    }
+  }
+  if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+    fd = MakeTempName(dir, base, &temp, open_named);
+    if (fd >= 0) {
+      if (const int err = fill(fd); err != 0) return failed(err, fd, temp);
+    }
+  }
+  if (fd < 0) {
+    // A writable file in a directory this user cannot add names to.
+    if (exists && (errno == EACCES || errno == EPERM)) return WriteWholeFile(path, bytes);
+    return failed(errno, -1, "");
+  }
+  if (::close(fd) != 0 && errno != EINTR) return failed(errno, -1, temp);
+  if (::rename(temp.c_str(), target.c_str()) != 0) return failed(errno, -1, temp);
+  // The rename itself survives a power loss once the directory is synced.
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    const int synced = ::fsync(dir_fd);
+    (void)synced;
+    ::close(dir_fd);
+  }
   return OkStatus();
 }
 

@@ -35,4 +35,18 @@ Result<std::string> ReadToEnd(int fd, const std::string& name,
 // a file the user names (`-o FILE`), which may be a device or a pipe.
 Status WriteWholeFile(const std::string& path, std::string_view bytes);
 
+// Replaces `path` with `bytes` so that no reader, and no crash at any moment
+// (SIGKILL, power loss), finds anything under the name but the old file or the
+// whole new one: the one home of every whole-file write codex makes to a file
+// that may already hold something (`sessions export -o`, `exec
+// --output-last-message`, `/export`, config.toml edits). The bytes go to an
+// unnamed file in the same directory (O_TMPFILE; a named ".NAME.tmp-PID-N"
+// where the file system has none), which gets the old file's mode, is
+// fdatasync'd and renamed over the name; the directory is then fsync'd. A
+// symlink is followed (the file it points to is replaced, the link stays). A
+// name that is not a regular file (a FIFO, /dev/stdout, a terminal) is written
+// in place as WriteWholeFile does, and so is an existing file in a directory
+// this user cannot write to. Errors as WriteWholeFile ("<path>: <cause>").
+Status ReplaceWholeFile(const std::string& path, std::string_view bytes);
+
 }  // namespace codex

@@ -122,7 +122,7 @@ Result<core::ReviewTarget> ReviewTargetFrom(const ExecArgs& args) {
 
 // Writes the final message for -o/--output-last-message.
 Status WriteLastMessage(const std::string& path, const std::string& message) {
-  if (Status written = WriteWholeFile(path, message); !written.ok()) {
+  if (Status written = ReplaceWholeFile(path, message); !written.ok()) {
     return FailedPreconditionError("cannot write the last message to -o " + written.message() +
                                    "; choose a writable file");
   }

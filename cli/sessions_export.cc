@@ -47,7 +47,7 @@ Status RunExport(const GlobalOptions& global, const std::string& id, const std::
     PrintText(stdout, *text);
     return StdoutWritten();
   }
-  if (Status written = WriteWholeFile(output, *text); !written.ok()) {
+  if (Status written = ReplaceWholeFile(output, *text); !written.ok()) {
     return FailedPreconditionError("cannot write the export to " + written.message() +
                                    "; choose a writable file");
   }

@@ -1,13 +1,11 @@
 #include "core/mcp_config_edit.h"
 
 #include <toml++/toml.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <regex>
 #include <sstream>
@@ -39,33 +37,13 @@ Result<toml::table> Parse(const std::string& text, const fs::path& path) {
   }
 }
 
-// Writes `text` to `path` through a temporary file and rename, keeping the
-// mode. A symlinked config.toml (a dotfiles checkout) is written where it
-// points: a rename over the link replaced it with a plain file the dotfiles
-// never saw.
-Status WriteAtomically(const fs::path& link_or_file, const std::string& text) {
-  fs::path path = link_or_file;
-  std::error_code link_ec;
-  if (fs::is_symlink(link_or_file, link_ec)) {
-    path = fs::weakly_canonical(link_or_file, link_ec);
-    if (link_ec) {
-      return InternalError("cannot follow the link " + link_or_file.string() + ": " +
-                           link_ec.message() + "; fix or remove it");
-    }
-  }
-  const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) return InternalError("cannot write " + tmp.string() + "; check the directory");
-  }
-  std::error_code ec;
-  if (fs::exists(path, ec)) fs::permissions(tmp, fs::status(path, ec).permissions(), ec);
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return InternalError("cannot replace " + path.string() + ": " + ec.message());
+// Writes `text` over config.toml whole (base/file.h ReplaceWholeFile: a
+// crash leaves the old file or the new one, never a cut one; the mode is
+// kept; a symlinked config.toml, a dotfiles checkout, is written where it
+// points).
+Status WriteAtomically(const fs::path& path, const std::string& text) {
+  if (Status written = ReplaceWholeFile(path.string(), text); !written.ok()) {
+    return InternalError("cannot replace " + written.message() + "; check the directory");
   }
   return OkStatus();
 }

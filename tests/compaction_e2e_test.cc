@@ -581,6 +581,96 @@ TEST_CASE("mid-turn: Ctrl-C during the compaction leaves the session as it was, 
   CHECK(Checkpoints(details).size() == 1);
 }
 
+// Waits (bounded) until the server has received `n` /responses requests.
+void WaitForRequests(CodexTestEnv& env, size_t n) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (env.server().requests_to("/responses").size() < n &&
+         std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(env.server().requests_to("/responses").size() == n);
+}
+
+TEST_CASE("mid-turn: SIGKILL during the compaction loses no output; resume compacts and goes on") {
+  // The worst moment: both calls' outputs committed, the summary requested
+  // and never answered, the process killed (no Ctrl-C handler runs).
+  const Footprint& f = Measure();
+  const int64_t limit = LimitFor(f, 1700);
+  const size_t out_bytes = static_cast<size_t>((limit - f.fixed_tokens) * 4 * 65 / 100);
+  const std::string script = std::string(R"({"responses": [)") + BigOutputCall(out_bytes) + "," +
+                             BigOutputCall(out_bytes) + R"(,
+    {"message": "SUMMARY-NEVER", "delay_ms": 120000},
+    "SUMMARY-AFTER-KILL", "resumed fine"]})";
+  auto env = MakeEnv(script, LimitConfig(limit));
+  auto child = ChildProcess::Spawn(env->CodexCommand({"exec", "do work"}));
+  REQUIRE(child.ok());
+  WaitForRequests(*env, 3);
+  REQUIRE(IsSummaryRequest(env->server().requests_to("/responses")[2]));
+  REQUIRE((*child)->Signal(SIGKILL).ok());
+  auto done = (*child)->Wait(std::chrono::seconds(60));
+  REQUIRE(done.ok());
+  REQUIRE(done->term_signal == SIGKILL);
+  const std::string id = SessionIdFromBanner(done->err);
+  REQUIRE(id.size() == 36);
+  CHECK(Checkpoints(ShowJson(*env, id)).empty());  // no half compaction committed
+
+  auto resumed = RunOk(*env, {"exec", "resume", id, "go on"});
+  CHECK(resumed.out == "resumed fine\n");
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 5);
+  REQUIRE(IsSummaryRequest(requests[3]));
+  // Everything committed before the kill was summarised: both calls, each
+  // with its output.
+  const Json transcript = SummarisedTranscript(requests[3]);
+  CHECK(CountType(transcript, "function_call_output") == 2);
+  CHECK(PairingProblem(transcript) == "");
+  const Json input = requests[4].InputItems();
+  CHECK(PairingProblem(input) == "");
+  CHECK(IsUserText(input.back(), "go on"));
+  CheckAllWireRules(*env, id);
+  CHECK(Checkpoints(ShowJson(*env, id)).size() == 1);
+}
+
+TEST_CASE("mid-turn: SIGKILL after the compaction committed resumes from the compacted view") {
+  const Footprint& f = Measure();
+  const int64_t limit = LimitFor(f, 1700);
+  const size_t out_bytes = static_cast<size_t>((limit - f.fixed_tokens) * 4 * 65 / 100);
+  const std::string script = std::string(R"({"responses": [)") + BigOutputCall(out_bytes) + "," +
+                             BigOutputCall(out_bytes) + R"(,
+    "SUMMARY-KEPT: two commands printed x's.",
+    {"message": "never streamed", "delay_ms": 120000},
+    "resumed fine"]})";
+  auto env = MakeEnv(script, LimitConfig(limit));
+  auto child = ChildProcess::Spawn(env->CodexCommand({"exec", "do work"}));
+  REQUIRE(child.ok());
+  // The turn goes on after its compaction: killed while it waits for the answer.
+  WaitForRequests(*env, 4);
+  REQUIRE((*child)->Signal(SIGKILL).ok());
+  auto done = (*child)->Wait(std::chrono::seconds(60));
+  REQUIRE(done.ok());
+  REQUIRE(done->term_signal == SIGKILL);
+  const std::string id = SessionIdFromBanner(done->err);
+  REQUIRE(id.size() == 36);
+  REQUIRE(Checkpoints(ShowJson(*env, id)).size() == 1);  // committed before the kill
+
+  auto resumed = RunOk(*env, {"exec", "resume", id, "go on"});
+  CHECK(resumed.out == "resumed fine\n");
+  auto requests = env->server().requests_to("/responses");
+  REQUIRE(requests.size() == 5);
+  // No second summary: the resumed request starts from the compacted view
+  // the killed turn committed, and every call in it has its output.
+  CHECK_FALSE(IsSummaryRequest(requests[4]));
+  const Json input = requests[4].InputItems();
+  INFO("resumed input: " << input.dump().substr(0, 3000));
+  CHECK(PairingProblem(input) == "");
+  CHECK(CountType(input, "function_call_output") == 0);  // summarised away
+  bool summary = false;
+  for (const Json& item : input) summary = summary || IsSummaryItem(item);
+  CHECK(summary);
+  CHECK(IsUserText(input.back(), "go on"));
+  CheckAllWireRules(*env, id);
+}
+
 // ---------------------------------------------------------------------------
 // 4. context_length_exceeded: compact and retry once.
 

@@ -2,9 +2,9 @@
 // /copy, /export, /mcp, /rename. Members of InteractiveSession
 // (interactive_session.h), kept apart from session_commands.cc.
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "base/file.h"
 #include "cli/image_input.h"
 #include "cli/interactive/interactive_session.h"
 #include "cli/review_display.h"
@@ -259,11 +259,9 @@ void InteractiveSession::ExportCommand(const SlashCommand& cmd) {
     Warn(NeutralizeControls(file.string()) + " exists; give /export another file name");
     return;
   }
-  std::ofstream out(file, std::ios::binary);
-  out << *text;
-  out.close();
-  if (!out) {
-    Warn("could not write " + NeutralizeControls(file.string()));
+  // Whole or not at all: a crash mid-write leaves no cut file under the name.
+  if (Status written = ReplaceWholeFile(file.string(), *text); !written.ok()) {
+    Warn("could not write " + NeutralizeControls(written.message()));
     return;
   }
   Say("exported this session as Markdown to " + NeutralizeControls(file.string()) + "\n");

@@ -35,12 +35,21 @@ Status PromptHistory::Append(std::string_view session_id, std::string_view text,
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) return OkStatus();
   nlohmann::json j = {{"session_id", session_id}, {"ts", unix_seconds}, {"text", text}};
   std::string line = Dump(j) + "\n";
-  int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) {
     return UnavailableError("cannot open " + path_ + ": " + std::strerror(errno) +
                             "; prompt history is not saved");
   }
   if (max_bytes_ > 0) ::flock(fd, LOCK_EX);  // a trim in another process waits
+  // A line cut by a crash (a process killed inside the write of a long
+  // prompt) has no newline: this entry starts a line of its own rather than
+  // being glued to it and lost with it.
+  struct stat st {};
+  char last = '\n';
+  if (::fstat(fd, &st) == 0 && st.st_size > 0 && ::pread(fd, &last, 1, st.st_size - 1) == 1 &&
+      last != '\n') {
+    line.insert(0, 1, '\n');
+  }
   ssize_t n;
   do {
     n = ::write(fd, line.data(), line.size());

@@ -3,7 +3,8 @@
 // {"session_id":"…","ts":<unix seconds>,"text":"…"}) so Up recalls prompts
 // from earlier runs. The file is created with mode 0600 and appended to with
 // O_APPEND, one write per entry, so several processes can share it. Lines
-// that do not parse are skipped. With a byte limit (Codex's history.max_bytes)
+// that do not parse are skipped; an entry appended after a line a crash cut
+// off (no newline) starts a line of its own. With a byte limit (Codex's history.max_bytes)
 // an append that takes the file over it drops the oldest entries, under an
 // exclusive lock, so the file is at most that size. Not thread-safe.
 #pragma once

@@ -33,6 +33,24 @@ TEST_CASE("append then load round-trips texts, newest last") {
   std::filesystem::remove_all(std::filesystem::path(path).parent_path());
 }
 
+TEST_CASE("an append after a line cut by a crash starts a line of its own") {
+  // A process killed inside the write of a long prompt (a write of many
+  // pages stops between two) leaves its line without the newline; the next
+  // entry glued to it was one bad line, and lost with it.
+  TempDir dir;
+  std::string path = dir.File("history.jsonl");
+  PromptHistory h(path);
+  REQUIRE(h.Append("s1", "kept", 100).ok());
+  std::ofstream(path, std::ios::app) << R"({"session_id":"s1","ts":101,"text":"a long prompt cu)";
+  REQUIRE(h.Append("s2", "after the crash", 102).ok());
+  CHECK(h.Load() == std::vector<std::string>{"kept", "after the crash"});
+  // With a byte limit (the trimming path) too.
+  std::ofstream(path, std::ios::app) << R"({"session_id":"s3","ts":103,"te)";
+  PromptHistory limited(path, 1 << 20);
+  REQUIRE(limited.Append("s3", "again", 104).ok());
+  CHECK(limited.Load() == std::vector<std::string>{"kept", "after the crash", "again"});
+}
+
 TEST_CASE("load skips bad lines and repeats, and keeps the newest entries") {
   TempDir dir;
   std::string path = dir.File("history.jsonl");
