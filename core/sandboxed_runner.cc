@@ -328,6 +328,7 @@ class ServedProcess final : public LiveProcess {
     if (done_) {
       chunk.exited = true;
       chunk.exit_code = exit_code_;
+      chunk.lost = lost_;
     }
     return chunk;
   }
@@ -345,8 +346,12 @@ class ServedProcess final : public LiveProcess {
       const bool open = proc_->stdout_fd() >= 0 || proc_->stderr_fd() >= 0;
       if (exited && (!open || SteadyClock::now() - exit_seen > std::chrono::milliseconds(100))) {
         const int status = proc_->wait_status();
+        // No exit status (the server or the keeper died): never "exited
+        // with code 0", which the status word left at 0 would say.
+        std::string lost = proc_->lost() ? proc_->LostError().message() : "";
         std::lock_guard<std::mutex> lock(mu_);
         exit_code_ = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+        lost_ = std::move(lost);
         done_ = true;
         cv_.notify_all();
         break;
@@ -398,13 +403,14 @@ class ServedProcess final : public LiveProcess {
   std::unique_ptr<sandbox::RemoteProcess> proc_;  // the reader thread's alone once started
   sandbox::UniqueFd wake_read_;
   sandbox::UniqueFd wake_write_;
-  std::mutex mu_;  // guards pending_, dropped_, done_, exit_code_
+  std::mutex mu_;  // guards pending_, dropped_, done_, exit_code_, lost_
   std::condition_variable cv_;
   std::string pending_;  // output not yet collected, the newest kPendingCapBytes
   size_t streamed_ = 0;  // how much of pending_ Collect's on_output was given
   int64_t dropped_ = 0;  // older bytes dropped from pending_
   bool done_ = false;    // exited and drained
   int exit_code_ = 0;
+  std::string lost_;  // see Chunk::lost
   std::thread reader_;
 };
 

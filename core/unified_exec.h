@@ -27,6 +27,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -50,6 +51,12 @@ std::string WriteStdinToolJson();
 // The reply text (see the file comment); `session_id` < 0 when it exited.
 std::string FormatExecOutput(const LiveProcess::Chunk& chunk, double wall_seconds,
                              int64_t session_id, int64_t max_output_tokens);
+
+// The reply when a command was lost (chunk.lost: its end seen without an exit
+// status): "<tool> failed: <why>", then what it printed before, if anything,
+// after "Output:" (head and tail, as FormatExecOutput).
+std::string FormatLostOutput(std::string_view tool, const LiveProcess::Chunk& chunk,
+                             int64_t max_output_tokens);
 
 // The processes that outlive their exec_command call.
 class ExecSessions {
