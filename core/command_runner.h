@@ -108,6 +108,9 @@ class LiveProcess {
   // view; called on this thread, with no lock held).
   virtual Chunk Collect(int64_t wait_ms, size_t cap_bytes, const CancelToken& cancel,
                         const std::function<void(std::string_view)>& on_output) = 0;
+  // True once the command ended (its output may wait for Collect); for the
+  // session limit, which ends such processes first. Thread-safe.
+  virtual bool Exited() { return false; }
 };
 
 class CommandRunner {

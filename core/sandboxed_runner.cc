@@ -296,6 +296,11 @@ class ServedProcess final : public LiveProcess {
     return OkStatus();
   }
 
+  bool Exited() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return done_;
+  }
+
   Chunk Collect(int64_t wait_ms, size_t cap_bytes, const CancelToken& cancel,
                 const std::function<void(std::string_view)>& on_output) override {
     const auto deadline =

@@ -130,12 +130,23 @@ int64_t ExecSessions::Add(std::unique_ptr<LiveProcess> process, std::string comm
   std::unique_ptr<LiveProcess> evicted;  // killed after the lock is let go
   std::lock_guard<std::mutex> lock(mu_);
   if (sessions_.size() >= kMaxExecSessions) {
-    // The least recently used, sparing the most recent few.
+    // As Codex 0.169: spare the most recently used few; of the others, the
+    // least recently used one that already exited, else the least recently
+    // used one (found: a running server was killed while a finished
+    // process, never polled since, kept its place).
     std::vector<std::pair<uint64_t, int64_t>> by_use;
     for (const auto& [id, e] : sessions_) by_use.emplace_back(e.last_used, id);
     std::sort(by_use.begin(), by_use.end());
     if (by_use.size() > kProtectedRecentSessions) {
-      auto it = sessions_.find(by_use.front().second);
+      by_use.resize(by_use.size() - kProtectedRecentSessions);
+      int64_t victim = by_use.front().second;
+      for (const auto& [used, id] : by_use) {
+        if (sessions_[id].process->Exited()) {
+          victim = id;
+          break;
+        }
+      }
+      auto it = sessions_.find(victim);
       evicted = std::move(it->second.process);
       sessions_.erase(it);
     }

@@ -15,8 +15,9 @@
 //   Original token count: N
 //   Output:
 //   <output>
-// At most 64 processes stay open; starting another kills the least recently
-// used one, sparing the 8 most recent. Every process still open dies when the
+// At most 64 processes stay open; starting another ends one, sparing the 8
+// most recently used: the least recently used that already exited, else the
+// least recently used (Codex 0.169's rule). Every process still open dies when the
 // session (the ToolRouter) ends. ExecSessions is thread-safe (exec_command
 // calls of one response run together); the LiveProcess that Find returns is
 // used by one call at a time (write_stdin runs alone, core/tool_router.h).
@@ -61,8 +62,8 @@ std::string FormatLostOutput(std::string_view tool, const LiveProcess::Chunk& ch
 // The processes that outlive their exec_command call.
 class ExecSessions {
  public:
-  // Takes `process` (running `command`), returns its session ID; kills the
-  // least recently used process first when kMaxExecSessions are open.
+  // Takes `process` (running `command`), returns its session ID; ends one
+  // first when kMaxExecSessions are open (see the file comment).
   int64_t Add(std::unique_ptr<LiveProcess> process, std::string command);
   // The process of `id` (marked as used), or null.
   LiveProcess* Find(int64_t id);
