@@ -12,15 +12,19 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "sandbox/landlock.h"
 #include "sandbox/launcher.h"
 #include "testing/eventually.h"
+#include "testing/files.h"
 #include "testing/processes.h"
 #include "testing/skip.h"
+#include "testing/temp_dir.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 
@@ -243,6 +247,80 @@ TEST_CASE("exec lifecycle: the sandbox server killed mid-command is an error; th
                Catch::Contains("Process exited with code 0") && Catch::Contains("after-" + m));
     CHECK(Eventually([&] { return Alive(m) == 0; }));
   }
+}
+
+}  // namespace codex::testing
+
+namespace codex::testing {
+namespace {
+
+// codex's peak resident memory (VmHWM, kB), 0 when unreadable.
+long PeakKb(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6);
+  }
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("exec lifecycle: floods, binary junk and a 10 MB line keep codex's memory bounded") {
+  // The model's commands print what they like, as fast as they can: `yes`
+  // left running and polled, 30 MB of random bytes on a terminal, one line of
+  // 10 MB without a newline until its end. codex keeps a bounded head and
+  // tail per call; the model gets Codex's header, the head and the real end.
+  if (!HaveLandlock()) return;
+  TempDir gate_dir("codex-flood-");
+  const std::string gate = (gate_dir.path() / "measured").string();
+  Json poll = {{"session_id", 1000}, {"chars", ""}, {"yield_time_ms", 2000}};
+  const std::string script =
+      R"({"responses": [)" + ExecCall("yes", "yes", false, 2000) +
+      R"(, {"output": [{"function_call": "write_stdin", "call_id": "poll", "arguments": )" +
+      poll.dump() + "}]}, " +
+      ExecCall("junk", "head -c 30000000 /dev/urandom; echo; echo JUNK-END", true, 30000) + ", " +
+      ExecCall("line", "head -c 10000000 /dev/zero | tr '\\0' a; echo LINE-END", false, 30000) +
+      R"(, {"wait_for_file": )" + Json(gate).dump() + R"(, "message": "done"}]})";
+  auto env = MakeEnv(script, "");
+  auto codex = ChildProcess::Spawn(env->CodexCommand({"exec", "flood"}));
+  REQUIRE(codex.ok());
+  // (Reading its output meanwhile, so that codex never waits on a full pipe.)
+  REQUIRE(Eventually(
+      [&] {
+        (void)(*codex)->ReadStdoutLine(std::chrono::milliseconds(20));
+        return env->server().requests_to("/responses").size() == 5;
+      },
+      std::chrono::seconds(120)));
+  const long peak_kb = PeakKb((*codex)->pid());
+  WriteFile(gate, "");
+  auto run = (*codex)->Wait(std::chrono::seconds(120));
+  REQUIRE(run.ok());
+  INFO("stderr (tail): " << run->err.substr(run->err.size() > 2000 ? run->err.size() - 2000 : 0));
+  CHECK(run->exit_code == 0);
+  // 40 MB went through; a generous bound, far below it (about 30 MB here).
+  INFO("VmHWM " << peak_kb << " kB");
+  CHECK(peak_kb > 0);
+  CHECK(peak_kb < 96 * 1024);
+  for (const char* id : {"yes", "poll", "junk", "line"}) {
+    const std::string out = ModelOutput(*env, id);
+    INFO(id << ": " << out.substr(0, 300));
+    CHECK(std::regex_search(out, std::regex("^Chunk ID: [0-9a-f]{6}\nWall time: [0-9.]+ seconds\n"
+                                            "Process (running with session ID 1000|exited with "
+                                            "code 0)\nOriginal token count: [0-9]+\nOutput:\n")));
+    // 10000 tokens (40 KB) at most, head and tail, and a marker between
+    // (invalid UTF-8 grows into U+FFFD on the wire, up to three times).
+    CHECK(out.size() < 128 * 1024);
+    CHECK_THAT(out, Catch::Contains("omitted"));
+  }
+  CHECK_THAT(ModelOutput(*env, "poll"), Catch::Contains("y\ny\n"));
+  CHECK_THAT(ModelOutput(*env, "junk"), Catch::EndsWith("JUNK-END\r\n"));
+  CHECK_THAT(ModelOutput(*env, "line"), Catch::EndsWith("LINE-END\n"));
+  // The original count is the whole output's, not what was kept.
+  std::smatch tokens;
+  const std::string line = ModelOutput(*env, "line");
+  REQUIRE(std::regex_search(line, tokens, std::regex("Original token count: ([0-9]+)")));
+  CHECK(std::stol(tokens[1]) >= 2'500'000);
 }
 
 }  // namespace codex::testing
