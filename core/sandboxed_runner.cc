@@ -276,7 +276,12 @@ class ServedProcess final : public LiveProcess {
 
   Status Write(std::string_view bytes) override {
     const int fd = proc_->input_fd();
-    if (fd < 0) return Status(StatusCode::kFailedPrecondition, "the process takes no input");
+    // Without a terminal stdin is /dev/null, as in Codex 0.169 (whose words these are).
+    if (fd < 0) {
+      return Status(StatusCode::kFailedPrecondition,
+                    "stdin is closed for this session; rerun exec_command with tty=true to keep "
+                    "stdin open");
+    }
     while (!bytes.empty()) {
       ssize_t n = ::write(fd, bytes.data(), bytes.size());
       if (n < 0 && errno == EINTR) continue;
@@ -426,7 +431,10 @@ Result<std::unique_ptr<LiveProcess>> SandboxedRunner::Start(const CommandSpec& s
   ASSIGN_OR_RETURN(sandbox::SpawnOptions options, OptionsFor(spec, server));
   sandbox::RemoteSpawnOptions remote;
   remote.stdio = tty ? sandbox::RemoteStdio::kPty : sandbox::RemoteStdio::kPipes;
-  remote.stdin_pipe = true;
+  // Without a terminal, stdin is /dev/null, as in Codex 0.169: `cat`,
+  // `read` or a prompt end at once instead of waiting out the yield (and
+  // then for ever) on a pipe nobody writes.
+  remote.stdin_pipe = false;
   ASSIGN_OR_RETURN(std::unique_ptr<sandbox::RemoteProcess> proc,
                    server.server->Spawn(options, remote));
   return std::unique_ptr<LiveProcess>(new ServedProcess(std::move(proc)));

@@ -319,7 +319,7 @@ TEST_CASE("A live process keeps its state across writes and dies with its handle
   SandboxedRunner runner;
   CancelToken cancel;
   auto spec = Spec({"sh", "-c", "while read line; do echo got:$line; done"});
-  auto process = runner.Start(spec, /*tty=*/false);
+  auto process = runner.Start(spec, /*tty=*/true);
   REQUIRE(process.ok());
   REQUIRE((*process)->Write("one\n").ok());
   auto first = (*process)->Collect(2'000, 1 << 20, cancel, nullptr);
@@ -329,7 +329,27 @@ TEST_CASE("A live process keeps its state across writes and dies with its handle
   for (int i = 0; i < 20 && seen.find("got:two") == std::string::npos; ++i) {
     seen += (*process)->Collect(100, 1 << 20, cancel, nullptr).output;
   }
-  CHECK_THAT(seen, Catch::Contains("got:one\ngot:two\n"));
+  CHECK_THAT(seen, Catch::Contains("got:one\r\n") && Catch::Contains("got:two\r\n"));
+}
+
+TEST_CASE("Without a terminal stdin is closed, as in Codex: cat ends, a write says why") {
+  // Found: stdin was a pipe nobody wrote, so `cat`, `read` or a prompt
+  // waited out the whole yield and stayed open as a session; Codex 0.169
+  // gives them /dev/null and refuses chars without a terminal.
+  SandboxedRunner runner;
+  CancelToken cancel;
+  auto process = runner.Start(Spec({"sh", "-c", "cat; echo cat-ended"}), /*tty=*/false);
+  REQUIRE(process.ok());
+  const auto chunk = (*process)->Collect(20'000, 1 << 20, cancel, nullptr);
+  CHECK(chunk.exited);
+  CHECK(chunk.exit_code == 0);
+  CHECK(chunk.output == "cat-ended\n");
+  auto sleeper = runner.Start(Spec({"sleep", "30"}), /*tty=*/false);
+  REQUIRE(sleeper.ok());
+  const Status written = (*sleeper)->Write("hello\n");
+  CHECK(written.code() == StatusCode::kFailedPrecondition);
+  CHECK(written.message() ==
+        "stdin is closed for this session; rerun exec_command with tty=true to keep stdin open");
 }
 
 namespace {

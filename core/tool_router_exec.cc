@@ -140,8 +140,8 @@ Result<ToolOutcome> ToolRouter::RunWriteStdin(const Item& call, const std::strin
   const int64_t max_tokens = args->max_tokens;
   LiveProcess* process = exec_sessions_.Find(id);
   if (process == nullptr) {
-    return reply("write_stdin failed: Unknown process id " + std::to_string(id) +
-                 "; it exited or was never started");
+    // Codex 0.169's words.
+    return reply("write_stdin failed: Unknown process id " + std::to_string(id));
   }
   const auto start = Clock::now();
   if (!chars.empty()) {

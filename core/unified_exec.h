@@ -2,7 +2,9 @@
 //
 // exec_command runs `cmd` through a shell (`shell`, default $SHELL or
 // /bin/bash; `-lc` with `login`, the default, else `-c`) in `workdir`, on a
-// pseudo-terminal with `tty` (default false) or on pipes, and waits up to
+// pseudo-terminal with `tty` (default false) or on pipes with stdin from
+// /dev/null (write_stdin's `chars` then fail: "stdin is closed for this
+// session; rerun exec_command with tty=true…", as in Codex), and waits up to
 // `yield_time_ms` (default 10000; clamped to 250..30000) for it to end. A
 // command still running then stays alive in the session's sandbox server
 // under a session ID the model passes to write_stdin, which writes `chars`

@@ -324,3 +324,74 @@ TEST_CASE("exec lifecycle: floods, binary junk and a 10 MB line keep codex's mem
 }
 
 }  // namespace codex::testing
+
+namespace codex::testing {
+namespace {
+
+std::string WriteCall(const std::string& call_id, int64_t session, const std::string& chars,
+                      int64_t yield_ms = 500) {
+  Json args = {{"session_id", session}, {"chars", chars}, {"yield_time_ms", yield_ms}};
+  return Json({{"output", Json::array({{{"function_call", "write_stdin"},
+                                        {"call_id", call_id},
+                                        {"arguments", args}}})}})
+      .dump();
+}
+
+}  // namespace
+
+TEST_CASE("exec lifecycle: write_stdin to no session, an ended one, another codex's, or no tty") {
+  if (!HaveLandlock()) return;
+  const std::string m = "codex-stdin-" + std::to_string(::getpid());
+  const std::string huge(1 << 18, 'h');  // far more than a terminal or pipe holds
+  const std::string script = LifeScript(
+      {// 1000: no terminal; `cat` ends at once (stdin is /dev/null), so
+       // the first session is the sleeper.
+       ExecCall("cat", "cat; echo cat-ended", false, 5000),
+       ExecCall("pipes", "exec -a " + m + "-pipes sleep 1000"),
+       WriteCall("nochars", 1000, "hello\n"), WriteCall("poll", 1000, ""),
+       WriteCall("never", 4242, "x"),
+       // 1001: a terminal, not canonical (a line holds 4 KB): 256 KB it reads.
+       ExecCall("tty",
+                "stty -echo -icanon; head -c " + std::to_string(huge.size() + 1) + " | wc -c",
+                true),
+       WriteCall("huge", 1001, huge, 1000), WriteCall("eof", 1001, "\n", 3000),
+       // 1001 ended with the last call: unknown from then on.
+       WriteCall("ended", 1001, "x"),
+       ExecCall("ctrlc", "trap 'echo got-int; exit 3' INT; exec -a " + m + "-int sleep 1000 & wait",
+                true),
+       WriteCall("sigint", 1002, "\x03", 3000)},
+      R"("first run done", {"output": [)" +
+          Json::parse(WriteCall("other", 1000, "x"))["output"][0].dump() +
+          R"(]}, "second run done")");
+  auto env = MakeEnv(script, "");
+  auto first = e2e::Run(*env, {"exec", "-s", "read-only", "talk"});
+  INFO("stderr: " << first.err.substr(0, 4000));
+  CHECK(first.exit_code == 0);
+  CHECK_THAT(ModelOutput(*env, "cat"),
+             Catch::Contains("Process exited with code 0") && Catch::EndsWith("cat-ended\n"));
+  CHECK_THAT(ModelOutput(*env, "pipes"), Catch::Contains("Process running with session ID 1000"));
+  // Codex 0.169's words, each.
+  CHECK(ModelOutput(*env, "nochars") ==
+        "write_stdin failed: stdin is closed for this session; rerun exec_command with tty=true "
+        "to keep stdin open");
+  CHECK_THAT(ModelOutput(*env, "poll"), Catch::Contains("Process running with session ID 1000"));
+  CHECK(ModelOutput(*env, "never") == "write_stdin failed: Unknown process id 4242");
+  CHECK_THAT(ModelOutput(*env, "huge"), Catch::Contains("Process running with session ID 1001"));
+  // Every byte reached the program (and the newline).
+  const std::string eof = ModelOutput(*env, "eof");
+  INFO("eof: " << eof);
+  CHECK_THAT(eof, Catch::Contains("Process exited with code 0") &&
+                      Catch::Contains(std::to_string(huge.size() + 1)));
+  CHECK(ModelOutput(*env, "ended") == "write_stdin failed: Unknown process id 1001");
+  const std::string sigint = ModelOutput(*env, "sigint");
+  INFO("sigint: " << sigint);
+  CHECK_THAT(sigint, Catch::Contains("got-int") && Catch::Contains("Process exited with code 3"));
+  CHECK(Eventually([&] { return Alive(m) == 0; }));
+
+  // Another codex process (this session resumed): its IDs mean nothing here.
+  auto second = e2e::Run(*env, {"exec", "resume", "--last", "again"});
+  CHECK(second.exit_code == 0);
+  CHECK(ModelOutput(*env, "other") == "write_stdin failed: Unknown process id 1000");
+}
+
+}  // namespace codex::testing
