@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <map>
@@ -298,6 +299,17 @@ TEST_CASE("exec lifecycle: floods, binary junk and a 10 MB line keep codex's mem
   REQUIRE(run.ok());
   INFO("stderr (tail): " << run->err.substr(run->err.size() > 2000 ? run->err.size() - 2000 : 0));
   CHECK(run->exit_code == 0);
+  // What the user reads of it: each line cut (found: `codex exec` printed the
+  // 10 MB line's first megabyte as one line on stderr).
+  size_t longest = 0;
+  for (size_t at = 0; at < run->err.size();) {
+    size_t nl = run->err.find('\n', at);
+    if (nl == std::string::npos) nl = run->err.size();
+    longest = std::max(longest, nl - at);
+    at = nl + 1;
+  }
+  CHECK(longest < 1100);
+  CHECK_THAT(run->err, Catch::Contains("LINE-END"));
   // 40 MB went through; a generous bound, far below it (about 30 MB here).
   INFO("VmHWM " << peak_kb << " kB");
   CHECK(peak_kb > 0);
