@@ -118,7 +118,9 @@ Result<ToolOutcome> ToolRouter::RunExecCommand(const Item& call, const std::stri
   if (!chunk.exited) session_id = exec_sessions_.Add(std::move(*process), cmd);
   activity.output = chunk.output;
   activity.exec_session = session_id;
-  activity.exit_code = chunk.exited ? chunk.exit_code : 0;
+  // A command still running has no exit code yet (found: `exec --json`
+  // reported exit_code 0, "completed", for a server still running).
+  if (chunk.exited) activity.exit_code = chunk.exit_code;
   activity.success = !chunk.exited || chunk.exit_code == 0;
   observer_.OnToolCompleted(activity);
   return reply(FormatExecOutput(chunk, SecondsSince(start), session_id, max_tokens),

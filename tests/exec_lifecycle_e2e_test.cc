@@ -407,3 +407,59 @@ TEST_CASE("exec lifecycle: write_stdin to no session, an ended one, another code
 }
 
 }  // namespace codex::testing
+
+namespace codex::testing {
+
+TEST_CASE("exec lifecycle: exec --json stays exact JSON; a process left running is not completed") {
+  // The output carries OSC 52 (clipboard), a title, clear screen and cursor
+  // moves: on stderr they are shown inert, in --json they are exact (escaped
+  // JSON), and nothing but JSON reaches stdout. A process its call left
+  // running gets item.started and no item.completed, as in Codex 0.169
+  // (found: item.completed with exit_code 0, "completed", for a running one).
+  if (!HaveLandlock()) return;
+  const std::string m = "codex-json-" + std::to_string(::getpid());
+  const std::string escapes =
+      "printf '\\033]52;c;cHduZWQ=\\007\\033]0;TITLE\\007\\033[2J\\033[H"
+      "\\033[5Amoved\\n'";
+  const std::string script =
+      LifeScript({ExecCall("ended", escapes, false, 5000),
+                  ExecCall("running", escapes + "; exec -a " + m + " sleep 1000", true)},
+                 R"("done", )" + ExecCall("ended", escapes, false, 5000) + R"(, "done")");
+  auto env = MakeEnv(script, "");
+  auto json = e2e::Run(*env, {"exec", "--json", "escapes"});
+  INFO("stdout: " << json.out);
+  CHECK(json.exit_code == 0);
+  std::vector<Json> events;
+  for (size_t at = 0; at < json.out.size();) {
+    size_t nl = json.out.find('\n', at);
+    if (nl == std::string::npos) nl = json.out.size();
+    Json e = Json::parse(json.out.substr(at, nl - at), nullptr, false);
+    CHECK_FALSE(e.is_discarded());
+    events.push_back(e);
+    at = nl + 1;
+  }
+  std::vector<Json> started, completed;
+  for (const Json& e : events) {
+    if (!e.is_object() || !e.contains("item") ||
+        e["item"].value("type", "") != "command_execution") {
+      continue;
+    }
+    (e.value("type", "") == "item.started" ? started : completed).push_back(e["item"]);
+  }
+  REQUIRE(started.size() == 2);
+  REQUIRE(completed.size() == 1);
+  CHECK(completed[0]["id"] == started[0]["id"]);
+  CHECK(completed[0]["exit_code"] == 0);
+  CHECK(completed[0]["aggregated_output"] ==
+        "\x1b]52;c;cHduZWQ=\x07\x1b]0;TITLE\x07\x1b[2J\x1b[H\x1b[5Amoved\n");
+  CHECK(json.out.find('\x1b') == std::string::npos);  // escaped, never raw
+  CHECK(Eventually([&] { return Alive(m) == 0; }));
+
+  // The same on stderr's progress: every escape shown, none live.
+  auto text = e2e::Run(*env, {"exec", "escapes"});
+  CHECK(text.err.find('\x1b') == std::string::npos);
+  CHECK(text.err.find('\x07') == std::string::npos);
+  CHECK_THAT(text.err, Catch::Contains("^[]52;c;cHduZWQ=^G^[]0;TITLE^G^[[2J^[[H^[[5Amoved"));
+}
+
+}  // namespace codex::testing
