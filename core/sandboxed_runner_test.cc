@@ -8,10 +8,12 @@
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <thread>
 
 #include "core/approval.h"
 #include "sandbox/landlock.h"
+#include "sandbox/launcher.h"
 #include "testing/eventually.h"
 #include "testing/files.h"
 #include "testing/processes.h"
@@ -438,4 +440,41 @@ TEST_CASE("Concurrent commands share one server, each confined to the turn's pol
   CHECK(fs::exists(workspace.path() / "a"));
   CHECK(fs::exists(workspace.path() / "b"));
   CHECK(fs::is_empty(outside.path()));
+}
+
+TEST_CASE("A live process keeps the sandbox of the turn that started it; writes gain nothing") {
+  // The user loosens the policy between turns (read-only, then
+  // workspace-write): a REPL the model started under read-only keeps
+  // read-only, whatever write_stdin types into it, while new commands get
+  // the new policy. (A terminal needs namespaces; Landlock alone grants none.)
+  if (sandbox::landlock::AbiVersion() < 1 || !sandbox::ProbeBwrap().usable) {
+    codex::testing::SkipPart("needs Landlock and bubblewrap's namespaces");
+    return;
+  }
+  codex::testing::TempDir dir("codex-runner-policy-", "/tmp");
+  SandboxedRunner runner;
+  CancelToken cancel;
+  auto spec = Spec({"sh"});
+  spec.cwd = dir.path().string();
+  spec.sandbox.mode = SandboxMode::kReadOnly;
+  spec.sandbox.workspace_root = dir.path().string();
+  auto repl = runner.Start(spec, /*tty=*/true);
+  REQUIRE(repl.ok());
+  // The next turn: workspace-write; a new command may write.
+  auto loose = spec;
+  loose.sandbox.mode = SandboxMode::kWorkspaceWrite;
+  loose.argv = {"sh", "-c", "touch by-new-command"};
+  auto ran = runner.Run(loose, cancel);
+  REQUIRE(ran.ok());
+  CHECK(ran->exit_code == 0);
+  CHECK(std::filesystem::exists(dir.path() / "by-new-command"));
+  // The REPL of the first turn still cannot.
+  REQUIRE((*repl)->Write("touch by-old-repl; echo status-$?\n").ok());
+  std::string seen;
+  for (int i = 0; i < 100 && seen.find("status-") == std::string::npos; ++i) {
+    seen += (*repl)->Collect(100, 1 << 20, cancel, nullptr).output;
+  }
+  // (the echo of the typed line holds "status-$?"; the answer a digit)
+  CHECK(std::regex_search(seen, std::regex("status-[1-9]")));
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "by-old-repl"));
 }
