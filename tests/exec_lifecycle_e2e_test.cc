@@ -28,6 +28,7 @@
 #include "testing/temp_dir.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
+#include "tests/pty_support.h"
 
 namespace codex::testing {
 namespace {
@@ -460,6 +461,44 @@ TEST_CASE("exec lifecycle: exec --json stays exact JSON; a process left running 
   CHECK(text.err.find('\x1b') == std::string::npos);
   CHECK(text.err.find('\x07') == std::string::npos);
   CHECK_THAT(text.err, Catch::Contains("^[]52;c;cHduZWQ=^G^[]0;TITLE^G^[[2J^[[H^[[5Amoved"));
+}
+
+}  // namespace codex::testing
+
+namespace codex::testing {
+
+TEST_CASE("exec lifecycle: interactive, sessions outlive the turn, not codex killed with SIGKILL") {
+  // As in Codex 0.169, a process the model left running stays across turns
+  // (a later turn polls it); codex killed with SIGKILL leaves none of them.
+  if (!HaveLandlock()) return;
+  const Layers layers = AvailableLayers().front();
+  INFO(layers.name);
+  const std::string m = "codex-tui-" + std::to_string(::getpid());
+  std::vector<std::string> calls = EscapeCalls(m);
+  calls.push_back(R"("first turn done")");
+  calls.push_back(WriteCall("later", 1000, "", 300));
+  const std::string script = LifeScript(calls, R"("second turn done")");
+  auto env = MakeEnv(script, "");
+  std::vector<std::string> args = layers.args;
+  ProcessOptions command = env->CodexCommand(args);
+  for (const auto& [k, v] : layers.env) command.env[k] = v;
+  auto p = PtyProcess::Spawn(command);
+  REQUIRE(p.ok());
+  const auto wait = std::chrono::seconds(60);
+  REQUIRE((*p)->WaitForText("›", wait).ok());
+  REQUIRE((*p)->Write("escape\r").ok());
+  REQUIRE((*p)->WaitForText("first turn done", wait).ok());
+  REQUIRE(Eventually([&] { return EscapesRunning(m, layers.env.empty()); }, wait));
+  REQUIRE((*p)->Write("poll it\r").ok());
+  REQUIRE((*p)->WaitForText("second turn done", wait).ok());
+  CHECK_THAT(ModelOutput(*env, "later"), Catch::Contains("Process running with session ID 1000"));
+  CHECK(EscapesRunning(m, layers.env.empty()));
+  REQUIRE(::kill((*p)->pid(), SIGKILL) == 0);
+  (void)(*p)->WaitExit(wait);
+  CHECK(Eventually([&] { return Alive(m) == 0; }));
+  for (const auto& left : ProcessesMentioning(m)) {
+    UNSCOPED_INFO("left: pid " << left.pid << " " << left.command_line);
+  }
 }
 
 }  // namespace codex::testing
