@@ -121,6 +121,14 @@ bool EscapesRunning(const std::string& m, bool pty) {
   return !pty || Alive(m + "-pty") == 1;
 }
 
+// True once no process has `env`'s CODEX_HOME in its command line or
+// environment: codex, bubblewrap, the sandbox server, the commands.
+bool NothingOf(const CodexTestEnv& env) {
+  return ProcessesMentioning("CODEX_HOME=" + env.codex_home().string(),
+                             Mentioned::kInCommandLineOrEnvironment)
+      .empty();
+}
+
 std::string LifeScript(const std::vector<std::string>& calls, const std::string& last) {
   std::string s = R"({"responses": [)";
   for (const auto& c : calls) s += c + ",";
@@ -177,6 +185,10 @@ TEST_CASE("exec lifecycle: nothing the model started outlives codex exec, ended 
       for (const auto& p : ProcessesMentioning(m)) {
         UNSCOPED_INFO("left: pid " << p.pid << " " << p.command_line);
       }
+      // Nor codex's own helpers: bubblewrap and the sandbox server carry
+      // its CODEX_HOME in their environment (readable here as root or as
+      // their user; an unreadable environ proves nothing either way).
+      CHECK(Eventually([&] { return NothingOf(*env); }));
     }
   }
 }
@@ -496,6 +508,7 @@ TEST_CASE("exec lifecycle: interactive, sessions outlive the turn, not codex kil
   REQUIRE(::kill((*p)->pid(), SIGKILL) == 0);
   (void)(*p)->WaitExit(wait);
   CHECK(Eventually([&] { return Alive(m) == 0; }));
+  CHECK(Eventually([&] { return NothingOf(*env); }));
   for (const auto& left : ProcessesMentioning(m)) {
     UNSCOPED_INFO("left: pid " << left.pid << " " << left.command_line);
   }
