@@ -376,8 +376,16 @@ void RunSandboxServer(int argc, char** argv) {
     for (;;) {
       for (;;) {
         int status = 0;
-        pid_t pid = ::waitpid(-1, &status, WNOHANG | __WALL);
+        pid_t pid = ::waitpid(-1, &status, WNOHANG | WUNTRACED | __WALL);
         if (pid <= 0) break;
+        if (WIFSTOPPED(status)) {
+          // A command stopped its keeper (its parent, in its Landlock
+          // domain): it goes on at once, so that it reports the start and
+          // ends the command when asked (found: a keeper stopped before its
+          // start report held the call for as long as Spawn waits).
+          if (is_keeper(pid)) ::kill(pid, SIGCONT);
+          continue;
+        }
         for (auto it = keepers.begin(); it != keepers.end(); ++it) {
           if (it->second == pid) {
             keepers.erase(it);
