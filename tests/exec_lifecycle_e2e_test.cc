@@ -226,6 +226,8 @@ TEST_CASE("exec lifecycle: the sandbox server killed mid-command is an error; th
     INFO(layers.name);
     const std::string m =
         "codex-srvkill-" + std::to_string(::getpid()) + "-" + std::to_string(layers.name.size());
+    TempDir gate_dir("codex-srvkill-");
+    const std::string gate = (gate_dir.path() / "second-server-killed").string();
     Json wait = {{"cmd", "exec -a " + m + "-victim sleep 1000"},
                  {"shell", "/bin/bash"},
                  {"login", false},
@@ -233,7 +235,11 @@ TEST_CASE("exec lifecycle: the sandbox server killed mid-command is an error; th
     const std::string script =
         R"({"responses": [{"output": [{"function_call": "exec_command", "call_id": "victim",
         "arguments": )" +
-        wait.dump() + R"(}]},)" + ExecCall("after", "echo after-" + m) + R"(, "done"]})";
+        wait.dump() + R"(}]},)" + ExecCall("after", "echo after-" + m) + ", " +
+        ExecCall("idle", "exec -a " + m + "-idle sleep 1000") + R"(, {"wait_for_file": )" +
+        Json(gate).dump() +
+        R"(, "output": [{"function_call": "write_stdin", "call_id": "poll", "arguments":
+        {"session_id": 1000, "chars": "", "yield_time_ms": 2000}}]}, "done"]})";
     auto env = MakeEnv(script, "");
     std::vector<std::string> args = {"exec"};
     args.insert(args.end(), layers.args.begin(), layers.args.end());
@@ -246,6 +252,20 @@ TEST_CASE("exec lifecycle: the sandbox server killed mid-command is an error; th
     const pid_t server = SandboxServerOf((*codex)->pid());
     REQUIRE(server > 0);
     REQUIRE(::kill(server, SIGKILL) == 0);
+    // The next call got a new server; it is killed too, while its command
+    // waits between calls for the model's next poll.
+    REQUIRE(Eventually(
+        [&] {
+          (void)(*codex)->ReadStdoutLine(std::chrono::milliseconds(20));
+          // (and its call returned: the model was asked what next)
+          return Alive(m + "-idle") == 1 && env->server().requests_to("/responses").size() >= 4;
+        },
+        std::chrono::seconds(60)));
+    const pid_t second = SandboxServerOf((*codex)->pid());
+    REQUIRE(second > 0);
+    CHECK(second != server);
+    REQUIRE(::kill(second, SIGKILL) == 0);
+    WriteFile(gate, "");
     auto run = (*codex)->Wait(std::chrono::seconds(90));
     REQUIRE(run.ok());
     INFO("stderr: " << run->err);
@@ -259,6 +279,11 @@ TEST_CASE("exec lifecycle: the sandbox server killed mid-command is an error; th
     const std::string after = ModelOutput(*env, "after");
     CHECK_THAT(after,
                Catch::Contains("Process exited with code 0") && Catch::Contains("after-" + m));
+    CHECK_THAT(ModelOutput(*env, "idle"), Catch::Contains("Process running with session ID 1000"));
+    // The poll of a session whose server died between calls says so.
+    const std::string poll = ModelOutput(*env, "poll");
+    INFO("poll: " << poll);
+    CHECK_THAT(poll, Catch::StartsWith("write_stdin failed: the sandbox server stopped"));
     CHECK(Eventually([&] { return Alive(m) == 0; }));
   }
 }
