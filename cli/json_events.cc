@@ -165,6 +165,10 @@ void JsonEventWriter::OnToolStarted(const core::ToolActivity& activity) {
 }
 
 void JsonEventWriter::OnToolCompleted(const core::ToolActivity& activity) {
+  // A unified exec process its call left running has not completed: as
+  // Codex 0.169, its item stays started (found: we reported exit_code 0,
+  // "completed", for a server still running).
+  if (activity.exec_session >= 0) return;
   Emit(Dump(Json{{"type", "item.completed"},
                  {"item", ActivityItem(IdFor(activity.call_id), activity, true, cwd_)}}));
 }

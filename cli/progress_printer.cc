@@ -7,7 +7,8 @@
 
 namespace codex::cli {
 
-std::string Excerpt(const std::string& raw, int max_lines, const std::string& indent) {
+std::string Excerpt(const std::string& raw, int max_lines, const std::string& indent,
+                    size_t max_line_bytes) {
   const std::string text = NeutralizeControls(raw);
   std::string out;
   int lines = 0;
@@ -15,7 +16,16 @@ std::string Excerpt(const std::string& raw, int max_lines, const std::string& in
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
     if (nl == std::string::npos) nl = text.size();
-    if (lines < max_lines) out += indent + text.substr(pos, nl - pos) + "\n";
+    if (lines < max_lines) {
+      size_t len = nl - pos;
+      const bool cut = max_line_bytes > 0 && len > max_line_bytes;
+      if (cut) {
+        len = max_line_bytes;
+        // Never inside a UTF-8 sequence.
+        while (len > 0 && (static_cast<unsigned char>(text[pos + len]) & 0xC0) == 0x80) --len;
+      }
+      out += indent + text.substr(pos, len) + (cut ? "…\n" : "\n");
+    }
     ++lines;
     pos = nl + 1;
   }
@@ -85,10 +95,12 @@ void ProgressPrinter::OnToolCompleted(const core::ToolActivity& activity) {
     for (const auto& c : activity.changes) {
       std::fprintf(err_, "  %s %s\n", c.kind.c_str(), NeutralizeControls(c.path).c_str());
     }
-    if (!activity.success) std::fprintf(err_, "%s", Excerpt(activity.output, 5, "  ").c_str());
+    if (!activity.success) {
+      std::fprintf(err_, "%s", Excerpt(activity.output, 5, "  ", kExcerptLineBytes).c_str());
+    }
     return;
   }
-  std::fprintf(err_, "%s", Excerpt(activity.output, 5, "  ").c_str());
+  std::fprintf(err_, "%s", Excerpt(activity.output, 5, "  ", kExcerptLineBytes).c_str());
   std::fprintf(err_, "%s", CommandEndLine(activity, style_).c_str());
 }
 

@@ -5,6 +5,7 @@
 // above its output. Not thread-safe (the tool router serializes its calls).
 #pragma once
 
+#include <cstddef>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -43,8 +44,12 @@ class ProgressPrinter final : public core::TurnObserver {
 
 // The first `max_lines` lines of `text`, each prefixed with `indent`, and a
 // "… +N lines" marker when cut, with control sequences neutralised
-// (terminal_text.h): safe to write to the terminal.
-std::string Excerpt(const std::string& text, int max_lines, const std::string& indent);
+// (terminal_text.h): safe to write to the terminal. A line longer than
+// `max_line_bytes` (0: no limit) is cut there and ends in "…": a command's
+// output may be one line of megabytes, which no terminal wants whole.
+inline constexpr size_t kExcerptLineBytes = 1024;  // as the interactive live view's
+std::string Excerpt(const std::string& text, int max_lines, const std::string& indent,
+                    size_t max_line_bytes = 0);
 
 // How a command's call ended, as both the interactive screen and `codex exec`
 // show it under its output: "  ↻ running in the background (session N)\n"

@@ -97,6 +97,10 @@ class LiveProcess {
     int64_t dropped = 0;  // bytes left out between head and tail
     bool exited = false;  // the command ended (its output drained)
     int exit_code = 0;    // 128+N for signal N
+    // With `exited`: non-empty when the command's end was seen but not its
+    // exit status (the sandbox server died, or the command's keeper there
+    // was killed): why, in one line; `exit_code` then means nothing.
+    std::string lost;
   };
   // Collects output for up to `wait_ms`, returning early once the command
   // ended or `cancel` fired; keeps at most `cap_bytes` (head + tail). A
@@ -104,6 +108,9 @@ class LiveProcess {
   // view; called on this thread, with no lock held).
   virtual Chunk Collect(int64_t wait_ms, size_t cap_bytes, const CancelToken& cancel,
                         const std::function<void(std::string_view)>& on_output) = 0;
+  // True once the command ended (its output may wait for Collect); for the
+  // session limit, which ends such processes first. Thread-safe.
+  virtual bool Exited() { return false; }
 };
 
 class CommandRunner {

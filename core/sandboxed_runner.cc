@@ -276,7 +276,12 @@ class ServedProcess final : public LiveProcess {
 
   Status Write(std::string_view bytes) override {
     const int fd = proc_->input_fd();
-    if (fd < 0) return Status(StatusCode::kFailedPrecondition, "the process takes no input");
+    // Without a terminal stdin is /dev/null, as in Codex 0.169 (whose words these are).
+    if (fd < 0) {
+      return Status(StatusCode::kFailedPrecondition,
+                    "stdin is closed for this session; rerun exec_command with tty=true to keep "
+                    "stdin open");
+    }
     while (!bytes.empty()) {
       ssize_t n = ::write(fd, bytes.data(), bytes.size());
       if (n < 0 && errno == EINTR) continue;
@@ -294,6 +299,11 @@ class ServedProcess final : public LiveProcess {
       bytes.remove_prefix(static_cast<size_t>(n));
     }
     return OkStatus();
+  }
+
+  bool Exited() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return done_;
   }
 
   Chunk Collect(int64_t wait_ms, size_t cap_bytes, const CancelToken& cancel,
@@ -328,6 +338,7 @@ class ServedProcess final : public LiveProcess {
     if (done_) {
       chunk.exited = true;
       chunk.exit_code = exit_code_;
+      chunk.lost = lost_;
     }
     return chunk;
   }
@@ -345,8 +356,12 @@ class ServedProcess final : public LiveProcess {
       const bool open = proc_->stdout_fd() >= 0 || proc_->stderr_fd() >= 0;
       if (exited && (!open || SteadyClock::now() - exit_seen > std::chrono::milliseconds(100))) {
         const int status = proc_->wait_status();
+        // No exit status (the server or the keeper died): never "exited
+        // with code 0", which the status word left at 0 would say.
+        std::string lost = proc_->lost() ? proc_->LostError().message() : "";
         std::lock_guard<std::mutex> lock(mu_);
         exit_code_ = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+        lost_ = std::move(lost);
         done_ = true;
         cv_.notify_all();
         break;
@@ -398,13 +413,14 @@ class ServedProcess final : public LiveProcess {
   std::unique_ptr<sandbox::RemoteProcess> proc_;  // the reader thread's alone once started
   sandbox::UniqueFd wake_read_;
   sandbox::UniqueFd wake_write_;
-  std::mutex mu_;  // guards pending_, dropped_, done_, exit_code_
+  std::mutex mu_;  // guards pending_, dropped_, done_, exit_code_, lost_
   std::condition_variable cv_;
   std::string pending_;  // output not yet collected, the newest kPendingCapBytes
   size_t streamed_ = 0;  // how much of pending_ Collect's on_output was given
   int64_t dropped_ = 0;  // older bytes dropped from pending_
   bool done_ = false;    // exited and drained
   int exit_code_ = 0;
+  std::string lost_;  // see Chunk::lost
   std::thread reader_;
 };
 
@@ -415,7 +431,10 @@ Result<std::unique_ptr<LiveProcess>> SandboxedRunner::Start(const CommandSpec& s
   ASSIGN_OR_RETURN(sandbox::SpawnOptions options, OptionsFor(spec, server));
   sandbox::RemoteSpawnOptions remote;
   remote.stdio = tty ? sandbox::RemoteStdio::kPty : sandbox::RemoteStdio::kPipes;
-  remote.stdin_pipe = true;
+  // Without a terminal, stdin is /dev/null, as in Codex 0.169: `cat`,
+  // `read` or a prompt end at once instead of waiting out the yield (and
+  // then for ever) on a pipe nobody writes.
+  remote.stdin_pipe = false;
   ASSIGN_OR_RETURN(std::unique_ptr<sandbox::RemoteProcess> proc,
                    server.server->Spawn(options, remote));
   return std::unique_ptr<LiveProcess>(new ServedProcess(std::move(proc)));

@@ -8,10 +8,12 @@
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <thread>
 
 #include "core/approval.h"
 #include "sandbox/landlock.h"
+#include "sandbox/launcher.h"
 #include "testing/eventually.h"
 #include "testing/files.h"
 #include "testing/processes.h"
@@ -319,7 +321,7 @@ TEST_CASE("A live process keeps its state across writes and dies with its handle
   SandboxedRunner runner;
   CancelToken cancel;
   auto spec = Spec({"sh", "-c", "while read line; do echo got:$line; done"});
-  auto process = runner.Start(spec, /*tty=*/false);
+  auto process = runner.Start(spec, /*tty=*/true);
   REQUIRE(process.ok());
   REQUIRE((*process)->Write("one\n").ok());
   auto first = (*process)->Collect(2'000, 1 << 20, cancel, nullptr);
@@ -329,7 +331,27 @@ TEST_CASE("A live process keeps its state across writes and dies with its handle
   for (int i = 0; i < 20 && seen.find("got:two") == std::string::npos; ++i) {
     seen += (*process)->Collect(100, 1 << 20, cancel, nullptr).output;
   }
-  CHECK_THAT(seen, Catch::Contains("got:one\ngot:two\n"));
+  CHECK_THAT(seen, Catch::Contains("got:one\r\n") && Catch::Contains("got:two\r\n"));
+}
+
+TEST_CASE("Without a terminal stdin is closed, as in Codex: cat ends, a write says why") {
+  // Found: stdin was a pipe nobody wrote, so `cat`, `read` or a prompt
+  // waited out the whole yield and stayed open as a session; Codex 0.169
+  // gives them /dev/null and refuses chars without a terminal.
+  SandboxedRunner runner;
+  CancelToken cancel;
+  auto process = runner.Start(Spec({"sh", "-c", "cat; echo cat-ended"}), /*tty=*/false);
+  REQUIRE(process.ok());
+  const auto chunk = (*process)->Collect(20'000, 1 << 20, cancel, nullptr);
+  CHECK(chunk.exited);
+  CHECK(chunk.exit_code == 0);
+  CHECK(chunk.output == "cat-ended\n");
+  auto sleeper = runner.Start(Spec({"sleep", "30"}), /*tty=*/false);
+  REQUIRE(sleeper.ok());
+  const Status written = (*sleeper)->Write("hello\n");
+  CHECK(written.code() == StatusCode::kFailedPrecondition);
+  CHECK(written.message() ==
+        "stdin is closed for this session; rerun exec_command with tty=true to keep stdin open");
 }
 
 namespace {
@@ -418,4 +440,41 @@ TEST_CASE("Concurrent commands share one server, each confined to the turn's pol
   CHECK(fs::exists(workspace.path() / "a"));
   CHECK(fs::exists(workspace.path() / "b"));
   CHECK(fs::is_empty(outside.path()));
+}
+
+TEST_CASE("A live process keeps the sandbox of the turn that started it; writes gain nothing") {
+  // The user loosens the policy between turns (read-only, then
+  // workspace-write): a REPL the model started under read-only keeps
+  // read-only, whatever write_stdin types into it, while new commands get
+  // the new policy. (A terminal needs namespaces; Landlock alone grants none.)
+  if (sandbox::landlock::AbiVersion() < 1 || !sandbox::ProbeBwrap().usable) {
+    codex::testing::SkipPart("needs Landlock and bubblewrap's namespaces");
+    return;
+  }
+  codex::testing::TempDir dir("codex-runner-policy-", "/tmp");
+  SandboxedRunner runner;
+  CancelToken cancel;
+  auto spec = Spec({"sh"});
+  spec.cwd = dir.path().string();
+  spec.sandbox.mode = SandboxMode::kReadOnly;
+  spec.sandbox.workspace_root = dir.path().string();
+  auto repl = runner.Start(spec, /*tty=*/true);
+  REQUIRE(repl.ok());
+  // The next turn: workspace-write; a new command may write.
+  auto loose = spec;
+  loose.sandbox.mode = SandboxMode::kWorkspaceWrite;
+  loose.argv = {"sh", "-c", "touch by-new-command"};
+  auto ran = runner.Run(loose, cancel);
+  REQUIRE(ran.ok());
+  CHECK(ran->exit_code == 0);
+  CHECK(std::filesystem::exists(dir.path() / "by-new-command"));
+  // The REPL of the first turn still cannot.
+  REQUIRE((*repl)->Write("touch by-old-repl; echo status-$?\n").ok());
+  std::string seen;
+  for (int i = 0; i < 100 && seen.find("status-") == std::string::npos; ++i) {
+    seen += (*repl)->Collect(100, 1 << 20, cancel, nullptr).output;
+  }
+  // (the echo of the typed line holds "status-$?"; the answer a digit)
+  CHECK(std::regex_search(seen, std::regex("status-[1-9]")));
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "by-old-repl"));
 }

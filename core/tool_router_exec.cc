@@ -81,7 +81,7 @@ Result<ToolOutcome> ToolRouter::RunExecCommand(const Item& call, const std::stri
   // on-failure, as for shell: a command the sandbox stopped within its first
   // yield may be rerun without it once the user agrees. A command still
   // running is not judged.
-  if (chunk.exited && gate.choice == SandboxChoice::kSandboxed &&
+  if (chunk.exited && chunk.lost.empty() && gate.choice == SandboxChoice::kSandboxed &&
       spec.sandbox.mode != SandboxMode::kDangerFullAccess) {
     CommandResult failed;
     failed.exit_code = chunk.exit_code;
@@ -105,11 +105,22 @@ Result<ToolOutcome> ToolRouter::RunExecCommand(const Item& call, const std::stri
       if (cancel.cancelled()) return CancelledError("interrupted");
     }
   }
+  if (!chunk.lost.empty()) {
+    // The server (or the command's keeper) died: no exit status to report,
+    // and nothing to rerun outside the sandbox.
+    activity.output = chunk.output;
+    activity.exit_code = -1;
+    activity.success = false;
+    observer_.OnToolCompleted(activity);
+    return reply(FormatLostOutput("exec_command", chunk, max_tokens), outcome.stop_turn);
+  }
   int64_t session_id = -1;
   if (!chunk.exited) session_id = exec_sessions_.Add(std::move(*process), cmd);
   activity.output = chunk.output;
   activity.exec_session = session_id;
-  activity.exit_code = chunk.exited ? chunk.exit_code : 0;
+  // A command still running has no exit code yet (found: `exec --json`
+  // reported exit_code 0, "completed", for a server still running).
+  if (chunk.exited) activity.exit_code = chunk.exit_code;
   activity.success = !chunk.exited || chunk.exit_code == 0;
   observer_.OnToolCompleted(activity);
   return reply(FormatExecOutput(chunk, SecondsSince(start), session_id, max_tokens),
@@ -131,8 +142,8 @@ Result<ToolOutcome> ToolRouter::RunWriteStdin(const Item& call, const std::strin
   const int64_t max_tokens = args->max_tokens;
   LiveProcess* process = exec_sessions_.Find(id);
   if (process == nullptr) {
-    return reply("write_stdin failed: Unknown process id " + std::to_string(id) +
-                 "; it exited or was never started");
+    // Codex 0.169's words.
+    return reply("write_stdin failed: Unknown process id " + std::to_string(id));
   }
   const auto start = Clock::now();
   if (!chars.empty()) {
@@ -143,7 +154,9 @@ Result<ToolOutcome> ToolRouter::RunWriteStdin(const Item& call, const std::strin
   LiveProcess::Chunk chunk = process->Collect(yield_ms, kExecCollectCapBytes, cancel, nullptr);
   if (cancel.cancelled()) return CancelledError("interrupted");
   const std::string text =
-      FormatExecOutput(chunk, SecondsSince(start), chunk.exited ? -1 : id, max_tokens);
+      !chunk.lost.empty()
+          ? FormatLostOutput("write_stdin", chunk, max_tokens)
+          : FormatExecOutput(chunk, SecondsSince(start), chunk.exited ? -1 : id, max_tokens);
   if (chunk.exited) exec_sessions_.Remove(id);
   return reply(text);
 }

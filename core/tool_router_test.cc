@@ -162,7 +162,7 @@ TEST_CASE("unified exec: a runner that cannot keep processes, an unknown session
   CHECK(OutputText(rig.Call("exec_command", R"({"cmd":5})")) ==
         "exec_command: `cmd` must be the command to run, as a string");
   CHECK(OutputText(rig.Call("write_stdin", R"({"session_id":1234,"chars":"q"})")) ==
-        "write_stdin failed: Unknown process id 1234; it exited or was never started");
+        "write_stdin failed: Unknown process id 1234");
   CHECK(rig.router->OpenProcesses().empty());
 }
 
@@ -417,8 +417,12 @@ namespace {
 // A live process that only counts how many of its kind are alive.
 class CountedProcess final : public LiveProcess {
  public:
-  explicit CountedProcess(std::atomic<int>& alive) : alive_(alive) { ++alive_; }
+  explicit CountedProcess(std::atomic<int>& alive, bool exited = false)
+      : alive_(alive), exited_(exited) {
+    ++alive_;
+  }
   ~CountedProcess() override { --alive_; }
+  bool Exited() override { return exited_; }
   codex::Status Write(std::string_view) override { return codex::OkStatus(); }
   Chunk Collect(int64_t, size_t, const CancelToken&,
                 const std::function<void(std::string_view)>&) override {
@@ -427,9 +431,34 @@ class CountedProcess final : public LiveProcess {
 
  private:
   std::atomic<int>& alive_;
+  bool exited_ = false;
 };
 
 }  // namespace
+
+TEST_CASE("unified exec sessions: at the limit an exited process goes first, the recent are kept") {
+  // Codex 0.169's rule: the 8 most recently used are spared; of the rest, the
+  // least recently used that already exited, else the least recently used.
+  ExecSessions sessions;
+  std::atomic<int> alive{0};
+  std::vector<int64_t> ids;
+  for (size_t i = 0; i < kMaxExecSessions; ++i) {
+    // #10 exited (never polled since); #60 exited too, but among the recent.
+    ids.push_back(sessions.Add(std::make_unique<CountedProcess>(alive, i == 10 || i == 60), "c"));
+  }
+  auto has = [&](int64_t id) { return sessions.Find(id) != nullptr; };
+  const int64_t first = sessions.Add(std::make_unique<CountedProcess>(alive), "next");
+  CHECK(sessions.size() == kMaxExecSessions);
+  CHECK_FALSE(has(ids[10]));  // the exited one, although #0 is older
+  CHECK(has(ids[0]));
+  // No exited one left outside the recent eight: the least recently used.
+  // (Find above marked #0 as used, so #1 is now the oldest.)
+  sessions.Add(std::make_unique<CountedProcess>(alive), "again");
+  CHECK_FALSE(has(ids[1]));
+  CHECK(has(ids[60]));
+  CHECK(has(first));
+  CHECK(alive == static_cast<int>(kMaxExecSessions));
+}
 
 TEST_CASE("unified exec sessions: exec_command calls running together each get their own ID") {
   // Calls of one response run together; each still-running command is kept

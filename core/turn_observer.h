@@ -40,8 +40,8 @@ struct ToolActivity {
   std::optional<int> exit_code;
   bool success = false;
   // exec_command: the command was still running when its call returned; it
-  // lives on in the background as unified exec session `exec_session` (its
-  // exit_code is then 0, as Codex reports it).
+  // lives on in the background as unified exec session `exec_session` (no
+  // exit_code yet; `exec --json` then leaves its item started, as Codex).
   int64_t exec_session = -1;
   std::vector<ChangedFile> changes;  // apply_patch
   std::vector<PlanStep> plan;        // update_plan

@@ -86,6 +86,26 @@ std::string WriteStdinToolJson() {
   return j.dump();
 }
 
+namespace {
+
+// At most `max_output_tokens` of `chunk`'s output: head and tail.
+std::string BoundedOutput(const LiveProcess::Chunk& chunk, int64_t max_output_tokens) {
+  const size_t max_bytes = static_cast<size_t>(std::clamp<int64_t>(max_output_tokens, 1, 1 << 28)) *
+                           static_cast<size_t>(4);
+  if (chunk.dropped == 0 && chunk.output.size() <= max_bytes) return chunk.output;
+  const sandbox::OutputGap gap{chunk.output.size() / 2, chunk.dropped, 0};
+  return sandbox::TruncateHeadTail(chunk.output, gap, max_bytes);
+}
+
+}  // namespace
+
+std::string FormatLostOutput(std::string_view tool, const LiveProcess::Chunk& chunk,
+                             int64_t max_output_tokens) {
+  std::string out = std::string(tool) + " failed: " + chunk.lost;
+  if (!chunk.output.empty()) out += "\nOutput:\n" + BoundedOutput(chunk, max_output_tokens);
+  return out;
+}
+
 std::string FormatExecOutput(const LiveProcess::Chunk& chunk, double wall_seconds,
                              int64_t session_id, int64_t max_output_tokens) {
   static thread_local std::mt19937 rng{std::random_device{}()};
@@ -95,9 +115,6 @@ std::string FormatExecOutput(const LiveProcess::Chunk& chunk, double wall_second
   std::snprintf(wall, sizeof(wall), "%.4f", wall_seconds);
   const int64_t total_bytes = static_cast<int64_t>(chunk.output.size()) + chunk.dropped;
   const int64_t tokens = (total_bytes + 3) / 4;
-  const size_t max_bytes =
-      static_cast<size_t>(std::max<int64_t>(max_output_tokens, 1)) * static_cast<size_t>(4);
-  const sandbox::OutputGap gap{chunk.output.size() / 2, chunk.dropped, 0};
   std::string out = "Chunk ID: " + std::string(id) + "\nWall time: " + wall + " seconds\n";
   if (session_id < 0) {
     out += "Process exited with code " + std::to_string(chunk.exit_code) + "\n";
@@ -105,11 +122,7 @@ std::string FormatExecOutput(const LiveProcess::Chunk& chunk, double wall_second
     out += "Process running with session ID " + std::to_string(session_id) + "\n";
   }
   out += "Original token count: " + std::to_string(tokens) + "\nOutput:\n";
-  if (chunk.dropped == 0 && chunk.output.size() <= max_bytes) {
-    out += chunk.output;
-  } else {
-    out += sandbox::TruncateHeadTail(chunk.output, gap, max_bytes);
-  }
+  out += BoundedOutput(chunk, max_output_tokens);
   return out;
 }
 
@@ -117,12 +130,23 @@ int64_t ExecSessions::Add(std::unique_ptr<LiveProcess> process, std::string comm
   std::unique_ptr<LiveProcess> evicted;  // killed after the lock is let go
   std::lock_guard<std::mutex> lock(mu_);
   if (sessions_.size() >= kMaxExecSessions) {
-    // The least recently used, sparing the most recent few.
+    // As Codex 0.169: spare the most recently used few; of the others, the
+    // least recently used one that already exited, else the least recently
+    // used one (found: a running server was killed while a finished
+    // process, never polled since, kept its place).
     std::vector<std::pair<uint64_t, int64_t>> by_use;
     for (const auto& [id, e] : sessions_) by_use.emplace_back(e.last_used, id);
     std::sort(by_use.begin(), by_use.end());
     if (by_use.size() > kProtectedRecentSessions) {
-      auto it = sessions_.find(by_use.front().second);
+      by_use.resize(by_use.size() - kProtectedRecentSessions);
+      int64_t victim = by_use.front().second;
+      for (const auto& [used, id] : by_use) {
+        if (sessions_[id].process->Exited()) {
+          victim = id;
+          break;
+        }
+      }
+      auto it = sessions_.find(victim);
       evicted = std::move(it->second.process);
       sessions_.erase(it);
     }

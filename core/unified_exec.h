@@ -2,7 +2,9 @@
 //
 // exec_command runs `cmd` through a shell (`shell`, default $SHELL or
 // /bin/bash; `-lc` with `login`, the default, else `-c`) in `workdir`, on a
-// pseudo-terminal with `tty` (default false) or on pipes, and waits up to
+// pseudo-terminal with `tty` (default false) or on pipes with stdin from
+// /dev/null (write_stdin's `chars` then fail: "stdin is closed for this
+// session; rerun exec_command with tty=true…", as in Codex), and waits up to
 // `yield_time_ms` (default 10000; clamped to 250..30000) for it to end. A
 // command still running then stays alive in the session's sandbox server
 // under a session ID the model passes to write_stdin, which writes `chars`
@@ -15,8 +17,9 @@
 //   Original token count: N
 //   Output:
 //   <output>
-// At most 64 processes stay open; starting another kills the least recently
-// used one, sparing the 8 most recent. Every process still open dies when the
+// At most 64 processes stay open; starting another ends one, sparing the 8
+// most recently used: the least recently used that already exited, else the
+// least recently used (Codex 0.169's rule). Every process still open dies when the
 // session (the ToolRouter) ends. ExecSessions is thread-safe (exec_command
 // calls of one response run together); the LiveProcess that Find returns is
 // used by one call at a time (write_stdin runs alone, core/tool_router.h).
@@ -27,6 +30,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -51,11 +55,17 @@ std::string WriteStdinToolJson();
 std::string FormatExecOutput(const LiveProcess::Chunk& chunk, double wall_seconds,
                              int64_t session_id, int64_t max_output_tokens);
 
+// The reply when a command was lost (chunk.lost: its end seen without an exit
+// status): "<tool> failed: <why>", then what it printed before, if anything,
+// after "Output:" (head and tail, as FormatExecOutput).
+std::string FormatLostOutput(std::string_view tool, const LiveProcess::Chunk& chunk,
+                             int64_t max_output_tokens);
+
 // The processes that outlive their exec_command call.
 class ExecSessions {
  public:
-  // Takes `process` (running `command`), returns its session ID; kills the
-  // least recently used process first when kMaxExecSessions are open.
+  // Takes `process` (running `command`), returns its session ID; ends one
+  // first when kMaxExecSessions are open (see the file comment).
   int64_t Add(std::unique_ptr<LiveProcess> process, std::string command);
   // The process of `id` (marked as used), or null.
   LiveProcess* Find(int64_t id);

@@ -28,7 +28,9 @@ namespace sp = server_protocol;
 using Clock = std::chrono::steady_clock;
 
 constexpr int64_t kStartTimeoutMs = 10'000;
-constexpr int64_t kTreeGoneTimeoutMs = 2'000;  // after KillAll, for the keeper to finish
+constexpr int64_t kTreeGoneTimeoutMs = 2'000;      // after KillAll, for the keeper to finish
+constexpr int64_t kStartReportTimeoutMs = 30'000;  // from the spawn request to the keeper's report
+constexpr int64_t kLostGraceMs = 500;  // for a server whose command was lost to show it died
 using internal::kCloseRangeCloexec;
 using internal::MakePipe;
 using internal::Pipe;
@@ -238,6 +240,15 @@ bool SandboxServer::Alive() {
   return false;
 }
 
+bool SandboxServer::DiedWithin(int64_t timeout_ms) {
+  // The descriptors live as long as the server object; only the
+  // bookkeeping needs the lock (Alive takes it).
+  pollfd p[2] = {{pidfd_.get(), POLLIN, 0}, {control_.get(), POLLIN, 0}};
+  while (::poll(p, 2, static_cast<int>(timeout_ms)) < 0 && errno == EINTR) {
+  }
+  return !Alive();
+}
+
 std::string SandboxServer::died_reason() {
   std::lock_guard<std::mutex> lock(mu_);
   return died_reason_;
@@ -372,6 +383,10 @@ Result<std::unique_ptr<RemoteProcess>> SandboxServer::Spawn(const SpawnOptions& 
   alignas(cmsghdr) char cbuf[CMSG_SPACE(sizeof(int))];
   msg.msg_control = cbuf;
   msg.msg_controllen = sizeof(cbuf);
+  // The keeper reports once the command passed execve; a command can stop
+  // its keeper (its parent) before that. Never wait for ever: past the
+  // bound the server is asked to end it, and kills it if it cannot.
+  if (!WaitReadable(proc->status_.get(), kStartReportTimeoutMs)) SendSignal(h.id, SIGKILL);
   ssize_t got = 0;
   do {
     got = ::recvmsg(proc->status_.get(), &msg, MSG_WAITALL | MSG_CMSG_CLOEXEC);
@@ -389,7 +404,7 @@ Result<std::unique_ptr<RemoteProcess>> SandboxServer::Spawn(const SpawnOptions& 
   }
   if (got != static_cast<ssize_t>(sizeof(m))) {
     proc->gone_ = true;
-    return DeadError();
+    return proc->LostError();
   }
   if (m.type == static_cast<uint32_t>(sp::StatusType::kStartFailed)) {
     proc->gone_ = true;
@@ -483,8 +498,19 @@ Result<int> RemoteProcess::Reap() {
       ReadStatus(false);
     }
   }
-  if (!exited_) return server_->DeadError();
+  if (!exited_) return LostError();
   return wait_status_;
+}
+
+Status RemoteProcess::LostError() {
+  if (server_ == nullptr) return Status(StatusCode::kUnavailable, "the command was never started");
+  // A server that died is seen by its channel or its pid a moment after
+  // the command's status pipe closed (bubblewrap, codex's child, outlives
+  // it briefly): give it that moment before blaming the keeper.
+  if (server_->DiedWithin(kLostGraceMs)) return server_->DeadError();
+  return Status(StatusCode::kUnavailable,
+                "the command ended without an exit status: its keeper in the sandbox server was "
+                "killed, and everything it ran was ended with it");
 }
 
 }  // namespace codex::sandbox

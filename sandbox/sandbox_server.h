@@ -95,6 +95,13 @@ class RemoteProcess final : public internal::Supervised {
 
   // The leader's wait status once HasExited() (else 0).
   int wait_status() const { return wait_status_; }
+  // True once HasExited() although no exit status came: the command's keeper
+  // or the whole server died first (see LostError()).
+  bool lost() const { return gone_ && !exited_; }
+  // Why a lost() command ended, in one line: the server's death, or, while
+  // the server runs, its keeper killed (by a process of the session) and
+  // everything it ran ended by the server.
+  Status LostError();
 
  private:
   friend class SandboxServer;
@@ -142,6 +149,8 @@ class SandboxServer : public std::enable_shared_from_this<SandboxServer> {
 
   // False once the server died (it is then reaped; see died_reason()).
   bool Alive();
+  // Waits up to `timeout_ms` for the server to die; false if it still runs.
+  bool DiedWithin(int64_t timeout_ms);
   // One line: why the server is gone ("" while it runs).
   std::string died_reason();
   // The pid codex started (bubblewrap's with namespaces), and the server's

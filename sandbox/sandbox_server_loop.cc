@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -36,6 +37,8 @@ namespace sp = server_protocol;
 // The Landlock ruleset each keeper applies to itself (-1: the server is
 // confined already, or Landlock is missing).
 int g_ruleset_fd = -1;
+// How long a keeper asked to end its command may take before it is killed.
+constexpr int kKeeperGraceMs = 1'000;
 pid_t g_server_pid = -1;
 
 bool ParseInt(const char* text, long* out) {
@@ -357,11 +360,51 @@ void RunSandboxServer(int argc, char** argv) {
   if (!WriteAll(fd, &sp::kReady, 1)) std::_Exit(1);
 
   std::map<uint64_t, pid_t> keepers;
+  auto is_keeper = [&](pid_t pid) {
+    for (const auto& [id, keeper] : keepers) {
+      if (keeper == pid) return true;
+    }
+    return false;
+  };
+  // Reaps what ended, then kills every child that is no keeper: the
+  // server's only children are keepers, unless a keeper died before its
+  // command (a command of the session can SIGKILL its keeper, its parent):
+  // then what it ran was reparented here (PID 1, or a subreaper without
+  // namespaces) and nothing would ever end it, not even the session's end.
+  // Their own children come here as they die, and go the same way.
   auto reap = [&] {
     for (;;) {
+      for (;;) {
+        int status = 0;
+        pid_t pid = ::waitpid(-1, &status, WNOHANG | WUNTRACED | __WALL);
+        if (pid <= 0) break;
+        if (WIFSTOPPED(status)) {
+          // A command stopped its keeper (its parent, in its Landlock
+          // domain): it goes on at once, so that it reports the start and
+          // ends the command when asked (found: a keeper stopped before its
+          // start report held the call for as long as Spawn waits).
+          if (is_keeper(pid)) ::kill(pid, SIGCONT);
+          continue;
+        }
+        for (auto it = keepers.begin(); it != keepers.end(); ++it) {
+          if (it->second == pid) {
+            keepers.erase(it);
+            break;
+          }
+        }
+      }
+      bool killed = false;
+      for (pid_t pid : Children()) {
+        if (!is_keeper(pid)) killed = ::kill(pid, SIGKILL) == 0 || killed;
+      }
+      if (!killed) break;
+      // Wait for one of them, so that the next round sees its orphans.
       int status = 0;
-      pid_t pid = ::waitpid(-1, &status, WNOHANG | __WALL);
-      if (pid <= 0) break;
+      pid_t pid;
+      do {
+        pid = ::waitpid(-1, &status, __WALL);
+      } while (pid < 0 && errno == EINTR);
+      if (pid < 0) break;
       for (auto it = keepers.begin(); it != keepers.end(); ++it) {
         if (it->second == pid) {
           keepers.erase(it);
@@ -370,9 +413,32 @@ void RunSandboxServer(int argc, char** argv) {
       }
     }
   };
+  // Keepers asked to end their command, and when they are killed if they
+  // have not by then: a command can stop its keeper (SIGSTOP, again after
+  // each SIGCONT), and the call that waits for its end must not wait for
+  // ever. Killed, the keeper leaves its command to reap() above.
+  std::map<uint64_t, std::chrono::steady_clock::time_point> kill_by;  // by command id
   for (;;) {
+    int timeout_ms = -1;
+    const auto now = std::chrono::steady_clock::now();
+    for (auto it = kill_by.begin(); it != kill_by.end();) {
+      const auto keeper = keepers.find(it->first);
+      if (keeper == keepers.end()) {  // reaped: done
+        it = kill_by.erase(it);
+        continue;
+      }
+      if (it->second <= now) {
+        ::kill(keeper->second, SIGKILL);
+        it = kill_by.erase(it);
+        continue;
+      }
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(it->second - now).count() + 1;
+      if (timeout_ms < 0 || left < timeout_ms) timeout_ms = static_cast<int>(left);
+      ++it;
+    }
     pollfd fds[2] = {{fd, POLLIN, 0}, {sfd, POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0) continue;
+    if (::poll(fds, 2, timeout_ms) <= 0) continue;
     if (fds[1].revents != 0) {
       signalfd_siginfo info;
       while (::read(sfd, &info, sizeof(info)) > 0) {
@@ -383,9 +449,17 @@ void RunSandboxServer(int argc, char** argv) {
     SpawnRequest req;
     if (!ReadRequest(fd, &req)) {
       // codex closed the channel (or died): end every command, then exit.
+      // Each round kills every child left (a keeper, or what a killed or
+      // stopped keeper left behind) and reaps one; orphans come here, so
+      // the next round sees them. Waiting for the keepers alone hung here
+      // for ever once a command had killed its keeper, and kept the whole
+      // sandbox (and, without namespaces, those processes) after codex.
       CloseFds(&req);
-      for (const auto& [id, pid] : keepers) ::kill(pid, SIGUSR2);
-      while (::waitpid(-1, nullptr, __WALL) > 0 || errno == EINTR) {
+      for (;;) {
+        for (pid_t pid : Children()) ::kill(pid, SIGKILL);
+        pid_t pid = ::waitpid(-1, nullptr, __WALL);
+        if (pid < 0 && errno == EINTR) continue;
+        if (pid < 0) break;  // ECHILD: nothing left
       }
       std::_Exit(0);
     }
@@ -394,6 +468,9 @@ void RunSandboxServer(int argc, char** argv) {
       if (it != keepers.end()) {
         if (req.header.sig == SIGKILL) {
           ::kill(it->second, SIGUSR2);
+          ::kill(it->second, SIGCONT);  // a keeper its command stopped
+          kill_by.emplace(it->first, std::chrono::steady_clock::now() +
+                                         std::chrono::milliseconds(kKeeperGraceMs));
         } else {
           sigval value;
           value.sival_int = req.header.sig;

@@ -14,10 +14,14 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "sandbox/confinement.h"
 #include "sandbox/landlock.h"
 #include "sandbox/launcher.h"
+#include "testing/eventually.h"
+#include "testing/processes.h"
+#include "testing/skip.h"
 #include "testing/temp_dir.h"
 
 using codex::StatusCode;
@@ -207,4 +211,100 @@ TEST_CASE("A terminal session: the command sees a tty, input echoes, Ctrl-C reac
   (*p)->KillAll();
   auto status = (*p)->Reap();
   REQUIRE(status.ok());
+}
+
+namespace {
+
+// The processes of the host whose command line holds `marker`.
+size_t Mentioning(const std::string& marker) {
+  return codex::testing::ProcessesMentioning(marker).size();
+}
+
+}  // namespace
+
+TEST_CASE("A command that kills or stops its keeper leaves nothing behind, server running or not") {
+  // The keeper is the command's parent and shares its Landlock domain, so a
+  // command can SIGKILL or SIGSTOP it. Found: what it ran was reparented to
+  // the server, which never ended it, not even at the session's end (it
+  // waited for it for ever and kept the whole sandbox alive after codex).
+  if (!HaveLandlock()) return;
+  std::vector<bool> layer_sets = {false};
+  if (ProbeBwrap().usable) {
+    layer_sets.push_back(true);
+  } else {
+    codex::testing::SkipPart("bubblewrap cannot create namespaces here (" + ProbeBwrap().reason +
+                             "); the namespace case is left out");
+  }
+  for (const bool namespaces : layer_sets) {
+    INFO((namespaces ? "namespaces" : "without namespaces"));
+    if (!namespaces) TEST_SetBwrapOverride(std::string());
+    const std::string marker =
+        "codex-keeper-" + std::to_string(::getpid()) + (namespaces ? "-ns" : "-ll");
+    {
+      auto server = StartServer(Mode::kReadOnly);
+      // SIGKILL: a detached, signal-ignoring daemon, a background child and
+      // the leader itself (named by `exec -a`, so the host can find them).
+      SpawnOptions killer;
+      killer.argv = {"/bin/bash", "-c",
+                     "trap '' TERM HUP; (setsid bash -c 'trap \"\" TERM HUP; exec -a kill-" +
+                         marker + "-a sleep 1000' &); (exec -a kill-" + marker +
+                         "-b sleep 1001) & kill -9 $PPID; exec -a kill-" + marker +
+                         "-c sleep 1002"};
+      // (The keeper may die before or after it reported the start: Spawn
+      // or Reap says so.)
+      auto live = server->Spawn(killer, RemoteSpawnOptions{});
+      codex::Status ended = live.status();
+      if (live.ok()) {
+        ended = (*live)->Reap().status();
+        CHECK((*live)->lost());
+      }
+      // No exit status: said as such, never "exited with code 0".
+      REQUIRE_FALSE(ended.ok());
+      CHECK_THAT(ended.message(), Catch::Contains("keeper") && Catch::Contains("ended with it"));
+      CHECK(ended.message().find('\n') == std::string::npos);
+      // The server ends what the killed keeper left, while it keeps serving.
+      CHECK(codex::testing::Eventually([&] { return Mentioning("kill-" + marker) == 0; }));
+      CHECK(server->Alive());
+      CHECK(Sh(*server, "echo still-serving").stdout_text == "still-serving\n");
+
+      // SIGSTOP, once and then again after every SIGCONT: a keeper that
+      // cannot act still ends its command when asked (found: the call, and
+      // codex's exit, waited for ever).
+      for (const std::string& stop :
+           {std::string("kill -STOP $PPID; exec -a stop-") + marker + " sleep 1003",
+            "k=$PPID; (exec -a stop-" + marker +
+                "-loop bash -c \"while :; do kill -STOP $k; done\") & exec -a stop-" + marker +
+                " sleep 1003"}) {
+        SpawnOptions stopper;
+        stopper.argv = {"/bin/bash", "-c", stop};
+        auto stopped = server->Spawn(stopper, RemoteSpawnOptions{});
+        REQUIRE(stopped.ok());
+        REQUIRE(codex::testing::Eventually([&] {
+          for (const auto& p : codex::testing::ProcessesMentioning("stop-" + marker)) {
+            if (p.command_line.find("sleep") == 0 || p.command_line.find("stop-") == 0) {
+              return true;
+            }
+          }
+          return false;
+        }));
+        (*stopped)->KillAll();
+        (void)(*stopped)->Reap();  // returns: an exit status, or the keeper's loss
+        CHECK(codex::testing::Eventually([&] { return Mentioning("stop-" + marker) == 0; }));
+        CHECK(server->Alive());
+      }
+
+      // And once more, left running when the session ends.
+      SpawnOptions last = killer;
+      last.argv[2] = "(exec -a end-" + marker + " sleep 1004) & kill -9 $PPID; exec -a end-" +
+                     marker + "-b sleep 1005";
+      auto left = server->Spawn(last, RemoteSpawnOptions{});
+      if (left.ok()) {
+        REQUIRE(codex::testing::Eventually([&] { return (*left)->HasExited(); }));
+        left->reset();
+      }
+      server.reset();  // the session's end
+    }
+    CHECK(codex::testing::Eventually([&] { return Mentioning("end-" + marker) == 0; }));
+    if (!namespaces) TEST_SetBwrapOverride(std::nullopt);
+  }
 }

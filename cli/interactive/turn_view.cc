@@ -669,7 +669,7 @@ void TurnView::OnToolCompleted(const core::ToolActivity& activity) {
       out += "  " + mark + " " + NeutralizeControls(change.path) + "\n";
     }
     if (!activity.success) {
-      out += style_.Red(Excerpt(activity.output, 5, "  "));
+      out += style_.Red(Excerpt(activity.output, 5, "  ", kExcerptLineBytes));
       out += "  " + style_.Red("✗ patch failed") + "\n";
     } else {
       out += "  " + style_.Green("✓ applied") + "\n";
