@@ -455,6 +455,10 @@ void RunSandboxServer(int argc, char** argv) {
       // for ever once a command had killed its keeper, and kept the whole
       // sandbox (and, without namespaces, those processes) after codex.
       CloseFds(&req);
+      // Each keeper is told first, as before: it ends its command's whole
+      // tree itself, which is all that happens on a kernel without
+      // /proc/PID/task/TID/children (Children() then finds nothing).
+      for (const auto& [id, keeper] : keepers) ::kill(keeper, SIGUSR2);
       for (;;) {
         for (pid_t pid : Children()) ::kill(pid, SIGKILL);
         pid_t pid = ::waitpid(-1, nullptr, __WALL);
