@@ -351,7 +351,13 @@ TEST_CASE("exec lifecycle: floods, binary junk and a 10 MB line keep codex's mem
   // 40 MB went through; a generous bound, far below it (about 30 MB here).
   INFO("VmHWM " << peak_kb << " kB");
   CHECK(peak_kb > 0);
+#if defined(__SANITIZE_ADDRESS__)
+  // The sanitizer build's codex keeps freed memory in ASan's quarantine
+  // (256 MB by default) and maps its shadow: the bound is the normal build's.
+  WARN("ASan build: codex's peak " << peak_kb / 1024 << " MiB, not checked against 96 MiB");
+#else
   CHECK(peak_kb < 96 * 1024);
+#endif
   for (const char* id : {"yes", "poll", "junk", "line"}) {
     const std::string out = ModelOutput(*env, id);
     INFO(id << ": " << out.substr(0, 300));
