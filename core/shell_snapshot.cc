@@ -431,6 +431,11 @@ Status ShellSnapshot::Capture(const std::string& bash, const CancelToken& cancel
     done += static_cast<size_t>(n);
   }
   ::close(fd);
+  // The file appears and the snapshot is ready in one step for a command
+  // (Prepare reads the state under mu_): one that came in between would run
+  // the login files as the capture's first command does (found under load:
+  // a command answered once the file was there ran them a second time).
+  std::lock_guard<std::mutex> lock(mu_);
   if (::rename(tmp.c_str(), path_.c_str()) != 0) {
     ::unlink(tmp.c_str());
     return InternalError("cannot rename " + tmp);
@@ -441,6 +446,8 @@ Status ShellSnapshot::Capture(const std::string& bash, const CancelToken& cancel
   ino_ = st.st_ino;
   size_ = st.st_size;
   mtime_ns_ = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  state_ = State::kReady;
+  captured_.notify_all();
   return OkStatus();
 }
 

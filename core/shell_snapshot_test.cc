@@ -255,6 +255,38 @@ bool CaptureEnded(const ShellSnapshot& snapshot) {
   return false;
 }
 
+TEST_CASE("ShellSnapshot: once the file holds the snapshot, it is ready for every command") {
+  // What a command sees must not lag what is on disk: one that came once the
+  // file was written, before the capture's thread had said so, ran the login
+  // files again as the capture's first command does (seen under load as a
+  // second run of the profile). Watched closely over many captures.
+  TempDir root;
+  const std::filesystem::path home = root.path() / "home";
+  std::filesystem::create_directories(home);
+  WriteProfile(home);
+  ScopedEnv set_home("HOME", home.string());
+  SandboxedRunner runner;
+  int lagged = 0;
+  for (int i = 0; i < 60; ++i) {
+    ShellSnapshot::Options options;
+    options.dir = (root.path() / ("snapshots-" + std::to_string(i))).string();
+    options.sandbox.mode = SandboxMode::kDangerFullAccess;
+    ShellSnapshot snapshot(options, runner);
+    REQUIRE_FALSE(snapshot.path().empty());
+    snapshot.StartCapture("/bin/bash");
+    struct stat st {};
+    bool written = false;
+    for (int spin = 0; spin < 20'000'000 && !written; ++spin) {
+      written = ::stat(snapshot.path().c_str(), &st) == 0 && st.st_size > 0;
+      if (!written && !snapshot.status().ok()) break;
+    }
+    REQUIRE(written);
+    if (!snapshot.ready()) ++lagged;
+    REQUIRE(CaptureEnded(snapshot));
+  }
+  CHECK(lagged == 0);
+}
+
 TEST_CASE("ShellSnapshot: captured once, used by every login bash, removed at the end") {
   TempDir root;
   const std::filesystem::path home = root.path() / "home";
