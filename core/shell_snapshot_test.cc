@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -255,16 +256,25 @@ bool CaptureEnded(const ShellSnapshot& snapshot) {
   return false;
 }
 
+// A temporary HOME (root/home) with WriteProfile's profile, set as HOME.
+struct ProfiledHome {
+  ProfiledHome() : home(root.path() / "home") {
+    std::filesystem::create_directories(home);
+    WriteProfile(home);
+    set_home.emplace("HOME", home.string());
+  }
+  TempDir root;
+  std::filesystem::path home;
+  std::optional<ScopedEnv> set_home;
+};
+
 TEST_CASE("ShellSnapshot: once the file holds the snapshot, it is ready for every command") {
   // What a command sees must not lag what is on disk: one that came once the
   // file was written, before the capture's thread had said so, ran the login
   // files again as the capture's first command does (seen under load as a
   // second run of the profile). Watched closely over many captures.
-  TempDir root;
-  const std::filesystem::path home = root.path() / "home";
-  std::filesystem::create_directories(home);
-  WriteProfile(home);
-  ScopedEnv set_home("HOME", home.string());
+  ProfiledHome h;
+  TempDir& root = h.root;
   SandboxedRunner runner;
   int lagged = 0;
   for (int i = 0; i < 60; ++i) {
@@ -288,11 +298,9 @@ TEST_CASE("ShellSnapshot: once the file holds the snapshot, it is ready for ever
 }
 
 TEST_CASE("ShellSnapshot: captured once, used by every login bash, removed at the end") {
-  TempDir root;
-  const std::filesystem::path home = root.path() / "home";
-  std::filesystem::create_directories(home);
-  WriteProfile(home);
-  ScopedEnv set_home("HOME", home.string());
+  ProfiledHome h;
+  TempDir& root = h.root;
+  const std::filesystem::path& home = h.home;
   SandboxedRunner runner;
   const std::string dir = (root.path() / "shell_snapshots").string();
   std::string path;

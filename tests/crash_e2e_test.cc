@@ -336,27 +336,33 @@ TEST_CASE("crash: export killed while writing never leaves a cut file or destroy
 // ---------------------------------------------------------------------------
 // Door 1: sessions import, of a directory of many rollouts and of one big one.
 
+// A new session of the one question `i` in `store`, begun in /w (turn "t1").
+core::SessionInfo NewQuestion(storage::SessionDatabase& store, int i) {
+  core::NewSession spec;
+  spec.cwd = "/w";
+  spec.items = {core::UserMessage("question " + std::to_string(i))};
+  spec.turn_id = "t1";
+  auto s = store.CreateSession(spec);
+  REQUIRE(s.ok());
+  return *s;
+}
+
 // `n` sessions of 2..40 items each, in a SQLite store at `path`, each
 // exported as a rollout into `dir`.
 void WriteRollouts(const std::filesystem::path& path, const std::filesystem::path& dir, int n) {
   auto store = OpenSqlite(path);
   std::filesystem::create_directories(dir);
   for (int i = 0; i < n; ++i) {
-    core::NewSession spec;
-    spec.cwd = "/w";
-    spec.items = {core::UserMessage("question " + std::to_string(i))};
-    spec.turn_id = "t1";
-    auto s = store->CreateSession(spec);
-    REQUIRE(s.ok());
+    const auto s = NewQuestion(*store, i);
     std::vector<core::Item> more;
     for (int k = 0; k < 1 + i % 39; ++k) {
       more.push_back(k % 2 == 0 ? core::AssistantMessage("answer " + std::to_string(k))
                                 : core::UserMessage("more " + std::to_string(k)));
     }
-    REQUIRE(store->Append(s->id, s->head_item_id, "t1", more).ok());
-    auto text = storage::ExportSession(*store, s->id, storage::ExportFormat::kJsonl);
+    REQUIRE(store->Append(s.id, s.head_item_id, "t1", more).ok());
+    auto text = storage::ExportSession(*store, s.id, storage::ExportFormat::kJsonl);
     REQUIRE(text.ok());
-    std::ofstream(dir / (s->id + ".jsonl"), std::ios::binary) << *text;
+    std::ofstream(dir / (s.id + ".jsonl"), std::ios::binary) << *text;
   }
 }
 
@@ -525,19 +531,14 @@ TEST_CASE("crash: migrate to PostgreSQL and back killed mid-copy: the rerun fini
   {
     auto store = sqlite.Open();
     for (int i = 0; i < 400; ++i) {
-      core::NewSession spec;
-      spec.cwd = "/w";
-      spec.items = {core::UserMessage("question " + std::to_string(i))};
-      spec.turn_id = "t1";
-      auto s = store->CreateSession(spec);
-      REQUIRE(s.ok());
+      const auto s = NewQuestion(*store, i);
       REQUIRE(store
-                  ->Append(s->id, s->head_item_id, "t1",
+                  ->Append(s.id, s.head_item_id, "t1",
                            {core::AssistantMessage("answer " + std::to_string(i)),
                             core::UserMessage("again"), core::AssistantMessage("done")})
                   .ok());
-      if (i % 5 == 0) REQUIRE(store->Fork(s->id, 1).ok());  // forks share their parent's items
-      if (i % 7 == 0) REQUIRE(store->Archive(s->id).ok());
+      if (i % 5 == 0) REQUIRE(store->Fork(s.id, 1).ok());  // forks share their parent's items
+      if (i % 7 == 0) REQUIRE(store->Archive(s.id).ok());
     }
   }
   const auto whole = Contents(*sqlite.Open());
