@@ -279,24 +279,79 @@ void PrintCorpusSize(const RolloutCorpus& corpus, int64_t items, int64_t bytes,
       db / 1e6, db / n, db / jsonl, target, where);
 }
 
+namespace {
+
+// The median and quartiles of `walls` (sorted here).
+struct Spread {
+  double median = 0, p25 = 0, p75 = 0;
+};
+Spread SpreadOf(std::vector<double> walls) {
+  std::sort(walls.begin(), walls.end());
+  const auto at = [&](double p) {
+    return walls[static_cast<size_t>(p * static_cast<double>(walls.size() - 1) + 0.5)];
+  };
+  return {at(0.5), at(0.25), at(0.75)};
+}
+
+// One search of the corpus's common word: its wall ms; `*hits` its hits.
+double TimedSearch(storage::SessionDatabase& store, int limit, size_t* hits,
+                   const char* word = kCorpusCommonWord) {
+  storage::SearchQuery q;
+  q.text = word;
+  q.limit = limit;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = store.Search(q);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (!r.ok()) Die(r.status(), "search");
+  *hits = r->size();
+  return ms;
+}
+
+int RunsFor(int limit) { return limit <= 200 ? kCorpusSearchRuns : 5; }
+
+}  // namespace
+
 void PrintCorpusSearch(storage::SessionDatabase& store) {
   for (int limit : {20, 100, 10'000}) {
-    storage::SearchQuery q;
-    q.text = kCorpusCommonWord;
-    q.limit = limit;
     size_t hits = 0;
     std::vector<double> walls;
-    for (int i = 0; i < 3; ++i) {
-      const auto t0 = std::chrono::steady_clock::now();
-      auto r = store.Search(q);
-      walls.push_back(
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-      if (!r.ok()) Die(r.status(), "search");
-      hits = r->size();
+    for (int i = 0; i < RunsFor(limit); ++i) walls.push_back(TimedSearch(store, limit, &hits));
+    const Spread s = SpreadOf(walls);
+    std::printf("  corpus search '%s' --limit %-6d %5zu hits: wall %.2f ms (%.2f-%.2f, %d runs)\n",
+                kCorpusCommonWord, limit, hits, s.median, s.p25, s.p75, RunsFor(limit));
+  }
+}
+
+void PrintSearchDepth(storage::SessionDatabase& store) {
+  for (int limit : {20, 200, 2'000, 10'000}) {
+    size_t hits = 0;
+    std::vector<double> walls;
+    for (int i = 0; i < RunsFor(limit); ++i)
+      walls.push_back(TimedSearch(store, limit, &hits, "src"));
+    const Spread s = SpreadOf(walls);
+    std::printf("search depth: 'src' --limit %-6d %5zu hits: wall %.2f ms (%.2f-%.2f, %d runs)\n",
+                limit, hits, s.median, s.p25, s.p75, RunsFor(limit));
+  }
+}
+
+void PrintCorpusSearchAgainst(storage::SessionDatabase& store, const char* name,
+                              storage::SessionDatabase& other, const char* other_name) {
+  std::printf("  the same searches alternated with %s's on the same corpus (median, quartiles):\n",
+              other_name);
+  for (int limit : {20, 100, 10'000}) {
+    size_t hits = 0, other_hits = 0;
+    std::vector<double> mine, theirs;
+    for (int i = 0; i < RunsFor(limit); ++i) {
+      mine.push_back(TimedSearch(store, limit, &hits));
+      theirs.push_back(TimedSearch(other, limit, &other_hits));
     }
-    std::sort(walls.begin(), walls.end());
-    std::printf("  corpus search '%s' --limit %-6d %5zu hits: wall %.2f ms\n", kCorpusCommonWord,
-                limit, hits, walls[1]);
+    const Spread a = SpreadOf(mine), b = SpreadOf(theirs);
+    std::printf(
+        "    '%s' --limit %-6d %s %.2f ms (%.2f-%.2f), %s %.2f ms (%.2f-%.2f): %.2fx, %d runs "
+        "each%s\n",
+        kCorpusCommonWord, limit, name, a.median, a.p25, a.p75, other_name, b.median, b.p25, b.p75,
+        a.median / b.median, RunsFor(limit), hits == other_hits ? "" : " (hit counts differ)");
   }
 }
 

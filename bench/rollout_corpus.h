@@ -47,8 +47,25 @@ void PrintCorpusSize(const RolloutCorpus& corpus, int64_t items, int64_t bytes,
 
 // Prints the corpus's search rows, the same on both backends: searching
 // kCorpusCommonWord with --limit 20, 100 and 10,000, the hits and the median
-// wall time of 3 runs each. Exits the bench on a failure.
+// wall time (with its quartiles) of kCorpusSearchRuns runs each (5 for
+// 10,000). Exits the bench on a failure.
 void PrintCorpusSearch(storage::SessionDatabase& store);
+
+// The same rows for `store` and `other` holding the same corpus (the other
+// backend), the searches of the two alternated one by one, so that both
+// meet the same load (a run minutes apart moved a median of 3 by 1.6x on
+// this shared machine); each row gives both medians and their ratio.
+void PrintCorpusSearchAgainst(storage::SessionDatabase& store, const char* name,
+                              storage::SessionDatabase& other, const char* other_name);
+
+// The search-at-depth rows, the same on both backends: "src" (in every item
+// of the 10,000-item session the benches write) with --limit 20, 200, 2,000
+// and 10,000, the hits and the median wall time with its quartiles
+// (kCorpusSearchRuns runs up to 200, 5 beyond).
+void PrintSearchDepth(storage::SessionDatabase& store);
+
+// Runs of each shallow corpus search (--limit 20 and 100).
+inline constexpr int kCorpusSearchRuns = 15;
 
 // The turn `t` of the benches' synthetic sessions (the same on both
 // backends): a user message, a shell call, its 8-line output, an answer.

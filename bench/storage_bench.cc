@@ -206,22 +206,35 @@ int main(int argc, char** argv) {
   // are, search depth). CODEX_BENCH_CORPUS_SESSIONS sets its size.
   const char* self = argv[0];
   bool corpus_only = false;
-  if (argc > 1 && std::string(argv[1]) == "--corpus-only") {
-    corpus_only = true;
-    --argc;
-    ++argv;
+  bool postgres = false;
+  std::string given_dir;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--corpus-only") {
+      corpus_only = true;
+    } else if (a == "--backend" && i + 1 < argc && std::string(argv[i + 1]) == "postgresql") {
+      postgres = true;
+      ++i;
+    } else if (a.empty() || a[0] == '-' || !given_dir.empty()) {
+      // A flag it does not know is not a directory to write into.
+      std::fprintf(stderr,
+                   "storage_bench: unknown argument '%s'; usage: storage_bench [--corpus-only] "
+                   "[--backend postgresql | DIR]\n",
+                   a.c_str());
+      return 2;
+    } else {
+      given_dir = a;
+    }
   }
   const char* sessions_env = std::getenv("CODEX_BENCH_CORPUS_SESSIONS");
   const int corpus_sessions = sessions_env ? std::atoi(sessions_env) : 1'000;
-  if (argc == 3 && std::string(argv[1]) == "--backend" && std::string(argv[2]) == "postgresql") {
-    return RunPostgresBench(corpus_sessions, corpus_only);
-  }
+  if (postgres) return RunPostgresBench(corpus_sessions, corpus_only);
   // A directory given on the command line is kept; the default scratch one
   // is removed at the end.
   std::optional<codex::testing::TempDir> scratch;
   std::string dir;
-  if (argc > 1) {
-    dir = argv[1];
+  if (!given_dir.empty()) {
+    dir = given_dir;
     std::filesystem::create_directories(dir);
   } else {
     dir = scratch.emplace("storage-bench-").str();
@@ -350,22 +363,7 @@ int main(int argc, char** argv) {
           t_deep, wall);
       // Depth: the same word in every item of every turn ("src"), pages of
       // growing size; storage_bench --backend postgresql prints the same rows.
-      for (int limit : {20, 200, 2'000, 10'000}) {
-        codex::storage::SearchQuery deep;
-        deep.text = "src";
-        deep.limit = limit;
-        size_t hits = 0;
-        double deep_wall = 0;
-        Median(
-            3,
-            [&] {
-              auto r = store->Search(deep);
-              hits = r.ok() ? r->size() : 0;
-            },
-            &deep_wall);
-        std::printf("search depth: 'src' --limit %-6d %5zu hits: wall %.2f ms\n", limit, hits,
-                    deep_wall);
-      }
+      codex::bench::PrintSearchDepth(*store);
     }
 
     auto store = OpenOrDie<SqliteSessionStore>(path);

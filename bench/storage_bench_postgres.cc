@@ -225,6 +225,7 @@ void CorpusFigures(codex::storage::testing::PgTestServer& server, int sessions) 
   }
   std::printf("\n");
   codex::bench::PrintCorpusSearch(*store);
+  codex::bench::PrintCorpusSearchAgainst(*store, "PostgreSQL", *lite, "SQLite");
   CompareWithSqlite(*store, *lite);
   // The upgrade to the BM25 ranking's schema (migration 0008) on this
   // corpus: taken back to schema 7, then opened (the migrations 0008 and
@@ -448,22 +449,7 @@ int RunPostgresBench(int corpus_sessions, bool corpus_only) {
   }
 
   // --- search at depth: the rows storage_bench (SQLite) prints ---
-  for (int limit : {20, 200, 2'000, 10'000}) {
-    std::vector<double> times;
-    size_t hits = 0;
-    for (int i = 0; i < 3; ++i) {
-      times.push_back(WallMs([&] {
-        codex::storage::SearchQuery q;
-        q.text = "src";
-        q.limit = limit;
-        auto r = store->Search(q);
-        if (!r.ok()) Die(r.status(), "search");
-        hits = r->size();
-      }));
-    }
-    std::printf("search depth: 'src' --limit %-6d %5zu hits: wall %.2f ms\n", limit, hits,
-                Percentile(times, 0.5));
-  }
+  codex::bench::PrintSearchDepth(*store);
 
   // --- search ---
   {

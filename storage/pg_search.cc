@@ -211,14 +211,16 @@ namespace {
 const std::vector<float>& WordRanks() {
   static const auto* ranks = [] {
     auto* out = new std::vector<float>{0.0f};
-    // PostgreSQL 15's calc_rank_or for one operand of weight 1 at every
-    // position: resj = sum of w / ((j + 1) * (j + 1)) in float; then
-    // (wjm + resj - wjm / 1) / 1.64493406685 with wjm = 1, in float and a
-    // double division; then divided by the query's one operand.
+    // PostgreSQL 15's calc_rank_or for one operand with the default weight
+    // of a position (D, 0.1f) at every position: resj = sum of w / ((j + 1)
+    // * (j + 1)) in float; then (wjm + resj - wjm / 1) / 1.64493406685 with
+    // wjm = w, in float and a double division; then divided by the query's
+    // one operand.
+    constexpr float w = 0.1f;
     float resj = 0.0f;
     for (int j = 0; j < kMaxPositionsPerLexeme; ++j) {
-      resj = resj + 1.0f / static_cast<float>((j + 1) * (j + 1));
-      const float term = 1.0f + resj - 1.0f / 1.0f;
+      resj = resj + w / static_cast<float>((j + 1) * (j + 1));
+      const float term = w + resj - w / 1.0f;
       const auto res = static_cast<float>(0.0 + static_cast<double>(term) / 1.64493406685);
       out->push_back(res / 1.0f);
     }

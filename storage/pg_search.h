@@ -77,10 +77,12 @@ bool NeedsFullCount(int64_t tokens, const RowLexemes& lexemes);
 // its cap (for a prefix, it may not: recounting it is only slower).
 bool CountsNeedFullCount(int64_t tokens, const std::vector<double>& counts);
 
-// The value PostgreSQL's ts_rank('{1,1,1,1}', tsv, word) takes for a word
-// with `count` positions in the row (1 to 256, a lexeme's cap): its
-// calc_rank_or, (sum over the positions j = 1..count of 1 / j^2) /
-// 1.64493406685, in the same float arithmetic. Strictly increasing in
+// The value PostgreSQL's ts_rank(tsv, word) takes for a word with `count`
+// positions in the row (1 to 256, a lexeme's cap), all of the default
+// weight D (0.1): its calc_rank_or, (sum over the positions j = 1..count of
+// 0.1 / j^2) / 1.64493406685, in the same float arithmetic. (The default
+// weights, not a weights array of ones: the server then parses no array
+// for each row.) Strictly increasing in
 // `count`, adjacent values ~60 float steps apart at 256 and more below.
 float WordRankOfCount(int count);
 

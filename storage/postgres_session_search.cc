@@ -345,7 +345,8 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
     // search) has f counted by the server, from functions of the row's
     // positions the term matches: for a prefix ts_rank_cd with every weight
     // 1 (each one-token cover scores 1: the count itself, exact as a
-    // float4), for a word ts_rank (pg::WordCountOfRank). No tsvector is
+    // float4), for a word ts_rank with its default weights
+    // (pg::WordCountOfRank). No tsvector is
     // copied and no position comes to the client. A longer phrase needs
     // its tokens' positions (adjacency, counted here by
     // pg::PhraseFrequencies): setweight marks the query's lexemes (a binary
@@ -366,8 +367,8 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
         // A word: ts_rank, a function of the count (pg::WordCountOfRank),
         // cheaper for the server than ts_rank_cd; a prefix may match
         // several lexemes, whose ts_rank is not a function of their total.
-        sql += std::string(phrase.tokens[0].prefix ? ", ts_rank_cd" : ", ts_rank") +
-               "('{1,1,1,1}', i.tsv, $" + std::to_string(params.size()) + "::tsquery)";
+        sql += std::string(phrase.tokens[0].prefix ? ", ts_rank_cd('{1,1,1,1}', " : ", ts_rank(") +
+               "i.tsv, $" + std::to_string(params.size()) + "::tsquery)";
       }
     } else {
       std::vector<std::string> words, prefixes;
