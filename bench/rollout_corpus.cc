@@ -124,8 +124,9 @@ Sources LoadSources() {
 
 class Writer {
  public:
-  Writer(std::vector<std::string> tmpl, const Sources& src, uint32_t seed)
-      : tmpl_(std::move(tmpl)), src_(src), rng_(seed) {}
+  Writer(std::vector<std::string> tmpl, const Sources& src, uint32_t seed,
+         CorpusContent content = CorpusContent::kCodexLike)
+      : tmpl_(std::move(tmpl)), src_(src), rng_(seed), content_(content) {}
 
   // One session's rollout text; `items` counts its response_item lines.
   std::string Session(int64_t* items) {
@@ -208,8 +209,10 @@ class Writer {
     return s;
   }
 
-  // A command and what it printed: a slice of a real file.
+  // A command and what it printed: a slice of a real file, or for the
+  // stress contents 8-16 KB of tokens that never repeat.
   std::pair<std::string, std::string> ToolRun() {
+    if (content_ != CorpusContent::kCodexLike) return {"cat out.txt", Noise(Pick(8'000, 16'000))};
     const auto& f = src_.code[static_cast<size_t>(Pick(0, static_cast<int>(src_.code.size()) - 1))];
     // Most commands print a few lines; some print a whole screen or more.
     const int want = Pick(0, 9) < 7 ? Pick(1, 30) : Pick(30, 200);
@@ -224,9 +227,41 @@ class Writer {
         output};
   }
 
+  // About `bytes` of the stress content's lines.
+  std::string Noise(int bytes) {
+    static const char kHex[] = "0123456789abcdef";
+    static const char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string s;
+    while (s.size() < static_cast<size_t>(bytes)) {
+      switch (content_) {
+        case CorpusContent::kDistinctWords:  // words of 3-10 random letters
+          for (int w = 0; w < 10; ++w) {
+            for (int n = Pick(3, 10); n > 0; --n) s += static_cast<char>('a' + Pick(0, 25));
+            s += w == 9 ? '\n' : ' ';
+          }
+          break;
+        case CorpusContent::kHashes: {  // `git log --oneline`-like: a hash, words, a UUID
+          for (int i = 0; i < 40; ++i) s += kHex[Pick(0, 15)];
+          static const char* kWhat[] = {"parser", "store", "search", "sandbox", "config"};
+          s += std::string(" fix the ") + kWhat[Pick(0, 4)] + " in ";
+          s += core::NewUuidV7(base_ms_ + Pick(0, 1'000'000'000)) + "\n";
+          break;
+        }
+        case CorpusContent::kBase64:  // a blob, 76 columns a line
+          for (int i = 0; i < 76; ++i) s += kB64[Pick(0, 63)];
+          s += '\n';
+          break;
+        case CorpusContent::kCodexLike:
+          return s;
+      }
+    }
+    return s;
+  }
+
   std::vector<std::string> tmpl_;
   const Sources& src_;
   std::mt19937 rng_;
+  CorpusContent content_;
   int64_t counter_ = 0;
   int64_t ids_ = 0;
   const int64_t base_ms_ = 1'780'000'000'000;
@@ -234,7 +269,8 @@ class Writer {
 
 }  // namespace
 
-RolloutCorpus WriteRolloutCorpus(const std::string& dir, int sessions, uint32_t seed) {
+RolloutCorpus WriteRolloutCorpus(const std::string& dir, int sessions, uint32_t seed,
+                                 CorpusContent content) {
   const fs::path tmpl_path =
       fs::path(CODEX_SOURCE_DIR) / "tests/data/reference/codex-0.169/rollouts/" /
       "home_basic-rollout-2026-11-21T05-44-43-01a1fca2-b328-7911-a8df-785752aa20b5.jsonl";
@@ -246,7 +282,7 @@ RolloutCorpus WriteRolloutCorpus(const std::string& dir, int sessions, uint32_t 
     CorpusDie("the template rollout " + tmpl_path.string() + " is not the shape this bench knows");
   }
   const Sources src = LoadSources();
-  Writer w(std::move(tmpl), src, seed);
+  Writer w(std::move(tmpl), src, seed, content);
   RolloutCorpus corpus;
   fs::create_directories(dir);
   for (int s = 0; s < sessions; ++s) {
@@ -264,6 +300,12 @@ void ImportCorpus(storage::SessionDatabase& store, const RolloutCorpus& corpus) 
     auto r = storage::ImportRolloutFile(store, f);
     if (!r.ok()) CorpusDie("import " + f + ": " + r.status().ToString());
   }
+}
+
+void PrintStressSize(const char* name, const RolloutCorpus& corpus, int64_t bytes) {
+  const auto jsonl = static_cast<double>(corpus.jsonl_bytes);
+  std::printf("    %-17s JSONL %5.1f MB -> %6.1f MB = %.2fx\n", name, jsonl / 1e6,
+              static_cast<double>(bytes) / 1e6, static_cast<double>(bytes) / jsonl);
 }
 
 void PrintCorpusSize(const RolloutCorpus& corpus, int64_t items, int64_t bytes,

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -28,8 +29,24 @@ struct RolloutCorpus {
   int64_t items = 0;               // response_item lines in them
 };
 
+// What the corpus's tool outputs hold: slices of this tree's files (the
+// Codex-like corpus), or, for the stress rows of the size figures, text whose
+// tokens never repeat, each one a search index entry: words of random
+// letters, `git log`-like lines of a 40-digit hash and a UUID, base64 lines.
+enum class CorpusContent { kCodexLike, kDistinctWords, kHashes, kBase64 };
+
 // Writes `sessions` rollout files into `dir` (deterministic for a `seed`).
-RolloutCorpus WriteRolloutCorpus(const std::string& dir, int sessions, uint32_t seed);
+RolloutCorpus WriteRolloutCorpus(const std::string& dir, int sessions, uint32_t seed,
+                                 CorpusContent content = CorpusContent::kCodexLike);
+
+// The stress contents, with the names the benches print.
+inline constexpr std::pair<CorpusContent, const char*> kStressContents[] = {
+    {CorpusContent::kDistinctWords, "random words"},
+    {CorpusContent::kHashes, "hashes and UUIDs"},
+    {CorpusContent::kBase64, "base64"}};
+
+// Prints one stress row: "  <name>: JSONL X MB -> store Y MB = R x".
+void PrintStressSize(const char* name, const RolloutCorpus& corpus, int64_t bytes);
 
 // Imports every file of `corpus` into `store` (as `codex sessions import`);
 // exits the bench on a failure.

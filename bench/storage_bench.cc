@@ -194,6 +194,27 @@ void CorpusFigures(const std::string& dir, int sessions) {
   std::printf("\n");
   auto store = OpenOrDie(path);
   codex::bench::PrintCorpusSearch(*store);
+  // The worst case of the size figure: tool outputs whose tokens never repeat.
+  std::printf("  stress contents (tool outputs of tokens that never repeat; no target):\n");
+  for (const auto& [content, name] : codex::bench::kStressContents) {
+    const std::string stress = dir + "/stress.db";
+    std::filesystem::remove(stress);
+    const auto rollouts = codex::bench::WriteRolloutCorpus(
+        dir + "/stress-" + std::to_string(static_cast<int>(content)), 50, 27, content);
+    const int64_t empty = [&] {
+      OpenOrDie(stress);
+      return DbBytes(stress);
+    }();
+    {
+      auto s = OpenOrDie(stress);
+      codex::bench::ImportCorpus(*s, rollouts);
+    }
+    {
+      SQLite::Database vacuum(stress, SQLite::OPEN_READWRITE);
+      vacuum.exec("VACUUM");
+    }
+    codex::bench::PrintStressSize(name, rollouts, DbBytes(stress) - empty);
+  }
 }
 
 }  // namespace

@@ -227,6 +227,21 @@ void CorpusFigures(codex::storage::testing::PgTestServer& server, int sessions) 
   codex::bench::PrintCorpusSearch(*store);
   codex::bench::PrintCorpusSearchAgainst(*store, "PostgreSQL", *lite, "SQLite");
   CompareWithSqlite(*store, *lite);
+  // The worst case of the size figure: tool outputs whose tokens never repeat.
+  std::printf("  stress contents (tool outputs of tokens that never repeat; no target):\n");
+  for (const auto& [content, name] : codex::bench::kStressContents) {
+    const std::string stress_url = server.NewDatabase();
+    auto stress = PostgresSessionStore::Open(stress_url);
+    if (!stress.ok()) Die(stress.status(), "open");
+    const auto rollouts = codex::bench::WriteRolloutCorpus(
+        dir + "/stress-" + std::to_string(static_cast<int>(content)), 50, 27, content);
+    Sql(stress_url, "VACUUM ANALYZE");
+    const int64_t empty = SqlInt(stress_url, "SELECT pg_database_size(current_database())");
+    codex::bench::ImportCorpus(**stress, rollouts);
+    Sql(stress_url, "VACUUM ANALYZE");
+    codex::bench::PrintStressSize(
+        name, rollouts, SqlInt(stress_url, "SELECT pg_database_size(current_database())") - empty);
+  }
   // The upgrade to the BM25 ranking's schema (migration 0008) on this
   // corpus: taken back to schema 7, then opened (the migrations 0008 and
   // 0009, then the re-index of the items 0008 lists, all under the migration
