@@ -163,10 +163,10 @@ void BuildSearchCorpus(const std::string& path) {
 // The corpus of Codex-like rollouts (bench/rollout_corpus.h) imported into a
 // new database: its size against the JSONL, where the bytes are (dbstat),
 // and search at depth.
-void CorpusFigures(const std::string& dir, int sessions) {
-  const std::string path = dir + "/corpus.db";
+// `corpus` imported into a new store at `path`, then vacuumed: the bytes
+// the database grew by.
+int64_t ImportedBytes(const std::string& path, const codex::bench::RolloutCorpus& corpus) {
   std::filesystem::remove(path);
-  const auto corpus = codex::bench::WriteRolloutCorpus(dir + "/corpus", sessions, 27);
   const int64_t empty_bytes = [&] {
     OpenOrDie(path);
     return DbBytes(path);
@@ -179,7 +179,13 @@ void CorpusFigures(const std::string& dir, int sessions) {
     SQLite::Database db(path, SQLite::OPEN_READWRITE);
     db.exec("VACUUM");
   }
-  const int64_t bytes = DbBytes(path) - empty_bytes;
+  return DbBytes(path) - empty_bytes;
+}
+
+void CorpusFigures(const std::string& dir, int sessions) {
+  const std::string path = dir + "/corpus.db";
+  const auto corpus = codex::bench::WriteRolloutCorpus(dir + "/corpus", sessions, 27);
+  const int64_t bytes = ImportedBytes(path, corpus);
   SQLite::Database db(path, SQLite::OPEN_READONLY);
   const int64_t items = db.execAndGet("SELECT count(*) FROM items").getInt64();
   codex::bench::PrintCorpusSize(corpus, items, bytes, "SQLite after import (vacuumed)", "1.0x",
@@ -197,23 +203,9 @@ void CorpusFigures(const std::string& dir, int sessions) {
   // The worst case of the size figure: tool outputs whose tokens never repeat.
   std::printf("  stress contents (tool outputs of tokens that never repeat; no target):\n");
   for (const auto& [content, name] : codex::bench::kStressContents) {
-    const std::string stress = dir + "/stress.db";
-    std::filesystem::remove(stress);
     const auto rollouts = codex::bench::WriteRolloutCorpus(
         dir + "/stress-" + std::to_string(static_cast<int>(content)), 50, 27, content);
-    const int64_t empty = [&] {
-      OpenOrDie(stress);
-      return DbBytes(stress);
-    }();
-    {
-      auto s = OpenOrDie(stress);
-      codex::bench::ImportCorpus(*s, rollouts);
-    }
-    {
-      SQLite::Database vacuum(stress, SQLite::OPEN_READWRITE);
-      vacuum.exec("VACUUM");
-    }
-    codex::bench::PrintStressSize(name, rollouts, DbBytes(stress) - empty);
+    codex::bench::PrintStressSize(name, rollouts, ImportedBytes(dir + "/stress.db", rollouts));
   }
 }
 
