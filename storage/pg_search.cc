@@ -86,7 +86,7 @@ std::string TsVectorOf(std::string_view text, int64_t* tokens) {
 }
 
 Result<TsQuery> TsQueryFromUser(std::string_view query) {
-  ASSIGN_OR_RETURN(auto terms, QueryTokensFromUser(CleanText(std::string(query))));
+  ASSIGN_OR_RETURN(auto terms, QueryTokensFromUser(query));  // refuses what CleanText would change
   TsQuery out;
   for (const std::vector<QueryToken>& phrase : terms) {
     std::string term;

@@ -128,6 +128,24 @@ const std::vector<std::pair<std::string, std::string>>& Documents() {
          for (int i = 0; i < 16'381; ++i) text += "filler" + std::to_string(i % 7) + " ";
          return text + "pin post needle eye";
        }()},
+      // What users of other scripts and keyboards type and paste.
+      {"family", "family 👨\u200d👩\u200d👧 wave 👋🏽 flag 🇯🇵 heart ❤️ done"},
+      {"nfc", "caf\u00e9 cr\u00e8me"},
+      {"nfd", "cafe\u0301 cre\u0300me"},
+      {"turkish", "ılık Işık"},
+      {"ligature", "\ufb01le \ufb02ow"},
+      {"fullwidth", "ｓｅｓｓｉｏｎ"},
+      {"session", "session sessions"},
+      {"arabic", "\u200fمرحبا بالعالم\u200e"},
+      {"hebrew", "שלום עולם"},
+      {"thai", "สวัสดีครับ"},
+      {"hangul", "한국어 텍스트"},
+      {"japanese", "東京タワーでcodexを使う"},
+      {"han_in_latin", "abc中文def"},
+      {"han_runs", "中国人民 in 人民 at 民"},
+      {"operators", "AND OR NOT NEAR body text"},
+      {"sql", "it's 100% a_b c\\d"},
+      {"limit", "at the limit " + std::string(255, 'w')},
   };
   return *docs;
 }
@@ -192,6 +210,109 @@ TEST_CASE("One search semantics on both backends: punctuation, emoji, long words
       // A word found only past the last position is in no phrase there
       // ("pin eye" are not neighbours).
       {"\"pin eye\"", {}},
+      // Emoji: a ZWJ family is its members in a row; a skin tone, a flag's
+      // second letter and a variation selector are no part of the word.
+      {"👨\u200d👩\u200d👧", {"family"}},
+      {"👩", {"family"}},
+      {"👋🏽", {"family"}},
+      {"👋", {"family"}},
+      {"🇯🇵", {"family"}},
+      {"❤️", {"family"}},
+      {"❤", {"family"}},
+      {"\u200d", {}, true},
+      // Composed or decomposed accents, in the text or the query: one word.
+      {"caf\u00e9", {"nfc", "nfd"}},
+      {"cafe\u0301", {"nfc", "nfd"}},
+      {"creme", {"nfc", "nfd"}},
+      // Turkish dotless ı and dotted İ fold to i; ß to ss (a word of its own
+      // only where the text has one).
+      {"ilik isik", {"turkish"}},
+      {"ILIK IŞIK", {"turkish"}},
+      {"İstanbul", {"latin"}},
+      {"ß", {}},
+      {"STRAßE", {"latin"}},
+      // Ligatures and full-width letters are the letters.
+      {"file flow", {"ligature"}},
+      {"\ufb01le", {"ligature"}},
+      {"ｓｅｓｓｉｏｎ", {"fullwidth", "session"}},
+      {"sess*", {"fullwidth", "session"}},
+      {"ｓｅｓｓ*", {"fullwidth", "session"}},
+      {"sessions", {"session"}},
+      // Right-to-left text: direction marks are not part of a word.
+      {"مرحبا", {"arabic"}},
+      {"\u200fمرحبا\u200f", {"arabic"}},
+      {"\"مرحبا بالعالم\"", {"arabic"}},
+      {"שלום", {"hebrew"}},
+      // Thai is written without spaces and has no bigrams: a run is one
+      // word, found whole or by its start (docs/storage.md).
+      {"สวัสดีครับ", {"thai"}},
+      {"สวัสดี*", {"thai"}},
+      {"สวัสดี", {}},
+      // Hangul syllables: words inside a run, a syllable alone.
+      {"한국어", {"hangul"}},
+      {"한국", {"hangul"}},
+      {"국", {"hangul"}},
+      {"텍스트 한국어", {"hangul"}},
+      // Kana, kanji and Latin in one run of text.
+      {"東京タワー", {"japanese"}},
+      {"タワー", {"japanese"}},
+      {"codex", {"japanese"}},
+      {"使う", {"japanese"}},
+      {"\"codex を\"", {"japanese"}},
+      // Han between Latin letters: each its own word.
+      {"abc", {"han_in_latin"}},
+      {"def", {"han_in_latin"}},
+      {"中文", {"han_in_latin"}},
+      {"abc中文def", {"han_in_latin"}},
+      {"文", {"han_in_latin"}},
+      {"中", {"han_in_latin", "han_runs"}},
+      // One, two and three characters at the start, middle and end of runs.
+      {"中国", {"han_runs"}},
+      {"国人", {"han_runs"}},
+      {"人民", {"han_runs"}},
+      {"国人民", {"han_runs"}},
+      {"民", {"han_runs"}},
+      // FTS operators and column filters are words or punctuation, never syntax.
+      {"AND", {"operators"}},
+      {"or not", {"operators"}},
+      {"NEAR(body text)", {"operators"}},
+      {"body:text", {"operators"}},
+      {"-body", {"operators"}},
+      {"^body", {"operators"}},
+      {"body NOT zebra", {}},
+      {"\"AND OR\"", {"operators"}},
+      {"*", {}, true},
+      {"body*text", {}, true},
+      {"\"unbalanced", {}, true},
+      {":", {}, true},
+      // SQL and LIKE syntax is text.
+      {"'; DROP TABLE items; --", {}},
+      {"%", {}, true},
+      {"_", {}, true},
+      {"\\", {}, true},
+      {"100%", {"sql"}},
+      {"a_b", {"sql"}},
+      {"c\\d", {"sql"}},
+      {"it's", {"sql"}},
+      // Nothing to look for.
+      {"", {}, true},
+      {" \t ", {}, true},
+      {"\"\"", {}, true},
+      // Bytes that are no text: refused, not searched for as the words around them.
+      {std::string("ze\0bra", 6), {}, true},
+      {"ze\xFF"
+       "bra",
+       {},
+       true},
+      {"zebra \xC3", {}, true},
+      {"\xED\xA0\x80", {}, true},
+      // At the limit: a word of 255 bytes is searched for, 256 refused, also
+      // a 1 MB one (no line the size of the query comes back).
+      {std::string(255, 'w'), {"limit"}},
+      {std::string(200, 'w') + "*", {"limit"}},
+      {std::string(255, 'q'), {}},
+      {std::string(256, 'w'), {}, true},
+      {std::string(1 << 20, 'q'), {}, true},
   };
   for (const SearchCase& c : cases) {
     INFO("query: " << c.query.substr(0, 60));

@@ -1,5 +1,7 @@
 #include "storage/search_text.h"
 
+#include <utf8proc.h>
+
 #include <nlohmann/json.hpp>
 
 #include "core/transcript.h"
@@ -195,6 +197,22 @@ void RegisterSearchTextFunction(sqlite3* db) {
 }
 
 Result<std::vector<SearchTerm>> ParseSearchQuery(std::string_view query) {
+  // Before anything else: a byte that is no text would otherwise separate
+  // words silently ("bo\xFFdy" searching for "bo" and "dy").
+  for (size_t i = 0; i < query.size();) {
+    if (query[i] == '\0') {
+      return InvalidArgumentError("search text has a NUL byte (byte " + std::to_string(i + 1) +
+                                  "); remove it and search again");
+    }
+    utf8proc_int32_t c = -1;
+    const auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(query.data()) + i,
+                                    static_cast<utf8proc_ssize_t>(query.size() - i), &c);
+    if (n <= 0) {
+      return InvalidArgumentError("search text is not valid UTF-8 (byte " + std::to_string(i + 1) +
+                                  "); type the words again as text");
+    }
+    i += static_cast<size_t>(n);
+  }
   std::vector<SearchTerm> terms;
   size_t i = 0;
   const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };

@@ -33,8 +33,9 @@ struct SearchTerm {
 };
 
 // The terms of a user query, the one query syntax of both backends: terms are
-// separated by white space and ANDed. kInvalidArgument, naming the problem,
-// for an empty query, an unbalanced quote or a '*' anywhere but the end of a word.
+// separated by white space and ANDed. kInvalidArgument, naming the problem
+// (never repeating the query), for an empty query, an unbalanced quote, a '*'
+// anywhere but the end of a word, a NUL byte or bytes that are not UTF-8.
 Result<std::vector<SearchTerm>> ParseSearchQuery(std::string_view query);
 
 // One token of a query term (storage/fts_tokenizer.h), as both backends
