@@ -642,3 +642,140 @@ TEST_CASE("Both backends rank items with a word past 256 instances in BM25's exa
     }
   }
 }
+
+namespace {
+
+// Every hit of `query`, a page of `page` at a time as `codex sessions search
+// --cursor` asks for them (the first page's basis, then after each page's
+// last hit); `between` runs after each page.
+std::vector<int64_t> Paged(SessionDatabase& store, const std::string& text, int page,
+                           const std::function<void(int)>& between = {}) {
+  std::vector<int64_t> out;
+  SearchQuery q;
+  q.text = text;
+  q.limit = page;
+  codex::storage::SearchBasis basis;
+  q.basis_out = &basis;
+  for (int n = 0;; ++n) {
+    auto hits = store.Search(q);
+    INFO(hits.status().ToString());
+    REQUIRE(hits.ok());
+    for (const SearchHit& h : *hits) out.push_back(h.item_id);
+    if (static_cast<int>(hits->size()) < page) return out;
+    if (between) between(n);
+    q.basis_out = nullptr;
+    q.basis = basis;
+    q.after = codex::storage::SearchAfter{hits->back().score, hits->back().item_id};
+  }
+}
+
+std::vector<int64_t> ItemIds(const std::vector<SearchHit>& hits) {
+  std::vector<int64_t> out;
+  for (const SearchHit& h : hits) out.push_back(h.item_id);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Search pages from a first page's basis: one list, whatever changes between pages") {
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
+  std::vector<SessionInfo> sessions;
+  for (int i = 0; i < 40; ++i) {
+    std::string text = "heron";
+    for (int k = 0; k < i % 6; ++k) text += " heron";
+    if (i % 3 == 0) text += " egret";
+    text += " " + Filler((i * 7) % 23, "mud");
+    sessions.push_back(Create(*store, text));
+  }
+  for (const std::string text : {"heron", "heron egret", "her*", "\"heron heron\""}) {
+    INFO("query: " << text);
+    SearchQuery all;
+    all.text = text;
+    all.limit = 1000;
+    auto whole = store->Search(all);
+    REQUIRE(whole.ok());
+    REQUIRE(whole->size() > 10);
+    for (int page : {1, 3, 7}) {
+      INFO("page " << page);
+      CHECK(Paged(*store, text, page) == ItemIds(*whole));
+    }
+  }
+  // Between pages: better matches arrive (new sessions, a session appended
+  // to), texts that move the average size and every phrase's document
+  // frequency, and sessions go, shown ones and ones not shown yet. The pages
+  // still list the first page's ranking once: nothing twice, nothing that
+  // was there lost except the removed sessions' hits, nothing newer.
+  SearchQuery all;
+  all.text = "heron egret";
+  all.limit = 1000;
+  auto before = store->Search(all);
+  REQUIRE(before.ok());
+  std::set<int64_t> removed_items;
+  std::set<std::string> removed;
+  auto paged = Paged(*store, "heron egret", 4, [&](int n) {
+    Create(*store, "heron egret");
+    Create(*store, "egret " + Filler(60 + n, "reed"));
+    auto more = store->Append(sessions[3].id, sessions[3].head_item_id, "t",
+                              {core::UserMessage("heron egret heron egret")});
+    REQUIRE(more.ok());
+    sessions[3].head_item_id = more->back();
+    // Two sessions, one near the top of the ranking and one further down.
+    for (const SearchHit& h : *before) {
+      const std::string id = h.sessions.at(0).session.id;
+      if (removed.count(id) || id == sessions[3].id) continue;
+      if (removed.size() % 2 == 0 || h.item_id % 2 == 0) {
+        REQUIRE(store->Remove(id).ok());
+        removed.insert(id);
+        removed_items.insert(h.item_id);
+        if (removed.size() % 2 == 0) break;
+      }
+    }
+  });
+  std::vector<int64_t> expected;
+  for (const SearchHit& h : *before) {
+    if (!removed_items.count(h.item_id)) expected.push_back(h.item_id);
+  }
+  std::vector<int64_t> kept;  // what the pages listed of the items still there
+  for (int64_t id : paged) {
+    if (!removed_items.count(id)) kept.push_back(id);
+  }
+  CHECK(std::set<int64_t>(paged.begin(), paged.end()).size() == paged.size());
+  CHECK(kept == expected);
+  REQUIRE(removed.size() >= 4);
+  // A first page now sees the new ones.
+  auto after = store->Search(all);
+  REQUIRE(after.ok());
+  CHECK(after->size() > expected.size());
+}
+
+TEST_CASE("Search refuses a basis made for another query, in one line") {
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
+  Create(*store, "heron egret");
+  Create(*store, "heron egret heron");
+  SearchQuery q;
+  q.text = "heron egret";
+  q.limit = 1;
+  codex::storage::SearchBasis basis;
+  q.basis_out = &basis;
+  auto first = store->Search(q);
+  REQUIRE(first.ok());
+  REQUIRE(first->size() == 1);
+  CHECK(basis.holding == std::vector<int64_t>{2, 2});
+  CHECK(basis.rows == 2);
+  CHECK(basis.max_item_id > 0);
+  q.basis_out = nullptr;
+  q.basis = basis;
+  q.after = codex::storage::SearchAfter{first->at(0).score, first->at(0).item_id};
+  auto second = store->Search(q);
+  REQUIRE(second.ok());
+  REQUIRE(second->size() == 1);
+  CHECK(second->at(0).item_id != first->at(0).item_id);
+  q.text = "heron";  // one phrase, the basis has two
+  auto other = store->Search(q);
+  REQUIRE_FALSE(other.ok());
+  CHECK(other.status().code() == codex::StatusCode::kInvalidArgument);
+  CHECK(other.status().message().find('\n') == std::string::npos);
+  CHECK(other.status().message().find("--cursor") != std::string::npos);
+}
