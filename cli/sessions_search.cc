@@ -15,6 +15,7 @@
 #include "cli/sessions_common.h"
 #include "cli/store_open.h"
 #include "cli/terminal_text.h"
+#include "storage/search_text.h"
 
 namespace codex::cli {
 
@@ -40,8 +41,9 @@ struct SearchArgs {
 // rest with the query, the directory scope and the store, so a cursor of
 // another search, directory or store (another backend included), or one cut
 // or changed, is refused.
-constexpr size_t kMaxCursorBytes = 512;
-constexpr size_t kMaxCursorPhrases = 64;
+// (storage::kMaxSearchTerms counts of up to 16 digits each and the rest.)
+constexpr size_t kMaxCursorBytes = 2048;
+constexpr size_t kMaxCursorPhrases = storage::kMaxSearchTerms;
 
 std::string CursorCheck(std::string_view payload, const std::string& text,
                         const std::optional<std::string>& scope, const core::StoreLocation& store) {

@@ -313,6 +313,20 @@ TEST_CASE("One search semantics on both backends: punctuation, emoji, long words
       {std::string(255, 'q'), {}},
       {std::string(256, 'w'), {}, true},
       {std::string(1 << 20, 'q'), {}, true},
+      // At most 64 words or phrases (punctuation-only terms do not count).
+      {[] {
+         std::string q = "zebra";
+         for (int i = 1; i < 64; ++i) q += " zebra -- ...";
+         return q;
+       }(),
+       {"zebra", "zebra2"}},
+      {[] {
+         std::string q = "zebra";
+         for (int i = 1; i < 65; ++i) q += " zebra";
+         return q;
+       }(),
+       {},
+       true},
   };
   for (const SearchCase& c : cases) {
     INFO("query: " << c.query.substr(0, 60));

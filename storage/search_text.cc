@@ -276,6 +276,11 @@ Result<std::vector<std::vector<QueryToken>>> QueryTokensFromUser(std::string_vie
     }
     if (!phrase.empty()) out.push_back(std::move(phrase));
   }
+  if (out.size() > kMaxSearchTerms) {
+    return InvalidArgumentError("search text has " + std::to_string(out.size()) +
+                                " words or phrases; at most " + std::to_string(kMaxSearchTerms) +
+                                " are looked for at once: keep the rarest");
+  }
   if (out.empty()) {
     return InvalidArgumentError(
         "search text has no word to look for: punctuation is not indexed; search for words, "

@@ -40,6 +40,10 @@ Result<std::vector<SearchTerm>> ParseSearchQuery(std::string_view query);
 
 // One token of a query term (storage/fts_tokenizer.h), as both backends
 // search for it: exactly, or as the start of an indexed token.
+// The most words and phrases one search looks for (each is ranked on its
+// own; a --cursor carries a count per term).
+inline constexpr size_t kMaxSearchTerms = 64;
+
 struct QueryToken {
   std::string word;  // folded
   bool prefix = false;
@@ -50,7 +54,8 @@ struct QueryToken {
 // and a lone Han/kana/Hangul character (the start of a bigram) are prefixes.
 // A term with no token (punctuation such as "--" or "()": not indexed) is
 // left out. kInvalidArgument, in one line that does not repeat the query,
-// for a query with no token at all or with a word longer than the index keeps.
+// for a query with no token at all, with a word longer than the index keeps
+// or with more than kMaxSearchTerms terms that have tokens.
 Result<std::vector<std::vector<QueryToken>>> QueryTokensFromUser(std::string_view query);
 
 // The FTS5 MATCH expression for a user query (QueryTokensFromUser): each

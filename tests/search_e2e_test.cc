@@ -182,6 +182,8 @@ std::string CursorPromises(CodexTestEnv& env, const core::StoreLocation& locatio
   // Pages of 1, 2 and 4, concatenated: the one list.
   for (int page : {1, 2, 4}) CHECK(AllPages(env, heron, page) == whole);
   CHECK(AllPages(env, {"heron", "egret"}, 1).size() == 3);
+  // The most terms a search takes: its cursors are taken back too.
+  CHECK(AllPages(env, std::vector<std::string>(64, "heron"), 4) == whole);
   // The text output: the archived session's hit is marked, and the next page
   // is named on stderr.
   auto text = Run(env, {"sessions", "search", "heron", "--limit", "100"});
