@@ -47,8 +47,19 @@ constexpr size_t kMaxCursorPhrases = storage::kMaxSearchTerms;
 
 std::string CursorCheck(std::string_view payload, const std::string& text,
                         const std::optional<std::string>& scope, const core::StoreLocation& store) {
+  // The words as searched for (folded, punctuation left out): `Heron`
+  // continues `heron`; a query that is refused is refused before this counts.
+  std::string words;
+  if (auto terms = storage::QueryTokensFromUser(text); terms.ok()) {
+    for (const auto& phrase : *terms) {
+      for (const storage::QueryToken& t : phrase) words += t.word + (t.prefix ? "* " : " ");
+      words += '\n';
+    }
+  } else {
+    words = text;
+  }
   std::string seed(payload);
-  seed += '\n' + text + '\n' + (scope ? "dir:" + *scope : std::string("all")) + '\n';
+  seed += '\n' + words + (scope ? "dir:" + *scope : std::string("all")) + '\n';
   seed += store.kind == core::StoreLocation::Kind::kSqlite
               ? "sqlite:" + store.path
               : "postgresql:" + core::RedactSecrets(store.url, store.url);

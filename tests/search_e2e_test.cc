@@ -200,7 +200,8 @@ std::string CursorPromises(CodexTestEnv& env, const core::StoreLocation& locatio
   REQUIRE(at != std::string::npos);
   const std::string cursor =
       first.err.substr(at + hint.size(), first.err.find('\n', at) - at - hint.size());
-  auto second = Run(env, {"sessions", "search", "heron", "--limit", "3", "--cursor", cursor});
+  // The same words however typed (case, punctuation) continue the search.
+  auto second = Run(env, {"sessions", "search", "HERON --", "--limit", "3", "--cursor", cursor});
   REQUIRE(second.exit_code == 0);
   // The second page goes on after the first: no hit of it again.
   // (Each session holds one hit: its id starts the hit's first line.)
