@@ -141,23 +141,31 @@ std::vector<int64_t> AllPages(CodexTestEnv& env, std::vector<std::string> args, 
   return out;
 }
 
-// A refused --cursor: one error line naming --cursor and the way out, the
-// usage exit code, nothing of the cursor repeated, no control character.
-void CheckRefused(CodexTestEnv& env, std::vector<std::string> args, const std::string& cursor) {
-  INFO("cursor: " << cursor.substr(0, 80));
+// A refused search: one error line, the usage exit code, nothing on stdout,
+// no control character, short (nothing long of the command line repeated).
+std::string CheckOneErrorLine(CodexTestEnv& env, std::vector<std::string> args) {
   args.insert(args.begin(), {"sessions", "search"});
-  args.push_back("--cursor");
-  args.push_back(cursor);
   auto r = Run(env, args);
   INFO("stderr: " << r.err.substr(0, 400));
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
   CHECK(ErrorLines(r.err).size() == 1);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
-  CHECK(r.err.find("--cursor") != std::string::npos);
-  CHECK(r.err.find("without --cursor") != std::string::npos);
   CHECK(r.err.size() < 300);
   for (char c : r.err) CHECK(static_cast<bool>(static_cast<unsigned char>(c) >= 0x20 || c == '\n'));
+  return r.err;
+}
+
+// A refused --cursor: that, naming --cursor and the way out, nothing of the
+// cursor repeated.
+void CheckRefused(CodexTestEnv& env, std::vector<std::string> args, const std::string& cursor) {
+  INFO("cursor: " << cursor.substr(0, 80));
+  args.push_back("--cursor");
+  args.push_back(cursor);
+  const std::string err = CheckOneErrorLine(env, args);
+  CHECK(err.find("--cursor") != std::string::npos);
+  CHECK(err.find("without --cursor") != std::string::npos);
+  if (cursor.size() > 8) CHECK(err.find(cursor.substr(0, 8)) == std::string::npos);
 }
 
 // The --cursor promises on one backend; returns a cursor of `heron` for the
@@ -260,6 +268,18 @@ std::string CursorPromises(CodexTestEnv& env, const core::StoreLocation& locatio
   CheckRefused(env, heron, "\x1b]0;owned\x07\x1b[2J" + cursor);
   CheckRefused(env, heron, "");
   if (!foreign_cursor.empty()) CheckRefused(env, heron, foreign_cursor);
+
+  // Queries no search can answer, the same on both backends: one line that
+  // does not repeat them.
+  for (const std::string& bad :
+       {std::string(2048, 'q'), std::string(100'000, 'q'), std::string("  "), std::string(""),
+        std::string("ze\xFF"
+                    "bra"),
+        std::string("-- ... ()"), std::string("\"heron")}) {
+    INFO("query: " << bad.substr(0, 40));
+    const std::string err = CheckOneErrorLine(env, {bad});
+    if (bad.size() > 100) CHECK(err.find("qqqqqqqqqq") == std::string::npos);
+  }
   return cursor;
 }
 
