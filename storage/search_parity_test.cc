@@ -196,6 +196,13 @@ TEST_CASE("One search semantics on both backends: punctuation, emoji, long words
       {"日本の首都", {"cjk2"}},
       {"\"日本語のテキスト\"", {"cjk"}},
       {"日本語 zebra", {}},
+      // Any script's white space separates words, as a space does: an
+      // ideographic space between Japanese words, a no-break space.
+      {"日本語\u3000テキスト", {"cjk"}},
+      {"テキスト\u3000日本語", {"cjk"}},
+      {"alone\u00a0zebra", {"zebra2"}},
+      {"\"a\u2003zebra\"", {"zebra2"}},
+      {"\u3000\u00a0", {}, true},
       {"語テ", {}},
       // A word over the index's limit is refused; a shorter piece of it is no word of the text.
       {long_word, {}, true},

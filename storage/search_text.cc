@@ -215,9 +215,20 @@ Result<std::vector<SearchTerm>> ParseSearchQuery(std::string_view query) {
   }
   std::vector<SearchTerm> terms;
   size_t i = 0;
-  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  // White space of any script separates terms (an ideographic space between
+  // Japanese words, a no-break space pasted from a page): the bytes of the
+  // one at `at`, 0 when none. The query is valid UTF-8 here.
+  const auto space_at = [&](size_t at) -> size_t {
+    utf8proc_int32_t c = -1;
+    const auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(query.data()) + at,
+                                    static_cast<utf8proc_ssize_t>(query.size() - at), &c);
+    if (n <= 0) return 0;
+    const bool white = (c >= 0x09 && c <= 0x0D) || c == 0x85 || c == 0x2028 || c == 0x2029 ||
+                       utf8proc_category(c) == UTF8PROC_CATEGORY_ZS;
+    return white ? static_cast<size_t>(n) : 0;
+  };
   while (i < query.size()) {
-    while (i < query.size() && space(query[i])) ++i;
+    while (i < query.size() && space_at(i) > 0) i += space_at(i);
     if (i >= query.size()) break;
     if (query[i] == '"') {
       const size_t end = query.find('"', i + 1);
@@ -232,7 +243,7 @@ Result<std::vector<SearchTerm>> ParseSearchQuery(std::string_view query) {
       continue;
     }
     size_t j = i;
-    while (j < query.size() && !space(query[j]) && query[j] != '"') ++j;
+    while (j < query.size() && space_at(j) == 0 && query[j] != '"') ++j;
     std::string_view word = query.substr(i, j - i);
     i = j;
     bool prefix = false;

@@ -33,8 +33,8 @@ struct SearchTerm {
 };
 
 // The terms of a user query, the one query syntax of both backends: terms are
-// separated by white space and ANDed. kInvalidArgument, naming the problem
-// (never repeating the query), for an empty query, an unbalanced quote, a '*'
+// separated by white space (of any script: U+3000, a no-break space) and ANDed. kInvalidArgument,
+// naming the problem (never repeating the query), for an empty query, an unbalanced quote, a '*'
 // anywhere but the end of a word, a NUL byte or bytes that are not UTF-8.
 Result<std::vector<SearchTerm>> ParseSearchQuery(std::string_view query);
 
