@@ -109,8 +109,19 @@ std::pair<std::vector<int64_t>, std::string> JsonPage(CodexTestEnv& env,
   std::string next;
   for (const auto& line : JsonLines(r.out)) {
     if (line.contains("next_cursor")) {
+      CHECK(next.empty());  // one, the last line
+      CHECK(line.size() == 1);
       next = line["next_cursor"];
     } else {
+      CHECK(next.empty());
+      // The fields docs/json-output.md names, in its order.
+      std::vector<std::string> keys;
+      for (const auto& [key, value] : line.items()) keys.push_back(key);
+      CHECK(keys == std::vector<std::string>{"item_id", "kind", "role", "snippet", "sessions"});
+      for (const auto& w : line["sessions"]) {
+        CHECK(w["turn"].is_number_integer());
+        CHECK(w["archived"].is_boolean());
+      }
       ids.push_back(line["item_id"]);
     }
   }
