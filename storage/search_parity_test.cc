@@ -320,6 +320,21 @@ TEST_CASE("One search semantics on both backends: punctuation, emoji, long words
       {std::string(255, 'q'), {}},
       {std::string(256, 'w'), {}, true},
       {std::string(1 << 20, 'q'), {}, true},
+      // At most 256 words in all, also inside "a phrase" (PostgreSQL's
+      // parser ran out of stack on a phrase of 20,000).
+      {[] {
+         std::string q = "\"a";
+         for (int i = 1; i < 256; ++i) q += " a";
+         return q + "\"";
+       }(),
+       {}},
+      {[] {
+         std::string q = "\"a";
+         for (int i = 1; i < 20'000; ++i) q += " a";
+         return q + "\"";
+       }(),
+       {},
+       true},
       // At most 64 words or phrases (punctuation-only terms do not count).
       {[] {
          std::string q = "zebra";

@@ -287,6 +287,14 @@ Result<std::vector<std::vector<QueryToken>>> QueryTokensFromUser(std::string_vie
     }
     if (!phrase.empty()) out.push_back(std::move(phrase));
   }
+  size_t tokens = 0;
+  for (const auto& phrase : out) tokens += phrase.size();
+  if (tokens > kMaxSearchTokens) {
+    // (PostgreSQL's tsquery parser runs out of stack on a phrase of ~20,000.)
+    return InvalidArgumentError("search text has " + std::to_string(tokens) + " words; at most " +
+                                std::to_string(kMaxSearchTokens) +
+                                " are looked for at once: search for a shorter passage");
+  }
   if (out.size() > kMaxSearchTerms) {
     return InvalidArgumentError("search text has " + std::to_string(out.size()) +
                                 " words or phrases; at most " + std::to_string(kMaxSearchTerms) +

@@ -43,6 +43,9 @@ Result<std::vector<SearchTerm>> ParseSearchQuery(std::string_view query);
 // The most words and phrases one search looks for (each is ranked on its
 // own; a --cursor carries a count per term).
 inline constexpr size_t kMaxSearchTerms = 64;
+// The most tokens of all its terms together ("a phrase" of many words, a
+// long Han run's bigrams).
+inline constexpr size_t kMaxSearchTokens = 256;
 
 struct QueryToken {
   std::string word;  // folded
@@ -55,7 +58,8 @@ struct QueryToken {
 // A term with no token (punctuation such as "--" or "()": not indexed) is
 // left out. kInvalidArgument, in one line that does not repeat the query,
 // for a query with no token at all, with a word longer than the index keeps
-// or with more than kMaxSearchTerms terms that have tokens.
+// or with more than kMaxSearchTerms terms that have tokens or
+// kMaxSearchTokens tokens.
 Result<std::vector<std::vector<QueryToken>>> QueryTokensFromUser(std::string_view query);
 
 // The FTS5 MATCH expression for a user query (QueryTokensFromUser): each
