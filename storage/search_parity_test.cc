@@ -815,3 +815,33 @@ TEST_CASE("Search refuses a basis made for another query, in one line") {
   CHECK(other.status().message().find('\n') == std::string::npos);
   CHECK(other.status().message().find("--cursor") != std::string::npos);
 }
+
+// The snippet of a short text (all of it in the window) marks the same
+// words on both backends: each instance of a phrase of the query from its
+// first word to its last, as FTS5's snippet() does.
+TEST_CASE("Both backends mark the same phrase instances in a snippet") {
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
+  Create(*store, "it's 100% a_b c\\d");
+  Create(*store, "AND OR NOT NEAR body text");
+  Create(*store, "family 👨\u200d👩\u200d👧 wave");
+  Create(*store, "日本語のテキストです");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"a_b", "it's 100% [a_b] c\\d"},
+      {"a b", "it's 100% [a]_[b] c\\d"},
+      {"\"body text\"", "AND OR NOT NEAR [body text]"},
+      {"body:text", "AND OR NOT NEAR [body text]"},
+      {"NEAR(body text)", "AND OR NOT [NEAR body] [text]"},
+      {"\"AND OR\"", "[AND OR] NOT NEAR body text"},
+      {"and or", "[AND] [OR] NOT NEAR body text"},
+      {"👨\u200d👩\u200d👧", "family [👨\u200d👩\u200d👧] wave"},
+      {"日本語", "[日本語]のテキストです"},
+      {"テキ*", "日本語の[テキ]ストです"},
+  };
+  for (const auto& [text, snippet] : cases) {
+    INFO("query: " << text);
+    auto hits = Search(*store, text);
+    REQUIRE(hits.size() == 1);
+    CHECK(hits[0].snippet == snippet);
+  }
+}
