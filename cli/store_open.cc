@@ -29,11 +29,16 @@ Result<std::unique_ptr<storage::SessionDatabase>> OpenCliStore(const core::Store
   return storage::OpenDatabase(location, std::move(options));
 }
 
-Result<std::unique_ptr<storage::SessionDatabase>> OpenConfiguredStore(const GlobalOptions& global,
-                                                                      bool read_only) {
+Result<core::StoreLocation> ConfiguredStoreLocation(const GlobalOptions& global) {
   const core::ConfigOverrides overrides = GlobalOverrides(global);
   ASSIGN_OR_RETURN(core::Config config, core::LoadConfig(core::DefaultCodexHome(), overrides));
-  return OpenCliStore(config.session_store, read_only);
+  return config.session_store;
+}
+
+Result<std::unique_ptr<storage::SessionDatabase>> OpenConfiguredStore(const GlobalOptions& global,
+                                                                      bool read_only) {
+  ASSIGN_OR_RETURN(core::StoreLocation location, ConfiguredStoreLocation(global));
+  return OpenCliStore(location, read_only);
 }
 
 void ApplyRetention(storage::SessionDatabase& store, const std::string& codex_home,

@@ -34,6 +34,9 @@ Result<std::unique_ptr<storage::SessionDatabase>> OpenCliStore(const core::Store
 Result<std::unique_ptr<storage::SessionDatabase>> OpenConfiguredStore(const GlobalOptions& global,
                                                                       bool read_only = false);
 
+// The store OpenConfiguredStore opens (the same config), without opening it.
+Result<core::StoreLocation> ConfiguredStoreLocation(const GlobalOptions& global);
+
 // Removes sessions not updated for `retention_days` (every directory). Cheap
 // at start: runs at most once an hour (the mtime of
 // $CODEX_HOME/.retention-checked records the last run); says on stderr what

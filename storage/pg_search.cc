@@ -86,7 +86,7 @@ std::string TsVectorOf(std::string_view text, int64_t* tokens) {
 }
 
 Result<TsQuery> TsQueryFromUser(std::string_view query) {
-  ASSIGN_OR_RETURN(auto terms, QueryTokensFromUser(CleanText(std::string(query))));
+  ASSIGN_OR_RETURN(auto terms, QueryTokensFromUser(query));  // refuses what CleanText would change
   TsQuery out;
   for (const std::vector<QueryToken>& phrase : terms) {
     std::string term;
@@ -288,17 +288,36 @@ std::string Snippet(std::string_view text, const TsQuery& query) {
   const size_t hi = std::min(tokens.size(), lo + kWindow);
   if (hi - lo < kWindow) lo = hi > kWindow ? hi - kWindow : 0;
   if (tokens.empty()) return std::string(text.substr(0, 200));
-  // The matched byte ranges of the window, merged: the bigrams of a Han/kana
-  // run overlap, and "日本語" is marked once, not as "[日本][本語]".
+  // The byte ranges of the window's phrase instances, as FTS5's snippet()
+  // marks them: an instance of a phrase of several tokens from its first
+  // token to its last ("[a_b]", "[👨‍👩‍👧]", "[body text]" for "body text" in
+  // quotes), merged where they overlap: the bigrams of a Han/kana run
+  // overlap, and "日本語" is marked once, not as "[日本][本語]".
+  const auto token_matches = [](const Token& t, const TsQuery::Token& q) {
+    return q.prefix ? t.folded.compare(0, q.word.size(), q.word) == 0 : t.folded == q.word;
+  };
   std::vector<std::pair<size_t, size_t>> marks;
   for (size_t k = lo; k < hi; ++k) {
-    if (!matches(tokens[k])) continue;
-    if (!marks.empty() && tokens[k].begin <= marks.back().second) {
-      marks.back().second = std::max(marks.back().second, tokens[k].end);
-    } else {
-      marks.emplace_back(tokens[k].begin, tokens[k].end);
+    for (const TsQuery::Phrase& phrase : query.phrases) {
+      const size_t n = phrase.tokens.size();
+      if (n == 0 || k + n > tokens.size()) continue;
+      bool instance = true;
+      for (size_t j = 0; instance && j < n; ++j) {
+        instance = token_matches(tokens[k + j], phrase.tokens[j]);
+      }
+      if (instance) marks.emplace_back(tokens[k].begin, tokens[std::min(k + n, hi) - 1].end);
     }
   }
+  std::sort(marks.begin(), marks.end());
+  std::vector<std::pair<size_t, size_t>> merged;
+  for (const auto& [begin, end] : marks) {
+    if (!merged.empty() && begin <= merged.back().second) {
+      merged.back().second = std::max(merged.back().second, end);
+    } else {
+      merged.emplace_back(begin, end);
+    }
+  }
+  marks = std::move(merged);
   const size_t from = lo == 0 ? 0 : tokens[lo].begin;
   const size_t to = hi < tokens.size() ? tokens[hi - 1].end : text.size();
   std::string out = lo > 0 ? "…" : "";

@@ -313,7 +313,13 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
     // searchable items and their tokens (search_totals, migration 0008) and
     // the number of items holding each phrase. A query of one phrase over
     // every directory has that number as its matches: not counted twice.
-    const bool count_from_matches = tsq.phrases.size() == 1 && !scope;
+    // A later page (--cursor) ranks by the first page's figures, over the
+    // items it saw (storage/session_database.h, SearchBasis).
+    if (query.basis && query.basis->holding.size() != tsq.phrases.size()) {
+      return InvalidArgumentError(
+          "this --cursor belongs to another search; run the search again without --cursor");
+    }
+    const bool count_from_matches = tsq.phrases.size() == 1 && !scope && !query.basis;
     int64_t indexed = 0;
     double avgdl = 1;
     std::vector<int64_t> holding;  // items per phrase
@@ -322,8 +328,9 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
           "SELECT t.items, t.tokens,"
           " EXISTS (SELECT 1 FROM sessions WHERE forked_from_session IS NOT NULL)";
       std::vector<Param> params;
+      if (query.basis_out && !query.basis) sql += ", (SELECT COALESCE(max(id), 0) FROM items)";
       for (const pg::TsQuery::Phrase& phrase : tsq.phrases) {
-        if (count_from_matches) break;
+        if (count_from_matches || query.basis) break;
         params.push_back(P(phrase.text));
         sql += ", (SELECT count(*) FROM items WHERE tsv @@ $" + std::to_string(params.size()) +
                "::tsquery)";
@@ -336,8 +343,19 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
       indexed = t.Int(0, 0);
       avgdl = Bm25AverageSize(indexed, t.Int(0, 1));
       forks = t.Str(0, 2) == "t";
+      const int first_count = query.basis_out && !query.basis ? 4 : 3;
       for (size_t i = 0; i < params.size(); ++i) {
-        holding.push_back(t.Int(0, static_cast<int>(i) + 3));
+        holding.push_back(t.Int(0, static_cast<int>(i) + first_count));
+      }
+      if (query.basis) {
+        indexed = query.basis->rows;
+        avgdl = Bm25AverageSize(query.basis->rows, query.basis->tokens);
+        holding = query.basis->holding;
+      } else if (query.basis_out) {
+        *query.basis_out = SearchBasis{};
+        query.basis_out->rows = indexed;
+        query.basis_out->tokens = t.Int(0, 1);
+        query.basis_out->max_item_id = t.Int(0, 3);
       }
     }
     // Every match with its size and, for each phrase, its instances f.
@@ -386,6 +404,10 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
       sql += ", ts_filter(setweight(i.tsv, 'A', " + marked + "), '{a}')::text";
     }
     sql += " FROM items AS i WHERE i.tsv @@ $1::tsquery";
+    if (query.basis) {
+      params.push_back(P(std::to_string(query.basis->max_item_id)));
+      sql += " AND i.id <= $" + std::to_string(params.size()) + "::bigint";
+    }
     if (scope) {
       sql +=
           " AND i.session_key IN (SELECT key FROM session_keys WHERE id IN (SELECT id FROM"
@@ -397,6 +419,7 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
     Rows q = conn_->Exec(sql, params, /*binary_result=*/true);
     const auto num = [&q](int r, int c) { return q.BinInt(r, c).value_or(0); };
     if (count_from_matches) holding.push_back(q.size());
+    if (query.basis_out && !query.basis) query.basis_out->holding = holding;
     std::vector<double> idf;
     for (int64_t n : holding) idf.push_back(Bm25Idf(indexed, n));
     struct Scored {
@@ -454,6 +477,13 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
         if (auto it = score_of.find(s.id); it != score_of.end()) s.score = it->second;
       }
     }
+    if (query.after) {
+      // The hits after the previous page's last.
+      const SearchAfter after = *query.after;
+      std::erase_if(scored, [&](const Scored& s) {
+        return !RanksBefore(after.score, after.item_id, s.score, s.id);
+      });
+    }
     const auto better = [](const Scored& a, const Scored& b) {
       return RanksBefore(a.score, a.id, b.score, b.id);
     };
@@ -477,6 +507,7 @@ Result<std::vector<SearchHit>> PostgresSessionStore::Search(const SearchQuery& q
         }
         SearchHit hit;
         hit.item_id = scored[k].id;
+        hit.score = scored[k].score;
         const auto creator = creator_of.find(num(scored[k].row, 1));
         if (creator == creator_of.end()) continue;  // a key without its id: no session
         for (const SessionInfo& session : candidates[creator->second]) {

@@ -128,6 +128,24 @@ const std::vector<std::pair<std::string, std::string>>& Documents() {
          for (int i = 0; i < 16'381; ++i) text += "filler" + std::to_string(i % 7) + " ";
          return text + "pin post needle eye";
        }()},
+      // What users of other scripts and keyboards type and paste.
+      {"family", "family 👨\u200d👩\u200d👧 wave 👋🏽 flag 🇯🇵 heart ❤️ done"},
+      {"nfc", "caf\u00e9 cr\u00e8me"},
+      {"nfd", "cafe\u0301 cre\u0300me"},
+      {"turkish", "ılık Işık"},
+      {"ligature", "\ufb01le \ufb02ow"},
+      {"fullwidth", "ｓｅｓｓｉｏｎ"},
+      {"session", "session sessions"},
+      {"arabic", "\u200fمرحبا بالعالم\u200e"},
+      {"hebrew", "שלום עולם"},
+      {"thai", "สวัสดีครับ"},
+      {"hangul", "한국어 텍스트"},
+      {"japanese", "東京タワーでcodexを使う"},
+      {"han_in_latin", "abc中文def"},
+      {"han_runs", "中国人民 in 人民 at 民"},
+      {"operators", "AND OR NOT NEAR body text"},
+      {"sql", "it's 100% a_b c\\d"},
+      {"limit", "at the limit " + std::string(255, 'w')},
   };
   return *docs;
 }
@@ -178,6 +196,13 @@ TEST_CASE("One search semantics on both backends: punctuation, emoji, long words
       {"日本の首都", {"cjk2"}},
       {"\"日本語のテキスト\"", {"cjk"}},
       {"日本語 zebra", {}},
+      // Any script's white space separates words, as a space does: an
+      // ideographic space between Japanese words, a no-break space.
+      {"日本語\u3000テキスト", {"cjk"}},
+      {"テキスト\u3000日本語", {"cjk"}},
+      {"alone\u00a0zebra", {"zebra2"}},
+      {"\"a\u2003zebra\"", {"zebra2"}},
+      {"\u3000\u00a0", {}, true},
       {"語テ", {}},
       // A word over the index's limit is refused; a shorter piece of it is no word of the text.
       {long_word, {}, true},
@@ -192,6 +217,138 @@ TEST_CASE("One search semantics on both backends: punctuation, emoji, long words
       // A word found only past the last position is in no phrase there
       // ("pin eye" are not neighbours).
       {"\"pin eye\"", {}},
+      // Emoji: a ZWJ family is its members in a row; a skin tone, a flag's
+      // second letter and a variation selector are no part of the word.
+      {"👨\u200d👩\u200d👧", {"family"}},
+      {"👩", {"family"}},
+      {"👋🏽", {"family"}},
+      {"👋", {"family"}},
+      {"🇯🇵", {"family"}},
+      {"❤️", {"family"}},
+      {"❤", {"family"}},
+      {"\u200d", {}, true},
+      // Composed or decomposed accents, in the text or the query: one word.
+      {"caf\u00e9", {"nfc", "nfd"}},
+      {"cafe\u0301", {"nfc", "nfd"}},
+      {"creme", {"nfc", "nfd"}},
+      // Turkish dotless ı and dotted İ fold to i; ß to ss (a word of its own
+      // only where the text has one).
+      {"ilik isik", {"turkish"}},
+      {"ILIK IŞIK", {"turkish"}},
+      {"İstanbul", {"latin"}},
+      {"ß", {}},
+      {"STRAßE", {"latin"}},
+      // Ligatures and full-width letters are the letters.
+      {"file flow", {"ligature"}},
+      {"\ufb01le", {"ligature"}},
+      {"ｓｅｓｓｉｏｎ", {"fullwidth", "session"}},
+      {"sess*", {"fullwidth", "session"}},
+      {"ｓｅｓｓ*", {"fullwidth", "session"}},
+      {"sessions", {"session"}},
+      // Right-to-left text: direction marks are not part of a word.
+      {"مرحبا", {"arabic"}},
+      {"\u200fمرحبا\u200f", {"arabic"}},
+      {"\"مرحبا بالعالم\"", {"arabic"}},
+      {"שלום", {"hebrew"}},
+      // Thai is written without spaces and has no bigrams: a run is one
+      // word, found whole or by its start (docs/storage.md).
+      {"สวัสดีครับ", {"thai"}},
+      {"สวัสดี*", {"thai"}},
+      {"สวัสดี", {}},
+      // Hangul syllables: words inside a run, a syllable alone.
+      {"한국어", {"hangul"}},
+      {"한국", {"hangul"}},
+      {"국", {"hangul"}},
+      {"텍스트 한국어", {"hangul"}},
+      // Kana, kanji and Latin in one run of text.
+      {"東京タワー", {"japanese"}},
+      {"タワー", {"japanese"}},
+      {"codex", {"japanese"}},
+      {"使う", {"japanese"}},
+      {"\"codex を\"", {"japanese"}},
+      // Han between Latin letters: each its own word.
+      {"abc", {"han_in_latin"}},
+      {"def", {"han_in_latin"}},
+      {"中文", {"han_in_latin"}},
+      {"abc中文def", {"han_in_latin"}},
+      {"文", {"han_in_latin"}},
+      {"中", {"han_in_latin", "han_runs"}},
+      // One, two and three characters at the start, middle and end of runs.
+      {"中国", {"han_runs"}},
+      {"国人", {"han_runs"}},
+      {"人民", {"han_runs"}},
+      {"国人民", {"han_runs"}},
+      {"民", {"han_runs"}},
+      // FTS operators and column filters are words or punctuation, never syntax.
+      {"AND", {"operators"}},
+      {"or not", {"operators"}},
+      {"NEAR(body text)", {"operators"}},
+      {"body:text", {"operators"}},
+      {"-body", {"operators"}},
+      {"^body", {"operators"}},
+      {"body NOT zebra", {}},
+      {"\"AND OR\"", {"operators"}},
+      {"*", {}, true},
+      {"body*text", {}, true},
+      {"\"unbalanced", {}, true},
+      {":", {}, true},
+      // SQL and LIKE syntax is text.
+      {"'; DROP TABLE items; --", {}},
+      {"%", {}, true},
+      {"_", {}, true},
+      {"\\", {}, true},
+      {"100%", {"sql"}},
+      {"a_b", {"sql"}},
+      {"c\\d", {"sql"}},
+      {"it's", {"sql"}},
+      // Nothing to look for.
+      {"", {}, true},
+      {" \t ", {}, true},
+      {"\"\"", {}, true},
+      // Bytes that are no text: refused, not searched for as the words around them.
+      {std::string("ze\0bra", 6), {}, true},
+      {"ze\xFF"
+       "bra",
+       {},
+       true},
+      {"zebra \xC3", {}, true},
+      {"\xED\xA0\x80", {}, true},
+      // At the limit: a word of 255 bytes is searched for, 256 refused, also
+      // a 1 MB one (no line the size of the query comes back).
+      {std::string(255, 'w'), {"limit"}},
+      {std::string(200, 'w') + "*", {"limit"}},
+      {std::string(255, 'q'), {}},
+      {std::string(256, 'w'), {}, true},
+      {std::string(1 << 20, 'q'), {}, true},
+      // At most 256 words in all, also inside "a phrase" (PostgreSQL's
+      // parser ran out of stack on a phrase of 20,000).
+      {[] {
+         std::string q = "\"a";
+         for (int i = 1; i < 256; ++i) q += " a";
+         return q + "\"";
+       }(),
+       {}},
+      {[] {
+         std::string q = "\"a";
+         for (int i = 1; i < 20'000; ++i) q += " a";
+         return q + "\"";
+       }(),
+       {},
+       true},
+      // At most 64 words or phrases (punctuation-only terms do not count).
+      {[] {
+         std::string q = "zebra";
+         for (int i = 1; i < 64; ++i) q += " zebra -- ...";
+         return q;
+       }(),
+       {"zebra", "zebra2"}},
+      {[] {
+         std::string q = "zebra";
+         for (int i = 1; i < 65; ++i) q += " zebra";
+         return q;
+       }(),
+       {},
+       true},
   };
   for (const SearchCase& c : cases) {
     INFO("query: " << c.query.substr(0, 60));
@@ -519,5 +676,172 @@ TEST_CASE("Both backends rank items with a word past 256 instances in BM25's exa
       const size_t n = std::min(want.size(), static_cast<size_t>(limit));
       CHECK(got == std::vector<std::string>(want.begin(), want.begin() + static_cast<long>(n)));
     }
+  }
+}
+
+namespace {
+
+// Every hit of `query`, a page of `page` at a time as `codex sessions search
+// --cursor` asks for them (the first page's basis, then after each page's
+// last hit); `between` runs after each page.
+std::vector<int64_t> Paged(SessionDatabase& store, const std::string& text, int page,
+                           const std::function<void(int)>& between = {}) {
+  std::vector<int64_t> out;
+  SearchQuery q;
+  q.text = text;
+  q.limit = page;
+  codex::storage::SearchBasis basis;
+  q.basis_out = &basis;
+  for (int n = 0;; ++n) {
+    auto hits = store.Search(q);
+    INFO(hits.status().ToString());
+    REQUIRE(hits.ok());
+    for (const SearchHit& h : *hits) out.push_back(h.item_id);
+    if (static_cast<int>(hits->size()) < page) return out;
+    if (between) between(n);
+    q.basis_out = nullptr;
+    q.basis = basis;
+    q.after = codex::storage::SearchAfter{hits->back().score, hits->back().item_id};
+  }
+}
+
+std::vector<int64_t> ItemIds(const std::vector<SearchHit>& hits) {
+  std::vector<int64_t> out;
+  for (const SearchHit& h : hits) out.push_back(h.item_id);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Search pages from a first page's basis: one list, whatever changes between pages") {
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
+  std::vector<SessionInfo> sessions;
+  for (int i = 0; i < 40; ++i) {
+    std::string text = "heron";
+    for (int k = 0; k < i % 6; ++k) text += " heron";
+    if (i % 3 == 0) text += " egret";
+    text += " " + Filler((i * 7) % 23, "mud");
+    sessions.push_back(Create(*store, text));
+  }
+  for (const std::string text : {"heron", "heron egret", "her*", "\"heron heron\""}) {
+    INFO("query: " << text);
+    SearchQuery all;
+    all.text = text;
+    all.limit = 1000;
+    auto whole = store->Search(all);
+    REQUIRE(whole.ok());
+    REQUIRE(whole->size() > 10);
+    for (int page : {1, 3, 7}) {
+      INFO("page " << page);
+      CHECK(Paged(*store, text, page) == ItemIds(*whole));
+    }
+  }
+  // Between pages: better matches arrive (new sessions, a session appended
+  // to), texts that move the average size and every phrase's document
+  // frequency, and sessions go, shown ones and ones not shown yet. The pages
+  // still list the first page's ranking once: nothing twice, nothing that
+  // was there lost except the removed sessions' hits, nothing newer.
+  SearchQuery all;
+  all.text = "heron egret";
+  all.limit = 1000;
+  auto before = store->Search(all);
+  REQUIRE(before.ok());
+  std::set<int64_t> removed_items;
+  std::set<std::string> removed;
+  auto paged = Paged(*store, "heron egret", 4, [&](int n) {
+    Create(*store, "heron egret");
+    Create(*store, "egret " + Filler(60 + n, "reed"));
+    auto more = store->Append(sessions[3].id, sessions[3].head_item_id, "t",
+                              {core::UserMessage("heron egret heron egret")});
+    REQUIRE(more.ok());
+    sessions[3].head_item_id = more->back();
+    // Two sessions, one near the top of the ranking and one further down.
+    for (const SearchHit& h : *before) {
+      const std::string id = h.sessions.at(0).session.id;
+      if (removed.count(id) || id == sessions[3].id) continue;
+      if (removed.size() % 2 == 0 || h.item_id % 2 == 0) {
+        REQUIRE(store->Remove(id).ok());
+        removed.insert(id);
+        removed_items.insert(h.item_id);
+        if (removed.size() % 2 == 0) break;
+      }
+    }
+  });
+  std::vector<int64_t> expected;
+  for (const SearchHit& h : *before) {
+    if (!removed_items.count(h.item_id)) expected.push_back(h.item_id);
+  }
+  std::vector<int64_t> kept;  // what the pages listed of the items still there
+  for (int64_t id : paged) {
+    if (!removed_items.count(id)) kept.push_back(id);
+  }
+  CHECK(std::set<int64_t>(paged.begin(), paged.end()).size() == paged.size());
+  CHECK(kept == expected);
+  REQUIRE(removed.size() >= 4);
+  // A first page now sees the new ones.
+  auto after = store->Search(all);
+  REQUIRE(after.ok());
+  CHECK(after->size() > expected.size());
+}
+
+TEST_CASE("Search refuses a basis made for another query, in one line") {
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
+  Create(*store, "heron egret");
+  Create(*store, "heron egret heron");
+  SearchQuery q;
+  q.text = "heron egret";
+  q.limit = 1;
+  codex::storage::SearchBasis basis;
+  q.basis_out = &basis;
+  auto first = store->Search(q);
+  REQUIRE(first.ok());
+  REQUIRE(first->size() == 1);
+  CHECK(basis.holding == std::vector<int64_t>{2, 2});
+  CHECK(basis.rows == 2);
+  CHECK(basis.max_item_id > 0);
+  q.basis_out = nullptr;
+  q.basis = basis;
+  q.after = codex::storage::SearchAfter{first->at(0).score, first->at(0).item_id};
+  auto second = store->Search(q);
+  REQUIRE(second.ok());
+  REQUIRE(second->size() == 1);
+  CHECK(second->at(0).item_id != first->at(0).item_id);
+  q.text = "heron";  // one phrase, the basis has two
+  auto other = store->Search(q);
+  REQUIRE_FALSE(other.ok());
+  CHECK(other.status().code() == codex::StatusCode::kInvalidArgument);
+  CHECK(other.status().message().find('\n') == std::string::npos);
+  CHECK(other.status().message().find("--cursor") != std::string::npos);
+}
+
+// The snippet of a short text (all of it in the window) marks the same
+// words on both backends: each instance of a phrase of the query from its
+// first word to its last, as FTS5's snippet() does.
+TEST_CASE("Both backends mark the same phrase instances in a snippet") {
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
+  Create(*store, "it's 100% a_b c\\d");
+  Create(*store, "AND OR NOT NEAR body text");
+  Create(*store, "family 👨\u200d👩\u200d👧 wave");
+  Create(*store, "日本語のテキストです");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"a_b", "it's 100% [a_b] c\\d"},
+      {"a b", "it's 100% [a]_[b] c\\d"},
+      {"\"body text\"", "AND OR NOT NEAR [body text]"},
+      {"body:text", "AND OR NOT NEAR [body text]"},
+      {"NEAR(body text)", "AND OR NOT [NEAR body] [text]"},
+      {"\"AND OR\"", "[AND OR] NOT NEAR body text"},
+      {"and or", "[AND] [OR] NOT NEAR body text"},
+      {"👨\u200d👩\u200d👧", "family [👨\u200d👩\u200d👧] wave"},
+      {"日本語", "[日本語]のテキストです"},
+      {"テキ*", "日本語の[テキ]ストです"},
+  };
+  for (const auto& [text, snippet] : cases) {
+    INFO("query: " << text);
+    auto hits = Search(*store, text);
+    REQUIRE(hits.size() == 1);
+    CHECK(hits[0].snippet == snippet);
   }
 }

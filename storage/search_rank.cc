@@ -6,6 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include "storage/session_database.h"
+
 namespace codex::storage {
 
 namespace {
@@ -43,7 +45,8 @@ int CountRow(const Fts5ExtensionApi*, Fts5Context*, void* user) {
   return SQLITE_OK;
 }
 
-int GetData(const Fts5ExtensionApi* api, Fts5Context* fts, Bm25Data** out) {
+int GetData(const Fts5ExtensionApi* api, Fts5Context* fts, const Bm25BasisSlot* slot,
+            Bm25Data** out) {
   auto* data = static_cast<Bm25Data*>(api->xGetAuxdata(fts, 0));
   if (data) {
     *out = data;
@@ -51,21 +54,35 @@ int GetData(const Fts5ExtensionApi* api, Fts5Context* fts, Bm25Data** out) {
   }
   auto owned = std::make_unique<Bm25Data>();
   const int phrases = api->xPhraseCount(fts);
-  sqlite3_int64 rows = 0;
-  sqlite3_int64 tokens = 0;
-  int rc = api->xRowCount(fts, &rows);
-  if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &tokens);
-  if (rc != SQLITE_OK) return rc;
-  owned->avgdl = Bm25AverageSize(rows, tokens);
-  for (int i = 0; i < phrases; ++i) {
-    int64_t hits = 0;
-    rc = api->xQueryPhrase(fts, i, &hits, CountRow);
+  SearchBasis* basis = slot ? slot->basis : nullptr;
+  if (basis && slot->frozen) {
+    // A later page: the figures of the first.
+    if (basis->holding.size() != static_cast<size_t>(phrases)) return SQLITE_MISMATCH;
+    owned->avgdl = Bm25AverageSize(basis->rows, basis->tokens);
+    for (int64_t hits : basis->holding) owned->idf.push_back(Bm25Idf(basis->rows, hits));
+  } else {
+    sqlite3_int64 rows = 0;
+    sqlite3_int64 tokens = 0;
+    int rc = api->xRowCount(fts, &rows);
+    if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &tokens);
     if (rc != SQLITE_OK) return rc;
-    owned->idf.push_back(Bm25Idf(rows, hits));
+    owned->avgdl = Bm25AverageSize(rows, tokens);
+    if (basis) {
+      basis->rows = rows;
+      basis->tokens = tokens;
+      basis->holding.clear();
+    }
+    for (int i = 0; i < phrases; ++i) {
+      int64_t hits = 0;
+      rc = api->xQueryPhrase(fts, i, &hits, CountRow);
+      if (rc != SQLITE_OK) return rc;
+      owned->idf.push_back(Bm25Idf(rows, hits));
+      if (basis) basis->holding.push_back(hits);
+    }
   }
   owned->freq.resize(owned->idf.size());
   data = owned.release();
-  rc = api->xSetAuxdata(fts, data, [](void* p) { delete static_cast<Bm25Data*>(p); });
+  const int rc = api->xSetAuxdata(fts, data, [](void* p) { delete static_cast<Bm25Data*>(p); });
   if (rc != SQLITE_OK) return rc;  // xSetAuxdata has freed it
   *out = data;
   return SQLITE_OK;
@@ -74,7 +91,10 @@ int GetData(const Fts5ExtensionApi* api, Fts5Context* fts, Bm25Data** out) {
 void Bm25(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, int argc,
           sqlite3_value** argv) {
   Bm25Data* data = nullptr;
-  int rc = GetData(api, fts, &data);
+  const auto* slot =
+      argc >= 2 ? static_cast<const Bm25BasisSlot*>(sqlite3_value_pointer(argv[1], kBm25BasisType))
+                : nullptr;
+  int rc = GetData(api, fts, slot, &data);
   int instances = 0;
   if (rc == SQLITE_OK) rc = api->xInstCount(fts, &instances);
   if (rc != SQLITE_OK) {

@@ -60,11 +60,24 @@ size_t SortNextPage(std::vector<T>& scored, size_t offset, size_t batch, Before 
   return end;
 }
 
-// Registers the FTS5 auxiliary function codex_bm25(fts_table, docsize_blob) on
-// `db`. `docsize_blob` is the row's `sz` from <table>_docsize (NULL: the
-// function asks FTS5 for the size instead). Returns the BM25 score negated,
-// like bm25(): ORDER BY it ascending for best first. kInternal when the
-// SQLite library has no FTS5.
+struct SearchBasis;  // storage/session_database.h
+
+// The optional third argument of codex_bm25: a pointer bound with
+// sqlite3_bind_pointer(..., kBm25BasisType, nullptr). With `frozen` the
+// function ranks by *basis (its rows, tokens and per-phrase counts; an error
+// when the counts are not one per phrase); otherwise it writes what it
+// ranks by into *basis (all but max_item_id).
+struct Bm25BasisSlot {
+  SearchBasis* basis = nullptr;
+  bool frozen = false;
+};
+inline constexpr char kBm25BasisType[] = "codex_bm25_basis";
+
+// Registers the FTS5 auxiliary function codex_bm25(fts_table, docsize_blob
+// [, basis]) on `db`. `docsize_blob` is the row's `sz` from <table>_docsize
+// (NULL: the function asks FTS5 for the size instead). Returns the BM25 score
+// negated, like bm25(): ORDER BY it ascending for best first. kInternal when
+// the SQLite library has no FTS5.
 Status RegisterSearchRank(sqlite3* db);
 
 }  // namespace codex::storage

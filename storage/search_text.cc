@@ -1,5 +1,7 @@
 #include "storage/search_text.h"
 
+#include <utf8proc.h>
+
 #include <nlohmann/json.hpp>
 
 #include "core/transcript.h"
@@ -195,11 +197,38 @@ void RegisterSearchTextFunction(sqlite3* db) {
 }
 
 Result<std::vector<SearchTerm>> ParseSearchQuery(std::string_view query) {
+  // Before anything else: a byte that is no text would otherwise separate
+  // words silently ("bo\xFFdy" searching for "bo" and "dy").
+  for (size_t i = 0; i < query.size();) {
+    if (query[i] == '\0') {
+      return InvalidArgumentError("search text has a NUL byte (byte " + std::to_string(i + 1) +
+                                  "); remove it and search again");
+    }
+    utf8proc_int32_t c = -1;
+    const auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(query.data()) + i,
+                                    static_cast<utf8proc_ssize_t>(query.size() - i), &c);
+    if (n <= 0) {
+      return InvalidArgumentError("search text is not valid UTF-8 (byte " + std::to_string(i + 1) +
+                                  "); type the words again as text");
+    }
+    i += static_cast<size_t>(n);
+  }
   std::vector<SearchTerm> terms;
   size_t i = 0;
-  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  // White space of any script separates terms (an ideographic space between
+  // Japanese words, a no-break space pasted from a page): the bytes of the
+  // one at `at`, 0 when none. The query is valid UTF-8 here.
+  const auto space_at = [&](size_t at) -> size_t {
+    utf8proc_int32_t c = -1;
+    const auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(query.data()) + at,
+                                    static_cast<utf8proc_ssize_t>(query.size() - at), &c);
+    if (n <= 0) return 0;
+    const bool white = (c >= 0x09 && c <= 0x0D) || c == 0x85 || c == 0x2028 || c == 0x2029 ||
+                       utf8proc_category(c) == UTF8PROC_CATEGORY_ZS;
+    return white ? static_cast<size_t>(n) : 0;
+  };
   while (i < query.size()) {
-    while (i < query.size() && space(query[i])) ++i;
+    while (i < query.size() && space_at(i) > 0) i += space_at(i);
     if (i >= query.size()) break;
     if (query[i] == '"') {
       const size_t end = query.find('"', i + 1);
@@ -214,7 +243,7 @@ Result<std::vector<SearchTerm>> ParseSearchQuery(std::string_view query) {
       continue;
     }
     size_t j = i;
-    while (j < query.size() && !space(query[j]) && query[j] != '"') ++j;
+    while (j < query.size() && space_at(j) == 0 && query[j] != '"') ++j;
     std::string_view word = query.substr(i, j - i);
     i = j;
     bool prefix = false;
@@ -257,6 +286,19 @@ Result<std::vector<std::vector<QueryToken>>> QueryTokensFromUser(std::string_vie
       phrase.push_back({t.folded, last && (term.prefix || lone_char)});
     }
     if (!phrase.empty()) out.push_back(std::move(phrase));
+  }
+  size_t tokens = 0;
+  for (const auto& phrase : out) tokens += phrase.size();
+  if (tokens > kMaxSearchTokens) {
+    // (PostgreSQL's tsquery parser runs out of stack on a phrase of ~20,000.)
+    return InvalidArgumentError("search text has " + std::to_string(tokens) + " words; at most " +
+                                std::to_string(kMaxSearchTokens) +
+                                " are looked for at once: search for a shorter passage");
+  }
+  if (out.size() > kMaxSearchTerms) {
+    return InvalidArgumentError("search text has " + std::to_string(out.size()) +
+                                " words or phrases; at most " + std::to_string(kMaxSearchTerms) +
+                                " are looked for at once: keep the rarest");
   }
   if (out.empty()) {
     return InvalidArgumentError(

@@ -33,12 +33,20 @@ struct SearchTerm {
 };
 
 // The terms of a user query, the one query syntax of both backends: terms are
-// separated by white space and ANDed. kInvalidArgument, naming the problem,
-// for an empty query, an unbalanced quote or a '*' anywhere but the end of a word.
+// separated by white space (of any script: U+3000, a no-break space) and ANDed. kInvalidArgument,
+// naming the problem (never repeating the query), for an empty query, an unbalanced quote, a '*'
+// anywhere but the end of a word, a NUL byte or bytes that are not UTF-8.
 Result<std::vector<SearchTerm>> ParseSearchQuery(std::string_view query);
 
 // One token of a query term (storage/fts_tokenizer.h), as both backends
 // search for it: exactly, or as the start of an indexed token.
+// The most words and phrases one search looks for (each is ranked on its
+// own; a --cursor carries a count per term).
+inline constexpr size_t kMaxSearchTerms = 64;
+// The most tokens of all its terms together ("a phrase" of many words, a
+// long Han run's bigrams).
+inline constexpr size_t kMaxSearchTokens = 256;
+
 struct QueryToken {
   std::string word;  // folded
   bool prefix = false;
@@ -49,7 +57,9 @@ struct QueryToken {
 // and a lone Han/kana/Hangul character (the start of a bigram) are prefixes.
 // A term with no token (punctuation such as "--" or "()": not indexed) is
 // left out. kInvalidArgument, in one line that does not repeat the query,
-// for a query with no token at all or with a word longer than the index keeps.
+// for a query with no token at all, with a word longer than the index keeps
+// or with more than kMaxSearchTerms terms that have tokens or
+// kMaxSearchTokens tokens.
 Result<std::vector<std::vector<QueryToken>>> QueryTokensFromUser(std::string_view query);
 
 // The FTS5 MATCH expression for a user query (QueryTokensFromUser): each

@@ -66,6 +66,7 @@ struct StoreOptions {
 // holds it (its creator, forks that inherited it).
 struct SearchHit {
   int64_t item_id = 0;
+  double score = 0;     // BM25 (storage/search_rank.h), higher first; a later page's key
   std::string kind;     // the item's kind: message, reasoning, function_call_output, ...
   std::string role;     // for messages
   std::string snippet;  // one line; matched terms wrapped in [ ], cut with "…"
@@ -76,10 +77,33 @@ struct SearchHit {
   std::vector<Where> sessions;  // newest first
 };
 
+// What a search ranked by: the store as it was at a first page, so that a
+// later page (`codex sessions search --cursor`) ranks every item the first
+// page saw with the same scores, whatever was stored or removed since.
+struct SearchBasis {
+  int64_t rows = 0;              // BM25's N: the searchable items
+  int64_t tokens = 0;            // their tokens (avgdl = tokens / rows)
+  std::vector<int64_t> holding;  // per phrase of the query: the items holding it
+  int64_t max_item_id = 0;       // the newest item then
+};
+
+// A later page starts after this hit of the same ranking.
+struct SearchAfter {
+  double score = 0;
+  int64_t item_id = 0;
+};
+
 struct SearchQuery {
   std::string text;                // words (ANDed), "a phrase", prefix*
   std::optional<std::string> cwd;  // only sessions of this directory; nullopt = all
   int limit = 20;                  // matching items
+  // A later page: rank by `basis` (what the first page's `basis_out` got;
+  // kInvalidArgument when it has not one count per phrase of `text`), over
+  // the items up to basis->max_item_id, and list only the hits after `after`.
+  // Items stored since are left out; hits of sessions removed since are gone.
+  std::optional<SearchBasis> basis;
+  std::optional<SearchAfter> after;
+  SearchBasis* basis_out = nullptr;  // when set, receives the basis ranked by
 };
 
 // What Purge removes: sessions (archived or not) last updated before

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -78,31 +79,63 @@ Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& que
     // one whose head is the item or a descendant of it. A fork keeps its
     // parent's cwd, so with a directory only items whose creator is in it
     // (or is gone, leaving forks) can be held there.
+    // A later page (--cursor) ranks by the first page's figures, over the
+    // items it saw (storage/session_database.h, SearchBasis).
     const std::string ranked_sql =
-        std::string("SELECT f.rowid, codex_bm25(items_fts, z.sz) FROM items_fts AS f") +
+        std::string("SELECT f.rowid, codex_bm25(items_fts, z.sz, ?4) FROM items_fts AS f") +
         " LEFT JOIN items_fts_docsize AS z ON z.id = f.rowid" +
         (query.cwd ? " JOIN items AS i ON i.id = f.rowid" : "") + " WHERE items_fts MATCH ?1" +
+        (query.basis ? " AND f.rowid <= ?5" : "") +
         (query.cwd ? " AND (i.session_id IN (SELECT id FROM sessions"
                      " WHERE cwd = ?2 OR (?3 <> '' AND project = ?3))"
                      " OR i.session_id NOT IN (SELECT id FROM sessions))"
                    : "");
+    SearchBasis frozen = query.basis.value_or(SearchBasis{});
+    Bm25BasisSlot slot{query.basis ? &frozen : query.basis_out, query.basis.has_value()};
+    if (query.basis_out && !query.basis) {
+      *query.basis_out = SearchBasis{};
+      SQLite::Statement newest(*db_, "SELECT COALESCE(max(id), 0) FROM items");
+      if (newest.executeStep()) query.basis_out->max_item_id = newest.getColumn(0).getInt64();
+    }
     // Every match scored once; the best are sorted out a page at a time
     // (cheaper than SQLite's sorter, which keeps a B-tree of the best).
+    // Prepared by hand: the basis is bound as a pointer, which SQLiteCpp cannot.
     std::vector<std::pair<double, int64_t>> scored;
-    try {
-      SQLite::Statement q(*db_, ranked_sql);
-      q.bind(1, fts);
-      if (query.cwd) {
-        q.bind(2, scope->cwd);
-        q.bind(3, scope->project);
+    {
+      sqlite3_stmt* raw = nullptr;
+      int rc = sqlite3_prepare_v2(db_->getHandle(), ranked_sql.c_str(), -1, &raw, nullptr);
+      std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> q(raw, sqlite3_finalize);
+      if (rc == SQLITE_OK) {
+        sqlite3_bind_text(raw, 1, fts.data(), static_cast<int>(fts.size()), SQLITE_TRANSIENT);
+        if (query.cwd) {
+          sqlite3_bind_text(raw, 2, scope->cwd.data(), static_cast<int>(scope->cwd.size()),
+                            SQLITE_TRANSIENT);
+          sqlite3_bind_text(raw, 3, scope->project.data(), static_cast<int>(scope->project.size()),
+                            SQLITE_TRANSIENT);
+        }
+        if (slot.basis) sqlite3_bind_pointer(raw, 4, &slot, kBm25BasisType, nullptr);
+        if (query.basis) sqlite3_bind_int64(raw, 5, query.basis->max_item_id);
+        while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
+          scored.emplace_back(sqlite3_column_double(raw, 1), sqlite3_column_int64(raw, 0));
+        }
       }
-      while (q.executeStep()) {
-        scored.emplace_back(q.getColumn(1).getDouble(), q.getColumn(0).getInt64());
+      if (rc == SQLITE_MISMATCH) {
+        return InvalidArgumentError(
+            "this --cursor belongs to another search; run the search again without --cursor");
       }
-    } catch (const std::exception& e) {
-      // The query is not repeated: it may be kilobytes long.
-      return InvalidArgumentError(std::string("cannot search: ") + e.what() +
-                                  "; use words, \"a phrase\" or a prefix such as build*");
+      if (rc != SQLITE_DONE) {
+        // The query is not repeated: it may be kilobytes long.
+        return InvalidArgumentError(std::string("cannot search: ") +
+                                    sqlite3_errmsg(db_->getHandle()) +
+                                    "; use words, \"a phrase\" or a prefix such as build*");
+      }
+    }
+    if (query.after) {
+      // The hits after the previous page's last (codex_bm25 is negated).
+      const SearchAfter after = *query.after;
+      std::erase_if(scored, [&](const std::pair<double, int64_t>& e) {
+        return !RanksBefore(after.score, after.item_id, -e.first, e.second);
+      });
     }
     const auto better = [](const std::pair<double, int64_t>& a,
                            const std::pair<double, int64_t>& b) {
@@ -163,7 +196,11 @@ Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& que
          hits.size() < static_cast<size_t>(query.limit) && offset < scored.size(); batch *= 2) {
       const size_t end = SortNextPage(scored, offset, batch, better);
       std::vector<int64_t> page;
-      for (size_t k = offset; k < end; ++k) page.push_back(scored[k].second);
+      std::unordered_map<int64_t, double> score_of;
+      for (size_t k = offset; k < end; ++k) {
+        page.push_back(scored[k].second);
+        score_of[scored[k].second] = scored[k].first;
+      }
       offset = end;
       const std::string seeds = JsonIdArray(page);
       std::vector<int64_t> sorted_page = page;
@@ -264,6 +301,7 @@ Result<std::vector<SearchHit>> SqliteSessionStore::Search(const SearchQuery& que
         if (h == holders.end()) continue;  // no live session holds it
         SearchHit hit;
         hit.item_id = id;
+        hit.score = -score_of[id];
         hit.sessions = std::move(h->second);
         std::sort(hit.sessions.begin(), hit.sessions.end(), [](const auto& a, const auto& b) {
           if (a.session.updated_at_ms != b.session.updated_at_ms) {
