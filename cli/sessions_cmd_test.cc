@@ -287,6 +287,7 @@ TEST_CASE("sessions import keeps a crash's cut-off rollout and exits 1 for the f
   auto summary = nlohmann::json::parse(r.out);
   CHECK(summary == nlohmann::json{{"imported", 1},
                                   {"already_present", 0},
+                                  {"extended", 0},
                                   {"failed", 0},
                                   {"cut_off_last_lines_dropped", 1}});
   CHECK(r.err.find("the last line was cut off") != std::string::npos);
@@ -308,6 +309,92 @@ TEST_CASE("sessions import keeps a crash's cut-off rollout and exits 1 for the f
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("imported " + id) != std::string::npos);
   CHECK(r.err.find("1 imported, 0 already present, 3 failed") != std::string::npos);
+}
+
+namespace {
+
+// A two-turn Codex rollout whose last answer ends in "zébra"; `cut` is the
+// byte offset of that 'é' (the first byte of its two): a crash cutting there
+// leaves half a UTF-8 character and no newline.
+std::string GrowingRollout(size_t* cut) {
+  const std::string line_meta =
+      R"({"timestamp":"2026-01-02T03:04:05.000Z","type":"session_meta","payload":{"id":"01900000-0000-7000-8000-00000000c0de","cwd":"/x","timestamp":"2026-01-02T03:04:05.000Z"}})";
+  auto msg = [](int sec, const std::string& role, const std::string& text) {
+    const std::string kind = role == "user" ? "input_text" : "output_text";
+    return R"({"timestamp":"2026-01-02T03:04:)" + std::to_string(10 + sec) +
+           R"(.000Z","type":"response_item","payload":{"type":"message","role":")" + role +
+           R"(","content":[{"type":")" + kind + R"(","text":")" + text + R"("}]}})";
+  };
+  auto event = [](int sec, const std::string& type, const std::string& turn) {
+    return R"({"timestamp":"2026-01-02T03:04:)" + std::to_string(10 + sec) +
+           R"(.000Z","type":"event_msg","payload":{"type":")" + type + R"(","turn_id":")" + turn +
+           R"("}})";
+  };
+  std::string text =
+      line_meta + "\n" + event(0, "task_started", "t1") + "\n" + msg(1, "user", "first question") +
+      "\n" + msg(2, "assistant", "first answer") + "\n" + event(3, "task_complete", "t1") + "\n" +
+      event(4, "task_started", "t2") + "\n" + msg(5, "user", "second question") + "\n";
+  const std::string last = msg(6, "assistant", "a striped zébra");
+  *cut = text.size() + last.find("é") + 1;
+  text += last + "\n" + event(7, "task_complete", "t2") + "\n";
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("sessions import of a cut rollout, again, then its completed file: one whole session") {
+  TempDir home;
+  TempDir work;
+  TempDir in;
+  size_t cut = 0;
+  const std::string full = GrowingRollout(&cut);
+  const std::string id = "01900000-0000-7000-8000-00000000c0de";
+  { std::ofstream(in.File("cut.jsonl"), std::ios::binary) << full.substr(0, cut); }
+  { std::ofstream(in.File("full.jsonl"), std::ios::binary) << full; }
+  Run r = Codex(home, work.path(), {"sessions", "import", in.File("cut.jsonl")});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find(in.File("cut.jsonl") + ":8: the last line was cut off") != std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "import", in.File("cut.jsonl")});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("skipped " + id) != std::string::npos);
+  // Codex resumed the file and finished the turn: what it adds lands, once.
+  r = Codex(home, work.path(), {"sessions", "import", "--json", in.File("full.jsonl")});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  REQUIRE(Lines(r.out).size() == 1);
+  auto summary = nlohmann::json::parse(r.out);
+  CHECK(summary["extended"] == 1);
+  CHECK(summary["imported"] == 0);
+  r = Codex(home, work.path(), {"sessions", "import", in.File("full.jsonl")});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("skipped " + id) != std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "search", "--all", "--json", "zébra"});
+  CHECK(r.exit_code == 0);
+  CHECK(Lines(r.out).size() == 1);
+  // The same session as importing the completed file alone: items, turns, events.
+  TempDir clean;
+  REQUIRE(Codex(clean, work.path(), {"sessions", "import", in.File("full.jsonl")}).exit_code == 0);
+  const Run grown = Codex(home, work.path(), {"sessions", "export", id});
+  const Run whole = Codex(clean, work.path(), {"sessions", "export", id});
+  REQUIRE(grown.exit_code == 0);
+  REQUIRE(whole.exit_code == 0);
+  CHECK(grown.out == whole.out);
+  const Run shown = Codex(home, work.path(), {"sessions", "show", id});
+  CHECK(shown.out.find("a striped zébra") != std::string::npos);
+  CHECK(shown.out.find("interrupted") == std::string::npos);  // turn 2 completed
+
+  // A stored session that went on here since is not the file's prefix: left as it is.
+  {
+    auto store = SqliteSessionStore::Open(clean.File("sessions.db"));
+    REQUIRE(store.ok());
+    auto info = (*store)->FindSession(id);
+    REQUIRE(info.ok());
+    REQUIRE((*store)->Append(id, info->head_item_id, "t3", {core::UserMessage("local")}).ok());
+  }
+  r = Codex(clean, work.path(), {"sessions", "import", in.File("full.jsonl")});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("skipped " + id) != std::string::npos);
 }
 
 TEST_CASE("sessions purge reads -p and --strict-config as every command does") {

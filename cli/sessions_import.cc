@@ -38,7 +38,7 @@ Result<int> RunImport(const GlobalOptions& global, const std::vector<std::string
     return kExitError;
   }
   ASSIGN_OR_RETURN(auto store, OpenConfiguredStore(global));
-  int imported = 0, skipped = 0, cut = 0;
+  int imported = 0, skipped = 0, cut = 0, extended = 0;
   WorkProgress progress("importing", "files", static_cast<int64_t>(collected.files.size()),
                         WorkProgress::OutputFor(json));
   int64_t done = 0;
@@ -54,6 +54,13 @@ Result<int> RunImport(const GlobalOptions& global, const std::vector<std::string
     if (outcome->imported) {
       ++imported;
       if (!json) PrintF(stdout, "imported %s from %s\n", outcome->session_id.c_str(), file.c_str());
+    } else if (outcome->items_added + outcome->events_added > 0) {
+      ++extended;
+      if (!json) {
+        PrintF(stdout, "added %zu items and %zu events to %s from %s (the file grew since)\n",
+               outcome->items_added, outcome->events_added, outcome->session_id.c_str(),
+               file.c_str());
+      }
     } else {
       ++skipped;
       if (!json) {
@@ -76,11 +83,17 @@ Result<int> RunImport(const GlobalOptions& global, const std::vector<std::string
   if (json) {
     PrintText(stdout, Dump(Json{{"imported", imported},
                                 {"already_present", skipped},
+                                {"extended", extended},
                                 {"failed", failed},
                                 {"cut_off_last_lines_dropped", cut}}) +
                           "\n");
   } else {
-    PrintF(stderr, "%d imported, %d already present, %d failed\n", imported, skipped, failed);
+    if (extended > 0) {
+      PrintF(stderr, "%d imported, %d extended, %d already present, %d failed\n", imported,
+             extended, skipped, failed);
+    } else {
+      PrintF(stderr, "%d imported, %d already present, %d failed\n", imported, skipped, failed);
+    }
   }
   return failed > 0 ? kExitError : kExitOk;
 }

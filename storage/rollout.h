@@ -17,7 +17,8 @@
 //   turns          <- task_started / task_complete / turn_aborted events and
 //                     token_usage_record usage (or our own "codex_turn" lines)
 // Importing is atomic per file and idempotent by session id: a session that
-// already exists is left untouched.
+// already exists is left untouched, but for what a longer copy of the same
+// rollout adds (ImportRolloutFile).
 //
 // Export writes the session's whole history in the same format: a
 // session_meta line, a turn_context line where the turn changes, response_item lines whose payload
@@ -61,11 +62,20 @@ RolloutFiles CollectRolloutFiles(const std::vector<std::string>& paths);
 struct ImportOutcome {
   std::string path;
   std::string session_id;
-  bool imported = false;                    // false: the session was already in the store
+  bool imported = false;  // false: the session was already in the store
+  // Already there, and the file holds the stored history and more (Codex
+  // resumed a file a crash had cut off): how many items and events were added.
+  size_t items_added = 0;
+  size_t events_added = 0;
   std::optional<DroppedTail> dropped_tail;  // a cut-off last line that was not imported
 };
 
-// Reads, parses and imports one rollout file.
+// Reads, parses and imports one rollout file. A session already in the store
+// is left as it is, unless its stored history (items and events) is where the
+// file starts and the file goes on: then what the file adds is appended
+// (importing a crash's cut-off rollout, then the same file after Codex
+// resumed it, leaves one session with every line; no duplicates). A stored
+// session that went its own way since (continued here) is left untouched.
 Result<ImportOutcome> ImportRolloutFile(SessionDatabase& store, const std::string& path);
 
 enum class ExportFormat { kJsonl, kMarkdown };

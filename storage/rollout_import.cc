@@ -314,6 +314,25 @@ class RolloutParser {
   int64_t last_ts_ = 0;
 };
 
+// Whether the stored session's history and events are where `session` (a
+// rollout of the same id) starts: item for item (kind and body) and event for
+// event (type and payload).
+bool StartsWithStored(const ImportedSession& session, const std::vector<core::StoredItem>& history,
+                      const std::vector<EventRecord>& events) {
+  if (history.size() > session.items.size() || events.size() > session.events.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < history.size(); ++i) {
+    const Item& stored = history[i].item;
+    const Item& parsed = session.items[i].item;
+    if (stored.kind != parsed.kind || stored.body != parsed.body) return false;
+  }
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (events[i].type != session.events[i].type) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Result<ImportedSession> ParseRollout(std::string_view text, const std::string& source_name) {
@@ -373,6 +392,22 @@ Result<ImportOutcome> ImportRolloutFile(SessionDatabase& store, const std::strin
   outcome.session_id = session.spec.id;
   outcome.dropped_tail = session.dropped_tail;
   ASSIGN_OR_RETURN(outcome.imported, store.ImportSession(session));
+  if (outcome.imported) return outcome;
+  ASSIGN_OR_RETURN(core::SessionInfo info, store.FindSession(outcome.session_id));
+  ASSIGN_OR_RETURN(std::vector<core::StoredItem> history, store.LoadHistory(info));
+  ASSIGN_OR_RETURN(std::vector<EventRecord> events, store.LoadEvents(info.id));
+  if (!StartsWithStored(session, history, events) ||
+      (history.size() == session.items.size() && events.size() == session.events.size())) {
+    return outcome;
+  }
+  ASSIGN_OR_RETURN(bool extended, store.ExtendImportedSession(session, info.head_item_id,
+                                                              history.size(), events.size()));
+  if (!extended) {
+    return FailedPreconditionError(path + ": session " + info.id +
+                                   " changed while it was being imported; run the import again");
+  }
+  outcome.items_added = session.items.size() - history.size();
+  outcome.events_added = session.events.size() - events.size();
   return outcome;
 }
 

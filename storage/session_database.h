@@ -263,6 +263,15 @@ class SessionDatabase : public core::SessionStore {
   // Imports a whole session in one transaction. Returns false (and changes
   // nothing) when a session with spec.id already exists.
   virtual Result<bool> ImportSession(const ImportedSession& session) = 0;
+  // Adds to a session already in the store what a longer copy of its rollout
+  // holds (Codex resumed the file a crash had cut off): session.items from
+  // `from_item` on, chained after `expected_head`, with their reported
+  // totals; every turn of `session` (a turn already there is replaced); and
+  // session.events from `from_event` on. One transaction. Returns false (and
+  // changes nothing) when the session's head is no longer `expected_head`.
+  virtual Result<bool> ExtendImportedSession(const ImportedSession& session,
+                                             std::optional<int64_t> expected_head, size_t from_item,
+                                             size_t from_event) = 0;
   // Copies a whole session in one transaction (codex sessions migrate).
   // Returns false (and changes nothing) when a session with info.id already
   // exists, so a copy interrupted at any point is finished by running it again.

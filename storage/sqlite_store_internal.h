@@ -29,6 +29,7 @@ using core::SessionInfo;
 using core::StoredItem;
 using internal::AmbiguousPrefix;
 using internal::CheckCopy;
+using internal::CheckExtend;
 using internal::CheckImport;
 using internal::CheckListQuery;
 using internal::DecodeCursor;
