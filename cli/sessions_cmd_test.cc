@@ -293,6 +293,15 @@ TEST_CASE("sessions import keeps a crash's cut-off rollout and exits 1 for the f
   CHECK(r.err.find("the last line was cut off") != std::string::npos);
   CHECK(r.err.find("imported,") == std::string::npos);
 
+  // A crash inside the session_meta line (the only line): named as such, not "not a rollout".
+  { std::ofstream(in.File("meta-cut.jsonl"), std::ios::binary) << text.substr(0, 50); }
+  r = Codex(json_home, work.path(), {"sessions", "import", in.File("meta-cut.jsonl")});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("error: " + in.File("meta-cut.jsonl") +
+                   ":1: the session_meta line was cut off (50 bytes without a newline") !=
+        std::string::npos);
+  CHECK(r.err.find("not a Codex rollout") == std::string::npos);
+
   // Every file bad: the operation failed (1), not a bad command line (2); each is named.
   TempDir bad_only;
   { std::ofstream(bad_only.File("a.jsonl")) << "{oops\n"; }

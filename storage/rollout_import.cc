@@ -94,6 +94,13 @@ class RolloutParser {
   }
 
   Result<ImportedSession> Finish() {
+    if (!have_meta_ && out_.dropped_tail) {
+      // A crash before Codex finished writing the session_meta line.
+      return InvalidArgumentError(
+          source_name_ + ":" + std::to_string(out_.dropped_tail->line) +
+          ": the session_meta line was cut off (" + std::to_string(out_.dropped_tail->bytes) +
+          " bytes without a newline, what a crash leaves); there is no session to import");
+    }
     if (!have_meta_) {
       return InvalidArgumentError(source_name_ +
                                   ": no session_meta line; this is not a Codex rollout file");
