@@ -44,11 +44,14 @@ Result<int> RunImport(const GlobalOptions& global, const std::vector<std::string
   int64_t done = 0;
   for (const std::string& file : collected.files) {
     auto outcome = storage::ImportRolloutFile(*store, file);
-    progress.Update(++done);
+    ++done;
+    // The bar (stderr) and the per-file lines (stdout, often the same
+    // terminal) take turns: the bar is erased before a line, drawn after it.
+    progress.Clear();
     if (!outcome.ok()) {
-      progress.Finish();
       PrintError(outcome.status());
       ++failed;
+      progress.Update(done);
       continue;
     }
     if (outcome->imported) {
@@ -70,13 +73,14 @@ Result<int> RunImport(const GlobalOptions& global, const std::vector<std::string
     }
     if (outcome->dropped_tail) {
       ++cut;
-      progress.Finish();
       PrintF(stderr,
              "warning: %s:%zu: the last line was cut off (%zu bytes without a newline, "
              "what a crash leaves); it was dropped, lines 1-%zu were imported\n",
              file.c_str(), outcome->dropped_tail->line, outcome->dropped_tail->bytes,
              outcome->dropped_tail->line - 1);
     }
+    std::fflush(stdout);
+    progress.Update(done);
   }
   progress.Finish();
   std::fflush(stdout);

@@ -1,9 +1,12 @@
 #include "cli/work_progress.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string_view>
 
 namespace codex::cli {
 
@@ -28,7 +31,12 @@ WorkProgress::WorkProgress(std::string verb, std::string unit, int64_t total, Ou
 
 WorkProgress::Output WorkProgress::OutputFor(bool silent) {
   if (silent) return Output::kSilent;
-  return isatty(STDERR_FILENO) != 0 ? Output::kTerminal : Output::kLines;
+  if (isatty(STDERR_FILENO) == 0) return Output::kLines;
+  // A terminal without cursor control (an editor's shell buffer) shows
+  // "\r\x1b[2K" as text: plain lines there.
+  const char* term = std::getenv("TERM");
+  if (term != nullptr && std::string_view(term) == "dumb") return Output::kLines;
+  return Output::kTerminal;
 }
 
 std::string WorkProgress::FormatDuration(std::chrono::seconds s) {
@@ -42,7 +50,7 @@ std::string WorkProgress::FormatDuration(std::chrono::seconds s) {
   return buf;
 }
 
-std::string WorkProgress::Line(int64_t done, double rate, bool terminal) const {
+std::string WorkProgress::Line(int64_t done, double rate, bool terminal, bool bar) const {
   std::string count = std::to_string(done);
   if (total_ > 0) count += "/" + std::to_string(total_);
   count += " " + unit_;
@@ -56,13 +64,23 @@ std::string WorkProgress::Line(int64_t done, double rate, bool terminal) const {
   if (!terminal) {
     return verb_ + ": " + count + ", " + rate_text + (eta.empty() ? "" : ", " + eta);
   }
-  std::string bar;
-  if (total_ > 0) {
+  std::string bar_text;
+  if (bar && total_ > 0) {
     const int filled = static_cast<int>(std::min<int64_t>(kBarWidth, done * kBarWidth / total_));
-    bar = "[" + std::string(static_cast<size_t>(filled), '#') +
-          std::string(static_cast<size_t>(kBarWidth - filled), '-') + "]  ";
+    bar_text = "[" + std::string(static_cast<size_t>(filled), '#') +
+               std::string(static_cast<size_t>(kBarWidth - filled), '-') + "]  ";
   }
-  return verb_ + " " + bar + count + "  " + rate_text + (eta.empty() ? "" : "  " + eta);
+  return verb_ + " " + bar_text + count + "  " + rate_text + (eta.empty() ? "" : "  " + eta);
+}
+
+std::string WorkProgress::FittedLine(int64_t done, double rate, int columns) const {
+  std::string line = Line(done, rate, true, true);
+  if (columns <= 0) return line;
+  // The last column stays empty: writing it makes some terminals wrap.
+  const size_t fit = static_cast<size_t>(std::max(columns - 1, 1));
+  if (line.size() > fit) line = Line(done, rate, true, false);
+  if (line.size() > fit) line.resize(fit);  // ASCII only: verb, unit and figures
+  return line;
 }
 
 void WorkProgress::Update(int64_t done) {
@@ -70,26 +88,37 @@ void WorkProgress::Update(int64_t done) {
   const auto now = clock_();
   const auto interval = output_ == Output::kTerminal ? kTerminalInterval : kLineInterval;
   // The first report waits a whole line interval: short runs stay quiet.
-  if (now - last_ < (shown_ ? interval : kLineInterval)) return;
+  if (!cleared_ && now - last_ < (shown_ ? interval : kLineInterval)) return;
   last_ = now;
+  cleared_ = false;
   const double secs = std::chrono::duration<double>(now - start_).count();
   const double rate = secs > 0 ? static_cast<double>(done) / secs : 0;
   if (output_ == Output::kTerminal) {
+    winsize ws{};
+    const int columns = ::ioctl(fileno(out_), TIOCGWINSZ, &ws) == 0 ? ws.ws_col : 0;
     // \r and erase-line: the bar is redrawn in place.
-    std::fprintf(out_, "\r\x1b[2K%s", Line(done, rate, true).c_str());
+    std::fprintf(out_, "\r\x1b[2K%s", FittedLine(done, rate, columns).c_str());
   } else {
-    std::fprintf(out_, "%s\n", Line(done, rate, false).c_str());
+    std::fprintf(out_, "%s\n", Line(done, rate, false, false).c_str());
   }
   std::fflush(out_);
   shown_ = true;
 }
 
+void WorkProgress::Clear() {
+  if (output_ != Output::kTerminal || !shown_ || cleared_) return;
+  std::fputs("\r\x1b[2K", out_);
+  std::fflush(out_);
+  cleared_ = true;
+}
+
 void WorkProgress::Finish() {
-  if (output_ == Output::kTerminal && shown_) {
+  if (output_ == Output::kTerminal && shown_ && !cleared_) {
     std::fputs("\r\x1b[2K", out_);
     std::fflush(out_);
   }
   shown_ = false;
+  cleared_ = false;
 }
 
 }  // namespace codex::cli

@@ -6,7 +6,10 @@
 //   importing: 1234/20001 files, 512/s, ETA 37 s
 // and nothing when silent (--json: the command prints a summary object
 // instead). A run that ends within the first interval prints nothing at all.
-// Not thread-safe.
+// The bar fits the terminal's width as it is at each redraw (the bar goes
+// first, then the line is cut): a line wider than the terminal would wrap,
+// and erasing the row would leave the wrapped part behind. A terminal that
+// knows no erase (TERM=dumb) gets the plain lines. Not thread-safe.
 #pragma once
 
 #include <chrono>
@@ -31,6 +34,9 @@ class WorkProgress {
 
   // `done` units finished so far.
   void Update(int64_t done);
+  // Erases the bar (terminal) before the command prints a line of its own;
+  // the next Update draws it again, below that line.
+  void Clear();
   // Ends the bar's line (terminal) once anything was shown.
   void Finish();
 
@@ -38,7 +44,9 @@ class WorkProgress {
   static std::string FormatDuration(std::chrono::seconds s);
 
  private:
-  std::string Line(int64_t done, double rate, bool terminal) const;
+  std::string Line(int64_t done, double rate, bool terminal, bool bar) const;
+  // The bar's line for a terminal `columns` wide (0: unknown).
+  std::string FittedLine(int64_t done, double rate, int columns) const;
 
   std::string verb_, unit_;
   int64_t total_;
@@ -47,6 +55,7 @@ class WorkProgress {
   Clock clock_;
   std::chrono::steady_clock::time_point start_, last_;
   bool shown_ = false;
+  bool cleared_ = false;  // shown, then erased by Clear: redraw at the next Update
 };
 
 }  // namespace codex::cli

@@ -1,10 +1,18 @@
 // The interactive terminal UI on a pseudo-terminal against the scripted
 // server: control sequences in a tool's output, in the command and in the
 // model's text reach the terminal only as visible text (issue 10).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <thread>
 
+#include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 #include "tests/pty_support.h"
 
@@ -68,6 +76,85 @@ TEST_CASE("exec: the final message is neutralised on a terminal, exact on a pipe
     CHECK(run->exit_code == 0);
     CHECK(run->out == "final \x1b]0;exec-title\x07 \x1b[2J done-final\n");
   }
+}
+
+// A rollout of one session with id ...0000000000NN.
+std::string SmallRollout(int n) {
+  char id[64];
+  std::snprintf(id, sizeof id, "01900000-0000-7000-8000-0000000000%02d", n);
+  return std::string(
+             R"({"timestamp":"2026-01-02T03:04:05.000Z","type":"session_meta","payload":{"id":")") +
+         id + R"(","cwd":"/x"}})" + "\n" +
+         R"({"timestamp":"2026-01-02T03:04:06.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}})" +
+         "\n";
+}
+
+// `codex sessions import` of 8 small rollouts (one with an escape sequence in its name) on a
+// pty of 30 x 20 with TERM=`term`. The first is imported beforehand; then a process that is
+// not codex holds the store's write lock for 2.5 s: the run outlasts the 2 s before the first
+// progress report however fast the machine is.
+std::unique_ptr<PtyProcess> SlowImportOnPty(const std::string& term) {
+  auto env = CodexTestEnv::Create(R"(["unused"])");
+  REQUIRE(env.ok());
+  const std::filesystem::path dir = (*env)->root() / "rollouts";
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> args = {"sessions", "import"};
+  for (int i = 0; i < 8; ++i) {
+    const std::string name =
+        i == 4 ? "t\x1b]0;pwned\x07.jsonl" : "r" + std::to_string(i) + ".jsonl";
+    std::ofstream(dir / name) << SmallRollout(i);
+    args.push_back((dir / name).string());
+  }
+  auto first = RunProcess((*env)->CodexCommand({"sessions", "import", args[2]}));
+  REQUIRE(first.ok());
+  REQUIRE(first->exit_code == 0);
+  e2e::Db lock((*env)->codex_home() / "sessions.db", e2e::Db::Access::kReadWrite);
+  REQUIRE(lock.ok());
+  lock.Query("BEGIN IMMEDIATE");
+  REQUIRE(lock.error().empty());
+  ProcessOptions command = (*env)->CodexCommand(args);
+  command.env["TERM"] = term;
+  auto p = PtyProcess::Spawn(command, 30, 20);
+  REQUIRE(p.ok());
+  REQUIRE((*p)->WaitForText("waiting for", 20s).ok());
+  std::this_thread::sleep_for(2500ms);
+  lock.Query("ROLLBACK");
+  auto code = (*p)->WaitExit(60s);
+  INFO("raw: " << (*p)->raw());
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
+  CHECK((*p)->raw().find("7 imported, 1 already present, 0 failed") != std::string::npos);
+  // The escape sequence in a file name is shown, not obeyed.
+  CHECK((*p)->raw().find("\x1b]0;pwned") == std::string::npos);
+  CHECK((*p)->raw().find("^[]0;pwned^G") != std::string::npos);
+  return std::move(*p);
+}
+
+TEST_CASE("sessions import: the progress bar fits a 20-column terminal and never glues to a line") {
+  auto p = SlowImportOnPty("xterm-256color");
+  const std::string& raw = p->raw();
+  const std::string text = p->screen().Text();
+  INFO("raw: " << raw);
+  INFO("screen:\n" << text);
+  // The bar was drawn and every redraw fit in 19 columns.
+  REQUIRE(raw.find("\r\x1b[2Kimporting") != std::string::npos);
+  for (size_t at = raw.find("\r\x1b[2Kimporting"); at != std::string::npos;
+       at = raw.find("\r\x1b[2Kimporting", at + 1)) {
+    const size_t start = at + 5;
+    const size_t end = raw.find_first_of("\r\n", start);
+    CHECK((end == std::string::npos ? raw.size() : end) - start <= 19);
+  }
+  // What the user sees: the file lines and the summary, no trace of the bar.
+  CHECK(text.find("importing") == std::string::npos);
+  CHECK(text.find("files") == std::string::npos);
+}
+
+TEST_CASE("sessions import: TERM=dumb gets plain progress lines, no erase sequences") {
+  auto p = SlowImportOnPty("dumb");
+  const std::string& raw = p->raw();
+  INFO("raw: " << raw);
+  CHECK(raw.find("\x1b[") == std::string::npos);
+  CHECK(raw.find("importing: 1/8 files, ") != std::string::npos);
 }
 
 }  // namespace
