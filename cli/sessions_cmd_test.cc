@@ -289,7 +289,8 @@ TEST_CASE("sessions import keeps a crash's cut-off rollout and exits 1 for the f
                                   {"already_present", 0},
                                   {"extended", 0},
                                   {"failed", 0},
-                                  {"cut_off_last_lines_dropped", 1}});
+                                  {"cut_off_last_lines_dropped", 1},
+                                  {"interrupted", false}});
   CHECK(r.err.find("the last line was cut off") != std::string::npos);
   CHECK(r.err.find("imported,") == std::string::npos);
 

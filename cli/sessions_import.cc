@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "base/json.h"
+#include "cli/exit_codes.h"
+#include "cli/interrupt.h"
 #include "cli/store_open.h"
 #include "cli/terminal_text.h"
 #include "cli/work_progress.h"
@@ -42,7 +44,12 @@ Result<int> RunImport(const GlobalOptions& global, const std::vector<std::string
   WorkProgress progress("importing", "files", static_cast<int64_t>(collected.files.size()),
                         WorkProgress::OutputFor(json));
   int64_t done = 0;
+  // Ctrl-C stops after the file being imported (each is one transaction);
+  // a second one exits at once, that file's transaction rolled back.
+  core::CancelToken interrupted;
+  InstallInterruptHandler(&interrupted);
   for (const std::string& file : collected.files) {
+    if (interrupted.cancelled()) break;
     auto outcome = storage::ImportRolloutFile(*store, file);
     ++done;
     // The bar (stderr) and the per-file lines (stdout, often the same
@@ -82,15 +89,24 @@ Result<int> RunImport(const GlobalOptions& global, const std::vector<std::string
     std::fflush(stdout);
     progress.Update(done);
   }
+  RemoveInterruptHandler();
   progress.Finish();
   std::fflush(stdout);
+  const bool stopped = interrupted.cancelled();
   if (json) {
     PrintText(stdout, Dump(Json{{"imported", imported},
                                 {"already_present", skipped},
                                 {"extended", extended},
                                 {"failed", failed},
-                                {"cut_off_last_lines_dropped", cut}}) +
+                                {"cut_off_last_lines_dropped", cut},
+                                {"interrupted", stopped}}) +
                           "\n");
+  } else if (stopped) {
+    PrintF(stderr,
+           "interrupted after %lld of %zu files: %d imported, %d extended, %d already present, "
+           "%d failed; what was imported stays, run the same command again to import the rest\n",
+           static_cast<long long>(done), collected.files.size(), imported, extended, skipped,
+           failed);
   } else {
     if (extended > 0) {
       PrintF(stderr, "%d imported, %d extended, %d already present, %d failed\n", imported,
@@ -99,6 +115,7 @@ Result<int> RunImport(const GlobalOptions& global, const std::vector<std::string
       PrintF(stderr, "%d imported, %d already present, %d failed\n", imported, skipped, failed);
     }
   }
+  if (stopped) return kExitInterrupted;
   return failed > 0 ? kExitError : kExitOk;
 }
 

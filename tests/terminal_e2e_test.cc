@@ -90,13 +90,19 @@ std::string SmallRollout(int n) {
 }
 
 // `codex sessions import` of 8 small rollouts (one with an escape sequence in its name) on a
-// pty of 30 x 20 with TERM=`term`. The first is imported beforehand; then a process that is
-// not codex holds the store's write lock for 2.5 s: the run outlasts the 2 s before the first
-// progress report however fast the machine is.
-std::unique_ptr<PtyProcess> SlowImportOnPty(const std::string& term) {
+// pty of 30 x 20 with TERM=`term`, started while the store's write lock is held by a process
+// that is not codex (the first rollout was imported beforehand, so the store exists).
+struct LockedImport {
+  std::unique_ptr<CodexTestEnv> env;
+  std::unique_ptr<e2e::Db> lock;
+  std::unique_ptr<PtyProcess> pty;
+};
+LockedImport StartLockedImport(const std::string& term) {
+  LockedImport out;
   auto env = CodexTestEnv::Create(R"(["unused"])");
   REQUIRE(env.ok());
-  const std::filesystem::path dir = (*env)->root() / "rollouts";
+  out.env = std::move(*env);
+  const std::filesystem::path dir = out.env->root() / "rollouts";
   std::filesystem::create_directories(dir);
   std::vector<std::string> args = {"sessions", "import"};
   for (int i = 0; i < 8; ++i) {
@@ -105,29 +111,62 @@ std::unique_ptr<PtyProcess> SlowImportOnPty(const std::string& term) {
     std::ofstream(dir / name) << SmallRollout(i);
     args.push_back((dir / name).string());
   }
-  auto first = RunProcess((*env)->CodexCommand({"sessions", "import", args[2]}));
+  auto first = RunProcess(out.env->CodexCommand({"sessions", "import", args[2]}));
   REQUIRE(first.ok());
   REQUIRE(first->exit_code == 0);
-  e2e::Db lock((*env)->codex_home() / "sessions.db", e2e::Db::Access::kReadWrite);
-  REQUIRE(lock.ok());
-  lock.Query("BEGIN IMMEDIATE");
-  REQUIRE(lock.error().empty());
-  ProcessOptions command = (*env)->CodexCommand(args);
+  out.lock =
+      std::make_unique<e2e::Db>(out.env->codex_home() / "sessions.db", e2e::Db::Access::kReadWrite);
+  REQUIRE(out.lock->ok());
+  out.lock->Query("BEGIN IMMEDIATE");
+  REQUIRE(out.lock->error().empty());
+  ProcessOptions command = out.env->CodexCommand(args);
   command.env["TERM"] = term;
   auto p = PtyProcess::Spawn(command, 30, 20);
   REQUIRE(p.ok());
-  REQUIRE((*p)->WaitForText("waiting for", 20s).ok());
+  out.pty = std::move(*p);
+  REQUIRE(out.pty->WaitForText("waiting for", 20s).ok());
+  return out;
+}
+
+// StartLockedImport, the lock released after 2.5 s: the run outlasts the 2 s before the first
+// progress report however fast the machine is.
+std::unique_ptr<PtyProcess> SlowImportOnPty(const std::string& term) {
+  LockedImport run = StartLockedImport(term);
   std::this_thread::sleep_for(2500ms);
-  lock.Query("ROLLBACK");
-  auto code = (*p)->WaitExit(60s);
-  INFO("raw: " << (*p)->raw());
+  run.lock->Query("ROLLBACK");
+  auto code = run.pty->WaitExit(60s);
+  const std::string& raw = run.pty->raw();
+  INFO("raw: " << raw);
   REQUIRE(code.ok());
   CHECK(*code == 0);
-  CHECK((*p)->raw().find("7 imported, 1 already present, 0 failed") != std::string::npos);
+  CHECK(raw.find("7 imported, 1 already present, 0 failed") != std::string::npos);
   // The escape sequence in a file name is shown, not obeyed.
-  CHECK((*p)->raw().find("\x1b]0;pwned") == std::string::npos);
-  CHECK((*p)->raw().find("^[]0;pwned^G") != std::string::npos);
-  return std::move(*p);
+  CHECK(raw.find("\x1b]0;pwned") == std::string::npos);
+  CHECK(raw.find("^[]0;pwned^G") != std::string::npos);
+  return std::move(run.pty);
+}
+
+TEST_CASE("sessions import: Ctrl-C stops after the file in hand; what was imported stays") {
+  LockedImport run = StartLockedImport("xterm-256color");
+  REQUIRE(run.pty->Write("\x03").ok());  // Ctrl-C while the first file waits for the lock
+  // The terminal echoes ^C where it sends SIGINT: after that, the signal is there.
+  REQUIRE(run.pty->WaitForText("^C", 20s).ok());
+  run.lock->Query("ROLLBACK");
+  auto code = run.pty->WaitExit(60s);
+  const std::string& raw = run.pty->raw();
+  INFO("raw: " << raw);
+  REQUIRE(code.ok());
+  CHECK(*code == 130);
+  CHECK(raw.find("interrupted after 1 of 8 files: 0 imported, 0 extended, 1 already present, 0 "
+                 "failed; what was imported stays, run the same command again") !=
+        std::string::npos);
+  // The rerun imports the rest.
+  auto again = RunProcess(
+      run.env->CodexCommand({"sessions", "import", (run.env->root() / "rollouts").string()}));
+  REQUIRE(again.ok());
+  INFO(again->err);
+  CHECK(again->exit_code == 0);
+  CHECK(again->err.find("7 imported, 1 already present, 0 failed") != std::string::npos);
 }
 
 TEST_CASE("sessions import: the progress bar fits a 20-column terminal and never glues to a line") {
