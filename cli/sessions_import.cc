@@ -86,12 +86,12 @@ Result<int> RunImport(const GlobalOptions& global, const std::vector<std::string
              file.c_str(), outcome->dropped_tail->line, outcome->dropped_tail->bytes,
              outcome->dropped_tail->line - 1);
     }
-    std::fflush(stdout);
+    FlushStdout();
     progress.Update(done);
   }
   RemoveInterruptHandler();
   progress.Finish();
-  std::fflush(stdout);
+  FlushStdout();
   const bool stopped = interrupted.cancelled();
   if (json) {
     PrintText(stdout, Dump(Json{{"imported", imported},
