@@ -290,6 +290,7 @@ TEST_CASE("sessions import keeps a crash's cut-off rollout and exits 1 for the f
                                   {"extended", 0},
                                   {"failed", 0},
                                   {"cut_off_last_lines_dropped", 1},
+                                  {"malformed_lines_dropped", 0},
                                   {"interrupted", false}});
   CHECK(r.err.find("the last line was cut off") != std::string::npos);
   CHECK(r.err.find("imported,") == std::string::npos);
@@ -393,6 +394,26 @@ TEST_CASE("sessions import of a cut rollout, again, then its completed file: one
   const Run shown = Codex(home, work.path(), {"sessions", "show", id});
   CHECK(shown.out.find("a striped zébra") != std::string::npos);
   CHECK(shown.out.find("interrupted") == std::string::npos);  // turn 2 completed
+
+  // Codex resumed the cut file: its next line was glued to the cut one. Codex reads past that
+  // line; so does import, naming it, and keeps the lines after it.
+  const size_t cut_end = full.find('\n', cut);
+  {
+    std::ofstream(in.File("glued.jsonl"), std::ios::binary)
+        << full.substr(0, cut) + full.substr(cut_end + 1);
+  }
+  TempDir glued_home;
+  r = Codex(glued_home, work.path(), {"sessions", "import", "--json", in.File("glued.jsonl")});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("warning: " + in.File("glued.jsonl") +
+                   ":8: not a rollout line (a JSON object with \"type\"); the line was dropped, "
+                   "the others were imported") != std::string::npos);
+  REQUIRE(Lines(r.out).size() == 1);
+  CHECK(nlohmann::json::parse(r.out)["malformed_lines_dropped"] == 1);
+  CHECK(nlohmann::json::parse(r.out)["imported"] == 1);
+  r = Codex(glued_home, work.path(), {"sessions", "show", id});
+  CHECK(r.out.find("second question") != std::string::npos);
 
   // A stored session that went on here since is not the file's prefix: left as it is.
   {

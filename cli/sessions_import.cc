@@ -41,6 +41,7 @@ Result<int> RunImport(const GlobalOptions& global, const std::vector<std::string
   }
   ASSIGN_OR_RETURN(auto store, OpenConfiguredStore(global));
   int imported = 0, skipped = 0, cut = 0, extended = 0;
+  size_t malformed = 0;
   WorkProgress progress("importing", "files", static_cast<int64_t>(collected.files.size()),
                         WorkProgress::OutputFor(json));
   int64_t done = 0;
@@ -86,6 +87,18 @@ Result<int> RunImport(const GlobalOptions& global, const std::vector<std::string
              file.c_str(), outcome->dropped_tail->line, outcome->dropped_tail->bytes,
              outcome->dropped_tail->line - 1);
     }
+    // Each malformed line (Codex skips them too), the first few by line.
+    constexpr size_t kNamed = 3;
+    const auto& dropped = outcome->dropped_lines;
+    malformed += dropped.size();
+    for (size_t i = 0; i < dropped.size() && i < kNamed; ++i) {
+      PrintF(stderr, "warning: %s:%zu: %s; the line was dropped, the others were imported\n",
+             file.c_str(), dropped[i].line, dropped[i].why.c_str());
+    }
+    if (dropped.size() > kNamed) {
+      PrintF(stderr, "warning: %s: %zu more malformed lines were dropped\n", file.c_str(),
+             dropped.size() - kNamed);
+    }
     FlushStdout();
     progress.Update(done);
   }
@@ -99,6 +112,7 @@ Result<int> RunImport(const GlobalOptions& global, const std::vector<std::string
                                 {"extended", extended},
                                 {"failed", failed},
                                 {"cut_off_last_lines_dropped", cut},
+                                {"malformed_lines_dropped", malformed},
                                 {"interrupted", stopped}}) +
                           "\n");
   } else if (stopped) {

@@ -44,10 +44,12 @@
 namespace codex::storage {
 
 // Parses a rollout file's text. `source_name` names it in errors
-// ("<name>:<line>: ..."). kInvalidArgument for malformed input. A last line
-// without a newline that is not a JSON object (what a crash of Codex leaves
-// while writing it) is dropped and reported in `dropped_tail`; a malformed
-// line anywhere else is an error.
+// ("<name>:<line>: ..."). A last line without a newline that is not a JSON
+// object (what a crash of Codex leaves while writing it) is dropped and
+// reported in `dropped_tail`; any other line that is not a rollout line (not
+// JSON, an item that does not decode, a field of the wrong type) is dropped
+// and reported in `dropped_lines`, the others kept, as Codex 0.169 reads the
+// file. kInvalidArgument when no session_meta line is left.
 Result<ImportedSession> ParseRollout(std::string_view text, const std::string& source_name);
 
 // The files to import for the given paths: files as given, directories
@@ -68,6 +70,7 @@ struct ImportOutcome {
   size_t items_added = 0;
   size_t events_added = 0;
   std::optional<DroppedTail> dropped_tail;  // a cut-off last line that was not imported
+  std::vector<DroppedLine> dropped_lines;   // malformed complete lines, not imported
 };
 
 // Reads, parses and imports one rollout file. A session already in the store

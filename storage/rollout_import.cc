@@ -88,7 +88,14 @@ class RolloutParser {
         out_.dropped_tail = DroppedTail{line_no, line.size()};
         break;
       }
-      RETURN_IF_ERROR(ParseLine(line, source_name_ + ":" + std::to_string(line_no) + ": "));
+      // A malformed complete line is dropped and named; the others are kept.
+      Status parsed;
+      try {
+        parsed = ParseLine(line, "");
+      } catch (const std::exception& e) {
+        parsed = InvalidArgumentError(std::string("malformed rollout line: ") + e.what());
+      }
+      if (!parsed.ok()) out_.dropped_lines.push_back({line_no, parsed.message()});
     }
     return OkStatus();
   }
@@ -102,8 +109,14 @@ class RolloutParser {
           " bytes without a newline, what a crash leaves); there is no session to import");
     }
     if (!have_meta_) {
-      return InvalidArgumentError(source_name_ +
-                                  ": no session_meta line; this is not a Codex rollout file");
+      std::string first;
+      if (!out_.dropped_lines.empty()) {
+        first = " (the first malformed line, " + source_name_ + ":" +
+                std::to_string(out_.dropped_lines.front().line) + ": " +
+                out_.dropped_lines.front().why + ")";
+      }
+      return InvalidArgumentError(
+          source_name_ + ": no session_meta line; this is not a Codex rollout file" + first);
     }
     for (const std::string& id : turn_order_) {
       core::TurnRecord r = turns_[id].record;
@@ -228,16 +241,21 @@ class RolloutParser {
   void CodexTurn(const Json& payload) {
     const std::string id = StringField(payload, "turn_id");
     if (id.empty()) return;
+    // Every field read (a wrong type throws) before the turn changes: a
+    // dropped line leaves nothing behind.
+    const std::string status = StringField(payload, "status");
+    const int64_t started = payload.value("started_at_ms", int64_t{0});
+    const int64_t ended = payload.value("ended_at_ms", int64_t{0});
+    const core::TokenUsage usage = UsageFrom(payload.value("usage", Json::object()));
     TurnAcc& acc = Turn(id);
     acc.explicit_record = true;
-    const std::string status = StringField(payload, "status");
     acc.record.status = status == "failed"        ? core::TurnStatus::kFailed
                         : status == "interrupted" ? core::TurnStatus::kInterrupted
                                                   : core::TurnStatus::kCompleted;
     acc.record.error = StringField(payload, "error");
-    acc.record.started_at_ms = payload.value("started_at_ms", int64_t{0});
-    acc.record.ended_at_ms = payload.value("ended_at_ms", int64_t{0});
-    acc.record.usage = UsageFrom(payload.value("usage", Json::object()));
+    acc.record.started_at_ms = started;
+    acc.record.ended_at_ms = ended;
+    acc.record.usage = usage;
   }
 
   // Per-turn settings: they give the turn of the items that follow and the
@@ -284,11 +302,12 @@ class RolloutParser {
   void TokenUsageRecord(const Json& payload) {
     const std::string id = StringField(payload, "turn_id");
     if (id.empty()) return;
+    // turn_token_usage is cumulative within the turn: the last one wins.
+    const core::TokenUsage usage = UsageFrom(payload.value("turn_token_usage", Json::object()));
     TurnAcc& acc = Turn(id);
     if (acc.explicit_record) return;
     acc.has_usage_record = true;
-    // turn_token_usage is cumulative within the turn: the last one wins.
-    acc.record.usage = UsageFrom(payload.value("turn_token_usage", Json::object()));
+    acc.record.usage = usage;
   }
 
   // Everything else is an event; a few also shape the turn records.
@@ -398,6 +417,7 @@ Result<ImportOutcome> ImportRolloutFile(SessionDatabase& store, const std::strin
   outcome.path = path;
   outcome.session_id = session.spec.id;
   outcome.dropped_tail = session.dropped_tail;
+  outcome.dropped_lines = session.dropped_lines;
   ASSIGN_OR_RETURN(outcome.imported, store.ImportSession(session));
   if (outcome.imported) return outcome;
   ASSIGN_OR_RETURN(core::SessionInfo info, store.FindSession(outcome.session_id));

@@ -147,6 +147,15 @@ struct DroppedTail {
   size_t bytes = 0;  // its length
 };
 
+// A complete line of a rollout that is not one (not JSON, not a rollout
+// line, an item that does not decode): import drops it and keeps the others,
+// as Codex 0.169 does when it reads the file ("failed to parse line"). A
+// crash that Codex resumed leaves one: the cut line with the next glued on.
+struct DroppedLine {
+  size_t line = 0;  // 1-based line number
+  std::string why;  // "not a rollout line (a JSON object with \"type\")", ...
+};
+
 struct ImportedSession {
   core::NewSession spec;  // spec.id required
   int64_t updated_at_ms = 0;
@@ -157,6 +166,7 @@ struct ImportedSession {
   std::vector<core::TurnRecord> turns;
   std::vector<EventRecord> events;
   std::optional<DroppedTail> dropped_tail;  // set by ParseRollout
+  std::vector<DroppedLine> dropped_lines;   // set by ParseRollout, in file order
 };
 
 // A user message from the person (core/transcript.h, the rule compaction
