@@ -223,6 +223,55 @@ TEST_CASE("store backend: migrate killed mid-copy is finished by running it agai
   CHECK(db.Scalar("PRAGMA integrity_check") == "ok");
 }
 
+TEST_CASE("store backend: Ctrl-C stops migrate between sessions and says how far it got") {
+  auto env = MakeEnv(R"(["unused"])");
+  constexpr int kSessions = 40;
+  {
+    auto src = OpenSqlite(env->codex_home() / "sessions.db");
+    Seed(*src, kSessions);
+  }
+  const int total = kSessions + kSessions / 5;
+  const auto dest = env->root() / "copy.db";
+  auto child = ChildProcess::Spawn(
+      env->CodexCommand({"sessions", "migrate", "--to", "sqlite:" + dest.string()}));
+  REQUIRE(child.ok());
+  // Once a session is in, a process that is not codex holds the destination's write lock:
+  // the copy waits there, and SIGINT lands mid-run whatever the machine's speed.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::unique_ptr<Db> lock;
+  while (std::chrono::steady_clock::now() < until && !lock) {
+    if (std::filesystem::exists(dest) && Count(dest, "sessions") > 0) {
+      lock = std::make_unique<Db>(dest, Db::Access::kReadWrite);
+      lock->Query("BEGIN IMMEDIATE");
+      if (!lock->error().empty()) lock.reset();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  REQUIRE(lock);
+  const int64_t before = Count(dest, "sessions");
+  REQUIRE(before < total);
+  REQUIRE((*child)->Signal(SIGINT).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  lock->Query("ROLLBACK");
+  auto stopped = (*child)->Wait(std::chrono::seconds(60));
+  REQUIRE(stopped.ok());
+  INFO(stopped->err);
+  CHECK(stopped->exit_code == 130);
+  const int64_t copied = Count(dest, "sessions");
+  CHECK(copied < total);
+  const auto errors = ErrorLines(stopped->err);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].find("stopped: interrupted after " + std::to_string(copied) + " of " +
+                       std::to_string(total) + " sessions (" + std::to_string(copied) +
+                       " copied, 0 already there); what was copied stays, run the same command "
+                       "again to finish") != std::string::npos);
+  auto rerun = Run(*env, {"sessions", "migrate", "--to", "sqlite:" + dest.string()});
+  INFO(rerun.err);
+  REQUIRE(rerun.exit_code == 0);
+  CHECK(rerun.out.find("migrated " + std::to_string(total - copied) + " sessions (" +
+                       std::to_string(copied) + " already there)") != std::string::npos);
+}
+
 // Polls until the source holds `text` in an item (the running turn's user
 // message is committed; its answer is not).
 bool WaitForItem(const std::filesystem::path& db_path, const std::string& text) {
