@@ -304,6 +304,13 @@ TEST_CASE("sessions import keeps a crash's cut-off rollout and exits 1 for the f
         std::string::npos);
   CHECK(r.err.find("not a Codex rollout") == std::string::npos);
 
+  // --help says what is dropped and what each exit status means.
+  r = Codex(json_home, work.path(), {"sessions", "import", "--help"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("Exit status: 0 every file imported; 1 a path or file failed") !=
+        std::string::npos);
+  CHECK(r.out.find("130 interrupted") != std::string::npos);
+
   // Every file bad: the operation failed (1), not a bad command line (2); each is named.
   TempDir bad_only;
   { std::ofstream(bad_only.File("a.jsonl")) << "{oops\n"; }

@@ -144,6 +144,12 @@ void AddSessionsImportCommand(CLI::App* sessions, const GlobalOptions& global,
   imp->add_option("PATH", *import_paths, "Rollout files or directories")->required();
   imp->add_flag("--json", *import_json,
                 "No per-file lines or progress: one summary object on stdout at the end");
+  imp->footer(
+      "A crash's cut-off last line and any malformed line are dropped, each named on stderr, and "
+      "the other lines imported (as Codex reads such a file). A session already imported is "
+      "left as it is, or extended by what its file grew since (Codex resumed it).\n"
+      "Exit status: 0 every file imported; 1 a path or file failed (named on stderr; the others "
+      "are imported); 130 interrupted by Ctrl-C (what was imported stays; run it again).");
   imp->callback([&global, import_paths, import_json, &result] {
     result.Set(RunImport(global, *import_paths, *import_json));
   });
