@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string_view>
+#include <vector>
 
 namespace codex::cli {
 
@@ -50,37 +51,57 @@ std::string WorkProgress::FormatDuration(std::chrono::seconds s) {
   return buf;
 }
 
-std::string WorkProgress::Line(int64_t done, double rate, bool terminal, bool bar) const {
-  std::string count = std::to_string(done);
-  if (total_ > 0) count += "/" + std::to_string(total_);
-  count += " " + unit_;
+WorkProgress::Parts WorkProgress::PartsOf(int64_t done, double rate) const {
+  Parts p;
+  p.count = std::to_string(done);
+  if (total_ > 0) p.count += "/" + std::to_string(total_);
+  p.count += " " + unit_;
   char rate_text[32];
   std::snprintf(rate_text, sizeof rate_text, rate >= 10 ? "%.0f/s" : "%.1f/s", rate);
-  std::string eta;
+  p.rate = rate_text;
   if (total_ > 0 && rate > 0 && done < total_) {
-    eta = "ETA " + FormatDuration(std::chrono::seconds(
-                       static_cast<int64_t>(std::ceil(static_cast<double>(total_ - done) / rate))));
+    p.eta = "ETA " + FormatDuration(std::chrono::seconds(static_cast<int64_t>(
+                         std::ceil(static_cast<double>(total_ - done) / rate))));
   }
-  if (!terminal) {
-    return verb_ + ": " + count + ", " + rate_text + (eta.empty() ? "" : ", " + eta);
-  }
-  std::string bar_text;
-  if (bar && total_ > 0) {
+  if (total_ > 0) {
     const int filled = static_cast<int>(std::min<int64_t>(kBarWidth, done * kBarWidth / total_));
-    bar_text = "[" + std::string(static_cast<size_t>(filled), '#') +
-               std::string(static_cast<size_t>(kBarWidth - filled), '-') + "]  ";
+    p.bar = "[" + std::string(static_cast<size_t>(filled), '#') +
+            std::string(static_cast<size_t>(kBarWidth - filled), '-') + "]";
   }
-  return verb_ + " " + bar_text + count + "  " + rate_text + (eta.empty() ? "" : "  " + eta);
+  return p;
+}
+
+std::string WorkProgress::Line(int64_t done, double rate) const {
+  const Parts p = PartsOf(done, rate);
+  return verb_ + ": " + p.count + ", " + p.rate + (p.eta.empty() ? "" : ", " + p.eta);
 }
 
 std::string WorkProgress::FittedLine(int64_t done, double rate, int columns) const {
-  std::string line = Line(done, rate, true, true);
-  if (columns <= 0) return line;
+  const Parts p = PartsOf(done, rate);
+  auto join = [](std::initializer_list<const std::string*> parts) {
+    std::string out;
+    for (const std::string* part : parts) {
+      if (part->empty()) continue;
+      if (!out.empty()) out += "  ";
+      out += *part;
+    }
+    return out;
+  };
+  // "importing [###---]  1234/20001 files  512/s  ETA 0:37"; the verb and the
+  // bar are one space apart.
+  const std::string verb_bar = p.bar.empty() ? verb_ : verb_ + " " + p.bar;
+  const std::string verb_count = verb_ + " " + p.count;
+  const std::vector<std::string> widest_first = {join({&verb_bar, &p.count, &p.rate, &p.eta}),
+                                                 join({&verb_count, &p.rate, &p.eta}),
+                                                 join({&verb_count, &p.rate}), verb_count, p.count};
+  if (columns <= 0) return widest_first.front();
   // The last column stays empty: writing it makes some terminals wrap.
   const size_t fit = static_cast<size_t>(std::max(columns - 1, 1));
-  if (line.size() > fit) line = Line(done, rate, true, false);
-  if (line.size() > fit) line.resize(fit);  // ASCII only: verb, unit and figures
-  return line;
+  // Narrower terminals drop the bar, then the ETA, then the rate, then the verb.
+  for (const std::string& line : widest_first) {
+    if (line.size() <= fit) return line;
+  }
+  return p.count.substr(0, fit);  // ASCII only: figures and the unit
 }
 
 void WorkProgress::Update(int64_t done) {
@@ -99,7 +120,7 @@ void WorkProgress::Update(int64_t done) {
     // \r and erase-line: the bar is redrawn in place.
     std::fprintf(out_, "\r\x1b[2K%s", FittedLine(done, rate, columns).c_str());
   } else {
-    std::fprintf(out_, "%s\n", Line(done, rate, false, false).c_str());
+    std::fprintf(out_, "%s\n", Line(done, rate).c_str());
   }
   std::fflush(out_);
   shown_ = true;

@@ -7,7 +7,7 @@
 // and nothing when silent (--json: the command prints a summary object
 // instead). A run that ends within the first interval prints nothing at all.
 // The bar fits the terminal's width as it is at each redraw (the bar goes
-// first, then the line is cut): a line wider than the terminal would wrap,
+// first, then the ETA, the rate, the verb): a line wider than the terminal would wrap,
 // and erasing the row would leave the wrapped part behind. A terminal that
 // knows no erase (TERM=dumb) gets the plain lines. Not thread-safe.
 #pragma once
@@ -44,8 +44,14 @@ class WorkProgress {
   static std::string FormatDuration(std::chrono::seconds s);
 
  private:
-  std::string Line(int64_t done, double rate, bool terminal, bool bar) const;
-  // The bar's line for a terminal `columns` wide (0: unknown).
+  struct Parts {
+    std::string count, rate, eta, bar;  // "1234/20001 files", "512/s", "ETA 0:37", "[##--]"
+  };
+  Parts PartsOf(int64_t done, double rate) const;
+  // The plain line: "importing: 1234/20001 files, 512/s, ETA 37 s".
+  std::string Line(int64_t done, double rate) const;
+  // The bar's line for a terminal `columns` wide (0: unknown): the widest
+  // form that fits, dropping the bar, the ETA, the rate, then the verb.
   std::string FittedLine(int64_t done, double rate, int columns) const;
 
   std::string verb_, unit_;
