@@ -435,6 +435,43 @@ TEST_CASE("sessions import of a cut rollout, again, then its completed file: one
   CHECK(r.out.find("skipped " + id) != std::string::npos);
 }
 
+TEST_CASE("sessions import: an unreadable file or directory is named and counted, never skipped") {
+  // As root, permissions bind only a process of another user namespace (unshare -U).
+  if (std::system("unshare -U true 2>/dev/null") != 0) {
+    WARN("skipped: cannot create a user namespace (unshare -U) where permissions bind");
+    return;
+  }
+  TempDir home;
+  TempDir in;
+  std::filesystem::permissions(home.path(), std::filesystem::perms::all);
+  std::filesystem::permissions(in.path(), std::filesystem::perms::all);
+  auto rollout = [](const std::string& id) {
+    return R"({"timestamp":"2026-01-02T03:04:05.000Z","type":"session_meta","payload":{"id":")" +
+           id + R"(","cwd":"/x"}})" + std::string("\n");
+  };
+  { std::ofstream(in.File("ok.jsonl")) << rollout("01900000-0000-7000-8000-0000000000a1"); }
+  { std::ofstream(in.File("locked.jsonl")) << rollout("01900000-0000-7000-8000-0000000000a2"); }
+  std::filesystem::create_directory(in.File("sub"));
+  { std::ofstream(in.File("sub/hidden.jsonl")) << rollout("01900000-0000-7000-8000-0000000000a3"); }
+  std::filesystem::permissions(in.File("locked.jsonl"), std::filesystem::perms::none);
+  std::filesystem::permissions(in.File("sub"), std::filesystem::perms::none);
+  ::codex::testing::ProcessOptions p;
+  p.argv = {"unshare", "-U", CODEX_BINARY, "sessions", "import", in.path().string()};
+  p.env = {{"CODEX_HOME", home.path().string()}};
+  auto run = ::codex::testing::RunProcess(p);
+  std::filesystem::permissions(in.File("sub"), std::filesystem::perms::owner_all);
+  REQUIRE(run.ok());
+  INFO(run->err);
+  CHECK(run->exit_code == 1);
+  CHECK(run->out.find("imported 01900000-0000-7000-8000-0000000000a1") != std::string::npos);
+  CHECK(run->err.find("error: cannot read " + in.File("locked.jsonl") + ": Permission denied") !=
+        std::string::npos);
+  CHECK(run->err.find("error: cannot read directory " + in.File("sub") +
+                      ": Permission denied; the rollouts in it were not imported") !=
+        std::string::npos);
+  CHECK(run->err.find("1 imported, 0 already present, 2 failed") != std::string::npos);
+}
+
 TEST_CASE("sessions purge reads -p and --strict-config as every command does") {
   TempDir home;
   TempDir work;

@@ -54,7 +54,8 @@ Result<ImportedSession> ParseRollout(std::string_view text, const std::string& s
 
 // The files to import for the given paths: files as given, directories
 // searched recursively for *.jsonl (sorted). A path that does not exist or
-// cannot be read is reported in `errors` (one line each) and skipped.
+// cannot be read, and a directory inside one that cannot be read, is reported
+// in `errors` (one line each) and skipped.
 struct RolloutFiles {
   std::vector<std::string> files;
   std::vector<Status> errors;

@@ -372,6 +372,33 @@ Result<ImportedSession> ParseRollout(std::string_view text, const std::string& s
   }
 }
 
+namespace {
+
+// The *.jsonl files under `dir`, recursively (symlinked directories are not
+// followed). A directory that cannot be read is reported in `errors`, never
+// skipped in silence: its rollouts were not imported.
+void CollectDirectory(const std::filesystem::path& dir, std::vector<std::string>* found,
+                      std::vector<Status>* errors) {
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir, ec);
+  for (const std::filesystem::directory_iterator end; !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec;
+    if (it->is_directory(type_ec) && !it->is_symlink(type_ec)) {
+      CollectDirectory(it->path(), found, errors);
+    } else if (it->is_regular_file(type_ec) && it->path().extension() == ".jsonl") {
+      found->push_back(it->path().string());
+    }
+  }
+  if (ec) {
+    errors->push_back(FailedPreconditionError("cannot read directory " + dir.string() + ": " +
+                                              ec.message() +
+                                              "; the rollouts in it were not imported (check its "
+                                              "permissions)"));
+  }
+}
+
+}  // namespace
+
 RolloutFiles CollectRolloutFiles(const std::vector<std::string>& paths) {
   RolloutFiles out;
   for (const std::string& p : paths) {
@@ -387,17 +414,7 @@ RolloutFiles CollectRolloutFiles(const std::vector<std::string>& paths) {
     }
     if (std::filesystem::is_directory(status)) {
       std::vector<std::string> found;
-      for (auto it = std::filesystem::recursive_directory_iterator(
-               p, std::filesystem::directory_options::skip_permission_denied, ec);
-           !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-        if (it->is_regular_file(ec) && it->path().extension() == ".jsonl") {
-          found.push_back(it->path().string());
-        }
-      }
-      if (ec) {
-        out.errors.push_back(
-            FailedPreconditionError("cannot read directory " + p + ": " + ec.message()));
-      }
+      CollectDirectory(p, &found, &out.errors);
       std::sort(found.begin(), found.end());
       out.files.insert(out.files.end(), found.begin(), found.end());
     } else {
