@@ -4,6 +4,7 @@
 // allows it) sharing one database on the private test server
 // (testing/pg_test_server.h). Skipped (exit 4, reason printed) only when the
 // PostgreSQL server binaries are absent.
+#include <libpq-fe.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "storage/open_database.h"
 #include "testing/pg_test_server.h"
@@ -571,6 +573,49 @@ TEST_CASE("postgres: import of a cut rollout, again, then the completed file: on
   args.push_back(id);
   CHECK(grown == Run(*m, args).out);
   CHECK(Messages(url, id).size() == 3);
+}
+
+TEST_CASE("postgres: Ctrl-C during import stops after the file in hand; the rerun finishes") {
+  const std::string url = Server().NewDatabase();
+  auto m = Machine(url, R"(["unused"])");
+  const auto dir = m->root() / "rollouts";
+  std::filesystem::create_directories(dir);
+  for (int i = 0; i < 6; ++i) {
+    std::ofstream(dir / ("r" + std::to_string(i) + ".jsonl"))
+        << R"({"timestamp":"2026-01-02T03:04:05.000Z","type":"session_meta","payload":{"id":"01900000-0000-7000-8000-0000000000c)"
+        << i << R"(","cwd":"/x"}})"
+        << "\n";
+  }
+  REQUIRE(Run(*m, {"sessions", "import", (dir / "r0.jsonl").string()}).exit_code == 0);
+  // Another program holds the sessions table: the first file's transaction waits for it.
+  PGconn* holder = PQconnectdb(url.c_str());
+  REQUIRE(PQstatus(holder) == CONNECTION_OK);
+  PQclear(PQexec(holder, "BEGIN"));
+  PQclear(PQexec(holder, "LOCK TABLE sessions IN EXCLUSIVE MODE"));
+  auto child = ChildProcess::Spawn(m->CodexCommand({"sessions", "import", dir.string()}));
+  REQUIRE(child.ok());
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  bool waiting = false;
+  while (!waiting && std::chrono::steady_clock::now() < until) {
+    waiting =
+        storage::testing::QueryInt(url, "SELECT count(*) FROM pg_locks WHERE NOT granted") > 0;
+    if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE(waiting);
+  REQUIRE((*child)->Signal(SIGINT).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  PQclear(PQexec(holder, "ROLLBACK"));
+  PQfinish(holder);
+  auto stopped = (*child)->Wait(std::chrono::seconds(60));
+  REQUIRE(stopped.ok());
+  INFO(stopped->err);
+  CHECK(stopped->exit_code == 130);
+  CHECK(stopped->err.find("interrupted after 1 of 6 files: 0 imported, 0 extended, 1 already "
+                          "present, 0 failed; what was imported stays") != std::string::npos);
+  auto rerun = Run(*m, {"sessions", "import", dir.string()});
+  INFO(rerun.err);
+  CHECK(rerun.exit_code == 0);
+  CHECK(rerun.err.find("5 imported, 1 already present, 0 failed") != std::string::npos);
 }
 
 TEST_CASE("postgres: a store of schema version 4 is upgraded at the first open; same search") {
