@@ -21,6 +21,7 @@
 
 #include "base/clock.h"
 #include "base/status.h"
+#include "core/cancel.h"
 #include "core/session_lease.h"
 #include "core/session_store.h"
 #include "core/transcript.h"
@@ -91,7 +92,13 @@ struct PurgeQuery {
   // Told, as the sessions go (in batches of kPurgeBatch, all in the one
   // transaction), how many are removed so far of how many; may be empty.
   std::function<void(int64_t done, int64_t total)> progress;
+  // Checked before each batch (may be null): once cancelled (Ctrl-C), Purge
+  // rolls back and returns kCancelled (PurgeCancelledError); nothing is removed.
+  const core::CancelToken* cancel = nullptr;
 };
+
+// The kCancelled status of a purge stopped by PurgeQuery::cancel.
+Status PurgeCancelledError();
 
 // How many sessions Purge removes between two progress reports.
 inline constexpr size_t kPurgeBatch = 100;

@@ -231,6 +231,12 @@ bool DecodeCursor(std::string_view cursor, int64_t* ms, std::string* id) {
 
 namespace codex::storage {
 
+Status PurgeCancelledError() {
+  return CancelledError(
+      "interrupted: nothing was removed (a purge removes all of its sessions in one "
+      "transaction, or none); run it again to purge");
+}
+
 Result<std::optional<std::string>> SessionDatabase::LatestEvent(std::string_view session_id,
                                                                 std::string_view type) {
   std::string id(session_id);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
@@ -167,6 +168,40 @@ TEST_CASE("sessions import: Ctrl-C stops after the file in hand; what was import
   INFO(again->err);
   CHECK(again->exit_code == 0);
   CHECK(again->err.find("7 imported, 1 already present, 0 failed") != std::string::npos);
+}
+
+TEST_CASE("sessions purge: Ctrl-C before the commit removes nothing and says so") {
+  auto env = CodexTestEnv::Create(R"(["unused"])");
+  REQUIRE(env.ok());
+  const std::filesystem::path dir = (*env)->root() / "rollouts";
+  std::filesystem::create_directories(dir);
+  for (int i = 0; i < 3; ++i)
+    std::ofstream(dir / ("r" + std::to_string(i) + ".jsonl")) << SmallRollout(i);
+  auto imported = RunProcess((*env)->CodexCommand({"sessions", "import", dir.string()}));
+  REQUIRE(imported.ok());
+  REQUIRE(imported->exit_code == 0);
+  // A process that is not codex holds the write lock: purge waits for it, Ctrl-C lands there.
+  e2e::Db lock((*env)->codex_home() / "sessions.db", e2e::Db::Access::kReadWrite);
+  REQUIRE(lock.ok());
+  lock.Query("BEGIN IMMEDIATE");
+  REQUIRE(lock.error().empty());
+  auto p = PtyProcess::Spawn(
+      (*env)->CodexCommand({"sessions", "purge", "--all", "--older-than", "30d", "--yes"}));
+  REQUIRE(p.ok());
+  REQUIRE((*p)->WaitForText("waiting for", 20s).ok());
+  REQUIRE((*p)->Write("\x03").ok());
+  REQUIRE((*p)->WaitForText("^C", 20s).ok());
+  lock.Query("ROLLBACK");
+  auto code = (*p)->WaitExit(60s);
+  INFO("raw: " << (*p)->raw());
+  REQUIRE(code.ok());
+  CHECK(*code == 130);
+  CHECK((*p)->raw().find("error: interrupted: nothing was removed (a purge removes all of its "
+                         "sessions in one transaction, or none); run it again to purge") !=
+        std::string::npos);
+  auto listed = RunProcess((*env)->CodexCommand({"sessions", "list", "--all", "--json"}));
+  REQUIRE(listed.ok());
+  CHECK(std::count(listed->out.begin(), listed->out.end(), '\n') == 3);
 }
 
 TEST_CASE("sessions import: the progress bar fits a 20-column terminal and never glues to a line") {
