@@ -51,7 +51,11 @@ Result<int> RunImport(const GlobalOptions& global, const std::vector<std::string
   InstallInterruptHandler(&interrupted);
   for (const std::string& file : collected.files) {
     if (interrupted.cancelled()) break;
-    auto outcome = storage::ImportRolloutFile(*store, file);
+    // A big rollout takes seconds: the bar moves as its items are stored.
+    auto outcome = storage::ImportRolloutFile(*store, file, [&](size_t stored, size_t items) {
+      progress.Update(done,
+                      items > 0 ? static_cast<double>(stored) / static_cast<double>(items) : 0);
+    });
     ++done;
     // The bar (stderr) and the per-file lines (stdout, often the same
     // terminal) take turns: the bar is erased before a line, drawn after it.

@@ -51,7 +51,7 @@ std::string WorkProgress::FormatDuration(std::chrono::seconds s) {
   return buf;
 }
 
-WorkProgress::Parts WorkProgress::PartsOf(int64_t done, double rate) const {
+WorkProgress::Parts WorkProgress::PartsOf(int64_t done, double progress, double rate) const {
   Parts p;
   p.count = std::to_string(done);
   if (total_ > 0) p.count += "/" + std::to_string(total_);
@@ -61,23 +61,25 @@ WorkProgress::Parts WorkProgress::PartsOf(int64_t done, double rate) const {
   p.rate = rate_text;
   if (total_ > 0 && rate > 0 && done < total_) {
     p.eta = "ETA " + FormatDuration(std::chrono::seconds(static_cast<int64_t>(
-                         std::ceil(static_cast<double>(total_ - done) / rate))));
+                         std::ceil((static_cast<double>(total_) - progress) / rate))));
   }
   if (total_ > 0) {
-    const int filled = static_cast<int>(std::min<int64_t>(kBarWidth, done * kBarWidth / total_));
+    const int filled = static_cast<int>(std::min<double>(
+        kBarWidth, std::floor(progress * kBarWidth / static_cast<double>(total_))));
     p.bar = "[" + std::string(static_cast<size_t>(filled), '#') +
             std::string(static_cast<size_t>(kBarWidth - filled), '-') + "]";
   }
   return p;
 }
 
-std::string WorkProgress::Line(int64_t done, double rate) const {
-  const Parts p = PartsOf(done, rate);
+std::string WorkProgress::Line(int64_t done, double progress, double rate) const {
+  const Parts p = PartsOf(done, progress, rate);
   return verb_ + ": " + p.count + ", " + p.rate + (p.eta.empty() ? "" : ", " + p.eta);
 }
 
-std::string WorkProgress::FittedLine(int64_t done, double rate, int columns) const {
-  const Parts p = PartsOf(done, rate);
+std::string WorkProgress::FittedLine(int64_t done, double progress, double rate,
+                                     int columns) const {
+  const Parts p = PartsOf(done, progress, rate);
   auto join = [](std::initializer_list<const std::string*> parts) {
     std::string out;
     for (const std::string* part : parts) {
@@ -104,7 +106,7 @@ std::string WorkProgress::FittedLine(int64_t done, double rate, int columns) con
   return p.count.substr(0, fit);  // ASCII only: figures and the unit
 }
 
-void WorkProgress::Update(int64_t done) {
+void WorkProgress::Update(int64_t done, double part) {
   if (output_ == Output::kSilent) return;
   const auto now = clock_();
   const auto interval = output_ == Output::kTerminal ? kTerminalInterval : kLineInterval;
@@ -113,14 +115,15 @@ void WorkProgress::Update(int64_t done) {
   last_ = now;
   cleared_ = false;
   const double secs = std::chrono::duration<double>(now - start_).count();
-  const double rate = secs > 0 ? static_cast<double>(done) / secs : 0;
+  const double progress = static_cast<double>(done) + std::clamp(part, 0.0, 1.0);
+  const double rate = secs > 0 ? progress / secs : 0;
   if (output_ == Output::kTerminal) {
     winsize ws{};
     const int columns = ::ioctl(fileno(out_), TIOCGWINSZ, &ws) == 0 ? ws.ws_col : 0;
     // \r and erase-line: the bar is redrawn in place.
-    std::fprintf(out_, "\r\x1b[2K%s", FittedLine(done, rate, columns).c_str());
+    std::fprintf(out_, "\r\x1b[2K%s", FittedLine(done, progress, rate, columns).c_str());
   } else {
-    std::fprintf(out_, "%s\n", Line(done, rate).c_str());
+    std::fprintf(out_, "%s\n", Line(done, progress, rate).c_str());
   }
   std::fflush(out_);
   shown_ = true;

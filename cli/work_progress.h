@@ -32,8 +32,9 @@ class WorkProgress {
   // kTerminal when stderr is a terminal, else kLines; kSilent when `silent`.
   static Output OutputFor(bool silent);
 
-  // `done` units finished so far.
-  void Update(int64_t done);
+  // `done` units finished so far, and `part` (0 to 1) of the next one: the
+  // bar, the rate and the ETA move within one big unit (a 1 GB rollout).
+  void Update(int64_t done, double part = 0);
   // Erases the bar (terminal) before the command prints a line of its own;
   // the next Update draws it again, below that line.
   void Clear();
@@ -47,12 +48,13 @@ class WorkProgress {
   struct Parts {
     std::string count, rate, eta, bar;  // "1234/20001 files", "512/s", "ETA 0:37", "[##--]"
   };
-  Parts PartsOf(int64_t done, double rate) const;
+  // `progress` = done + the part of the next unit.
+  Parts PartsOf(int64_t done, double progress, double rate) const;
   // The plain line: "importing: 1234/20001 files, 512/s, ETA 37 s".
-  std::string Line(int64_t done, double rate) const;
+  std::string Line(int64_t done, double progress, double rate) const;
   // The bar's line for a terminal `columns` wide (0: unknown): the widest
   // form that fits, dropping the bar, the ETA, the rate, then the verb.
-  std::string FittedLine(int64_t done, double rate, int columns) const;
+  std::string FittedLine(int64_t done, double progress, double rate, int columns) const;
 
   std::string verb_, unit_;
   int64_t total_;

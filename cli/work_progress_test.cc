@@ -131,3 +131,20 @@ TEST_CASE("On a terminal the bar fits its width at each redraw, and a resize is 
   std::fclose(out);
   ::close(master);
 }
+
+TEST_CASE("One big unit: the bar, the rate and the ETA move with the part done of it") {
+  Capture out;
+  FakeClock clock;
+  WorkProgress p("importing", "files", 1, WorkProgress::Output::kLines, out.f, clock.Fn());
+  clock.now += 2s;
+  p.Update(0, 0.5);  // half the only file in 2 s: 0.25 files/s, 2 s left
+  clock.now += 2s;
+  p.Update(0, 0.75);
+  CHECK(out.Text() ==
+        "importing: 0/1 files, 0.2/s, ETA 0:02\nimporting: 0/1 files, 0.2/s, ETA 0:02\n");
+  Capture bar;
+  WorkProgress t("importing", "files", 1, WorkProgress::Output::kTerminal, bar.f, clock.Fn());
+  clock.now += 2s;
+  t.Update(0, 0.5);
+  CHECK(bar.Text() == "\r\x1b[2Kimporting [##########----------]  0/1 files  0.2/s  ETA 0:02");
+}

@@ -29,7 +29,8 @@ Result<bool> PostgresSessionStore::ImportSession(const ImportedSession& session)
          P(updated), P(tokens), P(session.spec.host.empty() ? LocalHost() : session.spec.host),
          P(ProjectKey(session.spec.cwd))});
     if (ins.size() == 0) return false;
-    const std::vector<int64_t> ids = InsertChain(*conn_, sid, std::nullopt, session.items);
+    const std::vector<int64_t> ids =
+        InsertChain(*conn_, sid, std::nullopt, session.items, session.progress);
     for (const auto& [index, total] : session.reported_totals) {
       if (index >= ids.size()) continue;
       conn_->Exec("INSERT INTO item_usage(item_id, total_tokens) VALUES ($1, $2)",
@@ -63,7 +64,7 @@ Result<bool> PostgresSessionStore::ExtendImportedSession(const ImportedSession& 
     if (head != expected_head) return false;
     const std::vector<ImportedItem> added(session.items.begin() + static_cast<ptrdiff_t>(from_item),
                                           session.items.end());
-    const std::vector<int64_t> ids = InsertChain(*conn_, sid, head, added);
+    const std::vector<int64_t> ids = InsertChain(*conn_, sid, head, added, session.progress);
     for (const auto& [index, total] : session.reported_totals) {
       if (index < from_item || index - from_item >= ids.size()) continue;
       conn_->Exec("INSERT INTO item_usage(item_id, total_tokens) VALUES ($1, $2)",

@@ -80,7 +80,11 @@ struct ImportOutcome {
 // (importing a crash's cut-off rollout, then the same file after Codex
 // resumed it, leaves one session with every line; no duplicates). A stored
 // session that went its own way since (continued here) is left untouched.
-Result<ImportOutcome> ImportRolloutFile(SessionDatabase& store, const std::string& path);
+// `progress` (may be empty) is told as the items are stored: how many so
+// far, of how many.
+Result<ImportOutcome> ImportRolloutFile(
+    SessionDatabase& store, const std::string& path,
+    const std::function<void(size_t stored, size_t total)>& progress = {});
 
 enum class ExportFormat { kJsonl, kMarkdown };
 

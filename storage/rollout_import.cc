@@ -424,7 +424,9 @@ RolloutFiles CollectRolloutFiles(const std::vector<std::string>& paths) {
   return out;
 }
 
-Result<ImportOutcome> ImportRolloutFile(SessionDatabase& store, const std::string& path) {
+Result<ImportOutcome> ImportRolloutFile(
+    SessionDatabase& store, const std::string& path,
+    const std::function<void(size_t stored, size_t total)>& progress) {
   auto text = ReadWholeFile(path);
   if (!text.ok()) {
     return Status(text.status().code(), "cannot read " + text.status().message());
@@ -435,6 +437,10 @@ Result<ImportOutcome> ImportRolloutFile(SessionDatabase& store, const std::strin
   outcome.session_id = session.spec.id;
   outcome.dropped_tail = session.dropped_tail;
   outcome.dropped_lines = session.dropped_lines;
+  if (progress) {
+    const size_t total = session.items.size();
+    session.progress = [&progress, total](size_t stored) { progress(stored, total); };
+  }
   ASSIGN_OR_RETURN(outcome.imported, store.ImportSession(session));
   if (outcome.imported) return outcome;
   ASSIGN_OR_RETURN(core::SessionInfo info, store.FindSession(outcome.session_id));
@@ -443,6 +449,12 @@ Result<ImportOutcome> ImportRolloutFile(SessionDatabase& store, const std::strin
   if (!StartsWithStored(session, history, events) ||
       (history.size() == session.items.size() && events.size() == session.events.size())) {
     return outcome;
+  }
+  if (progress) {  // the items already stored count as done
+    const size_t total = session.items.size(), before = history.size();
+    session.progress = [&progress, total, before](size_t stored) {
+      progress(before + stored, total);
+    };
   }
   ASSIGN_OR_RETURN(bool extended, store.ExtendImportedSession(session, info.head_item_id,
                                                               history.size(), events.size()));

@@ -174,6 +174,9 @@ struct ImportedSession {
   std::vector<EventRecord> events;
   std::optional<DroppedTail> dropped_tail;  // set by ParseRollout
   std::vector<DroppedLine> dropped_lines;   // set by ParseRollout, in file order
+  // Told as ImportSession / ExtendImportedSession store the items, with how
+  // many are stored so far (a big rollout takes seconds); may be empty.
+  std::function<void(size_t stored)> progress;
 };
 
 // A user message from the person (core/transcript.h, the rule compaction

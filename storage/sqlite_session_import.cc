@@ -98,7 +98,8 @@ Result<bool> SqliteSessionStore::ImportSession(const ImportedSession& session) {
     ins.bind(10, session.spec.host.empty() ? LocalHost() : session.spec.host);
     ins.bind(11, ProjectKey(session.spec.cwd));
     ins.exec();
-    std::vector<int64_t> ids = InsertChain(*db_, sid, std::nullopt, session.items);
+    std::vector<int64_t> ids =
+        InsertChain(*db_, sid, std::nullopt, session.items, session.progress);
     SQLite::Statement usage(*db_, "INSERT INTO item_usage(item_id, total_tokens) VALUES (?, ?)");
     for (const auto& [index, total] : session.reported_totals) {
       if (index >= ids.size()) continue;
@@ -134,7 +135,7 @@ Result<bool> SqliteSessionStore::ExtendImportedSession(const ImportedSession& se
     if (head != expected_head) return false;
     const std::vector<ImportedItem> added(session.items.begin() + static_cast<ptrdiff_t>(from_item),
                                           session.items.end());
-    const std::vector<int64_t> ids = InsertChain(*db_, sid, head, added);
+    const std::vector<int64_t> ids = InsertChain(*db_, sid, head, added, session.progress);
     SQLite::Statement usage(*db_, "INSERT INTO item_usage(item_id, total_tokens) VALUES (?, ?)");
     for (const auto& [index, total] : session.reported_totals) {
       if (index < from_item || index - from_item >= ids.size()) continue;

@@ -223,6 +223,46 @@ TEST_CASE("sessions import: the progress bar fits a 20-column terminal and never
   CHECK(text.find("files") == std::string::npos);
 }
 
+TEST_CASE("sessions import of one big rollout: the bar moves while its items are stored") {
+  auto env = CodexTestEnv::Create(R"(["unused"])");
+  REQUIRE(env.ok());
+  const std::filesystem::path dir = (*env)->root() / "rollouts";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "first.jsonl") << SmallRollout(1);
+  {
+    std::ofstream big(dir / "big.jsonl");
+    big << SmallRollout(2);  // a session_meta and a message
+    for (int i = 0; i < 2000; ++i) {
+      big << R"({"timestamp":"2026-01-02T03:04:07.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"item )"
+          << i << R"("}]}})"
+          << "\n";
+    }
+  }
+  auto first =
+      RunProcess((*env)->CodexCommand({"sessions", "import", (dir / "first.jsonl").string()}));
+  REQUIRE(first.ok());
+  REQUIRE(first->exit_code == 0);
+  // The only file waits 2.5 s for a lock a non-codex process holds: past the 2 s before the
+  // first report, which then comes while that file's items are stored.
+  e2e::Db lock((*env)->codex_home() / "sessions.db", e2e::Db::Access::kReadWrite);
+  REQUIRE(lock.ok());
+  lock.Query("BEGIN IMMEDIATE");
+  REQUIRE(lock.error().empty());
+  auto p = PtyProcess::Spawn(
+      (*env)->CodexCommand({"sessions", "import", (dir / "big.jsonl").string()}), 30, 100);
+  REQUIRE(p.ok());
+  REQUIRE((*p)->WaitForText("waiting for", 20s).ok());
+  std::this_thread::sleep_for(2500ms);
+  lock.Query("ROLLBACK");
+  auto code = (*p)->WaitExit(60s);
+  const std::string& raw = (*p)->raw();
+  INFO("raw: " << raw);
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
+  CHECK(raw.find("\r\x1b[2Kimporting [") != std::string::npos);
+  CHECK(raw.find("]  0/1 files  ") != std::string::npos);  // drawn before the file was done
+}
+
 TEST_CASE("sessions import: TERM=dumb gets plain progress lines, no erase sequences") {
   auto p = SlowImportOnPty("dumb");
   const std::string& raw = p->raw();
