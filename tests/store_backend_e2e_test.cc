@@ -225,7 +225,7 @@ TEST_CASE("store backend: migrate killed mid-copy is finished by running it agai
 
 TEST_CASE("store backend: Ctrl-C stops migrate between sessions and says how far it got") {
   auto env = MakeEnv(R"(["unused"])");
-  constexpr int kSessions = 40;
+  constexpr int kSessions = 400;  // the copy outlasts the few ms the test takes to lock
   {
     auto src = OpenSqlite(env->codex_home() / "sessions.db");
     Seed(*src, kSessions);
