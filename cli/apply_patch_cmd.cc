@@ -52,7 +52,7 @@ Result<int> RunApplyPatch(std::vector<std::string> args) {
   }
   std::string summary = outcome->Summary();
   PrintText(stdout, summary);
-  std::fflush(stdout);
+  FlushStdout();
   return kExitOk;
 }
 

@@ -287,10 +287,29 @@ TEST_CASE("sessions import keeps a crash's cut-off rollout and exits 1 for the f
   auto summary = nlohmann::json::parse(r.out);
   CHECK(summary == nlohmann::json{{"imported", 1},
                                   {"already_present", 0},
+                                  {"extended", 0},
                                   {"failed", 0},
-                                  {"cut_off_last_lines_dropped", 1}});
+                                  {"cut_off_last_lines_dropped", 1},
+                                  {"malformed_lines_dropped", 0},
+                                  {"interrupted", false}});
   CHECK(r.err.find("the last line was cut off") != std::string::npos);
   CHECK(r.err.find("imported,") == std::string::npos);
+
+  // A crash inside the session_meta line (the only line): named as such, not "not a rollout".
+  { std::ofstream(in.File("meta-cut.jsonl"), std::ios::binary) << text.substr(0, 50); }
+  r = Codex(json_home, work.path(), {"sessions", "import", in.File("meta-cut.jsonl")});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("error: " + in.File("meta-cut.jsonl") +
+                   ":1: the session_meta line was cut off (50 bytes without a newline") !=
+        std::string::npos);
+  CHECK(r.err.find("not a Codex rollout") == std::string::npos);
+
+  // --help says what is dropped and what each exit status means.
+  r = Codex(json_home, work.path(), {"sessions", "import", "--help"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("Exit status: 0 every file imported; 1 a path or file failed") !=
+        std::string::npos);
+  CHECK(r.out.find("130 interrupted") != std::string::npos);
 
   // Every file bad: the operation failed (1), not a bad command line (2); each is named.
   TempDir bad_only;
@@ -308,6 +327,149 @@ TEST_CASE("sessions import keeps a crash's cut-off rollout and exits 1 for the f
   CHECK(r.exit_code == 1);
   CHECK(r.out.find("imported " + id) != std::string::npos);
   CHECK(r.err.find("1 imported, 0 already present, 3 failed") != std::string::npos);
+}
+
+namespace {
+
+// A two-turn Codex rollout whose last answer ends in "zébra"; `cut` is the
+// byte offset of that 'é' (the first byte of its two): a crash cutting there
+// leaves half a UTF-8 character and no newline.
+std::string GrowingRollout(size_t* cut) {
+  const std::string line_meta =
+      R"({"timestamp":"2026-01-02T03:04:05.000Z","type":"session_meta","payload":{"id":"01900000-0000-7000-8000-00000000c0de","cwd":"/x","timestamp":"2026-01-02T03:04:05.000Z"}})";
+  auto msg = [](int sec, const std::string& role, const std::string& text) {
+    const std::string kind = role == "user" ? "input_text" : "output_text";
+    return R"({"timestamp":"2026-01-02T03:04:)" + std::to_string(10 + sec) +
+           R"(.000Z","type":"response_item","payload":{"type":"message","role":")" + role +
+           R"(","content":[{"type":")" + kind + R"(","text":")" + text + R"("}]}})";
+  };
+  auto event = [](int sec, const std::string& type, const std::string& turn) {
+    return R"({"timestamp":"2026-01-02T03:04:)" + std::to_string(10 + sec) +
+           R"(.000Z","type":"event_msg","payload":{"type":")" + type + R"(","turn_id":")" + turn +
+           R"("}})";
+  };
+  std::string text =
+      line_meta + "\n" + event(0, "task_started", "t1") + "\n" + msg(1, "user", "first question") +
+      "\n" + msg(2, "assistant", "first answer") + "\n" + event(3, "task_complete", "t1") + "\n" +
+      event(4, "task_started", "t2") + "\n" + msg(5, "user", "second question") + "\n";
+  const std::string last = msg(6, "assistant", "a striped zébra");
+  *cut = text.size() + last.find("é") + 1;
+  text += last + "\n" + event(7, "task_complete", "t2") + "\n";
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("sessions import of a cut rollout, again, then its completed file: one whole session") {
+  TempDir home;
+  TempDir work;
+  TempDir in;
+  size_t cut = 0;
+  const std::string full = GrowingRollout(&cut);
+  const std::string id = "01900000-0000-7000-8000-00000000c0de";
+  { std::ofstream(in.File("cut.jsonl"), std::ios::binary) << full.substr(0, cut); }
+  { std::ofstream(in.File("full.jsonl"), std::ios::binary) << full; }
+  Run r = Codex(home, work.path(), {"sessions", "import", in.File("cut.jsonl")});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find(in.File("cut.jsonl") + ":8: the last line was cut off") != std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "import", in.File("cut.jsonl")});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("skipped " + id) != std::string::npos);
+  // Codex resumed the file and finished the turn: what it adds lands, once.
+  r = Codex(home, work.path(), {"sessions", "import", "--json", in.File("full.jsonl")});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  REQUIRE(Lines(r.out).size() == 1);
+  auto summary = nlohmann::json::parse(r.out);
+  CHECK(summary["extended"] == 1);
+  CHECK(summary["imported"] == 0);
+  r = Codex(home, work.path(), {"sessions", "import", in.File("full.jsonl")});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("skipped " + id) != std::string::npos);
+  r = Codex(home, work.path(), {"sessions", "search", "--all", "--json", "zébra"});
+  CHECK(r.exit_code == 0);
+  CHECK(Lines(r.out).size() == 1);
+  // The same session as importing the completed file alone: items, turns, events.
+  TempDir clean;
+  REQUIRE(Codex(clean, work.path(), {"sessions", "import", in.File("full.jsonl")}).exit_code == 0);
+  const Run grown = Codex(home, work.path(), {"sessions", "export", id});
+  const Run whole = Codex(clean, work.path(), {"sessions", "export", id});
+  REQUIRE(grown.exit_code == 0);
+  REQUIRE(whole.exit_code == 0);
+  CHECK(grown.out == whole.out);
+  const Run shown = Codex(home, work.path(), {"sessions", "show", id});
+  CHECK(shown.out.find("a striped zébra") != std::string::npos);
+  CHECK(shown.out.find("interrupted") == std::string::npos);  // turn 2 completed
+
+  // Codex resumed the cut file: its next line was glued to the cut one. Codex reads past that
+  // line; so does import, naming it, and keeps the lines after it.
+  const size_t cut_end = full.find('\n', cut);
+  {
+    std::ofstream(in.File("glued.jsonl"), std::ios::binary)
+        << full.substr(0, cut) + full.substr(cut_end + 1);
+  }
+  TempDir glued_home;
+  r = Codex(glued_home, work.path(), {"sessions", "import", "--json", in.File("glued.jsonl")});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("warning: " + in.File("glued.jsonl") +
+                   ":8: not a rollout line (a JSON object with \"type\"); the line was dropped, "
+                   "the others were imported") != std::string::npos);
+  REQUIRE(Lines(r.out).size() == 1);
+  CHECK(nlohmann::json::parse(r.out)["malformed_lines_dropped"] == 1);
+  CHECK(nlohmann::json::parse(r.out)["imported"] == 1);
+  r = Codex(glued_home, work.path(), {"sessions", "show", id});
+  CHECK(r.out.find("second question") != std::string::npos);
+
+  // A stored session that went on here since is not the file's prefix: left as it is.
+  {
+    auto store = SqliteSessionStore::Open(clean.File("sessions.db"));
+    REQUIRE(store.ok());
+    auto info = (*store)->FindSession(id);
+    REQUIRE(info.ok());
+    REQUIRE((*store)->Append(id, info->head_item_id, "t3", {core::UserMessage("local")}).ok());
+  }
+  r = Codex(clean, work.path(), {"sessions", "import", in.File("full.jsonl")});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("skipped " + id) != std::string::npos);
+}
+
+TEST_CASE("sessions import: an unreadable file or directory is named and counted, never skipped") {
+  // As root, permissions bind only a process of another user namespace (unshare -U).
+  if (std::system("unshare -U true 2>/dev/null") != 0) {
+    WARN("skipped: cannot create a user namespace (unshare -U) where permissions bind");
+    return;
+  }
+  TempDir home;
+  TempDir in;
+  std::filesystem::permissions(home.path(), std::filesystem::perms::all);
+  std::filesystem::permissions(in.path(), std::filesystem::perms::all);
+  auto rollout = [](const std::string& id) {
+    return R"({"timestamp":"2026-01-02T03:04:05.000Z","type":"session_meta","payload":{"id":")" +
+           id + R"(","cwd":"/x"}})" + std::string("\n");
+  };
+  { std::ofstream(in.File("ok.jsonl")) << rollout("01900000-0000-7000-8000-0000000000a1"); }
+  { std::ofstream(in.File("locked.jsonl")) << rollout("01900000-0000-7000-8000-0000000000a2"); }
+  std::filesystem::create_directory(in.File("sub"));
+  { std::ofstream(in.File("sub/hidden.jsonl")) << rollout("01900000-0000-7000-8000-0000000000a3"); }
+  std::filesystem::permissions(in.File("locked.jsonl"), std::filesystem::perms::none);
+  std::filesystem::permissions(in.File("sub"), std::filesystem::perms::none);
+  ::codex::testing::ProcessOptions p;
+  p.argv = {"unshare", "-U", CODEX_BINARY, "sessions", "import", in.path().string()};
+  p.env = {{"CODEX_HOME", home.path().string()}};
+  auto run = ::codex::testing::RunProcess(p);
+  std::filesystem::permissions(in.File("sub"), std::filesystem::perms::owner_all);
+  REQUIRE(run.ok());
+  INFO(run->err);
+  CHECK(run->exit_code == 1);
+  CHECK(run->out.find("imported 01900000-0000-7000-8000-0000000000a1") != std::string::npos);
+  CHECK(run->err.find("error: cannot read " + in.File("locked.jsonl") + ": Permission denied") !=
+        std::string::npos);
+  CHECK(run->err.find("error: cannot read directory " + in.File("sub") +
+                      ": Permission denied; the rollouts in it were not imported") !=
+        std::string::npos);
+  CHECK(run->err.find("1 imported, 0 already present, 2 failed") != std::string::npos);
 }
 
 TEST_CASE("sessions purge reads -p and --strict-config as every command does") {
@@ -785,6 +947,10 @@ TEST_CASE("a full disk is named: no space left on device, and the path") {
 }
 
 TEST_CASE("a store password given on the command line is not in /proc/PID/cmdline") {
+  // libpq reads a password up to the '@' before the first '/': '?' and '#' are part of it.
+  const std::string password =
+      GENERATE(std::string("Sup3rSecretPw"), std::string("Sup3r?Secret#Pw"));
+  INFO(password);
   TempDir home;
   TempDir work;
   // A loopback server that accepts and never answers: codex waits in its connect.
@@ -797,9 +963,9 @@ TEST_CASE("a store password given on the command line is not in /proc/PID/cmdlin
   REQUIRE(::listen(listener, 4) == 0);
   socklen_t len = sizeof addr;
   REQUIRE(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-  const std::string url =
-      "postgresql://alice:Sup3rSecretPw@127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) +
-      "/db?connect_timeout=30";
+  const std::string url = "postgresql://alice:" + password +
+                          "@127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) +
+                          "/db?connect_timeout=30";
   const pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
@@ -830,8 +996,9 @@ TEST_CASE("a store password given on the command line is not in /proc/PID/cmdlin
   CHECK(cmdline.find("session_store") != std::string::npos);
   CHECK(cmdline.find("alice") != std::string::npos);
   CHECK(cmdline.find("127.0.0.1") != std::string::npos);
-  CHECK(cmdline.find("Sup3rSecretPw") == std::string::npos);
+  CHECK(cmdline.find(password) == std::string::npos);
   CHECK(cmdline.find("Sup3r") == std::string::npos);
+  CHECK(cmdline.find("Secret") == std::string::npos);
 }
 
 TEST_CASE("sessions purge --json: no progress or listing, one summary object") {

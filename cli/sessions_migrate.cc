@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/config_overrides.h"
+#include "cli/interrupt.h"
 #include "cli/store_open.h"
 #include "cli/terminal_text.h"
 #include "cli/work_progress.h"
@@ -65,6 +66,10 @@ Status RunMigrate(const GlobalOptions& global, const MigrateArgs& args) {
     PrintF(stderr, "copying sessions from %s to %s\n", from_name.c_str(), to_name.c_str());
   }
   std::unique_ptr<WorkProgress> progress;
+  // Ctrl-C stops before the next session (each is one transaction); a
+  // second one exits at once.
+  core::CancelToken interrupted;
+  InstallInterruptHandler(&interrupted);
   auto stats = storage::CopyAllSessions(
       *source, *dest,
       [&](int64_t done, int64_t total) {
@@ -74,7 +79,8 @@ Status RunMigrate(const GlobalOptions& global, const MigrateArgs& args) {
         }
         progress->Update(done);
       },
-      kBusyWait);
+      kBusyWait, &interrupted);
+  RemoveInterruptHandler();
   if (progress) progress->Finish();
   if (!stats.ok()) {
     Status stopped(stats.status().code(),

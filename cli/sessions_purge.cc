@@ -13,6 +13,7 @@
 #include "base/time.h"
 #include "cli/age_arg.h"
 #include "cli/config_overrides.h"
+#include "cli/interrupt.h"
 #include "cli/session_json.h"
 #include "cli/sessions_common.h"
 #include "cli/store_open.h"
@@ -142,8 +143,14 @@ Status RunPurge(const GlobalOptions& global, const PurgeArgs& args) {
   WorkProgress progress("purging", "sessions", static_cast<int64_t>(candidates.size()),
                         WorkProgress::OutputFor(/*silent=*/args.json));
   q.progress = [&progress](int64_t done, int64_t) { progress.Update(done); };
+  // Ctrl-C before the commit rolls the purge back (it is one transaction)
+  // and says so; a second one exits at once, with the same effect.
+  core::CancelToken interrupted;
+  q.cancel = &interrupted;
+  InstallInterruptHandler(&interrupted);
   storage::RemoveStats stats;
   auto removed = store->Purge(q, &stats);
+  RemoveInterruptHandler();
   progress.Finish();
   RETURN_IF_ERROR(removed.status());
   if (args.json) {

@@ -85,8 +85,12 @@ bool PrintText(std::FILE* stream, std::string_view text) {
   return written;
 }
 
-Status StdoutWritten() {
+void FlushStdout() {
   if (std::fflush(stdout) != 0 && stdout_errno == 0) stdout_errno = errno;
+}
+
+Status StdoutWritten() {
+  FlushStdout();
   if (!std::ferror(stdout)) return OkStatus();
   // A failure not seen here (stdout written another way, or flushed by a
   // caller) left no errno.

@@ -52,6 +52,11 @@ bool PrintText(std::FILE* stream, std::string_view text);
 // kStdoutReaderGone: the exit is 1 without a line (PrintError prints none),
 // as a program ended by SIGPIPE prints none.
 Status StdoutWritten();
+// Flushes stdout now (a command that interleaves stdout and stderr lines),
+// keeping a failure's cause for StdoutWritten: a raw fflush(stdout) that
+// fails leaves it "a write failed", and a reader that went away would then
+// be reported as lost output.
+void FlushStdout();
 inline constexpr StatusReason kStdoutReaderGone{"stdout_reader_gone"};
 
 }  // namespace codex::cli

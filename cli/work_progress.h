@@ -6,7 +6,10 @@
 //   importing: 1234/20001 files, 512/s, ETA 37 s
 // and nothing when silent (--json: the command prints a summary object
 // instead). A run that ends within the first interval prints nothing at all.
-// Not thread-safe.
+// The bar fits the terminal's width as it is at each redraw (the bar goes
+// first, then the ETA, the rate, the verb): a line wider than the terminal would wrap,
+// and erasing the row would leave the wrapped part behind. A terminal that
+// knows no erase (TERM=dumb) gets the plain lines. Not thread-safe.
 #pragma once
 
 #include <chrono>
@@ -29,8 +32,12 @@ class WorkProgress {
   // kTerminal when stderr is a terminal, else kLines; kSilent when `silent`.
   static Output OutputFor(bool silent);
 
-  // `done` units finished so far.
-  void Update(int64_t done);
+  // `done` units finished so far, and `part` (0 to 1) of the next one: the
+  // bar, the rate and the ETA move within one big unit (a 1 GB rollout).
+  void Update(int64_t done, double part = 0);
+  // Erases the bar (terminal) before the command prints a line of its own;
+  // the next Update draws it again, below that line.
+  void Clear();
   // Ends the bar's line (terminal) once anything was shown.
   void Finish();
 
@@ -38,7 +45,16 @@ class WorkProgress {
   static std::string FormatDuration(std::chrono::seconds s);
 
  private:
-  std::string Line(int64_t done, double rate, bool terminal) const;
+  struct Parts {
+    std::string count, rate, eta, bar;  // "1234/20001 files", "512/s", "ETA 0:37", "[##--]"
+  };
+  // `progress` = done + the part of the next unit.
+  Parts PartsOf(int64_t done, double progress, double rate) const;
+  // The plain line: "importing: 1234/20001 files, 512/s, ETA 37 s".
+  std::string Line(int64_t done, double progress, double rate) const;
+  // The bar's line for a terminal `columns` wide (0: unknown): the widest
+  // form that fits, dropping the bar, the ETA, the rate, then the verb.
+  std::string FittedLine(int64_t done, double progress, double rate, int columns) const;
 
   std::string verb_, unit_;
   int64_t total_;
@@ -47,6 +63,7 @@ class WorkProgress {
   Clock clock_;
   std::chrono::steady_clock::time_point start_, last_;
   bool shown_ = false;
+  bool cleared_ = false;  // shown, then erased by Clear: redraw at the next Update
 };
 
 }  // namespace codex::cli

@@ -58,29 +58,29 @@ struct UrlParts {
   std::string_view query;     // after '?'
 };
 
-// Splits as libpq does: the authority ends at the first '/' or '?', the
-// credentials end at the last '@' within it.
+// Splits as libpq does: credentials are there when an '@' comes before the
+// first '/' (libpq looks ahead for '@' stopping only at '/', so a password may
+// hold '?', '#' or ':'); they end at the last such '@'. The hosts end at the
+// first '/' or '?' after them.
 std::optional<UrlParts> SplitUrl(std::string_view url) {
   for (std::string_view scheme : kSchemes) {
     if (!url.starts_with(scheme)) continue;
     std::string_view rest = url.substr(scheme.size());
     UrlParts p;
+    const size_t at = rest.substr(0, rest.find('/')).rfind('@');
+    if (at != rest.npos) {
+      p.has_userinfo = true;
+      p.userinfo = rest.substr(0, at);
+      rest = rest.substr(at + 1);
+    }
     const size_t q = rest.find('?');
     if (q != rest.npos) {
       p.query = rest.substr(q + 1);
       rest = rest.substr(0, q);
     }
     const size_t slash = rest.find('/');
-    std::string_view authority = rest.substr(0, slash);
+    p.hosts = rest.substr(0, slash);
     if (slash != rest.npos) p.database = rest.substr(slash + 1);
-    const size_t at = authority.rfind('@');
-    if (at != authority.npos) {
-      p.has_userinfo = true;
-      p.userinfo = authority.substr(0, at);
-      p.hosts = authority.substr(at + 1);
-    } else {
-      p.hosts = authority;
-    }
     return p;
   }
   return std::nullopt;
@@ -219,12 +219,14 @@ Result<StoreLocation> ParseStoreLocation(std::string_view setting, const std::st
 
 std::string RedactSecrets(std::string_view text, std::string_view url) {
   std::string out(text);
-  // The credentials of every URL in the text (scheme://user:password@host).
+  // The credentials of every URL in the text (scheme://user:password@host):
+  // up to the last '@' before the first '/', as libpq reads them (a '?' in
+  // the password included).
   size_t scan = 0;
   while ((scan = out.find("://", scan)) != std::string::npos) {
     const size_t start = scan + 3;
     size_t end = start;
-    while (end < out.size() && out[end] != '/' && out[end] != '?' && !IsUrlEnd(out[end])) ++end;
+    while (end < out.size() && out[end] != '/' && !IsUrlEnd(out[end])) ++end;
     const size_t at = end == start ? std::string::npos : out.rfind('@', end - 1);
     if (at != std::string::npos && at >= start) {
       const size_t colon = out.find(':', start);

@@ -27,7 +27,9 @@ TEST_CASE("PostgreSQL URLs are recognised and kept as given") {
   for (const char* url : {"postgresql://alice@db.example:5432/codex?sslmode=verify-full",
                           "postgres://alice:s3cret@[::1]:6543/codex",
                           "postgresql://%2Ftmp%2Fpg/codex", "postgresql:///codex?host=/tmp/x",
-                          "postgresql://a@h1:5432,h2:5433/db?sslmode=disable&connect_timeout=3"}) {
+                          "postgresql://a@h1:5432,h2:5433/db?sslmode=disable&connect_timeout=3",
+                          // libpq takes '?' and '#' in a password (its '@' comes before any '/').
+                          "postgresql://alice:Se?cret#PW@127.0.0.1:1/db?sslmode=disable"}) {
     auto loc = ParseStoreLocation(url, "/h");
     INFO(url);
     REQUIRE(loc.ok());
@@ -96,6 +98,12 @@ TEST_CASE("RedactSecrets hides every form of the password and keeps the rest") {
         "from postgresql://a:***@h/db to postgres://b:***@g/db");
   // A password holding ':' or '@' (libpq splits at the last '@').
   CHECK(RedactSecrets("postgresql://a:b:c@d@h/db") == "postgresql://a:***@h/db");
+  // libpq reads credentials up to an '@' before the first '/': '?' and '#' may be in them.
+  CHECK(RedactSecrets("postgresql://alice:Se?cret#PW@127.0.0.1:1/db") ==
+        "postgresql://alice:***@127.0.0.1:1/db");
+  CHECK(RedactSecrets("at postgres://alice:Se?cret@h?sslmode=require: refused") ==
+        "at postgres://alice:***@h?sslmode=require: refused");
+  CHECK(RedactSecrets("quoted Se?cret", "postgresql://alice:Se?cret@h/db") == "quoted ***");
   CHECK(DescribeStoreLocation(*ParseStoreLocation("postgresql://a:zz@h/db", "/h")) ==
         "postgresql://a:***@h/db");
 }

@@ -93,7 +93,8 @@ bool IsBusy(const Status& s) { return s.reason() == core::reason::kSessionBusy; 
 
 Result<CopyStats> CopyAllSessions(SessionDatabase& from, SessionDatabase& to,
                                   const std::function<void(int64_t, int64_t)>& on_copied,
-                                  std::chrono::milliseconds busy_wait) {
+                                  std::chrono::milliseconds busy_wait,
+                                  const core::CancelToken* cancel) {
   ASSIGN_OR_RETURN(std::vector<core::SessionInfo> sessions, AllSessions(from));
   std::set<std::string> parents;
   for (const auto& s : sessions) {
@@ -202,6 +203,12 @@ Result<CopyStats> CopyAllSessions(SessionDatabase& from, SessionDatabase& to,
     std::vector<const core::SessionInfo*> later;
     std::set<std::string> deferred;
     for (const core::SessionInfo* s : pending) {
+      if (cancel != nullptr && cancel->cancelled()) {
+        return CancelledError("interrupted after " + std::to_string(stats.copied + stats.present) +
+                              " of " + std::to_string(total) + " sessions (" +
+                              std::to_string(stats.copied) + " copied, " +
+                              std::to_string(stats.present) + " already there)");
+      }
       if (deferred.count(s->forked_from_session) != 0) {
         deferred.insert(s->id);
         later.push_back(s);

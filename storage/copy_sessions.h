@@ -17,6 +17,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "core/cancel.h"
 #include "storage/session_database.h"
 
 namespace codex::storage {
@@ -46,9 +47,13 @@ struct StoreCounts {
 // naming how many were left and who holds one of them (the others are
 // copied: run it again). A lease whose holder died (a crashed turn) does not
 // count: what the source holds then is copied as it is.
+//
+// Once `cancel` (may be null) is cancelled (Ctrl-C), no further session is
+// started: kCancelled saying how many were copied, the others are not.
 Result<CopyStats> CopyAllSessions(SessionDatabase& from, SessionDatabase& to,
                                   const std::function<void(int64_t, int64_t)>& on_copied = {},
-                                  std::chrono::milliseconds busy_wait = {});
+                                  std::chrono::milliseconds busy_wait = {},
+                                  const core::CancelToken* cancel = nullptr);
 
 // Checks that every session of `from` is in `to` with the same metadata, the
 // same history (item for item, bodies byte for byte), turns and events.

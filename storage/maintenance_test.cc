@@ -6,6 +6,8 @@
 #include <chrono>
 #include <thread>
 
+#include "base/clock.h"
+#include "core/cancel.h"
 #include "core/item.h"
 #include "storage/sqlite_session_store.h"
 #include "testing/store_test_support.h"
@@ -578,4 +580,45 @@ TEST_CASE("Purge of many sessions reports its progress per batch; forks across b
   q.dry_run = true;
   REQUIRE(store->Purge(q, &stats).ok());
   CHECK(reports.empty());
+}
+
+TEST_CASE("Purge cancelled (Ctrl-C) before or between batches rolls back: nothing is removed") {
+  StoreDir dir;
+  auto store = OpenOrDie(dir.Store("s.db"));
+  for (int i = 0; i < 250; ++i) MakeSession(*store, 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const int64_t cutoff = codex::SystemClock().NowMs();
+  auto listed = [&] {
+    codex::core::ListQuery all;
+    all.limit = 1000;
+    auto page = store->ListSessions(all);
+    REQUIRE(page.ok());
+    return page->sessions.size();
+  };
+  REQUIRE(listed() == 250);
+  for (const int cancel_after_batches : {0, 1, 2}) {
+    INFO("cancelled after " << cancel_after_batches << " batches");
+    codex::core::CancelToken token;
+    codex::storage::PurgeQuery q;
+    q.updated_before_ms = cutoff;
+    q.cancel = &token;
+    int batches = 0;
+    q.progress = [&](int64_t, int64_t) {
+      if (++batches >= cancel_after_batches) token.Cancel();
+    };
+    if (cancel_after_batches == 0) token.Cancel();
+    codex::storage::RemoveStats stats;
+    auto gone = store->Purge(q, &stats);
+    REQUIRE_FALSE(gone.ok());
+    CHECK(gone.status().code() == StatusCode::kCancelled);
+    CHECK(gone.status().message().find("nothing was removed") != std::string::npos);
+    CHECK(listed() == 250);
+  }
+  // Not cancelled: the same query removes them all.
+  codex::storage::PurgeQuery q;
+  q.updated_before_ms = cutoff;
+  codex::storage::RemoveStats stats;
+  REQUIRE(store->Purge(q, &stats).ok());
+  CHECK(stats.sessions == 250);
+  CHECK(listed() == 0);
 }

@@ -29,7 +29,8 @@ Result<bool> PostgresSessionStore::ImportSession(const ImportedSession& session)
          P(updated), P(tokens), P(session.spec.host.empty() ? LocalHost() : session.spec.host),
          P(ProjectKey(session.spec.cwd))});
     if (ins.size() == 0) return false;
-    const std::vector<int64_t> ids = InsertChain(*conn_, sid, std::nullopt, session.items);
+    const std::vector<int64_t> ids =
+        InsertChain(*conn_, sid, std::nullopt, session.items, session.progress);
     for (const auto& [index, total] : session.reported_totals) {
       if (index >= ids.size()) continue;
       conn_->Exec("INSERT INTO item_usage(item_id, total_tokens) VALUES ($1, $2)",
@@ -45,6 +46,48 @@ Result<bool> PostgresSessionStore::ImportSession(const ImportedSession& session)
           " VALUES ($1, $2, $3, $4, $5)",
           {P(sid), P(e.turn_id), P(e.type), StoredTextParam(pg::CleanText(e.payload_json)),
            P(e.created_at_ms != 0 ? e.created_at_ms : created)});
+    }
+    return true;
+  });
+}
+
+Result<bool> PostgresSessionStore::ExtendImportedSession(const ImportedSession& session,
+                                                         std::optional<int64_t> expected_head,
+                                                         size_t from_item, size_t from_event) {
+  RETURN_IF_ERROR(CheckExtend(session, from_item, from_event));
+  const std::string sid = Lower(session.spec.id);
+  return Transaction(*conn_, "importing " + sid, [&]() -> Result<bool> {
+    // The row lock orders this against appends; the head check is the CAS.
+    Rows cur = conn_->Exec("SELECT head_item_id FROM sessions WHERE id = $1 FOR UPDATE", {P(sid)});
+    if (cur.size() == 0) return false;
+    const std::optional<int64_t> head = cur.OptInt(0, 0);
+    if (head != expected_head) return false;
+    const std::vector<ImportedItem> added(session.items.begin() + static_cast<ptrdiff_t>(from_item),
+                                          session.items.end());
+    const std::vector<int64_t> ids = InsertChain(*conn_, sid, head, added, session.progress);
+    for (const auto& [index, total] : session.reported_totals) {
+      if (index < from_item || index - from_item >= ids.size()) continue;
+      conn_->Exec("INSERT INTO item_usage(item_id, total_tokens) VALUES ($1, $2)",
+                  {P(ids[index - from_item]), P(total)});
+    }
+    int64_t tokens = 0;
+    for (const core::TurnRecord& t : session.turns) tokens += t.usage.total_tokens;
+    const std::string title =
+        session.spec.title.empty() ? TitleFromItems(session.items) : session.spec.title;
+    conn_->Exec(
+        "UPDATE sessions SET head_item_id = $1, updated_at_ms = GREATEST(updated_at_ms, $2),"
+        " tokens_used = GREATEST(tokens_used, $3),"
+        " title = CASE WHEN title = '' THEN $4 ELSE title END WHERE id = $5",
+        {P(ids.empty() ? head : std::optional<int64_t>(ids.back())), P(session.updated_at_ms),
+         P(tokens), P(title), P(sid)});
+    for (const core::TurnRecord& t : session.turns) InsertTurn(*conn_, sid, t);
+    for (size_t i = from_event; i < session.events.size(); ++i) {
+      const EventRecord& e = session.events[i];
+      conn_->Exec(
+          "INSERT INTO events(session_id, turn_id, type, payload, created_at_ms)"
+          " VALUES ($1, $2, $3, $4, $5)",
+          {P(sid), P(e.turn_id), P(e.type), StoredTextParam(pg::CleanText(e.payload_json)),
+           P(e.created_at_ms != 0 ? e.created_at_ms : session.updated_at_ms)});
     }
     return true;
   });

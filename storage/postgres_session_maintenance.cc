@@ -85,6 +85,7 @@ Result<std::vector<SessionInfo>> PostgresSessionStore::Purge(const PurgeQuery& q
     // In batches, for the progress (as SqliteSessionStore::Purge: same result).
     const auto total = static_cast<int64_t>(sessions.size());
     for (size_t at = 0; at < sessions.size(); at += kPurgeBatch) {
+      if (query.cancel != nullptr && query.cancel->cancelled()) return PurgeCancelledError();
       std::vector<std::string> ids;
       for (size_t i = at; i < std::min(sessions.size(), at + kPurgeBatch); ++i) {
         ids.push_back(sessions[i].id);

@@ -124,6 +124,9 @@ class PostgresSessionStore final : public SessionDatabase {
   Result<std::vector<EventRecord>> LoadEvents(std::string_view id) override;
   Result<std::vector<TurnUsage>> TurnsSince(int64_t since_ms) override;
   Result<bool> ImportSession(const ImportedSession& session) override;
+  Result<bool> ExtendImportedSession(const ImportedSession& session,
+                                     std::optional<int64_t> expected_head, size_t from_item,
+                                     size_t from_event) override;
   Result<bool> CopySession(const SessionCopy& copy) override;
 
  private:

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -42,6 +43,7 @@ using core::SessionInfo;
 using core::StoredItem;
 using internal::AmbiguousPrefix;
 using internal::CheckCopy;
+using internal::CheckExtend;
 using internal::CheckImport;
 using internal::CheckListQuery;
 using internal::DecodeCursor;
@@ -631,10 +633,12 @@ inline int64_t SessionKey(PgConnection& conn, std::string_view session_id) {
 }
 
 // Inserts `items` chained from `parent` (ids drawn first, then one INSERT
-// per chunk); returns their ids.
+// per chunk); returns their ids. `on_item` (may be empty) is told how many
+// are in after each chunk.
 inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view session_id,
                                         std::optional<int64_t> parent,
-                                        const std::vector<ImportedItem>& items) {
+                                        const std::vector<ImportedItem>& items,
+                                        const std::function<void(size_t)>& on_item = {}) {
   std::vector<int64_t> ids;
   if (items.empty()) return ids;
   {
@@ -677,6 +681,7 @@ inline std::vector<int64_t> InsertChain(PgConnection& conn, std::string_view ses
       params.push_back(std::move(search.tokens));
     }
     conn.Exec(sql, params);
+    if (on_item) on_item(end);
   }
   return ids;
 }

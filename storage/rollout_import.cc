@@ -88,15 +88,35 @@ class RolloutParser {
         out_.dropped_tail = DroppedTail{line_no, line.size()};
         break;
       }
-      RETURN_IF_ERROR(ParseLine(line, source_name_ + ":" + std::to_string(line_no) + ": "));
+      // A malformed complete line is dropped and named; the others are kept.
+      Status parsed;
+      try {
+        parsed = ParseLine(line, "");
+      } catch (const std::exception& e) {
+        parsed = InvalidArgumentError(std::string("malformed rollout line: ") + e.what());
+      }
+      if (!parsed.ok()) out_.dropped_lines.push_back({line_no, parsed.message()});
     }
     return OkStatus();
   }
 
   Result<ImportedSession> Finish() {
+    if (!have_meta_ && out_.dropped_tail) {
+      // A crash before Codex finished writing the session_meta line.
+      return InvalidArgumentError(
+          source_name_ + ":" + std::to_string(out_.dropped_tail->line) +
+          ": the session_meta line was cut off (" + std::to_string(out_.dropped_tail->bytes) +
+          " bytes without a newline, what a crash leaves); there is no session to import");
+    }
     if (!have_meta_) {
-      return InvalidArgumentError(source_name_ +
-                                  ": no session_meta line; this is not a Codex rollout file");
+      std::string first;
+      if (!out_.dropped_lines.empty()) {
+        first = " (the first malformed line, " + source_name_ + ":" +
+                std::to_string(out_.dropped_lines.front().line) + ": " +
+                out_.dropped_lines.front().why + ")";
+      }
+      return InvalidArgumentError(
+          source_name_ + ": no session_meta line; this is not a Codex rollout file" + first);
     }
     for (const std::string& id : turn_order_) {
       core::TurnRecord r = turns_[id].record;
@@ -221,16 +241,21 @@ class RolloutParser {
   void CodexTurn(const Json& payload) {
     const std::string id = StringField(payload, "turn_id");
     if (id.empty()) return;
+    // Every field read (a wrong type throws) before the turn changes: a
+    // dropped line leaves nothing behind.
+    const std::string status = StringField(payload, "status");
+    const int64_t started = payload.value("started_at_ms", int64_t{0});
+    const int64_t ended = payload.value("ended_at_ms", int64_t{0});
+    const core::TokenUsage usage = UsageFrom(payload.value("usage", Json::object()));
     TurnAcc& acc = Turn(id);
     acc.explicit_record = true;
-    const std::string status = StringField(payload, "status");
     acc.record.status = status == "failed"        ? core::TurnStatus::kFailed
                         : status == "interrupted" ? core::TurnStatus::kInterrupted
                                                   : core::TurnStatus::kCompleted;
     acc.record.error = StringField(payload, "error");
-    acc.record.started_at_ms = payload.value("started_at_ms", int64_t{0});
-    acc.record.ended_at_ms = payload.value("ended_at_ms", int64_t{0});
-    acc.record.usage = UsageFrom(payload.value("usage", Json::object()));
+    acc.record.started_at_ms = started;
+    acc.record.ended_at_ms = ended;
+    acc.record.usage = usage;
   }
 
   // Per-turn settings: they give the turn of the items that follow and the
@@ -277,11 +302,12 @@ class RolloutParser {
   void TokenUsageRecord(const Json& payload) {
     const std::string id = StringField(payload, "turn_id");
     if (id.empty()) return;
+    // turn_token_usage is cumulative within the turn: the last one wins.
+    const core::TokenUsage usage = UsageFrom(payload.value("turn_token_usage", Json::object()));
     TurnAcc& acc = Turn(id);
     if (acc.explicit_record) return;
     acc.has_usage_record = true;
-    // turn_token_usage is cumulative within the turn: the last one wins.
-    acc.record.usage = UsageFrom(payload.value("turn_token_usage", Json::object()));
+    acc.record.usage = usage;
   }
 
   // Everything else is an event; a few also shape the turn records.
@@ -314,6 +340,25 @@ class RolloutParser {
   int64_t last_ts_ = 0;
 };
 
+// Whether the stored session's history and events are where `session` (a
+// rollout of the same id) starts: item for item (kind and body) and event for
+// event (type and payload).
+bool StartsWithStored(const ImportedSession& session, const std::vector<core::StoredItem>& history,
+                      const std::vector<EventRecord>& events) {
+  if (history.size() > session.items.size() || events.size() > session.events.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < history.size(); ++i) {
+    const Item& stored = history[i].item;
+    const Item& parsed = session.items[i].item;
+    if (stored.kind != parsed.kind || stored.body != parsed.body) return false;
+  }
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (events[i].type != session.events[i].type) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Result<ImportedSession> ParseRollout(std::string_view text, const std::string& source_name) {
@@ -326,6 +371,33 @@ Result<ImportedSession> ParseRollout(std::string_view text, const std::string& s
     return InvalidArgumentError(source_name + ": malformed rollout: " + e.what());
   }
 }
+
+namespace {
+
+// The *.jsonl files under `dir`, recursively (symlinked directories are not
+// followed). A directory that cannot be read is reported in `errors`, never
+// skipped in silence: its rollouts were not imported.
+void CollectDirectory(const std::filesystem::path& dir, std::vector<std::string>* found,
+                      std::vector<Status>* errors) {
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir, ec);
+  for (const std::filesystem::directory_iterator end; !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec;
+    if (it->is_directory(type_ec) && !it->is_symlink(type_ec)) {
+      CollectDirectory(it->path(), found, errors);
+    } else if (it->is_regular_file(type_ec) && it->path().extension() == ".jsonl") {
+      found->push_back(it->path().string());
+    }
+  }
+  if (ec) {
+    errors->push_back(FailedPreconditionError("cannot read directory " + dir.string() + ": " +
+                                              ec.message() +
+                                              "; the rollouts in it were not imported (check its "
+                                              "permissions)"));
+  }
+}
+
+}  // namespace
 
 RolloutFiles CollectRolloutFiles(const std::vector<std::string>& paths) {
   RolloutFiles out;
@@ -342,17 +414,7 @@ RolloutFiles CollectRolloutFiles(const std::vector<std::string>& paths) {
     }
     if (std::filesystem::is_directory(status)) {
       std::vector<std::string> found;
-      for (auto it = std::filesystem::recursive_directory_iterator(
-               p, std::filesystem::directory_options::skip_permission_denied, ec);
-           !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-        if (it->is_regular_file(ec) && it->path().extension() == ".jsonl") {
-          found.push_back(it->path().string());
-        }
-      }
-      if (ec) {
-        out.errors.push_back(
-            FailedPreconditionError("cannot read directory " + p + ": " + ec.message()));
-      }
+      CollectDirectory(p, &found, &out.errors);
       std::sort(found.begin(), found.end());
       out.files.insert(out.files.end(), found.begin(), found.end());
     } else {
@@ -362,7 +424,9 @@ RolloutFiles CollectRolloutFiles(const std::vector<std::string>& paths) {
   return out;
 }
 
-Result<ImportOutcome> ImportRolloutFile(SessionDatabase& store, const std::string& path) {
+Result<ImportOutcome> ImportRolloutFile(
+    SessionDatabase& store, const std::string& path,
+    const std::function<void(size_t stored, size_t total)>& progress) {
   auto text = ReadWholeFile(path);
   if (!text.ok()) {
     return Status(text.status().code(), "cannot read " + text.status().message());
@@ -372,7 +436,34 @@ Result<ImportOutcome> ImportRolloutFile(SessionDatabase& store, const std::strin
   outcome.path = path;
   outcome.session_id = session.spec.id;
   outcome.dropped_tail = session.dropped_tail;
+  outcome.dropped_lines = session.dropped_lines;
+  if (progress) {
+    const size_t total = session.items.size();
+    session.progress = [&progress, total](size_t stored) { progress(stored, total); };
+  }
   ASSIGN_OR_RETURN(outcome.imported, store.ImportSession(session));
+  if (outcome.imported) return outcome;
+  ASSIGN_OR_RETURN(core::SessionInfo info, store.FindSession(outcome.session_id));
+  ASSIGN_OR_RETURN(std::vector<core::StoredItem> history, store.LoadHistory(info));
+  ASSIGN_OR_RETURN(std::vector<EventRecord> events, store.LoadEvents(info.id));
+  if (!StartsWithStored(session, history, events) ||
+      (history.size() == session.items.size() && events.size() == session.events.size())) {
+    return outcome;
+  }
+  if (progress) {  // the items already stored count as done
+    const size_t total = session.items.size(), before = history.size();
+    session.progress = [&progress, total, before](size_t stored) {
+      progress(before + stored, total);
+    };
+  }
+  ASSIGN_OR_RETURN(bool extended, store.ExtendImportedSession(session, info.head_item_id,
+                                                              history.size(), events.size()));
+  if (!extended) {
+    return FailedPreconditionError(path + ": session " + info.id +
+                                   " changed while it was being imported; run the import again");
+  }
+  outcome.items_added = session.items.size() - history.size();
+  outcome.events_added = session.events.size() - events.size();
   return outcome;
 }
 

@@ -233,41 +233,65 @@ TEST_CASE("Markdown export reads as a transcript") {
   CHECK(md->find("| 2 | failed |") != std::string::npos);
 }
 
-TEST_CASE("Import rejects malformed files with file and line") {
+TEST_CASE("Import drops each malformed line, naming it, keeps the rest; no session_meta refuses") {
+  // Codex 0.169 reads past a line it cannot parse ("failed to parse line as JSON"); a crash
+  // it resumed leaves one (the cut line with the next glued on).
   StoreDir dir;
-  auto store = OpenOrDie(dir.Store("s.db"));
   const std::string meta =
       R"({"timestamp":"2026-01-02T03:04:05.678Z","type":"session_meta","payload":{"id":"01900000-0000-7000-8000-0000000000ab","cwd":"/x","timestamp":"2026-01-02T03:04:05.000Z"}})";
-  auto bad_json =
-      storage::ImportRolloutFile(*store, WriteInDir(dir, "a.jsonl", meta + "\n{oops\n"));
-  REQUIRE_FALSE(bad_json.ok());
-  CHECK(bad_json.status().code() == StatusCode::kInvalidArgument);
-  CHECK(bad_json.status().message().find("a.jsonl:2:") != std::string::npos);
+  const std::string user =
+      R"({"timestamp":"2026-01-02T03:04:06.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"kept"}]}})";
+  struct Case {
+    std::string name, bad, why;
+  };
+  for (const Case& c :
+       {Case{"a.jsonl", "{oops", "not a rollout line"},
+        Case{"b.jsonl", std::string("{\"type\":\"event_msg\",") + '\0' + "\"payload\":{}}",
+             "not a rollout line"},
+        Case{"c.jsonl", R"({"type":"response_item","payload":{"x":1}})", ""},
+        Case{"d.jsonl", user.substr(0, 60) + meta, "not a rollout line"},
+        Case{"e.jsonl", R"({"type":"codex_turn","payload":{"turn_id":"t","started_at_ms":"x"}})",
+             "malformed rollout line"}}) {
+    INFO(c.name);
+    auto store = OpenOrDie(dir.Store(c.name + ".db"));
+    auto outcome = storage::ImportRolloutFile(
+        *store, WriteInDir(dir, c.name, meta + "\n" + c.bad + "\n" + user + "\n"));
+    INFO(outcome.status().ToString());
+    REQUIRE(outcome.ok());
+    CHECK(outcome->imported);
+    REQUIRE(outcome->dropped_lines.size() == 1);
+    CHECK(outcome->dropped_lines[0].line == 2);
+    CHECK(outcome->dropped_lines[0].why.find(c.why) != std::string::npos);
+    auto s = store->FindSession("01900000-0000-7000-8000-0000000000ab");
+    REQUIRE(s.ok());
+    auto history = store->LoadHistory(*s);
+    REQUIRE(history.ok());
+    REQUIRE(history->size() == 1);
+    CHECK(core::MessageText((*history)[0].item) == "kept");
+    // A dropped line leaves nothing behind (e.jsonl's turn is not recorded).
+    auto turns = store->LoadTurns(s->id);
+    REQUIRE(turns.ok());
+    CHECK(turns->empty());
+  }
 
+  auto store = OpenOrDie(dir.Store("s.db"));
   auto no_meta = storage::ImportRolloutFile(
       *store,
-      WriteInDir(dir, "b.jsonl", R"({"type":"response_item","payload":{"type":"message"}})"));
+      WriteInDir(dir, "n.jsonl", R"({"type":"response_item","payload":{"type":"message"}})"));
   REQUIRE_FALSE(no_meta.ok());
+  CHECK(no_meta.status().code() == StatusCode::kInvalidArgument);
   CHECK(no_meta.status().message().find("no session_meta") != std::string::npos);
-
-  auto bad_item = storage::ImportRolloutFile(
-      *store,
-      WriteInDir(dir, "c.jsonl", meta + "\n" + R"({"type":"response_item","payload":{"x":1}})"));
-  REQUIRE_FALSE(bad_item.ok());
-  CHECK(bad_item.status().message().find("c.jsonl:2:") != std::string::npos);
-  // Nothing was imported by the failures.
+  // A session_meta that is itself malformed: refused, that line named.
+  auto bad_meta = storage::ImportRolloutFile(
+      *store, WriteInDir(dir, "m.jsonl",
+                         R"({"type":"session_meta","payload":{"id":"nope"}})"
+                         "\n" +
+                             user + "\n"));
+  REQUIRE_FALSE(bad_meta.ok());
+  CHECK(bad_meta.status().message().find("m.jsonl:1: session_meta has no valid \"id\"") !=
+        std::string::npos);
   CHECK(store->FindSession("01900000-0000-7000-8000-0000000000ab").status().code() ==
         StatusCode::kNotFound);
-
-  // A field of the wrong type is an error, not an exception.
-  auto bad_type = storage::ImportRolloutFile(
-      *store,
-      WriteInDir(
-          dir, "e.jsonl",
-          meta + "\n" + R"({"type":"codex_turn","payload":{"turn_id":"t","started_at_ms":"x"}})"));
-  REQUIRE_FALSE(bad_type.ok());
-  CHECK(bad_type.status().code() == StatusCode::kInvalidArgument);
-  CHECK(bad_type.status().message().find("e.jsonl") != std::string::npos);
 
   auto missing = storage::CollectRolloutFiles({dir.File("nope")});
   CHECK(missing.files.empty());
@@ -350,12 +374,19 @@ TEST_CASE("A rollout cut off by a crash imports every complete line and names wh
   auto complete = storage::ImportRolloutFile(*store, WriteInDir(dir, "c.jsonl", head + torn));
   REQUIRE(complete.ok());
   CHECK_FALSE(complete->dropped_tail.has_value());
-  // A torn line that is not the last is damage, not a crash: refused with its line number.
+  // A torn line that is not the last (Codex resumed the file after the crash): dropped and
+  // named, the lines after it kept.
+  auto middle_store = OpenOrDie(dir.Store("middle.db"));
   auto middle = storage::ImportRolloutFile(
-      *store, WriteInDir(dir, "m.jsonl", head + torn.substr(0, 10) + "\n" + torn + "\n"));
-  REQUIRE_FALSE(middle.ok());
-  CHECK(middle.status().message().find("m.jsonl:" + std::to_string(last_item + 1) + ":") !=
-        std::string::npos);
+      *middle_store, WriteInDir(dir, "m.jsonl", head + torn.substr(0, 10) + "\n" + torn + "\n"));
+  REQUIRE(middle.ok());
+  REQUIRE(middle->dropped_lines.size() == 1);
+  CHECK(middle->dropped_lines[0].line == last_item + 1);
+  auto kept = storage::ExportSession(*middle_store, id, ExportFormat::kJsonl);
+  auto complete_text = storage::ExportSession(*store, id, ExportFormat::kJsonl);
+  REQUIRE(kept.ok());
+  REQUIRE(complete_text.ok());
+  CHECK(Lines(*kept).size() == Lines(*complete_text).size());
 }
 
 TEST_CASE("CollectRolloutFiles walks directories recursively for .jsonl") {

@@ -21,6 +21,7 @@
 
 #include "base/clock.h"
 #include "base/status.h"
+#include "core/cancel.h"
 #include "core/session_lease.h"
 #include "core/session_store.h"
 #include "core/transcript.h"
@@ -115,7 +116,13 @@ struct PurgeQuery {
   // Told, as the sessions go (in batches of kPurgeBatch, all in the one
   // transaction), how many are removed so far of how many; may be empty.
   std::function<void(int64_t done, int64_t total)> progress;
+  // Checked before each batch (may be null): once cancelled (Ctrl-C), Purge
+  // rolls back and returns kCancelled (PurgeCancelledError); nothing is removed.
+  const core::CancelToken* cancel = nullptr;
 };
+
+// The kCancelled status of a purge stopped by PurgeQuery::cancel.
+Status PurgeCancelledError();
 
 // How many sessions Purge removes between two progress reports.
 inline constexpr size_t kPurgeBatch = 100;
@@ -171,6 +178,15 @@ struct DroppedTail {
   size_t bytes = 0;  // its length
 };
 
+// A complete line of a rollout that is not one (not JSON, not a rollout
+// line, an item that does not decode): import drops it and keeps the others,
+// as Codex 0.169 does when it reads the file ("failed to parse line"). A
+// crash that Codex resumed leaves one: the cut line with the next glued on.
+struct DroppedLine {
+  size_t line = 0;  // 1-based line number
+  std::string why;  // "not a rollout line (a JSON object with \"type\")", ...
+};
+
 struct ImportedSession {
   core::NewSession spec;  // spec.id required
   int64_t updated_at_ms = 0;
@@ -181,6 +197,10 @@ struct ImportedSession {
   std::vector<core::TurnRecord> turns;
   std::vector<EventRecord> events;
   std::optional<DroppedTail> dropped_tail;  // set by ParseRollout
+  std::vector<DroppedLine> dropped_lines;   // set by ParseRollout, in file order
+  // Told as ImportSession / ExtendImportedSession store the items, with how
+  // many are stored so far (a big rollout takes seconds); may be empty.
+  std::function<void(size_t stored)> progress;
 };
 
 // A user message from the person (core/transcript.h, the rule compaction
@@ -287,6 +307,15 @@ class SessionDatabase : public core::SessionStore {
   // Imports a whole session in one transaction. Returns false (and changes
   // nothing) when a session with spec.id already exists.
   virtual Result<bool> ImportSession(const ImportedSession& session) = 0;
+  // Adds to a session already in the store what a longer copy of its rollout
+  // holds (Codex resumed the file a crash had cut off): session.items from
+  // `from_item` on, chained after `expected_head`, with their reported
+  // totals; every turn of `session` (a turn already there is replaced); and
+  // session.events from `from_event` on. One transaction. Returns false (and
+  // changes nothing) when the session's head is no longer `expected_head`.
+  virtual Result<bool> ExtendImportedSession(const ImportedSession& session,
+                                             std::optional<int64_t> expected_head, size_t from_item,
+                                             size_t from_event) = 0;
   // Copies a whole session in one transaction (codex sessions migrate).
   // Returns false (and changes nothing) when a session with info.id already
   // exists, so a copy interrupted at any point is finished by running it again.

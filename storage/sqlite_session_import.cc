@@ -98,7 +98,8 @@ Result<bool> SqliteSessionStore::ImportSession(const ImportedSession& session) {
     ins.bind(10, session.spec.host.empty() ? LocalHost() : session.spec.host);
     ins.bind(11, ProjectKey(session.spec.cwd));
     ins.exec();
-    std::vector<int64_t> ids = InsertChain(*db_, sid, std::nullopt, session.items);
+    std::vector<int64_t> ids =
+        InsertChain(*db_, sid, std::nullopt, session.items, session.progress);
     SQLite::Statement usage(*db_, "INSERT INTO item_usage(item_id, total_tokens) VALUES (?, ?)");
     for (const auto& [index, total] : session.reported_totals) {
       if (index >= ids.size()) continue;
@@ -114,6 +115,51 @@ Result<bool> SqliteSessionStore::ImportSession(const ImportedSession& session) {
       head.exec();
     }
     WriteTurnsAndEvents(*db_, sid, session.turns, session.events, created);
+    return true;
+  });
+}
+
+Result<bool> SqliteSessionStore::ExtendImportedSession(const ImportedSession& session,
+                                                       std::optional<int64_t> expected_head,
+                                                       size_t from_item, size_t from_event) {
+  RETURN_IF_ERROR(CheckExtend(session, from_item, from_event));
+  const std::string sid = Lower(session.spec.id);
+  return WithWriteTransaction(*db_, path_, "importing " + sid, [&]() -> Result<bool> {
+    std::optional<int64_t> head;
+    {
+      SQLite::Statement cur(*db_, "SELECT head_item_id FROM sessions WHERE id = ?");
+      cur.bind(1, sid);
+      if (!cur.executeStep()) return false;
+      if (!cur.getColumn(0).isNull()) head = cur.getColumn(0).getInt64();
+    }
+    if (head != expected_head) return false;
+    const std::vector<ImportedItem> added(session.items.begin() + static_cast<ptrdiff_t>(from_item),
+                                          session.items.end());
+    const std::vector<int64_t> ids = InsertChain(*db_, sid, head, added, session.progress);
+    SQLite::Statement usage(*db_, "INSERT INTO item_usage(item_id, total_tokens) VALUES (?, ?)");
+    for (const auto& [index, total] : session.reported_totals) {
+      if (index < from_item || index - from_item >= ids.size()) continue;
+      usage.reset();
+      usage.bind(1, ids[index - from_item]);
+      usage.bind(2, total);
+      usage.exec();
+    }
+    int64_t tokens = 0;
+    for (const core::TurnRecord& t : session.turns) tokens += t.usage.total_tokens;
+    SQLite::Statement set(
+        *db_,
+        "UPDATE sessions SET head_item_id = ?,"
+        " updated_at_ms = MAX(updated_at_ms, ?), tokens_used = MAX(tokens_used, ?),"
+        " title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ?");
+    BindOptional(set, 1, ids.empty() ? head : std::optional<int64_t>(ids.back()));
+    set.bind(2, session.updated_at_ms);
+    set.bind(3, tokens);
+    set.bind(4, session.spec.title.empty() ? TitleFromItems(session.items) : session.spec.title);
+    set.bind(5, sid);
+    set.exec();
+    const std::vector<EventRecord> events(
+        session.events.begin() + static_cast<ptrdiff_t>(from_event), session.events.end());
+    WriteTurnsAndEvents(*db_, sid, session.turns, events, session.updated_at_ms);
     return true;
   });
 }

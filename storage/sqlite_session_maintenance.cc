@@ -113,6 +113,7 @@ Result<std::vector<SessionInfo>> SqliteSessionStore::Purge(const PurgeQuery& que
         // batch then takes it, so the result is the same.
         const auto total = static_cast<int64_t>(sessions.size());
         for (size_t at = 0; at < sessions.size(); at += kPurgeBatch) {
+          if (query.cancel != nullptr && query.cancel->cancelled()) return PurgeCancelledError();
           std::vector<std::string> ids;
           for (size_t i = at; i < std::min(sessions.size(), at + kPurgeBatch); ++i) {
             ids.push_back(sessions[i].id);

@@ -118,6 +118,9 @@ class SqliteSessionStore final : public SessionDatabase {
   // Imports a whole session in one transaction. Returns false (and changes
   // nothing) when a session with spec.id already exists.
   Result<bool> ImportSession(const ImportedSession& session) override;
+  Result<bool> ExtendImportedSession(const ImportedSession& session,
+                                     std::optional<int64_t> expected_head, size_t from_item,
+                                     size_t from_event) override;
   Result<bool> CopySession(const SessionCopy& copy) override;
 
  private:

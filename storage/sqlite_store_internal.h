@@ -7,6 +7,7 @@
 
 #include <SQLiteCpp/Statement.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -29,6 +30,7 @@ using core::SessionInfo;
 using core::StoredItem;
 using internal::AmbiguousPrefix;
 using internal::CheckCopy;
+using internal::CheckExtend;
 using internal::CheckImport;
 using internal::CheckListQuery;
 using internal::DecodeCursor;
@@ -218,9 +220,11 @@ class ChainInserter {
              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
         fts_(db, "INSERT INTO items_fts(rowid, text) VALUES (?, ?)") {}
 
-  // Inserts `items` chained from `parent`; returns their ids.
+  // Inserts `items` chained from `parent`; returns their ids. `on_item` (may
+  // be empty) is told how many are in after each.
   std::vector<int64_t> Insert(std::string_view session_id, std::optional<int64_t> parent,
-                              const std::vector<ImportedItem>& items) {
+                              const std::vector<ImportedItem>& items,
+                              const std::function<void(size_t)>& on_item = {}) {
     std::vector<int64_t> ids;
     ids.reserve(items.size());
     const std::string sid(session_id);
@@ -246,6 +250,7 @@ class ChainInserter {
         fts_.bind(2, text);
         fts_.exec();
       }
+      if (on_item) on_item(ids.size());
     }
     return ids;
   }
@@ -259,9 +264,10 @@ class ChainInserter {
 // Inserts `items` chained from `parent`; returns their ids.
 inline std::vector<int64_t> InsertChain(SQLite::Database& db, std::string_view session_id,
                                         std::optional<int64_t> parent,
-                                        const std::vector<ImportedItem>& items) {
+                                        const std::vector<ImportedItem>& items,
+                                        const std::function<void(size_t)>& on_item = {}) {
   ChainInserter inserter(db);
-  return inserter.Insert(session_id, parent, items);
+  return inserter.Insert(session_id, parent, items, on_item);
 }
 
 // Binds the 11 columns of a `turns` row (session_id, turn_id, status, error,

@@ -77,6 +77,15 @@ Status CheckImport(const ImportedSession& session) {
   return OkStatus();
 }
 
+Status CheckExtend(const ImportedSession& session, size_t from_item, size_t from_event) {
+  RETURN_IF_ERROR(CheckImport(session));
+  if (from_item > session.items.size() || from_event > session.events.size()) {
+    return InvalidArgumentError("session " + Lower(session.spec.id) +
+                                ": nothing to add past its items and events");
+  }
+  return OkStatus();
+}
+
 Status CheckCopy(const SessionCopy& copy) {
   const std::string sid = Lower(copy.info.id);
   if (!core::LooksLikeUuid(sid)) {
@@ -221,6 +230,12 @@ bool DecodeCursor(std::string_view cursor, int64_t* ms, std::string* id) {
 }  // namespace codex::storage::internal
 
 namespace codex::storage {
+
+Status PurgeCancelledError() {
+  return CancelledError(
+      "interrupted: nothing was removed (a purge removes all of its sessions in one "
+      "transaction, or none); run it again to purge");
+}
 
 Result<std::optional<std::string>> SessionDatabase::LatestEvent(std::string_view session_id,
                                                                 std::string_view type) {

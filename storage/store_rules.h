@@ -45,6 +45,9 @@ std::vector<TreeNode> TreeOrder(core::SessionInfo root, std::vector<core::Sessio
 // kInvalidArgument naming the problem: an id that is not a UUID, an event
 // payload that is not a JSON object (import), a fork point past the items (copy).
 Status CheckImport(const ImportedSession& session);
+// CheckImport, and `from_item` / `from_event` within the session's items and
+// events (SessionDatabase::ExtendImportedSession).
+Status CheckExtend(const ImportedSession& session, size_t from_item, size_t from_event);
 Status CheckCopy(const SessionCopy& copy);
 // Removing the sessions listed in the temporary table rm_sessions, the same
 // on both backends (each wraps these in its dialect's "insert, ignoring

@@ -6,8 +6,10 @@
 // codes"), no death by a signal, and nothing already committed lost: the
 // session a turn wrote stays listed and resumable.
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -216,6 +218,32 @@ TEST_CASE(
   auto whole = Run(*env, {"sessions", "export", id});
   CHECK(whole.exit_code == 0);
   CHECK(whole.out.size() > 300000);
+}
+
+TEST_CASE("sessions import | head -1: every rollout is imported, exit 1 without a line") {
+  auto env = MakeEnv(R"(["unused"])");
+  // 240 rollouts under a 200-character directory: ~75 KB of "imported ... from ..." lines,
+  // more than a pipe holds, so the reader is gone before the last of them, whatever the timing.
+  const std::filesystem::path dir = env->root() / std::string(200, 'd');
+  std::filesystem::create_directories(dir);
+  for (int i = 0; i < 240; ++i) {
+    char id[40];
+    std::snprintf(id, sizeof id, "01900000-0000-7000-8000-%012d", i);
+    std::ofstream(dir / ("r" + std::to_string(i) + ".jsonl"))
+        << R"({"timestamp":"2026-01-02T03:04:05.000Z","type":"session_meta","payload":{"id":")"
+        << id << R"(","cwd":"/x"}})"
+        << "\n";
+  }
+  auto run = RunRedirected(*env, {"sessions", "import", dir.string()}, "| head -1");
+  INFO("stderr: " << run.err);
+  CHECK(run.out.rfind("imported 01900000-", 0) == 0);
+  CHECK(run.exit_code == 1);
+  CHECK(ErrorLines(run.err).empty());
+  CHECK(run.err.find("cannot write") == std::string::npos);
+  CHECK(run.err.find("240 imported, 0 already present, 0 failed") != std::string::npos);
+  auto again = Run(*env, {"sessions", "import", "--json", dir.string()});
+  REQUIRE(again.exit_code == 0);
+  CHECK(nlohmann::json::parse(again.out)["already_present"] == 240);
 }
 
 TEST_CASE(

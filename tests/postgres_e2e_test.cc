@@ -4,6 +4,7 @@
 // allows it) sharing one database on the private test server
 // (testing/pg_test_server.h). Skipped (exit 4, reason printed) only when the
 // PostgreSQL server binaries are absent.
+#include <libpq-fe.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "storage/open_database.h"
 #include "testing/pg_test_server.h"
@@ -515,6 +517,105 @@ TEST_CASE("postgres: exec resume --last never continues a teammate's session els
   auto wide = Run(*me, {"exec", "resume", "--last", "--all", "wider"});
   CHECK(wide.exit_code == 0);
   CHECK(SessionIdFromBanner(wide.err) == SessionIdFromBanner(mine.err));
+}
+
+TEST_CASE("postgres: import of a cut rollout, again, then the completed file: one session") {
+  const std::string url = Server().NewDatabase();
+  auto m = Machine(url, R"(["unused"])");
+  const std::string id = "01900000-0000-7000-8000-00000000beef";
+  auto line = [](int sec, const std::string& type, const std::string& payload) {
+    return R"({"timestamp":"2026-01-02T03:04:)" + std::to_string(10 + sec) + R"(.000Z","type":")" +
+           type + R"(","payload":)" + payload + "}\n";
+  };
+  auto msg = [&](int sec, const std::string& role, const std::string& text) {
+    return line(sec, "response_item",
+                R"({"type":"message","role":")" + role + R"(","content":[{"type":")" +
+                    (role == "user" ? "input_text" : "output_text") + R"(","text":")" + text +
+                    R"("}]})");
+  };
+  const std::string head = line(0, "session_meta", R"({"id":")" + id + R"(","cwd":"/x"})") +
+                           line(1, "event_msg", R"({"type":"task_started","turn_id":"t1"})") +
+                           msg(2, "user", "first question") + msg(3, "assistant", "first answer");
+  const std::string last = msg(4, "assistant", "a striped zébra");
+  const std::string full =
+      head + last + line(5, "event_msg", R"({"type":"task_complete","turn_id":"t1"})");
+  const auto dir = m->root() / "rollouts";
+  std::filesystem::create_directories(dir);
+  // Cut inside the 'é' of the last answer: half a UTF-8 character, no newline.
+  {
+    std::ofstream(dir / "cut.jsonl", std::ios::binary) << head + last.substr(0, last.find("é") + 1);
+  }
+  { std::ofstream(dir / "full.jsonl", std::ios::binary) << full; }
+  for (int i = 0; i < 2; ++i) {
+    auto r = Run(*m, {"sessions", "import", (dir / "cut.jsonl").string()});
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.find("cut.jsonl:5: the last line was cut off") != std::string::npos);
+  }
+  auto r = Run(*m, {"sessions", "import", "--json", (dir / "full.jsonl").string()});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(nlohmann::json::parse(r.out)["extended"] == 1);
+  r = Run(*m, {"sessions", "import", (dir / "full.jsonl").string()});
+  CHECK(r.out.find("skipped " + id) != std::string::npos);
+  r = Run(*m, {"sessions", "search", "--all", "--json", "zébra"});
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+  // Equal to the completed file imported alone, into a SQLite store.
+  const std::string grown = Run(*m, {"sessions", "export", id}).out;
+  const auto clean = m->root() / "clean.db";
+  const std::vector<std::string> use_clean = {"-c", "session_store=sqlite:" + clean.string()};
+  std::vector<std::string> args = use_clean;
+  for (const char* a : {"sessions", "import"}) args.push_back(a);
+  args.push_back((dir / "full.jsonl").string());
+  REQUIRE(Run(*m, args).exit_code == 0);
+  args = use_clean;
+  for (const char* a : {"sessions", "export"}) args.push_back(a);
+  args.push_back(id);
+  CHECK(grown == Run(*m, args).out);
+  CHECK(Messages(url, id).size() == 3);
+}
+
+TEST_CASE("postgres: Ctrl-C during import stops after the file in hand; the rerun finishes") {
+  const std::string url = Server().NewDatabase();
+  auto m = Machine(url, R"(["unused"])");
+  const auto dir = m->root() / "rollouts";
+  std::filesystem::create_directories(dir);
+  for (int i = 0; i < 6; ++i) {
+    std::ofstream(dir / ("r" + std::to_string(i) + ".jsonl"))
+        << R"({"timestamp":"2026-01-02T03:04:05.000Z","type":"session_meta","payload":{"id":"01900000-0000-7000-8000-0000000000c)"
+        << i << R"(","cwd":"/x"}})"
+        << "\n";
+  }
+  REQUIRE(Run(*m, {"sessions", "import", (dir / "r0.jsonl").string()}).exit_code == 0);
+  // Another program holds the sessions table: the first file's transaction waits for it.
+  PGconn* holder = PQconnectdb(url.c_str());
+  REQUIRE(PQstatus(holder) == CONNECTION_OK);
+  PQclear(PQexec(holder, "BEGIN"));
+  PQclear(PQexec(holder, "LOCK TABLE sessions IN EXCLUSIVE MODE"));
+  auto child = ChildProcess::Spawn(m->CodexCommand({"sessions", "import", dir.string()}));
+  REQUIRE(child.ok());
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  bool waiting = false;
+  while (!waiting && std::chrono::steady_clock::now() < until) {
+    waiting =
+        storage::testing::QueryInt(url, "SELECT count(*) FROM pg_locks WHERE NOT granted") > 0;
+    if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE(waiting);
+  REQUIRE((*child)->Signal(SIGINT).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  PQclear(PQexec(holder, "ROLLBACK"));
+  PQfinish(holder);
+  auto stopped = (*child)->Wait(std::chrono::seconds(60));
+  REQUIRE(stopped.ok());
+  INFO(stopped->err);
+  CHECK(stopped->exit_code == 130);
+  CHECK(stopped->err.find("interrupted after 1 of 6 files: 0 imported, 0 extended, 1 already "
+                          "present, 0 failed; what was imported stays") != std::string::npos);
+  auto rerun = Run(*m, {"sessions", "import", dir.string()});
+  INFO(rerun.err);
+  CHECK(rerun.exit_code == 0);
+  CHECK(rerun.err.find("5 imported, 1 already present, 0 failed") != std::string::npos);
 }
 
 TEST_CASE("postgres: a store of schema version 4 is upgraded at the first open; same search") {

@@ -101,7 +101,9 @@ TEST_CASE("store backend: a bad setting is one line naming its source, never the
   };
   for (const Case& c : {Case{"env", "postgresql://alice:hunter2@db:99999/team"},
                         Case{"config", "postgresql://alice:hunter2@db/team?sslmode=maybe"},
-                        Case{"-c", "mysql://alice:hunter2@db/team"}}) {
+                        Case{"-c", "mysql://alice:hunter2@db/team"},
+                        // libpq's password runs to the '@': '?' is part of it, not a query.
+                        Case{"-c", "postgresql://alice:hun?ter2@db:99999/team"}}) {
     ProcessOptions opts = env->CodexCommand({"sessions", "list"});
     if (c.where == "env") opts.env["CODEX_SESSION_STORE"] = c.value;
     if (c.where == "config") REQUIRE(env->WriteConfig("session_store = \"" + c.value + "\"").ok());
@@ -115,8 +117,8 @@ TEST_CASE("store backend: a bad setting is one line naming its source, never the
     REQUIRE(errors.size() == 1);
     CHECK(errors[0].find(c.where == "env" ? "CODEX_SESSION_STORE" : "session_store") !=
           std::string::npos);
-    CHECK(run->err.find("hunter2") == std::string::npos);
-    CHECK(run->out.find("hunter2") == std::string::npos);
+    CHECK(run->err.find("ter2") == std::string::npos);
+    CHECK(run->out.find("ter2") == std::string::npos);
     // exec refuses the same way, before any request.
     opts.argv = {env->codex_binary(), "exec", "hi"};
     if (c.where == "-c")
@@ -124,7 +126,7 @@ TEST_CASE("store backend: a bad setting is one line naming its source, never the
     auto exec = RunProcess(opts);
     REQUIRE(exec.ok());
     CHECK(exec->exit_code == 2);
-    CHECK(exec->err.find("hunter2") == std::string::npos);
+    CHECK(exec->err.find("ter2") == std::string::npos);
     REQUIRE(env->WriteConfig("").ok());
   }
   CHECK(env->server().requests_to("/responses").empty());
@@ -219,6 +221,55 @@ TEST_CASE("store backend: migrate killed mid-copy is finished by running it agai
   CHECK(Count(dest, "items") == kSessions * 4);  // nothing duplicated by the rerun
   Db db(dest);
   CHECK(db.Scalar("PRAGMA integrity_check") == "ok");
+}
+
+TEST_CASE("store backend: Ctrl-C stops migrate between sessions and says how far it got") {
+  auto env = MakeEnv(R"(["unused"])");
+  constexpr int kSessions = 400;  // the copy outlasts the few ms the test takes to lock
+  {
+    auto src = OpenSqlite(env->codex_home() / "sessions.db");
+    Seed(*src, kSessions);
+  }
+  const int total = kSessions + kSessions / 5;
+  const auto dest = env->root() / "copy.db";
+  auto child = ChildProcess::Spawn(
+      env->CodexCommand({"sessions", "migrate", "--to", "sqlite:" + dest.string()}));
+  REQUIRE(child.ok());
+  // Once a session is in, a process that is not codex holds the destination's write lock:
+  // the copy waits there, and SIGINT lands mid-run whatever the machine's speed.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::unique_ptr<Db> lock;
+  while (std::chrono::steady_clock::now() < until && !lock) {
+    if (std::filesystem::exists(dest) && Count(dest, "sessions") > 0) {
+      lock = std::make_unique<Db>(dest, Db::Access::kReadWrite);
+      lock->Query("BEGIN IMMEDIATE");
+      if (!lock->error().empty()) lock.reset();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  REQUIRE(lock);
+  const int64_t before = Count(dest, "sessions");
+  REQUIRE(before < total);
+  REQUIRE((*child)->Signal(SIGINT).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  lock->Query("ROLLBACK");
+  auto stopped = (*child)->Wait(std::chrono::seconds(60));
+  REQUIRE(stopped.ok());
+  INFO(stopped->err);
+  CHECK(stopped->exit_code == 130);
+  const int64_t copied = Count(dest, "sessions");
+  CHECK(copied < total);
+  const auto errors = ErrorLines(stopped->err);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].find("stopped: interrupted after " + std::to_string(copied) + " of " +
+                       std::to_string(total) + " sessions (" + std::to_string(copied) +
+                       " copied, 0 already there); what was copied stays, run the same command "
+                       "again to finish") != std::string::npos);
+  auto rerun = Run(*env, {"sessions", "migrate", "--to", "sqlite:" + dest.string()});
+  INFO(rerun.err);
+  REQUIRE(rerun.exit_code == 0);
+  CHECK(rerun.out.find("migrated " + std::to_string(total - copied) + " sessions (" +
+                       std::to_string(copied) + " already there)") != std::string::npos);
 }
 
 // Polls until the source holds `text` in an item (the running turn's user

@@ -1,10 +1,19 @@
 // The interactive terminal UI on a pseudo-terminal against the scripted
 // server: control sequences in a tool's output, in the command and in the
 // model's text reach the terminal only as visible text (issue 10).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <thread>
 
+#include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 #include "tests/pty_support.h"
 
@@ -68,6 +77,198 @@ TEST_CASE("exec: the final message is neutralised on a terminal, exact on a pipe
     CHECK(run->exit_code == 0);
     CHECK(run->out == "final \x1b]0;exec-title\x07 \x1b[2J done-final\n");
   }
+}
+
+// A rollout of one session with id ...0000000000NN.
+std::string SmallRollout(int n) {
+  char id[64];
+  std::snprintf(id, sizeof id, "01900000-0000-7000-8000-0000000000%02d", n);
+  return std::string(
+             R"({"timestamp":"2026-01-02T03:04:05.000Z","type":"session_meta","payload":{"id":")") +
+         id + R"(","cwd":"/x"}})" + "\n" +
+         R"({"timestamp":"2026-01-02T03:04:06.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}})" +
+         "\n";
+}
+
+// `codex sessions import` of 8 small rollouts (one with an escape sequence in its name) on a
+// pty of 30 x 20 with TERM=`term`, started while the store's write lock is held by a process
+// that is not codex (the first rollout was imported beforehand, so the store exists).
+struct LockedImport {
+  std::unique_ptr<CodexTestEnv> env;
+  std::unique_ptr<e2e::Db> lock;
+  std::unique_ptr<PtyProcess> pty;
+};
+LockedImport StartLockedImport(const std::string& term) {
+  LockedImport out;
+  auto env = CodexTestEnv::Create(R"(["unused"])");
+  REQUIRE(env.ok());
+  out.env = std::move(*env);
+  const std::filesystem::path dir = out.env->root() / "rollouts";
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> args = {"sessions", "import"};
+  for (int i = 0; i < 8; ++i) {
+    const std::string name =
+        i == 4 ? "t\x1b]0;pwned\x07.jsonl" : "r" + std::to_string(i) + ".jsonl";
+    std::ofstream(dir / name) << SmallRollout(i);
+    args.push_back((dir / name).string());
+  }
+  auto first = RunProcess(out.env->CodexCommand({"sessions", "import", args[2]}));
+  REQUIRE(first.ok());
+  REQUIRE(first->exit_code == 0);
+  out.lock =
+      std::make_unique<e2e::Db>(out.env->codex_home() / "sessions.db", e2e::Db::Access::kReadWrite);
+  REQUIRE(out.lock->ok());
+  out.lock->Query("BEGIN IMMEDIATE");
+  REQUIRE(out.lock->error().empty());
+  ProcessOptions command = out.env->CodexCommand(args);
+  command.env["TERM"] = term;
+  auto p = PtyProcess::Spawn(command, 30, 20);
+  REQUIRE(p.ok());
+  out.pty = std::move(*p);
+  REQUIRE(out.pty->WaitForText("waiting for", 20s).ok());
+  return out;
+}
+
+// StartLockedImport, the lock released after 2.5 s: the run outlasts the 2 s before the first
+// progress report however fast the machine is.
+std::unique_ptr<PtyProcess> SlowImportOnPty(const std::string& term) {
+  LockedImport run = StartLockedImport(term);
+  std::this_thread::sleep_for(2500ms);
+  run.lock->Query("ROLLBACK");
+  auto code = run.pty->WaitExit(60s);
+  const std::string& raw = run.pty->raw();
+  INFO("raw: " << raw);
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
+  CHECK(raw.find("7 imported, 1 already present, 0 failed") != std::string::npos);
+  // The escape sequence in a file name is shown, not obeyed.
+  CHECK(raw.find("\x1b]0;pwned") == std::string::npos);
+  CHECK(raw.find("^[]0;pwned^G") != std::string::npos);
+  return std::move(run.pty);
+}
+
+TEST_CASE("sessions import: Ctrl-C stops after the file in hand; what was imported stays") {
+  LockedImport run = StartLockedImport("xterm-256color");
+  REQUIRE(run.pty->Write("\x03").ok());  // Ctrl-C while the first file waits for the lock
+  // The terminal echoes ^C where it sends SIGINT: after that, the signal is there.
+  REQUIRE(run.pty->WaitForText("^C", 20s).ok());
+  run.lock->Query("ROLLBACK");
+  auto code = run.pty->WaitExit(60s);
+  const std::string& raw = run.pty->raw();
+  INFO("raw: " << raw);
+  REQUIRE(code.ok());
+  CHECK(*code == 130);
+  CHECK(raw.find("interrupted after 1 of 8 files: 0 imported, 0 extended, 1 already present, 0 "
+                 "failed; what was imported stays, run the same command again") !=
+        std::string::npos);
+  // The rerun imports the rest.
+  auto again = RunProcess(
+      run.env->CodexCommand({"sessions", "import", (run.env->root() / "rollouts").string()}));
+  REQUIRE(again.ok());
+  INFO(again->err);
+  CHECK(again->exit_code == 0);
+  CHECK(again->err.find("7 imported, 1 already present, 0 failed") != std::string::npos);
+}
+
+TEST_CASE("sessions purge: Ctrl-C before the commit removes nothing and says so") {
+  auto env = CodexTestEnv::Create(R"(["unused"])");
+  REQUIRE(env.ok());
+  const std::filesystem::path dir = (*env)->root() / "rollouts";
+  std::filesystem::create_directories(dir);
+  for (int i = 0; i < 3; ++i)
+    std::ofstream(dir / ("r" + std::to_string(i) + ".jsonl")) << SmallRollout(i);
+  auto imported = RunProcess((*env)->CodexCommand({"sessions", "import", dir.string()}));
+  REQUIRE(imported.ok());
+  REQUIRE(imported->exit_code == 0);
+  // A process that is not codex holds the write lock: purge waits for it, Ctrl-C lands there.
+  e2e::Db lock((*env)->codex_home() / "sessions.db", e2e::Db::Access::kReadWrite);
+  REQUIRE(lock.ok());
+  lock.Query("BEGIN IMMEDIATE");
+  REQUIRE(lock.error().empty());
+  auto p = PtyProcess::Spawn(
+      (*env)->CodexCommand({"sessions", "purge", "--all", "--older-than", "30d", "--yes"}));
+  REQUIRE(p.ok());
+  REQUIRE((*p)->WaitForText("waiting for", 20s).ok());
+  REQUIRE((*p)->Write("\x03").ok());
+  REQUIRE((*p)->WaitForText("^C", 20s).ok());
+  lock.Query("ROLLBACK");
+  auto code = (*p)->WaitExit(60s);
+  INFO("raw: " << (*p)->raw());
+  REQUIRE(code.ok());
+  CHECK(*code == 130);
+  CHECK((*p)->raw().find("error: interrupted: nothing was removed (a purge removes all of its "
+                         "sessions in one transaction, or none); run it again to purge") !=
+        std::string::npos);
+  auto listed = RunProcess((*env)->CodexCommand({"sessions", "list", "--all", "--json"}));
+  REQUIRE(listed.ok());
+  CHECK(std::count(listed->out.begin(), listed->out.end(), '\n') == 3);
+}
+
+TEST_CASE("sessions import: the progress bar fits a 20-column terminal and never glues to a line") {
+  auto p = SlowImportOnPty("xterm-256color");
+  const std::string& raw = p->raw();
+  const std::string text = p->screen().Text();
+  INFO("raw: " << raw);
+  INFO("screen:\n" << text);
+  // The bar was drawn and every redraw fit in 19 columns.
+  REQUIRE(raw.find("\r\x1b[2Kimporting") != std::string::npos);
+  for (size_t at = raw.find("\r\x1b[2Kimporting"); at != std::string::npos;
+       at = raw.find("\r\x1b[2Kimporting", at + 1)) {
+    const size_t start = at + 5;
+    const size_t end = raw.find_first_of("\r\n", start);
+    CHECK((end == std::string::npos ? raw.size() : end) - start <= 19);
+  }
+  // What the user sees: the file lines and the summary, no trace of the bar.
+  CHECK(text.find("importing") == std::string::npos);
+  CHECK(text.find("files") == std::string::npos);
+}
+
+TEST_CASE("sessions import of one big rollout: the bar moves while its items are stored") {
+  auto env = CodexTestEnv::Create(R"(["unused"])");
+  REQUIRE(env.ok());
+  const std::filesystem::path dir = (*env)->root() / "rollouts";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "first.jsonl") << SmallRollout(1);
+  {
+    std::ofstream big(dir / "big.jsonl");
+    big << SmallRollout(2);  // a session_meta and a message
+    for (int i = 0; i < 2000; ++i) {
+      big << R"({"timestamp":"2026-01-02T03:04:07.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"item )"
+          << i << R"("}]}})"
+          << "\n";
+    }
+  }
+  auto first =
+      RunProcess((*env)->CodexCommand({"sessions", "import", (dir / "first.jsonl").string()}));
+  REQUIRE(first.ok());
+  REQUIRE(first->exit_code == 0);
+  // The only file waits 2.5 s for a lock a non-codex process holds: past the 2 s before the
+  // first report, which then comes while that file's items are stored.
+  e2e::Db lock((*env)->codex_home() / "sessions.db", e2e::Db::Access::kReadWrite);
+  REQUIRE(lock.ok());
+  lock.Query("BEGIN IMMEDIATE");
+  REQUIRE(lock.error().empty());
+  auto p = PtyProcess::Spawn(
+      (*env)->CodexCommand({"sessions", "import", (dir / "big.jsonl").string()}), 30, 100);
+  REQUIRE(p.ok());
+  REQUIRE((*p)->WaitForText("waiting for", 20s).ok());
+  std::this_thread::sleep_for(2500ms);
+  lock.Query("ROLLBACK");
+  auto code = (*p)->WaitExit(60s);
+  const std::string& raw = (*p)->raw();
+  INFO("raw: " << raw);
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
+  CHECK(raw.find("\r\x1b[2Kimporting [") != std::string::npos);
+  CHECK(raw.find("]  0/1 files  ") != std::string::npos);  // drawn before the file was done
+}
+
+TEST_CASE("sessions import: TERM=dumb gets plain progress lines, no erase sequences") {
+  auto p = SlowImportOnPty("dumb");
+  const std::string& raw = p->raw();
+  INFO("raw: " << raw);
+  CHECK(raw.find("\x1b[") == std::string::npos);
+  CHECK(raw.find("importing: 1/8 files, ") != std::string::npos);
 }
 
 }  // namespace
