@@ -180,17 +180,28 @@ TEST_CASE("store backend: migrate copies everything, verifies, and is idempotent
   CHECK(bad.err.find("hunter2") == std::string::npos);
 }
 
+// `sessions` seeded into env's store (and a fifth as many forks: `total`),
+// and `codex sessions migrate` of them into a new SQLite file, started.
+struct StartedMigrate {
+  int total = 0;
+  std::filesystem::path dest;
+  Result<std::unique_ptr<ChildProcess>> child;
+};
+StartedMigrate StartMigrate(const CodexTestEnv& env, int sessions) {
+  {
+    auto src = OpenSqlite(env.codex_home() / "sessions.db");
+    Seed(*src, sessions);
+  }
+  const auto dest = env.root() / "copy.db";
+  return {sessions + sessions / 5, dest,
+          ChildProcess::Spawn(
+              env.CodexCommand({"sessions", "migrate", "--to", "sqlite:" + dest.string()}))};
+}
+
 TEST_CASE("store backend: migrate killed mid-copy is finished by running it again") {
   auto env = MakeEnv(R"(["unused"])");
   constexpr int kSessions = 1500;
-  {
-    auto src = OpenSqlite(env->codex_home() / "sessions.db");
-    Seed(*src, kSessions);
-  }
-  const int total = kSessions + kSessions / 5;
-  const auto dest = env->root() / "copy.db";
-  auto child = ChildProcess::Spawn(
-      env->CodexCommand({"sessions", "migrate", "--to", "sqlite:" + dest.string()}));
+  auto [total, dest, child] = StartMigrate(*env, kSessions);
   REQUIRE(child.ok());
   // SIGKILL once some sessions are committed (whatever the machine's speed,
   // the kill lands somewhere; the rerun must finish either way).
@@ -226,14 +237,7 @@ TEST_CASE("store backend: migrate killed mid-copy is finished by running it agai
 TEST_CASE("store backend: Ctrl-C stops migrate between sessions and says how far it got") {
   auto env = MakeEnv(R"(["unused"])");
   constexpr int kSessions = 400;  // the copy outlasts the few ms the test takes to lock
-  {
-    auto src = OpenSqlite(env->codex_home() / "sessions.db");
-    Seed(*src, kSessions);
-  }
-  const int total = kSessions + kSessions / 5;
-  const auto dest = env->root() / "copy.db";
-  auto child = ChildProcess::Spawn(
-      env->CodexCommand({"sessions", "migrate", "--to", "sqlite:" + dest.string()}));
+  auto [total, dest, child] = StartMigrate(*env, kSessions);
   REQUIRE(child.ok());
   // Once a session is in, a process that is not codex holds the destination's write lock:
   // the copy waits there, and SIGINT lands mid-run whatever the machine's speed.
