@@ -4,8 +4,11 @@
 #include <memory>
 #include <string>
 
+#include "cli/interrupt.h"
 #include "cli/store_open.h"
 #include "cli/terminal_text.h"
+#include "cli/work_progress.h"
+#include "core/cancel.h"
 
 namespace codex::cli {
 
@@ -14,7 +17,22 @@ namespace {
 Status RunSessionsRm(const GlobalOptions& global, const std::string& id) {
   ASSIGN_OR_RETURN(auto store, OpenConfiguredStore(global));
   ASSIGN_OR_RETURN(auto s, store->FindSession(id));
-  ASSIGN_OR_RETURN(auto stats, store->Remove(s.id));
+  // A session of many thousand items takes seconds: the progress of import
+  // and purge, counted in items. Ctrl-C before the commit rolls the removal
+  // back (one transaction) and says so; a second one exits at once.
+  WorkProgress progress("removing", "items", 0, WorkProgress::OutputFor(/*silent=*/false));
+  core::CancelToken interrupted;
+  storage::RemoveHooks hooks;
+  hooks.progress = [&progress](int64_t done, int64_t total) {
+    progress.SetTotal(total);
+    progress.Update(done);
+  };
+  hooks.cancel = &interrupted;
+  InstallInterruptHandler(&interrupted);
+  auto removed = store->Remove(s.id, hooks);
+  RemoveInterruptHandler();
+  progress.Finish();
+  ASSIGN_OR_RETURN(auto stats, std::move(removed));
   PrintF(stdout, "removed session %s (%lld items deleted; items shared with forks kept)\n",
          s.id.c_str(), static_cast<long long>(stats.items));
   return OkStatus();

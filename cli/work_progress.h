@@ -35,6 +35,8 @@ class WorkProgress {
   // `done` units finished so far, and `part` (0 to 1) of the next one: the
   // bar, the rate and the ETA move within one big unit (a 1 GB rollout).
   void Update(int64_t done, double part = 0);
+  // The total once the work has counted it (rm: the items a session takes).
+  void SetTotal(int64_t total) { total_ = total; }
   // Erases the bar (terminal) before the command prints a line of its own;
   // the next Update draws it again, below that line.
   void Clear();

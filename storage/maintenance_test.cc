@@ -252,6 +252,62 @@ TEST_CASE("Remove keeps items other sessions still reach, deletes the rest") {
   CHECK(store->Remove(fork->id).status().code() == StatusCode::kNotFound);
 }
 
+TEST_CASE("Remove with progress goes in batches, newest first; cancelled, it removes nothing") {
+  StoreDir dir;
+  const std::string path = dir.Store("s.db");
+  auto store = OpenOrDie(path);
+  // 4,602 items, 4,196 of them its own: three batches, the last one short. A fork shares the first
+  // 101 turns (406 items), which must stay.
+  SessionInfo big = MakeSession(*store, 1'150);
+  auto fork = store->Fork(big.id, 101);
+  REQUIRE(fork.ok());
+  auto fork_transcript = store->LoadTranscript(Get(*store, fork->id));
+  REQUIRE(fork_transcript.ok());
+  const int64_t takes = 2 + 4 * 1'150 - (2 + 4 * 101);
+  for (const int cancel_after_batches : {0, 1, 2}) {
+    INFO("cancelled after " << cancel_after_batches << " batches");
+    codex::core::CancelToken token;
+    codex::storage::RemoveHooks hooks;
+    hooks.cancel = &token;
+    int batches = 0;
+    hooks.progress = [&](int64_t, int64_t) {
+      if (++batches >= cancel_after_batches) token.Cancel();
+    };
+    if (cancel_after_batches == 0) token.Cancel();
+    auto removed = store->Remove(big.id, hooks);
+    REQUIRE_FALSE(removed.ok());
+    CHECK(removed.status().code() == StatusCode::kCancelled);
+    CHECK(removed.status().message().find("nothing was removed") != std::string::npos);
+    CHECK(batches == cancel_after_batches);
+    CHECK(Count(path, "SELECT count(*) FROM items") == 2 + 4 * 1'150);
+    CHECK(store->LoadTranscript(Get(*store, big.id))->size() == static_cast<size_t>(2 + 4 * 1'150));
+  }
+  // Not cancelled: every batch reported, the last one at the total.
+  std::vector<std::pair<int64_t, int64_t>> reports;
+  codex::storage::RemoveHooks hooks;
+  hooks.progress = [&](int64_t done, int64_t total) { reports.emplace_back(done, total); };
+  auto removed = store->Remove(big.id, hooks);
+  REQUIRE(removed.ok());
+  CHECK(removed->items == takes);
+  const auto batches =
+      (takes + codex::storage::kRemoveItemBatch - 1) / codex::storage::kRemoveItemBatch;
+  REQUIRE(reports.size() == static_cast<size_t>(batches));
+  for (size_t i = 0; i < reports.size(); ++i) {
+    CHECK(reports[i].second == takes);
+    CHECK(reports[i].first ==
+          std::min(takes, static_cast<int64_t>(i + 1) * codex::storage::kRemoveItemBatch));
+  }
+  // The fork is intact, no item lost its parent.
+  auto after = store->LoadTranscript(Get(*store, fork->id));
+  REQUIRE(after.ok());
+  CHECK(Bodies(*after) == Bodies(*fork_transcript));
+  CHECK(Count(path, "SELECT count(*) FROM items") == 2 + 4 * 101);
+  CHECK(Count(path,
+              "SELECT count(*) FROM items WHERE parent_id IS NOT NULL AND parent_id NOT IN "
+              "(SELECT id FROM items)") == 0);
+  CHECK(store->FindSession(big.id).status().code() == StatusCode::kNotFound);
+}
+
 TEST_CASE("Remove keeps an item a surviving branch hangs from even off the head chain") {
   StoreDir dir;
   const std::string path = dir.Store("s.db");

@@ -15,7 +15,8 @@ namespace {
 //                root) plus every item they appended;
 //   kept       = candidates still needed: another session's head or fork
 //                point, the parent of a surviving item, and their ancestors.
-RemoveStats RemoveSessions(PgConnection& conn, const std::vector<std::string>& ids) {
+Result<RemoveStats> RemoveSessions(PgConnection& conn, const std::vector<std::string>& ids,
+                                   const RemoveHooks* hooks = nullptr) {
   RemoveStats stats;
   if (ids.empty()) return stats;
   // Purge calls this once a batch within one transaction: the tables are
@@ -37,24 +38,48 @@ RemoveStats RemoveSessions(PgConnection& conn, const std::vector<std::string>& i
   conn.Exec("DELETE FROM session_leases WHERE session_id IN (SELECT id FROM rm_sessions)");
   stats.sessions =
       conn.Exec("DELETE FROM sessions WHERE id IN (SELECT id FROM rm_sessions)").Affected();
-  // Children before parents is not needed: the whole set goes in one
-  // statement, and parent_id references are checked at its end.
-  stats.items = conn.Exec(
-                        "DELETE FROM items WHERE id IN"
-                        " (SELECT id FROM rm_candidates EXCEPT SELECT id FROM rm_keep)")
-                    .Affected();
+  if (hooks == nullptr || (!hooks->progress && hooks->cancel == nullptr)) {
+    // Children before parents is not needed: the whole set goes in one
+    // statement, and parent_id references are checked at its end.
+    stats.items = conn.Exec(
+                          "DELETE FROM items WHERE id IN"
+                          " (SELECT id FROM rm_candidates EXCEPT SELECT id FROM rm_keep)")
+                      .Affected();
+    return stats;
+  }
+  // In batches, newest first (a child's id is above its parent's, so no
+  // statement ends with a child whose parent it deleted), for the progress
+  // and Ctrl-C.
+  conn.Script(
+      "CREATE TEMP TABLE IF NOT EXISTS rm_delete(id BIGINT PRIMARY KEY) ON COMMIT DROP;"
+      "DELETE FROM rm_delete;"
+      "INSERT INTO rm_delete(id) SELECT id FROM rm_candidates EXCEPT SELECT id FROM rm_keep;");
+  const int64_t total = conn.Exec("SELECT count(*) FROM rm_delete").Int(0, 0);
+  while (stats.items < total) {
+    if (hooks->cancel != nullptr && hooks->cancel->cancelled()) return RemoveCancelledError();
+    const int64_t deleted =
+        conn.Exec(
+                "WITH b AS (DELETE FROM rm_delete WHERE id IN (SELECT id FROM rm_delete"
+                " ORDER BY id DESC LIMIT $1) RETURNING id)"
+                " DELETE FROM items WHERE id IN (SELECT id FROM b)",
+                {P(kRemoveItemBatch)})
+            .Affected();
+    if (deleted == 0) break;
+    stats.items += deleted;
+    if (hooks->progress) hooks->progress(stats.items, total);
+  }
   return stats;
 }
 
 }  // namespace
 
-Result<RemoveStats> PostgresSessionStore::Remove(std::string_view id) {
+Result<RemoveStats> PostgresSessionStore::Remove(std::string_view id, const RemoveHooks& hooks) {
   const std::string sid(id);
   return Transaction(*conn_, "removing " + sid, [&]() -> Result<RemoveStats> {
     const int64_t now = LockLeases(*conn_);
     ASSIGN_OR_RETURN(SessionInfo s, GetById(*conn_, sid, /*for_update=*/true));
     RETURN_IF_ERROR(RefuseIfLeased(s.id, LeaseRow(*conn_, s.id), now));
-    return RemoveSessions(*conn_, {s.id});
+    return RemoveSessions(*conn_, {s.id}, &hooks);
   });
 }
 
@@ -90,7 +115,7 @@ Result<std::vector<SessionInfo>> PostgresSessionStore::Purge(const PurgeQuery& q
       for (size_t i = at; i < std::min(sessions.size(), at + kPurgeBatch); ++i) {
         ids.push_back(sessions[i].id);
       }
-      const RemoveStats part = RemoveSessions(*conn_, ids);
+      ASSIGN_OR_RETURN(const RemoveStats part, RemoveSessions(*conn_, ids));
       removed.sessions += part.sessions;
       removed.items += part.items;
       if (query.progress) query.progress(static_cast<int64_t>(at + ids.size()), total);

@@ -114,7 +114,7 @@ class PostgresSessionStore final : public SessionDatabase {
   Status Archive(std::string_view id) override;
   Status Unarchive(std::string_view id) override;
   Status Rename(std::string_view id, std::string_view name) override;
-  Result<RemoveStats> Remove(std::string_view id) override;
+  Result<RemoveStats> Remove(std::string_view id, const RemoveHooks& hooks = {}) override;
   Result<std::vector<core::SessionInfo>> Purge(const PurgeQuery& query,
                                                RemoveStats* stats) override;
   Result<std::vector<SearchHit>> Search(const SearchQuery& query) override;

@@ -127,6 +127,23 @@ Status PurgeCancelledError();
 // How many sessions Purge removes between two progress reports.
 inline constexpr size_t kPurgeBatch = 100;
 
+// What Remove reports and checks as it deletes one session's items (in
+// batches of kRemoveItemBatch, newest first, all in the one transaction); both
+// may be empty: then the items go in one statement.
+struct RemoveHooks {
+  // Items deleted so far, of how many the session takes with it.
+  std::function<void(int64_t done, int64_t total)> progress;
+  // Checked before each batch: once cancelled (Ctrl-C), Remove rolls back and
+  // returns kCancelled (RemoveCancelledError); nothing is removed.
+  const core::CancelToken* cancel = nullptr;
+};
+
+// The kCancelled status of a removal stopped by RemoveHooks::cancel.
+Status RemoveCancelledError();
+
+// How many items Remove deletes between two progress reports.
+inline constexpr int64_t kRemoveItemBatch = 2'000;
+
 // One session of a fork tree, in depth-first order (parents before children).
 struct TreeNode {
   core::SessionInfo session;
@@ -283,7 +300,7 @@ class SessionDatabase : public core::SessionStore {
   // the session, with new leases held off until it ends (SQLite: the write
   // lock; PostgreSQL: a lock on session_leases), so nothing is removed
   // underneath a running turn. A lease whose holder is gone does not count.
-  virtual Result<RemoveStats> Remove(std::string_view id) = 0;
+  virtual Result<RemoveStats> Remove(std::string_view id, const RemoveHooks& hooks = {}) = 0;
   // Removes the sessions `query` selects, but those a live turn holds, with
   // the items nothing else needs, and returns them (oldest first). With
   // dry_run nothing changes.

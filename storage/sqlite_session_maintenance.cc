@@ -40,7 +40,8 @@ using namespace sqlite_internal;  // NOLINT(google-build-using-namespace)
 //                root) plus every item they appended;
 //   kept       = candidates still needed: another session's head or fork
 //                point, the parent of a surviving item, and their ancestors.
-Result<RemoveStats> SqliteSessionStore::RemoveSessions(const std::vector<std::string>& ids) {
+Result<RemoveStats> SqliteSessionStore::RemoveSessions(const std::vector<std::string>& ids,
+                                                       const RemoveHooks* hooks) {
   RemoveStats stats;
   if (ids.empty()) return stats;
   SQLite::Database& db = *db_;
@@ -65,20 +66,48 @@ Result<RemoveStats> SqliteSessionStore::RemoveSessions(const std::vector<std::st
           kRemovalKeepSql + ";");
   db.exec("DELETE FROM session_leases WHERE session_id IN (SELECT id FROM rm_sessions)");
   stats.sessions = db.exec("DELETE FROM sessions WHERE id IN (SELECT id FROM rm_sessions)");
-  stats.items = db.exec(
-      "DELETE FROM items WHERE id IN"
-      " (SELECT id FROM rm_candidates EXCEPT SELECT id FROM rm_keep)");
+  if (hooks == nullptr || (!hooks->progress && hooks->cancel == nullptr)) {
+    stats.items = db.exec(
+        "DELETE FROM items WHERE id IN"
+        " (SELECT id FROM rm_candidates EXCEPT SELECT id FROM rm_keep)");
+  } else {
+    // In batches, newest first (a child's id is above its parent's, so no
+    // batch leaves a child without its parent), for the progress and Ctrl-C.
+    db.exec(
+        "CREATE TEMP TABLE IF NOT EXISTS rm_delete(id INTEGER PRIMARY KEY);"
+        "DELETE FROM rm_delete;"
+        "INSERT INTO rm_delete(id) SELECT id FROM rm_candidates EXCEPT SELECT id FROM rm_keep;");
+    const int64_t total = db.execAndGet("SELECT count(*) FROM rm_delete").getInt64();
+    SQLite::Statement batch(db,
+                            "DELETE FROM items WHERE id IN"
+                            " (SELECT id FROM rm_delete ORDER BY id DESC LIMIT ?)");
+    SQLite::Statement forget(db,
+                             "DELETE FROM rm_delete WHERE id IN"
+                             " (SELECT id FROM rm_delete ORDER BY id DESC LIMIT ?)");
+    while (stats.items < total) {
+      if (hooks->cancel != nullptr && hooks->cancel->cancelled()) return RemoveCancelledError();
+      batch.reset();
+      batch.bind(1, kRemoveItemBatch);
+      const int deleted = batch.exec();
+      forget.reset();
+      forget.bind(1, kRemoveItemBatch);
+      if (forget.exec() == 0) break;
+      stats.items += deleted;
+      if (hooks->progress) hooks->progress(stats.items, total);
+    }
+    db.exec("DELETE FROM rm_delete");
+  }
   db.exec("DELETE FROM rm_sessions; DELETE FROM rm_candidates; DELETE FROM rm_keep;");
   return stats;
 }
 
-Result<RemoveStats> SqliteSessionStore::Remove(std::string_view id) {
+Result<RemoveStats> SqliteSessionStore::Remove(std::string_view id, const RemoveHooks& hooks) {
   const std::string sid(id);
   return WithWriteTransaction(*db_, path_, "removing " + sid, [&]() -> Result<RemoveStats> {
     ASSIGN_OR_RETURN(SessionInfo s, GetById(sid));
     // The write lock held since BEGIN IMMEDIATE keeps new leases off until commit.
     RETURN_IF_ERROR(RefuseIfLeased(s.id, LeaseRow(*db_, s.id), Now()));
-    return RemoveSessions({s.id});
+    return RemoveSessions({s.id}, &hooks);
   });
 }
 

@@ -101,7 +101,7 @@ class SqliteSessionStore final : public SessionDatabase {
   // that no other session still needs (reachable from another session's head
   // or fork point). Forks of it keep working; their forked_from_session stays
   // as a historical record.
-  Result<RemoveStats> Remove(std::string_view id) override;
+  Result<RemoveStats> Remove(std::string_view id, const RemoveHooks& hooks = {}) override;
   // Removes the sessions `query` selects, with the items nothing else needs,
   // and returns them (oldest first). With dry_run nothing changes.
   Result<std::vector<core::SessionInfo>> Purge(const PurgeQuery& query,
@@ -132,7 +132,8 @@ class SqliteSessionStore final : public SessionDatabase {
   Result<core::SessionInfo> GetById(std::string_view id);
   Result<std::vector<core::StoredItem>> LoadChain(std::optional<int64_t> head,
                                                   bool stop_at_checkpoint);
-  Result<RemoveStats> RemoveSessions(const std::vector<std::string>& ids);
+  Result<RemoveStats> RemoveSessions(const std::vector<std::string>& ids,
+                                     const RemoveHooks* hooks = nullptr);
 
   std::string path_;
   StoreOptions options_;

@@ -231,6 +231,12 @@ bool DecodeCursor(std::string_view cursor, int64_t* ms, std::string* id) {
 
 namespace codex::storage {
 
+Status RemoveCancelledError() {
+  return CancelledError(
+      "interrupted: nothing was removed (a session's items are removed in one transaction, or "
+      "none); run it again to remove it");
+}
+
 Status PurgeCancelledError() {
   return CancelledError(
       "interrupted: nothing was removed (a purge removes all of its sessions in one "

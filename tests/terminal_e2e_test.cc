@@ -263,6 +263,80 @@ TEST_CASE("sessions import of one big rollout: the bar moves while its items are
   CHECK(raw.find("]  0/1 files  ") != std::string::npos);  // drawn before the file was done
 }
 
+// A store holding one session of 4,501 items (SmallRollout(2) and 4,500 answers), and a
+// process that is not codex holding its write lock; `codex sessions rm` of that session
+// started on a pty and waiting for the lock.
+struct LockedRm {
+  std::unique_ptr<CodexTestEnv> env;
+  std::unique_ptr<e2e::Db> lock;
+  std::unique_ptr<PtyProcess> pty;
+};
+LockedRm StartLockedRm() {
+  LockedRm out;
+  auto env = CodexTestEnv::Create(R"(["unused"])");
+  REQUIRE(env.ok());
+  out.env = std::move(*env);
+  const std::filesystem::path file = out.env->root() / "big.jsonl";
+  {
+    std::ofstream big(file);
+    big << SmallRollout(2);
+    for (int i = 0; i < 4500; ++i) {
+      big << R"({"timestamp":"2026-01-02T03:04:07.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"item )"
+          << i << R"("}]}})"
+          << "\n";
+    }
+  }
+  auto imported = RunProcess(out.env->CodexCommand({"sessions", "import", file.string()}));
+  REQUIRE(imported.ok());
+  REQUIRE(imported->exit_code == 0);
+  out.lock =
+      std::make_unique<e2e::Db>(out.env->codex_home() / "sessions.db", e2e::Db::Access::kReadWrite);
+  REQUIRE(out.lock->ok());
+  out.lock->Query("BEGIN IMMEDIATE");
+  REQUIRE(out.lock->error().empty());
+  auto p = PtyProcess::Spawn(
+      out.env->CodexCommand({"sessions", "rm", "01900000-0000-7000-8000-000000000002"}), 30, 100);
+  REQUIRE(p.ok());
+  out.pty = std::move(*p);
+  REQUIRE(out.pty->WaitForText("waiting for", 20s).ok());
+  return out;
+}
+
+TEST_CASE("sessions rm of a big session: the bar counts its items as they go") {
+  LockedRm run = StartLockedRm();
+  // Past the 2 s before the first report: it comes after the first batch of items.
+  std::this_thread::sleep_for(2500ms);
+  run.lock->Query("ROLLBACK");
+  auto code = run.pty->WaitExit(60s);
+  const std::string& raw = run.pty->raw();
+  INFO("raw: " << raw);
+  REQUIRE(code.ok());
+  CHECK(*code == 0);
+  CHECK(raw.find("\r\x1b[2Kremoving [") != std::string::npos);
+  CHECK(raw.find("]  2000/4501 items  ") != std::string::npos);  // drawn before the end
+  CHECK(raw.find("removed session 01900000-0000-7000-8000-000000000002 (4501 items deleted") !=
+        std::string::npos);
+}
+
+TEST_CASE("sessions rm: Ctrl-C before the commit removes nothing and says so") {
+  LockedRm run = StartLockedRm();
+  REQUIRE(run.pty->Write("\x03").ok());
+  REQUIRE(run.pty->WaitForText("^C", 20s).ok());
+  run.lock->Query("ROLLBACK");
+  auto code = run.pty->WaitExit(60s);
+  INFO("raw: " << run.pty->raw());
+  REQUIRE(code.ok());
+  CHECK(*code == 130);
+  CHECK(run.pty->raw().find("error: interrupted: nothing was removed (a session's items are "
+                            "removed in one transaction, or none); run it again to remove it") !=
+        std::string::npos);
+  auto shown = RunProcess(run.env->CodexCommand(
+      {"sessions", "show", "01900000-0000-7000-8000-000000000002", "--json"}));
+  REQUIRE(shown.ok());
+  CHECK(shown->exit_code == 0);
+  CHECK(shown->out.find("item 4499") != std::string::npos);  // every item still there
+}
+
 TEST_CASE("sessions import: TERM=dumb gets plain progress lines, no erase sequences") {
   auto p = SlowImportOnPty("dumb");
   const std::string& raw = p->raw();
