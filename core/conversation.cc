@@ -771,9 +771,21 @@ Status Conversation::RunCallGroup(TurnState& turn, const std::vector<Item>& call
       i = last;
       continue;
     }
-    const bool stopped_by_group = group_cancel.cancelled() && !cancel.cancelled();
     const bool cancelled_call = i >= started || (!results[i]->ok() && results[i]->status().code() ==
                                                                           StatusCode::kCancelled);
+    if (cancelled_call && !group_cancel.cancelled()) {
+      // Cancelled while neither the user nor the group cancelled: another
+      // call's question was answered with a stop (ApprovalFlow then refuses
+      // every other question of the turn at once), and that call has not
+      // yet ended, which is when it cancels the group. Its end decides what
+      // this call was: wait for the calls still running. (Deciding before
+      // it did made this call "interrupted" and the whole group "aborted",
+      // the stopping call's own output lost: seen under load.)
+      for (size_t k = i + 1; k < calls.size(); ++k) {
+        if (threads[k].joinable()) threads[k].join();
+      }
+    }
+    const bool stopped_by_group = group_cancel.cancelled() && !cancel.cancelled();
     if (!cancelled_call || !stopped_by_group) {
       status = i < started ? CommitOutcome(turn, calls[i], std::move(*results[i]), cancel, stop)
                            : CancelledError("interrupted");
