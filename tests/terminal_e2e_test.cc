@@ -93,16 +93,74 @@ std::string SmallRollout(int n) {
 // `codex sessions import` of 8 small rollouts (one with an escape sequence in its name) on a
 // pty of 30 x 20 with TERM=`term`, started while the store's write lock is held by a process
 // that is not codex (the first rollout was imported beforehand, so the store exists).
-struct LockedImport {
+struct LockedRun {
   std::unique_ptr<CodexTestEnv> env;
   std::unique_ptr<e2e::Db> lock;
   std::unique_ptr<PtyProcess> pty;
 };
-LockedImport StartLockedImport(const std::string& term) {
-  LockedImport out;
+
+// A new codex environment, no lock taken and nothing started yet.
+LockedRun NewRun() {
+  LockedRun out;
   auto env = CodexTestEnv::Create(R"(["unused"])");
   REQUIRE(env.ok());
   out.env = std::move(*env);
+  return out;
+}
+
+// A process that is not codex takes the write lock of `out`'s store, then `command` starts on a
+// pty of 30 x `columns` and waits for that lock.
+void StartWhileLocked(LockedRun& out, const ProcessOptions& command, int columns) {
+  out.lock =
+      std::make_unique<e2e::Db>(out.env->codex_home() / "sessions.db", e2e::Db::Access::kReadWrite);
+  REQUIRE(out.lock->ok());
+  out.lock->Query("BEGIN IMMEDIATE");
+  REQUIRE(out.lock->error().empty());
+  auto p = PtyProcess::Spawn(command, 30, columns);
+  REQUIRE(p.ok());
+  out.pty = std::move(*p);
+  REQUIRE(out.pty->WaitForText("waiting for", 20s).ok());
+}
+
+// Lets `run` have the lock and waits for it to end with `expected`: its output.
+std::string ReleaseAndWait(LockedRun& run, int expected) {
+  run.lock->Query("ROLLBACK");
+  auto code = run.pty->WaitExit(60s);
+  const std::string& raw = run.pty->raw();
+  INFO("raw: " << raw);
+  REQUIRE(code.ok());
+  CHECK(*code == expected);
+  return raw;
+}
+
+// Lets `run` go 2.5 s after it started waiting (past the 2 s before the first progress report,
+// however fast the machine is) and waits for it to end with 0: its output.
+std::string ReleaseAfterFirstReport(LockedRun& run) {
+  std::this_thread::sleep_for(2500ms);
+  return ReleaseAndWait(run, 0);
+}
+
+// Ctrl-C while `run` waits for the lock, then the lock let go: its output (exit 130 checked).
+std::string InterruptWhileLocked(LockedRun& run) {
+  REQUIRE(run.pty->Write("\x03").ok());
+  // The terminal echoes ^C where it sends SIGINT: after that, the signal is there.
+  REQUIRE(run.pty->WaitForText("^C", 20s).ok());
+  return ReleaseAndWait(run, 130);
+}
+
+// A rollout of SmallRollout(n) (a session_meta and a message) and `answers` more messages.
+void WriteBigRollout(const std::filesystem::path& file, int n, int answers) {
+  std::ofstream big(file);
+  big << SmallRollout(n);
+  for (int i = 0; i < answers; ++i) {
+    big << R"({"timestamp":"2026-01-02T03:04:07.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"item )"
+        << i << R"("}]}})"
+        << "\n";
+  }
+}
+
+LockedRun StartLockedImport(const std::string& term) {
+  LockedRun out = NewRun();
   const std::filesystem::path dir = out.env->root() / "rollouts";
   std::filesystem::create_directories(dir);
   std::vector<std::string> args = {"sessions", "import"};
@@ -115,31 +173,18 @@ LockedImport StartLockedImport(const std::string& term) {
   auto first = RunProcess(out.env->CodexCommand({"sessions", "import", args[2]}));
   REQUIRE(first.ok());
   REQUIRE(first->exit_code == 0);
-  out.lock =
-      std::make_unique<e2e::Db>(out.env->codex_home() / "sessions.db", e2e::Db::Access::kReadWrite);
-  REQUIRE(out.lock->ok());
-  out.lock->Query("BEGIN IMMEDIATE");
-  REQUIRE(out.lock->error().empty());
   ProcessOptions command = out.env->CodexCommand(args);
   command.env["TERM"] = term;
-  auto p = PtyProcess::Spawn(command, 30, 20);
-  REQUIRE(p.ok());
-  out.pty = std::move(*p);
-  REQUIRE(out.pty->WaitForText("waiting for", 20s).ok());
+  StartWhileLocked(out, command, 20);
   return out;
 }
 
 // StartLockedImport, the lock released after 2.5 s: the run outlasts the 2 s before the first
 // progress report however fast the machine is.
 std::unique_ptr<PtyProcess> SlowImportOnPty(const std::string& term) {
-  LockedImport run = StartLockedImport(term);
-  std::this_thread::sleep_for(2500ms);
-  run.lock->Query("ROLLBACK");
-  auto code = run.pty->WaitExit(60s);
-  const std::string& raw = run.pty->raw();
+  LockedRun run = StartLockedImport(term);
+  const std::string raw = ReleaseAfterFirstReport(run);
   INFO("raw: " << raw);
-  REQUIRE(code.ok());
-  CHECK(*code == 0);
   CHECK(raw.find("7 imported, 1 already present, 0 failed") != std::string::npos);
   // The escape sequence in a file name is shown, not obeyed.
   CHECK(raw.find("\x1b]0;pwned") == std::string::npos);
@@ -148,16 +193,9 @@ std::unique_ptr<PtyProcess> SlowImportOnPty(const std::string& term) {
 }
 
 TEST_CASE("sessions import: Ctrl-C stops after the file in hand; what was imported stays") {
-  LockedImport run = StartLockedImport("xterm-256color");
-  REQUIRE(run.pty->Write("\x03").ok());  // Ctrl-C while the first file waits for the lock
-  // The terminal echoes ^C where it sends SIGINT: after that, the signal is there.
-  REQUIRE(run.pty->WaitForText("^C", 20s).ok());
-  run.lock->Query("ROLLBACK");
-  auto code = run.pty->WaitExit(60s);
-  const std::string& raw = run.pty->raw();
+  LockedRun run = StartLockedImport("xterm-256color");
+  const std::string raw = InterruptWhileLocked(run);  // the first file waits for the lock
   INFO("raw: " << raw);
-  REQUIRE(code.ok());
-  CHECK(*code == 130);
   CHECK(raw.find("interrupted after 1 of 8 files: 0 imported, 0 extended, 1 already present, 0 "
                  "failed; what was imported stays, run the same command again") !=
         std::string::npos);
@@ -224,94 +262,43 @@ TEST_CASE("sessions import: the progress bar fits a 20-column terminal and never
 }
 
 TEST_CASE("sessions import of one big rollout: the bar moves while its items are stored") {
-  auto env = CodexTestEnv::Create(R"(["unused"])");
-  REQUIRE(env.ok());
-  const std::filesystem::path dir = (*env)->root() / "rollouts";
+  LockedRun run = NewRun();
+  const std::filesystem::path dir = run.env->root() / "rollouts";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "first.jsonl") << SmallRollout(1);
-  {
-    std::ofstream big(dir / "big.jsonl");
-    big << SmallRollout(2);  // a session_meta and a message
-    for (int i = 0; i < 2000; ++i) {
-      big << R"({"timestamp":"2026-01-02T03:04:07.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"item )"
-          << i << R"("}]}})"
-          << "\n";
-    }
-  }
+  WriteBigRollout(dir / "big.jsonl", 2, 2000);
   auto first =
-      RunProcess((*env)->CodexCommand({"sessions", "import", (dir / "first.jsonl").string()}));
+      RunProcess(run.env->CodexCommand({"sessions", "import", (dir / "first.jsonl").string()}));
   REQUIRE(first.ok());
   REQUIRE(first->exit_code == 0);
-  // The only file waits 2.5 s for a lock a non-codex process holds: past the 2 s before the
-  // first report, which then comes while that file's items are stored.
-  e2e::Db lock((*env)->codex_home() / "sessions.db", e2e::Db::Access::kReadWrite);
-  REQUIRE(lock.ok());
-  lock.Query("BEGIN IMMEDIATE");
-  REQUIRE(lock.error().empty());
-  auto p = PtyProcess::Spawn(
-      (*env)->CodexCommand({"sessions", "import", (dir / "big.jsonl").string()}), 30, 100);
-  REQUIRE(p.ok());
-  REQUIRE((*p)->WaitForText("waiting for", 20s).ok());
-  std::this_thread::sleep_for(2500ms);
-  lock.Query("ROLLBACK");
-  auto code = (*p)->WaitExit(60s);
-  const std::string& raw = (*p)->raw();
+  // The only file waits for the lock: the first report then comes while its items are stored.
+  StartWhileLocked(run, run.env->CodexCommand({"sessions", "import", (dir / "big.jsonl").string()}),
+                   100);
+  const std::string raw = ReleaseAfterFirstReport(run);
   INFO("raw: " << raw);
-  REQUIRE(code.ok());
-  CHECK(*code == 0);
   CHECK(raw.find("\r\x1b[2Kimporting [") != std::string::npos);
   CHECK(raw.find("]  0/1 files  ") != std::string::npos);  // drawn before the file was done
 }
 
-// A store holding one session of 4,501 items (SmallRollout(2) and 4,500 answers), and a
-// process that is not codex holding its write lock; `codex sessions rm` of that session
-// started on a pty and waiting for the lock.
-struct LockedRm {
-  std::unique_ptr<CodexTestEnv> env;
-  std::unique_ptr<e2e::Db> lock;
-  std::unique_ptr<PtyProcess> pty;
-};
-LockedRm StartLockedRm() {
-  LockedRm out;
-  auto env = CodexTestEnv::Create(R"(["unused"])");
-  REQUIRE(env.ok());
-  out.env = std::move(*env);
+// A store holding one session of 4,501 items (SmallRollout(2) and 4,500 answers), and
+// `codex sessions rm` of it started on a pty, waiting for a lock a non-codex process holds.
+LockedRun StartLockedRm() {
+  LockedRun out = NewRun();
   const std::filesystem::path file = out.env->root() / "big.jsonl";
-  {
-    std::ofstream big(file);
-    big << SmallRollout(2);
-    for (int i = 0; i < 4500; ++i) {
-      big << R"({"timestamp":"2026-01-02T03:04:07.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"item )"
-          << i << R"("}]}})"
-          << "\n";
-    }
-  }
+  WriteBigRollout(file, 2, 4500);
   auto imported = RunProcess(out.env->CodexCommand({"sessions", "import", file.string()}));
   REQUIRE(imported.ok());
   REQUIRE(imported->exit_code == 0);
-  out.lock =
-      std::make_unique<e2e::Db>(out.env->codex_home() / "sessions.db", e2e::Db::Access::kReadWrite);
-  REQUIRE(out.lock->ok());
-  out.lock->Query("BEGIN IMMEDIATE");
-  REQUIRE(out.lock->error().empty());
-  auto p = PtyProcess::Spawn(
-      out.env->CodexCommand({"sessions", "rm", "01900000-0000-7000-8000-000000000002"}), 30, 100);
-  REQUIRE(p.ok());
-  out.pty = std::move(*p);
-  REQUIRE(out.pty->WaitForText("waiting for", 20s).ok());
+  StartWhileLocked(
+      out, out.env->CodexCommand({"sessions", "rm", "01900000-0000-7000-8000-000000000002"}), 100);
   return out;
 }
 
 TEST_CASE("sessions rm of a big session: the bar counts its items as they go") {
-  LockedRm run = StartLockedRm();
-  // Past the 2 s before the first report: it comes after the first batch of items.
-  std::this_thread::sleep_for(2500ms);
-  run.lock->Query("ROLLBACK");
-  auto code = run.pty->WaitExit(60s);
-  const std::string& raw = run.pty->raw();
+  LockedRun run = StartLockedRm();
+  // The first report comes after the first batch of items.
+  const std::string raw = ReleaseAfterFirstReport(run);
   INFO("raw: " << raw);
-  REQUIRE(code.ok());
-  CHECK(*code == 0);
   CHECK(raw.find("\r\x1b[2Kremoving [") != std::string::npos);
   CHECK(raw.find("]  2000/4501 items  ") != std::string::npos);  // drawn before the end
   CHECK(raw.find("removed session 01900000-0000-7000-8000-000000000002 (4501 items deleted") !=
@@ -319,17 +306,11 @@ TEST_CASE("sessions rm of a big session: the bar counts its items as they go") {
 }
 
 TEST_CASE("sessions rm: Ctrl-C before the commit removes nothing and says so") {
-  LockedRm run = StartLockedRm();
-  REQUIRE(run.pty->Write("\x03").ok());
-  REQUIRE(run.pty->WaitForText("^C", 20s).ok());
-  run.lock->Query("ROLLBACK");
-  auto code = run.pty->WaitExit(60s);
-  INFO("raw: " << run.pty->raw());
-  REQUIRE(code.ok());
-  CHECK(*code == 130);
-  CHECK(run.pty->raw().find("error: interrupted: nothing was removed (a session's items are "
-                            "removed in one transaction, or none); run it again to remove it") !=
-        std::string::npos);
+  LockedRun run = StartLockedRm();
+  const std::string raw = InterruptWhileLocked(run);
+  INFO("raw: " << raw);
+  CHECK(raw.find("error: interrupted: nothing was removed (a session's items are removed in one "
+                 "transaction, or none); run it again to remove it") != std::string::npos);
   auto shown = RunProcess(run.env->CodexCommand(
       {"sessions", "show", "01900000-0000-7000-8000-000000000002", "--json"}));
   REQUIRE(shown.ok());
