@@ -51,6 +51,20 @@ void DieOpening(const std::string& location, const Status& status) {
   std::abort();
 }
 
+core::SessionInfo NewQuestionSession(SessionDatabase& store, int i) {
+  core::NewSession spec;
+  spec.cwd = "/w";
+  spec.items = {core::UserMessage("question " + std::to_string(i))};
+  spec.turn_id = "t1";
+  auto s = store.CreateSession(spec);
+  if (!s.ok()) {
+    std::fprintf(stderr, "error: cannot create a test session: %s\n",
+                 s.status().ToString().c_str());
+    std::abort();
+  }
+  return *std::move(s);
+}
+
 void TakePostgresBackToSchema8(const std::string& url) {
   QueryInt(url,
            "BEGIN;"

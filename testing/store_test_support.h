@@ -50,6 +50,11 @@ std::unique_ptr<Store> OpenOrDie(const std::string& location, StoreOptions optio
   return std::move(opened).value();
 }
 
+// A new session in `store` of the one message "question <i>", begun in /w
+// (turn "t1"): what the crash and migrate tests seed stores with. A failure
+// prints the status and aborts the binary.
+core::SessionInfo NewQuestionSession(SessionDatabase& store, int i);
+
 // Runs `sql` on the database at `location` outside any store object (as a
 // test's adversary would) and returns the first column of the first row as
 // an integer (0 when no row). Aborts the test binary on an SQL error.

@@ -475,17 +475,22 @@ TEST_CASE("compact_prompt / experimental_compact_prompt_file replace the summary
 // ---------------------------------------------------------------------------
 // 3. Mid-turn compaction between tool calls.
 
-TEST_CASE("mid-turn: tool outputs push usage over the limit, the turn compacts and completes") {
+// The environment of a mid-turn compaction: `codex exec "do work"` runs two calls whose
+// outputs are each about 65% of the room above the fixed part (the first leaves usage under
+// the limit, the second passes it); `then` lists the responses after them (JSON array
+// elements: the summary's, then the turn's).
+std::unique_ptr<CodexTestEnv> MidTurnEnv(const std::string& then) {
   const Footprint& f = Measure();
   const int64_t limit = LimitFor(f, 1700);
-  // Each output is about 65% of the room above the fixed part: the first
-  // leaves usage under the limit, the second passes it.
   const size_t out_bytes = static_cast<size_t>((limit - f.fixed_tokens) * 4 * 65 / 100);
-  const std::string script = std::string(R"({"responses": [)") + BigOutputCall(out_bytes) + "," +
-                             BigOutputCall(out_bytes) + R"(,
-    "SUMMARY-MID: two commands printed x's.",
-    "done after compaction"]})";
-  auto env = MakeEnv(script, LimitConfig(limit));
+  return MakeEnv(std::string(R"({"responses": [)") + BigOutputCall(out_bytes) + "," +
+                     BigOutputCall(out_bytes) + "," + then + "]}",
+                 LimitConfig(limit));
+}
+
+TEST_CASE("mid-turn: tool outputs push usage over the limit, the turn compacts and completes") {
+  const Footprint& f = Measure();
+  auto env = MidTurnEnv(R"("SUMMARY-MID: two commands printed x's.", "done after compaction")");
 
   auto run = RunOk(*env, {"exec", "do work"});
   const std::string id = SessionIdFromBanner(run.err);
@@ -525,28 +530,39 @@ TEST_CASE("mid-turn: tool outputs push usage over the limit, the turn compacts a
   CHECK(details["turns"][0].value("status", "") == "completed");
 }
 
-TEST_CASE("mid-turn: Ctrl-C during the compaction leaves the session as it was, resumable") {
-  const Footprint& f = Measure();
-  const int64_t limit = LimitFor(f, 1700);
-  const size_t out_bytes = static_cast<size_t>((limit - f.fixed_tokens) * 4 * 65 / 100);
-  const std::string script = std::string(R"({"responses": [)") + BigOutputCall(out_bytes) + "," +
-                             BigOutputCall(out_bytes) + R"(,
-    {"message": "SUMMARY-NEVER", "delay_ms": 120000},
-    "SUMMARY-AFTER-RESUME", "resumed fine"]})";
-  auto env = MakeEnv(script, LimitConfig(limit));
-  auto child = ChildProcess::Spawn(env->CodexCommand({"exec", "do work"}));
-  REQUIRE(child.ok());
-  // Wait for the (stalled) summary request, then interrupt.
+// Waits (bounded) until the server has received `n` /responses requests.
+void WaitForRequests(CodexTestEnv& env, size_t n) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (env->server().requests_to("/responses").size() < 3 &&
+  while (env.server().requests_to("/responses").size() < n &&
          std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  auto requests = env->server().requests_to("/responses");
-  REQUIRE(requests.size() == 3);
-  REQUIRE(IsSummaryRequest(requests[2]));
-  REQUIRE((*child)->Signal(SIGINT).ok());
-  auto done = (*child)->Wait(std::chrono::seconds(60));
+  REQUIRE(env.server().requests_to("/responses").size() == n);
+}
+
+// `codex exec "do work"`, whose two big outputs cross the limit mid-turn, started and waited
+// for until its summary request, which the server never answers; the script then answers the
+// next summary request with `later_summary` and the turn after it with "resumed fine".
+struct StalledCompaction {
+  std::unique_ptr<CodexTestEnv> env;
+  std::unique_ptr<ChildProcess> child;
+};
+StalledCompaction StartStalledCompaction(const std::string& later_summary) {
+  StalledCompaction out;
+  out.env = MidTurnEnv(R"({"message": "SUMMARY-NEVER", "delay_ms": 120000}, ")" + later_summary +
+                       R"(", "resumed fine")");
+  auto child = ChildProcess::Spawn(out.env->CodexCommand({"exec", "do work"}));
+  REQUIRE(child.ok());
+  out.child = std::move(*child);
+  WaitForRequests(*out.env, 3);
+  REQUIRE(IsSummaryRequest(out.env->server().requests_to("/responses")[2]));
+  return out;
+}
+
+TEST_CASE("mid-turn: Ctrl-C during the compaction leaves the session as it was, resumable") {
+  auto [env, child] = StartStalledCompaction("SUMMARY-AFTER-RESUME");
+  REQUIRE(child->Signal(SIGINT).ok());
+  auto done = child->Wait(std::chrono::seconds(60));
   REQUIRE(done.ok());
   INFO("stderr: " << done->err);
   CHECK_FALSE(done->timed_out);
@@ -563,7 +579,7 @@ TEST_CASE("mid-turn: Ctrl-C during the compaction leaves the session as it was, 
   // Resuming compacts before the turn (still over the limit) and goes on.
   auto resumed = RunOk(*env, {"exec", "resume", id, "go on"});
   CHECK(resumed.out == "resumed fine\n");
-  requests = env->server().requests_to("/responses");
+  auto requests = env->server().requests_to("/responses");
   REQUIRE(requests.size() == 5);
   REQUIRE(IsSummaryRequest(requests[3]));
   // The interrupted transcript, both outputs included, was summarised.
@@ -581,33 +597,12 @@ TEST_CASE("mid-turn: Ctrl-C during the compaction leaves the session as it was, 
   CHECK(Checkpoints(details).size() == 1);
 }
 
-// Waits (bounded) until the server has received `n` /responses requests.
-void WaitForRequests(CodexTestEnv& env, size_t n) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (env.server().requests_to("/responses").size() < n &&
-         std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  REQUIRE(env.server().requests_to("/responses").size() == n);
-}
-
 TEST_CASE("mid-turn: SIGKILL during the compaction loses no output; resume compacts and goes on") {
   // The worst moment: both calls' outputs committed, the summary requested
   // and never answered, the process killed (no Ctrl-C handler runs).
-  const Footprint& f = Measure();
-  const int64_t limit = LimitFor(f, 1700);
-  const size_t out_bytes = static_cast<size_t>((limit - f.fixed_tokens) * 4 * 65 / 100);
-  const std::string script = std::string(R"({"responses": [)") + BigOutputCall(out_bytes) + "," +
-                             BigOutputCall(out_bytes) + R"(,
-    {"message": "SUMMARY-NEVER", "delay_ms": 120000},
-    "SUMMARY-AFTER-KILL", "resumed fine"]})";
-  auto env = MakeEnv(script, LimitConfig(limit));
-  auto child = ChildProcess::Spawn(env->CodexCommand({"exec", "do work"}));
-  REQUIRE(child.ok());
-  WaitForRequests(*env, 3);
-  REQUIRE(IsSummaryRequest(env->server().requests_to("/responses")[2]));
-  REQUIRE((*child)->Signal(SIGKILL).ok());
-  auto done = (*child)->Wait(std::chrono::seconds(60));
+  auto [env, child] = StartStalledCompaction("SUMMARY-AFTER-KILL");
+  REQUIRE(child->Signal(SIGKILL).ok());
+  auto done = child->Wait(std::chrono::seconds(60));
   REQUIRE(done.ok());
   REQUIRE(done->term_signal == SIGKILL);
   const std::string id = SessionIdFromBanner(done->err);
@@ -632,15 +627,8 @@ TEST_CASE("mid-turn: SIGKILL during the compaction loses no output; resume compa
 }
 
 TEST_CASE("mid-turn: SIGKILL after the compaction committed resumes from the compacted view") {
-  const Footprint& f = Measure();
-  const int64_t limit = LimitFor(f, 1700);
-  const size_t out_bytes = static_cast<size_t>((limit - f.fixed_tokens) * 4 * 65 / 100);
-  const std::string script = std::string(R"({"responses": [)") + BigOutputCall(out_bytes) + "," +
-                             BigOutputCall(out_bytes) + R"(,
-    "SUMMARY-KEPT: two commands printed x's.",
-    {"message": "never streamed", "delay_ms": 120000},
-    "resumed fine"]})";
-  auto env = MakeEnv(script, LimitConfig(limit));
+  auto env = MidTurnEnv(
+      R"("SUMMARY-KEPT: two commands printed x's.", {"message": "never streamed", "delay_ms": 120000}, "resumed fine")");
   auto child = ChildProcess::Spawn(env->CodexCommand({"exec", "do work"}));
   REQUIRE(child.ok());
   // The turn goes on after its compaction: killed while it waits for the answer.

@@ -336,24 +336,13 @@ TEST_CASE("crash: export killed while writing never leaves a cut file or destroy
 // ---------------------------------------------------------------------------
 // Door 1: sessions import, of a directory of many rollouts and of one big one.
 
-// A new session of the one question `i` in `store`, begun in /w (turn "t1").
-core::SessionInfo NewQuestion(storage::SessionDatabase& store, int i) {
-  core::NewSession spec;
-  spec.cwd = "/w";
-  spec.items = {core::UserMessage("question " + std::to_string(i))};
-  spec.turn_id = "t1";
-  auto s = store.CreateSession(spec);
-  REQUIRE(s.ok());
-  return *s;
-}
-
 // `n` sessions of 2..40 items each, in a SQLite store at `path`, each
 // exported as a rollout into `dir`.
 void WriteRollouts(const std::filesystem::path& path, const std::filesystem::path& dir, int n) {
   auto store = OpenSqlite(path);
   std::filesystem::create_directories(dir);
   for (int i = 0; i < n; ++i) {
-    const auto s = NewQuestion(*store, i);
+    const auto s = storage::testing::NewQuestionSession(*store, i);
     std::vector<core::Item> more;
     for (int k = 0; k < 1 + i % 39; ++k) {
       more.push_back(k % 2 == 0 ? core::AssistantMessage("answer " + std::to_string(k))
@@ -531,7 +520,7 @@ TEST_CASE("crash: migrate to PostgreSQL and back killed mid-copy: the rerun fini
   {
     auto store = sqlite.Open();
     for (int i = 0; i < 400; ++i) {
-      const auto s = NewQuestion(*store, i);
+      const auto s = storage::testing::NewQuestionSession(*store, i);
       REQUIRE(store
                   ->Append(s.id, s.head_item_id, "t1",
                            {core::AssistantMessage("answer " + std::to_string(i)),

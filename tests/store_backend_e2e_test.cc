@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "storage/open_database.h"
+#include "testing/store_test_support.h"
 #include "tests/e2e_checks.h"
 #include "tests/e2e_support.h"
 
@@ -40,19 +41,14 @@ std::unique_ptr<storage::SessionDatabase> OpenSqlite(const std::filesystem::path
 // `n` sessions of two turns each, every fifth one forked.
 void Seed(storage::SessionDatabase& store, int n) {
   for (int i = 0; i < n; ++i) {
-    core::NewSession spec;
-    spec.cwd = "/w";
-    spec.items = {core::UserMessage("question " + std::to_string(i))};
-    spec.turn_id = "t1";
-    auto s = store.CreateSession(spec);
-    REQUIRE(s.ok());
-    auto ids = store.Append(s->id, s->head_item_id, "t1",
+    const core::SessionInfo s = codex::storage::testing::NewQuestionSession(store, i);
+    auto ids = store.Append(s.id, s.head_item_id, "t1",
                             {core::AssistantMessage("answer " + std::to_string(i)),
                              core::UserMessage("again " + std::to_string(i)),
                              core::AssistantMessage("done " + std::to_string(i))});
     REQUIRE(ids.ok());
     REQUIRE(store.RecordUsage(ids->back(), 40 + i).ok());
-    if (i % 5 == 0) REQUIRE(store.Fork(s->id, 1).ok());
+    if (i % 5 == 0) REQUIRE(store.Fork(s.id, 1).ok());
   }
 }
 
